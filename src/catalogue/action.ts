@@ -1,0 +1,89 @@
+/**
+ * What a catalogue action is: a declaration. The daemon supplies the Host (read-only
+ * access to the real machine); the action says what it reads, what it will change
+ * and which mechanism steps do it.
+ */
+import { z } from 'zod';
+import type { Risk } from '../protocol/risk.js';
+import type { Step } from './mechanism.js';
+import type { ProgramName } from './programs.js';
+
+export const FAMILIES = ['system', 'services', 'users', 'ssh', 'packages', 'kernel', 'identity', 'network', 'files'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export const PLATFORMS = ['debian', 'ubuntu'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+export const DEBIAN_LIKE: Platform[] = ['debian', 'ubuntu'];
+
+export interface PasswdEntry {
+  name: string;
+  uid: number;
+  gid: number;
+  gecos: string;
+  home: string;
+  shell: string;
+}
+export interface GroupEntry {
+  name: string;
+  gid: number;
+  members: string[];
+}
+export interface CommandOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Read-only view of the real host, implemented by the daemon. Nothing here changes anything. */
+export interface Host {
+  readonly platform: Platform | null;
+  /** File contents, or null when absent. Refuses symlinks on the path. */
+  readFile(path: string): Promise<string | null>;
+  /** Mode/owner/size of a path without following symlinks, or null when absent. */
+  stat(path: string): Promise<{ mode: number; uid: number; gid: number; size: number; isFile: boolean; isDir: boolean; isSymlink: boolean } | null>;
+  /** Runs a read-only program through the same executor as mechanisms (no shell, time limit, output cap). */
+  run(program: ProgramName, args: string[]): Promise<CommandOutput>;
+  users(): Promise<PasswdEntry[]>;
+  groups(): Promise<GroupEntry[]>;
+}
+
+export interface PreviewParts {
+  summary: string;
+  /** The concrete change, stated for a person: "adds line X to /etc/...". Empty for reads. */
+  change: unknown;
+  sideEffects?: string[];
+  warnings?: string[];
+}
+
+export interface ActionSpec<P extends Record<string, unknown> = Record<string, unknown>, S = unknown> {
+  name: string;
+  family: Family;
+  description: string;
+  risk: Risk;
+  reboot: boolean;
+  rollback: boolean;
+  /** True for actions that read secrets (never Low) or that change nothing: informs docs and policy. */
+  readOnly: boolean;
+  platforms: Platform[];
+  params: z.ZodType<P>;
+  /** Files any step of this action may touch, as globs where `*` matches within one path segment. */
+  files: string[];
+  /** Reads the real current state the preview shows and the mechanism builds on. */
+  current: (params: P, host: Host) => Promise<S>;
+  preview: (params: P, current: S) => PreviewParts;
+  /** Refuses (throws AirlockError) when the current state makes the change impossible or unsafe. */
+  check?: (params: P, current: S) => void;
+  mechanism: (params: P, current: S) => Step[];
+  /** An example parameter object, used in docs and `airlock describe`. */
+  example: P;
+}
+
+export type AnyAction = ActionSpec<any, any>;
+
+/** Declares an action. Keeps the literal types so `mechanism` and `preview` see typed params. */
+export function action<P extends Record<string, unknown>, S>(spec: ActionSpec<P, S>): ActionSpec<P, S> {
+  return spec;
+}
+
+/** Helper for read actions: current state is nothing to speak of, preview says what is read. */
+export const nothingToRead = async (): Promise<null> => null;

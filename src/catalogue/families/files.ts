@@ -1,0 +1,2 @@
+/** files family: see docs/actions.md. */
+export {};

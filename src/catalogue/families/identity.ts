@@ -1,0 +1,2 @@
+/** identity family: see docs/actions.md. */
+export {};

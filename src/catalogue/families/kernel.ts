@@ -1,0 +1,2 @@
+/** kernel family: see docs/actions.md. */
+export {};

@@ -1,0 +1,2 @@
+/** network family: see docs/actions.md. */
+export {};

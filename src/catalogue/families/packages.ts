@@ -1,0 +1,2 @@
+/** packages family: see docs/actions.md. */
+export {};

@@ -1,0 +1,140 @@
+/** SSH: authorized keys of a user, and the host's own key fingerprints. */
+import { AirlockError } from '../../protocol/errors.js';
+import { action, DEBIAN_LIKE, type Host, type PasswdEntry } from '../action.js';
+import { command, fileScan, fileWrite } from '../mechanism.js';
+import { params, parseSshKey, sshPublicKey, userName } from '../params.js';
+import { requireUser } from './shared.js';
+
+const KEY_FILES = ['/root/.ssh/authorized_keys', '/home/*/.ssh/authorized_keys'];
+const HOST_KEYS = ['ssh_host_ed25519_key.pub', 'ssh_host_ecdsa_key.pub', 'ssh_host_rsa_key.pub'].map((f) => `/etc/ssh/${f}`);
+
+interface KeyFileState {
+  user: PasswdEntry;
+  path: string;
+  exists: boolean;
+  lines: string[];
+}
+
+/** Reads a user's authorized_keys; refuses homes outside /home and /root before anything else. */
+async function keyFile(user: string, host: Host): Promise<KeyFileState> {
+  const entry = await requireUser(host, user);
+  const path = `${entry.home}/.ssh/authorized_keys`;
+  if (!/^\/(root|home\/[a-z_][a-z0-9_-]*)$/.test(entry.home)) {
+    throw new AirlockError('authorization', 'path_not_allowed', `${user}'s home ${entry.home} is outside /home and /root; Airlock does not manage keys there`);
+  }
+  const text = await host.readFile(path);
+  return { user: entry, path, exists: text !== null, lines: text === null ? [] : text.split('\n').filter((l) => l.trim() !== '') };
+}
+
+const blobOf = (line: string) => line.trim().split(/\s+/).find((f) => /^AAAA[A-Za-z0-9+/]+={0,2}$/.test(f));
+const withNewline = (lines: string[]) => (lines.length ? lines.join('\n') + '\n' : '');
+
+export const listAuthorizedKeys = action({
+  name: 'ListAuthorizedKeys',
+  family: 'ssh',
+  description: "List the public keys in a user's ~/.ssh/authorized_keys.",
+  risk: 'low',
+  reboot: false,
+  rollback: false,
+  readOnly: true,
+  platforms: DEBIAN_LIKE,
+  params: params({ user: userName }),
+  files: KEY_FILES,
+  example: { user: 'deploy' },
+  current: ({ user }, host) => keyFile(user, host),
+  preview: ({ user }, cur) => ({ summary: `Read ${cur.path} (${cur.lines.length} keys) for ${user}`, change: null }),
+  check: (_p, cur) => {
+    if (!cur.exists) throw new AirlockError('execution', 'not_found', `${cur.path} does not exist`);
+  },
+  mechanism: (_p, cur) => [fileScan(cur.path)],
+});
+
+export const addAuthorizedKey = action({
+  name: 'AddAuthorizedKey',
+  family: 'ssh',
+  description: "Append one OpenSSH public key to a user's ~/.ssh/authorized_keys (created 0600 with ~/.ssh 0700 when missing).",
+  risk: 'high',
+  reboot: false,
+  rollback: true,
+  readOnly: false,
+  platforms: DEBIAN_LIKE,
+  params: params({ user: userName, key: sshPublicKey }),
+  files: KEY_FILES,
+  example: { user: 'deploy', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d deploy@laptop' },
+  current: ({ user }, host) => keyFile(user, host),
+  check: ({ key }, cur) => {
+    if (cur.lines.some((l) => blobOf(l) === parseSshKey(key)!.blob)) {
+      throw new AirlockError('conflict', 'already_present', `this key is already in ${cur.path}`);
+    }
+  },
+  preview: ({ user, key }, cur) => ({
+    summary: `Authorize a ${parseSshKey(key)!.type} key for ${user}`,
+    change: { file: cur.path, append_line: key, creates_file: !cur.exists },
+    sideEffects: [`anyone holding the matching private key can log in as ${user}`],
+    warnings: cur.user.uid === 0 ? ['this grants a root login'] : [],
+  }),
+  mechanism: ({ key }, cur) => [
+    fileWrite(cur.path, withNewline([...cur.lines, key]), {
+      mode: 0o600,
+      owner: { uid: cur.user.uid, gid: cur.user.gid },
+      parent: { mode: 0o700, owner: { uid: cur.user.uid, gid: cur.user.gid } },
+    }),
+  ],
+});
+
+export const removeAuthorizedKey = action({
+  name: 'RemoveAuthorizedKey',
+  family: 'ssh',
+  description: "Remove every line carrying the given public key from a user's ~/.ssh/authorized_keys.",
+  risk: 'high',
+  reboot: false,
+  rollback: true,
+  readOnly: false,
+  platforms: DEBIAN_LIKE,
+  params: params({ user: userName, key: sshPublicKey }),
+  files: KEY_FILES,
+  example: { user: 'deploy', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d deploy@laptop' },
+  current: ({ user }, host) => keyFile(user, host),
+  check: ({ key }, cur) => {
+    if (!cur.lines.some((l) => blobOf(l) === parseSshKey(key)!.blob)) {
+      throw new AirlockError('conflict', 'not_present', `this key is not in ${cur.path}`);
+    }
+  },
+  preview: ({ user, key }, cur) => {
+    const blob = parseSshKey(key)!.blob;
+    const removed = cur.lines.filter((l) => blobOf(l) === blob);
+    return {
+      summary: `Revoke a ${parseSshKey(key)!.type} key of ${user}`,
+      change: { file: cur.path, remove_lines: removed },
+      sideEffects: ['open sessions that used this key stay open until they end'],
+    };
+  },
+  mechanism: ({ key }, cur) => {
+    const blob = parseSshKey(key)!.blob;
+    return [fileWrite(cur.path, withNewline(cur.lines.filter((l) => blobOf(l) !== blob)), { mode: 0o600 })];
+  },
+});
+
+export const hostKeyFingerprints = action({
+  name: 'HostKeyFingerprints',
+  family: 'ssh',
+  description: "Show the SHA-256 fingerprints of this host's SSH host keys.",
+  risk: 'low',
+  reboot: false,
+  rollback: false,
+  readOnly: true,
+  platforms: DEBIAN_LIKE,
+  params: params({}),
+  files: HOST_KEYS,
+  example: {},
+  current: async (_p, host) => {
+    const present: string[] = [];
+    for (const f of HOST_KEYS) if ((await host.stat(f))?.isFile) present.push(f);
+    return { present };
+  },
+  check: (_p, cur) => {
+    if (cur.present.length === 0) throw new AirlockError('unsupported_platform', 'no_host_keys', 'this host has no SSH host keys', 'install openssh-server');
+  },
+  preview: (_p, cur) => ({ summary: `Fingerprint ${cur.present.length} host key(s)`, change: null }),
+  mechanism: (_p, cur) => cur.present.map((f) => command('ssh-keygen', ['-l', '-f', f])),
+});

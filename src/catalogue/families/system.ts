@@ -1,0 +1,2 @@
+/** system family: see docs/actions.md. */
+export {};

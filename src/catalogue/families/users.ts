@@ -1,0 +1,2 @@
+/** users family: see docs/actions.md. */
+export {};

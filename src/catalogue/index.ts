@@ -1,0 +1,33 @@
+/**
+ * The catalogue: the fixed, enumerated set of actions (LACS §2.1). Anything not
+ * in this list does not exist for the daemon.
+ */
+import type { AnyAction } from './action.js';
+import * as files from './families/files.js';
+import * as identity from './families/identity.js';
+import * as kernel from './families/kernel.js';
+import * as network from './families/network.js';
+import * as packages from './families/packages.js';
+import * as ssh from './families/ssh.js';
+import * as system from './families/system.js';
+import * as users from './families/users.js';
+
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files];
+
+const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
+
+export const CATALOGUE: ReadonlyMap<string, AnyAction> = (() => {
+  const map = new Map<string, AnyAction>();
+  for (const mod of FAMILY_MODULES) {
+    for (const a of Object.values(mod)) {
+      if (!isAction(a)) continue;
+      if (map.has(a.name)) throw new Error(`duplicate action name ${a.name}`);
+      map.set(a.name, a);
+    }
+  }
+  return map;
+})();
+
+export function findAction(name: string): AnyAction | undefined {
+  return CATALOGUE.get(name);
+}

@@ -1,0 +1,93 @@
+/**
+ * Parameter validators shared by every family. Each one is an allowlist: a value
+ * that does not match is refused with a message saying what is allowed. None of
+ * them admits NUL, a newline, a leading '-' (option injection) or a '..' segment.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
+const noLeadingDash = (s: string) => !s.startsWith('-');
+
+/** A string matching `re`, with the universal refusals applied first so their message is the clear one. */
+export function token(re: RegExp, what: string, max = 255) {
+  return z
+    .string()
+    .min(1, `${what} must not be empty`)
+    .max(max, `${what} must be at most ${max} characters`)
+    .refine(noControl, `${what} must not contain NUL, newlines or control characters`)
+    .refine(noLeadingDash, `${what} must not start with '-'`)
+    .refine((s) => re.test(s), `${what} has characters outside ${re.source}`);
+}
+
+export const userName = token(/^[a-z_][a-z0-9_-]{0,31}$/, 'user name', 32);
+export const groupName = token(/^[a-z_][a-z0-9_-]{0,31}$/, 'group name', 32);
+export const packageName = token(/^[a-z0-9][a-z0-9+.-]{1,99}$/, 'package name', 100);
+export const unitName = token(/^[A-Za-z0-9:_.@-]{1,240}\.(service|socket|timer|target|path|mount)$/, 'unit name', 250);
+export const hostName = token(/^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'host name (one label, RFC 1123)', 63);
+export const fqdn = token(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'host name', 253);
+export const timezone = token(/^(UTC|[A-Z][A-Za-z_+-]*(\/[A-Za-z0-9_+-]+){1,2})$/, 'time zone (Area/City)', 64);
+export const sysctlKey = token(/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$/, 'sysctl key (dotted, e.g. net.ipv4.ip_forward)', 128);
+export const sysctlValue = token(/^[A-Za-z0-9_ .:,/+-]{1,128}$/, 'sysctl value', 128);
+export const gecos = z
+  .string()
+  .max(64, 'comment must be at most 64 characters')
+  .refine((s) => /^[A-Za-z0-9 ._'()-]*$/.test(s), "comment may hold letters, digits, spaces and . _ ' ( ) - only");
+export const port = z.number().int().min(1).max(65535);
+export const ipAddress = z
+  .string()
+  .max(45)
+  .refine((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address');
+export const lineCount = z.number().int().min(1).max(10_000);
+
+/** Login shells the catalogue may set: a fixed list, not a path. */
+export const LOGIN_SHELLS = ['/bin/bash', '/bin/sh', '/usr/bin/bash', '/usr/sbin/nologin', '/bin/false'] as const;
+export const loginShell = z.enum(LOGIN_SHELLS);
+
+/** Absolute path: no '..', no '//' or '/./', no trailing slash, no control characters. Allowlists are the action's job. */
+export const absolutePath = z
+  .string()
+  .min(2)
+  .max(4096)
+  .refine(noControl, 'path must not contain NUL, newlines or control characters')
+  .refine((s) => s.startsWith('/'), 'path must be absolute')
+  .refine((s) => !s.split('/').some((seg, i) => (i > 0 && seg === '') || seg === '.' || seg === '..'), "path must not contain '..', '.', '//' or end with '/'");
+
+const SSH_KEY_TYPES = [
+  'ssh-ed25519',
+  'ssh-rsa',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'sk-ssh-ed25519@openssh.com',
+  'sk-ecdsa-sha2-nistp256@openssh.com',
+];
+
+/**
+ * An OpenSSH public key line "type base64 [comment]" with no options prefix: the
+ * base64 must decode to a blob whose embedded type equals the declared one.
+ */
+export const sshPublicKey = z
+  .string()
+  .max(16_384)
+  .refine(noControl, 'key must be a single line without control characters')
+  .refine(isWellFormedSshKey, 'not an OpenSSH public key "TYPE BASE64 [comment]" (options such as command= are not accepted)');
+
+export function parseSshKey(line: string): { type: string; blob: string; comment: string } | null {
+  const m = /^([a-z0-9@.-]+) ([A-Za-z0-9+/]+={0,2})(?: ([A-Za-z0-9@._:+=-]{1,100}))?$/.exec(line);
+  if (!m) return null;
+  return { type: m[1]!, blob: m[2]!, comment: m[3] ?? '' };
+}
+
+function isWellFormedSshKey(line: string): boolean {
+  const k = parseSshKey(line);
+  if (!k || !SSH_KEY_TYPES.includes(k.type)) return false;
+  const raw = Buffer.from(k.blob, 'base64');
+  if (raw.toString('base64') !== k.blob || raw.length < 4) return false;
+  const len = raw.readUInt32BE(0);
+  return len > 0 && 4 + len <= raw.length && raw.subarray(4, 4 + len).toString('latin1') === k.type;
+}
+
+/** Every param schema is strict: unknown keys are refused, not ignored. */
+export const params = z.strictObject;
+export const noParams = z.strictObject({});

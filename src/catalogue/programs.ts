@@ -1,0 +1,45 @@
+/**
+ * Every program the catalogue may run, by name. The daemon resolves each to an
+ * absolute path once at start (first candidate that exists, is root-owned and not
+ * writable by group or others) and never consults PATH.
+ */
+export const PROGRAMS = {
+  uname: ['/usr/bin/uname', '/bin/uname'],
+  df: ['/usr/bin/df', '/bin/df'],
+  uptime: ['/usr/bin/uptime', '/bin/uptime'],
+  lsblk: ['/usr/bin/lsblk', '/bin/lsblk'],
+  findmnt: ['/usr/bin/findmnt', '/bin/findmnt'],
+  ps: ['/usr/bin/ps', '/bin/ps'],
+  useradd: ['/usr/sbin/useradd', '/sbin/useradd'],
+  userdel: ['/usr/sbin/userdel', '/sbin/userdel'],
+  usermod: ['/usr/sbin/usermod', '/sbin/usermod'],
+  groupadd: ['/usr/sbin/groupadd', '/sbin/groupadd'],
+  groupdel: ['/usr/sbin/groupdel', '/sbin/groupdel'],
+  gpasswd: ['/usr/bin/gpasswd', '/bin/gpasswd'],
+  chage: ['/usr/bin/chage', '/bin/chage'],
+  passwd: ['/usr/bin/passwd', '/bin/passwd'],
+  id: ['/usr/bin/id', '/bin/id'],
+  'apt-get': ['/usr/bin/apt-get'],
+  'apt-cache': ['/usr/bin/apt-cache'],
+  'apt-mark': ['/usr/bin/apt-mark'],
+  dpkg: ['/usr/bin/dpkg'],
+  'dpkg-query': ['/usr/bin/dpkg-query'],
+  sysctl: ['/usr/sbin/sysctl', '/sbin/sysctl'],
+  hostname: ['/usr/bin/hostname', '/bin/hostname'],
+  ip: ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'],
+  ss: ['/usr/bin/ss', '/usr/sbin/ss', '/bin/ss'],
+  'ssh-keygen': ['/usr/bin/ssh-keygen'],
+  systemctl: ['/usr/bin/systemctl', '/bin/systemctl'],
+  journalctl: ['/usr/bin/journalctl', '/bin/journalctl'],
+  ln: ['/usr/bin/ln', '/bin/ln'],
+  date: ['/usr/bin/date', '/bin/date'],
+  ls: ['/usr/bin/ls', '/bin/ls'],
+  apt: ['/usr/bin/apt'],
+  lsmod: ['/usr/sbin/lsmod', '/sbin/lsmod', '/usr/bin/kmod'],
+  free: ['/usr/bin/free', '/bin/free'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ProgramName = keyof typeof PROGRAMS;
+
+/** Programs that take a shell string or run other programs: never allowed in the table (see test/no-shell). */
+export const FORBIDDEN_PROGRAMS = ['sh', 'bash', 'dash', 'zsh', 'ksh', 'csh', 'busybox', 'env', 'xargs', 'su', 'sudo', 'runuser', 'nsenter', 'chroot', 'find', 'perl', 'python3', 'awk', 'sed'];

@@ -1,0 +1,196 @@
+/**
+ * Runs mechanism steps. Programs run by absolute path with an argv array: no
+ * shell, a fixed minimal environment, stdin closed, their own process group, a
+ * time limit that kills the whole group, and a cap on each output stream. File
+ * steps go through safe-fs. Every file a step will change is captured first, so a
+ * failure part-way restores it (automatic rollback).
+ */
+import { spawn } from 'node:child_process';
+import { AirlockError } from '../protocol/errors.js';
+import type { CommandOutput } from '../catalogue/action.js';
+import { RESOURCE_LOCKS, type CommandStep, type ExclusiveResource, type Step } from '../catalogue/mechanism.js';
+import type { ProgramTable } from './programs.js';
+import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
+import { native } from './native.js';
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_STREAM_BYTES = 1024 * 1024;
+const BASE_ENV = {
+  PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+  LANG: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  HOME: '/root',
+  DEBIAN_FRONTEND: 'noninteractive',
+  SYSTEMD_PAGER: '',
+  SYSTEMD_COLORS: '0',
+};
+
+export interface ExecutorOptions {
+  programs: ProgramTable;
+}
+
+export interface StepsOutcome {
+  ok: boolean;
+  output: string[];
+  error?: AirlockError;
+  rolledBack: boolean;
+}
+
+export class Executor {
+  private readonly busy = new Set<ExclusiveResource>();
+  constructor(private readonly opts: ExecutorOptions) {}
+
+  programPath(step: CommandStep): string {
+    const path = this.opts.programs[step.program];
+    if (!path) {
+      throw new AirlockError('unsupported_platform', 'program_missing', `this host has no trusted ${step.program} binary`, `install the package that provides ${step.program}`);
+    }
+    return path;
+  }
+
+  async run(step: CommandStep): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
+    const file = this.programPath(step);
+    return new Promise((resolve, reject) => {
+      const child = spawn(file, step.args, {
+        env: { ...BASE_ENV, ...(step.env ?? {}) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true, // own process group, so the time limit kills grandchildren too
+        shell: false,
+        cwd: '/',
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let outBytes = 0;
+      let errBytes = 0;
+      let truncated = false;
+      let timedOut = false;
+      const take = (sink: Buffer[], chunk: Buffer, size: number): number => {
+        const room = MAX_STREAM_BYTES - size;
+        if (room <= 0) {
+          truncated = true;
+          return size;
+        }
+        if (chunk.length > room) truncated = true;
+        sink.push(chunk.subarray(0, room));
+        return size + Math.min(room, chunk.length);
+      };
+      child.stdout!.on('data', (c: Buffer) => (outBytes = take(out, c, outBytes)));
+      child.stderr!.on('data', (c: Buffer) => (errBytes = take(err, c, errBytes)));
+      const timer = setTimeout(() => {
+        timedOut = true;
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {}
+      }, step.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(new AirlockError('execution', 'spawn_failed', `could not start ${file}: ${e.message}`));
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({
+          code: code ?? (signal ? 128 : 1),
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+          timedOut,
+          truncated,
+        });
+      });
+    });
+  }
+
+  /** Claims every exclusive resource the steps need; a busy one is a conflict. Call before consuming a receipt. */
+  claim(steps: Step[]): () => void {
+    const needed = [...new Set(steps.flatMap((s) => (s.kind === 'command' && s.resource ? [s.resource] : [])))];
+    for (const r of needed) {
+      if (this.busy.has(r)) throw conflict(r, 'another Airlock job holds it');
+      for (const lock of RESOURCE_LOCKS[r]) {
+        const holder = native().lockHolder(lock);
+        if (holder !== 0) throw conflict(r, `${lock} is locked${holder > 0 ? ` by pid ${holder}` : ''}`);
+      }
+    }
+    for (const r of needed) this.busy.add(r);
+    return () => needed.forEach((r) => this.busy.delete(r));
+  }
+
+  /** Runs the steps in order. On the first failure, reverses what ran: file snapshots restored, command undos run. */
+  async runSteps(steps: Step[], allowFiles: readonly string[]): Promise<StepsOutcome> {
+    const output: string[] = [];
+    const undo: Array<() => Promise<void>> = [];
+    try {
+      for (const step of steps) {
+        if (step.kind !== 'command') checkAllowed(step.path, allowFiles);
+        switch (step.kind) {
+          case 'command': {
+            const r = await this.run(step);
+            if (r.stdout) output.push(r.stdout);
+            if (r.timedOut) throw new AirlockError('execution', 'timeout', `${step.program} did not finish in time and was killed`);
+            if (!(step.okCodes ?? [0]).includes(r.code)) {
+              throw new AirlockError('execution', 'command_failed', `${step.program} exited with status ${r.code}: ${lastLine(r.stderr) || 'no error text'}`);
+            }
+            if (step.undo) {
+              const u = step.undo;
+              undo.push(async () => void (await this.run(u)));
+            }
+            break;
+          }
+          case 'fileScan': {
+            const content = await readRegularFile(step.path);
+            if (content === null) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
+            output.push(content.toString('utf8'));
+            break;
+          }
+          case 'fileWrite':
+          case 'filePatch':
+          case 'fileDelete': {
+            const snap = await snapshot(step.path);
+            undo.push(() => restore(snap));
+            await this.applyFileStep(step, snap);
+            break;
+          }
+        }
+      }
+      return { ok: true, output, rolledBack: false };
+    } catch (e) {
+      const error = e instanceof AirlockError ? e : new AirlockError('execution', 'step_failed', (e as Error).message);
+      let rolledBack = false;
+      if (undo.length > 0) {
+        rolledBack = true;
+        for (const u of undo.reverse()) {
+          try {
+            await u();
+          } catch {
+            rolledBack = false;
+          }
+        }
+      }
+      return { ok: false, output, error, rolledBack };
+    }
+  }
+
+  private async applyFileStep(step: Extract<Step, { kind: 'fileWrite' | 'filePatch' | 'fileDelete' }>, snap: FileSnapshot): Promise<void> {
+    if (step.kind === 'fileWrite') {
+      await atomicWrite(step.path, step.content, step, snap.createdDirs);
+    } else if (step.kind === 'filePatch') {
+      if (!snap.existed) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
+      const text = snap.content!.toString('utf8');
+      const at = text.indexOf(step.search);
+      if (at < 0 || text.indexOf(step.search, at + 1) >= 0) {
+        throw new AirlockError('conflict', 'patch_mismatch', `${step.path} changed since the preview: the text to replace is no longer there exactly once`, 'preview again');
+      }
+      await atomicWrite(step.path, text.slice(0, at) + step.replace + text.slice(at + step.search.length), { mode: snap.mode! });
+    } else {
+      if (!snap.existed) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
+      await deleteFile(step.path);
+    }
+  }
+}
+
+function conflict(r: ExclusiveResource, why: string): AirlockError {
+  return new AirlockError('conflict', 'resource_busy', `the ${r} lock is busy: ${why}`, 'wait for the other package operation to finish, then execute again with the same receipt');
+}
+
+function lastLine(s: string): string {
+  const lines = s.trim().split('\n');
+  return (lines[lines.length - 1] ?? '').slice(0, 300);
+}

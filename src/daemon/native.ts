@@ -1,0 +1,33 @@
+/** Loads the project's own N-API addon (native/airlock_native.c), built by `npm install`. */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+export interface PeerCredentials {
+  pid: number;
+  uid: number;
+  gid: number;
+  groups: number[];
+  /** -1 when the kernel lacks SO_PEERPIDFD (Linux < 6.5). */
+  pidfd: number;
+}
+
+interface NativeAddon {
+  peerCredentials(fd: number): PeerCredentials;
+  closeFd(fd: number): void;
+  lockHolder(path: string): number;
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+let addon: NativeAddon | null = null;
+
+export function native(): NativeAddon {
+  if (!addon) {
+    try {
+      addon = createRequire(import.meta.url)(join(root, 'native', 'build', 'Release', 'airlock_native.node')) as NativeAddon;
+    } catch (e) {
+      throw new Error(`the peer-credential addon is not built (${(e as Error).message}); run \`npm install\` (it needs g++, make and python3)`);
+    }
+  }
+  return addon;
+}

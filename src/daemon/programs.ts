@@ -1,0 +1,36 @@
+/**
+ * Resolves the catalogue's program table to absolute paths once, at start. A
+ * candidate counts only when it is a regular file owned by root and not writable
+ * by group or others: a binary an unprivileged user could replace is not run.
+ */
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { PROGRAMS, type ProgramName } from '../catalogue/programs.js';
+
+export type ProgramTable = Partial<Record<ProgramName, string>>;
+
+export function resolvePrograms(): ProgramTable {
+  const table: ProgramTable = {};
+  for (const [name, candidates] of Object.entries(PROGRAMS) as [ProgramName, readonly string[]][]) {
+    for (const path of candidates) {
+      const resolved = trustedBinary(path);
+      if (resolved) {
+        table[name] = resolved;
+        break;
+      }
+    }
+  }
+  return table;
+}
+
+function trustedBinary(path: string): string | null {
+  try {
+    lstatSync(path);
+    // /bin -> usr/bin on merged-/usr systems: follow, then check the real file.
+    const real = realpathSync(path);
+    const st = statSync(real);
+    if (!st.isFile() || st.uid !== 0 || (st.mode & 0o022) !== 0 || (st.mode & 0o111) === 0) return null;
+    return real;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Typed error categories. Every failure that crosses the socket is one of these,
+ * with a message a person can act on and, where there is one, the next step.
+ */
+export const ERROR_CATEGORIES = [
+  'validation', // the request is malformed or a parameter is out of range
+  'authorization', // the caller's role or approver capability does not allow this
+  'stale_approval', // receipt missing, consumed, expired, forged or for another request
+  'unsupported_platform', // the action does not run on this distro
+  'conflict', // an exclusive resource (dpkg lock, ...) is busy; retry later
+  'integrity', // the store, keys or log failed a consistency check
+  'execution', // the mechanism ran and failed
+  'transient', // a limit or a deadline; retrying may succeed
+] as const;
+export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
+
+export interface WireError {
+  category: ErrorCategory;
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export class AirlockError extends Error {
+  constructor(
+    readonly category: ErrorCategory,
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+  toWire(): WireError {
+    return this.hint
+      ? { category: this.category, code: this.code, message: this.message, hint: this.hint }
+      : { category: this.category, code: this.code, message: this.message };
+  }
+  static fromWire(e: WireError): AirlockError {
+    return new AirlockError(e.category, e.code, e.message, e.hint);
+  }
+}
+
+export const fail = (category: ErrorCategory, code: string, message: string, hint?: string): never => {
+  throw new AirlockError(category, code, message, hint);
+};

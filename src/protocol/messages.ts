@@ -1,0 +1,117 @@
+/**
+ * Every message on the socket. Field names are snake_case as in LACS; see
+ * docs/protocol.md for the normative description an independent client follows.
+ */
+import type { Risk, Role, JobState, TxState } from './risk.js';
+import type { WireError } from './errors.js';
+
+export const PROTOCOL = 'lacs/0.1';
+export const SERVER_NAME = 'airlock';
+
+export const METHODS = [
+  'actions.list',
+  'actions.describe',
+  'preview',
+  'transaction.get',
+  'approve',
+  'execute',
+  'cancel',
+  'history',
+  'audit.pubkey',
+] as const;
+export type Method = (typeof METHODS)[number];
+
+export interface HelloMessage {
+  type: 'hello';
+  protocol: string;
+  client?: string;
+}
+
+export interface Principal {
+  uid: number;
+  user: string;
+  /** How the peer was identified: "unix" (kernel peer credentials). */
+  via: 'unix';
+  role: Role;
+  approver: boolean;
+}
+
+export interface WelcomeMessage {
+  type: 'welcome';
+  protocol: string;
+  server: string;
+  version: string;
+  capabilities: string[];
+  principal: Principal;
+  limits: { max_frame: number; idle_timeout_ms: number; max_output_lines: number };
+}
+
+export interface RequestMessage {
+  type: 'request';
+  id: string;
+  method: Method;
+  params?: Record<string, unknown>;
+}
+
+export type ResponseMessage =
+  | { type: 'response'; id: string; ok: true; result: unknown }
+  | { type: 'response'; id: string | null; ok: false; error: WireError };
+
+/** LACS §5 preview envelope. */
+export interface PreviewEnvelope {
+  transaction_id: string;
+  action_name: string;
+  params: Record<string, unknown>;
+  request_hash: string;
+  summary: string;
+  risk: Risk;
+  min_role: Role;
+  current_state: unknown;
+  proposed_change: unknown;
+  side_effects: string[];
+  reboot_required: boolean;
+  rollback_available: boolean;
+  warnings: string[];
+  requested_by: string;
+  created_at: string;
+  expires_at: string;
+  /** SHA-256 of JCS of this envelope without this field: what the approver is shown. */
+  preview_digest: string;
+}
+
+/** LACS §5 result envelope. */
+export interface ResultEnvelope {
+  transaction_id: string;
+  action_name: string;
+  request_hash: string;
+  state: JobState;
+  summary: string;
+  needs_reboot: boolean;
+  rollback_ref: string | null;
+  output: string[];
+  output_truncated: boolean;
+  error?: WireError;
+}
+
+export interface ApprovalGrant {
+  transaction_id: string;
+  request_hash: string;
+  receipt: string;
+  approved_by: string;
+  executor: string;
+  expires_at: string;
+}
+
+export interface TransactionView {
+  transaction_id: string;
+  action_name: string;
+  risk: Risk;
+  state: TxState;
+  request_hash: string;
+  requested_by: string;
+  approved_by: string | null;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+  summary: string;
+}

@@ -1,0 +1,124 @@
+/**
+ * A throwaway copy of this host: an overlay of `/` in private mount, UTS and IPC
+ * namespaces, with a command chrooted into it. Whatever that command changes lands
+ * in a temporary upper directory and vanishes with stop(). Used by `airlock demo`
+ * and the test suite to run a real daemon against a real (but disposable) host.
+ * Needs root; runs only programs by absolute path, never a shell.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Sandbox {
+  /** Directory on the real host shared into the sandbox at the same path (sockets, database, keys). */
+  readonly shared: string;
+  /** Pid of the command inside (in the host's pid namespace). */
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Runs a program inside the sandbox's namespaces and root. */
+  run(program: string, args: string[]): Promise<CommandResult>;
+  /** Reads a file as the sandboxed command sees it, or null when absent. */
+  readFile(path: string): Promise<string | null>;
+  stop(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  /** argv of the command to run inside; argv[0] is an absolute path. */
+  command: string[];
+  env?: Record<string, string>;
+  onOutput?: (line: string) => void;
+}
+
+const ENTER = join(dirname(fileURLToPath(import.meta.url)), 'enter.js');
+
+export function canSandbox(): string | null {
+  if (process.getuid?.() !== 0) return 'an overlay of / needs root (mount namespaces and overlayfs)';
+  if (!existsSync('/usr/bin/unshare') || !existsSync('/usr/bin/nsenter')) return 'util-linux unshare and nsenter are missing';
+  return null;
+}
+
+export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  const why = canSandbox();
+  if (why) throw new Error(why);
+  const base = mkdtempSync(join(tmpdir(), 'airlock-sandbox-'));
+  for (const d of ['upper', 'work', 'merged', 'shared']) mkdirSync(join(base, d), { mode: 0o755 });
+  const shared = join(base, 'shared');
+  await fsp.chmod(base, 0o755);
+  await fsp.chmod(shared, 0o755);
+  // enter.ts may be run from source (tsx) or compiled (dist): use the same loader as this process.
+  const enter = existsSync(ENTER) ? ENTER : ENTER.replace(/\.js$/, '.ts');
+  const nodeArgs = enter.endsWith('.ts') ? ['--import', 'tsx', enter] : [enter];
+  const child = spawn(
+    '/usr/bin/unshare',
+    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', process.execPath, ...nodeArgs, base, '--', ...opts.command],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env } },
+  );
+  const lines = (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach((l) => opts.onOutput?.(l));
+  child.stdout!.on('data', lines);
+  child.stderr!.on('data', lines);
+  const pidFile = join(shared, '.sandbox-pid');
+  const pid = await waitFor(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : null), child, 15_000);
+
+  const run = (program: string, args: string[]) =>
+    new Promise<CommandResult>((resolve) => {
+      execFile('/usr/bin/nsenter', ['-t', String(pid), '-m', '-u', '-i', '-r', '-w', '--', program, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as NodeJS.ErrnoException & { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr });
+      });
+    });
+
+  let stopped = false;
+  return {
+    shared,
+    pid,
+    child,
+    run,
+    readFile: async (path) => {
+      try {
+        return await fsp.readFile(`/proc/${pid}/root${path}`, 'utf8');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+    },
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      if (child.exitCode === null) {
+        const done = new Promise((r) => child.once('exit', r));
+        // Signal the command itself: unshare does not forward signals to what it forked.
+        signal(pid, 'SIGTERM');
+        const t = setTimeout(() => (signal(pid, 'SIGKILL'), child.kill('SIGKILL')), 5000);
+        await done;
+        clearTimeout(t);
+      }
+      // The namespaces die with their last process, taking the mounts with them.
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {}
+}
+
+async function waitFor<T>(probe: () => T | null, child: ChildProcess, ms: number): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = probe();
+    if (v !== null && !Number.isNaN(v)) return v;
+    if (child.exitCode !== null) throw new Error(`sandbox exited with status ${child.exitCode} before it was ready`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('sandbox did not start in time');
+}

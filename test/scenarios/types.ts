@@ -1,0 +1,29 @@
+/**
+ * A scenario executes one catalogue action for real, through the daemon, in the
+ * throwaway overlay host, then checks its effect from outside the daemon.
+ * Scenarios of one family run in array order in the same sandbox, so a later one
+ * may rely on an earlier one (CreateUser before AddAuthorizedKey).
+ */
+import type { JobState } from '../../src/protocol/risk.js';
+import type { ResultEnvelope } from '../../src/protocol/messages.js';
+import type { CommandResult } from '../../src/sandbox/overlay.js';
+
+export interface SandboxView {
+  /** Runs a program (absolute path) inside the sandbox, as root, outside the daemon. */
+  run(program: string, args: string[]): Promise<CommandResult>;
+  /** Reads a file as the sandbox sees it; null when absent. */
+  readFile(path: string): Promise<string | null>;
+}
+
+export interface Scenario {
+  /** Optional label when an action has several scenarios. */
+  title?: string;
+  action: string;
+  params: Record<string, unknown>;
+  /** Prepares what the catalogue cannot (a file the test needs), directly inside the sandbox. */
+  setup?: (box: SandboxView) => Promise<void>;
+  /** Terminal state expected from execute (default Succeeded). */
+  expect?: JobState;
+  /** Checks the real effect; use node:assert. Reads get the result to check its output. */
+  check: (box: SandboxView, result: ResultEnvelope) => Promise<void>;
+}
