@@ -32,13 +32,22 @@ export const sysctlValue = token(/^[A-Za-z0-9_ .:,/+-]{1,128}$/, 'sysctl value',
 export const gecos = z
   .string()
   .max(64, 'comment must be at most 64 characters')
-  .refine((s) => /^[A-Za-z0-9 ._'()-]*$/.test(s), "comment may hold letters, digits, spaces and . _ ' ( ) - only");
+  .refine((s) => /^[A-Za-z0-9 ._'()-]*$/.test(s), "comment may hold letters, digits, spaces and . _ ' ( ) - only")
+  .refine(noLeadingDash, "comment must not start with '-'");
 export const port = z.number().int().min(1).max(65535);
 export const ipAddress = z
   .string()
   .max(45)
   .refine((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address');
 export const lineCount = z.number().int().min(1).max(10_000);
+/** A calendar date YYYY-MM-DD (proleptic Gregorian, 1970-01-01 or later) that really exists: 2031-02-30 is refused. */
+export const calendarDate = token(/^(19[7-9][0-9]|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/, 'date (YYYY-MM-DD)', 10).refine(
+  (s) => {
+    const d = new Date(`${s}T00:00:00Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
+  },
+  'date does not exist in the calendar',
+);
 
 /** Login shells the catalogue may set: a fixed list, not a path. */
 export const LOGIN_SHELLS = ['/bin/bash', '/bin/sh', '/usr/bin/bash', '/usr/sbin/nologin', '/bin/false'] as const;
@@ -91,3 +100,17 @@ function isWellFormedSshKey(line: string): boolean {
 /** Every param schema is strict: unknown keys are refused, not ignored. */
 export const params = z.strictObject;
 export const noParams = z.strictObject({});
+
+/**
+ * Pure glob match used by action allowlists and the executor alike: `*` matches one
+ * or more characters within a single path segment; nothing else is special.
+ */
+export function matchesGlob(path: string, glob: string): boolean {
+  const re = new RegExp('^' + glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+') + '$');
+  return re.test(path);
+}
+
+/** An absolutePath that also matches one of a fixed list of globs (see matchesGlob). */
+export function pathMatching(globs: readonly string[], what: string) {
+  return absolutePath.refine((p) => globs.some((g) => matchesGlob(p, g)), `${what} must be one of: ${globs.join(', ')}`);
+}

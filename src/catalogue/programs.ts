@@ -37,6 +37,7 @@ export const PROGRAMS = {
   apt: ['/usr/bin/apt'],
   lsmod: ['/usr/sbin/lsmod', '/sbin/lsmod', '/usr/bin/kmod'],
   free: ['/usr/bin/free', '/bin/free'],
+  readlink: ['/usr/bin/readlink', '/bin/readlink'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ProgramName = keyof typeof PROGRAMS;

@@ -11,6 +11,7 @@ import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeCommand } from './node-command.js';
 
 export interface CommandResult {
   code: number;
@@ -32,8 +33,8 @@ export interface Sandbox {
 }
 
 export interface SandboxOptions {
-  /** argv of the command to run inside; argv[0] is an absolute path. */
-  command: string[];
+  /** argv of the command to run inside (argv[0] absolute), given the shared directory's path. */
+  command: (shared: string) => string[];
   env?: Record<string, string>;
   onOutput?: (line: string) => void;
 }
@@ -54,12 +55,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const shared = join(base, 'shared');
   await fsp.chmod(base, 0o755);
   await fsp.chmod(shared, 0o755);
-  // enter.ts may be run from source (tsx) or compiled (dist): use the same loader as this process.
-  const enter = existsSync(ENTER) ? ENTER : ENTER.replace(/\.js$/, '.ts');
-  const nodeArgs = enter.endsWith('.ts') ? ['--import', 'tsx', enter] : [enter];
   const child = spawn(
     '/usr/bin/unshare',
-    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', process.execPath, ...nodeArgs, base, '--', ...opts.command],
+    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, '--', ...opts.command(shared)],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env } },
   );
   const lines = (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach((l) => opts.onOutput?.(l));
@@ -101,7 +99,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         clearTimeout(t);
       }
       // The namespaces die with their last process, taking the mounts with them.
-      rmSync(base, { recursive: true, force: true });
+      try {
+        rmSync(base, { recursive: true, force: true });
+      } catch {
+        // The daemon marks its checkpoint file append-only (chattr +a) where it can.
+        await new Promise((r) => execFile('/usr/bin/chattr', ['-R', '-a', '--', shared], r));
+        rmSync(base, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -1,2 +1,178 @@
-/** identity family: see docs/actions.md. */
-export {};
+/** identity family: the host's name and time zone. */
+import { AirlockError } from '../../protocol/errors.js';
+import { action, DEBIAN_LIKE, type Host } from '../action.js';
+import { command, fileScan, fileWrite } from '../mechanism.js';
+import { hostName, params, timezone } from '../params.js';
+import { linkTarget, readHostsFile } from './shared.js';
+
+const ZONEINFO = '/usr/share/zoneinfo';
+
+export const getHostname = action({
+  name: 'GetHostname',
+  family: 'identity',
+  description: 'Show the host name configured in /etc/hostname and the one the kernel is running with.',
+  risk: 'low',
+  reboot: false,
+  rollback: false,
+  readOnly: true,
+  platforms: DEBIAN_LIKE,
+  params: params({}),
+  files: ['/etc/hostname'],
+  example: {},
+  current: async (_p, host) => ({ hasFile: (await host.stat('/etc/hostname'))?.isFile === true }),
+  preview: (_p, cur) => ({ summary: `Read the running host name${cur.hasFile ? ' and /etc/hostname' : ''}`, change: null }),
+  mechanism: (_p, cur) => [...(cur.hasFile ? [fileScan('/etc/hostname')] : []), command('hostname', [])],
+});
+
+interface HostnameState {
+  /** First line of /etc/hostname, or null when the file is absent. */
+  configured: string | null;
+  running: string;
+  /** Whether some /etc/hosts entry names the old / the new name. */
+  hostsNamesOld: boolean;
+  hostsNamesNew: boolean;
+}
+
+async function hostnameState(newName: string, host: Host): Promise<HostnameState> {
+  const file = await host.readFile('/etc/hostname');
+  const run = await host.run('hostname', []);
+  if (run.code !== 0 || run.stdout.trim() === '') {
+    throw new AirlockError('execution', 'hostname_unreadable', 'could not read the running host name, so a change could not be undone');
+  }
+  const running = run.stdout.trim();
+  const { entries } = await readHostsFile(host);
+  const named = (n: string) => entries.some((e) => e.names.some((x) => x.toLowerCase() === n.toLowerCase()));
+  return { configured: file === null ? null : (file.split('\n')[0] ?? '').trim(), running, hostsNamesOld: named(running), hostsNamesNew: named(newName) };
+}
+
+export const setHostname = action({
+  name: 'SetHostname',
+  family: 'identity',
+  description: 'Rename the host: write /etc/hostname and set the running name (a single RFC 1123 label).',
+  risk: 'medium',
+  reboot: false,
+  rollback: true,
+  readOnly: false,
+  platforms: DEBIAN_LIKE,
+  params: params({ hostname: hostName }),
+  files: ['/etc/hostname'],
+  example: { hostname: 'web-01' },
+  current: ({ hostname }, host) => hostnameState(hostname, host),
+  check: ({ hostname }, cur) => {
+    if (cur.configured === hostname && cur.running === hostname) {
+      throw new AirlockError('conflict', 'unchanged', `the host is already named ${hostname}`);
+    }
+  },
+  preview: ({ hostname }, cur) => ({
+    summary: `Rename the host from ${cur.running} to ${hostname}`,
+    change: {
+      file: '/etc/hostname',
+      from: cur.configured,
+      to: hostname,
+      running_name: { from: cur.running, to: hostname },
+    },
+    sideEffects: ['new log lines and new login prompts show the new name; open sessions keep showing the old one until they log in again'],
+    warnings: [
+      ...(cur.hostsNamesOld && cur.running !== hostname ? [`/etc/hosts still names the old host ${cur.running}; remove it with RemoveHostsEntry if it should go`] : []),
+      ...(!cur.hostsNamesNew ? [`/etc/hosts does not name ${hostname}: sudo may warn "unable to resolve host ${hostname}" until AddHostsEntry maps it (e.g. to 127.0.1.1)`] : []),
+    ],
+  }),
+  mechanism: ({ hostname }, cur) => [
+    fileWrite('/etc/hostname', `${hostname}\n`, { mode: 0o644 }),
+    command('hostname', ['--', hostname], { undo: command('hostname', ['--', cur.running]) }),
+  ],
+});
+
+export const getTimezone = action({
+  name: 'GetTimezone',
+  family: 'identity',
+  description: 'Show the time zone: /etc/timezone, where /etc/localtime points, and the zone abbreviation and offset in effect.',
+  risk: 'low',
+  reboot: false,
+  rollback: false,
+  readOnly: true,
+  platforms: DEBIAN_LIKE,
+  params: params({}),
+  files: ['/etc/timezone', '/etc/localtime'],
+  example: {},
+  current: async (_p, host) => ({
+    hasFile: (await host.stat('/etc/timezone'))?.isFile === true,
+    isLink: (await host.stat('/etc/localtime'))?.isSymlink === true,
+  }),
+  preview: () => ({ summary: 'Read the configured time zone', change: null }),
+  mechanism: (_p, cur) => [
+    ...(cur.hasFile ? [fileScan('/etc/timezone')] : []),
+    ...(cur.isLink ? [command('readlink', ['--', '/etc/localtime'])] : []),
+    command('date', ['--', '+%Z %z']),
+  ],
+});
+
+interface TimezoneState {
+  /** The zone file the name resolves to, with its canonical name (UTC -> Etc/UTC), or null when there is none. */
+  zone: { name: string; path: string } | null;
+  /** Contents of /etc/timezone, or null when absent (Debian 13 drops the file). */
+  timezoneFile: string | null;
+  localtime: 'link' | 'absent' | 'not a link';
+  /** Absolute target of the /etc/localtime link. */
+  linkTarget: string | null;
+}
+
+/** Resolves a zone name to a regular file under /usr/share/zoneinfo, following one alias link that stays inside it. */
+async function resolveZone(tz: string, host: Host): Promise<TimezoneState['zone']> {
+  const path = `${ZONEINFO}/${tz}`;
+  const st = await host.stat(path);
+  if (st?.isFile) return { name: tz, path };
+  const target = st?.isSymlink ? await linkTarget(host, path) : null;
+  if (!target?.startsWith(`${ZONEINFO}/`)) return null;
+  const name = target.slice(ZONEINFO.length + 1);
+  if (!timezone.safeParse(name).success) return null; // posix/..., right/... and other trees are not zones we set
+  return (await host.stat(target))?.isFile ? { name, path: target } : null;
+}
+
+export const setTimezone = action({
+  name: 'SetTimezone',
+  family: 'identity',
+  description: 'Set the time zone: point /etc/localtime at the zone file and update /etc/timezone when the host has one.',
+  risk: 'medium',
+  reboot: false,
+  rollback: true,
+  readOnly: false,
+  platforms: DEBIAN_LIKE,
+  params: params({ timezone }),
+  files: ['/etc/timezone', '/etc/localtime'],
+  example: { timezone: 'Europe/Paris' },
+  current: async ({ timezone: tz }, host): Promise<TimezoneState> => {
+    const lt = await host.stat('/etc/localtime');
+    const file = await host.readFile('/etc/timezone');
+    return {
+      zone: await resolveZone(tz, host),
+      timezoneFile: file === null ? null : file.trim(),
+      localtime: lt === null ? 'absent' : lt.isSymlink ? 'link' : 'not a link',
+      linkTarget: await linkTarget(host, '/etc/localtime'),
+    };
+  },
+  check: ({ timezone: tz }, cur) => {
+    if (!cur.zone) {
+      throw new AirlockError('validation', 'unknown_timezone', `there is no zone file ${ZONEINFO}/${tz}`, 'use an Area/City name such as Europe/Paris; install tzdata if zones are missing');
+    }
+    if (cur.localtime !== 'link' || !cur.linkTarget) {
+      throw new AirlockError('conflict', 'localtime_not_link', `/etc/localtime is ${cur.localtime === 'absent' ? 'missing' : 'not a symbolic link'}; Airlock only repoints the link, so the old setting could not be restored`, 'reinstall tzdata (dpkg-reconfigure tzdata) to restore the link');
+    }
+    if (cur.linkTarget === cur.zone.path && (cur.timezoneFile === null || cur.timezoneFile === cur.zone.name)) {
+      throw new AirlockError('conflict', 'unchanged', `the time zone is already ${cur.zone.name}`);
+    }
+  },
+  preview: ({ timezone: tz }, cur) => ({
+    summary: `Set the time zone to ${cur.zone!.name}`,
+    change: {
+      localtime_link: { from: cur.linkTarget, to: cur.zone!.path },
+      ...(cur.timezoneFile !== null ? { file: '/etc/timezone', from: cur.timezoneFile, to: cur.zone!.name } : {}),
+    },
+    sideEffects: ['programs that cached the zone at start (cron, syslog, long-running daemons) keep the old one until they restart'],
+    warnings: cur.zone!.name !== tz ? [`${tz} is an alias of ${cur.zone!.name}; the canonical name is written`] : [],
+  }),
+  mechanism: (_p, cur) => [
+    ...(cur.timezoneFile !== null ? [fileWrite('/etc/timezone', `${cur.zone!.name}\n`, { mode: 0o644 })] : []),
+    command('ln', ['-sfn', '--', cur.zone!.path, '/etc/localtime'], { undo: command('ln', ['-sfn', '--', cur.linkTarget!, '/etc/localtime']) }),
+  ],
+});

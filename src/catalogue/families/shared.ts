@@ -1,6 +1,9 @@
 /** State readers shared by several families. */
+import { posix } from 'node:path';
 import { AirlockError } from '../../protocol/errors.js';
-import type { GroupEntry, Host, PasswdEntry } from '../action.js';
+import { action, DEBIAN_LIKE, nothingToRead, type Family, type GroupEntry, type Host, type PasswdEntry } from '../action.js';
+import type { Step } from '../mechanism.js';
+import { params } from '../params.js';
 
 export async function requireUser(host: Host, name: string): Promise<PasswdEntry> {
   const u = (await host.users()).find((e) => e.name === name);
@@ -26,4 +29,59 @@ export function isProtectedUser(u: PasswdEntry): boolean {
   return u.uid < 1000 || u.uid === 65534 || u.name === 'root';
 }
 
-export const PROTECTED_GROUPS = ['root', 'sudo', 'adm', 'wheel', 'shadow', 'disk', 'airlock-admin', 'airlock-approvers', 'airlock-dev', 'airlock-observer', 'airlock-boot'];
+/** Groups whose membership is administration (sudo, root-equivalent container/VM daemons, log and disk access) or an Airlock role. */
+export const PROTECTED_GROUPS = ['root', 'sudo', 'adm', 'wheel', 'shadow', 'disk', 'docker', 'lxd', 'incus-admin', 'libvirt', 'airlock-admin', 'airlock-approvers', 'airlock-dev', 'airlock-observer', 'airlock-boot'];
+
+/** One entry of /etc/hosts: address, names as written (compare them lower-cased) and any trailing comment. */
+export interface HostsEntry {
+  ip: string;
+  names: string[];
+  comment: string;
+}
+
+/** Parses one /etc/hosts line; null for blank and comment-only lines. */
+export function parseHostsLine(line: string): HostsEntry | null {
+  const hash = line.indexOf('#');
+  const body = hash < 0 ? line : line.slice(0, hash);
+  const [ip, ...names] = body.trim().split(/\s+/).filter(Boolean);
+  if (!ip) return null;
+  return { ip, names, comment: hash < 0 ? '' : line.slice(hash) };
+}
+
+/** /etc/hosts as text (empty when absent) and its parsed entries. */
+export async function readHostsFile(host: Host): Promise<{ exists: boolean; text: string; entries: HostsEntry[] }> {
+  const text = await host.readFile('/etc/hosts');
+  const entries = (text ?? '').split('\n').flatMap((l) => parseHostsLine(l) ?? []);
+  return { exists: text !== null, text: text ?? '', entries };
+}
+
+/**
+ * A parameterless, low-risk read whose steps are fixed: the shape of most
+ * inventory actions (disk usage, routes, ...). Files lists every path a fileScan reads.
+ */
+export function fixedRead(spec: { name: string; family: Family; description: string; summary: string; files?: string[]; steps: Step[] }) {
+  return action({
+    name: spec.name,
+    family: spec.family,
+    description: spec.description,
+    risk: 'low',
+    reboot: false,
+    rollback: false,
+    readOnly: true,
+    platforms: DEBIAN_LIKE,
+    params: params({}),
+    files: spec.files ?? [],
+    example: {},
+    current: nothingToRead,
+    preview: () => ({ summary: spec.summary, change: null }),
+    mechanism: () => structuredClone(spec.steps), // a fresh copy: callers may annotate steps
+  });
+}
+
+/** Where a symbolic link points, as an absolute normalised path; null when `path` is not a link. */
+export async function linkTarget(host: Host, path: string): Promise<string | null> {
+  if (!(await host.stat(path))?.isSymlink) return null;
+  const r = await host.run('readlink', ['--', path]);
+  if (r.code !== 0 || r.stdout.trim() === '') return null;
+  return posix.resolve(posix.dirname(path), r.stdout.replace(/\n$/, ''));
+}

@@ -1,0 +1,19 @@
+/**
+ * Domain-separation tags, one per purpose. Each ends in NUL and none is a prefix of
+ * another, so a signature made for one purpose never verifies for another.
+ */
+export const DOMAIN_LOG_ENTRY = Buffer.from('airlock/v1/log-entry\0', 'utf8');
+export const DOMAIN_CHECKPOINT = Buffer.from('airlock/v1/checkpoint\0', 'utf8');
+export const DOMAIN_RECEIPT = Buffer.from('airlock/v1/approval-receipt\0', 'utf8');
+
+/** Injective framing: each field is a 4-byte big-endian length followed by its UTF-8 bytes. */
+export function frameFields(fields: string[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const f of fields) {
+    const b = Buffer.from(f, 'utf8');
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(b.length, 0);
+    parts.push(len, b);
+  }
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,74 @@
+/**
+ * Audit log entries. An entry's canonical bytes are JCS of the entry object, which
+ * carries its sequence number and the previous entry's hash; the signature covers
+ * the log-entry domain tag and those bytes. The entry hash (SHA-256 of the bytes)
+ * chains the next entry and will serve as a Merkle leaf.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalize } from '../protocol/canonical.js';
+import type { Risk, Role } from '../protocol/risk.js';
+import { DOMAIN_LOG_ENTRY } from './domains.js';
+import { ed25519Sign, ed25519Verify, type SigningKey } from './keys.js';
+import type { KeyObject } from 'node:crypto';
+
+export const ENTRY_KINDS = [
+  'daemon_started',
+  'preview',
+  'approval_granted',
+  'approval_consumed',
+  'execution_started',
+  'outcome',
+  'canceled',
+  'expired',
+  'reconciled',
+] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+
+export interface EntryPrincipal {
+  uid: number;
+  user: string;
+  role: Role;
+}
+
+/** What a caller supplies; the log fills in seq, time, key id and the chain. */
+export interface EntryDraft {
+  kind: EntryKind;
+  transaction_id: string | null;
+  action_name: string | null;
+  risk: Risk | null;
+  request_hash: string | null;
+  principal: EntryPrincipal | null;
+  /** Authorization facts only: never command output, never secrets. */
+  details: Record<string, string | number | boolean | null | string[]>;
+}
+
+export interface LogEntry extends EntryDraft {
+  seq: number;
+  ts: string;
+  key_id: string;
+  prev_hash: string;
+}
+
+export interface SealedEntry {
+  seq: number;
+  /** Canonical JSON of the LogEntry: the exact signed bytes. */
+  body: string;
+  /** Hex Ed25519 signature. */
+  sig: string;
+  /** Hex SHA-256 of body. */
+  hash: string;
+}
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export function sealEntry(key: SigningKey, draft: EntryDraft, seq: number, prevHash: string, now = new Date()): SealedEntry {
+  const entry: LogEntry = { ...draft, seq, ts: now.toISOString(), key_id: key.keyId, prev_hash: prevHash };
+  const body = canonicalize(entry);
+  const bytes = Buffer.from(body, 'utf8');
+  const sig = ed25519Sign(key, Buffer.concat([DOMAIN_LOG_ENTRY, bytes])).toString('hex');
+  return { seq, body, sig, hash: createHash('sha256').update(bytes).digest('hex') };
+}
+
+export function entrySignatureValid(publicKey: KeyObject, body: string, sigHex: string): boolean {
+  return ed25519Verify(publicKey, Buffer.concat([DOMAIN_LOG_ENTRY, Buffer.from(body, 'utf8')]), Buffer.from(sigHex, 'hex'));
+}

@@ -1,0 +1,90 @@
+/**
+ * Ed25519 keys kept as 32-byte seeds in files of mode 0600. A key file that group
+ * or others can read is refused: the daemon will not start with it.
+ */
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { AirlockError } from '../protocol/errors.js';
+
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+export interface SigningKey {
+  readonly privateKey: KeyObject;
+  readonly publicKey: KeyObject;
+  readonly publicRaw: Buffer;
+  /** First 16 hex digits of SHA-256 of the raw public key. */
+  readonly keyId: string;
+}
+
+export function signingKeyFromSeed(seed: Buffer): SigningKey {
+  if (seed.length !== 32) throw new AirlockError('integrity', 'bad_key', 'an Ed25519 seed is exactly 32 bytes');
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const publicKey = createPublicKey(privateKey);
+  const publicRaw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
+  return { privateKey, publicKey, publicRaw, keyId: keyIdOf(publicRaw) };
+}
+
+export function keyIdOf(publicRaw: Buffer): string {
+  return createHash('sha256').update(publicRaw).digest('hex').slice(0, 16);
+}
+
+export function publicKeyFromRaw(raw: Buffer): KeyObject {
+  if (raw.length !== 32) throw new AirlockError('validation', 'bad_pubkey', 'an Ed25519 public key is exactly 32 bytes');
+  return createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, raw]), format: 'der', type: 'spki' });
+}
+
+/** Public key file: one line "ed25519:<64 hex>" (a bare 64-hex line is accepted too). */
+export function formatPublicKey(raw: Buffer): string {
+  return `ed25519:${raw.toString('hex')}\n`;
+}
+
+export function parsePublicKey(text: string): Buffer {
+  const m = /^(?:ed25519:)?([0-9a-f]{64})\s*$/i.exec(text.trim());
+  if (!m) throw new AirlockError('validation', 'bad_pubkey', 'public key file must hold "ed25519:" and 64 hex digits', 'export it with `airlock audit pubkey`');
+  return Buffer.from(m[1]!, 'hex');
+}
+
+/** Loads a seed file, creating it (mode 0600, O_EXCL) when absent and `create` is set. */
+export function loadSeedFile(path: string, create: boolean): SigningKey {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !create) {
+      throw new AirlockError('integrity', 'key_unreadable', `cannot open key file ${path}: ${(e as Error).message}`, 'run `sudo airlock install` to create keys');
+    }
+    const seed = randomBytes(32);
+    const wfd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    writeSync(wfd, seed);
+    closeSync(wfd);
+    return signingKeyFromSeed(seed);
+  }
+  try {
+    const st = fstatSync(fd);
+    if ((st.mode & 0o077) !== 0) {
+      throw new AirlockError(
+        'integrity',
+        'key_permissions',
+        `key file ${path} has mode ${(st.mode & 0o777).toString(8)}: group or others can read it`,
+        `run \`chmod 600 ${path}\`, and treat the key as exposed: rotate it if anyone else could read it`,
+      );
+    }
+    if (process.getuid && st.uid !== process.getuid()) {
+      throw new AirlockError('integrity', 'key_owner', `key file ${path} is owned by uid ${st.uid}, not by the daemon's uid ${process.getuid()}`);
+    }
+    const seed = readFileSync(fd);
+    return signingKeyFromSeed(seed);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export const ed25519Sign = (key: SigningKey, message: Buffer): Buffer => sign(null, message, key.privateKey);
+export const ed25519Verify = (publicKey: KeyObject, message: Buffer, signature: Buffer): boolean => {
+  try {
+    return signature.length === 64 && verify(null, message, publicKey, signature);
+  } catch {
+    return false;
+  }
+};

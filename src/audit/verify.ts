@@ -1,0 +1,132 @@
+/**
+ * Offline verification of the audit log with the public key alone: no daemon, no
+ * private key. Walks entries in order checking canonical form, sequence, chain and
+ * (in worker threads, one per core) signatures, then compares the log with the
+ * latest signed checkpoint to catch a cut tail or a rewrite.
+ */
+import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { canonicalize } from '../protocol/canonical.js';
+import { parseCheckpoints, type SignedCheckpoint } from './checkpoint.js';
+import { ENTRY_KINDS, GENESIS_HASH, type LogEntry } from './entry.js';
+import { keyIdOf, publicKeyFromRaw } from './keys.js';
+
+export interface LogRow {
+  seq: number;
+  body: string;
+  sig: string;
+}
+
+export interface VerifyReport {
+  status: 'intact' | 'broken';
+  entries: number;
+  head_hash: string;
+  checkpoint: { size: number; ts: string } | null;
+  /** Present when broken: the first bad entry (or null when the problem is the log's length). */
+  first_broken?: { seq: number | null; reason: string };
+  warnings: string[];
+}
+
+const BATCH = 2000;
+
+export async function verifyLog(rows: Iterable<LogRow>, publicRaw: Buffer, checkpointText: string | null, opts: { workers?: number } = {}): Promise<VerifyReport> {
+  const keyId = keyIdOf(publicRaw);
+  const workerCount = Math.max(1, opts.workers ?? availableParallelism());
+  const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './verify-worker.ts' : './verify-worker.js', import.meta.url);
+  const workers = Array.from({ length: workerCount }, () => new Worker(workerUrl, { workerData: { publicKeyHex: publicRaw.toString('hex') } }));
+  const pending = new Map<number, (bad: number) => void>();
+  for (const w of workers) w.on('message', (m: { id: number; bad: number }) => pending.get(m.id)?.(m.bad));
+  const sigChecks: Promise<number>[] = [];
+  let batchId = 0;
+  let batch = { seqs: [] as number[], bodies: [] as string[], sigs: [] as string[] };
+  const flush = () => {
+    if (batch.bodies.length === 0) return;
+    const id = batchId++;
+    const w = workers[id % workers.length]!;
+    sigChecks.push(new Promise((resolve) => pending.set(id, resolve)));
+    w.postMessage({ id, ...batch });
+    batch = { seqs: [], bodies: [], sigs: [] };
+  };
+
+  let expected = 1;
+  let prev = GENESIS_HASH;
+  const hashes: string[] = [];
+  let structural: { seq: number; reason: string } | null = null;
+  try {
+    for (const row of rows) {
+      const reason = checkStructure(row, expected, prev, keyId);
+      if (reason) {
+        structural = { seq: row.seq, reason };
+        break;
+      }
+      prev = createHash('sha256').update(row.body, 'utf8').digest('hex');
+      hashes.push(prev);
+      batch.seqs.push(row.seq);
+      batch.bodies.push(row.body);
+      batch.sigs.push(row.sig);
+      if (batch.bodies.length >= BATCH) flush();
+      expected++;
+    }
+    flush();
+    const bads = (await Promise.all(sigChecks)).filter((b) => b >= 0);
+    const badSig = bads.length ? Math.min(...bads) : -1;
+    const base = { entries: hashes.length, head_hash: prev, checkpoint: null as VerifyReport['checkpoint'], warnings: [] as string[] };
+    if (badSig >= 0 && (!structural || badSig < structural.seq)) {
+      return { ...base, status: 'broken', first_broken: { seq: badSig, reason: 'signature does not verify: the entry was altered or not signed by this key' } };
+    }
+    if (structural) return { ...base, status: 'broken', first_broken: structural };
+    return compareWithCheckpoints(base, hashes, checkpointText, publicRaw);
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+function checkStructure(row: LogRow, expected: number, prev: string, keyId: string): string | null {
+  if (row.seq !== expected) return row.seq > expected ? `entry ${expected} is missing (next is ${row.seq}): deleted or reordered` : `entry ${row.seq} is out of order`;
+  let e: LogEntry;
+  try {
+    e = JSON.parse(row.body) as LogEntry;
+  } catch {
+    return 'entry is not JSON';
+  }
+  try {
+    if (canonicalize(e) !== row.body) return 'entry is not in canonical form: it was edited';
+  } catch {
+    return 'entry cannot be canonicalized';
+  }
+  if (e.seq !== row.seq) return `entry claims seq ${e.seq} but sits at ${row.seq}: moved`;
+  if (e.prev_hash !== prev) return "entry does not chain to the previous entry's hash: an earlier entry was edited, deleted or reordered";
+  if (e.key_id !== keyId) return `entry was signed by key ${e.key_id}, not by this public key (${keyId})`;
+  if (!(ENTRY_KINDS as readonly string[]).includes(e.kind)) return `unknown entry kind ${JSON.stringify(e.kind)}`;
+  return null;
+}
+
+function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: string[], text: string | null, publicRaw: Buffer): VerifyReport {
+  if (text === null) {
+    return { ...base, status: 'intact', warnings: ['no checkpoint file was given: a cut tail cannot be detected (pass --checkpoints FILE)'] };
+  }
+  const parsed = parseCheckpoints(text, publicKeyFromRaw(publicRaw));
+  const badLine = parsed.find((p) => !p.ok);
+  if (badLine && !badLine.ok) {
+    return { ...base, status: 'broken', first_broken: { seq: null, reason: `checkpoint file line ${badLine.line}: ${badLine.reason}` } };
+  }
+  const good = parsed.flatMap((p) => (p.ok ? [p.value] : []));
+  if (good.length === 0) return { ...base, status: 'intact', warnings: ['the checkpoint file holds no checkpoint yet'] };
+  const latest = good.reduce((a: SignedCheckpoint, b) => (b.checkpoint.size > a.checkpoint.size ? b : a));
+  const cp = { size: latest.checkpoint.size, ts: latest.checkpoint.ts };
+  if (hashes.length < cp.size) {
+    return {
+      ...base,
+      checkpoint: cp,
+      status: 'broken',
+      first_broken: { seq: hashes.length + 1, reason: `log has ${hashes.length} entries but the checkpoint of ${cp.ts} covers ${cp.size}: the tail was cut` },
+    };
+  }
+  for (const c of good) {
+    if (c.checkpoint.size > 0 && hashes[c.checkpoint.size - 1] !== c.checkpoint.head_hash) {
+      return { ...base, checkpoint: cp, status: 'broken', first_broken: { seq: c.checkpoint.size, reason: `entry ${c.checkpoint.size} differs from the one the checkpoint of ${c.checkpoint.ts} signed: history was rewritten` } };
+    }
+  }
+  return { ...base, checkpoint: cp, status: 'intact' };
+}

@@ -1,0 +1,44 @@
+/**
+ * `airlock run`: preview, have a person approve through sudo (whose password the
+ * agent does not have), then execute as the requester. Root cannot run this for
+ * itself: the daemon refuses self-approval, whoever asks.
+ */
+import { spawn } from 'node:child_process';
+import type { AirlockClient } from '../client/client.js';
+import { AirlockError } from '../protocol/errors.js';
+import type { ApprovalGrant, ResultEnvelope } from '../protocol/messages.js';
+import { renderPreview, renderResult } from './render.js';
+import { c, printJson } from './ui.js';
+
+export async function runFlow(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { json: boolean; socket?: string }): Promise<ResultEnvelope> {
+  if (cl.welcome.principal.uid === 0) {
+    throw new AirlockError('authorization', 'self_approval', 'root cannot approve its own request, so `airlock run` as root cannot finish', 'run it as your own user (a member of airlock-dev or airlock-admin); you approve with sudo');
+  }
+  const p = await cl.preview(action, params);
+  process.stderr.write(renderPreview(p));
+  process.stderr.write(c.cyan(`\nasking for approval with sudo (you may be asked for your password)...\n`));
+  const grant = await sudoApprove(p.transaction_id, o.socket);
+  const r = await cl.execute(p.transaction_id, p.action_name, p.params, grant.receipt);
+  if (o.json) printJson({ preview: p, approval: { ...grant, receipt: undefined }, result: r });
+  else process.stdout.write(renderResult(r));
+  return r;
+}
+
+function sudoApprove(id: string, socket?: string): Promise<ApprovalGrant> {
+  const args = ['--', process.execPath, process.argv[1]!, ...(socket ? ['--socket', socket] : []), 'approve', id, '--json'];
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/sudo', args, { stdio: ['inherit', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.on('error', () => reject(new AirlockError('authorization', 'no_sudo', 'sudo is not available to ask for approval', `ask an approver to run \`airlock approve ${id}\``)));
+    child.on('close', () => {
+      try {
+        const v = JSON.parse(out);
+        if (v.receipt) return resolve(v as ApprovalGrant);
+        reject(AirlockError.fromWire(v.error));
+      } catch {
+        reject(new AirlockError('authorization', 'not_approved', 'the approval did not complete'));
+      }
+    });
+  });
+}

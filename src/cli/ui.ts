@@ -1,0 +1,46 @@
+/** Terminal output: colour only on a TTY without NO_COLOR, errors that say what to do next, documented exit codes. */
+import { AirlockError, type ErrorCategory } from '../protocol/errors.js';
+
+const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code: string) => (s: string) => (useColour ? `\x1b[${code}m${s}\x1b[0m` : s);
+export const c = { bold: paint('1'), dim: paint('2'), red: paint('31'), green: paint('32'), yellow: paint('33'), blue: paint('34'), magenta: paint('35'), cyan: paint('36') };
+
+export const riskColour = (risk: string) => (risk === 'high' ? c.red(risk) : risk === 'medium' ? c.yellow(risk) : c.green(risk));
+export const stateColour = (s: string) => (s === 'Succeeded' ? c.green(s) : ['Failed', 'RolledBack', 'Canceled'].includes(s) ? c.red(s) : c.yellow(s));
+
+/** Exit codes (docs/cli.md): one per error category, so scripts can branch. */
+export const EXIT = {
+  ok: 0,
+  failed: 1, // the action ran and failed or was rolled back; `audit verify`: log broken
+  usage: 2, // bad command line; `audit verify`: cannot verify
+  authorization: 3,
+  stale_approval: 4,
+  validation: 5,
+  conflict: 6,
+  transient: 7,
+  unsupported_platform: 8,
+  integrity: 9,
+  execution: 10,
+} as const satisfies Record<ErrorCategory | 'ok' | 'failed' | 'usage', number>;
+
+export function printJson(v: unknown): void {
+  process.stdout.write(JSON.stringify(v, null, 2) + '\n');
+}
+
+/** Prints an error (as JSON on stdout with --json, else to stderr) and returns the exit code for it. */
+export function reportError(e: unknown, json: boolean): number {
+  const err = e instanceof AirlockError ? e : new AirlockError('execution', 'client_error', (e as Error).message ?? String(e));
+  if (json) printJson({ ok: false, error: err.toWire() });
+  else {
+    process.stderr.write(`${c.red('error')} ${c.dim(`[${err.category}/${err.code}]`)} ${err.message}\n`);
+    if (err.hint) process.stderr.write(`${c.cyan('next')}  ${err.hint}\n`);
+  }
+  return EXIT[err.category];
+}
+
+export function table(rows: string[][], header: string[]): string {
+  const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => strip(r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((cell, i) => cell + ' '.repeat(Math.max(0, widths[i]! - strip(cell).length))).join('  ').trimEnd();
+  return [c.bold(line(header)), ...rows.map(line)].join('\n') + '\n';
+}

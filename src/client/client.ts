@@ -1,0 +1,120 @@
+/**
+ * The unprivileged socket client used by the CLI, the demo, the tests and (later)
+ * the planner and MCP server. It knows the wire protocol and nothing of the daemon.
+ */
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { AirlockError, type WireError } from '../protocol/errors.js';
+import { decodeBody, encodeFrame, FrameReader } from '../protocol/framing.js';
+import { DEFAULT_SOCKET } from '../protocol/defaults.js';
+import { PROTOCOL, type ApprovalGrant, type Method, type PreviewEnvelope, type ResultEnvelope, type TransactionView, type WelcomeMessage } from '../protocol/messages.js';
+
+export function socketPath(explicit?: string): string {
+  return explicit ?? process.env.AIRLOCK_SOCKET ?? DEFAULT_SOCKET;
+}
+
+export class AirlockClient {
+  private readonly pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private closedError: AirlockError | null = null;
+  private constructor(
+    private readonly sock: net.Socket,
+    readonly welcome: WelcomeMessage,
+    private readonly timeoutMs: number,
+  ) {}
+
+  static async connect(path = socketPath(), opts: { timeoutMs?: number; client?: string } = {}): Promise<AirlockClient> {
+    const timeoutMs = opts.timeoutMs ?? 15 * 60_000;
+    const sock = net.createConnection(path);
+    await new Promise<void>((resolve, reject) => {
+      sock.once('connect', resolve);
+      sock.once('error', (e: NodeJS.ErrnoException) =>
+        reject(
+          new AirlockError(
+            'transient',
+            'daemon_unreachable',
+            `cannot reach the Airlock daemon at ${path} (${e.code ?? e.message})`,
+            e.code === 'EACCES' ? 'you lack permission on the socket directory' : 'start it with `sudo airlock daemon` or `sudo systemctl start airlock`, or set AIRLOCK_SOCKET',
+          ),
+        ),
+      );
+    });
+    const reader = new FrameReader();
+    let client: AirlockClient | null = null;
+    const welcome = await new Promise<WelcomeMessage>((resolve, reject) => {
+      const onFrame = (msg: any) => {
+        if (client) return client.onMessage(msg);
+        if (msg?.type === 'welcome') return resolve(msg as WelcomeMessage);
+        if (msg?.ok === false) return reject(AirlockError.fromWire(msg.error as WireError));
+        reject(new AirlockError('validation', 'bad_handshake', 'the daemon answered hello with something unexpected'));
+      };
+      sock.on('data', (chunk: Buffer) => {
+        try {
+          for (const body of reader.push(chunk)) onFrame(decodeBody(body));
+        } catch (e) {
+          sock.destroy(e as Error);
+        }
+      });
+      sock.on('close', () => {
+        const err = new AirlockError('transient', 'connection_closed', 'the daemon closed the connection');
+        if (!client) reject(err);
+        else client.failAll(err);
+      });
+      sock.on('error', () => {});
+      sock.write(encodeFrame({ type: 'hello', protocol: PROTOCOL, client: opts.client ?? 'airlock-client/0.1' }));
+    });
+    client = new AirlockClient(sock, welcome, timeoutMs);
+    return client;
+  }
+
+  private onMessage(msg: any): void {
+    const waiter = typeof msg?.id === 'string' ? this.pending.get(msg.id) : undefined;
+    if (!waiter) {
+      // An unsolicited error (id null) means the daemon is about to drop us.
+      if (msg?.ok === false) this.failAll(AirlockError.fromWire(msg.error));
+      return;
+    }
+    this.pending.delete(msg.id);
+    if (msg.ok) waiter.resolve(msg.result);
+    else waiter.reject(AirlockError.fromWire(msg.error));
+  }
+
+  private failAll(err: AirlockError): void {
+    this.closedError = err;
+    for (const w of this.pending.values()) w.reject(err);
+    this.pending.clear();
+  }
+
+  call<T = unknown>(method: Method, params: Record<string, unknown> = {}): Promise<T> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const id = randomBytes(8).toString('hex');
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new AirlockError('transient', 'timeout', `no answer to ${method} within ${this.timeoutMs / 1000} s`));
+      }, this.timeoutMs);
+      this.pending.set(id, {
+        resolve: (v) => (clearTimeout(timer), resolve(v as T)),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      });
+      this.sock.write(encodeFrame({ type: 'request', id, method, params }));
+    });
+  }
+
+  preview(action_name: string, params: Record<string, unknown>) {
+    return this.call<PreviewEnvelope>('preview', { action_name, params });
+  }
+  approve(transaction_id: string, preview_digest: string) {
+    return this.call<ApprovalGrant>('approve', { transaction_id, preview_digest });
+  }
+  execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string) {
+    return this.call<ResultEnvelope>('execute', { transaction_id, action_name, params, receipt });
+  }
+  transaction(transaction_id: string) {
+    return this.call<TransactionView & { preview: PreviewEnvelope; result: unknown }>('transaction.get', { transaction_id });
+  }
+
+  close(): void {
+    this.sock.end();
+    this.sock.destroy();
+  }
+}

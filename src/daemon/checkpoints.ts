@@ -1,0 +1,48 @@
+/**
+ * Writes signed checkpoints of the log head to the independent sinks: an
+ * append-only file (chattr +a attempted at creation) and syslog through
+ * /usr/bin/logger. Appends are coalesced: at most one checkpoint per interval.
+ */
+import { appendFileSync, existsSync, openSync, closeSync, constants } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { formatCheckpointLine, signCheckpoint } from '../audit/checkpoint.js';
+import type { SigningKey } from '../audit/keys.js';
+import type { LogHead } from '../store/store.js';
+
+export class CheckpointWriter {
+  private timer: NodeJS.Timeout | null = null;
+  private latest: LogHead | null = null;
+  private written = 0;
+  appendOnly = false;
+
+  constructor(
+    private readonly key: SigningKey,
+    private readonly file: string,
+    private readonly intervalMs: number,
+    private readonly syslog: boolean,
+  ) {
+    if (!existsSync(file)) {
+      closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644));
+    }
+    // Best effort: overlayfs, tmpfs and some container filesystems refuse the attribute.
+    execFile('/usr/bin/chattr', ['+a', '--', file], (err) => (this.appendOnly = !err));
+  }
+
+  /** Called after every append; schedules one checkpoint for the burst. */
+  note(head: LogHead): void {
+    this.latest = head;
+    if (this.intervalMs <= 0) return this.flush();
+    this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
+  }
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const head = this.latest;
+    if (!head || head.size === this.written) return;
+    const line = formatCheckpointLine(signCheckpoint(this.key, head.size, head.hash));
+    appendFileSync(this.file, line + '\n', { flag: 'a' });
+    this.written = head.size;
+    if (this.syslog) execFile('/usr/bin/logger', ['-t', 'airlock', '-p', 'auth.notice', '--', line], () => {});
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * `airlock daemon`: the privileged entry point. bin/airlock.js routes here so that
+ * the unprivileged CLI never imports daemon code.
+ */
+import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+import { DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_SOCKET, DEFAULT_STATE_DIR, RECEIPT_TTL_MINUTES, stateFiles } from '../protocol/defaults.js';
+import { AirlockError } from '../protocol/errors.js';
+import { startDaemon } from './main.js';
+
+const HELP = `Usage: airlock daemon [options]
+
+Runs the Airlock daemon (as root). It listens on a Unix socket, learns who is
+asking from the kernel, and keeps its store, keys and checkpoints in the paths
+below. Normally started by systemd (see \`airlock install\`).
+
+Options:
+  --socket PATH          socket to listen on (default ${DEFAULT_SOCKET})
+  --state-dir DIR        database and keys (default ${DEFAULT_STATE_DIR})
+  --log-dir DIR          checkpoint file (default ${DEFAULT_LOG_DIR})
+  --risk-overrides FILE  root-owned JSON {"Action": "high"} that only raises risks
+                         (default ${DEFAULT_CONFIG_DIR}/risk-overrides.json)
+  --receipt-ttl MIN      minutes a receipt stays valid (default ${RECEIPT_TTL_MINUTES})
+  --approval-ttl MIN     minutes a preview waits for approval (default ${RECEIPT_TTL_MINUTES})
+  --sweep-interval SEC   how often expired transactions are canceled (default 30)
+  --checkpoint-interval MS  coalescing window for signed checkpoints (default 200; 0 = every entry)
+  --no-syslog            do not copy checkpoints to syslog
+  -h, --help             this text
+
+Exit status: 0 after a clean stop (SIGTERM/SIGINT), 9 when start-up checks fail
+(readable key file, lowering risk override, unreadable store), 2 on bad options.
+`;
+
+function main(): void {
+  let v;
+  try {
+    v = parseArgs({
+      args: process.argv.slice(3),
+      options: {
+        socket: { type: 'string' },
+        'state-dir': { type: 'string' },
+        'log-dir': { type: 'string' },
+        'risk-overrides': { type: 'string' },
+        'receipt-ttl': { type: 'string' },
+        'approval-ttl': { type: 'string' },
+        'sweep-interval': { type: 'string' },
+        'checkpoint-interval': { type: 'string' },
+        'no-syslog': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${HELP}`);
+    process.exit(2);
+  }
+  if (v.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const num = (name: string, raw: string | undefined, dflt: number, min: number) => {
+    if (raw === undefined) return dflt;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < min) {
+      process.stderr.write(`--${name} must be a number >= ${min}\n`);
+      process.exit(2);
+    }
+    return n;
+  };
+  const stateDir = v['state-dir'] ?? DEFAULT_STATE_DIR;
+  const files = stateFiles(stateDir, v['log-dir'] ?? DEFAULT_LOG_DIR);
+  const firstStart = !existsSync(files.db);
+  startDaemon({
+    socketPath: v.socket ?? DEFAULT_SOCKET,
+    dbPath: files.db,
+    auditKeyPath: files.auditKey,
+    approvalKeyPath: files.approvalKey,
+    publicKeyPath: files.publicKey,
+    checkpointPath: files.checkpoints,
+    riskOverridesPath: v['risk-overrides'] ?? `${DEFAULT_CONFIG_DIR}/risk-overrides.json`,
+    receiptTtlMs: num('receipt-ttl', v['receipt-ttl'], RECEIPT_TTL_MINUTES, 0.01) * 60_000,
+    approvalTtlMs: num('approval-ttl', v['approval-ttl'], RECEIPT_TTL_MINUTES, 0.01) * 60_000,
+    sweepIntervalMs: num('sweep-interval', v['sweep-interval'], 30, 0.05) * 1000,
+    checkpointIntervalMs: num('checkpoint-interval', v['checkpoint-interval'], 200, 0),
+    syslog: !v['no-syslog'],
+    // Keys are created only with a brand-new store: a store without its keys is an error, not a fresh start.
+    createKeys: firstStart,
+  }).then(
+    (d) => {
+      const stop = () => d.stop().then(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    },
+    (e) => {
+      const msg = e instanceof AirlockError ? `${e.message}${e.hint ? `\n  next: ${e.hint}` : ''}` : (e as Error).stack;
+      process.stderr.write(`airlock-daemon: cannot start: ${msg}\n`);
+      process.exit(9);
+    },
+  );
+}
+
+main();

@@ -1,0 +1,94 @@
+/**
+ * Starts the daemon: keys, store, crash reconciliation, sweeps, checkpoints,
+ * listener. Anything wrong at start (a readable key, a lowering override, a store
+ * it cannot open) stops it with a message, rather than running half-configured.
+ */
+import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Server } from 'node:net';
+import { formatPublicKey, loadSeedFile } from '../audit/keys.js';
+import { sealEntry } from '../audit/entry.js';
+import { AirlockError } from '../protocol/errors.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { CheckpointWriter } from './checkpoints.js';
+import { Executor } from './executor.js';
+import { RealHost } from './host.js';
+import { detectPlatform } from './platform.js';
+import { resolvePrograms } from './programs.js';
+import { loadRiskOverrides } from './risk-overrides.js';
+import { startServer, VERSION } from './server.js';
+import { AirlockService } from './service.js';
+import { native } from './native.js';
+
+export interface DaemonConfig {
+  socketPath: string;
+  dbPath: string;
+  auditKeyPath: string;
+  approvalKeyPath: string;
+  publicKeyPath: string;
+  checkpointPath: string;
+  riskOverridesPath?: string;
+  approvalTtlMs: number;
+  receiptTtlMs: number;
+  sweepIntervalMs: number;
+  checkpointIntervalMs: number;
+  syslog: boolean;
+  /** Create missing keys (first start); existing ones are always checked. */
+  createKeys: boolean;
+  log?: (msg: string) => void;
+}
+
+export interface RunningDaemon {
+  server: Server;
+  socketPath: string;
+  service: AirlockService;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
+  const log = c.log ?? ((m: string) => process.stderr.write(`airlock-daemon: ${m}\n`));
+  native(); // fail now, not at the first connection, if the addon is missing
+  for (const p of [c.socketPath, c.dbPath, c.auditKeyPath, c.approvalKeyPath, c.checkpointPath]) mkdirSync(dirname(p), { recursive: true, mode: 0o755 });
+  const auditKey = loadSeedFile(c.auditKeyPath, c.createKeys);
+  const approvalKey = loadSeedFile(c.approvalKeyPath, c.createKeys);
+  if (auditKey.keyId === approvalKey.keyId) throw new AirlockError('integrity', 'same_keys', 'the audit key and the approval key must differ');
+  const pub = formatPublicKey(auditKey.publicRaw);
+  if (!existsSync(c.publicKeyPath) || readFileSync(c.publicKeyPath, 'utf8') !== pub) writeFileSync(c.publicKeyPath, pub, { mode: 0o644 });
+  const riskOverrides = loadRiskOverrides(c.riskOverridesPath);
+
+  const checkpoints = new CheckpointWriter(auditKey, c.checkpointPath, c.checkpointIntervalMs, c.syslog);
+  const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head) => checkpoints.note(head));
+  const executor = new Executor({ programs: resolvePrograms() });
+  const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);
+  const host = new RealHost(platform, executor);
+  const service = new AirlockService({ store, host, executor, approvalKey, riskOverrides, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs });
+
+  const reconciled = await service.reconcile();
+  if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
+  await store.appendEntries([
+    { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, reconciled: reconciled.length } },
+  ]);
+  const sweep = setInterval(() => {
+    service.sweep().then(
+      (ids) => ids.length && log(`expired ${ids.length} transaction(s)`),
+      (e) => log(`sweep failed: ${(e as Error).message}`),
+    );
+  }, c.sweepIntervalMs);
+  sweep.unref();
+
+  const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, log });
+  log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId})`);
+  let stopping: Promise<void> | null = null;
+  return {
+    server: listener.server,
+    socketPath: c.socketPath,
+    service,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(sweep);
+        await listener.close();
+        checkpoints.flush();
+        await store.close();
+      })()),
+  };
+}

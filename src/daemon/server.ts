@@ -1,0 +1,175 @@
+/**
+ * The Unix-socket listener. Identity comes from the kernel at accept time; a peer
+ * without an airlock role is told so and disconnected. Each connection must say
+ * hello within FIRST_FRAME_MS, is dropped after IDLE_MS of silence, and a uid may
+ * hold at most MAX_CONN_PER_UID connections. A bad frame length closes the
+ * connection (the stream can no longer be framed); a bad body gets a typed error.
+ */
+import net from 'node:net';
+import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
+import { AirlockError } from '../protocol/errors.js';
+import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/framing.js';
+import { METHODS, PROTOCOL, SERVER_NAME, type Method, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
+import { native } from './native.js';
+import { resolveIdentity, type Identity } from './identity.js';
+import type { AirlockService } from './service.js';
+import { MAX_OUTPUT_LINES } from './output.js';
+
+export const FIRST_FRAME_MS = 5_000;
+export const IDLE_MS = 120_000;
+export const MAX_CONN_PER_UID = 32;
+export const VERSION = '0.1.0';
+
+type Handler = (who: Identity, params: Record<string, unknown>) => Promise<unknown>;
+
+export interface ServerOptions {
+  socketPath: string;
+  service: AirlockService;
+  publicKeyText: string;
+  log: (msg: string) => void;
+}
+
+export interface RunningServer {
+  server: net.Server;
+  /** Stops accepting and drops open connections. */
+  close(): Promise<void>;
+}
+
+export function startServer(o: ServerOptions): Promise<RunningServer> {
+  const handlers: Record<Method, Handler> = {
+    'actions.list': async (who) => o.service.listActions(who),
+    'actions.describe': async (who, p) => o.service.describe(who, p.action_name),
+    preview: (who, p) => o.service.preview(who, p),
+    'transaction.get': (who, p) => o.service.transaction(who, p),
+    approve: (who, p) => o.service.approve(who, p),
+    execute: (who, p) => o.service.execute(who, p),
+    cancel: (who, p) => o.service.cancel(who, p),
+    history: (who, p) => o.service.history(who, p),
+    'audit.pubkey': async () => ({ public_key: o.publicKeyText.trim() }),
+  };
+  const perUid = new Map<number, number>();
+  const open = new Set<net.Socket>();
+
+  const server = net.createServer({ allowHalfOpen: false }, (sock) => {
+    open.add(sock);
+    sock.once('close', () => open.delete(sock));
+    let who: Identity | null;
+    try {
+      const fd = (sock as unknown as { _handle: { fd: number } })._handle.fd;
+      const cred = native().peerCredentials(fd);
+      if (cred.pidfd >= 0) native().closeFd(cred.pidfd);
+      who = resolveIdentity(cred);
+    } catch (e) {
+      o.log(`refusing a connection: cannot read peer credentials (${(e as Error).message})`);
+      sock.destroy();
+      return;
+    }
+    const send = (m: unknown) => {
+      if (!sock.destroyed) sock.write(encodeFrame(m));
+    };
+    const refuse = (err: AirlockError) => {
+      send({ type: 'response', id: null, ok: false, error: err.toWire() } satisfies ResponseMessage);
+      sock.end();
+      setTimeout(() => sock.destroy(), 1000).unref();
+    };
+    if (!who) {
+      return refuse(new AirlockError('authorization', 'no_role', 'you are in no airlock group, so the daemon will not talk to you', 'an administrator adds you to airlock-observer, airlock-dev or airlock-admin (then log in again)'));
+    }
+    const identity = who;
+    const count = (perUid.get(identity.uid) ?? 0) + 1;
+    perUid.set(identity.uid, count);
+    sock.once('close', () => {
+      const n = (perUid.get(identity.uid) ?? 1) - 1;
+      if (n <= 0) perUid.delete(identity.uid);
+      else perUid.set(identity.uid, n);
+    });
+    if (count > MAX_CONN_PER_UID) return refuse(new AirlockError('transient', 'too_many_connections', `uid ${identity.uid} already holds ${MAX_CONN_PER_UID} connections`, 'close some and retry'));
+
+    const reader = new FrameReader(MAX_FRAME);
+    let greeted = false;
+    const firstFrame = setTimeout(() => refuse(new AirlockError('transient', 'hello_timeout', `no hello within ${FIRST_FRAME_MS} ms`)), FIRST_FRAME_MS);
+    sock.setTimeout(IDLE_MS, () => refuse(new AirlockError('transient', 'idle_timeout', `no request for ${IDLE_MS / 1000} s`)));
+    sock.once('close', () => clearTimeout(firstFrame));
+    sock.on('error', () => sock.destroy());
+
+    sock.on('data', (chunk: Buffer) => {
+      let bodies: Buffer[];
+      try {
+        bodies = reader.push(chunk);
+      } catch (e) {
+        return refuse(e as AirlockError);
+      }
+      for (const body of bodies) {
+        let msg: unknown;
+        try {
+          msg = decodeBody(body);
+        } catch (e) {
+          send({ type: 'response', id: null, ok: false, error: (e as AirlockError).toWire() });
+          continue;
+        }
+        if (!greeted) {
+          const m = msg as { type?: unknown; protocol?: unknown };
+          if (m?.type !== 'hello' || m.protocol !== PROTOCOL) {
+            return refuse(new AirlockError('validation', 'hello_required', `the first message must be {"type":"hello","protocol":"${PROTOCOL}"}`));
+          }
+          greeted = true;
+          clearTimeout(firstFrame);
+          send({
+            type: 'welcome',
+            protocol: PROTOCOL,
+            server: SERVER_NAME,
+            version: VERSION,
+            capabilities: [...METHODS],
+            principal: { uid: identity.uid, user: identity.user, via: 'unix', role: identity.role, approver: identity.approver },
+            limits: { max_frame: MAX_FRAME, idle_timeout_ms: IDLE_MS, max_output_lines: MAX_OUTPUT_LINES },
+          } satisfies WelcomeMessage);
+          continue;
+        }
+        void dispatch(identity, msg).then(send);
+      }
+    });
+  });
+
+  async function dispatch(who: Identity, msg: unknown): Promise<ResponseMessage> {
+    const m = msg as { type?: unknown; id?: unknown; method?: unknown; params?: unknown };
+    const id = typeof m?.id === 'string' && m.id.length <= 64 ? m.id : null;
+    try {
+      if (m === null || typeof m !== 'object' || Array.isArray(m) || m.type !== 'request') {
+        throw new AirlockError('validation', 'unknown_type', 'expected a message of type "request"');
+      }
+      if (id === null) throw new AirlockError('validation', 'bad_id', 'request id must be a string of at most 64 characters');
+      if (typeof m.method !== 'string' || !(METHODS as readonly string[]).includes(m.method)) {
+        throw new AirlockError('validation', 'unknown_method', `unknown method ${JSON.stringify(String(m.method).slice(0, 40))}; known: ${METHODS.join(', ')}`);
+      }
+      const params = m.params ?? {};
+      if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new AirlockError('validation', 'bad_params', 'params must be an object');
+      const result = await handlers[m.method as Method](who, params as Record<string, unknown>);
+      return { type: 'response', id, ok: true, result };
+    } catch (e) {
+      if (e instanceof AirlockError) return { type: 'response', id, ok: false, error: e.toWire() };
+      // Anything unexpected fails closed with no internals leaked to the client.
+      o.log(`internal error on ${String(m?.method)}: ${(e as Error).stack ?? e}`);
+      return { type: 'response', id, ok: false, error: { category: 'integrity', code: 'internal', message: 'the daemon hit an internal error and changed nothing further; see its log' } };
+    }
+  }
+
+  return new Promise((resolve, reject) => {
+    if (existsSync(o.socketPath)) {
+      if (!lstatSync(o.socketPath).isSocket()) return reject(new Error(`${o.socketPath} exists and is not a socket`));
+      unlinkSync(o.socketPath);
+    }
+    server.once('error', reject);
+    server.listen(o.socketPath, () => {
+      // Access is decided per connection by peer credentials, so the socket itself is open to all.
+      chmodSync(o.socketPath, 0o666);
+      resolve({
+        server,
+        close: () =>
+          new Promise<void>((r) => {
+            server.close(() => r());
+            for (const s of open) s.destroy();
+          }),
+      });
+    });
+  });
+}

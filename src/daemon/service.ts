@@ -1,0 +1,348 @@
+/**
+ * The one door (invariant 2): every action, reads included, goes preview ->
+ * approve -> execute here, and each step lands in the signed log in the same
+ * store operation that changes the transaction's state. Role checks come first in
+ * every method, before any parameter is looked at.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { AnyAction, Host } from '../catalogue/action.js';
+import { CATALOGUE } from '../catalogue/index.js';
+import type { Step } from '../catalogue/mechanism.js';
+import { canonicalize } from '../protocol/canonical.js';
+import { AirlockError, fail } from '../protocol/errors.js';
+import { requestHash, sha256Hex } from '../protocol/hash.js';
+import type { ApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import { minRoleForRisk, roleSatisfies, type JobState, type Risk, type TxState } from '../protocol/risk.js';
+import type { EntryDraft } from '../audit/entry.js';
+import type { SigningKey } from '../audit/keys.js';
+import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.js';
+import type { Store, TxRecord } from '../store/store.js';
+import type { Executor } from './executor.js';
+import type { Identity } from './identity.js';
+import { releaseOutput } from './output.js';
+
+export interface ServiceOptions {
+  store: Store;
+  host: Host;
+  executor: Executor;
+  approvalKey: SigningKey;
+  riskOverrides: Map<string, Risk>;
+  /** How long a preview waits for approval, and a receipt for execution. */
+  approvalTtlMs: number;
+  receiptTtlMs: number;
+  now?: () => number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const principalName = (id: { uid: number; user: string }) => `${id.user}(uid ${id.uid})`;
+
+export class AirlockService {
+  private readonly now: () => number;
+  constructor(private readonly o: ServiceOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  riskOf(action: AnyAction): Risk {
+    return this.o.riskOverrides.get(action.name) ?? action.risk;
+  }
+
+  listActions(who: Identity) {
+    return [...CATALOGUE.values()].map((a) => this.describe(who, a.name));
+  }
+
+  describe(_who: Identity, name: unknown) {
+    const a = this.action(name);
+    const risk = this.riskOf(a);
+    return {
+      name: a.name,
+      family: a.family,
+      description: a.description,
+      risk,
+      min_role: minRoleForRisk(risk),
+      reboot_required: a.reboot,
+      rollback_available: a.rollback,
+      read_only: a.readOnly,
+      platforms: a.platforms,
+      supported_here: this.platformProblem(a) === null,
+      params_schema: z.toJSONSchema(a.params),
+      example: a.example,
+    };
+  }
+
+  async preview(who: Identity, req: { action_name?: unknown; params?: unknown }): Promise<PreviewEnvelope> {
+    const a = this.action(req.action_name);
+    const risk = this.requireRole(who, a);
+    const problem = this.platformProblem(a);
+    if (problem) fail('unsupported_platform', 'platform', problem);
+    const params = this.parseParams(a, req.params);
+    const hash = requestHash(a.name, params);
+    const current = await a.current(params, this.o.host);
+    a.check?.(params, current);
+    const parts = a.preview(params, current);
+    const steps = a.mechanism(params, current);
+    const created = this.now();
+    const id = 'tx_' + randomBytes(12).toString('hex');
+    const body: Omit<PreviewEnvelope, 'preview_digest'> = {
+      transaction_id: id,
+      action_name: a.name,
+      params,
+      request_hash: hash,
+      summary: parts.summary,
+      risk,
+      min_role: minRoleForRisk(risk),
+      current_state: jsonSafe(current),
+      proposed_change: { change: jsonSafe(parts.change ?? null), mechanism: describeSteps(steps) },
+      side_effects: parts.sideEffects ?? [],
+      reboot_required: a.reboot,
+      rollback_available: a.rollback,
+      warnings: parts.warnings ?? [],
+      requested_by: principalName(who),
+      created_at: iso(created),
+      expires_at: iso(created + this.o.approvalTtlMs),
+    };
+    const digest = sha256Hex(canonicalize(body));
+    const envelope: PreviewEnvelope = { ...body, preview_digest: digest };
+    await this.o.store.createTransaction(
+      {
+        id,
+        actionName: a.name,
+        params,
+        requestHash: hash,
+        risk,
+        state: 'Previewed',
+        requesterUid: who.uid,
+        requesterName: who.user,
+        requesterRole: who.role,
+        preview: envelope as unknown as Record<string, unknown>,
+        previewDigest: digest,
+        summary: parts.summary,
+        createdAt: created,
+        updatedAt: created,
+        expiresAt: created + this.o.approvalTtlMs,
+        approvedBy: null,
+        receiptCommitment: null,
+        result: null,
+      },
+      this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary: parts.summary, warnings: parts.warnings ?? [] }),
+    );
+    return envelope;
+  }
+
+  async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView & { preview: PreviewEnvelope; result: unknown }> {
+    const tx = await this.tx(req.transaction_id);
+    void who; // every role may read transactions: they hold no secrets or output
+    return { ...view(tx), preview: tx.preview as unknown as PreviewEnvelope, result: tx.result };
+  }
+
+  async approve(who: Identity, req: { transaction_id?: unknown; preview_digest?: unknown }): Promise<ApprovalGrant> {
+    const tx = await this.tx(req.transaction_id);
+    const a = this.action(tx.actionName);
+    const risk = this.riskOf(a);
+    if (!who.approver) {
+      fail('authorization', 'not_an_approver', `${principalName(who)} may not approve: approving needs root or membership of airlock-approvers`, `a human approves with \`sudo airlock approve ${tx.id}\``);
+    }
+    if (!roleSatisfies(who.role, minRoleForRisk(risk))) {
+      fail('authorization', 'role_too_low', `approving a ${risk}-risk action needs the ${minRoleForRisk(risk)} role; ${principalName(who)} is ${who.role}`);
+    }
+    if (who.uid === tx.requesterUid) {
+      fail('authorization', 'self_approval', `${principalName(who)} requested this change and cannot approve it too`, `another person approves it, e.g. with \`sudo airlock approve ${tx.id}\` from a terminal the agent does not control`);
+    }
+    if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
+    const now = this.now();
+    if (tx.expiresAt <= now) fail('stale_approval', 'preview_expired', `the preview of ${tx.id} expired at ${iso(tx.expiresAt)}`, 'preview the action again');
+    if (typeof req.preview_digest !== 'string' || req.preview_digest !== tx.previewDigest) {
+      fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
+    }
+    const expiresAt = now + this.o.receiptTtlMs;
+    const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver: principalName(who), executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
+    const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
+    const ok = await this.o.store.recordApproval(
+      tx.id,
+      { approvedBy: claims.approver, commitment, expiresAt, now },
+      this.entry('approval_granted', who, a.name, risk, tx.requestHash, tx.id, {
+        preview_digest: tx.previewDigest,
+        receipt_commitment: commitment,
+        executor: claims.executor,
+        receipt_expires_at: claims.expiresAt,
+      }),
+    );
+    if (!ok) fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
+    return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
+  }
+
+  async execute(who: Identity, req: { transaction_id?: unknown; action_name?: unknown; params?: unknown; receipt?: unknown }): Promise<ResultEnvelope> {
+    const tx = await this.tx(req.transaction_id);
+    const a = this.action(tx.actionName);
+    const risk = this.requireRole(who, a);
+    if (who.uid !== tx.requesterUid) {
+      fail('authorization', 'not_the_requester', `only ${tx.requesterName} (uid ${tx.requesterUid}), who requested ${tx.id}, may execute it`);
+    }
+    if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${String(req.action_name)}`);
+    const params = this.parseParams(a, req.params);
+    if (requestHash(a.name, params) !== tx.requestHash) {
+      fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
+    }
+    if (tx.state !== 'Queued' || !tx.approvedBy) fail('stale_approval', tx.state === 'Previewed' ? 'not_approved' : 'not_queued', `transaction ${tx.id} is ${tx.state === 'Previewed' ? 'not approved yet' : tx.state}`);
+    const receipt = typeof req.receipt === 'string' ? req.receipt : '';
+    const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver: tx.approvedBy!, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(tx.expiresAt) };
+    if (!verifyReceipt(this.o.approvalKey, claims, receipt)) {
+      fail('stale_approval', 'bad_receipt', `the receipt is not a valid approval of ${tx.id}`, 'use the receipt printed by `airlock approve` for this transaction');
+    }
+    // Re-read the host: the mechanism is built from the state at execution time, and a
+    // check that no longer holds refuses before the receipt is spent.
+    const current = await a.current(params, this.o.host);
+    a.check?.(params, current);
+    const steps = a.mechanism(params, current);
+    const release = this.o.executor.claim(steps);
+    try {
+      const now = this.now();
+      const base = { preview_digest: tx.previewDigest, receipt_commitment: receiptCommitment(receipt) };
+      const outcome = await this.o.store.consumeReceipt(tx.id, receiptCommitment(receipt), now, [
+        this.entry('approval_consumed', who, a.name, risk, tx.requestHash, tx.id, base),
+        this.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length }),
+      ]);
+      if (outcome !== 'consumed') {
+        const why = { already_consumed: 'was already used', expired: 'has expired', not_queued: 'is no longer valid', not_found: 'is unknown', mismatch: 'does not match', consumed: '' }[outcome];
+        fail('stale_approval', `receipt_${outcome}`, `the receipt for ${tx.id} ${why}`, 'preview again and ask for a new approval');
+      }
+      const run = await this.o.executor.runSteps(steps, a.files);
+      const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
+      const out = releaseOutput(run.output);
+      const summary = run.ok ? `${a.name}: done` : `${a.name}: ${run.error!.message}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const result: ResultEnvelope = {
+        transaction_id: tx.id,
+        action_name: a.name,
+        request_hash: tx.requestHash,
+        state,
+        summary,
+        needs_reboot: run.ok && a.reboot,
+        rollback_ref: run.rolledBack ? tx.id : null,
+        output: out.lines,
+        output_truncated: out.truncated,
+        ...(run.error ? { error: run.error.toWire() } : {}),
+      };
+      await this.o.store.finish(
+        tx.id,
+        state,
+        { state, summary, needs_reboot: result.needs_reboot, rollback_ref: result.rollback_ref, error: run.error?.toWire() ?? null },
+        this.now(),
+        this.entry('outcome', who, a.name, risk, tx.requestHash, tx.id, {
+          state,
+          error_category: run.error?.category ?? null,
+          error_code: run.error?.code ?? null,
+          rolled_back: run.rolledBack,
+          output_lines: out.lines.length,
+        }),
+      );
+      return result;
+    } finally {
+      release();
+    }
+  }
+
+  async cancel(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView> {
+    const tx = await this.tx(req.transaction_id);
+    if (who.uid !== tx.requesterUid && !(who.approver && who.role === 'admin')) {
+      fail('authorization', 'not_yours', `only the requester or an admin approver may cancel ${tx.id}`);
+    }
+    const a = this.action(tx.actionName);
+    const ok = await this.o.store.cancel(tx.id, this.now(), this.entry('canceled', who, a.name, this.riskOf(a), tx.requestHash, tx.id, { by: principalName(who) }));
+    if (!ok) fail('conflict', 'not_cancelable', `transaction ${tx.id} is ${tx.state}; only Previewed or Queued transactions can be canceled`);
+    return view((await this.o.store.getTransaction(tx.id))!);
+  }
+
+  async history(_who: Identity, req: { state?: unknown; action?: unknown; since?: unknown; limit?: unknown }): Promise<TransactionView[]> {
+    const q = HistoryQuery.safeParse(req);
+    if (!q.success) fail('validation', 'bad_history_query', z.prettifyError(q.error));
+    const { state, action, since, limit } = q.data!;
+    const rows = await this.o.store.history({ state: state as TxState | undefined, action, sinceMs: since ? Date.parse(since) : undefined, limit: limit ?? 50 });
+    return rows.map(view);
+  }
+
+  /** Sweep: cancels previews and receipts past their deadline, one signed entry each. */
+  async sweep(): Promise<string[]> {
+    return this.o.store.expireDue(this.now(), (tx) => this.systemEntry('expired', tx, { previous_state: tx.state, deadline: iso(tx.expiresAt) }));
+  }
+
+  async reconcile(): Promise<string[]> {
+    return this.o.store.reconcileInterrupted(this.now(), (tx) => this.systemEntry('reconciled', tx, { previous_state: 'Running', new_state: 'Failed', reason: 'daemon restarted while the job ran; effect unknown' }));
+  }
+
+  // --- helpers ---------------------------------------------------------------
+
+  private action(name: unknown): AnyAction {
+    const a = typeof name === 'string' ? CATALOGUE.get(name) : undefined;
+    if (!a) fail('validation', 'unknown_action', `there is no action named ${JSON.stringify(String(name).slice(0, 64))}`, 'list actions with `airlock actions`');
+    return a!;
+  }
+
+  /** Role before anything else about the request (invariant 3). */
+  private requireRole(who: Identity, a: AnyAction): Risk {
+    const risk = this.riskOf(a);
+    const need = minRoleForRisk(risk);
+    if (!roleSatisfies(who.role, need)) {
+      fail('authorization', 'role_too_low', `${a.name} is ${risk} risk and needs the ${need} role; ${principalName(who)} is ${who.role}`, `ask an administrator to add you to airlock-${need}`);
+    }
+    return risk;
+  }
+
+  private platformProblem(a: AnyAction): string | null {
+    const p = this.o.host.platform;
+    if (p === null) return a.readOnly && a.risk === 'low' ? null : 'this distribution is not recognised: only read-only actions are available';
+    return a.platforms.includes(p) ? null : `${a.name} does not support ${p}`;
+  }
+
+  private parseParams(a: AnyAction, raw: unknown): Record<string, unknown> {
+    const r = a.params.safeParse(raw ?? {});
+    if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${z.prettifyError(r.error).replace(/\n/g, '; ')}`, `see \`airlock describe ${a.name}\``);
+    return r.data as Record<string, unknown>;
+  }
+
+  private async tx(id: unknown): Promise<TxRecord> {
+    if (typeof id !== 'string' || !/^tx_[0-9a-f]{24}$/.test(id)) fail('validation', 'bad_transaction_id', 'transaction_id must look like tx_ followed by 24 hex digits');
+    const tx = await this.o.store.getTransaction(id as string);
+    if (!tx) fail('validation', 'no_such_transaction', `there is no transaction ${id}`, 'see `airlock history`');
+    return tx!;
+  }
+
+  private entry(kind: EntryDraft['kind'], who: Identity, action: string, risk: Risk, hash: string, txId: string, details: EntryDraft['details']): EntryDraft {
+    return { kind, transaction_id: txId, action_name: action, risk, request_hash: hash, principal: { uid: who.uid, user: who.user, role: who.role }, details };
+  }
+
+  private systemEntry(kind: EntryDraft['kind'], tx: TxRecord, details: EntryDraft['details']): EntryDraft {
+    return { kind, transaction_id: tx.id, action_name: tx.actionName, risk: tx.risk, request_hash: tx.requestHash, principal: null, details };
+  }
+}
+
+const HistoryQuery = z.strictObject({
+  state: z.enum(['Previewed', 'Queued', 'Running', 'Succeeded', 'Failed', 'Canceled', 'RolledBack', 'NeedsReboot']).optional(),
+  action: z.string().max(64).regex(/^[A-Za-z0-9]+$/).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+});
+
+function view(tx: TxRecord): TransactionView {
+  return {
+    transaction_id: tx.id,
+    action_name: tx.actionName,
+    risk: tx.risk,
+    state: tx.state,
+    request_hash: tx.requestHash,
+    requested_by: principalName({ uid: tx.requesterUid, user: tx.requesterName }),
+    approved_by: tx.approvedBy,
+    created_at: iso(tx.createdAt),
+    updated_at: iso(tx.updatedAt),
+    expires_at: iso(tx.expiresAt),
+    summary: tx.summary,
+  };
+}
+
+/** What the approver sees of the mechanism: programs and files, never content beyond what the change states. */
+function describeSteps(steps: Step[]): unknown[] {
+  return steps.map((s) => (s.kind === 'command' ? { kind: s.kind, program: s.program, args: s.args } : { kind: s.kind, path: s.path }));
+}
+
+function jsonSafe(v: unknown): unknown {
+  return v === undefined ? null : JSON.parse(JSON.stringify(v));
+}

@@ -1,0 +1,15 @@
+/** Default locations, shared by the daemon and its clients. AIRLOCK_SOCKET overrides the socket for clients. */
+export const DEFAULT_SOCKET = '/run/airlock/airlock.sock';
+export const DEFAULT_STATE_DIR = '/var/lib/airlock';
+export const DEFAULT_LOG_DIR = '/var/log/airlock';
+export const DEFAULT_CONFIG_DIR = '/etc/airlock';
+
+export const stateFiles = (stateDir: string, logDir: string) => ({
+  db: `${stateDir}/airlock.db`,
+  auditKey: `${stateDir}/audit.key`,
+  approvalKey: `${stateDir}/approval.key`,
+  publicKey: `${stateDir}/audit.pub`,
+  checkpoints: `${logDir}/checkpoints.log`,
+});
+
+export const RECEIPT_TTL_MINUTES = 15;

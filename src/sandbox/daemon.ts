@@ -1,0 +1,87 @@
+/**
+ * A real Airlock daemon on a throwaway host: the overlay sandbox running
+ * `airlock daemon` with its socket, database, keys and checkpoints in the shared
+ * directory. Used by `airlock demo`, the integration tests and the benchmark.
+ */
+import net from 'node:net';
+import { nodeCommand } from './node-command.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSandbox, type Sandbox } from './overlay.js';
+import type { UnixIdentity } from './principal.js';
+import { stateFiles } from '../protocol/defaults.js';
+
+
+export interface SandboxDaemon {
+  box: Sandbox;
+  socket: string;
+  files: ReturnType<typeof stateFiles>;
+  stateDir: string;
+  logDir: string;
+  /** Creates a user (and any missing groups) inside the sandbox; returns its ids. */
+  addUser(name: string, groups: string[]): Promise<UnixIdentity>;
+  /** Daemon stderr lines so far. */
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+export const AIRLOCK_GROUPS = ['airlock-observer', 'airlock-dev', 'airlock-admin', 'airlock-boot', 'airlock-approvers'];
+
+export async function startSandboxDaemon(opts: { daemonArgs?: string[]; onOutput?: (l: string) => void } = {}): Promise<SandboxDaemon> {
+  const logs: string[] = [];
+  const entry = nodeCommand(join(dirname(fileURLToPath(import.meta.url)), '..', 'daemon', 'entry.js'));
+  const box: Sandbox = await startSandbox({
+    command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--risk-overrides', `${shared}/risk-overrides.json`, ...(opts.daemonArgs ?? [])],
+    onOutput: (l) => {
+      logs.push(l);
+      opts.onOutput?.(l);
+    },
+  });
+  const socket = join(box.shared, 'airlock.sock');
+  const stateDir = join(box.shared, 'state');
+  const logDir = join(box.shared, 'log');
+  await waitForSocket(socket, box, logs);
+  const ensureGroup = async (g: string) => {
+    const r = await box.run('/usr/bin/getent', ['group', g]);
+    if (r.code !== 0) await must(box.run('/usr/sbin/groupadd', ['--', g]), `groupadd ${g}`);
+  };
+  return {
+    box,
+    socket,
+    stateDir,
+    logDir,
+    files: stateFiles(stateDir, logDir),
+    logs,
+    addUser: async (name, groups) => {
+      for (const g of groups) await ensureGroup(g);
+      await must(box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', ...(groups.length ? ['-G', groups.join(',')] : []), '--', name]), `useradd ${name}`);
+      const ids = await must(box.run('/usr/bin/id', ['--', name]), `id ${name}`);
+      const uid = Number(/uid=(\d+)/.exec(ids.stdout)![1]);
+      const gid = Number(/gid=(\d+)/.exec(ids.stdout)![1]);
+      const all = [...ids.stdout.matchAll(/(\d+)\(/g)].slice(2).map((m) => Number(m[1]));
+      return { uid, gid, groups: [...new Set([gid, ...all])] };
+    },
+    stop: () => box.stop(),
+  };
+}
+
+async function must<T extends { code: number; stderr: string }>(p: Promise<T>, what: string): Promise<T> {
+  const r = await p;
+  if (r.code !== 0) throw new Error(`${what} failed in the sandbox: ${r.stderr.trim()}`);
+  return r;
+}
+
+async function waitForSocket(path: string, box: Sandbox, logs: string[]): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    if (box.child.exitCode !== null) throw new Error(`the daemon exited with status ${box.child.exitCode}:\n${logs.join('\n')}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.createConnection(path);
+      s.once('connect', () => (s.destroy(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the daemon did not open ${path} in time:\n${logs.join('\n')}`);
+}

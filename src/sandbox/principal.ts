@@ -1,0 +1,74 @@
+/**
+ * A client process running as a given Unix user (setpriv), so every role decision
+ * the daemon makes rests on real kernel peer credentials. Used by `airlock demo`
+ * and the test suite.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { nodeCommand } from './node-command.js';
+import { AirlockError, type WireError } from '../protocol/errors.js';
+import type { Method } from '../protocol/messages.js';
+
+export interface UnixIdentity {
+  uid: number;
+  gid: number;
+  groups: number[];
+}
+
+const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'principal-worker.js');
+
+type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: WireError };
+
+export class Principal {
+  private next = 1;
+  private readonly waiting = new Map<number, (r: Reply) => void>();
+  private constructor(
+    readonly identity: UnixIdentity,
+    private readonly child: ChildProcess,
+  ) {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const r = JSON.parse(line) as Reply;
+      this.waiting.get(r.id)?.(r);
+      this.waiting.delete(r.id);
+    });
+  }
+
+  static spawn(identity: UnixIdentity, socket: string): Principal {
+    const node = nodeCommand(WORKER);
+    const groups = identity.groups.length ? identity.groups.join(',') : String(identity.gid);
+    const child = spawn('/usr/bin/setpriv', [`--reuid=${identity.uid}`, `--regid=${identity.gid}`, `--groups=${groups}`, '--inh-caps=-all', '--', ...node, socket], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      cwd: '/',
+      env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' },
+    });
+    return new Principal(identity, child);
+  }
+
+  private send(cmd: Record<string, unknown>): Promise<Reply> {
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.stdin!.write(JSON.stringify({ id, ...cmd }) + '\n');
+    });
+  }
+
+  /** One call; resolves to the result or rejects with the daemon's typed error. */
+  async call<T = any>(method: Method, params: Record<string, unknown> = {}, opts: { fresh?: boolean } = {}): Promise<T> {
+    const r = await this.send({ op: 'call', method, params, fresh: opts.fresh ?? false });
+    if (!r.ok) throw AirlockError.fromWire(r.error);
+    return r.result as T;
+  }
+
+  /** The same call on `count` connections at once; each settles on its own. */
+  async parallel(method: Method, params: Record<string, unknown>, count: number): Promise<Array<{ ok: boolean; result?: any; error?: WireError }>> {
+    const r = await this.send({ op: 'parallel', method, params, count });
+    if (!r.ok) throw AirlockError.fromWire(r.error);
+    return r.result as Array<{ ok: boolean; result?: any; error?: WireError }>;
+  }
+
+  close(): void {
+    this.child.stdin!.end();
+  }
+}

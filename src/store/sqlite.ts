@@ -1,0 +1,255 @@
+/**
+ * SQLite store (embedded default). better-sqlite3 is synchronous, so each method
+ * runs one IMMEDIATE transaction start to finish; the daemon is the only writer.
+ * WAL keeps readers (an auditor's `audit verify`) from blocking it.
+ */
+import Database from 'better-sqlite3';
+import type { EntryDraft } from '../audit/entry.js';
+import { GENESIS_HASH } from '../audit/entry.js';
+import { AirlockError } from '../protocol/errors.js';
+import type { TxState } from '../protocol/risk.js';
+import type { ConsumeOutcome, HistoryFilter, LogHead, Sealer, Store, TxRecord } from './store.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS transactions (
+  id TEXT PRIMARY KEY,
+  action_name TEXT NOT NULL,
+  params_json TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  risk TEXT NOT NULL,
+  state TEXT NOT NULL,
+  requester_uid INTEGER NOT NULL,
+  requester_name TEXT NOT NULL,
+  requester_role TEXT NOT NULL,
+  preview_json TEXT NOT NULL,
+  preview_digest TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  approved_by TEXT,
+  receipt_commitment TEXT,
+  consumed_at INTEGER,
+  result_json TEXT
+);
+CREATE INDEX IF NOT EXISTS tx_state_expiry ON transactions(state, expires_at);
+CREATE INDEX IF NOT EXISTS tx_created ON transactions(created_at);
+CREATE TABLE IF NOT EXISTS audit_log (
+  seq INTEGER PRIMARY KEY,
+  body TEXT NOT NULL,
+  sig TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+`;
+const SCHEMA_VERSION = '1';
+
+interface Row {
+  id: string;
+  action_name: string;
+  params_json: string;
+  request_hash: string;
+  risk: string;
+  state: string;
+  requester_uid: number;
+  requester_name: string;
+  requester_role: string;
+  preview_json: string;
+  preview_digest: string;
+  summary: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+  approved_by: string | null;
+  receipt_commitment: string | null;
+  result_json: string | null;
+}
+
+const toRecord = (r: Row): TxRecord => ({
+  id: r.id,
+  actionName: r.action_name,
+  params: JSON.parse(r.params_json),
+  requestHash: r.request_hash,
+  risk: r.risk as TxRecord['risk'],
+  state: r.state as TxState,
+  requesterUid: r.requester_uid,
+  requesterName: r.requester_name,
+  requesterRole: r.requester_role as TxRecord['requesterRole'],
+  preview: JSON.parse(r.preview_json),
+  previewDigest: r.preview_digest,
+  summary: r.summary,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  expiresAt: r.expires_at,
+  approvedBy: r.approved_by,
+  receiptCommitment: r.receipt_commitment,
+  result: r.result_json ? JSON.parse(r.result_json) : null,
+});
+
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private head: LogHead;
+  private readonly stmts;
+
+  constructor(
+    path: string,
+    private readonly seal: Sealer,
+    private readonly onAppend: (head: LogHead) => void = () => {},
+  ) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(SCHEMA);
+    const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined;
+    if (version === undefined) this.db.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
+    else if (version !== SCHEMA_VERSION) throw new AirlockError('integrity', 'schema_version', `database schema ${version} is not the supported ${SCHEMA_VERSION}`);
+    const last = this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
+    this.head = last ? { size: last.seq, hash: last.hash } : { size: 0, hash: GENESIS_HASH };
+    this.stmts = {
+      insertTx: this.db.prepare(`INSERT INTO transactions (id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
+        preview_json, preview_digest, summary, created_at, updated_at, expires_at) VALUES
+        (@id, @action_name, @params_json, @request_hash, @risk, @state, @requester_uid, @requester_name, @requester_role, @preview_json, @preview_digest, @summary, @created_at, @updated_at, @expires_at)`),
+      getTx: this.db.prepare('SELECT * FROM transactions WHERE id = ?'),
+      approve: this.db.prepare(`UPDATE transactions SET state = 'Queued', approved_by = ?, receipt_commitment = ?, expires_at = ?, updated_at = ?
+        WHERE id = ? AND state = 'Previewed' AND expires_at > ?`),
+      consume: this.db.prepare(`UPDATE transactions SET state = 'Running', consumed_at = ?, updated_at = ?
+        WHERE id = ? AND state = 'Queued' AND consumed_at IS NULL AND receipt_commitment = ? AND expires_at > ?`),
+      consumeProbe: this.db.prepare('SELECT state, consumed_at, receipt_commitment, expires_at FROM transactions WHERE id = ?'),
+      finish: this.db.prepare("UPDATE transactions SET state = ?, result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
+      cancel: this.db.prepare("UPDATE transactions SET state = 'Canceled', updated_at = ? WHERE id = ? AND state IN ('Previewed', 'Queued')"),
+      due: this.db.prepare("SELECT * FROM transactions WHERE state IN ('Previewed', 'Queued') AND expires_at <= ?"),
+      running: this.db.prepare("SELECT * FROM transactions WHERE state = 'Running'"),
+      fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
+      insertLog: this.db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)'),
+    };
+  }
+
+  /** Runs fn and appends entries in one IMMEDIATE transaction; the in-memory head moves only on commit. */
+  private atomically<T>(entries: (result: T) => EntryDraft[], fn: () => T): T {
+    let head = this.head;
+    const run = this.db.transaction(() => {
+      head = this.head;
+      const result = fn();
+      for (const draft of entries(result)) {
+        const sealed = this.seal(draft, head.size + 1, head.hash);
+        this.stmts.insertLog.run(sealed.seq, sealed.body, sealed.sig, sealed.hash);
+        head = { size: sealed.seq, hash: sealed.hash };
+      }
+      return result;
+    });
+    const result = run.immediate();
+    if (head !== this.head) {
+      this.head = head;
+      this.onAppend(head);
+    }
+    return result;
+  }
+
+  async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
+    this.atomically(
+      () => [entry],
+      () =>
+        this.stmts.insertTx.run({
+          id: tx.id,
+          action_name: tx.actionName,
+          params_json: JSON.stringify(tx.params),
+          request_hash: tx.requestHash,
+          risk: tx.risk,
+          state: tx.state,
+          requester_uid: tx.requesterUid,
+          requester_name: tx.requesterName,
+          requester_role: tx.requesterRole,
+          preview_json: JSON.stringify(tx.preview),
+          preview_digest: tx.previewDigest,
+          summary: tx.summary,
+          created_at: tx.createdAt,
+          updated_at: tx.updatedAt,
+          expires_at: tx.expiresAt,
+        }),
+    );
+  }
+
+  async getTransaction(id: string): Promise<TxRecord | null> {
+    const r = this.stmts.getTx.get(id) as Row | undefined;
+    return r ? toRecord(r) : null;
+  }
+
+  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number }, entry: EntryDraft): Promise<boolean> {
+    return this.atomically(
+      (ok) => (ok ? [entry] : []),
+      () => this.stmts.approve.run(a.approvedBy, a.commitment, a.expiresAt, a.now, id, a.now).changes === 1,
+    );
+  }
+
+  async consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {
+    return this.atomically(
+      (o) => (o === 'consumed' ? entries : []),
+      (): ConsumeOutcome => {
+        if (this.stmts.consume.run(now, now, id, commitment, now).changes === 1) return 'consumed';
+        const p = this.stmts.consumeProbe.get(id) as { state: string; consumed_at: number | null; receipt_commitment: string | null; expires_at: number } | undefined;
+        if (!p) return 'not_found';
+        if (p.consumed_at !== null) return 'already_consumed';
+        if (p.state !== 'Queued') return 'not_queued';
+        if (p.receipt_commitment !== commitment) return 'mismatch';
+        return 'expired';
+      },
+    );
+  }
+
+  async finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void> {
+    this.atomically(
+      () => [entry],
+      () => {
+        if (this.stmts.finish.run(state, JSON.stringify(result), now, id).changes !== 1) {
+          throw new AirlockError('integrity', 'not_running', `transaction ${id} is not Running`);
+        }
+      },
+    );
+  }
+
+  async cancel(id: string, now: number, entry: EntryDraft): Promise<boolean> {
+    return this.atomically(
+      (ok) => (ok ? [entry] : []),
+      () => this.stmts.cancel.run(now, id).changes === 1,
+    );
+  }
+
+  async expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
+    const due = () => (this.stmts.due.all(now) as Row[]).map(toRecord);
+    return this.atomically(
+      (txs) => txs.map(entryFor),
+      () => due().filter((tx) => this.stmts.cancel.run(now, tx.id).changes === 1),
+    ).map((t) => t.id);
+  }
+
+  async reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
+    const result = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
+    return this.atomically(
+      (txs) => txs.map(entryFor),
+      () => (this.stmts.running.all() as Row[]).map(toRecord).filter((tx) => this.stmts.fail.run(result, now, tx.id).changes === 1),
+    ).map((t) => t.id);
+  }
+
+  async history(f: HistoryFilter): Promise<TxRecord[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (f.state) (where.push('state = ?'), args.push(f.state));
+    if (f.action) (where.push('action_name = ?'), args.push(f.action));
+    if (f.sinceMs !== undefined) (where.push('created_at >= ?'), args.push(f.sinceMs));
+    const sql = `SELECT * FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...args, f.limit) as Row[]).map(toRecord);
+  }
+
+  async appendEntries(entries: EntryDraft[]): Promise<void> {
+    this.atomically(() => entries, () => undefined);
+  }
+
+  logHead(): LogHead {
+    return this.head;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

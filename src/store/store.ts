@@ -1,0 +1,69 @@
+/**
+ * The store interface. Every method is one atomic operation that changes
+ * transaction state and appends the matching signed audit entries together, so
+ * the log and the state can never disagree. SQLite implements it now; a
+ * PostgreSQL backend implements the same interface.
+ */
+import type { EntryDraft, SealedEntry } from '../audit/entry.js';
+import type { Risk, Role, TxState } from '../protocol/risk.js';
+
+export type Sealer = (draft: EntryDraft, seq: number, prevHash: string) => SealedEntry;
+
+export interface TxRecord {
+  id: string;
+  actionName: string;
+  params: Record<string, unknown>;
+  requestHash: string;
+  risk: Risk;
+  state: TxState;
+  requesterUid: number;
+  requesterName: string;
+  requesterRole: Role;
+  preview: Record<string, unknown>;
+  previewDigest: string;
+  summary: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Deadline for the current stage: approval for Previewed, execution for Queued. */
+  expiresAt: number;
+  approvedBy: string | null;
+  receiptCommitment: string | null;
+  result: Record<string, unknown> | null;
+}
+
+export type ConsumeOutcome = 'consumed' | 'not_found' | 'not_queued' | 'already_consumed' | 'expired' | 'mismatch';
+
+export interface HistoryFilter {
+  state?: TxState;
+  action?: string;
+  sinceMs?: number;
+  limit: number;
+}
+
+export interface LogHead {
+  size: number;
+  hash: string;
+}
+
+export interface Store {
+  /** Persists a previewed transaction and its preview entry. */
+  createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void>;
+  getTransaction(id: string): Promise<TxRecord | null>;
+  /** Previewed -> Queued with the receipt commitment, only while still Previewed and unexpired. */
+  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number }, entry: EntryDraft): Promise<boolean>;
+  /** Verify-and-consume in one atomic step: Queued + matching commitment + unexpired -> Running. */
+  consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome>;
+  /** Running -> terminal state with the outcome entry. */
+  finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void>;
+  /** Previewed/Queued -> Canceled, for an explicit cancel. */
+  cancel(id: string, now: number, entry: EntryDraft): Promise<boolean>;
+  /** Cancels every Previewed/Queued transaction past its deadline; one entry each. Returns their ids. */
+  expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]>;
+  /** Marks transactions left Running by a crash as Failed; one entry each. */
+  reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]>;
+  history(filter: HistoryFilter): Promise<TxRecord[]>;
+  /** Appends free-standing entries (daemon start). */
+  appendEntries(entries: EntryDraft[]): Promise<void>;
+  logHead(): LogHead;
+  close(): Promise<void>;
+}

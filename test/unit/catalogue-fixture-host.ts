@@ -1,0 +1,53 @@
+/** A Host for catalogue unit tests: an in-memory file tree and scripted program answers. Nothing real is touched. */
+import type { CommandOutput, Host } from '../../src/catalogue/action.js';
+import type { ProgramName } from '../../src/catalogue/programs.js';
+import { parseGroup, parsePasswd } from '../../src/daemon/host.js';
+
+export type Node = string | { link: string } | { dir: true } | { file: string; mode: number };
+
+export class FixtureHost implements Host {
+  readonly platform = 'debian' as const;
+  readonly calls: Array<[ProgramName, string[]]> = [];
+  constructor(
+    private readonly tree: Record<string, Node>,
+    private readonly programs: (program: ProgramName, args: string[]) => CommandOutput = () => ({ code: 127, stdout: '', stderr: 'not scripted' }),
+  ) {}
+
+  async readFile(path: string): Promise<string | null> {
+    const n = this.tree[path];
+    if (n === undefined) return null;
+    if (typeof n === 'string') return n;
+    if ('file' in n) return n.file;
+    throw new Error(`${path} is not a regular file`);
+  }
+
+  async stat(path: string) {
+    const n = this.tree[path] ?? (Object.keys(this.tree).some((p) => p.startsWith(path + '/')) ? { dir: true as const } : undefined);
+    if (n === undefined) return null;
+    const kind = typeof n === 'string' ? 'file' : 'link' in n ? 'link' : 'dir' in n ? 'dir' : 'file';
+    const mode = typeof n === 'object' && 'mode' in n ? n.mode : kind === 'dir' ? 0o755 : kind === 'link' ? 0o777 : 0o644;
+    const size = typeof n === 'string' ? n.length : 'file' in n ? n.file.length : 0;
+    return { mode, uid: 0, gid: 0, size, isFile: kind === 'file', isDir: kind === 'dir', isSymlink: kind === 'link' };
+  }
+
+  async run(program: ProgramName, args: string[]): Promise<CommandOutput> {
+    this.calls.push([program, args]);
+    if (program === 'readlink' && args[0] === '--') {
+      const n = this.tree[args[1]!];
+      if (typeof n === 'object' && 'link' in n) return { code: 0, stdout: `${n.link}\n`, stderr: '' };
+      return { code: 1, stdout: '', stderr: '' };
+    }
+    return this.programs(program, args);
+  }
+
+  async users() {
+    return parsePasswd((await this.readFile('/etc/passwd')) ?? '');
+  }
+
+  async groups() {
+    return parseGroup((await this.readFile('/etc/group')) ?? '');
+  }
+}
+
+/** Strings every free-text parameter must refuse. */
+export const INJECTIONS = ['; rm -rf /', '$(id)', '`id`', '-rf', '--help', '../etc', 'a\u0000b', 'a\nb', 'x'.repeat(5000), '', 'a b', 'a|b', 'a&b', "a'b", 'a"b', 'a>b'];

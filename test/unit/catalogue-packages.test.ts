@@ -1,0 +1,238 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
+import * as packages from '../../src/catalogue/families/packages.js';
+import { parseDpkgEntries, parsePolicy, parseSimulation, PROTECTED_PACKAGES } from '../../src/catalogue/families/packages.js';
+import type { ProgramName } from '../../src/catalogue/programs.js';
+import { AirlockError } from '../../src/protocol/errors.js';
+import { FixtureHost, INJECTIONS } from './catalogue-fixture-host.js';
+
+const actions = Object.values(packages).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+const byName = (n: string) => actions.find((a) => a.name === n)!;
+const ok = (stdout: string): CommandOutput => ({ code: 0, stdout, stderr: '' });
+
+/** A fake dpkg/apt: `installed` maps name -> [version, want, essential, priority]; `candidates` maps name -> version. */
+function aptHost(opts: {
+  installed?: Record<string, [string, string, 'yes' | 'no', string]>;
+  candidates?: Record<string, string | null>;
+  simulate?: (verb: string, spec: string) => CommandOutput;
+}) {
+  const installed = opts.installed ?? {};
+  const candidates = opts.candidates ?? {};
+  return new FixtureHost({}, (program: ProgramName, args: string[]) => {
+    const operands = args.slice(args.indexOf('--') + 1);
+    if (program === 'dpkg-query') {
+      const lines = operands.filter((n) => installed[n]).map((n) => {
+        const [v, want, ess, prio] = installed[n]!;
+        return [n, 'amd64', v, want, 'installed', ess, prio].join('\t') + '\n';
+      });
+      return { code: lines.length === operands.length ? 0 : 1, stdout: lines.join(''), stderr: '' };
+    }
+    if (program === 'apt-cache' && args[0] === 'policy') {
+      const n = operands[0]!;
+      if (!(n in candidates) && !installed[n]) return ok('');
+      return ok(`${n}:\n  Installed: ${installed[n]?.[0] ?? '(none)'}\n  Candidate: ${candidates[n] ?? '(none)'}\n  Version table:\n`);
+    }
+    if (program === 'apt-get' && args[0] === '-s') return opts.simulate!(args[1]!, operands[0]!);
+    return { code: 127, stdout: '', stderr: `unscripted ${program} ${args.join(' ')}` };
+  });
+}
+
+async function run(name: string, raw: Record<string, unknown>, host: FixtureHost) {
+  const a = byName(name);
+  const p = a.params.parse(raw);
+  const cur = await a.current(p, host);
+  a.check?.(p, cur);
+  return { steps: a.mechanism(p, cur), preview: a.preview(p, cur) };
+}
+
+async function refusal(name: string, raw: Record<string, unknown>, host: FixtureHost): Promise<AirlockError> {
+  try {
+    await run(name, raw, host);
+  } catch (e) {
+    assert.ok(e instanceof AirlockError, String(e));
+    return e;
+  }
+  assert.fail(`${name} ${JSON.stringify(raw)} was not refused`);
+}
+
+test('package actions: names, risks, declarations', () => {
+  const risks = Object.fromEntries(actions.map((a) => [a.name, a.risk]));
+  assert.deepEqual(risks, {
+    AptUpdate: 'medium',
+    InstallPackage: 'medium',
+    RemovePackage: 'high',
+    ListInstalledPackages: 'low',
+    ListUpgradable: 'low',
+    PackagePolicy: 'low',
+    PackageInfo: 'low',
+    HoldPackage: 'medium',
+    UnholdPackage: 'medium',
+  });
+  for (const a of actions) {
+    assert.equal(a.family, 'packages');
+    assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
+    assert.equal(a.readOnly, a.risk === 'low', `${a.name} readOnly`);
+    assert.deepEqual(a.files, [], `${a.name} touches no file directly`);
+  }
+});
+
+test('package names refuse injections, patterns and unknown keys', () => {
+  const withPackage = actions.filter((a) => a.params.safeParse({ package: 'hello' }).success);
+  assert.equal(withPackage.length, 6);
+  const bad = [...INJECTIONS, 'lib*', 'lib?', '[a]*', 'hello=1.0', 'hello:amd64', '^lib', 'lib$', 'Hello', 'h', '-o', '--force-yes', 'a/b', './x', 'x'.repeat(101)];
+  for (const a of withPackage) {
+    for (const b of bad) assert.equal(a.params.safeParse({ package: b }).success, false, `${a.name} ${JSON.stringify(b)}`);
+    assert.equal(a.params.safeParse({ package: 'hello', extra: 1 }).success, false, 'strict');
+    assert.equal(a.params.safeParse({}).success, false, 'package required');
+    assert.equal(a.params.safeParse({ package: ['hello'] }).success, false);
+  }
+  for (const a of actions.filter((x) => !withPackage.includes(x))) {
+    assert.equal(a.params.safeParse({}).success, true);
+    assert.equal(a.params.safeParse({ package: 'hello' }).success, false, `${a.name} takes no parameter`);
+  }
+});
+
+test('parsers read dpkg-query, apt-cache policy and apt-get -s output', () => {
+  assert.deepEqual(parseDpkgEntries('bash\tamd64\t5.2\tinstall\tinstalled\tyes\trequired\n\nbad line\n'), [
+    { name: 'bash', arch: 'amd64', version: '5.2', want: 'install', status: 'installed', essential: true, priority: 'required' },
+  ]);
+  const policy = 'ibus-libzhuyin:\n  Installed: (none)\n  Candidate: 1.0\nhello:\n  Installed: (none)\n  Candidate: 2.10-3\n  Version table:\n     2.10-3 500\n';
+  assert.deepEqual(parsePolicy('hello', policy), { known: true, installed: null, candidate: '2.10-3' });
+  // apt's regex fallback answers for other packages: that is not "lib." itself.
+  assert.deepEqual(parsePolicy('lib.', 'libz1:\n  Installed: 1\n  Candidate: 1\n'), { known: false, installed: null, candidate: null });
+  assert.deepEqual(parsePolicy('awk', 'awk:\n  Installed: (none)\n  Candidate: (none)\n  Version table:\n'), { known: true, installed: null, candidate: null });
+  const sim = [
+    'The following NEW packages will be installed:',
+    'Inst libtext-charwidth-perl (0.04-11 Debian:12.15/oldstable [amd64])',
+    'Inst libssl3 [3.0.1] (3.0.2 Debian-Security:12/oldstable-security [amd64])',
+    'Inst cowsay (3.03+dfsg2-8 Debian:12.15/oldstable [all])',
+    'Conf cowsay (3.03+dfsg2-8 Debian:12.15/oldstable [all])',
+    'Remv hello [2.10-3]',
+    'Purg foo:i386 [1.0]',
+  ].join('\n');
+  assert.deepEqual(parseSimulation(sim), {
+    install: [
+      { name: 'libtext-charwidth-perl', version: '0.04-11' },
+      { name: 'cowsay', version: '3.03+dfsg2-8' },
+    ],
+    upgrade: [{ name: 'libssl3', from: '3.0.1', to: '3.0.2' }],
+    remove: [
+      { name: 'hello', version: '2.10-3' },
+      { name: 'foo:i386', version: '1.0' },
+    ],
+  });
+});
+
+test('InstallPackage pins the previewed candidate and never removes', async () => {
+  const host = aptHost({
+    candidates: { cowsay: '3.03+dfsg2-8' },
+    simulate: () => ok('Inst libtext-charwidth-perl (0.04-11 Debian [amd64])\nInst cowsay (3.03+dfsg2-8 Debian [all])\n'),
+  });
+  const { steps, preview } = await run('InstallPackage', { package: 'cowsay' }, host);
+  assert.deepEqual(steps, [
+    {
+      kind: 'command',
+      program: 'apt-get',
+      args: ['install', '-y', '--no-install-recommends', '--no-remove', '-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0', '--', 'cowsay=3.03+dfsg2-8'],
+      resource: 'dpkg',
+      timeoutMs: 600_000,
+    },
+  ]);
+  assert.deepEqual((preview.change as { install: string[] }).install, ['libtext-charwidth-perl 0.04-11', 'cowsay 3.03+dfsg2-8']);
+  assert.match(preview.summary, /cowsay 3\.03\+dfsg2-8 with 1 new dependency/);
+  // The simulation used the same options and the same pinned spec.
+  assert.ok(host.calls.some(([p, a]) => p === 'apt-get' && a.join(' ') === '-s install --no-install-recommends --no-remove -- cowsay=3.03+dfsg2-8'));
+});
+
+test('InstallPackage refusals', async () => {
+  const installed = aptHost({ installed: { hello: ['2.10-3', 'install', 'no', 'optional'] }, candidates: { hello: '2.10-3' } });
+  assert.equal((await refusal('InstallPackage', { package: 'hello' }, installed)).code, 'already_installed');
+  assert.equal((await refusal('InstallPackage', { package: 'nosuch' }, aptHost({}))).code, 'no_such_package');
+  assert.equal((await refusal('InstallPackage', { package: 'awk' }, aptHost({ candidates: { awk: null } }))).code, 'no_candidate');
+  const conflicting = aptHost({ candidates: { exim4: '4.96' }, simulate: () => ok('Remv postfix [3.7]\nInst exim4 (4.96 Debian [all])\n') });
+  assert.equal((await refusal('InstallPackage', { package: 'exim4' }, conflicting)).code, 'would_remove');
+  const broken = aptHost({ candidates: { x11: '1' }, simulate: () => ({ code: 100, stdout: '', stderr: 'E: Unable to correct problems\n' }) });
+  const e = await refusal('InstallPackage', { package: 'x11' }, broken);
+  assert.equal(e.code, 'apt_refuses');
+  assert.match(e.message, /Unable to correct problems/);
+  const odd = aptHost({ candidates: { weird: '1.0 -o foo' } });
+  assert.equal((await refusal('InstallPackage', { package: 'weird' }, odd)).code, 'odd_version');
+});
+
+test('RemovePackage pins the installed version and refuses protected, essential and required packages, also as consequences', async () => {
+  const host = aptHost({ installed: { hello: ['2.10-3', 'install', 'no', 'optional'] }, simulate: () => ok('Remv hello [2.10-3]\n') });
+  const { steps, preview } = await run('RemovePackage', { package: 'hello' }, host);
+  assert.deepEqual(steps, [
+    {
+      kind: 'command',
+      program: 'apt-get',
+      args: ['remove', '-y', '-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0', '--', 'hello=2.10-3'],
+      resource: 'dpkg',
+      timeoutMs: 600_000,
+    },
+  ]);
+  assert.deepEqual((preview.change as { remove: string[] }).remove, ['hello 2.10-3']);
+
+  for (const name of PROTECTED_PACKAGES) {
+    const h = aptHost({ installed: { [name]: ['1.0', 'install', 'no', 'optional'] }, simulate: () => ok(`Remv ${name} [1.0]\n`) });
+    assert.equal((await refusal('RemovePackage', { package: name }, h)).code, 'protected_package', name);
+    assert.ok(!h.calls.some(([p]) => p === 'apt-get'), `${name}: apt is not even asked`);
+  }
+  assert.deepEqual(PROTECTED_PACKAGES.filter((p) => ['apt', 'dpkg', 'systemd', 'openssh-server', 'sudo', 'libc6'].includes(p)).length, 6);
+  const essential = aptHost({ installed: { bash: ['5.2', 'install', 'yes', 'required'] } });
+  assert.match((await refusal('RemovePackage', { package: 'bash' }, essential)).message, /essential/);
+  const required = aptHost({ installed: { mawk: ['1.3', 'install', 'no', 'required'] } });
+  assert.match((await refusal('RemovePackage', { package: 'mawk' }, required)).message, /required/);
+
+  // Removing a library that takes openssh-server or an essential package with it.
+  const cascade = aptHost({
+    installed: { libfoo: ['1', 'install', 'no', 'optional'], 'openssh-server': ['9', 'install', 'no', 'optional'], coreutils: ['9', 'install', 'yes', 'required'] },
+    simulate: () => ok('Remv openssh-server [9]\nRemv coreutils [9]\nRemv libfoo [1]\n'),
+  });
+  const e = await refusal('RemovePackage', { package: 'libfoo' }, cascade);
+  assert.equal(e.code, 'protected_package');
+  assert.match(e.message, /openssh-server/);
+  assert.match(e.message, /coreutils \(essential\)/);
+
+  assert.equal((await refusal('RemovePackage', { package: 'hello' }, aptHost({}))).code, 'not_installed');
+  const held = aptHost({ installed: { hello: ['2.10-3', 'hold', 'no', 'optional'] }, simulate: () => ok('Remv hello [2.10-3]\n') });
+  assert.equal((await refusal('RemovePackage', { package: 'hello' }, held)).code, 'held');
+});
+
+test('Hold and Unhold use apt-mark with the opposite as undo, and refuse no-ops', async () => {
+  const free = aptHost({ installed: { hello: ['2.10-3', 'install', 'no', 'optional'] } });
+  const hold = { kind: 'command', program: 'apt-mark', args: ['hold', '--', 'hello'], resource: 'dpkg' };
+  const unhold = { kind: 'command', program: 'apt-mark', args: ['unhold', '--', 'hello'], resource: 'dpkg' };
+  assert.deepEqual((await run('HoldPackage', { package: 'hello' }, free)).steps, [{ ...hold, undo: unhold }]);
+  assert.equal((await refusal('UnholdPackage', { package: 'hello' }, free)).code, 'not_held');
+  const held = aptHost({ installed: { hello: ['2.10-3', 'hold', 'no', 'optional'] } });
+  assert.deepEqual((await run('UnholdPackage', { package: 'hello' }, held)).steps, [{ ...unhold, undo: hold }]);
+  assert.equal((await refusal('HoldPackage', { package: 'hello' }, held)).code, 'already_held');
+  assert.equal((await refusal('HoldPackage', { package: 'hello' }, aptHost({}))).code, 'not_installed');
+  for (const n of ['HoldPackage', 'UnholdPackage']) assert.equal(byName(n).rollback, true);
+});
+
+test('read actions: exact names only, fixed argv', async () => {
+  const host = aptHost({ candidates: { hello: '2.10-3', awk: null } });
+  assert.deepEqual((await run('PackagePolicy', { package: 'hello' }, host)).steps, [{ kind: 'command', program: 'apt-cache', args: ['policy', '--', 'hello'] }]);
+  assert.deepEqual((await run('PackageInfo', { package: 'hello' }, host)).steps, [{ kind: 'command', program: 'apt-cache', args: ['show', '--', 'hello'] }]);
+  assert.equal((await refusal('PackageInfo', { package: 'awk' }, host)).code, 'no_versions');
+  assert.equal((await refusal('PackagePolicy', { package: 'nosuch' }, host)).code, 'no_such_package');
+  const empty = new FixtureHost({});
+  assert.deepEqual((await run('ListInstalledPackages', {}, empty)).steps, [
+    { kind: 'command', program: 'dpkg-query', args: ['-W', '--showformat=${db:Status-Abbrev} ${binary:Package} ${Version}\n'] },
+  ]);
+  assert.deepEqual((await run('ListUpgradable', {}, empty)).steps, [{ kind: 'command', program: 'apt-get', args: ['-s', 'upgrade'], timeoutMs: 600_000 }]);
+});
+
+test('AptUpdate previews the repositories and fails on any fetch error', async () => {
+  const host = new FixtureHost({}, (p, a) =>
+    p === 'apt-get' && a[0] === 'indextargets' ? ok('http://deb.debian.org/debian/ bookworm main [deb]\nhttp://deb.debian.org/debian/ bookworm main [deb]\n') : { code: 127, stdout: '', stderr: '' },
+  );
+  const { steps, preview } = await run('AptUpdate', {}, host);
+  assert.deepEqual(steps, [{ kind: 'command', program: 'apt-get', args: ['update', '--error-on=any'], resource: 'dpkg', timeoutMs: 600_000 }]);
+  assert.deepEqual((preview.change as { refreshes: string[] }).refreshes, ['http://deb.debian.org/debian/ bookworm main [deb]']);
+  const none = new FixtureHost({}, () => ok(''));
+  assert.equal((await refusal('AptUpdate', {}, none)).code, 'no_sources');
+});
