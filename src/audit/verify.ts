@@ -33,8 +33,8 @@ const BATCH = 2000;
 export async function verifyLog(rows: Iterable<LogRow>, publicRaw: Buffer, checkpointText: string | null, opts: { workers?: number } = {}): Promise<VerifyReport> {
   const keyId = keyIdOf(publicRaw);
   const workerCount = Math.max(1, opts.workers ?? availableParallelism());
-  const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './verify-worker.ts' : './verify-worker.js', import.meta.url);
-  const workers = Array.from({ length: workerCount }, () => new Worker(workerUrl, { workerData: { publicKeyHex: publicRaw.toString('hex') } }));
+  const workerData = { publicKeyHex: publicRaw.toString('hex') };
+  const workers = Array.from({ length: workerCount }, () => startVerifyWorker(workerData));
   const pending = new Map<number, (bad: number) => void>();
   for (const w of workers) w.on('message', (m: { id: number; bad: number }) => pending.get(m.id)?.(m.bad));
   const sigChecks: Promise<number>[] = [];
@@ -80,6 +80,18 @@ export async function verifyLog(rows: Iterable<LogRow>, publicRaw: Buffer, check
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
+}
+
+/**
+ * The compiled build runs verify-worker.js directly. From the TypeScript sources (tsx),
+ * a worker thread does not inherit tsx's loader on Node 20 (neither `--import tsx` nor
+ * tsx's register() reach it), so the worker first registers tsx, then loads the .ts file.
+ */
+function startVerifyWorker(workerData: { publicKeyHex: string }): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./verify-worker.js', import.meta.url), { workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const src = new URL('./verify-worker.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(src)}); })`, { eval: true, workerData });
 }
 
 function checkStructure(row: LogRow, expected: number, prev: string, keyId: string): string | null {

@@ -8,13 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { dirname, basename } from 'node:path';
 import { AirlockError } from '../protocol/errors.js';
 import type { Owner } from '../catalogue/mechanism.js';
+import { matchesGlob } from '../catalogue/params.js';
 
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
-
-export function matchesGlob(path: string, glob: string): boolean {
-  const re = new RegExp('^' + glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+') + '$');
-  return re.test(path);
-}
 
 /** Refuses a path that is not normalised and absolute or that the action did not declare. */
 export function checkAllowed(path: string, allow: readonly string[]): void {

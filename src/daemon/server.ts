@@ -17,7 +17,7 @@ import { MAX_OUTPUT_LINES } from './output.js';
 
 export const FIRST_FRAME_MS = 5_000;
 export const IDLE_MS = 120_000;
-export const MAX_CONN_PER_UID = 32;
+export const MAX_CONN_PER_UID = 64;
 export const VERSION = '0.1.0';
 
 type Handler = (who: Identity, params: Record<string, unknown>) => Promise<unknown>;

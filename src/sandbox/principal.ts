@@ -35,6 +35,11 @@ export class Principal {
     });
   }
 
+  /** Pid of the worker process (setpriv execs node, so it is node's pid). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   static spawn(identity: UnixIdentity, socket: string): Principal {
     const node = nodeCommand(WORKER);
     const groups = identity.groups.length ? identity.groups.join(',') : String(identity.gid);
@@ -66,6 +71,13 @@ export class Principal {
     const r = await this.send({ op: 'parallel', method, params, count });
     if (!r.ok) throw AirlockError.fromWire(r.error);
     return r.result as Array<{ ok: boolean; result?: any; error?: WireError }>;
+  }
+
+  /** A benchmark op of principal-worker.ts ('serveApprovals', 'lifecycles'); rejects with the worker's typed error. */
+  async op<T = any>(op: 'serveApprovals' | 'lifecycles', args: Record<string, unknown>): Promise<T> {
+    const r = await this.send({ ...args, op });
+    if (!r.ok) throw AirlockError.fromWire(r.error);
+    return r.result as T;
   }
 
   close(): void {

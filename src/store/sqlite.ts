@@ -90,6 +90,8 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private head: LogHead;
   private readonly stmts;
+  /** One IMMEDIATE transaction around body, built once: db.transaction() is costly to call per operation. */
+  private readonly immediate: (body: () => unknown) => unknown;
 
   constructor(
     path: string,
@@ -123,12 +125,13 @@ export class SqliteStore implements Store {
       fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
       insertLog: this.db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)'),
     };
+    this.immediate = this.db.transaction((body: () => unknown) => body()).immediate;
   }
 
   /** Runs fn and appends entries in one IMMEDIATE transaction; the in-memory head moves only on commit. */
   private atomically<T>(entries: (result: T) => EntryDraft[], fn: () => T): T {
     let head = this.head;
-    const run = this.db.transaction(() => {
+    const result = this.immediate(() => {
       head = this.head;
       const result = fn();
       for (const draft of entries(result)) {
@@ -137,8 +140,7 @@ export class SqliteStore implements Store {
         head = { size: sealed.seq, hash: sealed.hash };
       }
       return result;
-    });
-    const result = run.immediate();
+    }) as T;
     if (head !== this.head) {
       this.head = head;
       this.onAppend(head);

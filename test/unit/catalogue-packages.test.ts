@@ -231,7 +231,7 @@ test('AptUpdate previews the repositories and fails on any fetch error', async (
     p === 'apt-get' && a[0] === 'indextargets' ? ok('http://deb.debian.org/debian/ bookworm main [deb]\nhttp://deb.debian.org/debian/ bookworm main [deb]\n') : { code: 127, stdout: '', stderr: '' },
   );
   const { steps, preview } = await run('AptUpdate', {}, host);
-  assert.deepEqual(steps, [{ kind: 'command', program: 'apt-get', args: ['update', '--error-on=any'], resource: 'dpkg', timeoutMs: 600_000 }]);
+  assert.deepEqual(steps, [{ kind: 'command', program: 'apt-get', args: ['update', '-o', 'APT::Update::Error-Mode=any'], resource: 'dpkg', timeoutMs: 600_000 }]);
   assert.deepEqual((preview.change as { refreshes: string[] }).refreshes, ['http://deb.debian.org/debian/ bookworm main [deb]']);
   const none = new FixtureHost({}, () => ok(''));
   assert.equal((await refusal('AptUpdate', {}, none)).code, 'no_sources');

@@ -194,8 +194,9 @@ export const aptUpdate = action({
     change: { refreshes: cur.repositories, directory: '/var/lib/apt/lists' },
     sideEffects: ['downloads index files from the network', 'later install and upgrade previews see the new candidate versions'],
   }),
-  // --error-on=any: a repository that fails to refresh fails the job instead of leaving stale lists silently.
-  mechanism: () => [command('apt-get', ['update', '--error-on=any'], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
+  // Error-Mode=any (= --error-on=any): a repository that fails to refresh fails the job instead of
+  // leaving stale lists silently. As a config key, older apt ignores it rather than refusing the run.
+  mechanism: () => [command('apt-get', ['update', '-o', 'APT::Update::Error-Mode=any'], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
 });
 
 export const installPackage = action({
