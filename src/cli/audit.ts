@@ -96,6 +96,8 @@ export function auditCommand(): Command {
   return audit;
 }
 
+/** `audit verify` and `audit checkpoint` exit 2 for "cannot verify", whatever the error's category. */
 function reportErrorAs2(e: unknown, json: boolean): void {
   reportError(e, Boolean(json));
+  process.exitCode = 2;
 }

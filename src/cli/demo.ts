@@ -5,7 +5,11 @@
  * and an offline audit verification. Nothing on the real host changes.
  */
 import { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { canSandbox } from '../sandbox/overlay.js';
@@ -37,6 +41,13 @@ const say = (s = '') => process.stdout.write(s + '\n');
 const step = (n: number, s: string) => say(`\n${c.bold(c.magenta(`▶ ${n}.`))} ${c.bold(s)}`);
 const who = (name: string, s: string) => say(`${c.cyan(name.padStart(6))} ${s}`);
 
+function rmKept(dir: string): void {
+  try {
+    execFileSync('/usr/bin/chattr', ['-R', '-a', '--', dir], { stdio: 'ignore' });
+  } catch {}
+  rmSync(dir, { recursive: true, force: true });
+}
+
 async function demo(fast: boolean): Promise<number> {
   const why = canSandbox();
   say(c.bold('Airlock demo') + c.dim(' — an AI agent administers a host without a shell'));
@@ -53,13 +64,14 @@ async function demo(fast: boolean): Promise<number> {
   const principals: Principal[] = [];
   try {
     for (const g of AIRLOCK_GROUPS) await d.box.run('/usr/sbin/groupadd', ['--', g]);
-    const agentIds = await d.addUser('agent', ['airlock-admin']);
+    // The worst case: the agent holds every right the human has, approver included.
+    const agentIds = await d.addUser('agent', ['airlock-admin', 'airlock-approvers']);
     const humanIds = await d.addUser('alice', ['airlock-admin', 'airlock-approvers']);
     const agent = Principal.spawn(agentIds, d.socket);
     const alice = Principal.spawn(humanIds, d.socket);
     principals.push(agent, alice);
     say(c.dim(`daemon up on ${d.socket}`));
-    say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, airlock-admin) and ${c.bold('alice')} (uid ${humanIds.uid}, airlock-admin + airlock-approvers).`));
+    say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, airlock-admin + airlock-approvers: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, airlock-admin + airlock-approvers).`));
     say(c.dim('The daemon learns which is which from the kernel (SO_PEERCRED), never from what they send.'));
 
     const flow = async (action: string, params: Record<string, unknown>, opts: { tryToSelfApprove?: boolean } = {}) => {
@@ -90,7 +102,7 @@ async function demo(fast: boolean): Promise<number> {
     step(1, 'A read: even looking goes through the one door (preview → approval → execute → signed log)');
     await flow('HostInfo', {});
 
-    step(2, 'A change: create a user. The agent cannot approve it for itself');
+    step(2, 'A change: create a user. The agent cannot approve it for itself, even as an approver');
     await flow('CreateUser', { user: 'deploy', comment: 'Deploy bot', shell: '/bin/bash' }, { tryToSelfApprove: true });
     const passwd = (await d.box.readFile('/etc/passwd')) ?? '';
     who('check', `/etc/passwd in the throwaway host now has: ${c.bold(passwd.split('\n').find((l) => l.startsWith('deploy:')) ?? 'NOTHING (unexpected)')}`);
@@ -113,8 +125,11 @@ async function demo(fast: boolean): Promise<number> {
     say(renderHistory(await alice.call<TransactionView[]>('history', { limit: 10 })).replace(/^/gm, '  '));
 
     step(6, 'An auditor checks the log offline: public key only, no daemon');
-    await d.stop(); // flushes the last checkpoint
-    const report = await verifyLog(readSqliteLog(d.files.db), parsePublicKey(readFileSync(d.files.publicKey, 'utf8')), readFileSync(d.files.checkpoints, 'utf8'));
+    const kept = mkdtempSync(join(tmpdir(), 'airlock-demo-'));
+    await d.stop({ keepSharedAs: join(kept, 'shared') }); // the daemon flushes its last checkpoint as it stops
+    const files = stateFiles(join(kept, 'shared', 'state'), join(kept, 'shared', 'log'));
+    const report = await verifyLog(readSqliteLog(files.db), parsePublicKey(readFileSync(files.publicKey, 'utf8')), readFileSync(files.checkpoints, 'utf8'));
+    rmKept(kept);
     say(`  ${c.dim('$ airlock audit verify --pubkey audit.pub --db airlock.db --checkpoints checkpoints.log')}`);
     say(`  ${report.status === 'intact' ? c.green('intact') : c.red('BROKEN')}  ${report.entries} signed entries, consistent with the latest checkpoint (size ${report.checkpoint?.size ?? 0})`);
     say(`\n${c.bold('Done')} in ${((Date.now() - t0) / 1000).toFixed(1)} s. The throwaway host is gone; this machine did not change.`);

@@ -5,9 +5,9 @@
 import { Command, Option } from 'commander';
 import { AirlockClient, socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import type { ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { buildParams } from './params-arg.js';
-import { previewDigestMatches, renderHistory, renderPreview, renderResult } from './render.js';
+import { renderHistory, renderPreview, renderResult } from './render.js';
 import { approveInteractively } from './approve.js';
 import { auditCommand } from './audit.js';
 import { adminCommands } from './admin.js';
@@ -227,11 +227,9 @@ function parseSince(s: string): string {
   return new Date(s).toISOString();
 }
 
-export type { PreviewEnvelope };
-export { previewDigestMatches, renderPreview };
-
 program.exitOverride((err) => {
   process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
 });
 await program.parseAsync(process.argv);
-process.exitCode = exitCode;
+// Subcommands defined in other files set process.exitCode themselves; keep theirs.
+if (exitCode !== 0) process.exitCode = exitCode;

@@ -183,8 +183,13 @@ export class AirlockService {
     if (requestHash(a.name, params) !== tx.requestHash) {
       fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
     }
-    if (tx.state !== 'Queued' || !tx.approvedBy) fail('stale_approval', tx.state === 'Previewed' ? 'not_approved' : 'not_queued', `transaction ${tx.id} is ${tx.state === 'Previewed' ? 'not approved yet' : tx.state}`);
     const receipt = typeof req.receipt === 'string' ? req.receipt : '';
+    if (tx.state !== 'Queued' || !tx.approvedBy) {
+      if (tx.receiptCommitment !== null && tx.receiptCommitment === receiptCommitment(receipt)) {
+        fail('stale_approval', 'receipt_already_consumed', `this receipt was already used: ${tx.id} is ${tx.state}`, 'preview again and ask for a new approval');
+      }
+      fail('stale_approval', tx.state === 'Previewed' ? 'not_approved' : 'not_queued', `transaction ${tx.id} is ${tx.state === 'Previewed' ? 'not approved yet' : tx.state}`);
+    }
     const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver: tx.approvedBy!, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(tx.expiresAt) };
     if (!verifyReceipt(this.o.approvalKey, claims, receipt)) {
       fail('stale_approval', 'bad_receipt', `the receipt is not a valid approval of ${tx.id}`, 'use the receipt printed by `airlock approve` for this transaction');

@@ -22,7 +22,8 @@ export interface SandboxDaemon {
   addUser(name: string, groups: string[]): Promise<UnixIdentity>;
   /** Daemon stderr lines so far. */
   logs: string[];
-  stop(): Promise<void>;
+  /** SIGTERM to the daemon (it flushes its last checkpoint), then discards the host; see Sandbox.stop. */
+  stop(opts?: { keepSharedAs?: string }): Promise<void>;
 }
 
 export const AIRLOCK_GROUPS = ['airlock-observer', 'airlock-dev', 'airlock-admin', 'airlock-boot', 'airlock-approvers'];
@@ -61,7 +62,7 @@ export async function startSandboxDaemon(opts: { daemonArgs?: string[]; onOutput
       const all = [...ids.stdout.matchAll(/(\d+)\(/g)].slice(2).map((m) => Number(m[1]));
       return { uid, gid, groups: [...new Set([gid, ...all])] };
     },
-    stop: () => box.stop(),
+    stop: (o) => box.stop(o),
   };
 }
 

@@ -6,7 +6,7 @@
  * Needs root; runs only programs by absolute path, never a shell.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, renameSync, rmSync, existsSync } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -29,7 +29,8 @@ export interface Sandbox {
   run(program: string, args: string[]): Promise<CommandResult>;
   /** Reads a file as the sandboxed command sees it, or null when absent. */
   readFile(path: string): Promise<string | null>;
-  stop(): Promise<void>;
+  /** Stops the command and discards the overlay; `keepSharedAs` moves the shared directory there first. */
+  stop(opts?: { keepSharedAs?: string }): Promise<void>;
 }
 
 export interface SandboxOptions {
@@ -87,7 +88,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         throw e;
       }
     },
-    stop: async () => {
+    stop: async (o = {}) => {
       if (stopped) return;
       stopped = true;
       if (child.exitCode === null) {
@@ -99,6 +100,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         clearTimeout(t);
       }
       // The namespaces die with their last process, taking the mounts with them.
+      if (o.keepSharedAs) renameSync(shared, o.keepSharedAs);
       try {
         rmSync(base, { recursive: true, force: true });
       } catch {

@@ -13,7 +13,8 @@ export interface World {
   as(name: string, groups: string[]): Promise<Principal>;
   /** preview by `agent`, approve by `approver`, execute by `agent`. */
   lifecycle(agent: Principal, approver: Principal, action: string, params: Record<string, unknown>): Promise<{ p: PreviewEnvelope; g: ApprovalGrant; r: ResultEnvelope }>;
-  close(): Promise<void>;
+  /** Stops the daemon; `keepSharedAs` keeps its store, keys and checkpoints there. */
+  close(opts?: { keepSharedAs?: string }): Promise<void>;
 }
 
 export async function startWorld(daemonArgs: string[] = []): Promise<World> {
@@ -35,9 +36,9 @@ export async function startWorld(daemonArgs: string[] = []): Promise<World> {
       const r = await agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       return { p, g, r };
     },
-    close: async () => {
+    close: async (opts) => {
       for (const p of principals.values()) p.close();
-      await d.stop();
+      await d.stop(opts);
     },
   };
 }

@@ -1,0 +1,287 @@
+/**
+ * The log is evidence: after real activity, `airlock audit verify` (public key
+ * only, no daemon) says intact; every kind of tampering on a copy (edit, delete,
+ * reorder, cut tail, forged checkpoint, wrong key) exits 1 naming the entry;
+ * unusable inputs exit 2. Also: start-up refusals and crash reconciliation.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { startWorld, type World } from '../support/world.js';
+import { airlock, DAEMON } from '../support/cli.js';
+import { removeTree, tempDir } from '../support/fs.js';
+import { formatPublicKey, signingKeyFromSeed } from '../../src/audit/keys.js';
+import { readSqliteLog } from '../../src/audit/log-file.js';
+import type { PreviewEnvelope, ApprovalGrant } from '../../src/protocol/messages.js';
+
+let dir: string;
+let db: string, pub: string, cps: string;
+let total = 0;
+
+before(async () => {
+  dir = tempDir();
+  const w: World = await startWorld(['--checkpoint-interval', '0']);
+  const agent = await w.as('agent', ['airlock-admin']);
+  const human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+  for (let i = 0; i < 3; i++) await w.lifecycle(agent, human, 'ListUsers', {});
+  await w.lifecycle(agent, human, 'CreateGroup', { group: 'auditors' });
+  await w.lifecycle(agent, human, 'ListGroups', {});
+  await agent.call('preview', { action_name: 'UserInfo', params: { user: 'root' } });
+  const files = w.d.files;
+  const shared = w.d.box.shared;
+  // Keep the store, key and checkpoints: the daemon flushes its last checkpoint as it stops.
+  await w.close({ keepSharedAs: join(dir, 'shared') });
+  const kept = (p: string) => p.replace(shared, join(dir, 'shared'));
+  db = kept(files.db);
+  pub = kept(files.publicKey);
+  cps = kept(files.checkpoints);
+  total = [...readSqliteLog(db)].length;
+});
+after(() => dir && removeTree(dir));
+
+/** A tampered copy of the database: runs SQL on it, returns its path. */
+function tampered(name: string, sql: string[]): string {
+  const copy = join(dir, `${name}.db`);
+  const src = new Database(db, { readonly: true });
+  src.pragma('wal_checkpoint(TRUNCATE)');
+  src.close();
+  copyFileSync(db, copy);
+  const t = new Database(copy);
+  for (const s of sql) t.exec(s);
+  t.close();
+  return copy;
+}
+
+const verify = (dbPath: string, extra: string[] = []) => airlock(['audit', 'verify', '--pubkey', pub, '--db', dbPath, '--checkpoints', cps, '--json', ...extra]);
+
+describe('audit verify', () => {
+  test('the untouched log is intact and matches its latest checkpoint (exit 0)', async () => {
+    const r = await verify(db);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const rep = JSON.parse(r.stdout);
+    assert.equal(rep.status, 'intact');
+    assert.equal(rep.entries, total);
+    assert.equal(rep.checkpoint.size, total, 'the daemon checkpointed its last entry when it stopped');
+    const kinds = [...readSqliteLog(db)].map((e) => JSON.parse(e.body).kind);
+    for (const k of ['daemon_started', 'preview', 'approval_granted', 'approval_consumed', 'execution_started', 'outcome']) assert.ok(kinds.includes(k), k);
+  });
+
+  test('entries carry authorization facts and never output', () => {
+    const entries = [...readSqliteLog(db)].map((e) => JSON.parse(e.body));
+    const outcome = entries.find((e) => e.kind === 'outcome');
+    assert.equal(outcome.details.state, 'Succeeded');
+    assert.ok(outcome.principal.uid > 0 && outcome.principal.role === 'admin');
+    const all = entries.map((e) => JSON.stringify(e)).join('\n');
+    assert.ok(!all.includes('root:x:0:0'), 'no /etc/passwd or /etc/group content in the log');
+    assert.ok(!/alr1\./.test(all), 'no receipt in the log, only its commitment');
+  });
+
+  test('an edited entry is found (exit 1, names the entry)', async () => {
+    const r = await verify(tampered('edit', ["UPDATE audit_log SET body = replace(body, '\"kind\":\"outcome\"', '\"kind\":\"canceled\"') WHERE seq = (SELECT min(seq) FROM audit_log WHERE body LIKE '%\"kind\":\"outcome\"%')"]));
+    assert.equal(r.code, 1);
+    const rep = JSON.parse(r.stdout);
+    const seq = [...readSqliteLog(db)].find((e) => JSON.parse(e.body).kind === 'outcome')!.seq;
+    assert.equal(rep.first_broken.seq, seq);
+    assert.match(rep.first_broken.reason, /signature/);
+  });
+
+  test('a non-canonical rewrite (same meaning, other bytes) is found', async () => {
+    const r = await verify(tampered('spaces', ["UPDATE audit_log SET body = replace(body, '{\"', '{ \"') WHERE seq = 3"]));
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stdout).first_broken.seq, 3);
+  });
+
+  test('a deleted entry is found', async () => {
+    const r = await verify(tampered('delete', ['DELETE FROM audit_log WHERE seq = 4']));
+    assert.equal(r.code, 1);
+    const rep = JSON.parse(r.stdout);
+    assert.equal(rep.first_broken.seq, 5);
+    assert.match(rep.first_broken.reason, /entry 4 is missing/);
+  });
+
+  test('reordered entries are found', async () => {
+    const r = await verify(
+      tampered('reorder', [
+        'UPDATE audit_log SET seq = -1 WHERE seq = 6',
+        'UPDATE audit_log SET seq = 6 WHERE seq = 7',
+        'UPDATE audit_log SET seq = 7 WHERE seq = -1',
+      ]),
+    );
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stdout).first_broken.seq, 6);
+  });
+
+  test('a cut tail is found through the checkpoint', async () => {
+    const r = await verify(tampered('truncate', [`DELETE FROM audit_log WHERE seq > ${total - 3}`]));
+    assert.equal(r.code, 1);
+    const rep = JSON.parse(r.stdout);
+    assert.equal(rep.first_broken.seq, total - 2);
+    assert.match(rep.first_broken.reason, /tail was cut/);
+  });
+
+  test('a rewritten history with a consistent chain is still caught by the checkpoint', async () => {
+    // Dropping the last entry and re-appending nothing leaves an internally valid chain: only the checkpoint knows.
+    const r = await verify(tampered('drop-one', [`DELETE FROM audit_log WHERE seq = ${total}`]));
+    assert.equal(r.code, 1);
+    assert.match(JSON.parse(r.stdout).first_broken.reason, /tail was cut/);
+  });
+
+  test('without a checkpoint file, verify says it cannot see a cut tail', async () => {
+    const r = await airlock(['audit', 'verify', '--pubkey', pub, '--db', db, '--checkpoints', join(dir, 'none.log'), '--json']);
+    assert.equal(r.code, 0);
+    assert.match(JSON.parse(r.stdout).warnings.join(' '), /cut tail cannot be detected/);
+  });
+
+  test('a forged checkpoint line is reported', async () => {
+    const forgedCps = join(dir, 'forged.log');
+    copyFileSync(cps, forgedCps);
+    appendFileSync(forgedCps, `airlock-checkpoint {"checkpoint":{"head_hash":"${'ab'.repeat(32)}","key_id":"x","size":999999,"ts":"2026-01-01T00:00:00.000Z"},"sig":"${'00'.repeat(64)}"}\n`);
+    const r = await airlock(['audit', 'verify', '--pubkey', pub, '--db', db, '--checkpoints', forgedCps, '--json']);
+    assert.equal(r.code, 1);
+    assert.match(JSON.parse(r.stdout).first_broken.reason, /checkpoint signature/);
+  });
+
+  test('another public key does not verify this log', async () => {
+    const other = join(dir, 'other.pub');
+    writeFileSync(other, formatPublicKey(signingKeyFromSeed(randomBytes(32)).publicRaw));
+    const r = await airlock(['audit', 'verify', '--pubkey', other, '--db', db, '--checkpoints', join(dir, 'none.log'), '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stdout).first_broken.seq, 1);
+  });
+
+  test('unusable inputs exit 2 (cannot verify)', async () => {
+    const garbage = join(dir, 'garbage.pub');
+    writeFileSync(garbage, 'not a key\n');
+    assert.equal((await airlock(['audit', 'verify', '--pubkey', garbage, '--db', db])).code, 2);
+    assert.equal((await airlock(['audit', 'verify', '--pubkey', pub, '--db', join(dir, 'missing.db')])).code, 2);
+    const notDb = join(dir, 'not.db');
+    writeFileSync(notDb, 'hello');
+    assert.equal((await airlock(['audit', 'verify', '--pubkey', pub, '--db', notDb])).code, 2);
+  });
+
+  test('audit checkpoint shows the latest checkpoint', async () => {
+    const r = await airlock(['audit', 'checkpoint', '--pubkey', pub, '--checkpoints', cps, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).latest.checkpoint.size, total);
+  });
+});
+
+describe('start-up refusals (fail closed)', () => {
+  const start = (state: string, extra: string[] = []) =>
+    airlock(['--socket', join(state, 's.sock'), '--state-dir', join(state, 'state'), '--log-dir', join(state, 'log'), '--no-syslog', ...extra], { entry: DAEMON, timeoutMs: 20_000 });
+
+  test('a group- or world-readable key file stops the daemon', async () => {
+    const d = tempDir();
+    try {
+      mkdirSync(join(d, 'state'), { recursive: true });
+      writeFileSync(join(d, 'state', 'airlock.db'), ''); // an existing store: keys are not created
+      writeFileSync(join(d, 'state', 'audit.key'), randomBytes(32), { mode: 0o644 });
+      chmodSync(join(d, 'state', 'audit.key'), 0o644);
+      writeFileSync(join(d, 'state', 'approval.key'), randomBytes(32), { mode: 0o600 });
+      const r = await start(d);
+      assert.equal(r.code, 9, r.stderr);
+      assert.match(r.stderr, /audit\.key has mode 644/);
+      assert.match(r.stderr, /chmod 600/);
+      assert.ok(!existsSync(join(d, 's.sock')), 'it never listened');
+    } finally {
+      removeTree(d);
+    }
+  });
+
+  test('an existing store whose keys are missing does not get fresh keys', async () => {
+    const d = tempDir();
+    try {
+      mkdirSync(join(d, 'state'), { recursive: true });
+      writeFileSync(join(d, 'state', 'airlock.db'), '');
+      const r = await start(d);
+      assert.equal(r.code, 9);
+      assert.match(r.stderr, /cannot open key file/);
+    } finally {
+      removeTree(d);
+    }
+  });
+
+  test('a risk override that raises a risk is applied', async () => {
+    const d = tempDir();
+    const overrides = join(d, 'overrides.json');
+    writeFileSync(overrides, JSON.stringify({ ListUsers: 'medium' }), { mode: 0o644 });
+    const w = await startWorld(['--risk-overrides', overrides]);
+    try {
+      const observer = await w.as('olga', ['airlock-observer']);
+      const desc = await observer.call<{ risk: string; min_role: string }>('actions.describe', { action_name: 'ListUsers' });
+      assert.deepEqual([desc.risk, desc.min_role], ['medium', 'dev']);
+      await assert.rejects(observer.call('preview', { action_name: 'ListUsers', params: {} }), (e: any) => e.code === 'role_too_low');
+    } finally {
+      await w.close();
+      removeTree(d);
+    }
+  });
+
+  test('a risk override that lowers a risk, names an unknown action or is writable by others is a start-up error', async () => {
+    const d = tempDir();
+    try {
+      const overrides = join(d, 'overrides.json');
+      writeFileSync(overrides, JSON.stringify({ CreateUser: 'low' }), { mode: 0o644 });
+      const r = await start(d, ['--risk-overrides', overrides]);
+      assert.equal(r.code, 9);
+      assert.match(r.stderr, /never lower/);
+      writeFileSync(overrides, JSON.stringify({ Nope: 'high' }));
+      assert.match((await start(d, ['--risk-overrides', overrides])).stderr, /no action named Nope/);
+      chmodSync(overrides, 0o666);
+      assert.match((await start(d, ['--risk-overrides', overrides])).stderr, /must be owned by root and not writable/);
+    } finally {
+      removeTree(d);
+    }
+  });
+});
+
+describe('crash reconciliation', () => {
+  test('a daemon killed while a job runs marks it Failed on restart, and says so in the log', async () => {
+    const keep = tempDir();
+    const w = await startWorld(['--checkpoint-interval', '0']);
+    let daemon: ReturnType<typeof import('node:child_process').spawn> | null = null;
+    try {
+      const agent = await w.as('agent', ['airlock-admin']);
+      const human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+      // A job that runs for a while: refreshing package lists (in the throwaway host).
+      const p = await agent.call<PreviewEnvelope>('preview', { action_name: 'AptUpdate', params: {} });
+      const g = await human.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+      void agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: {}, receipt: g.receipt }).catch(() => {});
+      const until = Date.now() + 20_000;
+      while ((await human.call<{ state: string }>('transaction.get', { transaction_id: p.transaction_id })).state !== 'Running') {
+        assert.ok(Date.now() < until, 'the job never started');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      process.kill(w.d.box.pid, 'SIGKILL');
+      await w.d.stop({ keepSharedAs: join(keep, 'shared') });
+      const state = join(keep, 'shared', 'state');
+      const log = join(keep, 'shared', 'log');
+      // Restart on the same store (outside the sandbox: it only reconciles and reads).
+      const { spawn } = await import('node:child_process');
+      daemon = spawn(process.execPath, ['--import', 'tsx', DAEMON, 'daemon', '--socket', join(keep, 's.sock'), '--state-dir', state, '--log-dir', log, '--no-syslog', '--checkpoint-interval', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      daemon.stderr!.on('data', (d) => (err += d));
+      while (!/listening/.test(err)) {
+        assert.ok(daemon.exitCode === null, err);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.match(err, new RegExp(`reconciled 1 job\\(s\\).*${p.transaction_id}`));
+      daemon.kill('SIGTERM');
+      await new Promise((r) => daemon!.once('exit', r));
+      const entries = [...readSqliteLog(join(state, 'airlock.db'))].map((e) => JSON.parse(e.body));
+      const rec = entries.find((e) => e.kind === 'reconciled');
+      assert.equal(rec?.transaction_id, p.transaction_id);
+      const row = new Database(join(state, 'airlock.db'), { readonly: true }).prepare('SELECT state FROM transactions WHERE id = ?').get(p.transaction_id) as { state: string };
+      assert.equal(row.state, 'Failed');
+      const v = await airlock(['audit', 'verify', '--pubkey', join(state, 'audit.pub'), '--db', join(state, 'airlock.db'), '--checkpoints', join(log, 'checkpoints.log'), '--json']);
+      assert.equal(v.code, 0, v.stdout);
+    } finally {
+      daemon?.kill('SIGKILL');
+      await w.close().catch(() => {});
+      removeTree(keep);
+    }
+  });
+});
