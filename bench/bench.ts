@@ -39,6 +39,8 @@ const LOG_ENTRIES = 100_000;
 const LOG_BATCH = 1000;
 const TARGET_P50_MS = 5;
 const RAW_MS = 1500;
+const VERIFY_RUNS = 2;
+const BUSY_WARNING = 0.1;
 const CLK_TCK = 100;
 
 const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
@@ -70,6 +72,34 @@ function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+}
+
+/** CPU seconds used by this process (all threads) and the given pids. */
+function ownCpuSeconds(pids: number[]): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6 + pids.reduce((s, p) => s + cpuSeconds(p), 0);
+}
+
+/** Busy and total CPU seconds of the whole machine (all cores), from /proc/stat. */
+function machineCpu(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const busy = f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + (f[7] ?? 0); // user nice system irq softirq steal
+  return { busy: busy / CLK_TCK, total: (busy + f[3]! + f[4]!) / CLK_TCK };
+}
+
+/**
+ * Starts watching how much of the machine other processes use (another test run, a
+ * build): the figures of a phase are only as good as the machine was quiet. The
+ * returned function gives that share (0..1 of all cores) since the start.
+ */
+function externalLoadProbe(ownPids: () => number[] = () => []): () => number {
+  const m0 = machineCpu();
+  const o0 = ownCpuSeconds(ownPids());
+  return () => {
+    const m1 = machineCpu();
+    const own = ownCpuSeconds(ownPids()) - o0;
+    return m1.total > m0.total ? Math.min(1, Math.max(0, (m1.busy - m0.busy - own) / (m1.total - m0.total))) : 0;
+  };
 }
 
 function vmHwmKb(pid: number | 'self'): number {
@@ -137,16 +167,20 @@ interface RunResult {
   phases: { preview: number; approveRoundTrip: number; approveDaemon: number; execute: number };
   daemonCpuMsPerLifecycle: number;
   clientCpuMsPerLifecycle: number;
+  /** Share of all cores used by other processes meanwhile. */
+  externalLoad: number;
 }
 
 type LifecycleReply = { timings: number[][]; errors: string[]; wallMs: number };
 
 async function runLifecycles(d: SandboxDaemon, agent: Principal, approver: Principal, approverPath: string, count: number, concurrency: number): Promise<RunResult> {
   const pids = [agent.pid!, approver.pid!];
+  const load = externalLoadProbe(() => [d.box.pid, ...pids]);
   const cpu0 = cpuSeconds(d.box.pid);
   const cli0 = pids.reduce((s, p) => s + cpuSeconds(p), 0);
   const r = await agent.op<LifecycleReply>('lifecycles', { action: ACTION, params: {}, count, concurrency, approver: approverPath, timeLimitMs: RUN_LIMIT_MS });
   const cpu1 = cpuSeconds(d.box.pid);
+  const externalLoad = load();
   const cli1 = pids.reduce((s, p) => s + cpuSeconds(p), 0);
   if (r.errors.length) throw new Error(`${r.errors.length} lifecycle(s) failed at concurrency ${concurrency}; first: ${r.errors[0]}`);
   const n = r.timings.length;
@@ -162,6 +196,7 @@ async function runLifecycles(d: SandboxDaemon, agent: Principal, approver: Princ
     phases: { preview: pct(col(1), 0.5), approveRoundTrip: pct(col(2), 0.5), approveDaemon: pct(col(3), 0.5), execute: pct(col(4), 0.5) },
     daemonCpuMsPerLifecycle: ((cpu1 - cpu0) * 1000) / n,
     clientCpuMsPerLifecycle: ((cli1 - cli0) * 1000) / n,
+    externalLoad,
   };
 }
 
@@ -222,12 +257,19 @@ async function verifyBench(tmp: string) {
   }
   const buildS = (performance.now() - t0) / 1000;
   await store.close();
-  progress('verifying it (verifyLog, worker threads)...');
-  const t1 = performance.now();
-  const report = await verifyLog(readSqliteLog(dbPath), key.publicRaw, null);
-  const verifyS = (performance.now() - t1) / 1000;
-  if (report.status !== 'intact' || report.entries !== LOG_ENTRIES) throw new Error(`verifyLog said ${report.status} with ${report.entries} entries: ${JSON.stringify(report.first_broken)}`);
-  return { buildRate: LOG_ENTRIES / buildS, buildS, verifyRate: LOG_ENTRIES / verifyS, verifyS };
+  // Best of VERIFY_RUNS: a throughput figure, so the run least disturbed by anything else counts.
+  const runs: Array<{ seconds: number; externalLoad: number }> = [];
+  for (let i = 1; i <= VERIFY_RUNS; i++) {
+    progress(`verifying it (verifyLog, worker threads), run ${i} of ${VERIFY_RUNS}...`);
+    const load = externalLoadProbe();
+    const t1 = performance.now();
+    const report = await verifyLog(readSqliteLog(dbPath), key.publicRaw, null);
+    const seconds = (performance.now() - t1) / 1000;
+    if (report.status !== 'intact' || report.entries !== LOG_ENTRIES) throw new Error(`verifyLog said ${report.status} with ${report.entries} entries: ${JSON.stringify(report.first_broken)}`);
+    runs.push({ seconds, externalLoad: load() });
+  }
+  const best = runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  return { buildRate: LOG_ENTRIES / buildS, buildS, verifyRate: LOG_ENTRIES / best.seconds, verifyS: best.seconds, runs, externalLoad: best.externalLoad };
 }
 
 // --- report -------------------------------------------------------------------
@@ -268,7 +310,9 @@ async function main(): Promise<number> {
     const tmp = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
     cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
 
+    const rawLoad = externalLoadProbe();
     const raw = physicalLimits(tmp);
+    const rawExternalLoad = rawLoad();
     const lc = await lifecycleBench();
     await runCleanups(); // stop the daemon before the CPU-bound verify
     const tmp2 = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
@@ -302,6 +346,9 @@ async function main(): Promise<number> {
     const memory = { bench_peak_rss_mb: benchHwmKb / 1024, daemon_peak_rss_mb: lc.daemonHwmKb / 1024, principal_peak_rss_mb: lc.clientHwmKb / 1024 };
     const machine = { cores: CORES, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
     const elapsedS = (performance.now() - started) / 1000;
+    // Share of all cores other processes used during each phase.
+    const externalLoad = { raw: rawExternalLoad, c1: lc.c1.externalLoad, [`c${CONCURRENCY}`]: lc.c16.externalLoad, verify: vf.externalLoad };
+    const busy = Object.values(externalLoad).some((v) => v > BUSY_WARNING);
 
     if (JSON_OUT) {
       const out = {
@@ -313,6 +360,9 @@ async function main(): Promise<number> {
         lifecycle_floor_ms: floorMs,
         counts: { c1: lc.c1.count, [`c${CONCURRENCY}`]: lc.c16.count, log_entries: LOG_ENTRIES },
         daemon_log: lc.daemonLog,
+        verify_runs_s: vf.runs.map((r) => r.seconds),
+        external_load: externalLoad,
+        machine_was_busy: busy,
         memory,
         elapsed_s: elapsedS,
       };
@@ -340,7 +390,9 @@ async function main(): Promise<number> {
       `verify limit = raw verify x ${CORES} cores; target is half of it.`,
       `phases p50, c=1:  ${ph(lc.c1)}`,
       `phases p50, c=${CONCURRENCY}: ${ph(lc.c16)}`,
-      `100k log built in ${vf.buildS.toFixed(1)} s; verified in ${vf.verifyS.toFixed(2)} s. Audit entry body: ${raw.entryBytes} bytes.`,
+      `100k log built in ${vf.buildS.toFixed(1)} s; verified in ${vf.runs.map((r) => `${r.seconds.toFixed(2)} s`).join(' and ')} (best counts). Audit entry body: ${raw.entryBytes} bytes.`,
+      `other processes' load (share of all cores): ${Object.entries(externalLoad).map(([k, v]) => `${k} ${(v * 100).toFixed(0)}%`).join(', ')}` +
+        (busy ? `\nWARNING: the machine was busy with other work during this run: the figures are pessimistic; run again on a quiet machine.` : ''),
       `daemon log after the run: ${lc.daemonLog.status}, ${lc.daemonLog.entries} entries (1 start + 5 per lifecycle, warm-up included).`,
       `peak RSS: bench ${memory.bench_peak_rss_mb.toFixed(0)} MB, daemon ${memory.daemon_peak_rss_mb.toFixed(0)} MB (pid's comm: ${lc.daemonComm}, under tsx), principal worker ${memory.principal_peak_rss_mb.toFixed(0)} MB.`,
       `reference (docs TOOLCHAIN.md, one core): sign ~45,000/s, verify ~16,000/s, SHA-256 ~750,000/s.`,

@@ -214,7 +214,7 @@ export class AirlockService {
       const run = await this.o.executor.runSteps(steps, a.files);
       const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
       const out = releaseOutput(run.output);
-      const summary = run.ok ? `${a.name}: done` : `${a.name}: ${run.error!.message}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${run.error!.message}${run.rolledBack ? ' (changes rolled back)' : ''}`;
       const result: ResultEnvelope = {
         transaction_id: tx.id,
         action_name: a.name,
