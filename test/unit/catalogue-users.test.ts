@@ -263,7 +263,7 @@ describe('users mechanisms', () => {
       {
         kind: 'command',
         program: 'useradd',
-        args: ['-m', '-d', '/home/dave', '-U', '-s', '/usr/sbin/nologin', '-c', 'Dave (ops)', '-G', 'users,www-data', '--', 'dave'],
+        args: ['-m', '-d', '/home/dave', '-U', '-s', '/usr/sbin/nologin', '--comment', 'Dave (ops)', '-G', 'users,www-data', '--', 'dave'],
         undo: { kind: 'command', program: 'userdel', args: ['-r', '--', 'dave'] },
       },
     ]);

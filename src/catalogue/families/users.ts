@@ -225,7 +225,7 @@ export const createUser = action({
         '-U',
         '-s',
         shell ?? DEFAULT_SHELL,
-        ...(comment ? ['-c', comment] : []),
+        ...(comment ? ['--comment', comment] : []),
         ...(groups.length ? ['-G', groups.join(',')] : []),
         '--',
         user,

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// `npm test`: unit tests, then integration tests that start real daemons on
+// throwaway overlays of / and run clients as real Unix users. Those need root and
+// a few Debian tools; as root this script installs any that are missing.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const say = (s) => process.stdout.write(`[airlock test] ${s}\n`);
+
+// Tool the tests use -> the Debian package that ships it.
+const NEEDED = {
+  '/usr/bin/unshare': 'util-linux',
+  '/usr/bin/nsenter': 'util-linux',
+  '/usr/bin/setpriv': 'util-linux',
+  '/usr/bin/lsblk': 'util-linux',
+  '/usr/bin/findmnt': 'util-linux',
+  '/usr/bin/mount': 'mount',
+  '/usr/sbin/chroot': 'coreutils',
+  '/usr/sbin/useradd': 'passwd',
+  '/usr/bin/chattr': 'e2fsprogs',
+  '/usr/bin/ssh-keygen': 'openssh-client',
+  '/usr/sbin/ip': 'iproute2',
+  '/usr/bin/ss': 'iproute2',
+  '/usr/bin/ps': 'procps',
+  '/usr/bin/free': 'procps',
+  '/usr/sbin/sysctl': 'procps',
+  '/usr/bin/getent': 'libc-bin',
+  '/usr/bin/apt-get': 'apt',
+};
+
+const isRoot = process.getuid?.() === 0;
+const unitFiles = readdirSync(join(root, 'test', 'unit')).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', 'unit', f));
+const integrationFiles = readdirSync(join(root, 'test', 'integration')).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', 'integration', f));
+
+if (!existsSync(join(root, 'native', 'build', 'Release', 'airlock_native.node'))) {
+  say('the peer-credential addon is not built: run `npm install` first (it needs g++, make and python3)');
+  process.exit(1);
+}
+
+let files = unitFiles;
+if (isRoot) {
+  const missing = [...new Set(Object.entries(NEEDED).filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg))];
+  if (missing.length) {
+    say(`installing Debian packages the tests need: ${missing.join(' ')}`);
+    execFileSync('/usr/bin/apt-get', ['update', '-q'], { stdio: 'inherit' });
+    execFileSync('/usr/bin/apt-get', ['install', '-y', '-q', '--no-install-recommends', ...missing], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  }
+  files = [...unitFiles, ...integrationFiles];
+} else {
+  say('not root: running unit tests only. The integration tests mount overlays of / and run');
+  say('clients as other Unix users, which needs root: run `sudo npm test` for the whole suite.');
+}
+
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=600000', ...files], { cwd: root, stdio: 'inherit' });
+if (!isRoot && r.status === 0) {
+  say('unit tests passed; integration tests were NOT run (not root)');
+  process.exit(3);
+}
+process.exit(r.status ?? 1);

@@ -1,0 +1,95 @@
+/**
+ * Structural invariants checked on the source: the trust boundary (clients never
+ * import daemon or store code) and no shell anywhere in the daemon or catalogue.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CATALOGUE } from '../../src/catalogue/index.js';
+import { FORBIDDEN_PROGRAMS, PROGRAMS } from '../../src/catalogue/programs.js';
+import { STEP_KINDS } from '../../src/catalogue/mechanism.js';
+
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+const within = (d: string) => files(join(SRC, d)).filter(() => true);
+const safeDirs = ['client', 'cli', 'brain', 'mcp', 'sandbox'].filter((d) => {
+  try {
+    return statSync(join(SRC, d)).isDirectory();
+  } catch {
+    return false;
+  }
+});
+
+test('unprivileged code never imports src/daemon or src/store', () => {
+  const offenders: string[] = [];
+  for (const d of safeDirs) {
+    for (const f of within(d)) {
+      for (const m of readFileSync(f, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+        const target = join(dirname(f), m[1]!);
+        const rel = relative(SRC, target);
+        if (m[1]!.startsWith('.') && (rel.startsWith('daemon') || rel.startsWith('store'))) offenders.push(`${relative(SRC, f)} imports ${m[1]}`);
+      }
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test('audit verification needs nothing from the daemon or the store', () => {
+  for (const f of within('audit')) assert.doesNotMatch(readFileSync(f, 'utf8'), /from ['"]\.\.\/(daemon|store)\//, f);
+});
+
+test('no shell: no shell: true, no exec/execSync, no spawn of a shell, no -c strings in the daemon or catalogue', () => {
+  const hits: string[] = [];
+  for (const f of [...within('daemon'), ...within('catalogue')]) {
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*['"](node:)?child_process['"]/g)) {
+      if (/\bexec(Sync)?\b/.test(m[1]!)) hits.push(`${relative(SRC, f)} imports exec/execSync`);
+    }
+    text.split('\n').forEach((line, i) => {
+      if (/^\s*(\/\/|\*)/.test(line)) return;
+      // Login shells such as '/bin/bash' may appear as data (usermod -s); what is refused is running one.
+      if (/shell:\s*true|child_process\.exec|(spawn|execFile)\w*\(\s*['"][^'"]*\b(ba|da|z|k)?sh['"]|['"]-c['"]/.test(line)) hits.push(`${relative(SRC, f)}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(hits, []);
+});
+
+test('the program table names no shell or program runner', () => {
+  for (const [name, paths] of Object.entries(PROGRAMS)) {
+    assert.ok(!FORBIDDEN_PROGRAMS.includes(name), `${name} is forbidden`);
+    for (const p of paths) {
+      assert.ok(p.startsWith('/'), `${name}: ${p} is not absolute`);
+      const base = p.split('/').pop()!;
+      assert.ok(!FORBIDDEN_PROGRAMS.includes(base), `${name} resolves to ${base}`);
+    }
+  }
+});
+
+test('every action is a complete declaration', () => {
+  assert.ok(CATALOGUE.size >= 30, `only ${CATALOGUE.size} actions`);
+  const families = new Set([...CATALOGUE.values()].map((a) => a.family));
+  assert.ok(families.size >= 7, `only ${families.size} families`);
+  for (const a of CATALOGUE.values()) {
+    assert.match(a.name, /^[A-Z][A-Za-z0-9]+$/);
+    assert.ok(a.description.length > 10, `${a.name} lacks a description`);
+    assert.ok(['low', 'medium', 'high'].includes(a.risk));
+    assert.ok(a.platforms.length > 0);
+    assert.equal(typeof a.current, 'function');
+    assert.equal(typeof a.preview, 'function');
+    assert.equal(typeof a.mechanism, 'function');
+    assert.ok(a.params.safeParse(a.example).success, `${a.name}'s example does not validate`);
+    assert.ok(!a.params.safeParse({ ...a.example, extra: 1 }).success, `${a.name} accepts unknown keys`);
+    if (!a.readOnly) assert.notEqual(a.risk, 'low', `${a.name} changes the host but is low risk`);
+    assert.ok(a.files.every((g: string) => g.startsWith('/') && !g.includes('..')), `${a.name} has a bad file glob`);
+  }
+});
+
+test('mechanism steps are one of the five LACS shapes', () => {
+  assert.deepEqual([...STEP_KINDS].sort(), ['command', 'fileDelete', 'filePatch', 'fileScan', 'fileWrite']);
+});
