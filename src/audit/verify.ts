@@ -96,6 +96,7 @@ function startVerifyWorker(workerData: { publicKeyHex: string }): Worker {
 
 function checkStructure(row: LogRow, expected: number, prev: string, keyId: string): string | null {
   if (row.seq !== expected) return row.seq > expected ? `entry ${expected} is missing (next is ${row.seq}): deleted or reordered` : `entry ${row.seq} is out of order`;
+  if (typeof row.body !== 'string' || typeof row.sig !== 'string') return 'entry body or signature is missing';
   let e: LogEntry;
   try {
     e = JSON.parse(row.body) as LogEntry;

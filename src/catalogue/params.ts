@@ -17,7 +17,7 @@ export function token(re: RegExp, what: string, max = 255) {
     .max(max, `${what} must be at most ${max} characters`)
     .refine(noControl, `${what} must not contain NUL, newlines or control characters`)
     .refine(noLeadingDash, `${what} must not start with '-'`)
-    .refine((s) => re.test(s), `${what} has characters outside ${re.source}`);
+    .regex(re, `${what} has characters outside ${re.source}`);
 }
 
 export const userName = token(/^[a-z_][a-z0-9_-]{0,31}$/, 'user name', 32);

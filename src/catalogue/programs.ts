@@ -42,5 +42,5 @@ export const PROGRAMS = {
 
 export type ProgramName = keyof typeof PROGRAMS;
 
-/** Programs that take a shell string or run other programs: never allowed in the table (see test/no-shell). */
+/** Programs that take a shell string or run other programs: never allowed in the table (see test/unit/invariants.test.ts). */
 export const FORBIDDEN_PROGRAMS = ['sh', 'bash', 'dash', 'zsh', 'ksh', 'csh', 'busybox', 'env', 'xargs', 'su', 'sudo', 'runuser', 'nsenter', 'chroot', 'find', 'perl', 'python3', 'awk', 'sed'];

@@ -83,7 +83,7 @@ export function auditCommand(): Command {
         const parsed = parseCheckpoints(readFileSync(o.checkpoints, 'utf8'), publicKeyFromRaw(parsePublicKey(readFileSync(o.pubkey, 'utf8'))));
         const good = parsed.flatMap((p) => (p.ok ? [p.value] : []));
         const bad = parsed.filter((p) => !p.ok);
-        const latest = good.at(-1) ?? null;
+        const latest = good.reduce<(typeof good)[number] | null>((a, b) => (a === null || b.checkpoint.size > a.checkpoint.size ? b : a), null);
         if (o.json) return void printJson({ latest, valid: good.length, invalid: bad.length });
         if (!latest) process.stdout.write('no checkpoint yet\n');
         else process.stdout.write(`latest checkpoint: size ${latest.checkpoint.size}, head ${latest.checkpoint.head_hash.slice(0, 16)}…, at ${latest.checkpoint.ts} (${good.length} valid${bad.length ? `, ${c.red(`${bad.length} invalid`)}` : ''})\n`);

@@ -12,6 +12,7 @@ import { RESOURCE_LOCKS, type CommandStep, type ExclusiveResource, type Step } f
 import type { ProgramTable } from './programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
 import { native } from './native.js';
+import { releaseOutput } from './output.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_STREAM_BYTES = 1024 * 1024;
@@ -32,6 +33,8 @@ export interface ExecutorOptions {
 export interface StepsOutcome {
   ok: boolean;
   output: string[];
+  /** A stream hit its byte cap, so `output` is incomplete. */
+  truncated: boolean;
   error?: AirlockError;
   rolledBack: boolean;
 }
@@ -99,8 +102,12 @@ export class Executor {
     });
   }
 
-  /** Claims every exclusive resource the steps need; a busy one is a conflict. Call before consuming a receipt. */
+  /**
+   * Everything that can be known to fail before the receipt is spent: every program
+   * resolved, every exclusive resource free. Claims the resources; returns their release.
+   */
   claim(steps: Step[]): () => void {
+    for (const s of steps) if (s.kind === 'command') this.programPath(s);
     const needed = [...new Set(steps.flatMap((s) => (s.kind === 'command' && s.resource ? [s.resource] : [])))];
     for (const r of needed) {
       if (this.busy.has(r)) throw conflict(r, 'another Airlock job holds it');
@@ -116,6 +123,7 @@ export class Executor {
   /** Runs the steps in order. On the first failure, reverses what ran: file snapshots restored, command undos run. */
   async runSteps(steps: Step[], allowFiles: readonly string[]): Promise<StepsOutcome> {
     const output: string[] = [];
+    let truncated = false;
     const undo: Array<() => Promise<void>> = [];
     try {
       for (const step of steps) {
@@ -124,13 +132,17 @@ export class Executor {
           case 'command': {
             const r = await this.run(step);
             if (r.stdout) output.push(r.stdout);
+            truncated ||= r.truncated;
             if (r.timedOut) throw new AirlockError('execution', 'timeout', `${step.program} did not finish in time and was killed`);
             if (!(step.okCodes ?? [0]).includes(r.code)) {
               throw new AirlockError('execution', 'command_failed', `${step.program} exited with status ${r.code}: ${lastLine(r.stderr) || 'no error text'}`);
             }
             if (step.undo) {
               const u = step.undo;
-              undo.push(async () => void (await this.run(u)));
+              undo.push(async () => {
+                const ur = await this.run(u);
+                if (!(u.okCodes ?? [0]).includes(ur.code)) throw new Error(`undo ${u.program} exited with status ${ur.code}`);
+              });
             }
             break;
           }
@@ -150,7 +162,7 @@ export class Executor {
           }
         }
       }
-      return { ok: true, output, rolledBack: false };
+      return { ok: true, output, truncated, rolledBack: false };
     } catch (e) {
       const error = e instanceof AirlockError ? e : new AirlockError('execution', 'step_failed', (e as Error).message);
       let rolledBack = false;
@@ -164,7 +176,7 @@ export class Executor {
           }
         }
       }
-      return { ok: false, output, error, rolledBack };
+      return { ok: false, output, truncated, error, rolledBack };
     }
   }
 
@@ -190,7 +202,8 @@ function conflict(r: ExclusiveResource, why: string): AirlockError {
   return new AirlockError('conflict', 'resource_busy', `the ${r} lock is busy: ${why}`, 'wait for the other package operation to finish, then execute again with the same receipt');
 }
 
+/** The last stderr line, for the error message; it leaves the daemon, so it goes through releaseOutput too. */
 function lastLine(s: string): string {
   const lines = s.trim().split('\n');
-  return (lines[lines.length - 1] ?? '').slice(0, 300);
+  return releaseOutput([(lines[lines.length - 1] ?? '').slice(0, 300)]).lines[0] ?? '';
 }

@@ -56,7 +56,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   if (!existsSync(c.publicKeyPath) || readFileSync(c.publicKeyPath, 'utf8') !== pub) writeFileSync(c.publicKeyPath, pub, { mode: 0o644 });
   const riskOverrides = loadRiskOverrides(c.riskOverridesPath);
 
-  const checkpoints = new CheckpointWriter(auditKey, c.checkpointPath, c.checkpointIntervalMs, c.syslog);
+  const checkpoints = new CheckpointWriter(auditKey, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
   const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head) => checkpoints.note(head));
   const executor = new Executor({ programs: resolvePrograms() });
   const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);

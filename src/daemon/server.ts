@@ -88,7 +88,9 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
     const reader = new FrameReader(MAX_FRAME);
     let greeted = false;
     const firstFrame = setTimeout(() => refuse(new AirlockError('transient', 'hello_timeout', `no hello within ${FIRST_FRAME_MS} ms`)), FIRST_FRAME_MS);
-    sock.setTimeout(IDLE_MS, () => refuse(new AirlockError('transient', 'idle_timeout', `no request for ${IDLE_MS / 1000} s`)));
+    let inFlight = 0;
+    // Idle means no request and none running: a long execute keeps its connection.
+    sock.setTimeout(IDLE_MS, () => inFlight === 0 && refuse(new AirlockError('transient', 'idle_timeout', `no request for ${IDLE_MS / 1000} s`)));
     sock.once('close', () => clearTimeout(firstFrame));
     sock.on('error', () => sock.destroy());
 
@@ -125,7 +127,11 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
           } satisfies WelcomeMessage);
           continue;
         }
-        void dispatch(identity, msg).then(send);
+        inFlight++;
+        void dispatch(identity, msg).then((r) => {
+          inFlight--;
+          send(r);
+        });
       }
     });
   });

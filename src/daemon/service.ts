@@ -131,7 +131,10 @@ export class AirlockService {
 
   async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView & { preview: PreviewEnvelope; result: unknown }> {
     const tx = await this.tx(req.transaction_id);
-    void who; // every role may read transactions: they hold no secrets or output
+    // The preview shows host state (key lines, account flags): only the requester, approvers and admins see it.
+    if (who.uid !== tx.requesterUid && !who.approver && who.role !== 'admin') {
+      fail('authorization', 'not_yours', `only ${tx.requesterName}, approvers and admins may read ${tx.id} in full`, 'see `airlock history` for its summary');
+    }
     return { ...view(tx), preview: tx.preview as unknown as PreviewEnvelope, result: tx.result };
   }
 
@@ -186,7 +189,7 @@ export class AirlockService {
     const receipt = typeof req.receipt === 'string' ? req.receipt : '';
     if (tx.state !== 'Queued' || !tx.approvedBy) {
       if (tx.receiptCommitment !== null && tx.receiptCommitment === receiptCommitment(receipt)) {
-        fail('stale_approval', 'receipt_already_consumed', `this receipt was already used: ${tx.id} is ${tx.state}`, 'preview again and ask for a new approval');
+        fail('stale_approval', 'receipt_already_consumed', `this receipt can no longer be used: ${tx.id} is ${tx.state}`, 'preview again and ask for a new approval');
       }
       fail('stale_approval', tx.state === 'Previewed' ? 'not_approved' : 'not_queued', `transaction ${tx.id} is ${tx.state === 'Previewed' ? 'not approved yet' : tx.state}`);
     }
@@ -214,6 +217,7 @@ export class AirlockService {
       const run = await this.o.executor.runSteps(steps, a.files);
       const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
       const out = releaseOutput(run.output);
+      out.truncated ||= run.truncated;
       const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${run.error!.message}${run.rolledBack ? ' (changes rolled back)' : ''}`;
       const result: ResultEnvelope = {
         transaction_id: tx.id,
@@ -294,13 +298,18 @@ export class AirlockService {
 
   private platformProblem(a: AnyAction): string | null {
     const p = this.o.host.platform;
-    if (p === null) return a.readOnly && a.risk === 'low' ? null : 'this distribution is not recognised: only read-only actions are available';
+    if (p === null) return a.readOnly && this.riskOf(a) === 'low' ? null : 'this distribution is not recognised: only read-only actions are available';
     return a.platforms.includes(p) ? null : `${a.name} does not support ${p}`;
   }
 
   private parseParams(a: AnyAction, raw: unknown): Record<string, unknown> {
     const r = a.params.safeParse(raw ?? {});
     if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${z.prettifyError(r.error).replace(/\n/g, '; ')}`, `see \`airlock describe ${a.name}\``);
+    try {
+      canonicalize(r.data); // the request hash must cover exactly these values (no lone surrogates)
+    } catch (e) {
+      fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${(e as Error).message}`);
+    }
     return r.data as Record<string, unknown>;
   }
 

@@ -51,9 +51,8 @@ export class FrameReader {
     const out: Buffer[] = [];
     while (this.buf.length >= 4) {
       const len = this.buf.readUInt32BE(0);
-      if (len === 0 || len > this.maxFrame) {
-        throw new AirlockError('validation', 'frame_too_large', `frame length ${len} is outside 1..${this.maxFrame}`);
-      }
+      if (len === 0) throw new AirlockError('validation', 'empty_frame', 'a frame must carry at least one byte');
+      if (len > this.maxFrame) throw new AirlockError('validation', 'frame_too_large', `frame length ${len} is over the ${this.maxFrame}-byte limit`);
       if (this.buf.length < 4 + len) break;
       out.push(this.buf.subarray(4, 4 + len));
       this.buf = this.buf.subarray(4 + len);

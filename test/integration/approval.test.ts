@@ -57,6 +57,19 @@ describe('roles from kernel peer credentials', () => {
     await rejectsWith(preview(agent, 'CreateUser', { user: '; rm -rf /' }), 'validation', 'bad_params');
   });
 
+  test('a parameter that cannot be hashed canonically (lone surrogate) is a validation error', async () => {
+    await rejectsWith(preview(agent, 'UserInfo', { user: '\ud800' }), 'validation');
+    await rejectsWith(preview(agent, 'ReadConfigFile', { path: '/etc/logrotate.d/\ud800x' }), 'validation');
+  });
+
+  test("an observer sees the history but not another principal's previews", async () => {
+    const p = await preview(agent, 'ListUsers', {});
+    await rejectsWith(observer.call('transaction.get', { transaction_id: p.transaction_id }), 'authorization', 'not_yours');
+    const own = await preview(observer, 'ListUsers', {});
+    assert.equal((await observer.call<TransactionView>('transaction.get', { transaction_id: own.transaction_id })).state, 'Previewed');
+    assert.ok((await observer.call<TransactionView[]>('history', { limit: 50 })).some((t) => t.transaction_id === p.transaction_id));
+  });
+
   test('unknown actions are refused before any effect', async () => {
     await rejectsWith(preview(agent, 'RunShell', { cmd: 'id' }), 'validation', 'unknown_action');
   });

@@ -80,7 +80,7 @@ describe('malformed frames', () => {
 
   test('a zero-length frame is refused', async () => {
     const { replies, closed } = await exchange([hello, Buffer.alloc(4)]);
-    assert.equal(errorOf(replies)?.code, 'frame_too_large');
+    assert.equal(errorOf(replies)?.code, 'empty_frame');
     assert.ok(closed);
   });
 

@@ -18,7 +18,7 @@ test('oversized and empty length prefixes are refused before any body is buffere
   const big = Buffer.alloc(4);
   big.writeUInt32BE(MAX_FRAME + 1, 0);
   assert.throws(() => new FrameReader().push(big), (e: AirlockError) => e.code === 'frame_too_large');
-  assert.throws(() => new FrameReader().push(Buffer.alloc(4)), (e: AirlockError) => e.code === 'frame_too_large');
+  assert.throws(() => new FrameReader().push(Buffer.alloc(4)), (e: AirlockError) => e.code === 'empty_frame');
   assert.throws(() => encodeFrame({ s: 'x'.repeat(MAX_FRAME) }), (e: AirlockError) => e.code === 'frame_too_large');
 });
 
