@@ -227,9 +227,12 @@ function parseSince(s: string): string {
   return new Date(s).toISOString();
 }
 
-program.exitOverride((err) => {
-  process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
-});
+// Usage errors exit 2 from every (sub)command, help and --version exit 0.
+const usageExit = (cmd: Command): void => {
+  cmd.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : EXIT.usage));
+  cmd.commands.forEach(usageExit);
+};
+usageExit(program);
 await program.parseAsync(process.argv);
 // Subcommands defined in other files set process.exitCode themselves; keep theirs.
 if (exitCode !== 0) process.exitCode = exitCode;

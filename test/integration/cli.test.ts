@@ -1,0 +1,124 @@
+/**
+ * The `airlock` command line against a real daemon, run as real Unix users
+ * (setpriv): help, --json output, exit codes per error category, the terminal
+ * requirement for approval, execute with a receipt, install and doctor.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { startWorld, type World } from '../support/world.js';
+import { CLI } from '../support/cli.js';
+import type { UnixIdentity, Principal } from '../../src/sandbox/principal.js';
+import type { ApprovalGrant } from '../../src/protocol/messages.js';
+
+let w: World;
+let agent: Principal, human: Principal, observer: Principal;
+before(async () => {
+  w = await startWorld();
+  agent = await w.as('agent', ['airlock-admin']);
+  human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+  observer = await w.as('olga', ['airlock-observer']);
+});
+after(() => w?.close());
+
+/** Runs `airlock --socket S ARGS` as the given Unix user, with no controlling terminal. */
+function cliAs(who: UnixIdentity | null, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const node = [process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
+  const argv = who ? ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--', ...node] : node;
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
+  });
+}
+
+describe('airlock CLI', () => {
+  test('--help teaches the flow and the exit codes', async () => {
+    const r = await cliAs(null, ['--help']);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /sudo airlock approve/);
+    assert.match(r.stdout, /Exit codes/);
+    for (const cmd of ['actions', 'describe', 'preview', 'approve', 'execute', 'run', 'history', 'audit', 'doctor', 'install', 'uninstall', 'demo', 'daemon']) {
+      assert.match(r.stdout, new RegExp(`\\n  ${cmd}\\b`), `--help lists ${cmd}`);
+    }
+  });
+
+  test('actions --json and describe --json as an observer', async () => {
+    const r = await cliAs(observer.identity, ['actions', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const list = JSON.parse(r.stdout) as { name: string; risk: string }[];
+    assert.ok(list.length >= 30);
+    assert.ok(list.some((a) => a.name === 'AddAuthorizedKey' && a.risk === 'high'));
+    const d = JSON.parse((await cliAs(observer.identity, ['describe', 'UserInfo', '--json'])).stdout);
+    assert.equal(d.params_schema.properties.user.type, 'string');
+    assert.equal(d.params_schema.additionalProperties, false);
+  });
+
+  test('exit codes follow the error category', async () => {
+    assert.equal((await cliAs(observer.identity, ['preview', 'CreateUser', '--param', 'user=x'])).code, 3, 'authorization');
+    const bad = await cliAs(agent.identity, ['preview', 'UserInfo', '--param', 'user=$(id)']);
+    assert.equal(bad.code, 5, 'validation');
+    assert.match(bad.stderr, /validation\/bad_params/);
+    assert.match(bad.stderr, /next/);
+    assert.equal((await cliAs(agent.identity, ['preview', 'NoSuchThing'])).code, 5);
+    assert.equal((await cliAs(agent.identity, ['preview'])).code, 2, 'usage');
+    const down = await cliAs(agent.identity, ['--socket', '/nonexistent/airlock.sock', 'history']);
+    assert.equal(down.code, 7, 'transient: daemon unreachable');
+    assert.match(down.stderr, /start it with/);
+    const json = await cliAs(observer.identity, ['preview', 'CreateUser', '--param', 'user=x', '--json']);
+    assert.equal(JSON.parse(json.stdout).error.code, 'role_too_low');
+  });
+
+  test('preview, approval (which needs a terminal), then execute with the receipt', async () => {
+    const p = JSON.parse((await cliAs(agent.identity, ['preview', 'UserInfo', '--param', 'user=root', '--json'])).stdout);
+    assert.match(p.transaction_id, /^tx_[0-9a-f]{24}$/);
+    const noTty = await cliAs(human.identity, ['approve', p.transaction_id]);
+    assert.equal(noTty.code, 3);
+    assert.match(noTty.stderr, /needs a person at a terminal/);
+    const g = await human.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+    const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--receipt', g.receipt, '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const res = JSON.parse(r.stdout);
+    assert.equal(res.state, 'Succeeded');
+    assert.ok(res.output.some((l: string) => l.includes('uid=0(root)')));
+    const again = await cliAs(agent.identity, ['execute', p.transaction_id, '--receipt', g.receipt]);
+    assert.equal(again.code, 4, 'stale approval');
+    const h = JSON.parse((await cliAs(observer.identity, ['history', '--status', 'Succeeded', '--action', 'UserInfo', '--json'])).stdout);
+    assert.ok(h.some((t: { transaction_id: string }) => t.transaction_id === p.transaction_id));
+    assert.equal((await cliAs(observer.identity, ['history', '--since', 'yesterday'])).code, 5);
+  });
+
+  test('root cannot use `run` for itself: it could only approve its own request', async () => {
+    const r = await cliAs(null, ['run', 'ListUsers']);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /root cannot approve its own request/);
+  });
+
+  test('doctor reports who you are to the daemon', async () => {
+    const r = await cliAs(agent.identity, ['doctor', '--json']);
+    const rep = JSON.parse(r.stdout);
+    const daemon = rep.checks.find((c: { name: string }) => c.name === 'daemon');
+    assert.equal(daemon.ok, true);
+    assert.match(daemon.detail, /agent \(uid \d+\), role admin/);
+  });
+
+  test('install (inside the throwaway host) creates groups, directories, unit and tmpfiles', async () => {
+    const r = await w.d.box.run(process.execPath, ['--import', import.meta.resolve('tsx'), CLI, 'install', '--no-start', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).ok, true);
+    const group = (await w.d.box.readFile('/etc/group'))!;
+    for (const g of ['airlock-observer', 'airlock-dev', 'airlock-admin', 'airlock-boot', 'airlock-approvers']) assert.match(group, new RegExp(`^${g}:`, 'm'));
+    const unit = (await w.d.box.readFile('/etc/systemd/system/airlock.service'))!;
+    assert.match(unit, /ExecStart=.*airlock\.js daemon/);
+    assert.match(unit, /NoNewPrivileges=yes/);
+    assert.match((await w.d.box.readFile('/etc/tmpfiles.d/airlock.conf'))!, /\/run\/airlock 0755/);
+    assert.equal((await w.d.box.run('/usr/bin/stat', ['-c', '%a', '/var/lib/airlock'])).stdout.trim(), '700');
+    const un = await w.d.box.run(process.execPath, ['--import', import.meta.resolve('tsx'), CLI, 'uninstall', '--json']);
+    assert.equal(un.code, 0, un.stderr);
+    assert.equal(await w.d.box.readFile('/etc/systemd/system/airlock.service'), null);
+    assert.ok((await w.d.box.readFile('/etc/group'))!.includes('airlock-approvers:'), 'groups are kept without --purge');
+  });
+});
