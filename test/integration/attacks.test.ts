@@ -1,0 +1,104 @@
+/**
+ * Attacks on the executor and the catalogue through the real daemon: symlinks
+ * planted on a path the daemon writes, homes outside the allowlist, option-like
+ * and injection values, NUL bytes. Each is refused with a typed error and the
+ * host is left as it was.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rejectsWith, startWorld, type World } from '../support/world.js';
+import type { Principal } from '../../src/sandbox/principal.js';
+
+const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d attacker@evil';
+let w: World;
+let agent: Principal, human: Principal;
+
+before(async () => {
+  w = await startWorld();
+  agent = await w.as('agent', ['airlock-admin']);
+  human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+});
+after(() => w?.close());
+
+const sh = async (program: string, args: string[]) => {
+  const r = await w.d.box.run(program, args);
+  assert.equal(r.code, 0, `${program} ${args.join(' ')}: ${r.stderr}`);
+};
+const preview = (action: string, params: Record<string, unknown>) => agent.call('preview', { action_name: action, params });
+
+describe('symlinks on the write path', () => {
+  test("a user's ~/.ssh pointing at /root/.ssh does not give the agent root's authorized_keys", async () => {
+    await sh('/usr/sbin/useradd', ['-m', '--', 'mallory']);
+    await sh('/usr/bin/mkdir', ['-p', '/root/.ssh']);
+    await sh('/usr/bin/ln', ['-s', '/root/.ssh', '/home/mallory/.ssh']);
+    const before = await w.d.box.readFile('/root/.ssh/authorized_keys');
+    await rejectsWith(preview('AddAuthorizedKey', { user: 'mallory', key: KEY }), 'execution', 'symlink_in_path');
+    assert.equal(await w.d.box.readFile('/root/.ssh/authorized_keys'), before);
+  });
+
+  test('a link swapped in after the preview is refused at execution, and nothing is written', async () => {
+    await sh('/usr/sbin/useradd', ['-m', '--', 'trudy']);
+    const p = await agent.call('preview', { action_name: 'AddAuthorizedKey', params: { user: 'trudy', key: KEY } });
+    const g = await human.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+    // The user (or anyone who owns the home) swaps ~/.ssh for a link between approval and execution.
+    await sh('/usr/bin/ln', ['-s', '/etc', '/home/trudy/.ssh']);
+    const shadowBefore = await w.d.box.readFile('/etc/authorized_keys');
+    await rejectsWith(agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt }), 'execution', 'symlink_in_path');
+    assert.equal(await w.d.box.readFile('/etc/authorized_keys'), shadowBefore);
+    assert.equal((await human.call('transaction.get', { transaction_id: p.transaction_id })).state, 'Queued', 'refused before the receipt was spent');
+  });
+
+  test('an authorized_keys that is itself a link to /etc/shadow is never read or written', async () => {
+    await sh('/usr/sbin/useradd', ['-m', '--', 'eve']);
+    await sh('/usr/bin/mkdir', ['-m', '700', '/home/eve/.ssh']);
+    await sh('/usr/bin/ln', ['-s', '/etc/shadow', '/home/eve/.ssh/authorized_keys']);
+    const shadow = await w.d.box.readFile('/etc/shadow');
+    await rejectsWith(preview('ListAuthorizedKeys', { user: 'eve' }), 'execution', 'symlink_in_path');
+    await rejectsWith(preview('AddAuthorizedKey', { user: 'eve', key: KEY }), 'execution', 'symlink_in_path');
+    assert.equal(await w.d.box.readFile('/etc/shadow'), shadow);
+  });
+
+  test('a home directory outside /home and /root is outside the allowlist', async () => {
+    await sh('/usr/sbin/useradd', ['-M', '-d', '/etc', '--', 'oscar']);
+    await rejectsWith(preview('AddAuthorizedKey', { user: 'oscar', key: KEY }), 'authorization', 'path_not_allowed');
+  });
+});
+
+describe('hostile parameter values', () => {
+  const INJECTIONS = ['; rm -rf /', '$(id)', '`id`', '-rf', '--help', '-oProxyCommand=id', '../../etc/shadow', 'a\u0000b', 'a\nb', 'x'.repeat(100_000), '', ' root', 'root '];
+  for (const [action, field, base] of [
+    ['UserInfo', 'user', {}],
+    ['CreateUser', 'user', {}],
+    ['AddUserToGroup', 'group', { user: 'alice' }],
+    ['InstallPackage', 'package', {}],
+    ['SetSysctl', 'key', { value: '1' }],
+    ['SetHostname', 'hostname', {}],
+    ['ReadConfigFile', 'path', {}],
+    ['AddAuthorizedKey', 'key', { user: 'alice' }],
+  ] as const) {
+    test(`${action}.${field} refuses injection and option-like values with a validation error`, async () => {
+      for (const v of INJECTIONS) {
+        await rejectsWith(preview(action, { ...base, [field]: v }), 'validation', 'bad_params');
+      }
+      await rejectsWith(preview(action, { ...base, [field]: ['root'] }), 'validation', 'bad_params');
+      await rejectsWith(preview(action, { ...base, [field]: { $gt: '' } }), 'validation', 'bad_params');
+    });
+  }
+
+  test('an SSH key with an options prefix (command=...) is refused', async () => {
+    await rejectsWith(preview('AddAuthorizedKey', { user: 'alice', key: `command="/bin/sh" ${KEY}` }), 'validation', 'bad_params');
+    await rejectsWith(preview('AddAuthorizedKey', { user: 'alice', key: 'ssh-ed25519 AAAAB3NzaC1yc2EAAAADAQABAAABAQ== mismatched-type' }), 'validation', 'bad_params');
+  });
+
+  test('unknown parameters and missing ones are refused, not ignored', async () => {
+    await rejectsWith(preview('UserInfo', { user: 'root', shell: '/bin/sh' }), 'validation', 'bad_params');
+    await rejectsWith(preview('UserInfo', {}), 'validation', 'bad_params');
+    await rejectsWith(agent.call('preview', { action_name: 'UserInfo', params: ['root'] }), 'validation', 'bad_params');
+  });
+
+  test('protected accounts are refused for destructive actions', async () => {
+    await rejectsWith(preview('DeleteUser', { user: 'root', removeHome: true }), 'authorization');
+    await rejectsWith(preview('LockUser', { user: 'daemon' }), 'authorization');
+    await rejectsWith(preview('AddUserToGroup', { user: 'alice', group: 'sudo' }), 'authorization');
+  });
+});
