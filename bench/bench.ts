@@ -3,7 +3,7 @@
  *
  * Measures, in one run on this machine:
  *   1. the physical limits: raw Ed25519 sign and verify, one-row-per-transaction
- *      SQLite inserts (WAL, synchronous=NORMAL) and SHA-256;
+ *      SQLite inserts (WAL, synchronous=FULL) and SHA-256;
  *   2. full lifecycles (preview -> approve -> execute) of a low-risk read against a
  *      real daemon in a throwaway overlay of / (needs root), at concurrency 1 and 16,
  *      with the agent and the approver as two real Unix users;
@@ -127,10 +127,10 @@ function physicalLimits(tmp: string) {
   progress('raw SHA-256...');
   const shaRate = rate(() => createHash('sha256').update(msg).digest('hex'));
 
-  progress('raw SQLite inserts (WAL, synchronous=NORMAL, one row per transaction)...');
+  progress('raw SQLite inserts (WAL, synchronous=FULL, one row per transaction)...');
   const db = new Database(join(tmp, 'raw.db'));
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE audit_log (seq INTEGER PRIMARY KEY, body TEXT NOT NULL, sig TEXT NOT NULL, hash TEXT NOT NULL)');
   // Rows the size of real audit entries.
   const body = sealEntry(signingKeyFromSeed(randomBytes(32)), drafts[1]!, 1, '0'.repeat(64)).body;
