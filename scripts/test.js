@@ -29,6 +29,7 @@ const NEEDED = {
   '/usr/sbin/sysctl': 'procps',
   '/usr/bin/getent': 'libc-bin',
   '/usr/bin/apt-get': 'apt',
+  '/usr/bin/python3': 'python3-minimal', // holds a dpkg lock in the conflict test
 };
 
 const isRoot = process.getuid?.() === 0;

@@ -13,6 +13,7 @@ import { stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { canSandbox } from '../sandbox/overlay.js';
+import { CATALOGUE } from '../catalogue/index.js';
 import { startSandboxDaemon, AIRLOCK_GROUPS } from '../sandbox/daemon.js';
 import { Principal } from '../sandbox/principal.js';
 import { readSqliteLog } from '../audit/log-file.js';
@@ -54,7 +55,11 @@ async function demo(fast: boolean): Promise<number> {
   if (why) {
     say(`\nThe demo starts a real daemon inside a private overlay of / so nothing on this host changes;\n${why}.`);
     say(`Run it as root:  ${c.bold('sudo npm run demo')}   (or  sudo airlock demo)`);
-    say(`\nWithout root, here is what the agent would be allowed to ask for: ${c.bold('airlock actions')} lists it once a daemon runs.`);
+    say(`\nWithout root, here is the whole vocabulary the agent would get: no shell, only these typed actions.`);
+    const byFamily = new Map<string, string[]>();
+    for (const a of CATALOGUE.values()) byFamily.set(a.family, [...(byFamily.get(a.family) ?? []), `${a.name} ${c.dim(a.risk)}`]);
+    for (const [family, names] of byFamily) say(`  ${c.bold(family.padEnd(9))} ${names.join(', ')}`);
+    say(`\n${CATALOGUE.size} actions. Low risk needs the Observer role, medium Dev, high Admin; every one needs a human's approval.`);
     return 2;
   }
   const pause = () => new Promise((r) => setTimeout(r, fast ? 0 : 400));

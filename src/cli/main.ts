@@ -153,6 +153,7 @@ program
     act(async (id, opts, cmd) =>
       withClient(cmd, async (cl) => {
         const t = await cl.transaction(id);
+        if (process.stderr.isTTY && !json(cmd)) process.stderr.write(c.dim(`executing ${t.action_name} (${t.summary})...\n`));
         const r = await cl.execute(id, t.action_name, t.preview.params, opts.receipt);
         if (json(cmd)) printJson(r);
         else process.stdout.write(renderResult(r));

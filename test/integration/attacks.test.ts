@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 
@@ -100,5 +101,31 @@ describe('hostile parameter values', () => {
     await rejectsWith(preview('DeleteUser', { user: 'root', removeHome: true }), 'authorization');
     await rejectsWith(preview('LockUser', { user: 'daemon' }), 'authorization');
     await rejectsWith(preview('AddUserToGroup', { user: 'alice', group: 'sudo' }), 'authorization');
+  });
+});
+
+describe('exclusive resources', () => {
+  test('a held dpkg lock is a conflict that leaves the receipt unspent; after release the same receipt works', async () => {
+    // Another package manager holds dpkg's lock (a POSIX record lock, as dpkg and apt take it).
+    const holder = spawn('/usr/bin/nsenter', ['-t', String(w.d.box.pid), '-m', '-u', '-i', '-r', '-w', '--', '/usr/bin/python3', '-c',
+      "import fcntl,sys,time\nf=open('/var/lib/dpkg/lock-frontend','a')\nfcntl.lockf(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout!.on('data', (d) => String(d).includes('locked') && resolve());
+        holder.once('exit', (c) => reject(new Error(`lock holder exited ${c}`)));
+      });
+      const p = await agent.call('preview', { action_name: 'HoldPackage', params: { package: 'base-files' } });
+      const g = await human.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+      const exec = () => agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt });
+      const err = await rejectsWith(exec(), 'conflict', 'resource_busy');
+      assert.match(err.message, /lock-frontend is locked by pid \d+/);
+      assert.equal((await human.call('transaction.get', { transaction_id: p.transaction_id })).state, 'Queued');
+      holder.kill('SIGKILL');
+      await new Promise((r) => holder.once('exit', r));
+      assert.equal((await exec()).state, 'Succeeded');
+      assert.match((await w.d.box.run('/usr/bin/apt-mark', ['showhold'])).stdout, /^base-files$/m);
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 });
