@@ -80,9 +80,13 @@ export interface ActionSpec<P extends Record<string, unknown> = Record<string, u
 
 export type AnyAction = ActionSpec<any, any>;
 
+/** What a family file writes: reboot and rollback default to false, platforms to Debian and Ubuntu. */
+export type ActionDeclaration<P extends Record<string, unknown>, S> = Omit<ActionSpec<P, S>, 'reboot' | 'rollback' | 'platforms'> &
+  Partial<Pick<ActionSpec<P, S>, 'reboot' | 'rollback' | 'platforms'>>;
+
 /** Declares an action. Keeps the literal types so `mechanism` and `preview` see typed params. */
-export function action<P extends Record<string, unknown>, S>(spec: ActionSpec<P, S>): ActionSpec<P, S> {
-  return spec;
+export function action<P extends Record<string, unknown>, S>(d: ActionDeclaration<P, S>): ActionSpec<P, S> {
+  return { ...d, reboot: d.reboot ?? false, rollback: d.rollback ?? false, platforms: d.platforms ?? DEBIAN_LIKE };
 }
 
 /** Helper for read actions: current state is nothing to speak of, preview says what is read. */

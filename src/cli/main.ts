@@ -59,6 +59,7 @@ function act(fn: (...args: any[]) => Promise<number | void>) {
   };
 }
 const jsonOpt = () => new Option('--json', 'print machine-readable JSON');
+const PARAM_OPTION = ['-p, --param <k=v>', 'a parameter: key=string or key:=JSON (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[]] as const;
 
 program
   .command('actions')
@@ -97,7 +98,7 @@ program
   .command('preview')
   .description('ask the daemon what an action would change; records a transaction awaiting approval')
   .argument('<action>')
-  .option('-p, --param <k=v>', 'a parameter: key=string or key:=JSON (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+  .option(...PARAM_OPTION)
   .option('--params <json>', 'all parameters as one JSON object')
   .addOption(jsonOpt())
   .action(
@@ -166,7 +167,7 @@ program
   .command('run')
   .description('the whole flow at a terminal: preview, approval through sudo, execute')
   .argument('<action>')
-  .option('-p, --param <k=v>', 'a parameter: key=string or key:=JSON (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+  .option(...PARAM_OPTION)
   .option('--params <json>', 'all parameters as one JSON object')
   .addOption(jsonOpt())
   .action(

@@ -1,7 +1,7 @@
 /** files family: read a fixed allowlist of non-secret configuration files and list configuration directories. */
 import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
-import { action, DEBIAN_LIKE, type Host } from '../action.js';
+import { action, type Host } from '../action.js';
 import { command, fileScan } from '../mechanism.js';
 import { params, pathMatching } from '../params.js';
 
@@ -76,10 +76,7 @@ export const readConfigFile = action({
   family: 'files',
   description: 'Show a world-readable configuration file from a fixed allowlist (hosts, fstab, sshd_config, sysctl, apt sources, unit files, ...).',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({ path: pathMatching(CONFIG_FILES, 'path') }),
   files: CONFIG_FILES,
   example: { path: '/etc/ssh/sshd_config' },
@@ -101,10 +98,7 @@ export const listConfigDirectory = action({
   family: 'files',
   description: 'List the entries of a configuration directory from a fixed allowlist (sysctl.d, sources.list.d, systemd/system, cron.d, ...).',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({ path: z.enum(CONFIG_DIRS) }),
   files: [...CONFIG_DIRS],
   example: { path: '/etc/sysctl.d' },

@@ -1,6 +1,6 @@
 /** identity family: the host's name and time zone. */
 import { AirlockError } from '../../protocol/errors.js';
-import { action, DEBIAN_LIKE, type Host } from '../action.js';
+import { action, type Host } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { hostName, params, timezone } from '../params.js';
 import { linkTarget, readHostsFile } from './shared.js';
@@ -12,10 +12,7 @@ export const getHostname = action({
   family: 'identity',
   description: 'Show the host name configured in /etc/hostname and the one the kernel is running with.',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({}),
   files: ['/etc/hostname'],
   example: {},
@@ -50,10 +47,8 @@ export const setHostname = action({
   family: 'identity',
   description: 'Rename the host: write /etc/hostname and set the running name (a single RFC 1123 label).',
   risk: 'medium',
-  reboot: false,
   rollback: true,
   readOnly: false,
-  platforms: DEBIAN_LIKE,
   params: params({ hostname: hostName }),
   files: ['/etc/hostname'],
   example: { hostname: 'web-01' },
@@ -88,10 +83,7 @@ export const getTimezone = action({
   family: 'identity',
   description: 'Show the time zone: /etc/timezone, where /etc/localtime points, and the zone abbreviation and offset in effect.',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({}),
   files: ['/etc/timezone', '/etc/localtime'],
   example: {},
@@ -134,10 +126,8 @@ export const setTimezone = action({
   family: 'identity',
   description: 'Set the time zone: point /etc/localtime at the zone file and update /etc/timezone when the host has one.',
   risk: 'medium',
-  reboot: false,
   rollback: true,
   readOnly: false,
-  platforms: DEBIAN_LIKE,
   params: params({ timezone }),
   files: ['/etc/timezone', '/etc/localtime'],
   example: { timezone: 'Europe/Paris' },

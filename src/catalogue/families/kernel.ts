@@ -4,7 +4,7 @@
  * there, so an unknown key is refused before anything runs.
  */
 import { AirlockError } from '../../protocol/errors.js';
-import { action, DEBIAN_LIKE, type Host } from '../action.js';
+import { action, type Host } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { params, sysctlKey, sysctlValue } from '../params.js';
 
@@ -115,10 +115,7 @@ export const getSysctl = action({
   family: 'kernel',
   description: 'Read the running value of one kernel parameter (sysctl -n).',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({ key: sysctlKey }),
   files: [],
   example: { key: 'net.ipv4.ip_forward' },
@@ -136,10 +133,8 @@ export const setSysctl = action({
   family: 'kernel',
   description: 'Set a kernel parameter now (sysctl -w) and persist it in /etc/sysctl.d/60-airlock-<key>.conf.',
   risk: 'high',
-  reboot: false,
   rollback: true,
   readOnly: false,
-  platforms: DEBIAN_LIKE,
   params: params({ key: sysctlKey, value: sysctlValue }),
   files: DROP_INS,
   example: { key: 'net.ipv4.ip_forward', value: '1' },
@@ -190,10 +185,7 @@ export const listSysctls = action({
   family: 'kernel',
   description: 'List every kernel parameter with its running value (sysctl -a), secret keys left out.',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({}),
   files: [],
   example: {},
@@ -207,10 +199,7 @@ export const listKernelModules = action({
   family: 'kernel',
   description: 'List the loaded kernel modules with size, use count and users (/proc/modules); on a kernel without loadable modules, the built-in ones in /sys/module.',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({}),
   files: ['/proc/modules'],
   example: {},

@@ -1,7 +1,7 @@
 /** network family: addresses, routes, links, listening sockets, /etc/hosts and resolvers. */
 import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
-import { action, DEBIAN_LIKE } from '../action.js';
+import { action } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { fqdn, ipAddress, params } from '../params.js';
 import { fixedRead, linkTarget, parseHostsLine, readHostsFile } from './shared.js';
@@ -62,10 +62,7 @@ export const dnsResolvers = action({
   family: 'network',
   description: 'Show the resolver configuration (/etc/resolv.conf, or the systemd-resolved / resolvconf file it links to).',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({}),
   files: RESOLV_CONF,
   example: {},
@@ -97,10 +94,8 @@ export const addHostsEntry = action({
   family: 'network',
   description: 'Append one "address names..." line to /etc/hosts.',
   risk: 'medium',
-  reboot: false,
   rollback: true,
   readOnly: false,
-  platforms: DEBIAN_LIKE,
   params: params({ ip: ipAddress, names: hostsNames }),
   files: [HOSTS],
   example: { ip: '10.0.0.12', names: ['db.internal', 'db'] },
@@ -151,10 +146,8 @@ export const removeHostsEntry = action({
   family: 'network',
   description: 'Remove a name from the /etc/hosts lines of an address, dropping lines left without names.',
   risk: 'medium',
-  reboot: false,
   rollback: true,
   readOnly: false,
-  platforms: DEBIAN_LIKE,
   params: params({ ip: ipAddress, name: fqdn }),
   files: [HOSTS],
   example: { ip: '10.0.0.12', name: 'db.internal' },

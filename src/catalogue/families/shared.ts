@@ -1,7 +1,7 @@
 /** State readers shared by several families. */
 import { posix } from 'node:path';
 import { AirlockError } from '../../protocol/errors.js';
-import { action, DEBIAN_LIKE, nothingToRead, type Family, type GroupEntry, type Host, type PasswdEntry } from '../action.js';
+import { action, nothingToRead, type Family, type GroupEntry, type Host, type PasswdEntry } from '../action.js';
 import type { Step } from '../mechanism.js';
 import { params } from '../params.js';
 
@@ -65,10 +65,7 @@ export function fixedRead(spec: { name: string; family: Family; description: str
     family: spec.family,
     description: spec.description,
     risk: 'low',
-    reboot: false,
-    rollback: false,
     readOnly: true,
-    platforms: DEBIAN_LIKE,
     params: params({}),
     files: spec.files ?? [],
     example: {},

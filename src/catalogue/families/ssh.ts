@@ -1,6 +1,6 @@
 /** SSH: authorized keys of a user, and the host's own key fingerprints. */
 import { AirlockError } from '../../protocol/errors.js';
-import { action, DEBIAN_LIKE, type Host, type PasswdEntry } from '../action.js';
+import { action, type Host, type PasswdEntry } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { params, parseSshKey, sshPublicKey, userName } from '../params.js';
 import { requireUser } from './shared.js';
@@ -34,10 +34,7 @@ export const listAuthorizedKeys = action({
   family: 'ssh',
   description: "List the public keys in a user's ~/.ssh/authorized_keys.",
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({ user: userName }),
   files: KEY_FILES,
   example: { user: 'deploy' },
@@ -54,10 +51,8 @@ export const addAuthorizedKey = action({
   family: 'ssh',
   description: "Append one OpenSSH public key to a user's ~/.ssh/authorized_keys (created 0600 with ~/.ssh 0700 when missing).",
   risk: 'high',
-  reboot: false,
   rollback: true,
   readOnly: false,
-  platforms: DEBIAN_LIKE,
   params: params({ user: userName, key: sshPublicKey }),
   files: KEY_FILES,
   example: { user: 'deploy', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d deploy@laptop' },
@@ -87,10 +82,8 @@ export const removeAuthorizedKey = action({
   family: 'ssh',
   description: "Remove every line carrying the given public key from a user's ~/.ssh/authorized_keys.",
   risk: 'high',
-  reboot: false,
   rollback: true,
   readOnly: false,
-  platforms: DEBIAN_LIKE,
   params: params({ user: userName, key: sshPublicKey }),
   files: KEY_FILES,
   example: { user: 'deploy', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d deploy@laptop' },
@@ -120,10 +113,7 @@ export const hostKeyFingerprints = action({
   family: 'ssh',
   description: "Show the SHA-256 fingerprints of this host's SSH host keys.",
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({}),
   files: HOST_KEYS,
   example: {},

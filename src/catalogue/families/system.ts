@@ -1,5 +1,5 @@
 /** system family: read-only inventory of the host (OS, disks, memory, load, mounts, processes). */
-import { action, DEBIAN_LIKE } from '../action.js';
+import { action } from '../action.js';
 import { command, fileScan } from '../mechanism.js';
 import { params } from '../params.js';
 import { fixedRead } from './shared.js';
@@ -12,10 +12,7 @@ export const hostInfo = action({
   family: 'system',
   description: 'Show the operating system release and the running kernel.',
   risk: 'low',
-  reboot: false,
-  rollback: false,
   readOnly: true,
-  platforms: DEBIAN_LIKE,
   params: params({}),
   files: OS_RELEASE,
   example: {},
