@@ -3,24 +3,41 @@
  * not stdin, so a pipe from an agent cannot answer; shows exactly the stored
  * preview after checking its digest; high risk needs the action name typed.
  */
-import { openSync, createReadStream, createWriteStream } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant } from '../protocol/messages.js';
 import { previewDigestMatches, renderPreview } from './render.js';
 import { c } from './ui.js';
 
-function openTerminal() {
-  let fd: number;
-  try {
-    fd = openSync('/dev/tty', 'r+');
-  } catch {
-    throw new AirlockError('authorization', 'no_terminal', 'approving needs a person at a terminal, and this process has none', 'run `sudo airlock approve ID` yourself in a terminal');
+/** The controlling terminal, opened directly: the line discipline does echo and editing. */
+class Terminal {
+  private constructor(private readonly fd: number) {}
+
+  static open(): Terminal {
+    try {
+      return new Terminal(openSync('/dev/tty', 'r+'));
+    } catch {
+      throw new AirlockError('authorization', 'no_terminal', 'approving needs a person at a terminal, and this process has none', 'run `sudo airlock approve ID` yourself in a terminal');
+    }
   }
-  const input = createReadStream('', { fd, autoClose: false });
-  const output = createWriteStream('', { fd, autoClose: false });
-  return { rl: createInterface({ input, output, terminal: true }), output, close: () => (input.destroy(), output.destroy()) };
+
+  write(text: string): void {
+    writeSync(this.fd, text);
+  }
+
+  /** Blocks until a whole line is typed (or end of input). */
+  ask(prompt: string): string {
+    this.write(prompt);
+    const bytes: number[] = [];
+    const one = Buffer.alloc(1);
+    while (readSync(this.fd, one, 0, 1, null) === 1 && one[0] !== 0x0a) bytes.push(one[0]!);
+    return Buffer.from(bytes).toString('utf8').trim();
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
 }
 
 export async function approveInteractively(cl: AirlockClient, id: string, quietStdout: boolean): Promise<ApprovalGrant> {
@@ -29,20 +46,19 @@ export async function approveInteractively(cl: AirlockClient, id: string, quietS
     throw new AirlockError('integrity', 'preview_digest', 'the preview the daemon returned does not match its own digest; refusing to show or approve it');
   }
   if (tx.state !== 'Previewed') throw new AirlockError('stale_approval', 'not_pending', `${id} is ${tx.state}, not waiting for approval`);
-  const term = openTerminal();
+  const term = Terminal.open();
   try {
-    const screen = quietStdout ? term.output : process.stdout;
-    screen.write('\n' + renderPreview(tx.preview) + '\n');
-    if (!cl.welcome.principal.approver) screen.write(c.yellow(`note: ${cl.welcome.principal.user} is not an approver; the daemon will refuse.\n`));
+    const show = (text: string) => (quietStdout ? term.write(text) : process.stdout.write(text));
+    show('\n' + renderPreview(tx.preview) + '\n');
+    if (!cl.welcome.principal.approver) show(c.yellow(`note: ${cl.welcome.principal.user} is not an approver; the daemon will refuse.\n`));
     if (tx.preview.risk === 'high') {
-      const typed = (await term.rl.question(`${c.red('High risk.')} Type the action name (${tx.preview.action_name}) to approve, anything else to refuse: `)).trim();
+      const typed = term.ask(`${c.red('High risk.')} Type the action name (${tx.preview.action_name}) to approve, anything else to refuse: `);
       if (typed !== tx.preview.action_name) throw new AirlockError('authorization', 'not_confirmed', 'not approved: the action name was not typed');
     } else {
-      const yes = (await term.rl.question(`Approve ${tx.preview.action_name} (${tx.preview.risk} risk)? [y/N] `)).trim().toLowerCase();
+      const yes = term.ask(`Approve ${tx.preview.action_name} (${tx.preview.risk} risk)? [y/N] `).toLowerCase();
       if (yes !== 'y' && yes !== 'yes') throw new AirlockError('authorization', 'not_confirmed', 'not approved');
     }
   } finally {
-    term.rl.close();
     term.close();
   }
   return cl.approve(id, tx.preview.preview_digest);

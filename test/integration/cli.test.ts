@@ -91,6 +91,35 @@ describe('airlock CLI', () => {
     assert.equal((await cliAs(observer.identity, ['history', '--since', 'yesterday'])).code, 5);
   });
 
+  test('approve at a terminal: shows the preview, high risk needs the action name typed', async () => {
+    await w.d.box.run('/usr/sbin/useradd', ['-m', '--', 'deploy']);
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d cli@test';
+    const p = JSON.parse((await cliAs(agent.identity, ['preview', 'AddAuthorizedKey', '--param', 'user=deploy', '--param', `key=${key}`, '--json'])).stdout);
+    const h = human.identity;
+    // script(1) gives the approver a real pseudo-terminal; what we write to its stdin is typed there.
+    const atTerminal = (typed: string) =>
+      new Promise<{ code: number; out: string }>((resolve) => {
+        const inner = `/usr/bin/setpriv --reuid=${h.uid} --regid=${h.gid} --groups=${h.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} approve ${p.transaction_id}`;
+        const child = spawn('/usr/bin/script', ['-q', '-e', '-c', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('Type the action name')) child.stdin.end(typed + '\n');
+        });
+        child.on('close', (code) => resolve({ code: code ?? 128, out }));
+      });
+    const refused = await atTerminal('yes');
+    assert.equal(refused.code, 3, refused.out);
+    assert.match(refused.out, /Authorize a ssh-ed25519 key for deploy/);
+    assert.match(refused.out, /not approved: the action name was not typed/);
+    const ok = await atTerminal('AddAuthorizedKey');
+    assert.equal(ok.code, 0, ok.out);
+    const receipt = /receipt (alr1\.[A-Za-z0-9_-]+)/.exec(ok.out)![1]!;
+    const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--receipt', receipt, '--json']);
+    assert.equal(JSON.parse(r.stdout).state, 'Succeeded');
+    assert.match((await w.d.box.readFile('/home/deploy/.ssh/authorized_keys'))!, /cli@test/);
+  });
+
   test('root cannot use `run` for itself: it could only approve its own request', async () => {
     const r = await cliAs(null, ['run', 'ListUsers']);
     assert.equal(r.code, 3);
