@@ -7,7 +7,8 @@ import net from 'node:net';
 import { nodeCommand } from './node-command.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSandbox, type Sandbox } from './overlay.js';
+import { SANDBOXED_UNIT, startSandbox, type Sandbox } from './overlay.js';
+import { buildTestbedRoot } from './testbed-root.js';
 import type { UnixIdentity } from './principal.js';
 import { stateFiles } from '../protocol/defaults.js';
 
@@ -28,10 +29,19 @@ export interface SandboxDaemon {
 
 export const AIRLOCK_GROUPS = ['airlock-observer', 'airlock-dev', 'airlock-admin', 'airlock-boot', 'airlock-approvers'];
 
-export async function startSandboxDaemon(opts: { daemonArgs?: string[]; onOutput?: (l: string) => void } = {}): Promise<SandboxDaemon> {
+export interface SandboxDaemonOptions {
+  daemonArgs?: string[];
+  onOutput?: (l: string) => void;
+  /** overlay (default): a throwaway copy of this host, no init. testbed: the booted Debian container. */
+  host?: 'overlay' | 'testbed';
+}
+
+export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promise<SandboxDaemon> {
   const logs: string[] = [];
   const entry = nodeCommand(join(dirname(fileURLToPath(import.meta.url)), '..', 'daemon', 'entry.js'));
+  const testbed = opts.host === 'testbed';
   const box: Sandbox = await startSandbox({
+    ...(testbed ? { mode: 'boot' as const, lower: buildTestbedRoot() } : {}),
     command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--risk-overrides', `${shared}/risk-overrides.json`, ...(opts.daemonArgs ?? [])],
     onOutput: (l) => {
       logs.push(l);
@@ -41,7 +51,12 @@ export async function startSandboxDaemon(opts: { daemonArgs?: string[]; onOutput
   const socket = join(box.shared, 'airlock.sock');
   const stateDir = join(box.shared, 'state');
   const logDir = join(box.shared, 'log');
-  await waitForSocket(socket, box, logs);
+  await waitForSocket(socket, box, logs).catch(async (e: Error) => {
+    // In the container the daemon logs to the journal.
+    const journal = testbed ? (await box.run('/usr/bin/journalctl', ['-u', SANDBOXED_UNIT, '--no-pager', '-n', '50'])).stdout : '';
+    await box.stop();
+    throw new Error(`${e.message}\n${journal}`);
+  });
   const ensureGroup = async (g: string) => {
     const r = await box.run('/usr/bin/getent', ['group', g]);
     if (r.code !== 0) await must(box.run('/usr/sbin/groupadd', ['--', g]), `groupadd ${g}`);

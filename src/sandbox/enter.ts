@@ -1,26 +1,55 @@
 /**
- * Runs inside fresh mount/UTS/IPC namespaces (started by overlay.ts through
- * unshare): mounts the overlay of `/`, shares the real `shared` directory and the
- * kernel filesystems into it, then runs the command chrooted there.
- * argv: BASE -- COMMAND...
+ * Runs inside a fresh mount namespace (started by overlay.ts through unshare) and
+ * mounts an overlay whose lower layer is LOWER (`/` for a copy of this host, or a
+ * Debian root built by testbed-root.ts). Then, by MODE:
+ *   chroot  shares the kernel filesystems and the `shared` directory into the
+ *           overlay and runs COMMAND chrooted there; its pid is the sandbox pid.
+ *   boot    boots the overlay with systemd-nspawn (private network, the `shared`
+ *           directory, this Node binary and the project bound in at their own paths); the
+ *           container's init is the sandbox pid. COMMAND is unused here: the
+ *           caller starts it inside once the container runs.
+ * argv: BASE LOWER MODE PROJECT -- COMMAND...
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [base, sep, ...command] = process.argv.slice(2);
-if (!base || sep !== '--' || command.length === 0) {
-  process.stderr.write('usage: enter BASE -- COMMAND...\n');
+const [base, lower, mode, project, sep, ...command] = process.argv.slice(2);
+if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || sep !== '--') {
+  process.stderr.write('usage: enter BASE LOWER chroot|boot PROJECT -- COMMAND...\n');
   process.exit(2);
 }
 const merged = join(base, 'merged');
+const shared = join(base, 'shared');
 const mount = (...args: string[]) => execFileSync('/usr/bin/mount', args, { stdio: 'inherit' });
+const pidFile = join(shared, '.sandbox-pid');
 
-mount('-t', 'overlay', 'overlay', '-o', `lowerdir=/,upperdir=${join(base, 'upper')},workdir=${join(base, 'work')}`, merged);
-for (const fs of ['/proc', '/dev', '/sys']) mount('--rbind', fs, merged + fs);
-mount('--bind', join(base, 'shared'), merged + join(base, 'shared'));
+mount('-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${join(base, 'upper')},workdir=${join(base, 'work')}`, merged);
 
-const child = spawn('/usr/sbin/chroot', [merged, ...command], { stdio: 'inherit' });
-writeFileSync(join(base, 'shared', '.sandbox-pid'), String(child.pid));
+let child: ChildProcess;
+if (mode === 'chroot') {
+  for (const fs of ['/proc', '/dev', '/sys']) mount('--rbind', fs, merged + fs);
+  mount('--bind', shared, merged + shared);
+  child = spawn('/usr/sbin/chroot', [merged, ...command], { stdio: 'inherit' });
+  writeFileSync(pidFile, String(child.pid));
+} else {
+  child = spawn(
+    '/usr/bin/systemd-nspawn',
+    ['-D', merged, '-b', '--register=no', '--keep-unit', '--private-network', '--quiet', `--bind-ro=${process.execPath}`, `--bind-ro=${project}`, `--bind=${shared}`],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  // The container's init is nspawn's only child; publish its pid once it exists.
+  const poll = setInterval(() => {
+    try {
+      const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim();
+      if (kids) {
+        writeFileSync(pidFile, kids.split(' ')[0]!);
+        clearInterval(poll);
+      }
+    } catch {}
+  }, 20);
+}
+writeFileSync(join(shared, '.enter-pid'), String(process.pid));
+// nspawn turns SIGTERM into an orderly poweroff of the container.
 for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));

@@ -36,11 +36,20 @@ export interface Sandbox {
 export interface SandboxOptions {
   /** argv of the command to run inside (argv[0] absolute), given the shared directory's path. */
   command: (shared: string) => string[];
+  /**
+   * chroot (default): an overlay of this host's `/`, no init; the command's pid is the sandbox pid.
+   * boot: an overlay of the Debian root `lower`, booted with systemd-nspawn on a private
+   * network; the command runs there as a transient systemd service (`airlock-sandboxed`).
+   */
+  mode?: 'chroot' | 'boot';
+  lower?: string;
   env?: Record<string, string>;
   onOutput?: (line: string) => void;
 }
 
 const ENTER = join(dirname(fileURLToPath(import.meta.url)), 'enter.js');
+const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SANDBOXED_UNIT = 'airlock-sandboxed';
 
 export function canSandbox(): string | null {
   if (process.getuid?.() !== 0) return 'an overlay of / needs root (mount namespaces and overlayfs)';
@@ -51,6 +60,7 @@ export function canSandbox(): string | null {
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const why = canSandbox();
   if (why) throw new Error(why);
+  const mode = opts.mode ?? 'chroot';
   const base = mkdtempSync(join(tmpdir(), 'airlock-sandbox-'));
   for (const d of ['upper', 'work', 'merged', 'shared']) mkdirSync(join(base, d), { mode: 0o755 });
   const shared = join(base, 'shared');
@@ -58,23 +68,72 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   await fsp.chmod(shared, 0o755);
   const child = spawn(
     '/usr/bin/unshare',
-    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, '--', ...opts.command(shared)],
+    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env } },
   );
   const lines = (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach((l) => opts.onOutput?.(l));
   child.stdout!.on('data', lines);
   child.stderr!.on('data', lines);
   const pidFile = join(shared, '.sandbox-pid');
-  const pid = await waitFor(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : null), child, 15_000);
+  const readPid = (file: string) => (existsSync(file) ? Number(readFileSync(file, 'utf8')) : null);
+  let pid = 0;
 
+  // A chroot shares the network and pid namespaces with this host; a booted container has its own.
+  const enterArgs = mode === 'chroot' ? ['-m', '-u', '-i', '-r', '-w'] : ['-a'];
   const run = (program: string, args: string[]) =>
     new Promise<CommandResult>((resolve) => {
-      execFile('/usr/bin/nsenter', ['-t', String(pid), '-m', '-u', '-i', '-r', '-w', '--', program, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      execFile('/usr/bin/nsenter', ['-t', String(pid), ...enterArgs, '--', program, ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
         resolve({ code: err ? Number((err as NodeJS.ErrnoException & { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr });
       });
     });
 
   let stopped = false;
+  const stop = async (o: { keepSharedAs?: string } = {}) => {
+    if (stopped) return;
+    stopped = true;
+    if (child.exitCode === null) {
+      const done = new Promise((r) => child.once('exit', r));
+      // unshare does not forward signals to what it forked: signal the command itself,
+      // or, for a container, enter.ts, which asks nspawn for an orderly poweroff.
+      const target = mode === 'chroot' ? pid : readPid(join(shared, '.enter-pid'));
+      if (target) signal(target, 'SIGTERM');
+      else child.kill('SIGKILL');
+      const t = setTimeout(() => (pid && signal(pid, 'SIGKILL'), child.kill('SIGKILL')), mode === 'chroot' ? 5000 : 20_000);
+      await done;
+      clearTimeout(t);
+    }
+    // The namespaces die with their last process, taking the mounts with them.
+    if (o.keepSharedAs) renameSync(shared, o.keepSharedAs);
+    try {
+      rmSync(base, { recursive: true, force: true });
+    } catch {
+      // The daemon marks its checkpoint file append-only (chattr +a) where it can.
+      await new Promise((r) => execFile('/usr/bin/chattr', ['-R', '-a', '--', shared], r));
+      rmSync(base, { recursive: true, force: true });
+    }
+  };
+
+  try {
+    pid = await waitFor(() => readPid(pidFile), child, 15_000);
+    if (mode === 'boot') {
+      // Until systemd listens, systemctl answers "offline"; then --wait blocks until boot ends.
+      const until = Date.now() + 90_000;
+      let boot = await run('/usr/bin/systemctl', ['is-system-running', '--wait']);
+      while (!/^(running|degraded)/.test(boot.stdout) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 100));
+        boot = await run('/usr/bin/systemctl', ['is-system-running', '--wait']);
+      }
+      if (!/^(running|degraded)/.test(boot.stdout)) throw new Error(`the test-bed container did not boot: ${boot.stdout}${boot.stderr}`);
+      const [program, ...args] = opts.command(shared);
+      const env = Object.entries(opts.env ?? {}).map(([k, v]) => `--setenv=${k}=${v}`);
+      const started = await run('/usr/bin/systemd-run', [`--unit=${SANDBOXED_UNIT}`, '--quiet', ...env, '--', program!, ...args]);
+      if (started.code !== 0) throw new Error(`could not start the command in the container: ${started.stderr}`);
+    }
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+
   return {
     shared,
     pid,
@@ -88,27 +147,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         throw e;
       }
     },
-    stop: async (o = {}) => {
-      if (stopped) return;
-      stopped = true;
-      if (child.exitCode === null) {
-        const done = new Promise((r) => child.once('exit', r));
-        // Signal the command itself: unshare does not forward signals to what it forked.
-        signal(pid, 'SIGTERM');
-        const t = setTimeout(() => (signal(pid, 'SIGKILL'), child.kill('SIGKILL')), 5000);
-        await done;
-        clearTimeout(t);
-      }
-      // The namespaces die with their last process, taking the mounts with them.
-      if (o.keepSharedAs) renameSync(shared, o.keepSharedAs);
-      try {
-        rmSync(base, { recursive: true, force: true });
-      } catch {
-        // The daemon marks its checkpoint file append-only (chattr +a) where it can.
-        await new Promise((r) => execFile('/usr/bin/chattr', ['-R', '-a', '--', shared], r));
-        rmSync(base, { recursive: true, force: true });
-      }
-    },
+    stop,
   };
 }
 

@@ -17,8 +17,9 @@ export interface World {
   close(opts?: { keepSharedAs?: string }): Promise<void>;
 }
 
-export async function startWorld(daemonArgs: string[] = []): Promise<World> {
-  const d = await startSandboxDaemon({ daemonArgs });
+/** A world on a throwaway overlay of this host (default) or on the booted Debian test bed. */
+export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay'): Promise<World> {
+  const d = await startSandboxDaemon({ daemonArgs, host });
   const principals = new Map<string, Principal>();
   return {
     d,
