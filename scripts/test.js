@@ -30,6 +30,9 @@ const NEEDED = {
   '/usr/bin/getent': 'libc-bin',
   '/usr/bin/apt-get': 'apt',
   '/usr/bin/python3': 'python3-minimal', // holds a dpkg lock in the conflict test
+  '/usr/bin/script': 'bsdutils', // a pseudo-terminal for the interactive approval test
+  '/usr/sbin/debootstrap': 'debootstrap', // builds the test bed's Debian root
+  '/usr/bin/systemd-nspawn': 'systemd-container', // boots it
 };
 
 const isRoot = process.getuid?.() === 0;
@@ -50,6 +53,12 @@ if (isRoot) {
     execFileSync('/usr/bin/apt-get', ['install', '-y', '-q', '--no-install-recommends', ...missing], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   }
   files = [...unitFiles, ...integrationFiles];
+  // The booted Debian test bed's root is built once per run (skipped when a complete one exists).
+  const build = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src', 'sandbox', 'testbed-root.ts')], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) {
+    say('could not build the test bed root (debootstrap needs the Debian mirror); see above');
+    process.exit(1);
+  }
 } else {
   say('not root: running unit tests only. The integration tests mount overlays of / and run');
   say('clients as other Unix users, which needs root: run `sudo npm test` for the whole suite.');
