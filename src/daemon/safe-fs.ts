@@ -1,9 +1,15 @@
 /**
- * File operations of the executor. Every path must be absolute and normalised,
- * match the action's allowlist, and have no symlink in any component; writes are
- * atomic (temp file, fsync, rename) and keep an existing file's owner and mode.
+ * File operations of the executor. Every path must be absolute and normalised and
+ * match the action's allowlist. A path is never resolved twice: its directory is
+ * opened once, one component at a time with O_NOFOLLOW (so a symlink anywhere is
+ * refused), and every later operation (open, create, chmod, chown, rename, unlink)
+ * goes through that held descriptor as /proc/self/fd/N/NAME. Someone who owns the
+ * directory (a user's ~/.ssh) can swap components while we work, but can no longer
+ * redirect what we touch. Writes are atomic (temp file, fsync, rename) and keep an
+ * existing file's owner and mode.
  */
-import { constants, promises as fsp } from 'node:fs';
+import { constants, promises as fsp, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, basename } from 'node:path';
 import { AirlockError } from '../protocol/errors.js';
@@ -11,6 +17,7 @@ import type { Owner } from '../catalogue/mechanism.js';
 import { matchesGlob } from '../catalogue/params.js';
 
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /** Refuses a path that is not normalised and absolute or that the action did not declare. */
 export function checkAllowed(path: string, allow: readonly string[]): void {
@@ -23,22 +30,71 @@ export function checkAllowed(path: string, allow: readonly string[]): void {
   }
 }
 
-/** Throws if any existing component of the path is a symlink. Missing trailing components are fine. */
-export async function refuseSymlinks(path: string): Promise<void> {
-  const segs = path.split('/').filter(Boolean);
-  let cur = '';
-  for (const seg of segs) {
-    cur += '/' + seg;
-    let st;
+const symlinkError = (path: string, at: string) =>
+  new AirlockError('execution', 'symlink_in_path', `refusing ${path}: ${at} is a symbolic link`, 'replace the link with a real file or directory, then preview again');
+
+/** A directory held open: names inside it resolve against this exact inode, whatever happens to its path. */
+export class HeldDir {
+  private constructor(
+    readonly path: string,
+    private readonly fh: FileHandle,
+  ) {}
+
+  /** Opens `path` component by component without following any symlink. Null when a component is missing. */
+  static async open(path: string, forPath = path): Promise<HeldDir | null> {
+    let fh = await fsp.open('/', DIR_FLAGS);
+    let cur = '';
+    for (const seg of path.split('/').filter(Boolean)) {
+      cur += '/' + seg;
+      let next: FileHandle;
+      try {
+        next = await fsp.open(`/proc/self/fd/${fh.fd}/${seg}`, DIR_FLAGS);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        // O_DIRECTORY|O_NOFOLLOW reports a symlink as ENOTDIR: tell the two apart for the message.
+        const isLink = code === 'ELOOP' || (code === 'ENOTDIR' && (await fsp.lstat(`/proc/self/fd/${fh.fd}/${seg}`).catch(() => null))?.isSymbolicLink());
+        await fh.close();
+        if (code === 'ENOENT') return null;
+        if (isLink) throw symlinkError(forPath, cur);
+        if (code === 'ENOTDIR') throw new AirlockError('execution', 'not_a_directory', `refusing ${forPath}: ${cur} is not a directory`);
+        throw e;
+      }
+      await fh.close();
+      fh = next;
+    }
+    return new HeldDir(path, fh);
+  }
+
+  /** The name inside this directory, as a path the kernel resolves through the held descriptor. */
+  at(name: string): string {
+    return `/proc/self/fd/${this.fh.fd}/${name}`;
+  }
+
+  async lstat(name: string): Promise<Stats | null> {
     try {
-      st = await fsp.lstat(cur);
+      return await fsp.lstat(this.at(name));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
     }
-    if (st.isSymbolicLink()) {
-      throw new AirlockError('execution', 'symlink_in_path', `refusing ${path}: ${cur} is a symbolic link`, 'replace the link with a real file or directory, then preview again');
-    }
+  }
+
+  sync(): Promise<void> {
+    return this.fh.sync();
+  }
+
+  close(): Promise<void> {
+    return this.fh.close();
+  }
+}
+
+/** Runs fn with the parent directory of `path` held open; null parent when it does not exist. */
+async function withParent<T>(path: string, fn: (dir: HeldDir | null, name: string) => Promise<T>): Promise<T> {
+  const dir = await HeldDir.open(dirname(path), path);
+  try {
+    return await fn(dir, basename(path));
+  } finally {
+    await dir?.close();
   }
 }
 
@@ -52,108 +108,135 @@ export interface FileSnapshot {
   createdDirs: string[];
 }
 
-export async function readRegularFile(path: string, limit = MAX_FILE_BYTES): Promise<Buffer | null> {
-  await refuseSymlinks(path);
-  let fh;
+async function readIn(dir: HeldDir, name: string, path: string, limit: number): Promise<{ content: Buffer; st: Stats } | null> {
+  let fh: FileHandle;
   try {
-    fh = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fh = await fsp.open(dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw new AirlockError('execution', 'symlink_in_path', `refusing ${path}: it is a symbolic link`);
+    if (code === 'ELOOP') throw symlinkError(path, path);
     throw e;
   }
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw new AirlockError('execution', 'not_a_file', `${path} is not a regular file`);
+    // A second name for a file elsewhere (a hard link) would make this path read or replace that file's content.
+    if (st.nlink > 1) throw new AirlockError('execution', 'hard_link', `refusing ${path}: it has ${st.nlink} hard links`);
     if (st.size > limit) throw new AirlockError('execution', 'file_too_large', `${path} is ${st.size} bytes, over the ${limit}-byte limit`);
-    return await fh.readFile();
+    return { content: await fh.readFile(), st };
   } finally {
     await fh.close();
   }
 }
 
+export async function readRegularFile(path: string, limit = MAX_FILE_BYTES): Promise<Buffer | null> {
+  return withParent(path, async (dir, name) => (dir ? ((await readIn(dir, name, path, limit))?.content ?? null) : null));
+}
+
 export async function snapshot(path: string): Promise<FileSnapshot> {
-  const content = await readRegularFile(path);
-  if (content === null) return { path, existed: false, createdDirs: [] };
-  const st = await fsp.lstat(path);
-  return { path, existed: true, content, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, createdDirs: [] };
-}
-
-/** Creates missing parent directories (one level is all the catalogue needs) and records them for rollback. */
-async function ensureParent(path: string, parent: { mode: number; owner?: Owner } | undefined, created: string[]): Promise<void> {
-  const dir = dirname(path);
-  try {
-    const st = await fsp.lstat(dir);
-    if (!st.isDirectory()) throw new AirlockError('execution', 'not_a_directory', `${dir} is not a directory`);
-    return;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !parent) throw e;
-  }
-  await fsp.mkdir(dir, { mode: parent.mode });
-  created.push(dir);
-  await fsp.chmod(dir, parent.mode);
-  if (parent.owner) await fsp.chown(dir, parent.owner.uid, parent.owner.gid);
-}
-
-export async function atomicWrite(
-  path: string,
-  content: string | Buffer,
-  opts: { mode: number; owner?: Owner; parent?: { mode: number; owner?: Owner } },
-  created: string[] = [],
-): Promise<void> {
-  await refuseSymlinks(path);
-  await ensureParent(path, opts.parent, created);
-  let mode = opts.mode;
-  let owner = opts.owner;
-  try {
-    const st = await fsp.lstat(path);
-    if (!st.isFile()) throw new AirlockError('execution', 'not_a_file', `${path} exists and is not a regular file`);
-    mode = st.mode & 0o7777;
-    owner = { uid: st.uid, gid: st.gid };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  const tmp = `${dirname(path)}/.${basename(path)}.airlock-${randomBytes(6).toString('hex')}`;
-  const fh = await fsp.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    await fh.writeFile(content);
-    if (owner) await fh.chown(owner.uid, owner.gid);
-    await fh.chmod(mode);
-    await fh.sync();
-  } catch (e) {
-    await fh.close();
-    await fsp.unlink(tmp).catch(() => {});
-    throw e;
-  }
-  await fh.close();
-  // The directory may have been swapped for a link between the check and now: check again before the rename lands.
-  await refuseSymlinks(tmp).catch(async (e) => {
-    await fsp.unlink(tmp).catch(() => {});
-    throw e;
+  return withParent(path, async (dir, name) => {
+    const got = dir ? await readIn(dir, name, path, MAX_FILE_BYTES) : null;
+    if (!got) return { path, existed: false, createdDirs: [] };
+    return { path, existed: true, content: got.content, mode: got.st.mode & 0o7777, uid: got.st.uid, gid: got.st.gid, createdDirs: [] };
   });
-  await fsp.rename(tmp, path);
-  const dirFh = await fsp.open(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
-  await dirFh.sync().finally(() => dirFh.close());
+}
+
+/** Holds the parent directory, creating it (one level, the only depth the catalogue needs) when allowed. */
+async function holdOrCreateParent(path: string, parent: { mode: number; owner?: Owner } | undefined, created: string[]): Promise<HeldDir> {
+  const existing = await HeldDir.open(dirname(path), path);
+  if (existing) return existing;
+  if (!parent) throw new AirlockError('execution', 'not_found', `${dirname(path)} does not exist`);
+  const grand = await HeldDir.open(dirname(dirname(path)), path);
+  if (!grand) throw new AirlockError('execution', 'not_found', `${dirname(dirname(path))} does not exist`);
+  try {
+    const name = basename(dirname(path));
+    await fsp.mkdir(grand.at(name), { mode: 0o700 });
+    created.push(dirname(path));
+    // Open what we just made without following links, then set mode and owner on that descriptor.
+    let fh: FileHandle;
+    try {
+      fh = await fsp.open(grand.at(name), DIR_FLAGS);
+    } catch (e) {
+      if (['ELOOP', 'ENOTDIR'].includes((e as NodeJS.ErrnoException).code ?? '')) throw symlinkError(path, dirname(path));
+      throw e;
+    }
+    try {
+      await fh.chmod(parent.mode);
+      if (parent.owner) await fh.chown(parent.owner.uid, parent.owner.gid);
+    } finally {
+      await fh.close();
+    }
+    await grand.sync();
+  } finally {
+    await grand.close();
+  }
+  const made = await HeldDir.open(dirname(path), path);
+  if (!made) throw new AirlockError('execution', 'not_found', `${dirname(path)} vanished while it was being created`);
+  return made;
+}
+
+export interface WriteOptions {
+  /** Mode and owner for a new file; an existing file keeps its own unless `force` is set. */
+  mode: number;
+  owner?: Owner;
+  force?: boolean;
+  parent?: { mode: number; owner?: Owner };
+}
+
+export async function atomicWrite(path: string, content: string | Buffer, opts: WriteOptions, created: string[] = []): Promise<void> {
+  const dir = await holdOrCreateParent(path, opts.parent, created);
+  try {
+    const name = basename(path);
+    let mode = opts.mode;
+    let owner = opts.owner;
+    const st = await dir.lstat(name);
+    if (st && !st.isFile()) throw new AirlockError('execution', 'not_a_file', `${path} exists and is not a regular file`);
+    if (st && !opts.force) {
+      mode = st.mode & 0o7777;
+      owner = { uid: st.uid, gid: st.gid };
+    }
+    const tmp = `.${name}.airlock-${randomBytes(6).toString('hex')}`;
+    const fh = await fsp.open(dir.at(tmp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      await fh.writeFile(content);
+      if (owner) await fh.chown(owner.uid, owner.gid);
+      await fh.chmod(mode);
+      await fh.sync();
+    } catch (e) {
+      await fh.close();
+      await fsp.unlink(dir.at(tmp)).catch(() => {});
+      throw e;
+    }
+    await fh.close();
+    await fsp.rename(dir.at(tmp), dir.at(name));
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
 }
 
 export async function deleteFile(path: string): Promise<void> {
-  await refuseSymlinks(path);
-  const st = await fsp.lstat(path);
-  if (!st.isFile()) throw new AirlockError('execution', 'not_a_file', `${path} is not a regular file`);
-  await fsp.unlink(path);
+  await withParent(path, async (dir, name) => {
+    const st = dir ? await dir.lstat(name) : null;
+    if (!dir || !st) throw new AirlockError('execution', 'not_found', `${path} does not exist`);
+    if (!st.isFile()) throw new AirlockError('execution', 'not_a_file', `${path} is not a regular file`);
+    await fsp.unlink(dir.at(name));
+    await dir.sync();
+  });
 }
 
-/** Puts a file back the way snapshot() found it. */
+/** Puts a file back the way snapshot() found it, owner and mode included, without following links. */
 export async function restore(snap: FileSnapshot): Promise<void> {
   if (snap.existed) {
-    await atomicWrite(snap.path, snap.content!, { mode: snap.mode!, owner: { uid: snap.uid!, gid: snap.gid! } });
-    await fsp.chmod(snap.path, snap.mode!);
-    await fsp.chown(snap.path, snap.uid!, snap.gid!);
+    await atomicWrite(snap.path, snap.content!, { mode: snap.mode!, owner: { uid: snap.uid!, gid: snap.gid! }, force: true });
   } else {
-    await fsp.unlink(snap.path).catch((e) => {
-      if (e.code !== 'ENOENT') throw e;
+    await withParent(snap.path, async (dir, name) => {
+      if (dir && (await dir.lstat(name))?.isFile()) await fsp.unlink(dir.at(name));
     });
   }
-  for (const dir of snap.createdDirs.reverse()) await fsp.rmdir(dir).catch(() => {});
+  for (const d of [...snap.createdDirs].reverse()) {
+    // rmdir never follows a final symlink, and fails on anything not empty: safe by path.
+    await fsp.rmdir(d).catch(() => {});
+  }
 }

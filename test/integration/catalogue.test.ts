@@ -18,11 +18,15 @@ const families = readdirSync(dir)
   .filter((f) => f.endsWith('.ts') && f !== 'types.ts')
   .map((f) => f.replace(/\.ts$/, ''))
   .sort();
-const loaded = new Map<string, Scenario[]>();
-for (const f of families) loaded.set(f, ((await import(join(dir, `${f}.ts`))) as { scenarios: Scenario[] }).scenarios);
+/** Each scenario file may say where it runs: `export const host = 'testbed'` for families that need systemd. */
+const loaded = new Map<string, { scenarios: Scenario[]; host: 'overlay' | 'testbed' }>();
+for (const f of families) {
+  const mod = (await import(join(dir, `${f}.ts`))) as { scenarios: Scenario[]; host?: 'overlay' | 'testbed' };
+  loaded.set(f, { scenarios: mod.scenarios, host: mod.host ?? 'overlay' });
+}
 
 test('every catalogue action has at least one real execution scenario', () => {
-  const covered = new Set([...loaded.values()].flat().map((s) => s.action));
+  const covered = new Set([...loaded.values()].flatMap((f) => f.scenarios).map((s) => s.action));
   const missing = [...CATALOGUE.keys()].filter((a) => !covered.has(a));
   assert.deepEqual(missing, [], `actions without a scenario in test/scenarios: ${missing.join(', ')}`);
   const unknown = [...covered].filter((a) => !CATALOGUE.has(a));
@@ -30,20 +34,21 @@ test('every catalogue action has at least one real execution scenario', () => {
 });
 
 for (const family of families) {
-  describe(`${family} actions on a throwaway host`, () => {
+  const { scenarios, host } = loaded.get(family)!;
+  describe(`${family} actions on ${host === 'testbed' ? 'the booted Debian test bed' : 'a throwaway overlay of this host'}`, () => {
     let w: World;
     let agent: Principal;
     let human: Principal;
     let view: SandboxView;
     before(async () => {
-      w = await startWorld();
+      w = await startWorld([], host);
       agent = await w.as('agent', ['airlock-admin']);
       human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
       view = { run: (p, a) => w.d.box.run(p, a), readFile: (p) => w.d.box.readFile(p) };
     });
     after(() => w?.close());
 
-    for (const sc of loaded.get(family)!) {
+    for (const sc of scenarios) {
       test(`${sc.action}${sc.title ? `: ${sc.title}` : ''}`, async () => {
         await sc.setup?.(view);
         const { r } = await w.lifecycle(agent, human, sc.action, sc.params);

@@ -15,6 +15,9 @@ export interface SandboxView {
   readFile(path: string): Promise<string | null>;
 }
 
+/** Where a scenario file runs: `export const host = 'testbed'` in it for families that need a booted systemd. */
+export type ScenarioHost = 'overlay' | 'testbed';
+
 export interface Scenario {
   /** Optional label when an action has several scenarios. */
   title?: string;

@@ -1,0 +1,97 @@
+/**
+ * The executor's file layer: paths resolve once, through held directory
+ * descriptors, so swapping a component for a symlink mid-operation cannot
+ * redirect a write, chmod, chown or unlink.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync, linkSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { atomicWrite, checkAllowed, deleteFile, HeldDir, readRegularFile, restore, snapshot } from '../../src/daemon/safe-fs.js';
+
+function scratch(fn: (d: string) => Promise<void>) {
+  return async () => {
+    const d = mkdtempSync(join(tmpdir(), 'airlock-safefs-'));
+    try {
+      await fn(d);
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  };
+}
+
+test(
+  'a held directory keeps pointing at its inode after its path is swapped for a symlink',
+  scratch(async (d) => {
+    mkdirSync(join(d, 'home'));
+    mkdirSync(join(d, 'victim'));
+    const held = (await HeldDir.open(join(d, 'home')))!;
+    renameSync(join(d, 'home'), join(d, 'home.moved'));
+    symlinkSync(join(d, 'victim'), join(d, 'home'));
+    await fsp.writeFile(held.at('f'), 'x');
+    await held.close();
+    assert.equal(readFileSync(join(d, 'home.moved', 'f'), 'utf8'), 'x');
+    assert.equal(existsSync(join(d, 'victim', 'f')), false);
+  }),
+);
+
+test(
+  'symlinks anywhere on the path are refused for reads, writes and deletes',
+  scratch(async (d) => {
+    mkdirSync(join(d, 'real'));
+    writeFileSync(join(d, 'real', 'secret'), 'top secret');
+    symlinkSync(join(d, 'real'), join(d, 'link'));
+    symlinkSync(join(d, 'real', 'secret'), join(d, 'real', 'alias'));
+    const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e) => e.code);
+    assert.equal(await code(readRegularFile(join(d, 'link', 'secret'))), 'symlink_in_path');
+    assert.equal(await code(readRegularFile(join(d, 'real', 'alias'))), 'symlink_in_path');
+    assert.equal(await code(atomicWrite(join(d, 'link', 'new'), 'x', { mode: 0o600 })), 'symlink_in_path');
+    assert.equal(await code(atomicWrite(join(d, 'real', 'alias'), 'x', { mode: 0o600 })), 'not_a_file');
+    assert.equal(await code(deleteFile(join(d, 'real', 'alias'))), 'not_a_file');
+    assert.equal(readFileSync(join(d, 'real', 'secret'), 'utf8'), 'top secret');
+  }),
+);
+
+test(
+  'a hard link to another file is refused',
+  scratch(async (d) => {
+    writeFileSync(join(d, 'shadow'), 'hash');
+    linkSync(join(d, 'shadow'), join(d, 'keys'));
+    await assert.rejects(readRegularFile(join(d, 'keys')), (e: { code: string }) => e.code === 'hard_link');
+  }),
+);
+
+test(
+  'writes are atomic, keep an existing owner and mode, create a missing parent with its own mode, and restore exactly',
+  scratch(async (d) => {
+    const f = join(d, 'sub', 'file');
+    const created: string[] = [];
+    await atomicWrite(f, 'one\n', { mode: 0o640, parent: { mode: 0o710 } }, created);
+    assert.deepEqual(created, [join(d, 'sub')]);
+    assert.equal(statSync(join(d, 'sub')).mode & 0o777, 0o710);
+    assert.equal(statSync(f).mode & 0o777, 0o640);
+    const snap = await snapshot(f);
+    await fsp.chmod(f, 0o600);
+    await atomicWrite(f, 'two\n', { mode: 0o644 });
+    assert.equal(statSync(f).mode & 0o777, 0o600, 'existing mode kept');
+    assert.equal(readFileSync(f, 'utf8'), 'two\n');
+    await restore(snap);
+    assert.equal(readFileSync(f, 'utf8'), 'one\n');
+    assert.equal(statSync(f).mode & 0o777, 0o640, 'restored mode');
+    const absent = await snapshot(join(d, 'sub', 'none'));
+    await atomicWrite(join(d, 'sub', 'none'), 'x', { mode: 0o600 });
+    await restore(absent);
+    assert.equal(existsSync(join(d, 'sub', 'none')), false);
+  }),
+);
+
+test('paths outside the allowlist or not normalised are refused', () => {
+  assert.throws(() => checkAllowed('/etc/hosts', ['/etc/hostname']), (e: { code: string }) => e.code === 'path_not_allowed');
+  for (const p of ['/etc/../etc/hosts', '/etc//hosts', 'etc/hosts', '/etc/./hosts', '/etc/hosts\0']) {
+    assert.throws(() => checkAllowed(p, ['/etc/*']), (e: { code: string }) => e.code === 'bad_path');
+  }
+  checkAllowed('/home/a/.ssh/authorized_keys', ['/home/*/.ssh/authorized_keys']);
+  assert.throws(() => checkAllowed('/home/a/b/.ssh/authorized_keys', ['/home/*/.ssh/authorized_keys']));
+});
