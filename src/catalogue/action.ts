@@ -70,6 +70,11 @@ export interface ActionSpec<P extends Record<string, unknown> = Record<string, u
   files: string[];
   /** Reads the real current state the preview shows and the mechanism builds on. */
   current: (params: P, host: Host) => Promise<S>;
+  /**
+   * What the preview shows of that state (default: all of it). The requester sees the
+   * preview before anyone approves, so it must not carry content a read would need approval for.
+   */
+  shown?: (current: S) => unknown;
   preview: (params: P, current: S) => PreviewParts;
   /** Refuses (throws AirlockError) when the current state makes the change impossible or unsafe. */
   check?: (params: P, current: S) => void;

@@ -8,11 +8,12 @@ import * as identity from './families/identity.js';
 import * as kernel from './families/kernel.js';
 import * as network from './families/network.js';
 import * as packages from './families/packages.js';
+import * as services from './families/services.js';
 import * as ssh from './families/ssh.js';
 import * as system from './families/system.js';
 import * as users from './families/users.js';
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files];
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -35,7 +35,7 @@ export const PROGRAMS = {
   date: ['/usr/bin/date', '/bin/date'],
   ls: ['/usr/bin/ls', '/bin/ls'],
   apt: ['/usr/bin/apt'],
-  lsmod: ['/usr/sbin/lsmod', '/sbin/lsmod', '/usr/bin/kmod'],
+  lsmod: ['/usr/sbin/lsmod', '/sbin/lsmod'],
   free: ['/usr/bin/free', '/bin/free'],
   readlink: ['/usr/bin/readlink', '/bin/readlink'],
 } as const satisfies Record<string, readonly string[]>;

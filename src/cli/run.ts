@@ -4,6 +4,9 @@
  * itself: the daemon refuses self-approval, whoever asks.
  */
 import { spawn } from 'node:child_process';
+import { realpathSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, ResultEnvelope } from '../protocol/messages.js';
@@ -14,6 +17,7 @@ export async function runFlow(cl: AirlockClient, action: string, params: Record<
   if (cl.welcome.principal.uid === 0) {
     throw new AirlockError('authorization', 'self_approval', 'root cannot approve its own request, so `airlock run` as root cannot finish', 'run it as your own user (a member of airlock-dev or airlock-admin); you approve with sudo');
   }
+  refuseUntrustedInstall();
   const p = await cl.preview(action, params);
   process.stderr.write(renderPreview(p));
   process.stderr.write(c.cyan(`\nasking for approval with sudo (you may be asked for your password)...\n`));
@@ -22,6 +26,26 @@ export async function runFlow(cl: AirlockClient, action: string, params: Record<
   if (o.json) printJson({ preview: p, approval: { ...grant, receipt: undefined }, result: r });
   else process.stdout.write(renderResult(r));
   return r;
+}
+
+/**
+ * sudo runs what this process names as root. Unless the node binary and Airlock's own files
+ * are root-owned and writable by root only, whoever could edit them (the agent, if it cloned
+ * Airlock into its home) would run code as root with the human's password.
+ */
+function refuseUntrustedInstall(): void {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  for (const p of [process.execPath, realpathSync(process.argv[1]!), root, join(root, 'bin'), join(root, 'dist')]) {
+    let st;
+    try {
+      st = statSync(realpathSync(p));
+    } catch {
+      continue; // dist is absent when run from sources: the sources then are what is checked
+    }
+    if (st.uid !== 0 || (st.mode & 0o022) !== 0) {
+      throw new AirlockError('authorization', 'untrusted_install', `${p} is not root-owned and protected, so \`airlock run\` will not hand it to sudo`, `install Airlock as root (e.g. in /opt/airlock), or approve in your own terminal with \`sudo airlock approve ID\``);
+    }
+  }
 }
 
 function sudoApprove(id: string, socket?: string): Promise<ApprovalGrant> {

@@ -32,6 +32,9 @@ Exit status: 0 after a clean stop (SIGTERM/SIGINT), 9 when start-up checks fail
 `;
 
 function main(): void {
+  // The store holds previews of host state: whatever starts the daemon, its files are private.
+  process.umask(0o077);
+  process.on('unhandledRejection', (e) => process.stderr.write(`airlock-daemon: unhandled rejection (kept running): ${(e as Error)?.stack ?? e}\n`));
   let v;
   try {
     v = parseArgs({

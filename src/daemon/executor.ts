@@ -13,8 +13,13 @@ import type { ProgramTable } from './programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
 import { native } from './native.js';
 import { releaseOutput } from './output.js';
+import { Slots } from './slots.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Child processes the daemon runs at once, all callers together; more wait their turn. */
+export const MAX_PROCESSES = 16;
+/** After a program exits, how long a grandchild may keep its output pipes open. */
+const PIPE_GRACE_MS = 2_000;
 export const MAX_STREAM_BYTES = 1024 * 1024;
 const BASE_ENV = {
   PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
@@ -41,6 +46,7 @@ export interface StepsOutcome {
 
 export class Executor {
   private readonly busy = new Set<ExclusiveResource>();
+  private readonly processes = new Slots(MAX_PROCESSES);
   constructor(private readonly opts: ExecutorOptions) {}
 
   programPath(step: CommandStep): string {
@@ -53,6 +59,11 @@ export class Executor {
 
   async run(step: CommandStep): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     const file = this.programPath(step);
+    const release = await this.processes.take();
+    return this.spawnOne(file, step).finally(release);
+  }
+
+  private spawnOne(file: string, step: CommandStep): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     return new Promise((resolve, reject) => {
       const child = spawn(file, step.args, {
         env: { ...BASE_ENV, ...(step.env ?? {}) },
@@ -89,7 +100,10 @@ export class Executor {
         clearTimeout(timer);
         reject(new AirlockError('execution', 'spawn_failed', `could not start ${file}: ${e.message}`));
       });
-      child.on('close', (code, signal) => {
+      let settled = false;
+      const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         resolve({
           code: code ?? (signal ? 128 : 1),
@@ -98,6 +112,15 @@ export class Executor {
           timedOut,
           truncated,
         });
+      };
+      child.on('close', finish);
+      // A grandchild that left the process group may hold the pipes open forever: the job ends when the program does.
+      child.on('exit', (code, signal) => {
+        setTimeout(() => {
+          child.stdout!.destroy();
+          child.stderr!.destroy();
+          finish(code, signal);
+        }, PIPE_GRACE_MS).unref();
       });
     });
   }

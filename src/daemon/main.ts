@@ -3,7 +3,7 @@
  * listener. Anything wrong at start (a readable key, a lowering override, a store
  * it cannot open) stops it with a message, rather than running half-configured.
  */
-import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Server } from 'node:net';
 import { formatPublicKey, loadSeedFile } from '../audit/keys.js';
@@ -48,12 +48,16 @@ export interface RunningDaemon {
 export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const log = c.log ?? ((m: string) => process.stderr.write(`airlock-daemon: ${m}\n`));
   native(); // fail now, not at the first connection, if the addon is missing
-  for (const p of [c.socketPath, c.dbPath, c.auditKeyPath, c.approvalKeyPath, c.checkpointPath]) mkdirSync(dirname(p), { recursive: true, mode: 0o755 });
+  // Clients need to reach the socket; nobody else needs the store, keys or checkpoints.
+  mkdirSync(dirname(c.socketPath), { recursive: true, mode: 0o755 });
+  for (const p of [c.dbPath, c.auditKeyPath, c.approvalKeyPath]) mkdirSync(dirname(p), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(c.checkpointPath), { recursive: true, mode: 0o750 });
   const auditKey = loadSeedFile(c.auditKeyPath, c.createKeys);
   const approvalKey = loadSeedFile(c.approvalKeyPath, c.createKeys);
   if (auditKey.keyId === approvalKey.keyId) throw new AirlockError('integrity', 'same_keys', 'the audit key and the approval key must differ');
   const pub = formatPublicKey(auditKey.publicRaw);
-  if (!existsSync(c.publicKeyPath) || readFileSync(c.publicKeyPath, 'utf8') !== pub) writeFileSync(c.publicKeyPath, pub, { mode: 0o644 });
+  if (!existsSync(c.publicKeyPath) || readFileSync(c.publicKeyPath, 'utf8') !== pub) writeFileSync(c.publicKeyPath, pub);
+  chmodSync(c.publicKeyPath, 0o644); // public by design, whatever the umask
   const riskOverrides = loadRiskOverrides(c.riskOverridesPath);
 
   const checkpoints = new CheckpointWriter(auditKey, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);

@@ -25,11 +25,11 @@ export function resolvePrograms(): ProgramTable {
 function trustedBinary(path: string): string | null {
   try {
     lstatSync(path);
-    // /bin -> usr/bin on merged-/usr systems: follow, then check the real file.
-    const real = realpathSync(path);
-    const st = statSync(real);
+    // /bin -> usr/bin on merged-/usr systems, lsmod -> kmod: check the real file, but run the
+    // path as named, since multi-call binaries (kmod) choose what to do from argv[0].
+    const st = statSync(realpathSync(path));
     if (!st.isFile() || st.uid !== 0 || (st.mode & 0o022) !== 0 || (st.mode & 0o111) === 0) return null;
-    return real;
+    return path;
   } catch {
     return null;
   }

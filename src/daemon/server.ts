@@ -18,6 +18,10 @@ import { MAX_OUTPUT_LINES } from './output.js';
 export const FIRST_FRAME_MS = 5_000;
 export const IDLE_MS = 120_000;
 export const MAX_CONN_PER_UID = 64;
+/** Requests one connection may have running at once; further frames wait, unread, in the socket. */
+export const MAX_IN_FLIGHT = 8;
+/** Replies buffered for a client that does not read, before the daemon stops reading from it. */
+const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 export const VERSION = '0.1.0';
 
 type Handler = (who: Identity, params: Record<string, unknown>) => Promise<unknown>;
@@ -65,7 +69,17 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       return;
     }
     const send = (m: unknown) => {
-      if (!sock.destroyed) sock.write(encodeFrame(m));
+      if (sock.destroyed) return;
+      let frame: Buffer;
+      try {
+        frame = encodeFrame(m);
+      } catch (e) {
+        // An answer too large for one frame becomes a typed error for that request.
+        const id = (m as { id?: string | null }).id ?? null;
+        frame = encodeFrame({ type: 'response', id, ok: false, error: { category: 'validation', code: 'response_too_large', message: `the answer is larger than ${MAX_FRAME} bytes`, hint: 'ask for less, e.g. a smaller history limit' } });
+        void e;
+      }
+      sock.write(frame);
     };
     const refuse = (err: AirlockError) => {
       send({ type: 'response', id: null, ok: false, error: err.toWire() } satisfies ResponseMessage);
@@ -93,6 +107,23 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
     sock.setTimeout(IDLE_MS, () => inFlight === 0 && refuse(new AirlockError('transient', 'idle_timeout', `no request for ${IDLE_MS / 1000} s`)));
     sock.once('close', () => clearTimeout(firstFrame));
     sock.on('error', () => sock.destroy());
+
+    // Frames wait here while MAX_IN_FLIGHT requests run; the socket is paused meanwhile,
+    // so a client that floods or never reads costs the daemon bounded memory and processes.
+    const queue: unknown[] = [];
+    const pump = () => {
+      while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
+        inFlight++;
+        void dispatch(identity, queue.shift()).then((r) => {
+          inFlight--;
+          send(r);
+          pump();
+        });
+      }
+      if (queue.length === 0 && sock.writableLength < MAX_UNSENT_BYTES) sock.resume();
+      else sock.pause();
+    };
+    sock.on('drain', pump);
 
     sock.on('data', (chunk: Buffer) => {
       let bodies: Buffer[];
@@ -127,12 +158,9 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
           } satisfies WelcomeMessage);
           continue;
         }
-        inFlight++;
-        void dispatch(identity, msg).then((r) => {
-          inFlight--;
-          send(r);
-        });
+        queue.push(msg);
       }
+      pump();
     });
   });
 

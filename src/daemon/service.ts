@@ -21,6 +21,7 @@ import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
 import type { Identity } from './identity.js';
 import { releaseOutput } from './output.js';
+import { Slots } from './slots.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -35,10 +36,13 @@ export interface ServiceOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** A preview a person can review (and that fits a frame many times over). */
+export const MAX_PREVIEW_BYTES = 256 * 1024;
 const principalName = (id: { uid: number; user: string }) => `${id.user}(uid ${id.uid})`;
 
 export class AirlockService {
   private readonly now: () => number;
+  private readonly changes = new Slots(1);
   constructor(private readonly o: ServiceOptions) {
     this.now = o.now ?? Date.now;
   }
@@ -91,8 +95,8 @@ export class AirlockService {
       summary: parts.summary,
       risk,
       min_role: minRoleForRisk(risk),
-      current_state: jsonSafe(current),
-      proposed_change: { change: jsonSafe(parts.change ?? null), mechanism: describeSteps(steps) },
+      current_state: jsonSafe(a.shown ? a.shown(current) : current),
+      proposed_change: proposedChange(parts, steps),
       side_effects: parts.sideEffects ?? [],
       reboot_required: a.reboot,
       rollback_available: a.rollback,
@@ -101,7 +105,11 @@ export class AirlockService {
       created_at: iso(created),
       expires_at: iso(created + this.o.approvalTtlMs),
     };
-    const digest = sha256Hex(canonicalize(body));
+    const canonical = canonicalize(body);
+    if (canonical.length > MAX_PREVIEW_BYTES) {
+      fail('validation', 'preview_too_large', `the preview of ${a.name} would be ${canonical.length} bytes, over the ${MAX_PREVIEW_BYTES}-byte limit`, 'the file or state it shows is too large to review; fix it by hand');
+    }
+    const digest = sha256Hex(canonical);
     const envelope: PreviewEnvelope = { ...body, preview_digest: digest };
     await this.o.store.createTransaction(
       {
@@ -197,11 +205,28 @@ export class AirlockService {
     if (!verifyReceipt(this.o.approvalKey, claims, receipt)) {
       fail('stale_approval', 'bad_receipt', `the receipt is not a valid approval of ${tx.id}`, 'use the receipt printed by `airlock approve` for this transaction');
     }
+    // Changes run one at a time: each re-reads the host after the previous one finished,
+    // so two approved edits of one file cannot both build on the same old content.
+    const unlock = a.readOnly ? () => {} : await this.changes.take();
+    try {
+      return await this.executeLocked(who, tx, a, risk, params, receipt);
+    } finally {
+      unlock();
+    }
+  }
+
+  private async executeLocked(who: Identity, tx: TxRecord, a: AnyAction, risk: Risk, params: Record<string, unknown>, receipt: string): Promise<ResultEnvelope> {
     // Re-read the host: the mechanism is built from the state at execution time, and a
     // check that no longer holds refuses before the receipt is spent.
     const current = await a.current(params, this.o.host);
     a.check?.(params, current);
     const steps = a.mechanism(params, current);
+    // What runs must be what was approved: the change and the mechanism rebuilt from the host
+    // as it is now must equal the previewed ones (LACS §5), or the receipt stays unspent.
+    const proposed = proposedChange(a.preview(params, current), steps);
+    if (canonicalize(proposed) !== canonicalize((tx.preview as unknown as PreviewEnvelope).proposed_change)) {
+      fail('stale_approval', 'state_changed', `the host changed since ${tx.id} was previewed, so the change would differ from the approved one; the receipt was not used`, 'preview again and have the new preview approved');
+    }
     const release = this.o.executor.claim(steps);
     try {
       const now = this.now();
@@ -350,6 +375,11 @@ function view(tx: TxRecord): TransactionView {
     expires_at: iso(tx.expiresAt),
     summary: tx.summary,
   };
+}
+
+/** The part of a preview that execution must reproduce exactly. */
+function proposedChange(parts: { change: unknown }, steps: Step[]): { change: unknown; mechanism: unknown[] } {
+  return { change: jsonSafe(parts.change ?? null), mechanism: describeSteps(steps) };
 }
 
 /** What the approver sees of the mechanism: programs and files, never content beyond what the change states. */

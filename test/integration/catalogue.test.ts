@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../../src/catalogue/index.js';
@@ -44,7 +45,11 @@ for (const family of families) {
       w = await startWorld([], host);
       agent = await w.as('agent', ['airlock-admin']);
       human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
-      view = { run: (p, a) => w.d.box.run(p, a), readFile: (p) => w.d.box.readFile(p) };
+      view = {
+        run: (p, a) => w.d.box.run(p, a),
+        readFile: (p) => w.d.box.readFile(p),
+        writeFile: (p, content) => writeFile(`/proc/${w.d.box.pid}/root${p}`, content, { mode: 0o644 }),
+      };
     });
     after(() => w?.close());
 

@@ -13,6 +13,8 @@ export interface SandboxView {
   run(program: string, args: string[]): Promise<CommandResult>;
   /** Reads a file as the sandbox sees it; null when absent. */
   readFile(path: string): Promise<string | null>;
+  /** Writes a file (mode 0644) as the sandbox sees it, through its root from outside; for setups the catalogue cannot do. */
+  writeFile?(path: string, content: string): Promise<void>;
 }
 
 /** Where a scenario file runs: `export const host = 'testbed'` in it for families that need a booted systemd. */

@@ -84,7 +84,7 @@ test('GetSysctl reads /proc/sys first and refuses unknown, group, write-only and
   assert.equal(host.calls.length, 0);
   assert.equal((await refusal('GetSysctl', { key: 'kernel.nope' })).code, 'no_such_sysctl');
   assert.equal((await refusal('GetSysctl', { key: 'net.ipv4' })).code, 'not_a_sysctl');
-  assert.equal((await refusal('GetSysctl', { key: 'vm.drop_caches' })).code, 'write_only_sysctl');
+  assert.equal((await refusal('GetSysctl', { key: 'vm.drop_caches' })).code, 'private_sysctl');
   assert.equal((await refusal('GetSysctl', { key: 'net.ipv4.tcp_fastopen_key' })).code, 'secret_sysctl');
   assert.equal((await refusal('GetSysctl', { key: 'net.ipv6.conf.all.stable_secret' })).code, 'secret_sysctl');
 });
@@ -109,6 +109,8 @@ test('SetSysctl writes the drop-in, then sysctl -w with the old value as undo', 
 
 test('SetSysctl refusals and warnings', async () => {
   for (const key of ROOT_HELPER_SYSCTLS) assert.equal((await refusal('SetSysctl', { key, value: '/tmp/x' })).code, 'protected_sysctl', key);
+  // binfmt_misc registration is root code execution through any setuid binary.
+  for (const key of ['fs.binfmt_misc.register', 'fs.binfmt_misc.status', 'kernel.usermodehelper.bset']) assert.equal((await refusal('SetSysctl', { key, value: ':x:E::pwn::/home/agent/sh:C' })).code, 'protected_sysctl', key);
   assert.equal((await refusal('SetSysctl', { key: 'net.ipv4.tcp_fastopen_key', value: '1' })).code, 'secret_sysctl');
   assert.equal((await refusal('SetSysctl', { key: 'kernel.osrelease', value: '1' })).code, 'read_only_sysctl');
   assert.equal((await refusal('SetSysctl', { key: 'kernel.nope', value: '1' })).code, 'no_such_sysctl');
@@ -162,9 +164,9 @@ test('the ListSysctls pattern keeps every key but the secret ones', () => {
   assert.doesNotMatch(byName('ListSysctls').preview({}, null).summary, /^$/);
 });
 
-test('ListKernelModules scans /proc/modules, or lists /sys/module on a kernel without loadable modules', async () => {
+test('ListKernelModules runs lsmod (never /proc/modules, which shows kernel addresses to root), or lists /sys/module without loadable modules', async () => {
   assert.deepEqual((await run('ListKernelModules', {}, { '/proc/modules': 'ext4 1 0 - Live 0x0\n', '/sys/module/ext4/version': '1' })).steps, [
-    { kind: 'fileScan', path: '/proc/modules' },
+    { kind: 'command', program: 'lsmod', args: [] },
   ]);
   assert.deepEqual((await run('ListKernelModules', {}, { '/sys/module/ext4/version': '1' })).steps, [{ kind: 'command', program: 'ls', args: ['-1', '--', '/sys/module'] }]);
   assert.equal((await refusal('ListKernelModules', {}, {})).code, 'no_modules');

@@ -23,6 +23,9 @@ export function isSecretSysctl(key: string): boolean {
  * setting one is code execution as root, so the catalogue refuses them.
  */
 export const ROOT_HELPER_SYSCTLS = ['kernel.modprobe', 'kernel.core_pattern', 'kernel.hotplug', 'kernel.poweroff_cmd'];
+/** Whole subtrees of that kind: binfmt_misc registers interpreters the kernel runs (as root for setuid files). */
+const ROOT_HELPER_PREFIXES = ['fs.binfmt_misc.', 'kernel.usermodehelper.'];
+export const isRootHelperSysctl = (key: string) => ROOT_HELPER_SYSCTLS.includes(key) || ROOT_HELPER_PREFIXES.some((p) => key.startsWith(p));
 
 /** Settings that, once set, stay until reboot whatever is written later. */
 const ONE_WAY_SYSCTLS = ['kernel.modules_disabled', 'kernel.kexec_load_disabled', 'kernel.yama.ptrace_scope'];
@@ -81,7 +84,8 @@ export async function readSysctl(key: string, host: Host): Promise<SysctlState> 
   if (!st) throw new AirlockError('validation', 'no_such_sysctl', `this kernel has no sysctl ${key}`, 'list them with ListSysctls');
   if (!st.isFile) throw new AirlockError('validation', 'not_a_sysctl', `${key} is a group of sysctls, not one value`, 'list them with ListSysctls');
   let value: string | null = null;
-  if (!isSecretSysctl(key) && st.mode & 0o444) {
+  // Only values anyone on the host may read are shown: the kernel makes the private ones 0600 or 0400.
+  if (!isSecretSysctl(key) && st.mode & 0o004) {
     try {
       const text = await host.readFile(path);
       value = text === null ? null : normalise(text);
@@ -95,7 +99,7 @@ export async function readSysctl(key: string, host: Host): Promise<SysctlState> 
 /** Refuses keys the catalogue never touches, before anything is read. */
 export function refuseKey(key: string, forWrite: boolean): void {
   if (isSecretSysctl(key)) throw new AirlockError('authorization', 'secret_sysctl', `${key} holds a secret key; Airlock never reads or sets it`);
-  if (forWrite && ROOT_HELPER_SYSCTLS.includes(key)) {
+  if (forWrite && isRootHelperSysctl(key)) {
     throw new AirlockError('authorization', 'protected_sysctl', `${key} names a program or file the kernel runs or writes as root; Airlock never sets it`, 'this needs a person at the console');
   }
 }
@@ -122,7 +126,7 @@ export const getSysctl = action({
   current: ({ key }, host) => (refuseKey(key, false), readSysctl(key, host)),
   check: ({ key }, cur) => {
     refuseKey(key, false);
-    if (cur.value === null) throw new AirlockError('validation', 'write_only_sysctl', `${key} cannot be read (it is write-only)`);
+    if (cur.value === null) throw new AirlockError('authorization', 'private_sysctl', `${key} is write-only or readable by root only; a low-risk read does not reveal it`);
   },
   preview: ({ key }, cur) => ({ summary: `Read sysctl ${key} (now ${cur.value})`, change: null }),
   mechanism: ({ key }) => [command('sysctl', ['-n', '--', key])],
@@ -197,19 +201,20 @@ export const listSysctls = action({
 export const listKernelModules = action({
   name: 'ListKernelModules',
   family: 'kernel',
-  description: 'List the loaded kernel modules with size, use count and users (/proc/modules); on a kernel without loadable modules, the built-in ones in /sys/module.',
+  description: 'List the loaded kernel modules with size, use count and users (lsmod); on a kernel without loadable modules, the built-in ones in /sys/module.',
   risk: 'low',
   readOnly: true,
   params: params({}),
-  files: ['/proc/modules'],
+  files: [],
   example: {},
   current: async (_p, host) => ({ loadable: (await host.stat('/proc/modules')) !== null, builtin: (await host.stat('/sys/module'))?.isDir ?? false }),
   check: (_p, cur) => {
     if (!cur.loadable && !cur.builtin) throw new AirlockError('unsupported_platform', 'no_modules', 'this kernel exposes neither /proc/modules nor /sys/module');
   },
   preview: (_p, cur) => ({
-    summary: cur.loadable ? 'Read the list of loaded kernel modules (/proc/modules)' : 'This kernel has no loadable module support: list the built-in modules in /sys/module',
+    summary: cur.loadable ? 'List the loaded kernel modules (lsmod)' : 'This kernel has no loadable module support: list the built-in modules in /sys/module',
     change: null,
   }),
-  mechanism: (_p, cur) => [cur.loadable ? fileScan('/proc/modules') : command('ls', ['-1', '--', '/sys/module'])],
+  // lsmod, not /proc/modules: read as root, /proc/modules carries kernel addresses (a KASLR leak).
+  mechanism: (_p, cur) => [cur.loadable ? command('lsmod', []) : command('ls', ['-1', '--', '/sys/module'])],
 });

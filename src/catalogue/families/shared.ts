@@ -30,6 +30,13 @@ export function isProtectedUser(u: PasswdEntry): boolean {
 }
 
 /** Groups whose membership is administration (sudo, root-equivalent container/VM daemons, log and disk access) or an Airlock role. */
+/**
+ * System groups (gid < 1000) grant device, log or key access (input, kmem, systemd-journal,
+ * ssl-cert, ...): joining one is refused unless it is listed here as harmless.
+ */
+export const JOINABLE_SYSTEM_GROUPS = ['users', 'www-data'];
+export const isPrivilegedSystemGroup = (g: GroupEntry) => g.gid < 1000 && !JOINABLE_SYSTEM_GROUPS.includes(g.name);
+
 export const PROTECTED_GROUPS = ['root', 'sudo', 'adm', 'wheel', 'shadow', 'disk', 'docker', 'lxd', 'incus-admin', 'libvirt', 'airlock-admin', 'airlock-approvers', 'airlock-dev', 'airlock-observer', 'airlock-boot'];
 
 /** One entry of /etc/hosts: address, names as written (compare them lower-cased) and any trailing comment. */

@@ -26,19 +26,35 @@ async function keyFile(user: string, host: Host): Promise<KeyFileState> {
   return { user: entry, path, exists: text !== null, lines: text === null ? [] : text.split('\n').filter((l) => l.trim() !== '') };
 }
 
+/** A key line as the preview shows it: type, a short fingerprint of the blob, comment; options only as a flag. */
+function describeKeyLine(line: string): string {
+  const blob = blobOf(line);
+  const fields = line.trim().split(/\s+/);
+  const at = fields.findIndex((f) => f === blob);
+  const type = at > 0 ? fields[at - 1] : '?';
+  const comment = at >= 0 ? fields.slice(at + 1).join(' ') : '';
+  const options = at > 1 ? ' [with options]' : '';
+  return `${type} …${blob ? blob.slice(-12) : '?'} ${comment}${options}`.trim();
+}
+
+/** Shown in previews: what the file holds, never whole lines (forced-command options may carry secrets). */
+const showKeyFile = (cur: KeyFileState) => ({ user: cur.user.name, path: cur.path, exists: cur.exists, keys: cur.lines.map(describeKeyLine) });
+
 const blobOf = (line: string) => line.trim().split(/\s+/).find((f) => /^AAAA[A-Za-z0-9+/]+={0,2}$/.test(f));
 const withNewline = (lines: string[]) => (lines.length ? lines.join('\n') + '\n' : '');
 
 export const listAuthorizedKeys = action({
   name: 'ListAuthorizedKeys',
   family: 'ssh',
-  description: "List the public keys in a user's ~/.ssh/authorized_keys.",
-  risk: 'low',
+  description: "List the lines of a user's ~/.ssh/authorized_keys (a sensitive read: options may hold secrets).",
+  // Medium: the file may hold forced-command options with secrets, and shows who can log in where.
+  risk: 'medium',
   readOnly: true,
   params: params({ user: userName }),
   files: KEY_FILES,
   example: { user: 'deploy' },
   current: ({ user }, host) => keyFile(user, host),
+  shown: showKeyFile,
   preview: ({ user }, cur) => ({ summary: `Read ${cur.path} (${cur.lines.length} keys) for ${user}`, change: null }),
   check: (_p, cur) => {
     if (!cur.exists) throw new AirlockError('execution', 'not_found', `${cur.path} does not exist`);
@@ -57,6 +73,7 @@ export const addAuthorizedKey = action({
   files: KEY_FILES,
   example: { user: 'deploy', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d deploy@laptop' },
   current: ({ user }, host) => keyFile(user, host),
+  shown: showKeyFile,
   check: ({ key }, cur) => {
     if (cur.lines.some((l) => blobOf(l) === parseSshKey(key)!.blob)) {
       throw new AirlockError('conflict', 'already_present', `this key is already in ${cur.path}`);
@@ -88,6 +105,7 @@ export const removeAuthorizedKey = action({
   files: KEY_FILES,
   example: { user: 'deploy', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d deploy@laptop' },
   current: ({ user }, host) => keyFile(user, host),
+  shown: showKeyFile,
   check: ({ key }, cur) => {
     if (!cur.lines.some((l) => blobOf(l) === parseSshKey(key)!.blob)) {
       throw new AirlockError('conflict', 'not_present', `this key is not in ${cur.path}`);
@@ -98,7 +116,7 @@ export const removeAuthorizedKey = action({
     const removed = cur.lines.filter((l) => blobOf(l) === blob);
     return {
       summary: `Revoke a ${parseSshKey(key)!.type} key of ${user}`,
-      change: { file: cur.path, remove_lines: removed },
+      change: { file: cur.path, remove_lines: removed.map(describeKeyLine) },
       sideEffects: ['open sessions that used this key stay open until they end'],
     };
   },

@@ -9,7 +9,7 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type GroupEntry, type Host, type PasswdEntry } from '../action.js';
 import { command, fileScan, type CommandStep } from '../mechanism.js';
 import { calendarDate, gecos, groupName, loginShell, params, userName } from '../params.js';
-import { fixedRead, isProtectedUser, PROTECTED_GROUPS, requireGroup, requireUser } from './shared.js';
+import { fixedRead, isPrivilegedSystemGroup, isProtectedUser, PROTECTED_GROUPS, requireGroup, requireUser } from './shared.js';
 
 const ACCOUNT_DB = ['/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow'];
 const DEFAULT_SHELL = '/bin/bash';
@@ -90,6 +90,12 @@ function refuseProtectedUser(u: PasswdEntry): void {
       `${u.name} (uid ${u.uid}) is a protected account: root, nobody and system accounts below uid 1000 are not changed through Airlock`,
       'a person changes this account by hand',
     );
+  }
+}
+
+function refuseSystemGroup(g: GroupEntry): void {
+  if (isPrivilegedSystemGroup(g)) {
+    throw new AirlockError('authorization', 'protected_group', `${g.name} is a system group (gid ${g.gid}); system groups can grant device, log or key access`, 'a person adds members to it by hand');
   }
 }
 
@@ -180,6 +186,7 @@ export const createUser = action({
       groupExists: allGroups.some((g) => g.name === user),
       homeExists: (await host.stat(home)) !== null,
       missingGroups: groups.filter((g) => !allGroups.some((e) => e.name === g)),
+      joining: allGroups.filter((e) => groups.includes(e.name)),
     };
   },
   check: ({ user, groups = [] }, cur) => {
@@ -187,6 +194,7 @@ export const createUser = action({
     // useradd -U creates a group named after the user: a protected name would create a protected group.
     refuseProtectedGroup(user);
     groups.forEach(refuseProtectedGroup);
+    cur.joining.forEach(refuseSystemGroup);
     if (cur.groupExists) throw new AirlockError('conflict', 'group_exists', `a group named ${user} already exists; the new user's own group would collide with it`, 'choose another user name');
     if (cur.homeExists) {
       throw new AirlockError('conflict', 'home_exists', `${cur.home} already exists: the new user would take over whatever it holds`, `move ${cur.home} away or choose another user name`);
@@ -413,6 +421,7 @@ export const addUserToGroup = action({
   current: ({ user, group }, host) => membership(host, user, group),
   check: ({ user, group }, cur) => {
     refuseProtectedGroup(group);
+    refuseSystemGroup(cur.group);
     if (cur.member || cur.primary) throw new AirlockError('conflict', 'already_member', `${user} is already in ${group}${cur.primary ? ' (its primary group)' : ''}`);
   },
   preview: ({ user, group }, cur) => ({
