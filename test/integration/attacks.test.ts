@@ -129,3 +129,63 @@ describe('exclusive resources', () => {
     }
   });
 });
+
+describe('what runs is what was approved', () => {
+  test('a change rebuilt from a host that changed since the preview is refused, receipt unspent', async () => {
+    const p = await agent.call('preview', { action_name: 'SetTimezone', params: { timezone: 'Europe/Paris' } });
+    const g = await human.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+    // Someone else changes the zone after the approval: the approved "from" no longer holds.
+    await sh('/usr/bin/ln', ['-sfn', '/usr/share/zoneinfo/Asia/Tokyo', '/etc/localtime']);
+    await rejectsWith(agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt }), 'stale_approval', 'state_changed');
+    assert.equal((await human.call('transaction.get', { transaction_id: p.transaction_id })).state, 'Queued');
+    assert.equal((await w.d.box.run('/usr/bin/readlink', ['/etc/localtime'])).stdout.trim(), '/usr/share/zoneinfo/Asia/Tokyo');
+  });
+
+  test('two approved edits of one file executed at once both land', async () => {
+    const approved = [];
+    for (const [ip, name] of [['10.9.0.1', 'one.test'], ['10.9.0.2', 'two.test']] as const) {
+      const p = await agent.call('preview', { action_name: 'AddHostsEntry', params: { ip, names: [name] } });
+      approved.push({ p, g: await human.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }) });
+    }
+    const results = await Promise.all(approved.map(({ p, g }) => agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt })));
+    assert.deepEqual(results.map((r) => r.state), ['Succeeded', 'Succeeded']);
+    const hosts = (await w.d.box.readFile('/etc/hosts'))!;
+    assert.match(hosts, /^10\.9\.0\.1\s+one\.test$/m);
+    assert.match(hosts, /^10\.9\.0\.2\s+two\.test$/m);
+  });
+
+  test('system groups that grant device or log access cannot be joined', async () => {
+    await rejectsWith(preview('AddUserToGroup', { user: 'alice', group: 'kmem' }), 'authorization', 'protected_group');
+    await rejectsWith(preview('AddUserToGroup', { user: 'alice', group: 'systemd-journal' }), 'authorization', 'protected_group');
+    await rejectsWith(preview('CreateUser', { user: 'newbie', groups: ['kmem'] }), 'authorization', 'protected_group');
+  });
+
+  test('binfmt_misc registration (root code execution) is refused', async () => {
+    await rejectsWith(preview('SetSysctl', { key: 'fs.binfmt_misc.register', value: ':x:E::pwn::/home/agent/sh:C' }), 'authorization', 'protected_sysctl');
+  });
+});
+
+describe('what a preview may show before anyone approves', () => {
+  test("a preview of someone's authorized_keys shows key fingerprints and comments, never options", async () => {
+    await sh('/usr/sbin/useradd', ['-m', '--', 'opsbot']);
+    await sh('/usr/bin/mkdir', ['-m', '700', '/home/opsbot/.ssh']);
+    const secretLine = `command="/usr/local/bin/backup --s3-secret=SUPERSECRET123" ${KEY}`;
+    const file = `/proc/${w.d.box.pid}/root/home/opsbot/.ssh/authorized_keys`;
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, secretLine + '\n', { mode: 0o600 });
+    const p = await agent.call('preview', { action_name: 'ListAuthorizedKeys', params: { user: 'opsbot' } });
+    const shown = JSON.stringify(p);
+    assert.ok(!shown.includes('SUPERSECRET123'), shown);
+    assert.match(shown, /ssh-ed25519 …[A-Za-z0-9+/=]{12} attacker@evil \[with options\]/);
+    assert.equal(p.risk, 'medium', 'reading authorized_keys is a sensitive read');
+  });
+
+  test('a preview too large to review is refused and the daemon keeps serving', async () => {
+    const { writeFileSync } = await import('node:fs');
+    await sh('/usr/sbin/useradd', ['-m', '--', 'hoarder']);
+    await sh('/usr/bin/mkdir', ['-m', '700', '/home/hoarder/.ssh']);
+    writeFileSync(`/proc/${w.d.box.pid}/root/home/hoarder/.ssh/authorized_keys`, `${KEY}\n`.repeat(20_000));
+    await rejectsWith(preview('ListAuthorizedKeys', { user: 'hoarder' }), 'validation', 'preview_too_large');
+    assert.ok((await agent.call<unknown[]>('actions.list', {})).length > 30);
+  });
+});

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { readFileSync } from 'node:fs';
 import { startWorld, type World } from '../support/world.js';
 import { PROTOCOL } from '../../src/protocol/messages.js';
 import type { Principal } from '../../src/sandbox/principal.js';
@@ -161,6 +162,34 @@ describe('malformed frames', () => {
     const big = 'A'.repeat(900_000);
     const { replies } = await exchange([hello, frame(JSON.stringify({ type: 'request', id: 'h', method: 'preview', params: { action_name: 'UserInfo', params: { user: big } } }))]);
     assert.equal(errorOf(replies)?.category, 'validation');
+    await stillServing();
+  });
+});
+
+describe('resource limits', () => {
+  test('a client that pipelines thousands of requests and never reads costs bounded memory', async () => {
+    const vmRss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${w.d.box.pid}/status`, 'utf8'))![1]) / 1024;
+    const before = vmRss();
+    const req = (i: number) => frame(JSON.stringify({ type: 'request', id: String(i), method: 'actions.list' }));
+    const sock = net.createConnection(w.d.socket);
+    await new Promise((r) => sock.once('connect', r));
+    sock.on('error', () => {});
+    sock.pause(); // never read a reply
+    sock.write(hello);
+    for (let i = 0; i < 3000; i++) sock.write(req(i));
+    await new Promise((r) => setTimeout(r, 3000));
+    const grown = vmRss() - before;
+    sock.destroy();
+    assert.ok(grown < 150, `daemon grew by ${grown.toFixed(0)} MiB`);
+    await stillServing();
+  });
+
+  test('an answer larger than a frame is a typed error, not a crash', async () => {
+    const dev = await w.as('devon', ['airlock-dev']);
+    const names = (i: number) => Array.from({ length: 8 }, (_, k) => `${String.fromCharCode(97 + k)}${i}.${'x'.repeat(60)}.${'y'.repeat(60)}.${'z'.repeat(60)}.example`);
+    for (let i = 0; i < 700; i++) await dev.call('preview', { action_name: 'AddHostsEntry', params: { ip: '10.0.0.1', names: names(i) } });
+    await assert.rejects(dev.call('history', { limit: 1000 }), (e: { code: string }) => e.code === 'response_too_large');
+    assert.equal((await dev.call<unknown[]>('history', { limit: 5 })).length, 5);
     await stillServing();
   });
 });

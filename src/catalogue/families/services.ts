@@ -295,7 +295,7 @@ const systemctl = (verb: string, unit: string): CommandStep => command('systemct
 export const listServices = fixedRead({
   name: 'ListServices',
   family: 'services',
-  description: 'List every service unit systemd knows, loaded or not, with its load, active and sub state.',
+  description: 'List the service units systemd holds (running, stopped, failed, or referenced but not found) with their load, active and sub state.',
   summary: 'List all service units and their states',
   steps: [command('systemctl', ['list-units', '--type=service', '--all', '--no-pager', '--plain', '--no-legend'])],
 });
