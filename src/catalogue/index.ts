@@ -4,16 +4,24 @@
  */
 import type { AnyAction } from './action.js';
 import * as files from './families/files.js';
+import * as firewall from './families/firewall.js';
 import * as identity from './families/identity.js';
 import * as kernel from './families/kernel.js';
+import * as locale from './families/locale.js';
+import * as logging from './families/logging.js';
 import * as network from './families/network.js';
 import * as packages from './families/packages.js';
+import * as privilege from './families/privilege.js';
+import * as processes from './families/processes.js';
+import * as repositories from './families/repositories.js';
+import * as scheduling from './families/scheduling.js';
+import * as security from './families/security.js';
 import * as services from './families/services.js';
 import * as ssh from './families/ssh.js';
 import * as system from './families/system.js';
 import * as users from './families/users.js';
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services];
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

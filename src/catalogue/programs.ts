@@ -1,9 +1,16 @@
+import { PROGRAMS_PRIVILEGE } from './programs/privilege.js';
+import { PROGRAMS_FIREWALL } from './programs/firewall.js';
+import { PROGRAMS_LOGGING } from './programs/logging.js';
+import { PROGRAMS_PROCESSES } from './programs/processes.js';
+import { PROGRAMS_SECURITY } from './programs/security.js';
+import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
+
 /**
  * Every program the catalogue may run, by name. The daemon resolves each to an
  * absolute path once at start (first candidate that exists, is root-owned and not
  * writable by group or others) and never consults PATH.
  */
-export const PROGRAMS = {
+const BASE_PROGRAMS = {
   uname: ['/usr/bin/uname', '/bin/uname'],
   df: ['/usr/bin/df', '/bin/df'],
   uptime: ['/usr/bin/uptime', '/bin/uptime'],
@@ -39,6 +46,17 @@ export const PROGRAMS = {
   free: ['/usr/bin/free', '/bin/free'],
   readlink: ['/usr/bin/readlink', '/bin/readlink'],
 } as const satisfies Record<string, readonly string[]>;
+
+/** The base table plus the families' own tables (src/catalogue/programs/), one file each. */
+export const PROGRAMS = {
+  ...BASE_PROGRAMS,
+  ...PROGRAMS_PRIVILEGE,
+  ...PROGRAMS_FIREWALL,
+  ...PROGRAMS_LOGGING,
+  ...PROGRAMS_PROCESSES,
+  ...PROGRAMS_SECURITY,
+  ...PROGRAMS_REPOSITORIES,
+};
 
 export type ProgramName = keyof typeof PROGRAMS;
 

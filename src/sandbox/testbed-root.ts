@@ -10,13 +10,21 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the package list changes, so an old root is not reused. */
-const VERSION = 1;
-export const TESTBED_PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'libstdc++6', 'iproute2', 'procps', 'openssh-client', 'kmod'];
+const VERSION = 2;
+export const TESTBED_PACKAGES = [
+  'systemd', 'systemd-sysv', 'dbus', 'libstdc++6', 'iproute2', 'procps', 'openssh-client', 'kmod',
+  // what the families that run in the test bed manage
+  'openssh-server', 'sudo', 'nftables', 'ufw', 'fail2ban', 'cron', 'logrotate', 'locales', 'systemd-timesyncd',
+  'auditd', 'libpam-pwquality', 'openssl', 'apparmor', 'e2fsprogs', 'ca-certificates',
+];
 const MIRROR = 'http://deb.debian.org/debian';
 const MARKER = '.airlock-testbed-complete';
 
 export function testbedRoot(): string {
-  return process.env.AIRLOCK_TESTBED_ROOT ?? `/var/tmp/airlock-testbed/bookworm-v${VERSION}`;
+  const chosen = process.env.AIRLOCK_TESTBED_ROOT || `/var/tmp/airlock-testbed/bookworm-v${VERSION}`;
+  // It is removed and rebuilt by path: only ever an absolute path, never the working directory.
+  if (!chosen.startsWith('/') || chosen.split('/').filter(Boolean).length < 2) throw new Error(`AIRLOCK_TESTBED_ROOT must be an absolute path at least two levels deep, not ${JSON.stringify(chosen)}`);
+  return chosen;
 }
 
 export function testbedMissing(): string | null {

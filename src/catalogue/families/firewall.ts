@@ -1,0 +1,2 @@
+/** firewall family: see docs/actions.md. */
+export {};

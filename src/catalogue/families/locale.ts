@@ -1,0 +1,2 @@
+/** Locale and NTP actions (family identity): see docs/actions.md. */
+export {};

@@ -1,0 +1,2 @@
+/** logging family: see docs/actions.md. */
+export {};

@@ -1,0 +1,2 @@
+/** privilege family: see docs/actions.md. */
+export {};

@@ -1,0 +1,2 @@
+/** processes family: see docs/actions.md. */
+export {};

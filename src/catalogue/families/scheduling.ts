@@ -1,0 +1,2 @@
+/** scheduling family: see docs/actions.md. */
+export {};

@@ -1,0 +1,2 @@
+/** security family: see docs/actions.md. */
+export {};
