@@ -124,7 +124,7 @@ function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: stri
   // never evidence. Only a signed checkpoint that contradicts the log breaks it.
   for (const p of parsed) if (!p.ok) base.warnings.push(`checkpoint line ${p.line} ignored: ${p.reason}`);
   const good = parsed.flatMap((p) => (p.ok ? [p.value] : []));
-  if (good.length === 0) return { ...base, status: 'intact', warnings: ['the checkpoint file holds no checkpoint yet'] };
+  if (good.length === 0) return { ...base, status: 'intact', warnings: [...base.warnings, 'the checkpoint file holds no valid checkpoint: a cut tail cannot be detected'] };
   const latest = good.reduce((a: SignedCheckpoint, b) => (b.checkpoint.size > a.checkpoint.size ? b : a));
   const cp = { size: latest.checkpoint.size, ts: latest.checkpoint.ts };
   if (hashes.length < cp.size) {

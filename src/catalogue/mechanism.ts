@@ -24,6 +24,8 @@ export interface CommandStep {
   env?: Record<string, string>;
   /** How to reverse this step if a later step fails (automatic rollback). */
   undo?: CommandStep;
+  /** Run as nobody: an inventory read that must show only what any user could see. */
+  unprivileged?: boolean;
 }
 
 export interface FileScanStep {

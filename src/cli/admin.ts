@@ -25,7 +25,7 @@ Type=simple
 ExecStart=${process.execPath} ${join(ROOT, 'bin', 'airlock.js')} daemon
 Restart=on-failure
 RestartSec=2
-UMask=0077
+UMask=0022
 # The daemon must change the host (it is the point), so it keeps root and the
 # capabilities that actions need; everything else is fenced off.
 NoNewPrivileges=yes
@@ -45,7 +45,7 @@ RuntimeDirectoryMode=0755
 StateDirectory=airlock
 StateDirectoryMode=0700
 LogsDirectory=airlock
-LogsDirectoryMode=0750
+LogsDirectoryMode=0755
 
 [Install]
 WantedBy=multi-user.target
@@ -82,7 +82,7 @@ export function adminCommands(): Command[] {
             done.push(`created group ${g}`);
           }
         }
-        for (const [d, mode] of [[DEFAULT_STATE_DIR, 0o700], [DEFAULT_LOG_DIR, 0o750], [DEFAULT_CONFIG_DIR, 0o755], ['/run/airlock', 0o755]] as const) {
+        for (const [d, mode] of [[DEFAULT_STATE_DIR, 0o700], [DEFAULT_LOG_DIR, 0o755], [DEFAULT_CONFIG_DIR, 0o755], ['/run/airlock', 0o755]] as const) {
           mkdirSync(d, { recursive: true, mode });
           chmodSync(d, mode);
           done.push(`directory ${d} (${mode.toString(8)})`);

@@ -3,7 +3,7 @@
  * append-only file (chattr +a attempted at creation) and syslog through
  * /usr/bin/logger. Appends are coalesced: at most one checkpoint per interval.
  */
-import { appendFileSync, existsSync, openSync, closeSync, constants } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, openSync, closeSync, constants } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { formatCheckpointLine, signCheckpoint } from '../audit/checkpoint.js';
 import type { SigningKey } from '../audit/keys.js';
@@ -24,6 +24,7 @@ export class CheckpointWriter {
     if (!existsSync(file)) {
       closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644));
     }
+    chmodSync(file, 0o644); // signed and public: auditors without root read it
     // Best effort: overlayfs, tmpfs and some container filesystems refuse the attribute.
     execFile('/usr/bin/chattr', ['+a', '--', file], () => {});
   }

@@ -32,8 +32,10 @@ Exit status: 0 after a clean stop (SIGTERM/SIGINT), 9 when start-up checks fail
 `;
 
 function main(): void {
-  // The store holds previews of host state: whatever starts the daemon, its files are private.
-  process.umask(0o077);
+  // Programs the daemon runs (package maintainer scripts among them) must create files with
+  // the usual modes, so the umask stays 022; the daemon's own files are private by their
+  // directory's mode (0700), set explicitly in main.ts.
+  process.umask(0o022);
   process.on('unhandledRejection', (e) => process.stderr.write(`airlock-daemon: unhandled rejection (kept running): ${(e as Error)?.stack ?? e}\n`));
   let v;
   try {

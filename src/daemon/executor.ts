@@ -18,6 +18,8 @@ import { Slots } from './slots.js';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Child processes the daemon runs at once, all callers together; more wait their turn. */
 export const MAX_PROCESSES = 16;
+/** nobody:nogroup on Debian and Ubuntu. */
+const NOBODY = 65534;
 /** After a program exits, how long a grandchild may keep its output pipes open. */
 const PIPE_GRACE_MS = 2_000;
 export const MAX_STREAM_BYTES = 1024 * 1024;
@@ -69,6 +71,7 @@ export class Executor {
         env: { ...BASE_ENV, ...(step.env ?? {}) },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true, // own process group, so the time limit kills grandchildren too
+        ...(step.unprivileged ? { uid: NOBODY, gid: NOBODY } : {}),
         shell: false,
         cwd: '/',
       });
@@ -130,7 +133,7 @@ export class Executor {
    * resolved, every exclusive resource free. Claims the resources; returns their release.
    */
   claim(steps: Step[]): () => void {
-    for (const s of steps) if (s.kind === 'command') this.programPath(s);
+    for (const s of steps) if (s.kind === 'command') [s, ...(s.undo ? [s.undo] : [])].forEach((c) => this.programPath(c));
     const needed = [...new Set(steps.flatMap((s) => (s.kind === 'command' && s.resource ? [s.resource] : [])))];
     for (const r of needed) {
       if (this.busy.has(r)) throw conflict(r, 'another Airlock job holds it');

@@ -49,9 +49,13 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const log = c.log ?? ((m: string) => process.stderr.write(`airlock-daemon: ${m}\n`));
   native(); // fail now, not at the first connection, if the addon is missing
   // Clients need to reach the socket; nobody else needs the store, keys or checkpoints.
-  mkdirSync(dirname(c.socketPath), { recursive: true, mode: 0o755 });
-  for (const p of [c.dbPath, c.auditKeyPath, c.approvalKeyPath]) mkdirSync(dirname(p), { recursive: true, mode: 0o700 });
-  mkdirSync(dirname(c.checkpointPath), { recursive: true, mode: 0o750 });
+  const dirMode = (dir: string, mode: number) => {
+    mkdirSync(dir, { recursive: true, mode });
+    chmodSync(dir, mode); // mkdir's mode passes through the umask and leaves an existing directory as it was
+  };
+  dirMode(dirname(c.socketPath), 0o755);
+  for (const p of new Set([c.dbPath, c.auditKeyPath, c.approvalKeyPath].map((p) => dirname(p)))) dirMode(p, 0o700);
+  dirMode(dirname(c.checkpointPath), 0o755);
   const auditKey = loadSeedFile(c.auditKeyPath, c.createKeys);
   const approvalKey = loadSeedFile(c.approvalKeyPath, c.createKeys);
   if (auditKey.keyId === approvalKey.keyId) throw new AirlockError('integrity', 'same_keys', 'the audit key and the approval key must differ');

@@ -5,6 +5,8 @@
  */
 export const MAX_OUTPUT_LINES = 2000;
 export const MAX_LINE_LENGTH = 4096;
+/** All lines together: a result must fit a frame with room to spare. */
+export const MAX_OUTPUT_CHARS = 512 * 1024;
 
 export interface CappedOutput {
   lines: string[];
@@ -14,11 +16,12 @@ export interface CappedOutput {
 export function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINES): CappedOutput {
   const lines: string[] = [];
   let truncated = false;
+  let chars = 0;
   for (const chunk of chunks) {
     const parts = chunk.split('\n');
     if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
     for (const raw of parts) {
-      if (lines.length >= maxLines) {
+      if (lines.length >= maxLines || chars >= MAX_OUTPUT_CHARS) {
         truncated = true;
         break;
       }
@@ -29,6 +32,7 @@ export function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINES): Ca
         truncated = true;
       }
       lines.push(line);
+      chars += line.length + 1;
     }
   }
   return { lines, truncated };

@@ -106,8 +106,9 @@ export class AirlockService {
       expires_at: iso(created + this.o.approvalTtlMs),
     };
     const canonical = canonicalize(body);
-    if (canonical.length > MAX_PREVIEW_BYTES) {
-      fail('validation', 'preview_too_large', `the preview of ${a.name} would be ${canonical.length} bytes, over the ${MAX_PREVIEW_BYTES}-byte limit`, 'the file or state it shows is too large to review; fix it by hand');
+    const size = Buffer.byteLength(canonical, 'utf8');
+    if (size > MAX_PREVIEW_BYTES) {
+      fail('validation', 'preview_too_large', `the preview of ${a.name} would be ${size} bytes, over the ${MAX_PREVIEW_BYTES}-byte limit`, 'the file or state it shows is too large to review; fix it by hand');
     }
     const digest = sha256Hex(canonical);
     const envelope: PreviewEnvelope = { ...body, preview_digest: digest };

@@ -75,7 +75,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   child.stdout!.on('data', lines);
   child.stderr!.on('data', lines);
   const pidFile = join(shared, '.sandbox-pid');
-  const readPid = (file: string) => (existsSync(file) ? Number(readFileSync(file, 'utf8')) : null);
+  // The file may be caught between its creation and its write: only a whole positive number counts.
+  const readPid = (file: string) => {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    return /^[1-9]\d*$/.test(text) ? Number(text) : null;
+  };
   let pid = 0;
 
   // A chroot shares the network and pid namespaces with this host; a booted container has its own.
@@ -152,6 +156,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
+  // kill(0) or kill(-1) would signal our own process group or every process: never.
+  if (!Number.isInteger(pid) || pid <= 1) return;
   try {
     process.kill(pid, sig);
   } catch {}

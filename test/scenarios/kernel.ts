@@ -40,6 +40,7 @@ export const scenarios: Scenario[] = [
       assert.match(text, /^kernel\.ostype = Linux$/m);
       assert.match(text, /^net\.ipv4\.tcp_fastopen = /m);
       assert.doesNotMatch(text, /tcp_fastopen_key|stable_secret/, 'secret keys are left out');
+      assert.doesNotMatch(text, /^kernel\.cad_pid/m, 'root-only values are left out');
     },
   },
   {

@@ -187,7 +187,7 @@ export const setSysctl = action({
 export const listSysctls = action({
   name: 'ListSysctls',
   family: 'kernel',
-  description: 'List every kernel parameter with its running value (sysctl -a), secret keys left out.',
+  description: 'List the kernel parameters any user may read, with their running values (sysctl -a run as nobody; root-only and secret keys left out).',
   risk: 'low',
   readOnly: true,
   params: params({}),
@@ -195,7 +195,8 @@ export const listSysctls = action({
   example: {},
   current: async () => null,
   preview: () => ({ summary: 'List all kernel parameters (without net.ipv4.tcp_fastopen_key and net.ipv6.*.stable_secret)', change: null }),
-  mechanism: () => [command('sysctl', ['-a', '--pattern', LISTABLE_SYSCTLS_ERE])],
+  // As nobody: root-only values (kernel.cad_pid, ...) stay hidden, as GetSysctl hides them.
+  mechanism: () => [command('sysctl', ['-a', '--pattern', LISTABLE_SYSCTLS_ERE], { unprivileged: true })],
 });
 
 export const listKernelModules = action({
