@@ -23,8 +23,8 @@ export class CheckpointWriter {
   ) {
     if (!existsSync(file)) {
       closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644));
+      chmodSync(file, 0o644); // signed and public: auditors need no root (an existing file may be append-only: left as it is)
     }
-    chmodSync(file, 0o644); // signed and public: auditors without root read it
     // Best effort: overlayfs, tmpfs and some container filesystems refuse the attribute.
     execFile('/usr/bin/chattr', ['+a', '--', file], () => {});
   }
