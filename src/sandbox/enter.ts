@@ -38,13 +38,16 @@ if (mode === 'chroot') {
     ['-D', merged, '-b', '--register=no', '--keep-unit', '--private-network', '--quiet', `--bind-ro=${process.execPath}`, `--bind-ro=${project}`, `--bind=${shared}`],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
-  // The container's init is nspawn's only child; publish its pid once it exists.
+  // nspawn forks a short-lived helper before the container's init: publish the pid of the
+  // child that runs systemd, and only once it does.
   const poll = setInterval(() => {
     try {
-      const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim();
-      if (kids) {
-        writeFileSync(pidFile, kids.split(' ')[0]!);
-        clearInterval(poll);
+      for (const kid of readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ').filter(Boolean)) {
+        if (readFileSync(`/proc/${kid}/comm`, 'utf8').trim() === 'systemd') {
+          writeFileSync(pidFile, kid);
+          clearInterval(poll);
+          return;
+        }
       }
     } catch {}
   }, 20);
