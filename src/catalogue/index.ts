@@ -18,10 +18,11 @@ import * as scheduling from './families/scheduling.js';
 import * as security from './families/security.js';
 import * as services from './families/services.js';
 import * as ssh from './families/ssh.js';
+import * as sshd from './families/sshd.js';
 import * as system from './families/system.js';
 import * as users from './families/users.js';
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories];
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories, sshd];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -113,6 +113,11 @@ export class AirlockClient {
     return this.call<TransactionView & { preview: PreviewEnvelope; result: unknown }>('transaction.get', { transaction_id });
   }
 
+  /** True once the connection is gone (the daemon closed it, e.g. after its idle deadline). */
+  get closed(): boolean {
+    return this.closedError !== null || this.sock.destroyed;
+  }
+
   close(): void {
     this.sock.end();
     this.sock.destroy();

@@ -42,6 +42,8 @@ async function handle(cmd: Command): Promise<unknown> {
         }),
       );
     }
+    // The daemon drops a connection idle for two minutes: reconnect, as any long-lived client must.
+    if (shared?.closed) shared = null;
     return settle((async () => (shared ??= await AirlockClient.connect(socket)).call(cmd.method, cmd.params))());
   }
   // parallel: `count` separate connections fire the same call at once.

@@ -10,12 +10,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the package list changes, so an old root is not reused. */
-const VERSION = 2;
+const VERSION = 3;
 export const TESTBED_PACKAGES = [
   'systemd', 'systemd-sysv', 'dbus', 'libstdc++6', 'iproute2', 'procps', 'openssh-client', 'kmod',
   // what the families that run in the test bed manage
   'openssh-server', 'sudo', 'nftables', 'ufw', 'fail2ban', 'cron', 'logrotate', 'locales', 'systemd-timesyncd',
-  'auditd', 'libpam-pwquality', 'openssl', 'apparmor', 'e2fsprogs', 'ca-certificates',
+  'auditd', 'libpam-pwquality', 'openssl', 'apparmor', 'apparmor-utils', 'e2fsprogs', 'ca-certificates',
 ];
 const MIRROR = 'http://deb.debian.org/debian';
 const MARKER = '.airlock-testbed-complete';

@@ -13,7 +13,7 @@ import { action, type Host } from '../action.js';
 import { command } from '../mechanism.js';
 import { packageName, params } from '../params.js';
 
-const APT_TIMEOUT_MS = 600_000;
+export const APT_TIMEOUT_MS = 600_000;
 
 /** Never removed, whatever dpkg says of them: package management, init, remote access, privilege, libc, Airlock's runtime. */
 export const PROTECTED_PACKAGES = ['apt', 'dpkg', 'systemd', 'systemd-sysv', 'init', 'openssh-server', 'sudo', 'libc6', 'nodejs'];
@@ -24,10 +24,10 @@ const INSTALL_OPTS = ['--no-install-recommends', '--no-remove'];
  * A conffile prompt cannot be answered (stdin is closed): keep the admin's file, take
  * the maintainer's default otherwise. No pty for dpkg, so no progress-bar noise.
  */
-const DPKG_NONINTERACTIVE = ['-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0'];
+export const DPKG_NONINTERACTIVE = ['-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0'];
 
 /** A Debian version as apt prints it ([epoch:]upstream[-revision]); anything else is not put in an argv. */
-const DEBIAN_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+~:-]{0,127}$/;
+export const DEBIAN_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+~:-]{0,127}$/;
 
 export interface DpkgEntry {
   name: string;
@@ -126,23 +126,23 @@ async function simulate(host: Host, verb: 'install' | 'remove', opts: string[], 
   return parseSimulation(r.stdout);
 }
 
-function firstError(stderr: string): string {
+export function firstError(stderr: string): string {
   const lines = stderr.split('\n').filter((l) => l.trim());
   return (lines.find((l) => l.startsWith('E:')) ?? lines[0] ?? '').slice(0, 300);
 }
 
-const isInstalled = (entries: DpkgEntry[]) => entries.some((e) => e.status === 'installed');
-const installedVersion = (entries: DpkgEntry[]) => entries.find((e) => e.status === 'installed')?.version ?? null;
+export const isInstalled = (entries: DpkgEntry[]) => entries.some((e) => e.status === 'installed');
+export const installedVersion = (entries: DpkgEntry[]) => entries.find((e) => e.status === 'installed')?.version ?? null;
 const isHeld = (entries: DpkgEntry[]) => entries.some((e) => e.want === 'hold');
-const list = (pkgs: { name: string; version: string }[]) => pkgs.map((p) => `${p.name} ${p.version}`);
+export const list = (pkgs: { name: string; version: string }[]) => pkgs.map((p) => `${p.name} ${p.version}`);
 
-function requireVersion(name: string, version: string): string {
+export function requireVersion(name: string, version: string): string {
   if (!DEBIAN_VERSION.test(version)) throw new AirlockError('execution', 'odd_version', `apt reports version ${JSON.stringify(version)} for ${name}, which Airlock will not pass on`);
   return version;
 }
 
 /** Why a package may never be removed, or null. */
-function protectedSelf(name: string, dpkg: DpkgEntry[]): string | null {
+export function protectedSelf(name: string, dpkg: DpkgEntry[]): string | null {
   if (PROTECTED_PACKAGES.includes(name)) return 'protected (package management, init, remote access, privilege or libc)';
   if (dpkg.some((e) => e.essential)) return 'essential';
   if (dpkg.some((e) => e.priority === 'required')) return 'of priority required';

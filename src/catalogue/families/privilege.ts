@@ -1,2 +1,404 @@
-/** privilege family: see docs/actions.md. */
-export {};
+/**
+ * Privilege: scoped sudo grants. A grant is one drop-in, /etc/sudoers.d/60-airlock-NAME
+ * (0440 root:root), holding one rule `PRINCIPAL ALL=(root) [NOPASSWD: ]PROGRAM, ...`.
+ * The candidate file is checked with `visudo -c -f` and then the whole policy with
+ * `visudo -c`; either failing fails the job and the executor restores the previous state.
+ * Programs that can be steered into running another program, opening a shell, or reading
+ * or writing any file are refused by name (REFUSED_PROGRAMS), and every granted program
+ * must be a root-owned file under root-owned directories that no one else can replace.
+ * Airlock never runs sudo itself: ShowSudoPolicyFor asks cvtsudoers which rules match.
+ */
+import { z } from 'zod';
+import { AirlockError } from '../../protocol/errors.js';
+import { action, type GroupEntry, type Host, type PasswdEntry } from '../action.js';
+import { command, fileDelete, fileWrite } from '../mechanism.js';
+import { groupName, params, token, userName } from '../params.js';
+import { listDirectory, requireGroup, requireUser } from './shared.js';
+
+// ---------------------------------------------------------------- files and names
+
+const SUDOERS = '/etc/sudoers';
+const SUDOERS_D = '/etc/sudoers.d';
+const GRANT_PREFIX = '60-airlock-';
+const GRANT_FILES = [`${SUDOERS_D}/${GRANT_PREFIX}*`];
+export const grantPath = (name: string) => `${SUDOERS_D}/${GRANT_PREFIX}${name}`;
+
+/** The NAME of /etc/sudoers.d/60-airlock-NAME. No dot: sudo skips drop-ins whose name has one. */
+export const grantName = token(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'grant name (lower-case letters, digits, _ and -)', 40);
+
+/**
+ * An absolute program path: letters, digits and . _ + - in each segment, no segment
+ * starting with '.' (so no '.' or '..'), nothing sudoers treats as a wildcard or separator.
+ */
+export const programPath = token(/^(\/[A-Za-z0-9_+][A-Za-z0-9._+-]*)+$/, 'program path (absolute; letters, digits and . _ + - only, no wildcards)', 255);
+
+export const MAX_GRANT_PROGRAMS = 16;
+
+// ---------------------------------------------------------------- refused programs
+
+/**
+ * Programs no grant may name, by base name (versioned names through the patterns). sudo
+ * lets a granted program take any arguments, so each of these is root for whoever holds
+ * the grant: it runs another program or a shell, or it reads or writes any file
+ * (/etc/shadow, /etc/sudoers, root's keys). The list cannot be complete; the preview says
+ * so, and the human approving judges the rest.
+ */
+export const REFUSED_PROGRAMS: ReadonlyArray<{ why: string; names: readonly string[]; patterns?: readonly RegExp[] }> = [
+  {
+    why: 'it is a shell, or starts one',
+    names: ['sh', 'bash', 'rbash', 'dash', 'ash', 'zsh', 'ksh', 'ksh93', 'mksh', 'pdksh', 'yash', 'csh', 'tcsh', 'fish', 'busybox', 'screen', 'tmux', 'byobu', 'script', 'expect', 'rlwrap'],
+  },
+  {
+    why: 'it becomes another user or runs a program named in its arguments',
+    names: [
+      'su', 'sudo', 'sudoedit', 'sudoreplay', 'doas', 'pkexec', 'runuser', 'setpriv', 'nsenter', 'chroot', 'unshare', 'capsh', 'login', 'newgrp', 'sg',
+      'env', 'xargs', 'nohup', 'nice', 'ionice', 'timeout', 'stdbuf', 'time', 'watch', 'taskset', 'chrt', 'flock', 'setsid', 'prlimit', 'numactl', 'parallel',
+      'run-parts', 'start-stop-daemon', 'strace', 'ltrace', 'gdb', 'valgrind', 'unbuffer', 'firejail', 'bwrap', 'fakeroot', 'faketime', 'torsocks', 'proxychains',
+      'ssh', 'scp', 'sftp', 'socat', 'nc', 'ncat', 'netcat', 'openvt', 'make', 'git', 'find', 'ansible', 'ansible-playbook', 'systemd-run', 'dbus-send', 'busctl', 'gcore',
+    ],
+  },
+  {
+    why: 'it is an interpreter or compiler that runs code given to it',
+    names: ['awk', 'gawk', 'mawk', 'nawk', 'sed', 'irb', 'R', 'Rscript', 'java', 'jrunscript', 'jjs', 'sqlite3', 'mysql', 'mariadb', 'psql', 'bc', 'dc', 'm4', 'cc', 'c++', 'ld', 'as'],
+    patterns: [/^python/, /^pypy/, /^perl/, /^ruby/, /^php/, /^lua/, /^tclsh/, /^wish/, /^node/, /^deno$/, /^bun$/, /^guile/, /^gcc/, /^g\+\+/, /^clang/, /^x86_64-linux-gnu-/, /^aarch64-linux-gnu-/],
+  },
+  {
+    why: 'it is an editor or pager, which opens a shell (!sh) and writes any file',
+    names: ['vi', 'view', 'ex', 'rview', 'rvim', 'vimdiff', 'nvim', 'ed', 'red', 'nano', 'rnano', 'pico', 'joe', 'jed', 'mcedit', 'mc', 'editor', 'sensible-editor', 'select-editor', 'pager', 'sensible-pager', 'less', 'more', 'most', 'pg', 'man', 'info', 'w3m', 'lynx', 'elinks', 'links'],
+    patterns: [/^vim/, /^emacs/],
+  },
+  {
+    why: 'it writes, moves, deletes or re-permissions any file, /etc/sudoers and /etc/shadow included',
+    names: [
+      'cp', 'mv', 'rm', 'dd', 'tee', 'install', 'ln', 'link', 'chmod', 'chown', 'chgrp', 'chattr', 'setfacl', 'setcap', 'truncate', 'shred', 'touch', 'mkdir', 'mknod', 'mkfifo',
+      'rsync', 'tar', 'cpio', 'zip', 'unzip', '7z', '7za', 'ar', 'gzip', 'gunzip', 'bzip2', 'xz', 'zstd', 'sort', 'uniq', 'split', 'csplit', 'patch', 'curl', 'wget', 'openssl', 'gpg',
+      'mount', 'umount', 'losetup', 'debugfs', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'tune2fs',
+    ],
+    patterns: [/^mkfs/, /^mke2fs/],
+  },
+  {
+    why: 'it reads any file, /etc/shadow and private keys included',
+    names: ['cat', 'tac', 'head', 'tail', 'nl', 'od', 'xxd', 'hexdump', 'hd', 'strings', 'base64', 'base32', 'basenc', 'grep', 'egrep', 'fgrep', 'rg', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'diff', 'cmp', 'comm', 'cut', 'paste', 'fold', 'fmt', 'column', 'iconv', 'jq', 'look', 'file', 'ssh-keygen', 'cvtsudoers'],
+  },
+  {
+    why: 'it runs maintainer scripts, units, jobs or containers as root',
+    names: [
+      'apt', 'apt-get', 'aptitude', 'dpkg', 'dpkg-reconfigure', 'dpkg-divert', 'snap', 'flatpak', 'pipx', 'npm', 'npx', 'yarn', 'gem', 'cargo', 'go',
+      'systemctl', 'service', 'journalctl', 'loginctl', 'machinectl', 'systemd-nspawn', 'at', 'batch', 'crontab',
+      'docker', 'dockerd', 'podman', 'ctr', 'crictl', 'nerdctl', 'kubectl', 'lxc', 'lxd', 'incus', 'virsh',
+    ],
+    patterns: [/^pip/],
+  },
+  {
+    why: 'it changes who is root or what the kernel runs: accounts, passwords, sudo policy, kernel modules and settings',
+    names: ['visudo', 'passwd', 'chpasswd', 'usermod', 'useradd', 'userdel', 'groupmod', 'groupadd', 'groupdel', 'gpasswd', 'adduser', 'deluser', 'addgroup', 'delgroup', 'vipw', 'vigr', 'chsh', 'chfn', 'chage', 'modprobe', 'insmod', 'rmmod', 'kexec', 'sysctl', 'airlock'],
+  },
+];
+
+/** Why a program may not be granted, or null when its name is not refused. */
+export function refusedProgram(path: string): string | null {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const hit = REFUSED_PROGRAMS.find((c) => c.names.includes(base) || (c.patterns ?? []).some((re) => re.test(base)));
+  return hit ? hit.why : null;
+}
+
+/**
+ * Why a program path cannot be trusted, or null: every directory on the way and the file
+ * itself must be real (no symbolic link), owned by root and not writable by group or
+ * others, and the file a regular executable. Otherwise someone else could swap the binary.
+ */
+export async function untrustedProgram(host: Host, path: string): Promise<string | null> {
+  const segs = path.split('/').slice(1);
+  let at = '';
+  for (const [i, seg] of segs.entries()) {
+    at += `/${seg}`;
+    const last = i === segs.length - 1;
+    const st = await host.stat(at);
+    if (!st) return `${at} does not exist`;
+    if (st.isSymlink) return `${at} is a symbolic link; name the real ${last ? 'program' : 'directory'} (sudo would follow it wherever it points)`;
+    if (st.uid !== 0) return `${at} is not owned by root`;
+    if ((st.mode & 0o022) !== 0) return `${at} is writable by its group or by others`;
+    if (!last && !st.isDir) return `${at} is not a directory`;
+    if (last && !st.isFile) return `${at} is not a regular file`;
+    if (last && (st.mode & 0o111) === 0) return `${at} is not executable`;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- sudo's own state
+
+interface SudoState {
+  /** /etc/sudoers exists. */
+  installed: boolean;
+  /** /etc/sudoers has `@includedir /etc/sudoers.d` (or the old `#includedir`). */
+  readsDropins: boolean;
+  /** `visudo -c` passes on the whole policy as it is now. */
+  valid: boolean;
+}
+
+async function readSudo(host: Host, validate: boolean): Promise<SudoState> {
+  const main = await host.readFile(SUDOERS);
+  if (main === null) return { installed: false, readsDropins: false, valid: false };
+  const readsDropins = main.split('\n').some((l) => /^\s*[@#]includedir\s+\/etc\/sudoers\.d\/?\s*$/.test(l));
+  const valid = validate ? (await host.run('visudo', ['--check', '--quiet'])).code === 0 : true;
+  return { installed: true, readsDropins, valid };
+}
+
+function refuseWithoutSudo(s: SudoState): void {
+  if (!s.installed) throw new AirlockError('unsupported_platform', 'sudo_missing', `sudo is not installed on this host (there is no ${SUDOERS})`, 'install the sudo package');
+}
+
+/** The refusals every change shares: sudo is there and its policy is valid now (so a failing check afterwards is ours). */
+function refuseUnchangeable(s: SudoState): void {
+  refuseWithoutSudo(s);
+  if (!s.valid) {
+    throw new AirlockError('conflict', 'sudoers_invalid', 'visudo -c already reports an error in the sudo policy; Airlock changes it only while it is valid', 'a person fixes it with visudo, from a console');
+  }
+}
+
+// ---------------------------------------------------------------- one grant
+
+export interface Grant {
+  principal: { kind: 'user' | 'group'; name: string };
+  commands: string[];
+  nopasswd: boolean;
+}
+
+const principalText = (g: Grant) => (g.principal.kind === 'user' ? g.principal.name : `group ${g.principal.name}`);
+
+/** The sudoers rule of a grant: `alice ALL=(root) NOPASSWD: /usr/bin/a, /usr/bin/b` (% before a group). */
+export function grantRule(g: Grant): string {
+  const who = g.principal.kind === 'group' ? `%${g.principal.name}` : g.principal.name;
+  return `${who} ALL=(root) ${g.nopasswd ? 'NOPASSWD: ' : ''}${g.commands.join(', ')}`;
+}
+
+/** The whole drop-in: a header naming the grant, then its one rule. Deterministic (no dates). */
+export function grantFileText(name: string, g: Grant): string {
+  return `# Airlock sudo grant "${name}": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\n${grantRule(g)}\n`;
+}
+
+const RULE = /^(%?)([a-z_][a-z0-9_-]*) ALL=\(root\) (NOPASSWD: )?(\/[^\s,]+(?:, \/[^\s,]+)*)$/;
+
+/** Reads the rule back out of a drop-in Airlock wrote; null when the text is not in that shape. */
+export function parseGrantFile(text: string): Grant | null {
+  const rules = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const m = rules.length === 1 ? RULE.exec(rules[0]!) : null;
+  if (!m) return null;
+  return { principal: { kind: m[1] ? 'group' : 'user', name: m[2]! }, nopasswd: m[3] !== undefined, commands: m[4]!.split(', ') };
+}
+
+interface GrantFileState {
+  path: string;
+  exists: boolean;
+  /** A regular file (not a symbolic link, directory or device). */
+  regular: boolean;
+  mode: number | null;
+  grant: Grant | null;
+}
+
+async function readGrantFile(host: Host, name: string): Promise<GrantFileState> {
+  const path = grantPath(name);
+  const st = await host.stat(path);
+  if (!st) return { path, exists: false, regular: false, mode: null, grant: null };
+  const text = st.isFile && !st.isSymlink ? await host.readFile(path) : null;
+  return { path, exists: true, regular: st.isFile && !st.isSymlink, mode: st.mode, grant: text === null ? null : parseGrantFile(text) };
+}
+
+// ---------------------------------------------------------------- the policy as sudo reads it
+
+/** Lines grep drops from a listing: blank ones and comments (a '#' not starting `#include` or a `#UID`). */
+const BLANK_LINE = '^[[:space:]]*$';
+const COMMENT_LINE = '^[[:space:]]*#([^0-9i]|i[^n]|in[^c]|$)';
+
+interface PolicyFiles {
+  sudo: SudoState;
+  /** /etc/sudoers, then the drop-ins sudo reads, in sudo's (lexical) order. */
+  files: string[];
+  grants: string[];
+  /** Drop-ins with unusual names (spaces, escapes) sudo may read but this listing leaves out. */
+  unlisted: number;
+}
+
+/** Drop-in names sudo reads: it skips names that end in '~' or contain '.'. */
+const sudoReads = (name: string) => !name.endsWith('~') && !name.includes('.');
+const PLAIN_NAME = /^[A-Za-z0-9_@+-]+$/;
+
+async function readPolicyFiles(host: Host): Promise<PolicyFiles> {
+  const sudo = await readSudo(host, false);
+  const names = sudo.installed && sudo.readsDropins ? ((await listDirectory(host, SUDOERS_D)) ?? []).filter(sudoReads).sort() : [];
+  const plain = names.filter((n) => PLAIN_NAME.test(n));
+  return {
+    sudo,
+    files: [SUDOERS, ...plain.map((n) => `${SUDOERS_D}/${n}`)],
+    grants: plain.filter((n) => n.startsWith(GRANT_PREFIX)).map((n) => n.slice(GRANT_PREFIX.length)),
+    unlisted: names.length - plain.length,
+  };
+}
+
+// ---------------------------------------------------------------- actions
+
+export const listSudoGrants = action({
+  name: 'ListSudoGrants',
+  family: 'privilege',
+  description: 'List the rules of the sudo policy (/etc/sudoers and the drop-ins sudo reads), each line with its file and line number; Airlock grants are the 60-airlock-* files.',
+  // Medium: it reveals who can become root, and how.
+  risk: 'medium',
+  readOnly: true,
+  params: params({}),
+  files: [],
+  example: {},
+  current: (_p, host) => readPolicyFiles(host),
+  check: (_p, cur) => refuseWithoutSudo(cur.sudo),
+  preview: (_p, cur) => ({
+    summary: `Read the sudo policy: ${SUDOERS} and ${cur.files.length - 1} drop-in(s) in ${SUDOERS_D} (${cur.grants.length} Airlock grant(s))`,
+    change: null,
+    warnings: [
+      ...(cur.sudo.readsDropins ? [] : [`${SUDOERS} does not include ${SUDOERS_D}: sudo ignores the drop-ins there`]),
+      ...(cur.unlisted ? [`${cur.unlisted} drop-in(s) with unusual names are not listed, though sudo reads them`] : []),
+    ],
+  }),
+  mechanism: (_p, cur) => [command('grep', ['-H', '-n', '-v', '-E', '-e', BLANK_LINE, '-e', COMMENT_LINE, '--', ...cur.files], { okCodes: [0, 1] })],
+});
+
+export const showSudoPolicyFor = action({
+  name: 'ShowSudoPolicyFor',
+  family: 'privilege',
+  description: 'Show the sudo rules and defaults that apply to one user, directly or through a group (cvtsudoers; sudo itself is not run).',
+  risk: 'medium',
+  readOnly: true,
+  params: params({ user: userName }),
+  files: [],
+  example: { user: 'deploy' },
+  current: async ({ user }, host) => ({ user: await requireUser(host, user), sudo: await readSudo(host, false) }),
+  check: (_p, cur) => refuseWithoutSudo(cur.sudo),
+  preview: ({ user }) => ({ summary: `Show the sudo rules that apply to ${user}`, change: null }),
+  // -m user=NAME -M: rules naming the user, or a group the passwd and group files put them in; -p: only those names.
+  mechanism: ({ user }) => [command('cvtsudoers', ['-f', 'sudoers', '-M', '-p', '-m', `user=${user}`, '--', SUDOERS])],
+});
+
+const grantParams = params({
+  name: grantName,
+  user: userName.optional(),
+  group: groupName.optional(),
+  commands: z
+    .array(programPath)
+    .min(1, 'name at least one program')
+    .max(MAX_GRANT_PROGRAMS, `at most ${MAX_GRANT_PROGRAMS} programs per grant`)
+    .refine((c) => new Set(c).size === c.length, 'name each program once'),
+  /** sudo asks the user's password unless this is true. */
+  nopasswd: z.boolean().optional(),
+}).refine((p) => (p.user === undefined) !== (p.group === undefined), 'name exactly one of user or group');
+
+type GrantParams = z.infer<typeof grantParams>;
+const grantOf = (p: GrantParams): Grant => ({
+  principal: p.user !== undefined ? { kind: 'user', name: p.user } : { kind: 'group', name: p.group! },
+  commands: p.commands,
+  nopasswd: p.nopasswd === true,
+});
+
+interface CreateState {
+  sudo: SudoState;
+  file: GrantFileState;
+  user: PasswdEntry | null;
+  group: GroupEntry | null;
+  /** Per program: why it cannot be trusted, or null. */
+  programs: Array<{ path: string; untrusted: string | null }>;
+}
+
+export const createSudoGrant = action({
+  name: 'CreateSudoGrant',
+  family: 'privilege',
+  description: 'Let one user or group run a few named programs as root with sudo, through a drop-in /etc/sudoers.d/60-airlock-NAME checked with visudo.',
+  risk: 'high',
+  rollback: true,
+  readOnly: false,
+  params: grantParams,
+  files: GRANT_FILES,
+  example: { name: 'deploy-restart', user: 'deploy', commands: ['/usr/bin/uptime'], nopasswd: false },
+  current: async (p, host): Promise<CreateState> => ({
+    sudo: await readSudo(host, true),
+    file: await readGrantFile(host, p.name),
+    user: p.user !== undefined ? await requireUser(host, p.user) : null,
+    group: p.group !== undefined ? await requireGroup(host, p.group) : null,
+    programs: await Promise.all(p.commands.map(async (path) => ({ path, untrusted: await untrustedProgram(host, path) }))),
+  }),
+  check: (p, cur) => {
+    refuseUnchangeable(cur.sudo);
+    if (!cur.sudo.readsDropins) {
+      throw new AirlockError('conflict', 'dropins_ignored', `${SUDOERS} has no "@includedir ${SUDOERS_D}" line, so sudo would ignore the grant`, `a person adds "@includedir ${SUDOERS_D}" to ${SUDOERS} with visudo`);
+    }
+    if (cur.file.exists) {
+      throw new AirlockError('conflict', 'grant_exists', `there is already a grant ${p.name} (${cur.file.path})`, 'choose another name, or revoke it first with RevokeSudoGrant');
+    }
+    if (cur.user && cur.user.uid === 0) throw new AirlockError('authorization', 'root_grant', `${cur.user.name} is root already; Airlock does not write sudo rules for root`);
+    if (cur.group && cur.group.gid === 0) throw new AirlockError('authorization', 'root_grant', 'group root (gid 0) is not given sudo rules by Airlock');
+    for (const path of p.commands) {
+      const why = refusedProgram(path);
+      if (why) {
+        throw new AirlockError('authorization', 'program_refused', `${path} cannot be granted: ${why}, so sudo access to it is root access`, 'grant a program that does one fixed job (a script owned by root that takes no free arguments)');
+      }
+    }
+    for (const { path, untrusted } of cur.programs) {
+      if (untrusted) throw new AirlockError('validation', 'untrusted_program', `${path} cannot be granted: ${untrusted}`, 'name a root-owned program under root-owned directories, by its real path (e.g. /usr/bin/..., not /bin/...)');
+    }
+  },
+  preview: (p, cur) => {
+    const g = grantOf(p);
+    const who = principalText(g);
+    return {
+      summary: `Let ${who} run ${g.commands.length} program(s) as root with sudo${g.nopasswd ? ' without a password' : ''} (grant ${p.name})`,
+      change: {
+        file: cur.file.path,
+        mode: '0440',
+        owner: 'root:root',
+        rule: grantRule(g),
+        text: `writes ${cur.file.path} (0440 root:root) holding \`${grantRule(g)}\`, checks it with visudo --check --file, then the whole policy with visudo --check; if either check fails the file is removed again`,
+      },
+      sideEffects: [
+        `from the next sudo call on, ${who} can run ${g.commands.join(', ')} as root, with any arguments`,
+        'sudo allows any arguments to a granted program: one that can be told to write files or start other programs is root for whoever holds the grant',
+      ],
+      warnings: [
+        ...(g.nopasswd ? [`NOPASSWD: sudo asks no password, so any process running as ${who} (an agent's shell included) can run these as root without a person`] : []),
+        ...(cur.group ? [`every member of group ${cur.group.name} (now: ${cur.group.members.join(', ') || 'none listed in /etc/group'}) gets this grant, and anyone who joins it later`] : []),
+        ...(cur.user && cur.user.uid < 1000 ? [`${cur.user.name} is a system account (uid ${cur.user.uid})`] : []),
+      ],
+    };
+  },
+  mechanism: (p, cur) => [
+    fileWrite(cur.file.path, grantFileText(p.name, grantOf(p)), { mode: 0o440, owner: { uid: 0, gid: 0 } }),
+    // Long options (--check is -c): the file is the argument of --file, where visudo takes no `--` (the path starts with '/').
+    // --quiet: a syntax error would echo the sudoers line; the exit status is what counts.
+    command('visudo', ['--check', '--quiet', '--file', cur.file.path]),
+    command('visudo', ['--check', '--quiet']),
+  ],
+});
+
+export const revokeSudoGrant = action({
+  name: 'RevokeSudoGrant',
+  family: 'privilege',
+  description: 'Remove one Airlock sudo grant (its drop-in /etc/sudoers.d/60-airlock-NAME), then check the whole policy with visudo.',
+  risk: 'high',
+  rollback: true,
+  readOnly: false,
+  params: params({ name: grantName }),
+  files: GRANT_FILES,
+  example: { name: 'deploy-restart' },
+  current: async ({ name }, host) => ({ sudo: await readSudo(host, true), file: await readGrantFile(host, name) }),
+  check: ({ name }, cur) => {
+    refuseUnchangeable(cur.sudo);
+    if (!cur.file.exists) throw new AirlockError('conflict', 'no_such_grant', `there is no Airlock grant ${name} (${cur.file.path})`, 'ListSudoGrants lists them');
+    if (!cur.file.regular) throw new AirlockError('conflict', 'not_a_file', `${cur.file.path} is not a regular file`, 'a person removes it by hand');
+  },
+  preview: ({ name }, cur) => ({
+    summary: cur.file.grant ? `Revoke sudo grant ${name}: ${principalText(cur.file.grant)} loses ${cur.file.grant.commands.join(', ')}` : `Revoke sudo grant ${name}`,
+    change: {
+      file: cur.file.path,
+      rule: cur.file.grant ? grantRule(cur.file.grant) : null,
+      text: `deletes ${cur.file.path}, then checks the whole policy with visudo --check; if that fails the file is put back`,
+    },
+    sideEffects: ['the next sudo call for these programs is refused unless another rule allows it; commands already running keep running'],
+    warnings: cur.file.grant ? [] : [`${cur.file.path} is not in the shape Airlock writes (edited by hand?): it is deleted all the same`],
+  }),
+  mechanism: (_p, cur) => [fileDelete(cur.file.path), command('visudo', ['--check', '--quiet'])],
+});

@@ -1,2 +1,11 @@
-/** Programs of the privilege actions (absolute candidate paths; see ../programs.ts). */
-export const PROGRAMS_PRIVILEGE = {} as const satisfies Record<string, readonly string[]>;
+/** Programs of the privilege and sshd actions (absolute candidate paths; see ../programs.ts). */
+export const PROGRAMS_PRIVILEGE = {
+  /** Checks sudoers syntax (-c) of one file (-f) or of the whole policy; never edits here. */
+  visudo: ['/usr/sbin/visudo', '/sbin/visudo'],
+  /** Prints the sudoers rules that match a user (-m user=NAME -M -p), following @includedir: `sudo -l -U` without running sudo. */
+  cvtsudoers: ['/usr/bin/cvtsudoers'],
+  /** Prints policy lines with their file and line number; fixed patterns only. */
+  grep: ['/usr/bin/grep', '/bin/grep'],
+  /** -T prints the effective server configuration, -t checks it. */
+  sshd: ['/usr/sbin/sshd', '/sbin/sshd'],
+} as const satisfies Record<string, readonly string[]>;

@@ -1,2 +1,14 @@
 /** Programs of the security actions (absolute candidate paths; see ../programs.ts). */
-export const PROGRAMS_SECURITY = {} as const satisfies Record<string, readonly string[]>;
+export const PROGRAMS_SECURITY = {
+  // auditd: auditctl talks to the kernel; augenrules (a root-owned sh script of the auditd
+  // package, run with fixed arguments) rebuilds /etc/audit/audit.rules from rules.d.
+  auditctl: ['/usr/sbin/auditctl', '/sbin/auditctl'],
+  augenrules: ['/usr/sbin/augenrules', '/sbin/augenrules'],
+  // AppArmor: aa-enabled and aa-status come with apparmor, aa-complain and aa-enforce with apparmor-utils.
+  'aa-enabled': ['/usr/bin/aa-enabled', '/usr/sbin/aa-enabled'],
+  'aa-status': ['/usr/sbin/aa-status', '/sbin/aa-status'],
+  'aa-complain': ['/usr/sbin/aa-complain'],
+  'aa-enforce': ['/usr/sbin/aa-enforce'],
+  apparmor_parser: ['/usr/sbin/apparmor_parser', '/sbin/apparmor_parser'],
+  openssl: ['/usr/bin/openssl'],
+} as const satisfies Record<string, readonly string[]>;
