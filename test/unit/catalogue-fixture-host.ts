@@ -1,5 +1,7 @@
 /** A Host for catalogue unit tests: an in-memory file tree and scripted program answers. Nothing real is touched. */
-import type { CommandOutput, Host } from '../../src/catalogue/action.js';
+import assert from 'node:assert/strict';
+import type { AnyAction, CommandOutput, Host } from '../../src/catalogue/action.js';
+import { AirlockError } from '../../src/protocol/errors.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { parseGroup, parsePasswd } from '../../src/daemon/host.js';
 
@@ -51,3 +53,25 @@ export class FixtureHost implements Host {
 
 /** Strings every free-text parameter must refuse. */
 export const INJECTIONS = ['; rm -rf /', '$(id)', '`id`', '-rf', '--help', '../etc', 'a\u0000b', 'a\nb', 'x'.repeat(5000), '', 'a b', 'a|b', 'a&b', "a'b", 'a"b', 'a>b'];
+
+/** Runs an action's declaration against a fixture host the way the daemon does: parse, read, check, build. */
+export function actionRunner(actions: AnyAction[]) {
+  const byName = (n: string) => actions.find((a) => a.name === n)!;
+  async function run(name: string, params: Record<string, unknown>, host: FixtureHost) {
+    const a = byName(name);
+    const p = a.params.parse(params);
+    const cur = await a.current(p, host);
+    a.check?.(p, cur);
+    return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), cur, shown: a.shown ? a.shown(cur) : cur };
+  }
+  /** Asserts that the action refuses with this code (and category, when given). */
+  async function refused(name: string, params: Record<string, unknown>, host: FixtureHost, code: string, category?: string) {
+    await assert.rejects(run(name, params, host), (e: unknown) => {
+      assert.ok(e instanceof AirlockError, String(e));
+      assert.equal(e.code, code, e.message);
+      if (category) assert.equal(e.category, category, e.message);
+      return true;
+    });
+  }
+  return { run, refused };
+}

@@ -4,27 +4,13 @@ import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
 import * as locale from '../../src/catalogue/families/locale.js';
 import { localeName, localeVariable, normaliseLocale, withLang } from '../../src/catalogue/families/locale.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const actions = Object.values(locale).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const ok = (stdout: string): CommandOutput => ({ code: 0, stdout, stderr: '' });
 
-async function run(name: string, params: Record<string, unknown>, host: FixtureHost) {
-  const a = byName(name);
-  const p = a.params.parse(params);
-  const cur = await a.current(p, host);
-  a.check?.(p, cur);
-  return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), cur, shown: a.shown ? a.shown(cur) : cur };
-}
-
-async function refused(name: string, params: Record<string, unknown>, host: FixtureHost, code: string) {
-  await assert.rejects(run(name, params, host), (e: unknown) => {
-    assert.ok(e instanceof AirlockError, String(e));
-    assert.equal(e.code, code, e.message);
-    return true;
-  });
-}
+const { run, refused } = actionRunner(actions);
 
 test('locale and NTP actions are declared with the expected risk and flags', () => {
   const expected: Record<string, [string, boolean, boolean, string[]]> = {

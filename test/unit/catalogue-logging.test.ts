@@ -5,7 +5,7 @@ import * as logging from '../../src/catalogue/families/logging.js';
 import { journalSection, logrotateEntries, logrotatePolicy, sinceArgument, splitCatConfig } from '../../src/catalogue/families/logging.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const actions = Object.values(logging).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
@@ -45,21 +45,7 @@ class LoggingHost extends FixtureHost {
   }
 }
 
-async function run(name: string, params: Record<string, unknown>, host: FixtureHost) {
-  const a = byName(name);
-  const p = a.params.parse(params);
-  const cur = await a.current(p, host);
-  a.check?.(p, cur);
-  return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), cur, shown: a.shown ? a.shown(cur) : cur };
-}
-
-async function refused(name: string, params: Record<string, unknown>, host: FixtureHost, code: string) {
-  await assert.rejects(run(name, params, host), (e: unknown) => {
-    assert.ok(e instanceof AirlockError, String(e));
-    assert.equal(e.code, code, e.message);
-    return true;
-  });
-}
+const { run, refused } = actionRunner(actions);
 
 const bad = (name: string, params: Record<string, unknown>) => assert.equal(byName(name).params.safeParse(params).success, false, `${name} ${JSON.stringify(params)}`);
 const good = (name: string, params: Record<string, unknown>) => assert.ok(byName(name).params.safeParse(params).success, `${name} ${JSON.stringify(params)}`);

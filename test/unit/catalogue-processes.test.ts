@@ -4,7 +4,7 @@ import type { AnyAction } from '../../src/catalogue/action.js';
 import * as processes from '../../src/catalogue/families/processes.js';
 import { parseStat, processId, signalName, SIGNALS } from '../../src/catalogue/families/processes.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const actions = Object.values(processes).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
@@ -61,21 +61,7 @@ function hostWith(tree: Record<string, Node>, units: Record<string, Record<strin
   });
 }
 
-async function run(name: string, params: Record<string, unknown>, host: FixtureHost) {
-  const a = byName(name);
-  const p = a.params.parse(params);
-  const cur = await a.current(p, host);
-  a.check?.(p, cur);
-  return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), cur, shown: a.shown ? a.shown(cur) : cur };
-}
-
-async function refused(name: string, params: Record<string, unknown>, host: FixtureHost, code: string) {
-  await assert.rejects(run(name, params, host), (e: unknown) => {
-    assert.ok(e instanceof AirlockError, String(e));
-    assert.equal(e.code, code, e.message);
-    return true;
-  });
-}
+const { run, refused } = actionRunner(actions);
 
 test('processes actions are declared with the expected risk and flags', () => {
   const expected: Record<string, [string, boolean]> = {

@@ -5,7 +5,7 @@ import * as scheduling from '../../src/catalogue/families/scheduling.js';
 import { calendarExpression, cronFileContent, cronSchedule, jobName, jobProgram, parseCronFile, parseTimerFile, timerContent } from '../../src/catalogue/families/scheduling.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const actions = Object.values(scheduling).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
@@ -55,21 +55,7 @@ function hostWith(tree: Record<string, Node> = TREE, units: Record<string, Recor
   return host;
 }
 
-async function run(name: string, params: Record<string, unknown>, host: FixtureHost) {
-  const a = byName(name);
-  const p = a.params.parse(params);
-  const cur = await a.current(p, host);
-  a.check?.(p, cur);
-  return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), cur, shown: a.shown ? a.shown(cur) : cur };
-}
-
-async function refused(name: string, params: Record<string, unknown>, host: FixtureHost, code: string) {
-  await assert.rejects(run(name, params, host), (e: unknown) => {
-    assert.ok(e instanceof AirlockError, String(e));
-    assert.equal(e.code, code, e.message);
-    return true;
-  });
-}
+const { run, refused } = actionRunner(actions);
 
 const BRIEF_INJECTIONS = ['; rm -rf /', '$(id)', '`id`', '-rf', '--help', '../etc', 'a\u0000b', 'a\nb', 'x'.repeat(5000), ''];
 

@@ -20,7 +20,7 @@ import {
 } from '../../src/catalogue/families/security.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const actions = Object.values(security).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
@@ -82,22 +82,7 @@ function hostWith(tree: Record<string, Node>, m: Machine = {}): FixtureHost {
   });
 }
 
-async function run(name: string, params: Record<string, unknown>, host: FixtureHost) {
-  const a = byName(name);
-  const p = a.params.parse(params);
-  const cur = await a.current(p, host);
-  a.check?.(p, cur);
-  return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), cur, shown: a.shown ? a.shown(cur) : cur };
-}
-
-async function refused(name: string, params: Record<string, unknown>, host: FixtureHost, code: string, category?: string) {
-  await assert.rejects(run(name, params, host), (e: unknown) => {
-    assert.ok(e instanceof AirlockError, String(e));
-    assert.equal(e.code, code, e.message);
-    if (category) assert.equal(e.category, category);
-    return true;
-  });
-}
+const { run, refused } = actionRunner(actions);
 
 const cmd = (program: string, args: string[], extra: Record<string, unknown> = {}) => ({ kind: 'command', program, args, ...extra });
 
