@@ -8,6 +8,8 @@ import * as firewall from './families/firewall.js';
 import * as identity from './families/identity.js';
 import * as kernel from './families/kernel.js';
 import * as locale from './families/locale.js';
+import * as modules from './families/modules.js';
+import * as netconfig from './families/netconfig.js';
 import * as logging from './families/logging.js';
 import * as network from './families/network.js';
 import * as packages from './families/packages.js';
@@ -19,10 +21,11 @@ import * as security from './families/security.js';
 import * as services from './families/services.js';
 import * as ssh from './families/ssh.js';
 import * as sshd from './families/sshd.js';
+import * as storage from './families/storage.js';
 import * as system from './families/system.js';
 import * as users from './families/users.js';
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories, sshd];
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories, sshd, netconfig, modules, storage];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -4,6 +4,8 @@ import { PROGRAMS_LOGGING } from './programs/logging.js';
 import { PROGRAMS_PROCESSES } from './programs/processes.js';
 import { PROGRAMS_SECURITY } from './programs/security.js';
 import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
+import { PROGRAMS_STORAGE } from './programs/storage.js';
+import { PROGRAMS_NETCONFIG } from './programs/netconfig.js';
 
 /**
  * Every program the catalogue may run, by name. The daemon resolves each to an
@@ -56,6 +58,8 @@ export const PROGRAMS = {
   ...PROGRAMS_PROCESSES,
   ...PROGRAMS_SECURITY,
   ...PROGRAMS_REPOSITORIES,
+  ...PROGRAMS_STORAGE,
+  ...PROGRAMS_NETCONFIG,
 };
 
 export type ProgramName = keyof typeof PROGRAMS;

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AnyAction } from '../../src/catalogue/action.js';
+import * as modules from '../../src/catalogue/families/modules.js';
+import { blacklistFile, blacklistLines, moduleName, parseLsmod } from '../../src/catalogue/families/modules.js';
+import { matchesGlob } from '../../src/catalogue/params.js';
+import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+
+const actions = Object.values(modules).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+const { run, refused } = actionRunner(actions);
+
+const LSMOD = 'Module                  Size  Used by\nusb_storage            81920  0\ndummy                  16384  0\nbridge                311296  1 br_netfilter\nbr_netfilter           32768  0\n';
+const OWN = '/etc/modprobe.d/60-airlock-blacklist-pcspkr.conf';
+
+/** A host with loadable modules (unless `loadable` is false), some modprobe.d files and lsmod output. */
+function modHost(o: { loadable?: boolean; files?: Record<string, string>; tree?: Record<string, Node> } = {}) {
+  const files = o.files ?? { '/etc/modprobe.d/blacklist.conf': '# distro\nblacklist floppy\noptions snd x=1\n', [OWN]: 'blacklist pcspkr\ninstall pcspkr /bin/false\n' };
+  const tree: Record<string, Node> = { ...files, ...(o.loadable === false ? { '/sys/module/ipv6/parameters/disable': '0' } : { '/proc/modules': 'x' }), ...(o.tree ?? {}) };
+  return new FixtureHost(tree, (program, args) => {
+    if (program === 'lsmod') return { code: 0, stdout: LSMOD, stderr: '' };
+    if (program === 'ls' && args.join(' ') === '-1 -A --quoting-style=escape -- /etc/modprobe.d') {
+      return { code: 0, stdout: Object.keys(files).map((f) => f.split('/').pop()!).concat(['README', 'evil\\ name.conf']).join('\n') + '\n', stderr: '' };
+    }
+    return { code: 127, stdout: '', stderr: 'not scripted' };
+  });
+}
+
+test('modules actions are declared with the expected risk and flags', () => {
+  const expected: Record<string, [string, boolean]> = {
+    ListModuleBlacklist: ['low', true],
+    BlacklistModule: ['high', false],
+    UnblacklistModule: ['high', false],
+  };
+  assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
+  for (const a of actions) {
+    assert.deepEqual([a.risk, a.readOnly], expected[a.name], a.name);
+    assert.equal(a.family, 'kernel');
+    assert.ok(a.params.safeParse(a.example).success, a.name);
+    assert.equal(a.params.safeParse({ ...a.example, extra: 1 }).success, false);
+  }
+});
+
+test('module names refuse injection strings', () => {
+  for (const bad of [...INJECTIONS, 'A', 'a'.repeat(57), 'a.b', 'a/b', '-r', 'dummy numdummies=2']) assert.equal(moduleName.safeParse(bad).success, false, JSON.stringify(bad).slice(0, 40));
+  for (const good of ['dummy', 'usb-storage', 'nf_tables', 'i915']) assert.ok(moduleName.safeParse(good).success);
+  assert.equal(blacklistFile('usb-storage'), '/etc/modprobe.d/60-airlock-blacklist-usb_storage.conf');
+  assert.ok(matchesGlob(blacklistFile('usb-storage'), modules.blacklistModule.files[0]!));
+});
+
+test('parsers', () => {
+  assert.deepEqual(parseLsmod(LSMOD).get('bridge'), { count: 1, users: ['br_netfilter'] });
+  assert.deepEqual(parseLsmod(LSMOD).get('dummy'), { count: 0, users: [] });
+  assert.deepEqual(blacklistLines('# c\n blacklist a\ninstall b /bin/false\noptions c x=1\nblacklisted\n'), ['blacklist a', 'install b /bin/false']);
+});
+
+test('ListModuleBlacklist scans only plainly named .conf files in /etc/modprobe.d', async () => {
+  const r = await run('ListModuleBlacklist', {}, modHost());
+  assert.deepEqual(r.steps, [
+    { kind: 'fileScan', path: OWN },
+    { kind: 'fileScan', path: '/etc/modprobe.d/blacklist.conf' },
+  ]);
+  for (const s of r.steps) assert.ok(modules.listModuleBlacklist.files.some((g) => matchesGlob((s as { path: string }).path, g)));
+});
+
+test('BlacklistModule writes the airlock drop-in in the _ form', async () => {
+  const r = await run('BlacklistModule', { module: 'usb-storage' }, modHost({ tree: { '/usr/sbin/update-initramfs': 'x' } }));
+  assert.deepEqual(r.steps, [
+    {
+      kind: 'fileWrite',
+      path: '/etc/modprobe.d/60-airlock-blacklist-usb_storage.conf',
+      content: '# Written by Airlock (BlacklistModule); UnblacklistModule removes it.\nblacklist usb_storage\ninstall usb_storage /bin/false\n',
+      mode: 0o644,
+    },
+  ]);
+  const w = r.preview.warnings!.join('\n');
+  assert.match(w, /loaded now/);
+  assert.match(w, /update-initramfs/);
+  const other = await run('BlacklistModule', { module: 'floppy' }, modHost());
+  assert.match(other.preview.warnings!.join('\n'), /also named in \/etc\/modprobe.d\/blacklist.conf/);
+  assert.doesNotMatch(other.preview.warnings!.join('\n'), /update-initramfs/);
+});
+
+test('blacklist refusals', async () => {
+  const h = modHost();
+  await refused('BlacklistModule', { module: 'pcspkr' }, h, 'already_blacklisted', 'conflict');
+  await refused('BlacklistModule', { module: 'ext4' }, h, 'boot_critical_module', 'authorization');
+  await refused('BlacklistModule', { module: 'virtio-blk' }, h, 'boot_critical_module', 'authorization');
+  await refused('UnblacklistModule', { module: 'floppy' }, h, 'not_blacklisted_by_airlock', 'conflict');
+  const u = await run('UnblacklistModule', { module: 'pcspkr' }, h);
+  assert.deepEqual(u.steps, [{ kind: 'fileDelete', path: OWN }]);
+});
+

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AnyAction } from '../../src/catalogue/action.js';
+import * as netconfig from '../../src/catalogue/families/netconfig.js';
+import { addressCidr, interfaceName, lookupHost, networkCidr, routeDestination } from '../../src/catalogue/families/netconfig.js';
+import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+
+const actions = Object.values(netconfig).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+const { run, refused } = actionRunner(actions);
+
+interface Net {
+  links?: unknown[];
+  v4?: unknown[];
+  v6?: unknown[];
+}
+const link = (name: string, o: { kind?: string; up?: boolean; addrs?: Array<[string, number, string?]> } = {}) => ({
+  ifname: name,
+  flags: o.up === false ? ['BROADCAST'] : ['BROADCAST', 'UP', 'LOWER_UP'],
+  operstate: o.up === false ? 'DOWN' : 'UP',
+  ...(o.kind ? { linkinfo: { info_kind: o.kind } } : {}),
+  addr_info: (o.addrs ?? []).map(([local, prefixlen, scope]) => ({ family: local.includes(':') ? 'inet6' : 'inet', local, prefixlen, scope: scope ?? 'global' })),
+});
+const LO = link('lo', { addrs: [['127.0.0.1', 8, 'host']] });
+/** eth0 carries the default route; eth1 and dummy0 do not. */
+const BASE: Net = {
+  links: [LO, link('eth0', { addrs: [['192.0.2.5', 24], ['fe80::1', 64, 'link']] }), link('eth1', { up: false, addrs: [['198.51.100.7', 24]] }), link('dummy0', { kind: 'dummy' }), link('veth0', { kind: 'veth' })],
+  v4: [
+    { dst: 'default', gateway: '192.0.2.1', dev: 'eth0', protocol: 'static', flags: [] },
+    { dst: '192.0.2.0/24', dev: 'eth0', protocol: 'kernel', scope: 'link', prefsrc: '192.0.2.5', flags: [] },
+    { dst: '10.8.0.0/24', gateway: '192.0.2.9', dev: 'eth0', flags: [] },
+    { dst: '10.9.0.0/24', dev: 'eth0', flags: [] },
+    { dst: '10.9.0.0/24', dev: 'eth1', flags: [] },
+  ],
+  v6: [{ dst: 'fd00:1::/64', dev: 'eth1', protocol: 'kernel', metric: 256, flags: [], pref: 'medium' }],
+};
+
+function netHost(net: Net = BASE, tree: Record<string, Node> = { '/sys/module/dummy/parameters/numdummies': '0' }) {
+  return new FixtureHost(tree, (program, args) => {
+    if (program === 'ip' && args.join(' ') === '-d -j addr show') return { code: 0, stdout: JSON.stringify(net.links ?? []), stderr: '' };
+    if (program === 'ip' && args.join(' ') === '-j -4 route show table main') return { code: 0, stdout: JSON.stringify(net.v4 ?? []), stderr: '' };
+    if (program === 'ip' && args.join(' ') === '-j -6 route show table main') return { code: 0, stdout: JSON.stringify(net.v6 ?? []), stderr: '' };
+    return { code: 127, stdout: '', stderr: 'not scripted' };
+  });
+}
+
+test('netconfig actions are declared with the expected risk and flags', () => {
+  const expected: Record<string, [string, boolean]> = {
+    AddAddress: ['high', false],
+    RemoveAddress: ['high', false],
+    AddRoute: ['high', false],
+    RemoveRoute: ['high', false],
+    SetLinkState: ['high', false],
+    ResolveHost: ['low', true],
+  };
+  assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
+  for (const a of actions) {
+    assert.deepEqual([a.risk, a.readOnly], expected[a.name], a.name);
+    assert.equal(a.family, 'network');
+    assert.deepEqual(a.files, []);
+    assert.ok(a.params.safeParse(a.example).success, `${a.name} example is valid`);
+  }
+});
+
+test('validators refuse injection strings', () => {
+  for (const bad of INJECTIONS) {
+    for (const v of [interfaceName, addressCidr, networkCidr, routeDestination, lookupHost]) assert.equal(v.safeParse(bad).success, false, JSON.stringify(bad).slice(0, 40));
+  }
+  for (const bad of ['eth0; id', 'a'.repeat(16), '-eth0', 'eth0/1', '../x', 'eth 0']) assert.equal(interfaceName.safeParse(bad).success, false, bad);
+  for (const bad of ['192.0.2.1', '192.0.2.1/33', '2001:db8::1/129', '192.0.2.1/024', '2001:DB8::1/64', '2001:db8:0::1/64', 'default', '1.2.3/8', '192.0.2.1/24 dev lo']) assert.equal(addressCidr.safeParse(bad).success, false, bad);
+  for (const good of ['192.0.2.10/24', '2001:db8::10/64', '10.0.0.1/32', '::1/128']) assert.ok(addressCidr.safeParse(good).success, good);
+  for (const bad of ['10.8.0.1/24', '2001:db8::1/64', 'default']) assert.equal(networkCidr.safeParse(bad).success, false, bad);
+  for (const good of ['10.8.0.0/24', '2001:db8::/32', '0.0.0.0/0', '10.8.0.5/32']) assert.ok(networkCidr.safeParse(good).success, good);
+  assert.ok(routeDestination.safeParse('default').success);
+  for (const good of ['deb.debian.org', 'localhost', '192.0.2.1', '2001:db8::1']) assert.ok(lookupHost.safeParse(good).success, good);
+  for (const a of actions) assert.equal(a.params.safeParse({ ...a.example, extra: 1 }).success, false, `${a.name} refuses unknown keys`);
+});
+
+test('AddAddress and RemoveAddress: exact argv with undo', async () => {
+  const add = await run('AddAddress', { interface: 'eth1', address: '198.51.100.8/24' }, netHost());
+  assert.deepEqual(add.steps, [{ kind: 'command', program: 'ip', args: ['addr', 'add', '198.51.100.8/24', 'dev', 'eth1'], undo: { kind: 'command', program: 'ip', args: ['addr', 'del', '198.51.100.8/24', 'dev', 'eth1'] } }]);
+  assert.ok(add.preview.warnings?.some((w) => w.includes('eth1 is down')));
+  const del = await run('RemoveAddress', { interface: 'eth1', address: '198.51.100.7/24' }, netHost());
+  assert.deepEqual(del.steps, [{ kind: 'command', program: 'ip', args: ['addr', 'del', '198.51.100.7/24', 'dev', 'eth1'], undo: { kind: 'command', program: 'ip', args: ['addr', 'add', '198.51.100.7/24', 'dev', 'eth1'] } }]);
+  const v6 = await run('AddAddress', { interface: 'eth0', address: '2001:db8::10/64' }, netHost());
+  assert.deepEqual((v6.steps[0] as { args: string[] }).args, ['addr', 'add', '2001:db8::10/64', 'dev', 'eth0']);
+});
+
+test('address refusals', async () => {
+  const h = netHost();
+  await refused('AddAddress', { interface: 'lo', address: '127.0.0.2/8' }, h, 'loopback_interface', 'authorization');
+  await refused('AddAddress', { interface: 'nope0', address: '10.0.0.1/24' }, h, 'no_such_interface', 'validation');
+  await refused('AddAddress', { interface: 'eth0', address: '192.0.2.5/24' }, h, 'address_present', 'conflict');
+  await refused('RemoveAddress', { interface: 'eth0', address: '192.0.2.6/24' }, h, 'address_absent', 'conflict');
+  // eth0 carries the default route and 192.0.2.5 is its last address (fe80:: is link-local).
+  await refused('RemoveAddress', { interface: 'eth0', address: '192.0.2.5/24' }, h, 'default_route_interface', 'authorization');
+  await refused('RemoveAddress', { interface: 'lo', address: '127.0.0.1/8' }, h, 'loopback_interface', 'authorization');
+  // With a second global address it may go.
+  const two: Net = { ...BASE, links: [LO, link('eth0', { addrs: [['192.0.2.5', 24], ['192.0.2.6', 24]] })] };
+  await run('RemoveAddress', { interface: 'eth0', address: '192.0.2.6/24' }, netHost(two));
+});
+
+test('AddRoute: argv, family and refusals', async () => {
+  const r = await run('AddRoute', { destination: '10.7.0.0/16', via: '192.0.2.1' }, netHost());
+  assert.deepEqual(r.steps, [{ kind: 'command', program: 'ip', args: ['-4', 'route', 'add', '10.7.0.0/16', 'via', '192.0.2.1'], undo: { kind: 'command', program: 'ip', args: ['-4', 'route', 'del', '10.7.0.0/16', 'via', '192.0.2.1'] } }]);
+  const v6 = await run('AddRoute', { destination: 'fd78::/48', dev: 'eth1' }, netHost());
+  assert.deepEqual((v6.steps[0] as { args: string[] }).args, ['-6', 'route', 'add', 'fd78::/48', 'dev', 'eth1']);
+  const noDefault: Net = { ...BASE, v4: [] };
+  const d = await run('AddRoute', { destination: 'default', via: '192.0.2.1', dev: 'eth0' }, netHost(noDefault));
+  assert.deepEqual((d.steps[0] as { args: string[] }).args, ['-4', 'route', 'add', 'default', 'via', '192.0.2.1', 'dev', 'eth0']);
+  const d6 = await run('AddRoute', { destination: 'default', via: 'fd00:1::1' }, netHost());
+  assert.deepEqual((d6.steps[0] as { args: string[] }).args, ['-6', 'route', 'add', 'default', 'via', 'fd00:1::1'], 'an IPv6 default is allowed: there is none');
+  const h = netHost();
+  await refused('AddRoute', { destination: 'default', via: '192.0.2.1' }, h, 'default_route_present', 'authorization');
+  await refused('AddRoute', { destination: '10.8.0.0/24', dev: 'eth1' }, h, 'route_present', 'conflict');
+  await refused('AddRoute', { destination: '10.7.0.0/16' }, h, 'route_needs_target', 'validation');
+  await refused('AddRoute', { destination: '10.7.0.0/16', via: 'fd00::1' }, h, 'family_mismatch', 'validation');
+  await refused('AddRoute', { destination: '10.7.0.0/16', dev: 'lo' }, h, 'loopback_interface');
+  await refused('AddRoute', { destination: '10.7.0.0/16', dev: 'nope0' }, h, 'no_such_interface');
+});
+
+test('RemoveRoute: the exact route as the kernel holds it, and refusals', async () => {
+  const r = await run('RemoveRoute', { destination: '10.8.0.0/24' }, netHost());
+  assert.deepEqual(r.steps, [{ kind: 'command', program: 'ip', args: ['-4', 'route', 'del', '10.8.0.0/24', 'via', '192.0.2.9', 'dev', 'eth0'], undo: { kind: 'command', program: 'ip', args: ['-4', 'route', 'add', '10.8.0.0/24', 'via', '192.0.2.9', 'dev', 'eth0'] } }]);
+  const k = await run('RemoveRoute', { destination: '192.0.2.0/24' }, netHost());
+  assert.deepEqual((k.steps[0] as { args: string[] }).args, ['-4', 'route', 'del', '192.0.2.0/24', 'dev', 'eth0', 'proto', 'kernel', 'scope', 'link', 'src', '192.0.2.5']);
+  assert.ok(k.preview.warnings?.length);
+  const v6 = await run('RemoveRoute', { destination: 'fd00:1::/64' }, netHost());
+  assert.deepEqual((v6.steps[0] as { args: string[] }).args, ['-6', 'route', 'del', 'fd00:1::/64', 'dev', 'eth1', 'proto', 'kernel', 'metric', '256']);
+  const one = await run('RemoveRoute', { destination: '10.9.0.0/24', dev: 'eth1' }, netHost());
+  assert.deepEqual((one.steps[0] as { args: string[] }).args, ['-4', 'route', 'del', '10.9.0.0/24', 'dev', 'eth1']);
+  const h = netHost();
+  await refused('RemoveRoute', { destination: '10.9.0.0/24' }, h, 'route_ambiguous', 'validation');
+  await refused('RemoveRoute', { destination: '10.6.0.0/24' }, h, 'route_absent', 'conflict');
+  assert.equal(netconfig.removeRoute.params.safeParse({ destination: 'default' }).success, false, 'the default route is never removed');
+  // A host route printed without a prefix length is matched as /32.
+  const host32: Net = { ...BASE, v4: [{ dst: '10.5.0.5', dev: 'eth1', flags: [] }] };
+  const hr = await run('RemoveRoute', { destination: '10.5.0.5/32' }, netHost(host32));
+  assert.deepEqual((hr.steps[0] as { args: string[] }).args, ['-4', 'route', 'del', '10.5.0.5/32', 'dev', 'eth1']);
+});
+
+test('SetLinkState: argv and refusals', async () => {
+  const up = await run('SetLinkState', { interface: 'eth1', state: 'up' }, netHost());
+  assert.deepEqual(up.steps, [{ kind: 'command', program: 'ip', args: ['link', 'set', 'dev', 'eth1', 'up'], undo: { kind: 'command', program: 'ip', args: ['link', 'set', 'dev', 'eth1', 'down'] } }]);
+  const down = await run('SetLinkState', { interface: 'dummy0', state: 'down' }, netHost());
+  assert.deepEqual((down.steps[0] as { args: string[] }).args, ['link', 'set', 'dev', 'dummy0', 'down']);
+  const h = netHost();
+  await refused('SetLinkState', { interface: 'lo', state: 'down' }, h, 'loopback_interface', 'authorization');
+  await refused('SetLinkState', { interface: 'lo', state: 'up' }, h, 'loopback_interface', 'authorization');
+  await refused('SetLinkState', { interface: 'eth0', state: 'down' }, h, 'default_route_interface', 'authorization');
+  await refused('SetLinkState', { interface: 'eth1', state: 'down' }, h, 'already_down', 'conflict');
+  await refused('SetLinkState', { interface: 'eth0', state: 'up' }, h, 'already_up', 'conflict');
+  await refused('SetLinkState', { interface: 'nope0', state: 'up' }, h, 'no_such_interface');
+  assert.equal(netconfig.setLinkState.params.safeParse({ interface: 'eth1', state: 'flap' }).success, false);
+});
+
+test('ResolveHost: getent ahosts with -- and exit 2 accepted', async () => {
+  const r = await run('ResolveHost', { host: 'deb.debian.org' }, netHost());
+  assert.deepEqual(r.steps, [{ kind: 'command', program: 'getent', args: ['ahosts', '--', 'deb.debian.org'], okCodes: [0, 2] }]);
+});
+
+test('an unreadable ip answer is an execution error, not an empty state', async () => {
+  const broken = new FixtureHost({}, () => ({ code: 1, stdout: '', stderr: 'Cannot open netlink socket' }));
+  await refused('SetLinkState', { interface: 'eth1', state: 'up' }, broken, 'ip_unreadable', 'execution');
+});

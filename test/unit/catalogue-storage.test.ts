@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
+import * as storage from '../../src/catalogue/families/storage.js';
+import { fstabSource, fstabWith, fstabWithout, mountOption, mountPoint, parseFstab, usagePath } from '../../src/catalogue/families/storage.js';
+import type { ProgramName } from '../../src/catalogue/programs.js';
+import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+
+const actions = Object.values(storage).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+const byName = (n: string) => actions.find((a) => a.name === n)!;
+const { run, refused } = actionRunner(actions);
+
+const FSTAB = '# /etc/fstab\nUUID=1111-2222 / ext4 errors=remount-ro 0 1\n';
+const MP = '/srv/airlock-test';
+const TMPFS_LINE = `tmpfs ${MP} tmpfs nosuid,size=16m 0 0`;
+
+interface World {
+  tree?: Record<string, Node>;
+  mounted?: Record<string, { source: string; fstype: string }>;
+  verify?: CommandOutput;
+  ls?: string;
+}
+
+function hostWith(w: World = {}) {
+  const tree: Record<string, Node> = { '/etc/fstab': FSTAB, [MP]: { dir: true }, '/srv': { dir: true }, '/var/log': { dir: true }, ...w.tree };
+  return new FixtureHost(tree, (program: ProgramName, args: string[]) => {
+    if (program === 'findmnt' && args[0] === '--verify') return w.verify ?? { code: 0, stdout: 'Success, no errors or warnings detected\n', stderr: '' };
+    if (program === 'findmnt' && args.includes('-M')) {
+      const m = w.mounted?.[args[args.length - 1]!];
+      if (!m) return { code: 1, stdout: '', stderr: '' };
+      return { code: 0, stdout: JSON.stringify({ filesystems: [{ target: args[args.length - 1], source: m.source, fstype: m.fstype, options: 'rw' }] }), stderr: '' };
+    }
+    if (program === 'ls') return { code: 0, stdout: w.ls ?? '', stderr: '' };
+    return { code: 127, stdout: '', stderr: 'not scripted' };
+  });
+}
+
+test('storage actions are declared with the expected risk and flags', () => {
+  const expected: Record<string, [string, boolean]> = {
+    ListFstab: ['low', true],
+    ListSwap: ['low', true],
+    DiskUsageOf: ['low', true],
+    CreateMountpoint: ['medium', false],
+    AddFstabEntry: ['high', false],
+    RemoveFstabEntry: ['high', false],
+    Mount: ['high', false],
+    Unmount: ['high', false],
+  };
+  assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
+  for (const a of actions) {
+    assert.equal(a.family, 'storage');
+    assert.deepEqual([a.risk, a.readOnly], expected[a.name], a.name);
+    assert.equal(a.reboot, false);
+    assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
+  }
+  assert.deepEqual(byName('AddFstabEntry').files, ['/etc/fstab']);
+  assert.deepEqual(byName('RemoveFstabEntry').files, ['/etc/fstab']);
+});
+
+test('validators refuse injection strings', () => {
+  for (const bad of INJECTIONS) {
+    for (const [name, v] of Object.entries({ mountPoint, fstabSource, mountOption, usagePath })) assert.equal(v.safeParse(bad).success, false, `${name} accepted ${JSON.stringify(bad)}`);
+    for (const prefix of ['/srv/', '/mnt/', 'UUID=', 'LABEL=', '/dev/', '/var/log/']) {
+      for (const v of [mountPoint, fstabSource, usagePath]) assert.equal(v.safeParse(prefix + bad).success, false, `accepted ${JSON.stringify(prefix + bad)}`);
+    }
+  }
+});
+
+test('mount points: only the allowlist, never system directories', () => {
+  for (const ok of ['/srv', '/srv/data', '/mnt/usb', '/data', '/data/a/b', '/media/cdrom', '/var/lib/postgresql', '/var/lib/docker/volumes']) assert.ok(mountPoint.safeParse(ok).success, ok);
+  for (const bad of ['/', '/usr', '/etc', '/boot', '/proc', '/sys', '/dev', '/run', '/home', '/home/alice', '/var', '/var/lib', '/var/lib/dpkg', '/var/lib/apt/lists', '/var/lib/systemd', '/var/lib/airlock', '/srv/', '/srv//x', '/srv/..', '/srv/../etc', '/srv/.x', '/srv/a b', '/srvx', '/tmp', 'srv/x']) {
+    assert.equal(mountPoint.safeParse(bad).success, false, bad);
+  }
+});
+
+test('fstab entries: sources, types, options and pass are checked together', () => {
+  const p = byName('AddFstabEntry').params;
+  const ok = [
+    { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs', options: ['size=16m', 'mode=0750', 'nosuid'] },
+    { source: 'UUID=3e6be9de-8139-11d1-9106-a43f08d823a6', mountpoint: '/srv/data', fstype: 'ext4', options: ['defaults', 'nofail'], pass: 2 },
+    { source: 'LABEL=backup', mountpoint: '/mnt/backup', fstype: 'xfs' },
+    { source: '/dev/sdb1', mountpoint: '/media/usb', fstype: 'vfat', options: ['ro'] },
+    { source: '/dev/mapper/vg-data', mountpoint: '/data', fstype: 'btrfs', pass: 0 },
+  ];
+  for (const e of ok) assert.ok(p.safeParse(e).success, JSON.stringify(e));
+  const bad = [
+    { source: 'tmpfs', mountpoint: MP, fstype: 'ext4' },
+    { source: '/dev/sdb1', mountpoint: MP, fstype: 'tmpfs' },
+    { source: '/dev/sdb1', mountpoint: MP, fstype: 'ext4', options: ['size=1g'] },
+    { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs', options: ['ro', 'rw'] },
+    { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs', options: ['size=1m', 'size=2m'] },
+    { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs', pass: 2 },
+    { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs', options: [] },
+    { source: '/dev/sdb1', mountpoint: MP, fstype: 'nfs' },
+    { source: '/dev/sdb1', mountpoint: MP, fstype: 'swap' },
+    { source: '/dev/sdb1', mountpoint: MP, fstype: 'ext4', pass: 3 },
+    { source: '/dev/sdb1', mountpoint: MP, fstype: 'ext4', dump: 1 },
+    { source: '/dev/../etc/shadow', mountpoint: MP, fstype: 'ext4' },
+    { source: 'server:/export', mountpoint: MP, fstype: 'ext4' },
+    { source: 'LABEL=a b', mountpoint: MP, fstype: 'ext4' },
+    { source: '/dev/sdb1', mountpoint: '/', fstype: 'ext4' },
+  ];
+  for (const e of bad) assert.equal(p.safeParse(e).success, false, JSON.stringify(e));
+  for (const o of ['exec', 'suid', 'dev', 'user', 'users', 'uid=0', 'x-systemd.requires=/', 'size=0m', 'size=1t', 'mode=99', 'defaults,nofail', 'comment=x']) assert.equal(mountOption.safeParse(o).success, false, o);
+});
+
+test('DiskUsageOf: allowlisted directories only, exact argv', async () => {
+  for (const bad of ['/', '/etc', '/root', '/proc', '/var', '/home/../etc', '/var/logx']) assert.equal(usagePath.safeParse(bad).success, false, bad);
+  const { steps } = await run('DiskUsageOf', { path: '/var/log' }, hostWith());
+  assert.deepEqual(steps, [{ kind: 'command', program: 'du', args: ['-sh', '-x', '--', '/var/log'] }]);
+  await refused('DiskUsageOf', { path: '/var/log/none' }, hostWith(), 'no_such_directory');
+  await refused('DiskUsageOf', { path: '/var/log/x' }, hostWith({ tree: { '/var/log/x': { link: '/etc' } } }), 'not_a_directory');
+});
+
+test('ListFstab and ListSwap read one fixed file each', async () => {
+  assert.deepEqual((await run('ListFstab', {}, hostWith())).steps, [{ kind: 'fileScan', path: '/etc/fstab' }]);
+  assert.deepEqual((await run('ListSwap', {}, hostWith())).steps, [{ kind: 'fileScan', path: '/proc/swaps' }]);
+});
+
+test('CreateMountpoint: mkdir with rmdir as undo; refuses what exists and a missing parent', async () => {
+  const { steps } = await run('CreateMountpoint', { path: '/srv/new' }, hostWith());
+  assert.deepEqual(steps, [{ kind: 'command', program: 'mkdir', args: ['-m', '0755', '--', '/srv/new'], undo: { kind: 'command', program: 'rmdir', args: ['--', '/srv/new'] } }]);
+  await refused('CreateMountpoint', { path: MP }, hostWith(), 'already_exists', 'conflict');
+  await refused('CreateMountpoint', { path: '/mnt/a/b' }, hostWith(), 'parent_missing', 'conflict');
+});
+
+test('parseFstab, fstabWith and fstabWithout', () => {
+  const text = '# c\n\nUUID=1 / ext4 defaults 0 1\n/dev/sdb1 /srv/my\\040disk ext4 defaults 0 2\n  # indented comment\n';
+  assert.deepEqual(parseFstab(text).map((e) => [e.index, e.source, e.target, e.fstype]), [
+    [2, 'UUID=1', '/', 'ext4'],
+    [3, '/dev/sdb1', '/srv/my disk', 'ext4'],
+  ]);
+  assert.equal(fstabWith('a', 'b'), 'a\nb\n');
+  assert.equal(fstabWith('a\n', 'b'), 'a\nb\n');
+  assert.equal(fstabWith('', 'b'), 'b\n');
+  assert.equal(fstabWithout('a\nb\nc\n', 1), 'a\nc\n');
+});
+
+test('AddFstabEntry: appends the line, verifies with findmnt, reloads systemd', async () => {
+  const { steps, preview } = await run('AddFstabEntry', { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs', options: ['nosuid', 'size=16m'] }, hostWith());
+  assert.deepEqual(steps, [
+    { kind: 'fileWrite', path: '/etc/fstab', content: `${FSTAB}${TMPFS_LINE}\n`, mode: 0o644 },
+    { kind: 'command', program: 'findmnt', args: ['--verify', '--tab-file', '/etc/fstab'] },
+    { kind: 'command', program: 'systemctl', args: ['daemon-reload'] },
+  ]);
+  assert.equal((preview.change as { appends_line: string }).appends_line, TMPFS_LINE);
+  const ext4 = await run('AddFstabEntry', { source: 'UUID=abcd-1234', mountpoint: MP, fstype: 'ext4', pass: 2 }, hostWith());
+  assert.equal((ext4.steps[0] as { content: string }).content, `${FSTAB}UUID=abcd-1234 ${MP} ext4 defaults 0 2\n`);
+  assert.ok(ext4.preview.warnings?.some((w) => w.includes('nofail')));
+});
+
+test('AddFstabEntry refusals', async () => {
+  const e = { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs' };
+  await refused('AddFstabEntry', e, hostWith({ tree: { '/etc/fstab': `${FSTAB}${TMPFS_LINE}\n` } }), 'fstab_entry_exists', 'conflict');
+  await refused('AddFstabEntry', { ...e, mountpoint: '/srv/none' }, hostWith(), 'mountpoint_missing', 'conflict');
+  await refused('AddFstabEntry', { ...e, mountpoint: '/srv/link' }, hostWith({ tree: { '/srv/link': { link: '/etc' } } }), 'mountpoint_not_directory');
+  await refused('AddFstabEntry', e, hostWith({ verify: { code: 1, stdout: '/x\n   [E] unreachable\n', stderr: '0 parse errors, 1 error' } }), 'fstab_already_invalid');
+  // A host without /etc/fstab at all.
+  await refused('AddFstabEntry', e, new FixtureHost({ [MP]: { dir: true } }, () => ({ code: 0, stdout: '', stderr: '' })), 'no_fstab');
+});
+
+test('RemoveFstabEntry: removes exactly the one line, refuses when mounted, absent or ambiguous', async () => {
+  const text = `${FSTAB}${TMPFS_LINE}\n# after\n`;
+  const { steps, preview } = await run('RemoveFstabEntry', { mountpoint: MP }, hostWith({ tree: { '/etc/fstab': text } }));
+  assert.deepEqual(steps, [
+    { kind: 'fileWrite', path: '/etc/fstab', content: `${FSTAB}# after\n`, mode: 0o644 },
+    { kind: 'command', program: 'systemctl', args: ['daemon-reload'] },
+  ]);
+  assert.deepEqual((preview.change as { removes_line: unknown }).removes_line, { number: 3, text: TMPFS_LINE });
+  await refused('RemoveFstabEntry', { mountpoint: MP }, hostWith(), 'no_fstab_entry');
+  await refused('RemoveFstabEntry', { mountpoint: MP }, hostWith({ tree: { '/etc/fstab': `${text}${TMPFS_LINE}\n` } }), 'ambiguous_fstab_entry');
+  await refused('RemoveFstabEntry', { mountpoint: MP }, hostWith({ tree: { '/etc/fstab': text }, mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } }), 'mounted');
+  // A longer mount point that starts with the same text is another entry.
+  await refused('RemoveFstabEntry', { mountpoint: '/srv/airlock' }, hostWith({ tree: { '/etc/fstab': text } }), 'no_fstab_entry');
+});
+
+test('Mount: mount -- MOUNTPOINT of an fstab entry; refusals', async () => {
+  const tree = { '/etc/fstab': `${FSTAB}${TMPFS_LINE}\n` };
+  const { steps, preview } = await run('Mount', { mountpoint: MP }, hostWith({ tree, ls: 'a\nb\n' }));
+  assert.deepEqual(steps, [{ kind: 'command', program: 'mount', args: ['--', MP] }]);
+  assert.ok(preview.warnings?.some((w) => w.includes('2 entries')), 'warns about hidden content');
+  await refused('Mount', { mountpoint: MP }, hostWith(), 'no_fstab_entry');
+  await refused('Mount', { mountpoint: MP }, hostWith({ tree, mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } }), 'already_mounted');
+  await refused('Mount', { mountpoint: '/srv/gone' }, hostWith({ tree: { '/etc/fstab': `${FSTAB}tmpfs /srv/gone tmpfs defaults 0 0\n` } }), 'mountpoint_missing');
+});
+
+test('Unmount: umount -- MOUNTPOINT; refuses when nothing is mounted', async () => {
+  const h = hostWith({ mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } });
+  const { steps } = await run('Unmount', { mountpoint: MP }, h);
+  assert.deepEqual(steps, [{ kind: 'command', program: 'umount', args: ['--', MP] }]);
+  assert.ok(h.calls.some(([p, a]) => p === 'findmnt' && a.join(' ') === `-J -o TARGET,SOURCE,FSTYPE,OPTIONS -M ${MP}`));
+  await refused('Unmount', { mountpoint: MP }, hostWith(), 'not_mounted', 'conflict');
+  for (const mp of ['/', '/usr', '/var', '/boot', '/home', '/run']) assert.equal(byName('Unmount').params.safeParse({ mountpoint: mp }).success, false, mp);
+});
