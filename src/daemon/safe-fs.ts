@@ -59,7 +59,8 @@ export class HeldDir {
         if (code === 'ENOTDIR') throw new AirlockError('execution', 'not_a_directory', `refusing ${forPath}: ${cur} is not a directory`);
         throw e;
       }
-      await fh.close();
+      // The parent is no longer needed once the child is open: close it without waiting.
+      void fh.close().catch(() => {});
       fh = next;
     }
     return new HeldDir(path, fh);
