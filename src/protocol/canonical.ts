@@ -51,9 +51,9 @@ function compareUtf16(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** No lone surrogate (Node 20's String.prototype.isWellFormed; the typings target ES2022). */
 function isWellFormed(s: string): boolean {
-  // String.prototype.isWellFormed is Node 20+; keep a fallback-free check.
-  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** Depth of a parsed JSON value, computed without recursion (a hostile frame may be 10,000 deep). */
