@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { AirlockError } from '../protocol/errors.js';
 import type { CommandOutput } from '../catalogue/action.js';
-import { RESOURCE_LOCKS, type CommandStep, type ExclusiveResource, type Step } from '../catalogue/mechanism.js';
+import { RESOURCE_LOCKS, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
 import type { ProgramTable } from './programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
 import { native } from './native.js';
@@ -151,8 +151,10 @@ export class Executor {
     const output: string[] = [];
     let truncated = false;
     const undo: Array<() => Promise<void>> = [];
+    const reads = new Map<number, Promise<Buffer | null>>();
     try {
-      for (const step of steps) {
+      for (let i = 0; i < steps.length; i++) {
+        const step = steps[i]!;
         if (step.kind !== 'command') checkAllowed(step.path, allowFiles);
         switch (step.kind) {
           case 'command': {
@@ -173,7 +175,15 @@ export class Executor {
             break;
           }
           case 'fileScan': {
-            const content = await readRegularFile(step.path);
+            // Consecutive reads change nothing: start them together, use them in order.
+            for (let j = i; j < steps.length && steps[j]!.kind === 'fileScan' && !reads.has(j); j++) {
+              const path = (steps[j] as FileScanStep).path;
+              checkAllowed(path, allowFiles);
+              const read = readRegularFile(path);
+              read.catch(() => {}); // awaited below, in order; an earlier failure may leave it unawaited
+              reads.set(j, read);
+            }
+            const content = await reads.get(i)!;
             if (content === null) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
             output.push(content.toString('utf8'));
             break;

@@ -42,29 +42,33 @@ export class HeldDir {
 
   /** Opens `path` component by component without following any symlink. Null when a component is missing. */
   static async open(path: string, forPath = path): Promise<HeldDir | null> {
-    let fh = await fsp.open('/', DIR_FLAGS);
+    // The first component is opened by absolute path: "/" itself cannot be a link, and
+    // O_NOFOLLOW covers the component. Every later one goes through its parent's descriptor.
+    let fh: FileHandle | null = null;
     let cur = '';
     for (const seg of path.split('/').filter(Boolean)) {
       cur += '/' + seg;
+      const at: string = fh ? `/proc/self/fd/${fh.fd}/${seg}` : cur;
       let next: FileHandle;
       try {
-        next = await fsp.open(`/proc/self/fd/${fh.fd}/${seg}`, DIR_FLAGS);
+        next = await fsp.open(at, DIR_FLAGS);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         // O_DIRECTORY|O_NOFOLLOW reports a symlink as ENOTDIR: tell the two apart for the message.
-        const isLink = code === 'ELOOP' || (code === 'ENOTDIR' && (await fsp.lstat(`/proc/self/fd/${fh.fd}/${seg}`).catch(() => null))?.isSymbolicLink());
-        await fh.close();
+        const isLink = code === 'ELOOP' || (code === 'ENOTDIR' && (await fsp.lstat(at).catch(() => null))?.isSymbolicLink());
+        await fh?.close();
         if (code === 'ENOENT') return null;
         if (isLink) throw symlinkError(forPath, cur);
         if (code === 'ENOTDIR') throw new AirlockError('execution', 'not_a_directory', `refusing ${forPath}: ${cur} is not a directory`);
         throw e;
       }
       // The parent is no longer needed once the child is open: close it without waiting.
-      void fh.close().catch(() => {});
+      if (fh) void fh.close().catch(() => {});
       fh = next;
     }
-    return new HeldDir(path, fh);
+    return new HeldDir(path, fh ?? (await fsp.open('/', DIR_FLAGS)));
   }
+
 
   /** The name inside this directory, as a path the kernel resolves through the held descriptor. */
   at(name: string): string {
