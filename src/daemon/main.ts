@@ -5,7 +5,6 @@
  */
 import { chmodSync, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Server } from 'node:net';
 import { formatPublicKey, loadSeedFile } from '../audit/keys.js';
 import { sealEntry } from '../audit/entry.js';
 import { AirlockError } from '../protocol/errors.js';
@@ -39,9 +38,7 @@ export interface DaemonConfig {
 }
 
 export interface RunningDaemon {
-  server: Server;
-  socketPath: string;
-  service: AirlockService;
+  /** Stops accepting, drops connections, writes a last checkpoint, closes the store. */
   stop(): Promise<void>;
 }
 
@@ -88,9 +85,6 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId})`);
   let stopping: Promise<void> | null = null;
   return {
-    server: listener.server,
-    socketPath: c.socketPath,
-    service,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(sweep);

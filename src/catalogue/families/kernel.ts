@@ -7,6 +7,7 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { params, sysctlKey, sysctlValue } from '../params.js';
+import { fixedRead } from './shared.js';
 
 export const sysctlPath = (key: string) => `/proc/sys/${key.split('.').join('/')}`;
 export const sysctlDropIn = (key: string) => `/etc/sysctl.d/60-airlock-${key}.conf`;
@@ -184,19 +185,13 @@ export const setSysctl = action({
   },
 });
 
-export const listSysctls = action({
+export const listSysctls = fixedRead({
   name: 'ListSysctls',
   family: 'kernel',
   description: 'List the kernel parameters any user may read, with their running values (sysctl -a run as nobody; root-only and secret keys left out).',
-  risk: 'low',
-  readOnly: true,
-  params: params({}),
-  files: [],
-  example: {},
-  current: async () => null,
-  preview: () => ({ summary: 'List all kernel parameters (without net.ipv4.tcp_fastopen_key and net.ipv6.*.stable_secret)', change: null }),
+  summary: 'List all kernel parameters (without net.ipv4.tcp_fastopen_key and net.ipv6.*.stable_secret)',
   // As nobody: root-only values (kernel.cad_pid, ...) stay hidden, as GetSysctl hides them.
-  mechanism: () => [command('sysctl', ['-a', '--pattern', LISTABLE_SYSCTLS_ERE], { unprivileged: true })],
+  steps: [command('sysctl', ['-a', '--pattern', LISTABLE_SYSCTLS_ERE], { unprivileged: true })],
 });
 
 export const listKernelModules = action({

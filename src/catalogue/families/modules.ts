@@ -37,9 +37,6 @@ interface ModuleState {
   loadable: boolean;
   /** The module (in '_' form) is loaded (lsmod) or built in (/sys/module without /proc/modules entry). */
   loaded: boolean;
-  /** Its use count and the modules that use it, from lsmod. */
-  usedBy: string[];
-  useCount: number;
   builtin: boolean;
   /** Airlock's own drop-in for it exists. */
   airlockFile: boolean;
@@ -67,12 +64,9 @@ export async function readModule(host: Host, module: string): Promise<ModuleStat
   const m = canonical(module);
   const loadable = (await host.stat('/proc/modules')) !== null;
   let loaded = false;
-  let usedBy: string[] = [];
-  let useCount = 0;
   if (loadable) {
     const r = await host.run('lsmod', []);
-    const row = parseLsmod(r.code === 0 ? r.stdout : '').get(m);
-    if (row) [loaded, usedBy, useCount] = [true, row.users, row.count];
+    loaded = parseLsmod(r.code === 0 ? r.stdout : '').has(m);
   }
   const builtin = !loaded && (await host.stat(`/sys/module/${m}`)) !== null && (await host.stat(`/sys/module/${m}/initstate`)) === null;
   const own = blacklistFile(m);
@@ -85,8 +79,6 @@ export async function readModule(host: Host, module: string): Promise<ModuleStat
   return {
     loadable,
     loaded,
-    usedBy,
-    useCount,
     builtin,
     airlockFile: (await host.stat(own)) !== null,
     elsewhere,

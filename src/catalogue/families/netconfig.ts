@@ -13,7 +13,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
-import { action, type Host } from '../action.js';
+import { action, nothingToRead, type Host } from '../action.js';
 import { command, type CommandStep } from '../mechanism.js';
 import { fqdn, ipAddress, params, token } from '../params.js';
 
@@ -408,7 +408,7 @@ export const resolveHost = action({
   params: params({ host: lookupHost }),
   files: [],
   example: { host: 'deb.debian.org' },
-  current: async () => null,
+  current: nothingToRead,
   preview: (p) => ({ summary: `Resolve ${p.host} (getent ahosts)`, change: null, sideEffects: ['may send a DNS query to the configured resolvers'] }),
   // Exit 2 = the name is not known: an answer, not a failure.
   mechanism: (p) => [command('getent', ['ahosts', '--', p.host], { okCodes: [0, 2] })],

@@ -12,6 +12,7 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command } from '../mechanism.js';
 import { packageName, params } from '../params.js';
+import { fixedRead } from './shared.js';
 
 export const APT_TIMEOUT_MS = 600_000;
 
@@ -289,33 +290,21 @@ export const removePackage = action({
   mechanism: ({ package: name }, cur) => [command('apt-get', ['remove', '-y', ...DPKG_NONINTERACTIVE, '--', `${name}=${cur.version}`], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
 });
 
-export const listInstalledPackages = action({
+export const listInstalledPackages = fixedRead({
   name: 'ListInstalledPackages',
   family: 'packages',
   description: 'List the packages dpkg knows, with their state (ii = installed, rc = removed, config kept) and version.',
-  risk: 'low',
-  readOnly: true,
-  params: params({}),
-  files: [],
-  example: {},
-  current: async () => null,
-  preview: () => ({ summary: 'List installed packages (dpkg database)', change: null }),
-  mechanism: () => [command('dpkg-query', ['-W', '--showformat=${db:Status-Abbrev} ${binary:Package} ${Version}\n'])],
+  summary: 'List installed packages (dpkg database)',
+  steps: [command('dpkg-query', ['-W', '--showformat=${db:Status-Abbrev} ${binary:Package} ${Version}\n'])],
 });
 
-export const listUpgradable = action({
+export const listUpgradable = fixedRead({
   name: 'ListUpgradable',
   family: 'packages',
   description: 'Show what `apt-get upgrade` would do now (a simulation: "Inst NAME [OLD] (NEW ...)" lines), without changing anything.',
-  risk: 'low',
-  readOnly: true,
-  params: params({}),
-  files: [],
-  example: {},
-  current: async () => null,
-  preview: () => ({ summary: 'Simulate an upgrade to list upgradable packages (as of the last AptUpdate)', change: null }),
+  summary: 'Simulate an upgrade to list upgradable packages (as of the last AptUpdate)',
   // A simulation takes no dpkg lock, so it needs no resource.
-  mechanism: () => [command('apt-get', ['-s', 'upgrade'], { timeoutMs: APT_TIMEOUT_MS })],
+  steps: [command('apt-get', ['-s', 'upgrade'], { timeoutMs: APT_TIMEOUT_MS })],
 });
 
 export const packagePolicy = action({
