@@ -95,8 +95,11 @@ export const scenarios: Scenario[] = [
       assert.equal(await systemctl(box, 'is-active', '--', 'cron.service'), 'active');
       // cron reads /etc/cron.d at the top of each minute: the job runs within about a minute, as nobody.
       await waitFor('cron to run the job', async () => (await box.readFile(PROBE_OUT)) === 'nobody\n', 75_000);
-      const journal = (await box.run('/usr/bin/journalctl', ['-u', 'cron.service', '--no-pager', '-o', 'cat'])).stdout;
-      assert.match(journal, new RegExp(`\\(nobody\\) CMD \\(${PROBE}\\)`));
+      // cron's CMD line reaches the journal a moment after the job itself may have written its output.
+      const cmdLine = new RegExp(`\\(nobody\\) CMD \\(${PROBE}\\)`);
+      const journal = async () => (await box.run('/usr/bin/journalctl', ['-u', 'cron.service', '--no-pager', '-o', 'cat'])).stdout;
+      await waitFor('cron to log the job', async () => cmdLine.test(await journal()), 15_000);
+      assert.match(await journal(), cmdLine);
     },
   },
   {
