@@ -6,6 +6,11 @@ import { PROGRAMS_SECURITY } from './programs/security.js';
 import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
 import { PROGRAMS_STORAGE } from './programs/storage.js';
 import { PROGRAMS_NETCONFIG } from './programs/netconfig.js';
+import { PROGRAMS_UNITCONFIG } from './programs/unitconfig.js';
+import { PROGRAMS_ACCOUNTS } from './programs/accounts.js';
+import { PROGRAMS_VOLUMES } from './programs/volumes.js';
+import { PROGRAMS_CONTAINERS } from './programs/containers.js';
+import { PROGRAMS_DIAGNOSTICS } from './programs/diagnostics.js';
 
 /**
  * Every program the catalogue may run, by name. The daemon resolves each to an
@@ -60,9 +65,26 @@ export const PROGRAMS = {
   ...PROGRAMS_REPOSITORIES,
   ...PROGRAMS_STORAGE,
   ...PROGRAMS_NETCONFIG,
+  ...PROGRAMS_UNITCONFIG,
+  ...PROGRAMS_ACCOUNTS,
+  ...PROGRAMS_VOLUMES,
+  ...PROGRAMS_CONTAINERS,
+  ...PROGRAMS_DIAGNOSTICS,
 };
 
 export type ProgramName = keyof typeof PROGRAMS;
 
 /** Programs that take a shell string or run other programs: never allowed in the table (see test/unit/invariants.test.ts). */
 export const FORBIDDEN_PROGRAMS = ['sh', 'bash', 'dash', 'zsh', 'ksh', 'csh', 'busybox', 'env', 'xargs', 'su', 'sudo', 'runuser', 'nsenter', 'chroot', 'find', 'perl', 'python3', 'awk', 'sed'];
+
+/**
+ * Why a command must not run, or null: it names a shell or program runner, or passes
+ * `-c` (a shell's "run this string"). The executor checks every command, undo steps
+ * and host reads included, and the tests check every mechanism the scenarios build.
+ */
+export function shellViolation(program: string, args: readonly string[]): string | null {
+  if (FORBIDDEN_PROGRAMS.includes(program)) return `${program} is a shell or runs other programs`;
+  if (args.includes('-c')) return `${program} is passed -c`;
+  return null;
+}
+

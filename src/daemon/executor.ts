@@ -10,6 +10,7 @@ import { AirlockError } from '../protocol/errors.js';
 import type { CommandOutput } from '../catalogue/action.js';
 import { RESOURCE_LOCKS, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
 import type { ProgramTable } from './programs.js';
+import { shellViolation } from '../catalogue/programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
 import { native } from './native.js';
 import { releaseOutput } from './output.js';
@@ -52,6 +53,9 @@ export class Executor {
   constructor(private readonly opts: ExecutorOptions) {}
 
   programPath(step: CommandStep): string {
+    // The catalogue never builds such a command (see test/unit/invariants.test.ts); refuse it anyway.
+    const violation = shellViolation(step.program, step.args);
+    if (violation) throw new AirlockError('execution', 'shell_refused', `refused to run: ${violation}`);
     const path = this.opts.programs[step.program];
     if (!path) {
       throw new AirlockError('unsupported_platform', 'program_missing', `this host has no trusted ${step.program} binary`, `install the package that provides ${step.program}`);

@@ -4,7 +4,8 @@
  * by group or others: a binary an unprivileged user could replace is not run.
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { PROGRAMS, type ProgramName } from '../catalogue/programs.js';
+import { basename } from 'node:path';
+import { FORBIDDEN_PROGRAMS, PROGRAMS, type ProgramName } from '../catalogue/programs.js';
 
 export type ProgramTable = Partial<Record<ProgramName, string>>;
 
@@ -27,7 +28,10 @@ function trustedBinary(path: string): string | null {
     lstatSync(path);
     // /bin -> usr/bin on merged-/usr systems, lsmod -> kmod: check the real file, but run the
     // path as named, since multi-call binaries (kmod) choose what to do from argv[0].
-    const st = statSync(realpathSync(path));
+    const real = realpathSync(path);
+    // A table entry that turns out to be a link to a shell or busybox is not that program.
+    if (FORBIDDEN_PROGRAMS.includes(basename(real))) return null;
+    const st = statSync(real);
     if (!st.isFile() || st.uid !== 0 || (st.mode & 0o022) !== 0 || (st.mode & 0o111) === 0) return null;
     return path;
   } catch {

@@ -13,11 +13,15 @@ import { CATALOGUE } from '../../src/catalogue/index.js';
 import { startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { Scenario, SandboxView } from '../scenarios/types.js';
+import { shellViolation } from '../../src/catalogue/programs.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
+/** AIRLOCK_SCENARIOS=users,ssh runs only those scenario files (for working on a family; the coverage check is skipped). */
+const only = process.env.AIRLOCK_SCENARIOS?.split(',').filter(Boolean);
 const families = readdirSync(dir)
   .filter((f) => f.endsWith('.ts') && f !== 'types.ts')
   .map((f) => f.replace(/\.ts$/, ''))
+  .filter((f) => !only || only.includes(f))
   .sort();
 /** Each scenario file may say where it runs: `export const host = 'testbed'` for families that need systemd. */
 const loaded = new Map<string, { scenarios: Scenario[]; host: 'overlay' | 'testbed' }>();
@@ -26,7 +30,7 @@ for (const f of families) {
   loaded.set(f, { scenarios: mod.scenarios, host: mod.host ?? 'overlay' });
 }
 
-test('every catalogue action has at least one real execution scenario', () => {
+test('every catalogue action has at least one real execution scenario', { skip: only ? 'AIRLOCK_SCENARIOS is set' : false }, () => {
   const covered = new Set([...loaded.values()].flatMap((f) => f.scenarios).map((s) => s.action));
   const missing = [...CATALOGUE.keys()].filter((a) => !covered.has(a));
   assert.deepEqual(missing, [], `actions without a scenario in test/scenarios: ${missing.join(', ')}`);
@@ -56,7 +60,10 @@ for (const family of families) {
     for (const sc of scenarios) {
       test(`${sc.action}${sc.title ? `: ${sc.title}` : ''}`, async () => {
         await sc.setup?.(view);
-        const { r } = await w.lifecycle(agent, human, sc.action, sc.params);
+        const { p, r } = await w.lifecycle(agent, human, sc.action, sc.params);
+        // The no-shell invariant at the level of the argv the daemon really built and ran.
+        const { mechanism } = p.proposed_change as { mechanism: Array<{ kind: string; program?: string; args?: string[] }> };
+        for (const s of mechanism) if (s.kind === 'command') assert.equal(shellViolation(s.program!, s.args!), null, `${sc.action}: ${s.program} ${s.args!.join(' ')}`);
         assert.equal(r.state, sc.expect ?? 'Succeeded', `${r.summary} ${JSON.stringify(r.error ?? '')}`);
         await sc.check(view, r);
       });

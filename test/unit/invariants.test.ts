@@ -8,7 +8,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../../src/catalogue/index.js';
-import { FORBIDDEN_PROGRAMS, PROGRAMS } from '../../src/catalogue/programs.js';
+import { FORBIDDEN_PROGRAMS, PROGRAMS, shellViolation, type ProgramName } from '../../src/catalogue/programs.js';
+import { Executor } from '../../src/daemon/executor.js';
+import { command } from '../../src/catalogue/mechanism.js';
+import { AirlockError } from '../../src/protocol/errors.js';
 import { STEP_KINDS } from '../../src/catalogue/mechanism.js';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
@@ -53,6 +56,8 @@ test('no shell: no shell: true, no exec/execSync, no spawn of a shell, no -c str
     }
     text.split('\n').forEach((line, i) => {
       if (/^\s*(\/\/|\*)/.test(line)) return;
+      // The one place that names -c is the guard that refuses it.
+      if (relative(SRC, f) === join('catalogue', 'programs.ts') && line.includes("if (args.includes('-c')) return")) return;
       // Login shells such as '/bin/bash' may appear as data (usermod -s); what is refused is running one.
       if (/shell:\s*true|child_process\.exec|(spawn|execFile)\w*\(\s*['"][^'"]*\b(ba|da|z|k)?sh['"]|['"]-c['"]/.test(line)) hits.push(`${relative(SRC, f)}:${i + 1}: ${line.trim()}`);
     });
@@ -92,4 +97,15 @@ test('every action is a complete declaration', () => {
 
 test('mechanism steps are one of the five LACS shapes', () => {
   assert.deepEqual([...STEP_KINDS].sort(), ['command', 'fileDelete', 'filePatch', 'fileScan', 'fileWrite']);
+});
+
+test('the executor refuses a shell, a program runner or -c before anything starts, undo steps included', async () => {
+  // A table that (wrongly) resolves them: the refusal must not depend on the binary being missing.
+  const ex = new Executor({ programs: { bash: '/bin/bash', env: '/usr/bin/env', ls: '/bin/ls' } as never });
+  const refused = (e: unknown) => e instanceof AirlockError && e.code === 'shell_refused' && e.category === 'execution';
+  await assert.rejects(ex.run(command('bash' as ProgramName, ['-c', 'id'])), refused);
+  await assert.rejects(ex.run(command('env' as ProgramName, ['id'])), refused);
+  await assert.rejects(ex.run(command('ls', ['-c'])), refused);
+  assert.throws(() => ex.claim([command('ls', ['-l'], { undo: command('bash' as ProgramName, ['-c', 'true']) })]), refused);
+  assert.equal(shellViolation('ls', ['-l', '--', '-c-file']), null);
 });
