@@ -8,7 +8,7 @@ import type { Risk } from '../protocol/risk.js';
 import type { Step } from './mechanism.js';
 import type { ProgramName } from './programs.js';
 
-export const FAMILIES = ['system', 'services', 'users', 'ssh', 'packages', 'kernel', 'identity', 'network', 'files', 'privilege', 'firewall', 'logging', 'processes', 'scheduling', 'security', 'storage'] as const;
+export const FAMILIES = ['system', 'services', 'users', 'ssh', 'packages', 'kernel', 'identity', 'network', 'files', 'privilege', 'firewall', 'logging', 'processes', 'scheduling', 'security', 'storage', 'containers'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 export const PLATFORMS = ['debian', 'ubuntu'] as const;

@@ -24,8 +24,13 @@ import * as sshd from './families/sshd.js';
 import * as storage from './families/storage.js';
 import * as system from './families/system.js';
 import * as users from './families/users.js';
+import * as unitconfig from './families/unitconfig.js';
+import * as accounts from './families/accounts.js';
+import * as volumes from './families/volumes.js';
+import * as containers from './families/containers.js';
+import * as diagnostics from './families/diagnostics.js';
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories, sshd, netconfig, modules, storage];
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories, sshd, netconfig, modules, storage, unitconfig, accounts, volumes, containers, diagnostics];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -1,0 +1,2 @@
+/** accounts: being written. */
+export {};

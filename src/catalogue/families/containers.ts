@@ -1,0 +1,2 @@
+/** containers: being written. */
+export {};

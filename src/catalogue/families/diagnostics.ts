@@ -1,0 +1,2 @@
+/** diagnostics: being written. */
+export {};

@@ -1,0 +1,2 @@
+/** unitconfig: being written. */
+export {};

@@ -1,0 +1,2 @@
+/** volumes: being written. */
+export {};
