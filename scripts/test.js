@@ -33,6 +33,9 @@ const NEEDED = {
   '/usr/bin/script': 'bsdutils', // a pseudo-terminal for the interactive approval test
   '/usr/sbin/debootstrap': 'debootstrap', // builds the test bed's Debian root
   '/usr/bin/systemd-nspawn': 'systemd-container', // boots it
+  '/usr/sbin/lvm': 'lvm2', // LvmReport, ExtendLogicalVolume (test/scenarios/volumes.ts)
+  '/usr/sbin/losetup': 'mount', // loop devices for the volumes scenarios
+  '/usr/sbin/mkfs.ext4': 'e2fsprogs', // the ext4 the swap-file scenarios put their swap file on
 };
 
 const isRoot = process.getuid?.() === 0;

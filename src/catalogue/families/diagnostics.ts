@@ -1,2 +1,283 @@
-/** diagnostics: being written. */
-export {};
+/**
+ * Diagnostics: the reads an administrator reaches for when something is wrong (neighbours,
+ * counters, routing rules, connections, an SSH server's reachability, boots, kernel messages,
+ * journal integrity, a user's processes, limits, file metadata, a search in a configuration
+ * file, boot parameters, resource pressure). Each action keeps its real family; the state
+ * readers and validators are the ones those families use.
+ *
+ * Not offered, because the test bed cannot execute them for real: loading a kernel module
+ * and describing one with modinfo (its kernel has no loadable module support, no
+ * /lib/modules and no /sys/module), and a generic TCP port check (no program in the
+ * test bed connects to a port without a shell around it: see ScanSshHostKeys).
+ */
+import { z } from 'zod';
+import { AirlockError } from '../../protocol/errors.js';
+import { action, nothingToRead, type Host } from '../action.js';
+import { command, fileScan } from '../mechanism.js';
+import { params, pathMatching, port, token, userName } from '../params.js';
+import { CONFIG_DIRS, CONFIG_FILES, pathState, readConfigFile, refuseLink } from './files.js';
+import { journalQueryLines, MAX_QUERY_LINES, PRIORITIES } from './logging.js';
+import { interfaceName, lookupHost, readNet, requireLink } from './netconfig.js';
+import { describeProcess, readProcess, refuseMissingProcess } from './processes.js';
+import { fixedRead, requireUser } from './shared.js';
+
+// ---------------------------------------------------------------- network
+
+export const listNeighbours = fixedRead({
+  name: 'ListNeighbours',
+  family: 'network',
+  description: 'List the neighbour table (ARP for IPv4, NDP for IPv6): address, interface, link-layer address and state of each entry, as JSON.',
+  summary: 'List the neighbour table (ip neigh)',
+  steps: [command('ip', ['-j', 'neigh', 'show'])],
+});
+
+export const listRoutingRules = fixedRead({
+  name: 'ListRoutingRules',
+  family: 'network',
+  description: 'List the policy routing rules (which routing table each packet consults, by priority) for IPv4 and IPv6, as JSON.',
+  summary: 'List IPv4 and IPv6 routing rules (ip rule)',
+  steps: [command('ip', ['-j', '-4', 'rule', 'show']), command('ip', ['-j', '-6', 'rule', 'show'])],
+});
+
+export const interfaceStatistics = action({
+  name: 'InterfaceStatistics',
+  family: 'network',
+  description: 'Show the byte, packet, error and drop counters of one interface, or of every interface, as JSON (ip -s link).',
+  risk: 'low',
+  readOnly: true,
+  params: params({ interface: interfaceName.optional() }),
+  files: [],
+  example: { interface: 'eth0' },
+  // Only a named interface needs the link list: to refuse a name that does not exist.
+  current: async ({ interface: name }, host) => (name === undefined ? null : readNet(host)),
+  shown: (net) => net?.links.map((l) => l.name) ?? null,
+  check: ({ interface: name }, net) => {
+    if (name !== undefined && net !== null) requireLink(net, name);
+  },
+  preview: ({ interface: name }) => ({ summary: `Show the traffic counters of ${name ?? 'every interface'} (ip -s link)`, change: null }),
+  // `ip` takes no `--`: the name follows the keyword `dev` and never starts with '-'.
+  mechanism: ({ interface: name }) => [command('ip', ['-j', '-s', 'link', 'show', ...(name === undefined ? [] : ['dev', name])])],
+});
+
+export const listConnections = fixedRead({
+  name: 'ListConnections',
+  family: 'network',
+  description: 'List the established TCP connections: receive and send queues, local and peer address and port. Run as nobody, so it shows what any user may see, without the owning processes.',
+  summary: 'List established TCP connections (ss, as nobody: without process names)',
+  // Low because unprivileged: any local user can list these; the processes behind them (ss -p) need root.
+  steps: [command('ss', ['-H', '-t', '-n', 'state', 'established'], { unprivileged: true })],
+});
+
+/** ssh-keyscan gives up on a connection after this many seconds without an answer. */
+const KEYSCAN_TIMEOUT_S = 5;
+
+export const scanSshHostKeys = action({
+  name: 'ScanSshHostKeys',
+  family: 'network',
+  description:
+    `Check that an SSH server answers at a host and port: show the addresses the name resolves to (getent ahosts) and the public host keys the server offers (ssh-keyscan, ${KEYSCAN_TIMEOUT_S} s timeout). ` +
+    'No key lines means no SSH server answered there (nothing listens, a firewall drops it, or another protocol answers).',
+  // Low: host keys are public, and any user may open these connections; nothing is authenticated.
+  risk: 'low',
+  readOnly: true,
+  params: params({ host: lookupHost, port: port.optional().describe('TCP port of the SSH server (default 22)') }),
+  files: [],
+  example: { host: 'git.example.org', port: 22 },
+  current: nothingToRead,
+  preview: ({ host, port: p }) => ({
+    summary: `Resolve ${host} and fetch the SSH host keys offered at port ${p ?? 22}`,
+    change: null,
+    sideEffects: [
+      'may send a DNS query to the configured resolvers',
+      `opens a few TCP connections from this host to ${host}:${p ?? 22} (one per key type), closed before authentication; the server may log them`,
+    ],
+  }),
+  mechanism: ({ host, port: p }) => [
+    // Exit 2: the name is not known; an answer, not a failure.
+    command('getent', ['ahosts', '--', host], { okCodes: [0, 2] }),
+    // Exit 1: no server answered; the empty output says so.
+    command('ssh-keyscan', ['-T', String(KEYSCAN_TIMEOUT_S), '-p', String(p ?? 22), '--', host], { okCodes: [0, 1], timeoutMs: 30_000 }),
+  ],
+});
+
+// ---------------------------------------------------------------- logging
+
+export const listBoots = fixedRead({
+  name: 'ListBoots',
+  family: 'logging',
+  description: 'List the boots the journal holds entries for: index (0 is the running boot, -1 the one before), boot id, and the times of the first and last entry (microseconds since the epoch), as JSON.',
+  summary: 'List the boots recorded in the journal (journalctl --list-boots)',
+  steps: [command('journalctl', ['--list-boots', '--no-pager', '-o', 'json'])],
+});
+
+export const kernelMessages = action({
+  name: 'KernelMessages',
+  family: 'logging',
+  description: `Read the last kernel messages (1 to ${MAX_QUERY_LINES}) of the running boot from the journal, optionally at a priority or more severe, with ISO timestamps (journalctl --dmesg).`,
+  // Medium: Debian sets kernel.dmesg_restrict=1, so only root reads the kernel log. It holds
+  // device serial numbers, kernel addresses and the packets a firewall logs (who connected from where).
+  risk: 'medium',
+  readOnly: true,
+  params: params({ lines: journalQueryLines, priority: z.enum(PRIORITIES).optional() }),
+  files: [],
+  example: { lines: 200, priority: 'warning' as const },
+  current: nothingToRead,
+  preview: ({ lines, priority }) => ({
+    summary: `Read the last ${lines} kernel messages of this boot${priority ? ` at priority ${priority} or more severe` : ''}`,
+    change: null,
+  }),
+  mechanism: ({ lines, priority }) => [command('journalctl', ['--dmesg', '--no-pager', '-o', 'short-iso', '-n', String(lines), ...(priority ? ['-p', priority] : [])])],
+});
+
+export const showJournaldConfig = fixedRead({
+  name: 'ShowJournaldConfig',
+  family: 'logging',
+  description: 'Show the journald configuration as journald reads it: /etc/systemd/journald.conf (or the vendor copy) and every drop-in, in order, each under a "# /path" header.',
+  summary: 'Show journald.conf and its drop-ins (systemd-analyze cat-config)',
+  steps: [command('systemd-analyze', ['cat-config', '--no-pager', 'systemd/journald.conf'])],
+});
+
+export const verifyJournal = fixedRead({
+  name: 'VerifyJournal',
+  family: 'logging',
+  description: 'Check every journal file for damage (journalctl --verify). The job succeeds when every file passes; a damaged file fails it, and the error names that file.',
+  summary: 'Check the journal files for damage (journalctl --verify)',
+  // --quiet drops the PASS lines, so the last line of stderr (what a failure quotes) is a FAIL line.
+  // A large journal takes minutes to check.
+  steps: [command('journalctl', ['--verify', '--quiet', '--no-pager'], { timeoutMs: 600_000 })],
+});
+
+// ---------------------------------------------------------------- processes
+
+/** Any process id, init included: these are reads (the kernel's PID_MAX_LIMIT is 4194304). */
+const anyProcessId = z.number().int().min(1).max(4_194_304).describe('a process id (1 to 4194304)');
+
+const PS_TREE_COLUMNS = 'pid,ppid,user,stat,comm';
+const PS_USER_COLUMNS = 'pid,ppid,stat,lstart,pcpu,pmem,rss,unit,comm';
+
+export const processTree = fixedRead({
+  name: 'ProcessTree',
+  family: 'processes',
+  description: 'Show every process as a tree (children indented under their parent): pid, parent, user, state and program name (never the command line, which may hold secrets).',
+  summary: 'Show the process tree (ps --forest)',
+  steps: [command('ps', ['-e', '--forest', '-o', PS_TREE_COLUMNS])],
+});
+
+export const processesOfUser = action({
+  name: 'ProcessesOfUser',
+  family: 'processes',
+  description: 'List the processes running as one user (effective user id): pid, parent, state, start time, CPU and memory use, systemd unit and program name (never the command line).',
+  risk: 'low',
+  readOnly: true,
+  params: params({ user: userName }),
+  files: [],
+  example: { user: 'www-data' },
+  current: ({ user }, host) => requireUser(host, user),
+  shown: (u) => ({ user: u.name, uid: u.uid }),
+  preview: ({ user }, u) => ({ summary: `List the processes of ${user} (uid ${u.uid})`, change: null }),
+  // ps takes no `--`: the uid, a number, is the argument of --user. Exit 1: the user runs nothing now.
+  mechanism: (_p, u) => [command('ps', ['-o', PS_USER_COLUMNS, '--user', String(u.uid)], { okCodes: [0, 1] })],
+});
+
+export const processLimits = action({
+  name: 'ProcessLimits',
+  family: 'processes',
+  description: 'Show the resource limits of one process, soft and hard (/proc/PID/limits: open files, processes, locked memory, core size, ...).',
+  risk: 'low',
+  readOnly: true,
+  params: params({ pid: anyProcessId }),
+  files: ['/proc/*/limits'],
+  example: { pid: 1234 },
+  current: ({ pid }, host) => readProcess(host, pid),
+  check: ({ pid }, cur) => refuseMissingProcess(pid, cur),
+  preview: (_p, cur) => ({ summary: `Read the resource limits of ${describeProcess(cur)}`, change: null }),
+  mechanism: ({ pid }) => [fileScan(`/proc/${pid}/limits`)],
+});
+
+// ---------------------------------------------------------------- files
+
+/** What FileInfo may describe: the configuration files ReadConfigFile reads and the directories ListConfigDirectory lists. */
+const DESCRIBABLE = [...CONFIG_FILES, ...CONFIG_DIRS];
+
+const kindOf = (st: NonNullable<Awaited<ReturnType<Host['stat']>>>) => (st.isSymlink ? 'symbolic link' : st.isDir ? 'directory' : st.isFile ? `file, ${st.size} bytes` : 'special file');
+
+export const fileInfo = action({
+  name: 'FileInfo',
+  family: 'files',
+  description: 'Show the metadata of one allowlisted configuration file or directory with stat: type, size, mode, owner, group, inode, links and times. A symbolic link is described, not followed.',
+  risk: 'low',
+  readOnly: true,
+  params: params({ path: pathMatching(DESCRIBABLE, 'path') }),
+  // stat reads no content.
+  files: [],
+  example: { path: '/etc/ssh/sshd_config' },
+  current: async ({ path }, host) => {
+    const s = await pathState(path, host);
+    // stat does not follow the final component: only a link on the way to it could lead out of the allowlist.
+    return s.link === path ? { link: null, stat: await host.stat(path) } : s;
+  },
+  check: ({ path }, cur) => {
+    refuseLink(path, cur);
+    if (!cur.stat) throw new AirlockError('validation', 'no_such_file', `${path} does not exist on this host`);
+  },
+  preview: ({ path }, cur) => ({ summary: `Show the metadata of ${path} (${cur.stat ? kindOf(cur.stat) : 'absent'})`, change: null }),
+  mechanism: ({ path }) => [command('stat', ['--', path])],
+});
+
+const SEARCH_WORD = '[A-Za-z0-9_.,:=@%+*/#()\\[\\]-]+';
+/** Plain text to look for (grep --fixed-strings): words of safe characters, one space between words; never '..' or a shell metacharacter. */
+export const searchText = token(new RegExp(`^${SEARCH_WORD}( ${SEARCH_WORD})*$`), 'search text (letters, digits, _ . , : = @ % + * / # ( ) [ ] - and single spaces between words)', 128).refine(
+  (s) => !s.includes('..'),
+  "search text must not contain '..'",
+);
+
+export const searchConfigFile = action({
+  name: 'SearchConfigFile',
+  family: 'files',
+  description: 'Show, with their line numbers, the lines of one allowlisted configuration file (the files ReadConfigFile reads) that contain a text; the text is plain text, not a pattern.',
+  risk: 'low',
+  readOnly: true,
+  params: params({ path: pathMatching(CONFIG_FILES, 'path'), text: searchText, ignoreCase: z.boolean().optional() }),
+  files: CONFIG_FILES,
+  example: { path: '/etc/ssh/sshd_config', text: 'PermitRootLogin' },
+  // It shows part of what ReadConfigFile shows, so the same file passes the same checks (no link, world-readable).
+  current: ({ path }, host) => readConfigFile.current({ path }, host),
+  check: ({ path }, cur) => readConfigFile.check?.({ path }, cur),
+  preview: ({ path, text, ignoreCase }) => ({ summary: `Show the lines of ${path} containing "${text}"${ignoreCase ? ' in any case' : ''}`, change: null }),
+  // Exit 1: no line matches; an answer, not a failure.
+  mechanism: ({ path, text, ignoreCase }) => [command('grep', ['--fixed-strings', '--line-number', ...(ignoreCase ? ['--ignore-case'] : []), '--', text, path], { okCodes: [0, 1] })],
+});
+
+// ---------------------------------------------------------------- kernel
+
+export const kernelCommandLine = fixedRead({
+  name: 'KernelCommandLine',
+  family: 'kernel',
+  description: 'Show the parameters the running kernel was booted with (/proc/cmdline).',
+  summary: 'Read the kernel command line (/proc/cmdline)',
+  files: ['/proc/cmdline'],
+  steps: [fileScan('/proc/cmdline')],
+});
+
+const PRESSURE_FILES = ['/proc/pressure/cpu', '/proc/pressure/memory', '/proc/pressure/io'];
+
+export const resourcePressure = action({
+  name: 'ResourcePressure',
+  family: 'kernel',
+  description:
+    'Show pressure stall information: the share of time some (or all) tasks waited for CPU, memory or I/O over the last 10, 60 and 300 seconds, and the total wait in microseconds; each line is prefixed with its file (/proc/pressure/cpu, memory, io).',
+  risk: 'low',
+  readOnly: true,
+  params: params({}),
+  files: PRESSURE_FILES,
+  example: {},
+  current: async (_p, host) => ({ available: (await host.stat(PRESSURE_FILES[0]!)) !== null }),
+  check: (_p, cur) => {
+    if (!cur.available) {
+      throw new AirlockError('unsupported_platform', 'no_pressure_information', 'this kernel reports no pressure stall information (/proc/pressure is absent: built without CONFIG_PSI, or booted with psi=0)', 'KernelCommandLine shows the boot parameters');
+    }
+  },
+  preview: () => ({ summary: 'Read CPU, memory and I/O pressure (/proc/pressure)', change: null }),
+  // A pattern every line matches: grep is here only to prefix each line with the file it comes from.
+  mechanism: () => [command('grep', ['--with-filename', '--regexp=^', '--', ...PRESSURE_FILES])],
+});

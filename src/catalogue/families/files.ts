@@ -54,7 +54,7 @@ interface PathState {
 }
 
 /** Looks at every component of `path` without following links: a link anywhere could lead out of the allowlist. */
-async function pathState(path: string, host: Host): Promise<PathState> {
+export async function pathState(path: string, host: Host): Promise<PathState> {
   let cur = '';
   for (const seg of path.split('/').slice(1)) {
     cur += `/${seg}`;
@@ -65,7 +65,7 @@ async function pathState(path: string, host: Host): Promise<PathState> {
   return { link: null, stat: await host.stat(path) };
 }
 
-function refuseLink(path: string, s: PathState): void {
+export function refuseLink(path: string, s: PathState): void {
   if (s.link) {
     throw new AirlockError('authorization', 'symlink_in_path', `${s.link} is a symbolic link; Airlock opens ${path} only through real directories and files`, 'read the file the link points to, if it is on the allowlist');
   }

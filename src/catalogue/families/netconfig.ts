@@ -172,7 +172,7 @@ export async function readNet(host: Host): Promise<NetState> {
 
 const RUNTIME_ONLY = 'runtime state only: lost at reboot (persistent network configuration is out of scope)';
 
-function requireLink(net: NetState, name: string): LinkState {
+export function requireLink(net: NetState, name: string): LinkState {
   const link = net.links.find((l) => l.name === name);
   if (!link) throw new AirlockError('validation', 'no_such_interface', `there is no interface ${name} on this host`, `interfaces: ${net.links.map((l) => l.name).join(', ')}`);
   return link;

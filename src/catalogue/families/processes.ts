@@ -195,7 +195,7 @@ function stoppedWarning(signal: SignalName, p: ProcessState): string[] {
   return isStopped(p.state) && signal !== 'KILL' && signal !== 'CONT' ? [`${p.comm} (PID ${p.pid}) is stopped: SIG${signal} waits until it gets SIGCONT`] : [];
 }
 
-function refuseMissingProcess(pid: number, p: ProcessState): void {
+export function refuseMissingProcess(pid: number, p: ProcessState): void {
   if (!p.exists) throw new AirlockError('validation', 'no_such_process', `there is no process ${pid} on this host`, 'TopProcesses lists the processes');
   if (p.tgid !== pid) throw new AirlockError('validation', 'thread_id', `${pid} is a thread of process ${p.tgid}, not a process`, `name the process: ${p.tgid}`);
 }

@@ -200,15 +200,15 @@ const NETWORK_UNITS = ['networking.service', 'systemd-networkd.service', 'Networ
 
 type Change = 'start' | 'stop' | 'restart' | 'reload' | 'enable' | 'disable' | 'mask' | 'unmask';
 
-const allNames = (unit: string, u: UnitState) => [...new Set([unit, u.id, ...u.names])];
-const lifelineOf = (unit: string, u: UnitState) => allNames(unit, u).find((n) => n in LIFELINE_UNITS);
+export const allNames = (unit: string, u: UnitState) => [...new Set([unit, u.id, ...u.names])];
+export const lifelineOf = (unit: string, u: UnitState) => allNames(unit, u).find((n) => n in LIFELINE_UNITS);
 
 /**
  * The refusals every state-changing action shares: the name must be the unit's
  * real one (not an alias), rescue shells are never touched, and the lifelines and
  * the daemon's own unit are never stopped (or, for most of them, restarted).
  */
-function refuseProtected(change: Change, unit: string, u: UnitState): void {
+export function refuseProtected(change: Change, unit: string, u: UnitState): void {
   const rescue = allNames(unit, u).find(isRescueUnit);
   if (rescue) {
     throw new AirlockError('authorization', 'rescue_unit', `${rescue} gives a root shell on a console; Airlock does not start, stop, enable or mask it`, 'a person changes it by hand at the console');
@@ -227,7 +227,7 @@ function refuseProtected(change: Change, unit: string, u: UnitState): void {
   }
 }
 
-function refuseMissing(unit: string, u: UnitState): void {
+export function refuseMissing(unit: string, u: UnitState): void {
   if (u.load === 'not-found') throw new AirlockError('validation', 'no_such_unit', `there is no unit ${unit} on this host`, 'list units with the ListServices or ListTimers action');
 }
 
@@ -244,14 +244,14 @@ function refuseBroken(unit: string, u: UnitState): void {
 }
 
 /** Refusals shared by start, restart and reload: the unit exists, is not masked and loaded. */
-function refuseUnrunnable(change: Change, unit: string, u: UnitState): void {
+export function refuseUnrunnable(change: Change, unit: string, u: UnitState): void {
   refuseProtected(change, unit, u);
   refuseMissing(unit, u);
   refuseMasked(unit, u, change);
   refuseBroken(unit, u);
 }
 
-const isRunning = (u: UnitState) => ['active', 'reloading', 'activating', 'deactivating'].includes(u.active);
+export const isRunning = (u: UnitState) => ['active', 'reloading', 'activating', 'deactivating'].includes(u.active);
 
 // ---------------------------------------------------------------- preview pieces
 
