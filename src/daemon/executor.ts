@@ -196,8 +196,16 @@ export class Executor {
           case 'filePatch':
           case 'fileDelete': {
             const snap = await snapshot(step.path);
+            try {
+              await this.applyFileStep(step, snap);
+            } catch (e) {
+              // File steps are atomic: a failed one left the file as it was, so only the
+              // parent directories it created (if any) need undoing. Restoring an untouched
+              // file could itself fail (an immutable file) and misreport the rollback.
+              if (snap.createdDirs.length > 0) undo.push(() => restore(snap));
+              throw e;
+            }
             undo.push(() => restore(snap));
-            await this.applyFileStep(step, snap);
             break;
           }
         }

@@ -214,7 +214,11 @@ export async function atomicWrite(path: string, content: string | Buffer, opts: 
       throw e;
     }
     await fh.close();
-    await fsp.rename(dir.at(tmp), dir.at(name));
+    // A failed rename (an immutable target, a full directory) must not leave the temporary file behind.
+    await fsp.rename(dir.at(tmp), dir.at(name)).catch(async (e) => {
+      await fsp.unlink(dir.at(tmp)).catch(() => {});
+      throw e;
+    });
     await dir.sync();
   } finally {
     await dir.close();

@@ -28,7 +28,8 @@ const frame = (body: Buffer | string) => {
 const hello = frame(JSON.stringify({ type: 'hello', protocol: PROTOCOL }));
 
 /** Opens a raw connection (as root, so it is admitted), sends bytes, collects decoded replies until close or quiet. */
-async function exchange(chunks: Buffer[], quietMs = 400): Promise<{ replies: any[]; closed: boolean }> {
+/** Sends the chunks, then collects replies until `want` arrived, the daemon closes, or it stays quiet for quietMs (5 s at most). */
+async function exchange(chunks: Buffer[], quietMs = 400, want = Infinity): Promise<{ replies: any[]; closed: boolean }> {
   const sock = net.createConnection(w.d.socket);
   await new Promise((r) => sock.once('connect', r));
   const replies: any[] = [];
@@ -46,9 +47,9 @@ async function exchange(chunks: Buffer[], quietMs = 400): Promise<{ replies: any
   for (const c of chunks) sock.write(c);
   const until = Date.now() + 5000;
   let last = -1;
-  while (!closed && Date.now() < until) {
+  while (!closed && Date.now() < until && replies.length < want) {
     await new Promise((r) => setTimeout(r, quietMs));
-    if (replies.length === last) break;
+    if (replies.length === last && want === Infinity) break;
     last = replies.length;
   }
   sock.destroy();
@@ -160,7 +161,7 @@ describe('malformed frames', () => {
 
   test('huge but well-formed payloads (1 MiB strings) are refused as validation errors', async () => {
     const big = 'A'.repeat(900_000);
-    const { replies } = await exchange([hello, frame(JSON.stringify({ type: 'request', id: 'h', method: 'preview', params: { action_name: 'UserInfo', params: { user: big } } }))]);
+    const { replies } = await exchange([hello, frame(JSON.stringify({ type: 'request', id: 'h', method: 'preview', params: { action_name: 'UserInfo', params: { user: big } } }))], 100, 2);
     assert.equal(errorOf(replies)?.category, 'validation');
     await stillServing();
   });

@@ -5,9 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync, linkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync, linkSync } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { atomicWrite, checkAllowed, deleteFile, HeldDir, readRegularFile, restore, snapshot } from '../../src/daemon/safe-fs.js';
 
@@ -84,6 +85,23 @@ test(
     await atomicWrite(join(d, 'sub', 'none'), 'x', { mode: 0o600 });
     await restore(absent);
     assert.equal(existsSync(join(d, 'sub', 'none')), false);
+  }),
+);
+
+test(
+  'a write whose rename fails (an immutable target) leaves the file as it was and no temporary file behind',
+  { skip: process.getuid?.() !== 0 && 'chattr +i needs root' },
+  scratch(async (d) => {
+    const f = join(d, 'fstab');
+    writeFileSync(f, 'original\n');
+    assert.equal(spawnSync('/usr/bin/chattr', ['+i', f]).status, 0, 'chattr +i works on this file system');
+    try {
+      await assert.rejects(atomicWrite(f, 'new\n', { mode: 0o644 }));
+      assert.equal(readFileSync(f, 'utf8'), 'original\n');
+      assert.deepEqual(readdirSync(d), ['fstab']);
+    } finally {
+      spawnSync('/usr/bin/chattr', ['-i', f]);
+    }
   }),
 );
 
