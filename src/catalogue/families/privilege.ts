@@ -136,7 +136,7 @@ interface SudoState {
   valid: boolean;
 }
 
-async function readSudo(host: Host, validate: boolean): Promise<SudoState> {
+export async function readSudo(host: Host, validate: boolean): Promise<SudoState> {
   const main = await host.readFile(SUDOERS);
   if (main === null) return { installed: false, readsDropins: false, valid: false };
   const readsDropins = main.split('\n').some((l) => /^\s*[@#]includedir\s+\/etc\/sudoers\.d\/?\s*$/.test(l));
@@ -144,7 +144,7 @@ async function readSudo(host: Host, validate: boolean): Promise<SudoState> {
   return { installed: true, readsDropins, valid };
 }
 
-function refuseWithoutSudo(s: SudoState): void {
+export function refuseWithoutSudo(s: SudoState): void {
   if (!s.installed) throw new AirlockError('unsupported_platform', 'sudo_missing', `sudo is not installed on this host (there is no ${SUDOERS})`, 'install the sudo package');
 }
 

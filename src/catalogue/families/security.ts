@@ -409,7 +409,7 @@ export const passwordAgingDefaults = action({
   mechanism: () => [fileScan(LOGIN_DEFS)],
 });
 
-const days = (min: number, max: number) => z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`);
+export const days = (min: number, max: number) => z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`);
 
 /** The changed settings, in a fixed order, with their lines patched one after the other. */
 function agingPatches(p: Partial<Record<AgingParam, number>>, cur: AgingState & { text: string }): { key: string; from: string; to: number; step: FilePatchStep }[] {

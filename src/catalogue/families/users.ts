@@ -48,12 +48,12 @@ interface Account {
 }
 
 /** A user's passwd entry and shadow facts: what the account-state actions (lock, unlock, expiry) build on. */
-async function account(host: Host, name: string): Promise<Account> {
+export async function account(host: Host, name: string): Promise<Account> {
   const user = await requireUser(host, name);
   return { user, shadow: await shadowFacts(host, name) };
 }
 
-function shadowOf(cur: Account): ShadowFacts {
+export function shadowOf(cur: Account): ShadowFacts {
   if (!cur.shadow) {
     throw new AirlockError('conflict', 'no_shadow_entry', `${cur.user.name} has no well-formed line in /etc/shadow`, 'repair the account databases (pwck) by hand first');
   }
@@ -75,14 +75,14 @@ async function membership(host: Host, user: string, group: string): Promise<Memb
   return { user: u, group: g, member: g.members.includes(user), primary: u.gid === g.gid };
 }
 
-const today = () => Math.floor(Date.now() / DAY_MS);
+export const today = () => Math.floor(Date.now() / DAY_MS);
 const toDays = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-const toDate = (days: number) => new Date(days * DAY_MS).toISOString().slice(0, 10);
+export const toDate = (days: number) => new Date(days * DAY_MS).toISOString().slice(0, 10);
 const expiryText = (days: number | null) => (days === null ? 'never' : toDate(days));
 
 // ---------------------------------------------------------------- refusals
 
-function refuseProtectedUser(u: PasswdEntry): void {
+export function refuseProtectedUser(u: PasswdEntry): void {
   if (isProtectedUser(u)) {
     throw new AirlockError(
       'authorization',
@@ -115,7 +115,7 @@ const systemAccountWarning = (u: PasswdEntry) => (u.uid < 1000 ? [`${u.name} is 
 
 // ---------------------------------------------------------------- mechanism pieces
 
-const usermod = (options: string[], user: string, undo?: CommandStep): CommandStep => command('usermod', [...options, '--', user], undo ? { undo } : {});
+export const usermod = (options: string[], user: string, undo?: CommandStep): CommandStep => command('usermod', [...options, '--', user], undo ? { undo } : {});
 /** gpasswd takes the user as the argument of -d, the group as its one operand. */
 const removeFromGroup = (user: string, group: string, undo?: CommandStep): CommandStep => command('gpasswd', ['-d', user, '--', group], undo ? { undo } : {});
 const addToGroup = (user: string, group: string, undo?: CommandStep): CommandStep => usermod(['-a', '-G', group], user, undo);
