@@ -10,12 +10,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the package list changes, so an old root is not reused. */
-const VERSION = 3;
+const VERSION = 4;
 export const TESTBED_PACKAGES = [
   'systemd', 'systemd-sysv', 'dbus', 'libstdc++6', 'iproute2', 'procps', 'openssh-client', 'kmod',
   // what the families that run in the test bed manage
   'openssh-server', 'sudo', 'nftables', 'ufw', 'fail2ban', 'cron', 'logrotate', 'locales', 'systemd-timesyncd',
   'auditd', 'libpam-pwquality', 'openssl', 'apparmor', 'apparmor-utils', 'e2fsprogs', 'ca-certificates',
+  // containers: podman with its runtime and monitor; netavark, named so that the network stack
+  // containers-common depends on (a virtual package) is not left to the resolver; catatonit for
+  // `--init`; busybox-static, whose one binary is the image the scenarios import (no registry is reachable)
+  'podman', 'crun', 'conmon', 'netavark', 'catatonit', 'busybox-static',
 ];
 const MIRROR = 'http://deb.debian.org/debian';
 const MARKER = '.airlock-testbed-complete';
