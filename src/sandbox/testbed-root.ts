@@ -51,7 +51,7 @@ export function buildTestbedRoot(log: (s: string) => void = () => {}): string {
   const tmp = `${root}.building-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(dirname(root), { recursive: true });
-  log(`building the test-bed root (Debian 12, ${TESTBED_PACKAGES.length} extra packages) in ${root}; about a minute`);
+  log(`building the test-bed root (Debian 12, ${TESTBED_PACKAGES.length} extra packages) in ${root}; several minutes (podman and its runtime are large)`);
   execFileSync('/usr/sbin/debootstrap', ['--variant=minbase', `--include=${TESTBED_PACKAGES.join(',')}`, 'bookworm', tmp, MIRROR], { stdio: ['ignore', 'ignore', 'inherit'] });
   writeFileSync(join(tmp, MARKER), `${new Date().toISOString()}\n`);
   rmSync(root, { recursive: true, force: true });

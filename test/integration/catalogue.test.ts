@@ -10,9 +10,10 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../../src/catalogue/index.js';
-import { startWorld, type World } from '../support/world.js';
+import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { Scenario, SandboxView } from '../scenarios/types.js';
+import type { ResultEnvelope } from '../../src/protocol/messages.js';
 import { shellViolation } from '../../src/catalogue/programs.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
@@ -60,6 +61,10 @@ for (const family of families) {
     for (const sc of scenarios) {
       test(`${sc.action}${sc.title ? `: ${sc.title}` : ''}`, async () => {
         await sc.setup?.(view);
+        if (sc.refused) {
+          await rejectsWith(agent.call('preview', { action_name: sc.action, params: sc.params }), 'unsupported_platform', sc.refused);
+          return sc.check(view, null as unknown as ResultEnvelope);
+        }
         const { p, r } = await w.lifecycle(agent, human, sc.action, sc.params);
         // The no-shell invariant at the level of the argv the daemon really built and ran.
         const { mechanism } = p.proposed_change as { mechanism: Array<{ kind: string; program?: string; args?: string[] }> };

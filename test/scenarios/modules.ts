@@ -47,4 +47,14 @@ export const scenarios: Scenario[] = [
       assert.notEqual(await box.readFile(OTHER), null, 'files Airlock did not write stay');
     },
   },
+  {
+    title: 'this kernel has no loadable modules: refused before anything runs',
+    action: 'LoadModule',
+    params: { module: 'wireguard' },
+    refused: 'no_loadable_modules',
+    check: async (box) => {
+      assert.equal(await box.readFile('/proc/modules'), null, 'the test-bed kernel really has no module support');
+      assert.equal((await box.run('/usr/sbin/modprobe', ['--dry-run', '--', 'wireguard'])).code === 0, false, 'and modprobe itself cannot load it');
+    },
+  },
 ];

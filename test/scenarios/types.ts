@@ -29,6 +29,12 @@ export interface Scenario {
   setup?: (box: SandboxView) => Promise<void>;
   /** Terminal state expected from execute (default Succeeded). */
   expect?: JobState;
+  /**
+   * Where the host cannot carry the action out at all (a kernel without loadable
+   * modules), the typed error code its preview must refuse with; check then gets no
+   * result and verifies that nothing changed.
+   */
+  refused?: string;
   /** Checks the real effect; use node:assert. Reads get the result to check its output. */
   check: (box: SandboxView, result: ResultEnvelope) => Promise<void>;
 }

@@ -30,6 +30,7 @@ test('modules actions are declared with the expected risk and flags', () => {
     ListModuleBlacklist: ['low', true],
     BlacklistModule: ['high', false],
     UnblacklistModule: ['high', false],
+    LoadModule: ['high', false],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
@@ -88,5 +89,16 @@ test('blacklist refusals', async () => {
   await refused('UnblacklistModule', { module: 'floppy' }, h, 'not_blacklisted_by_airlock', 'conflict');
   const u = await run('UnblacklistModule', { module: 'pcspkr' }, h);
   assert.deepEqual(u.steps, [{ kind: 'fileDelete', path: OWN }]);
+});
+
+test('LoadModule runs modprobe with modprobe -r as its undo, and refuses what it cannot or must not load', async () => {
+  const { steps, preview } = await run('LoadModule', { module: 'wire-guard' }, modHost());
+  assert.deepEqual(steps, [{ kind: 'command', program: 'modprobe', args: ['--', 'wire_guard'], undo: { kind: 'command', program: 'modprobe', args: ['-r', '--', 'wire_guard'] } }]);
+  assert.match(preview.summary, /Load the kernel module wire_guard/);
+  await refused('LoadModule', { module: 'dummy' }, modHost(), 'already_loaded', 'conflict');
+  await refused('LoadModule', { module: 'pcspkr' }, modHost(), 'module_blacklisted', 'conflict');
+  await refused('LoadModule', { module: 'floppy' }, modHost(), 'module_blacklisted', 'conflict');
+  await refused('LoadModule', { module: 'ipv6' }, modHost({ tree: { '/sys/module/ipv6/parameters/disable': '0' } }), 'built_in', 'conflict');
+  await refused('LoadModule', { module: 'wireguard' }, modHost({ loadable: false }), 'no_loadable_modules', 'unsupported_platform');
 });
 

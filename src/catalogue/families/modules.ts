@@ -1,9 +1,10 @@
 /**
  * Kernel modules: the blacklist in /etc/modprobe.d (read, and Airlock's own drop-ins
  * 60-airlock-blacklist-MODULE.conf written and deleted). modprobe treats '-' and '_'
- * in a module name alike; Airlock writes the '_' form. Loading and unloading are not
- * offered yet: the project's machines run a kernel without loadable modules, so they
- * could not be executed for real in tests.
+ * in a module name alike; Airlock writes the '_' form. LoadModule runs modprobe, with
+ * `modprobe -r` as its undo. The project's machines run a kernel without loadable
+ * modules, so in the test bed LoadModule is exercised up to its typed refusal
+ * (no_loadable_modules) and its argv is checked in the unit tests.
  */
 import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
@@ -175,4 +176,39 @@ function refuseNoModules(cur: ModuleState): void {
 
 const modprobeLoad = (m: string) => command('modprobe', ['--', m]);
 const modprobeUnload = (m: string) => command('modprobe', ['-r', '--', m]);
+
+export const loadModule = action({
+  name: 'LoadModule',
+  family: 'kernel',
+  description: 'Load a kernel module and its dependencies with modprobe, until the next reboot. Refused for a blacklisted, loaded or built-in module, or a kernel without loadable modules.',
+  risk: 'high',
+  readOnly: false,
+  rollback: true,
+  params: params({ module: moduleName }),
+  files: [],
+  example: { module: 'wireguard' },
+  current: async ({ module }, host) => readModule(host, module),
+  check: ({ module }, cur) => {
+    const m = canonical(module);
+    refuseNoModules(cur);
+    if (cur.loaded) throw new AirlockError('conflict', 'already_loaded', `${m} is already loaded`);
+    if (cur.builtin) throw new AirlockError('conflict', 'built_in', `${m} is built into this kernel: there is nothing to load`);
+    if (cur.airlockFile || cur.elsewhere.length) {
+      throw new AirlockError('conflict', 'module_blacklisted', `${m} is blacklisted by ${[...(cur.airlockFile ? [blacklistFile(m)] : []), ...cur.elsewhere].join(', ')}`, 'remove the blacklist first (UnblacklistModule for Airlock\'s own)');
+    }
+  },
+  preview: ({ module }) => {
+    const m = canonical(module);
+    return {
+      summary: `Load the kernel module ${m}`,
+      change: { module: m, command: `modprobe -- ${m}` },
+      sideEffects: [`${m} and the modules it depends on run in the kernel with full privileges`],
+      warnings: ['not persistent: the module is not loaded again after a reboot'],
+    };
+  },
+  mechanism: ({ module }) => {
+    const m = canonical(module);
+    return [{ ...modprobeLoad(m), undo: modprobeUnload(m) }];
+  },
+});
 
