@@ -21,6 +21,8 @@ export const ENTRY_KINDS = [
   'canceled',
   'expired',
   'reconciled',
+  'totp_enrolled',
+  'totp_lockout',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 

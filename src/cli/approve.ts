@@ -58,8 +58,29 @@ export async function approveInteractively(cl: AirlockClient, id: string, quietS
       const yes = term.ask(`Approve ${tx.preview.action_name} (${tx.preview.risk} risk)? [y/N] `).toLowerCase();
       if (yes !== 'y' && yes !== 'yes') throw new AirlockError('authorization', 'not_confirmed', 'not approved');
     }
+    return await withSecondFactor(term, (code) => cl.approve(id, tx.preview.preview_digest, code));
   } finally {
     term.close();
   }
-  return cl.approve(id, tx.preview.preview_digest);
+}
+
+/** Wrong codes the terminal lets a person retype before giving up (the daemon counts them too). */
+const CODE_ATTEMPTS = 3;
+
+/**
+ * Approves, asking for the authenticator code on the terminal when the daemon says
+ * this risk needs one; a mistyped code may be typed again.
+ */
+async function withSecondFactor(term: Terminal, approve: (code?: string) => Promise<ApprovalGrant>): Promise<ApprovalGrant> {
+  let code: string | undefined;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await approve(code);
+    } catch (e) {
+      const retry = e instanceof AirlockError && (e.code === 'totp_required' || (e.code === 'totp_invalid' && attempt < CODE_ATTEMPTS));
+      if (!retry) throw e;
+      if (e.code === 'totp_invalid') term.write(c.yellow(`${e.message}\n`));
+      code = term.ask('Code from your authenticator app: ').replace(/\s+/g, '');
+    }
+  }
 }

@@ -14,6 +14,7 @@ import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { canSandbox } from '../sandbox/overlay.js';
 import { CATALOGUE } from '../catalogue/index.js';
+import { Authenticator } from '../sandbox/authenticator.js';
 import { startSandboxDaemon, AIRLOCK_GROUPS } from '../sandbox/daemon.js';
 import { Principal } from '../sandbox/principal.js';
 import { readSqliteLog } from '../audit/log-file.js';
@@ -74,7 +75,11 @@ async function demo(fast: boolean): Promise<number> {
     const humanIds = await d.addUser('alice', ['airlock-admin', 'airlock-approvers']);
     const agent = Principal.spawn(agentIds, d.socket);
     const alice = Principal.spawn(humanIds, d.socket);
-    principals.push(agent, alice);
+    const root = Principal.spawn({ uid: 0, gid: 0, groups: [0] }, d.socket);
+    principals.push(agent, alice, root);
+    // alice's authenticator app, enrolled by root (in real life: `sudo airlock totp enroll --user alice` and a QR code).
+    const phone = new Authenticator();
+    phone.add('alice', (await root.call<{ secret: string }>('totp.enroll', { user: 'alice' })).secret);
     say(c.dim(`daemon up on ${d.socket}`));
     say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, airlock-admin + airlock-approvers: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, airlock-admin + airlock-approvers).`));
     say(c.dim('The daemon learns which is which from the kernel (SO_PEERCRED), never from what they send.'));
@@ -94,8 +99,9 @@ async function demo(fast: boolean): Promise<number> {
           who('daemon', `${c.red('refused')} ${c.dim(`[${e.category}/${e.code}]`)} ${e.message}`);
         }
       }
-      const g = await alice.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
-      who('alice', `${c.green('approves')} (she saw digest ${p.preview_digest.slice(0, 12)}…); receipt bound to this preview, for the agent only, until ${g.expires_at}`);
+      const code = p.risk === 'high' ? await phone.code('alice') : undefined;
+      const g = await alice.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
+      who('alice', `${c.green('approves')} (she saw digest ${p.preview_digest.slice(0, 12)}…${code ? `; high risk, so she also types ${code} from her authenticator app` : ''}); receipt bound to this preview, for the agent only, until ${g.expires_at}`);
       const r = await agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       who('agent', 'executes with the receipt:');
       const shown = { ...r, output: r.output.slice(0, 6), output_truncated: r.output_truncated || r.output.length > 6 };

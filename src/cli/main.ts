@@ -12,6 +12,7 @@ import { approveInteractively } from './approve.js';
 import { auditCommand } from './audit.js';
 import { adminCommands } from './admin.js';
 import { demoCommand } from './demo.js';
+import { totpCommand } from './totp.js';
 import { runFlow } from './run.js';
 import { c, EXIT, printJson, reportError, riskColour, table } from './ui.js';
 
@@ -219,6 +220,7 @@ program
 
 program.addCommand(auditCommand());
 for (const sub of adminCommands()) program.addCommand(sub);
+program.addCommand(totpCommand());
 program.addCommand(demoCommand());
 program.command('daemon').description('run the root daemon (see `airlock daemon --help`)');
 

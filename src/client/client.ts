@@ -103,8 +103,14 @@ export class AirlockClient {
   preview(action_name: string, params: Record<string, unknown>) {
     return this.call<PreviewEnvelope>('preview', { action_name, params });
   }
-  approve(transaction_id: string, preview_digest: string) {
-    return this.call<ApprovalGrant>('approve', { transaction_id, preview_digest });
+  /** `totp_code`: the approver's authenticator code, needed for High risk (and Medium where configured). */
+  approve(transaction_id: string, preview_digest: string, totp_code?: string) {
+    return this.call<ApprovalGrant>('approve', { transaction_id, preview_digest, ...(totp_code ? { totp_code } : {}) });
+  }
+
+  /** Root only: a new TOTP secret for an approver, returned this once. */
+  totpEnroll(user?: string) {
+    return this.call<{ approver: string; secret: string; uri: string }>('totp.enroll', user ? { user } : {});
   }
   execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string) {
     return this.call<ResultEnvelope>('execute', { transaction_id, action_name, params, receipt });

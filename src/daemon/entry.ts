@@ -24,6 +24,7 @@ Options:
   --approval-ttl MIN     minutes a preview waits for approval (default ${RECEIPT_TTL_MINUTES})
   --sweep-interval SEC   how often expired transactions are canceled (default 30)
   --checkpoint-interval MS  coalescing window for signed checkpoints (default 200; 0 = every entry)
+  --second-factor-from RISK  lowest risk whose approval needs a TOTP code: high (default) or medium
   --no-syslog            do not copy checkpoints to syslog
   -h, --help             this text
 
@@ -50,6 +51,7 @@ function main(): void {
         'approval-ttl': { type: 'string' },
         'sweep-interval': { type: 'string' },
         'checkpoint-interval': { type: 'string' },
+        'second-factor-from': { type: 'string' },
         'no-syslog': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -71,6 +73,11 @@ function main(): void {
     }
     return n;
   };
+  const secondFactorFrom = v['second-factor-from'] ?? 'high';
+  if (secondFactorFrom !== 'high' && secondFactorFrom !== 'medium') {
+    process.stderr.write('--second-factor-from must be high or medium (High approvals always need a code)\n');
+    process.exit(2);
+  }
   const stateDir = v['state-dir'] ?? DEFAULT_STATE_DIR;
   const files = stateFiles(stateDir, v['log-dir'] ?? DEFAULT_LOG_DIR);
   const firstStart = !existsSync(files.db);
@@ -87,6 +94,7 @@ function main(): void {
     sweepIntervalMs: num('sweep-interval', v['sweep-interval'], 30, 0.05) * 1000,
     checkpointIntervalMs: num('checkpoint-interval', v['checkpoint-interval'], 200, 0),
     syslog: !v['no-syslog'],
+    secondFactorFrom,
     // Keys are created only with a brand-new store: a store without its keys is an error, not a fresh start.
     createKeys: firstStart,
   }).then(

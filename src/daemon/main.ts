@@ -18,6 +18,8 @@ import { loadRiskOverrides } from './risk-overrides.js';
 import { startServer, VERSION } from './server.js';
 import { AirlockService } from './service.js';
 import { native } from './native.js';
+import { SecondFactor } from './second-factor.js';
+import { hostname } from 'node:os';
 
 export interface DaemonConfig {
   socketPath: string;
@@ -32,6 +34,8 @@ export interface DaemonConfig {
   sweepIntervalMs: number;
   checkpointIntervalMs: number;
   syslog: boolean;
+  /** The lowest risk whose approval needs a TOTP code (default high). */
+  secondFactorFrom?: 'high' | 'medium';
   /** Create missing keys (first start); existing ones are always checked. */
   createKeys: boolean;
   log?: (msg: string) => void;
@@ -66,7 +70,8 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const executor = new Executor({ programs: resolvePrograms() });
   const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);
   const host = new RealHost(platform, executor);
-  const service = new AirlockService({ store, host, executor, approvalKey, riskOverrides, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs });
+  const secondFactor = new SecondFactor({ store, now: Date.now, from: c.secondFactorFrom ?? 'high', hostName: hostname() });
+  const service = new AirlockService({ store, host, executor, approvalKey, riskOverrides, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor });
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);

@@ -46,6 +46,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
     preview: (who, p) => o.service.preview(who, p),
     'transaction.get': (who, p) => o.service.transaction(who, p),
     approve: (who, p) => o.service.approve(who, p),
+    'totp.enroll': (who, p) => o.service.totpEnroll(who, p),
     execute: (who, p) => o.service.execute(who, p),
     cancel: (who, p) => o.service.cancel(who, p),
     history: (who, p) => o.service.history(who, p),

@@ -19,9 +19,10 @@ import type { SigningKey } from '../audit/keys.js';
 import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.js';
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
-import type { Identity } from './identity.js';
+import { APPROVER_GROUP, type Identity } from './identity.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
+import type { SecondFactor } from './second-factor.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -32,6 +33,7 @@ export interface ServiceOptions {
   /** How long a preview waits for approval, and a receipt for execution. */
   approvalTtlMs: number;
   receiptTtlMs: number;
+  secondFactor: SecondFactor;
   now?: () => number;
 }
 
@@ -147,7 +149,7 @@ export class AirlockService {
     return { ...view(tx), preview: tx.preview as unknown as PreviewEnvelope, result: tx.result };
   }
 
-  async approve(who: Identity, req: { transaction_id?: unknown; preview_digest?: unknown }): Promise<ApprovalGrant> {
+  async approve(who: Identity, req: { transaction_id?: unknown; preview_digest?: unknown; totp_code?: unknown }): Promise<ApprovalGrant> {
     const tx = await this.tx(req.transaction_id);
     const a = this.action(tx.actionName);
     const risk = this.riskOf(a);
@@ -166,21 +168,43 @@ export class AirlockService {
     if (typeof req.preview_digest !== 'string' || req.preview_digest !== tx.previewDigest) {
       fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
     }
+    const approver = principalName(who);
+    const spend = this.o.secondFactor.required(risk)
+      ? await this.o.secondFactor.check(approver, req.totp_code, tx.id, (details) => this.entry('totp_lockout', who, a.name, risk, tx.requestHash, tx.id, details))
+      : undefined;
     const expiresAt = now + this.o.receiptTtlMs;
-    const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver: principalName(who), executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
+    const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
     const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
-    const ok = await this.o.store.recordApproval(
+    const outcome = await this.o.store.recordApproval(
       tx.id,
-      { approvedBy: claims.approver, commitment, expiresAt, now },
+      { approvedBy: claims.approver, commitment, expiresAt, now, spend },
       this.entry('approval_granted', who, a.name, risk, tx.requestHash, tx.id, {
         preview_digest: tx.previewDigest,
         receipt_commitment: commitment,
         executor: claims.executor,
         receipt_expires_at: claims.expiresAt,
+        second_factor: spend ? 'totp' : 'none',
       }),
     );
-    if (!ok) fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
+    if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
+    if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has already approved something: each code approves one transaction', 'wait for your authenticator to show the next code');
     return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
+  }
+
+  /** Root enrols an approver's second factor; the secret is returned this once and never again. */
+  async totpEnroll(who: Identity, req: { user?: unknown }) {
+    if (who.uid !== 0) fail('authorization', 'root_only', 'only root enrols a second factor', 'run `sudo airlock totp enroll --user NAME`');
+    const name = req.user ?? who.user;
+    if (typeof name !== 'string' || !/^[a-z_][a-z0-9_-]{0,31}$/.test(name)) fail('validation', 'bad_user', 'user must be a login name such as alice');
+    const user = (await this.o.host.users()).find((u) => u.name === name);
+    if (!user) fail('validation', 'no_such_user', `there is no user ${String(name)} on this host`);
+    const approvers = (await this.o.host.groups()).find((g) => g.name === APPROVER_GROUP);
+    if (user!.uid !== 0 && !(approvers?.members.includes(user!.name) ?? false)) {
+      fail('validation', 'not_an_approver', `${user!.name} is not in ${APPROVER_GROUP}, so a second factor would approve nothing`, `add them first: \`sudo gpasswd -a ${user!.name} ${APPROVER_GROUP}\``);
+    }
+    const approver = principalName({ uid: user!.uid, user: user!.name });
+    const entry: EntryDraft = { kind: 'totp_enrolled', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details: { approver } };
+    return { approver, ...(await this.o.secondFactor.enroll(approver, entry)) };
   }
 
   async execute(who: Identity, req: { transaction_id?: unknown; action_name?: unknown; params?: unknown; receipt?: unknown }): Promise<ResultEnvelope> {

@@ -14,6 +14,7 @@ export const METHODS = [
   'preview',
   'transaction.get',
   'approve',
+  'totp.enroll',
   'execute',
   'cancel',
   'history',

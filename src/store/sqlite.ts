@@ -8,10 +8,18 @@ import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
-import type { ConsumeOutcome, HistoryFilter, LogHead, Sealer, Store, TxRecord } from './store.js';
+import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS totp (
+  approver TEXT PRIMARY KEY,
+  secret TEXT NOT NULL,
+  enrolled_at INTEGER NOT NULL,
+  last_step INTEGER NOT NULL DEFAULT 0,
+  failures INTEGER NOT NULL DEFAULT 0,
+  locked_until INTEGER NOT NULL DEFAULT 0
+);
 CREATE TABLE IF NOT EXISTS transactions (
   id TEXT PRIMARY KEY,
   action_name TEXT NOT NULL,
@@ -86,6 +94,8 @@ const toRecord = (r: Row): TxRecord => ({
   result: r.result_json ? JSON.parse(r.result_json) : null,
 });
 
+const STEP_SPENT = Symbol('step spent');
+
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private head: LogHead;
@@ -123,6 +133,12 @@ export class SqliteStore implements Store {
       due: this.db.prepare("SELECT * FROM transactions WHERE state IN ('Previewed', 'Queued') AND expires_at <= ?"),
       running: this.db.prepare("SELECT * FROM transactions WHERE state = 'Running'"),
       fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
+      enrollTotp: this.db.prepare(`INSERT INTO totp (approver, secret, enrolled_at) VALUES (?, ?, ?)
+        ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = 0, failures = 0, locked_until = 0`),
+      getTotp: this.db.prepare('SELECT * FROM totp WHERE approver = ?'),
+      spendStep: this.db.prepare('UPDATE totp SET last_step = ?, failures = 0 WHERE approver = ? AND last_step < ?'),
+      totpFailure: this.db.prepare('UPDATE totp SET failures = failures + 1 WHERE approver = ?'),
+      totpLock: this.db.prepare('UPDATE totp SET failures = 0, locked_until = ? WHERE approver = ?'),
       insertLog: this.db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)'),
     };
     this.immediate = this.db.transaction((body: () => unknown) => body()).immediate;
@@ -177,11 +193,48 @@ export class SqliteStore implements Store {
     return r ? toRecord(r) : null;
   }
 
-  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number }, entry: EntryDraft): Promise<boolean> {
-    return this.atomically(
-      (ok) => (ok ? [entry] : []),
-      () => this.stmts.approve.run(a.approvedBy, a.commitment, a.expiresAt, a.now, id, a.now).changes === 1,
+  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep }, entry: EntryDraft): Promise<ApprovalOutcome> {
+    try {
+      return this.atomically(
+        (o) => (o === 'approved' ? [entry] : []),
+        (): ApprovalOutcome => {
+          if (this.stmts.approve.run(a.approvedBy, a.commitment, a.expiresAt, a.now, id, a.now).changes !== 1) return 'not_pending';
+          // Throwing rolls the approval back with the transaction: both happen or neither does.
+          if (a.spend && this.stmts.spendStep.run(a.spend.step, a.spend.approver, a.spend.step).changes !== 1) throw STEP_SPENT;
+          return 'approved';
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      throw e;
+    }
+  }
+
+  async enrollTotp(approver: string, secret: string, now: number, entry: EntryDraft): Promise<void> {
+    this.atomically(
+      () => [entry],
+      () => this.stmts.enrollTotp.run(approver, secret, now),
     );
+  }
+
+  async totp(approver: string): Promise<TotpRecord | null> {
+    const r = this.stmts.getTotp.get(approver) as { approver: string; secret: string; enrolled_at: number; last_step: number; failures: number; locked_until: number } | undefined;
+    return r ? { approver: r.approver, secret: r.secret, enrolledAt: r.enrolled_at, lastStep: r.last_step, failures: r.failures, lockedUntil: r.locked_until } : null;
+  }
+
+  async recordTotpFailure(approver: string, now: number, limits: { maxFailures: number; lockMs: number }, lockoutEntry: EntryDraft): Promise<TotpRecord> {
+    const locked = this.atomically(
+      (l) => (l ? [lockoutEntry] : []),
+      () => {
+        this.stmts.totpFailure.run(approver);
+        const failures = (this.stmts.getTotp.get(approver) as { failures: number } | undefined)?.failures ?? 0;
+        if (failures < limits.maxFailures) return false;
+        this.stmts.totpLock.run(now + limits.lockMs, approver);
+        return true;
+      },
+    );
+    const rec = await this.totp(approver);
+    return locked ? { ...rec!, failures: limits.maxFailures } : rec!;
   }
 
   async consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {

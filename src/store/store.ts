@@ -40,6 +40,27 @@ export interface HistoryFilter {
   limit: number;
 }
 
+/** An approver's second factor: the secret and what guards it against guessing and replay. */
+export interface TotpRecord {
+  approver: string;
+  /** Base32 secret; the store's file is readable by root only. */
+  secret: string;
+  enrolledAt: number;
+  /** The last time step a code was accepted for: a step is spent once. */
+  lastStep: number;
+  /** Wrong codes since the last accepted one (or since the lockout ended). */
+  failures: number;
+  lockedUntil: number;
+}
+
+/** What a second-factor approval spends: this step of this approver's codes. */
+export interface SpentStep {
+  approver: string;
+  step: number;
+}
+
+export type ApprovalOutcome = 'approved' | 'not_pending' | 'step_spent';
+
 export interface LogHead {
   size: number;
   hash: string;
@@ -50,7 +71,16 @@ export interface Store {
   createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void>;
   getTransaction(id: string): Promise<TxRecord | null>;
   /** Previewed -> Queued with the receipt commitment, only while still Previewed and unexpired. */
-  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number }, entry: EntryDraft): Promise<boolean>;
+  /** ...and, with `spend`, marks that TOTP step spent in the same transaction (refused when it already is). */
+  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep }, entry: EntryDraft): Promise<ApprovalOutcome>;
+  /** Stores (or replaces) an approver's TOTP secret, with its log entry. */
+  enrollTotp(approver: string, secret: string, now: number, entry: EntryDraft): Promise<void>;
+  totp(approver: string): Promise<TotpRecord | null>;
+  /**
+   * Counts a wrong code. At `maxFailures` the approver is locked until now + lockMs and
+   * `lockoutEntry` is appended in the same transaction. Returns the updated record.
+   */
+  recordTotpFailure(approver: string, now: number, limits: { maxFailures: number; lockMs: number }, lockoutEntry: EntryDraft): Promise<TotpRecord>;
   /** Verify-and-consume in one atomic step: Queued + matching commitment + unexpired -> Running. */
   consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome>;
   /** Running -> terminal state with the outcome entry. */

@@ -27,7 +27,8 @@ before(async () => {
 after(() => w?.close());
 
 const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call<PreviewEnvelope>('preview', { action_name: action, params });
-const approve = (who: Principal, p: PreviewEnvelope) => who.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+/** An approval as a person gives it: with a fresh authenticator code when the risk needs one. */
+const approve = (who: Principal, p: PreviewEnvelope) => w.approve(who, p);
 const execute = (who: Principal, p: PreviewEnvelope, receipt: string, params = p.params) => who.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params, receipt });
 const state = async (id: string) => (await approver.call<TransactionView>('transaction.get', { transaction_id: id })).state;
 

@@ -40,7 +40,7 @@ describe('symlinks on the write path', () => {
   test('a link swapped in after the preview is refused at execution, and nothing is written', async () => {
     await sh('/usr/sbin/useradd', ['-m', '--', 'trudy']);
     const p = await agent.call('preview', { action_name: 'AddAuthorizedKey', params: { user: 'trudy', key: KEY } });
-    const g = await human.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+    const g = await w.approve(human, p);
     // The user (or anyone who owns the home) swaps ~/.ssh for a link between approval and execution.
     await sh('/usr/bin/ln', ['-s', '/etc', '/home/trudy/.ssh']);
     const shadowBefore = await w.d.box.readFile('/etc/authorized_keys');
@@ -115,7 +115,7 @@ describe('exclusive resources', () => {
         holder.once('exit', (c) => reject(new Error(`lock holder exited ${c}`)));
       });
       const p = await agent.call('preview', { action_name: 'HoldPackage', params: { package: 'base-files' } });
-      const g = await human.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+      const g = await w.approve(human, p);
       const exec = () => agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt });
       const err = await rejectsWith(exec(), 'conflict', 'resource_busy');
       assert.match(err.message, /lock-frontend is locked by pid \d+/);
@@ -133,7 +133,7 @@ describe('exclusive resources', () => {
 describe('what runs is what was approved', () => {
   test('a change rebuilt from a host that changed since the preview is refused, receipt unspent', async () => {
     const p = await agent.call('preview', { action_name: 'SetTimezone', params: { timezone: 'Europe/Paris' } });
-    const g = await human.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+    const g = await w.approve(human, p);
     // Someone else changes the zone after the approval: the approved "from" no longer holds.
     await sh('/usr/bin/ln', ['-sfn', '/usr/share/zoneinfo/Asia/Tokyo', '/etc/localtime']);
     await rejectsWith(agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt }), 'stale_approval', 'state_changed');
@@ -145,7 +145,7 @@ describe('what runs is what was approved', () => {
     const approved = [];
     for (const [ip, name] of [['10.9.0.1', 'one.test'], ['10.9.0.2', 'two.test']] as const) {
       const p = await agent.call('preview', { action_name: 'AddHostsEntry', params: { ip, names: [name] } });
-      approved.push({ p, g: await human.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }) });
+      approved.push({ p, g: await w.approve(human, p) });
     }
     const results = await Promise.all(approved.map(({ p, g }) => agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt })));
     assert.deepEqual(results.map((r) => r.state), ['Succeeded', 'Succeeded']);

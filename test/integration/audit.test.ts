@@ -252,7 +252,7 @@ describe('crash reconciliation', () => {
       const human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
       // A job that runs for a while: refreshing package lists (in the throwaway host).
       const p = await agent.call<PreviewEnvelope>('preview', { action_name: 'AptUpdate', params: {} });
-      const g = await human.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+      const g = await w.approve(human, p);
       void agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: {}, receipt: g.receipt }).catch(() => {});
       const until = Date.now() + 20_000;
       while ((await human.call<{ state: string }>('transaction.get', { transaction_id: p.transaction_id })).state !== 'Running') {

@@ -41,9 +41,22 @@ describe('airlock CLI', () => {
     assert.equal(r.code, 0);
     assert.match(r.stdout, /sudo airlock approve/);
     assert.match(r.stdout, /Exit codes/);
-    for (const cmd of ['actions', 'describe', 'preview', 'approve', 'execute', 'run', 'history', 'audit', 'doctor', 'install', 'uninstall', 'demo', 'daemon']) {
+    for (const cmd of ['actions', 'describe', 'preview', 'approve', 'execute', 'run', 'history', 'audit', 'doctor', 'install', 'uninstall', 'totp', 'demo', 'daemon']) {
       assert.match(r.stdout, new RegExp(`\\n  ${cmd}\\b`), `--help lists ${cmd}`);
     }
+  });
+
+  test('totp enroll: root gets a QR code and the secret once; anyone else exits 3', async () => {
+    const shown = await cliAs(null, ['totp', 'enroll', '--user', 'alice']);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /[▀▄█]{10}/, 'a QR code drawn with block characters');
+    assert.match(shown.stdout, /enrolled alice\(uid \d+\)\nsecret  [A-Z2-7]{32}/);
+    const j = JSON.parse((await cliAs(null, ['totp', 'enroll', '--user', 'alice', '--json'])).stdout) as { approver: string; secret: string; uri: string };
+    assert.match(j.uri, /^otpauth:\/\/totp\//);
+    w.codes.add('alice', j.secret); // the world's authenticator follows the new secret
+    const refused = await cliAs(human.identity, ['totp', 'enroll', '--json']);
+    assert.equal(refused.code, 3);
+    assert.equal(JSON.parse(refused.stdout).error.code, 'root_only');
   });
 
   test('actions --json and describe --json as an observer', async () => {
@@ -78,7 +91,7 @@ describe('airlock CLI', () => {
     const noTty = await cliAs(human.identity, ['approve', p.transaction_id]);
     assert.equal(noTty.code, 3);
     assert.match(noTty.stderr, /needs a person at a terminal/);
-    const g = await human.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+    const g = await w.approve(human, p);
     const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--receipt', g.receipt, '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const res = JSON.parse(r.stdout);
@@ -91,29 +104,42 @@ describe('airlock CLI', () => {
     assert.equal((await cliAs(observer.identity, ['history', '--since', 'yesterday'])).code, 5);
   });
 
-  test('approve at a terminal: shows the preview, high risk needs the action name typed', async () => {
+  test('approve at a terminal: shows the preview, high risk needs the action name and the TOTP code typed', async () => {
     await w.d.box.run('/usr/sbin/useradd', ['-m', '--', 'deploy']);
     const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d cli@test';
     const p = JSON.parse((await cliAs(agent.identity, ['preview', 'AddAuthorizedKey', '--param', 'user=deploy', '--param', `key=${key}`, '--json'])).stdout);
     const h = human.identity;
-    // script(1) gives the approver a real pseudo-terminal; what we write to its stdin is typed there.
-    const atTerminal = (typed: string) =>
+    // script(1) gives the approver a real pseudo-terminal; what we write to its stdin is typed there,
+    // one answer per prompt, in order.
+    const atTerminal = (answers: Array<[prompt: string, typed: string]>) =>
       new Promise<{ code: number; out: string }>((resolve) => {
         const inner = `/usr/bin/setpriv --reuid=${h.uid} --regid=${h.gid} --groups=${h.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} approve ${p.transaction_id}`;
         const child = spawn('/usr/bin/script', ['-q', '-e', '-c', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
         let out = '';
+        let next = 0;
+        let seen = 0;
         child.stdout.on('data', (d) => {
           out += d;
-          if (out.includes('Type the action name')) child.stdin.end(typed + '\n');
+          const answer = answers[next];
+          if (answer && out.indexOf(answer[0], seen) >= 0) {
+            seen = out.indexOf(answer[0], seen) + answer[0].length;
+            next++;
+            child.stdin.write(answer[1] + '\n');
+            if (next === answers.length) child.stdin.end();
+          }
         });
         child.on('close', (code) => resolve({ code: code ?? 128, out }));
       });
-    const refused = await atTerminal('yes');
+    const refused = await atTerminal([['Type the action name', 'yes']]);
     assert.equal(refused.code, 3, refused.out);
     assert.match(refused.out, /Authorize a ssh-ed25519 key for deploy/);
     assert.match(refused.out, /not approved: the action name was not typed/);
-    const ok = await atTerminal('AddAuthorizedKey');
+    // High risk: after the action name, the authenticator code; a mistyped one may be typed again.
+    const code = await w.codes.code('alice');
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+    const ok = await atTerminal([['Type the action name', 'AddAuthorizedKey'], ['Code from your authenticator app', wrong], ['Code from your authenticator app', code]]);
     assert.equal(ok.code, 0, ok.out);
+    assert.match(ok.out, /that code is wrong/);
     const receipt = /receipt (alr1\.[A-Za-z0-9_-]+)/.exec(ok.out)![1]!;
     const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--receipt', receipt, '--json']);
     assert.equal(JSON.parse(r.stdout).state, 'Succeeded');

@@ -5,13 +5,24 @@
  */
 import { startSandboxDaemon, type SandboxDaemon } from '../../src/sandbox/daemon.js';
 import { Principal } from '../../src/sandbox/principal.js';
+import { Authenticator } from '../../src/sandbox/authenticator.js';
 import type { PreviewEnvelope, ApprovalGrant, ResultEnvelope } from '../../src/protocol/messages.js';
 
 export interface World {
   d: SandboxDaemon;
-  /** Creates (once) a user with these groups and a client process running as it. */
-  as(name: string, groups: string[]): Promise<Principal>;
-  /** preview by `agent`, approve by `approver`, execute by `agent`. */
+  /** Creates (once) a user with these groups and a client process running as it; approvers get a TOTP secret unless enrol is false. */
+  as(name: string, groups: string[], opts?: { enrol?: boolean }): Promise<Principal>;
+  /** The approvers' authenticator apps: every approver `as` creates is enrolled (by root, over the socket). */
+  codes: Authenticator;
+  /** Root's own client (uid 0: admin and approver). */
+  root(): Promise<Principal>;
+  /** `approver` approves `p`, typing a fresh TOTP code when its risk needs one (waiting for the next step if need be). */
+  approve(approver: Principal, p: PreviewEnvelope): Promise<ApprovalGrant>;
+  /**
+   * preview by `agent`, approve by `approver`, execute by `agent`. When the approver has
+   * spent the codes of the current time step, a deputy with the same groups approves,
+   * so scenario runs need not wait 30 seconds per High action.
+   */
   lifecycle(agent: Principal, approver: Principal, action: string, params: Record<string, unknown>): Promise<{ p: PreviewEnvelope; g: ApprovalGrant; r: ResultEnvelope }>;
   /** Stops the daemon; `keepSharedAs` keeps its store, keys and checkpoints there. */
   close(opts?: { keepSharedAs?: string }): Promise<void>;
@@ -21,24 +32,58 @@ export interface World {
 export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay'): Promise<World> {
   const d = await startSandboxDaemon({ daemonArgs, host });
   const principals = new Map<string, Principal>();
+  const names = new Map<Principal, { name: string; groups: string[] }>();
+  const codes = new Authenticator();
+  let rootClient: Principal | undefined;
+  const root = async () => (rootClient ??= Principal.spawn({ uid: 0, gid: 0, groups: [0] }, d.socket));
+  const as = async (name: string, groups: string[], opts: { enrol?: boolean } = {}) => {
+    let p = principals.get(name);
+    if (!p) {
+      p = Principal.spawn(await d.addUser(name, groups), d.socket);
+      principals.set(name, p);
+      names.set(p, { name, groups });
+      if (groups.includes('airlock-approvers') && opts.enrol !== false) {
+        const { secret } = await (await root()).call<{ secret: string }>('totp.enroll', { user: name });
+        codes.add(name, secret);
+      }
+    }
+    return p;
+  };
+  const needsCode = (p: PreviewEnvelope) => p.risk === 'high';
+  const grant = (who: Principal, p: PreviewEnvelope, totp_code?: string) =>
+    who.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(totp_code ? { totp_code } : {}) });
+  const approve = async (who: Principal, p: PreviewEnvelope) => {
+    const name = names.get(who)?.name;
+    return grant(who, p, needsCode(p) && name && codes.has(name) ? await codes.code(name) : undefined);
+  };
+  /** The approver, or the first deputy (alice-2, alice-3, ...) with a code left in this time step. */
+  const approverWithCode = async (who: Principal): Promise<[Principal, string]> => {
+    const { name, groups } = names.get(who)!;
+    for (let k = 1; ; k++) {
+      const deputy = k === 1 ? who : await as(`${name}-${k}`, groups);
+      const code = codes.freshCode(k === 1 ? name : `${name}-${k}`);
+      if (code) return [deputy, code];
+    }
+  };
   return {
     d,
-    as: async (name, groups) => {
-      let p = principals.get(name);
-      if (!p) {
-        p = Principal.spawn(await d.addUser(name, groups), d.socket);
-        principals.set(name, p);
-      }
-      return p;
-    },
+    codes,
+    root,
+    as,
+    approve,
     lifecycle: async (agent, approver, action, params) => {
       const p = await agent.call<PreviewEnvelope>('preview', { action_name: action, params });
-      const g = await approver.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest });
+      let g: ApprovalGrant;
+      if (needsCode(p) && codes.has(names.get(approver)?.name ?? '')) {
+        const [who, code] = await approverWithCode(approver);
+        g = await grant(who, p, code);
+      } else g = await grant(approver, p);
       const r = await agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       return { p, g, r };
     },
     close: async (opts) => {
       for (const p of principals.values()) p.close();
+      rootClient?.close();
       await d.stop(opts);
     },
   };

@@ -1,0 +1,88 @@
+/**
+ * TOTP (RFC 6238 over RFC 4226 HOTP): HMAC-SHA1, 30-second steps, 6 digits, the
+ * parameters every authenticator app assumes. The daemon alone holds the secrets
+ * and checks the codes; this module is the arithmetic only, shared with the demo
+ * and the tests, which play the authenticator app.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const STEP_SECONDS = 30;
+export const DIGITS = 6;
+/** Steps either side of now that still count: clocks drift and people type slowly. */
+export const DRIFT_STEPS = 1;
+const SECRET_BYTES = 20; // 160 bits, the size RFC 4226 recommends for HMAC-SHA1
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+export function base32Encode(buf: Buffer): string {
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of buf) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}
+
+export function base32Decode(text: string): Buffer {
+  const clean = text.replace(/=+$/, '').toUpperCase();
+  let bits = 0;
+  let value = 0;
+  const out: number[] = [];
+  for (const ch of clean) {
+    const i = BASE32.indexOf(ch);
+    if (i < 0) throw new Error('not base32');
+    value = (value << 5) | i;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
+export const newSecret = (): string => base32Encode(randomBytes(SECRET_BYTES));
+
+export const stepAt = (ms: number): number => Math.floor(ms / 1000 / STEP_SECONDS);
+
+/** HOTP value of one counter, as a zero-padded string of `digits` digits. */
+export function hotp(secret: Buffer, counter: number, digits = DIGITS): string {
+  const msg = Buffer.alloc(8);
+  msg.writeBigUInt64BE(BigInt(counter));
+  const mac = createHmac('sha1', secret).update(msg).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  const bin = (mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits;
+  return String(bin).padStart(digits, '0');
+}
+
+export const codeAt = (secretB32: string, ms: number): string => hotp(base32Decode(secretB32), stepAt(ms));
+
+/**
+ * The step a code belongs to, among now ± DRIFT_STEPS and later than `usedStep`
+ * (a step already spent cannot be spent again), or null. Compares in constant time.
+ */
+export function matchStep(secretB32: string, code: string, nowMs: number, usedStep: number): number | null {
+  if (!/^[0-9]{6}$/.test(code)) return null;
+  const secret = base32Decode(secretB32);
+  const now = stepAt(nowMs);
+  let found: number | null = null;
+  for (let s = now - DRIFT_STEPS; s <= now + DRIFT_STEPS; s++) {
+    // Every candidate is computed and compared, so timing does not tell which one matched.
+    const same = timingSafeEqual(Buffer.from(hotp(secret, s)), Buffer.from(code));
+    if (same && s > usedStep && found === null) found = s;
+  }
+  return found;
+}
+
+/** The otpauth:// URI authenticator apps read from the QR code. */
+export function otpauthUri(secretB32: string, account: string, issuer: string): string {
+  const label = encodeURIComponent(`${issuer}:${account}`);
+  return `otpauth://totp/${label}?secret=${secretB32}&issuer=${encodeURIComponent(issuer)}&algorithm=SHA1&digits=${DIGITS}&period=${STEP_SECONDS}`;
+}
