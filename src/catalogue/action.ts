@@ -11,9 +11,15 @@ import type { ProgramName } from './programs.js';
 export const FAMILIES = ['system', 'services', 'users', 'ssh', 'packages', 'kernel', 'identity', 'network', 'files', 'privilege', 'firewall', 'logging', 'processes', 'scheduling', 'security', 'storage', 'containers'] as const;
 export type Family = (typeof FAMILIES)[number];
 
-export const PLATFORMS = ['debian', 'ubuntu'] as const;
+/** Distributions Airlock recognises (src/daemon/platform.ts maps /etc/os-release onto them). */
+export const PLATFORMS = ['debian', 'ubuntu', 'fedora', 'rhel'] as const;
 export type Platform = (typeof PLATFORMS)[number];
+/** apt and dpkg, ufw, AppArmor. */
 export const DEBIAN_LIKE: Platform[] = ['debian', 'ubuntu'];
+/** dnf and rpm, firewalld, SELinux. 'rhel' covers its rebuilds too (see platform.ts). */
+export const RHEL_LIKE: Platform[] = ['fedora', 'rhel'];
+/** Every recognised distribution: for actions whose mechanism is the same everywhere, or chosen per distribution. */
+export const ALL_PLATFORMS: Platform[] = [...PLATFORMS];
 
 export interface PasswdEntry {
   name: string;

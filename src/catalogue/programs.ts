@@ -38,6 +38,10 @@ const BASE_PROGRAMS = {
   'apt-mark': ['/usr/bin/apt-mark'],
   dpkg: ['/usr/bin/dpkg'],
   'dpkg-query': ['/usr/bin/dpkg-query'],
+  // Fedora and RHEL (see families/packages.ts): `dnf [--cacheonly] COMMAND [options] SPEC`, never `--`
+  // (dnf5 refuses it); `rpm --query|--verify [options] -- NAME|PATH`.
+  dnf: ['/usr/bin/dnf'],
+  rpm: ['/usr/bin/rpm', '/bin/rpm'],
   sysctl: ['/usr/sbin/sysctl', '/sbin/sysctl'],
   hostname: ['/usr/bin/hostname', '/bin/hostname'],
   ip: ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'],

@@ -348,8 +348,12 @@ export class AirlockService {
 
   private platformProblem(a: AnyAction): string | null {
     const p = this.o.host.platform;
-    if (p === null) return a.readOnly && this.riskOf(a) === 'low' ? null : 'this distribution is not recognised: only read-only actions are available';
-    return a.platforms.includes(p) ? null : `${a.name} does not support ${p}`;
+    if (p !== null && a.platforms.includes(p)) return null;
+    // Low-risk reads are offered everywhere: at worst a file or program is missing, which is a typed error.
+    if (a.readOnly && this.riskOf(a) === 'low') return null;
+    return p === null
+      ? 'this distribution is not recognised (/etc/os-release): only low-risk read-only actions are available'
+      : `${a.name} supports ${a.platforms.join(', ')}, not ${p}`;
   }
 
   private parseParams(a: AnyAction, raw: unknown): Record<string, unknown> {

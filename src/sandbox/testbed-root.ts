@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the package list changes, so an old root is not reused. */
-const VERSION = 4;
+const VERSION = 5;
 export const TESTBED_PACKAGES = [
   'systemd', 'systemd-sysv', 'dbus', 'libstdc++6', 'iproute2', 'procps', 'openssh-client', 'kmod',
   // what the families that run in the test bed manage
@@ -20,6 +20,8 @@ export const TESTBED_PACKAGES = [
   // containers-common depends on (a virtual package) is not left to the resolver; catatonit for
   // `--init`; busybox-static, whose one binary is the image the scenarios import (no registry is reachable)
   'podman', 'crun', 'conmon', 'netavark', 'catatonit', 'busybox-static',
+  // CheckTcpPort's `nc -z`
+  'netcat-openbsd',
 ];
 const MIRROR = 'http://deb.debian.org/debian';
 const MARKER = '.airlock-testbed-complete';

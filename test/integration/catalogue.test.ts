@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../../src/catalogue/index.js';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
+import { argvOnly } from '../unit/catalogue-fixture-host.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { Scenario, SandboxView } from '../scenarios/types.js';
 import type { ResultEnvelope } from '../../src/protocol/messages.js';
@@ -33,7 +34,8 @@ for (const f of families) {
 
 test('every catalogue action has at least one real execution scenario', { skip: only ? 'AIRLOCK_SCENARIOS is set' : false }, () => {
   const covered = new Set([...loaded.values()].flatMap((f) => f.scenarios).map((s) => s.action));
-  const missing = [...CATALOGUE.keys()].filter((a) => !covered.has(a));
+  // Actions for Fedora and RHEL only cannot run on the Debian test bed: catalogue-rhel.test.ts checks their argv.
+  const missing = [...CATALOGUE.values()].filter((a) => !covered.has(a.name) && !argvOnly(a)).map((a) => a.name);
   assert.deepEqual(missing, [], `actions without a scenario in test/scenarios: ${missing.join(', ')}`);
   const unknown = [...covered].filter((a) => !CATALOGUE.has(a));
   assert.deepEqual(unknown, [], 'scenarios name actions that do not exist');

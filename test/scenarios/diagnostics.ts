@@ -193,6 +193,25 @@ export const scenarios: Scenario[] = [
       assert.deepEqual(r.output.filter((l) => /^\S+ (ssh|ecdsa)-/.test(l)), [], 'no host key');
     },
   },
+  {
+    title: 'an open port: the connection succeeds',
+    action: 'CheckTcpPort',
+    params: { host: 'localhost', port: 22 },
+    check: async (box, r) => {
+      assert.ok((await must(box, SS, ['-H', '-t', '-l', '-n'])).includes(':22 '), 'sshd listens on 22');
+      assert.ok(r.output.some((l) => /^(127\.0\.0\.1|::1)\s+STREAM\s+localhost$/.test(l)), 'getent resolves localhost');
+    },
+  },
+  {
+    title: 'a closed port: the job fails and says the connection was refused',
+    action: 'CheckTcpPort',
+    params: { host: '127.0.0.1', port: CLOSED_PORT },
+    expect: 'Failed',
+    check: async (box, r) => {
+      assert.ok(!(await must(box, SS, ['-H', '-t', '-l', '-n'])).includes(`:${CLOSED_PORT} `), 'nothing listens there');
+      assert.match(JSON.stringify(r.error), /refused/i);
+    },
+  },
   // ------------------------------------------------------------ logging
   {
     action: 'ListBoots',

@@ -214,6 +214,17 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    title: 'named as it was added, not by handle',
+    action: 'RemoveFirewallRule',
+    params: { rule: 'allow', port: 5432, protocol: 'tcp', source: '10.0.0.0/8' },
+    check: async (box) => {
+      const rules = await inputText(box);
+      assert.ok(!rules.some((l) => l.includes('dport 5432')), 'the rule AllowPort added from 10.0.0.0/8 is gone');
+      assert.ok(rules.some((l) => l.startsWith('tcp dport 22 accept')), 'the other rules stay');
+      await nftFileIsLive(box);
+    },
+  },
+  {
     title: 'forward drop, then the table reloads from its file as at boot',
     action: 'SetDefaultPolicy',
     params: { chain: 'forward', policy: 'drop' },

@@ -108,6 +108,58 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    action: 'ListPackageFiles',
+    params: { package: PKG },
+    check: async (box, r) => {
+      const listed = out(r).split('\n').filter(Boolean);
+      assert.ok(listed.includes('/usr/bin/hello'), 'the binary is listed');
+      // Exactly dpkg's own list, asked from outside the daemon.
+      assert.deepEqual(listed, (await box.run('/usr/bin/dpkg-query', ['--listfiles', '--', PKG])).stdout.split('\n').filter(Boolean));
+    },
+  },
+  {
+    action: 'WhichPackageOwns',
+    params: { path: '/usr/bin/hello' },
+    check: async (_box, r) => assert.match(out(r), /^hello: \/usr\/bin\/hello$/m),
+  },
+  {
+    title: 'a merged-/usr path dpkg records under /bin',
+    action: 'WhichPackageOwns',
+    params: { path: '/usr/bin/ls' },
+    setup: async (box) => {
+      assert.equal((await box.run('/usr/bin/readlink', ['--', '/bin'])).stdout.trim(), 'usr/bin', 'this host has merged /usr');
+      assert.notEqual((await box.run('/usr/bin/dpkg-query', ['--search', '--', '/usr/bin/ls'])).code, 0, 'dpkg does not know /usr/bin/ls by that name');
+    },
+    check: async (_box, r) => assert.match(out(r), /^coreutils: \/bin\/ls$/m),
+  },
+  {
+    title: 'not owned by any package: an empty answer, not a failure',
+    action: 'WhichPackageOwns',
+    params: { path: '/etc/airlock-no-package-owns-this' },
+    check: async (box, r) => {
+      assert.equal(out(r).trim(), '');
+      assert.equal((await box.run('/usr/bin/dpkg-query', ['--search', '--', '/etc/airlock-no-package-owns-this'])).code, 1, 'dpkg knows no owner');
+    },
+  },
+  {
+    action: 'VerifyPackage',
+    params: { package: PKG },
+    check: async (box, r) => {
+      assert.equal(out(r).trim(), '', 'nothing differs right after the install');
+      assert.equal((await box.run('/usr/bin/dpkg', ['--verify', '--', PKG])).stdout, '');
+    },
+  },
+  {
+    title: 'a changed file is reported',
+    action: 'VerifyPackage',
+    params: { package: PKG },
+    setup: async (box) => box.writeFile!('/usr/bin/hello', 'not the packaged binary\n'),
+    check: async (box, r) => {
+      assert.match(out(r), /^\?\?5\?{6} +\/usr\/bin\/hello$/m, 'the checksum of /usr/bin/hello differs');
+      assert.equal(out(r).trim(), (await box.run('/usr/bin/dpkg', ['--verify', '--', PKG])).stdout.trim(), "dpkg's own answer");
+    },
+  },
+  {
     action: 'HoldPackage',
     params: { package: PKG },
     check: async (box) => {

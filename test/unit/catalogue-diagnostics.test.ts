@@ -53,6 +53,7 @@ test('diagnostics actions keep their real family and are declared with the expec
     InterfaceStatistics: ['network', 'low', true],
     ListConnections: ['network', 'low', true],
     ScanSshHostKeys: ['network', 'low', true],
+    CheckTcpPort: ['network', 'low', true],
     ListBoots: ['logging', 'low', true],
     KernelMessages: ['logging', 'medium', true],
     ShowJournaldConfig: ['logging', 'low', true],
@@ -79,6 +80,7 @@ test('every string parameter refuses the injection strings', () => {
   const fields: Array<[string, string, Record<string, unknown>]> = [
     ['InterfaceStatistics', 'interface', {}],
     ['ScanSshHostKeys', 'host', {}],
+    ['CheckTcpPort', 'host', { port: 443 }],
     ['ProcessesOfUser', 'user', {}],
     ['FileInfo', 'path', {}],
     ['SearchConfigFile', 'path', { text: 'Port' }],
@@ -149,6 +151,17 @@ test('ScanSshHostKeys: resolution then a bounded key scan, port 22 by default', 
   for (const s of [...steps, ...v6.steps]) assert.ok(s.kind === 'command' && !s.args.includes('-c'));
 });
 
+test('CheckTcpPort: resolution, then one bounded connection that sends nothing; a closed port fails the job', async () => {
+  const { steps, preview } = await run('CheckTcpPort', { host: 'deb.debian.org', port: 443 }, hostWith());
+  assert.deepEqual(steps, [
+    command('getent', ['ahosts', '--', 'deb.debian.org'], { okCodes: [0, 2] }),
+    command('nc', ['-z', '-v', '-w', '5', '--', 'deb.debian.org', '443'], { timeoutMs: 30_000 }),
+  ]);
+  assert.equal(preview.change, null);
+  for (const bad of [0, 65536, '443', -1]) assert.equal(byName('CheckTcpPort').params.safeParse({ host: 'example.org', port: bad }).success, false, String(bad));
+  assert.equal(byName('CheckTcpPort').params.safeParse({ host: 'example.org' }).success, false, 'the port is required');
+});
+
 test('KernelMessages: bounded lines, optional priority', async () => {
   assert.deepEqual((await run('KernelMessages', { lines: 100 }, hostWith())).steps, [command('journalctl', ['--dmesg', '--no-pager', '-o', 'short-iso', '-n', '100'])]);
   const { steps, preview } = await run('KernelMessages', { lines: 2000, priority: 'err' }, hostWith());
@@ -210,6 +223,7 @@ test('ResourcePressure: the three pressure files, labelled; refused without PSI'
 test('no action passes the literal -c or an agent value before its --', async () => {
   const samples: Array<[string, Record<string, unknown>, Record<string, Node>]> = [
     ['ScanSshHostKeys', { host: 'example.org', port: 22 }, {}],
+    ['CheckTcpPort', { host: 'example.org', port: 22 }, {}],
     ['SearchConfigFile', { path: '/etc/hosts', text: 'localhost' }, {}],
     ['FileInfo', { path: '/etc/hosts' }, {}],
   ];

@@ -68,6 +68,9 @@ test('package actions: names, risks, declarations', () => {
     PackageInfo: 'low',
     HoldPackage: 'medium',
     UnholdPackage: 'medium',
+    ListPackageFiles: 'low',
+    WhichPackageOwns: 'low',
+    VerifyPackage: 'low',
   });
   for (const a of actions) {
     assert.equal(a.family, 'packages');
@@ -77,17 +80,25 @@ test('package actions: names, risks, declarations', () => {
   }
 });
 
-test('package names refuse injections, patterns and unknown keys', () => {
+test('package names refuse injections, patterns and unknown keys', async () => {
   const withPackage = actions.filter((a) => a.params.safeParse({ package: 'hello' }).success);
-  assert.equal(withPackage.length, 6);
-  const bad = [...INJECTIONS, 'lib*', 'lib?', '[a]*', 'hello=1.0', 'hello:amd64', '^lib', 'lib$', 'Hello', 'h', '-o', '--force-yes', 'a/b', './x', 'x'.repeat(101)];
+  assert.equal(withPackage.length, 8);
+  const bad = [...INJECTIONS, 'lib*', 'lib?', '[a]*', 'hello=1.0', 'hello:amd64', '^lib', 'lib$', 'h', '-o', '--force-yes', 'a/b', './x', 'x'.repeat(101)];
   for (const a of withPackage) {
     for (const b of bad) assert.equal(a.params.safeParse({ package: b }).success, false, `${a.name} ${JSON.stringify(b)}`);
     assert.equal(a.params.safeParse({ package: 'hello', extra: 1 }).success, false, 'strict');
     assert.equal(a.params.safeParse({}).success, false, 'package required');
     assert.equal(a.params.safeParse({ package: ['hello'] }).success, false);
   }
-  for (const a of actions.filter((x) => !withPackage.includes(x))) {
+  // RPM names may have capitals and '_' (NetworkManager): the schema admits them, a Debian host refuses them before running anything.
+  for (const a of withPackage.filter((x) => x.platforms.includes('fedora'))) {
+    assert.equal(a.params.safeParse({ package: 'NetworkManager' }).success, true, a.name);
+    const host = aptHost({});
+    assert.equal((await refusal(a.name, { package: 'NetworkManager' }, host)).code, 'bad_params', a.name);
+    assert.deepEqual(host.calls, [], `${a.name} ran nothing`);
+  }
+  for (const n of ['HoldPackage', 'UnholdPackage']) assert.equal(byName(n).params.safeParse({ package: 'Hello' }).success, false, `${n} is apt-only: Debian names`);
+  for (const a of actions.filter((x) => !withPackage.includes(x) && x.name !== 'WhichPackageOwns')) {
     assert.equal(a.params.safeParse({}).success, true);
     assert.equal(a.params.safeParse({ package: 'hello' }).success, false, `${a.name} takes no parameter`);
   }
@@ -235,4 +246,33 @@ test('AptUpdate previews the repositories and fails on any fetch error', async (
   assert.deepEqual((preview.change as { refreshes: string[] }).refreshes, ['http://deb.debian.org/debian/ bookworm main [deb]']);
   const none = new FixtureHost({}, () => ok(''));
   assert.equal((await refusal('AptUpdate', {}, none)).code, 'no_sources');
+});
+
+test('ListPackageFiles and VerifyPackage name each installed architecture; both refuse a package that is not installed', async () => {
+  const one = aptHost({ installed: { hello: ['2.10-3', 'install', 'no', 'optional'] } });
+  assert.deepEqual((await run('ListPackageFiles', { package: 'hello' }, one)).steps, [{ kind: 'command', program: 'dpkg-query', args: ['--listfiles', '--', 'hello'] }]);
+  assert.deepEqual((await run('VerifyPackage', { package: 'hello' }, one)).steps, [{ kind: 'command', program: 'dpkg', args: ['--verify', '--', 'hello'] }]);
+  // dpkg refuses a bare name when two architectures are installed.
+  const multi = new FixtureHost({}, (p) =>
+    p === 'dpkg-query' ? ok('libc6\tamd64\t2.36\tinstall\tinstalled\tno\trequired\nlibc6\ti386\t2.36\tinstall\tinstalled\tno\trequired\n') : { code: 127, stdout: '', stderr: '' },
+  );
+  assert.deepEqual((await run('ListPackageFiles', { package: 'libc6' }, multi)).steps[0], { kind: 'command', program: 'dpkg-query', args: ['--listfiles', '--', 'libc6:amd64', 'libc6:i386'] });
+  assert.deepEqual((await run('VerifyPackage', { package: 'libc6' }, multi)).steps[0], { kind: 'command', program: 'dpkg', args: ['--verify', '--', 'libc6:amd64', 'libc6:i386'] });
+  for (const n of ['ListPackageFiles', 'VerifyPackage']) assert.equal((await refusal(n, { package: 'hello' }, aptHost({}))).code, 'not_installed');
+});
+
+test('WhichPackageOwns asks dpkg under both spellings of a merged-/usr path, as nobody, and takes "not owned" as an answer', async () => {
+  const merged = new FixtureHost({ '/bin': { link: 'usr/bin' }, '/usr/bin/ls': 'x' });
+  const { steps, preview } = await run('WhichPackageOwns', { path: '/usr/bin/ls' }, merged);
+  assert.deepEqual(steps, [{ kind: 'command', program: 'dpkg-query', args: ['--search', '--', '/usr/bin/ls', '/bin/ls'], okCodes: [0, 1], unprivileged: true }]);
+  assert.match(preview.summary, /as \/bin\/ls/);
+  assert.deepEqual((await run('WhichPackageOwns', { path: '/bin/ls' }, merged)).steps[0]!, { ...steps[0]!, args: ['--search', '--', '/bin/ls', '/usr/bin/ls'] });
+  // Not merged (/bin a real directory), or a directory that never moved: one spelling.
+  assert.deepEqual((await run('WhichPackageOwns', { path: '/usr/bin/ls' }, new FixtureHost({ '/bin/ls': 'x' }))).steps[0], { ...steps[0]!, args: ['--search', '--', '/usr/bin/ls'] });
+  assert.deepEqual((await run('WhichPackageOwns', { path: '/etc/ssh/sshd_config' }, merged)).steps[0], { ...steps[0]!, args: ['--search', '--', '/etc/ssh/sshd_config'] });
+  const a = byName('WhichPackageOwns');
+  for (const bad of [...INJECTIONS, 'etc/passwd', '/etc/*', '/usr/bin/l?', '/usr/bin/[a]', '/usr/bin/a b', '/etc/../shadow', '/etc//x', '/etc/', '/etc/x\\y', '/']) {
+    assert.equal(a.params.safeParse({ path: bad }).success, false, JSON.stringify(bad));
+  }
+  assert.equal(a.params.safeParse({ path: '/usr/lib/x86_64-linux-gnu/libc.so.6' }).success, true);
 });

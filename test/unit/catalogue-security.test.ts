@@ -14,7 +14,9 @@ import {
   parseLoginDefs,
   parsePwquality,
   parseWatchFile,
+  parseGetsebool,
   profileMode,
+  selinuxBoolean,
   upstreamVersion,
   watchPath,
 } from '../../src/catalogue/families/security.js';
@@ -102,6 +104,10 @@ test('security actions are declared with the expected risk and flags', () => {
     SetAppArmorMode: ['high', false, true],
     CertificateExpiry: ['low', true, false],
     ListCertificates: ['low', true, false],
+    SelinuxStatus: ['low', true, false],
+    SetSelinuxMode: ['high', false, true],
+    ListSelinuxBooleans: ['low', true, false],
+    SetSelinuxBoolean: ['high', false, true],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
@@ -114,7 +120,7 @@ test('security actions are declared with the expected risk and flags', () => {
 });
 
 test('every free-text parameter refuses injection strings', () => {
-  for (const schema of [auditWatchName, auditKey, auditPermissions, watchPath, appArmorProfile, certificatePath]) {
+  for (const schema of [auditWatchName, auditKey, auditPermissions, watchPath, appArmorProfile, certificatePath, selinuxBoolean]) {
     for (const bad of INJECTIONS) assert.equal(schema.safeParse(bad).success, false, JSON.stringify(bad).slice(0, 40));
   }
   for (const bad of INJECTIONS) {
@@ -511,4 +517,91 @@ test('ListCertificates lists a fixed directory with ls; refuses missing ones and
   await refused('ListCertificates', { dir: '/etc/letsencrypt/live' }, hostWith({}), 'no_such_directory', 'validation');
   await refused('ListCertificates', { dir: '/etc/ssl/certs' }, hostWith({ '/etc/ssl': { link: '/tmp/ssl' } }), 'symlink_in_path', 'authorization');
   for (const bad of ['/etc/ssl/private', '/root', '/etc/letsencrypt', '/etc/letsencrypt/archive']) assert.equal(byName('ListCertificates').params.safeParse({ dir: bad }).success, false, bad);
+});
+
+// ---------------------------------------------------------------- SELinux (Fedora and RHEL; argv per platform in catalogue-rhel.test.ts)
+
+const SELINUX_CONFIG_TEXT = '# This file controls the state of SELinux on the system.\n# SELINUX= can take one of these three values:\n#     enforcing - SELinux security policy is enforced.\nSELINUX=enforcing\nSELINUXTYPE=targeted\n';
+
+/** A Fedora host whose getenforce, getsebool and /etc/selinux/config say what the test needs. */
+function selinuxHost(opts: { runtime?: string | null; config?: string | null; booleans?: Record<string, 'on' | 'off'> } = {}): FixtureHost {
+  const tree: Record<string, Node> = {};
+  const config = opts.config === undefined ? SELINUX_CONFIG_TEXT : opts.config;
+  if (config !== null) tree['/etc/selinux/config'] = config;
+  const runtime = opts.runtime === undefined ? 'Enforcing' : opts.runtime;
+  return new FixtureHost(
+    tree,
+    (program, args) => {
+      if (program === 'getenforce') {
+        if (runtime === null) throw new AirlockError('unsupported_platform', 'program_missing', 'this host has no trusted getenforce binary');
+        return ok(`${runtime}\n`);
+      }
+      if (program === 'getsebool') {
+        const name = args.at(-1)!;
+        const v = opts.booleans?.[name];
+        return v ? ok(`${name} --> ${v}\n`) : { code: 1, stdout: '', stderr: `Error getting active value for ${name}\n` };
+      }
+      return { code: 127, stdout: '', stderr: 'not scripted' };
+    },
+    'fedora',
+  );
+}
+
+test('SELinux actions are Fedora and RHEL only; modes and boolean names are allowlists', () => {
+  for (const n of ['SelinuxStatus', 'SetSelinuxMode', 'ListSelinuxBooleans', 'SetSelinuxBoolean']) assert.deepEqual(byName(n).platforms, ['fedora', 'rhel'], n);
+  const mode = byName('SetSelinuxMode').params;
+  for (const m of ['enforcing', 'permissive']) assert.equal(mode.safeParse({ mode: m }).success, true);
+  const disabled = mode.safeParse({ mode: 'disabled' });
+  assert.equal(disabled.success, false);
+  assert.match(JSON.stringify(disabled.error?.issues), /reboot/);
+  for (const bad of ['Enforcing', '1', '', 'enforcing ']) assert.equal(mode.safeParse({ mode: bad }).success, false, bad);
+  const b = byName('SetSelinuxBoolean').params;
+  assert.equal(b.safeParse({ name: 'httpd_can_network_connect', value: true }).success, true);
+  for (const bad of [...INJECTIONS, 'Httpd', 'a-b', 'a=1', '_x']) assert.equal(b.safeParse({ name: bad, value: true }).success, false, JSON.stringify(bad).slice(0, 30));
+  assert.equal(b.safeParse({ name: 'httpd_can_network_connect', value: 'on' }).success, false, 'value is a boolean');
+  assert.equal(parseGetsebool('ftpd_full_access', 'ftpd_full_access --> off pending: on\n'), 'off');
+  assert.equal(parseGetsebool('a', 'b --> on\n'), null);
+});
+
+test('SetSelinuxMode patches the one SELINUX= line first, then setenforce with the old mode as undo', async () => {
+  const { steps, preview } = await run('SetSelinuxMode', { mode: 'permissive' }, selinuxHost());
+  assert.deepEqual(steps, [
+    { kind: 'filePatch', path: '/etc/selinux/config', search: '\nSELINUX=enforcing\n', replace: '\nSELINUX=permissive\n' },
+    cmd('setenforce', ['Permissive'], { undo: cmd('setenforce', ['Enforcing']) }),
+  ]);
+  assert.deepEqual((preview.change as { now: unknown }).now, { from: 'Enforcing', to: 'Permissive' });
+  // Only what differs: running permissive, configured enforcing.
+  assert.deepEqual((await run('SetSelinuxMode', { mode: 'enforcing' }, selinuxHost({ runtime: 'Permissive' }))).steps, [cmd('setenforce', ['Enforcing'], { undo: cmd('setenforce', ['Permissive']) })]);
+  // A pending disable is undone, with a warning.
+  const pending = await run('SetSelinuxMode', { mode: 'enforcing' }, selinuxHost({ config: 'SELINUX=disabled\nSELINUXTYPE=targeted\n' }));
+  assert.deepEqual(pending.steps, [{ kind: 'filePatch', path: '/etc/selinux/config', search: 'SELINUX=disabled\n', replace: 'SELINUX=enforcing\n' }]);
+  assert.match(pending.preview.warnings!.join(' '), /said disabled/);
+});
+
+test('SetSelinuxMode refusals', async () => {
+  await refused('SetSelinuxMode', { mode: 'enforcing' }, selinuxHost(), 'already_set', 'conflict');
+  await refused('SetSelinuxMode', { mode: 'enforcing' }, selinuxHost({ runtime: 'Disabled' }), 'selinux_disabled', 'conflict');
+  await refused('SetSelinuxMode', { mode: 'enforcing' }, selinuxHost({ runtime: null }), 'selinux_tools_missing', 'unsupported_platform');
+  await refused('SetSelinuxMode', { mode: 'permissive' }, selinuxHost({ config: null }), 'no_selinux_config');
+  await refused('SetSelinuxMode', { mode: 'permissive' }, selinuxHost({ config: 'SELINUX=enforcing\nSELINUX=permissive\n' }), 'unrecognised_config');
+  await refused('SetSelinuxMode', { mode: 'permissive' }, selinuxHost({ config: 'SELINUXTYPE=targeted\n' }), 'unrecognised_config');
+});
+
+test('SelinuxStatus and SetSelinuxBoolean read getenforce and getsebool; the boolean must exist', async () => {
+  const host = selinuxHost({ booleans: { httpd_can_network_connect: 'off' } });
+  const status = await run('SelinuxStatus', {}, host);
+  assert.deepEqual(status.steps, [cmd('sestatus', [])]);
+  assert.match(status.preview.summary, /now Enforcing, configured enforcing/);
+  const set = await run('SetSelinuxBoolean', { name: 'httpd_can_network_connect', value: true }, host);
+  assert.deepEqual(set.steps, [
+    cmd('setsebool', ['-P', '--', 'httpd_can_network_connect', 'on'], { timeoutMs: 300_000, undo: cmd('setsebool', ['-P', '--', 'httpd_can_network_connect', 'off'], { timeoutMs: 300_000 }) }),
+  ]);
+  assert.ok(host.calls.some(([p, a]) => p === 'getsebool' && a.join(' ') === '-- httpd_can_network_connect'));
+  // The running value already matches: allowed (it makes it persistent), with a warning.
+  const same = await run('SetSelinuxBoolean', { name: 'httpd_can_network_connect', value: false }, host);
+  assert.match(same.preview.warnings!.join(' '), /already off/);
+  await refused('SetSelinuxBoolean', { name: 'no_such_bool', value: true }, host, 'no_such_boolean', 'validation');
+  await refused('SetSelinuxBoolean', { name: 'httpd_can_network_connect', value: true }, selinuxHost({ runtime: 'Disabled' }), 'selinux_disabled');
+  await refused('SelinuxStatus', {}, selinuxHost({ runtime: null }), 'selinux_tools_missing');
+  assert.deepEqual((await run('ListSelinuxBooleans', {}, host)).steps, [cmd('getsebool', ['-a'])]);
 });

@@ -100,6 +100,35 @@ export const scanSshHostKeys = action({
   ],
 });
 
+/** nc gives up on a connection attempt after this many seconds. */
+const CONNECT_TIMEOUT_S = 5;
+
+export const checkTcpPort = action({
+  name: 'CheckTcpPort',
+  family: 'network',
+  description:
+    `Connectivity check: show the addresses a host name resolves to (getent ahosts) and whether a TCP connection to a port succeeds (nc -z, ${CONNECT_TIMEOUT_S} s timeout), without sending any data. ` +
+    'The job succeeds when the port accepts the connection and fails, saying why (refused, timed out, no route), when it does not.',
+  // Low: any user can open this connection; nothing is sent over it and nothing here changes.
+  risk: 'low',
+  readOnly: true,
+  params: params({ host: lookupHost, port }),
+  files: [],
+  example: { host: 'deb.debian.org', port: 443 },
+  current: nothingToRead,
+  preview: ({ host, port: p }) => ({
+    summary: `Resolve ${host} and try a TCP connection to port ${p}`,
+    change: null,
+    sideEffects: ['may send a DNS query to the configured resolvers', `opens one TCP connection from this host to ${host}:${p} and closes it at once; the other side may log it`],
+  }),
+  mechanism: ({ host, port: p }) => [
+    command('getent', ['ahosts', '--', host], { okCodes: [0, 2] }),
+    // -z: connect, send nothing, close. -v: nc's reason for a failure ("Connection refused") is
+    // the last stderr line, which becomes the job's error message.
+    command('nc', ['-z', '-v', '-w', String(CONNECT_TIMEOUT_S), '--', host, String(p)], { timeoutMs: 30_000 }),
+  ],
+});
+
 // ---------------------------------------------------------------- logging
 
 export const listBoots = fixedRead({

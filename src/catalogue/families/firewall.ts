@@ -14,6 +14,11 @@
  * - fail2ban: status, manual bans and unbans with fail2ban-client, and a fixed set of
  *   jail options in the drop-in /etc/fail2ban/jail.d/60-airlock.local, checked with
  *   `fail2ban-client --test` before the jail is reloaded.
+ * - firewalld, on Fedora and RHEL where it runs: AllowPort, DenyPort, AllowSource,
+ *   DenySource and RemoveFirewallRule (by rule, not by handle) change its default zone
+ *   with `firewall-cmd --permanent` and `--reload`, since its own table would still
+ *   reject what table inet airlock accepts. SetDefaultPolicy is nft-only (refused where
+ *   firewalld runs), and a rule handle always names a rule of table inet airlock.
  *
  * What could cut SSH off is refused: a drop rule or ban covering the peer of an open
  * SSH session, a deny of the SSH port, a default drop policy with no rule accepting SSH.
@@ -21,7 +26,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
-import { action, type Host } from '../action.js';
+import { action, ALL_PLATFORMS, RHEL_LIKE, type CommandOutput, type Host } from '../action.js';
 import { command, fileWrite, type Step } from '../mechanism.js';
 import { params, port, token } from '../params.js';
 import { PROGRAMS_FIREWALL } from '../programs/firewall.js';
@@ -412,16 +417,18 @@ const ESTABLISHED_KEY = ruleKey(BASELINE_RULES[0]!);
 
 const portMatches = (r: SimpleRule, p: number) => r.protocol === undefined || (r.protocol === 'tcp' && r.port === p);
 
+/** A rule as written (nft text or a firewalld entry) and what it means, when Airlock understands it. */
+interface ReadRule {
+  text: string;
+  x: SimpleRule;
+}
+
 /**
- * How a table would cut SSH off: drop rules that catch the SSH port or an open SSH
- * session's peer, and a default drop with no rule accepting SSH or replies.
+ * How rules would cut SSH off: drop rules that catch the SSH port or an open SSH session's
+ * peer, and, where what no rule accepts is dropped (`dropsByDefault` says so), no rule accepting SSH.
  */
-export function lockoutProblems(t: TableModel, s: Sockets): string[] {
+function sshLockout(rules: ReadRule[], dropsByDefault: string | null, s: Sockets): string[] {
   const out: string[] = [];
-  const rules = t.input.rules.flatMap((r) => {
-    const x = parseSimpleRule(r.text);
-    return x ? [{ text: r.text, x }] : [];
-  });
   for (const p of s.sshPorts) {
     const peers = peersOn(s, p);
     for (const { text, x } of rules) {
@@ -429,13 +436,23 @@ export function lockoutProblems(t: TableModel, s: Sockets): string[] {
       if (!x.source) out.push(`\`${ruleKey(text)}\` drops every SSH connection to port ${p}`);
       else for (const peer of peers) if (netContains(x.source, peer)) out.push(`\`${ruleKey(text)}\` drops the open SSH session from ${netText(peer)}`);
     }
-    if (t.input.policy === 'drop') {
+    if (dropsByDefault !== null) {
       const accepted = rules.some(
         ({ x }) => x.verdict === 'accept' && portMatches(x, p) && (!x.source || (peers.length ? peers.every((peer) => netContains(x.source!, peer)) : x.protocol === 'tcp')),
       );
-      if (!accepted) out.push(`input drops by default and no rule accepts SSH on tcp/${p}${peers.length ? ` from ${peers.map(netText).join(', ')}` : ''}`);
+      if (!accepted) out.push(`${dropsByDefault} and no rule accepts SSH on tcp/${p}${peers.length ? ` from ${peers.map(netText).join(', ')}` : ''}`);
     }
   }
+  return out;
+}
+
+/** How a table would cut SSH off: sshLockout, and a default drop that does not accept replies either. */
+export function lockoutProblems(t: TableModel, s: Sockets): string[] {
+  const rules = t.input.rules.flatMap((r) => {
+    const x = parseSimpleRule(r.text);
+    return x ? [{ text: r.text, x }] : [];
+  });
+  const out = sshLockout(rules, t.input.policy === 'drop' ? 'input drops by default' : null, s);
   if (t.input.policy === 'drop' && !t.input.rules.some((r) => ruleKey(r.text) === ESTABLISHED_KEY)) {
     out.push('input drops by default and no rule accepts `ct state established,related`: replies to connections this host opens are dropped');
   }
@@ -563,37 +580,267 @@ interface NftPlan {
   warnings?: string[];
 }
 
-/** A change to table inet airlock: the action says how the table changes; reading, refusals, preview and steps are shared. */
+// ---------------------------------------------------------------- firewalld (Fedora and RHEL)
+
+/**
+ * On a Fedora or RHEL host where firewalld runs, the firewall is firewalld's: a rule
+ * accepted in table inet airlock would still be rejected by firewalld's own table, so
+ * rules go into firewalld's default zone instead, with `firewall-cmd --permanent` and a
+ * `--reload` that makes the permanent configuration the running one. Elsewhere (Debian,
+ * Ubuntu, or firewalld stopped) Airlock's own nftables table is used.
+ */
+export async function firewalldRunning(host: Host): Promise<boolean> {
+  if (host.platform === null || !RHEL_LIKE.includes(host.platform) || !(await installed(host, 'firewall-cmd'))) return false;
+  const r = await host.run('firewall-cmd', ['--state']);
+  return r.code === 0 && r.stdout.trim() === 'running';
+}
+
+const ZONE_NAME = /^[A-Za-z0-9][A-Za-z0-9_+-]{0,31}$/;
+
+export interface ZoneConfig {
+  /** default, ACCEPT, DROP or %%REJECT%%: what happens to what no rule accepts. */
+  target: string;
+  services: string[];
+  /** "443/tcp", "8000-8100/udp". */
+  ports: string[];
+  richRules: string[];
+}
+
+/** Parses `firewall-cmd [--permanent] --zone=Z --list-all`: "  key: values" lines, then the rich rules one per line. */
+export function parseZone(text: string): ZoneConfig {
+  const field = (k: string) => new RegExp(`^\\s*${k}:[ \\t]*(.*)$`, 'm').exec(text)?.[1]?.trim() ?? '';
+  const words = (k: string) => field(k).split(/\s+/).filter(Boolean);
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => /^\s*rich rules:/.test(l));
+  return {
+    target: field('target') || 'default',
+    services: words('services'),
+    ports: words('ports'),
+    richRules: at < 0 ? [] : lines.slice(at + 1).map((l) => l.trim()).filter((l) => l.startsWith('rule ')),
+  };
+}
+
+export interface FirewalldState {
+  /** The default zone: where interfaces and sources bound to no other zone belong. */
+  zone: string;
+  permanent: ZoneConfig;
+  runtime: ZoneConfig;
+  /** Other zones that have interfaces or sources: their traffic is not the default zone's. */
+  otherActiveZones: string[];
+  sockets: Sockets;
+}
+
+export async function readFirewalld(host: Host): Promise<FirewalldState> {
+  const unreadable = (what: string, r: CommandOutput) =>
+    new AirlockError('execution', 'firewalld_unreadable', `firewall-cmd could not ${what}: ${firstLine(r.stderr || r.stdout)}`, 'ServiceStatus firewalld.service shows whether firewalld is healthy');
+  const def = await host.run('firewall-cmd', ['--get-default-zone']);
+  const zone = def.stdout.trim();
+  if (def.code !== 0 || !ZONE_NAME.test(zone)) throw unreadable('name its default zone', def);
+  const perm = await host.run('firewall-cmd', ['--permanent', `--zone=${zone}`, '--list-all']);
+  if (perm.code !== 0) throw unreadable(`list the permanent configuration of zone ${zone}`, perm);
+  const rt = await host.run('firewall-cmd', [`--zone=${zone}`, '--list-all']);
+  if (rt.code !== 0) throw unreadable(`list zone ${zone}`, rt);
+  const active = await host.run('firewall-cmd', ['--get-active-zones']);
+  // "public (default)" heads a zone's stanza, its interfaces and sources are indented below.
+  const otherActiveZones = active.stdout
+    .split('\n')
+    .filter((l) => /^\S/.test(l))
+    .map((l) => l.split(/\s+/)[0]!)
+    .filter((z) => z !== zone);
+  return { zone, permanent: parseZone(perm.stdout), runtime: parseZone(rt.stdout), otherActiveZones, sockets: await readSockets(host) };
+}
+
+/** The rich rule for a rule shape Airlock writes, as firewalld prints it back: family, source, port, action. */
+export function richRule(verdict: Policy, m: { source?: string; protocol?: 'tcp' | 'udp'; port?: number }): string {
+  const net = m.source === undefined ? null : parseNet(m.source)!;
+  const match = [net ? `family="ipv${net.family}" source address="${netText(net)}"` : '', m.protocol ? `port port="${m.port}" protocol="${m.protocol}"` : ''];
+  return ['rule', ...match.filter(Boolean), verdict === 'accept' ? 'accept' : 'drop'].join(' ');
+}
+
+/** What a rich rule of those shapes (or `service name="ssh"`) means; null for any other (logging, limits, NOT, priorities). */
+export function parseRichRule(text: string): SimpleRule | null {
+  const m = /^rule(?: family="ipv([46])" source address="([0-9A-Fa-f:./]+)")?(?: port port="(\d+)" protocol="(tcp|udp)"| service name="(ssh)")? (accept|drop|reject)$/.exec(text);
+  if (!m) return null;
+  const source = m[2] === undefined ? undefined : parseNet(m[2]);
+  if (source === null || (source && String(source.family) !== m[1])) return null;
+  const protocol = m[5] ? 'tcp' : (m[4] as 'tcp' | 'udp' | undefined);
+  const port = m[5] ? 22 : m[3] === undefined ? undefined : Number(m[3]);
+  return { source, protocol, port, verdict: m[6] === 'accept' ? 'accept' : 'drop' };
+}
+
+/** A zone's entries as rules, for the SSH checks: the ssh service (tcp/22), ports (ranges that hold an SSH port) and rich rules. */
+function zoneRules(z: ZoneConfig, sshPorts: number[]): ReadRule[] {
+  const out: ReadRule[] = [];
+  if (z.services.includes('ssh')) out.push({ text: 'service ssh', x: { protocol: 'tcp', port: 22, verdict: 'accept' } });
+  for (const spec of z.ports) {
+    const m = /^(\d+)(?:-(\d+))?\/(tcp|udp)$/.exec(spec);
+    if (!m) continue;
+    const from = Number(m[1]);
+    const to = Number(m[2] ?? m[1]);
+    const ports = m[2] === undefined ? [from] : sshPorts.filter((p) => from <= p && p <= to);
+    for (const port of ports) out.push({ text: `port ${spec}`, x: { protocol: m[3] as 'tcp' | 'udp', port, verdict: 'accept' } });
+  }
+  for (const text of z.richRules) {
+    const x = parseRichRule(text);
+    if (x) out.push({ text, x });
+  }
+  return out;
+}
+
+const firewalldLockout = (zone: string, z: ZoneConfig, s: Sockets) => sshLockout(zoneRules(z, s.sshPorts), z.target === 'ACCEPT' ? null : `zone ${zone} rejects what no rule accepts`, s);
+
+/** One entry of a zone that Airlock adds or removes: a port, or a rich rule. */
+export interface FirewalldEntry {
+  kind: 'port' | 'rich-rule';
+  value: string;
+}
+
+/** The entry AllowPort, DenyPort, AllowSource or DenySource adds: an open port for a plain allow, a rich rule otherwise. */
+export function firewalldEntry(verdict: Policy, m: { source?: string; protocol?: 'tcp' | 'udp'; port?: number }): FirewalldEntry {
+  if (verdict === 'accept' && m.source === undefined && m.protocol) return { kind: 'port', value: `${m.port}/${m.protocol}` };
+  return { kind: 'rich-rule', value: richRule(verdict, m) };
+}
+
+const entriesOf = (z: ZoneConfig, e: FirewalldEntry) => (e.kind === 'port' ? z.ports : z.richRules);
+const describeEntry = (e: FirewalldEntry) => `${e.kind === 'port' ? 'port' : 'rich rule'} ${e.value}`;
+
+interface FirewalldPlan {
+  summary: string;
+  add?: FirewalldEntry;
+  remove?: FirewalldEntry;
+  sideEffects?: string[];
+  warnings?: string[];
+}
+
+/** The permanent configuration of the zone once the plan is applied. */
+function zoneAfter(z: ZoneConfig, plan: FirewalldPlan): ZoneConfig {
+  const next = { ...z, ports: [...z.ports], richRules: [...z.richRules] };
+  if (plan.add) entriesOf(next, plan.add).push(plan.add.value);
+  if (plan.remove) {
+    const list = entriesOf(next, plan.remove);
+    list.splice(list.indexOf(plan.remove.value), 1);
+  }
+  return next;
+}
+
+/** The refusals every firewalld change shares: no no-op, nothing missing, and no new way to cut SSH off. */
+function checkFirewalldChange(cur: FirewalldState, plan: FirewalldPlan): void {
+  if (plan.add && entriesOf(cur.permanent, plan.add).includes(plan.add.value)) {
+    throw new AirlockError('conflict', 'already_present', `firewalld zone ${cur.zone} already has ${describeEntry(plan.add)}`);
+  }
+  if (plan.remove && !entriesOf(cur.permanent, plan.remove).includes(plan.remove.value)) {
+    throw new AirlockError('validation', 'no_such_rule', `firewalld zone ${cur.zone} has no ${describeEntry(plan.remove)}`, "FirewallStatus lists the zone's ports and rich rules");
+  }
+  const before = new Set(firewalldLockout(cur.zone, cur.permanent, cur.sockets));
+  const added = firewalldLockout(cur.zone, zoneAfter(cur.permanent, plan), cur.sockets).filter((p) => !before.has(p));
+  if (added.length) throw lockOutError(added, `keep SSH reachable first (AllowPort {"port": ${cur.sockets.sshPorts[0]}, "protocol": "tcp"}), or have a person at the console make this change`);
+}
+
+const sameEntries = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+function firewalldWarnings(cur: FirewalldState): string[] {
+  const out: string[] = [];
+  const p = cur.permanent;
+  const r = cur.runtime;
+  if (!sameEntries(p.ports, r.ports) || !sameEntries(p.richRules, r.richRules) || !sameEntries(p.services, r.services)) {
+    out.push(`zone ${cur.zone} runs with changes that were never made permanent: the reload drops them (running: ${[...r.services, ...r.ports, ...r.richRules].join(', ') || 'nothing'})`);
+  }
+  if (cur.otherActiveZones.length) out.push(`zones ${cur.otherActiveZones.join(', ')} also have interfaces or sources: traffic that reaches them is not filtered by zone ${cur.zone}`);
+  return out;
+}
+
+function firewalldChange(cur: FirewalldState, plan: FirewalldPlan) {
+  return {
+    firewall: 'firewalld',
+    zone: cur.zone,
+    ...(plan.add ? { adds: describeEntry(plan.add) } : {}),
+    ...(plan.remove ? { removes: describeEntry(plan.remove) } : {}),
+    apply: `firewall-cmd --permanent --zone=${cur.zone} changes the stored zone, then firewall-cmd --reload makes the stored configuration the running one`,
+  };
+}
+
+/** Changes the stored zone (undone if the reload fails), then reloads. */
+function firewalldSteps(cur: FirewalldState, plan: FirewalldPlan): Step[] {
+  const edit = (verb: 'add' | 'remove', e: FirewalldEntry) => command('firewall-cmd', ['--permanent', `--zone=${cur.zone}`, `--${verb}-${e.kind}=${e.value}`]);
+  const step = plan.add ? { ...edit('add', plan.add), undo: edit('remove', plan.add) } : { ...edit('remove', plan.remove!), undo: edit('add', plan.remove!) };
+  return [step, command('firewall-cmd', ['--reload'])];
+}
+
+const showFirewalld = (cur: FirewalldState) => ({
+  firewall: 'firewalld',
+  zone: cur.zone,
+  target: cur.permanent.target,
+  services: cur.permanent.services,
+  ports: cur.permanent.ports,
+  rich_rules: cur.permanent.richRules,
+  other_active_zones: cur.otherActiveZones,
+  ssh: { ports: cur.sockets.sshPorts, open_sessions_from: cur.sockets.sshPeers.map((p) => p.peer) },
+});
+
+// ---------------------------------------------------------------- one action, either firewall
+
+export type FirewallState = ({ backend: 'nft' } & NftState) | ({ backend: 'firewalld' } & FirewalldState);
+
+/** firewalld's default zone where it runs on Fedora or RHEL (unless the request names table inet airlock itself), else the nft table. */
+async function readFirewall(host: Host, nftOnly: boolean): Promise<FirewallState> {
+  if (!nftOnly && (await firewalldRunning(host))) return { backend: 'firewalld', ...(await readFirewalld(host)) };
+  return { backend: 'nft', ...(await readNft(host)) };
+}
+
+/**
+ * A firewall change: how table inet airlock changes, and how firewalld's zone changes where
+ * firewalld runs (a string: why that change is not made through firewalld). Reading,
+ * refusals, preview and steps are shared.
+ */
 function nftAction<P extends Record<string, unknown>>(spec: {
   name: string;
   description: string;
   params: z.ZodType<P>;
   example: P;
+  /** Refuses what the parameters alone make unsafe, whichever firewall. */
+  refuse?: (p: P) => void;
   /** Refuses what makes this change a no-op or impossible. */
   check?: (p: P, cur: NftState) => void;
   plan: (p: P, cur: NftState) => NftPlan;
+  firewalld: ((p: P, cur: FirewalldState) => FirewalldPlan) | string;
+  /** Parameters that name a rule of table inet airlock (a handle): the nft table even where firewalld runs. */
+  nftOnly?: (p: P) => boolean;
 }) {
-  return action<P, NftState>({
+  const viaFirewalld = (p: P, cur: FirewalldState): FirewalldPlan => {
+    if (typeof spec.firewalld === 'string') throw new AirlockError('conflict', 'firewalld_manages', `firewalld runs on this host: ${spec.firewalld}`, 'FirewallStatus shows firewalld\'s zone; a person changes its settings with firewall-cmd at the console');
+    return spec.firewalld(p, cur);
+  };
+  return action<P, FirewallState>({
     name: spec.name,
     family: 'firewall',
     description: spec.description,
     risk: 'high',
     rollback: true,
     readOnly: false,
+    platforms: ALL_PLATFORMS,
     params: spec.params,
     files: NFT_FILES,
     example: spec.example,
-    current: (_p, host) => readNft(host),
-    shown: showNft,
+    current: (p, host) => readFirewall(host, spec.nftOnly?.(p) ?? false),
+    shown: (cur) => (cur.backend === 'nft' ? showNft(cur) : showFirewalld(cur)),
     check: (p, cur) => {
+      if (cur.backend === 'firewalld') {
+        spec.refuse?.(p);
+        return checkFirewalldChange(cur, viaFirewalld(p, cur));
+      }
       spec.check?.(p, cur);
+      spec.refuse?.(p);
       checkNftChange(cur, spec.plan(p, cur).next);
     },
     preview: (p, cur) => {
+      if (cur.backend === 'firewalld') {
+        const plan = viaFirewalld(p, cur);
+        return { summary: plan.summary, change: firewalldChange(cur, plan), sideEffects: plan.sideEffects ?? [], warnings: [...(plan.warnings ?? []), ...firewalldWarnings(cur)] };
+      }
       const plan = spec.plan(p, cur);
       return { summary: plan.summary, change: nftChange(cur, plan.next), sideEffects: plan.sideEffects ?? [], warnings: [...(plan.warnings ?? []), ...nftWarnings(cur)] };
     },
-    mechanism: (p, cur) => nftSteps(cur, spec.plan(p, cur).next),
+    mechanism: (p, cur) => (cur.backend === 'firewalld' ? firewalldSteps(cur, viaFirewalld(p, cur)) : nftSteps(cur, spec.plan(p, cur).next)),
   });
 }
 
@@ -622,21 +869,25 @@ function withRule(cur: NftState, text: string, verdict: Policy): TableModel {
   return next;
 }
 
+/** The ports, sources or both a rule matches, as a person reads them ("tcp/443 from 192.0.2.0/24"). */
+const ruleWhat = (p: { source?: string; protocol?: 'tcp' | 'udp'; port?: number }) =>
+  [p.protocol ? `${p.protocol}/${p.port}` : '', p.source ? `from ${netText(parseNet(p.source)!)}` : ''].filter(Boolean).join(' ');
+
 /** A rule from a source, a port, or both: AllowPort, DenyPort, AllowSource, DenySource. */
 function ruleAction<P extends Record<string, unknown> & { source?: string; protocol?: 'tcp' | 'udp'; port?: number }>(spec: { name: string; verdict: Policy; description: string; params: z.ZodType<P>; example: P }) {
   const deny = spec.verdict === 'drop';
-  const what = (p: P) => [p.protocol ? `${p.protocol}/${p.port}` : '', p.source ? `from ${netText(parseNet(p.source)!)}` : ''].filter(Boolean).join(' ');
+  const what = ruleWhat;
   return nftAction<P>({
     name: spec.name,
     description: spec.description,
     params: spec.params,
     example: spec.example,
-    check: (p, cur) => {
-      refuseDuplicate(cur, ruleText(spec.verdict, p));
+    refuse: (p) => {
       if (deny && p.source && isLoopback(parseNet(p.source)!)) {
         throw new AirlockError('authorization', 'loopback', `${p.source} covers loopback addresses: dropping them breaks local services (DNS stub, databases, Airlock itself)`);
       }
     },
+    check: (p, cur) => refuseDuplicate(cur, ruleText(spec.verdict, p)),
     plan: (p, cur) => {
       const text = ruleText(spec.verdict, p);
       const open = p.protocol && p.port !== undefined ? cur.sockets.listeners.filter((l) => l.proto === p.protocol && l.port === p.port) : [];
@@ -661,43 +912,79 @@ function ruleAction<P extends Record<string, unknown> & { source?: string; proto
         warnings,
       };
     },
+    firewalld: (p, cur) => ({
+      summary: `${deny ? 'Drop' : 'Accept'} incoming ${what(p) || 'traffic'} in firewalld zone ${cur.zone}`,
+      add: firewalldEntry(spec.verdict, p),
+      // firewalld applies a zone's dropping rich rules before its accepting ones and its open ports.
+      sideEffects: deny
+        ? [`packets ${what(p)} are dropped silently, before the zone's open ports, services and accepting rules`]
+        : [cur.permanent.target === 'ACCEPT' ? `zone ${cur.zone} accepts everything already (target ACCEPT)` : `new connections ${what(p)} are accepted in zone ${cur.zone}`],
+      warnings: !deny && p.protocol && !cur.sockets.listeners.some((l) => l.proto === p.protocol && l.port === p.port) ? [`nothing listens on ${p.protocol}/${p.port} now`] : [],
+    }),
   });
 }
 
 const portParams = params({ port, protocol, source: sourceAddress.optional() });
 
-export const listRuleset = fixedRead({
-  name: 'ListRuleset',
-  family: 'firewall',
-  description: 'List the whole nftables ruleset of this host (every table, ufw, fail2ban and Docker ones included) with rule handles.',
-  summary: 'List the nftables ruleset with rule handles',
-  steps: [command('nft', ['--handle', 'list', 'ruleset'])],
-});
+export const listRuleset = {
+  ...fixedRead({
+    name: 'ListRuleset',
+    family: 'firewall',
+    description: 'List the whole nftables ruleset of this host (every table: ufw, fail2ban, firewalld and Docker ones included) with rule handles.',
+    summary: 'List the nftables ruleset with rule handles',
+    steps: [command('nft', ['--handle', 'list', 'ruleset'])],
+  }),
+  platforms: ALL_PLATFORMS,
+};
+
+type StatusState =
+  | { backend: 'nft'; nft: NftState; ufw: boolean; fail2ban: boolean }
+  | { backend: 'firewalld'; firewalld: FirewalldState; ufw: boolean; fail2ban: boolean };
 
 export const firewallStatus = action({
   name: 'FirewallStatus',
   family: 'firewall',
-  description: "Show the firewall's layers: nftables tables, Airlock's table inet airlock and whether it loads at boot, ufw's status and fail2ban's jails.",
+  description:
+    "Show the firewall's layers: nftables tables, Airlock's table inet airlock and whether it loads at boot (or, where firewalld runs on Fedora or RHEL, firewalld's zones), ufw's status and fail2ban's jails.",
   risk: 'low',
   readOnly: true,
+  platforms: ALL_PLATFORMS,
   params: params({}),
   files: [],
   example: {},
-  current: async (_p, host) => ({ nft: await readNft(host), ufw: await installed(host, 'ufw'), fail2ban: await installed(host, 'fail2ban-client') }),
-  shown: (cur) => ({ ...showNft(cur.nft), ufw_installed: cur.ufw, fail2ban_installed: cur.fail2ban }),
+  current: async (_p, host): Promise<StatusState> => {
+    const tools = { ufw: await installed(host, 'ufw'), fail2ban: await installed(host, 'fail2ban-client') };
+    if (await firewalldRunning(host)) return { backend: 'firewalld', firewalld: await readFirewalld(host), ...tools };
+    return { backend: 'nft', nft: await readNft(host), ...tools };
+  },
+  shown: (cur) => ({ ...(cur.backend === 'nft' ? showNft(cur.nft) : showFirewalld(cur.firewalld)), ufw_installed: cur.ufw, fail2ban_installed: cur.fail2ban }),
   preview: (_p, cur) => {
+    const tools = `${cur.ufw ? '; ufw' : ''}${cur.fail2ban ? '; fail2ban' : ''}`;
+    if (cur.backend === 'firewalld') {
+      const z = cur.firewalld.permanent;
+      return { summary: `Firewall status: firewalld, default zone ${cur.firewalld.zone} (target ${z.target}, ${z.ports.length} ports, ${z.services.length} services, ${z.richRules.length} rich rules)${tools}`, change: null };
+    }
     const t = cur.nft.table;
     const chains = CHAINS.map((c) => `${c} ${t.chains[c].policy} (${t.chains[c].rules.length} rules)`).join(', ');
     return {
-      summary: `Firewall status: table inet airlock ${t.exists ? chains : 'absent'}; ${cur.nft.otherTables.length} other nftables tables${cur.ufw ? '; ufw' : ''}${cur.fail2ban ? '; fail2ban' : ''}`,
+      summary: `Firewall status: table inet airlock ${t.exists ? chains : 'absent'}; ${cur.nft.otherTables.length} other nftables tables${tools}`,
       change: null,
     };
   },
   mechanism: (_p, cur) => [
-    command('nft', ['list', 'tables']),
-    ...(cur.nft.table.exists ? [command('nft', ['--handle', 'list', 'table', 'inet', 'airlock'])] : []),
-    // is-enabled exits 1 for a disabled or missing unit: an answer, not a failure.
-    command('systemctl', ['is-enabled', '--', NFT_UNIT], { okCodes: [0, 1] }),
+    ...(cur.backend === 'firewalld'
+      ? [
+          command('firewall-cmd', ['--state']),
+          command('firewall-cmd', ['--get-active-zones']),
+          command('firewall-cmd', [`--zone=${cur.firewalld.zone}`, '--list-all']),
+          command('firewall-cmd', ['--permanent', `--zone=${cur.firewalld.zone}`, '--list-all']),
+        ]
+      : [
+          command('nft', ['list', 'tables']),
+          ...(cur.nft.table.exists ? [command('nft', ['--handle', 'list', 'table', 'inet', 'airlock'])] : []),
+          // is-enabled exits 1 for a disabled or missing unit: an answer, not a failure.
+          command('systemctl', ['is-enabled', '--', NFT_UNIT], { okCodes: [0, 1] }),
+        ]),
     ...(cur.ufw ? [command('ufw', ['status', 'verbose'])] : []),
     ...(cur.fail2ban ? [command('fail2ban-client', ['status'], { okCodes: [0, 255] })] : []),
   ],
@@ -706,7 +993,7 @@ export const firewallStatus = action({
 export const allowPort = ruleAction({
   name: 'AllowPort',
   verdict: 'accept',
-  description: 'Accept incoming connections to a TCP or UDP port, optionally only from one address or network, in table inet airlock.',
+  description: 'Accept incoming connections to a TCP or UDP port, optionally only from one address or network, in table inet airlock (or firewalld\'s default zone where firewalld runs).',
   params: portParams,
   example: { port: 443, protocol: 'tcp' },
 });
@@ -714,7 +1001,7 @@ export const allowPort = ruleAction({
 export const denyPort = ruleAction({
   name: 'DenyPort',
   verdict: 'drop',
-  description: 'Drop incoming packets to a TCP or UDP port, optionally only from one address or network, ahead of every accept rule in table inet airlock.',
+  description: 'Drop incoming packets to a TCP or UDP port, optionally only from one address or network, ahead of every accept rule in table inet airlock (or as a rich rule of firewalld\'s default zone).',
   params: portParams,
   example: { port: 3306, protocol: 'tcp' },
 });
@@ -722,7 +1009,7 @@ export const denyPort = ruleAction({
 export const allowSource = ruleAction({
   name: 'AllowSource',
   verdict: 'accept',
-  description: 'Accept all incoming packets from one address or network in table inet airlock.',
+  description: 'Accept all incoming packets from one address or network in table inet airlock (or as a rich rule of firewalld\'s default zone).',
   params: params({ source: sourceAddress }),
   example: { source: '192.0.2.0/24' },
 });
@@ -730,7 +1017,7 @@ export const allowSource = ruleAction({
 export const denySource = ruleAction({
   name: 'DenySource',
   verdict: 'drop',
-  description: 'Drop all incoming packets from one address or network, ahead of every accept rule in table inet airlock.',
+  description: 'Drop all incoming packets from one address or network, ahead of every accept rule in table inet airlock (or as a rich rule of firewalld\'s default zone).',
   params: params({ source: sourceAddress }),
   example: { source: '203.0.113.7' },
 });
@@ -744,25 +1031,56 @@ function findRule(t: TableModel, handle: number): { chain: ChainName; rule: Rule
   return null;
 }
 
-export const removeFirewallRule = nftAction({
+/** The verb of AllowPort/AllowSource (allow) or DenyPort/DenySource (deny), naming the rule one of them added. */
+const RULE_VERBS = { allow: 'accept', deny: 'drop' } as const satisfies Record<string, Policy>;
+const removeParams = z.union([
+  params({ handle: ruleHandle }),
+  params({ rule: z.enum(['allow', 'deny']), port, protocol, source: sourceAddress.optional() }),
+  params({ rule: z.enum(['allow', 'deny']), source: sourceAddress }),
+]);
+type RemoveParams = z.infer<typeof removeParams>;
+type RuleSpec = Exclude<RemoveParams, { handle: number }>;
+
+/** The input rule of table inet airlock that the rule named by verb and match is (its text as Airlock writes it, comments aside). */
+function findSpecRule(t: TableModel, p: RuleSpec): { chain: ChainName; rule: Rule } | null {
+  const key = ruleKey(ruleText(RULE_VERBS[p.rule], p));
+  const rule = t.input.rules.find((r) => ruleKey(r.text) === key);
+  return rule ? { chain: 'input', rule } : null;
+}
+
+const findRemoved = (t: TableModel, p: RemoveParams) => ('handle' in p ? findRule(t, p.handle) : findSpecRule(t, p));
+const removedName = (p: RemoveParams) => ('handle' in p ? `rule ${p.handle}` : `rule \`${p.rule} ${ruleWhat(p)}\``);
+
+export const removeFirewallRule = nftAction<RemoveParams>({
   name: 'RemoveFirewallRule',
-  description: 'Remove one rule, named by its handle, from table inet airlock (rules of other tables are never touched).',
-  params: params({ handle: ruleHandle }),
+  description:
+    'Remove one rule from table inet airlock, named by its handle or as it was added ({"rule": "allow", "port": 443, "protocol": "tcp"}); where firewalld runs, a rule named the second way is removed from its default zone. Rules of other tables are never touched.',
+  params: removeParams,
   example: { handle: 7 },
-  check: ({ handle }, cur) => {
-    if (!findRule(cur.table.chains, handle)) {
-      throw new AirlockError('validation', 'no_such_rule', `table inet airlock has no rule with handle ${handle}`, 'ListRuleset shows the handles (`# handle N`); only rules of table inet airlock can be removed');
+  nftOnly: (p) => 'handle' in p,
+  check: (p, cur) => {
+    if (!findRemoved(cur.table.chains, p)) {
+      throw new AirlockError('validation', 'no_such_rule', `table inet airlock has no ${removedName(p)}`, 'ListRuleset shows the rules and their handles (`# handle N`); only rules of table inet airlock can be removed');
     }
   },
-  plan: ({ handle }, cur) => {
+  plan: (p, cur) => {
     const next = cloneModel(cur.table.chains);
-    const found = findRule(next, handle);
-    if (found) next[found.chain].rules = next[found.chain].rules.filter((r) => r.handle !== handle);
+    const found = findRemoved(next, p);
+    if (found) next[found.chain].rules = next[found.chain].rules.filter((r) => r.handle !== found.rule.handle);
     const x = found ? parseSimpleRule(found.rule.text) : null;
     return {
       next,
-      summary: `Remove rule ${handle} from chain ${found?.chain ?? '?'} of table inet airlock`,
+      summary: `Remove rule ${found?.rule.handle ?? ('handle' in p ? p.handle : '?')} from chain ${found?.chain ?? '?'} of table inet airlock`,
       sideEffects: x ? [x.verdict === 'drop' ? 'packets this rule dropped now reach the rules after it' : `packets this rule accepted now fall to the chain's policy (${next[found!.chain].policy})`] : [],
+    };
+  },
+  firewalld: (p, cur) => {
+    const spec = p as RuleSpec; // a handle never reaches firewalld (nftOnly)
+    const entry = firewalldEntry(RULE_VERBS[spec.rule], spec);
+    return {
+      summary: `Remove ${describeEntry(entry)} from firewalld zone ${cur.zone}`,
+      remove: entry,
+      sideEffects: [spec.rule === 'deny' ? 'packets this rule dropped now reach the zone\'s other rules' : `packets this rule accepted now fall to the zone's target (${cur.permanent.target})`],
     };
   },
 });
@@ -771,9 +1089,11 @@ const policyParams = params({ chain: z.enum(CHAINS), policy: z.enum(['accept', '
 
 export const setDefaultPolicy = nftAction<z.infer<typeof policyParams>>({
   name: 'SetDefaultPolicy',
-  description: "Set the default policy (accept or drop) of chain input or forward in table inet airlock; drop on input first adds accept rules for replies, loopback and ICMPv6, and is refused while no rule accepts SSH.",
+  description: "Set the default policy (accept or drop) of chain input or forward in table inet airlock; drop on input first adds accept rules for replies, loopback and ICMPv6, and is refused while no rule accepts SSH. Not where firewalld runs: its zones reject what no rule accepts already.",
   params: policyParams,
   example: { chain: 'input', policy: 'drop' },
+  firewalld:
+    "its zones already reject what no rule accepts (target default), and a drop policy in table inet airlock would also drop what firewalld accepts, since a packet must pass both tables",
   check: ({ chain, policy }, cur) => {
     if (cur.table.chains[chain].policy === policy) throw new AirlockError('conflict', 'already_set', `chain ${chain} of table inet airlock already has policy ${policy}${cur.table.exists ? '' : ' (the table does not exist: nothing is filtered)'}`);
   },
@@ -1024,6 +1344,8 @@ function refuseFail2banDown(cur: Fail2banState, jail?: string): void {
 export const fail2banStatus = action({
   name: 'Fail2banStatus',
   family: 'firewall',
+  // fail2ban is the same on Fedora and RHEL (EPEL): same client, same jail.d.
+  platforms: ALL_PLATFORMS,
   description: "Show fail2ban's jails, or one jail's failure counts and banned addresses.",
   risk: 'low',
   readOnly: true,
@@ -1043,6 +1365,8 @@ function banAction(ban: boolean) {
   return action({
     name: ban ? 'Fail2banBan' : 'Fail2banUnban',
     family: 'firewall',
+    // fail2ban is the same on Fedora and RHEL (EPEL): same client, same jail.d.
+    platforms: ALL_PLATFORMS,
     description: ban ? 'Ban one IP address in a running fail2ban jail now, for the jail\'s bantime.' : 'Lift the ban of one IP address in a running fail2ban jail.',
     // A ban is access control that can lock someone out; an unban restores what the jail took away.
     risk: ban ? 'high' : 'medium',
@@ -1146,6 +1470,8 @@ const reloadsAll = (p: JailOption, cur: JailOptionState) => p.option === 'enable
 export const setJailOption = action({
   name: 'SetJailOption',
   family: 'firewall',
+  // fail2ban is the same on Fedora and RHEL (EPEL): same client, same jail.d.
+  platforms: ALL_PLATFORMS,
   description: `Set bantime, findtime, maxretry or enabled for one fail2ban jail in ${JAIL_DROPIN}, check the configuration with fail2ban-client --test, and reload.`,
   risk: 'high',
   rollback: true,

@@ -9,6 +9,8 @@
 export const PROGRAMS_DIAGNOSTICS = {
   /** `-T SECONDS -p PORT -- HOST`: connects to an SSH server and prints the public host keys it offers (never -c). */
   'ssh-keyscan': ['/usr/bin/ssh-keyscan'],
+  /** netcat-openbsd, `-z -v -w SECONDS -- HOST PORT`: connects and closes, sends nothing. This netcat has no option that runs a program. */
+  nc: ['/usr/bin/nc.openbsd'],
   /** `-- PATH`: metadata of one path, without following a final symbolic link (no -L). */
   stat: ['/usr/bin/stat', '/bin/stat'],
 } as const satisfies Record<string, readonly string[]>;

@@ -11,4 +11,11 @@ export const PROGRAMS_SECURITY = {
   'aa-enforce': ['/usr/sbin/aa-enforce'],
   apparmor_parser: ['/usr/sbin/apparmor_parser', '/sbin/apparmor_parser'],
   openssl: ['/usr/bin/openssl'],
+  // SELinux (Fedora, RHEL): `sestatus`; `getenforce`; `setenforce Enforcing|Permissive`;
+  // `getsebool -a` or `getsebool -- NAME`; `setsebool -P -- NAME on|off`.
+  sestatus: ['/usr/sbin/sestatus', '/sbin/sestatus'],
+  getenforce: ['/usr/sbin/getenforce', '/sbin/getenforce'],
+  setenforce: ['/usr/sbin/setenforce', '/sbin/setenforce'],
+  getsebool: ['/usr/sbin/getsebool', '/sbin/getsebool'],
+  setsebool: ['/usr/sbin/setsebool', '/sbin/setsebool'],
 } as const satisfies Record<string, readonly string[]>;
