@@ -1,7 +1,9 @@
 /**
  * Every catalogue action executed for real: each family's scenarios run through
  * the daemon (preview by an agent, approval by another Unix user, execute) in a
- * throwaway overlay host, and each effect is checked from outside the daemon.
+ * throwaway overlay host or the booted test bed, and each effect is checked from
+ * outside the daemon. The families are split into shards (test/integration/
+ * catalogue-N.test.ts) so that no one test file runs for more than a few minutes.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../../src/catalogue/index.js';
-import { rejectsWith, startWorld, type World } from '../support/world.js';
+import { rejectsWith, startWorld, type World } from './world.js';
 import { argvOnly } from '../unit/catalogue-fixture-host.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { Scenario, SandboxView } from '../scenarios/types.js';
@@ -18,6 +20,7 @@ import type { ResultEnvelope } from '../../src/protocol/messages.js';
 import { shellViolation } from '../../src/catalogue/programs.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
+export const SHARDS = 3;
 /** AIRLOCK_SCENARIOS=users,ssh runs only those scenario files (for working on a family; the coverage check is skipped). */
 const only = process.env.AIRLOCK_SCENARIOS?.split(',').filter(Boolean);
 const families = readdirSync(dir)
@@ -32,16 +35,38 @@ for (const f of families) {
   loaded.set(f, { scenarios: mod.scenarios, host: mod.host ?? 'overlay' });
 }
 
-test('every catalogue action has at least one real execution scenario', { skip: only ? 'AIRLOCK_SCENARIOS is set' : false }, () => {
-  const covered = new Set([...loaded.values()].flatMap((f) => f.scenarios).map((s) => s.action));
-  // Actions for Fedora and RHEL only cannot run on the Debian test bed: catalogue-rhel.test.ts checks their argv.
-  const missing = [...CATALOGUE.values()].filter((a) => !covered.has(a.name) && !argvOnly(a)).map((a) => a.name);
-  assert.deepEqual(missing, [], `actions without a scenario in test/scenarios: ${missing.join(', ')}`);
-  const unknown = [...covered].filter((a) => !CATALOGUE.has(a));
-  assert.deepEqual(unknown, [], 'scenarios name actions that do not exist');
-});
+/** Families in shards of about equal work: a booted test bed costs about as much as eight scenarios. */
+function shardOf(): Map<string, number> {
+  const load = Array<number>(SHARDS).fill(0);
+  const out = new Map<string, number>();
+  const cost = (f: string) => loaded.get(f)!.scenarios.length + (loaded.get(f)!.host === 'testbed' ? 8 : 2);
+  for (const f of [...families].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
+    const i = load.indexOf(Math.min(...load));
+    out.set(f, i);
+    load[i]! += cost(f);
+  }
+  return out;
+}
 
-for (const family of families) {
+/** Registers the tests of one shard (0-based); shard 0 also checks that every action has a scenario. */
+export function registerShard(shard: number): void {
+  const assigned = shardOf();
+  if (shard === 0) registerCoverage();
+  for (const family of families.filter((f) => assigned.get(f) === shard)) registerFamily(family);
+}
+
+function registerCoverage(): void {
+  test('every catalogue action has at least one real execution scenario', { skip: only ? 'AIRLOCK_SCENARIOS is set' : false }, () => {
+    const covered = new Set([...loaded.values()].flatMap((f) => f.scenarios).map((s) => s.action));
+    // Actions for Fedora and RHEL only cannot run on the Debian test bed: catalogue-rhel.test.ts checks their argv.
+    const missing = [...CATALOGUE.values()].filter((a) => !covered.has(a.name) && !argvOnly(a)).map((a) => a.name);
+    assert.deepEqual(missing, [], `actions without a scenario in test/scenarios: ${missing.join(', ')}`);
+    const unknown = [...covered].filter((a) => !CATALOGUE.has(a));
+    assert.deepEqual(unknown, [], 'scenarios name actions that do not exist');
+  });
+}
+
+function registerFamily(family: string): void {
   const { scenarios, host } = loaded.get(family)!;
   describe(`${family} actions on ${host === 'testbed' ? 'the booted Debian test bed' : 'a throwaway overlay of this host'}`, () => {
     let w: World;
