@@ -23,6 +23,7 @@ export const ENTRY_KINDS = [
   'reconciled',
   'totp_enrolled',
   'totp_lockout',
+  'policy_reloaded',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { ApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import type { ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { canSandbox } from '../sandbox/overlay.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { Authenticator } from '../sandbox/authenticator.js';
@@ -79,14 +79,15 @@ async function demo(fast: boolean): Promise<number> {
     principals.push(agent, alice, root);
     // alice's authenticator app, enrolled by root (in real life: `sudo airlock totp enroll --user alice` and a QR code).
     const phone = new Authenticator();
-    phone.add('alice', (await root.call<{ secret: string }>('totp.enroll', { user: 'alice' })).secret);
+    const enrolled = await root.call<{ secret: string }>('totp.enroll', { user: 'alice' });
+    phone.add('alice', enrolled.secret);
     say(c.dim(`daemon up on ${d.socket}`));
     say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, airlock-admin + airlock-approvers: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, airlock-admin + airlock-approvers).`));
     say(c.dim('The daemon learns which is which from the kernel (SO_PEERCRED), never from what they send.'));
 
     const flow = async (action: string, params: Record<string, unknown>, opts: { tryToSelfApprove?: boolean } = {}) => {
       who('agent', `previews ${c.bold(action)} ${c.dim(JSON.stringify(params))}`);
-      const p = await agent.call<PreviewEnvelope>('preview', { action_name: action, params });
+      const p = await agent.call<PreviewEnvelope & { auto_approval?: AutoApprovalGrant }>('preview', { action_name: action, params });
       say(renderPreview(p).replace(/^/gm, '         '));
       await pause();
       if (opts.tryToSelfApprove) {
@@ -99,9 +100,15 @@ async function demo(fast: boolean): Promise<number> {
           who('daemon', `${c.red('refused')} ${c.dim(`[${e.category}/${e.code}]`)} ${e.message}`);
         }
       }
-      const code = p.risk === 'high' ? await phone.code('alice') : undefined;
-      const g = await alice.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
-      who('alice', `${c.green('approves')} (she saw digest ${p.preview_digest.slice(0, 12)}…${code ? `; high risk, so she also types ${code} from her authenticator app` : ''}); receipt bound to this preview, for the agent only, until ${g.expires_at}`);
+      let g: ApprovalGrant;
+      if (p.auto_approval) {
+        g = p.auto_approval;
+        who('daemon', `${c.green('approves')} by its policy (rule ${c.bold(p.auto_approval.rule)}: non-sensitive reads need no person); a receipt like any other, logged with the rule and the policy digest`);
+      } else {
+        const code = p.risk === 'high' ? await phone.code('alice') : undefined;
+        g = await alice.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
+        who('alice', `${c.green('approves')} (she saw digest ${p.preview_digest.slice(0, 12)}…${code ? `; high risk, so she also types ${code} from her authenticator app` : ''}); receipt bound to this preview, for the agent only, until ${g.expires_at}`);
+      }
       const r = await agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       who('agent', 'executes with the receipt:');
       const shown = { ...r, output: r.output.slice(0, 6), output_truncated: r.output_truncated || r.output.length > 6 };
@@ -110,7 +117,7 @@ async function demo(fast: boolean): Promise<number> {
       return { p, g, r };
     };
 
-    step(1, 'A read: even looking goes through the one door (preview → approval → execute → signed log)');
+    step(1, 'A read: even looking goes through the one door (preview → approval → execute → signed log); the default policy approves non-sensitive reads itself');
     await flow('HostInfo', {});
 
     step(2, 'A change: create a user. The agent cannot approve it for itself, even as an approver');

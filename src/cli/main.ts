@@ -13,6 +13,7 @@ import { auditCommand } from './audit.js';
 import { adminCommands } from './admin.js';
 import { demoCommand } from './demo.js';
 import { totpCommand } from './totp.js';
+import { inboxCommand, policyCommand } from './policy.js';
 import { runFlow } from './run.js';
 import { c, EXIT, printJson, reportError, riskColour, table } from './ui.js';
 
@@ -108,7 +109,12 @@ program
         const p = await cl.preview(name, buildParams(opts.param, opts.params));
         if (json(cmd)) return printJson(p);
         process.stdout.write(renderPreview(p));
-        process.stdout.write(`\n${c.cyan('next')}  a person approves it: ${c.bold(`sudo airlock approve ${p.transaction_id}`)}\n`);
+        if (p.auto_approval) {
+          process.stdout.write(`\n${c.green('approved by policy')} (rule ${p.auto_approval.rule}); valid until ${p.auto_approval.expires_at}\n${c.dim('receipt')} ${p.auto_approval.receipt}\n`);
+          process.stdout.write(`${c.cyan('next')}  airlock execute ${p.transaction_id} --receipt ${p.auto_approval.receipt}\n`);
+        } else if (p.unattended) {
+          process.stdout.write(`\n${c.yellow('proposed')}: you are unattended, so this waits in the inbox; a person runs ${c.bold(`airlock inbox run ${p.transaction_id}`)}\n`);
+        } else process.stdout.write(`\n${c.cyan('next')}  a person approves it: ${c.bold(`sudo airlock approve ${p.transaction_id}`)}\n`);
       }),
     ),
   );
@@ -221,6 +227,8 @@ program
 program.addCommand(auditCommand());
 for (const sub of adminCommands()) program.addCommand(sub);
 program.addCommand(totpCommand());
+program.addCommand(policyCommand());
+program.addCommand(inboxCommand());
 program.addCommand(demoCommand());
 program.command('daemon').description('run the root daemon (see `airlock daemon --help`)');
 

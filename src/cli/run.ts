@@ -20,8 +20,14 @@ export async function runFlow(cl: AirlockClient, action: string, params: Record<
   refuseUntrustedInstall();
   const p = await cl.preview(action, params);
   process.stderr.write(renderPreview(p));
-  process.stderr.write(c.cyan(`\nasking for approval with sudo (you may be asked for your password)...\n`));
-  const grant = await sudoApprove(p.transaction_id, o.socket);
+  let grant: ApprovalGrant;
+  if (p.auto_approval) {
+    grant = p.auto_approval;
+    process.stderr.write(c.green(`\napproved by the policy (rule ${p.auto_approval.rule})\n`));
+  } else {
+    process.stderr.write(c.cyan(`\nasking for approval with sudo (you may be asked for your password)...\n`));
+    grant = await sudoApprove(p.transaction_id, o.socket);
+  }
   const r = await cl.execute(p.transaction_id, p.action_name, p.params, grant.receipt);
   if (o.json) printJson({ preview: p, approval: { ...grant, receipt: undefined }, result: r });
   else process.stdout.write(renderResult(r));

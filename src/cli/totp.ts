@@ -15,7 +15,7 @@ export function totpCommand(): Command {
       'after',
       `
 High-risk approvals always need a code from the approver's authenticator app (Medium
-too when the daemon runs with --second-factor-from medium). Scan the QR code with any
+too when the policy sets second_factor_from = "medium"). Scan the QR code with any
 authenticator app (or type the secret); the daemon keeps the secret in its root-only
 store and never shows it again. Enrolling again replaces the old secret.
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader } from '../protocol/framing.js';
 import { DEFAULT_SOCKET } from '../protocol/defaults.js';
-import { PROTOCOL, type ApprovalGrant, type Method, type PreviewEnvelope, type ResultEnvelope, type TransactionView, type WelcomeMessage } from '../protocol/messages.js';
+import { PROTOCOL, type ApprovalGrant, type AutoApprovalGrant, type Method, type PreviewEnvelope, type ResultEnvelope, type TransactionView, type WelcomeMessage } from '../protocol/messages.js';
 
 export function socketPath(explicit?: string): string {
   return explicit ?? process.env.AIRLOCK_SOCKET ?? DEFAULT_SOCKET;
@@ -100,8 +100,9 @@ export class AirlockClient {
     });
   }
 
+  /** The preview; `auto_approval` is set when the policy approved it (a receipt minted by the daemon). */
   preview(action_name: string, params: Record<string, unknown>) {
-    return this.call<PreviewEnvelope>('preview', { action_name, params });
+    return this.call<PreviewEnvelope & { auto_approval?: AutoApprovalGrant }>('preview', { action_name, params });
   }
   /** `totp_code`: the approver's authenticator code, needed for High risk (and Medium where configured). */
   approve(transaction_id: string, preview_digest: string, totp_code?: string) {

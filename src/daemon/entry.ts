@@ -18,18 +18,18 @@ Options:
   --socket PATH          socket to listen on (default ${DEFAULT_SOCKET})
   --state-dir DIR        database and keys (default ${DEFAULT_STATE_DIR})
   --log-dir DIR          checkpoint file (default ${DEFAULT_LOG_DIR})
-  --risk-overrides FILE  root-owned JSON {"Action": "high"} that only raises risks
-                         (default ${DEFAULT_CONFIG_DIR}/risk-overrides.json)
+  --policy FILE          the human's policy: auto-approval rules, raised risks, unattended
+                         users, second factor, notifications (default ${DEFAULT_CONFIG_DIR}/policy.toml;
+                         root-owned; absent: non-sensitive reads are approved, nothing else)
   --receipt-ttl MIN      minutes a receipt stays valid (default ${RECEIPT_TTL_MINUTES})
   --approval-ttl MIN     minutes a preview waits for approval (default ${RECEIPT_TTL_MINUTES})
   --sweep-interval SEC   how often expired transactions are canceled (default 30)
   --checkpoint-interval MS  coalescing window for signed checkpoints (default 200; 0 = every entry)
-  --second-factor-from RISK  lowest risk whose approval needs a TOTP code: high (default) or medium
   --no-syslog            do not copy checkpoints to syslog
   -h, --help             this text
 
 Exit status: 0 after a clean stop (SIGTERM/SIGINT), 9 when start-up checks fail
-(readable key file, lowering risk override, unreadable store), 2 on bad options.
+(readable key file, a policy that is invalid or not root-owned, unreadable store), 2 on bad options.
 `;
 
 function main(): void {
@@ -46,12 +46,11 @@ function main(): void {
         socket: { type: 'string' },
         'state-dir': { type: 'string' },
         'log-dir': { type: 'string' },
-        'risk-overrides': { type: 'string' },
+        policy: { type: 'string' },
         'receipt-ttl': { type: 'string' },
         'approval-ttl': { type: 'string' },
         'sweep-interval': { type: 'string' },
         'checkpoint-interval': { type: 'string' },
-        'second-factor-from': { type: 'string' },
         'no-syslog': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -73,11 +72,6 @@ function main(): void {
     }
     return n;
   };
-  const secondFactorFrom = v['second-factor-from'] ?? 'high';
-  if (secondFactorFrom !== 'high' && secondFactorFrom !== 'medium') {
-    process.stderr.write('--second-factor-from must be high or medium (High approvals always need a code)\n');
-    process.exit(2);
-  }
   const stateDir = v['state-dir'] ?? DEFAULT_STATE_DIR;
   const files = stateFiles(stateDir, v['log-dir'] ?? DEFAULT_LOG_DIR);
   const firstStart = !existsSync(files.db);
@@ -88,13 +82,12 @@ function main(): void {
     approvalKeyPath: files.approvalKey,
     publicKeyPath: files.publicKey,
     checkpointPath: files.checkpoints,
-    riskOverridesPath: v['risk-overrides'] ?? `${DEFAULT_CONFIG_DIR}/risk-overrides.json`,
+    policyPath: v.policy ?? `${DEFAULT_CONFIG_DIR}/policy.toml`,
     receiptTtlMs: num('receipt-ttl', v['receipt-ttl'], RECEIPT_TTL_MINUTES, 0.01) * 60_000,
     approvalTtlMs: num('approval-ttl', v['approval-ttl'], RECEIPT_TTL_MINUTES, 0.01) * 60_000,
     sweepIntervalMs: num('sweep-interval', v['sweep-interval'], 30, 0.05) * 1000,
     checkpointIntervalMs: num('checkpoint-interval', v['checkpoint-interval'], 200, 0),
     syslog: !v['no-syslog'],
-    secondFactorFrom,
     // Keys are created only with a brand-new store: a store without its keys is an error, not a fresh start.
     createKeys: firstStart,
   }).then(

@@ -14,7 +14,8 @@ import { Executor } from './executor.js';
 import { RealHost } from './host.js';
 import { detectPlatform } from './platform.js';
 import { resolvePrograms } from './programs.js';
-import { loadRiskOverrides } from './risk-overrides.js';
+import { loadPolicyFile } from './policy-file.js';
+import { notifier } from './notify.js';
 import { startServer, VERSION } from './server.js';
 import { AirlockService } from './service.js';
 import { native } from './native.js';
@@ -28,14 +29,13 @@ export interface DaemonConfig {
   approvalKeyPath: string;
   publicKeyPath: string;
   checkpointPath: string;
-  riskOverridesPath?: string;
+  /** The human's policy (absent file: the built-in default). */
+  policyPath: string;
   approvalTtlMs: number;
   receiptTtlMs: number;
   sweepIntervalMs: number;
   checkpointIntervalMs: number;
   syslog: boolean;
-  /** The lowest risk whose approval needs a TOTP code (default high). */
-  secondFactorFrom?: 'high' | 'medium';
   /** Create missing keys (first start); existing ones are always checked. */
   createKeys: boolean;
   log?: (msg: string) => void;
@@ -63,20 +63,22 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const pub = formatPublicKey(auditKey.publicRaw);
   if (!existsSync(c.publicKeyPath) || readFileSync(c.publicKeyPath, 'utf8') !== pub) writeFileSync(c.publicKeyPath, pub);
   chmodSync(c.publicKeyPath, 0o644); // public by design, whatever the umask
-  const riskOverrides = loadRiskOverrides(c.riskOverridesPath);
+  const policy = loadPolicyFile(c.policyPath);
 
   const checkpoints = new CheckpointWriter(auditKey, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
   const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head) => checkpoints.note(head));
   const executor = new Executor({ programs: resolvePrograms() });
   const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);
   const host = new RealHost(platform, executor);
-  const secondFactor = new SecondFactor({ store, now: Date.now, from: c.secondFactorFrom ?? 'high', hostName: hostname() });
-  const service = new AirlockService({ store, host, executor, approvalKey, riskOverrides, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor });
+  // The second factor asks the service for the policy in force, which a reload replaces.
+  let service: AirlockService | undefined = undefined;
+  const secondFactor = new SecondFactor({ store, now: Date.now, from: () => service!.currentPolicy.secondFactorFrom, hostName: hostname() });
+  service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor });
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
   await store.appendEntries([
-    { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, reconciled: reconciled.length } },
+    { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, reconciled: reconciled.length } },
   ]);
   const sweep = setInterval(() => {
     service.sweep().then(

@@ -19,8 +19,8 @@ const ISSUER = 'Airlock';
 export interface SecondFactorOptions {
   store: Store;
   now: () => number;
-  /** The lowest risk that needs a code: 'high' (default) or 'medium'. */
-  from: Risk;
+  /** The lowest risk that needs a code now: 'high' or 'medium' (the policy says; a reload may change it). */
+  from: () => Risk;
   /** Names this host in the authenticator app. */
   hostName: string;
 }
@@ -29,7 +29,7 @@ export class SecondFactor {
   constructor(private readonly o: SecondFactorOptions) {}
 
   required(risk: Risk): boolean {
-    return riskRank(risk) >= riskRank(this.o.from);
+    return riskRank(risk) >= riskRank(this.o.from());
   }
 
   /**

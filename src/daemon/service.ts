@@ -12,7 +12,7 @@ import type { Step } from '../catalogue/mechanism.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { requestHash, sha256Hex } from '../protocol/hash.js';
-import type { ApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import type { ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { minRoleForRisk, roleSatisfies, type JobState, type Risk, type TxState } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
 import type { SigningKey } from '../audit/keys.js';
@@ -23,13 +23,21 @@ import { APPROVER_GROUP, type Identity } from './identity.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
 import type { SecondFactor } from './second-factor.js';
+import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
+import { loadPolicyFile } from './policy-file.js';
+import type { PendingEvent } from './notify.js';
 
 export interface ServiceOptions {
   store: Store;
   host: Host;
   executor: Executor;
   approvalKey: SigningKey;
-  riskOverrides: Map<string, Risk>;
+  /** The policy in force at start; `reloadPolicy` replaces it (root only). */
+  policy: Policy;
+  /** Where the policy is re-read from on reload. */
+  policyPath: string;
+  /** Tells people about a pending approval or a proposal (fire and forget). */
+  notify?: (policy: Policy, event: PendingEvent) => void;
   /** How long a preview waits for approval, and a receipt for execution. */
   approvalTtlMs: number;
   receiptTtlMs: number;
@@ -38,6 +46,9 @@ export interface ServiceOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const DAY_MS = 24 * 60 * 60_000;
+
+type AutoApproval = AutoApprovalGrant;
 /** A preview a person can review (and that fits a frame many times over). */
 export const MAX_PREVIEW_BYTES = 256 * 1024;
 const principalName = (id: { uid: number; user: string }) => `${id.user}(uid ${id.uid})`;
@@ -45,12 +56,43 @@ const principalName = (id: { uid: number; user: string }) => `${id.user}(uid ${i
 export class AirlockService {
   private readonly now: () => number;
   private readonly changes = new Slots(1);
+  private policy: Policy;
   constructor(private readonly o: ServiceOptions) {
     this.now = o.now ?? Date.now;
+    this.policy = o.policy;
+  }
+
+  get currentPolicy(): Policy {
+    return this.policy;
   }
 
   riskOf(action: AnyAction): Risk {
-    return this.o.riskOverrides.get(action.name) ?? action.risk;
+    return this.policy.riskOverrides.get(action.name) ?? action.risk;
+  }
+
+  /**
+   * Root re-reads the policy file. A file that fails its checks changes nothing; a good
+   * one takes effect at once and the signed log records the old and new digests.
+   */
+  async reloadPolicy(who: Identity): Promise<{ old_digest: string; new_digest: string; source: string }> {
+    if (who.uid !== 0) fail('authorization', 'root_only', 'only root reloads the policy', 'run `sudo airlock policy reload`');
+    const next = loadPolicyFile(this.o.policyPath);
+    const old = this.policy;
+    await this.o.store.appendEntries([
+      { kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details: { old_digest: old.digest, new_digest: next.digest, source: next.source } },
+    ]);
+    this.policy = next;
+    return { old_digest: old.digest, new_digest: next.digest, source: next.source };
+  }
+
+  /** The policy's digest and settings, for `airlock policy show` (any principal: it holds no secret). */
+  showPolicy() {
+    const p = this.policy;
+    return { digest: p.digest, source: p.source, path: this.o.policyPath, reads: p.reads, second_factor_from: p.secondFactorFrom, unattended: p.unattended, rules: p.rules.map((r) => r.id), risk_overrides: Object.fromEntries(p.riskOverrides) };
+  }
+
+  isUnattended(who: Identity): boolean {
+    return who.uid !== 0 && this.policy.unattended.includes(who.user);
   }
 
   listActions(who: Identity) {
@@ -76,7 +118,7 @@ export class AirlockService {
     };
   }
 
-  async preview(who: Identity, req: { action_name?: unknown; params?: unknown }): Promise<PreviewEnvelope> {
+  async preview(who: Identity, req: { action_name?: unknown; params?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {
     const a = this.action(req.action_name);
     const risk = this.requireRole(who, a);
     const problem = this.platformProblem(a);
@@ -104,6 +146,7 @@ export class AirlockService {
       rollback_available: a.rollback,
       warnings: parts.warnings ?? [],
       requested_by: principalName(who),
+      ...(this.isUnattended(who) ? { unattended: true as const } : {}),
       created_at: iso(created),
       expires_at: iso(created + this.o.approvalTtlMs),
     };
@@ -137,7 +180,55 @@ export class AirlockService {
       },
       this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary: parts.summary, warnings: parts.warnings ?? [] }),
     );
+    const auto = await this.autoApprove(who, a, risk, envelope, created);
+    if (auto) return { ...envelope, auto_approval: auto };
+    this.o.notify?.(this.policy, { event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary: parts.summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
     return envelope;
+  }
+
+  /**
+   * The policy's lane: a non-sensitive read (rule "reads"), or a request a rule covers
+   * exactly, within its cooldown and daily cap, gets a real receipt minted by the daemon,
+   * logged with the rule id and the policy digest. Unattended principals get the reads
+   * lane only. Anything else, or a rule at its limit, waits for a person.
+   */
+  private async autoApprove(who: Identity, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<AutoApproval | null> {
+    const policy = this.policy;
+    const isRead = a.readOnly && risk === 'low' && policy.reads === 'auto';
+    let rule: Rule | null = null;
+    if (!isRead) {
+      if (p.unattended) return null;
+      rule = matchingRule(policy, a.name, p.params);
+      if (!rule) return null;
+      const use = await this.o.store.ruleUsage(rule.id, now - DAY_MS);
+      if (use.count >= rule.dailyCap || (use.lastAt !== null && now - use.lastAt < rule.cooldownMs)) return null;
+    }
+    const ruleId = rule?.id ?? READS_RULE;
+    const approver = `policy:${ruleId}`;
+    const claims = { transactionId: p.transaction_id, requestHash: p.request_hash, approver, executor: principalName(who), expiresAt: iso(now + this.o.receiptTtlMs) };
+    const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
+    const outcome = await this.o.store.recordApproval(
+      p.transaction_id,
+      { approvedBy: approver, commitment, expiresAt: now + this.o.receiptTtlMs, now, ...(rule ? { rule: rule.id } : {}) },
+      {
+        kind: 'approval_granted',
+        transaction_id: p.transaction_id,
+        action_name: a.name,
+        risk,
+        request_hash: p.request_hash,
+        principal: null,
+        details: { preview_digest: p.preview_digest, receipt_commitment: commitment, executor: claims.executor, receipt_expires_at: claims.expiresAt, second_factor: 'none', rule_id: ruleId, policy_digest: policy.digest },
+      },
+    );
+    if (outcome !== 'approved') return null;
+    return { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest };
+  }
+
+  /** Proposals by unattended principals, newest first, for a person to re-preview (`airlock inbox run`). */
+  async inbox(who: Identity): Promise<TransactionView[]> {
+    if (!who.approver && who.role !== 'admin') fail('authorization', 'not_an_approver', 'the inbox is for approvers and admins');
+    const rows = await this.o.store.history({ limit: 1000 });
+    return rows.filter((tx) => (tx.preview as { unattended?: boolean }).unattended === true).slice(0, 200).map(view);
   }
 
   async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView & { preview: PreviewEnvelope; result: unknown }> {
@@ -158,6 +249,9 @@ export class AirlockService {
     }
     if (!roleSatisfies(who.role, minRoleForRisk(risk))) {
       fail('authorization', 'role_too_low', `approving a ${risk}-risk action needs the ${minRoleForRisk(risk)} role; ${principalName(who)} is ${who.role}`);
+    }
+    if ((tx.preview as { unattended?: boolean }).unattended) {
+      fail('authorization', 'unattended_proposal', `${tx.id} was proposed by ${tx.requesterName}, an unattended principal: no receipt is ever minted for it`, `a person re-previews it against the current state with \`airlock inbox run ${tx.id}\``);
     }
     if (who.uid === tx.requesterUid) {
       fail('authorization', 'self_approval', `${principalName(who)} requested this change and cannot approve it too`, `another person approves it, e.g. with \`sudo airlock approve ${tx.id}\` from a terminal the agent does not control`);

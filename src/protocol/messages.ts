@@ -15,6 +15,9 @@ export const METHODS = [
   'transaction.get',
   'approve',
   'totp.enroll',
+  'policy.show',
+  'policy.reload',
+  'inbox',
   'execute',
   'cancel',
   'history',
@@ -74,6 +77,8 @@ export interface PreviewEnvelope {
   rollback_available: boolean;
   warnings: string[];
   requested_by: string;
+  /** Present (true) when the requester is unattended: a proposal no receipt is ever minted for. */
+  unattended?: true;
   created_at: string;
   expires_at: string;
   /** SHA-256 of JCS of this envelope without this field: what the approver is shown. */
@@ -93,6 +98,9 @@ export interface ResultEnvelope {
   output_truncated: boolean;
   error?: WireError;
 }
+
+/** A receipt the daemon minted under a policy rule ("reads" for non-sensitive reads), returned with the preview. */
+export type AutoApprovalGrant = ApprovalGrant & { rule: string; policy_digest: string };
 
 export interface ApprovalGrant {
   transaction_id: string;

@@ -3,6 +3,7 @@
  * `airlock daemon` with its socket, database, keys and checkpoints in the shared
  * directory. Used by `airlock demo`, the integration tests and the benchmark.
  */
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { nodeCommand } from './node-command.js';
 import { dirname, join } from 'node:path';
@@ -34,6 +35,8 @@ export interface SandboxDaemonOptions {
   onOutput?: (l: string) => void;
   /** overlay (default): a throwaway copy of this host, no init. testbed: the booted Debian container. */
   host?: 'overlay' | 'testbed';
+  /** Text of the policy file the daemon starts with (default: none, so the built-in default policy). */
+  policy?: string;
 }
 
 export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promise<SandboxDaemon> {
@@ -42,7 +45,8 @@ export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promi
   const testbed = opts.host === 'testbed';
   const box: Sandbox = await startSandbox({
     ...(testbed ? { mode: 'boot' as const, lower: buildTestbedRoot() } : {}),
-    command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--risk-overrides', `${shared}/risk-overrides.json`, ...(opts.daemonArgs ?? [])],
+    prepare: (shared) => opts.policy !== undefined && writeFileSync(join(shared, 'policy.toml'), opts.policy, { mode: 0o644 }),
+    command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--policy', `${shared}/policy.toml`, ...(opts.daemonArgs ?? [])],
     onOutput: (l) => {
       logs.push(l);
       opts.onOutput?.(l);

@@ -45,6 +45,8 @@ export interface SandboxOptions {
   lower?: string;
   env?: Record<string, string>;
   onOutput?: (line: string) => void;
+  /** Writes files into the shared directory before the command starts (a policy file, say). */
+  prepare?: (shared: string) => void;
 }
 
 const ENTER = join(dirname(fileURLToPath(import.meta.url)), 'enter.js');
@@ -66,6 +68,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const shared = join(base, 'shared');
   await fsp.chmod(base, 0o755);
   await fsp.chmod(shared, 0o755);
+  opts.prepare?.(shared);
   const child = spawn(
     '/usr/bin/unshare',
     ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, '--', ...(mode === 'chroot' ? opts.command(shared) : [])],

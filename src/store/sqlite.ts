@@ -12,6 +12,8 @@ import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, Sealer, S
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rule_use (rule_id TEXT NOT NULL, at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS rule_use_at ON rule_use(rule_id, at);
 CREATE TABLE IF NOT EXISTS totp (
   approver TEXT PRIMARY KEY,
   secret TEXT NOT NULL,
@@ -137,6 +139,9 @@ export class SqliteStore implements Store {
         ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = 0, failures = 0, locked_until = 0`),
       getTotp: this.db.prepare('SELECT * FROM totp WHERE approver = ?'),
       spendStep: this.db.prepare('UPDATE totp SET last_step = ?, failures = 0 WHERE approver = ? AND last_step < ?'),
+      ruleUse: this.db.prepare('INSERT INTO rule_use (rule_id, at) VALUES (?, ?)'),
+      ruleUsage: this.db.prepare('SELECT COUNT(*) AS count, MAX(at) AS last FROM rule_use WHERE rule_id = ? AND at >= ?'),
+      ruleLast: this.db.prepare('SELECT MAX(at) AS last FROM rule_use WHERE rule_id = ?'),
       totpFailure: this.db.prepare('UPDATE totp SET failures = failures + 1 WHERE approver = ?'),
       totpLock: this.db.prepare('UPDATE totp SET failures = 0, locked_until = ? WHERE approver = ?'),
       insertLog: this.db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)'),
@@ -193,7 +198,7 @@ export class SqliteStore implements Store {
     return r ? toRecord(r) : null;
   }
 
-  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep }, entry: EntryDraft): Promise<ApprovalOutcome> {
+  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: string }, entry: EntryDraft): Promise<ApprovalOutcome> {
     try {
       return this.atomically(
         (o) => (o === 'approved' ? [entry] : []),
@@ -201,6 +206,7 @@ export class SqliteStore implements Store {
           if (this.stmts.approve.run(a.approvedBy, a.commitment, a.expiresAt, a.now, id, a.now).changes !== 1) return 'not_pending';
           // Throwing rolls the approval back with the transaction: both happen or neither does.
           if (a.spend && this.stmts.spendStep.run(a.spend.step, a.spend.approver, a.spend.step).changes !== 1) throw STEP_SPENT;
+          if (a.rule) this.stmts.ruleUse.run(a.rule, a.now);
           return 'approved';
         },
       );
@@ -208,6 +214,12 @@ export class SqliteStore implements Store {
       if (e === STEP_SPENT) return 'step_spent';
       throw e;
     }
+  }
+
+  async ruleUsage(rule: string, sinceMs: number): Promise<{ count: number; lastAt: number | null }> {
+    const r = this.stmts.ruleUsage.get(rule, sinceMs) as { count: number; last: number | null };
+    const last = (this.stmts.ruleLast.get(rule) as { last: number | null }).last;
+    return { count: r.count, lastAt: last };
   }
 
   async enrollTotp(approver: string, secret: string, now: number, entry: EntryDraft): Promise<void> {

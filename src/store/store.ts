@@ -71,8 +71,13 @@ export interface Store {
   createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void>;
   getTransaction(id: string): Promise<TxRecord | null>;
   /** Previewed -> Queued with the receipt commitment, only while still Previewed and unexpired. */
-  /** ...and, with `spend`, marks that TOTP step spent in the same transaction (refused when it already is). */
-  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep }, entry: EntryDraft): Promise<ApprovalOutcome>;
+  /**
+   * ...and, with `spend`, marks that TOTP step spent in the same transaction (refused when it already is);
+   * with `rule`, counts the approval against that policy rule's cooldown and daily cap.
+   */
+  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: string }, entry: EntryDraft): Promise<ApprovalOutcome>;
+  /** How often a policy rule approved since `sinceMs`, and when it last did (null: never). */
+  ruleUsage(rule: string, sinceMs: number): Promise<{ count: number; lastAt: number | null }>;
   /** Stores (or replaces) an approver's TOTP secret, with its log entry. */
   enrollTotp(approver: string, secret: string, now: number, entry: EntryDraft): Promise<void>;
   totp(approver: string): Promise<TotpRecord | null>;

@@ -12,11 +12,13 @@ import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope, ApprovalGrant, ResultEnvelope, TransactionView } from '../../src/protocol/messages.js';
 
+/** Every read waits for a person here, so these tests exercise human approval of any action. */
+const ASK_POLICY = 'reads = "ask"\n';
 let w: World;
 let agent: Principal, approver: Principal, observer: Principal, dev: Principal, devApprover: Principal, lowApprover: Principal;
 
 before(async () => {
-  w = await startWorld();
+  w = await startWorld([], 'overlay', { policy: ASK_POLICY });
   agent = await w.as('agent', ['airlock-admin']);
   approver = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   observer = await w.as('olga', ['airlock-observer']);
@@ -180,7 +182,7 @@ describe('receipts', () => {
 
 describe('expiry', () => {
   test('receipts and previews expire; the sweep cancels them and says so in the log', async () => {
-    const short = await startWorld(['--receipt-ttl', '0.02', '--approval-ttl', '0.03', '--sweep-interval', '0.2']); // 1.2 s, 1.8 s
+    const short = await startWorld(['--receipt-ttl', '0.02', '--approval-ttl', '0.03', '--sweep-interval', '0.2'], 'overlay', { policy: ASK_POLICY }); // 1.2 s, 1.8 s
     try {
       const a = await short.as('agent', ['airlock-admin']);
       const h = await short.as('alice', ['airlock-admin', 'airlock-approvers']);

@@ -208,11 +208,9 @@ describe('start-up refusals (fail closed)', () => {
     }
   });
 
-  test('a risk override that raises a risk is applied', async () => {
+  test('a risk override in the policy that raises a risk is applied', async () => {
     const d = tempDir();
-    const overrides = join(d, 'overrides.json');
-    writeFileSync(overrides, JSON.stringify({ ListUsers: 'medium' }), { mode: 0o644 });
-    const w = await startWorld(['--risk-overrides', overrides]);
+    const w = await startWorld([], 'overlay', { policy: '[risk]\nListUsers = "medium"\n' });
     try {
       const observer = await w.as('olga', ['airlock-observer']);
       const desc = await observer.call<{ risk: string; min_role: string }>('actions.describe', { action_name: 'ListUsers' });
@@ -224,18 +222,21 @@ describe('start-up refusals (fail closed)', () => {
     }
   });
 
-  test('a risk override that lowers a risk, names an unknown action or is writable by others is a start-up error', async () => {
+  test('a policy that lowers a risk, names an unknown action, is not TOML or is writable by others is a start-up error', async () => {
     const d = tempDir();
     try {
-      const overrides = join(d, 'overrides.json');
-      writeFileSync(overrides, JSON.stringify({ CreateUser: 'low' }), { mode: 0o644 });
-      const r = await start(d, ['--risk-overrides', overrides]);
+      const policy = join(d, 'policy.toml');
+      writeFileSync(policy, '[risk]\nCreateUser = "low"\n', { mode: 0o644 });
+      const r = await start(d, ['--policy', policy]);
       assert.equal(r.code, 9);
       assert.match(r.stderr, /never lower/);
-      writeFileSync(overrides, JSON.stringify({ Nope: 'high' }));
-      assert.match((await start(d, ['--risk-overrides', overrides])).stderr, /no action named Nope/);
-      chmodSync(overrides, 0o666);
-      assert.match((await start(d, ['--risk-overrides', overrides])).stderr, /must be owned by root and not writable/);
+      writeFileSync(policy, '[risk]\nNope = "high"\n');
+      assert.match((await start(d, ['--policy', policy])).stderr, /no action named Nope/);
+      writeFileSync(policy, 'reads = \n');
+      assert.match((await start(d, ['--policy', policy])).stderr, /not valid TOML/);
+      writeFileSync(policy, 'reads = "ask"\n');
+      chmodSync(policy, 0o666);
+      assert.match((await start(d, ['--policy', policy])).stderr, /must be owned by root and writable by root only/);
     } finally {
       removeTree(d);
     }

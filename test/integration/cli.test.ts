@@ -14,7 +14,7 @@ import type { ApprovalGrant } from '../../src/protocol/messages.js';
 let w: World;
 let agent: Principal, human: Principal, observer: Principal;
 before(async () => {
-  w = await startWorld();
+  w = await startWorld([], 'overlay', { policy: 'reads = "ask"\n' }); // human approval of reads too, as the flow tests need
   agent = await w.as('agent', ['airlock-admin']);
   human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   observer = await w.as('olga', ['airlock-observer']);

@@ -152,13 +152,13 @@ describe('enrolment', () => {
   });
 });
 
-describe('Medium approvals when the daemon is told so', () => {
+describe('Medium approvals when the policy says so', () => {
   let w2: World;
   before(async () => {
-    w2 = await startWorld(['--second-factor-from', 'medium']);
+    w2 = await startWorld([], 'overlay', { policy: '[approval]\nsecond_factor_from = "medium"\n' });
   });
   after(() => w2?.close());
-  test('with --second-factor-from medium, a Medium approval needs the code too', async () => {
+  test('with second_factor_from = "medium", a Medium approval needs the code too', async () => {
     const a = await w2.as('agent', ['airlock-admin']);
     const h = await w2.as('alice', ['airlock-admin', 'airlock-approvers']);
     const p = await a.call<PreviewEnvelope>('preview', { action_name: 'CreateGroup', params: { group: 'g2' } });

@@ -1,0 +1,127 @@
+/** `airlock policy` (check, show, reload) and `airlock inbox` (proposals by unattended principals). */
+import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { AirlockClient, socketPath } from '../client/client.js';
+import type { TransactionView } from '../protocol/messages.js';
+import { DEFAULT_POLICY_PATH, explainPolicy, parsePolicy, PolicyError } from '../policy/policy.js';
+import { renderHistory } from './render.js';
+import { runFlow } from './run.js';
+import { c, EXIT, printJson, reportError } from './ui.js';
+
+async function withDaemon<T>(cmd: Command, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
+  const cl = await AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
+  try {
+    return await fn(cl);
+  } finally {
+    cl.close();
+  }
+}
+
+export function policyCommand(): Command {
+  const policy = new Command('policy').description("the human's policy (/etc/airlock/policy.toml): auto-approval rules, raised risks, unattended users");
+  policy
+    .command('check')
+    .description('explain a policy file rule by rule and warn about dangerous rules (reads the file; no daemon needed)')
+    .option('--file <path>', 'the policy file', DEFAULT_POLICY_PATH)
+    .option('--json', 'print {ok, lines, warnings} or the error as JSON')
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 valid (warnings or not), 5 invalid (the daemon would refuse to load it).
+The daemon uses a changed file only after \`sudo airlock policy reload\`.
+
+Example policy:
+  reads = "auto"                 # non-sensitive reads need no person (the default)
+  unattended = ["backup"]        # these users propose; nothing is ever approved for them
+  [approval]
+  second_factor_from = "high"    # or "medium"
+  [risk]
+  InstallPackage = "high"        # raise only
+  [[rule]]
+  id = "restart-web"
+  action = "RestartService"
+  params = { unit = "nginx.service" }
+  cooldown_minutes = 10
+  daily_cap = 20`,
+    )
+    .action((o) => {
+      let text: string;
+      try {
+        text = readFileSync(o.file, 'utf8');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return void (process.exitCode = reportError(e, Boolean(o.json)));
+        text = '';
+      }
+      try {
+        const p = parsePolicy(text, text ? 'file' : 'default');
+        const { lines, warnings } = explainPolicy(p);
+        if (o.json) return printJson({ ok: true, digest: p.digest, lines, warnings });
+        process.stdout.write(lines.map((l) => `${l}\n`).join('') + warnings.map((w) => `${c.yellow('warning')} ${w}\n`).join(''));
+      } catch (e) {
+        if (!(e instanceof PolicyError)) throw e;
+        if (o.json) printJson({ ok: false, error: { category: 'validation', code: 'policy_invalid', message: e.message } });
+        else process.stderr.write(`${c.red('invalid')} ${o.file}: ${e.message}\n`);
+        process.exitCode = EXIT.validation;
+      }
+    });
+  policy
+    .command('show')
+    .description('the policy the daemon is using now: digest, settings, rule ids')
+    .option('--json', 'print JSON')
+    .action(async (o, cmd: Command) => {
+      try {
+        const p = await withDaemon(cmd, (cl) => cl.call<Record<string, unknown>>('policy.show'));
+        if (o.json) return printJson(p);
+        for (const [k, v] of Object.entries(p)) process.stdout.write(`${c.dim(k.padEnd(19))} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+      } catch (e) {
+        process.exitCode = reportError(e, Boolean(o.json));
+      }
+    });
+  policy
+    .command('reload')
+    .description('make the daemon re-read the policy file (root only); logged with the old and new digests')
+    .option('--json', 'print JSON')
+    .action(async (o, cmd: Command) => {
+      try {
+        const r = await withDaemon(cmd, (cl) => cl.call<{ old_digest: string; new_digest: string; source: string }>('policy.reload'));
+        if (o.json) return printJson(r);
+        process.stdout.write(r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`);
+      } catch (e) {
+        process.exitCode = reportError(e, Boolean(o.json));
+      }
+    });
+  return policy;
+}
+
+export function inboxCommand(): Command {
+  const inbox = new Command('inbox')
+    .description('proposals by unattended principals (cron jobs, monitors): they preview, a person decides')
+    .option('--json', 'print JSON')
+    .action(async (o, cmd: Command) => {
+      try {
+        const rows = await withDaemon(cmd, (cl) => cl.call<TransactionView[]>('inbox'));
+        if (o.json) return printJson(rows);
+        process.stdout.write(rows.length ? renderHistory(rows) + `\n${c.cyan('next')}  airlock inbox run ID   (re-previews it now, as you, and asks for approval)\n` : 'the inbox is empty\n');
+      } catch (e) {
+        process.exitCode = reportError(e, Boolean(o.json));
+      }
+    });
+  inbox
+    .command('run')
+    .description('re-preview a proposal against the current state, as you, then approval through sudo and execute (as `airlock run`)')
+    .argument('<transaction>')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o, cmd: Command) => {
+      try {
+        const r = await withDaemon(cmd, async (cl) => {
+          const t = await cl.transaction(id);
+          if (!t.preview.unattended) process.stderr.write(c.yellow(`${id} is not a proposal of an unattended principal; running its action anyway\n`));
+          return runFlow(cl, t.action_name, t.preview.params, { json: Boolean(o.json), socket: cmd.optsWithGlobals().socket });
+        });
+        process.exitCode = r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed;
+      } catch (e) {
+        process.exitCode = reportError(e, Boolean(o.json));
+      }
+    });
+  return inbox;
+}

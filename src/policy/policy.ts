@@ -1,0 +1,193 @@
+/**
+ * The human's policy, /etc/airlock/policy.toml: which exact actions the daemon may
+ * approve by itself (never above Medium, with a cooldown and a daily cap per rule),
+ * which risks to raise (never lower), who is unattended (proposes, never acts),
+ * when a second factor is needed, and whom to notify. Parsing and matching only:
+ * the daemon decides when the file is read (at start and on a root reload), and
+ * `airlock policy check` explains the same parse to a person.
+ */
+import { createHash } from 'node:crypto';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import type { AnyAction } from '../catalogue/action.js';
+import { CATALOGUE } from '../catalogue/index.js';
+import { RISKS, riskRank, type Risk } from '../protocol/risk.js';
+
+export const DEFAULT_POLICY_PATH = '/etc/airlock/policy.toml';
+/** Rules never approve above this: High always waits for a person. */
+export const RULE_MAX_RISK: Risk = 'medium';
+/** The rule id under which the daemon approves non-sensitive reads (`reads = "auto"`). */
+export const READS_RULE = 'reads';
+
+/**
+ * Actions whose effect is to make the host run programs or code chosen elsewhere
+ * (package maintainer scripts, a unit's or container's command, a job's program).
+ * A rule on one of these is allowed, but `policy check` warns: it is as wide as
+ * what those programs do.
+ */
+export const RUNS_PROGRAMS = ['InstallPackage', 'UpgradeAll', 'StartService', 'RestartService', 'ReloadService', 'EnableService', 'StartContainer', 'RestartContainer', 'EnableTimer', 'RunLogrotate', 'AddCronJob', 'CreateTimer', 'SignalUnit', 'AptUpdate'];
+
+const ruleId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a rule id is 1 to 40 lower-case letters, digits and -');
+/** A parameter constraint: a literal (string, number, boolean) or a glob string with * and ?. */
+const constraint = z.union([z.string().max(512), z.number(), z.boolean()]);
+
+const RuleSchema = z.strictObject({
+  id: ruleId,
+  action: z.string(),
+  params: z.record(z.string(), constraint).default({}),
+  cooldown_minutes: z.number().int().min(0).max(7 * 24 * 60),
+  daily_cap: z.number().int().min(1).max(10_000),
+});
+
+const PolicySchema = z.strictObject({
+  reads: z.enum(['auto', 'ask']).default('auto'),
+  unattended: z.array(z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'a login name')).default([]),
+  approval: z.strictObject({ second_factor_from: z.enum(['high', 'medium']).default('high') }).default({ second_factor_from: 'high' }),
+  risk: z.record(z.string(), z.enum(RISKS)).default({}),
+  rule: z.array(RuleSchema).default([]),
+  notify: z
+    .strictObject({
+      command: z.array(z.string().min(1).max(4096)).min(1).max(32).optional(),
+      webhook: z.url({ protocol: /^https?$/ }).optional(),
+    })
+    .default({}),
+});
+
+export interface Rule {
+  id: string;
+  action: string;
+  params: Record<string, string | number | boolean>;
+  cooldownMs: number;
+  dailyCap: number;
+}
+
+export interface Policy {
+  /** sha256:HEX of the file's bytes ("" for the built-in default): what the log records. */
+  digest: string;
+  source: 'default' | 'file';
+  reads: 'auto' | 'ask';
+  unattended: string[];
+  secondFactorFrom: 'high' | 'medium';
+  riskOverrides: Map<string, Risk>;
+  rules: Rule[];
+  notify: { command?: string[]; webhook?: string };
+}
+
+export class PolicyError extends Error {}
+
+export const policyDigest = (bytes: string) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+/** The policy in force when there is no file: non-sensitive reads are approved by the daemon, nothing else. */
+export const DEFAULT_POLICY: Policy = parsePolicy('', 'default');
+
+/** Parses and validates policy text; every mistake is a PolicyError naming where it is. */
+export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): Policy {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (e) {
+    throw new PolicyError(`not valid TOML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const r = PolicySchema.safeParse(raw);
+  if (!r.success) throw new PolicyError(z.prettifyError(r.error).replace(/\n/g, '; '));
+  const p = r.data;
+  const riskOverrides = new Map<string, Risk>();
+  for (const [name, risk] of Object.entries(p.risk)) {
+    const a = CATALOGUE.get(name);
+    if (!a) throw new PolicyError(`[risk]: no action named ${name}`);
+    if (riskRank(risk) < riskRank(a.risk)) throw new PolicyError(`[risk]: ${name} is ${a.risk}; an override may raise a risk, never lower it to ${risk}`);
+    riskOverrides.set(name, risk);
+  }
+  const effectiveRisk = (a: AnyAction) => riskOverrides.get(a.name) ?? a.risk;
+  const seen = new Set<string>([READS_RULE]);
+  const rules = p.rule.map((rule): Rule => {
+    const where = `rule ${rule.id}`;
+    if (seen.has(rule.id)) throw new PolicyError(`${where}: the id is used twice (or is the reserved "${READS_RULE}")`);
+    seen.add(rule.id);
+    const a = CATALOGUE.get(rule.action);
+    if (!a) throw new PolicyError(`${where}: no action named ${rule.action}`);
+    if (riskRank(effectiveRisk(a)) > riskRank(RULE_MAX_RISK)) throw new PolicyError(`${where}: ${a.name} is ${effectiveRisk(a)} risk; rules approve ${RULE_MAX_RISK} at most, High always waits for a person`);
+    const known = Object.keys((a.params as unknown as { shape?: Record<string, unknown> }).shape ?? {});
+    for (const [key, value] of Object.entries(rule.params)) {
+      if (!known.includes(key)) throw new PolicyError(`${where}: ${a.name} has no parameter ${key} (it has ${known.join(', ') || 'none'})`);
+      if (typeof value === 'string') globProblem(value, (m) => new PolicyError(`${where}: params.${key}: ${m}`));
+    }
+    return { id: rule.id, action: a.name, params: rule.params, cooldownMs: rule.cooldown_minutes * 60_000, dailyCap: rule.daily_cap };
+  });
+  return {
+    digest: policyDigest(text),
+    source,
+    reads: p.reads,
+    unattended: p.unattended,
+    secondFactorFrom: p.approval.second_factor_from,
+    riskOverrides,
+    rules,
+    notify: p.notify,
+  };
+}
+
+const isGlob = (s: string) => /[*?]/.test(s);
+/** A glob whose fixed start says little: under 3 characters, or a top-level directory such as /etc/. */
+const isWideGlob = (s: string) => {
+  if (!isGlob(s)) return false;
+  const fixed = s.slice(0, s.search(/[*?]/));
+  return fixed.length < 3 || /^\/[a-z]*\/?$/.test(fixed);
+};
+
+/** Refuses glob text that could match an option or climb a directory whatever it is matched against. */
+function globProblem(glob: string, err: (m: string) => Error): void {
+  if (/[\u0000-\u001f]/.test(glob)) throw err('control characters are not allowed');
+  if (!isGlob(glob)) return;
+  if (/^[*?]/.test(glob)) throw err(`the glob ${JSON.stringify(glob)} starts with a wildcard, so it could match an option (-x) or any path: start it with fixed text`);
+  if (glob.split('/').some((seg) => seg === '..' || seg === '.')) throw err('a glob must not contain . or .. segments');
+}
+
+/**
+ * Whether one request value meets one constraint. A glob's `*` and `?` never match
+ * '/', so `/srv/www/*` stays inside /srv/www; and a value that looks like an option
+ * or holds a . or .. segment never matches a glob, whatever the glob says.
+ */
+export function valueMatches(value: unknown, want: string | number | boolean): boolean {
+  if (typeof want !== 'string' || !isGlob(want)) return value === want;
+  if (typeof value !== 'string') return false;
+  if (/^[-+]/.test(value) || value.split('/').some((s) => s === '..' || s === '.') || /[\u0000-\u001f]/.test(value)) return false;
+  const re = new RegExp(`^${want.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`);
+  return re.test(value);
+}
+
+/** The rule that covers this request exactly (same parameter names, each value meeting its constraint), if any. */
+export function matchingRule(policy: Policy, action: string, params: Record<string, unknown>): Rule | null {
+  const keys = Object.keys(params).sort();
+  for (const rule of policy.rules) {
+    if (rule.action !== action) continue;
+    const ruleKeys = Object.keys(rule.params).sort();
+    if (ruleKeys.length !== keys.length || ruleKeys.some((k, i) => k !== keys[i])) continue;
+    if (keys.every((k) => valueMatches(params[k], rule.params[k]!))) return rule;
+  }
+  return null;
+}
+
+/** One line per rule and setting for a person, with warnings for the dangerous ones. */
+export function explainPolicy(policy: Policy): { lines: string[]; warnings: string[] } {
+  const lines: string[] = [];
+  const warnings: string[] = [];
+  lines.push(policy.source === 'default' ? 'no policy file: the built-in default applies' : `policy ${policy.digest}`);
+  lines.push(policy.reads === 'auto' ? `reads: low-risk read-only actions are approved by the daemon (rule "${READS_RULE}"); sensitive reads (Medium or High) still wait for a person` : 'reads: every read waits for a person');
+  lines.push(`second factor: TOTP code required from ${policy.secondFactorFrom} risk up`);
+  for (const [name, risk] of policy.riskOverrides) lines.push(`risk: ${name} raised from ${CATALOGUE.get(name)!.risk} to ${risk}`);
+  if (policy.unattended.length) lines.push(`unattended (propose only, never approved): ${policy.unattended.join(', ')}`);
+  for (const r of policy.rules) {
+    const constraints = Object.entries(r.params).map(([k, v]) => `${k} ${typeof v === 'string' && isGlob(v) ? 'matches' : '='} ${JSON.stringify(v)}`);
+    lines.push(`rule ${r.id}: approves ${r.action}${constraints.length ? ` when ${constraints.join(' and ')}` : ' with no parameters'}, at most once every ${r.cooldownMs / 60_000} min and ${r.dailyCap} times a day`);
+    if (RUNS_PROGRAMS.includes(r.action)) warnings.push(`rule ${r.id}: ${r.action} makes the host run programs (scripts, units, containers, jobs); the rule is as wide as what they do`);
+    for (const [k, v] of Object.entries(r.params)) {
+      if (typeof v === 'string' && isWideGlob(v)) warnings.push(`rule ${r.id}: params.${k} ${JSON.stringify(v)} is a wide glob: name the values you mean`);
+    }
+    const a = CATALOGUE.get(r.action)!;
+    const unlisted = Object.keys((a.params as unknown as { shape?: Record<string, unknown> }).shape ?? {}).filter((k) => !(k in r.params));
+    if (unlisted.length) lines.push(`  (a request that sets ${unlisted.join(', ')} is not covered)`);
+  }
+  if (policy.notify.command) lines.push(`notify: runs ${JSON.stringify(policy.notify.command)} (no shell) with the summary on stdin`);
+  if (policy.notify.webhook) lines.push(`notify: POSTs the summary as JSON to ${policy.notify.webhook}`);
+  return { lines, warnings };
+}

@@ -1,0 +1,190 @@
+/**
+ * The human's policy against a real daemon with real Unix users: reads approved by
+ * the daemon, exact rules with cooldown and cap, every auto-approval in the signed log
+ * with its rule and the policy digest; an edited policy file changes nothing until
+ * root reloads it; unattended principals propose into the inbox and never act; a
+ * same-uid agent obtains no receipt through any message; notifications carry no parameters.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chownSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rejectsWith, startWorld, type World } from '../support/world.js';
+import type { Principal } from '../../src/sandbox/principal.js';
+import type { AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../../src/protocol/messages.js';
+import { readSqliteLog } from '../../src/audit/log-file.js';
+import { policyDigest } from '../../src/policy/policy.js';
+
+type Preview = PreviewEnvelope & { auto_approval?: AutoApprovalGrant };
+const POLICY = `unattended = ["cronbot"]
+[risk]
+ListGroups = "medium"
+[[rule]]
+id = "web-groups"
+action = "CreateGroup"
+params = { group = "web-*" }
+cooldown_minutes = 60
+daily_cap = 1
+
+[notify]
+command = ["/usr/bin/tee", "--append", "NOTIFY_FILE"]
+`;
+
+let w: World;
+let agent: Principal, alice: Principal, cronbot: Principal;
+let policyPath: string, notifyFile: string;
+
+before(async () => {
+  // The notification file lives in the shared directory, which the sandboxed daemon sees at the same path.
+  w = await startWorld([], 'overlay', { policy: '' });
+  policyPath = join(w.d.box.shared, 'policy.toml');
+  notifyFile = join(w.d.box.shared, 'notify.jsonl');
+  writeFileSync(policyPath, POLICY.replace('NOTIFY_FILE', notifyFile));
+  agent = await w.as('agent', ['airlock-admin', 'airlock-approvers']);
+  alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+  cronbot = await w.as('cronbot', ['airlock-dev']);
+  await (await w.root()).call('policy.reload');
+});
+after(() => w?.close());
+
+const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call<Preview>('preview', { action_name: action, params });
+const execute = (who: Principal, p: Preview, receipt: string) => who.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt });
+const entries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null; principal: { user: string } | null; details: Record<string, unknown> });
+const approvalOf = (id: string) => entries().find((e) => e.kind === 'approval_granted' && e.transaction_id === id);
+
+describe('auto-approval', () => {
+  test('a non-sensitive read is approved by the daemon, logged with rule "reads" and the policy digest', async () => {
+    const p = await preview(agent, 'ListUsers', {});
+    assert.ok(p.auto_approval, 'approved by the policy');
+    assert.equal(p.auto_approval.rule, 'reads');
+    assert.equal(p.auto_approval.approved_by, 'policy:reads');
+    const r = await execute(agent, p, p.auto_approval.receipt);
+    assert.equal(r.state, 'Succeeded');
+    const e = approvalOf(p.transaction_id)!;
+    assert.equal(e.details.rule_id, 'reads');
+    assert.equal(e.details.policy_digest, policyDigest(readFileSync(policyPath, 'utf8')));
+    assert.equal(e.principal, null, 'the daemon approved, not a person');
+  });
+
+  test('a read whose risk the policy raised to Medium waits for a person', async () => {
+    const p = await preview(agent, 'ListGroups', {});
+    assert.equal(p.risk, 'medium');
+    assert.equal(p.auto_approval, undefined);
+  });
+
+  test('a rule approves exactly what it covers, once per cooldown and cap', async () => {
+    const p = await preview(agent, 'CreateGroup', { group: 'web-1' });
+    assert.equal(p.auto_approval?.rule, 'web-groups');
+    assert.equal((await execute(agent, p, p.auto_approval!.receipt)).state, 'Succeeded');
+    assert.match((await w.d.box.readFile('/etc/group'))!, /^web-1:/m);
+    assert.equal(approvalOf(p.transaction_id)!.details.rule_id, 'web-groups');
+    // The cap (1 a day) and the cooldown (60 min) are spent: the next one waits for a person.
+    const again = await preview(agent, 'CreateGroup', { group: 'web-2' });
+    assert.equal(again.auto_approval, undefined);
+    // Not covered: another name, or a parameter the rule does not list.
+    assert.equal((await preview(agent, 'CreateGroup', { group: 'db-1' })).auto_approval, undefined);
+  });
+
+  test('a person can still approve what the rule did not', async () => {
+    const p = await preview(agent, 'CreateGroup', { group: 'db-2' });
+    const g = await w.approve(alice, p);
+    assert.equal((await execute(agent, p, g.receipt)).state, 'Succeeded');
+  });
+});
+
+describe('the policy file is the human\'s', () => {
+  test('an edited file changes nothing until root reloads it; a non-root reload is refused', async () => {
+    const before = (await agent.call<{ digest: string }>('policy.show')).digest;
+    writeFileSync(policyPath, POLICY.replace('NOTIFY_FILE', notifyFile).replace('daily_cap = 1', 'daily_cap = 100').replace('cooldown_minutes = 60', 'cooldown_minutes = 0'));
+    assert.equal((await preview(agent, 'CreateGroup', { group: 'web-3' })).auto_approval, undefined, 'still the old cap');
+    await rejectsWith(agent.call('policy.reload'), 'authorization', 'root_only');
+    await rejectsWith(alice.call('policy.reload'), 'authorization', 'root_only');
+    assert.equal((await agent.call<{ digest: string }>('policy.show')).digest, before);
+    const r = await (await w.root()).call<{ old_digest: string; new_digest: string }>('policy.reload');
+    assert.equal(r.old_digest, before);
+    assert.notEqual(r.new_digest, before);
+    const logged = entries().filter((e) => e.kind === 'policy_reloaded').at(-1)!;
+    assert.deepEqual([logged.details.old_digest, logged.details.new_digest, logged.principal?.user], [before, r.new_digest, 'root']);
+    assert.equal((await preview(agent, 'CreateGroup', { group: 'web-4' })).auto_approval?.rule, 'web-groups');
+  });
+
+  test('a file the agent owns, or one that lowers a risk, is refused at reload and the old policy stays', async () => {
+    const before = (await agent.call<{ digest: string }>('policy.show')).digest;
+    writeFileSync(policyPath, '[risk]\nCreateUser = "low"\n');
+    await rejectsWith((await w.root()).call('policy.reload'), 'validation', 'policy_invalid');
+    writeFileSync(policyPath, 'reads = "auto"\n[[rule]]\nid = "all"\naction = "CreateGroup"\nparams = { group = "x*" }\ncooldown_minutes = 0\ndaily_cap = 100\n');
+    chownSync(policyPath, agent.identity.uid, agent.identity.gid);
+    await rejectsWith((await w.root()).call('policy.reload'), 'integrity', 'policy_untrusted');
+    chownSync(policyPath, 0, 0);
+    assert.equal((await agent.call<{ digest: string }>('policy.show')).digest, before);
+    writeFileSync(policyPath, POLICY.replace('NOTIFY_FILE', notifyFile));
+    await (await w.root()).call('policy.reload');
+  });
+});
+
+describe('unattended principals propose, never act', () => {
+  test('a proposal goes to the inbox, no one can approve it, and it never executes', async () => {
+    const p = await preview(cronbot, 'CreateGroup', { group: 'nightly' });
+    assert.equal(p.unattended, true);
+    assert.equal(p.auto_approval, undefined);
+    await rejectsWith(w.approve(alice, p), 'authorization', 'unattended_proposal');
+    await rejectsWith((await w.root()).call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'unattended_proposal');
+    const inbox = await alice.call<TransactionView[]>('inbox');
+    assert.ok(inbox.some((t) => t.transaction_id === p.transaction_id && t.state === 'Previewed'));
+    await rejectsWith(cronbot.call('inbox'), 'authorization', 'not_an_approver');
+    assert.doesNotMatch((await w.d.box.readFile('/etc/group'))!, /^nightly:/m);
+  });
+
+  test('even a rule that covers it does not approve it; non-sensitive reads still run', async () => {
+    const p = await preview(cronbot, 'CreateGroup', { group: 'web-9' });
+    assert.equal(p.auto_approval, undefined, 'rules never approve for an unattended principal');
+    const read = await preview(cronbot, 'ListUsers', {});
+    assert.equal(read.auto_approval?.rule, 'reads');
+    assert.equal((await execute(cronbot, read, read.auto_approval!.receipt)).state, 'Succeeded');
+  });
+
+  test('a person re-previews a proposal as their own transaction', async () => {
+    const proposal = (await alice.call<TransactionView[]>('inbox')).find((t) => t.summary.includes('nightly'))!;
+    const t = await alice.call<{ preview: PreviewEnvelope }>('transaction.get', { transaction_id: proposal.transaction_id });
+    const fresh = await preview(agent, t.preview.action_name, t.preview.params);
+    assert.equal(fresh.unattended, undefined);
+    const g = await w.approve(alice, fresh);
+    assert.equal((await execute(agent, fresh, g.receipt)).state, 'Succeeded');
+  });
+});
+
+describe('a same-uid agent with a shell obtains no receipt through any message', () => {
+  test('self-approval, enrolment, reload, forged and borrowed receipts all fail', async () => {
+    const p = await preview(agent, 'CreateUser', { user: 'mallory' });
+    assert.equal(p.auto_approval, undefined, 'High is never automatic');
+    await rejectsWith(w.approve(agent, p), 'authorization', 'self_approval');
+    await rejectsWith(agent.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: '000000' }), 'authorization', 'self_approval');
+    await rejectsWith(agent.call('totp.enroll', { user: 'agent' }), 'authorization', 'root_only');
+    await rejectsWith(agent.call('policy.reload'), 'authorization', 'root_only');
+    // A receipt minted for a read does not open the High transaction.
+    const read = await preview(agent, 'ListUsers', {});
+    await rejectsWith(execute(agent, p, read.auto_approval!.receipt), 'stale_approval');
+    await rejectsWith(agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params }), 'stale_approval');
+    assert.equal((await agent.call<TransactionView>('transaction.get', { transaction_id: p.transaction_id })).state, 'Previewed');
+    assert.doesNotMatch((await w.d.box.readFile('/etc/passwd'))!, /^mallory:/m);
+  });
+});
+
+describe('notifications', () => {
+  test('a pending approval and a proposal are announced with summary and risk, never parameters', async () => {
+    const p = await preview(agent, 'CreateUser', { user: 'secret-name-42' });
+    const q = await preview(cronbot, 'CreateGroup', { group: 'hidden-group-7' });
+    let text = '';
+    for (let i = 0; i < 50 && !(text.includes(p.transaction_id) && text.includes(q.transaction_id)); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      text = readFileSync(notifyFile, 'utf8');
+    }
+    const events = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    const pe = events.find((e) => e.transaction_id === p.transaction_id)!;
+    assert.deepEqual([pe.event, pe.action, pe.risk], ['pending_approval', 'CreateUser', 'high']);
+    assert.equal(events.find((e) => e.transaction_id === q.transaction_id)?.event, 'proposal');
+    assert.ok(!('params' in pe));
+    // The summary is the preview's one line, which may name the user: it is what an approver is told.
+    assert.ok(events.every((e) => !JSON.stringify(e).includes('"params"')));
+  });
+});
