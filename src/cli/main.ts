@@ -14,6 +14,7 @@ import { adminCommands } from './admin.js';
 import { demoCommand } from './demo.js';
 import { totpCommand } from './totp.js';
 import { inboxCommand, policyCommand } from './policy.js';
+import { tokenCommand } from './token.js';
 import { runFlow } from './run.js';
 import { c, EXIT, printJson, reportError, riskColour, table } from './ui.js';
 
@@ -229,6 +230,7 @@ for (const sub of adminCommands()) program.addCommand(sub);
 program.addCommand(totpCommand());
 program.addCommand(policyCommand());
 program.addCommand(inboxCommand());
+program.addCommand(tokenCommand());
 program.addCommand(demoCommand());
 program.command('daemon').description('run the root daemon (see `airlock daemon --help`)');
 

@@ -9,8 +9,15 @@ import { decodeBody, encodeFrame, FrameReader } from '../protocol/framing.js';
 import { DEFAULT_SOCKET } from '../protocol/defaults.js';
 import { PROTOCOL, type ApprovalGrant, type AutoApprovalGrant, type Method, type PreviewEnvelope, type ResultEnvelope, type TransactionView, type WelcomeMessage } from '../protocol/messages.js';
 
+/** Where the daemon is: a Unix socket path, or tcp:HOST:PORT (then a token is needed). */
 export function socketPath(explicit?: string): string {
   return explicit ?? process.env.AIRLOCK_SOCKET ?? DEFAULT_SOCKET;
+}
+
+/** tcp:127.0.0.1:7070 or tcp:[::1]:7070 -> host and port; anything else is a socket path. */
+function tcpTarget(target: string): { host: string; port: number } | null {
+  const m = /^tcp:(\[[0-9a-fA-F:]+\]|[^:]+):([0-9]{1,5})$/.exec(target);
+  return m ? { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) } : null;
 }
 
 export class AirlockClient {
@@ -22,9 +29,15 @@ export class AirlockClient {
     private readonly timeoutMs: number,
   ) {}
 
-  static async connect(path = socketPath(), opts: { timeoutMs?: number; client?: string } = {}): Promise<AirlockClient> {
+  /**
+   * `token` (default $AIRLOCK_TOKEN) is sent in the hello: TCP and token-socket listeners
+   * need it; the Unix socket ignores it, since the kernel says who is asking there.
+   */
+  static async connect(path = socketPath(), opts: { timeoutMs?: number; client?: string; token?: string } = {}): Promise<AirlockClient> {
     const timeoutMs = opts.timeoutMs ?? 15 * 60_000;
-    const sock = net.createConnection(path);
+    const tcp = tcpTarget(path);
+    const sock = tcp ? net.createConnection(tcp.port, tcp.host) : net.createConnection(path);
+    const token = opts.token ?? process.env.AIRLOCK_TOKEN;
     await new Promise<void>((resolve, reject) => {
       sock.once('connect', resolve);
       sock.once('error', (e: NodeJS.ErrnoException) =>
@@ -60,7 +73,7 @@ export class AirlockClient {
         else client.failAll(err);
       });
       sock.on('error', () => {});
-      sock.write(encodeFrame({ type: 'hello', protocol: PROTOCOL, client: opts.client ?? 'airlock-client/0.1' }));
+      sock.write(encodeFrame({ type: 'hello', protocol: PROTOCOL, client: opts.client ?? 'airlock-client/0.1', ...(token ? { token } : {}) }));
     });
     client = new AirlockClient(sock, welcome, timeoutMs);
     return client;

@@ -25,6 +25,11 @@ Options:
   --approval-ttl MIN     minutes a preview waits for approval (default ${RECEIPT_TTL_MINUTES})
   --sweep-interval SEC   how often expired transactions are canceled (default 30)
   --checkpoint-interval MS  coalescing window for signed checkpoints (default 200; 0 = every entry)
+  --listen-tcp ADDR:PORT also listen on TCP (e.g. 127.0.0.1:7070); clients authenticate with a token
+  --token-socket PATH    also listen on a Unix socket authenticated by token, for a vsock bridge
+                         (socat VSOCK-LISTEN:PORT,fork UNIX-CONNECT:PATH or systemd-socket-proxyd)
+  --tokens FILE          token principals: name, role, unattended, SHA-256 of the token
+                         (default ${DEFAULT_CONFIG_DIR}/tokens.toml; root-owned, mode 0600)
   --no-syslog            do not copy checkpoints to syslog
   -h, --help             this text
 
@@ -47,6 +52,9 @@ function main(): void {
         'state-dir': { type: 'string' },
         'log-dir': { type: 'string' },
         policy: { type: 'string' },
+        'listen-tcp': { type: 'string' },
+        'token-socket': { type: 'string' },
+        tokens: { type: 'string' },
         'receipt-ttl': { type: 'string' },
         'approval-ttl': { type: 'string' },
         'sweep-interval': { type: 'string' },
@@ -72,6 +80,15 @@ function main(): void {
     }
     return n;
   };
+  let tcp: { host: string; port: number } | undefined;
+  if (v['listen-tcp'] !== undefined) {
+    const m = /^(\[[0-9a-fA-F:]+\]|[0-9.]+|localhost):([0-9]{1,5})$/.exec(v['listen-tcp']);
+    if (!m || Number(m[2]) > 65535) {
+      process.stderr.write('--listen-tcp takes ADDRESS:PORT, e.g. 127.0.0.1:7070 or [::1]:7070\n');
+      process.exit(2);
+    }
+    tcp = { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+  }
   const stateDir = v['state-dir'] ?? DEFAULT_STATE_DIR;
   const files = stateFiles(stateDir, v['log-dir'] ?? DEFAULT_LOG_DIR);
   const firstStart = !existsSync(files.db);
@@ -83,6 +100,9 @@ function main(): void {
     publicKeyPath: files.publicKey,
     checkpointPath: files.checkpoints,
     policyPath: v.policy ?? `${DEFAULT_CONFIG_DIR}/policy.toml`,
+    tokensPath: v.tokens ?? `${DEFAULT_CONFIG_DIR}/tokens.toml`,
+    ...(tcp ? { tcp } : {}),
+    ...(v['token-socket'] ? { tokenSocketPath: v['token-socket'] } : {}),
     receiptTtlMs: num('receipt-ttl', v['receipt-ttl'], RECEIPT_TTL_MINUTES, 0.01) * 60_000,
     approvalTtlMs: num('approval-ttl', v['approval-ttl'], RECEIPT_TTL_MINUTES, 0.01) * 60_000,
     sweepIntervalMs: num('sweep-interval', v['sweep-interval'], 30, 0.05) * 1000,

@@ -17,11 +17,17 @@ export const ROLE_GROUPS: Record<Exclude<Role, never>, string> = {
 export const APPROVER_GROUP = 'airlock-approvers';
 
 export interface Identity {
+  /** The kernel's uid; for a token principal a negative number derived from the token's name. */
   uid: number;
+  /** The login name, or token:NAME. */
   user: string;
   role: Role;
   approver: boolean;
   pid: number;
+  /** How the daemon knows: the kernel's peer credentials (default) or a token from the root-owned file. */
+  via?: 'unix' | 'token';
+  /** The token file marks this principal unattended (the policy may mark Unix users so). */
+  unattended?: boolean;
 }
 
 /** Re-reads /etc/passwd and /etc/group when they change (cheap stat per connection). */

@@ -31,6 +31,10 @@ export interface DaemonConfig {
   checkpointPath: string;
   /** The human's policy (absent file: the built-in default). */
   policyPath: string;
+  /** Token principals for the TCP and token-socket listeners (absent file: none). */
+  tokensPath: string;
+  tcp?: { host: string; port: number };
+  tokenSocketPath?: string;
   approvalTtlMs: number;
   receiptTtlMs: number;
   sweepIntervalMs: number;
@@ -73,7 +77,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   // The second factor asks the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;
   const secondFactor = new SecondFactor({ store, now: Date.now, from: () => service!.currentPolicy.secondFactorFrom, hostName: hostname() });
-  service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor });
+  service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor });
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
@@ -88,7 +92,8 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   }, c.sweepIntervalMs);
   sweep.unref();
 
-  const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, log });
+  const svc = service;
+  const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId})`);
   let stopping: Promise<void> | null = null;
   return {

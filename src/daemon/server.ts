@@ -1,6 +1,8 @@
 /**
- * The Unix-socket listener. Identity comes from the kernel at accept time; a peer
- * without an airlock role is told so and disconnected. Each connection must say
+ * The listeners. On the Unix socket, identity comes from the kernel at accept time;
+ * a peer without an airlock role is told so and disconnected. On TCP and on the token
+ * socket (where a vsock bridge forwards), identity comes from the token in the hello,
+ * looked up in the root-owned token file; a missing or unknown token is refused. Each connection must say
  * hello within FIRST_FRAME_MS, is dropped after IDLE_MS of silence, and a uid may
  * hold at most MAX_CONN_PER_UID connections. A bad frame length closes the
  * connection (the stream can no longer be framed); a bad body gets a typed error.
@@ -12,6 +14,7 @@ import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/fra
 import { METHODS, PROTOCOL, SERVER_NAME, type Method, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
 import { native } from './native.js';
 import { resolveIdentity, type Identity } from './identity.js';
+import type { TokenTable } from './tokens.js';
 import type { AirlockService } from './service.js';
 import { MAX_OUTPUT_LINES } from './output.js';
 
@@ -31,6 +34,12 @@ export interface ServerOptions {
   service: AirlockService;
   publicKeyText: string;
   log: (msg: string) => void;
+  /** A TCP listener authenticated by token (loopback or a configured address). */
+  tcp?: { host: string; port: number };
+  /** A Unix socket authenticated by token, for a vsock bridge (socat, systemd-socket-proxyd) to forward to. */
+  tokenSocketPath?: string;
+  /** The token table in force (re-read on a policy reload). */
+  tokens: () => TokenTable;
 }
 
 export interface RunningServer {
@@ -39,7 +48,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function startServer(o: ServerOptions): Promise<RunningServer> {
+export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const handlers: Record<Method, Handler> = {
     'actions.list': async (who) => o.service.listActions(who),
     'actions.describe': async (who, p) => o.service.describe(who, p.action_name),
@@ -58,9 +67,8 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
   const perUid = new Map<number, number>();
   const open = new Set<net.Socket>();
 
-  const server = net.createServer({ allowHalfOpen: false }, (sock) => {
-    open.add(sock);
-    sock.once('close', () => open.delete(sock));
+  /** The Unix socket: the kernel names the peer before it says anything. */
+  const unixServer = net.createServer({ allowHalfOpen: false }, (sock) => {
     let who: Identity | null;
     try {
       const fd = (sock as unknown as { _handle: { fd: number } })._handle.fd;
@@ -72,6 +80,14 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       sock.destroy();
       return;
     }
+    serve(sock, who === null ? 'no_role' : who);
+  });
+  /** TCP and the token socket: the hello's token names the peer. */
+  const tokenServer = () => net.createServer({ allowHalfOpen: false }, (sock) => serve(sock, 'token'));
+
+  function serve(sock: net.Socket, peer: Identity | 'no_role' | 'token'): void {
+    open.add(sock);
+    sock.once('close', () => open.delete(sock));
     const send = (m: unknown) => {
       if (sock.destroyed) return;
       let frame: Buffer;
@@ -90,18 +106,24 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       sock.end();
       setTimeout(() => sock.destroy(), 1000).unref();
     };
-    if (!who) {
+    if (peer === 'no_role') {
       return refuse(new AirlockError('authorization', 'no_role', 'you are in no airlock group, so the daemon will not talk to you', 'an administrator adds you to airlock-observer, airlock-dev or airlock-admin (then log in again)'));
     }
-    const identity = who;
-    const count = (perUid.get(identity.uid) ?? 0) + 1;
-    perUid.set(identity.uid, count);
-    sock.once('close', () => {
-      const n = (perUid.get(identity.uid) ?? 1) - 1;
-      if (n <= 0) perUid.delete(identity.uid);
-      else perUid.set(identity.uid, n);
-    });
-    if (count > MAX_CONN_PER_UID) return refuse(new AirlockError('transient', 'too_many_connections', `uid ${identity.uid} already holds ${MAX_CONN_PER_UID} connections`, 'close some and retry'));
+    let identity: Identity = peer === 'token' ? (undefined as unknown as Identity) : peer;
+    /** Counts the connection against its principal; false (and refused) past the limit. */
+    const admit = (who: Identity): boolean => {
+      const count = (perUid.get(who.uid) ?? 0) + 1;
+      perUid.set(who.uid, count);
+      sock.once('close', () => {
+        const n = (perUid.get(who.uid) ?? 1) - 1;
+        if (n <= 0) perUid.delete(who.uid);
+        else perUid.set(who.uid, n);
+      });
+      if (count <= MAX_CONN_PER_UID) return true;
+      refuse(new AirlockError('transient', 'too_many_connections', `${who.user} already holds ${MAX_CONN_PER_UID} connections`, 'close some and retry'));
+      return false;
+    };
+    if (peer !== 'token' && !admit(peer)) return;
 
     const reader = new FrameReader(MAX_FRAME);
     let greeted = false;
@@ -145,9 +167,16 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
           continue;
         }
         if (!greeted) {
-          const m = msg as { type?: unknown; protocol?: unknown };
+          const m = msg as { type?: unknown; protocol?: unknown; token?: unknown };
           if (m?.type !== 'hello' || m.protocol !== PROTOCOL) {
             return refuse(new AirlockError('validation', 'hello_required', `the first message must be {"type":"hello","protocol":"${PROTOCOL}"}`));
+          }
+          if (peer === 'token') {
+            // The token is looked up and dropped: never logged, never echoed.
+            const who = o.tokens().identify(m.token);
+            if (!who) return refuse(new AirlockError('authorization', 'bad_token', 'this listener needs a valid token in the hello, and none was given or it is not in the token file', 'set AIRLOCK_TOKEN to the token root gave you'));
+            identity = who;
+            if (!admit(who)) return;
           }
           greeted = true;
           clearTimeout(firstFrame);
@@ -157,7 +186,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
             server: SERVER_NAME,
             version: VERSION,
             capabilities: [...METHODS],
-            principal: { uid: identity.uid, user: identity.user, via: 'unix', role: identity.role, approver: identity.approver },
+            principal: { uid: identity.uid, user: identity.user, via: identity.via ?? 'unix', role: identity.role, approver: identity.approver },
             limits: { max_frame: MAX_FRAME, idle_timeout_ms: IDLE_MS, max_output_lines: MAX_OUTPUT_LINES },
           } satisfies WelcomeMessage);
           continue;
@@ -166,7 +195,7 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
       }
       pump();
     });
-  });
+  }
 
   async function dispatch(who: Identity, msg: unknown): Promise<ResponseMessage> {
     const m = msg as { type?: unknown; id?: unknown; method?: unknown; params?: unknown };
@@ -191,23 +220,35 @@ export function startServer(o: ServerOptions): Promise<RunningServer> {
     }
   }
 
-  return new Promise((resolve, reject) => {
-    if (existsSync(o.socketPath)) {
-      if (!lstatSync(o.socketPath).isSocket()) return reject(new Error(`${o.socketPath} exists and is not a socket`));
-      unlinkSync(o.socketPath);
-    }
-    server.once('error', reject);
-    server.listen(o.socketPath, () => {
-      // Access is decided per connection by peer credentials, so the socket itself is open to all.
-      chmodSync(o.socketPath, 0o666);
-      resolve({
-        server,
-        close: () =>
-          new Promise<void>((r) => {
-            server.close(() => r());
-            for (const s of open) s.destroy();
-          }),
-      });
+  const servers: net.Server[] = [];
+  const listen = (server: net.Server, target: string | { host: string; port: number }) =>
+    new Promise<void>((resolve, reject) => {
+      if (typeof target === 'string' && existsSync(target)) {
+        if (!lstatSync(target).isSocket()) return reject(new Error(`${target} exists and is not a socket`));
+        unlinkSync(target);
+      }
+      server.once('error', reject);
+      const done = () => {
+        // Access is decided per connection (peer credentials or token), so the socket itself is open to all.
+        if (typeof target === 'string') chmodSync(target, 0o666);
+        servers.push(server);
+        resolve();
+      };
+      if (typeof target === 'string') server.listen(target, done);
+      else server.listen(target.port, target.host, done);
     });
-  });
+  const close = () =>
+    Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => {
+      for (const s of open) s.destroy();
+    });
+  try {
+    await listen(unixServer, o.socketPath);
+    if (o.tcp) await listen(tokenServer(), o.tcp);
+    if (o.tokenSocketPath) await listen(tokenServer(), o.tokenSocketPath);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  if (o.tcp) o.log(`listening on tcp ${o.tcp.host}:${(servers[1]!.address() as net.AddressInfo).port} (token authentication; ${o.tokens().size} token(s))`);
+  return { server: unixServer, close };
 }

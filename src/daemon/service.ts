@@ -25,6 +25,7 @@ import { Slots } from './slots.js';
 import type { SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
 import { loadPolicyFile } from './policy-file.js';
+import { TokenTable } from './tokens.js';
 import type { PendingEvent } from './notify.js';
 
 export interface ServiceOptions {
@@ -36,6 +37,8 @@ export interface ServiceOptions {
   policy: Policy;
   /** Where the policy is re-read from on reload. */
   policyPath: string;
+  /** The token file, read at start and re-read with the policy. */
+  tokensPath: string;
   /** Tells people about a pending approval or a proposal (fire and forget). */
   notify?: (policy: Policy, event: PendingEvent) => void;
   /** How long a preview waits for approval, and a receipt for execution. */
@@ -51,15 +54,22 @@ const DAY_MS = 24 * 60 * 60_000;
 type AutoApproval = AutoApprovalGrant;
 /** A preview a person can review (and that fits a frame many times over). */
 export const MAX_PREVIEW_BYTES = 256 * 1024;
-const principalName = (id: { uid: number; user: string }) => `${id.user}(uid ${id.uid})`;
+/** alice(uid 1001) for a Unix user; token:NAME alone for a token principal (its uid is synthetic). */
+const principalName = (id: { uid: number; user: string }) => (id.uid < 0 ? id.user : `${id.user}(uid ${id.uid})`);
 
 export class AirlockService {
   private readonly now: () => number;
   private readonly changes = new Slots(1);
   private policy: Policy;
+  private tokenTable: TokenTable;
   constructor(private readonly o: ServiceOptions) {
     this.now = o.now ?? Date.now;
     this.policy = o.policy;
+    this.tokenTable = TokenTable.load(o.tokensPath);
+  }
+
+  get tokens(): TokenTable {
+    return this.tokenTable;
   }
 
   get currentPolicy(): Policy {
@@ -77,11 +87,13 @@ export class AirlockService {
   async reloadPolicy(who: Identity): Promise<{ old_digest: string; new_digest: string; source: string }> {
     if (who.uid !== 0) fail('authorization', 'root_only', 'only root reloads the policy', 'run `sudo airlock policy reload`');
     const next = loadPolicyFile(this.o.policyPath);
+    const nextTokens = TokenTable.load(this.o.tokensPath);
     const old = this.policy;
     await this.o.store.appendEntries([
-      { kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details: { old_digest: old.digest, new_digest: next.digest, source: next.source } },
+      { kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details: { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size } },
     ]);
     this.policy = next;
+    this.tokenTable = nextTokens;
     return { old_digest: old.digest, new_digest: next.digest, source: next.source };
   }
 
@@ -92,7 +104,7 @@ export class AirlockService {
   }
 
   isUnattended(who: Identity): boolean {
-    return who.uid !== 0 && this.policy.unattended.includes(who.user);
+    return who.unattended === true || (who.uid !== 0 && who.via !== 'token' && this.policy.unattended.includes(who.user));
   }
 
   listActions(who: Identity) {

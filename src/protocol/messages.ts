@@ -29,13 +29,15 @@ export interface HelloMessage {
   type: 'hello';
   protocol: string;
   client?: string;
+  /** On TCP and the token socket only: the client's token (ignored on the Unix socket, where the kernel says who is asking). */
+  token?: string;
 }
 
 export interface Principal {
   uid: number;
   user: string;
   /** How the peer was identified: "unix" (kernel peer credentials). */
-  via: 'unix';
+  via: 'unix' | 'token';
   role: Role;
   approver: boolean;
 }

@@ -37,6 +37,8 @@ export interface SandboxDaemonOptions {
   host?: 'overlay' | 'testbed';
   /** Text of the policy file the daemon starts with (default: none, so the built-in default policy). */
   policy?: string;
+  /** Text of the token file (mode 0600) the daemon starts with (default: none, so no token is valid). */
+  tokens?: string;
 }
 
 export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promise<SandboxDaemon> {
@@ -45,8 +47,11 @@ export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promi
   const testbed = opts.host === 'testbed';
   const box: Sandbox = await startSandbox({
     ...(testbed ? { mode: 'boot' as const, lower: buildTestbedRoot() } : {}),
-    prepare: (shared) => opts.policy !== undefined && writeFileSync(join(shared, 'policy.toml'), opts.policy, { mode: 0o644 }),
-    command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--policy', `${shared}/policy.toml`, ...(opts.daemonArgs ?? [])],
+    prepare: (shared) => {
+      if (opts.policy !== undefined) writeFileSync(join(shared, 'policy.toml'), opts.policy, { mode: 0o644 });
+      if (opts.tokens !== undefined) writeFileSync(join(shared, 'tokens.toml'), opts.tokens, { mode: 0o600 });
+    },
+    command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--policy', `${shared}/policy.toml`, '--tokens', `${shared}/tokens.toml`, ...(opts.daemonArgs ?? [])],
     onOutput: (l) => {
       logs.push(l);
       opts.onOutput?.(l);

@@ -29,8 +29,8 @@ export interface World {
 }
 
 /** A world on a throwaway overlay of this host (default) or on the booted Debian test bed. */
-export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string } = {}): Promise<World> {
-  const d = await startSandboxDaemon({ daemonArgs, host, ...(opts.policy !== undefined ? { policy: opts.policy } : {}) });
+export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string; tokens?: string } = {}): Promise<World> {
+  const d = await startSandboxDaemon({ daemonArgs, host, ...opts });
   const principals = new Map<string, Principal>();
   const names = new Map<Principal, { name: string; groups: string[] }>();
   const codes = new Authenticator();
