@@ -9,6 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chownSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../../src/protocol/messages.js';
@@ -28,24 +30,39 @@ daily_cap = 1
 
 [notify]
 command = ["/usr/bin/tee", "--append", "NOTIFY_FILE"]
+webhook = "http://127.0.0.1:HOOK_PORT/airlock"
 `;
 
 let w: World;
 let agent: Principal, alice: Principal, cronbot: Principal;
 let policyPath: string, notifyFile: string;
+/** A webhook receiver in this process: the overlay daemon shares the host's network. */
+const hooked: Array<{ path: string; type: string; body: Record<string, string> }> = [];
+const hook = createServer((req, res) => {
+  let body = '';
+  req.on('data', (d) => (body += d)).on('end', () => {
+    hooked.push({ path: req.url ?? '', type: String(req.headers['content-type']), body: JSON.parse(body) });
+    res.end('ok');
+  });
+});
+const policyText = () => POLICY.replace('NOTIFY_FILE', notifyFile).replace('HOOK_PORT', String((hook.address() as AddressInfo).port));
 
 before(async () => {
   // The notification file lives in the shared directory, which the sandboxed daemon sees at the same path.
   w = await startWorld([], 'overlay', { policy: '' });
   policyPath = join(w.d.box.shared, 'policy.toml');
   notifyFile = join(w.d.box.shared, 'notify.jsonl');
-  writeFileSync(policyPath, POLICY.replace('NOTIFY_FILE', notifyFile));
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  writeFileSync(policyPath, policyText());
   agent = await w.as('agent', ['airlock-admin', 'airlock-approvers']);
   alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   cronbot = await w.as('cronbot', ['airlock-dev']);
   await (await w.root()).call('policy.reload');
 });
-after(() => w?.close());
+after(async () => {
+  hook.close();
+  await w?.close();
+});
 
 const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call<Preview>('preview', { action_name: action, params });
 const execute = (who: Principal, p: Preview, receipt: string) => who.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt });
@@ -95,7 +112,7 @@ describe('auto-approval', () => {
 describe('the policy file is the human\'s', () => {
   test('an edited file changes nothing until root reloads it; a non-root reload is refused', async () => {
     const before = (await agent.call<{ digest: string }>('policy.show')).digest;
-    writeFileSync(policyPath, POLICY.replace('NOTIFY_FILE', notifyFile).replace('daily_cap = 1', 'daily_cap = 100').replace('cooldown_minutes = 60', 'cooldown_minutes = 0'));
+    writeFileSync(policyPath, policyText().replace('daily_cap = 1', 'daily_cap = 100').replace('cooldown_minutes = 60', 'cooldown_minutes = 0'));
     assert.equal((await preview(agent, 'CreateGroup', { group: 'web-3' })).auto_approval, undefined, 'still the old cap');
     await rejectsWith(agent.call('policy.reload'), 'authorization', 'root_only');
     await rejectsWith(alice.call('policy.reload'), 'authorization', 'root_only');
@@ -117,7 +134,7 @@ describe('the policy file is the human\'s', () => {
     await rejectsWith((await w.root()).call('policy.reload'), 'integrity', 'policy_untrusted');
     chownSync(policyPath, 0, 0);
     assert.equal((await agent.call<{ digest: string }>('policy.show')).digest, before);
-    writeFileSync(policyPath, POLICY.replace('NOTIFY_FILE', notifyFile));
+    writeFileSync(policyPath, policyText());
     await (await w.root()).call('policy.reload');
   });
 });
@@ -170,6 +187,40 @@ describe('a same-uid agent with a shell obtains no receipt through any message',
   });
 });
 
+describe('every message of the protocol, tried by the requester itself', () => {
+  let w2: World;
+  before(async () => {
+    w2 = await startWorld([], 'overlay', { policy: 'reads = "ask"\n' });
+  });
+  after(() => w2?.close());
+
+  test('no method hands a same-uid agent a receipt for its own request, read or change', async () => {
+    // The agent holds every group a person could give it, approvers included.
+    const me = await w2.as('agent', ['airlock-admin', 'airlock-approvers']);
+    const mine = [await me.call<Preview>('preview', { action_name: 'ListUsers', params: {} }), await me.call<Preview>('preview', { action_name: 'CreateGroup', params: { group: 'mine' } }), await me.call<Preview>('preview', { action_name: 'CreateUser', params: { user: 'mine' } })];
+    const answers: unknown[] = [...mine];
+    const attempt = async (method: Parameters<Principal['call']>[0], params: Record<string, unknown>) => {
+      try {
+        answers.push(await me.call(method, params));
+      } catch (e) {
+        answers.push((e as Error).message);
+      }
+    };
+    for (const p of mine) {
+      const tx = { transaction_id: p.transaction_id };
+      await attempt('approve', { ...tx, preview_digest: p.preview_digest });
+      await attempt('approve', { ...tx, preview_digest: p.preview_digest, totp_code: '123456' });
+      await attempt('transaction.get', tx);
+      await attempt('execute', { ...tx, action_name: p.action_name, params: p.params });
+      await attempt('execute', { ...tx, action_name: p.action_name, params: p.params, receipt: '' });
+    }
+    for (const [method, params] of [['totp.enroll', { user: 'agent' }], ['policy.reload', {}], ['policy.show', {}], ['inbox', {}], ['history', {}], ['actions.list', {}], ['actions.describe', { action_name: 'CreateUser' }], ['audit.pubkey', {}]] as const) await attempt(method, params);
+    assert.ok(!JSON.stringify(answers).includes('alr1.'), 'no answer carries a receipt');
+    for (const p of mine) assert.equal((await me.call<TransactionView>('transaction.get', { transaction_id: p.transaction_id })).state, 'Previewed');
+    assert.equal(answers.filter((a) => typeof a === 'string' && /requested this change and cannot approve it too/.test(a)).length, 6, 'every approval attempt was a self-approval refusal');
+  });
+});
+
 describe('notifications', () => {
   test('a pending approval and a proposal are announced with summary and risk, never parameters', async () => {
     const p = await preview(agent, 'CreateUser', { user: 'secret-name-42' });
@@ -186,5 +237,9 @@ describe('notifications', () => {
     assert.ok(!('params' in pe));
     // The summary is the preview's one line, which may name the user: it is what an approver is told.
     assert.ok(events.every((e) => !JSON.stringify(e).includes('"params"')));
+    // The webhook got the same event as JSON.
+    for (let i = 0; i < 50 && !hooked.some((h) => h.body.transaction_id === q.transaction_id); i++) await new Promise((r) => setTimeout(r, 100));
+    const posted = hooked.find((h) => h.body.transaction_id === q.transaction_id)!;
+    assert.deepEqual([posted.path, posted.type, posted.body.event, posted.body.risk], ['/airlock', 'application/json', 'proposal', 'medium']);
   });
 });
