@@ -205,7 +205,8 @@ async function runLifecycles(d: SandboxDaemon, agent: Principal, approver: Princ
 
 async function lifecycleBench() {
   progress('starting a daemon in a throwaway overlay of / ...');
-  const d = await startSandboxDaemon();
+  // Reads wait for a person here: the bench measures the whole human-approved lifecycle.
+  const d = await startSandboxDaemon({ policy: 'reads = "ask"\n' });
   cleanups.push(() => d.stop());
   const principals: Principal[] = [];
   cleanups.push(() => principals.forEach((p) => p.close()));
