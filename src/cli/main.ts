@@ -3,10 +3,10 @@
  * never imports daemon or store code (a test enforces it).
  */
 import { Command, Option } from 'commander';
-import { AirlockClient, socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { buildParams } from './params-arg.js';
+import { withClient } from './connect.js';
 import { renderHistory, renderPreview, renderResult } from './render.js';
 import { approveInteractively } from './approve.js';
 import { auditCommand } from './audit.js';
@@ -42,14 +42,6 @@ Exit codes: 0 ok, 1 action failed (or log broken), 2 usage (or cannot verify),
 
 let exitCode = 0;
 const json = (cmd: Command) => Boolean(cmd.optsWithGlobals().json);
-async function withClient<T>(cmd: Command, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
-  const cl = await AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
-  try {
-    return await fn(cl);
-  } finally {
-    cl.close();
-  }
-}
 /** Wraps a command body: errors become typed messages and exit codes. */
 function act(fn: (...args: any[]) => Promise<number | void>) {
   return async (...args: any[]) => {

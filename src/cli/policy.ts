@@ -1,21 +1,12 @@
 /** `airlock policy` (check, show, reload) and `airlock inbox` (proposals by unattended principals). */
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { AirlockClient, socketPath } from '../client/client.js';
+import { withClient } from './connect.js';
 import type { TransactionView } from '../protocol/messages.js';
 import { DEFAULT_POLICY_PATH, explainPolicy, parsePolicy, PolicyError } from '../policy/policy.js';
 import { renderHistory } from './render.js';
 import { runFlow } from './run.js';
 import { c, EXIT, printJson, reportError } from './ui.js';
-
-async function withDaemon<T>(cmd: Command, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
-  const cl = await AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
-  try {
-    return await fn(cl);
-  } finally {
-    cl.close();
-  }
-}
 
 export function policyCommand(): Command {
   const policy = new Command('policy').description("the human's policy (/etc/airlock/policy.toml): auto-approval rules, raised risks, unattended users");
@@ -70,7 +61,7 @@ Example policy:
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
-        const p = await withDaemon(cmd, (cl) => cl.call<Record<string, unknown>>('policy.show'));
+        const p = await withClient(cmd, (cl) => cl.call<Record<string, unknown>>('policy.show'));
         if (o.json) return printJson(p);
         for (const [k, v] of Object.entries(p)) process.stdout.write(`${c.dim(k.padEnd(19))} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
       } catch (e) {
@@ -83,7 +74,7 @@ Example policy:
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
-        const r = await withDaemon(cmd, (cl) => cl.call<{ old_digest: string; new_digest: string; source: string }>('policy.reload'));
+        const r = await withClient(cmd, (cl) => cl.call<{ old_digest: string; new_digest: string; source: string }>('policy.reload'));
         if (o.json) return printJson(r);
         process.stdout.write(r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`);
       } catch (e) {
@@ -99,7 +90,7 @@ export function inboxCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
-        const rows = await withDaemon(cmd, (cl) => cl.call<TransactionView[]>('inbox'));
+        const rows = await withClient(cmd, (cl) => cl.call<TransactionView[]>('inbox'));
         if (o.json) return printJson(rows);
         process.stdout.write(rows.length ? renderHistory(rows) + `\n${c.cyan('next')}  airlock inbox run ID   (re-previews it now, as you, and asks for approval)\n` : 'the inbox is empty\n');
       } catch (e) {
@@ -113,7 +104,7 @@ export function inboxCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (id: string, o, cmd: Command) => {
       try {
-        const r = await withDaemon(cmd, async (cl) => {
+        const r = await withClient(cmd, async (cl) => {
           const t = await cl.transaction(id);
           if (!t.preview.unattended) process.stderr.write(c.yellow(`${id} is not a proposal of an unattended principal; running its action anyway\n`));
           return runFlow(cl, t.action_name, t.preview.params, { json: Boolean(o.json), socket: cmd.optsWithGlobals().socket });

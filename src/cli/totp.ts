@@ -1,7 +1,7 @@
 /** `airlock totp enroll`: root gives an approver a second factor (TOTP) and shows it once, as a QR code. */
 import { Command } from 'commander';
 import { renderUnicodeCompact } from 'uqr';
-import { AirlockClient, socketPath } from '../client/client.js';
+import { withClient } from './connect.js';
 import { c, printJson, reportError } from './ui.js';
 
 export function totpCommand(): Command {
@@ -24,18 +24,13 @@ store and never shows it again. Enrolling again replaces the old secret.
     )
     .action(async (o, cmd: Command) => {
       try {
-        const cl = await AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
-        try {
-          const e = await cl.totpEnroll(o.user);
-          if (o.json) return void printJson(e);
-          process.stdout.write(
-            `${renderUnicodeCompact(e.uri, { border: 2 })}\n` +
-              `${c.green('enrolled')} ${e.approver}\n${c.dim('secret')}  ${e.secret}  ${c.dim('(shown once; store it only in the authenticator app)')}\n` +
-              `${c.cyan('next')}  approvals of High-risk actions by ${e.approver.replace(/\(uid \d+\)$/, '')} now ask for the app's 6-digit code\n`,
-          );
-        } finally {
-          cl.close();
-        }
+        const e = await withClient(cmd, (cl) => cl.totpEnroll(o.user));
+        if (o.json) return void printJson(e);
+        process.stdout.write(
+          `${renderUnicodeCompact(e.uri, { border: 2 })}\n` +
+            `${c.green('enrolled')} ${e.approver}\n${c.dim('secret')}  ${e.secret}  ${c.dim('(shown once; store it only in the authenticator app)')}\n` +
+            `${c.cyan('next')}  approvals of High-risk actions by ${e.approver.replace(/\(uid \d+\)$/, '')} now ask for the app's 6-digit code\n`,
+        );
       } catch (e) {
         process.exitCode = reportError(e, Boolean(o.json));
       }
