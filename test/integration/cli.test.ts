@@ -6,6 +6,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startWorld, type World } from '../support/world.js';
 import { CLI } from '../support/cli.js';
 import type { UnixIdentity, Principal } from '../../src/sandbox/principal.js';
@@ -14,7 +18,8 @@ import type { ApprovalGrant } from '../../src/protocol/messages.js';
 let w: World;
 let agent: Principal, human: Principal, observer: Principal;
 before(async () => {
-  w = await startWorld([], 'overlay', { policy: 'reads = "ask"\n' }); // human approval of reads too, as the flow tests need
+  // Human approval of reads too, as the flow tests need; cronbot proposes only.
+  w = await startWorld([], 'overlay', { policy: 'reads = "ask"\nunattended = ["cronbot"]\n' });
   agent = await w.as('agent', ['airlock-admin']);
   human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   observer = await w.as('olga', ['airlock-observer']);
@@ -57,6 +62,40 @@ describe('airlock CLI', () => {
     const refused = await cliAs(human.identity, ['totp', 'enroll', '--json']);
     assert.equal(refused.code, 3);
     assert.equal(JSON.parse(refused.stdout).error.code, 'root_only');
+  });
+
+  test('policy check explains or refuses a file; policy show names the digest; inbox lists proposals; token new prints a token and its entry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-cli-policy-'));
+    chmodSync(dir, 0o755); // the observer reads the files it checks
+    try {
+      const good = join(dir, 'good.toml');
+      writeFileSync(good, '[[rule]]\nid = "svc"\naction = "RestartService"\nparams = { unit = "nginx.service" }\ncooldown_minutes = 5\ndaily_cap = 10\n');
+      const ok = await cliAs(observer.identity, ['policy', 'check', '--file', good, '--json']);
+      assert.equal(ok.code, 0, ok.stderr);
+      const report = JSON.parse(ok.stdout) as { lines: string[]; warnings: string[] };
+      assert.ok(report.lines.some((l) => l.startsWith('rule svc: approves RestartService when unit = "nginx.service"')));
+      assert.ok(report.warnings.some((w) => /makes the host run programs/.test(w)));
+      const bad = join(dir, 'bad.toml');
+      writeFileSync(bad, '[[rule]]\nid = "x"\naction = "CreateUser"\nparams = { user = "bob" }\ncooldown_minutes = 0\ndaily_cap = 1\n');
+      const refused = await cliAs(observer.identity, ['policy', 'check', '--file', bad]);
+      assert.equal(refused.code, 5);
+      assert.match(refused.stderr, /rules approve medium at most/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const shown = JSON.parse((await cliAs(observer.identity, ['policy', 'show', '--json'])).stdout) as { digest: string; reads: string; unattended: string[] };
+    assert.deepEqual([shown.reads, shown.unattended], ['ask', ['cronbot']]);
+    assert.match(shown.digest, /^sha256:[0-9a-f]{64}$/);
+    const cron = await w.as('cronbot', ['airlock-dev']);
+    const proposal = JSON.parse((await cliAs(cron.identity, ['preview', 'CreateGroup', '--param', 'group=nightly', '--json'])).stdout) as { transaction_id: string; unattended?: boolean };
+    assert.equal(proposal.unattended, true);
+    const inbox = JSON.parse((await cliAs(human.identity, ['inbox', '--json'])).stdout) as Array<{ transaction_id: string }>;
+    assert.ok(inbox.some((t) => t.transaction_id === proposal.transaction_id));
+    assert.equal((await cliAs(observer.identity, ['inbox'])).code, 3, 'the inbox is for approvers and admins');
+    const t = JSON.parse((await cliAs(observer.identity, ['token', 'new', 'ci-runner', '--role', 'dev', '--unattended', '--json'])).stdout) as { token: string; entry: string };
+    assert.match(t.token, /^[A-Za-z0-9_-]{43}$/);
+    assert.ok(t.entry.includes(`sha256 = "${createHash('sha256').update(t.token).digest('hex')}"`));
+    assert.ok(t.entry.includes('unattended = true') && t.entry.includes('role = "dev"'));
   });
 
   test('actions --json and describe --json as an observer', async () => {
