@@ -16,6 +16,7 @@ import type { ProgramName } from '../../src/catalogue/programs.js';
 import { JAIL_DROPIN, NFT_FILE, NFT_UNIT, parseRichRule, parseZone, richRule } from '../../src/catalogue/families/firewall.js';
 import { packageManager, parseRepolist, parseRepoquery, parseRpmEntries } from '../../src/catalogue/families/packages.js';
 import { detectPlatform } from '../../src/daemon/platform.js';
+import { DEFAULT_POLICY } from '../../src/policy/policy.js';
 import { AirlockService } from '../../src/daemon/service.js';
 import type { Identity } from '../../src/daemon/identity.js';
 import { AirlockError } from '../../src/protocol/errors.js';
@@ -624,7 +625,10 @@ function serviceOn(platform: Platform | null): AirlockService {
     host: new FixtureHost({}, undefined, platform),
     executor: {} as never,
     approvalKey: {} as never,
-    riskOverrides: new Map(),
+    policy: DEFAULT_POLICY,
+    policyPath: '/nonexistent/policy.toml',
+    tokensPath: '/nonexistent/tokens.toml',
+    secondFactor: {} as never,
     approvalTtlMs: 60_000,
     receiptTtlMs: 60_000,
   });
