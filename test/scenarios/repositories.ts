@@ -103,7 +103,7 @@ async function exportKey(box: SandboxView, fpr: string, armor: boolean): Promise
 /** The release key with one byte of its self-signature flipped, re-armored (no checksum line: it is optional). */
 async function keyWithBrokenSignature(box: SandboxView): Promise<string> {
   const raw = Buffer.from((await exportKey(box, RELEASE_KEY, false)).replace(/\s/g, ''), 'base64');
-  raw[raw.length - 10] ^= 0x55;
+  raw[raw.length - 10] = raw[raw.length - 10]! ^ 0x55;
   const lines = raw.toString('base64').match(/.{1,64}/g)!;
   return ['-----BEGIN PGP PUBLIC KEY BLOCK-----', '', ...lines, '-----END PGP PUBLIC KEY BLOCK-----', ''].join('\n');
 }

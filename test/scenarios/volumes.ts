@@ -162,6 +162,7 @@ export const scenarios: Scenario[] = [
       const lv = lvs!.find((l) => l.vg_name === VG && l.lv_name === LV)!;
       assert.equal(lv.lv_size, String(8 * MiB));
       assert.equal(lv.lv_path, `/dev/${VG}/${LV}`);
+      assert.ok(lv.lv_attr, 'lvs reports the attributes');
       assert.notEqual(lv.lv_attr[4], 'a', 'never active here');
     },
   },
