@@ -15,6 +15,7 @@ import type { Step } from '../../src/catalogue/mechanism.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { JAIL_DROPIN, NFT_FILE, NFT_UNIT, parseRichRule, parseZone, richRule } from '../../src/catalogue/families/firewall.js';
 import { packageManager, parseRepolist, parseRepoquery, parseRpmEntries } from '../../src/catalogue/families/packages.js';
+import { parseCheckUpdate, parseUnneeded } from '../../src/catalogue/families/repositories.js';
 import { detectPlatform } from '../../src/daemon/platform.js';
 import { DEFAULT_POLICY } from '../../src/policy/policy.js';
 import { AirlockService } from '../../src/daemon/service.js';
@@ -70,6 +71,10 @@ interface Machine {
   repo?: Record<string, string>;
   /** dnf repoquery --whatrequires: name -> "name evr" lines. */
   requiredBy?: Record<string, string>;
+  /** dnf check-update: its exit code (100 = upgrades) and output. */
+  checkUpdate?: { code: number; stdout: string };
+  /** dnf repoquery --unneeded: "name evr arch" lines. */
+  unneeded?: string;
   dnfCache?: boolean;
   selinux?: string;
   /** What --get-default-zone answers (public). */
@@ -83,6 +88,10 @@ const RPMS: Record<string, [string, string]> = {
   libfoo: ['x86_64', '1.0-1.fc40'],
 };
 const REPO: Record<string, string> = { htop: 'htop x86_64 3.3.0-1.fc40\nhtop i686 3.3.0-1.fc40\n', hello: 'hello x86_64 2.12.1-2.fc40\n' };
+/** dnf5's check-upgrade output (libsmartcols columns, no heading). */
+const CHECK_UPDATE = 'hello.x86_64           2.12.1-3.fc40    updates\nNetworkManager.x86_64  1:1.46.2-1.fc40  updates\n\n';
+/** dnf4's repoquery output, with the blank line it adds after each formatted package. */
+const UNNEEDED = 'libfoo 1.0-1.fc40 x86_64\n\nfoo-tools 1.0-1.fc40 x86_64\n\n';
 const REQUIRED_BY: Record<string, string> = { NetworkManager: 'NetworkManager-wifi 1:1.46.0-1.fc40\nNetworkManager 1:1.46.0-1.fc40\n', libfoo: 'foo-tools 1.0-1.fc40\nsystemd 255.4-1.fc40\n' };
 
 /**
@@ -113,6 +122,8 @@ function machine(platform: Platform, m: Machine = {}): FixtureHost {
           if (m.dnfCache === false) return { code: 1, stdout: '', stderr: "Error: Cache-only enabled but no cache for 'fedora'\n" };
           if (a.startsWith('--cacheonly repoquery --available')) return ok(repo[args.at(-1)!] ?? '');
           if (a.startsWith('--cacheonly repoquery --installed')) return ok((m.requiredBy ?? REQUIRED_BY)[/--whatrequires=(\S+)/.exec(a)![1]!] ?? '');
+          if (a === '--cacheonly check-update') return { ...(m.checkUpdate ?? { code: 100, stdout: CHECK_UPDATE }), stderr: '' };
+          if (a === '--cacheonly repoquery --unneeded --queryformat=%{name} %{evr} %{arch}\n') return ok(m.unneeded ?? UNNEEDED);
           if (a === '--cacheonly repolist --enabled') return ok('repo id                       repo name\nfedora                        Fedora 40 - x86_64\nupdates                       Fedora 40 - x86_64 - Updates\n');
           break;
         case 'dpkg-query': {
@@ -129,6 +140,8 @@ function machine(platform: Platform, m: Machine = {}): FixtureHost {
           if (args[0] === 'indextargets') return ok('http://deb.debian.org/debian bookworm main [deb]\n');
           if (a.startsWith('-s install')) return ok('Inst htop (3.2.2-2 Debian:12.5/stable [amd64])\n');
           if (a.startsWith('-s remove')) return ok('Remv hello [2.10-3]\n');
+          if (a.startsWith('-s upgrade')) return ok('Inst hello [2.10-3] (2.10-3+deb12u1 Debian-Security:12/stable-security [amd64])\n');
+          if (a.startsWith('-s autoremove')) return ok('Remv libfoo1 [1.0-1]\n');
           break;
         case 'firewall-cmd':
           if (a === '--state') return firewalld === 'running' ? ok('running\n') : { code: 252, stdout: 'not running\n', stderr: '' };
@@ -224,6 +237,45 @@ const CASES: Case[] = [
   { action: 'ListPackageFiles', params: { package: 'hello' }, rhel: [['rpm', '--query', '--list', '--', 'hello']], debian: [['dpkg-query', '--listfiles', '--', 'hello']] },
   { action: 'WhichPackageOwns', params: { path: '/usr/bin/hello' }, rhel: [['rpm', '--query', '--file', '--', '/usr/bin/hello']], debian: [['dpkg-query', '--search', '--', '/usr/bin/hello']] },
   { action: 'VerifyPackage', params: { package: 'hello' }, rhel: [['rpm', '--verify', '--', 'hello']], debian: [['dpkg', '--verify', '--', 'hello']] },
+  {
+    action: 'UpgradeAll',
+    params: {},
+    rhel: [['dnf', 'upgrade', '-y', '--setopt=install_weak_deps=False', 'hello-2.12.1-3.fc40.x86_64', 'NetworkManager-1:1.46.2-1.fc40.x86_64']],
+    debian: [['apt-get', 'upgrade', '-y', '-o', 'APT::Get::Upgrade-Allow-New=false', '-o', 'APT::Get::AutomaticRemove=false', '--no-remove', ...DPKG_OPTS]],
+  },
+  {
+    action: 'UpgradeAll',
+    title: "dnf4's wrapped lines; an obsoleting package kept back",
+    params: {},
+    machine: {
+      checkUpdate: {
+        code: 100,
+        stdout: [
+          'Last metadata expiration check: 0:12:03 ago on Mon 06 May 2024 10:00:00 AM UTC.',
+          '',
+          'hello.x86_64                        2.12.1-3.fc40                      updates',
+          'python3-a-rather-long-package-name.noarch',
+          '                                    4.2-1.fc40                         updates',
+          'grub2-tools.x86_64                  1:2.06-120.fc40                    updates',
+          'Obsoleting Packages',
+          'grub2-tools.x86_64                  1:2.06-120.fc40                    updates',
+          '    grub2-tools-efi.x86_64          1:2.06-110.fc40                    @updates',
+          '',
+        ].join('\n'),
+      },
+    },
+    rhel: [['dnf', 'upgrade', '-y', '--setopt=install_weak_deps=False', 'hello-2.12.1-3.fc40.x86_64', 'python3-a-rather-long-package-name-4.2-1.fc40.noarch']],
+  },
+  { action: 'UpgradeAll', title: 'nothing upgradable', params: {}, machine: { checkUpdate: { code: 0, stdout: '' } }, rhel: { refused: 'nothing_to_upgrade' } },
+  {
+    action: 'Autoremove',
+    params: {},
+    rhel: [['dnf', 'remove', '-y', '--setopt=clean_requirements_on_remove=False', 'libfoo-1.0-1.fc40.x86_64', 'foo-tools-1.0-1.fc40.x86_64']],
+    debian: [['apt-get', 'autoremove', '-y', ...DPKG_OPTS]],
+  },
+  { action: 'Autoremove', title: 'nothing unneeded', params: {}, machine: { unneeded: '' }, rhel: { refused: 'nothing_to_remove' } },
+  { action: 'Autoremove', title: 'a protected package among the unneeded', params: {}, machine: { unneeded: 'libfoo 1.0-1.fc40 x86_64\nsudo 1.9.15-5.p5.fc40 x86_64\n' }, rhel: { refused: 'protected_package' } },
+  { action: 'SearchPackages', params: { query: 'g++-12' }, rhel: [['dnf', '--cacheonly', 'search', 'g++-12']], debian: [['apt-cache', 'search', '--names-only', '--', 'g\\+\\+-12']] },
 
   // firewall: firewalld's default zone where it runs, table inet airlock elsewhere
   { action: 'AllowPort', params: { port: 443, protocol: 'tcp' }, rhel: [[...FC, '--add-port=443/tcp'], ['undo:', ...FC, '--remove-port=443/tcp'], RELOAD], debian: NFT_FULL_LOAD },
@@ -399,6 +451,86 @@ test('dnf refusals: installed, unknown, odd versions, protected packages (also a
     if ('refused' in c.rhel) continue;
     for (const line of c.rhel) if (line[0] === 'dnf') assert.ok(!line.includes('--'), line.join(' '));
   }
+});
+
+// ---------------------------------------------------------------- dnf: whole-system upgrade, autoremove, search
+
+test('check-update and repoquery --unneeded answers are read line by line, odd builds refused', () => {
+  assert.deepEqual(parseCheckUpdate(CHECK_UPDATE), {
+    upgrades: [
+      { name: 'hello', evr: '2.12.1-3.fc40', arch: 'x86_64' },
+      { name: 'NetworkManager', evr: '1:1.46.2-1.fc40', arch: 'x86_64' },
+    ],
+    keptBack: [],
+  });
+  // A dot in the name: the architecture is what follows the last one.
+  assert.deepEqual(parseCheckUpdate('python3.12.x86_64  3.12.3-2.fc40  updates\n').upgrades, [{ name: 'python3.12', evr: '3.12.3-2.fc40', arch: 'x86_64' }]);
+  // dnf5 lists an obsoleting package twice; it and it alone is kept back, and what it replaces is not read as one.
+  const obs = parseCheckUpdate('a.noarch 2-1.fc40 updates\nb.x86_64 3-1.fc40 updates\n\nObsoleting packages\nb.x86_64 3-1.fc40 updates\n    b-old.x86_64 1-1.fc40 fedora\n');
+  assert.deepEqual(obs, { upgrades: [{ name: 'a', evr: '2-1.fc40', arch: 'noarch' }], keptBack: ['b.x86_64'] });
+  for (const odd of ['evil.x86_64 1.0;id-1 updates', 'evil.x86_64 --help updates', '-rf.x86_64 1-1 updates', 'evil.x$6 1-1 updates']) {
+    assert.throws(() => parseCheckUpdate(`${odd}\n`), (e: unknown) => e instanceof AirlockError && ['odd_version', 'odd_package'].includes(e.code), odd);
+  }
+  assert.deepEqual(parseUnneeded(UNNEEDED), [
+    { name: 'libfoo', evr: '1.0-1.fc40', arch: 'x86_64' },
+    { name: 'foo-tools', evr: '1.0-1.fc40', arch: 'x86_64' },
+  ]);
+  assert.throws(() => parseUnneeded('libfoo $(id)-1 x86_64\n'), /odd_version|will not pass on/);
+});
+
+test('UpgradeAll on dnf: the previewed builds are the change and the argv, read from the cache', async () => {
+  const host = machine('fedora');
+  const r = await run('UpgradeAll', {}, host);
+  assert.deepEqual(r.steps, [{ kind: 'command', program: 'dnf', args: ['upgrade', '-y', '--setopt=install_weak_deps=False', 'hello-2.12.1-3.fc40.x86_64', 'NetworkManager-1:1.46.2-1.fc40.x86_64'], timeoutMs: 1_800_000 }]);
+  assert.equal(r.preview.summary, 'Upgrade 2 installed package(s) to their candidate versions');
+  assert.deepEqual(r.preview.change, { upgrade: ['hello.x86_64 2.12.1-2.fc40 -> 2.12.1-3.fc40', 'NetworkManager.x86_64 1:1.46.0-1.fc40 -> 1:1.46.2-1.fc40'], install: [], remove: [] });
+  assert.match(r.preview.warnings!.join('\n'), /resolves the dependencies when it runs/);
+  assert.match(r.preview.sideEffects!.join('\n'), /\.rpmnew/);
+  assert.deepEqual(host.calls.filter(([p]) => p === 'dnf').map(([, a]) => a), [['--cacheonly', 'check-update']]);
+  assert.ok(host.calls.every(([p]) => !['apt-get', 'apt-cache', 'dpkg-query', 'dpkg'].includes(p)), 'no apt or dpkg on Fedora');
+  // Kept back and reboot warnings, as apt's.
+  const kept = await run('UpgradeAll', {}, machine('rhel', { rpms: { ...RPMS, 'kernel-core': ['x86_64', '5.14.0-427.el9'] }, checkUpdate: { code: 100, stdout: 'kernel-core.x86_64 5.14.0-503.el9 baseos\nObsoleting Packages\nhello.x86_64 2.13-1.el9 appstream\n    hello-old.x86_64 1-1.el9 @anaconda\n' } }));
+  assert.deepEqual(argv(kept.steps), [['dnf', 'upgrade', '-y', '--setopt=install_weak_deps=False', 'kernel-core-5.14.0-503.el9.x86_64']]);
+  const w = kept.preview.warnings!.join('\n');
+  assert.match(w, /kept back .*: hello\.x86_64/);
+  assert.match(w, /kernel-core\.x86_64 only take full effect after a reboot/);
+  assert.match(w, /installonly_limit/);
+  // Nothing left but what is kept back: refused as apt refuses it, naming them.
+  const e = await run('UpgradeAll', {}, machine('fedora', { checkUpdate: { code: 100, stdout: 'Obsoleting packages\nhello.x86_64 3-1.fc40 updates\n    hello-old.x86_64 1-1.fc40 fedora\n' } })).catch((x: unknown) => x);
+  assert.ok(e instanceof AirlockError && e.code === 'nothing_to_upgrade' && /kept back: hello\.x86_64/.test(e.message), String(e));
+});
+
+test('UpgradeAll, Autoremove on dnf refuse what they cannot read: no cache, unreadable or odd output', async () => {
+  for (const n of ['UpgradeAll', 'Autoremove']) await refused(n, {}, machine('rhel', { dnfCache: false }), 'dnf_cache_unreadable', 'execution');
+  await refused('UpgradeAll', {}, machine('fedora', { checkUpdate: { code: 1, stdout: '' } }), 'dnf_cache_unreadable');
+  await refused('UpgradeAll', {}, machine('fedora', { checkUpdate: { code: 100, stdout: 'Updating and loading repositories:\nRepositories loaded.\n' } }), 'dnf_output_unreadable', 'execution');
+  await refused('UpgradeAll', {}, machine('fedora', { checkUpdate: { code: 100, stdout: 'evil.x86_64 1.0;id-1 updates\n' } }), 'odd_version');
+  await refused('Autoremove', {}, machine('rhel', { unneeded: 'libfoo 1.0-1 $(id)\n' }), 'odd_package');
+});
+
+test('Autoremove on dnf: the unneeded builds are the change and the argv; protected names refuse it', async () => {
+  const host = machine('rhel');
+  const r = await run('Autoremove', {}, host);
+  assert.deepEqual(r.steps, [{ kind: 'command', program: 'dnf', args: ['remove', '-y', '--setopt=clean_requirements_on_remove=False', 'libfoo-1.0-1.fc40.x86_64', 'foo-tools-1.0-1.fc40.x86_64'], timeoutMs: 600_000 }]);
+  assert.equal(r.preview.summary, 'Remove 2 package(s) nothing depends on any more');
+  assert.deepEqual(r.preview.change, { remove: ['libfoo-1.0-1.fc40.x86_64', 'foo-tools-1.0-1.fc40.x86_64'], keeps: 'configuration files an administrator changed (saved as .rpmsave)' });
+  // One argv element holds the whole format (spaces and a real newline), no shell.
+  assert.deepEqual(host.calls.find(([p]) => p === 'dnf')![1], ['--cacheonly', 'repoquery', '--unneeded', '--queryformat=%{name} %{evr} %{arch}\n']);
+  // The architecture tells multilib builds apart: only the unneeded one goes.
+  const multilib = await run('Autoremove', {}, machine('fedora', { unneeded: 'libfoo 1.0-1.fc40 i686\n' }));
+  assert.deepEqual(argv(multilib.steps), [['dnf', 'remove', '-y', '--setopt=clean_requirements_on_remove=False', 'libfoo-1.0-1.fc40.i686']]);
+  for (const name of ['glibc', 'systemd', 'dnf', 'openssh-server', 'kernel-core']) {
+    const e = await run('Autoremove', {}, machine('rhel', { unneeded: `libfoo 1.0-1.el9 x86_64\n${name} 1-1.el9 x86_64\n` })).catch((x: unknown) => x);
+    assert.ok(e instanceof AirlockError && e.code === 'protected_package' && e.message.includes(name) && /dnf mark/.test(e.hint ?? ''), `${name}: ${String(e)}`);
+  }
+});
+
+test('SearchPackages on dnf searches names and summaries from the cache; Debian\'s preview is as before', async () => {
+  const f = await run('SearchPackages', { query: 'nginx' }, machine('fedora'));
+  assert.deepEqual(f.steps, [{ kind: 'command', program: 'dnf', args: ['--cacheonly', 'search', 'nginx'] }]);
+  assert.equal(f.preview.summary, 'Search package names and summaries containing "nginx" (as of the last AptUpdate)');
+  const d = await run('SearchPackages', { query: 'nginx' }, machine('debian'));
+  assert.equal(d.preview.summary, 'Search package names containing "nginx" (as of the last AptUpdate)');
 });
 
 // ---------------------------------------------------------------- firewalld: refusals and warnings

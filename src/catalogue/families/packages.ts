@@ -37,7 +37,7 @@ export type PackageManager = 'apt' | 'dnf';
 export const packageManager = (platform: Platform | null): PackageManager => (platform !== null && RHEL_LIKE.includes(platform) ? 'dnf' : 'apt');
 
 /** The one place an action's mechanisms differ: its steps per package manager, the host's taken. */
-const stepsFor = (manager: PackageManager, steps: Record<PackageManager, () => Step[]>): Step[] => steps[manager]();
+export const stepsFor = (manager: PackageManager, steps: Record<PackageManager, () => Step[]>): Step[] => steps[manager]();
 
 /**
  * A package name as either manager spells it: RPM names may have capitals and '_'
@@ -60,7 +60,7 @@ const PROTECTED: Record<PackageManager, string[]> = { apt: PROTECTED_PACKAGES, d
 /** Same options for the simulation the preview shows and for the real run. */
 const INSTALL_OPTS = ['--no-install-recommends', '--no-remove'];
 /** dnf's --no-install-recommends; it removes nothing unless given --allowerasing, which it never is. */
-const DNF_INSTALL_OPTS = ['--setopt=install_weak_deps=False'];
+export const DNF_INSTALL_OPTS = ['--setopt=install_weak_deps=False'];
 /**
  * A conffile prompt cannot be answered (stdin is closed): keep the admin's file, take
  * the maintainer's default otherwise. No pty for dpkg, so no progress-bar noise.
@@ -71,7 +71,8 @@ export const DPKG_NONINTERACTIVE = ['-o', 'Dpkg::Options::=--force-confdef', '-o
 export const DEBIAN_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+~:-]{0,127}$/;
 /** An RPM [epoch:]version-release as rpm and dnf print it. */
 export const RPM_EVR = /^([0-9]{1,10}:)?[0-9A-Za-z._+~^]{1,64}-[0-9A-Za-z._+~^]{1,64}$/;
-const ARCH = /^[A-Za-z0-9_]{1,32}$/;
+/** An RPM architecture as rpm and dnf print it (x86_64, noarch, i686). */
+export const ARCH = /^[A-Za-z0-9_]{1,32}$/;
 
 // ---------------------------------------------------------------- installed packages: dpkg and rpm
 

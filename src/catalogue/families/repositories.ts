@@ -11,30 +11,42 @@
  * Upgrades and autoremovals are previewed from apt's own simulation on the real host; the
  * exact package list is the `change`, so the daemon refuses to execute when the list rebuilt
  * at execution differs from the one a person approved.
+ *
+ * On Fedora and RHEL (`packageManager`, as in ./packages.ts) UpgradeAll, Autoremove and
+ * SearchPackages run dnf instead: the list comes from dnf's metadata cache (`check-update`,
+ * `repoquery --unneeded`) and the mechanism names each build of it as NAME-EVR.ARCH, so dnf
+ * acts on exactly the approved set and on no pattern. The rest of this file is apt's only.
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
-import { action, nothingToRead, type Host } from '../action.js';
+import { action, ALL_PLATFORMS, type CommandOutput, type Host } from '../action.js';
 import { command, fileDelete, fileScan, fileWrite, type CommandStep } from '../mechanism.js';
 import { packageName, params, token } from '../params.js';
 import { listDirectory } from './shared.js';
 import {
   APT_TIMEOUT_MS,
+  ARCH,
   DEBIAN_VERSION,
+  DNF_INSTALL_OPTS,
   DPKG_NONINTERACTIVE,
   dpkgEntries,
   firstError,
+  installedEntries,
   installedVersion,
   list,
+  packageManager,
   parsePolicy,
   parseSimulation,
   protectedSelf,
   removePackage,
   requireVersion,
+  rpmEntries,
+  stepsFor,
   type AptPolicy,
   type DpkgEntry,
+  type PackageManager,
   type Simulation,
 } from './packages.js';
 
@@ -343,6 +355,132 @@ async function aptPlan(host: Host, verb: 'upgrade' | 'autoremove', opts: string[
   return { sim: parseSimulation(r.stdout), keptBack: parseKeptBack(r.stdout) };
 }
 
+// ---------------------------------------------------------------------------
+// dnf's plans (Fedora and RHEL)
+
+/** One build dnf names exactly; the mechanism passes it as NAME-[EPOCH:]VERSION-RELEASE.ARCH, never as a pattern. */
+export interface Nevra {
+  name: string;
+  evr: string;
+  arch: string;
+}
+export const nevraSpec = (p: Nevra) => `${p.name}-${p.evr}.${p.arch}`;
+
+/** An RPM name as dnf prints it; never starting with '-', so dnf cannot take it for an option (its argv has no `--`). */
+const RPM_NAME = /^[A-Za-z0-9_][A-Za-z0-9_+.-]{0,99}$/;
+
+/** A build dnf reported, checked before it can reach an argv. */
+function readNevra(name: string, evr: string, arch: string): Nevra {
+  if (!RPM_NAME.test(name) || !ARCH.test(arch)) {
+    throw new AirlockError('execution', 'odd_package', `dnf reports a package ${JSON.stringify(`${name}.${arch}`)}, which Airlock will not pass on`);
+  }
+  return { name, evr: requireVersion(name, evr, 'dnf'), arch };
+}
+
+/**
+ * A dnf read from its metadata cache only (no network, no lock). `answers` are the exit
+ * codes that are answers (check-update: 100 = upgrades available); any other is a cache
+ * dnf cannot use, which AptUpdate (dnf makecache) refreshes.
+ */
+async function dnfCached(host: Host, args: string[], answers: number[] = [0]): Promise<CommandOutput> {
+  const r = await host.run('dnf', ['--cacheonly', ...args]);
+  if (!answers.includes(r.code)) {
+    throw new AirlockError('execution', 'dnf_cache_unreadable', `dnf could not answer from its metadata cache: ${firstError(r.stderr)}`, 'refresh the metadata with AptUpdate (dnf makecache)');
+  }
+  return r;
+}
+
+const NAME_ARCH = /^(.+)\.([^.]+)$/;
+
+/**
+ * What `dnf check-update` lists: one "NAME.ARCH EVR REPO" line per upgrade (dnf4 puts a long
+ * NAME.ARCH on a line of its own and the rest, indented, on the next); then, under "Obsoleting
+ * packages", each package that replaces installed ones, with those indented below it. Other
+ * lines (metadata age, security notices) have other fields, or no NAME.ARCH first.
+ *
+ * An obsoleting package removes what it obsoletes, a removal the preview would not show: like
+ * apt's plain upgrade with what needs a removal, it is kept back (dnf5 lists it in both places).
+ */
+export function parseCheckUpdate(stdout: string): { upgrades: Nevra[]; keptBack: string[] } {
+  const lines = stdout.split('\n');
+  const listed: Nevra[] = [];
+  const keptBack: string[] = [];
+  let obsoleting = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^Obsoleting packages/i.test(line)) obsoleting = true;
+    let f = line.trim().split(/\s+/);
+    const na = NAME_ARCH.exec(f[0]!);
+    if (obsoleting) {
+      // The replacing package starts its line; what it replaces is indented.
+      if (na && !/^\s/.test(line) && (f.length === 1 || f.length === 3) && RPM_NAME.test(na[1]!) && ARCH.test(na[2]!)) keptBack.push(f[0]!);
+      continue;
+    }
+    const wrapped = lines[i + 1]?.match(/^\s+(\S+)\s+(\S+)\s*$/);
+    if (f.length === 1 && wrapped) {
+      f = [f[0]!, wrapped[1]!, wrapped[2]!];
+      i++;
+    }
+    if (na && f.length === 3) listed.push(readNevra(na[1]!, f[1]!, na[2]!));
+  }
+  return { upgrades: listed.filter((p) => !keptBack.includes(`${p.name}.${p.arch}`)), keptBack };
+}
+
+/** `dnf repoquery --unneeded` in UNNEEDED_FORMAT: "NAME EVR ARCH" lines (dnf4 adds blank lines). */
+export function parseUnneeded(stdout: string): Nevra[] {
+  return stdout
+    .split('\n')
+    .map((l) => l.trim().split(' '))
+    .filter((f) => f.length === 3)
+    .map(([name, evr, arch]) => readNevra(name!, evr!, arch!));
+}
+
+/**
+ * One argv element, no shell: dnf5 expands the `\n` escape but not `\t`, and dnf4 takes the real
+ * newline this string holds (adding one of its own). The architecture tells the builds of a
+ * multilib package apart: removing libfoo-1.0-1 by name and version alone would take the other,
+ * needed, architecture and what requires it.
+ */
+const UNNEEDED_FORMAT = '--queryformat=%{name} %{evr} %{arch}\n';
+
+/** The plan a manager makes, as apt's simulation describes it, and the exact builds dnf is given. */
+interface Plan {
+  manager: PackageManager;
+  sim: Simulation;
+  keptBack: string[];
+  /** dnf: the builds the mechanism names. apt: none (the change binds its set). */
+  builds: Nevra[];
+}
+
+/** dnf's upgrades, with the installed version(s) of each from rpm (several for kernels, which are installed side by side). */
+async function dnfUpgradePlan(host: Host): Promise<Plan> {
+  const r = await dnfCached(host, ['check-update'], [0, 100]);
+  const { upgrades, keptBack } = r.code === 100 ? parseCheckUpdate(r.stdout) : { upgrades: [], keptBack: [] };
+  if (r.code === 100 && upgrades.length === 0 && keptBack.length === 0) {
+    throw new AirlockError('execution', 'dnf_output_unreadable', 'dnf check-update reports upgrades, but Airlock could not read which', 'ListUpgradable shows what dnf lists');
+  }
+  const installed = await rpmEntries(host, [...new Set(upgrades.map((p) => p.name))]);
+  const from = (p: Nevra) => {
+    const same = installed.filter((e) => e.name === p.name);
+    const arch = same.filter((e) => e.arch === p.arch);
+    return (arch.length ? arch : same).map((e) => e.version).join(', ') || '(not installed)';
+  };
+  const sim = { install: [], remove: [], upgrade: upgrades.map((p) => ({ name: `${p.name}.${p.arch}`, from: from(p), to: p.evr })) };
+  return { manager: 'dnf', sim, keptBack, builds: upgrades };
+}
+
+async function dnfAutoremovePlan(host: Host): Promise<Plan> {
+  const builds = parseUnneeded((await dnfCached(host, ['repoquery', '--unneeded', UNNEEDED_FORMAT])).stdout);
+  return { manager: 'dnf', sim: { install: [], upgrade: [], remove: builds.map((p) => ({ name: p.name, version: p.evr })) }, keptBack: [], builds };
+}
+
+/** The plan for an upgrade or an autoremove on this host, from the package manager it has. */
+async function plan(host: Host, verb: 'upgrade' | 'autoremove', aptOpts: string[]): Promise<Plan> {
+  const manager = packageManager(host.platform);
+  if (manager === 'dnf') return verb === 'upgrade' ? dnfUpgradePlan(host) : dnfAutoremovePlan(host);
+  return { manager, ...(await aptPlan(host, verb, aptOpts)), builds: [] };
+}
+
 async function gpgAvailable(host: Host): Promise<boolean> {
   try {
     return (await host.run('gpg', ['--version'])).code === 0;
@@ -403,55 +541,75 @@ export const purgePackage = action({
 const UPGRADE_OPTS = ['-o', 'APT::Get::Upgrade-Allow-New=false', '-o', 'APT::Get::AutomaticRemove=false', '--no-remove'];
 const UPGRADE_TIMEOUT_MS = 1_800_000;
 /** Packages whose upgrade only takes full effect after a reboot. */
-const NEEDS_REBOOT = /^(linux-image-|libc6$|systemd$|dbus$)/;
+const NEEDS_REBOOT: Record<PackageManager, RegExp> = { apt: /^(linux-image-|libc6$|systemd$|dbus$)/, dnf: /^(kernel(-core|-modules)?|glibc|systemd|dbus|dbus-broker)$/ };
+/** dnf installs a new kernel next to the old ones rather than upgrading it, and removes the oldest beyond installonly_limit. */
+const KERNEL = /^kernel(-core)?$/;
 
 export const upgradeAll = action({
   name: 'UpgradeAll',
   family: 'packages',
-  description: 'Upgrade every installed package that has a newer candidate (apt-get upgrade: nothing new installed, nothing removed), exactly the list the preview shows.',
+  description:
+    'Upgrade every installed package that has a newer candidate, exactly the list the preview shows (apt-get upgrade: nothing new installed, nothing removed; dnf upgrade of each build dnf check-update lists, installing what they need).',
   risk: 'high',
   readOnly: false,
+  platforms: ALL_PLATFORMS,
   params: params({}),
   files: [],
   example: {},
-  current: (_p, host) => aptPlan(host, 'upgrade', UPGRADE_OPTS),
+  current: (_p, host) => plan(host, 'upgrade', UPGRADE_OPTS),
   check: (_p, cur) => {
     if (cur.sim.upgrade.length === 0) {
-      throw new AirlockError('conflict', 'nothing_to_upgrade', `no installed package has a newer candidate${cur.keptBack.length ? ` (kept back: ${cur.keptBack.join(', ')})` : ''}`, 'refresh the lists with AptUpdate first; ListUpgradable shows what apt would do');
+      throw new AirlockError('conflict', 'nothing_to_upgrade', `no installed package has a newer candidate${cur.keptBack.length ? ` (kept back: ${cur.keptBack.join(', ')})` : ''}`, `refresh the lists with AptUpdate first; ListUpgradable shows what ${cur.manager} would do`);
     }
     if (cur.sim.install.length || cur.sim.remove.length) {
       throw new AirlockError('conflict', 'unexpected_changes', 'apt plans to install or remove packages during a plain upgrade', 'inspect the apt configuration (ListUpgradable shows the plan)');
     }
   },
   preview: (_p, cur) => {
-    const names = cur.sim.upgrade.map((u) => u.name.replace(/:.*$/, ''));
-    const reboot = names.filter((n) => NEEDS_REBOOT.test(n));
+    // Package names without the architecture (apt's simulation says name[:arch]).
+    const names = cur.manager === 'apt' ? cur.sim.upgrade.map((u) => u.name.replace(/:.*$/, '')) : cur.builds.map((p) => p.name);
+    const reboot = cur.manager === 'apt' ? names.filter((n) => NEEDS_REBOOT.apt.test(n)) : cur.builds.filter((p) => NEEDS_REBOOT.dnf.test(p.name)).map((p) => `${p.name}.${p.arch}`);
     return {
       summary: `Upgrade ${cur.sim.upgrade.length} installed package(s) to their candidate versions`,
       change: { upgrade: cur.sim.upgrade.map((u) => `${u.name} ${u.from} -> ${u.to}`), install: [], remove: [] },
-      sideEffects: ['downloads the new packages', 'package maintainer scripts run as root; services of upgraded packages may restart', 'conffiles an administrator changed are kept (the new default is saved as .dpkg-dist)'],
+      sideEffects:
+        cur.manager === 'apt'
+          ? ['downloads the new packages', 'package maintainer scripts run as root; services of upgraded packages may restart', 'conffiles an administrator changed are kept (the new default is saved as .dpkg-dist)']
+          : [
+              'downloads the new packages',
+              'package scriptlets run as root; services of upgraded packages may restart',
+              'configuration files an administrator changed are kept where the package marks them noreplace (the new default is saved as .rpmnew), otherwise replaced (the edited copy is saved as .rpmsave)',
+            ],
       warnings: [
         ...(cur.keptBack.length ? [`kept back (they need new or removed packages): ${cur.keptBack.join(', ')}`] : []),
         ...(reboot.length ? [`${reboot.join(', ')} only take full effect after a reboot`] : []),
+        ...(cur.manager === 'dnf' ? ['dnf resolves the dependencies when it runs: new packages an upgrade needs are installed and not listed here; it removes none to make room (no --allowerasing)'] : []),
+        ...(cur.manager === 'dnf' && names.some((n) => KERNEL.test(n)) ? ['a new kernel is installed next to the running one; dnf removes the oldest kernels beyond installonly_limit'] : []),
       ],
     };
   },
-  mechanism: () => [command('apt-get', ['upgrade', '-y', ...UPGRADE_OPTS, ...DPKG_NONINTERACTIVE], { resource: 'dpkg', timeoutMs: UPGRADE_TIMEOUT_MS })],
+  // dnf: exactly the previewed builds, by name-version-release.arch, so nothing else it offers comes along.
+  mechanism: (_p, cur) =>
+    stepsFor(cur.manager, {
+      apt: () => [command('apt-get', ['upgrade', '-y', ...UPGRADE_OPTS, ...DPKG_NONINTERACTIVE], { resource: 'dpkg', timeoutMs: UPGRADE_TIMEOUT_MS })],
+      dnf: () => [command('dnf', ['upgrade', '-y', ...DNF_INSTALL_OPTS, ...cur.builds.map(nevraSpec)], { timeoutMs: UPGRADE_TIMEOUT_MS })],
+    }),
 });
 
 export const autoremove = action({
   name: 'Autoremove',
   family: 'packages',
-  description: 'Remove the packages that were installed only as dependencies and are no longer needed (apt-get autoremove), exactly the set the preview shows.',
+  description: 'Remove the packages that were installed only as dependencies and are no longer needed (apt-get autoremove; dnf remove of each build dnf repoquery --unneeded lists), exactly the set the preview shows.',
   risk: 'high',
   readOnly: false,
+  platforms: ALL_PLATFORMS,
   params: params({}),
   files: [],
   example: {},
   current: async (_p, host) => {
-    const { sim } = await aptPlan(host, 'autoremove', []);
-    // dpkg's description of each (essential flag, priority), to refuse what must stay.
-    return { sim, removed: await dpkgEntries(host, [...new Set(sim.remove.map((p) => p.name))]) };
+    const { manager, sim, builds } = await plan(host, 'autoremove', []);
+    // The package database's description of each (dpkg: essential flag, priority), to refuse what must stay.
+    return { manager, sim, builds, removed: await installedEntries(host, manager, [...new Set(sim.remove.map((p) => p.name))]) };
   },
   check: (_p, cur) => {
     if (cur.sim.remove.length === 0) throw new AirlockError('conflict', 'nothing_to_remove', 'no package is unused: there is nothing to autoremove');
@@ -459,18 +617,29 @@ export const autoremove = action({
     const bad = cur.sim.remove
       .map((p) => p.name)
       .flatMap((n) => {
-        const why = protectedSelf(n.replace(/:.*$/, ''), cur.removed.filter((e: DpkgEntry) => e.name === n.replace(/:.*$/, '')));
+        const why = protectedSelf(n.replace(/:.*$/, ''), cur.removed.filter((e: DpkgEntry) => e.name === n.replace(/:.*$/, '')), cur.manager);
         return why ? [`${n} (${why})`] : [];
       });
-    if (bad.length) throw new AirlockError('authorization', 'protected_package', `autoremove would remove ${bad.join(', ')}, which Airlock never removes`, 'mark them as manually installed (apt-mark manual) at the console');
+    if (bad.length) {
+      const hint = cur.manager === 'apt' ? 'mark them as manually installed (apt-mark manual) at the console' : 'mark them as installed by the user (dnf mark install; dnf5: dnf mark user) at the console';
+      throw new AirlockError('authorization', 'protected_package', `autoremove would remove ${bad.join(', ')}, which Airlock never removes`, hint);
+    }
   },
   preview: (_p, cur) => ({
     summary: `Remove ${cur.sim.remove.length} package(s) nothing depends on any more`,
-    change: { remove: list(cur.sim.remove), keeps: 'configuration files (no purge)' },
-    sideEffects: ['services shipped by the removed packages are stopped', 'package maintainer scripts run as root'],
+    change:
+      cur.manager === 'apt'
+        ? { remove: list(cur.sim.remove), keeps: 'configuration files (no purge)' }
+        : { remove: cur.builds.map(nevraSpec), keeps: 'configuration files an administrator changed (saved as .rpmsave)' },
+    sideEffects: ['services shipped by the removed packages are stopped', `package ${cur.manager === 'apt' ? 'maintainer scripts' : 'scriptlets'} run as root`],
     warnings: cur.removed.filter((e) => e.priority === 'important').map((e) => `removes priority-important package ${e.name}`),
   }),
-  mechanism: () => [command('apt-get', ['autoremove', '-y', ...DPKG_NONINTERACTIVE], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
+  // dnf: exactly the previewed builds, and nothing they leave unneeded (clean_requirements_on_remove off): the set is closed anyway, since dnf lists a dependency only with all that needs it.
+  mechanism: (_p, cur) =>
+    stepsFor(cur.manager, {
+      apt: () => [command('apt-get', ['autoremove', '-y', ...DPKG_NONINTERACTIVE], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
+      dnf: () => [command('dnf', ['remove', '-y', '--setopt=clean_requirements_on_remove=False', ...cur.builds.map(nevraSpec)], { timeoutMs: APT_TIMEOUT_MS })],
+    }),
 });
 
 // ---------------------------------------------------------------------------
@@ -593,15 +762,21 @@ export const literalPattern = (term: string) => term.replace(/[.+]/g, '\\$&');
 export const searchPackages = action({
   name: 'SearchPackages',
   family: 'packages',
-  description: 'List the packages whose name contains a term, with their one-line description (apt-cache search --names-only).',
+  description: 'List the packages whose name contains a term, with their one-line description (apt-cache search --names-only; dnf search, which also matches the one-line summaries).',
   risk: 'low',
   readOnly: true,
+  platforms: ALL_PLATFORMS,
   params: params({ query: searchTerm }),
   files: [],
   example: { query: 'nginx' },
-  current: nothingToRead,
-  preview: ({ query }) => ({ summary: `Search package names containing "${query}" (as of the last AptUpdate)`, change: null }),
-  mechanism: ({ query }) => [command('apt-cache', ['search', '--names-only', '--', literalPattern(query)])],
+  current: async (_p, host) => ({ manager: packageManager(host.platform) }),
+  preview: ({ query }, cur) => ({ summary: `Search package names ${cur.manager === 'apt' ? '' : 'and summaries '}containing "${query}" (as of the last AptUpdate)`, change: null }),
+  mechanism: ({ query }, cur) =>
+    stepsFor(cur.manager, {
+      apt: () => [command('apt-cache', ['search', '--names-only', '--', literalPattern(query)])],
+      // dnf matches a substring literally (the term has no glob character), from the cache; no `--` (dnf5 refuses it), and the term never starts with '-'.
+      dnf: () => [command('dnf', ['--cacheonly', 'search', query])],
+    }),
 });
 
 const SOURCES_LIST = '/etc/apt/sources.list';
