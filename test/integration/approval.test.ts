@@ -134,7 +134,10 @@ describe('receipts', () => {
     const g = await approve(approver, p);
     const other = signingKeyFromSeed(randomBytes(32));
     const forged = mintReceipt(other, { transactionId: p.transaction_id, requestHash: p.request_hash, approver: g.approved_by, executor: g.executor, expiresAt: g.expires_at }).receipt;
-    const flipped = g.receipt.slice(0, -3) + (g.receipt.endsWith('A') ? 'B' : 'A') + g.receipt.slice(-2);
+    // One signature character changed (to a different one: the flip depends on the character itself).
+    const at = g.receipt.length - 3;
+    const flipped = g.receipt.slice(0, at) + (g.receipt[at] === 'A' ? 'B' : 'A') + g.receipt.slice(at + 1);
+    assert.notEqual(flipped, g.receipt);
     for (const bad of ['alr1.' + randomBytes(80).toString('base64url'), forged, flipped, '', 'x'.repeat(5000), g.receipt + '\u0000']) {
       await rejectsWith(execute(agent, p, bad), 'stale_approval', 'bad_receipt');
     }
