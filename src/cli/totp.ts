@@ -29,7 +29,7 @@ store and never shows it again. Enrolling again replaces the old secret.
         process.stdout.write(
           `${renderUnicodeCompact(e.uri, { border: 2 })}\n` +
             `${c.green('enrolled')} ${e.approver}\n${c.dim('secret')}  ${e.secret}  ${c.dim('(shown once; store it only in the authenticator app)')}\n` +
-            `${c.cyan('next')}  approvals of High-risk actions by ${e.approver.replace(/\(uid \d+\)$/, '')} now ask for the app's 6-digit code\n`,
+            `${c.cyan('next')}  approvals of High-risk actions by ${e.user} now ask for the app's 6-digit code\n`,
         );
       } catch (e) {
         process.exitCode = reportError(e, Boolean(o.json));

@@ -124,7 +124,7 @@ export class AirlockClient {
 
   /** Root only: a new TOTP secret for an approver, returned this once. */
   totpEnroll(user?: string) {
-    return this.call<{ approver: string; secret: string; uri: string }>('totp.enroll', user ? { user } : {});
+    return this.call<{ approver: string; user: string; secret: string; uri: string }>('totp.enroll', user ? { user } : {});
   }
   execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string) {
     return this.call<ResultEnvelope>('execute', { transaction_id, action_name, params, receipt });

@@ -36,10 +36,10 @@ export class SecondFactor {
    * Checks `code` for `approver` and returns the step it would spend; the caller
    * spends it atomically with the approval. Every refusal says what to do next.
    */
-  async check(approver: string, code: unknown, txId: string, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
+  async check(approver: string, user: string, code: unknown, txId: string, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
     const rec = await this.o.store.totp(approver);
     if (!rec) {
-      fail('authorization', 'totp_not_enrolled', `approving ${txId} needs a second factor, and ${approver} has none enrolled`, `enrol once with \`sudo airlock totp enroll --user ${userOf(approver)}\`, then approve again`);
+      fail('authorization', 'totp_not_enrolled', `approving ${txId} needs a second factor, and ${approver} has none enrolled`, `enrol once with \`sudo airlock totp enroll --user ${user}\`, then approve again`);
     }
     const now = this.o.now();
     if (rec!.lockedUntil > now) {
@@ -58,12 +58,9 @@ export class SecondFactor {
   }
 
   /** A new secret for `approver` (replacing any old one). The caller shows it once; it is never sent again. */
-  async enroll(approver: string, entry: EntryDraft): Promise<{ secret: string; uri: string }> {
+  async enroll(approver: string, user: string, entry: EntryDraft): Promise<{ secret: string; uri: string }> {
     const secret = newSecret();
     await this.o.store.enrollTotp(approver, secret, this.o.now(), entry);
-    return { secret, uri: otpauthUri(secret, `${userOf(approver)}@${this.o.hostName}`, ISSUER) };
+    return { secret, uri: otpauthUri(secret, `${user}@${this.o.hostName}`, ISSUER) };
   }
 }
-
-/** "alice(uid 1001)" -> "alice". */
-const userOf = (approver: string) => approver.replace(/\(uid \d+\)$/, '');

@@ -276,7 +276,7 @@ export class AirlockService {
     }
     const approver = principalName(who);
     const spend = this.o.secondFactor.required(risk)
-      ? await this.o.secondFactor.check(approver, req.totp_code, tx.id, (details) => this.entry('totp_lockout', who, a.name, risk, tx.requestHash, tx.id, details))
+      ? await this.o.secondFactor.check(approver, who.user, req.totp_code, tx.id, (details) => this.entry('totp_lockout', who, a.name, risk, tx.requestHash, tx.id, details))
       : undefined;
     const expiresAt = now + this.o.receiptTtlMs;
     const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
@@ -310,7 +310,7 @@ export class AirlockService {
     }
     const approver = principalName({ uid: user!.uid, user: user!.name });
     const entry: EntryDraft = { kind: 'totp_enrolled', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details: { approver } };
-    return { approver, ...(await this.o.secondFactor.enroll(approver, entry)) };
+    return { approver, user: user!.name, ...(await this.o.secondFactor.enroll(approver, user!.name, entry)) };
   }
 
   async execute(who: Identity, req: { transaction_id?: unknown; action_name?: unknown; params?: unknown; receipt?: unknown }): Promise<ResultEnvelope> {

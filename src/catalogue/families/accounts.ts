@@ -16,11 +16,10 @@ import { readTimeState } from './locale.js';
 import { readSudo, refuseWithoutSudo } from './privilege.js';
 import { days } from './security.js';
 import { fixedRead, requireUser } from './shared.js';
-import { parseEffective } from './sshd.js';
+import { parseEffective, refuseWithoutSshd, SSHD_CONFIG } from './sshd.js';
 import { account, refuseProtectedUser, shadowOf, today, toDate, usermod } from './users.js';
 
 const SHADOW = '/etc/shadow';
-const SSHD_CONFIG = '/etc/ssh/sshd_config';
 /** Debian's ssh.service creates it at start; sshd -t and -T refuse to run without it. */
 const SSHD_PRIVSEP_DIR = '/run/sshd';
 /** At most this many diagnostic lines of a check are quoted in a preview. */
@@ -298,13 +297,7 @@ export const validateSudoers = action({
   mechanism: () => [command('visudo', ['--check'])],
 });
 
-/** sshd is installed when its configuration is; the ssh actions here refuse otherwise. */
-async function sshdInstalled(host: Host): Promise<boolean> {
-  return (await host.stat(SSHD_CONFIG)) !== null;
-}
-function refuseWithoutSshd(installed: boolean): void {
-  if (!installed) throw new AirlockError('unsupported_platform', 'sshd_missing', `the OpenSSH server is not installed (there is no ${SSHD_CONFIG})`, 'install openssh-server');
-}
+const sshdInstalled = async (host: Host): Promise<boolean> => (await host.stat(SSHD_CONFIG)) !== null;
 const privsepWarning = (missing: boolean) =>
   missing ? [`${SSHD_PRIVSEP_DIR} is missing (ssh.service creates it when it starts): sshd refuses to check its configuration without it; StartService ssh.service first`] : [];
 

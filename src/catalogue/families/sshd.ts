@@ -18,7 +18,7 @@ import { describeState, readUnit, type UnitState } from './services.js';
 import { fixedRead, listDirectory } from './shared.js';
 
 const SSH_DIR = '/etc/ssh';
-const SSHD_CONFIG = `${SSH_DIR}/sshd_config`;
+export const SSHD_CONFIG = `${SSH_DIR}/sshd_config`;
 export const SSHD_DROPIN = `${SSH_DIR}/sshd_config.d/60-airlock.conf`;
 const SSH_UNIT = 'ssh.service';
 /** The group whose members approve Airlock requests (see src/daemon/identity.ts). */
@@ -269,9 +269,14 @@ function sources(cur: SshdState, option: SshdOption): { before: Directive[]; aft
 }
 const where = (d: Directive) => `\`${d.text}\` (${d.file}:${d.line})`;
 
+/** sshd is installed when its configuration is; every sshd action refuses otherwise. */
+export function refuseWithoutSshd(installed: boolean): void {
+  if (!installed) throw new AirlockError('unsupported_platform', 'sshd_missing', `the OpenSSH server is not installed (there is no ${SSHD_CONFIG})`, 'install openssh-server');
+}
+
 /** Refusals SetSshdOption and ResetSshdOption share. */
 function refuseUnusable(cur: SshdState): void {
-  if (!cur.installed) throw new AirlockError('unsupported_platform', 'sshd_missing', `the OpenSSH server is not installed (there is no ${SSHD_CONFIG})`, 'install openssh-server');
+  refuseWithoutSshd(cur.installed);
   if (!cur.effective) {
     // Debian's ssh.service creates /run/sshd and removes it when it stops; sshd -T and -t need it.
     const privsep = /privilege separation directory/.test(cur.effectiveError);
