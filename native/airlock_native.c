@@ -2,6 +2,11 @@
  * The two things the daemon needs that Node has no API for:
  *   peerCredentials(fd)  SO_PEERCRED, SO_PEERGROUPS and SO_PEERPIDFD of a connected
  *                        Unix socket: who the kernel says is on the other end.
+ *   peerProcess(pidfd)   who stands behind a root peer: its audit login uid and the
+ *                        SUDO_UID/SUDO_USER sudo put in its environment, read from
+ *                        the /proc entry of the process the pidfd pins (never a
+ *                        recycled pid: the entry is opened first, then the pidfd
+ *                        must still name a live process).
  *   lockHolder(path)     whether a POSIX/OFD record lock is held on a file (the dpkg
  *                        lock), without taking it: F_OFD_GETLK.
  * Kept deliberately tiny: this file runs inside the root daemon.
@@ -10,6 +15,9 @@
 #include <node_api.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/syscall.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -81,6 +89,99 @@ static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* Reads at most cap-1 bytes of the file `name` in the directory dirfd; returns the length or -1. */
+static ssize_t read_at(int dirfd, const char *name, char *buf, size_t cap) {
+  int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -1;
+  size_t n = 0;
+  while (n < cap - 1) {
+    ssize_t r = read(fd, buf + n, cap - 1 - n);
+    if (r < 0) { if (errno == EINTR) continue; close(fd); return -1; }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  buf[n] = 0;
+  return (ssize_t)n;
+}
+
+/* The value of KEY= in a NUL-separated environment block, copied into out (empty when absent). */
+static void env_value(const char *env, size_t len, const char *key, char *out, size_t cap) {
+  size_t klen = strlen(key);
+  out[0] = 0;
+  for (size_t i = 0; i < len;) {
+    const char *entry = env + i;
+    size_t elen = strnlen(entry, len - i);
+    if (elen > klen && strncmp(entry, key, klen) == 0 && entry[klen] == '=') {
+      size_t vlen = elen - klen - 1;
+      if (vlen >= cap) vlen = cap - 1;
+      memcpy(out, entry + klen + 1, vlen);
+      out[vlen] = 0;
+    }
+    i += elen + 1;
+  }
+}
+
+#define ENV_CAP (256 * 1024)
+
+static napi_value peer_process(napi_env env, napi_callback_info info) {
+  int32_t pidfd;
+  if (get_int_arg(env, info, &pidfd) != 0 || pidfd < 0) {
+    napi_throw_type_error(env, NULL, "peerProcess(pidfd): pidfd must be a non-negative integer");
+    return NULL;
+  }
+  /* The pid the pidfd names, from its fdinfo (Linux 5.10+; -1 once it has exited). */
+  char path[64], info_text[1024];
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  int self = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (self < 0) return throw_errno(env, "open /proc/self", errno);
+  char rel[48];
+  snprintf(rel, sizeof rel, "fdinfo/%d", pidfd);
+  ssize_t n = read_at(self, rel, info_text, sizeof info_text);
+  close(self);
+  if (n < 0) return throw_errno(env, path, errno);
+  const char *p = strstr(info_text, "\nPid:");
+  if (!p) { napi_throw_error(env, "ERR_AIRLOCK_NATIVE", "not a pidfd"); return NULL; }
+  long pid = strtol(p + 5, NULL, 10);
+  if (pid <= 0) { napi_throw_error(env, "ERR_AIRLOCK_NATIVE", "the peer process has exited"); return NULL; }
+  snprintf(path, sizeof path, "/proc/%ld", pid);
+  int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return throw_errno(env, path, errno);
+  /* Opened first, checked second: while the pidfd's process lives, its pid is not reused,
+     so the directory just opened is that process's. */
+  if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0) {
+    int err = errno;
+    close(dir);
+    return throw_errno(env, "the peer process has exited", err);
+  }
+  char loginuid[32];
+  long login = -1;
+  if (read_at(dir, "loginuid", loginuid, sizeof loginuid) > 0) {
+    unsigned long v = strtoul(loginuid, NULL, 10);
+    login = v == 4294967295UL ? -1 : (long)v;
+  }
+  char *envbuf = malloc(ENV_CAP);
+  if (!envbuf) { close(dir); return throw_errno(env, "malloc", ENOMEM); }
+  ssize_t elen = read_at(dir, "environ", envbuf, ENV_CAP);
+  close(dir);
+  char sudo_uid[16] = "", sudo_user[64] = "";
+  if (elen > 0) {
+    env_value(envbuf, (size_t)elen, "SUDO_UID", sudo_uid, sizeof sudo_uid);
+    env_value(envbuf, (size_t)elen, "SUDO_USER", sudo_user, sizeof sudo_user);
+  }
+  free(envbuf);
+
+  napi_value result, s;
+  napi_create_object(env, &result);
+  set_num(env, result, "pid", (double)pid);
+  set_num(env, result, "loginUid", (double)login);
+  napi_create_string_utf8(env, sudo_uid, NAPI_AUTO_LENGTH, &s);
+  napi_set_named_property(env, result, "sudoUid", s);
+  napi_create_string_utf8(env, sudo_user, NAPI_AUTO_LENGTH, &s);
+  napi_set_named_property(env, result, "sudoUser", s);
+  return result;
+}
+
 static napi_value close_fd(napi_env env, napi_callback_info info) {
   int32_t fd;
   if (get_int_arg(env, info, &fd) == 0 && fd > 2) close(fd);
@@ -120,6 +221,7 @@ static napi_value lock_holder(napi_env env, napi_callback_info info) {
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_default, NULL},
+    {"peerProcess", NULL, peer_process, NULL, NULL, NULL, napi_default, NULL},
     {"closeFd", NULL, close_fd, NULL, NULL, NULL, napi_default, NULL},
     {"lockHolder", NULL, lock_holder, NULL, NULL, NULL, napi_default, NULL},
   };

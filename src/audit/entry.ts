@@ -24,6 +24,7 @@ export const ENTRY_KINDS = [
   'totp_enrolled',
   'totp_lockout',
   'policy_reloaded',
+  'refused',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
@@ -31,6 +32,11 @@ export interface EntryPrincipal {
   uid: number;
   user: string;
   role: Role;
+  /** For a uid-0 peer: the person behind it ("alice(uid 1001) via sudo"), or "none: why". */
+  person?: string;
+  /** For a uid-0 peer: the witnesses read through its pidfd (null when unset). */
+  sudo_uid?: number | null;
+  login_uid?: number | null;
 }
 
 /** What a caller supplies; the log fills in seq, time, key id and the chain. */

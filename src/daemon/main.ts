@@ -77,7 +77,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   // The second factor asks the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;
   const secondFactor = new SecondFactor({ store, now: Date.now, from: () => service!.currentPolicy.secondFactorFrom, hostName: hostname() });
-  service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor });
+  service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, log });
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
@@ -101,6 +101,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
       (stopping ??= (async () => {
         clearInterval(sweep);
         await listener.close();
+        await svc.refusals.flush(true).catch((e) => log(`could not record the last refusal counts: ${(e as Error).message}`));
         checkpoints.flush();
         await store.close();
       })()),

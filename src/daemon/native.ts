@@ -12,8 +12,19 @@ export interface PeerCredentials {
   pidfd: number;
 }
 
+export interface PeerProcess {
+  pid: number;
+  /** -1 when unset. */
+  loginUid: number;
+  /** SUDO_UID and SUDO_USER from the process's environment ('' when absent). */
+  sudoUid: string;
+  sudoUser: string;
+}
+
 interface NativeAddon {
   peerCredentials(fd: number): PeerCredentials;
+  /** What stands behind a root peer, read from the /proc entry its pidfd pins; throws once it has exited. */
+  peerProcess(pidfd: number): PeerProcess;
   closeFd(fd: number): void;
   lockHolder(path: string): number;
 }

@@ -57,6 +57,11 @@ export class SecondFactor {
     return fail('authorization', 'totp_invalid', `that code is wrong, expired or already used (${MAX_FAILURES - after.failures} more tries before a ${LOCKOUT_MS / 60_000}-minute lockout)`, 'type the code your authenticator shows now; each code approves one transaction');
   }
 
+  /** Whether `approver` has a second factor to give. */
+  async enrolled(approver: string): Promise<boolean> {
+    return (await this.o.store.totp(approver)) !== null;
+  }
+
   /** A new secret for `approver` (replacing any old one). The caller shows it once; it is never sent again. */
   async enroll(approver: string, user: string, entry: EntryDraft): Promise<{ secret: string; uri: string }> {
     const secret = newSecret();

@@ -15,7 +15,7 @@ import { METHODS, PROTOCOL, SERVER_NAME, type Method, type ResponseMessage, type
 import { native } from './native.js';
 import { resolveIdentity, type Identity } from './identity.js';
 import type { TokenTable } from './tokens.js';
-import type { AirlockService } from './service.js';
+import { entryPrincipal, type AirlockService } from './service.js';
 import { MAX_OUTPUT_LINES } from './output.js';
 
 export const FIRST_FRAME_MS = 5_000;
@@ -73,8 +73,19 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     try {
       const fd = (sock as unknown as { _handle: { fd: number } })._handle.fd;
       const cred = native().peerCredentials(fd);
-      if (cred.pidfd >= 0) native().closeFd(cred.pidfd);
-      who = resolveIdentity(cred);
+      try {
+        // Only a root peer's process is looked into: who stands behind it decides what it may approve.
+        who = resolveIdentity(cred, () => {
+          if (cred.pidfd < 0) return null;
+          try {
+            return native().peerProcess(cred.pidfd);
+          } catch {
+            return null; // gone already: nobody can be named, so it approves nothing
+          }
+        });
+      } finally {
+        if (cred.pidfd >= 0) native().closeFd(cred.pidfd);
+      }
     } catch (e) {
       o.log(`refusing a connection: cannot read peer credentials (${(e as Error).message})`);
       sock.destroy();
@@ -174,6 +185,9 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
           if (peer === 'token') {
             // The token is looked up and dropped: never logged, never echoed.
             const who = o.tokens().identify(m.token);
+            if (!who) {
+              o.service.refusals.record({ principal: null, method: 'hello', category: 'authorization', code: 'bad_token', transactionId: null });
+            }
             if (!who) return refuse(new AirlockError('authorization', 'bad_token', 'this listener needs a valid token in the hello, and none was given or it is not in the token file', 'set AIRLOCK_TOKEN to the token root gave you'));
             identity = who;
             if (!admit(who)) return;
@@ -210,10 +224,18 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       }
       const params = m.params ?? {};
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new AirlockError('validation', 'bad_params', 'params must be an object');
+      o.service.authorize(who, m.method as Method);
       const result = await handlers[m.method as Method](who, params as Record<string, unknown>);
       return { type: 'response', id, ok: true, result };
     } catch (e) {
-      if (e instanceof AirlockError) return { type: 'response', id, ok: false, error: e.toWire() };
+      if (e instanceof AirlockError) {
+        // Refusals of who may do what, and of stale or forged approvals, go into the signed log (coalesced).
+        if (e.category === 'authorization' || e.category === 'stale_approval') {
+          const tx = (m.params as { transaction_id?: unknown } | undefined)?.transaction_id;
+          o.service.refusals.record({ principal: entryPrincipal(who), method: String(m.method).slice(0, 40), category: e.category, code: e.code, transactionId: typeof tx === 'string' && /^tx_[0-9a-f]{24}$/.test(tx) ? tx : null });
+        }
+        return { type: 'response', id, ok: false, error: e.toWire() };
+      }
       // Anything unexpected fails closed with no internals leaked to the client.
       o.log(`internal error on ${String(m?.method)}: ${(e as Error).stack ?? e}`);
       return { type: 'response', id, ok: false, error: { category: 'integrity', code: 'internal', message: 'the daemon hit an internal error and changed nothing further; see its log' } };

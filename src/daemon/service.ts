@@ -19,12 +19,15 @@ import type { SigningKey } from '../audit/keys.js';
 import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.js';
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
-import { APPROVER_GROUP, type Identity } from './identity.js';
+import { APPROVER_GROUP, principalName, type Identity } from './identity.js';
+import { mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
+import type { Method } from '../protocol/messages.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
 import type { SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
 import { loadPolicyFile } from './policy-file.js';
+import { RefusalLog } from './refusals.js';
 import { TokenTable } from './tokens.js';
 import type { PendingEvent } from './notify.js';
 
@@ -46,6 +49,8 @@ export interface ServiceOptions {
   receiptTtlMs: number;
   secondFactor: SecondFactor;
   now?: () => number;
+  /** The daemon's own log (stderr / journal). */
+  log?: (msg: string) => void;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -54,16 +59,33 @@ const DAY_MS = 24 * 60 * 60_000;
 type AutoApproval = AutoApprovalGrant;
 /** A preview a person can review (and that fits a frame many times over). */
 export const MAX_PREVIEW_BYTES = 256 * 1024;
-/** alice(uid 1001) for a Unix user; token:NAME alone for a token principal (its uid is synthetic). */
-const principalName = (id: { uid: number; user: string }) => (id.uid < 0 ? id.user : `${id.user}(uid ${id.uid})`);
+/** The key a person's second factor is stored under: alice(uid 1001), whichever way they connect. */
+const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${p.uid})`;
+/** Receipts kept for their requester to fetch (`airlock run` waiting for another approver), at most this many. */
+const MAX_HELD_RECEIPTS = 4096;
+
+/** Throws the refusal of a decision; the one way a "no" from authz.ts becomes an error. */
+function enforce(d: { ok: true } | { ok: false; refusal: Refusal }): void {
+  if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint);
+}
+
+/** What authz.ts needs to know about a stored transaction. */
+function facts(tx: TxRecord): TxFacts {
+  return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, unattended: (tx.preview as { unattended?: boolean }).unattended === true };
+}
 
 export class AirlockService {
   private readonly now: () => number;
   private readonly changes = new Slots(1);
   private policy: Policy;
   private tokenTable: TokenTable;
+  /** The receipt of each approved transaction, for its requester (in memory: a restart forgets them, the approver still has theirs). */
+  private readonly heldReceipts = new Map<string, { receipt: string; expiresAt: number }>();
+  /** Signed, coalesced entries for refused requests (the server records them; the sweep flushes their counts). */
+  readonly refusals: RefusalLog;
   constructor(private readonly o: ServiceOptions) {
     this.now = o.now ?? Date.now;
+    this.refusals = new RefusalLog((entries) => o.store.appendEntries(entries), this.now, o.log ?? (() => {}));
     this.policy = o.policy;
     this.tokenTable = TokenTable.load(o.tokensPath);
   }
@@ -85,12 +107,11 @@ export class AirlockService {
    * one takes effect at once and the signed log records the old and new digests.
    */
   async reloadPolicy(who: Identity): Promise<{ old_digest: string; new_digest: string; source: string }> {
-    if (who.uid !== 0) fail('authorization', 'root_only', 'only root reloads the policy', 'run `sudo airlock policy reload`');
     const next = loadPolicyFile(this.o.policyPath);
     const nextTokens = TokenTable.load(this.o.tokensPath);
     const old = this.policy;
     await this.o.store.appendEntries([
-      { kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details: { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size } },
+      { kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: entryPrincipal(who), details: { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size } },
     ]);
     this.policy = next;
     this.tokenTable = nextTokens;
@@ -101,6 +122,16 @@ export class AirlockService {
   showPolicy() {
     const p = this.policy;
     return { digest: p.digest, source: p.source, path: this.o.policyPath, reads: p.reads, second_factor_from: p.secondFactorFrom, unattended: p.unattended, rules: p.rules.map((r) => r.id), risk_overrides: Object.fromEntries(p.riskOverrides) };
+  }
+
+  /** The caller as authz.ts judges it. */
+  caller(who: Identity): Caller {
+    return { ...who, unattended: this.isUnattended(who) };
+  }
+
+  /** The method table of authz.ts, before any handler runs. */
+  authorize(who: Identity, method: Method): void {
+    enforce(mayCall(this.caller(who), method));
   }
 
   isUnattended(who: Identity): boolean {
@@ -132,7 +163,8 @@ export class AirlockService {
 
   async preview(who: Identity, req: { action_name?: unknown; params?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {
     const a = this.action(req.action_name);
-    const risk = this.requireRole(who, a);
+    const risk = this.riskOf(a);
+    enforce(mayPreview(this.caller(who), a.name, risk));
     const problem = this.platformProblem(a);
     if (problem) fail('unsupported_platform', 'platform', problem);
     const params = this.parseParams(a, req.params);
@@ -180,6 +212,7 @@ export class AirlockService {
         requesterUid: who.uid,
         requesterName: who.user,
         requesterRole: who.role,
+        requesterPersonUid: who.person?.uid ?? null,
         preview: envelope as unknown as Record<string, unknown>,
         previewDigest: digest,
         summary: parts.summary,
@@ -238,36 +271,38 @@ export class AirlockService {
 
   /** Proposals by unattended principals, newest first, for a person to re-preview (`airlock inbox run`). */
   async inbox(who: Identity): Promise<TransactionView[]> {
-    if (!who.approver && who.role !== 'admin') fail('authorization', 'not_an_approver', 'the inbox is for approvers and admins');
     const rows = await this.o.store.history({ limit: 1000 });
     return rows.filter((tx) => (tx.preview as { unattended?: boolean }).unattended === true).slice(0, 200).map(view);
   }
 
-  async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView & { preview: PreviewEnvelope; result: unknown }> {
+  async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView & { preview: PreviewEnvelope; result: unknown; your_approval: ApprovalAdvice; receipt?: string }> {
     const tx = await this.tx(req.transaction_id);
     // The preview shows host state (key lines, account flags): only the requester, approvers and admins see it.
-    if (who.uid !== tx.requesterUid && !who.approver && who.role !== 'admin') {
-      fail('authorization', 'not_yours', `only ${tx.requesterName}, approvers and admins may read ${tx.id} in full`, 'see `airlock history` for its summary');
+    enforce(mayRead(this.caller(who), facts(tx)));
+    const held = who.uid === tx.requesterUid && tx.state === 'Queued' ? this.heldReceipts.get(tx.id) : undefined;
+    return { ...view(tx), preview: tx.preview as unknown as PreviewEnvelope, result: tx.result, your_approval: await this.approvalAdvice(who, tx), ...(held && held.expiresAt > this.now() ? { receipt: held.receipt } : {}) };
+  }
+
+  /**
+   * Whether the caller may approve tx, and with which factor: the same decision approve()
+   * makes, so `airlock approve` refuses at once instead of asking first.
+   */
+  private async approvalAdvice(who: Identity, tx: TxRecord): Promise<ApprovalAdvice> {
+    const d = mayApprove(this.caller(who), facts(tx), this.policy.secondFactorFrom);
+    if (!d.ok) return { may_approve: false, second_factor: false, self_approval: false, refusal: d.refusal };
+    if (d.selfApproval && !(await this.o.secondFactor.enrolled(personKey(d.person)))) {
+      return { may_approve: false, second_factor: true, self_approval: true, refusal: selfApprovalNeedsFactor(this.caller(who), facts(tx)) };
     }
-    return { ...view(tx), preview: tx.preview as unknown as PreviewEnvelope, result: tx.result };
+    return { may_approve: true, second_factor: d.secondFactor, self_approval: d.selfApproval };
   }
 
   async approve(who: Identity, req: { transaction_id?: unknown; preview_digest?: unknown; totp_code?: unknown }): Promise<ApprovalGrant> {
     const tx = await this.tx(req.transaction_id);
     const a = this.action(tx.actionName);
-    const risk = this.riskOf(a);
-    if (!who.approver) {
-      fail('authorization', 'not_an_approver', `${principalName(who)} may not approve: approving needs root or membership of airlock-approvers`, `a human approves with \`sudo airlock approve ${tx.id}\``);
-    }
-    if (!roleSatisfies(who.role, minRoleForRisk(risk))) {
-      fail('authorization', 'role_too_low', `approving a ${risk}-risk action needs the ${minRoleForRisk(risk)} role; ${principalName(who)} is ${who.role}`);
-    }
-    if ((tx.preview as { unattended?: boolean }).unattended) {
-      fail('authorization', 'unattended_proposal', `${tx.id} was proposed by ${tx.requesterName}, an unattended principal: no receipt is ever minted for it`, `a person re-previews it against the current state with \`airlock inbox run ${tx.id}\``);
-    }
-    if (who.uid === tx.requesterUid) {
-      fail('authorization', 'self_approval', `${principalName(who)} requested this change and cannot approve it too`, `another person approves it, e.g. with \`sudo airlock approve ${tx.id}\` from a terminal the agent does not control`);
-    }
+    // The risk the approver was shown, fixed at preview (a later policy reload does not re-derive it).
+    const risk = tx.risk;
+    const d = mayApprove(this.caller(who), facts(tx), this.policy.secondFactorFrom);
+    if (!d.ok) return enforce(d) as never;
     if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
     const now = this.now();
     if (tx.expiresAt <= now) fail('stale_approval', 'preview_expired', `the preview of ${tx.id} expired at ${iso(tx.expiresAt)}`, 'preview the action again');
@@ -275,9 +310,7 @@ export class AirlockService {
       fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
     }
     const approver = principalName(who);
-    const spend = this.o.secondFactor.required(risk)
-      ? await this.o.secondFactor.check(approver, who.user, req.totp_code, tx.id, (details) => this.entry('totp_lockout', who, a.name, risk, tx.requestHash, tx.id, details))
-      : undefined;
+    const spend = d.secondFactor ? await this.spendFactor(who, d.person, d.selfApproval, tx, req.totp_code) : undefined;
     const expiresAt = now + this.o.receiptTtlMs;
     const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
     const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
@@ -290,11 +323,31 @@ export class AirlockService {
         executor: claims.executor,
         receipt_expires_at: claims.expiresAt,
         second_factor: spend ? 'totp' : 'none',
+        self_approval: d.selfApproval,
       }),
     );
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
     if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has already approved something: each code approves one transaction', 'wait for your authenticator to show the next code');
+    this.holdReceipt(tx.id, receipt, expiresAt);
     return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
+  }
+
+  /** Checks the person's code for this approval; a self-approval without a factor gets the refusal that says how to get one. */
+  private async spendFactor(who: Identity, person: { uid: number; user: string }, selfApproval: boolean, tx: TxRecord, code: unknown) {
+    try {
+      return await this.o.secondFactor.check(personKey(person), person.user, code, tx.id, (details) => this.entry('totp_lockout', who, tx.actionName, tx.risk, tx.requestHash, tx.id, details));
+    } catch (e) {
+      if (selfApproval && e instanceof AirlockError && e.code === 'totp_not_enrolled') enforce({ ok: false, refusal: selfApprovalNeedsFactor(this.caller(who), facts(tx)) });
+      throw e;
+    }
+  }
+
+  private holdReceipt(id: string, receipt: string, expiresAt: number): void {
+    const now = this.now();
+    for (const [k, v] of this.heldReceipts) if (v.expiresAt <= now) this.heldReceipts.delete(k);
+    // Oldest first out: a flood of approvals cannot grow the map past its bound.
+    while (this.heldReceipts.size >= MAX_HELD_RECEIPTS) this.heldReceipts.delete(this.heldReceipts.keys().next().value!);
+    this.heldReceipts.set(id, { receipt, expiresAt });
   }
 
   /** Root enrols an approver's second factor; the secret is returned this once and never again. */
@@ -309,17 +362,15 @@ export class AirlockService {
       fail('validation', 'not_an_approver', `${user!.name} is not in ${APPROVER_GROUP}, so a second factor would approve nothing`, `add them first: \`sudo gpasswd -a ${user!.name} ${APPROVER_GROUP}\``);
     }
     const approver = principalName({ uid: user!.uid, user: user!.name });
-    const entry: EntryDraft = { kind: 'totp_enrolled', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details: { approver } };
+    const entry: EntryDraft = { kind: 'totp_enrolled', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: entryPrincipal(who), details: { approver } };
     return { approver, user: user!.name, ...(await this.o.secondFactor.enroll(approver, user!.name, entry)) };
   }
 
   async execute(who: Identity, req: { transaction_id?: unknown; action_name?: unknown; params?: unknown; receipt?: unknown }): Promise<ResultEnvelope> {
     const tx = await this.tx(req.transaction_id);
     const a = this.action(tx.actionName);
-    const risk = this.requireRole(who, a);
-    if (who.uid !== tx.requesterUid) {
-      fail('authorization', 'not_the_requester', `only ${tx.requesterName} (uid ${tx.requesterUid}), who requested ${tx.id}, may execute it`);
-    }
+    const risk = tx.risk;
+    enforce(mayExecute(this.caller(who), facts(tx), a.name));
     if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${String(req.action_name)}`);
     const params = this.parseParams(a, req.params);
     if (requestHash(a.name, params) !== tx.requestHash) {
@@ -362,6 +413,7 @@ export class AirlockService {
     try {
       const now = this.now();
       const base = { preview_digest: tx.previewDigest, receipt_commitment: receiptCommitment(receipt) };
+      this.heldReceipts.delete(tx.id);
       const outcome = await this.o.store.consumeReceipt(tx.id, receiptCommitment(receipt), now, [
         this.entry('approval_consumed', who, a.name, risk, tx.requestHash, tx.id, base),
         this.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length }),
@@ -408,11 +460,9 @@ export class AirlockService {
 
   async cancel(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView> {
     const tx = await this.tx(req.transaction_id);
-    if (who.uid !== tx.requesterUid && !(who.approver && who.role === 'admin')) {
-      fail('authorization', 'not_yours', `only the requester or an admin approver may cancel ${tx.id}`);
-    }
+    enforce(mayCancel(this.caller(who), facts(tx)));
     const a = this.action(tx.actionName);
-    const ok = await this.o.store.cancel(tx.id, this.now(), this.entry('canceled', who, a.name, this.riskOf(a), tx.requestHash, tx.id, { by: principalName(who) }));
+    const ok = await this.o.store.cancel(tx.id, this.now(), this.entry('canceled', who, a.name, tx.risk, tx.requestHash, tx.id, { by: principalName(who) }));
     if (!ok) fail('conflict', 'not_cancelable', `transaction ${tx.id} is ${tx.state}; only Previewed or Queued transactions can be canceled`);
     return view((await this.o.store.getTransaction(tx.id))!);
   }
@@ -427,6 +477,7 @@ export class AirlockService {
 
   /** Sweep: cancels previews and receipts past their deadline, one signed entry each. */
   async sweep(): Promise<string[]> {
+    await this.refusals.flush();
     return this.o.store.expireDue(this.now(), (tx) => this.systemEntry('expired', tx, { previous_state: tx.state, deadline: iso(tx.expiresAt) }));
   }
 
@@ -440,16 +491,6 @@ export class AirlockService {
     const a = typeof name === 'string' ? CATALOGUE.get(name) : undefined;
     if (!a) fail('validation', 'unknown_action', `there is no action named ${JSON.stringify(String(name).slice(0, 64))}`, 'list actions with `airlock actions`');
     return a!;
-  }
-
-  /** Role before anything else about the request (invariant 3). */
-  private requireRole(who: Identity, a: AnyAction): Risk {
-    const risk = this.riskOf(a);
-    const need = minRoleForRisk(risk);
-    if (!roleSatisfies(who.role, need)) {
-      fail('authorization', 'role_too_low', `${a.name} is ${risk} risk and needs the ${need} role; ${principalName(who)} is ${who.role}`, `ask an administrator to add you to airlock-${need}`);
-    }
-    return risk;
   }
 
   private platformProblem(a: AnyAction): string | null {
@@ -481,12 +522,27 @@ export class AirlockService {
   }
 
   private entry(kind: EntryDraft['kind'], who: Identity, action: string, risk: Risk, hash: string, txId: string, details: EntryDraft['details']): EntryDraft {
-    return { kind, transaction_id: txId, action_name: action, risk, request_hash: hash, principal: { uid: who.uid, user: who.user, role: who.role }, details };
+    return { kind, transaction_id: txId, action_name: action, risk, request_hash: hash, principal: entryPrincipal(who), details };
   }
 
   private systemEntry(kind: EntryDraft['kind'], tx: TxRecord, details: EntryDraft['details']): EntryDraft {
     return { kind, transaction_id: tx.id, action_name: tx.actionName, risk: tx.risk, request_hash: tx.requestHash, principal: null, details };
   }
+}
+
+/** Whether the caller may approve a transaction, and with which factor (`transaction.get` tells the approver before asking). */
+export interface ApprovalAdvice {
+  may_approve: boolean;
+  second_factor: boolean;
+  self_approval: boolean;
+  refusal?: { category: string; code: string; message: string; hint?: string };
+}
+
+/** Who an entry is by: the peer, and for a root peer the person behind it (or that there is none). */
+export function entryPrincipal(who: Identity): EntryDraft['principal'] {
+  const base = { uid: who.uid, user: who.user, role: who.role };
+  if (who.uid !== 0 || who.via === 'token') return base;
+  return { ...base, person: who.person ? principalName(who) : `none: ${who.rootPeer?.noPerson ?? 'unknown'}`, sudo_uid: who.rootPeer?.sudoUid ?? null, login_uid: who.rootPeer?.loginUid ?? null };
 }
 
 const HistoryQuery = z.strictObject({

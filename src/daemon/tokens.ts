@@ -92,6 +92,6 @@ export class TokenTable {
     let found: TokenEntry | null = null;
     for (const e of this.entries) if (timingSafeEqual(e.hash, presented) && !found) found = e;
     if (!found) return null;
-    return { uid: tokenUid(found.name), user: `token:${found.name}`, role: found.role, approver: false, pid: 0, via: 'token', unattended: found.unattended };
+    return { uid: tokenUid(found.name), user: `token:${found.name}`, role: found.role, approver: false, pid: 0, via: 'token', unattended: found.unattended, person: null };
   }
 }

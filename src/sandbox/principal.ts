@@ -51,6 +51,21 @@ export class Principal {
     return new Principal(identity, child);
   }
 
+  /**
+   * A client started through `launcher` (argv of a program that runs what follows it:
+   * nsenter into the test bed, systemd-run with a PAM session, sudo), for tests of how
+   * the daemon attributes a root peer to the person behind it.
+   */
+  static spawnVia(launcher: string[], socket: string, identity: UnixIdentity = { uid: 0, gid: 0, groups: [0] }): Principal {
+    const [program, ...args] = launcher;
+    const child = spawn(program!, [...args, ...nodeCommand(WORKER), socket], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      cwd: '/',
+      env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' },
+    });
+    return new Principal(identity, child);
+  }
+
   private send(cmd: Record<string, unknown>): Promise<Reply> {
     const id = this.next++;
     return new Promise((resolve) => {

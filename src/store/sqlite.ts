@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS transactions (
   requester_uid INTEGER NOT NULL,
   requester_name TEXT NOT NULL,
   requester_role TEXT NOT NULL,
+  requester_person_uid INTEGER,
   preview_json TEXT NOT NULL,
   preview_digest TEXT NOT NULL,
   summary TEXT NOT NULL,
@@ -64,6 +65,7 @@ interface Row {
   requester_uid: number;
   requester_name: string;
   requester_role: string;
+  requester_person_uid: number | null;
   preview_json: string;
   preview_digest: string;
   summary: string;
@@ -85,6 +87,7 @@ const toRecord = (r: Row): TxRecord => ({
   requesterUid: r.requester_uid,
   requesterName: r.requester_name,
   requesterRole: r.requester_role as TxRecord['requesterRole'],
+  requesterPersonUid: r.requester_person_uid ?? null,
   preview: JSON.parse(r.preview_json),
   previewDigest: r.preview_digest,
   summary: r.summary,
@@ -118,12 +121,15 @@ export class SqliteStore implements Store {
     const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined;
     if (version === undefined) this.db.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
     else if (version !== SCHEMA_VERSION) throw new AirlockError('integrity', 'schema_version', `database schema ${version} is not the supported ${SCHEMA_VERSION}`);
+    // Added after schema 1 shipped: the person behind a root requester (for self-approval).
+    const columns = (this.db.prepare('PRAGMA table_info(transactions)').all() as { name: string }[]).map((c) => c.name);
+    if (!columns.includes('requester_person_uid')) this.db.exec('ALTER TABLE transactions ADD COLUMN requester_person_uid INTEGER');
     const last = this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     this.head = last ? { size: last.seq, hash: last.hash } : { size: 0, hash: GENESIS_HASH };
     this.stmts = {
       insertTx: this.db.prepare(`INSERT INTO transactions (id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
-        preview_json, preview_digest, summary, created_at, updated_at, expires_at) VALUES
-        (@id, @action_name, @params_json, @request_hash, @risk, @state, @requester_uid, @requester_name, @requester_role, @preview_json, @preview_digest, @summary, @created_at, @updated_at, @expires_at)`),
+        requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at) VALUES
+        (@id, @action_name, @params_json, @request_hash, @risk, @state, @requester_uid, @requester_name, @requester_role, @requester_person_uid, @preview_json, @preview_digest, @summary, @created_at, @updated_at, @expires_at)`),
       getTx: this.db.prepare('SELECT * FROM transactions WHERE id = ?'),
       approve: this.db.prepare(`UPDATE transactions SET state = 'Queued', approved_by = ?, receipt_commitment = ?, expires_at = ?, updated_at = ?
         WHERE id = ? AND state = 'Previewed' AND expires_at > ?`),
@@ -183,6 +189,7 @@ export class SqliteStore implements Store {
           requester_uid: tx.requesterUid,
           requester_name: tx.requesterName,
           requester_role: tx.requesterRole,
+          requester_person_uid: tx.requesterPersonUid,
           preview_json: JSON.stringify(tx.preview),
           preview_digest: tx.previewDigest,
           summary: tx.summary,

@@ -19,6 +19,8 @@ export interface TxRecord {
   requesterUid: number;
   requesterName: string;
   requesterRole: Role;
+  /** The person behind a root requester (sudo or login session), or the requester itself; null for none. */
+  requesterPersonUid: number | null;
   preview: Record<string, unknown>;
   previewDigest: string;
   summary: string;

@@ -90,9 +90,23 @@ describe('who may approve', () => {
     await rejectsWith(approve(devApprover, p), 'authorization', 'role_too_low');
   });
 
-  test('the requester can never approve its own request, even as an approver', async () => {
+  test('a person approves a request made under their own account only with their second factor, at every risk', async () => {
+    // The one-user workstation: the agent runs as the human, so the factor is what tells them apart.
     const p = await preview(approver, 'ListUsers', {});
-    await rejectsWith(approve(approver, p), 'authorization', 'self_approval');
+    assert.equal(p.risk, 'low');
+    await rejectsWith(approver.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'totp_required');
+    assert.equal(await state(p.transaction_id), 'Previewed');
+    const g = await approver.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('alice') });
+    assert.match(g.approved_by, /^alice\(uid \d+\)$/);
+    assert.equal(await state(p.transaction_id), 'Queued');
+  });
+
+  test('a self-approval without an enrolled factor is refused with how to enrol or give the agent its own account', async () => {
+    const solo = await w.as('sam', ['airlock-admin', 'airlock-approvers'], { enrol: false });
+    const p = await preview(solo, 'ListUsers', {});
+    const e = await rejectsWith(solo.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'self_approval_needs_factor');
+    assert.match((e as { hint?: string }).hint ?? '', /airlock totp enroll/);
+    assert.match((e as { hint?: string }).hint ?? '', /account of its own/);
     assert.equal(await state(p.transaction_id), 'Previewed');
   });
 

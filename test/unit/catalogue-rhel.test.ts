@@ -765,7 +765,7 @@ function serviceOn(platform: Platform | null): AirlockService {
     receiptTtlMs: 60_000,
   });
 }
-const ADMIN: Identity = { uid: 1000, user: 'alice', role: 'admin', approver: true, pid: 1 };
+const ADMIN: Identity = { uid: 1000, user: 'alice', role: 'admin', approver: true, pid: 1, person: { uid: 1000, user: 'alice', role: 'admin', approver: true, via: 'self' } };
 
 async function refusedByPlatform(service: AirlockService, action: AnyAction): Promise<void> {
   assert.equal(service.describe(ADMIN, action.name).supported_here, false, action.name);

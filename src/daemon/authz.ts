@@ -1,0 +1,159 @@
+/**
+ * Every "who may do this" decision, as pure functions of who is asking and what the
+ * store says about the transaction. The service calls them and turns a refusal into
+ * an error; nothing else in the daemon decides who may do what. A table-driven unit
+ * test (test/unit/authz.test.ts) covers them without root or a daemon.
+ *
+ * The approval model (docs/security.md):
+ * - an approver is a person in airlock-approvers, judged by their own groups: a root
+ *   peer counts as the person behind sudo or the login session, and root with nobody
+ *   behind it (a system service) never approves;
+ * - a token never approves, nor does a principal the policy marks unattended;
+ * - approving needs the role the transaction's risk needs, read once at preview;
+ * - approving a request made under one's own account (the agent runs as the human)
+ *   needs the person's second factor, at every risk; otherwise the policy's
+ *   second_factor_from decides.
+ */
+import type { WireError } from '../protocol/errors.js';
+import type { Method } from '../protocol/messages.js';
+import { minRoleForRisk, riskRank, roleSatisfies, type Risk } from '../protocol/risk.js';
+import { APPROVER_GROUP, principalName, type Identity, type Person } from './identity.js';
+
+/** A refusal, ready to become an AirlockError. */
+export type Refusal = Omit<WireError, 'category'> & { category: 'authorization' };
+export type Decision = { ok: true } | { ok: false; refusal: Refusal };
+
+/** The caller as the service sees it: its identity and whether the policy marks it unattended. */
+export type Caller = Identity & { unattended: boolean };
+
+/** What the store says about a transaction that matters for who may touch it. */
+export interface TxFacts {
+  id: string;
+  risk: Risk;
+  requesterUid: number;
+  requesterName: string;
+  /** The person behind the requester (a root requester through sudo); null when none. */
+  requesterPersonUid: number | null;
+  unattended: boolean;
+}
+
+/** Who may call a method at all; finer, per-transaction rules follow in the functions below. */
+export type Access =
+  /** any principal the daemon talks to (its role admitted it) */
+  | 'principal'
+  /** a uid-0 Unix peer (a person through sudo, or a root service) */
+  | 'root'
+  /** a person at their own account (not a token; root only with a person behind it) */
+  | 'person'
+  /** a person in airlock-approvers, or an admin: sees proposals and other people's previews */
+  | 'reviewer';
+
+export const METHOD_ACCESS: Record<Method, Access> = {
+  'actions.list': 'principal',
+  'actions.describe': 'principal',
+  'audit.pubkey': 'principal',
+  'policy.show': 'principal',
+  history: 'principal',
+  preview: 'principal', // then: the role the action's risk needs (mayPreview)
+  execute: 'principal', // then: only the requester (mayExecute)
+  'transaction.get': 'principal', // then: the requester or a reviewer (mayRead)
+  cancel: 'principal', // then: the requester or an admin approver (mayCancel)
+  approve: 'person', // then: mayApprove
+  'totp.enroll': 'root', // until enrolment moves to the person (second-factor rework)
+  'policy.reload': 'root',
+  inbox: 'reviewer',
+};
+
+const ok: Decision = { ok: true };
+const no = (code: string, message: string, hint?: string): Decision => ({ ok: false, refusal: { category: 'authorization', code, message, ...(hint ? { hint } : {}) } });
+
+const isReviewer = (who: Caller) => who.approver || who.role === 'admin';
+
+export function mayCall(who: Caller, method: Method): Decision {
+  switch (METHOD_ACCESS[method]) {
+    case 'principal':
+      return ok;
+    case 'root':
+      return who.uid === 0 && who.via !== 'token' ? ok : no('root_only', `${method} is for root only`, `run it with sudo: \`sudo airlock ...\``);
+    case 'person':
+      return personProblem(who) ?? ok;
+    case 'reviewer':
+      return isReviewer(who) ? ok : no('not_an_approver', `${method} is for approvers and admins; ${principalName(who)} is neither`);
+  }
+}
+
+/** Why no person stands behind this caller, or null when one does. */
+function personProblem(who: Caller): Decision | null {
+  if (who.via === 'token') return no('token_not_a_person', `${who.user} is a token: tokens never approve or enrol`, 'a person approves from their own account: `airlock approve ID`');
+  if (!who.person) {
+    return no('no_person', `this root process stands for nobody the daemon can name (${who.rootPeer?.noPerson ?? 'unknown'}), and only a person approves`, 'approve as yourself, without sudo: `airlock approve ID`');
+  }
+  return null;
+}
+
+/** Previewing needs the role the action's risk needs (before any parameter is looked at). */
+export function mayPreview(who: Caller, action: string, risk: Risk): Decision {
+  const need = minRoleForRisk(risk);
+  if (roleSatisfies(who.role, need)) return ok;
+  return no('role_too_low', `${action} is ${risk} risk and needs the ${need} role; ${principalName(who)} is ${who.role}`, `ask an administrator to add you to airlock-${need} (then log in again)`);
+}
+
+const isRequester = (who: Caller, tx: TxFacts) => who.uid === tx.requesterUid;
+/** The same person made the request: their own account, or root on their behalf (either side). */
+const samePerson = (person: Person, tx: TxFacts) => person.uid === tx.requesterUid || person.uid === tx.requesterPersonUid;
+
+/** The full preview shows host state: only the requester, approvers and admins read it. */
+export function mayRead(who: Caller, tx: TxFacts): Decision {
+  if (isRequester(who, tx) || isReviewer(who)) return ok;
+  return no('not_yours', `only ${tx.requesterName}, approvers and admins may read ${tx.id} in full`, 'see `airlock history` for its summary');
+}
+
+export function mayCancel(who: Caller, tx: TxFacts): Decision {
+  if (isRequester(who, tx) || (who.approver && who.role === 'admin')) return ok;
+  return no('not_yours', `only the requester or an admin approver may cancel ${tx.id}`);
+}
+
+/** Only the requester executes, and still needs the role for the transaction's risk. */
+export function mayExecute(who: Caller, tx: TxFacts, action: string): Decision {
+  const role = mayPreview(who, action, tx.risk);
+  if (!role.ok) return role;
+  if (!isRequester(who, tx)) return no('not_the_requester', `only ${tx.requesterName} (uid ${tx.requesterUid}), who requested ${tx.id}, may execute it`);
+  return ok;
+}
+
+export type ApprovalDecision = { ok: true; secondFactor: boolean; selfApproval: boolean; person: Person } | { ok: false; refusal: Refusal };
+
+/**
+ * May `who` approve `tx`, and with which factor? `factorFrom` is the lowest risk the
+ * policy asks a code for; an approval of one's own request always needs one.
+ */
+export function mayApprove(who: Caller, tx: TxFacts, factorFrom: Risk): ApprovalDecision {
+  const notPerson = personProblem(who);
+  if (notPerson) return notPerson as ApprovalDecision;
+  const person = who.person!;
+  const name = principalName(who);
+  if (!person.approver) {
+    return no('not_an_approver', `${name} may not approve: approving needs membership of ${APPROVER_GROUP}${who.uid === 0 ? ' (sudo does not make anyone an approver)' : ''}`, `an approver approves as themselves: \`airlock approve ${tx.id}\``) as ApprovalDecision;
+  }
+  if (who.unattended) return no('unattended_approver', `${name} is unattended in the policy: it proposes and never approves`) as ApprovalDecision;
+  const need = minRoleForRisk(tx.risk);
+  if (!person.role || !roleSatisfies(person.role, need)) {
+    return no('role_too_low', `approving a ${tx.risk}-risk action needs the ${need} role; ${name} is ${person.role ?? 'in no airlock role group'}`, `an approver with the ${need} role approves it`) as ApprovalDecision;
+  }
+  if (tx.unattended) {
+    return no('unattended_proposal', `${tx.id} was proposed by ${tx.requesterName}, an unattended principal: no receipt is ever minted for it`, `a person re-previews it against the current state with \`airlock inbox run ${tx.id}\``) as ApprovalDecision;
+  }
+  const selfApproval = samePerson(person, tx);
+  return { ok: true, selfApproval, secondFactor: selfApproval || riskRank(tx.risk) >= riskRank(factorFrom), person };
+}
+
+/** The refusal a self-approval gets when the person has no second factor to give. */
+export function selfApprovalNeedsFactor(who: Caller, tx: TxFacts): Refusal {
+  const user = who.person?.user ?? who.user;
+  return {
+    category: 'authorization',
+    code: 'self_approval_needs_factor',
+    message: `${tx.id} was requested under ${user}'s own account, so ${user} may approve it only with their second factor, and has none enrolled`,
+    hint: `enrol one as yourself with \`airlock totp enroll\` (the agent's account cannot read it), or run the agent under an account of its own (e.g. \`sudo useradd -m agent && sudo usermod -aG airlock-dev agent\`)`,
+  };
+}

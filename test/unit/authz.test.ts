@@ -1,0 +1,132 @@
+/**
+ * Every "who may do this" decision (src/daemon/authz.ts), table-driven, without root
+ * or a daemon: the method table, previews, reads, cancels, executes and approvals,
+ * and how a root peer is attributed to the person behind it.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { METHOD_ACCESS, mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
+import { rootPeerOf, principalName, type Person } from '../../src/daemon/identity.js';
+import { METHODS } from '../../src/protocol/messages.js';
+import type { Role } from '../../src/protocol/risk.js';
+
+const person = (uid: number, user: string, role: Role | null, approver: boolean, via: Person['via'] = 'self'): Person => ({ uid, user, role, approver, via });
+const unix = (uid: number, user: string, role: Role, approver: boolean, extra: Partial<Caller> = {}): Caller => ({ uid, user, role, approver, pid: 1, unattended: false, person: person(uid, user, role, approver), ...extra });
+
+const agent = unix(1001, 'agent', 'admin', false);
+const alice = unix(1002, 'alice', 'admin', true);
+const dora = unix(1003, 'dora', 'dev', true);
+const olga = unix(1004, 'olga', 'observer', false);
+const cronjob = unix(1005, 'cronjob', 'admin', true, { unattended: true });
+const token: Caller = { uid: -7, user: 'token:ci', role: 'admin', approver: false, pid: 0, via: 'token', unattended: false, person: null };
+const rootService: Caller = { uid: 0, user: 'root', role: 'admin', approver: false, pid: 1, unattended: false, person: null, rootPeer: { sudoUid: null, loginUid: null, noPerson: 'a root process with no sudo user and no login uid (a system service)' } };
+const aliceViaSudo: Caller = { uid: 0, user: 'root', role: 'admin', approver: true, pid: 1, unattended: false, person: person(1002, 'alice', 'admin', true, 'sudo'), rootPeer: { sudoUid: 1002, loginUid: 1002, noPerson: null } };
+const bobViaSudo: Caller = { uid: 0, user: 'root', role: 'admin', approver: false, pid: 1, unattended: false, person: person(1006, 'bob', 'admin', false, 'sudo'), rootPeer: { sudoUid: 1006, loginUid: null, noPerson: null } };
+
+const tx = (over: Partial<TxFacts> = {}): TxFacts => ({ id: 'tx_' + '0'.repeat(24), risk: 'medium', requesterUid: 1001, requesterName: 'agent', requesterPersonUid: 1001, unattended: false, ...over });
+
+describe('the method table', () => {
+  test('names every protocol method', () => {
+    assert.deepEqual(Object.keys(METHOD_ACCESS).sort(), [...METHODS].sort());
+  });
+  const cases: Array<[string, Caller, (typeof METHODS)[number], string | null]> = [
+    ['anyone lists actions', olga, 'actions.list', null],
+    ['a token lists actions', token, 'actions.list', null],
+    ['root reloads the policy', rootService, 'policy.reload', null],
+    ['alice is not root', alice, 'policy.reload', 'root_only'],
+    ['a token named uid 0 is still not root', { ...token, uid: 0 }, 'policy.reload', 'root_only'],
+    ['a token never approves', token, 'approve', 'token_not_a_person'],
+    ['root with nobody behind it never approves', rootService, 'approve', 'no_person'],
+    ['alice via sudo may try to approve', aliceViaSudo, 'approve', null],
+    ['the inbox is for reviewers', olga, 'inbox', 'not_an_approver'],
+    ['an admin sees the inbox', agent, 'inbox', null],
+  ];
+  for (const [name, who, method, code] of cases) {
+    test(name, () => {
+      const d = mayCall(who, method);
+      assert.equal(d.ok ? null : d.refusal.code, code);
+    });
+  }
+});
+
+describe('previews, reads, cancels and executes', () => {
+  test('preview needs the role the risk needs', () => {
+    assert.equal(mayPreview(olga, 'ListUsers', 'low').ok, true);
+    const d = mayPreview(olga, 'CreateGroup', 'medium');
+    assert.equal(d.ok ? null : d.refusal.code, 'role_too_low');
+    assert.equal(mayPreview(dora, 'CreateUser', 'high').ok, false);
+  });
+  test('the requester, approvers and admins read a transaction in full; others do not', () => {
+    assert.equal(mayRead(agent, tx()).ok, true);
+    assert.equal(mayRead(dora, tx()).ok, true);
+    assert.equal(mayRead(olga, tx()).ok, false);
+  });
+  test('the requester or an admin approver cancels', () => {
+    assert.equal(mayCancel(agent, tx()).ok, true);
+    assert.equal(mayCancel(alice, tx()).ok, true);
+    assert.equal(mayCancel(dora, tx()).ok, false);
+  });
+  test('only the requester executes, with the role for the risk stored at preview', () => {
+    assert.equal(mayExecute(agent, tx({ risk: 'high' }), 'X').ok, true);
+    const other = mayExecute(alice, tx(), 'X');
+    assert.equal(other.ok ? null : other.refusal.code, 'not_the_requester');
+    const demoted = mayExecute({ ...agent, role: 'observer' }, tx(), 'X');
+    assert.equal(demoted.ok ? null : demoted.refusal.code, 'role_too_low');
+  });
+});
+
+describe('approvals', () => {
+  const cases: Array<[string, Caller, TxFacts, 'high' | 'medium', string | { factor: boolean; self: boolean }]> = [
+    ['an approver approves a medium request of the agent without a factor', alice, tx(), 'high', { factor: false, self: false }],
+    ['a high one needs the factor', alice, tx({ risk: 'high' }), 'high', { factor: true, self: false }],
+    ['the policy can ask it from medium', alice, tx(), 'medium', { factor: true, self: false }],
+    ['the agent is no approver', agent, tx(), 'high', 'not_an_approver'],
+    ['a dev approver cannot approve high', dora, tx({ risk: 'high' }), 'high', 'role_too_low'],
+    ['a self-approval needs the factor even at low risk', alice, tx({ risk: 'low', requesterUid: 1002, requesterPersonUid: 1002 }), 'high', { factor: true, self: true }],
+    ['alice via sudo approving her own request: self, factor', aliceViaSudo, tx({ risk: 'low', requesterUid: 1002, requesterPersonUid: 1002 }), 'high', { factor: true, self: true }],
+    ['alice approving what root did for her through sudo: self, factor', alice, tx({ requesterUid: 0, requesterName: 'root', requesterPersonUid: 1002 }), 'high', { factor: true, self: true }],
+    ['alice via sudo approving the agent: judged as alice', aliceViaSudo, tx(), 'high', { factor: false, self: false }],
+    ['bob via sudo is not an approver, root or not', bobViaSudo, tx(), 'high', 'not_an_approver'],
+    ['root with nobody behind it approves nothing', rootService, tx(), 'high', 'no_person'],
+    ['a token approves nothing', token, tx(), 'high', 'token_not_a_person'],
+    ['an unattended approver approves nothing', cronjob, tx(), 'high', 'unattended_approver'],
+    ['an unattended proposal is never approved', alice, tx({ unattended: true }), 'high', 'unattended_proposal'],
+  ];
+  for (const [name, who, facts, from, want] of cases) {
+    test(name, () => {
+      const d = mayApprove(who, facts, from);
+      if (typeof want === 'string') assert.equal(d.ok ? 'ok' : d.refusal.code, want);
+      else {
+        assert.ok(d.ok, d.ok ? '' : d.refusal.message);
+        assert.deepEqual({ factor: d.secondFactor, self: d.selfApproval }, want);
+      }
+    });
+  }
+});
+
+describe('the person behind a root peer', () => {
+  const cases: Array<[string, Parameters<typeof rootPeerOf>[0], number | null, 'sudo' | 'login' | null]> = [
+    ['sudo in a login session', { loginUid: 1002, sudoUid: '1002', sudoUser: 'alice' }, 1002, 'sudo'],
+    ['sudo with no login uid', { loginUid: -1, sudoUid: '1002', sudoUser: 'alice' }, 1002, 'sudo'],
+    ['su in a login session (no sudo)', { loginUid: 1002, sudoUid: '', sudoUser: '' }, 1002, 'login'],
+    ['witnesses that disagree name nobody', { loginUid: 1002, sudoUid: '1006', sudoUser: 'bob' }, null, null],
+    ['a system service', { loginUid: -1, sudoUid: '', sudoUser: '' }, null, null],
+    ['root logged in as root', { loginUid: 0, sudoUid: '', sudoUser: '' }, null, null],
+    ['a malformed SUDO_UID is ignored', { loginUid: -1, sudoUid: '10x2', sudoUser: 'alice' }, null, null],
+    ['no pidfd: nobody', null, null, null],
+  ];
+  for (const [name, proc, uid, via] of cases) {
+    test(name, () => {
+      const r = rootPeerOf(proc);
+      assert.equal(r.personUid, uid);
+      assert.equal(r.via, via);
+      assert.equal(r.rootPeer.noPerson === null, uid !== null);
+    });
+  }
+  test('names read as the log records them', () => {
+    assert.equal(principalName(aliceViaSudo), 'alice(uid 1002) via sudo');
+    assert.equal(principalName(rootService), 'root(uid 0)');
+    assert.equal(principalName(token), 'token:ci');
+    assert.equal(principalName(alice), 'alice(uid 1002)');
+  });
+});
