@@ -1,86 +1,63 @@
 /**
- * Interactive approval. Reads the answer from the controlling terminal (/dev/tty),
- * not stdin, so a pipe from an agent cannot answer; shows exactly the stored
- * preview after checking its digest; high risk needs the action name typed.
+ * Interactive approval, by a person at their own terminal, as themselves (no sudo).
+ * The daemon says first whether this person may approve and with which factor, so a
+ * refusal comes at once (exit 3) instead of after a question. Answers come from the
+ * controlling terminal (/dev/tty), never stdin, so a pipe from an agent cannot answer;
+ * the stored preview is shown after checking its digest; the code is asked first and
+ * not echoed; High risk then needs the action name typed.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { ApprovalGrant } from '../protocol/messages.js';
+import type { ApprovalGrant, TransactionDetail } from '../protocol/messages.js';
 import { previewDigestMatches, renderPreview } from './render.js';
+import { Terminal } from './terminal.js';
 import { c } from './ui.js';
 
-/** The controlling terminal, opened directly: the line discipline does echo and editing. */
-class Terminal {
-  private constructor(private readonly fd: number) {}
+/** Wrong codes the terminal lets a person retype before giving up (the daemon counts them too). */
+const CODE_ATTEMPTS = 3;
 
-  static open(): Terminal {
-    try {
-      return new Terminal(openSync('/dev/tty', 'r+'));
-    } catch {
-      throw new AirlockError('authorization', 'no_terminal', 'approving needs a person at a terminal, and this process has none', 'run `sudo airlock approve ID` yourself in a terminal');
-    }
-  }
-
-  write(text: string): void {
-    writeSync(this.fd, text);
-  }
-
-  /** Blocks until a whole line is typed (or end of input). */
-  ask(prompt: string): string {
-    this.write(prompt);
-    const bytes: number[] = [];
-    const one = Buffer.alloc(1);
-    while (readSync(this.fd, one, 0, 1, null) === 1 && one[0] !== 0x0a) bytes.push(one[0]!);
-    return Buffer.from(bytes).toString('utf8').trim();
-  }
-
-  close(): void {
-    closeSync(this.fd);
-  }
-}
-
-export async function approveInteractively(cl: AirlockClient, id: string, quietStdout: boolean): Promise<ApprovalGrant> {
+/** The transaction, checked: its preview matches its digest, it waits for approval, and this caller may approve it. */
+export async function approvable(cl: AirlockClient, id: string): Promise<TransactionDetail> {
   const tx = await cl.transaction(id);
   if (!previewDigestMatches(tx.preview)) {
     throw new AirlockError('integrity', 'preview_digest', 'the preview the daemon returned does not match its own digest; refusing to show or approve it');
   }
   if (tx.state !== 'Previewed') throw new AirlockError('stale_approval', 'not_pending', `${id} is ${tx.state}, not waiting for approval`);
+  const r = tx.your_approval.refusal;
+  if (!tx.your_approval.may_approve) throw r ? AirlockError.fromWire(r) : new AirlockError('authorization', 'not_an_approver', `you may not approve ${id}`);
+  return tx;
+}
+
+export async function approveInteractively(cl: AirlockClient, id: string, quietStdout: boolean): Promise<ApprovalGrant> {
+  const tx = await approvable(cl, id);
   const term = Terminal.open();
   try {
     const show = (text: string) => (quietStdout ? term.write(text) : process.stdout.write(text));
     show('\n' + renderPreview(tx.preview) + '\n');
-    if (!cl.welcome.principal.approver) show(c.yellow(`note: ${cl.welcome.principal.user} is not an approver; the daemon will refuse.\n`));
-    if (tx.preview.risk === 'high') {
-      const typed = term.ask(`${c.red('High risk.')} Type the action name (${tx.preview.action_name}) to approve, anything else to refuse: `);
-      if (typed !== tx.preview.action_name) throw new AirlockError('authorization', 'not_confirmed', 'not approved: the action name was not typed');
+    if (tx.your_approval.self_approval) show(c.yellow(`note: this was requested under your own account; your authenticator code is what shows it is you, not the agent.\n`));
+    let code = tx.your_approval.second_factor ? await askCode(term) : undefined;
+    const p = tx.preview;
+    if (p.risk === 'high') {
+      const typed = term.ask(`${c.red('High risk.')} Type the action name (${p.action_name}) to approve, anything else to refuse: `);
+      if (typed !== p.action_name) throw new AirlockError('authorization', 'not_confirmed', 'not approved: the action name was not typed');
     } else {
-      const yes = term.ask(`Approve ${tx.preview.action_name} (${tx.preview.risk} risk)? [y/N] `).toLowerCase();
+      const yes = term.ask(`Approve ${p.action_name} (${p.risk} risk)? [y/N] `).toLowerCase();
       if (yes !== 'y' && yes !== 'yes') throw new AirlockError('authorization', 'not_confirmed', 'not approved');
     }
-    return await withSecondFactor(term, (code) => cl.approve(id, tx.preview.preview_digest, code));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await cl.approve(id, p.preview_digest, code);
+      } catch (e) {
+        // The daemon may still ask for a code (the policy changed meanwhile), or one was mistyped.
+        const again = e instanceof AirlockError && (e.code === 'totp_required' || (e.code === 'totp_invalid' && attempt < CODE_ATTEMPTS));
+        if (!again) throw e;
+        if (e.code === 'totp_invalid') term.write(c.yellow(`${e.message}\n`));
+        code = await askCode(term);
+      }
+    }
   } finally {
     term.close();
   }
 }
 
-/** Wrong codes the terminal lets a person retype before giving up (the daemon counts them too). */
-const CODE_ATTEMPTS = 3;
-
-/**
- * Approves, asking for the authenticator code on the terminal when the daemon says
- * this risk needs one; a mistyped code may be typed again.
- */
-async function withSecondFactor(term: Terminal, approve: (code?: string) => Promise<ApprovalGrant>): Promise<ApprovalGrant> {
-  let code: string | undefined;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await approve(code);
-    } catch (e) {
-      const retry = e instanceof AirlockError && (e.code === 'totp_required' || (e.code === 'totp_invalid' && attempt < CODE_ATTEMPTS));
-      if (!retry) throw e;
-      if (e.code === 'totp_invalid') term.write(c.yellow(`${e.message}\n`));
-      code = term.ask('Code from your authenticator app: ').replace(/\s+/g, '');
-    }
-  }
-}
+const askCode = async (term: Terminal) => (await term.askSecret('Code from your authenticator app (not shown): ')).replace(/\s+/g, '');

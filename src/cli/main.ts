@@ -31,7 +31,7 @@ const program = new Command('airlock')
     `
 The flow:
   agent$  airlock preview AddAuthorizedKey --param user=deploy --param key="ssh-ed25519 AAAA..."
-  human$  sudo airlock approve tx_...        # shows the preview, prints a receipt
+  human$  airlock approve tx_...             # as yourself, no sudo: shows the preview, prints a receipt
   agent$  airlock execute tx_... --receipt alr1....
   anyone$ airlock audit verify --pubkey audit.pub --db /var/lib/airlock/airlock.db
 
@@ -107,7 +107,7 @@ program
           process.stdout.write(`${c.cyan('next')}  airlock execute ${p.transaction_id} --receipt ${p.auto_approval.receipt}\n`);
         } else if (p.unattended) {
           process.stdout.write(`\n${c.yellow('proposed')}: you are unattended, so this waits in the inbox; a person runs ${c.bold(`airlock inbox run ${p.transaction_id}`)}\n`);
-        } else process.stdout.write(`\n${c.cyan('next')}  a person approves it: ${c.bold(`sudo airlock approve ${p.transaction_id}`)}\n`);
+        } else process.stdout.write(`\n${c.cyan('next')}  an approver approves it, as themselves: ${c.bold(`airlock approve ${p.transaction_id}`)}\n`);
       }),
     ),
   );
@@ -129,10 +129,20 @@ program
 
 program
   .command('approve')
-  .description('approve a previewed transaction (a person at a terminal; never the requester)')
+  .description('approve a previewed transaction: a person in airlock-approvers, as themselves, at a terminal')
   .argument('<transaction>')
   .addOption(jsonOpt().default(false).argParser(() => true))
-  .addHelpText('after', '\nShows the stored preview, checks its digest, and asks for confirmation on the terminal;\nhigh-risk actions need the action name typed. Prints the receipt the requester executes with.')
+  .addHelpText(
+    'after',
+    `
+Run it as yourself, without sudo: the daemon judges you by your own groups (an
+approval through sudo counts as you too, and sudo makes nobody an approver).
+It refuses at once (exit 3) when you may not approve. Otherwise it shows the
+stored preview (after checking its digest), asks for your authenticator code when
+one is needed (High risk, Medium where the policy says so, and always for a request
+made under your own account, where the agent runs as you), then for confirmation;
+High risk needs the action name typed. Prints the receipt the requester executes with.`,
+  )
   .action(
     act(async (id, _o, cmd) =>
       withClient(cmd, async (cl) => {
@@ -165,7 +175,7 @@ program
 
 program
   .command('run')
-  .description('the whole flow at a terminal: preview, approval through sudo, execute')
+  .description('the whole flow at your terminal: preview, approval (yours with your code, or another approver\'s while this waits), execute')
   .argument('<action>')
   .option(...PARAM_OPTION)
   .option('--params <json>', 'all parameters as one JSON object')
@@ -173,7 +183,7 @@ program
   .action(
     act(async (name, opts, cmd) =>
       withClient(cmd, async (cl) => {
-        const r: ResultEnvelope = await runFlow(cl, name, buildParams(opts.param, opts.params), { json: json(cmd), socket: cmd.optsWithGlobals().socket });
+        const r: ResultEnvelope = await runFlow(cl, name, buildParams(opts.param, opts.params), { json: json(cmd) });
         return r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed;
       }),
     ),

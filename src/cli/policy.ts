@@ -99,15 +99,14 @@ export function inboxCommand(): Command {
     });
   inbox
     .command('run')
-    .description('re-preview a proposal against the current state, as you, then approval through sudo and execute (as `airlock run`)')
+    .description('re-preview a proposal against the current state, as you, then approve and execute it (as `airlock run`); the log links it to the proposal')
     .argument('<transaction>')
     .option('--json', 'print JSON')
     .action(async (id: string, o, cmd: Command) => {
       try {
         const r = await withClient(cmd, async (cl) => {
           const t = await cl.transaction(id);
-          if (!t.preview.unattended) process.stderr.write(c.yellow(`${id} is not a proposal of an unattended principal; running its action anyway\n`));
-          return runFlow(cl, t.action_name, t.preview.params, { json: Boolean(o.json), socket: cmd.optsWithGlobals().socket });
+          return runFlow(cl, t.action_name, t.preview.params, { json: Boolean(o.json), proposal: id });
         });
         process.exitCode = r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed;
       } catch (e) {

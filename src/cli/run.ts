@@ -1,74 +1,55 @@
 /**
- * `airlock run`: preview, have a person approve through sudo (whose password the
- * agent does not have), then execute as the requester. Root cannot run this for
- * itself: the daemon refuses self-approval, whoever asks.
+ * `airlock run`: the whole flow for a person at their own terminal, without sudo:
+ * preview; approval (by the policy, by this person with their factor where the rules
+ * allow it, or by another approver while this waits); execute as the requester.
  */
-import { spawn } from 'node:child_process';
-import { realpathSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, ResultEnvelope } from '../protocol/messages.js';
+import { approveInteractively } from './approve.js';
 import { renderPreview, renderResult } from './render.js';
 import { c, printJson } from './ui.js';
 
-export async function runFlow(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { json: boolean; socket?: string }): Promise<ResultEnvelope> {
-  if (cl.welcome.principal.uid === 0) {
-    throw new AirlockError('authorization', 'self_approval', 'root cannot approve its own request, so `airlock run` as root cannot finish', 'run it as your own user (a member of airlock-dev or airlock-admin); you approve with sudo');
-  }
-  refuseUntrustedInstall();
-  const p = await cl.preview(action, params);
+/** How often a waiting `run` asks whether another approver has approved. */
+const POLL_MS = 1000;
+
+export async function runFlow(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { json: boolean; proposal?: string }): Promise<ResultEnvelope> {
+  const p = await cl.preview(action, params, o.proposal);
   process.stderr.write(renderPreview(p));
-  let grant: ApprovalGrant;
+  let receipt: string;
   if (p.auto_approval) {
-    grant = p.auto_approval;
+    receipt = p.auto_approval.receipt;
     process.stderr.write(c.green(`\napproved by the policy (rule ${p.auto_approval.rule})\n`));
+  } else if (p.unattended) {
+    throw new AirlockError('authorization', 'unattended_proposal', `you are unattended in the policy, so ${p.transaction_id} waits in the inbox and is never approved as it stands`, `a person runs \`airlock inbox run ${p.transaction_id}\``);
   } else {
-    process.stderr.write(c.cyan(`\nasking for approval with sudo (you may be asked for your password)...\n`));
-    grant = await sudoApprove(p.transaction_id, o.socket);
+    const tx = await cl.transaction(p.transaction_id);
+    if (tx.your_approval.may_approve) {
+      const grant: ApprovalGrant = await approveInteractively(cl, p.transaction_id, true);
+      receipt = grant.receipt;
+    } else {
+      const why = tx.your_approval.refusal?.message ?? 'you may not approve it';
+      process.stderr.write(c.cyan(`\nwaiting for another approver (${why}).\n`) + `  they run: ${c.bold(`airlock approve ${p.transaction_id}`)}\n`);
+      receipt = await waitForReceipt(cl, p.transaction_id, Date.parse(p.expires_at));
+    }
   }
-  const r = await cl.execute(p.transaction_id, p.action_name, p.params, grant.receipt);
-  if (o.json) printJson({ preview: p, approval: { ...grant, receipt: undefined }, result: r });
+  const r = await cl.execute(p.transaction_id, p.action_name, p.params, receipt);
+  if (o.json) printJson({ preview: p, result: r });
   else process.stdout.write(renderResult(r));
   return r;
 }
 
-/**
- * sudo runs what this process names as root. Unless the node binary and Airlock's own files
- * are root-owned and writable by root only, whoever could edit them (the agent, if it cloned
- * Airlock into its home) would run code as root with the human's password.
- */
-function refuseUntrustedInstall(): void {
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  for (const p of [process.execPath, realpathSync(process.argv[1]!), root, join(root, 'bin'), join(root, 'dist')]) {
-    let st;
-    try {
-      st = statSync(realpathSync(p));
-    } catch {
-      continue; // dist is absent when run from sources: the sources then are what is checked
+/** Polls until an approver approves (the daemon hands the requester the receipt), or the preview is canceled or expires. */
+async function waitForReceipt(cl: AirlockClient, id: string, deadline: number): Promise<string> {
+  for (;;) {
+    const tx = await cl.transaction(id);
+    if (tx.state === 'Queued' && tx.receipt) {
+      process.stderr.write(c.green(`approved by ${tx.approved_by}\n`));
+      return tx.receipt;
     }
-    if (st.uid !== 0 || (st.mode & 0o022) !== 0) {
-      throw new AirlockError('authorization', 'untrusted_install', `${p} is not root-owned and protected, so \`airlock run\` will not hand it to sudo`, `install Airlock as root (e.g. in /opt/airlock), or approve in your own terminal with \`sudo airlock approve ID\``);
-    }
+    if (tx.state === 'Queued') throw new AirlockError('stale_approval', 'receipt_elsewhere', `${id} was approved by ${tx.approved_by}, but the daemon restarted since and no longer holds the receipt`, `ask ${tx.approved_by} for the receipt and run \`airlock execute ${id} --receipt RECEIPT\``);
+    if (tx.state !== 'Previewed') throw new AirlockError('stale_approval', 'not_pending', `${id} is ${tx.state}: nobody approved it`, 'preview again');
+    if (Date.now() > deadline) throw new AirlockError('stale_approval', 'preview_expired', `nobody approved ${id} before it expired`, 'preview again');
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
-}
-
-function sudoApprove(id: string, socket?: string): Promise<ApprovalGrant> {
-  const args = ['--', process.execPath, process.argv[1]!, ...(socket ? ['--socket', socket] : []), 'approve', id, '--json'];
-  return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/sudo', args, { stdio: ['inherit', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.on('error', () => reject(new AirlockError('authorization', 'no_sudo', 'sudo is not available to ask for approval', `ask an approver to run \`airlock approve ${id}\``)));
-    child.on('close', () => {
-      try {
-        const v = JSON.parse(out);
-        if (v.receipt) return resolve(v as ApprovalGrant);
-        reject(AirlockError.fromWire(v.error));
-      } catch {
-        reject(new AirlockError('authorization', 'not_approved', 'the approval did not complete'));
-      }
-    });
-  });
 }

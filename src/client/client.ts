@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader } from '../protocol/framing.js';
 import { DEFAULT_SOCKET } from '../protocol/defaults.js';
-import { PROTOCOL, type ApprovalGrant, type AutoApprovalGrant, type Method, type PreviewEnvelope, type ResultEnvelope, type TransactionView, type WelcomeMessage } from '../protocol/messages.js';
+import { PROTOCOL, type ApprovalGrant, type AutoApprovalGrant, type Method, type PreviewEnvelope, type ResultEnvelope, type TransactionDetail, type TransactionView, type WelcomeMessage } from '../protocol/messages.js';
 
 /** Where the daemon is: a Unix socket path, or tcp:HOST:PORT (then a token is needed). */
 export function socketPath(explicit?: string): string {
@@ -114,8 +114,9 @@ export class AirlockClient {
   }
 
   /** The preview; `auto_approval` is set when the policy approved it (a receipt minted by the daemon). */
-  preview(action_name: string, params: Record<string, unknown>) {
-    return this.call<PreviewEnvelope & { auto_approval?: AutoApprovalGrant }>('preview', { action_name, params });
+  /** `proposal_id`: the unattended proposal this re-previews (`airlock inbox run`); the log links the two. */
+  preview(action_name: string, params: Record<string, unknown>, proposal_id?: string) {
+    return this.call<PreviewEnvelope & { auto_approval?: AutoApprovalGrant }>('preview', { action_name, params, ...(proposal_id ? { proposal_id } : {}) });
   }
   /** `totp_code`: the approver's authenticator code, needed for High risk (and Medium where configured). */
   approve(transaction_id: string, preview_digest: string, totp_code?: string) {
@@ -130,7 +131,7 @@ export class AirlockClient {
     return this.call<ResultEnvelope>('execute', { transaction_id, action_name, params, receipt });
   }
   transaction(transaction_id: string) {
-    return this.call<TransactionView & { preview: PreviewEnvelope; result: unknown }>('transaction.get', { transaction_id });
+    return this.call<TransactionDetail>('transaction.get', { transaction_id });
   }
 
   /** True once the connection is gone (the daemon closed it, e.g. after its idle deadline). */

@@ -12,7 +12,7 @@ import type { Step } from '../catalogue/mechanism.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { requestHash, sha256Hex } from '../protocol/hash.js';
-import type { ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import type { ApprovalAdvice, ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView } from '../protocol/messages.js';
 import { minRoleForRisk, roleSatisfies, type JobState, type Risk, type TxState } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
 import type { SigningKey } from '../audit/keys.js';
@@ -161,7 +161,7 @@ export class AirlockService {
     };
   }
 
-  async preview(who: Identity, req: { action_name?: unknown; params?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {
+  async preview(who: Identity, req: { action_name?: unknown; params?: unknown; proposal_id?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {
     const a = this.action(req.action_name);
     const risk = this.riskOf(a);
     enforce(mayPreview(this.caller(who), a.name, risk));
@@ -169,6 +169,7 @@ export class AirlockService {
     if (problem) fail('unsupported_platform', 'platform', problem);
     const params = this.parseParams(a, req.params);
     const hash = requestHash(a.name, params);
+    const proposal = req.proposal_id === undefined ? null : await this.proposal(who, req.proposal_id, a.name);
     const current = await a.current(params, this.o.host);
     a.check?.(params, current);
     const parts = a.preview(params, current);
@@ -191,6 +192,7 @@ export class AirlockService {
       warnings: parts.warnings ?? [],
       requested_by: principalName(who),
       ...(this.isUnattended(who) ? { unattended: true as const } : {}),
+      ...(proposal ? { from_proposal: proposal.id } : {}),
       created_at: iso(created),
       expires_at: iso(created + this.o.approvalTtlMs),
     };
@@ -223,8 +225,10 @@ export class AirlockService {
         receiptCommitment: null,
         result: null,
       },
-      this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary: parts.summary, warnings: parts.warnings ?? [] }),
+      this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary: parts.summary, warnings: parts.warnings ?? [], ...(proposal ? { from_proposal: proposal.id } : {}) }),
     );
+    // The proposal is answered by this new transaction: it leaves the inbox, and the log says by which.
+    if (proposal) await this.o.store.cancel(proposal.id, created, this.entry('canceled', who, proposal.actionName, proposal.risk, proposal.requestHash, proposal.id, { by: principalName(who), superseded_by: id }));
     const auto = await this.autoApprove(who, a, risk, envelope, created);
     if (auto) return { ...envelope, auto_approval: auto };
     this.o.notify?.(this.policy, { event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary: parts.summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
@@ -269,13 +273,23 @@ export class AirlockService {
     return { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest };
   }
 
+  /** The unattended proposal a re-preview answers: still pending, of the same action, and the caller may work the inbox. */
+  private async proposal(who: Identity, id: unknown, action: string): Promise<TxRecord> {
+    enforce(mayCall(this.caller(who), 'inbox'));
+    const tx = await this.tx(id);
+    if (!facts(tx).unattended) fail('validation', 'not_a_proposal', `${tx.id} is not a proposal of an unattended principal`, 'preview the action without --proposal');
+    if (tx.actionName !== action) fail('validation', 'not_a_proposal', `${tx.id} proposes ${tx.actionName}, not ${action}`);
+    if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `the proposal ${tx.id} is ${tx.state}`, 'see `airlock inbox`');
+    return tx;
+  }
+
   /** Proposals by unattended principals, newest first, for a person to re-preview (`airlock inbox run`). */
   async inbox(who: Identity): Promise<TransactionView[]> {
     const rows = await this.o.store.history({ limit: 1000 });
     return rows.filter((tx) => (tx.preview as { unattended?: boolean }).unattended === true).slice(0, 200).map(view);
   }
 
-  async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView & { preview: PreviewEnvelope; result: unknown; your_approval: ApprovalAdvice; receipt?: string }> {
+  async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionDetail> {
     const tx = await this.tx(req.transaction_id);
     // The preview shows host state (key lines, account flags): only the requester, approvers and admins see it.
     enforce(mayRead(this.caller(who), facts(tx)));
@@ -528,14 +542,6 @@ export class AirlockService {
   private systemEntry(kind: EntryDraft['kind'], tx: TxRecord, details: EntryDraft['details']): EntryDraft {
     return { kind, transaction_id: tx.id, action_name: tx.actionName, risk: tx.risk, request_hash: tx.requestHash, principal: null, details };
   }
-}
-
-/** Whether the caller may approve a transaction, and with which factor (`transaction.get` tells the approver before asking). */
-export interface ApprovalAdvice {
-  may_approve: boolean;
-  second_factor: boolean;
-  self_approval: boolean;
-  refusal?: { category: string; code: string; message: string; hint?: string };
 }
 
 /** Who an entry is by: the peer, and for a root peer the person behind it (or that there is none). */

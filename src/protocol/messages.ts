@@ -81,6 +81,8 @@ export interface PreviewEnvelope {
   requested_by: string;
   /** Present (true) when the requester is unattended: a proposal no receipt is ever minted for. */
   unattended?: true;
+  /** Present when this re-previews an unattended principal's proposal (`airlock inbox run`): that transaction's id. */
+  from_proposal?: string;
   created_at: string;
   expires_at: string;
   /** SHA-256 of JCS of this envelope without this field: what the approver is shown. */
@@ -125,4 +127,24 @@ export interface TransactionView {
   updated_at: string;
   expires_at: string;
   summary: string;
+}
+
+/** Whether the caller may approve a transaction, and with which factor: the daemon's own decision, told before anyone is asked. */
+export interface ApprovalAdvice {
+  may_approve: boolean;
+  /** An authenticator code is needed (High, Medium where configured, and every approval of one's own request). */
+  second_factor: boolean;
+  /** The request was made under the caller's own account (or by root on their behalf). */
+  self_approval: boolean;
+  /** Why not, when may_approve is false: the error approve would return. */
+  refusal?: WireError;
+}
+
+/** `transaction.get`: the stored preview, the result, and what the caller may do with it. */
+export interface TransactionDetail extends TransactionView {
+  preview: PreviewEnvelope;
+  result: unknown;
+  your_approval: ApprovalAdvice;
+  /** For the requester of an approved (Queued) transaction: the receipt the approver received, to execute with. */
+  receipt?: string;
 }

@@ -40,11 +40,49 @@ function cliAs(who: UnixIdentity | null, args: string[]): Promise<{ code: number
   });
 }
 
+/** The CLI as `who` with a streaming stderr, no terminal. */
+function spawnCli(who: UnixIdentity, args: string[]) {
+  const argv = ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--', process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  child.stdout.resume();
+  return { stderr: child.stderr, err: () => err, done: new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 128))) };
+}
+
+/**
+ * The CLI as `who` on a real pseudo-terminal (script(1)); each answer is typed once its
+ * prompt has appeared, in order.
+ */
+function atTerminal(who: UnixIdentity, args: string[], answers: Array<[prompt: string, typed: string]>) {
+  return new Promise<{ code: number; out: string }>((resolve) => {
+    const inner = `/usr/bin/setpriv --reuid=${who.uid} --regid=${who.gid} --groups=${who.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} ${args.join(' ')}`;
+    const child = spawn('/usr/bin/script', ['-q', '-e', '-c', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
+    let out = '';
+    let next = 0;
+    let seen = 0;
+    const answer = () => {
+      const a = answers[next];
+      if (a && out.indexOf(a[0], seen) >= 0) {
+        seen = out.indexOf(a[0], seen) + a[0].length;
+        next++;
+        child.stdin.write(a[1] + '\n');
+        if (next === answers.length) child.stdin.end();
+      }
+    };
+    if (answers.length === 0) child.stdin.end();
+    child.stdout.on('data', (d) => ((out += d), answer()));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code: code ?? 128, out }));
+  });
+}
+
 describe('airlock CLI', () => {
   test('--help teaches the flow and the exit codes', async () => {
     const r = await cliAs(null, ['--help']);
     assert.equal(r.code, 0);
-    assert.match(r.stdout, /sudo airlock approve/);
+    assert.match(r.stdout, /airlock approve tx_\.\.\. +# as yourself, no sudo/);
+    assert.doesNotMatch(r.stdout, /sudo airlock approve/);
     assert.match(r.stdout, /Exit codes/);
     for (const cmd of ['actions', 'describe', 'preview', 'approve', 'execute', 'run', 'history', 'audit', 'doctor', 'install', 'uninstall', 'totp', 'demo', 'daemon']) {
       assert.match(r.stdout, new RegExp(`\\n  ${cmd}\\b`), `--help lists ${cmd}`);
@@ -143,52 +181,62 @@ describe('airlock CLI', () => {
     assert.equal((await cliAs(observer.identity, ['history', '--since', 'yesterday'])).code, 5);
   });
 
-  test('approve at a terminal: shows the preview, high risk needs the action name and the TOTP code typed', async () => {
+  test('approve at a terminal: the code first (not echoed), then high risk needs the action name typed', async () => {
     await w.d.box.run('/usr/sbin/useradd', ['-m', '--', 'deploy']);
     const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d cli@test';
     const p = JSON.parse((await cliAs(agent.identity, ['preview', 'AddAuthorizedKey', '--param', 'user=deploy', '--param', `key=${key}`, '--json'])).stdout);
-    const h = human.identity;
-    // script(1) gives the approver a real pseudo-terminal; what we write to its stdin is typed there,
-    // one answer per prompt, in order.
-    const atTerminal = (answers: Array<[prompt: string, typed: string]>) =>
-      new Promise<{ code: number; out: string }>((resolve) => {
-        const inner = `/usr/bin/setpriv --reuid=${h.uid} --regid=${h.gid} --groups=${h.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} approve ${p.transaction_id}`;
-        const child = spawn('/usr/bin/script', ['-q', '-e', '-c', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
-        let out = '';
-        let next = 0;
-        let seen = 0;
-        child.stdout.on('data', (d) => {
-          out += d;
-          const answer = answers[next];
-          if (answer && out.indexOf(answer[0], seen) >= 0) {
-            seen = out.indexOf(answer[0], seen) + answer[0].length;
-            next++;
-            child.stdin.write(answer[1] + '\n');
-            if (next === answers.length) child.stdin.end();
-          }
-        });
-        child.on('close', (code) => resolve({ code: code ?? 128, out }));
-      });
-    const refused = await atTerminal([['Type the action name', 'yes']]);
+    const code = await w.codes.code('alice');
+    const refused = await atTerminal(human.identity, ['approve', p.transaction_id], [['Code from your authenticator app', code], ['Type the action name', 'yes']]);
     assert.equal(refused.code, 3, refused.out);
     assert.match(refused.out, /Authorize a ssh-ed25519 key for deploy/);
     assert.match(refused.out, /not approved: the action name was not typed/);
-    // High risk: after the action name, the authenticator code; a mistyped one may be typed again.
-    const code = await w.codes.code('alice');
-    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-    const ok = await atTerminal([['Type the action name', 'AddAuthorizedKey'], ['Code from your authenticator app', wrong], ['Code from your authenticator app', code]]);
+    assert.ok(refused.out.indexOf('Code from your authenticator app') < refused.out.indexOf('Type the action name'), 'the factor is asked before the action name');
+    // A mistyped code may be typed again; neither is echoed.
+    const fresh = await w.codes.code('alice');
+    const wrong = String((Number(fresh) + 1) % 1_000_000).padStart(6, '0');
+    const ok = await atTerminal(human.identity, ['approve', p.transaction_id], [['Code from your authenticator app', wrong], ['Type the action name', 'AddAuthorizedKey'], ['Code from your authenticator app', fresh]]);
     assert.equal(ok.code, 0, ok.out);
     assert.match(ok.out, /that code is wrong/);
+    assert.ok(!ok.out.includes(fresh) && !ok.out.includes(wrong), 'codes are not echoed');
     const receipt = /receipt (alr1\.[A-Za-z0-9_-]+)/.exec(ok.out)![1]!;
     const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--receipt', receipt, '--json']);
     assert.equal(JSON.parse(r.stdout).state, 'Succeeded');
     assert.match((await w.d.box.readFile('/home/deploy/.ssh/authorized_keys'))!, /cli@test/);
   });
 
-  test('root cannot use `run` for itself: it could only approve its own request', async () => {
-    const r = await cliAs(null, ['run', 'ListUsers']);
-    assert.equal(r.code, 3);
-    assert.match(r.stderr, /root cannot approve its own request/);
+  test('the approver prompt refuses at once (exit 3) when the daemon would refuse, before asking anything', async () => {
+    const p = JSON.parse((await cliAs(agent.identity, ['preview', 'CreateGroup', '--param', 'group=g1', '--json'])).stdout);
+    const notApprover = await atTerminal(observer.identity, ['approve', p.transaction_id], []);
+    assert.equal(notApprover.code, 3, notApprover.out);
+    assert.match(notApprover.out, /not_an_approver/);
+    assert.doesNotMatch(notApprover.out, /Approve CreateGroup|Code from/);
+    // Own request, no factor enrolled: refused at once, saying how to enrol or give the agent its own account.
+    const solo = await w.as('sam', ['airlock-admin', 'airlock-approvers'], { enrol: false });
+    const own = JSON.parse((await cliAs(solo.identity, ['preview', 'CreateGroup', '--param', 'group=g2', '--json'])).stdout);
+    const self = await atTerminal(solo.identity, ['approve', own.transaction_id], []);
+    assert.equal(self.code, 3, self.out);
+    assert.match(self.out, /self_approval_needs_factor/);
+    assert.match(self.out, /airlock totp enroll/);
+    assert.doesNotMatch(self.out, /Approve CreateGroup|Code from/);
+  });
+
+  test('run, for a person whose agent runs as them: preview, their own approval with their code, execute; no sudo', async () => {
+    const code = await w.codes.code('alice');
+    const r = await atTerminal(human.identity, ['run', 'CreateGroup', '--param', 'group=ops1'], [['Code from your authenticator app', code], ['Approve CreateGroup', 'y']]);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /requested under your own account/);
+    assert.doesNotMatch(r.out, /sudo/);
+    assert.match((await w.d.box.readFile('/etc/group'))!, /^ops1:/m);
+  });
+
+  test('run, for someone who may not approve: it waits for another approver and then executes', async () => {
+    const child = spawnCli(agent.identity, ['run', 'CreateGroup', '--param', 'group=ops2']);
+    const id = await new Promise<string>((resolve) => child.stderr.on('data', () => /waiting for another approver/.test(child.err()) && resolve(/airlock approve (tx_[0-9a-f]{24})/.exec(child.err())![1]!)));
+    const p = await human.call('transaction.get', { transaction_id: id });
+    await w.approve(human, p.preview);
+    assert.equal(await child.done, 0, child.err());
+    assert.match(child.err(), /approved by alice\(uid \d+\)/);
+    assert.match((await w.d.box.readFile('/etc/group'))!, /^ops2:/m);
   });
 
   test('doctor reports who you are to the daemon', async () => {
