@@ -149,7 +149,7 @@ export function adminCommands(): Command[] {
       try {
         const cl = await AirlockClient.connect(sock, { timeoutMs: 5000 });
         const p = cl.welcome.principal;
-        add('daemon', true, `reachable at ${sock}; you are ${p.user} (uid ${p.uid}), role ${p.role}${p.approver ? ', approver' : ''}`);
+        add('daemon', true, `reachable at ${sock}; you are ${p.user} (uid ${p.uid}), role ${p.role}${p.approver ? ', approver' : ''}${p.uid === 0 ? (p.person ? `; approvals count as ${p.person}` : '; nobody stands behind this root process, so it approves nothing') : ''}`);
         cl.close();
       } catch (e) {
         add('daemon', false, `${(e as Error).message}${sock === DEFAULT_SOCKET ? '' : ` (socket ${sock})`}`);

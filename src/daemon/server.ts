@@ -13,7 +13,7 @@ import { AirlockError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/framing.js';
 import { METHODS, PROTOCOL, SERVER_NAME, type Method, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
 import { native } from './native.js';
-import { resolveIdentity, type Identity } from './identity.js';
+import { principalName, resolveIdentity, type Identity } from './identity.js';
 import type { TokenTable } from './tokens.js';
 import { entryPrincipal, type AirlockService } from './service.js';
 import { MAX_OUTPUT_LINES } from './output.js';
@@ -200,7 +200,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
             server: SERVER_NAME,
             version: VERSION,
             capabilities: [...METHODS],
-            principal: { uid: identity.uid, user: identity.user, via: identity.via ?? 'unix', role: identity.role, approver: identity.approver },
+            principal: { uid: identity.uid, user: identity.user, via: identity.via ?? 'unix', role: identity.role, approver: identity.approver, ...(identity.uid === 0 && identity.via !== 'token' ? { person: identity.person ? principalName(identity) : null } : {}) },
             limits: { max_frame: MAX_FRAME, idle_timeout_ms: IDLE_MS, max_output_lines: MAX_OUTPUT_LINES },
           } satisfies WelcomeMessage);
           continue;

@@ -40,6 +40,8 @@ export interface Principal {
   via: 'unix' | 'token';
   role: Role;
   approver: boolean;
+  /** For a root peer: the person the daemon sees behind it ("alice(uid 1001) via sudo"), or null for nobody. */
+  person?: string | null;
 }
 
 export interface WelcomeMessage {

@@ -14,6 +14,7 @@ import { startWorld, type World } from '../support/world.js';
 import { CLI } from '../support/cli.js';
 import type { UnixIdentity, Principal } from '../../src/sandbox/principal.js';
 import type { ApprovalGrant } from '../../src/protocol/messages.js';
+import { readSqliteLog } from '../../src/audit/log-file.js';
 
 let w: World;
 let agent: Principal, human: Principal, observer: Principal;
@@ -237,6 +238,21 @@ describe('airlock CLI', () => {
     assert.equal(await child.done, 0, child.err());
     assert.match(child.err(), /approved by alice\(uid \d+\)/);
     assert.match((await w.d.box.readFile('/etc/group'))!, /^ops2:/m);
+  });
+
+  test('inbox run re-previews a proposal, and the log links the new transaction to it', async () => {
+    const cron = await w.as('cronbot', ['airlock-dev']);
+    const proposal = await cron.call('preview', { action_name: 'CreateGroup', params: { group: 'ops3' } });
+    assert.equal(proposal.unattended, true);
+    const code = await w.codes.code('alice');
+    const r = await atTerminal(human.identity, ['inbox', 'run', proposal.transaction_id], [['Code from your authenticator app', code], ['Approve CreateGroup', 'y']]);
+    assert.equal(r.code, 0, r.out);
+    const entries = [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string; details: Record<string, unknown> });
+    const linked = entries.find((e) => e.kind === 'preview' && e.details.from_proposal === proposal.transaction_id);
+    assert.ok(linked, 'the new preview names its proposal');
+    const superseded = entries.find((e) => e.kind === 'canceled' && e.transaction_id === proposal.transaction_id);
+    assert.equal(superseded?.details.superseded_by, linked!.transaction_id);
+    assert.ok(entries.some((e) => e.kind === 'outcome' && e.transaction_id === linked!.transaction_id && e.details.state === 'Succeeded'));
   });
 
   test('doctor reports who you are to the daemon', async () => {
