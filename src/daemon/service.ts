@@ -107,8 +107,15 @@ export class AirlockService {
     return who.unattended === true || (who.uid !== 0 && who.via !== 'token' && this.policy.unattended.includes(who.user));
   }
 
+  /**
+   * The catalogue as clients see it, built once per policy (risks come from the policy's
+   * [risk] table, and a reload replaces the policy object): building it converts every
+   * schema to JSON Schema, which is too costly to repeat for each of a flood of requests.
+   */
+  private listing: { policy: Policy; actions: ReturnType<AirlockService['describe']>[] } | null = null;
   listActions(who: Identity) {
-    return [...CATALOGUE.values()].map((a) => this.describe(who, a.name));
+    if (this.listing?.policy !== this.policy) this.listing = { policy: this.policy, actions: [...CATALOGUE.values()].map((a) => this.describe(who, a.name)) };
+    return this.listing.actions;
   }
 
   describe(_who: Identity, name: unknown) {
