@@ -21,6 +21,7 @@ import { resolveIdentity, type Identity } from './identity.js';
 import type { TokenTable } from './tokens.js';
 import type { AirlockService } from './service.js';
 import { MAX_OUTPUT_LINES } from './output.js';
+import { onBehalfOf } from './run-context.js';
 
 /** The hello must arrive within this: a client sends it as soon as it connects. */
 export const FIRST_FRAME_MS = 5_000;
@@ -306,7 +307,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       }
       const params = m.params ?? {};
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new AirlockError('validation', 'bad_params', 'params must be an object');
-      const result = await handlers[m.method as Method](who, params as Record<string, unknown>);
+      // Programs this request runs count against its principal's share of the process slots.
+      const result = await onBehalfOf(String(who.uid), () => handlers[m.method as Method](who, params as Record<string, unknown>));
       return { type: 'response', id, ok: true, result };
     } catch (e) {
       if (e instanceof AirlockError) return { type: 'response', id, ok: false, error: e.toWire() };

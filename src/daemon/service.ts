@@ -22,6 +22,7 @@ import type { Executor } from './executor.js';
 import { APPROVER_GROUP, type Identity } from './identity.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
+import { inLane } from './run-context.js';
 import type { SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
 import { loadPolicyFile } from './policy-file.js';
@@ -347,7 +348,8 @@ export class AirlockService {
     // so two approved edits of one file cannot both build on the same old content.
     const unlock = a.readOnly ? () => {} : await this.changes.take();
     try {
-      return await this.executeLocked(who, tx, a, risk, params, receipt);
+      // A change's programs (state readers and steps) take the change lane's slots, which reads cannot fill.
+      return await inLane(a.readOnly ? 'read' : 'change', () => this.executeLocked(who, tx, a, risk, params, receipt));
     } finally {
       unlock();
     }
