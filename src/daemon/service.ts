@@ -50,7 +50,6 @@ export interface ServiceOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const DAY_MS = 24 * 60 * 60_000;
 
 type AutoApproval = AutoApprovalGrant;
 /** A preview a person can review (and that fits a frame many times over). */
@@ -220,8 +219,6 @@ export class AirlockService {
       if (p.unattended) return null;
       rule = matchingRule(policy, a.name, p.params);
       if (!rule) return null;
-      const use = await this.o.store.ruleUsage(rule.id, now - DAY_MS);
-      if (use.count >= rule.dailyCap || (use.lastAt !== null && now - use.lastAt < rule.cooldownMs)) return null;
     }
     const ruleId = rule?.id ?? READS_RULE;
     const approver = `policy:${ruleId}`;
@@ -229,7 +226,8 @@ export class AirlockService {
     const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
     const outcome = await this.o.store.recordApproval(
       p.transaction_id,
-      { approvedBy: approver, commitment, expiresAt: now + this.o.receiptTtlMs, now, ...(rule ? { rule: rule.id } : {}) },
+      // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
+      { approvedBy: approver, commitment, expiresAt: now + this.o.receiptTtlMs, now, ...(rule ? { rule: { id: rule.id, dailyCap: rule.dailyCap, cooldownMs: rule.cooldownMs } } : {}) },
       {
         kind: 'approval_granted',
         transaction_id: p.transaction_id,
@@ -240,7 +238,7 @@ export class AirlockService {
         details: { preview_digest: p.preview_digest, receipt_commitment: commitment, executor: claims.executor, receipt_expires_at: claims.expiresAt, second_factor: 'none', rule_id: ruleId, policy_digest: policy.digest },
       },
     );
-    if (outcome !== 'approved') return null;
+    if (outcome !== 'approved') return null; // at its cap or cooldown (or no longer pending): a person decides
     return { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest };
   }
 
