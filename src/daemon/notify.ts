@@ -132,7 +132,7 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
   return (policy, e) => {
     const { command, webhook } = policy.notify;
     if (!command && !webhook) return; // every preview passes here: nothing to do unless the policy names a notifier
-    target = policy.notify; // deliveries go where the policy in force says
+    target = policy.notify; // deliveries go where the latest policy that names a notifier says
     let w = waiting.get(e.requested_by);
     if (!w) {
       if (waiting.size >= NOTIFY_MAX_REQUESTERS) return drop();
