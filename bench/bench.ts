@@ -28,6 +28,7 @@ import { startSandboxDaemon, type SandboxDaemon } from '../src/sandbox/daemon.js
 import { Principal } from '../src/sandbox/principal.js';
 import { parsePublicKey } from '../src/audit/keys.js';
 import { SqliteStore } from '../src/store/sqlite.js';
+import { encodeFrame, FrameReader } from '../src/protocol/framing.js';
 
 const JSON_OUT = process.argv.includes('--json');
 const CORES = availableParallelism();
@@ -141,7 +142,17 @@ function physicalLimits(tmp: string) {
   const one = db.transaction(() => insert.run(++seq, body, sigHex, hash));
   const sqliteRate = rate(() => one.immediate());
   db.close();
-  return { signRate, verifyRate, shaRate, sqliteRate, entryBytes: Buffer.byteLength(body) };
+
+  progress('frame reader (1 KiB frames arriving in 64-byte chunks)...');
+  const frame = encodeFrame({ type: 'request', id: 'x', method: 'history', params: { pad: 'p'.repeat(980) } });
+  const chunks = Array.from({ length: Math.ceil(frame.length / 64) }, (_, i) => frame.subarray(i * 64, (i + 1) * 64));
+  const reader = new FrameReader();
+  let frames = 0;
+  const frameRate = rate(() => {
+    for (const c of chunks) frames += reader.push(c).length;
+  });
+  if (frames === 0 || reader.pending !== 0) throw new Error('the frame reader lost frames');
+  return { signRate, verifyRate, shaRate, sqliteRate, frameRate, entryBytes: Buffer.byteLength(body) };
 }
 
 // --- log entries as the daemon writes them (one lifecycle = five entries) ------
@@ -337,6 +348,7 @@ async function main(): Promise<number> {
       { key: 'raw_verify', label: 'Ed25519 verify (1 thread)', value: raw.verifyRate, unit: '/s', limit: null, ratio: null, target: null, pass: null },
       { key: 'raw_sqlite_insert', label: 'SQLite insert, 1 row/txn', value: raw.sqliteRate, unit: '/s', limit: null, ratio: null, target: null, pass: null },
       { key: 'raw_sha256', label: 'SHA-256 (64 B)', value: raw.shaRate, unit: '/s', limit: null, ratio: null, target: null, pass: null },
+      { key: 'frame_reader', label: 'frames read, 1 KiB in 64 B chunks', value: raw.frameRate, unit: '/s', limit: null, ratio: null, target: null, pass: null },
       { key: 'lifecycle_c1_p50', label: 'lifecycle c=1 p50', value: lc.c1.p50, unit: 'ms', limit: floorMs, ratio: floorMs / lc.c1.p50, target: `<= ${TARGET_P50_MS} ms`, pass: lc.c1.p50 <= TARGET_P50_MS },
       { key: 'lifecycle_c1_p99', label: 'lifecycle c=1 p99', value: lc.c1.p99, unit: 'ms', limit: floorMs, ratio: floorMs / lc.c1.p99, target: null, pass: null },
       { key: 'lifecycle_c1_throughput', label: 'lifecycle c=1 throughput', value: lc.c1.throughput, unit: '/s', limit: floorThroughput, ratio: lc.c1.throughput / floorThroughput, target: null, pass: null },

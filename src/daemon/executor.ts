@@ -15,10 +15,24 @@ import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapsh
 import { native } from './native.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
+import { runContext } from './run-context.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
-/** Child processes the daemon runs at once, all callers together; more wait their turn. */
-export const MAX_PROCESSES = 16;
+/**
+ * Programs run at once for reads (previews' state readers, read-only actions), all principals
+ * together; more wait their turn. A read may run for minutes (VerifyJournal: 10), so reads
+ * have their own budget and cannot hold the slots a change needs.
+ */
+export const READ_PROCESSES = 12;
+/** A principal may hold at most half the read slots, so another principal's read always finds one. */
+export const READ_PROCESSES_PER_PRINCIPAL = READ_PROCESSES / 2;
+/**
+ * Programs run at once for changes. Changes run one at a time (the change lock), each runs its
+ * steps one after another, and its state readers run before them: 4 is room to spare.
+ */
+export const CHANGE_PROCESSES = 4;
+/** Child processes the daemon runs at once for actions, both lanes together. */
+export const MAX_PROCESSES = READ_PROCESSES + CHANGE_PROCESSES;
 /** nobody:nogroup on Debian and Ubuntu. */
 const NOBODY = 65534;
 /** After a program exits, how long a grandchild may keep its output pipes open. */
@@ -49,7 +63,8 @@ export interface StepsOutcome {
 
 export class Executor {
   private readonly busy = new Set<ExclusiveResource>();
-  private readonly processes = new Slots(MAX_PROCESSES);
+  private readonly readSlots = new Slots(READ_PROCESSES, READ_PROCESSES_PER_PRINCIPAL);
+  private readonly changeSlots = new Slots(CHANGE_PROCESSES);
   constructor(private readonly opts: ExecutorOptions) {}
 
   programPath(step: CommandStep): string {
@@ -65,7 +80,8 @@ export class Executor {
 
   async run(step: CommandStep): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     const file = this.programPath(step);
-    const release = await this.processes.take();
+    const { lane, principal } = runContext();
+    const release = await (lane === 'change' ? this.changeSlots.take() : this.readSlots.take(principal));
     return this.spawnOne(file, step).finally(release);
   }
 

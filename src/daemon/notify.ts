@@ -1,9 +1,16 @@
 /**
  * Tells people that something waits for them: a preview pending approval, or an
  * unattended principal's proposal. Through the policy's command (an argv, run without
- * a shell, the event as JSON on stdin) and/or webhook (a JSON POST). The event names
+ * a shell, the notification as JSON on stdin) and/or webhook (a JSON POST). Events name
  * the action, risk, summary and requester, never parameters. Fire and forget: a slow
  * or failing notifier never delays or fails the preview; failures go to the daemon's log.
+ *
+ * Bounded, because each preview asks for one: at most NOTIFY_CONCURRENCY deliveries run
+ * at once (each one process and/or one webhook request); a requester is notified at most
+ * once per NOTIFY_INTERVAL_MS, and what it asks for meanwhile is coalesced into its next
+ * notification (NOTIFY_MAX_LISTED events listed, the rest counted); at most
+ * NOTIFY_MAX_REQUESTERS requesters wait for a notification at once, and an event past that
+ * is dropped and counted in the log.
  */
 import { spawn } from 'node:child_process';
 import type { Risk } from '../protocol/risk.js';
@@ -19,24 +26,120 @@ export interface PendingEvent {
   expires_at: string;
 }
 
-const TIMEOUT_MS = 10_000;
+/** What the command reads on stdin and the webhook receives: one requester's pending events. */
+export interface Notification {
+  event: 'pending';
+  requested_by: string;
+  /** Listed plus not listed. */
+  count: number;
+  pending: PendingEvent[];
+  /** Events of this requester coalesced into this notification beyond the listing. */
+  not_listed: number;
+}
 
-export function notifier(log: (m: string) => void): (policy: Policy, e: PendingEvent) => void {
+/** Deliveries running at once: a burst of previews makes this many processes (or webhook requests), not one each. */
+export const NOTIFY_CONCURRENCY = 2;
+/** One notification per requester per this: a person reads one, not three hundred; the rest are coalesced into the next. */
+export const NOTIFY_INTERVAL_MS = 10_000;
+/** Events one notification lists (a screenful); more are counted in `not_listed`. */
+export const NOTIFY_MAX_LISTED = 20;
+/** Requesters with a notification waiting, at most (users and tokens of one host are fewer); past it events are dropped and logged. */
+export const NOTIFY_MAX_REQUESTERS = 64;
+/** A notifier that takes longer is killed (command) or abandoned (webhook), freeing its slot. */
+const TIMEOUT_MS = 10_000;
+/** Drops are logged at most this often, with their count, so a flood cannot flood the log. */
+const DROP_LOG_MS = 1_000;
+
+export interface NotifierOptions {
+  intervalMs?: number;
+  now?: () => number;
+}
+
+export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): (policy: Policy, e: PendingEvent) => void {
+  const intervalMs = opts.intervalMs ?? NOTIFY_INTERVAL_MS;
+  const now = opts.now ?? Date.now;
+  /** Per requester, in arrival order: what its next notification says. */
+  const waiting = new Map<string, { pending: PendingEvent[]; notListed: number }>();
+  /** When each requester was last notified (entries older than the interval are forgotten). */
+  const lastSent = new Map<string, number>();
+  let target: Policy['notify'] = {};
+  let running = 0;
+  let wake: NodeJS.Timeout | null = null;
+  let dropped = 0;
+  let dropLog: NodeJS.Timeout | null = null;
+
+  const drop = () => {
+    dropped++;
+    dropLog ??= setTimeout(() => {
+      log(`notify: ${dropped} pending event(s) not notified: ${NOTIFY_MAX_REQUESTERS} requesters were already waiting for a notification`);
+      dropped = 0;
+      dropLog = null;
+    }, DROP_LOG_MS).unref();
+  };
+
+  const drain = () => {
+    if (wake) clearTimeout(wake);
+    wake = null;
+    const t = now();
+    for (const [who, at] of lastSent) if (t - at >= intervalMs) lastSent.delete(who);
+    let soonest = Infinity;
+    for (const [who, w] of waiting) {
+      if (running >= NOTIFY_CONCURRENCY) return; // a finishing delivery drains again
+      const due = (lastSent.get(who) ?? -Infinity) + intervalMs;
+      if (due > t) {
+        soonest = Math.min(soonest, due);
+        continue;
+      }
+      waiting.delete(who);
+      lastSent.set(who, t);
+      running++;
+      void deliver({ event: 'pending', requested_by: who, count: w.pending.length + w.notListed, pending: w.pending, not_listed: w.notListed }).finally(() => {
+        running--;
+        drain();
+      });
+    }
+    if (soonest < Infinity) wake = setTimeout(drain, soonest - t).unref();
+  };
+
+  const deliver = (n: Notification): Promise<unknown> => {
+    const { command, webhook } = target;
+    const body = JSON.stringify(n) + '\n';
+    const runs: Promise<unknown>[] = [];
+    if (command) {
+      runs.push(
+        new Promise<void>((resolve) => {
+          const child = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'ignore', 'ignore'], timeout: TIMEOUT_MS, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' } });
+          child.on('error', (err) => (log(`notify command ${command[0]} failed: ${err.message}`), resolve()));
+          child.on('exit', (code) => (code !== 0 && code !== null && log(`notify command ${command[0]} exited with status ${code}`), resolve()));
+          child.stdin!.on('error', () => {});
+          child.stdin!.end(body);
+        }),
+      );
+    }
+    if (webhook) {
+      runs.push(
+        fetch(webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+          .then(async (r) => {
+            if (!r.ok) log(`notify webhook answered ${r.status}`);
+            await r.body?.cancel();
+          })
+          .catch((err: Error) => log(`notify webhook failed: ${err.message}`)),
+      );
+    }
+    return Promise.all(runs);
+  };
+
   return (policy, e) => {
     const { command, webhook } = policy.notify;
     if (!command && !webhook) return; // every preview passes here: nothing to do unless the policy names a notifier
-    const body = JSON.stringify(e) + '\n';
-    if (command) {
-      const child = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'ignore', 'ignore'], timeout: TIMEOUT_MS, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' } });
-      child.on('error', (err) => log(`notify command ${command[0]} failed: ${err.message}`));
-      child.on('exit', (code) => code !== 0 && code !== null && log(`notify command ${command[0]} exited with status ${code}`));
-      child.stdin!.on('error', () => {});
-      child.stdin!.end(body);
+    target = policy.notify; // deliveries go where the latest policy that names a notifier says
+    let w = waiting.get(e.requested_by);
+    if (!w) {
+      if (waiting.size >= NOTIFY_MAX_REQUESTERS) return drop();
+      waiting.set(e.requested_by, (w = { pending: [], notListed: 0 }));
     }
-    if (webhook) {
-      fetch(webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(TIMEOUT_MS) })
-        .then((r) => !r.ok && log(`notify webhook answered ${r.status}`))
-        .catch((err: Error) => log(`notify webhook failed: ${err.message}`));
-    }
+    if (w.pending.length < NOTIFY_MAX_LISTED) w.pending.push(e);
+    else w.notListed++;
+    drain();
   };
 }

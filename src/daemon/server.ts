@@ -3,9 +3,13 @@
  * a peer without an airlock role is told so and disconnected. On TCP and on the token
  * socket (where a vsock bridge forwards), identity comes from the token in the hello,
  * looked up in the root-owned token file; a missing or unknown token is refused. Each connection must say
- * hello within FIRST_FRAME_MS, is dropped after IDLE_MS of silence, and a uid may
- * hold at most MAX_CONN_PER_UID connections. A bad frame length closes the
- * connection (the stream can no longer be framed); a bad body gets a typed error.
+ * hello within FIRST_FRAME_MS in a frame of at most MAX_HELLO_FRAME bytes, is dropped after IDLE_MS of
+ * silence or when a frame it began is not whole within FRAME_MS, and a uid may hold at most
+ * MAX_CONN_PER_UID connections; token-listener connections that have not said hello yet are at most
+ * MAX_UNAUTHENTICATED together. A bad frame length closes the connection (the stream can no longer be
+ * framed); a bad body gets a typed error. Requests of one connection are taken one per turn of the
+ * event loop, and only while it has room (MAX_IN_FLIGHT running, MAX_UNSENT_BYTES of replies unsent),
+ * so one client cannot stall the others or grow the daemon.
  */
 import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
@@ -17,14 +21,44 @@ import { principalName, resolveIdentity, type Identity } from './identity.js';
 import type { TokenTable } from './tokens.js';
 import { entryPrincipal, type AirlockService } from './service.js';
 import { MAX_OUTPUT_LINES } from './output.js';
+import { onBehalfOf } from './run-context.js';
 
+/** The hello must arrive within this: a client sends it as soon as it connects. */
 export const FIRST_FRAME_MS = 5_000;
 export const IDLE_MS = 120_000;
+/**
+ * Once a frame's first byte arrived, the rest must follow within this, or the connection is
+ * dropped: a client trickling a byte a second would otherwise hold it (and a partial frame of
+ * up to MAX_FRAME) forever, since every byte resets the idle deadline. A whole 1 MiB frame
+ * needs 10 s only below about 1 Mbit/s.
+ */
+export const FRAME_MS = 10_000;
+/**
+ * The largest frame accepted before the hello. A hello is about a hundred bytes (a token is 47
+ * characters); 4 KiB leaves room for a long client name, and an unauthenticated peer can make
+ * the daemon hold no more than that.
+ */
+export const MAX_HELLO_FRAME = 4 * 1024;
+/**
+ * Connections on the token listeners (TCP, token socket) that have not said hello yet, all
+ * together: nobody is known yet, so no per-principal cap applies. Past it the oldest is dropped,
+ * so a flood of silent connections costs at most this many sockets (each holding at most
+ * MAX_HELLO_FRAME for at most FIRST_FRAME_MS), and a client that says hello at once still gets in.
+ * Unix-socket peers are named by the kernel at accept and count against their uid instead.
+ */
+export const MAX_UNAUTHENTICATED = 64;
 export const MAX_CONN_PER_UID = 64;
-/** Requests one connection may have running at once; further frames wait, unread, in the socket. */
+/**
+ * Requests one connection may have running at once; further frames wait undecoded in the frame
+ * reader, and the socket is not read while one waits, so the rest stay in the kernel's buffer.
+ */
 export const MAX_IN_FLIGHT = 8;
-/** Replies buffered for a client that does not read, before the daemon stops reading from it. */
-const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+/**
+ * Replies buffered for a client that does not read: no request of that connection is started
+ * while more than this waits unsent (checked before each one), and its socket is not read. Four
+ * full-size frames; a running request may add one reply more each (MAX_IN_FLIGHT of them).
+ */
+export const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 export const VERSION = '0.1.0';
 
 type Handler = (who: Identity, params: Record<string, unknown>) => Promise<unknown>;
@@ -93,8 +127,18 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     }
     serve(sock, who === null ? 'no_role' : who);
   });
+  /** Token-listener connections not yet greeted, oldest first (a Map keeps insertion order), with how to drop each. */
+  const unauthenticated = new Map<net.Socket, () => void>();
   /** TCP and the token socket: the hello's token names the peer. */
-  const tokenServer = () => net.createServer({ allowHalfOpen: false }, (sock) => serve(sock, 'token'));
+  const tokenServer = () =>
+    net.createServer({ allowHalfOpen: false }, (sock) => {
+      if (unauthenticated.size >= MAX_UNAUTHENTICATED) {
+        const [oldest, drop] = unauthenticated.entries().next().value!;
+        unauthenticated.delete(oldest);
+        drop();
+      }
+      serve(sock, 'token');
+    });
 
   function serve(sock: net.Socket, peer: Identity | 'no_role' | 'token'): void {
     open.add(sock);
@@ -136,79 +180,130 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     };
     if (peer !== 'token' && !admit(peer)) return;
 
-    const reader = new FrameReader(MAX_FRAME);
+    const reader = new FrameReader(MAX_HELLO_FRAME);
     let greeted = false;
-    const firstFrame = setTimeout(() => refuse(new AirlockError('transient', 'hello_timeout', `no hello within ${FIRST_FRAME_MS} ms`)), FIRST_FRAME_MS);
+    let closing = false;
+    sock.once('close', () => (closing = true));
+    const drop = (err: AirlockError) => {
+      if (closing) return;
+      closing = true;
+      refuse(err);
+    };
+    const firstFrame = setTimeout(() => drop(new AirlockError('transient', 'hello_timeout', `no hello within ${FIRST_FRAME_MS} ms`)), FIRST_FRAME_MS);
+    let frameTimer: NodeJS.Timeout | null = null;
+    const stopFrameTimer = () => {
+      if (frameTimer) clearTimeout(frameTimer);
+      frameTimer = null;
+    };
+    if (peer === 'token') {
+      unauthenticated.set(sock, () => {
+        // Dropped to make room for a newer one: the fd is freed at once, not after refuse's grace.
+        closing = true;
+        if (sock.destroyed) return;
+        const err = new AirlockError('transient', 'too_many_unauthenticated', `more than ${MAX_UNAUTHENTICATED} connections are waiting to say hello; this one waited longest`, 'say hello as soon as you connect');
+        sock.end(encodeFrame({ type: 'response', id: null, ok: false, error: err.toWire() }), () => sock.destroy());
+        setTimeout(() => sock.destroy(), 1000).unref();
+      });
+      sock.once('close', () => unauthenticated.delete(sock));
+    }
     let inFlight = 0;
     // Idle means no request and none running: a long execute keeps its connection.
-    sock.setTimeout(IDLE_MS, () => inFlight === 0 && refuse(new AirlockError('transient', 'idle_timeout', `no request for ${IDLE_MS / 1000} s`)));
-    sock.once('close', () => clearTimeout(firstFrame));
+    sock.setTimeout(IDLE_MS, () => inFlight === 0 && drop(new AirlockError('transient', 'idle_timeout', `no request for ${IDLE_MS / 1000} s`)));
+    sock.once('close', () => (clearTimeout(firstFrame), stopFrameTimer()));
     sock.on('error', () => sock.destroy());
 
-    // Frames wait here while MAX_IN_FLIGHT requests run; the socket is paused meanwhile,
-    // so a client that floods or never reads costs the daemon bounded memory and processes.
-    const queue: unknown[] = [];
+    /** Where the next frame stands, or null once its header was refused (the stream cannot be framed any more). */
+    const input = (): 'empty' | 'partial' | 'ready' | null => {
+      try {
+        return reader.state();
+      } catch (e) {
+        drop(e as AirlockError);
+        return null;
+      }
+    };
+    // One frame per turn of the event loop, so other connections are served between a
+    // pipelining client's requests, and only while this connection has room: fewer than
+    // MAX_IN_FLIGHT running and at most MAX_UNSENT_BYTES of replies it has not taken.
+    let turnScheduled = false;
     const pump = () => {
-      while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
+      if (closing) return;
+      const state = input();
+      if (state === null) return;
+      const room = inFlight < MAX_IN_FLIGHT && sock.writableLength <= MAX_UNSENT_BYTES;
+      if (state === 'ready' && room && !turnScheduled) {
+        turnScheduled = true;
+        setImmediate(turn);
+      }
+      // Read on only while nothing waits on the daemon's side: a whole frame not yet taken, or unsent replies.
+      if (state === 'ready' || sock.writableLength > MAX_UNSENT_BYTES) sock.pause();
+      else sock.resume();
+      // A frame that has begun, while the daemon waits for its bytes, must be whole within FRAME_MS.
+      if (state === 'partial' && !sock.isPaused()) {
+        frameTimer ??= setTimeout(() => drop(new AirlockError('transient', 'frame_timeout', `a frame was begun and not completed within ${FRAME_MS} ms`, 'send each frame whole')), FRAME_MS);
+      } else stopFrameTimer();
+    };
+    const turn = () => {
+      turnScheduled = false;
+      if (closing) return;
+      let body: Buffer | null = null;
+      try {
+        body = reader.next();
+      } catch (e) {
+        return drop(e as AirlockError);
+      }
+      if (body) take(body);
+      pump();
+    };
+    sock.on('drain', pump);
+    sock.on('data', (chunk: Buffer) => {
+      reader.append(chunk);
+      pump();
+    });
+
+    /** One whole frame: the hello first, then requests. */
+    const take = (body: Buffer) => {
+      let msg: unknown;
+      try {
+        msg = decodeBody(body);
+      } catch (e) {
+        send({ type: 'response', id: null, ok: false, error: (e as AirlockError).toWire() });
+        return;
+      }
+      if (greeted) {
         inFlight++;
-        void dispatch(identity, queue.shift()).then((r) => {
+        void dispatch(identity, msg).then((r) => {
           inFlight--;
           send(r);
           pump();
         });
+        return;
       }
-      if (queue.length === 0 && sock.writableLength < MAX_UNSENT_BYTES) sock.resume();
-      else sock.pause();
+      const m = msg as { type?: unknown; protocol?: unknown; token?: unknown };
+      if (m?.type !== 'hello' || m.protocol !== PROTOCOL) {
+        return drop(new AirlockError('validation', 'hello_required', `the first message must be {"type":"hello","protocol":"${PROTOCOL}"}`));
+      }
+      if (peer === 'token') {
+        // The token is looked up and dropped: never logged, never echoed.
+        const who = o.tokens().identify(m.token);
+        if (!who) o.service.refusals.record({ principal: null, method: 'hello', category: 'authorization', code: 'bad_token', transactionId: null });
+        if (!who) return drop(new AirlockError('authorization', 'bad_token', 'this listener needs a valid token in the hello, and none was given or it is not in the token file', 'set AIRLOCK_TOKEN to the token root gave you'));
+        unauthenticated.delete(sock);
+        identity = who;
+        if (!admit(who)) return void (closing = true);
+      }
+      greeted = true;
+      reader.maxFrame = MAX_FRAME;
+      clearTimeout(firstFrame);
+      send({
+        type: 'welcome',
+        protocol: PROTOCOL,
+        server: SERVER_NAME,
+        version: VERSION,
+        capabilities: [...METHODS],
+        principal: { uid: identity.uid, user: identity.user, via: identity.via ?? 'unix', role: identity.role, approver: identity.approver, ...(identity.uid === 0 && identity.via !== 'token' ? { person: identity.person ? principalName(identity) : null } : {}) },
+        limits: { max_frame: MAX_FRAME, idle_timeout_ms: IDLE_MS, max_output_lines: MAX_OUTPUT_LINES },
+      } satisfies WelcomeMessage);
     };
-    sock.on('drain', pump);
-
-    sock.on('data', (chunk: Buffer) => {
-      let bodies: Buffer[];
-      try {
-        bodies = reader.push(chunk);
-      } catch (e) {
-        return refuse(e as AirlockError);
-      }
-      for (const body of bodies) {
-        let msg: unknown;
-        try {
-          msg = decodeBody(body);
-        } catch (e) {
-          send({ type: 'response', id: null, ok: false, error: (e as AirlockError).toWire() });
-          continue;
-        }
-        if (!greeted) {
-          const m = msg as { type?: unknown; protocol?: unknown; token?: unknown };
-          if (m?.type !== 'hello' || m.protocol !== PROTOCOL) {
-            return refuse(new AirlockError('validation', 'hello_required', `the first message must be {"type":"hello","protocol":"${PROTOCOL}"}`));
-          }
-          if (peer === 'token') {
-            // The token is looked up and dropped: never logged, never echoed.
-            const who = o.tokens().identify(m.token);
-            if (!who) {
-              o.service.refusals.record({ principal: null, method: 'hello', category: 'authorization', code: 'bad_token', transactionId: null });
-            }
-            if (!who) return refuse(new AirlockError('authorization', 'bad_token', 'this listener needs a valid token in the hello, and none was given or it is not in the token file', 'set AIRLOCK_TOKEN to the token root gave you'));
-            identity = who;
-            if (!admit(who)) return;
-          }
-          greeted = true;
-          clearTimeout(firstFrame);
-          send({
-            type: 'welcome',
-            protocol: PROTOCOL,
-            server: SERVER_NAME,
-            version: VERSION,
-            capabilities: [...METHODS],
-            principal: { uid: identity.uid, user: identity.user, via: identity.via ?? 'unix', role: identity.role, approver: identity.approver, ...(identity.uid === 0 && identity.via !== 'token' ? { person: identity.person ? principalName(identity) : null } : {}) },
-            limits: { max_frame: MAX_FRAME, idle_timeout_ms: IDLE_MS, max_output_lines: MAX_OUTPUT_LINES },
-          } satisfies WelcomeMessage);
-          continue;
-        }
-        queue.push(msg);
-      }
-      pump();
-    });
   }
 
   async function dispatch(who: Identity, msg: unknown): Promise<ResponseMessage> {
@@ -225,7 +320,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       const params = m.params ?? {};
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new AirlockError('validation', 'bad_params', 'params must be an object');
       o.service.authorize(who, m.method as Method);
-      const result = await handlers[m.method as Method](who, params as Record<string, unknown>);
+      // Programs this request runs count against its principal's share of the process slots.
+      const result = await onBehalfOf(String(who.uid), () => handlers[m.method as Method](who, params as Record<string, unknown>));
       return { type: 'response', id, ok: true, result };
     } catch (e) {
       if (e instanceof AirlockError) {

@@ -24,6 +24,7 @@ import { mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, selfAp
 import type { Method } from '../protocol/messages.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
+import { inLane } from './run-context.js';
 import type { SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
 import { loadPolicyFile } from './policy-file.js';
@@ -54,7 +55,6 @@ export interface ServiceOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const DAY_MS = 24 * 60 * 60_000;
 
 type AutoApproval = AutoApprovalGrant;
 /** A preview a person can review (and that fits a frame many times over). */
@@ -138,8 +138,15 @@ export class AirlockService {
     return who.unattended === true || (who.uid !== 0 && who.via !== 'token' && this.policy.unattended.includes(who.user));
   }
 
+  /**
+   * The catalogue as clients see it, built once per policy (risks come from the policy's
+   * [risk] table, and a reload replaces the policy object): building it converts every
+   * schema to JSON Schema, which is too costly to repeat for each of a flood of requests.
+   */
+  private listing: { policy: Policy; actions: ReturnType<AirlockService['describe']>[] } | null = null;
   listActions(who: Identity) {
-    return [...CATALOGUE.values()].map((a) => this.describe(who, a.name));
+    if (this.listing?.policy !== this.policy) this.listing = { policy: this.policy, actions: [...CATALOGUE.values()].map((a) => this.describe(who, a.name)) };
+    return this.listing.actions;
   }
 
   describe(_who: Identity, name: unknown) {
@@ -249,8 +256,6 @@ export class AirlockService {
       if (p.unattended) return null;
       rule = matchingRule(policy, a.name, p.params);
       if (!rule) return null;
-      const use = await this.o.store.ruleUsage(rule.id, now - DAY_MS);
-      if (use.count >= rule.dailyCap || (use.lastAt !== null && now - use.lastAt < rule.cooldownMs)) return null;
     }
     const ruleId = rule?.id ?? READS_RULE;
     const approver = `policy:${ruleId}`;
@@ -258,7 +263,8 @@ export class AirlockService {
     const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
     const outcome = await this.o.store.recordApproval(
       p.transaction_id,
-      { approvedBy: approver, commitment, expiresAt: now + this.o.receiptTtlMs, now, ...(rule ? { rule: rule.id } : {}) },
+      // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
+      { approvedBy: approver, commitment, expiresAt: now + this.o.receiptTtlMs, now, ...(rule ? { rule: { id: rule.id, dailyCap: rule.dailyCap, cooldownMs: rule.cooldownMs } } : {}) },
       {
         kind: 'approval_granted',
         transaction_id: p.transaction_id,
@@ -269,7 +275,7 @@ export class AirlockService {
         details: { preview_digest: p.preview_digest, receipt_commitment: commitment, executor: claims.executor, receipt_expires_at: claims.expiresAt, second_factor: 'none', rule_id: ruleId, policy_digest: policy.digest },
       },
     );
-    if (outcome !== 'approved') return null;
+    if (outcome !== 'approved') return null; // at its cap or cooldown (or no longer pending): a person decides
     return { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest };
   }
 
@@ -405,7 +411,8 @@ export class AirlockService {
     // so two approved edits of one file cannot both build on the same old content.
     const unlock = a.readOnly ? () => {} : await this.changes.take();
     try {
-      return await this.executeLocked(who, tx, a, risk, params, receipt);
+      // A change's programs (state readers and steps) take the change lane's slots, which reads cannot fill.
+      return await inLane(a.readOnly ? 'read' : 'change', () => this.executeLocked(who, tx, a, risk, params, receipt));
     } finally {
       unlock();
     }

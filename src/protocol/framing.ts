@@ -40,27 +40,94 @@ export function decodeBody(body: Buffer): unknown {
   return value;
 }
 
-/** Accumulates stream chunks and yields whole frame bodies. */
+/**
+ * Accumulates stream chunks and yields whole frame bodies. Chunks are kept as a list
+ * and joined once, when a frame is complete, so a frame that arrives in many small
+ * chunks costs work in proportion to its size (copying the whole buffer on every chunk
+ * would cost its square). `maxFrame` is checked when a header is read, so the daemon
+ * can hold the hello to a smaller limit and raise it afterwards.
+ */
 export class FrameReader {
-  private buf: Buffer = Buffer.alloc(0);
-  constructor(private readonly maxFrame = MAX_FRAME) {}
+  private chunks: Buffer[] = [];
+  /** Index of the first chunk not yet taken. */
+  private head = 0;
+  private size = 0;
+  /** Body length of the frame whose header was read, or -1 before its header. */
+  private need = -1;
+  constructor(public maxFrame = MAX_FRAME) {}
 
-  /** Returns complete frame bodies; throws on an oversized or empty frame header. */
-  push(chunk: Buffer): Buffer[] {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-    const out: Buffer[] = [];
-    while (this.buf.length >= 4) {
-      const len = this.buf.readUInt32BE(0);
+  /** Adds bytes; frames are taken with next(). */
+  append(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+
+  /**
+   * Where the first frame held stands: nothing held, begun but incomplete, or ready for
+   * next(). Reads and checks its header as soon as the header is whole (so a bad length
+   * is refused before any of its body is awaited); throws on an oversized or empty one.
+   */
+  state(): 'empty' | 'partial' | 'ready' {
+    if (this.need < 0) {
+      if (this.size < 4) return this.size === 0 ? 'empty' : 'partial';
+      const len = this.take(4).readUInt32BE(0);
       if (len === 0) throw new AirlockError('validation', 'empty_frame', 'a frame must carry at least one byte');
       if (len > this.maxFrame) throw new AirlockError('validation', 'frame_too_large', `frame length ${len} is over the ${this.maxFrame}-byte limit`);
-      if (this.buf.length < 4 + len) break;
-      out.push(this.buf.subarray(4, 4 + len));
-      this.buf = this.buf.subarray(4 + len);
+      this.need = len;
     }
+    return this.size >= this.need ? 'ready' : 'partial';
+  }
+
+  /** The next complete frame body, or null until more bytes come; throws as state() does. */
+  next(): Buffer | null {
+    if (this.state() !== 'ready') return null;
+    const body = this.take(this.need);
+    this.need = -1;
+    return body;
+  }
+
+  /** Appends the chunk and returns every frame body now complete. */
+  push(chunk: Buffer): Buffer[] {
+    this.append(chunk);
+    const out: Buffer[] = [];
+    for (let body = this.next(); body !== null; body = this.next()) out.push(body);
     return out;
   }
 
+  /** Bytes held that no frame taken so far covered. */
   get pending(): number {
-    return this.buf.length;
+    return this.size;
+  }
+
+  /** Removes the first n bytes (n <= size): a view when they lie in one chunk, else one copy. */
+  private take(n: number): Buffer {
+    this.size -= n;
+    const first = this.chunks[this.head]!;
+    let out: Buffer;
+    if (first.length >= n) {
+      out = first.subarray(0, n);
+      if (first.length === n) this.head++;
+      else this.chunks[this.head] = first.subarray(n);
+    } else {
+      out = Buffer.allocUnsafe(n);
+      for (let at = 0; at < n; ) {
+        const c = this.chunks[this.head]!;
+        const k = Math.min(c.length, n - at);
+        c.copy(out, at, 0, k);
+        at += k;
+        if (k === c.length) this.head++;
+        else this.chunks[this.head] = c.subarray(k);
+      }
+    }
+    // Taken chunks are dropped in one go, not shifted off one by one (each shift costs the list's length).
+    if (this.head === this.chunks.length) {
+      this.chunks.length = 0;
+      this.head = 0;
+    } else if (this.head >= 1024) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
+    return out;
   }
 }

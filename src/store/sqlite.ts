@@ -8,7 +8,7 @@ import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
-import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, RuleLimit, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -100,6 +100,7 @@ const toRecord = (r: Row): TxRecord => ({
 });
 
 const STEP_SPENT = Symbol('step spent');
+const DAY_MS = 24 * 60 * 60_000;
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -146,7 +147,7 @@ export class SqliteStore implements Store {
       getTotp: this.db.prepare('SELECT * FROM totp WHERE approver = ?'),
       spendStep: this.db.prepare('UPDATE totp SET last_step = ?, failures = 0 WHERE approver = ? AND last_step < ?'),
       ruleUse: this.db.prepare('INSERT INTO rule_use (rule_id, at) VALUES (?, ?)'),
-      ruleUsage: this.db.prepare('SELECT COUNT(*) AS count, MAX(at) AS last FROM rule_use WHERE rule_id = ? AND at >= ?'),
+      ruleUsage: this.db.prepare('SELECT COUNT(*) AS count FROM rule_use WHERE rule_id = ? AND at >= ?'),
       ruleLast: this.db.prepare('SELECT MAX(at) AS last FROM rule_use WHERE rule_id = ?'),
       totpFailure: this.db.prepare('UPDATE totp SET failures = failures + 1 WHERE approver = ?'),
       totpLock: this.db.prepare('UPDATE totp SET failures = 0, locked_until = ? WHERE approver = ?'),
@@ -205,15 +206,17 @@ export class SqliteStore implements Store {
     return r ? toRecord(r) : null;
   }
 
-  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: string }, entry: EntryDraft): Promise<ApprovalOutcome> {
+  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome> {
     try {
       return this.atomically(
         (o) => (o === 'approved' ? [entry] : []),
         (): ApprovalOutcome => {
+          // The rule is checked first, inside the same IMMEDIATE transaction that records its use.
+          if (a.rule && this.ruleExhausted(a.rule, a.now)) return 'rule_exhausted';
           if (this.stmts.approve.run(a.approvedBy, a.commitment, a.expiresAt, a.now, id, a.now).changes !== 1) return 'not_pending';
           // Throwing rolls the approval back with the transaction: both happen or neither does.
           if (a.spend && this.stmts.spendStep.run(a.spend.step, a.spend.approver, a.spend.step).changes !== 1) throw STEP_SPENT;
-          if (a.rule) this.stmts.ruleUse.run(a.rule, a.now);
+          if (a.rule) this.stmts.ruleUse.run(a.rule.id, a.now);
           return 'approved';
         },
       );
@@ -223,10 +226,12 @@ export class SqliteStore implements Store {
     }
   }
 
-  async ruleUsage(rule: string, sinceMs: number): Promise<{ count: number; lastAt: number | null }> {
-    const r = this.stmts.ruleUsage.get(rule, sinceMs) as { count: number; last: number | null };
-    const last = (this.stmts.ruleLast.get(rule) as { last: number | null }).last;
-    return { count: r.count, lastAt: last };
+  /** At its daily cap (approvals in the last 24 hours) or inside its cooldown (since its last approval). */
+  private ruleExhausted(rule: RuleLimit, now: number): boolean {
+    const day = this.stmts.ruleUsage.get(rule.id, now - DAY_MS) as { count: number };
+    if (day.count >= rule.dailyCap) return true;
+    const last = (this.stmts.ruleLast.get(rule.id) as { last: number | null }).last;
+    return last !== null && now - last < rule.cooldownMs;
   }
 
   async enrollTotp(approver: string, secret: string, now: number, entry: EntryDraft): Promise<void> {

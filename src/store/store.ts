@@ -61,7 +61,16 @@ export interface SpentStep {
   step: number;
 }
 
-export type ApprovalOutcome = 'approved' | 'not_pending' | 'step_spent';
+/** A policy rule's limits, checked and counted with the approval it would grant. */
+export interface RuleLimit {
+  id: string;
+  /** Approvals the rule may grant in any 24 hours. */
+  dailyCap: number;
+  /** The least time between two of its approvals. */
+  cooldownMs: number;
+}
+
+export type ApprovalOutcome = 'approved' | 'not_pending' | 'step_spent' | 'rule_exhausted';
 
 export interface LogHead {
   size: number;
@@ -72,14 +81,15 @@ export interface Store {
   /** Persists a previewed transaction and its preview entry. */
   createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void>;
   getTransaction(id: string): Promise<TxRecord | null>;
-  /** Previewed -> Queued with the receipt commitment, only while still Previewed and unexpired. */
   /**
-   * ...and, with `spend`, marks that TOTP step spent in the same transaction (refused when it already is);
-   * with `rule`, counts the approval against that policy rule's cooldown and daily cap.
+   * Previewed -> Queued with the receipt commitment, only while still Previewed and unexpired.
+   * With `spend`, marks that TOTP step spent in the same transaction (`step_spent` when it
+   * already is). With `rule`, counts the rule's approvals of the last 24 hours and its last one
+   * in the same transaction, refuses with `rule_exhausted` at its daily cap or inside its
+   * cooldown, and otherwise records this approval against it: check and count cannot be
+   * separated by another request, however the store's calls interleave.
    */
-  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: string }, entry: EntryDraft): Promise<ApprovalOutcome>;
-  /** How often a policy rule approved since `sinceMs`, and when it last did (null: never). */
-  ruleUsage(rule: string, sinceMs: number): Promise<{ count: number; lastAt: number | null }>;
+  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome>;
   /** Stores (or replaces) an approver's TOTP secret, with its log entry. */
   enrollTotp(approver: string, secret: string, now: number, entry: EntryDraft): Promise<void>;
   totp(approver: string): Promise<TotpRecord | null>;
