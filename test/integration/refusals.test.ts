@@ -5,6 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,10 @@ const kept = mkdtempSync(join(tmpdir(), 'airlock-refusals-'));
 before(async () => {
   w = await startWorld([], 'overlay', { policy: 'reads = "ask"\n' });
 });
-after(() => rmSync(kept, { recursive: true, force: true }));
+after(() => {
+  execFileSync('/usr/bin/chattr', ['-R', '-a', '--', kept]); // the daemon marks its checkpoint file append-only
+  rmSync(kept, { recursive: true, force: true });
+});
 
 type Entry = { kind: string; transaction_id: string | null; principal: { user: string } | null; details: Record<string, unknown> };
 

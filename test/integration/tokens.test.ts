@@ -69,7 +69,7 @@ describe('TCP with tokens', () => {
     const other = await w.as('agent', ['airlock-dev']);
     const p = await other.call<PreviewEnvelope>('preview', { action_name: 'CreateGroup', params: { group: 'g-other' } });
     const cl = await viaTcp(ci);
-    await rejectsWith(cl.approve(p.transaction_id, p.preview_digest), 'authorization', 'not_an_approver');
+    await rejectsWith(cl.approve(p.transaction_id, p.preview_digest), 'authorization', 'token_not_a_person');
     // And a person cannot execute what the token requested, nor the token what a person requested.
     await rejectsWith(cl.execute(p.transaction_id, p.action_name, p.params, 'alr1.x'), 'authorization', 'not_the_requester');
   });
