@@ -47,6 +47,13 @@ export interface Host {
   readFile(path: string): Promise<string | null>;
   /** Mode/owner/size of a path without following symlinks, or null when absent. */
   stat(path: string): Promise<{ mode: number; uid: number; gid: number; size: number; isFile: boolean; isDir: boolean; isSymlink: boolean } | null>;
+  /**
+   * Refuses (AirlockError untrusted_path, naming the component) unless `path` may be handed
+   * to a root program by name: no component a link, every ancestor a root-owned directory
+   * not writable by group or others (src/catalogue/lib/trusted-path.ts). An action calls it
+   * before it reads or acts on such a path; the executor checks steps' `paths` again.
+   */
+  trustedPath(path: string): Promise<void>;
   /** Runs a read-only program through the same executor as mechanisms (no shell, time limit, output cap). */
   run(program: ProgramName, args: string[]): Promise<CommandOutput>;
   users(): Promise<PasswdEntry[]>;

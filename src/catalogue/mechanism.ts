@@ -26,7 +26,65 @@ export interface CommandStep {
   undo?: CommandStep;
   /** Run as nobody: an inventory read that must show only what any user could see. */
   unprivileged?: boolean;
+  /**
+   * Paths the program acts on by name (in its args, or in a file it reads, as findmnt
+   * --verify and logrotate do). Each must pass the trusted-path rule (lib/trusted-path.ts)
+   * at preview and again right before the program starts. A last segment holding '*'
+   * stands for the entries of its directory.
+   */
+  paths?: string[];
+  /**
+   * A file the daemon opens itself, without following any link, and hands to the program
+   * as its descriptor 3 (its args name it FD3, /proc/self/fd/3), so the program acts on
+   * that inode and never on a name. `create` makes it new (exclusively, root:root, with
+   * this mode) and the job remembers its device and inode; without it, the file must be
+   * one an earlier step of this job created.
+   */
+  file?: { path: string; create?: { mode: number } };
+  /**
+   * Right before the program starts, `path` must still be the file an earlier step of this
+   * job created (same device and inode): a regular file with one link, owned by root, with
+   * this mode. For programs that can only take a name (swapon).
+   */
+  expect?: { path: string; mode: number };
+  /** For a check program that exits 0 on warnings (findmnt --verify): what else its output must show. */
+  verdict?: Verdict;
 }
+
+/**
+ * A check passes when its stdout has the `success` line, or else when every warning or
+ * error line it printed ("[W] ...", "[E] ...") is, exactly, one of `tolerated`: an
+ * allowlist of warnings known to be harmless (findmnt 2.38 warns about every swap file).
+ */
+export interface Verdict {
+  success: string;
+  tolerated?: string[];
+}
+
+/** Null when the output passes the verdict; otherwise the lines that fail it (for the error message). */
+export function verdictProblems(v: Verdict, stdout: string): string[] | null {
+  const lines = stdout.split('\n').map((l) => l.trim());
+  if (lines.includes(v.success)) return null;
+  const flagged = lines.filter((l) => /^\[[A-Z]\] /.test(l));
+  const bad = flagged.filter((l) => !(v.tolerated ?? []).includes(l));
+  if (flagged.length > 0 && bad.length === 0) return null;
+  return bad.length ? bad : [`no "${v.success}"`];
+}
+
+/** How a program names the file of CommandStep.file. */
+export const FD3 = '/proc/self/fd/3';
+
+/** What the approver sees of a command step besides its argv: the paths it acts on and how (and so what execution must match). */
+export const byName = (s: CommandStep) => ({
+  ...(s.paths ? { paths: s.paths } : {}),
+  ...(s.file ? { file: s.file } : {}),
+  ...(s.expect ? { expect: s.expect } : {}),
+  ...(s.verdict ? { verdict: s.verdict } : {}),
+  ...(s.unprivileged ? { unprivileged: true } : {}),
+});
+
+/** Every path a command step acts on by name or through a held file: what the trusted-path rule checks. */
+export const stepPaths = (s: CommandStep): string[] => [...(s.paths ?? []), ...(s.file ? [s.file.path] : []), ...(s.expect ? [s.expect.path] : [])];
 
 export interface FileScanStep {
   kind: 'fileScan';

@@ -3,12 +3,14 @@
  * shell, a fixed minimal environment, stdin closed, their own process group, a
  * time limit that kills the whole group, and a cap on each output stream. File
  * steps go through safe-fs. Every file a step will change is captured first, so a
- * failure part-way restores it (automatic rollback).
+ * failure part-way restores it (automatic rollback). A path a program gets by name
+ * (CommandStep.paths) passes the trusted-path rule right before the program starts, and a
+ * file prepared for a program (CommandStep.file, .expect) is held by descriptor (job-files.ts).
  */
 import { spawn } from 'node:child_process';
 import { AirlockError } from '../protocol/errors.js';
 import type { CommandOutput } from '../catalogue/action.js';
-import { RESOURCE_LOCKS, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
+import { RESOURCE_LOCKS, stepPaths, verdictProblems, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
 import type { ProgramTable } from './programs.js';
 import { shellViolation } from '../catalogue/programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
@@ -16,6 +18,8 @@ import { native } from './native.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
 import { runContext } from './run-context.js';
+import { checkTrustedPath } from './trusted-path.js';
+import { JobFiles } from './job-files.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /**
@@ -78,18 +82,34 @@ export class Executor {
     return path;
   }
 
-  async run(step: CommandStep): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
+  /** Refuses unless every path these steps (and their undos) act on by name passes the trusted-path rule: the preview's check. */
+  async checkPaths(steps: Step[]): Promise<void> {
+    for (const s of steps) if (s.kind === 'command') for (const c of [s, ...(s.undo ? [s.undo] : [])]) for (const p of stepPaths(c)) await checkTrustedPath(p);
+  }
+
+  /**
+   * Runs one program. Right before it starts (after waiting for a process slot) its paths
+   * are checked again and `verify` runs; `fd` becomes its descriptor 3.
+   */
+  async run(step: CommandStep, opts: { fd?: number; verify?: () => Promise<void> } = {}): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     const file = this.programPath(step);
     const { lane, principal } = runContext();
     const release = await (lane === 'change' ? this.changeSlots.take() : this.readSlots.take(principal));
-    return this.spawnOne(file, step).finally(release);
+    try {
+      for (const p of stepPaths(step)) await checkTrustedPath(p);
+      await opts.verify?.();
+      return await this.spawnOne(file, step, opts.fd);
+    } finally {
+      release();
+    }
   }
 
-  private spawnOne(file: string, step: CommandStep): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
+  private spawnOne(file: string, step: CommandStep, fd?: number): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     return new Promise((resolve, reject) => {
       const child = spawn(file, step.args, {
         env: { ...BASE_ENV, ...(step.env ?? {}) },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        // stdin closed; a prepared file, when there is one, as descriptor 3 (CommandStep.file).
+        stdio: fd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', fd],
         detached: true, // own process group, so the time limit kills grandchildren too
         ...(step.unprivileged ? { uid: NOBODY, gid: NOBODY } : {}),
         shell: false,
@@ -172,19 +192,32 @@ export class Executor {
     let truncated = false;
     const undo: Array<() => Promise<void>> = [];
     const reads = new Map<number, Promise<Buffer | null>>();
+    const files = new JobFiles();
     try {
       for (let i = 0; i < steps.length; i++) {
         const step = steps[i]!;
         if (step.kind !== 'command') checkAllowed(step.path, allowFiles);
         switch (step.kind) {
           case 'command': {
-            const r = await this.run(step);
+            let fd: number | undefined;
+            if (step.file?.create) {
+              const path = step.file.path;
+              await checkTrustedPath(path); // before anything is made there
+              fd = await files.create(path, step.file.create.mode);
+              undo.push(() => files.remove(path));
+            } else if (step.file) {
+              fd = files.fd(step.file.path);
+            }
+            const expect = step.expect;
+            const r = await this.run(step, { ...(fd === undefined ? {} : { fd }), ...(expect ? { verify: () => files.expect(expect.path, expect.mode) } : {}) });
             if (r.stdout) output.push(r.stdout);
             truncated ||= r.truncated;
             if (r.timedOut) throw new AirlockError('execution', 'timeout', `${step.program} did not finish in time and was killed`);
             if (!(step.okCodes ?? [0]).includes(r.code)) {
               throw new AirlockError('execution', 'command_failed', `${step.program} exited with status ${r.code}: ${lastLine(r.stderr) || 'no error text'}`);
             }
+            const problems = step.verdict ? verdictProblems(step.verdict, r.stdout) : null;
+            if (problems) throw new AirlockError('execution', 'check_failed', `${step.program} reported: ${reported(problems)}`);
             if (step.undo) {
               const u = step.undo;
               undo.push(async () => {
@@ -241,6 +274,8 @@ export class Executor {
         }
       }
       return { ok: false, output, truncated, error, rolledBack };
+    } finally {
+      await files.close();
     }
   }
 
@@ -264,6 +299,11 @@ export class Executor {
 
 function conflict(r: ExclusiveResource, why: string): AirlockError {
   return new AirlockError('conflict', 'resource_busy', `the ${r} lock is busy: ${why}`, 'wait for the other package operation to finish, then execute again with the same receipt');
+}
+
+/** The lines a check failed on (its warnings), escaped, for the error message. */
+function reported(lines: string[]): string {
+  return releaseOutput(lines.slice(0, 6).map((l) => l.slice(0, 200))).lines.join(' | ');
 }
 
 /** The last stderr line, for the error message; it leaves the daemon, so it goes through releaseOutput too. */

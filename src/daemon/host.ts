@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import type { GroupEntry, Host, PasswdEntry, Platform } from '../catalogue/action.js';
 import type { ProgramName } from '../catalogue/programs.js';
 import { readRegularFile } from './safe-fs.js';
+import { checkTrustedPath } from './trusted-path.js';
 import type { Executor } from './executor.js';
 
 export function parsePasswd(text: string): PasswdEntry[] {
@@ -42,6 +43,10 @@ export class RealHost implements Host {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
     }
+  }
+
+  trustedPath(path: string): Promise<void> {
+    return checkTrustedPath(path);
   }
 
   async run(program: ProgramName, args: string[]) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
-import type { Step } from '../catalogue/mechanism.js';
+import { byName, type Step } from '../catalogue/mechanism.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { requestHash, sha256Hex } from '../protocol/hash.js';
@@ -181,6 +181,7 @@ export class AirlockService {
     a.check?.(params, current);
     const parts = a.preview(params, current);
     const steps = a.mechanism(params, current);
+    await this.o.executor.checkPaths(steps); // a path handed to a program by name must be safe before anyone is asked
     const created = this.now();
     const id = 'tx_' + randomBytes(12).toString('hex');
     const body: Omit<PreviewEnvelope, 'preview_digest'> = {
@@ -588,7 +589,7 @@ function proposedChange(parts: { change: unknown }, steps: Step[]): { change: un
 
 /** What the approver sees of the mechanism: programs and files, never content beyond what the change states. */
 function describeSteps(steps: Step[]): unknown[] {
-  return steps.map((s) => (s.kind === 'command' ? { kind: s.kind, program: s.program, args: s.args } : { kind: s.kind, path: s.path }));
+  return steps.map((s) => (s.kind === 'command' ? { kind: s.kind, program: s.program, args: s.args, ...byName(s) } : { kind: s.kind, path: s.path }));
 }
 
 function jsonSafe(v: unknown): unknown {

@@ -18,6 +18,7 @@ import type { Principal } from '../../src/sandbox/principal.js';
 import type { Scenario, SandboxView } from '../scenarios/types.js';
 import type { ResultEnvelope } from '../../src/protocol/messages.js';
 import { shellViolation } from '../../src/catalogue/programs.js';
+import { undeclaredPaths, type DescribedStep } from './named-paths.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 export const SHARDS = 3;
@@ -94,8 +95,10 @@ function registerFamily(family: string): void {
         }
         const { p, r } = await w.lifecycle(agent, human, sc.action, sc.params);
         // The no-shell invariant at the level of the argv the daemon really built and ran.
-        const { mechanism } = p.proposed_change as { mechanism: Array<{ kind: string; program?: string; args?: string[] }> };
+        const { mechanism } = p.proposed_change as { mechanism: DescribedStep[] };
         for (const s of mechanism) if (s.kind === 'command') assert.equal(shellViolation(s.program!, s.args!), null, `${sc.action}: ${s.program} ${s.args!.join(' ')}`);
+        // A path the agent named and a program gets by name is declared, so the trusted-path rule checks it.
+        for (const s of mechanism) assert.deepEqual(undeclaredPaths(sc.action, sc.params, s), [], `${sc.action}: ${s.program} gets these paths by name without declaring them (CommandStep.paths)`);
         assert.equal(r.state, sc.expect ?? 'Succeeded', `${r.summary} ${JSON.stringify(r.error ?? '')}`);
         await sc.check(view, r);
       });

@@ -189,26 +189,28 @@ test('ProcessLimits: /proc/PID/limits of a process (init included); a free PID o
 
 test('FileInfo: stat of a file, a directory or a final link; a link on the way or a missing path is refused', async () => {
   const file = await run('FileInfo', { path: '/etc/ssh/sshd_config' }, hostWith());
-  assert.deepEqual(file.steps, [command('stat', ['--', '/etc/ssh/sshd_config'])]);
+  // stat describes the last component rather than follow it: the directories on the way are what must be root's alone.
+  assert.deepEqual(file.steps, [command('stat', ['--', '/etc/ssh/sshd_config'], { paths: ['/etc/ssh/*'] })]);
   assert.match(file.preview.summary, /file, 19 bytes/);
   assert.match((await run('FileInfo', { path: '/etc/logrotate.d' }, hostWith())).preview.summary, /directory/);
   const link = await run('FileInfo', { path: '/etc/os-release' }, hostWith({ '/etc/os-release': { link: '../usr/lib/os-release' } }));
-  assert.deepEqual(link.steps, [command('stat', ['--', '/etc/os-release'])]);
+  assert.deepEqual(link.steps, [command('stat', ['--', '/etc/os-release'], { paths: ['/etc/*'] })]);
   assert.match(link.preview.summary, /symbolic link/);
   assert.deepEqual(byName('FileInfo').files, [], 'stat reads no content');
-  await refused('FileInfo', { path: '/etc/ssh/sshd_config' }, hostWith({ '/etc/ssh': { link: '/root' } }), 'symlink_in_path', 'authorization');
+  await refused('FileInfo', { path: '/etc/ssh/sshd_config' }, hostWith({ '/etc/ssh': { link: '/root' } }), 'untrusted_path', 'authorization');
+  await refused('FileInfo', { path: '/etc/ssh/sshd_config' }, hostWith({ '/etc/ssh': { dir: true, uid: 1000 } }), 'untrusted_path', 'authorization');
   await refused('FileInfo', { path: '/etc/timezone' }, hostWith(), 'no_such_file', 'validation');
 });
 
 test('SearchConfigFile: grep for plain text, under the same refusals as ReadConfigFile', async () => {
   const { steps, preview } = await run('SearchConfigFile', { path: '/etc/ssh/sshd_config', text: 'PermitRootLogin' }, hostWith());
-  assert.deepEqual(steps, [command('grep', ['--fixed-strings', '--line-number', '--', 'PermitRootLogin', '/etc/ssh/sshd_config'], { okCodes: [0, 1] })]);
+  assert.deepEqual(steps, [command('grep', ['--fixed-strings', '--line-number', '--', 'PermitRootLogin', '/etc/ssh/sshd_config'], { okCodes: [0, 1], paths: ['/etc/ssh/sshd_config'] })]);
   assert.equal(preview.change, null);
   const anyCase = await run('SearchConfigFile', { path: '/etc/hosts', text: 'LOCALHOST', ignoreCase: true }, hostWith());
-  assert.deepEqual(anyCase.steps, [command('grep', ['--fixed-strings', '--line-number', '--ignore-case', '--', 'LOCALHOST', '/etc/hosts'], { okCodes: [0, 1] })]);
+  assert.deepEqual(anyCase.steps, [command('grep', ['--fixed-strings', '--line-number', '--ignore-case', '--', 'LOCALHOST', '/etc/hosts'], { okCodes: [0, 1], paths: ['/etc/hosts'] })]);
   assert.match(anyCase.preview.summary, /in any case/);
   await refused('SearchConfigFile', { path: '/etc/fstab', text: 'x' }, hostWith(), 'no_such_file', 'validation');
-  await refused('SearchConfigFile', { path: '/etc/hosts', text: 'x' }, hostWith({ '/etc/hosts': { link: '/etc/shadow' } }), 'symlink_in_path', 'authorization');
+  await refused('SearchConfigFile', { path: '/etc/hosts', text: 'x' }, hostWith({ '/etc/hosts': { link: '/etc/shadow' } }), 'untrusted_path', 'authorization');
   await refused('SearchConfigFile', { path: '/etc/fstab', text: 'x' }, hostWith({ '/etc/fstab': { file: 'x', mode: 0o600 } }), 'not_world_readable', 'authorization');
   await refused('SearchConfigFile', { path: '/etc/logrotate.d/apt', text: 'x' }, hostWith({ '/etc/logrotate.d/apt': { dir: true } }), 'not_a_file', 'validation');
 });

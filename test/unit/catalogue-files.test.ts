@@ -122,9 +122,10 @@ test('ListConfigDirectory takes only the fixed directories and lists with ls -la
     assert.equal(listConfigDirectory.params.safeParse({ path: bad }).success, false, JSON.stringify(bad).slice(0, 40));
   }
   assert.equal(listConfigDirectory.params.safeParse({ path: '/etc/sysctl.d', all: true }).success, false);
-  assert.deepEqual(await run(listConfigDirectory, '/etc/sysctl.d'), [{ kind: 'command', program: 'ls', args: ['-l', '-a', '-b', '--time-style=long-iso', '--', '/etc/sysctl.d'] }]);
-  await refusal(() => run(listConfigDirectory, '/etc/cron.d'), 'symlink_in_path');
-  await refusal(() => run(listConfigDirectory, '/etc/ssh/sshd_config.d'), 'symlink_in_path');
+  assert.deepEqual(await run(listConfigDirectory, '/etc/sysctl.d'), [{ kind: 'command', program: 'ls', args: ['-l', '-a', '-b', '--time-style=long-iso', '--', '/etc/sysctl.d'], paths: ['/etc/sysctl.d'] }]);
+  // ls is given the name: a link at the end or on the way is refused by the trusted-path rule.
+  await refusal(() => run(listConfigDirectory, '/etc/cron.d'), 'untrusted_path');
+  await refusal(() => run(listConfigDirectory, '/etc/ssh/sshd_config.d'), 'untrusted_path');
   await refusal(() => run(listConfigDirectory, '/etc/apt/sources.list.d'), 'not_a_directory');
   await refusal(() => run(listConfigDirectory, '/etc/sudoers.d'), 'no_such_directory');
 });

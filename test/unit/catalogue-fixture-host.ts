@@ -4,8 +4,10 @@ import type { AnyAction, CommandOutput, Host, Platform } from '../../src/catalog
 import { AirlockError } from '../../src/protocol/errors.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { parseGroup, parsePasswd } from '../../src/daemon/host.js';
+import { componentsOf, judgePath, untrustedPathError } from '../../src/catalogue/lib/trusted-path.js';
 
-export type Node = string | { link: string } | { dir: true } | { file: string; mode: number };
+/** A file's text, a link, a directory (owned by root, 0755, unless said otherwise), a file with its mode, or a device node. */
+export type Node = string | { link: string } | { dir: true; uid?: number; mode?: number } | { file: string; mode: number } | { device: true };
 
 export class FixtureHost implements Host {
   readonly calls: Array<[ProgramName, string[]]> = [];
@@ -27,10 +29,18 @@ export class FixtureHost implements Host {
   async stat(path: string) {
     const n = this.tree[path] ?? (Object.keys(this.tree).some((p) => p.startsWith(path + '/')) ? { dir: true as const } : undefined);
     if (n === undefined) return null;
-    const kind = typeof n === 'string' ? 'file' : 'link' in n ? 'link' : 'dir' in n ? 'dir' : 'file';
-    const mode = typeof n === 'object' && 'mode' in n ? n.mode : kind === 'dir' ? 0o755 : kind === 'link' ? 0o777 : 0o644;
+    const kind = typeof n === 'string' ? 'file' : 'link' in n ? 'link' : 'dir' in n ? 'dir' : 'device' in n ? 'device' : 'file';
+    const mode = typeof n === 'object' && 'mode' in n && n.mode !== undefined ? n.mode : kind === 'dir' ? 0o755 : kind === 'link' ? 0o777 : kind === 'device' ? 0o660 : 0o644;
     const size = typeof n === 'string' ? n.length : 'file' in n ? n.file.length : 0;
-    return { mode, uid: 0, gid: 0, size, isFile: kind === 'file', isDir: kind === 'dir', isSymlink: kind === 'link' };
+    const uid = typeof n === 'object' && 'uid' in n ? (n.uid ?? 0) : 0;
+    return { mode, uid, gid: 0, size, isFile: kind === 'file', isDir: kind === 'dir', isSymlink: kind === 'link' };
+  }
+
+  /** The daemon's rule over this tree (a link in the middle of a path is seen as the link, as lstat walking down sees it). */
+  async trustedPath(path: string): Promise<void> {
+    const states = await Promise.all(componentsOf(path).map(async ({ component }) => (component === '/' ? { isDir: true, isSymlink: false, uid: 0, gid: 0, mode: 0o755 } : await this.stat(component))));
+    const bad = judgePath(path, states);
+    if (bad) throw untrustedPathError(path, bad);
   }
 
   async run(program: ProgramName, args: string[]): Promise<CommandOutput> {

@@ -324,7 +324,7 @@ test('SetLogrotatePolicy writes the policy file, then checks the whole configura
   const r = await run('SetLogrotatePolicy', policy({ maxsize: '100M' }), host);
   assert.deepEqual(r.steps, [
     { kind: 'fileWrite', path: POLICY, content: MYAPP_POLICY, mode: 0o644 },
-    { kind: 'command', program: 'logrotate', args: ['-d', '--', '/etc/logrotate.conf'] },
+    { kind: 'command', program: 'logrotate', args: ['-d', '--', '/etc/logrotate.conf'], paths: ['/var/log/myapp/app.log'] },
   ]);
   assert.equal(r.preview.summary, 'Create the logrotate policy airlock-myapp for /var/log/myapp/app.log');
   assert.equal((r.preview.change as { content: string }).content, MYAPP_POLICY);
@@ -332,7 +332,7 @@ test('SetLogrotatePolicy writes the policy file, then checks the whole configura
   assert.ok(host.calls.some(([p, a]) => p === 'logrotate' && a.join(' ') === '-d -- /etc/logrotate.conf'), 'the baseline check is read before');
   // An already broken configuration: only the new file is checked, and the preview says so.
   const alone = await run('SetLogrotatePolicy', policy({ path: '/var/log/myapp/*.log', compress: false }), lrHost({}, { logrotateOk: false }));
-  assert.deepEqual(alone.steps[1], { kind: 'command', program: 'logrotate', args: ['-d', '--', POLICY] });
+  assert.deepEqual(alone.steps[1], { kind: 'command', program: 'logrotate', args: ['-d', '--', POLICY], paths: ['/var/log/myapp/*.log'] });
   assert.match((alone.steps[0] as { content: string }).content, /^\/var\/log\/myapp\/\*\.log \{\n\tdaily\n\trotate 14\n\tnocompress\n/m);
   assert.ok(alone.preview.warnings!.some((w) => w.includes('already reports errors')));
   // Replacing its own file is not a clash with itself; the same content is a no-op.
@@ -353,12 +353,18 @@ test('SetLogrotatePolicy refuses a log another configuration rotates, and unsafe
   // Another Airlock policy naming the same log clashes too.
   await refused('SetLogrotatePolicy', policy({ name: 'other' }), lrHost({ [POLICY]: MYAPP_POLICY }), 'already_rotated');
   await refused('SetLogrotatePolicy', policy({ path: '/var/log/missing/app.log' }), lrHost(), 'no_such_directory');
-  await refused('SetLogrotatePolicy', policy(), lrHost({}, { dirs: { '/var/log/myapp': { uid: 0, gid: 0, mode: 0o1777 } } }), 'insecure_directory');
-  await refused('SetLogrotatePolicy', policy(), lrHost({}, { dirs: { '/var/log/myapp': { uid: 0, gid: 33, mode: 0o775 } } }), 'insecure_directory');
-  await refused('SetLogrotatePolicy', policy(), lrHost({}, { dirs: { '/var/log/myapp': { uid: 1000, gid: 1000, mode: 0o755 } } }), 'user_owned_directory');
-  await refused('SetLogrotatePolicy', policy(), lrHost({ '/var/log/myapp/app.log': { link: '/etc/shadow' } }), 'not_a_file');
-  // Group-writable by root's own group is what logrotate accepts.
-  await run('SetLogrotatePolicy', policy(), lrHost({}, { dirs: { '/var/log/myapp': { uid: 0, gid: 0, mode: 0o775 } } }));
+  // The trusted-path rule: the log's directory and every one above it root's alone, no link on the way.
+  await refused('SetLogrotatePolicy', policy(), lrHost({}, { dirs: { '/var/log/myapp': { uid: 0, gid: 0, mode: 0o1777 } } }), 'untrusted_path', 'authorization');
+  await refused('SetLogrotatePolicy', policy(), lrHost({}, { dirs: { '/var/log/myapp': { uid: 0, gid: 33, mode: 0o775 } } }), 'untrusted_path');
+  await refused('SetLogrotatePolicy', policy(), lrHost({}, { dirs: { '/var/log/myapp': { uid: 1000, gid: 1000, mode: 0o755 } } }), 'untrusted_path');
+  // Writable by root's own group is refused too (logrotate itself would accept it): the rule has no exceptions.
+  await refused('SetLogrotatePolicy', policy(), lrHost({}, { dirs: { '/var/log/myapp': { uid: 0, gid: 0, mode: 0o775 } } }), 'untrusted_path');
+  await refused('SetLogrotatePolicy', policy(), lrHost({ '/var/log/myapp/app.log': { link: '/etc/shadow' } }), 'untrusted_path');
+  // A link above the log's directory: /var/log/agent/root -> / makes .../root/etc/shadow /etc/shadow.
+  const linked = { '/var/log/agent': { dir: true as const, uid: 1001 }, '/var/log/agent/root': { link: '/' }, '/var/log/agent/root/etc/shadow': 'x' };
+  await refused('SetLogrotatePolicy', policy({ path: '/var/log/agent/root/etc/shadow' }), lrHost(linked), 'untrusted_path');
+  await refused('SetLogrotatePolicy', policy({ path: '/var/log/agent/*.log' }), lrHost(linked), 'untrusted_path');
+  await refused('SetLogrotatePolicy', policy(), lrHost({ '/var/log/myapp/app.log': { dir: true } }), 'not_a_file');
   const absent = await run('SetLogrotatePolicy', policy({ path: '/var/log/myapp/new.log' }), lrHost());
   assert.ok(absent.preview.warnings!.some((w) => w.includes('does not exist yet')));
 });
@@ -375,7 +381,7 @@ test('ShowLogrotateConfig reads one file of /etc/logrotate.d; RemoveLogrotatePol
 
 test('RunLogrotate forces one policy file, and refuses a missing policy or one with no log yet', async () => {
   const r = await run('RunLogrotate', { name: 'myapp' }, lrHost({ [POLICY]: MYAPP_POLICY }));
-  assert.deepEqual(r.steps, [{ kind: 'command', program: 'logrotate', args: ['-f', '--', POLICY] }]);
+  assert.deepEqual(r.steps, [{ kind: 'command', program: 'logrotate', args: ['-f', '--', POLICY], paths: ['/var/log/myapp/app.log'] }]);
   assert.deepEqual((r.preview.change as { logs: string[] }).logs, ['/var/log/myapp/app.log']);
   const glob = MYAPP_POLICY.replace('/var/log/myapp/app.log', '/var/log/myapp/*.log');
   const g = await run('RunLogrotate', { name: 'myapp' }, lrHost({ [POLICY]: glob, '/var/log/myapp/b.log': '', '/var/log/myapp/c.txt': 'x', '/var/log/myapp/app.log.1': 'x' }));
@@ -383,6 +389,9 @@ test('RunLogrotate forces one policy file, and refuses a missing policy or one w
   assert.ok(g.preview.sideEffects!.some((s) => s.includes('b.log: 0B now (empty')));
   await refused('RunLogrotate', { name: 'myapp' }, lrHost(), 'no_such_policy');
   await refused('RunLogrotate', { name: 'myapp' }, lrHost({ [POLICY]: MYAPP_POLICY.replace('app.log', 'gone.log') }), 'nothing_to_rotate');
+  // A policy that was safe when written, under a directory that is not root's alone now: refused before anything is listed.
+  await refused('RunLogrotate', { name: 'myapp' }, lrHost({ [POLICY]: MYAPP_POLICY }, { dirs: { '/var/log/myapp': { uid: 1001, gid: 1001, mode: 0o755 } } }), 'untrusted_path', 'authorization');
+  await refused('RunLogrotate', { name: 'myapp' }, lrHost({ [POLICY]: glob }, { dirs: { '/var/log/myapp': { uid: 0, gid: 0, mode: 0o777 } } }), 'untrusted_path');
 });
 
 test('logrotateEntries: patterns before each block, scripts and global directives skipped', () => {

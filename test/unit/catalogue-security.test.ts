@@ -454,14 +454,14 @@ test('SetAppArmorMode edits with aa-complain/aa-enforce --no-reload, undoes with
   const path = '/etc/apparmor.d/lsb_release';
   const on = await run('SetAppArmorMode', { profile: 'lsb_release', mode: 'complain' }, hostWith(tree, { apparmor: true, utils: true }));
   assert.deepEqual(on.steps, [
-    cmd('aa-complain', ['--no-reload', '--', path], { undo: cmd('aa-enforce', ['--no-reload', '--', path]) }),
-    cmd('apparmor_parser', ['-r', '--', path]),
+    cmd('aa-complain', ['--no-reload', '--', path], { paths: [path], undo: cmd('aa-enforce', ['--no-reload', '--', path], { paths: [path] }) }),
+    cmd('apparmor_parser', ['-r', '--', path], { paths: [path] }),
   ]);
   const off = await run('SetAppArmorMode', { profile: 'lsb_release', mode: 'complain' }, hostWith(tree, { utils: true }));
-  assert.deepEqual(off.steps[1], cmd('apparmor_parser', ['-Q', '-K', '--', path]));
+  assert.deepEqual(off.steps[1], cmd('apparmor_parser', ['-Q', '-K', '--', path], { paths: [path] }));
   assert.match(off.preview.warnings!.join(' '), /only the profile file changes/);
   const back = await run('SetAppArmorMode', { profile: 'lsb_release', mode: 'enforce' }, hostWith({ [path]: PROFILE.replace('lsb_release {', 'lsb_release flags=(complain) {') }, { utils: true }));
-  assert.deepEqual(back.steps[0], cmd('aa-enforce', ['--no-reload', '--', path], { undo: cmd('aa-complain', ['--no-reload', '--', path]) }));
+  assert.deepEqual(back.steps[0], cmd('aa-enforce', ['--no-reload', '--', path], { paths: [path], undo: cmd('aa-complain', ['--no-reload', '--', path], { paths: [path] }) }));
 });
 
 test('SetAppArmorMode refusals', async () => {
@@ -470,7 +470,8 @@ test('SetAppArmorMode refusals', async () => {
   await refused('SetAppArmorMode', { profile: 'lsb_release', mode: 'complain' }, hostWith(tree), 'apparmor_utils_missing', 'unsupported_platform');
   await refused('SetAppArmorMode', { profile: 'nothing', mode: 'complain' }, with_(), 'no_such_profile', 'validation');
   await refused('SetAppArmorMode', { profile: 'tunables', mode: 'complain' }, with_(), 'not_a_profile', 'validation');
-  await refused('SetAppArmorMode', { profile: 'link', mode: 'complain' }, with_(), 'not_a_profile', 'validation');
+  // aa-complain and apparmor_parser would follow it.
+  await refused('SetAppArmorMode', { profile: 'link', mode: 'complain' }, with_(), 'untrusted_path', 'authorization');
   await refused('SetAppArmorMode', { profile: 'abstractions', mode: 'complain' }, with_(), 'not_a_profile', 'validation');
   await refused('SetAppArmorMode', { profile: 'lsb_release', mode: 'complain' }, with_({ '/etc/apparmor.d/disable/lsb_release': { link: '../lsb_release' } }), 'profile_disabled', 'conflict');
   await refused('SetAppArmorMode', { profile: 'lsb_release', mode: 'enforce' }, with_(), 'already_in_mode', 'conflict');
@@ -489,7 +490,7 @@ const certTree = (extra: Record<string, Node> = {}): Record<string, Node> => ({
 });
 
 test('CertificateExpiry follows links within the allowlist and runs openssl on the file they lead to', async () => {
-  const x509 = (f: string) => cmd('openssl', ['x509', '-noout', '-subject', '-issuer', '-startdate', '-enddate', '-in', f]);
+  const x509 = (f: string) => cmd('openssl', ['x509', '-noout', '-subject', '-issuer', '-startdate', '-enddate', '-in', f], { paths: [f] });
   const hash = await run('CertificateExpiry', { path: '/etc/ssl/certs/002c0b4f.0' }, hostWith(certTree()));
   assert.deepEqual(hash.steps, [x509('/usr/share/ca-certificates/mozilla/ISRG_Root_X1.crt')]);
   assert.deepEqual(hash.cur.links, ['/etc/ssl/certs/002c0b4f.0', '/etc/ssl/certs/ISRG_Root_X1.pem']);
@@ -513,9 +514,9 @@ test('CertificateExpiry refusals: keys by link or by content, non-certificates, 
 
 test('ListCertificates lists a fixed directory with ls; refuses missing ones and links', async () => {
   const r = await run('ListCertificates', { dir: '/etc/ssl/certs' }, hostWith(certTree()));
-  assert.deepEqual(r.steps, [cmd('ls', ['-l', '-b', '--time-style=long-iso', '--', '/etc/ssl/certs'])]);
+  assert.deepEqual(r.steps, [cmd('ls', ['-l', '-b', '--time-style=long-iso', '--', '/etc/ssl/certs'], { paths: ['/etc/ssl/certs'] })]);
   await refused('ListCertificates', { dir: '/etc/letsencrypt/live' }, hostWith({}), 'no_such_directory', 'validation');
-  await refused('ListCertificates', { dir: '/etc/ssl/certs' }, hostWith({ '/etc/ssl': { link: '/tmp/ssl' } }), 'symlink_in_path', 'authorization');
+  await refused('ListCertificates', { dir: '/etc/ssl/certs' }, hostWith({ '/etc/ssl': { link: '/tmp/ssl' } }), 'untrusted_path', 'authorization');
   for (const bad of ['/etc/ssl/private', '/root', '/etc/letsencrypt', '/etc/letsencrypt/archive']) assert.equal(byName('ListCertificates').params.safeParse({ dir: bad }).success, false, bad);
 });
 

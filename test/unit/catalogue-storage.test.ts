@@ -107,9 +107,14 @@ test('fstab entries: sources, types, options and pass are checked together', () 
 test('DiskUsageOf: allowlisted directories only, exact argv', async () => {
   for (const bad of ['/', '/etc', '/root', '/proc', '/var', '/home/../etc', '/var/logx']) assert.equal(usagePath.safeParse(bad).success, false, bad);
   const { steps } = await run('DiskUsageOf', { path: '/var/log' }, hostWith());
-  assert.deepEqual(steps, [{ kind: 'command', program: 'du', args: ['-sh', '-x', '--', '/var/log'] }]);
+  assert.deepEqual(steps, [{ kind: 'command', program: 'du', args: ['-sh', '-x', '--', '/var/log'], paths: ['/var/log'] }]);
   await refused('DiskUsageOf', { path: '/var/log/none' }, hostWith(), 'no_such_directory');
-  await refused('DiskUsageOf', { path: '/var/log/x' }, hostWith({ tree: { '/var/log/x': { link: '/etc' } } }), 'not_a_directory');
+  // A link, at the end or on the way, is refused before du or stat look through it.
+  await refused('DiskUsageOf', { path: '/var/log/x' }, hostWith({ tree: { '/var/log/x': { link: '/etc' } } }), 'untrusted_path', 'authorization');
+  await refused('DiskUsageOf', { path: '/home/alice/r/secret' }, hostWith({ tree: { '/home/alice': { dir: true, uid: 1000 }, '/home/alice/r': { link: '/root' } } }), 'untrusted_path', 'authorization');
+  await refused('DiskUsageOf', { path: '/var/tmp/x' }, hostWith({ tree: { '/var/tmp': { dir: true, mode: 0o1777 }, '/var/tmp/x': { dir: true } } }), 'untrusted_path');
+  // The last component may belong to anyone: nobody but root can replace it.
+  await run('DiskUsageOf', { path: '/home/alice' }, hostWith({ tree: { '/home/alice': { dir: true, uid: 1000 } } }));
 });
 
 test('ListFstab and ListSwap read one fixed file each', async () => {
@@ -119,9 +124,14 @@ test('ListFstab and ListSwap read one fixed file each', async () => {
 
 test('CreateMountpoint: mkdir with rmdir as undo; refuses what exists and a missing parent', async () => {
   const { steps } = await run('CreateMountpoint', { path: '/srv/new' }, hostWith());
-  assert.deepEqual(steps, [{ kind: 'command', program: 'mkdir', args: ['-m', '0755', '--', '/srv/new'], undo: { kind: 'command', program: 'rmdir', args: ['--', '/srv/new'] } }]);
+  assert.deepEqual(steps, [
+    { kind: 'command', program: 'mkdir', args: ['-m', '0755', '--', '/srv/new'], paths: ['/srv/new'], undo: { kind: 'command', program: 'rmdir', args: ['--', '/srv/new'], paths: ['/srv/new'] } },
+  ]);
   await refused('CreateMountpoint', { path: MP }, hostWith(), 'already_exists', 'conflict');
   await refused('CreateMountpoint', { path: '/mnt/a/b' }, hostWith(), 'parent_missing', 'conflict');
+  // A link on the way (here an admin's own, in /srv) would make mkdir create /etc/systemd/evil.
+  await refused('CreateMountpoint', { path: '/srv/etc/systemd/evil' }, hostWith({ tree: { '/srv/etc': { link: '/etc' } } }), 'untrusted_path', 'authorization');
+  await refused('CreateMountpoint', { path: '/srv/agent/x' }, hostWith({ tree: { '/srv/agent': { dir: true, uid: 1001 } } }), 'untrusted_path');
 });
 
 test('parseFstab, fstabWith and fstabWithout', () => {
@@ -137,13 +147,19 @@ test('parseFstab, fstabWith and fstabWithout', () => {
 });
 
 test('AddFstabEntry: appends the line, verifies with findmnt, reloads systemd', async () => {
-  const { steps, preview } = await run('AddFstabEntry', { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs', options: ['nosuid', 'size=16m'] }, hostWith());
-  assert.deepEqual(steps, [
-    { kind: 'fileWrite', path: '/etc/fstab', content: `${FSTAB}${TMPFS_LINE}\n`, mode: 0o644 },
-    { kind: 'command', program: 'findmnt', args: ['--verify', '--tab-file', '/etc/fstab'] },
-    { kind: 'command', program: 'systemctl', args: ['daemon-reload'] },
-  ]);
+  const entry = { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs', options: ['nosuid', 'size=16m'] };
+  const { steps, preview } = await run('AddFstabEntry', entry, hostWith({ tree: { '/run/systemd/system': { dir: true } } }));
+  const reload = { kind: 'command', program: 'systemctl', args: ['daemon-reload'] };
+  const verify = { kind: 'command', program: 'findmnt', args: ['--verify', '--tab-file', '/etc/fstab'], verdict: { success: 'Success, no errors or warnings detected' }, paths: [MP] };
+  const write = { kind: 'fileWrite', path: '/etc/fstab', content: `${FSTAB}${TMPFS_LINE}\n`, mode: 0o644 };
+  // systemd reloaded before the check (findmnt warns while it uses an older fstab); the first reload's undo reloads after a restore.
+  assert.deepEqual(steps, [{ ...reload, undo: reload }, write, reload, verify]);
+  // Without systemd (no /run/systemd/system) nothing is reloaded.
+  assert.deepEqual((await run('AddFstabEntry', entry, hostWith())).steps, [write, verify]);
   assert.equal((preview.change as { appends_line: string }).appends_line, TMPFS_LINE);
+  // A device path source is a name mount opens too.
+  const dev = await run('AddFstabEntry', { source: '/dev/sdb1', mountpoint: MP, fstype: 'ext4', options: ['nofail'] }, hostWith({ tree: { '/dev/sdb1': { device: true } } }));
+  assert.deepEqual((dev.steps[dev.steps.length - 1] as { paths: string[] }).paths, [MP, '/dev/sdb1']);
   const ext4 = await run('AddFstabEntry', { source: 'UUID=abcd-1234', mountpoint: MP, fstype: 'ext4', pass: 2 }, hostWith());
   assert.equal((ext4.steps[0] as { content: string }).content, `${FSTAB}UUID=abcd-1234 ${MP} ext4 defaults 0 2\n`);
   assert.ok(ext4.preview.warnings?.some((w) => w.includes('nofail')));
@@ -153,8 +169,16 @@ test('AddFstabEntry refusals', async () => {
   const e = { source: 'tmpfs', mountpoint: MP, fstype: 'tmpfs' };
   await refused('AddFstabEntry', e, hostWith({ tree: { '/etc/fstab': `${FSTAB}${TMPFS_LINE}\n` } }), 'fstab_entry_exists', 'conflict');
   await refused('AddFstabEntry', { ...e, mountpoint: '/srv/none' }, hostWith(), 'mountpoint_missing', 'conflict');
-  await refused('AddFstabEntry', { ...e, mountpoint: '/srv/link' }, hostWith({ tree: { '/srv/link': { link: '/etc' } } }), 'mountpoint_not_directory');
+  await refused('AddFstabEntry', { ...e, mountpoint: '/srv/file' }, hostWith({ tree: { '/srv/file': 'x' } }), 'mountpoint_not_directory');
+  await refused('AddFstabEntry', { ...e, mountpoint: '/srv/link' }, hostWith({ tree: { '/srv/link': { link: '/etc' } } }), 'untrusted_path', 'authorization');
   await refused('AddFstabEntry', e, hostWith({ verify: { code: 1, stdout: '/x\n   [E] unreachable\n', stderr: '0 parse errors, 1 error' } }), 'fstab_already_invalid');
+  // findmnt exits 0 on warnings: a warning fails the check all the same.
+  await refused('AddFstabEntry', e, hostWith({ verify: { code: 0, stdout: '/srv/l\n   [W] non-canonical target path (real: /etc)\n', stderr: '0 parse errors, 0 errors, 1 warning' } }), 'fstab_already_invalid');
+  // A link in the middle of the mount point: it would be mounted over /etc/profile.d.
+  await refused('AddFstabEntry', { ...e, mountpoint: '/srv/agent/etc/profile.d' }, hostWith({ tree: { '/srv/agent': { dir: true, uid: 1001 }, '/srv/agent/etc': { link: '/etc' } } }), 'untrusted_path', 'authorization');
+  // A source in a directory anyone can write (mount would loop-mount the agent's image), or a regular file.
+  await refused('AddFstabEntry', { source: '/dev/shm/img', mountpoint: MP, fstype: 'ext4', options: ['nofail'] }, hostWith({ tree: { '/dev/shm': { dir: true, mode: 0o1777 }, '/dev/shm/img': 'x' } }), 'untrusted_path');
+  await refused('AddFstabEntry', { source: '/dev/img', mountpoint: MP, fstype: 'ext4', options: ['nofail'] }, hostWith({ tree: { '/dev/img': 'x' } }), 'source_not_a_device', 'conflict');
   // A host without /etc/fstab at all.
   await refused('AddFstabEntry', e, new FixtureHost({ [MP]: { dir: true } }, () => ({ code: 0, stdout: '', stderr: '' })), 'no_fstab');
 });
@@ -177,18 +201,23 @@ test('RemoveFstabEntry: removes exactly the one line, refuses when mounted, abse
 test('Mount: mount -- MOUNTPOINT of an fstab entry; refusals', async () => {
   const tree = { '/etc/fstab': `${FSTAB}${TMPFS_LINE}\n` };
   const { steps, preview } = await run('Mount', { mountpoint: MP }, hostWith({ tree, ls: 'a\nb\n' }));
-  assert.deepEqual(steps, [{ kind: 'command', program: 'mount', args: ['--', MP] }]);
+  assert.deepEqual(steps, [{ kind: 'command', program: 'mount', args: ['--', MP], paths: [MP] }]);
   assert.ok(preview.warnings?.some((w) => w.includes('2 entries')), 'warns about hidden content');
   await refused('Mount', { mountpoint: MP }, hostWith(), 'no_fstab_entry');
   await refused('Mount', { mountpoint: MP }, hostWith({ tree, mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } }), 'already_mounted');
   await refused('Mount', { mountpoint: '/srv/gone' }, hostWith({ tree: { '/etc/fstab': `${FSTAB}tmpfs /srv/gone tmpfs defaults 0 0\n` } }), 'mountpoint_missing');
+  const linked = `${FSTAB}tmpfs /srv/agent/etc/profile.d tmpfs mode=1777 0 0\n`;
+  await refused('Mount', { mountpoint: '/srv/agent/etc/profile.d' }, hostWith({ tree: { '/etc/fstab': linked, '/srv/agent': { dir: true, uid: 1001 }, '/srv/agent/etc': { link: '/etc' } } }), 'untrusted_path', 'authorization');
+  await refused('Mount', { mountpoint: MP }, hostWith({ tree: { '/etc/fstab': `${FSTAB}/dev/shm/img ${MP} ext4 defaults 0 0\n`, '/dev/shm': { dir: true, mode: 0o1777 }, '/dev/shm/img': 'x' } }), 'untrusted_path');
 });
 
 test('Unmount: umount -- MOUNTPOINT; refuses when nothing is mounted', async () => {
   const h = hostWith({ mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } });
   const { steps } = await run('Unmount', { mountpoint: MP }, h);
-  assert.deepEqual(steps, [{ kind: 'command', program: 'umount', args: ['--', MP] }]);
+  assert.deepEqual(steps, [{ kind: 'command', program: 'umount', args: ['--', MP], paths: [MP] }]);
   assert.ok(h.calls.some(([p, a]) => p === 'findmnt' && a.join(' ') === `-J -o TARGET,SOURCE,FSTYPE,OPTIONS -M ${MP}`));
   await refused('Unmount', { mountpoint: MP }, hostWith(), 'not_mounted', 'conflict');
+  // umount follows a link: /srv/boot -> /boot would detach /boot.
+  await refused('Unmount', { mountpoint: '/srv/boot' }, hostWith({ tree: { '/srv/boot': { link: '/boot' } }, mounted: { '/srv/boot': { source: 'boot', fstype: 'ext4' } } }), 'untrusted_path', 'authorization');
   for (const mp of ['/', '/usr', '/var', '/boot', '/home', '/run']) assert.equal(byName('Unmount').params.safeParse({ mountpoint: mp }).success, false, mp);
 });

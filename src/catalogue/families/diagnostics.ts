@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, nothingToRead, type Host } from '../action.js';
 import { command, fileScan } from '../mechanism.js';
+import { entryIn } from '../lib/trusted-path.js';
 import { params, pathMatching, port, token, userName } from '../params.js';
 import { CONFIG_DIRS, CONFIG_FILES, pathState, readConfigFile, refuseLink } from './files.js';
 import { journalQueryLines, MAX_QUERY_LINES, PRIORITIES } from './logging.js';
@@ -241,6 +242,7 @@ export const fileInfo = action({
   files: [],
   example: { path: '/etc/ssh/sshd_config' },
   current: async ({ path }, host) => {
+    await host.trustedPath(entryIn(path));
     const s = await pathState(path, host);
     // stat does not follow the final component: only a link on the way to it could lead out of the allowlist.
     return s.link === path ? { link: null, stat: await host.stat(path) } : s;
@@ -250,7 +252,8 @@ export const fileInfo = action({
     if (!cur.stat) throw new AirlockError('validation', 'no_such_file', `${path} does not exist on this host`);
   },
   preview: ({ path }, cur) => ({ summary: `Show the metadata of ${path} (${cur.stat ? kindOf(cur.stat) : 'absent'})`, change: null }),
-  mechanism: ({ path }) => [command('stat', ['--', path])],
+  // stat describes a link rather than follow it: only the directories on the way matter.
+  mechanism: ({ path }) => [command('stat', ['--', path], { paths: [entryIn(path)] })],
 });
 
 const SEARCH_WORD = '[A-Za-z0-9_.,:=@%+*/#()\\[\\]-]+';
@@ -270,11 +273,14 @@ export const searchConfigFile = action({
   files: CONFIG_FILES,
   example: { path: '/etc/ssh/sshd_config', text: 'PermitRootLogin' },
   // It shows part of what ReadConfigFile shows, so the same file passes the same checks (no link, world-readable).
-  current: ({ path }, host) => readConfigFile.current({ path }, host),
+  current: async ({ path }, host) => {
+    await host.trustedPath(path); // grep opens it by name
+    return readConfigFile.current({ path }, host);
+  },
   check: ({ path }, cur) => readConfigFile.check?.({ path }, cur),
   preview: ({ path, text, ignoreCase }) => ({ summary: `Show the lines of ${path} containing "${text}"${ignoreCase ? ' in any case' : ''}`, change: null }),
   // Exit 1: no line matches; an answer, not a failure.
-  mechanism: ({ path, text, ignoreCase }) => [command('grep', ['--fixed-strings', '--line-number', ...(ignoreCase ? ['--ignore-case'] : []), '--', text, path], { okCodes: [0, 1] })],
+  mechanism: ({ path, text, ignoreCase }) => [command('grep', ['--fixed-strings', '--line-number', ...(ignoreCase ? ['--ignore-case'] : []), '--', text, path], { okCodes: [0, 1], paths: [path] })],
 });
 
 // ---------------------------------------------------------------- kernel

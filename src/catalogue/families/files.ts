@@ -102,7 +102,10 @@ export const listConfigDirectory = action({
   params: params({ path: z.enum(CONFIG_DIRS) }),
   files: [...CONFIG_DIRS],
   example: { path: '/etc/sysctl.d' },
-  current: ({ path }, host) => pathState(path, host),
+  current: async ({ path }, host) => {
+    await host.trustedPath(path); // ls lists it by name
+    return pathState(path, host);
+  },
   check: ({ path }, cur) => {
     refuseLink(path, cur);
     if (!cur.stat) throw new AirlockError('validation', 'no_such_directory', `${path} does not exist on this host`);
@@ -110,5 +113,5 @@ export const listConfigDirectory = action({
   },
   preview: ({ path }) => ({ summary: `List ${path}`, change: null }),
   // -b escapes non-printable characters in names, so a crafted file name cannot forge output lines.
-  mechanism: ({ path }) => [command('ls', ['-l', '-a', '-b', '--time-style=long-iso', '--', path])],
+  mechanism: ({ path }) => [command('ls', ['-l', '-a', '-b', '--time-style=long-iso', '--', path], { paths: [path] })],
 });

@@ -3,6 +3,11 @@
  * the Airlock-owned drop-in /etc/systemd/journald.conf.d/60-airlock.conf) and logrotate
  * policies (Airlock-owned files /etc/logrotate.d/airlock-NAME, checked with
  * `logrotate -d` before the job counts as done; a failed check restores the file).
+ *
+ * logrotate, run as root every day, copies and truncates each log by name: a log path
+ * passes the trusted-path rule (lib/trusted-path.ts) when its policy is written and again
+ * before RunLogrotate, so no directory on the way to it can be swapped for a link (which
+ * would make copytruncate empty /etc/shadow).
  */
 import { posix } from 'node:path';
 import { z } from 'zod';
@@ -445,6 +450,8 @@ interface SetPolicyState extends PolicyState {
 }
 
 async function readSetPolicy(host: Host, name: string, path: string): Promise<SetPolicyState> {
+  // Every directory on the way to the log (and the log's own, for DIR/*.log) must be root's alone.
+  await host.trustedPath(path);
   const own = await readPolicy(host, name);
   const clashes: SetPolicyState['clashes'] = [];
   const others = [LOGROTATE_CONF, ...((await listDirectory(host, LOGROTATE_DIR)) ?? []).filter((n) => logrotateConfigName.safeParse(n).success).map((n) => `${LOGROTATE_DIR}/${n}`)];
@@ -522,15 +529,9 @@ export const setLogrotatePolicy = action({
       throw new AirlockError('conflict', 'already_rotated', `${cur.clashes.map((c) => `${c.file} (${c.pattern})`).join(', ')} already rotate${cur.clashes.length === 1 ? 's' : ''} ${p.path}; logrotate refuses a log named twice`, 'change that policy instead, or a person removes the entry');
     }
     const dir = cur.parent;
+    // A directory (or one above it) that is not root's alone was refused by the trusted-path rule, a link too:
+    // a policy for such a log is written by a person, with an `su USER GROUP` directive.
     if (!dir.exists || !dir.isDir) throw new AirlockError('validation', 'no_such_directory', `${dir.path} is not a directory on this host`, 'the program that writes the log creates it; set the policy afterwards');
-    // logrotate itself skips a log whose directory is world-writable or writable by a group other than root.
-    if (dir.mode & 0o002 || (dir.mode & 0o020 && dir.gid !== 0)) {
-      throw new AirlockError('conflict', 'insecure_directory', `${dir.path} is writable by ${dir.mode & 0o002 ? 'everyone' : `group ${dir.gid}`}: logrotate skips logs there unless told which user to rotate as (su directive)`, 'a person writes that policy by hand with an su directive');
-    }
-    // A directory its owner can write lets that owner swap the log for a link while root rotates it.
-    if (dir.uid !== 0) {
-      throw new AirlockError('authorization', 'user_owned_directory', `${dir.path} belongs to uid ${dir.uid}, not root: rotating as root there could be redirected to another file`, 'a person writes that policy by hand with an `su USER GROUP` directive');
-    }
     if (cur.target === 'symlink' || cur.target === 'other') throw new AirlockError('conflict', 'not_a_file', `${p.path} is ${cur.target === 'symlink' ? 'a symbolic link' : 'not a regular file'}`);
   },
   preview: ({ name, ...p }, cur) => ({
@@ -553,7 +554,7 @@ export const setLogrotatePolicy = action({
   mechanism: ({ name, ...p }, cur) => [
     fileWrite(cur.file, logrotatePolicy(name, p), { mode: 0o644 }),
     // Debug mode changes nothing and exits 1 on a duplicate entry or an insecure directory: the job then fails and the file is restored.
-    command('logrotate', ['-d', '--', cur.configOk ? LOGROTATE_CONF : cur.file]),
+    command('logrotate', ['-d', '--', cur.configOk ? LOGROTATE_CONF : cur.file], { paths: [p.path] }),
   ],
 });
 
@@ -590,7 +591,10 @@ export const runLogrotate = action({
   current: async ({ name }, host) => {
     const policy = await readPolicy(host, name);
     const logs: Array<{ path: string; size: number }> = [];
-    for (const pattern of logrotateEntries(policy.text ?? '')) {
+    const patterns = logrotateEntries(policy.text ?? '');
+    // Checked before anything is listed or looked at: the policy was safe when written, its directories may not be now.
+    for (const pattern of patterns) await host.trustedPath(pattern);
+    for (const pattern of patterns) {
       const names = pattern.endsWith('/*.log') ? ((await listDirectory(host, posix.dirname(pattern))) ?? []).filter((n) => /^[A-Za-z0-9][A-Za-z0-9._-]*\.log$/.test(n)) : [posix.basename(pattern)];
       for (const n of names) {
         const path = `${posix.dirname(pattern)}/${n}`;
@@ -598,7 +602,7 @@ export const runLogrotate = action({
         if (st?.isFile) logs.push({ path, size: st.size });
       }
     }
-    return { ...policy, logs };
+    return { ...policy, patterns, logs };
   },
   shown: (cur) => ({ file: cur.file, exists: cur.text !== null, logs: cur.logs }),
   check: (_p, cur) => {
@@ -610,5 +614,5 @@ export const runLogrotate = action({
     change: { policy: cur.file, logs: cur.logs.map((l) => l.path), text: 'each non-empty log is rotated as the policy says (copied to NAME.1, emptied, older copies shifted, the oldest beyond the count deleted)' },
     sideEffects: [...cur.logs.map((l) => `${l.path}: ${bytes(l.size)} now${l.size === 0 ? ' (empty: notifempty leaves it alone)' : ''}`), 'the copy beyond the rotate count is deleted'],
   }),
-  mechanism: (_p, cur) => [command('logrotate', ['-f', '--', cur.file])],
+  mechanism: (_p, cur) => [command('logrotate', ['-f', '--', cur.file], { paths: cur.patterns })],
 });

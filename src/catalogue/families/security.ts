@@ -787,6 +787,7 @@ export const setAppArmorMode = action({
   example: { profile: 'usr.sbin.cupsd', mode: 'complain' },
   current: async ({ profile }, host): Promise<ProfileState> => {
     const path = `${APPARMOR_D}/${profile}`;
+    await host.trustedPath(path); // aa-complain, aa-enforce and apparmor_parser edit and load it by name
     const st = await host.stat(path);
     const kind = st === null ? 'missing' : st.isFile ? 'file' : 'other';
     const text = kind === 'file' ? await host.readFile(path) : null;
@@ -825,11 +826,11 @@ export const setAppArmorMode = action({
     warnings: cur.kernel.enabled ? [] : [`AppArmor is not enabled on this host (aa-enabled: ${cur.kernel.answer}): only the profile file changes; the mode applies once AppArmor is enabled and loads it`],
   }),
   mechanism: ({ mode }, cur) => {
-    const set = (m: string) => command(m === 'complain' ? 'aa-complain' : 'aa-enforce', ['--no-reload', '--', cur.path]);
+    const set = (m: string) => command(m === 'complain' ? 'aa-complain' : 'aa-enforce', ['--no-reload', '--', cur.path], { paths: [cur.path] });
     return [
       { ...set(mode), undo: set(mode === 'complain' ? 'enforce' : 'complain') },
       // The kernel parses and loads the edited profile; where AppArmor is off, the parser still checks it (-Q: skip the kernel load, -K: no cache).
-      command('apparmor_parser', cur.kernel.enabled ? ['-r', '--', cur.path] : ['-Q', '-K', '--', cur.path]),
+      command('apparmor_parser', cur.kernel.enabled ? ['-r', '--', cur.path] : ['-Q', '-K', '--', cur.path], { paths: [cur.path] }),
     ];
   },
 });
@@ -1059,6 +1060,7 @@ async function readCertificate(path: string, host: Host): Promise<CertState> {
   if (!CERT_TARGETS.some((g) => matchesGlob(file, g)) || looksLikeKey(file)) {
     throw new AirlockError('authorization', 'link_outside_allowlist', `${path} leads to ${file}, which is not a certificate location Airlock reads`);
   }
+  await host.trustedPath(file); // openssl opens it by name
   const st = await host.stat(file);
   if (!st) throw new AirlockError('validation', 'no_such_file', `${file} does not exist`);
   if (!st.isFile) throw new AirlockError('validation', 'not_a_file', `${file} is not a regular file`);
@@ -1085,7 +1087,7 @@ export const certificateExpiry = action({
     change: null,
     warnings: cur.certificates > 1 ? [`${cur.file} holds ${cur.certificates} certificates; openssl shows the first (the server's own in a fullchain.pem)`] : [],
   }),
-  mechanism: (_p, cur) => [command('openssl', ['x509', '-noout', '-subject', '-issuer', '-startdate', '-enddate', '-in', cur.file])],
+  mechanism: (_p, cur) => [command('openssl', ['x509', '-noout', '-subject', '-issuer', '-startdate', '-enddate', '-in', cur.file], { paths: [cur.file] })],
 });
 
 export const listCertificates = action({
@@ -1097,7 +1099,10 @@ export const listCertificates = action({
   params: params({ dir: z.enum(CERT_DIRS) }),
   files: [...CERT_DIRS],
   example: { dir: '/etc/ssl/certs' },
-  current: async ({ dir }, host) => ({ stat: await host.stat(dir), link: await firstSymlink(host, dir) }),
+  current: async ({ dir }, host) => {
+    await host.trustedPath(dir); // ls lists it by name
+    return { stat: await host.stat(dir), link: await firstSymlink(host, dir) };
+  },
   shown: (cur) => ({ exists: cur.stat !== null, link: cur.link }),
   check: ({ dir }, cur) => {
     if (cur.link) throw new AirlockError('authorization', 'symlink_in_path', `${cur.link} is a symbolic link; Airlock lists real directories only`);
@@ -1106,5 +1111,5 @@ export const listCertificates = action({
   },
   preview: ({ dir }) => ({ summary: `List ${dir}`, change: null }),
   // -b escapes non-printable characters, so a crafted file name cannot forge output lines.
-  mechanism: ({ dir }) => [command('ls', ['-l', '-b', '--time-style=long-iso', '--', dir])],
+  mechanism: ({ dir }) => [command('ls', ['-l', '-b', '--time-style=long-iso', '--', dir], { paths: [dir] })],
 });

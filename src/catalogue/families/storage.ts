@@ -3,7 +3,14 @@
  * size of directories and swap areas. Every mount point lives under a fixed allowlist
  * (/srv, /mnt, /data, /media, /var/lib/<name>), so no action here can hide or detach
  * the root, /usr, /etc, /boot, /var, /home, /proc, /sys, /dev or /run. An fstab entry
- * is checked by `findmnt --verify` before it counts: a failing check restores the file.
+ * is checked by `findmnt --verify` before it counts: a failing check (an error, or a
+ * warning such as a target reached through a link) restores the file.
+ *
+ * mount, umount, mkdir, du and findmnt resolve the names they are given themselves, so
+ * every mount point, device path and directory here passes the trusted-path rule
+ * (lib/trusted-path.ts) first: no link anywhere on it, every directory above it owned by
+ * root and writable by root only. Otherwise a link in the middle of an allowed name
+ * (/srv/agent/etc/profile.d) would mount over /etc, or detach /boot.
  *
  * Not here: swap files and LVM. swapon/swapoff act on the kernel's one global swap
  * list and LVM needs real block devices (loop devices are global too), so neither can
@@ -14,11 +21,11 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command, fileScan, fileWrite, type Step } from '../mechanism.js';
 import { params, token } from '../params.js';
+import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from '../lib/fstab-verify.js';
 import { fixedRead } from './shared.js';
 
 // ---------------------------------------------------------------- parameters
 
-const FSTAB = '/etc/fstab';
 const SEGMENT = '[A-Za-z0-9_][A-Za-z0-9._-]{0,63}';
 
 /** /var/lib directories whose loss (hidden under a mount) breaks the package manager, systemd or Airlock. */
@@ -104,6 +111,8 @@ export interface MountState {
 
 /** The one source of state for every fstab and mount action: fstab entries, the live mount, the directory. */
 export async function readMountState(host: Host, path: string): Promise<MountState> {
+  // First: findmnt, ls and stat below would otherwise already look through a link.
+  await host.trustedPath(path);
   const text = await host.readFile(FSTAB);
   const st = await host.stat(path);
   const r = await host.run('findmnt', ['-J', '-o', 'TARGET,SOURCE,FSTYPE,OPTIONS', '-M', path]);
@@ -121,6 +130,35 @@ export async function readMountState(host: Host, path: string): Promise<MountSta
     dir: st ? { isDir: st.isDir, isSymlink: st.isSymlink } : null,
   };
 }
+
+/** An fstab source that is a path (/dev/...): what is there now, after the trusted-path rule. */
+export interface SourceState {
+  path: string;
+  /** absent (a disk not attached yet), a device node, or something mount must not be given. */
+  kind: 'absent' | 'device' | 'file' | 'directory';
+}
+
+/**
+ * mount opens a path source by name, and makes a loop device of a regular file: an image
+ * in a directory anyone can write (/dev/shm) would put the agent's file system, setuid
+ * programs and all, on the host. So a path source passes the trusted-path rule and, when it
+ * exists, must be a device node. UUID=, LABEL=, PARTUUID= and tmpfs are not paths: null.
+ */
+export async function readSource(host: Host, source: string): Promise<SourceState | null> {
+  if (!source.startsWith('/')) return null;
+  await host.trustedPath(source);
+  const st = await host.stat(source);
+  return { path: source, kind: st === null ? 'absent' : st.isFile ? 'file' : st.isDir ? 'directory' : 'device' };
+}
+
+function refuseSource(src: SourceState | null): void {
+  if (src && (src.kind === 'file' || src.kind === 'directory')) {
+    throw new AirlockError('conflict', 'source_not_a_device', `${src.path} is a ${src.kind === 'file' ? 'regular file' : 'directory'}, not a device: mount would loop-mount or bind it`, 'name the device by UUID=... (BlockDeviceInfo shows it)');
+  }
+}
+
+/** The paths a mount or a boot-time mount of this entry acts on by name. */
+const mountPaths = (mountpoint: string, src: SourceState | null) => [mountpoint, ...(src ? [src.path] : [])];
 
 // ---------------------------------------------------------------- refusals
 
@@ -186,14 +224,17 @@ export const diskUsageOf = action({
   params: params({ path: usagePath }),
   files: [],
   example: { path: '/var/log' },
-  current: async ({ path }, host) => host.stat(path),
+  current: async ({ path }, host) => {
+    await host.trustedPath(path);
+    return host.stat(path);
+  },
   check: ({ path }, st) => {
     if (st === null) throw new AirlockError('validation', 'no_such_directory', `${path} does not exist`);
     if (st.isSymlink || !st.isDir) throw new AirlockError('validation', 'not_a_directory', `${path} is not a directory (a link or a file is there)`);
   },
   shown: () => null,
   preview: ({ path }) => ({ summary: `Read the total size of ${path} (du -sh -x)`, change: null }),
-  mechanism: ({ path }) => [command('du', ['-sh', '-x', '--', path])],
+  mechanism: ({ path }) => [command('du', ['-sh', '-x', '--', path], { paths: [path] })],
 });
 
 // ---------------------------------------------------------------- mount points
@@ -208,7 +249,10 @@ export const createMountpoint = action({
   params: params({ path: mountPoint }),
   files: [],
   example: { path: '/srv/backup' },
-  current: async ({ path }, host) => ({ self: await host.stat(path), parent: await host.stat(path.slice(0, path.lastIndexOf('/')) || '/') }),
+  current: async ({ path }, host) => {
+    await host.trustedPath(path);
+    return { self: await host.stat(path), parent: await host.stat(path.slice(0, path.lastIndexOf('/')) || '/') };
+  },
   check: ({ path }, cur) => {
     if (cur.self !== null) throw new AirlockError('conflict', 'already_exists', `${path} already exists`);
     if (cur.parent === null || cur.parent.isSymlink || !cur.parent.isDir) {
@@ -219,7 +263,7 @@ export const createMountpoint = action({
     summary: `Create the directory ${path}`,
     change: { creates_directory: path, mode: '0755', owner: 'root:root' },
   }),
-  mechanism: ({ path }) => [command('mkdir', ['-m', '0755', '--', path], { undo: command('rmdir', ['--', path]) })],
+  mechanism: ({ path }) => [command('mkdir', ['-m', '0755', '--', path], { paths: [path], undo: command('rmdir', ['--', path], { paths: [path] }) })],
 });
 
 // ---------------------------------------------------------------- fstab
@@ -235,19 +279,21 @@ export const addFstabEntry = action({
   example: { source: 'UUID=3e6be9de-8139-11d1-9106-a43f08d823a6', mountpoint: '/srv/data', fstype: 'ext4', options: ['defaults', 'noatime', 'nofail'], pass: 2 },
   current: async (p, host) => {
     const cur = await readMountState(host, p.mountpoint);
+    const source = await readSource(host, p.source);
     // An fstab that already fails the check would fail the job after the append too: say so first.
-    const verify = await host.run('findmnt', ['--verify', '--tab-file', FSTAB]);
-    return { ...cur, verifies: verify.code === 0, verifyReport: `${verify.stdout}${verify.stderr}`.trim() };
+    const verify = await verifyFstab(host, cur.fstab);
+    return { ...cur, source, verifies: verify.ok, verifyReport: verify.report, systemd: await systemdRuns(host) };
   },
-  shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted, dir: cur.dir, verifies: cur.verifies }),
+  shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted, dir: cur.dir, source: cur.source, verifies: cur.verifies }),
   check: (p, cur) => {
     if (!cur.fstabExists) throw new AirlockError('conflict', 'no_fstab', '/etc/fstab does not exist on this host');
     if (cur.entries.length > 0) {
       throw new AirlockError('conflict', 'fstab_entry_exists', `/etc/fstab already has an entry for ${p.mountpoint}: ${cur.entries[0]!.text.trim()}`, 'RemoveFstabEntry removes it first');
     }
     refuseNotDirectory(cur);
+    refuseSource(cur.source);
     if (!cur.verifies) {
-      throw new AirlockError('conflict', 'fstab_already_invalid', `/etc/fstab already fails findmnt --verify: ${cur.verifyReport.split('\n').slice(0, 6).join(' | ')}`, 'a person fixes the existing entries by hand first');
+      throw new AirlockError('conflict', 'fstab_already_invalid', `/etc/fstab already fails findmnt --verify (errors and warnings both count): ${reportLine(cur.verifyReport)}`, 'a person fixes the existing entries by hand first');
     }
   },
   preview: (p, cur) => ({
@@ -255,7 +301,7 @@ export const addFstabEntry = action({
     change: {
       file: FSTAB,
       appends_line: fstabLine(p),
-      then: 'checks /etc/fstab with findmnt --verify (any error restores the file and fails the job), then runs systemctl daemon-reload',
+      then: `${cur.systemd ? 'runs systemctl daemon-reload, then ' : ''}checks /etc/fstab with findmnt --verify (any error or warning restores the file${cur.systemd ? ', reloads systemd again' : ''} and fails the job)`,
     },
     sideEffects: [
       `${p.mountpoint} is mounted at every boot from now on${(p.options ?? []).includes('nofail') ? ' (nofail: a missing source does not stop the boot)' : ''}; Mount mounts it now`,
@@ -266,11 +312,8 @@ export const addFstabEntry = action({
       ...(p.fstype === 'tmpfs' ? ['a tmpfs lives in memory: its content is lost at every unmount and reboot'] : []),
     ],
   }),
-  mechanism: (p, cur) => [
-    fileWrite(FSTAB, fstabWith(cur.fstab, fstabLine(p)), { mode: 0o644 }),
-    command('findmnt', ['--verify', '--tab-file', FSTAB]),
-    daemonReload,
-  ],
+  // findmnt judges the new target by name, and so does the mount at every boot.
+  mechanism: (p, cur) => fstabChange(fileWrite(FSTAB, fstabWith(cur.fstab, fstabLine(p)), { mode: 0o644 }), mountPaths(p.mountpoint, cur.source), cur.systemd),
 });
 
 export const removeFstabEntry = action({
@@ -314,13 +357,16 @@ export const mount = action({
     const cur = await readMountState(host, mountpoint);
     // What the mount would hide: entries of the directory as it is now (names only, counted).
     const ls = cur.dir?.isDir && !cur.mounted ? await host.run('ls', ['-1', '-A', '--', mountpoint]) : null;
-    return { ...cur, hidden: ls && ls.code === 0 ? ls.stdout.split('\n').filter(Boolean).length : 0 };
+    // The source of the one entry (several are refused below): an fstab line may have been written by hand.
+    const source = cur.entries.length === 1 ? await readSource(host, cur.entries[0]!.source) : null;
+    return { ...cur, source, hidden: ls && ls.code === 0 ? ls.stdout.split('\n').filter(Boolean).length : 0 };
   },
-  shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted, dir: cur.dir, hidden: cur.hidden }),
+  shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted, dir: cur.dir, source: cur.source, hidden: cur.hidden }),
   check: ({ mountpoint }, cur) => {
     requireOneEntry(cur);
     if (cur.mounted) throw new AirlockError('conflict', 'already_mounted', `${mountpoint} is already mounted (${cur.mounted.source}, ${cur.mounted.fstype})`);
     refuseNotDirectory(cur);
+    refuseSource(cur.source);
   },
   preview: ({ mountpoint }, cur) => {
     const e = cur.entries[0]!;
@@ -330,7 +376,7 @@ export const mount = action({
       warnings: cur.hidden > 0 ? [`${mountpoint} holds ${cur.hidden} entries now: they are hidden (not deleted) while the file system is mounted on it`] : [],
     };
   },
-  mechanism: ({ mountpoint }) => [command('mount', ['--', mountpoint])],
+  mechanism: ({ mountpoint }, cur) => [command('mount', ['--', mountpoint], { paths: mountPaths(mountpoint, cur.source) })],
 });
 
 export const unmount = action({
@@ -356,5 +402,5 @@ export const unmount = action({
       ...(cur.entries.length ? ['its /etc/fstab entry stays: it mounts again at the next boot (RemoveFstabEntry removes it)'] : []),
     ],
   }),
-  mechanism: ({ mountpoint }): Step[] => [command('umount', ['--', mountpoint])],
+  mechanism: ({ mountpoint }): Step[] => [command('umount', ['--', mountpoint], { paths: [mountpoint] })],
 });

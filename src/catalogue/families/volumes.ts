@@ -5,13 +5,20 @@
  *
  * Swap files live at /swapfile, /var/swap/NAME, or NAME in a directory under /srv, /mnt or
  * /data, and NAME says "swap": no action here can turn an arbitrary file into swap or delete
- * one that is not swap. A swap file is created exclusively (dd conv=excl: never over an
- * existing file), mode 0600, on ext2/3/4 or XFS only (where a fallocate'd file is valid
- * swap), with 5% of its file system left free; each step has an undo, so a failure at any
- * point (swapon refused, /etc/fstab unwritable, findmnt --verify failing) turns the swap
- * off again, deletes the file and restores /etc/fstab. Neither action runs systemctl
- * daemon-reload: systemd follows /proc/swaps by itself, and its fstab generator sees the
- * change at the next reload or boot.
+ * one that is not swap. The path passes the trusted-path rule (lib/trusted-path.ts): every
+ * directory above it root's alone, so nobody else can swap the file for their own (which
+ * would then receive root's swapped-out memory). The daemon creates the file itself,
+ * through its held parent directory, exclusively (never over an existing file), root:root
+ * mode 0600, and hands it to fallocate and mkswap as their descriptor 3, so neither acts on
+ * a name; swapon, which takes only a name, runs after the daemon has checked that the name
+ * still leads to that very file (device, inode, owner, mode, one link). It goes on ext2/3/4
+ * or XFS only (where a fallocate'd file is valid swap), with 5% of its file system left
+ * free; each step has an undo, so a failure at any point (swapon refused, /etc/fstab
+ * unwritable, findmnt --verify failing or warning) turns the swap off again, deletes the
+ * file and restores /etc/fstab. Where systemd runs, CreateSwapFile reloads it before the
+ * check (findmnt --verify warns while systemd uses an older /etc/fstab; see
+ * lib/fstab-verify.ts). RemoveSwapFile does not: systemd follows /proc/swaps by itself, and
+ * its fstab generator sees the change at the next reload or boot.
  *
  * LVM: ExtendLogicalVolume only grows (lvextend, never lvreduce) a plain or origin LV,
  * after checking the volume group's free extents. On a kernel without the device-mapper
@@ -34,19 +41,17 @@ import { posix } from 'node:path';
 import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
-import { command, fileWrite, type Step } from '../mechanism.js';
+import { command, FD3, fileWrite, type Step } from '../mechanism.js';
 import { params, token } from '../params.js';
-import { fixedRead } from './shared.js';
+import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from '../lib/fstab-verify.js';
+import { fixedRead, linkTarget } from './shared.js';
 import { fstabWith, fstabWithout, mountPoint, parseFstab, type FstabLine } from './storage.js';
 
-const FSTAB = '/etc/fstab';
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 const TiB = 1024 * GiB;
 /** swapoff moves every swapped-out page back to RAM: on a busy host that takes minutes. */
 const SWAPOFF_TIMEOUT_MS = 600_000;
-
-const verifyFstab = command('findmnt', ['--verify', '--tab-file', FSTAB]);
 
 /** The JSON a program printed, or null when it printed something else (an old version, a warning on stdout). */
 function jsonOf<T>(stdout: string): T | null {
@@ -130,6 +135,8 @@ interface SwapFileState {
 }
 
 async function readSwapFile(host: Host, path: string): Promise<SwapFileState> {
+  // swapon, swapoff, blkid and rm take the name: nobody but root may be able to change what it leads to.
+  await host.trustedPath(path);
   const fstab = await host.readFile(FSTAB);
   const st = await host.stat(path);
   return {
@@ -184,15 +191,17 @@ export const createSwapFile = action({
   current: async ({ path }, host) => {
     const swap = await readSwapFile(host, path);
     const parents = await ancestors(host, path);
+    // The trusted-path rule (readSwapFile) already refused a link or a non-directory among them.
     const missing = parents.filter((p) => p.st === null).map((p) => p.dir);
     const existing = parents.filter((p) => p.st !== null).map((p) => p.dir);
-    const verify = await host.run(verifyFstab.program, verifyFstab.args);
+    const verify = await verifyFstab(host, swap.fstab);
     return {
       ...swap,
       missingDirs: missing,
-      badDirs: parents.filter((p) => p.st && (p.st.isSymlink || !p.st.isDir)).map((p) => p.dir),
       fileSystem: await fileSystemOf(host, existing[existing.length - 1] ?? '/'),
-      fstabVerifies: verify.code === 0,
+      fstabVerifies: verify.ok,
+      fstabReport: verify.report,
+      systemd: await systemdRuns(host),
     };
   },
   shown: shownSwap,
@@ -200,7 +209,6 @@ export const createSwapFile = action({
     if (!cur.fstabExists) throw new AirlockError('conflict', 'no_fstab', '/etc/fstab does not exist on this host');
     if (cur.file !== null || cur.active) throw new AirlockError('conflict', 'already_exists', `${path} already exists`, 'choose another path; RemoveSwapFile removes an old swap file');
     if (cur.entries.length > 0) throw new AirlockError('conflict', 'fstab_entry_exists', `/etc/fstab already names ${path}: ${cur.entries[0]!.text.trim()}`, 'a person removes the stale line first');
-    if (cur.badDirs.length > 0) throw new AirlockError('conflict', 'parent_not_directory', `${cur.badDirs[0]} is a link or not a directory`, 'a swap file goes in a real directory');
     if (cur.missingDirs.some((d) => d !== SWAP_DIR)) throw new AirlockError('conflict', 'parent_missing', `${cur.missingDirs[0]} does not exist`, 'create it first (CreateMountpoint) or choose /swapfile');
     const fs = cur.fileSystem;
     if (!fs) throw new AirlockError('execution', 'filesystem_unknown', `findmnt cannot tell which file system holds ${posix.dirname(path)}`);
@@ -211,7 +219,9 @@ export const createSwapFile = action({
     if (leaves < fs.size * FREE_RESERVE) {
       throw new AirlockError('conflict', 'insufficient_space', `${fs.target} has ${mib(fs.avail)} available: a ${sizeMiB} MiB swap file would leave less than ${FREE_RESERVE * 100}% of it free`, 'choose a smaller size or another file system');
     }
-    if (!cur.fstabVerifies) throw new AirlockError('conflict', 'fstab_already_invalid', '/etc/fstab already fails findmnt --verify', 'a person fixes the existing entries by hand first');
+    if (!cur.fstabVerifies) {
+      throw new AirlockError('conflict', 'fstab_already_invalid', `/etc/fstab already fails findmnt --verify (errors and warnings both count): ${reportLine(cur.fstabReport)}`, 'a person fixes the existing entries by hand first');
+    }
   },
   preview: ({ path, sizeMiB }, cur) => {
     const fs = cur.fileSystem!;
@@ -226,24 +236,23 @@ export const createSwapFile = action({
         turns_on_swap: path,
         file: FSTAB,
         appends_line: swapFstabLine(path),
-        then: 'checks /etc/fstab with findmnt --verify; any failing step turns the swap off, deletes the file and restores /etc/fstab',
+        prepared: 'created by the daemon itself (never over an existing file) and handed to fallocate and mkswap as an open file; swapon runs only if the path still leads to that file',
+        then: `${cur.systemd ? 'runs systemctl daemon-reload, then ' : ''}checks /etc/fstab with findmnt --verify (an error or a warning fails it); any failing step turns the swap off, deletes the file and restores /etc/fstab`,
       },
       sideEffects: [
         `uses ${sizeMiB} MiB of ${fs.source} (${fs.fstype} on ${fs.target}): ${mib(fs.avail - sizeMiB * MiB)} stay available`,
         'the kernel may move idle memory pages to it at once; it is used at every boot from now on',
-        'systemd sees the new /etc/fstab line at its next daemon-reload or boot',
+        cur.systemd ? 'systemd is reloaded, so its fstab generator sees the new line now' : 'systemd is not running here: nothing else reads the new /etc/fstab line until the next boot',
       ],
     };
   },
   mechanism: ({ path, sizeMiB }, cur) => [
-    ...(cur.missingDirs.length ? [command('mkdir', ['-m', '0700', '--', SWAP_DIR], { undo: command('rmdir', ['--', SWAP_DIR]) })] : []),
-    command('dd', ['if=/dev/null', `of=${path}`, 'conv=excl', 'status=none'], { undo: command('rm', ['--', path]) }),
-    command('chmod', ['0600', '--', path]),
-    command('fallocate', ['--length', `${sizeMiB}MiB`, '--', path]),
-    command('mkswap', ['--', path]),
-    command('swapon', ['--', path], { undo: command('swapoff', ['--', path], { timeoutMs: SWAPOFF_TIMEOUT_MS }) }),
-    fileWrite(FSTAB, fstabWith(cur.fstab, swapFstabLine(path)), { mode: 0o644 }),
-    verifyFstab,
+    ...(cur.missingDirs.length ? [command('mkdir', ['-m', '0700', '--', SWAP_DIR], { paths: [SWAP_DIR], undo: command('rmdir', ['--', SWAP_DIR], { paths: [SWAP_DIR] }) })] : []),
+    // The daemon creates the file (its undo deletes it, if the name still leads to it); fallocate and mkswap get it as fd 3.
+    command('fallocate', ['--length', `${sizeMiB}MiB`, '--', FD3], { file: { path, create: { mode: 0o600 } } }),
+    command('mkswap', ['--', FD3], { file: { path } }),
+    command('swapon', ['--', path], { paths: [path], expect: { path, mode: 0o600 }, undo: command('swapoff', ['--', path], { paths: [path], timeoutMs: SWAPOFF_TIMEOUT_MS }) }),
+    ...fstabChange(fileWrite(FSTAB, fstabWith(cur.fstab, swapFstabLine(path)), { mode: 0o644 }), [path], cur.systemd),
   ],
 });
 
@@ -297,9 +306,9 @@ export const removeSwapFile = action({
     ],
   }),
   mechanism: ({ path }, cur): Step[] => [
-    ...(cur.active ? [command('swapoff', ['--', path], { timeoutMs: SWAPOFF_TIMEOUT_MS, undo: command('swapon', ['--', path]) })] : []),
+    ...(cur.active ? [command('swapoff', ['--', path], { paths: [path], timeoutMs: SWAPOFF_TIMEOUT_MS, undo: command('swapon', ['--', path], { paths: [path] }) })] : []),
     ...(cur.entries.length ? [fileWrite(FSTAB, fstabWithoutAll(cur.fstab, cur.entries), { mode: 0o644 })] : []),
-    ...(cur.file ? [command('rm', ['--', path])] : []),
+    ...(cur.file ? [command('rm', ['--', path], { paths: [path] })] : []),
   ],
 });
 
@@ -421,7 +430,7 @@ export const extendLogicalVolume = action({
     const active = volume?.attr[4] === 'a';
     let fileSystem: { fstype: string; mountpoint: string } | null = null;
     if (volume && active) {
-      const r = await host.run('lsblk', ['-J', '-o', 'FSTYPE,MOUNTPOINT', '--', volume.path]);
+      const r = await host.run('lsblk', ['-J', '-o', 'FSTYPE,MOUNTPOINT', '--', await deviceNode(host, volume.path)]);
       const dev = r.code === 0 ? jsonOf<{ blockdevices?: Array<{ fstype?: string | null; mountpoint?: string | null }> }>(r.stdout)?.blockdevices?.[0] : undefined;
       if (dev?.fstype) fileSystem = { fstype: dev.fstype, mountpoint: dev.mountpoint ?? '' };
     }
@@ -497,6 +506,25 @@ export const filesystemInodes = fixedRead({
   steps: [command('df', ['-i', '-P', '-T'])],
 });
 
+/**
+ * The device node a device path names. udev's names (/dev/disk/by-uuid/UUID, /dev/VG/LV)
+ * are links: such a link is resolved here, once, to a path under /dev, and programs get the
+ * node itself, which must pass the trusted-path rule (no link, /dev and its directories
+ * root's alone, so not /dev/shm).
+ */
+export async function deviceNode(host: Host, path: string): Promise<string> {
+  let node = path;
+  if ((await host.stat(path))?.isSymlink) {
+    const target = await linkTarget(host, path);
+    if (target === null || !target.startsWith('/dev/')) {
+      throw new AirlockError('authorization', 'link_outside_dev', `${path} is a link to ${target ?? 'something Airlock cannot resolve'}, not to a device under /dev`);
+    }
+    node = target;
+  }
+  await host.trustedPath(node);
+  return node;
+}
+
 /** A block device path under /dev: /dev/sda1, /dev/nvme0n1, /dev/loop0, /dev/VG/LV, /dev/mapper/NAME, /dev/disk/by-uuid/UUID. */
 export const blockDevice = token(/^\/dev\/[A-Za-z0-9][A-Za-z0-9:._+-]*(\/[A-Za-z0-9][A-Za-z0-9:._+-]*){0,2}$/, 'block device (/dev/...)', 200);
 
@@ -510,16 +538,20 @@ export const blockDeviceInfo = action({
   params: params({ device: blockDevice }),
   files: [],
   example: { device: '/dev/sda' },
-  current: async ({ device }, host) => host.stat(device),
-  check: ({ device }, st) => {
-    if (st === null) throw new AirlockError('validation', 'no_such_device', `${device} does not exist`, 'ListBlockDevices lists the block devices');
-    if (st.isDir || st.isFile) throw new AirlockError('validation', 'not_a_block_device', `${device} is a ${st.isDir ? 'directory' : 'regular file'}, not a block device`);
+  current: async ({ device }, host) => {
+    if ((await host.stat(device)) === null) return { node: device, st: null };
+    const node = await deviceNode(host, device);
+    return { node, st: await host.stat(node) };
   },
-  shown: () => null,
-  preview: ({ device }) => ({ summary: `Read what lsblk knows of ${device} and what it holds, and probe its signature (blkid -p)`, change: null }),
-  mechanism: ({ device }) => [
-    command('lsblk', ['-J', '-b', '-p', '-o', 'NAME,TYPE,SIZE,RO,FSTYPE,LABEL,UUID,PARTUUID,MOUNTPOINT,MODEL', '--', device]),
+  check: ({ device }, { node, st }) => {
+    if (st === null) throw new AirlockError('validation', 'no_such_device', `${device} does not exist`, 'ListBlockDevices lists the block devices');
+    if (st.isDir || st.isFile) throw new AirlockError('validation', 'not_a_block_device', `${node} is a ${st.isDir ? 'directory' : 'regular file'}, not a block device`);
+  },
+  shown: ({ node }) => ({ device: node }),
+  preview: ({ device }, { node }) => ({ summary: `Read what lsblk knows of ${device}${node !== device ? ` (${node})` : ''} and what it holds, and probe its signature (blkid -p)`, change: null }),
+  mechanism: (_p, { node }) => [
+    command('lsblk', ['-J', '-b', '-p', '-o', 'NAME,TYPE,SIZE,RO,FSTYPE,LABEL,UUID,PARTUUID,MOUNTPOINT,MODEL', '--', node], { paths: [node] }),
     // lsblk takes FSTYPE, LABEL and UUID from udev's database (null where udev does not run); blkid -p reads the device. Status 2: no signature.
-    command('blkid', ['-p', '-o', 'export', '--', device], { okCodes: [0, 2] }),
+    command('blkid', ['-p', '-o', 'export', '--', node], { okCodes: [0, 2], paths: [node] }),
   ],
 });

@@ -1,14 +1,13 @@
 /** Programs of the volumes actions (absolute candidate paths; see ../programs.ts). */
 export const PROGRAMS_VOLUMES = {
-  /** `dd if=/dev/null of=PATH conv=excl status=none` creates an empty file and fails if PATH exists (O_EXCL): a swap file never replaces anything. */
-  dd: ['/usr/bin/dd', '/bin/dd'],
-  /** `chmod 0600 -- PATH` on the new, still empty swap file. */
-  chmod: ['/usr/bin/chmod', '/bin/chmod'],
-  /** `fallocate --length NMiB -- PATH` reserves the swap file's blocks (no holes, which swapon refuses). */
+  /**
+   * `fallocate --length NMiB -- /proc/self/fd/3` reserves the swap file's blocks (no holes, which
+   * swapon refuses) in the file the daemon created and hands it as descriptor 3, never by name.
+   */
   fallocate: ['/usr/bin/fallocate', '/bin/fallocate'],
-  /** `mkswap -- PATH` writes the swap signature. */
+  /** `mkswap -- /proc/self/fd/3` writes the swap signature, into that same descriptor. */
   mkswap: ['/usr/sbin/mkswap', '/sbin/mkswap'],
-  /** `swapon -- PATH` turns one swap file on. */
+  /** `swapon -- PATH` turns one swap file on; it takes only a name, checked right before to lead to the daemon's file. */
   swapon: ['/usr/sbin/swapon', '/sbin/swapon'],
   /** `swapoff -- PATH` turns one swap file off (its pages move back to RAM). */
   swapoff: ['/usr/sbin/swapoff', '/sbin/swapoff'],
