@@ -78,6 +78,15 @@ export const PROGRAMS = {
 
 export type ProgramName = keyof typeof PROGRAMS;
 
+/**
+ * Programs that send packets to a host their arguments name: getent resolves it (DNS, or
+ * whatever NSS asks), nc connects to it, ssh-keyscan starts an SSH handshake with it. An
+ * action whose mechanism runs one is a read that declares `reachesNetwork`; no state
+ * reader runs one (it would reach out before anyone approved). Checked over the whole
+ * catalogue by test/unit/read-declarations.test.ts and on every scenario's real mechanism.
+ */
+export const NETWORK_PROGRAMS: readonly ProgramName[] = ['getent', 'nc', 'ssh-keyscan'];
+
 /** Programs that take a shell string or run other programs: never allowed in the table (see test/unit/invariants.test.ts). */
 export const FORBIDDEN_PROGRAMS = ['sh', 'bash', 'dash', 'zsh', 'ksh', 'csh', 'busybox', 'env', 'xargs', 'su', 'sudo', 'runuser', 'nsenter', 'chroot', 'find', 'perl', 'python3', 'awk', 'sed'];
 

@@ -17,7 +17,7 @@ import { argvOnly } from '../unit/catalogue-fixture-host.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { Scenario, SandboxView } from '../scenarios/types.js';
 import type { ResultEnvelope } from '../../src/protocol/messages.js';
-import { shellViolation } from '../../src/catalogue/programs.js';
+import { NETWORK_PROGRAMS, shellViolation, type ProgramName } from '../../src/catalogue/programs.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 export const SHARDS = 3;
@@ -96,6 +96,9 @@ function registerFamily(family: string): void {
         // The no-shell invariant at the level of the argv the daemon really built and ran.
         const { mechanism } = p.proposed_change as { mechanism: Array<{ kind: string; program?: string; args?: string[] }> };
         for (const s of mechanism) if (s.kind === 'command') assert.equal(shellViolation(s.program!, s.args!), null, `${sc.action}: ${s.program} ${s.args!.join(' ')}`);
+        // What the reads rule relies on, at the level of the real mechanism: a network program only in a read that declares it.
+        const declared = CATALOGUE.get(sc.action)!;
+        for (const s of mechanism) if (s.kind === 'command' && NETWORK_PROGRAMS.includes(s.program as ProgramName)) assert.ok(declared.readOnly && declared.reachesNetwork, `${sc.action} runs ${s.program} but does not declare reachesNetwork`);
         assert.equal(r.state, sc.expect ?? 'Succeeded', `${r.summary} ${JSON.stringify(r.error ?? '')}`);
         await sc.check(view, r);
       });

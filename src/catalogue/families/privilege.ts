@@ -244,6 +244,9 @@ export const listSudoGrants = action({
   // Medium: it reveals who can become root, and how.
   risk: 'medium',
   readOnly: true,
+  // Sensitive: the sudo policy's rules: who can become root, and how.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},
@@ -266,6 +269,9 @@ export const showSudoPolicyFor = action({
   description: 'Show the sudo rules and defaults that apply to one user, directly or through a group (cvtsudoers; sudo itself is not run).',
   risk: 'medium',
   readOnly: true,
+  // Sensitive: the sudo policy's rules for one user.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ user: userName }),
   files: [],
   example: { user: 'deploy' },

@@ -190,6 +190,9 @@ export const listCronJobs = action({
   // Medium: crontab command lines often carry passwords and tokens.
   risk: 'medium',
   readOnly: true,
+  // Sensitive: crontab command lines, which often carry passwords and tokens.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [CRONTAB, `${CRON_D}/*`, `${USER_CRONTABS}/*`],
   example: {},
