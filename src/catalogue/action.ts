@@ -47,6 +47,12 @@ export interface Host {
   readFile(path: string): Promise<string | null>;
   /** Mode/owner/size of a path without following symlinks, or null when absent. */
   stat(path: string): Promise<{ mode: number; uid: number; gid: number; size: number; isFile: boolean; isDir: boolean; isSymlink: boolean } | null>;
+  /**
+   * The first `bytes` bytes of a regular file and its number of hard links, opened without
+   * following a symbolic link anywhere on the path; null when absent. Enough to tell a
+   * binary from a script, and a program with a second name from one without.
+   */
+  fileHead(path: string, bytes: number): Promise<{ head: Uint8Array; links: number } | null>;
   /** Runs a read-only program through the same executor as mechanisms (no shell, time limit, output cap). */
   run(program: ProgramName, args: string[]): Promise<CommandOutput>;
   users(): Promise<PasswdEntry[]>;

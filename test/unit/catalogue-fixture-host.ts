@@ -14,6 +14,8 @@ export class FixtureHost implements Host {
     private readonly programs: (program: ProgramName, args: string[]) => CommandOutput = () => ({ code: 127, stdout: '', stderr: 'not scripted' }),
     /** The distribution the daemon detected; actions that differ per distribution read it. */
     readonly platform: Platform | null = 'debian',
+    /** Hard-link counts of files that have more than one name (default 1). */
+    private readonly links: Record<string, number> = {},
   ) {}
 
   async readFile(path: string): Promise<string | null> {
@@ -31,6 +33,13 @@ export class FixtureHost implements Host {
     const mode = typeof n === 'object' && 'mode' in n ? n.mode : kind === 'dir' ? 0o755 : kind === 'link' ? 0o777 : 0o644;
     const size = typeof n === 'string' ? n.length : 'file' in n ? n.file.length : 0;
     return { mode, uid: 0, gid: 0, size, isFile: kind === 'file', isDir: kind === 'dir', isSymlink: kind === 'link' };
+  }
+
+  async fileHead(path: string, bytes: number) {
+    const n = this.tree[path];
+    if (n === undefined || (typeof n === 'object' && !('file' in n))) return null;
+    const text = typeof n === 'string' ? n : n.file;
+    return { head: Buffer.from(text, 'latin1').subarray(0, bytes), links: this.links[path] ?? 1 };
   }
 
   async run(program: ProgramName, args: string[]): Promise<CommandOutput> {
