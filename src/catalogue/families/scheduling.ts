@@ -17,7 +17,7 @@ import { absolutePath, params, token, userName } from '../params.js';
 import { refuseUnusableUnit, serviceOnly } from './processes.js';
 import { describeState, readUnit, type UnitState } from './services.js';
 import { isProtectedUser, requireUser } from './shared.js';
-import { agentCommandRefusal, commandArgument, commandArguments, throwRefusal, type CommandRefusal } from '../lib/agent-command.js';
+import { agentCommandRefusal, commandArgument, commandArguments, MAX_COMMAND_ARGS, throwRefusal, type CommandRefusal } from '../lib/agent-command.js';
 
 // ---------------------------------------------------------------- parameters
 
@@ -248,7 +248,7 @@ export const addCronJob = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
-  params: params({ name: jobName, schedule: cronSchedule, user: userName, program: jobProgram, args: z.array(commandArgument).max(32).optional().describe('fixed arguments (none when omitted)') }),
+  params: params({ name: jobName, schedule: cronSchedule, user: userName, program: jobProgram, args: z.array(commandArgument).max(MAX_COMMAND_ARGS).optional().describe('fixed arguments (none when omitted)') }),
   files: [`${CRON_D}/airlock-*`],
   example: { name: 'nightly-trim', schedule: '30 2 * * *', user: 'root', program: '/usr/sbin/fstrim', args: ['--all'] },
   current: async ({ name, user, program, args }, host): Promise<AddCronState> => ({

@@ -79,10 +79,11 @@ export const PROGRAM_RUNNERS: readonly ProgramRunner[] = [
     daemon: 'never',
   },
   {
-    why: 'it is an editor, pager or interactive client: a shell escape (!sh) runs any command, and it writes any file',
+    why: 'it is an editor, pager or interactive client: a shell escape (!sh, or the pager it opens, as dmesg -H does) runs any command, and it writes any file',
     names: [
       'vi', 'view', 'ex', 'rview', 'rvim', 'vimdiff', 'nvim', 'ed', 'red', 'nano', 'rnano', 'pico', 'joe', 'jed', 'mcedit', 'mc', 'editor', 'sensible-editor', 'select-editor',
       'pager', 'sensible-pager', 'less', 'more', 'most', 'pg', 'man', 'info', 'w3m', 'lynx', 'elinks', 'links', 'ftp', 'tftp', 'telnet', 'ssh', 'scp', 'sftp', 'mail', 'mailx',
+      'mutt', 'neomutt', 'htop', 'iftop', 'crash', 'dmesg',
     ],
     patterns: [/^vim/, /^emacs/],
     daemon: 'never',
@@ -99,22 +100,25 @@ export const PROGRAM_RUNNERS: readonly ProgramRunner[] = [
   { why: 'it runs Lua scripts named in its arguments (nmap --script)', names: ['nmap'], daemon: 'catalogue' },
   {
     why: 'it runs a program as one of its options (tar --to-command and --checkpoint-action=exec, zip -TT, rsync -e, git hooks and core.pager, socat EXEC:, nc -e)',
-    names: ['tar', 'zip', 'rsync', 'git', 'socat', 'nc', 'ncat', 'netcat', 'nc.traditional', 'nc.openbsd', 'gpg', 'gpg2', 'openssl', 'ssh-keygen', 'pkcs11-tool'],
+    names: ['tar', 'zip', 'rsync', 'git', 'socat', 'nc', 'ncat', 'netcat', 'nc.traditional', 'nc.openbsd', 'gpg', 'gpg2', 'openssl', 'ssh-keygen', 'pkcs11-tool', 'certbot', 'aria2c'],
     daemon: 'catalogue',
   },
   {
     why: 'it makes root run commands later or now: units, jobs, init scripts, rotation scripts (systemctl start, link and edit; crontab; at; service; logrotate), or calls any D-Bus method of systemd',
     names: [
-      'logrotate',
+      'logrotate', 'systemd-analyze',
       'systemctl', 'service', 'journalctl', 'loginctl', 'machinectl', 'networkctl', 'resolvectl', 'timedatectl', 'hostnamectl', 'localectl', 'coredumpctl', 'bootctl', 'homectl', 'portablectl',
       'busctl', 'dbus-send', 'gdbus', 'crontab', 'at', 'batch', 'update-rc.d', 'invoke-rc.d', 'systemd-tmpfiles', 'systemd-sysusers',
     ],
     daemon: 'catalogue',
   },
   {
-    why: "it runs a package's maintainer scripts as root, or writes a package's files anywhere, or opens a pager (dpkg -l, apt-get changelog)",
-    names: ['apt', 'apt-get', 'aptitude', 'apt-key', 'dpkg', 'dpkg-deb', 'dpkg-reconfigure', 'dpkg-divert', 'dpkg-split', 'debconf', 'rpm', 'dnf', 'yum', 'snap', 'flatpak', 'pipx', 'npm', 'npx', 'yarn', 'pnpm', 'gem', 'bundle', 'cargo', 'go', 'ansible', 'ansible-playbook'],
-    patterns: [/^pip/],
+    why: "it runs a package's maintainer scripts or a configuration manager's code as root, writes a package's files or a program link anywhere, or opens a pager (dpkg -l, apt-get changelog)",
+    names: [
+      'apt', 'apt-get', 'aptitude', 'apt-key', 'dpkg', 'dpkg-deb', 'dpkg-reconfigure', 'dpkg-divert', 'dpkg-split', 'debconf', 'rpm', 'dnf', 'yum', 'snap', 'flatpak', 'pipx', 'npm', 'npx', 'yarn', 'pnpm', 'gem', 'bundle', 'cargo', 'go',
+      'ansible', 'ansible-playbook', 'puppet', 'chef-client', 'salt-call', 'cloud-init', 'update-alternatives',
+    ],
+    patterns: [/^pip/, /^cpan/],
     daemon: 'catalogue',
   },
   {
@@ -123,8 +127,8 @@ export const PROGRAM_RUNNERS: readonly ProgramRunner[] = [
     daemon: 'catalogue',
   },
   {
-    why: 'it loads code into the kernel or into every program, mounts over any directory, or changes what the kernel runs as root (modprobe install lines, mount, kernel.core_pattern, kexec, ldconfig -f)',
-    names: ['modprobe', 'insmod', 'rmmod', 'kmod', 'kexec', 'sysctl', 'mount', 'umount', 'losetup', 'ldconfig'],
+    why: 'it loads code into the kernel or into every program, mounts over any directory, or changes what the kernel runs as root (modprobe install lines, mount, kernel.core_pattern, kexec, ldconfig -f, BPF objects)',
+    names: ['modprobe', 'insmod', 'rmmod', 'kmod', 'kexec', 'sysctl', 'mount', 'umount', 'losetup', 'ldconfig', 'tc', 'bpftool'],
     daemon: 'catalogue',
   },
   {
