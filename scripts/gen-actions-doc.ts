@@ -41,6 +41,8 @@ type Schema = {
 };
 
 const yesNo = (b: boolean) => (b ? 'yes' : 'no');
+/** The read-only cell: `no` for a change; for a read, `yes` plus what it declares (sensitive, network). */
+const readCell = (a: AnyAction) => (a.readOnly ? ['yes', ...(a.sensitive ? ['sensitive'] : []), ...(a.reachesNetwork ? ['network'] : [])].join(', ') : 'no');
 /** Escapes what would break a Markdown table cell. */
 const cell = (s: string) => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (s: string) => '`' + s.replace(/`/g, "'") + '`';
@@ -111,7 +113,7 @@ function renderAction(a: AnyAction): string[] {
     '',
     '| risk | min role | read-only | reboot | rollback | platforms |',
     '|---|---|---|---|---|---|',
-    `| ${a.risk} | ${minRoleForRisk(a.risk)} | ${yesNo(a.readOnly)} | ${yesNo(a.reboot)} | ${yesNo(a.rollback)} | ${a.platforms.join(', ')} |`,
+    `| ${a.risk} | ${minRoleForRisk(a.risk)} | ${readCell(a)} | ${yesNo(a.reboot)} | ${yesNo(a.rollback)} | ${a.platforms.join(', ')} |`,
     '',
     ...paramsTable(a),
     '',
@@ -156,7 +158,11 @@ export function renderActionsDoc(): string {
     '- **min role** follows from the risk (low: observer, medium: dev, high: admin). It is needed to preview',
     '  and to execute; approving needs the approver capability and the same role.',
     '- **read-only** actions change nothing on the host. They still go through preview, approval and',
-    '  execution, and each step is logged.',
+    '  execution, and each step is logged. Each read declares two more facts, shown after `yes`:',
+    '  **sensitive** (its output can hold what a person should see first: file contents, logs, command',
+    '  lines, environments, security policy, other users\' activity) and **network** (it sends packets to a',
+    '  host the request names). The policy\'s `reads` rule approves a Low read by itself only when it is not',
+    '  sensitive, and a network read only for a Unix user on the host, never for a token principal.',
     '- **rollback** says whether the action declares how to reverse itself. When a step fails, the executor',
     '  restores every file it changed and runs the declared undo of each command step that completed',
     '  (see docs/architecture.md); a failed single command is not undone.',
@@ -172,7 +178,7 @@ export function renderActionsDoc(): string {
     '| action | family | risk | min role | read-only | reboot | rollback |',
     '|---|---|---|---|---|---|---|',
     ...populated.flatMap(([, list]) =>
-      list.map((a) => `| [${a.name}](#${a.name.toLowerCase()}) | ${a.family} | ${a.risk} | ${minRoleForRisk(a.risk)} | ${yesNo(a.readOnly)} | ${yesNo(a.reboot)} | ${yesNo(a.rollback)} |`),
+      list.map((a) => `| [${a.name}](#${a.name.toLowerCase()}) | ${a.family} | ${a.risk} | ${minRoleForRisk(a.risk)} | ${readCell(a)} | ${yesNo(a.reboot)} | ${yesNo(a.rollback)} |`),
     ),
     '',
   ];

@@ -54,6 +54,12 @@ export interface Host {
    * before it reads or acts on such a path; the executor checks steps' `paths` again.
    */
   trustedPath(path: string): Promise<void>;
+  /**
+   * The first `bytes` bytes of a regular file and its number of hard links, opened without
+   * following a symbolic link anywhere on the path; null when absent. Enough to tell a
+   * binary from a script, and a program with a second name from one without.
+   */
+  fileHead(path: string, bytes: number): Promise<{ head: Uint8Array; links: number } | null>;
   /** Runs a read-only program through the same executor as mechanisms (no shell, time limit, output cap). */
   run(program: ProgramName, args: string[]): Promise<CommandOutput>;
   users(): Promise<PasswdEntry[]>;
@@ -68,15 +74,47 @@ export interface PreviewParts {
   warnings?: string[];
 }
 
-export interface ActionSpec<P extends Record<string, unknown> = Record<string, unknown>, S = unknown> {
+/**
+ * What a read-only action declares about what it returns. The policy's `reads` rule
+ * (src/policy/reads-lane.ts) relies on these two facts and on nothing else, so every read
+ * states both: the type has no default to hide a decision behind, and
+ * test/unit/read-declarations.test.ts checks them over the whole catalogue.
+ */
+export interface ReadDeclaration {
+  readOnly: true;
+  /**
+   * True when the output can hold what a person should see before the agent does: the
+   * contents of files (configuration, unit files, crontabs, rules), journal and log lines,
+   * command lines, environments and container configuration, security policy (sudoers,
+   * authorized keys, a user's password ageing, sshd's configuration) and other users'
+   * activity (sessions, logins, connections). False for counts, states, versions, sizes and
+   * lists of names. A sensitive read always waits for a person, whatever its risk.
+   */
+  sensitive: boolean;
+  /**
+   * True when the mechanism sends packets to a host the request names: a DNS query, a TCP
+   * connection, an SSH handshake. The host's place on the network is then what the request
+   * uses, so a token principal (which has no account on this host) does not get it from the
+   * `reads` rule: a person approves.
+   */
+  reachesNetwork: boolean;
+}
+
+/** An action that changes the host declares neither: the `reads` rule never applies to it. */
+export interface ChangeDeclaration {
+  readOnly: false;
+  sensitive?: never;
+  reachesNetwork?: never;
+}
+
+/** Everything an action declares except whether it reads or changes (see ReadDeclaration, ChangeDeclaration). */
+export interface ActionCore<P extends Record<string, unknown> = Record<string, unknown>, S = unknown> {
   name: string;
   family: Family;
   description: string;
   risk: Risk;
   reboot: boolean;
   rollback: boolean;
-  /** True for actions that read secrets (never Low) or that change nothing: informs docs and policy. */
-  readOnly: boolean;
   platforms: Platform[];
   params: z.ZodType<P>;
   /** Files any step of this action may touch, as globs where `*` matches within one path segment. */
@@ -96,11 +134,20 @@ export interface ActionSpec<P extends Record<string, unknown> = Record<string, u
   example: P;
 }
 
+/** `readOnly: true` (a read: changes nothing, declares `sensitive` and `reachesNetwork`) or `readOnly: false` (a change). */
+export type ActionNature = ReadDeclaration | ChangeDeclaration;
+
+export type ActionSpec<P extends Record<string, unknown> = Record<string, unknown>, S = unknown> = ActionCore<P, S> & ActionNature;
+
 export type AnyAction = ActionSpec<any, any>;
 
+/** Omit that keeps a union a union (TypeScript's Omit merges its members into one). */
+export type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** What a family file writes: reboot and rollback default to false, platforms to Debian and Ubuntu. */
-export type ActionDeclaration<P extends Record<string, unknown>, S> = Omit<ActionSpec<P, S>, 'reboot' | 'rollback' | 'platforms'> &
-  Partial<Pick<ActionSpec<P, S>, 'reboot' | 'rollback' | 'platforms'>>;
+export type ActionDeclaration<P extends Record<string, unknown>, S> = Omit<ActionCore<P, S>, 'reboot' | 'rollback' | 'platforms'> &
+  Partial<Pick<ActionCore<P, S>, 'reboot' | 'rollback' | 'platforms'>> &
+  ActionNature;
 
 /** Declares an action. Keeps the literal types so `mechanism` and `preview` see typed params. */
 export function action<P extends Record<string, unknown>, S>(d: ActionDeclaration<P, S>): ActionSpec<P, S> {

@@ -11,6 +11,7 @@ import { PROGRAMS_ACCOUNTS } from './programs/accounts.js';
 import { PROGRAMS_VOLUMES } from './programs/volumes.js';
 import { PROGRAMS_CONTAINERS } from './programs/containers.js';
 import { PROGRAMS_DIAGNOSTICS } from './programs/diagnostics.js';
+import { neverRunByDaemon } from './lib/program-runners.js';
 
 /**
  * Every program the catalogue may run, by name. The daemon resolves each to an
@@ -78,17 +79,23 @@ export const PROGRAMS = {
 
 export type ProgramName = keyof typeof PROGRAMS;
 
-/** Programs that take a shell string or run other programs: never allowed in the table (see test/unit/invariants.test.ts). */
-export const FORBIDDEN_PROGRAMS = ['sh', 'bash', 'dash', 'zsh', 'ksh', 'csh', 'busybox', 'env', 'xargs', 'su', 'sudo', 'runuser', 'nsenter', 'chroot', 'find', 'perl', 'python3', 'awk', 'sed'];
+/**
+ * Programs that send packets to a host their arguments name: getent resolves it (DNS, or
+ * whatever NSS asks), nc connects to it, ssh-keyscan starts an SSH handshake with it. An
+ * action whose mechanism runs one is a read that declares `reachesNetwork`; no state
+ * reader runs one (it would reach out before anyone approved). Checked over the whole
+ * catalogue by test/unit/read-declarations.test.ts and on every scenario's real mechanism.
+ */
+export const NETWORK_PROGRAMS: readonly ProgramName[] = ['getent', 'nc', 'ssh-keyscan'];
 
 /**
- * Why a command must not run, or null: it names a shell or program runner, or passes
- * `-c` (a shell's "run this string"). The executor checks every command, undo steps
- * and host reads included, and the tests check every mechanism the scenarios build.
+ * Why a command must not run, or null: it names a shell, an interpreter or a program
+ * runner (the `daemon: 'never'` entries of the one table, ./lib/program-runners.ts), or
+ * passes `-c` (a shell's "run this string"). The executor checks every command, undo
+ * steps and host reads included, and the tests check every mechanism the scenarios build.
  */
 export function shellViolation(program: string, args: readonly string[]): string | null {
-  if (FORBIDDEN_PROGRAMS.includes(program)) return `${program} is a shell or runs other programs`;
+  if (neverRunByDaemon(program)) return `${program} is a shell, an interpreter or runs other programs`;
   if (args.includes('-c')) return `${program} is passed -c`;
   return null;
 }
-

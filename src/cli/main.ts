@@ -82,7 +82,7 @@ program
         const a = await cl.call<any>('actions.describe', { action_name: name });
         if (json(cmd)) return printJson(a);
         process.stdout.write(
-          `${c.bold(a.name)} (${a.family}) — ${a.description}\n  risk ${riskColour(a.risk)}, needs ${a.min_role}; reboot ${a.reboot_required ? 'yes' : 'no'}; rollback ${a.rollback_available ? 'yes' : 'no'}\n` +
+          `${c.bold(a.name)} (${a.family}) — ${a.description}\n  risk ${riskColour(a.risk)}, needs ${a.min_role}; reboot ${a.reboot_required ? 'yes' : 'no'}; rollback ${a.rollback_available ? 'yes' : 'no'}${a.read_only ? `; read-only${a.sensitive ? ', sensitive (never approved by the reads rule)' : ''}${a.reaches_network ? ', reaches the network' : ''}` : ''}\n` +
             `  parameters:\n${JSON.stringify(a.params_schema, null, 2).replace(/^/gm, '    ')}\n  example: airlock preview ${a.name} --params '${JSON.stringify(a.example)}'\n`,
         );
       }),

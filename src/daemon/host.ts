@@ -1,8 +1,9 @@
 /** The daemon's read-only view of the real machine, handed to catalogue actions. */
-import { promises as fsp } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { GroupEntry, Host, PasswdEntry, Platform } from '../catalogue/action.js';
 import type { ProgramName } from '../catalogue/programs.js';
-import { readRegularFile } from './safe-fs.js';
+import { HeldDir, readRegularFile } from './safe-fs.js';
 import { checkTrustedPath } from './trusted-path.js';
 import type { Executor } from './executor.js';
 
@@ -47,6 +48,30 @@ export class RealHost implements Host {
 
   trustedPath(path: string): Promise<void> {
     return checkTrustedPath(path);
+  }
+
+  async fileHead(path: string, bytes: number) {
+    // The parent is held component by component with O_NOFOLLOW (a link anywhere refuses), the file opened without following.
+    const dir = await HeldDir.open(dirname(path), path);
+    if (!dir) return null;
+    try {
+      const fh = await fsp.open(dir.at(basename(path)), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return null;
+        throw e;
+      });
+      if (!fh) return null;
+      try {
+        const st = await fh.stat();
+        if (!st.isFile()) return null;
+        const head = Buffer.alloc(Math.min(bytes, st.size));
+        await fh.read(head, 0, head.length, 0);
+        return { head, links: st.nlink };
+      } finally {
+        await fh.close();
+      }
+    } finally {
+      await dir.close();
+    }
   }
 
   async run(program: ProgramName, args: string[]) {

@@ -5,7 +5,8 @@
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { FORBIDDEN_PROGRAMS, PROGRAMS, type ProgramName } from '../catalogue/programs.js';
+import { PROGRAMS, type ProgramName } from '../catalogue/programs.js';
+import { neverRunByDaemon } from '../catalogue/lib/program-runners.js';
 
 export type ProgramTable = Partial<Record<ProgramName, string>>;
 
@@ -29,8 +30,8 @@ function trustedBinary(path: string): string | null {
     // /bin -> usr/bin on merged-/usr systems, lsmod -> kmod: check the real file, but run the
     // path as named, since multi-call binaries (kmod) choose what to do from argv[0].
     const real = realpathSync(path);
-    // A table entry that turns out to be a link to a shell or busybox is not that program.
-    if (FORBIDDEN_PROGRAMS.includes(basename(real))) return null;
+    // A table entry that turns out to be a link to a shell, an interpreter or busybox is not that program.
+    if (neverRunByDaemon(basename(real))) return null;
     const st = statSync(real);
     if (!st.isFile() || st.uid !== 0 || (st.mode & 0o022) !== 0 || (st.mode & 0o111) === 0) return null;
     return path;

@@ -27,6 +27,7 @@ import { Slots } from './slots.js';
 import { inLane } from './run-context.js';
 import type { SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
+import { readsLaneApplies } from '../policy/reads-lane.js';
 import { loadPolicyFile } from './policy-file.js';
 import { RefusalLog } from './refusals.js';
 import { TokenTable } from './tokens.js';
@@ -161,6 +162,9 @@ export class AirlockService {
       reboot_required: a.reboot,
       rollback_available: a.rollback,
       read_only: a.readOnly,
+      // What the policy's reads rule relies on (src/policy/reads-lane.ts); false for changes.
+      sensitive: a.readOnly && a.sensitive,
+      reaches_network: a.readOnly && a.reachesNetwork,
       platforms: a.platforms,
       supported_here: this.platformProblem(a) === null,
       params_schema: z.toJSONSchema(a.params),
@@ -251,7 +255,7 @@ export class AirlockService {
    */
   private async autoApprove(who: Identity, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<AutoApproval | null> {
     const policy = this.policy;
-    const isRead = a.readOnly && risk === 'low' && policy.reads === 'auto';
+    const isRead = readsLaneApplies(a, risk, policy, who);
     let rule: Rule | null = null;
     if (!isRead) {
       if (p.unattended) return null;

@@ -16,7 +16,7 @@ import { RISKS, riskRank, type Risk } from '../protocol/risk.js';
 export const DEFAULT_POLICY_PATH = '/etc/airlock/policy.toml';
 /** Rules never approve above this: High always waits for a person. */
 export const RULE_MAX_RISK: Risk = 'medium';
-/** The rule id under which the daemon approves non-sensitive reads (`reads = "auto"`). */
+/** The rule id under which the daemon approves non-sensitive reads (`reads = "auto"`; which ones: ./reads-lane.ts). */
 export const READS_RULE = 'reads';
 
 /**
@@ -172,7 +172,7 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   const lines: string[] = [];
   const warnings: string[] = [];
   lines.push(policy.source === 'default' ? 'no policy file: the built-in default applies' : `policy ${policy.digest}`);
-  lines.push(policy.reads === 'auto' ? `reads: low-risk read-only actions are approved by the daemon (rule "${READS_RULE}"); sensitive reads (Medium or High) still wait for a person` : 'reads: every read waits for a person');
+  lines.push(policy.reads === 'auto' ? `reads: low-risk reads declared non-sensitive are approved by the daemon (rule "${READS_RULE}"); sensitive reads wait for a person, and so do reads that reach the network when a token principal asks` : 'reads: every read waits for a person');
   lines.push(`second factor: TOTP code required from ${policy.secondFactorFrom} risk up`);
   for (const [name, risk] of policy.riskOverrides) lines.push(`risk: ${name} raised from ${CATALOGUE.get(name)!.risk} to ${risk}`);
   if (policy.unattended.length) lines.push(`unattended (propose only, never approved): ${policy.unattended.join(', ')}`);

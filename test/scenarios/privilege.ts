@@ -1,9 +1,10 @@
 /**
- * privilege family, in the booted Debian test bed (sudo installed): sudo grants are
- * created for a user and a group, read back with the daemon's own reads, used for real
- * through sudo as that user, and revoked; a revoke that would break the policy is rolled
- * back. Every effect is checked from outside the daemon: the drop-in's bytes and mode,
- * `visudo -c`, `sudo -l -U USER`, and `sudo -n PROGRAM` run as the user.
+ * privilege family, in the booted Debian test bed (sudo installed): sudo grants of one
+ * exact command line are created for a user and a group, read back with the daemon's own
+ * reads, used for real through sudo as that user (the exact arguments run; any other
+ * arguments are refused by sudo itself), and revoked; a revoke that would break the
+ * policy is rolled back. Every effect is checked from outside the daemon: the drop-in's
+ * bytes and mode, `visudo -c`, `sudo -l -U USER`, and `sudo -n PROGRAM ARGS` run as the user.
  */
 import assert from 'node:assert/strict';
 import type { SandboxView, Scenario } from './types.js';
@@ -26,8 +27,11 @@ async function ok(box: SandboxView, program: string, args: string[]): Promise<st
 const modeOf = (box: SandboxView, path: string) => ok(box, '/usr/bin/stat', ['-c', '%a %U:%G', '--', path]).then((s) => s.trim());
 /** What `sudo -l -U` says a user may run (sudo's own answer, not the daemon's). */
 const sudoList = (box: SandboxView, user: string) => ok(box, '/usr/bin/sudo', ['-l', '-U', user]);
-/** Runs a program through sudo as `user`, without a password prompt: exit 0 only if a rule allows it. */
-const sudoAs = (box: SandboxView, user: string, program: string) => box.run('/usr/sbin/runuser', ['-u', user, '--', '/usr/bin/sudo', '-n', program]);
+/** Runs a command line through sudo as `user`, without a password prompt: exit 0 only if a rule allows exactly it. */
+const sudoAs = (box: SandboxView, user: string, program: string, ...args: string[]) => box.run('/usr/sbin/runuser', ['-u', user, '--', '/usr/bin/sudo', '-n', program, ...args]);
+/** The grant's command line: df of / with two columns; `=` and `,` need escaping in sudoers. */
+const DF_ARGS = ['-h', '--output=source,size', '/'];
+const DF_RULE = 'deploy ALL=(root) NOPASSWD: /usr/bin/df -h --output\\=source\\,size /';
 const policyValid = async (box: SandboxView) => assert.equal((await box.run('/usr/sbin/visudo', ['-c', '-q'])).code, 0, 'visudo -c passes');
 
 export const scenarios: Scenario[] = [
@@ -48,31 +52,33 @@ export const scenarios: Scenario[] = [
   },
   {
     action: 'CreateSudoGrant',
-    params: { name: 'deploy-tools', user: USER, commands: ['/usr/bin/uptime', '/usr/bin/df'], nopasswd: true },
+    params: { name: 'deploy-tools', user: USER, program: '/usr/bin/df', args: DF_ARGS, nopasswd: true },
     check: async (box) => {
-      assert.equal(
-        await box.readFile(GRANT),
-        '# Airlock sudo grant "deploy-tools": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\ndeploy ALL=(root) NOPASSWD: /usr/bin/uptime, /usr/bin/df\n',
-      );
+      assert.equal(await box.readFile(GRANT), `# Airlock sudo grant "deploy-tools": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\n${DF_RULE}\n`);
       assert.equal(await modeOf(box, GRANT), '440 root:root');
       await policyValid(box);
-      assert.match(await sudoList(box, USER), /User deploy may run the following commands on .*:\n\s+\(root\) NOPASSWD: \/usr\/bin\/uptime, \/usr\/bin\/df\n/);
-      const up = await sudoAs(box, USER, '/usr/bin/uptime');
-      assert.equal(up.code, 0, `sudo -n uptime as deploy: ${up.stderr}`);
-      assert.match(up.stdout, /load average/);
-      const id = await sudoAs(box, USER, '/usr/bin/id');
-      assert.notEqual(id.code, 0, 'a program outside the grant is refused');
+      assert.match(await sudoList(box, USER), /User deploy may run the following commands on .*:\n\s+\(root\) NOPASSWD: \/usr\/bin\/df -h --output\\=source\\,size \/\n/);
+      const df = await sudoAs(box, USER, '/usr/bin/df', ...DF_ARGS);
+      assert.equal(df.code, 0, `sudo -n df ${DF_ARGS.join(' ')} as deploy: ${df.stderr}`);
+      assert.match(df.stdout, /^Filesystem\s+Size\n/);
+      // sudo itself refuses every other command line: no arguments, more, fewer, different ones.
+      for (const other of [[], ['-h'], [...DF_ARGS, '/etc'], ['-h', '--output=source,size,target', '/'], ['-h', '--output=source', 'size', '/']]) {
+        const r = await sudoAs(box, USER, '/usr/bin/df', ...other);
+        assert.notEqual(r.code, 0, `sudo df ${other.join(' ')} must be refused`);
+        assert.match(r.stderr, /a password is required|not allowed/, r.stderr);
+      }
+      assert.notEqual((await sudoAs(box, USER, '/usr/bin/id')).code, 0, 'a program outside the grant is refused');
     },
   },
   {
-    title: 'for a group, with a password',
+    title: 'for a group, with a password, with no arguments at all',
     action: 'CreateSudoGrant',
-    params: { name: 'ops-free', group: GROUP, commands: ['/usr/bin/free'] },
+    params: { name: 'ops-free', group: GROUP, program: '/usr/bin/free', args: [] },
     check: async (box) => {
-      assert.equal((await box.readFile(GROUP_GRANT))!.split('\n')[1], '%ops ALL=(root) /usr/bin/free');
+      assert.equal((await box.readFile(GROUP_GRANT))!.split('\n')[1], '%ops ALL=(root) /usr/bin/free ""');
       assert.equal(await modeOf(box, GROUP_GRANT), '440 root:root');
       await policyValid(box);
-      assert.match(await sudoList(box, MEMBER), /\n\s+\(root\) \/usr\/bin\/free\n/);
+      assert.match(await sudoList(box, MEMBER), /\n\s+\(root\) \/usr\/bin\/free ""\n/);
       assert.doesNotMatch(await sudoList(box, USER), /\/usr\/bin\/free/, 'deploy is not in ops');
       const free = await sudoAs(box, MEMBER, '/usr/bin/free');
       assert.notEqual(free.code, 0, 'without NOPASSWD, sudo -n wants a password');
@@ -83,7 +89,7 @@ export const scenarios: Scenario[] = [
     action: 'ShowSudoPolicyFor',
     params: { user: USER },
     check: async (_box, r) => {
-      assert.ok(r.output.includes('deploy ALL = (root) NOPASSWD: /usr/bin/uptime, /usr/bin/df'), JSON.stringify(r.output));
+      assert.ok(r.output.includes('deploy ALL = (root) NOPASSWD: /usr/bin/df -h --output\\=source\\,size /'), JSON.stringify(r.output));
       assert.ok(!r.output.some((l) => /^%ops|^%sudo|^root /.test(l)), 'only rules that match deploy');
     },
   },
@@ -92,7 +98,7 @@ export const scenarios: Scenario[] = [
     action: 'ShowSudoPolicyFor',
     params: { user: MEMBER },
     check: async (_box, r) => {
-      assert.ok(r.output.includes('%ops ALL = (root) /usr/bin/free'), JSON.stringify(r.output));
+      assert.ok(r.output.includes('%ops ALL = (root) /usr/bin/free ""'), JSON.stringify(r.output));
       assert.ok(!r.output.some((l) => l.startsWith('deploy ')));
     },
   },
@@ -101,8 +107,8 @@ export const scenarios: Scenario[] = [
     action: 'ListSudoGrants',
     params: {},
     check: async (_box, r) => {
-      assert.ok(r.output.includes(`${GRANT}:2:deploy ALL=(root) NOPASSWD: /usr/bin/uptime, /usr/bin/df`), JSON.stringify(r.output));
-      assert.ok(r.output.includes(`${GROUP_GRANT}:2:%ops ALL=(root) /usr/bin/free`));
+      assert.ok(r.output.includes(`${GRANT}:2:${DF_RULE}`), JSON.stringify(r.output));
+      assert.ok(r.output.includes(`${GROUP_GRANT}:2:%ops ALL=(root) /usr/bin/free ""`));
     },
   },
   {
@@ -111,8 +117,8 @@ export const scenarios: Scenario[] = [
     check: async (box) => {
       assert.equal(await box.readFile(GRANT), null);
       await policyValid(box);
-      assert.doesNotMatch(await sudoList(box, USER), /uptime/);
-      assert.notEqual((await sudoAs(box, USER, '/usr/bin/uptime')).code, 0, 'the grant is gone for real');
+      assert.doesNotMatch(await sudoList(box, USER), /\/usr\/bin\/df/);
+      assert.notEqual((await sudoAs(box, USER, '/usr/bin/df', ...DF_ARGS)).code, 0, 'the grant is gone for real');
       assert.ok(await box.readFile(GROUP_GRANT), 'the other grant stays');
     },
   },

@@ -9,8 +9,9 @@ import type { SandboxView, Scenario } from './types.js';
 export const host = 'testbed';
 
 const SYSTEMCTL = '/usr/bin/systemctl';
-const PROBE = '/usr/local/sbin/airlock-cron-probe';
-const PROBE_OUT = '/var/tmp/airlock-cron-probe.out';
+/** The cron job: one fixed command line (a root-owned ELF with fixed arguments) that leaves a journal entry carrying its uid. */
+const PROBE_TAG = 'airlock-cron-probe';
+const PROBE = ['/usr/bin/logger', '-t', PROBE_TAG, 'ran'];
 const CRON_FILE = '/etc/cron.d/airlock-probe';
 const JOB_UNIT = 'airlock-demo-job.service';
 const JOB_OUT = '/var/tmp/airlock-demo-job.ran';
@@ -32,11 +33,14 @@ async function waitFor(what: string, ok: () => Promise<boolean>, ms: number): Pr
   }
 }
 
-/** Writes a root-owned executable as a setup step (the catalogue does not install programs). */
-async function installProgram(box: SandboxView, path: string, text: string): Promise<void> {
-  assert.ok(box.writeFile, 'the scenario runner must provide writeFile');
-  await box.writeFile(path, text);
-  assert.equal((await box.run('/usr/bin/chmod', ['0755', '--', path])).code, 0);
+/** The probe's journal entries: what it logged and as which uid. */
+async function probeRuns(box: SandboxView): Promise<Array<{ message: string; uid: string }>> {
+  const r = await box.run('/usr/bin/journalctl', ['-t', PROBE_TAG, '--no-pager', '-o', 'json', '--output-fields=MESSAGE,_UID']);
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { MESSAGE: string; _UID: string })
+    .map((e) => ({ message: e.MESSAGE, uid: e._UID }));
 }
 
 export const scenarios: Scenario[] = [
@@ -87,16 +91,16 @@ export const scenarios: Scenario[] = [
   },
   {
     action: 'AddCronJob',
-    params: { name: 'probe', schedule: '* * * * *', user: 'nobody', program: PROBE },
-    setup: (box) => installProgram(box, PROBE, `#!/bin/sh\n/usr/bin/id -un > ${PROBE_OUT}\n`),
+    params: { name: 'probe', schedule: '* * * * *', user: 'nobody', program: PROBE[0], args: PROBE.slice(1) },
     check: async (box) => {
-      assert.equal(await box.readFile(CRON_FILE), `# Written by Airlock (AddCronJob probe); RemoveCronJob removes it.\nSHELL=/bin/sh\nPATH=/usr/sbin:/usr/bin:/sbin:/bin\n* * * * * nobody ${PROBE}\n`);
+      assert.equal(await box.readFile(CRON_FILE), `# Written by Airlock (AddCronJob probe); RemoveCronJob removes it.\nSHELL=/bin/sh\nPATH=/usr/sbin:/usr/bin:/sbin:/bin\n* * * * * nobody ${PROBE.join(' ')}\n`);
       assert.equal(await modeOwner(box, CRON_FILE), '644 root:root');
       assert.equal(await systemctl(box, 'is-active', '--', 'cron.service'), 'active');
-      // cron reads /etc/cron.d at the top of each minute: the job runs within about a minute, as nobody.
-      await waitFor('cron to run the job', async () => (await box.readFile(PROBE_OUT)) === 'nobody\n', 75_000);
-      // cron's CMD line reaches the journal a moment after the job itself may have written its output.
-      const cmdLine = new RegExp(`\\(nobody\\) CMD \\(${PROBE}\\)`);
+      // cron reads /etc/cron.d at the top of each minute: the job runs within about a minute, as nobody (uid 65534).
+      await waitFor('cron to run the job', async () => (await probeRuns(box)).length > 0, 75_000);
+      assert.deepEqual((await probeRuns(box))[0], { message: 'ran', uid: '65534' });
+      // cron's CMD line reaches the journal a moment after the job itself may have logged.
+      const cmdLine = new RegExp(`\\(nobody\\) CMD \\(${PROBE.join(' ')}\\)`);
       const journal = async () => (await box.run('/usr/bin/journalctl', ['-u', 'cron.service', '--no-pager', '-o', 'cat'])).stdout;
       await waitFor('cron to log the job', async () => cmdLine.test(await journal()), 15_000);
       assert.match(await journal(), cmdLine);
@@ -107,11 +111,11 @@ export const scenarios: Scenario[] = [
     params: { name: 'probe' },
     check: async (box) => {
       assert.equal(await box.readFile(CRON_FILE), null);
-      assert.equal((await box.run('/usr/bin/rm', ['-f', '--', PROBE_OUT])).code, 0);
+      const before = (await probeRuns(box)).length;
       // Past the next minute boundary the job would have run again had cron kept it.
       const now = new Date();
       await new Promise((r) => setTimeout(r, (65 - now.getSeconds()) * 1000));
-      assert.equal(await box.readFile(PROBE_OUT), null, 'cron no longer runs the job');
+      assert.equal((await probeRuns(box)).length, before, 'cron no longer runs the job');
       assert.ok((await systemctl(box, 'list-units', '--all', '--no-legend', 'cron.service')).includes('active'), 'cron kept running');
     },
   },

@@ -17,8 +17,8 @@ import { argvOnly } from '../unit/catalogue-fixture-host.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { Scenario, SandboxView } from '../scenarios/types.js';
 import type { ResultEnvelope } from '../../src/protocol/messages.js';
-import { shellViolation } from '../../src/catalogue/programs.js';
 import { undeclaredPaths, type DescribedStep } from './named-paths.js';
+import { NETWORK_PROGRAMS, shellViolation, type ProgramName } from '../../src/catalogue/programs.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 export const SHARDS = 3;
@@ -99,6 +99,9 @@ function registerFamily(family: string): void {
         for (const s of mechanism) if (s.kind === 'command') assert.equal(shellViolation(s.program!, s.args!), null, `${sc.action}: ${s.program} ${s.args!.join(' ')}`);
         // A path the agent named and a program gets by name is declared, so the trusted-path rule checks it.
         for (const s of mechanism) assert.deepEqual(undeclaredPaths(sc.action, sc.params, s), [], `${sc.action}: ${s.program} gets these paths by name without declaring them (CommandStep.paths)`);
+        // What the reads rule relies on, at the level of the real mechanism: a network program only in a read that declares it.
+        const declared = CATALOGUE.get(sc.action)!;
+        for (const s of mechanism) if (s.kind === 'command' && NETWORK_PROGRAMS.includes(s.program as ProgramName)) assert.ok(declared.readOnly && declared.reachesNetwork, `${sc.action} runs ${s.program} but does not declare reachesNetwork`);
         assert.equal(r.state, sc.expect ?? 'Succeeded', `${r.summary} ${JSON.stringify(r.error ?? '')}`);
         await sc.check(view, r);
       });

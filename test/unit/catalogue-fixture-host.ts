@@ -16,6 +16,8 @@ export class FixtureHost implements Host {
     private readonly programs: (program: ProgramName, args: string[]) => CommandOutput = () => ({ code: 127, stdout: '', stderr: 'not scripted' }),
     /** The distribution the daemon detected; actions that differ per distribution read it. */
     readonly platform: Platform | null = 'debian',
+    /** Hard-link counts of files that have more than one name (default 1). */
+    private readonly links: Record<string, number> = {},
   ) {}
 
   async readFile(path: string): Promise<string | null> {
@@ -41,6 +43,13 @@ export class FixtureHost implements Host {
     const states = await Promise.all(componentsOf(path).map(async ({ component }) => (component === '/' ? { isDir: true, isSymlink: false, uid: 0, gid: 0, mode: 0o755 } : await this.stat(component))));
     const bad = judgePath(path, states);
     if (bad) throw untrustedPathError(path, bad);
+  }
+
+  async fileHead(path: string, bytes: number) {
+    const n = this.tree[path];
+    if (n === undefined || (typeof n === 'object' && !('file' in n))) return null;
+    const text = typeof n === 'string' ? n : n.file;
+    return { head: Buffer.from(text, 'latin1').subarray(0, bytes), links: this.links[path] ?? 1 };
   }
 
   async run(program: ProgramName, args: string[]): Promise<CommandOutput> {

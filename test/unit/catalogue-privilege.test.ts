@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
 import * as privilege from '../../src/catalogue/families/privilege.js';
-import { grantFileText, grantRule, parseGrantFile, refusedProgram, untrustedProgram } from '../../src/catalogue/families/privilege.js';
+import { grantCommand, grantFileText, grantRule, parseGrantFile } from '../../src/catalogue/families/privilege.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
@@ -14,7 +14,7 @@ const SUDOERS = 'Defaults env_reset\nroot ALL=(ALL:ALL) ALL\n%sudo ALL=(ALL:ALL)
 const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nwww-data:x:33:33:www:/var/www:/usr/sbin/nologin\nalice:x:1000:1000::/home/alice:/bin/bash\n';
 const GROUP = 'root:x:0:\nsudo:x:27:\nalice:x:1000:\nops:x:1001:alice,bob\n';
 const EXE = (mode = 0o755): Node => ({ file: '\x7fELF', mode });
-const ALICE_GRANT = '# Airlock sudo grant "uptime": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\nalice ALL=(root) NOPASSWD: /usr/bin/uptime\n';
+const ALICE_GRANT = '# Airlock sudo grant "uptime": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\nalice ALL=(root) NOPASSWD: /usr/bin/uptime ""\n';
 
 interface Opts {
   tree?: Record<string, Node>;
@@ -26,6 +26,7 @@ interface Opts {
 /** A host with sudo installed, a valid policy, alice and group ops, and a few root-owned programs. */
 function host(o: Opts = {}) {
   const tree: Record<string, Node> = {
+    '/': { dir: true },
     '/etc/sudoers': { file: SUDOERS, mode: 0o440 },
     '/etc/sudoers.d/README': { file: '# comments only\n', mode: 0o440 },
     '/etc/passwd': PASSWD,
@@ -66,7 +67,7 @@ async function refused(name: string, params: Record<string, unknown>, h: Fixture
   });
 }
 
-const grant = (p: Record<string, unknown> = {}) => ({ name: 'uptime', user: 'alice', commands: ['/usr/bin/uptime'], ...p });
+const grant = (p: Record<string, unknown> = {}) => ({ name: 'uptime', user: 'alice', program: '/usr/bin/uptime', args: [], ...p });
 
 test('privilege actions are declared with the expected risk and flags', () => {
   const expected: Record<string, [string, boolean, boolean]> = {
@@ -94,7 +95,7 @@ test('grant names, users, groups and program paths refuse injections', () => {
   }
   for (const bad of [...INJECTIONS, 'ALL', '%sudo', 'Alice', 'a:b', 'a,b']) {
     assert.equal(create.safeParse(grant({ user: bad })).success, false, `user ${JSON.stringify(bad)}`);
-    assert.equal(create.safeParse({ name: 'x', group: bad, commands: ['/usr/bin/uptime'] }).success, false, `group ${JSON.stringify(bad)}`);
+    assert.equal(create.safeParse({ name: 'x', group: bad, program: '/usr/bin/uptime', args: [] }).success, false, `group ${JSON.stringify(bad)}`);
     assert.equal(byName('ShowSudoPolicyFor').params.safeParse({ user: bad }).success, false, `policy user ${JSON.stringify(bad)}`);
   }
   const badPaths = [
@@ -103,66 +104,66 @@ test('grant names, users, groups and program paths refuse injections', () => {
     'ALL', 'uptime', 'usr/bin/uptime', '/usr/bin/*', '/usr/bin/up?ime', '/usr/bin/[a]', '/usr/bin/', '//usr/bin/uptime', '/usr/./bin/uptime', '/usr/../bin/sh',
     '/usr/bin/a b', '/usr/bin/a,b', '/usr/bin/a:b', '/usr/bin/a=b', '/usr/bin/a\\b', '/usr/bin/a"b', '/usr/bin/.hidden', '/usr/bin/-x', '/' + 'a'.repeat(300),
   ];
-  for (const bad of badPaths) assert.equal(create.safeParse(grant({ commands: [bad] })).success, false, `command ${JSON.stringify(bad)}`);
-  for (const good of ['/usr/bin/uptime', '/usr/local/sbin/reload-app', '/opt/app/bin/app_ctl-2.1', '/usr/bin/g++x']) assert.ok(create.safeParse(grant({ commands: [good] })).success, good);
+  for (const bad of badPaths) assert.equal(create.safeParse(grant({ program: bad })).success, false, `program ${JSON.stringify(bad)}`);
+  for (const good of ['/usr/bin/uptime', '/usr/local/sbin/reload-app', '/opt/app/bin/app_ctl-2.1', '/usr/bin/g++x']) assert.ok(create.safeParse(grant({ program: good })).success, good);
+  // Arguments: nothing sudoers would read as a pattern, a separator or "no arguments", nothing relative.
+  const badArgs = [...INJECTIONS.filter((s) => !/^-/.test(s)), '', '*', 'a*', '?', '[a]', 'a b', 'a\tb', '\\', '"', '""', "'", '!x', '#x', '^x', '$x', '%x', '~', 'a;b', 'a|b', 'a&b', 'a>b', '(a)', 'x/y', './x', '../x', '/a/../b', '/a//b', '/a/', '--f=x/y', 'x'.repeat(256)];
+  for (const bad of badArgs) assert.equal(create.safeParse(grant({ args: [bad] })).success, false, `argument ${JSON.stringify(bad)}`);
+  for (const good of [['-h'], ['--output=source,size', '/'], ['restart', 'nginx.service'], ['-o', 'user@host:1'], ['--level=+3'], ['--config=/etc/app.conf']]) assert.ok(create.safeParse(grant({ args: good })).success, JSON.stringify(good));
 });
 
-test('a grant names exactly one user or group, 1 to 16 distinct programs, and nothing else', () => {
+test('a grant names exactly one user or group, one program and its exact arguments, and nothing else', () => {
   const create = byName('CreateSudoGrant').params;
   assert.ok(create.safeParse(grant()).success);
-  assert.ok(create.safeParse({ name: 'ops', group: 'ops', commands: ['/usr/bin/df'], nopasswd: true }).success);
-  assert.equal(create.safeParse({ name: 'x', commands: ['/usr/bin/df'] }).success, false, 'no principal');
+  assert.ok(create.safeParse({ name: 'ops', group: 'ops', program: '/usr/bin/df', args: ['-h'], nopasswd: true }).success);
+  assert.equal(create.safeParse({ name: 'x', program: '/usr/bin/df', args: [] }).success, false, 'no principal');
   assert.equal(create.safeParse(grant({ group: 'ops' })).success, false, 'both user and group');
-  assert.equal(create.safeParse(grant({ commands: [] })).success, false, 'no program');
-  assert.equal(create.safeParse(grant({ commands: Array.from({ length: 17 }, (_, i) => `/usr/bin/p${i}`) })).success, false, '17 programs');
-  assert.ok(create.safeParse(grant({ commands: Array.from({ length: 16 }, (_, i) => `/usr/bin/p${i}`) })).success, '16 programs');
-  assert.equal(create.safeParse(grant({ commands: ['/usr/bin/df', '/usr/bin/df'] })).success, false, 'duplicate');
-  assert.equal(create.safeParse(grant({ commands: '/usr/bin/df' })).success, false, 'a string, not a list');
+  const free = create.safeParse({ name: 'x', user: 'alice', program: '/usr/bin/df' });
+  assert.equal(free.success, false, 'free arguments: no args at all');
+  assert.match(free.error!.issues[0]!.message, /name the exact arguments \(\[\] for none\)/);
+  assert.equal(create.safeParse(grant({ args: '-h' })).success, false, 'a string, not a list');
+  assert.equal(create.safeParse(grant({ args: Array.from({ length: 33 }, () => '-v') })).success, false, '33 arguments');
+  assert.equal(create.safeParse(grant({ commands: ['/usr/bin/df'] })).success, false, 'the old shape: programs with any arguments');
   assert.equal(create.safeParse(grant({ nopasswd: 'yes' })).success, false);
   assert.equal(create.safeParse(grant({ runas: 'root' })).success, false, 'unknown key');
   assert.equal(byName('ListSudoGrants').params.safeParse({ all: true }).success, false);
 });
 
-test('shells, editors, interpreters and other programs that give root are refused by base name', () => {
-  for (const p of [
-    '/bin/sh', '/usr/bin/bash', '/usr/bin/dash', '/usr/bin/zsh', '/usr/bin/su', '/usr/bin/sudo', '/usr/bin/sudoedit', '/usr/bin/env', '/usr/bin/vi', '/usr/bin/vim.basic',
-    '/usr/bin/vim.tiny', '/usr/bin/nano', '/usr/bin/less', '/usr/bin/more', '/usr/bin/man', '/usr/bin/find', '/usr/bin/awk', '/usr/bin/gawk', '/usr/bin/perl', '/usr/bin/perl5.36.0',
-    '/usr/bin/python3', '/usr/bin/python3.11', '/usr/bin/ruby3.1', '/usr/bin/node', '/usr/bin/systemctl', '/usr/bin/docker', '/usr/bin/podman', '/usr/bin/tar', '/usr/bin/rsync',
-    '/usr/bin/apt', '/usr/bin/apt-get', '/usr/bin/dpkg', '/usr/bin/cp', '/usr/bin/tee', '/usr/bin/dd', '/usr/bin/chmod', '/usr/bin/cat', '/usr/sbin/visudo', '/usr/bin/passwd',
-    '/usr/sbin/usermod', '/usr/bin/xargs', '/usr/bin/journalctl', '/usr/bin/emacs-nox', '/usr/bin/pip3', '/usr/bin/x86_64-linux-gnu-gcc-12', '/usr/bin/busybox',
-  ]) {
-    assert.ok(refusedProgram(p), p);
-  }
-  for (const p of ['/usr/bin/uptime', '/usr/bin/df', '/usr/sbin/nginx-reload', '/usr/bin/free', '/usr/local/bin/backup-now']) assert.equal(refusedProgram(p), null, p);
+test('the sudoers command: exact arguments, escaped as sudoers(5) asks, and "" for none', () => {
+  assert.equal(grantCommand({ program: '/usr/bin/uptime', args: [] }), '/usr/bin/uptime ""');
+  assert.equal(grantCommand({ program: '/usr/bin/df', args: ['-h', '--output=source,size', 'a:b'] }), '/usr/bin/df -h --output\\=source\\,size a\\:b');
 });
 
 test('CreateSudoGrant writes a 0440 drop-in, checks it with visudo -c -f, then the whole policy', async () => {
   const h = host();
-  const { steps, preview } = await run('CreateSudoGrant', grant({ commands: ['/usr/bin/uptime', '/usr/bin/df'], nopasswd: true }), h);
+  const { steps, preview } = await run('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['-h', '--output=source,size', '/'], nopasswd: true }), h);
   assert.deepEqual(steps, [
     {
       kind: 'fileWrite',
       path: '/etc/sudoers.d/60-airlock-uptime',
-      content: '# Airlock sudo grant "uptime": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\nalice ALL=(root) NOPASSWD: /usr/bin/uptime, /usr/bin/df\n',
+      content: '# Airlock sudo grant "uptime": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\nalice ALL=(root) NOPASSWD: /usr/bin/df -h --output\\=source\\,size /\n',
       mode: 0o440,
       owner: { uid: 0, gid: 0 },
     },
     { kind: 'command', program: 'visudo', args: ['--check', '--quiet', '--file', '/etc/sudoers.d/60-airlock-uptime'] },
     { kind: 'command', program: 'visudo', args: ['--check', '--quiet'] },
   ]);
-  const change = preview.change as { rule: string; file: string; mode: string };
-  assert.equal(change.rule, 'alice ALL=(root) NOPASSWD: /usr/bin/uptime, /usr/bin/df');
+  const change = preview.change as { rule: string; file: string; mode: string; command: unknown };
+  assert.equal(change.rule, 'alice ALL=(root) NOPASSWD: /usr/bin/df -h --output\\=source\\,size /');
+  assert.deepEqual(change.command, { program: '/usr/bin/df', args: ['-h', '--output=source,size', '/'] });
+  assert.match(preview.summary, /run `\/usr\/bin\/df -h --output=source,size \/` as root/);
+  assert.ok(preview.sideEffects!.some((e) => /exactly these arguments, and sudo refuses any other/.test(e)));
   assert.equal(change.mode, '0440');
   assert.ok(preview.warnings!.some((w) => /NOPASSWD/.test(w)));
   assert.ok(h.calls.some(([p, a]) => p === 'visudo' && a.join(' ') === '--check --quiet'), 'the current policy is checked before the preview');
 });
 
 test('CreateSudoGrant for a group writes %group and warns about its members; with a password, no NOPASSWD', async () => {
-  const { steps, preview } = await run('CreateSudoGrant', { name: 'ops-df', group: 'ops', commands: ['/usr/bin/df'] }, host());
-  assert.equal((steps[0] as { content: string }).content.split('\n')[1], '%ops ALL=(root) /usr/bin/df');
+  const { steps, preview } = await run('CreateSudoGrant', { name: 'ops-df', group: 'ops', program: '/usr/bin/df', args: [] }, host());
+  assert.equal((steps[0] as { content: string }).content.split('\n')[1], '%ops ALL=(root) /usr/bin/df ""');
   assert.ok(preview.warnings!.some((w) => /group ops \(now: alice, bob\)/.test(w)));
   assert.ok(!preview.warnings!.some((w) => /NOPASSWD/.test(w)));
-  const sys = await run('CreateSudoGrant', { name: 'web', user: 'www-data', commands: ['/usr/sbin/nginx-reload'] }, host());
+  const sys = await run('CreateSudoGrant', { name: 'web', user: 'www-data', program: '/usr/sbin/nginx-reload', args: [] }, host());
   assert.ok(sys.preview.warnings!.some((w) => /system account/.test(w)));
 });
 
@@ -172,26 +173,25 @@ test('CreateSudoGrant refusals', async () => {
   await refused('CreateSudoGrant', grant(), host({ visudo: 1 }), 'sudoers_invalid');
   await refused('CreateSudoGrant', grant(), host({ tree: { '/etc/sudoers.d/60-airlock-uptime': ALICE_GRANT } }), 'grant_exists');
   await refused('CreateSudoGrant', grant({ user: 'root' }), host(), 'root_grant');
-  await refused('CreateSudoGrant', { name: 'r', group: 'root', commands: ['/usr/bin/df'] }, host(), 'root_grant');
+  await refused('CreateSudoGrant', { name: 'r', group: 'root', program: '/usr/bin/df', args: [] }, host(), 'root_grant');
   await refused('CreateSudoGrant', grant({ user: 'mallory' }), host(), 'no_such_user');
-  await refused('CreateSudoGrant', { name: 'g', group: 'nogroup', commands: ['/usr/bin/df'] }, host(), 'no_such_group');
-  for (const p of ['/usr/bin/bash', '/usr/bin/vim', '/usr/bin/python3.11', '/usr/bin/systemctl', '/usr/bin/tar']) {
-    await refused('CreateSudoGrant', grant({ commands: ['/usr/bin/uptime', p] }), host({ tree: { [p]: EXE() } }), 'program_refused', /root access/);
-  }
-  await refused('CreateSudoGrant', grant({ commands: ['/usr/bin/missing'] }), host(), 'untrusted_program', /does not exist/);
-  await refused('CreateSudoGrant', grant({ commands: ['/usr/bin/editor-link'] }), host({ tree: { '/usr/bin/editor-link': { link: '/usr/bin/uptime' } } }), 'untrusted_program', /symbolic link/);
-  await refused('CreateSudoGrant', grant({ commands: ['/usr/bin/w-able'] }), host({ tree: { '/usr/bin/w-able': EXE(0o757) } }), 'untrusted_program', /writable/);
-  await refused('CreateSudoGrant', grant({ commands: ['/usr/bin/g-able'] }), host({ tree: { '/usr/bin/g-able': EXE(0o775) } }), 'untrusted_program', /writable/);
-  await refused('CreateSudoGrant', grant({ commands: ['/usr/bin/noexec'] }), host({ tree: { '/usr/bin/noexec': EXE(0o644) } }), 'untrusted_program', /not executable/);
-  await refused('CreateSudoGrant', grant({ commands: ['/home/alice/bin/tool'] }), host({ tree: { '/home/alice/bin/tool': EXE() }, owners: { '/home/alice': 1000 } }), 'untrusted_program', /\/home\/alice is not owned by root/);
-  await refused('CreateSudoGrant', grant({ commands: ['/usr/bin/mine'] }), host({ tree: { '/usr/bin/mine': EXE() }, owners: { '/usr/bin/mine': 1000 } }), 'untrusted_program', /not owned by root/);
-  await refused('CreateSudoGrant', grant({ commands: ['/usr/bin'] }), host(), 'untrusted_program', /not a regular file/);
-});
-
-test('untrustedProgram walks every directory of the path', async () => {
-  assert.equal(await untrustedProgram(host(), '/usr/bin/uptime'), null);
-  assert.match((await untrustedProgram(host({ tree: { '/bin': { link: 'usr/bin' }, '/bin/uptime': EXE() } }), '/bin/uptime'))!, /\/bin is a symbolic link/);
-  assert.match((await untrustedProgram(host({ tree: { '/opt': EXE() , '/opt/x': EXE() } }), '/opt/x'))!, /\/opt is not a directory/);
+  await refused('CreateSudoGrant', { name: 'g', group: 'nogroup', program: '/usr/bin/df', args: [] }, host(), 'no_such_group');
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/missing' }), host(), 'untrusted_program', /does not exist/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/editor-link' }), host({ tree: { '/usr/bin/editor-link': { link: '/usr/bin/uptime' } } }), 'untrusted_program', /symbolic link/);
+  await refused('CreateSudoGrant', grant({ program: '/bin/uptime' }), host({ tree: { '/bin': { link: 'usr/bin' }, '/bin/uptime': EXE() } }), 'untrusted_program', /\/bin is a symbolic link/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/w-able' }), host({ tree: { '/usr/bin/w-able': EXE(0o757) } }), 'untrusted_program', /writable/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/g-able' }), host({ tree: { '/usr/bin/g-able': EXE(0o775) } }), 'untrusted_program', /writable/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/noexec' }), host({ tree: { '/usr/bin/noexec': EXE(0o644) } }), 'untrusted_program', /not executable/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/mine' }), host({ tree: { '/usr/bin/mine': EXE() }, owners: { '/usr/bin/mine': 1000 } }), 'untrusted_program', /not owned by root/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/local/bin/x' }), host({ tree: { '/usr/local/bin/x': EXE() }, owners: { '/usr/local': 1000 } }), 'untrusted_program', /\/usr\/local is not owned by root/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/local/bin/tool.sh' }), host({ tree: { '/usr/local/bin/tool.sh': { file: '#!/bin/sh\nexec uptime\n', mode: 0o755 } } }), 'not_a_binary', /a script/);
+  await refused('CreateSudoGrant', grant({ program: '/home/alice/bin/tool' }), host({ tree: { '/home/alice/bin/tool': EXE() } }), 'program_location');
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin' }), host(), 'program_location');
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['/home/alice/x'] }), host({ tree: { '/home/alice/notes': 'x' }, owners: { '/home/alice': 1000 } }), 'untrusted_argument', /\/home\/alice is not owned by root/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['--file=/tmp/x'] }), host({ tree: { '/tmp': { file: '', mode: 0o1777 } } }), 'untrusted_argument', /writable by its group or by others \(mode 1777\)/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['/etc/link/x'] }), host({ tree: { '/etc/link': { link: '/home/alice' } } }), 'untrusted_argument', /symbolic link/);
+  // A missing file under a directory only root can write can only be created by root: allowed.
+  assert.ok(await run('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['/srv/not-yet'] }), host()));
 });
 
 test('RevokeSudoGrant deletes the drop-in and checks the whole policy; refusals', async () => {
@@ -201,8 +201,8 @@ test('RevokeSudoGrant deletes the drop-in and checks the whole policy; refusals'
     { kind: 'fileDelete', path: '/etc/sudoers.d/60-airlock-uptime' },
     { kind: 'command', program: 'visudo', args: ['--check', '--quiet'] },
   ]);
-  assert.equal((preview.change as { rule: string }).rule, 'alice ALL=(root) NOPASSWD: /usr/bin/uptime');
-  assert.match(preview.summary, /alice loses \/usr\/bin\/uptime/);
+  assert.equal((preview.change as { rule: string }).rule, 'alice ALL=(root) NOPASSWD: /usr/bin/uptime ""');
+  assert.match(preview.summary, /alice loses `\/usr\/bin\/uptime`/);
   await refused('RevokeSudoGrant', { name: 'other' }, h, 'no_such_grant');
   await refused('RevokeSudoGrant', { name: 'uptime' }, host({ tree: { '/etc/sudoers.d/60-airlock-uptime': { link: '/etc/shadow' } } }), 'not_a_file');
   await refused('RevokeSudoGrant', { name: 'uptime' }, host({ visudo: 1, tree: { '/etc/sudoers.d/60-airlock-uptime': ALICE_GRANT } }), 'sudoers_invalid');
@@ -242,9 +242,15 @@ test('ShowSudoPolicyFor asks cvtsudoers for the rules that match the user; sudo 
 });
 
 test('grant files round-trip through their parser', () => {
-  const g = { principal: { kind: 'group' as const, name: 'ops' }, commands: ['/usr/bin/df', '/usr/bin/uptime'], nopasswd: false };
+  const g = { principal: { kind: 'group' as const, name: 'ops' }, program: '/usr/bin/df', args: ['-h', '--output=source,size', 'a:b'], nopasswd: false };
   assert.deepEqual(parseGrantFile(grantFileText('ops', g)), g);
-  assert.equal(grantRule(g), '%ops ALL=(root) /usr/bin/df, /usr/bin/uptime');
+  assert.equal(grantRule(g), '%ops ALL=(root) /usr/bin/df -h --output\\=source\\,size a\\:b');
+  const none = { principal: { kind: 'user' as const, name: 'alice' }, program: '/usr/bin/uptime', args: [], nopasswd: true };
+  assert.deepEqual(parseGrantFile(grantFileText('up', none)), none);
   assert.equal(parseGrantFile('alice ALL=(ALL) ALL\n'), null);
-  assert.equal(parseGrantFile('alice ALL=(root) /usr/bin/df\nbob ALL=(root) /usr/bin/df\n'), null, 'one rule only');
+  assert.equal(parseGrantFile('alice ALL=(root) /usr/bin/df ""\nbob ALL=(root) /usr/bin/df ""\n'), null, 'one rule only');
+  assert.equal(parseGrantFile('alice ALL=(root) /usr/bin/df\n'), null, 'a rule with free arguments is not one Airlock writes');
+  assert.equal(parseGrantFile('alice ALL=(root) /usr/bin/df, /usr/bin/uptime\n'), null, 'the old shape: several programs with free arguments');
+  assert.equal(parseGrantFile('alice ALL=(root) /usr/bin/df *\n'), null, 'a wildcard');
+  assert.equal(parseGrantFile('alice ALL=(root) /usr/bin/df --output=source\n'), null, 'an unescaped =');
 });

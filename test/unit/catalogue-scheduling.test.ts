@@ -11,7 +11,9 @@ const actions = Object.values(scheduling).filter((a): a is AnyAction => typeof a
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 
 const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\nalice:x:1000:1000::/home/alice:/bin/bash\n';
-const EXE = { file: '#!/bin/sh\n', mode: 0o755 };
+/** A root-owned ELF executable (what a job may run) and a root-owned script (which it may not). */
+const EXE = { file: '\x7fELF\x02\x01', mode: 0o755 };
+const SCRIPT = { file: '#!/bin/sh\n', mode: 0o755 };
 /** A Debian-like tree: cron installed, /usr/local/sbin/backup a root-owned executable, /bin a link. */
 const TREE: Record<string, Node> = {
   '/': { dir: true },
@@ -20,12 +22,15 @@ const TREE: Record<string, Node> = {
   '/etc/cron.d/e2scrub_all': '30 3 * * 0 root test -e /run/systemd/system || /usr/lib/x86_64-linux-gnu/e2fsprogs/e2scrub_all_cron\n',
   '/etc/cron.d/.placeholder': '# DO NOT EDIT OR REMOVE\n',
   '/etc/cron.d/old.dpkg-old': 'x\n',
-  '/etc/cron.daily/logrotate': EXE,
+  '/etc/cron.daily/logrotate': SCRIPT,
+  '/usr/local/sbin/backup.sh': SCRIPT,
+  '/usr/local/bin/uptime-link': { link: '/usr/bin/true' },
   '/var/spool/cron/crontabs/alice': '# DO NOT EDIT\n* * * * * /home/alice/bin/x --token=secret\n',
   '/usr/local/sbin/backup': EXE,
   '/usr/bin/true': EXE,
   '/usr/bin/README': { file: 'x', mode: 0o644 },
-  '/usr/local/sbin/open': { file: '#!/bin/sh\n', mode: 0o777 },
+  '/usr/local/sbin/open': { file: '\x7fELF', mode: 0o777 },
+  '/usr/bin/dash': EXE,
   '/bin': { link: '/usr/bin' },
   '/usr/bin/awk': { link: '/etc/alternatives/awk' },
 };
@@ -41,6 +46,11 @@ const NOT_FOUND = { LoadState: 'not-found', ActiveState: 'inactive', SubState: '
 function hostWith(tree: Record<string, Node> = TREE, units: Record<string, Record<string, string>> = { 'cron.service': {} }, calendars: Record<string, string> = { daily: '*-*-* 00:00:00', '*:0/15': '*-*-* *:00/15:00' }) {
   const host: FixtureHost = new FixtureHost(tree, (program: ProgramName, args: string[]) => {
     const last = args[args.length - 1]!;
+    // The commands a service runs: `{ path=... ; argv[]=... }` per command, as systemctl show prints ExecStart=.
+    if (program === 'systemctl' && args[0] === 'show' && args.some((a) => a.includes('ExecStart'))) {
+      const exec = units[last]?.ExecStart ?? (units[last] ? '/usr/local/sbin/backup' : '');
+      return { code: 0, stdout: exec.split(' && ').filter(Boolean).map((c) => `ExecStart={ path=${c} ; argv[]=${c} --now ; ignore_errors=no ; start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }\n`).join(''), stderr: '' };
+    }
     if (program === 'systemctl' && args[0] === 'show') return { code: 0, stdout: show(last, units[last] ?? NOT_FOUND), stderr: '' };
     if (program === 'systemd-analyze' && args[0] === 'calendar') {
       const n = calendars[last];
@@ -120,7 +130,7 @@ test('cron schedules are validated field by field', () => {
   assert.match(cronSchedule.safeParse('60 * * * *').error!.issues[0]!.message, /minute 60 is outside 0-59/);
 });
 
-test('cron programs are absolute paths without arguments or shell characters', () => {
+test('cron programs are absolute paths without shell characters', () => {
   for (const bad of [...INJECTIONS, 'usr/bin/true', '/usr/bin/true now', '/usr/bin/../bin/sh', '/usr/bin/./true', '//usr/bin/true', '/usr/bin/', '/usr/bin/true%', '/usr/bin/tr*e', '/usr/bin/true;id', '/tmp/$(id)', '/usr/bin/true\t-x', '/' + 'x'.repeat(300)]) {
     assert.equal(jobProgram.safeParse(bad).success, false, JSON.stringify(bad));
   }
@@ -155,7 +165,14 @@ test('AddCronJob writes one root-owned 0644 file with a fixed environment and on
   const content = '# Written by Airlock (AddCronJob backup); RemoveCronJob removes it.\nSHELL=/bin/sh\nPATH=/usr/sbin:/usr/bin:/sbin:/bin\n30 2 * * * alice /usr/local/sbin/backup\n';
   assert.equal(cronFileContent('backup', '30 2 * * *', 'alice', '/usr/local/sbin/backup'), content);
   assert.deepEqual(r.steps, [{ kind: 'fileWrite', path: '/etc/cron.d/airlock-backup', content, mode: 0o644, owner: { uid: 0, gid: 0 } }]);
-  assert.deepEqual((r.preview.change as { job: unknown }).job, { schedule: '30 2 * * *', user: 'alice', program: '/usr/local/sbin/backup' });
+  assert.deepEqual((r.preview.change as { job: unknown }).job, { schedule: '30 2 * * *', user: 'alice', program: '/usr/local/sbin/backup', args: [] });
+  // Fixed arguments go on the line as they are: their alphabet means nothing to cron's /bin/sh.
+  const withArgs = await run('AddCronJob', { name: 'trim', schedule: '@daily', user: 'root', program: '/usr/local/sbin/backup', args: ['--all', '--target=/srv', 'a,b:c'] }, hostWith());
+  assert.equal((withArgs.steps[0] as { content: string }).content.split('\n')[3], '@daily root /usr/local/sbin/backup --all --target=/srv a,b:c');
+  assert.deepEqual(parseCronFile((withArgs.steps[0] as { content: string }).content).jobs, [{ schedule: '@daily', user: 'root', program: '/usr/local/sbin/backup', args: ['--all', '--target=/srv', 'a,b:c'] }]);
+  for (const bad of ['a b', '%', 'x;id', '$(id)', '`id`', 'a|b', 'a>b', "'", '"', '*', '~', '#x', 'a&b', 'rel/path']) {
+    assert.equal(byName('AddCronJob').params.safeParse({ name: 'x', schedule: '@daily', user: 'root', program: '/usr/bin/true', args: [bad] }).success, false, JSON.stringify(bad));
+  }
   assert.deepEqual(r.preview.warnings, []);
   const root = await run('AddCronJob', { name: 'boot', schedule: '@reboot', user: 'root', program: '/usr/bin/true' }, hostWith(TREE, { 'cron.service': { ActiveState: 'inactive', SubState: 'dead' } }));
   assert.ok(root.preview.warnings!.some((w) => w.startsWith('it runs as root')));
@@ -172,16 +189,26 @@ test('AddCronJob refusals', async () => {
   await refused('AddCronJob', p, hostWith({ ...TREE, '/etc/cron.d/airlock-backup': 'x\n' }), 'already_exists');
   await refused('AddCronJob', { ...p, user: 'mallory' }, hostWith(), 'no_such_user');
   await refused('AddCronJob', p, hostWith(TREE, {}), 'no_cron');
-  for (const [program, why] of [
-    ['/usr/local/sbin/missing', /does not exist/],
-    ['/bin/true', /\/bin is a symbolic link to \/usr\/bin/],
-    ['/usr/bin/awk', /\/usr\/bin\/awk is a symbolic link to \/etc\/alternatives\/awk: name the real path/],
-    ['/usr/bin/README', /not executable/],
-    ['/usr/local/sbin/open', /writable by its group or by others \(mode 777\)/],
-    ['/usr/local/sbin', /not a regular file/],
+  for (const [program, code, why] of [
+    ['/usr/local/sbin/missing', 'untrusted_program', /does not exist/],
+    ['/bin/true', 'untrusted_program', /\/bin is a symbolic link: name the real path/],
+    ['/usr/local/bin/uptime-link', 'untrusted_program', /\/usr\/local\/bin\/uptime-link is a symbolic link/],
+    ['/usr/bin/README', 'untrusted_program', /not executable/],
+    ['/usr/local/sbin/open', 'untrusted_program', /writable by its group or by others \(mode 0777\)/],
+    ['/usr/local/sbin', 'program_location', /is not directly in \/usr\/bin/],
+    ['/opt/app/run', 'program_location', /is not directly in/],
+    ['/usr/local/sbin/backup.sh', 'not_a_binary', /a script: what runs is its interpreter/],
+    ['/usr/bin/awk', 'program_refused', /interpreter/],
+    ['/usr/bin/dash', 'program_refused', /shell/],
+    ['/usr/bin/env', 'program_refused', /runs the program named in its arguments/],
   ] as const) {
-    await assert.rejects(run('AddCronJob', { ...p, program }, hostWith()), (e: unknown) => e instanceof AirlockError && e.code === 'untrusted_program' && why.test(e.message), program);
+    await assert.rejects(run('AddCronJob', { ...p, program }, hostWith()), (e: unknown) => e instanceof AirlockError && e.code === code && why.test(e.message), program);
   }
+  // A second name (hard link) for a program: it may be a shell under a harmless name.
+  const linked = new FixtureHost(TREE, (program, args) => (program === 'systemctl' ? { code: 0, stdout: show(args[args.length - 1]!), stderr: '' } : { code: 127, stdout: '', stderr: '' }), 'debian', { '/usr/local/sbin/backup': 2 });
+  await assert.rejects(run('AddCronJob', p, linked), (e: unknown) => e instanceof AirlockError && e.code === 'untrusted_program' && /2 names \(hard links\)/.test(e.message));
+  // An argument naming a file in a directory others can write (or a user's home) could be redirected.
+  await assert.rejects(run('AddCronJob', { ...p, args: ['/usr/local/sbin/open/x'] }, hostWith()), (e: unknown) => e instanceof AirlockError && e.code === 'untrusted_argument');
   // A program in a directory someone else owns could be swapped: refused.
   class NotRootDir extends FixtureHost {
     override async stat(path: string) {
@@ -197,10 +224,11 @@ test('RemoveCronJob deletes only airlock-NAME and shows only lines of the shape 
   const file = cronFileContent('backup', '30 2 * * *', 'alice', '/usr/local/sbin/backup') + 'MAILTO=x\n* * * * * root curl -H "token: s3cret" http://x\n';
   const r = await run('RemoveCronJob', { name: 'backup' }, hostWith({ ...TREE, '/etc/cron.d/airlock-backup': file }));
   assert.deepEqual(r.steps, [{ kind: 'fileDelete', path: '/etc/cron.d/airlock-backup' }]);
-  assert.deepEqual(r.preview.change, { file: '/etc/cron.d/airlock-backup', deletes: true, removes_jobs: [{ schedule: '30 2 * * *', user: 'alice', program: '/usr/local/sbin/backup' }], other_lines: 2 });
+  assert.deepEqual(r.preview.change, { file: '/etc/cron.d/airlock-backup', deletes: true, removes_jobs: [{ schedule: '30 2 * * *', user: 'alice', program: '/usr/local/sbin/backup', args: [] }], other_lines: 2 });
   assert.ok(!JSON.stringify(r.shown).includes('s3cret') && !JSON.stringify(r.preview).includes('s3cret'), 'hand-written lines are never shown');
   assert.ok(r.preview.warnings!.some((w) => w.includes('2 line(s) Airlock did not write')));
-  assert.deepEqual(parseCronFile('@daily root /usr/bin/true\n'), { jobs: [{ schedule: '@daily', user: 'root', program: '/usr/bin/true' }], otherLines: 0 });
+  assert.deepEqual(parseCronFile('@daily root /usr/bin/true\n'), { jobs: [{ schedule: '@daily', user: 'root', program: '/usr/bin/true', args: [] }], otherLines: 0 });
+  assert.deepEqual(parseCronFile('@daily root /usr/bin/true $(id)\n').otherLines, 1, 'a line with a shell character is not one Airlock wrote');
   await refused('RemoveCronJob', { name: 'backup' }, hostWith(), 'no_such_job');
   for (const bad of [...INJECTIONS, 'e2scrub_all/../x', '../crontab']) assert.equal(byName('RemoveCronJob').params.safeParse({ name: bad }).success, false, JSON.stringify(bad));
 });
@@ -222,6 +250,7 @@ test('CreateTimer writes the timer, verifies it, reloads systemd and enables it 
     { kind: 'command', program: 'systemctl', args: ['enable', '--now', '--', 'airlock-backup.timer'], undo: { kind: 'command', program: 'systemctl', args: ['disable', '--now', '--', 'airlock-backup.timer'] } },
   ]);
   assert.deepEqual((r.preview.change as { on_calendar: unknown }).on_calendar, { given: 'daily', normalized: '*-*-* 00:00:00' });
+  assert.deepEqual((r.preview.change as { runs: unknown }).runs, ['/usr/local/sbin/backup'], 'the approver sees what the service runs');
   assert.deepEqual(parseTimerFile(content), { onCalendar: ['daily'], unit: 'backup.service' });
   const triggered = await run('CreateTimer', { name: 'b2', onCalendar: '*:0/15', unit: 'backup.service' }, hostWith(TREE, { 'backup.service': { TriggeredBy: 'backup.timer' } }));
   assert.deepEqual(triggered.preview.warnings, ['backup.service is already started by backup.timer']);
@@ -239,6 +268,13 @@ test('CreateTimer refusals', async () => {
   await refused('CreateTimer', { ...p, unit: 'sshd.service' }, hostWith(TREE, { 'sshd.service': { Id: 'ssh.service' } }), 'unit_alias');
   await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { LoadState: 'masked', UnitFileState: 'masked' } }), 'unit_masked');
   await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { LoadState: 'bad-setting' } }), 'unit_not_loaded');
+  // What the service runs passes the one check for commands run on the agent's behalf.
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/local/sbin/backup && /usr/bin/dash' } }), 'program_refused', 'authorization');
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/local/sbin/backup.sh' } }), 'not_a_binary');
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/bin/true' } }), 'untrusted_program');
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '' } }), 'unit_commands_unknown');
+  // A template instance: the agent would choose the text systemd pastes into its command lines.
+  await refused('CreateTimer', { ...p, unit: 'backup@x.service' }, hostWith(TREE, { 'backup@x.service': {} }), 'template_instance', 'authorization');
   const c = byName('CreateTimer');
   for (const bad of ['backup.timer', 'getty@.service', ...INJECTIONS]) assert.equal(c.params.safeParse({ ...p, unit: bad }).success, false, bad);
 });

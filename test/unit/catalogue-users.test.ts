@@ -64,6 +64,7 @@ function fakeHost(opts: { files?: Record<string, string>; procs?: number; paths?
     readFile: async (p) => files[p] ?? null,
     stat: async (p) => (paths.has(p) ? { mode: 0o755, uid: 0, gid: 0, size: 0, isFile: false, isDir: true, isSymlink: false } : null),
     trustedPath: async (p) => assert.fail(`users actions hand no path to a program by name (${p})`),
+    fileHead: async () => null,
     run: async (program: ProgramName, _args: string[]) => {
       assert.equal(program, 'ps');
       return { code: opts.procs ? 0 : 1, stdout: Array.from({ length: opts.procs ?? 0 }, (_, i) => ` ${100 + i}\n`).join(''), stderr: '' };

@@ -106,6 +106,9 @@ export const showPasswordAging = action({
   description: "Show a user's password ageing (chage --list): last change, expiry, inactivity, account expiry, minimum and maximum days, warning days.",
   risk: 'low',
   readOnly: true,
+  // Sensitive: a user's password ageing (shadow data).
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ user: userName }),
   files: [],
   example: { user: 'deploy' },
@@ -237,6 +240,9 @@ export const setUserComment = action({
 // session at all, while every terminal login, local or over SSH, is in utmp.
 export const listSessions = fixedRead({
   name: 'ListSessions',
+  // Sensitive: who is logged in now, on which terminal, from which remote host.
+  sensitive: true,
+  reachesNetwork: false,
   family: 'users',
   description: 'List who is logged in now (who, from utmp): user, terminal, login time, idle time, login process and remote host.',
   summary: 'List the users logged in now (who)',
@@ -250,6 +256,9 @@ export const lastLogins = action({
   description: 'Show when and from where each account (or one user) last logged in (lastlog, from /var/log/lastlog).',
   risk: 'medium',
   readOnly: true,
+  // Sensitive: other users' logins and where they came from.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ user: userName.optional() }),
   files: [],
   example: { user: 'deploy' },
@@ -280,6 +289,9 @@ export const validateSudoers = action({
   description: 'Check the whole sudo policy (/etc/sudoers and every file it includes) with visudo --check: syntax, ownership and modes. Succeeds when sudo would accept it; fails with the first error otherwise.',
   risk: 'low',
   readOnly: true,
+  // Sensitive: visudo quotes the offending sudoers line when the policy has a syntax error.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},
@@ -307,6 +319,9 @@ export const testSshdConfig = action({
   description: "Check the SSH server's configuration and host keys with sshd -t, as a reload would read them. Succeeds when sshd accepts it; fails with sshd's error otherwise.",
   risk: 'low',
   readOnly: true,
+  // Sensitive: sshd -t quotes the configuration lines it cannot accept.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},
@@ -354,6 +369,9 @@ export const listSshSessions = action({
   description: "List the SSH connections open now: established TCP connections to sshd's ports with the sshd processes serving them (ss), then the sshd processes with the user each one serves (ps).",
   risk: 'medium',
   readOnly: true,
+  // Sensitive: other users' SSH connections and the addresses they come from.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},
@@ -384,6 +402,8 @@ export const timeStatus = action({
   description: 'Show the clock as systemd-timedated sees it (timedatectl show): time zone, local time, whether the RTC keeps local time, NTP on and synchronised.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
-import { action, type ActionDeclaration, type Host } from '../action.js';
+import { action, type ActionDeclaration, type Host, type ReadDeclaration, type Without } from '../action.js';
 import { command, type CommandStep } from '../mechanism.js';
 import { params, token } from '../params.js';
 import { DEFAULT_LOG_LINES, journalLines } from './services.js';
@@ -148,20 +148,22 @@ function stopTimeoutWarnings(seconds: number): string[] {
 const podmanStep = (args: string[], waitSeconds = 0): CommandStep => command('podman', args, { timeoutMs: (waitSeconds + 60) * 1000 });
 
 /** An action on one named container: it reads podman and the container, and the preview shows only their state. */
-function containerAction<P extends { container: string }>(d: Omit<ActionDeclaration<P, Target>, 'family' | 'files' | 'current' | 'shown'>) {
+function containerAction<P extends { container: string }>(d: Without<ActionDeclaration<P, Target>, 'family' | 'files' | 'current' | 'shown'>) {
   return action<P, Target>({ ...d, family: 'containers', files: [], current: ({ container }, host) => readTarget(host, container), shown: shownTarget });
 }
 
 // ---------------------------------------------------------------- reads
 
 /** A parameterless, low-risk podman listing: refuses when podman is missing. */
-function podmanListing(spec: { name: string; description: string; summary: string; args: string[] }) {
+function podmanListing(spec: { name: string; description: string; summary: string; args: string[] } & Omit<ReadDeclaration, 'readOnly'>) {
   return action({
     name: spec.name,
     family: 'containers',
     description: spec.description,
     risk: 'low',
     readOnly: true,
+    sensitive: spec.sensitive,
+    reachesNetwork: spec.reachesNetwork,
     params: params({}),
     files: [],
     example: {},
@@ -174,6 +176,9 @@ function podmanListing(spec: { name: string; description: string; summary: strin
 
 export const listContainers = podmanListing({
   name: 'ListContainers',
+  // Sensitive: each container's command line.
+  sensitive: true,
+  reachesNetwork: false,
   description: "List root's Podman containers, running and stopped, as JSON (podman ps --all): name, id, image, state, command, ports.",
   summary: "List root's Podman containers",
   args: ['ps', '--all', '--format', 'json'],
@@ -181,6 +186,8 @@ export const listContainers = podmanListing({
 
 export const listImages = podmanListing({
   name: 'ListImages',
+  sensitive: false,
+  reachesNetwork: false,
   description: "List root's Podman images as JSON (podman images): names, ids, sizes, creation dates.",
   summary: "List root's Podman images",
   args: ['images', '--format', 'json'],
@@ -198,6 +205,9 @@ export const inspectContainer = containerAction({
   description: "Show one container's full configuration and state (podman container inspect), environment variables included, which often hold secrets.",
   risk: 'medium',
   readOnly: true,
+  // Sensitive: a container's whole configuration, environment variables included.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ container: containerRef }),
   example: { container: 'web' },
   check: ({ container }, t) => void requireContainer(container, t),
@@ -214,6 +224,9 @@ export const containerLogs = containerAction({
   description: "Show the last lines a container wrote to its stdout and stderr (podman logs --tail N), 100 by default; logs often hold secrets, hence Medium.",
   risk: 'medium',
   readOnly: true,
+  // Sensitive: what a container wrote to its stdout and stderr.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ container: containerRef, lines: journalLines.optional() }),
   example: { container: 'web', lines: 50 },
   check: ({ container }, t) => void requireContainer(container, t),

@@ -26,6 +26,8 @@ import { fixedRead, requireUser } from './shared.js';
 
 export const listNeighbours = fixedRead({
   name: 'ListNeighbours',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'network',
   description: 'List the neighbour table (ARP for IPv4, NDP for IPv6): address, interface, link-layer address and state of each entry, as JSON.',
   summary: 'List the neighbour table (ip neigh)',
@@ -34,6 +36,8 @@ export const listNeighbours = fixedRead({
 
 export const listRoutingRules = fixedRead({
   name: 'ListRoutingRules',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'network',
   description: 'List the policy routing rules (which routing table each packet consults, by priority) for IPv4 and IPv6, as JSON.',
   summary: 'List IPv4 and IPv6 routing rules (ip rule)',
@@ -46,6 +50,8 @@ export const interfaceStatistics = action({
   description: 'Show the byte, packet, error and drop counters of one interface, or of every interface, as JSON (ip -s link).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ interface: interfaceName.optional() }),
   files: [],
   example: { interface: 'eth0' },
@@ -62,6 +68,9 @@ export const interfaceStatistics = action({
 
 export const listConnections = fixedRead({
   name: 'ListConnections',
+  // Sensitive: the peers of every established connection: who talks to this host.
+  sensitive: true,
+  reachesNetwork: false,
   family: 'network',
   description: 'List the established TCP connections: receive and send queues, local and peer address and port. Run as nobody, so it shows what any user may see, without the owning processes.',
   summary: 'List established TCP connections (ss, as nobody: without process names)',
@@ -81,6 +90,9 @@ export const scanSshHostKeys = action({
   // Low: host keys are public, and any user may open these connections; nothing is authenticated.
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  // Reaches the network: it resolves the host and starts an SSH handshake with it.
+  reachesNetwork: true,
   params: params({ host: lookupHost, port: port.optional().describe('TCP port of the SSH server (default 22)') }),
   files: [],
   example: { host: 'git.example.org', port: 22 },
@@ -113,6 +125,9 @@ export const checkTcpPort = action({
   // Low: any user can open this connection; nothing is sent over it and nothing here changes.
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  // Reaches the network: it resolves the host and opens a TCP connection to it.
+  reachesNetwork: true,
   params: params({ host: lookupHost, port }),
   files: [],
   example: { host: 'deb.debian.org', port: 443 },
@@ -134,6 +149,8 @@ export const checkTcpPort = action({
 
 export const listBoots = fixedRead({
   name: 'ListBoots',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'logging',
   description: 'List the boots the journal holds entries for: index (0 is the running boot, -1 the one before), boot id, and the times of the first and last entry (microseconds since the epoch), as JSON.',
   summary: 'List the boots recorded in the journal (journalctl --list-boots)',
@@ -148,6 +165,9 @@ export const kernelMessages = action({
   // device serial numbers, kernel addresses and the packets a firewall logs (who connected from where).
   risk: 'medium',
   readOnly: true,
+  // Sensitive: kernel log lines.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ lines: journalQueryLines, priority: z.enum(PRIORITIES).optional() }),
   files: [],
   example: { lines: 200, priority: 'warning' as const },
@@ -161,6 +181,9 @@ export const kernelMessages = action({
 
 export const showJournaldConfig = fixedRead({
   name: 'ShowJournaldConfig',
+  // Sensitive: journald's configuration files, in full.
+  sensitive: true,
+  reachesNetwork: false,
   family: 'logging',
   description: 'Show the journald configuration as journald reads it: /etc/systemd/journald.conf (or the vendor copy) and every drop-in, in order, each under a "# /path" header.',
   summary: 'Show journald.conf and its drop-ins (systemd-analyze cat-config)',
@@ -169,6 +192,8 @@ export const showJournaldConfig = fixedRead({
 
 export const verifyJournal = fixedRead({
   name: 'VerifyJournal',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'logging',
   description: 'Check every journal file for damage (journalctl --verify). The job succeeds when every file passes; a damaged file fails it, and the error names that file.',
   summary: 'Check the journal files for damage (journalctl --verify)',
@@ -187,6 +212,8 @@ const PS_USER_COLUMNS = 'pid,ppid,stat,lstart,pcpu,pmem,rss,unit,comm';
 
 export const processTree = fixedRead({
   name: 'ProcessTree',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'processes',
   description: 'Show every process as a tree (children indented under their parent): pid, parent, user, state and program name (never the command line, which may hold secrets).',
   summary: 'Show the process tree (ps --forest)',
@@ -199,6 +226,8 @@ export const processesOfUser = action({
   description: 'List the processes running as one user (effective user id): pid, parent, state, start time, CPU and memory use, systemd unit and program name (never the command line).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ user: userName }),
   files: [],
   example: { user: 'www-data' },
@@ -215,6 +244,8 @@ export const processLimits = action({
   description: 'Show the resource limits of one process, soft and hard (/proc/PID/limits: open files, processes, locked memory, core size, ...).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ pid: anyProcessId }),
   files: ['/proc/*/limits'],
   example: { pid: 1234 },
@@ -237,6 +268,8 @@ export const fileInfo = action({
   description: 'Show the metadata of one allowlisted configuration file or directory with stat: type, size, mode, owner, group, inode, links and times. A symbolic link is described, not followed.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ path: pathMatching(DESCRIBABLE, 'path') }),
   // stat reads no content.
   files: [],
@@ -269,6 +302,9 @@ export const searchConfigFile = action({
   description: 'Show, with their line numbers, the lines of one allowlisted configuration file (the files ReadConfigFile reads) that contain a text; the text is plain text, not a pattern.',
   risk: 'low',
   readOnly: true,
+  // Sensitive: lines of a configuration file.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ path: pathMatching(CONFIG_FILES, 'path'), text: searchText, ignoreCase: z.boolean().optional() }),
   files: CONFIG_FILES,
   example: { path: '/etc/ssh/sshd_config', text: 'PermitRootLogin' },
@@ -287,6 +323,9 @@ export const searchConfigFile = action({
 
 export const kernelCommandLine = fixedRead({
   name: 'KernelCommandLine',
+  // Sensitive: the boot parameters, which may carry a seed URL or token (cloud-init ds=...).
+  sensitive: true,
+  reachesNetwork: false,
   family: 'kernel',
   description: 'Show the parameters the running kernel was booted with (/proc/cmdline).',
   summary: 'Read the kernel command line (/proc/cmdline)',
@@ -303,6 +342,8 @@ export const resourcePressure = action({
     'Show pressure stall information: the share of time some (or all) tasks waited for CPU, memory or I/O over the last 10, 60 and 300 seconds, and the total wait in microseconds; each line is prefixed with its file (/proc/pressure/cpu, memory, io).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({}),
   files: PRESSURE_FILES,
   example: {},

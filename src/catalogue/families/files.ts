@@ -77,6 +77,9 @@ export const readConfigFile = action({
   description: 'Show a world-readable configuration file from a fixed allowlist (hosts, fstab, sshd_config, sysctl, apt sources, unit files, ...).',
   risk: 'low',
   readOnly: true,
+  // Sensitive: a configuration file's contents: a password someone put there is shown too.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ path: pathMatching(CONFIG_FILES, 'path') }),
   files: CONFIG_FILES,
   example: { path: '/etc/ssh/sshd_config' },
@@ -99,6 +102,8 @@ export const listConfigDirectory = action({
   description: 'List the entries of a configuration directory from a fixed allowlist (sysctl.d, sources.list.d, systemd/system, cron.d, ...).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ path: z.enum(CONFIG_DIRS) }),
   files: [...CONFIG_DIRS],
   example: { path: '/etc/sysctl.d' },

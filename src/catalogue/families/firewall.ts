@@ -929,6 +929,9 @@ const portParams = params({ port, protocol, source: sourceAddress.optional() });
 export const listRuleset = {
   ...fixedRead({
     name: 'ListRuleset',
+    // Sensitive: the whole nftables ruleset, comments and address sets included.
+    sensitive: true,
+    reachesNetwork: false,
     family: 'firewall',
     description: 'List the whole nftables ruleset of this host (every table: ufw, fail2ban, firewalld and Docker ones included) with rule handles.',
     summary: 'List the nftables ruleset with rule handles',
@@ -948,6 +951,9 @@ export const firewallStatus = action({
     "Show the firewall's layers: nftables tables, Airlock's table inet airlock and whether it loads at boot (or, where firewalld runs on Fedora or RHEL, firewalld's zones), ufw's status and fail2ban's jails.",
   risk: 'low',
   readOnly: true,
+  // Sensitive: firewall rules and zones: network configuration.
+  sensitive: true,
+  reachesNetwork: false,
   platforms: ALL_PLATFORMS,
   params: params({}),
   files: [],
@@ -1252,6 +1258,9 @@ export const ufwStatus = action({
   description: "Show whether ufw is active, its default policies and its rules (numbered while active, as stored while inactive).",
   risk: 'low',
   readOnly: true,
+  // Sensitive: ufw's rules with their comments.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},
@@ -1349,6 +1358,9 @@ export const fail2banStatus = action({
   description: "Show fail2ban's jails, or one jail's failure counts and banned addresses.",
   risk: 'low',
   readOnly: true,
+  // Sensitive: the addresses banned or failing: other people's addresses.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ jail: jailName.optional() }),
   files: [],
   example: { jail: 'sshd' },

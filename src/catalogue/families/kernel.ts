@@ -121,6 +121,8 @@ export const getSysctl = action({
   description: 'Read the running value of one kernel parameter (sysctl -n).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ key: sysctlKey }),
   files: [],
   example: { key: 'net.ipv4.ip_forward' },
@@ -187,6 +189,8 @@ export const setSysctl = action({
 
 export const listSysctls = fixedRead({
   name: 'ListSysctls',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'kernel',
   description: 'List the kernel parameters any user may read, with their running values (sysctl -a run as nobody; root-only and secret keys left out).',
   summary: 'List all kernel parameters (without net.ipv4.tcp_fastopen_key and net.ipv6.*.stable_secret)',
@@ -200,6 +204,8 @@ export const listKernelModules = action({
   description: 'List the loaded kernel modules with size, use count and users (lsmod); on a kernel without loadable modules, the built-in ones in /sys/module.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},

@@ -51,6 +51,8 @@ export const ntpStatus = action({
   description: 'Show whether network time synchronisation is on and the clock synchronised, with the NTP server systemd-timesyncd talks to.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},
@@ -204,6 +206,8 @@ export const getLocale = action({
   description: 'Show the system locale: the LANG and LC_* settings of /etc/default/locale.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({}),
   files: [DEFAULT_LOCALE],
   example: {},
@@ -217,6 +221,8 @@ export const getLocale = action({
 
 export const listLocales = fixedRead({
   name: 'ListLocales',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'identity',
   description: 'List the locales compiled on this host (locale -a); SetLocale compiles a supported one that is missing.',
   summary: 'List the compiled locales',

@@ -63,6 +63,9 @@ export const journalQuery = action({
   // medium even with a unit; UnitLogs (services) is the low read of one service's lines.
   risk: 'medium',
   readOnly: true,
+  // Sensitive: journal lines of the whole system.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ unit: unitName.optional(), priority: z.enum(PRIORITIES).optional(), since: journalSince.optional(), lines: journalQueryLines }),
   files: [],
   example: { unit: 'ssh.service', priority: 'warning', since: '-1h', lines: 200 },
@@ -92,6 +95,8 @@ export const journalQuery = action({
 
 export const journalDiskUsage = fixedRead({
   name: 'JournalDiskUsage',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'logging',
   description: 'Show how much disk space the archived and active journal files take.',
   summary: 'Show the disk space the journal takes',
@@ -474,6 +479,8 @@ async function readSetPolicy(host: Host, name: string, path: string): Promise<Se
 
 export const listLogrotateConfigs = fixedRead({
   name: 'ListLogrotateConfigs',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'logging',
   description: 'List the logrotate configuration files in /etc/logrotate.d (airlock-* ones are Airlock policies).',
   summary: 'List the files in /etc/logrotate.d',
@@ -487,6 +494,9 @@ export const showLogrotateConfig = action({
   // Low: these files say which logs rotate how; scripts in them run commands but seldom hold secrets.
   risk: 'low',
   readOnly: true,
+  // Sensitive: a logrotate file in full: its scripts may carry credentials.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ name: logrotateConfigName }),
   files: [`${LOGROTATE_DIR}/*`],
   example: { name: 'apt' },

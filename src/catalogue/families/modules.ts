@@ -95,6 +95,9 @@ export const listModuleBlacklist = action({
   description: 'Show the kernel module blacklist: every *.conf file in /etc/modprobe.d, in full (blacklist, install, options and alias lines).',
   risk: 'low',
   readOnly: true,
+  // Sensitive: the modprobe.d files in full (install commands included).
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: ['/etc/modprobe.d/*'],
   example: {},

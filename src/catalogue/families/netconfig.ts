@@ -405,6 +405,9 @@ export const resolveHost = action({
   description: 'Resolve a host name (or check an address) the way programs on this host do, through NSS (/etc/hosts, then DNS), with getent ahosts; it does not open a connection.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  // Reaches the network: it sends a DNS query for the name through this host's resolvers.
+  reachesNetwork: true,
   params: params({ host: lookupHost }),
   files: [],
   example: { host: 'deb.debian.org' },

@@ -18,6 +18,8 @@ const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 export const listAddresses = fixedRead({
   name: 'ListAddresses',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'network',
   description: 'List the IP addresses of every interface, as JSON.',
   summary: 'List interface addresses (ip address)',
@@ -26,6 +28,8 @@ export const listAddresses = fixedRead({
 
 export const listRoutes = fixedRead({
   name: 'ListRoutes',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'network',
   description: 'List the IPv4 and IPv6 routes of the main table, as JSON.',
   summary: 'List IPv4 and IPv6 routes (ip route)',
@@ -34,6 +38,8 @@ export const listRoutes = fixedRead({
 
 export const listLinks = fixedRead({
   name: 'ListLinks',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'network',
   description: 'List network interfaces with state, MTU and MAC address, as JSON.',
   summary: 'List network links (ip link)',
@@ -42,6 +48,8 @@ export const listLinks = fixedRead({
 
 export const listListeningSockets = fixedRead({
   name: 'ListListeningSockets',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'network',
   description: 'List listening TCP and UDP sockets with the owning process.',
   summary: 'List listening TCP/UDP sockets (ss)',
@@ -50,6 +58,9 @@ export const listListeningSockets = fixedRead({
 
 export const listHostsEntries = fixedRead({
   name: 'ListHostsEntries',
+  // Sensitive: /etc/hosts in full, comments included.
+  sensitive: true,
+  reachesNetwork: false,
   family: 'network',
   description: 'Show the static host name table /etc/hosts.',
   summary: 'Read /etc/hosts',
@@ -63,6 +74,9 @@ export const dnsResolvers = action({
   description: 'Show the resolver configuration (/etc/resolv.conf, or the systemd-resolved / resolvconf file it links to).',
   risk: 'low',
   readOnly: true,
+  // Sensitive: the resolver configuration file in full (internal servers and search domains).
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: RESOLV_CONF,
   example: {},

@@ -23,7 +23,7 @@
  * HoldPackage and UnholdPackage stay Debian-only.
  */
 import { AirlockError } from '../../protocol/errors.js';
-import { action, ALL_PLATFORMS, RHEL_LIKE, type Host, type Platform } from '../action.js';
+import { action, ALL_PLATFORMS, RHEL_LIKE, type Host, type Platform, type ReadDeclaration } from '../action.js';
 import { command, type Step } from '../mechanism.js';
 import { absolutePath, packageName, params, token } from '../params.js';
 import { fixedRead, linkTarget } from './shared.js';
@@ -307,7 +307,7 @@ function requireInstalled(cur: { name: string; dpkg: DpkgEntry[] }): void {
  * A parameterless read whose steps depend only on the package manager: declared like
  * fixedRead, with the manager as its state so the preview shows which one runs.
  */
-function managerRead(spec: { name: string; description: string; summary: string; steps: Record<PackageManager, Step[]> }) {
+function managerRead(spec: { name: string; description: string; summary: string; steps: Record<PackageManager, Step[]> } & Omit<ReadDeclaration, 'readOnly'>) {
   return {
     ...fixedRead({ ...spec, family: 'packages', steps: spec.steps.apt }),
     platforms: ALL_PLATFORMS,
@@ -483,6 +483,8 @@ const RPM_LIST_FORMAT = '%{NAME} %|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE} %{
 
 export const listInstalledPackages = managerRead({
   name: 'ListInstalledPackages',
+  sensitive: false,
+  reachesNetwork: false,
   description: 'List the installed packages with their version (dpkg: with their state, ii = installed, rc = removed, config kept; rpm: with their architecture).',
   summary: 'List installed packages (package database)',
   steps: {
@@ -493,6 +495,8 @@ export const listInstalledPackages = managerRead({
 
 export const listUpgradable = managerRead({
   name: 'ListUpgradable',
+  sensitive: false,
+  reachesNetwork: false,
   description: 'Show what an upgrade would do now, without changing anything: `apt-get -s upgrade` ("Inst NAME [OLD] (NEW ...)" lines), or `dnf check-update` from the metadata cache.',
   summary: 'List upgradable packages (as of the last AptUpdate)',
   steps: {
@@ -509,6 +513,8 @@ export const packagePolicy = action({
   description: "Show a package's installed and candidate versions and the repositories offering it (apt-cache policy; dnf list --showduplicates).",
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   platforms: ALL_PLATFORMS,
   params: params({ package: anyPackageName }),
   files: [],
@@ -532,6 +538,8 @@ export const packageInfo = action({
   description: "Show a package's record: description, dependencies, size, maintainer (apt-cache show; dnf info).",
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   platforms: ALL_PLATFORMS,
   params: params({ package: anyPackageName }),
   files: [],
@@ -562,13 +570,17 @@ function dpkgInstances(cur: { name: string; dpkg: DpkgEntry[] }): string[] {
 }
 
 /** A low read about one installed package: its state, a refusal when it is not installed, its steps per manager. */
-function installedPackageRead(spec: { name: string; description: string; summary: (name: string) => string; steps: Record<PackageManager, (name: string, cur: Awaited<ReturnType<typeof installedState>>) => Step[]> }) {
+function installedPackageRead(
+  spec: { name: string; description: string; summary: (name: string) => string; steps: Record<PackageManager, (name: string, cur: Awaited<ReturnType<typeof installedState>>) => Step[]> } & Omit<ReadDeclaration, 'readOnly'>,
+) {
   return action({
     name: spec.name,
     family: 'packages',
     description: spec.description,
     risk: 'low',
     readOnly: true,
+    sensitive: spec.sensitive,
+    reachesNetwork: spec.reachesNetwork,
     platforms: ALL_PLATFORMS,
     params: params({ package: anyPackageName }),
     files: [],
@@ -582,6 +594,8 @@ function installedPackageRead(spec: { name: string; description: string; summary
 
 export const listPackageFiles = installedPackageRead({
   name: 'ListPackageFiles',
+  sensitive: false,
+  reachesNetwork: false,
   description: 'List the files an installed package put on this host (dpkg-query --listfiles; rpm --query --list).',
   summary: (name) => `List the files of ${name}`,
   steps: {
@@ -592,6 +606,8 @@ export const listPackageFiles = installedPackageRead({
 
 export const verifyPackage = installedPackageRead({
   name: 'VerifyPackage',
+  sensitive: false,
+  reachesNetwork: false,
   description: "Check an installed package's files against the package database (checksums; rpm also size, mode, owner): dpkg --verify, rpm --verify. Lists only what differs.",
   summary: (name) => `Verify the installed files of ${name}`,
   steps: {
@@ -628,6 +644,8 @@ export const whichPackageOwns = action({
   description: 'Name the installed package that owns a file (dpkg-query --search, also under the other spelling on a merged-/usr host; rpm --query --file). No package owning it is an answer, not a failure: dpkg then prints nothing, rpm says so.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   platforms: ALL_PLATFORMS,
   params: params({ path: ownedPath }),
   files: [],

@@ -1,11 +1,13 @@
 /**
  * Privilege: scoped sudo grants. A grant is one drop-in, /etc/sudoers.d/60-airlock-NAME
- * (0440 root:root), holding one rule `PRINCIPAL ALL=(root) [NOPASSWD: ]PROGRAM, ...`.
+ * (0440 root:root), holding one rule for ONE command line with its exact arguments:
+ * `PRINCIPAL ALL=(root) [NOPASSWD: ]PROGRAM ARG...` (`PROGRAM ""` for none), so sudo
+ * allows that line and nothing else; a grant with free arguments cannot be expressed.
+ * The command passes the one check for commands run on the agent's behalf
+ * (../lib/agent-command.ts: a root-owned ELF program in a system binary directory,
+ * not a shell, interpreter or program runner, its arguments fixed and its files root's).
  * The candidate file is checked with `visudo -c -f` and then the whole policy with
  * `visudo -c`; either failing fails the job and the executor restores the previous state.
- * Programs that can be steered into running another program, opening a shell, or reading
- * or writing any file are refused by name (REFUSED_PROGRAMS), and every granted program
- * must be a root-owned file under root-owned directories that no one else can replace.
  * Airlock never runs sudo itself: ShowSudoPolicyFor asks cvtsudoers which rules match.
  */
 import { z } from 'zod';
@@ -13,6 +15,7 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type GroupEntry, type Host, type PasswdEntry } from '../action.js';
 import { command, fileDelete, fileWrite } from '../mechanism.js';
 import { groupName, params, token, userName } from '../params.js';
+import { agentCommandRefusal, commandArgument, commandArguments, MAX_COMMAND_ARGS, throwRefusal, type CommandRefusal } from '../lib/agent-command.js';
 import { listDirectory, requireGroup, requireUser } from './shared.js';
 
 // ---------------------------------------------------------------- files and names
@@ -31,99 +34,6 @@ export const grantName = token(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'grant name (lower-
  * starting with '.' (so no '.' or '..'), nothing sudoers treats as a wildcard or separator.
  */
 export const programPath = token(/^(\/[A-Za-z0-9_+][A-Za-z0-9._+-]*)+$/, 'program path (absolute; letters, digits and . _ + - only, no wildcards)', 255);
-
-export const MAX_GRANT_PROGRAMS = 16;
-
-// ---------------------------------------------------------------- refused programs
-
-/**
- * Programs no grant may name, by base name (versioned names through the patterns). sudo
- * lets a granted program take any arguments, so each of these is root for whoever holds
- * the grant: it runs another program or a shell, or it reads or writes any file
- * (/etc/shadow, /etc/sudoers, root's keys). The list cannot be complete; the preview says
- * so, and the human approving judges the rest.
- */
-export const REFUSED_PROGRAMS: ReadonlyArray<{ why: string; names: readonly string[]; patterns?: readonly RegExp[] }> = [
-  {
-    why: 'it is a shell, or starts one',
-    names: ['sh', 'bash', 'rbash', 'dash', 'ash', 'zsh', 'ksh', 'ksh93', 'mksh', 'pdksh', 'yash', 'csh', 'tcsh', 'fish', 'busybox', 'screen', 'tmux', 'byobu', 'script', 'expect', 'rlwrap'],
-  },
-  {
-    why: 'it becomes another user or runs a program named in its arguments',
-    names: [
-      'su', 'sudo', 'sudoedit', 'sudoreplay', 'doas', 'pkexec', 'runuser', 'setpriv', 'nsenter', 'chroot', 'unshare', 'capsh', 'login', 'newgrp', 'sg',
-      'env', 'xargs', 'nohup', 'nice', 'ionice', 'timeout', 'stdbuf', 'time', 'watch', 'taskset', 'chrt', 'flock', 'setsid', 'prlimit', 'numactl', 'parallel',
-      'run-parts', 'start-stop-daemon', 'strace', 'ltrace', 'gdb', 'valgrind', 'unbuffer', 'firejail', 'bwrap', 'fakeroot', 'faketime', 'torsocks', 'proxychains',
-      'ssh', 'scp', 'sftp', 'socat', 'nc', 'ncat', 'netcat', 'openvt', 'make', 'git', 'find', 'ansible', 'ansible-playbook', 'systemd-run', 'dbus-send', 'busctl', 'gcore',
-    ],
-  },
-  {
-    why: 'it is an interpreter or compiler that runs code given to it',
-    names: ['awk', 'gawk', 'mawk', 'nawk', 'sed', 'irb', 'R', 'Rscript', 'java', 'jrunscript', 'jjs', 'sqlite3', 'mysql', 'mariadb', 'psql', 'bc', 'dc', 'm4', 'cc', 'c++', 'ld', 'as'],
-    patterns: [/^python/, /^pypy/, /^perl/, /^ruby/, /^php/, /^lua/, /^tclsh/, /^wish/, /^node/, /^deno$/, /^bun$/, /^guile/, /^gcc/, /^g\+\+/, /^clang/, /^x86_64-linux-gnu-/, /^aarch64-linux-gnu-/],
-  },
-  {
-    why: 'it is an editor or pager, which opens a shell (!sh) and writes any file',
-    names: ['vi', 'view', 'ex', 'rview', 'rvim', 'vimdiff', 'nvim', 'ed', 'red', 'nano', 'rnano', 'pico', 'joe', 'jed', 'mcedit', 'mc', 'editor', 'sensible-editor', 'select-editor', 'pager', 'sensible-pager', 'less', 'more', 'most', 'pg', 'man', 'info', 'w3m', 'lynx', 'elinks', 'links'],
-    patterns: [/^vim/, /^emacs/],
-  },
-  {
-    why: 'it writes, moves, deletes or re-permissions any file, /etc/sudoers and /etc/shadow included',
-    names: [
-      'cp', 'mv', 'rm', 'dd', 'tee', 'install', 'ln', 'link', 'chmod', 'chown', 'chgrp', 'chattr', 'setfacl', 'setcap', 'truncate', 'shred', 'touch', 'mkdir', 'mknod', 'mkfifo',
-      'rsync', 'tar', 'cpio', 'zip', 'unzip', '7z', '7za', 'ar', 'gzip', 'gunzip', 'bzip2', 'xz', 'zstd', 'sort', 'uniq', 'split', 'csplit', 'patch', 'curl', 'wget', 'openssl', 'gpg',
-      'mount', 'umount', 'losetup', 'debugfs', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'tune2fs',
-    ],
-    patterns: [/^mkfs/, /^mke2fs/],
-  },
-  {
-    why: 'it reads any file, /etc/shadow and private keys included',
-    names: ['cat', 'tac', 'head', 'tail', 'nl', 'od', 'xxd', 'hexdump', 'hd', 'strings', 'base64', 'base32', 'basenc', 'grep', 'egrep', 'fgrep', 'rg', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'diff', 'cmp', 'comm', 'cut', 'paste', 'fold', 'fmt', 'column', 'iconv', 'jq', 'look', 'file', 'ssh-keygen', 'cvtsudoers'],
-  },
-  {
-    why: 'it runs maintainer scripts, units, jobs or containers as root',
-    names: [
-      'apt', 'apt-get', 'aptitude', 'dpkg', 'dpkg-reconfigure', 'dpkg-divert', 'snap', 'flatpak', 'pipx', 'npm', 'npx', 'yarn', 'gem', 'cargo', 'go',
-      'systemctl', 'service', 'journalctl', 'loginctl', 'machinectl', 'systemd-nspawn', 'at', 'batch', 'crontab',
-      'docker', 'dockerd', 'podman', 'ctr', 'crictl', 'nerdctl', 'kubectl', 'lxc', 'lxd', 'incus', 'virsh',
-    ],
-    patterns: [/^pip/],
-  },
-  {
-    why: 'it changes who is root or what the kernel runs: accounts, passwords, sudo policy, kernel modules and settings',
-    names: ['visudo', 'passwd', 'chpasswd', 'usermod', 'useradd', 'userdel', 'groupmod', 'groupadd', 'groupdel', 'gpasswd', 'adduser', 'deluser', 'addgroup', 'delgroup', 'vipw', 'vigr', 'chsh', 'chfn', 'chage', 'modprobe', 'insmod', 'rmmod', 'kexec', 'sysctl', 'airlock'],
-  },
-];
-
-/** Why a program may not be granted, or null when its name is not refused. */
-export function refusedProgram(path: string): string | null {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  const hit = REFUSED_PROGRAMS.find((c) => c.names.includes(base) || (c.patterns ?? []).some((re) => re.test(base)));
-  return hit ? hit.why : null;
-}
-
-/**
- * Why a program path cannot be trusted, or null: every directory on the way and the file
- * itself must be real (no symbolic link), owned by root and not writable by group or
- * others, and the file a regular executable. Otherwise someone else could swap the binary.
- */
-export async function untrustedProgram(host: Host, path: string): Promise<string | null> {
-  const segs = path.split('/').slice(1);
-  let at = '';
-  for (const [i, seg] of segs.entries()) {
-    at += `/${seg}`;
-    const last = i === segs.length - 1;
-    const st = await host.stat(at);
-    if (!st) return `${at} does not exist`;
-    if (st.isSymlink) return `${at} is a symbolic link; name the real ${last ? 'program' : 'directory'} (sudo would follow it wherever it points)`;
-    if (st.uid !== 0) return `${at} is not owned by root`;
-    if ((st.mode & 0o022) !== 0) return `${at} is writable by its group or by others`;
-    if (!last && !st.isDir) return `${at} is not a directory`;
-    if (last && !st.isFile) return `${at} is not a regular file`;
-    if (last && (st.mode & 0o111) === 0) return `${at} is not executable`;
-  }
-  return null;
-}
 
 // ---------------------------------------------------------------- sudo's own state
 
@@ -160,16 +70,32 @@ function refuseUnchangeable(s: SudoState): void {
 
 export interface Grant {
   principal: { kind: 'user' | 'group'; name: string };
-  commands: string[];
+  /** The one command line the grant allows: a program and its exact arguments (none: []). */
+  program: string;
+  args: string[];
   nopasswd: boolean;
 }
 
 const principalText = (g: Grant) => (g.principal.kind === 'user' ? g.principal.name : `group ${g.principal.name}`);
+/** The command line as a person reads it (the arguments need no quoting: commandArgument has no spaces or quotes). */
+export const commandText = (g: Pick<Grant, 'program' | 'args'>) => [g.program, ...g.args].join(' ');
 
-/** The sudoers rule of a grant: `alice ALL=(root) NOPASSWD: /usr/bin/a, /usr/bin/b` (% before a group). */
+/**
+ * An argument as a sudoers Cmnd writes it: sudoers wants ',', ':', '=' and '\\' escaped with
+ * a backslash in command arguments (sudoers(5), "Command line arguments"); commandArgument
+ * admits no backslash, wildcard, space or quote, so nothing else needs escaping.
+ */
+const sudoersArg = (a: string) => a.replace(/[,:=]/g, (c) => `\\${c}`);
+
+/** The sudoers Cmnd of a grant: the program and its exact arguments, or `""` for "no arguments at all". */
+export function grantCommand(g: Pick<Grant, 'program' | 'args'>): string {
+  return `${g.program} ${g.args.length ? g.args.map(sudoersArg).join(' ') : '""'}`;
+}
+
+/** The sudoers rule of a grant: `alice ALL=(root) NOPASSWD: /usr/bin/df -h /` (% before a group). */
 export function grantRule(g: Grant): string {
   const who = g.principal.kind === 'group' ? `%${g.principal.name}` : g.principal.name;
-  return `${who} ALL=(root) ${g.nopasswd ? 'NOPASSWD: ' : ''}${g.commands.join(', ')}`;
+  return `${who} ALL=(root) ${g.nopasswd ? 'NOPASSWD: ' : ''}${grantCommand(g)}`;
 }
 
 /** The whole drop-in: a header naming the grant, then its one rule. Deterministic (no dates). */
@@ -177,14 +103,19 @@ export function grantFileText(name: string, g: Grant): string {
   return `# Airlock sudo grant "${name}": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\n${grantRule(g)}\n`;
 }
 
-const RULE = /^(%?)([a-z_][a-z0-9_-]*) ALL=\(root\) (NOPASSWD: )?(\/[^\s,]+(?:, \/[^\s,]+)*)$/;
+const RULE = /^(%?)([a-z_][a-z0-9_-]*) ALL=\(root\) (NOPASSWD: )?(\/\S+)((?: \S+)+)$/;
 
-/** Reads the rule back out of a drop-in Airlock wrote; null when the text is not in that shape. */
+/** Reads the rule back out of a drop-in Airlock wrote; null when the text is not exactly in that shape. */
 export function parseGrantFile(text: string): Grant | null {
   const rules = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
   const m = rules.length === 1 ? RULE.exec(rules[0]!) : null;
-  if (!m) return null;
-  return { principal: { kind: m[1] ? 'group' : 'user', name: m[2]! }, nopasswd: m[3] !== undefined, commands: m[4]!.split(', ') };
+  if (!m || !programPath.safeParse(m[4]).success) return null;
+  const words = m[5]!.slice(1).split(' ');
+  const args = words.length === 1 && words[0] === '""' ? [] : words.map((w) => w.replace(/\\([,:=])/g, '$1'));
+  if (!commandArguments.safeParse(args).success) return null;
+  const g: Grant = { principal: { kind: m[1] ? 'group' : 'user', name: m[2]! }, nopasswd: m[3] !== undefined, program: m[4]!, args };
+  // Only text this module would write back byte for byte counts as Airlock's.
+  return grantRule(g) === rules[0] ? g : null;
 }
 
 interface GrantFileState {
@@ -244,6 +175,9 @@ export const listSudoGrants = action({
   // Medium: it reveals who can become root, and how.
   risk: 'medium',
   readOnly: true,
+  // Sensitive: the sudo policy's rules: who can become root, and how.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},
@@ -266,6 +200,9 @@ export const showSudoPolicyFor = action({
   description: 'Show the sudo rules and defaults that apply to one user, directly or through a group (cvtsudoers; sudo itself is not run).',
   risk: 'medium',
   readOnly: true,
+  // Sensitive: the sudo policy's rules for one user.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ user: userName }),
   files: [],
   example: { user: 'deploy' },
@@ -280,11 +217,16 @@ const grantParams = params({
   name: grantName,
   user: userName.optional(),
   group: groupName.optional(),
-  commands: z
-    .array(programPath)
-    .min(1, 'name at least one program')
-    .max(MAX_GRANT_PROGRAMS, `at most ${MAX_GRANT_PROGRAMS} programs per grant`)
-    .refine((c) => new Set(c).size === c.length, 'name each program once'),
+  /** The program, by its real absolute path. */
+  program: programPath,
+  /**
+   * Its exact arguments, [] for none. Required: sudo lets a rule without arguments take any,
+   * and a program whose arguments the holder chooses does what the holder chooses.
+   */
+  args: z
+    .array(commandArgument, { error: (i) => (i.input === undefined ? 'name the exact arguments ([] for none): a grant with free arguments lets its holder choose what the program does' : 'args is a list of arguments') })
+    .max(MAX_COMMAND_ARGS, `at most ${MAX_COMMAND_ARGS} arguments`)
+    .describe('the exact arguments, [] for none; sudo then allows this command line and no other'),
   /** sudo asks the user's password unless this is true. */
   nopasswd: z.boolean().optional(),
 }).refine((p) => (p.user === undefined) !== (p.group === undefined), 'name exactly one of user or group');
@@ -292,7 +234,8 @@ const grantParams = params({
 type GrantParams = z.infer<typeof grantParams>;
 const grantOf = (p: GrantParams): Grant => ({
   principal: p.user !== undefined ? { kind: 'user', name: p.user } : { kind: 'group', name: p.group! },
-  commands: p.commands,
+  program: p.program,
+  args: p.args,
   nopasswd: p.nopasswd === true,
 });
 
@@ -301,26 +244,27 @@ interface CreateState {
   file: GrantFileState;
   user: PasswdEntry | null;
   group: GroupEntry | null;
-  /** Per program: why it cannot be trusted, or null. */
-  programs: Array<{ path: string; untrusted: string | null }>;
+  /** Why the command line may not be granted (../lib/agent-command.ts), or null. */
+  refusal: CommandRefusal | null;
 }
 
 export const createSudoGrant = action({
   name: 'CreateSudoGrant',
   family: 'privilege',
-  description: 'Let one user or group run a few named programs as root with sudo, through a drop-in /etc/sudoers.d/60-airlock-NAME checked with visudo.',
+  description:
+    'Let one user or group run one command line as root with sudo, with exactly the arguments named (none: []) and no others, through a drop-in /etc/sudoers.d/60-airlock-NAME checked with visudo. The program must be a root-owned ELF executable in a system binary directory and not a shell, interpreter or program runner.',
   risk: 'high',
   rollback: true,
   readOnly: false,
   params: grantParams,
   files: GRANT_FILES,
-  example: { name: 'deploy-restart', user: 'deploy', commands: ['/usr/bin/uptime'], nopasswd: false },
+  example: { name: 'deploy-df', user: 'deploy', program: '/usr/bin/df', args: ['-h', '/srv'], nopasswd: false },
   current: async (p, host): Promise<CreateState> => ({
     sudo: await readSudo(host, true),
     file: await readGrantFile(host, p.name),
     user: p.user !== undefined ? await requireUser(host, p.user) : null,
     group: p.group !== undefined ? await requireGroup(host, p.group) : null,
-    programs: await Promise.all(p.commands.map(async (path) => ({ path, untrusted: await untrustedProgram(host, path) }))),
+    refusal: await agentCommandRefusal(host, { what: 'the sudo grant', program: p.program, args: p.args, argsFrom: 'agent' }),
   }),
   check: (p, cur) => {
     refuseUnchangeable(cur.sudo);
@@ -332,31 +276,24 @@ export const createSudoGrant = action({
     }
     if (cur.user && cur.user.uid === 0) throw new AirlockError('authorization', 'root_grant', `${cur.user.name} is root already; Airlock does not write sudo rules for root`);
     if (cur.group && cur.group.gid === 0) throw new AirlockError('authorization', 'root_grant', 'group root (gid 0) is not given sudo rules by Airlock');
-    for (const path of p.commands) {
-      const why = refusedProgram(path);
-      if (why) {
-        throw new AirlockError('authorization', 'program_refused', `${path} cannot be granted: ${why}, so sudo access to it is root access`, 'grant a program that does one fixed job (a script owned by root that takes no free arguments)');
-      }
-    }
-    for (const { path, untrusted } of cur.programs) {
-      if (untrusted) throw new AirlockError('validation', 'untrusted_program', `${path} cannot be granted: ${untrusted}`, 'name a root-owned program under root-owned directories, by its real path (e.g. /usr/bin/..., not /bin/...)');
-    }
+    throwRefusal(cur.refusal);
   },
   preview: (p, cur) => {
     const g = grantOf(p);
     const who = principalText(g);
     return {
-      summary: `Let ${who} run ${g.commands.length} program(s) as root with sudo${g.nopasswd ? ' without a password' : ''} (grant ${p.name})`,
+      summary: `Let ${who} run \`${commandText(g)}\` as root with sudo${g.nopasswd ? ' without a password' : ''} (grant ${p.name})`,
       change: {
         file: cur.file.path,
         mode: '0440',
         owner: 'root:root',
         rule: grantRule(g),
+        command: { program: g.program, args: g.args },
         text: `writes ${cur.file.path} (0440 root:root) holding \`${grantRule(g)}\`, checks it with visudo --check --file, then the whole policy with visudo --check; if either check fails the file is removed again`,
       },
       sideEffects: [
-        `from the next sudo call on, ${who} can run ${g.commands.join(', ')} as root, with any arguments`,
-        'sudo allows any arguments to a granted program: one that can be told to write files or start other programs is root for whoever holds the grant',
+        `from the next sudo call on, ${who} can run \`${commandText(g)}\` as root: exactly ${g.args.length ? 'these arguments' : 'no arguments'}, and sudo refuses any other`,
+        'the program runs with the caller\'s terminal, standard input and working directory: judge what it does with those',
       ],
       warnings: [
         ...(g.nopasswd ? [`NOPASSWD: sudo asks no password, so any process running as ${who} (an agent's shell included) can run these as root without a person`] : []),
@@ -391,7 +328,7 @@ export const revokeSudoGrant = action({
     if (!cur.file.regular) throw new AirlockError('conflict', 'not_a_file', `${cur.file.path} is not a regular file`, 'a person removes it by hand');
   },
   preview: ({ name }, cur) => ({
-    summary: cur.file.grant ? `Revoke sudo grant ${name}: ${principalText(cur.file.grant)} loses ${cur.file.grant.commands.join(', ')}` : `Revoke sudo grant ${name}`,
+    summary: cur.file.grant ? `Revoke sudo grant ${name}: ${principalText(cur.file.grant)} loses \`${commandText(cur.file.grant)}\`` : `Revoke sudo grant ${name}`,
     change: {
       file: cur.file.path,
       rule: cur.file.grant ? grantRule(cur.file.grant) : null,

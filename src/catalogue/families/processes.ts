@@ -212,6 +212,8 @@ export const topProcesses = action({
     'List every process, highest CPU or resident memory first: pid, user, %CPU, %MEM, RSS in KiB and program name (never the command line, which may hold secrets).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   // ps has no option that limits its rows, so no count: the first lines are the top ones.
   params: params({ by: z.enum(['cpu', 'memory']).describe('cpu: by %CPU; memory: by resident memory (RSS)') }),
   files: [],
@@ -227,6 +229,8 @@ export const processInfo = action({
   description: 'Show one process: parent, user, state, start time, CPU and memory use, systemd unit and program name (never its command line).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ pid: processId }),
   files: [],
   example: { pid: 1234 },

@@ -765,6 +765,8 @@ export const searchPackages = action({
   description: 'List the packages whose name contains a term, with their one-line description (apt-cache search --names-only; dnf search, which also matches the one-line summaries).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   platforms: ALL_PLATFORMS,
   params: params({ query: searchTerm }),
   files: [],
@@ -811,6 +813,9 @@ export const listRepositories = action({
   description: 'Show the apt sources: /etc/apt/sources.list and the .list and .sources files in /etc/apt/sources.list.d.',
   risk: 'low',
   readOnly: true,
+  // Sensitive: the apt sources files, whose URIs may carry credentials.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [SOURCES_LIST, `${SOURCES_DIR}/*.list`, `${SOURCES_DIR}/*.sources`],
   example: {},
@@ -1040,6 +1045,9 @@ export const unattendedUpgradesStatus = action({
   description: 'Show whether unattended upgrades are installed and switched on: the package, apt\'s effective APT::Periodic settings, 20auto-upgrades and 50unattended-upgrades.',
   risk: 'low',
   readOnly: true,
+  // Sensitive: the unattended-upgrades configuration files, in full.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [AUTO_UPGRADES, UU_CONFIG],
   example: {},

@@ -1,18 +1,23 @@
 /**
  * Scheduling: cron jobs and systemd timers that run a program at set times.
- * Airlock writes only files of its own: /etc/cron.d/airlock-NAME (one job line,
- * the program an absolute path with no arguments, so cron's /bin/sh sees no shell
- * syntax) and /etc/systemd/system/airlock-NAME.timer (activating an existing
- * service). It removes only those. Listing cron jobs is a sensitive read: command
- * lines in crontabs may carry passwords.
+ * Airlock writes only files of its own: /etc/cron.d/airlock-NAME (one job line: a
+ * program and fixed arguments in an alphabet cron's /bin/sh reads nothing into) and
+ * /etc/systemd/system/airlock-NAME.timer (activating an existing service). It removes
+ * only those. What runs passes the one check for commands run on the agent's behalf
+ * (../lib/agent-command.ts): for a cron job the program and its arguments, for a timer
+ * every command its service runs (root wrote their arguments in the unit; a template
+ * instance, whose name the agent would choose and systemd pastes into them, is refused).
+ * Listing cron jobs is a sensitive read: command lines in crontabs may carry passwords.
  */
+import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host, type PasswdEntry } from '../action.js';
 import { command, fileDelete, fileScan, fileWrite, type CommandStep, type Step } from '../mechanism.js';
 import { absolutePath, params, token, userName } from '../params.js';
 import { refuseUnusableUnit, serviceOnly } from './processes.js';
 import { describeState, readUnit, type UnitState } from './services.js';
-import { isProtectedUser, linkTarget, requireUser } from './shared.js';
+import { isProtectedUser, requireUser } from './shared.js';
+import { agentCommandRefusal, commandArgument, commandArguments, MAX_COMMAND_ARGS, throwRefusal, type CommandRefusal } from '../lib/agent-command.js';
 
 // ---------------------------------------------------------------- parameters
 
@@ -76,9 +81,10 @@ export const cronSchedule = token(/^[A-Za-z0-9*@/, -]+$/, 'cron schedule', 100).
 
 /**
  * The program a job runs: an absolute, normalised path of letters, digits and / . _ -
- * only, no arguments. Cron hands the line to /bin/sh; these characters mean nothing to it.
+ * only. Cron hands the line to /bin/sh; these characters mean nothing to it, nor do
+ * those of its arguments (commandArgument: no space, quote, %, $, ; or other shell character).
  */
-export const jobProgram = token(/^\/[A-Za-z0-9/._-]+$/, 'program (an absolute path of letters, digits and / . _ -; no arguments)', 255).refine(
+export const jobProgram = token(/^\/[A-Za-z0-9/._-]+$/, 'program (an absolute path of letters, digits and / . _ -)', 255).refine(
   (s) => absolutePath.safeParse(s).success,
   "program path must be normalised: no '..', '.', '//' or trailing '/'",
 );
@@ -120,42 +126,29 @@ async function regularFiles(host: Host, dir: string, names: string[], re: RegExp
   return out;
 }
 
-/**
- * Why cron or systemd must not run this path as root's (or anyone's) job, or null:
- * the file and every directory above it must be real (no symbolic link), owned by
- * root and not writable by group or others, or whoever can write there can replace what runs.
- */
-export async function untrustedProgram(host: Host, path: string): Promise<string | null> {
-  const segs = path.split('/').filter(Boolean);
-  const prefixes = ['/', ...segs.map((_, i) => '/' + segs.slice(0, i + 1).join('/'))];
-  for (const [i, p] of prefixes.entries()) {
-    const st = await host.stat(p);
-    if (!st) return `${p} does not exist`;
-    if (st.isSymlink) {
-      const target = await linkTarget(host, p);
-      return `${p} is a symbolic link${target ? ` to ${target}` : ''}: name the real path${target && i === prefixes.length - 1 ? ` (${target})` : ''}`;
-    }
-    if (st.uid !== 0) return `${p} is not owned by root`;
-    if ((st.mode & 0o022) !== 0) return `${p} is writable by its group or by others (mode ${(st.mode & 0o7777).toString(8)})`;
-    if (i < prefixes.length - 1 && !st.isDir) return `${p} is not a directory`;
-  }
-  const st = (await host.stat(path))!;
-  if (!st.isFile) return `${path} is not a regular file`;
-  if ((st.mode & 0o111) === 0) return `${path} is not executable`;
-  return null;
+export interface CronJob {
+  schedule: string;
+  user: string;
+  program: string;
+  args: string[];
 }
 
 /** The job lines of an Airlock cron file that have exactly the shape AddCronJob writes; anything else is only counted. */
-export function parseCronFile(text: string): { jobs: Array<{ schedule: string; user: string; program: string }>; otherLines: number } {
-  const jobs: Array<{ schedule: string; user: string; program: string }> = [];
+export function parseCronFile(text: string): { jobs: CronJob[]; otherLines: number } {
+  const jobs: CronJob[] = [];
   let otherLines = 0;
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#') || line === 'SHELL=/bin/sh' || line === `PATH=${CRON_PATH}`) continue;
     const f = line.split(/\s+/);
     const n = f[0]?.startsWith('@') ? 1 : 5;
-    const job = { schedule: f.slice(0, n).join(' '), user: f[n] ?? '', program: f[n + 1] ?? '' };
-    const ok = f.length === n + 2 && cronSchedule.safeParse(job.schedule).success && userName.safeParse(job.user).success && jobProgram.safeParse(job.program).success;
+    const job = { schedule: f.slice(0, n).join(' '), user: f[n] ?? '', program: f[n + 1] ?? '', args: f.slice(n + 2) };
+    const ok =
+      f.length >= n + 2 &&
+      cronSchedule.safeParse(job.schedule).success &&
+      userName.safeParse(job.user).success &&
+      jobProgram.safeParse(job.program).success &&
+      commandArguments.safeParse(job.args).success;
     if (ok) jobs.push(job);
     else otherLines++;
   }
@@ -190,6 +183,9 @@ export const listCronJobs = action({
   // Medium: crontab command lines often carry passwords and tokens.
   risk: 'medium',
   readOnly: true,
+  // Sensitive: crontab command lines, which often carry passwords and tokens.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({}),
   files: [CRONTAB, `${CRON_D}/*`, `${USER_CRONTABS}/*`],
   example: {},
@@ -228,46 +224,57 @@ interface AddCronState {
   exists: boolean;
   cronDir: boolean;
   user: PasswdEntry;
-  programProblem: string | null;
+  /** Why the job's command may not run (../lib/agent-command.ts), or null. */
+  refusal: CommandRefusal | null;
   cron: UnitState;
 }
 
 /** Programs that, run without arguments, take the host down: allowed, with a warning. */
 const POWER_PROGRAMS = ['reboot', 'poweroff', 'halt', 'shutdown', 'telinit', 'init', 'systemctl'];
 
+/** The job's command line as cron's /bin/sh reads it: its words need no quoting (jobProgram, commandArgument). */
+const jobCommand = (program: string, args: readonly string[]) => [program, ...args].join(' ');
+
 /** The whole cron.d file AddCronJob writes: a fixed environment and one line. */
-export function cronFileContent(name: string, schedule: string, user: string, program: string): string {
-  return [`# Written by Airlock (AddCronJob ${name}); RemoveCronJob removes it.`, 'SHELL=/bin/sh', `PATH=${CRON_PATH}`, `${schedule} ${user} ${program}`, ''].join('\n');
+export function cronFileContent(name: string, schedule: string, user: string, program: string, args: readonly string[] = []): string {
+  return [`# Written by Airlock (AddCronJob ${name}); RemoveCronJob removes it.`, 'SHELL=/bin/sh', `PATH=${CRON_PATH}`, `${schedule} ${user} ${jobCommand(program, args)}`, ''].join('\n');
 }
 
 export const addCronJob = action({
   name: 'AddCronJob',
   family: 'scheduling',
-  description: 'Run a program (an absolute path, no arguments) as a user on a cron schedule, in a new file /etc/cron.d/airlock-NAME.',
+  description:
+    'Run one command line (a root-owned ELF program in a system binary directory, not a shell, interpreter or program runner, with fixed arguments) as a user on a cron schedule, in a new file /etc/cron.d/airlock-NAME.',
   risk: 'high',
   rollback: true,
   readOnly: false,
-  params: params({ name: jobName, schedule: cronSchedule, user: userName, program: jobProgram }),
+  params: params({ name: jobName, schedule: cronSchedule, user: userName, program: jobProgram, args: z.array(commandArgument).max(MAX_COMMAND_ARGS).optional().describe('fixed arguments (none when omitted)') }),
   files: [`${CRON_D}/airlock-*`],
-  example: { name: 'nightly-backup', schedule: '30 2 * * *', user: 'backup', program: '/usr/local/sbin/backup-home' },
-  current: async ({ name, user, program }, host): Promise<AddCronState> => ({
+  example: { name: 'nightly-trim', schedule: '30 2 * * *', user: 'root', program: '/usr/sbin/fstrim', args: ['--all'] },
+  current: async ({ name, user, program, args }, host): Promise<AddCronState> => ({
     path: cronFile(name),
     exists: (await host.stat(cronFile(name))) !== null,
     cronDir: (await host.stat(CRON_D))?.isDir === true,
     user: await requireUser(host, user),
-    programProblem: await untrustedProgram(host, program),
+    refusal: await agentCommandRefusal(host, { what: 'the cron job', program, args: args ?? [], argsFrom: 'agent' }),
     cron: await cronState(host),
   }),
   check: ({ name }, cur) => {
     if (!cur.cronDir || cur.cron.load === 'not-found') throw new AirlockError('unsupported_platform', 'no_cron', `cron is not installed here (no ${CRON_D} or no cron.service)`, 'install cron');
     if (cur.exists) throw new AirlockError('conflict', 'already_exists', `${cur.path} already exists`, `RemoveCronJob removes it, or pick another name than ${name}`);
-    if (cur.programProblem) throw new AirlockError('validation', 'untrusted_program', `refusing to schedule it: ${cur.programProblem}`, 'schedule a root-owned program in a root-owned directory, named by its real path');
+    throwRefusal(cur.refusal);
   },
-  preview: ({ name, schedule, user, program }, cur) => ({
-    summary: `Run ${program} as ${user} ${schedule.startsWith('@') ? schedule : `at cron schedule "${schedule}"`}`,
-    change: { file: cur.path, mode: '0644', owner: 'root:root', content: cronFileContent(name, schedule, user, program).split('\n').filter(Boolean), job: { schedule, user, program } },
+  preview: ({ name, schedule, user, program, args }, cur) => ({
+    summary: `Run ${jobCommand(program, args ?? [])} as ${user} ${schedule.startsWith('@') ? schedule : `at cron schedule "${schedule}"`}`,
+    change: {
+      file: cur.path,
+      mode: '0644',
+      owner: 'root:root',
+      content: cronFileContent(name, schedule, user, program, args).split('\n').filter(Boolean),
+      job: { schedule, user, program, args: args ?? [] },
+    },
     sideEffects: [
-      `cron picks up the new file within a minute and runs ${program} ${schedule === '@reboot' ? 'at each boot' : 'at every matching minute'}, as ${user}, with /bin/sh and PATH=${CRON_PATH}`,
+      `cron picks up the new file within a minute and runs ${jobCommand(program, args ?? [])} ${schedule === '@reboot' ? 'at each boot' : 'at every matching minute'}, as ${user}, with /bin/sh and PATH=${CRON_PATH}`,
       "the program's output is mailed to the user when a mailer is installed, and otherwise discarded",
     ],
     warnings: [
@@ -276,7 +283,7 @@ export const addCronJob = action({
       ...cronWarnings(cur.cron),
     ],
   }),
-  mechanism: ({ name, schedule, user, program }, cur) => [fileWrite(cur.path, cronFileContent(name, schedule, user, program), { mode: 0o644, owner: { uid: 0, gid: 0 } })],
+  mechanism: ({ name, schedule, user, program, args }, cur) => [fileWrite(cur.path, cronFileContent(name, schedule, user, program, args), { mode: 0o644, owner: { uid: 0, gid: 0 } })],
 });
 
 export const removeCronJob = action({
@@ -349,24 +356,67 @@ export function parseTimerFile(text: string): { onCalendar: string[]; unit: stri
 
 const systemctl = (...args: string[]): CommandStep => command('systemctl', args);
 
+/** Every command systemd runs for a service's start, reload and stop, in the order it runs them. */
+const EXEC_PROPERTIES = ['ExecCondition', 'ExecStartPre', 'ExecStart', 'ExecStartPost', 'ExecReload', 'ExecStop', 'ExecStopPost'];
+
+/**
+ * The programs a service runs (`systemctl show`: `{ path=/usr/bin/x ; argv[]=... }` per
+ * command), or null when systemd did not report them. Their arguments are root's, from
+ * the unit file; only the programs are the agent's choice, by choosing the unit.
+ */
+export async function readUnitPrograms(host: Host, unit: string): Promise<string[] | null> {
+  const r = await host.run('systemctl', ['show', '--no-pager', '-p', EXEC_PROPERTIES.join(','), '--', unit]);
+  if (r.code !== 0) return null;
+  return [...r.stdout.matchAll(/\{ path=(\S+) ;/g)].map((m) => m[1]!);
+}
+
+/** Why the timer may not start this service: a template instance, a command the one check refuses, or commands unknown. */
+async function timerTargetRefusal(host: Host, unit: string, programs: string[] | null): Promise<CommandRefusal | null> {
+  const what = `the timer for ${unit}`;
+  if (unit.includes('@')) {
+    const instance = unit.slice(unit.indexOf('@') + 1, unit.lastIndexOf('.'));
+    return {
+      category: 'authorization',
+      code: 'template_instance',
+      message: `refusing ${what}: it is an instance of a template unit, and systemd pastes the instance name (${instance}) into the template's command lines (%i), so the name would be a command argument the agent chose`,
+      hint: 'a person writes a unit of its own for this job',
+    };
+  }
+  if (!programs || programs.length === 0) {
+    return { category: 'validation', code: 'unit_commands_unknown', message: `refusing ${what}: systemd reported no command for it`, hint: 'ServiceStatus and ShowUnitFile show what systemd found' };
+  }
+  for (const program of programs) {
+    const r = await agentCommandRefusal(host, { what, program, args: [], argsFrom: 'unit' });
+    if (r) return r;
+  }
+  return null;
+}
+
 export const createTimer = action({
   name: 'CreateTimer',
   family: 'scheduling',
-  description: 'Start an existing service on a calendar schedule with a new timer /etc/systemd/system/airlock-NAME.timer (Persistent=true), enabled and started now.',
+  description:
+    'Start an existing service on a calendar schedule with a new timer /etc/systemd/system/airlock-NAME.timer (Persistent=true), enabled and started now. Every program the service runs must be a root-owned ELF executable in a system binary directory and not a shell, interpreter or program runner; template instances are refused.',
   risk: 'high',
   rollback: true,
   readOnly: false,
   params: params({ name: jobName, onCalendar: calendarExpression, unit: serviceOnly }),
   files: [`${TIMER_DIR}/airlock-*.timer`],
   example: { name: 'nightly-backup', onCalendar: '*-*-* 02:30:00', unit: 'backup.service' },
-  current: async ({ name, onCalendar, unit }, host) => ({
-    path: timerPath(name),
-    timer: timerName(name),
-    fileExists: (await host.stat(timerPath(name))) !== null,
-    timerUnit: await readUnit(host, timerName(name)),
-    calendar: await normaliseCalendar(host, onCalendar),
-    target: await readUnit(host, unit),
-  }),
+  current: async ({ name, onCalendar, unit }, host) => {
+    const programs = await readUnitPrograms(host, unit);
+    return {
+      path: timerPath(name),
+      timer: timerName(name),
+      fileExists: (await host.stat(timerPath(name))) !== null,
+      timerUnit: await readUnit(host, timerName(name)),
+      calendar: await normaliseCalendar(host, onCalendar),
+      target: await readUnit(host, unit),
+      /** What the service runs, checked like every command run on the agent's behalf. */
+      programs,
+      refusal: await timerTargetRefusal(host, unit, programs),
+    };
+  },
   check: ({ unit }, cur) => {
     if (cur.fileExists || cur.timerUnit.load !== 'not-found') {
       throw new AirlockError('conflict', 'already_exists', `${cur.timer} already exists${cur.fileExists ? ` (${cur.path})` : ''}`, 'RemoveTimer removes it, or pick another name');
@@ -375,6 +425,7 @@ export const createTimer = action({
     refuseUnusableUnit(unit, cur.target);
     if (cur.target.load === 'masked' || cur.target.unitFile.startsWith('masked')) throw new AirlockError('conflict', 'unit_masked', `${unit} is masked, so no timer can start it`, 'UnmaskService unmasks it');
     if (cur.target.load !== 'loaded') throw new AirlockError('conflict', 'unit_not_loaded', `${unit} did not load (LoadState=${cur.target.load})`, 'ServiceStatus and UnitLogs show what systemd found wrong');
+    throwRefusal(cur.refusal);
   },
   preview: ({ name, onCalendar, unit }, cur) => {
     const normalized = cur.calendar.ok ? cur.calendar.normalized : '';
@@ -387,6 +438,7 @@ export const createTimer = action({
         content: timerContent(name, onCalendar, unit).split('\n'),
         timer: cur.timer,
         activates: unit,
+        runs: cur.programs ?? [],
         on_calendar: { given: onCalendar, normalized },
         text: `writes ${cur.path}, checks it with systemd-analyze verify, reloads systemd, then enables and starts ${cur.timer}`,
       },

@@ -294,6 +294,8 @@ const systemctl = (verb: string, unit: string): CommandStep => command('systemct
 
 export const listServices = fixedRead({
   name: 'ListServices',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'services',
   description: 'List the service units systemd holds (running, stopped, failed, or referenced but not found) with their load, active and sub state.',
   summary: 'List all service units and their states',
@@ -302,6 +304,8 @@ export const listServices = fixedRead({
 
 export const failedUnits = fixedRead({
   name: 'FailedUnits',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'services',
   description: 'List the units of any type that systemd reports as failed.',
   summary: 'List failed units',
@@ -310,6 +314,8 @@ export const failedUnits = fixedRead({
 
 export const listTimers = fixedRead({
   name: 'ListTimers',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'services',
   description: 'List every timer unit with its next and last run and the unit it activates.',
   summary: 'List all timers with their next and last runs',
@@ -324,6 +330,8 @@ export const serviceStatus = action({
   description: 'Show the load, active and enablement state, main PID and start time of one service or timer.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ unit: serviceUnit }),
   files: [],
   example: { unit: 'nginx.service' },
@@ -342,6 +350,9 @@ export const unitLogs = action({
   description: `Show the last journal lines (1 to 1000, ${DEFAULT_LOG_LINES} when omitted) of one service or timer, with ISO timestamps.`,
   risk: 'low',
   readOnly: true,
+  // Sensitive: journal lines: cron's command lines, passwords mistyped as SSH user names, other users' sessions.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ unit: serviceUnit, lines: journalLines.optional() }),
   files: [],
   example: { unit: 'nginx.service', lines: 50 },

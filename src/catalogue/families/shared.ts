@@ -1,7 +1,7 @@
 /** State readers shared by several families. */
 import { posix } from 'node:path';
 import { AirlockError } from '../../protocol/errors.js';
-import { action, nothingToRead, type Family, type GroupEntry, type Host, type PasswdEntry } from '../action.js';
+import { action, nothingToRead, type Family, type GroupEntry, type Host, type PasswdEntry, type ReadDeclaration } from '../action.js';
 import type { Step } from '../mechanism.js';
 import { params } from '../params.js';
 
@@ -66,13 +66,15 @@ export async function readHostsFile(host: Host): Promise<{ exists: boolean; text
  * A parameterless, low-risk read whose steps are fixed: the shape of most
  * inventory actions (disk usage, routes, ...). Files lists every path a fileScan reads.
  */
-export function fixedRead(spec: { name: string; family: Family; description: string; summary: string; files?: string[]; steps: Step[] }) {
+export function fixedRead(spec: { name: string; family: Family; description: string; summary: string; files?: string[]; steps: Step[] } & Omit<ReadDeclaration, 'readOnly'>) {
   return action({
     name: spec.name,
     family: spec.family,
     description: spec.description,
     risk: 'low',
     readOnly: true,
+    sensitive: spec.sensitive,
+    reachesNetwork: spec.reachesNetwork,
     params: params({}),
     files: spec.files ?? [],
     example: {},

@@ -50,6 +50,9 @@ export const listAuthorizedKeys = action({
   // Medium: the file may hold forced-command options with secrets, and shows who can log in where.
   risk: 'medium',
   readOnly: true,
+  // Sensitive: whole authorized_keys lines: options such as command="..." may carry secrets.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ user: userName }),
   files: KEY_FILES,
   example: { user: 'deploy' },
@@ -132,6 +135,8 @@ export const hostKeyFingerprints = action({
   description: "Show the SHA-256 fingerprints of this host's SSH host keys.",
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({}),
   files: HOST_KEYS,
   example: {},

@@ -366,6 +366,9 @@ function sshdSteps(cur: SshdState, lines: string[]): Step[] {
 
 export const showSshdConfig = fixedRead({
   name: 'ShowSshdConfig',
+  // Sensitive: sshd's whole effective configuration (who may log in, how, and which commands it runs).
+  sensitive: true,
+  reachesNetwork: false,
   family: 'ssh',
   description: "Show the SSH server's effective configuration (sshd -T: every option with the value in force; no key material).",
   summary: 'Show the effective sshd configuration',

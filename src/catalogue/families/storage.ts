@@ -199,6 +199,9 @@ const daemonReload = command('systemctl', ['daemon-reload']);
 
 export const listFstab = fixedRead({
   name: 'ListFstab',
+  // Sensitive: /etc/fstab in full: mount options may carry credentials (cifs password=).
+  sensitive: true,
+  reachesNetwork: false,
   family: 'storage',
   description: 'Show /etc/fstab, the file systems mounted at boot.',
   summary: 'Read /etc/fstab',
@@ -208,6 +211,8 @@ export const listFstab = fixedRead({
 
 export const listSwap = fixedRead({
   name: 'ListSwap',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'storage',
   description: 'Show the active swap areas with their size, use and priority (/proc/swaps).',
   summary: 'Read /proc/swaps',
@@ -221,6 +226,8 @@ export const diskUsageOf = action({
   description: 'Show the total size of one directory (du -sh, not crossing into other file systems) under /srv, /home, /var/log, /var/lib and similar.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ path: usagePath }),
   files: [],
   example: { path: '/var/log' },

@@ -13,6 +13,8 @@ export const hostInfo = action({
   description: 'Show the operating system release and the running kernel.',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({}),
   files: OS_RELEASE,
   example: {},
@@ -26,6 +28,8 @@ export const hostInfo = action({
 
 export const diskUsage = fixedRead({
   name: 'DiskUsage',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'system',
   description: 'Show size, use and free space of every mounted file system.',
   summary: 'Read file system usage (df)',
@@ -34,6 +38,8 @@ export const diskUsage = fixedRead({
 
 export const memoryInfo = fixedRead({
   name: 'MemoryInfo',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'system',
   description: 'Show total, used and available memory and swap, in bytes.',
   summary: 'Read memory and swap usage (free)',
@@ -42,6 +48,8 @@ export const memoryInfo = fixedRead({
 
 export const uptime = fixedRead({
   name: 'Uptime',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'system',
   description: 'Show seconds since boot (/proc/uptime) and the load averages (/proc/loadavg).',
   summary: 'Read /proc/uptime and /proc/loadavg',
@@ -51,6 +59,8 @@ export const uptime = fixedRead({
 
 export const listBlockDevices = fixedRead({
   name: 'ListBlockDevices',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'system',
   description: 'List block devices with size, type, file system and mount point, as JSON.',
   summary: 'List block devices (lsblk)',
@@ -60,6 +70,8 @@ export const listBlockDevices = fixedRead({
 
 export const listMounts = fixedRead({
   name: 'ListMounts',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'system',
   description: 'List mounted file systems with source, type and options, as JSON.',
   summary: 'List mounts (findmnt)',
@@ -68,6 +80,8 @@ export const listMounts = fixedRead({
 
 export const listProcesses = fixedRead({
   name: 'ListProcesses',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'system',
   description: 'List processes by CPU use: pid, user, %CPU, %MEM and program name (never the command line, which may hold secrets).',
   summary: 'List processes (ps), busiest first',

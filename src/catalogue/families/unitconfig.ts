@@ -339,6 +339,9 @@ export const showServiceOverrides = action({
   description: "List a unit's drop-ins (from /etc, /run and /usr/lib, in the order systemd applies them) and print those any user may read, line by line.",
   risk: 'low',
   readOnly: true,
+  // Sensitive: drop-in contents: Environment= lines may carry secrets.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ unit: unitName }),
   files: [],
   example: { unit: 'nginx.service' },
@@ -508,6 +511,9 @@ export const showUnitFile = action({
   description: 'Print the unit file of an existing unit and its drop-ins, as systemd applies them (systemctl cat), read as an unprivileged user.',
   risk: 'low',
   readOnly: true,
+  // Sensitive: unit file contents: Environment= and command lines may carry secrets.
+  sensitive: true,
+  reachesNetwork: false,
   params: params({ unit: unitName }),
   files: [],
   example: { unit: 'nginx.service' },
@@ -528,6 +534,8 @@ export const listUnitFiles = action({
   description: `List the installed unit files with their enablement state and vendor preset, optionally of one type (${UNIT_FILE_TYPES.join(', ')}).`,
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ type: z.enum(UNIT_FILE_TYPES).optional() }),
   files: [],
   example: { type: 'timer' },

@@ -126,6 +126,8 @@ const setExpiry = (user: string, days: number | null, undo?: CommandStep): Comma
 
 export const listUsers = fixedRead({
   name: 'ListUsers',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'users',
   description: 'List the local accounts in /etc/passwd (names, uids, homes, shells; no password data).',
   summary: 'Read /etc/passwd',
@@ -135,6 +137,8 @@ export const listUsers = fixedRead({
 
 export const listGroups = fixedRead({
   name: 'ListGroups',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'users',
   description: 'List the local groups and their members in /etc/group.',
   summary: 'Read /etc/group',
@@ -148,6 +152,8 @@ export const userInfo = action({
   description: "Show a user's uid, primary group and supplementary groups (id).",
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ user: userName }),
   files: [],
   example: { user: 'deploy' },

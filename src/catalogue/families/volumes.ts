@@ -394,6 +394,8 @@ export const lvmReport = action({
   description: 'Show LVM physical volumes, volume groups (size, free space, extent size) and logical volumes (path, attributes, size), sizes in bytes, as JSON (pvs, vgs, lvs).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({}),
   files: [],
   example: {},
@@ -492,6 +494,8 @@ export function growth(group: { extentSize: number }, add: number, unit: keyof t
 
 export const listFilesystems = fixedRead({
   name: 'ListFilesystems',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'storage',
   description: 'List mounted file systems (no pseudo file systems) with source, type, size, used and available bytes and use%, as JSON (findmnt --df).',
   summary: 'Read mounted file systems with their usage (findmnt -J -b --df)',
@@ -500,6 +504,8 @@ export const listFilesystems = fixedRead({
 
 export const filesystemInodes = fixedRead({
   name: 'FilesystemInodes',
+  sensitive: false,
+  reachesNetwork: false,
   family: 'storage',
   description: 'Show inode totals, use and free inodes of every mounted file system (df -i): a full inode table refuses new files while space remains.',
   summary: 'Read inode use of mounted file systems (df -i -P -T)',
@@ -535,6 +541,8 @@ export const blockDeviceInfo = action({
     'Show one block device and what it holds: type, size in bytes, read-only, mount point and model with its children, as JSON (lsblk), then the signature on the device itself: file system type, label, UUID and PARTUUID, what an fstab entry needs (blkid -p, which reads the device and so works without udev).',
   risk: 'low',
   readOnly: true,
+  sensitive: false,
+  reachesNetwork: false,
   params: params({ device: blockDevice }),
   files: [],
   example: { device: '/dev/sda' },
