@@ -120,7 +120,7 @@ test(
     const service = new AirlockService({
       store: yielding(sqlite),
       host,
-      executor: {} as never,
+      executor: { checkPaths: async () => {} } as never, // CreateGroup hands no path to a program by name
       approvalKey: key,
       policy,
       policyPath: '/nonexistent/policy.toml',
