@@ -76,7 +76,7 @@ export interface PreviewParts {
 
 /**
  * What a read-only action declares about what it returns. The policy's `reads` rule
- * (src/policy/reads-lane.ts) relies on these two facts and on nothing else, so every read
+ * (autoApprovalLane, src/daemon/authz.ts) relies on these two facts and on nothing else, so every read
  * states both: the type has no default to hide a decision behind, and
  * test/unit/read-declarations.test.ts checks them over the whole catalogue.
  */

@@ -14,6 +14,7 @@
  *   needs the person's second factor, at every risk; otherwise the policy's
  *   second_factor_from decides.
  */
+import type { ActionNature } from '../catalogue/action.js';
 import type { WireError } from '../protocol/errors.js';
 import type { Method } from '../protocol/messages.js';
 import { minRoleForRisk, riskRank, roleSatisfies, type Risk } from '../protocol/risk.js';
@@ -145,6 +146,19 @@ export function mayApprove(who: Caller, tx: TxFacts, factorFrom: Risk): Approval
   }
   const selfApproval = samePerson(person, tx);
   return { ok: true, selfApproval, secondFactor: selfApproval || riskRank(tx.risk) >= riskRank(factorFrom), person };
+}
+
+/**
+ * Which lane of the policy may approve a request without a person. The reads rule: a
+ * read declared non-sensitive (src/catalogue/action.ts), of effective risk Low, while the
+ * policy keeps `reads = "auto"`; a read that reaches the network also needs a principal the
+ * kernel named (a token principal, over TCP or vsock, asks a person before it uses this
+ * host's place on the network). Otherwise the exact rules, except for an unattended
+ * principal, which only proposes. `null`: a person decides.
+ */
+export function autoApprovalLane(who: Caller, action: ActionNature, risk: Risk, reads: 'auto' | 'ask'): 'reads' | 'rules' | null {
+  if (reads === 'auto' && risk === 'low' && action.readOnly && !action.sensitive && !(action.reachesNetwork && who.via === 'token')) return 'reads';
+  return who.unattended ? null : 'rules';
 }
 
 /** The refusal a self-approval gets when the person has no second factor to give. */

@@ -20,14 +20,13 @@ import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
 import { APPROVER_GROUP, principalName, type Identity } from './identity.js';
-import { mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
+import { autoApprovalLane, mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/messages.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
 import { inLane } from './run-context.js';
 import type { SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
-import { readsLaneApplies } from '../policy/reads-lane.js';
 import { loadPolicyFile } from './policy-file.js';
 import { RefusalLog } from './refusals.js';
 import { TokenTable } from './tokens.js';
@@ -162,7 +161,7 @@ export class AirlockService {
       reboot_required: a.reboot,
       rollback_available: a.rollback,
       read_only: a.readOnly,
-      // What the policy's reads rule relies on (src/policy/reads-lane.ts); false for changes.
+      // What the policy's reads rule relies on (autoApprovalLane, src/daemon/authz.ts); false for changes.
       sensitive: a.readOnly && a.sensitive,
       reaches_network: a.readOnly && a.reachesNetwork,
       platforms: a.platforms,
@@ -255,13 +254,10 @@ export class AirlockService {
    */
   private async autoApprove(who: Identity, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<AutoApproval | null> {
     const policy = this.policy;
-    const isRead = readsLaneApplies(a, risk, policy, who);
-    let rule: Rule | null = null;
-    if (!isRead) {
-      if (p.unattended) return null;
-      rule = matchingRule(policy, a.name, p.params);
-      if (!rule) return null;
-    }
+    const lane = autoApprovalLane(this.caller(who), a, risk, policy.reads);
+    if (!lane) return null;
+    const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
+    if (lane === 'rules' && !rule) return null;
     const ruleId = rule?.id ?? READS_RULE;
     const approver = `policy:${ruleId}`;
     const claims = { transactionId: p.transaction_id, requestHash: p.request_hash, approver, executor: principalName(who), expiresAt: iso(now + this.o.receiptTtlMs) };

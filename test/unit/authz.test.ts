@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { METHOD_ACCESS, mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
+import { METHOD_ACCESS, autoApprovalLane, mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
 import { rootPeerOf, principalName, type Person } from '../../src/daemon/identity.js';
 import { METHODS } from '../../src/protocol/messages.js';
 import type { Role } from '../../src/protocol/risk.js';
@@ -129,4 +129,20 @@ describe('the person behind a root peer', () => {
     assert.equal(principalName(token), 'token:ci');
     assert.equal(principalName(alice), 'alice(uid 1002)');
   });
+});
+
+describe('which policy lane may approve without a person', () => {
+  const read = { readOnly: true as const, sensitive: false, reachesNetwork: false };
+  const cases: Array<[string, Caller, Parameters<typeof autoApprovalLane>[1], 'low' | 'medium', 'auto' | 'ask', 'reads' | 'rules' | null]> = [
+    ['a non-sensitive low read: the reads rule', agent, read, 'low', 'auto', 'reads'],
+    ['reads = "ask": only the exact rules', agent, read, 'low', 'ask', 'rules'],
+    ['a sensitive read: only the exact rules', agent, { ...read, sensitive: true }, 'low', 'auto', 'rules'],
+    ['a read the policy raised to medium: only the exact rules', agent, read, 'medium', 'auto', 'rules'],
+    ['a network read from a token: only the exact rules', token, { ...read, reachesNetwork: true }, 'low', 'auto', 'rules'],
+    ['a network read from a Unix user: the reads rule', agent, { ...read, reachesNetwork: true }, 'low', 'auto', 'reads'],
+    ['an unattended principal: the reads rule still', cronjob, read, 'low', 'auto', 'reads'],
+    ['an unattended principal, anything else: nobody', cronjob, { ...read, sensitive: true }, 'low', 'auto', null],
+    ['a change: only the exact rules', agent, { readOnly: false as const }, 'low', 'auto', 'rules'],
+  ];
+  for (const [name, who, action, risk, reads, want] of cases) test(name, () => assert.equal(autoApprovalLane(who, action, risk, reads), want));
 });

@@ -1,6 +1,6 @@
 /**
  * What every read declares (sensitive, reachesNetwork), over the whole catalogue, and
- * the one decision that relies on it: the policy's `reads` rule (readsLaneApplies)
+ * the one decision that relies on it: the policy's `reads` rule (autoApprovalLane in src/daemon/authz.ts)
  * approves only reads declared non-sensitive, at Low risk, with `reads = "auto"`, and
  * never a read that reaches the network for a token principal.
  */
@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../../src/catalogue/index.js';
 import type { ActionNature, AnyAction } from '../../src/catalogue/action.js';
 import { NETWORK_PROGRAMS } from '../../src/catalogue/programs.js';
-import { readsLaneApplies } from '../../src/policy/reads-lane.js';
-import { DEFAULT_POLICY, parsePolicy } from '../../src/policy/policy.js';
+import { autoApprovalLane, type Caller } from '../../src/daemon/authz.js';
+import { DEFAULT_POLICY, parsePolicy, type Policy } from '../../src/policy/policy.js';
 import { RISKS } from '../../src/protocol/risk.js';
 
 const ALL = [...CATALOGUE.values()];
@@ -110,6 +110,9 @@ test('every action whose mechanism runs a network program declares reachesNetwor
   for (const a of READS) if (a.reachesNetwork) assert.ok(found.some((f) => f.action === a.name), `${a.name} declares reachesNetwork but runs no network program`);
 });
 
+/** The reads lane of authz.ts's autoApprovalLane, for a principal that is not unattended. */
+const readsLaneApplies = (a: ActionNature, risk: (typeof RISKS)[number], policy: Pick<Policy, 'reads'>, who: { via?: 'unix' | 'token' }) =>
+  autoApprovalLane({ ...who, unattended: false } as Caller, a, risk, policy.reads) === 'reads';
 const unix = { via: 'unix' as const };
 const kernelNamed = {}; // Unix peers carry no `via` in their Identity
 const token = { via: 'token' as const };
