@@ -3,42 +3,12 @@
  * not stdin, so a pipe from an agent cannot answer; shows exactly the stored
  * preview after checking its digest; high risk needs the action name typed.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant } from '../protocol/messages.js';
 import { previewDigestMatches, renderPreview } from './render.js';
 import { c } from './ui.js';
-
-/** The controlling terminal, opened directly: the line discipline does echo and editing. */
-class Terminal {
-  private constructor(private readonly fd: number) {}
-
-  static open(): Terminal {
-    try {
-      return new Terminal(openSync('/dev/tty', 'r+'));
-    } catch {
-      throw new AirlockError('authorization', 'no_terminal', 'approving needs a person at a terminal, and this process has none', 'run `sudo airlock approve ID` yourself in a terminal');
-    }
-  }
-
-  write(text: string): void {
-    writeSync(this.fd, text);
-  }
-
-  /** Blocks until a whole line is typed (or end of input). */
-  ask(prompt: string): string {
-    this.write(prompt);
-    const bytes: number[] = [];
-    const one = Buffer.alloc(1);
-    while (readSync(this.fd, one, 0, 1, null) === 1 && one[0] !== 0x0a) bytes.push(one[0]!);
-    return Buffer.from(bytes).toString('utf8').trim();
-  }
-
-  close(): void {
-    closeSync(this.fd);
-  }
-}
+import { Terminal } from './terminal.js';
 
 export async function approveInteractively(cl: AirlockClient, id: string, quietStdout: boolean): Promise<ApprovalGrant> {
   const tx = await cl.transaction(id);

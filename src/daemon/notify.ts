@@ -1,6 +1,6 @@
 /**
  * Tells people that something waits for them: a preview pending approval, or an
- * unattended principal's proposal. Through the policy's command (an argv, run without
+ * unattended principal's proposal; and that root reset somebody's second factor. Through the policy's command (an argv, run without
  * a shell, the event as JSON on stdin) and/or webhook (a JSON POST). The event names
  * the action, risk, summary and requester, never parameters. Fire and forget: a slow
  * or failing notifier never delays or fails the preview; failures go to the daemon's log.
@@ -19,9 +19,19 @@ export interface PendingEvent {
   expires_at: string;
 }
 
+/** Root deleted a person's second factor: the person (and whoever watches) should know. */
+export interface FactorResetEvent {
+  event: 'totp_reset';
+  approver: string;
+  by: string;
+  at: string;
+}
+
+export type NotifyEvent = PendingEvent | FactorResetEvent;
+
 const TIMEOUT_MS = 10_000;
 
-export function notifier(log: (m: string) => void): (policy: Policy, e: PendingEvent) => void {
+export function notifier(log: (m: string) => void): (policy: Policy, e: NotifyEvent) => void {
   return (policy, e) => {
     const { command, webhook } = policy.notify;
     if (!command && !webhook) return; // every preview passes here: nothing to do unless the policy names a notifier

@@ -26,7 +26,8 @@ import type { SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
 import { loadPolicyFile } from './policy-file.js';
 import { TokenTable } from './tokens.js';
-import type { PendingEvent } from './notify.js';
+import type { NotifyEvent } from './notify.js';
+import { enrollingPerson, TotpEnrolment } from './totp-enrolment.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -39,8 +40,8 @@ export interface ServiceOptions {
   policyPath: string;
   /** The token file, read at start and re-read with the policy. */
   tokensPath: string;
-  /** Tells people about a pending approval or a proposal (fire and forget). */
-  notify?: (policy: Policy, event: PendingEvent) => void;
+  /** Tells people about a pending approval, a proposal or a reset second factor (fire and forget). */
+  notify?: (policy: Policy, event: NotifyEvent) => void;
   /** How long a preview waits for approval, and a receipt for execution. */
   approvalTtlMs: number;
   receiptTtlMs: number;
@@ -62,10 +63,12 @@ export class AirlockService {
   private readonly changes = new Slots(1);
   private policy: Policy;
   private tokenTable: TokenTable;
+  private readonly enrolment: TotpEnrolment;
   constructor(private readonly o: ServiceOptions) {
     this.now = o.now ?? Date.now;
     this.policy = o.policy;
     this.tokenTable = TokenTable.load(o.tokensPath);
+    this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName });
   }
 
   get tokens(): TokenTable {
@@ -268,9 +271,9 @@ export class AirlockService {
     if (who.uid === tx.requesterUid) {
       fail('authorization', 'self_approval', `${principalName(who)} requested this change and cannot approve it too`, `another person approves it, e.g. with \`sudo airlock approve ${tx.id}\` from a terminal the agent does not control`);
     }
-    if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
     const now = this.now();
-    if (tx.expiresAt <= now) fail('stale_approval', 'preview_expired', `the preview of ${tx.id} expired at ${iso(tx.expiresAt)}`, 'preview the action again');
+    await this.refuseIfExpired(tx, now);
+    if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
     if (typeof req.preview_digest !== 'string' || req.preview_digest !== tx.previewDigest) {
       fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
     }
@@ -292,25 +295,27 @@ export class AirlockService {
         second_factor: spend ? 'totp' : 'none',
       }),
     );
+    if (outcome === 'not_pending') await this.refuseIfExpired(await this.tx(tx.id), now);
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
     if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has already approved something: each code approves one transaction', 'wait for your authenticator to show the next code');
     return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
   }
 
-  /** Root enrols an approver's second factor; the secret is returned this once and never again. */
-  async totpEnroll(who: Identity, req: { user?: unknown }) {
-    if (who.uid !== 0) fail('authorization', 'root_only', 'only root enrols a second factor', 'run `sudo airlock totp enroll --user NAME`');
-    const name = req.user ?? who.user;
-    if (typeof name !== 'string' || !/^[a-z_][a-z0-9_-]{0,31}$/.test(name)) fail('validation', 'bad_user', 'user must be a login name such as alice');
-    const user = (await this.o.host.users()).find((u) => u.name === name);
-    if (!user) fail('validation', 'no_such_user', `there is no user ${String(name)} on this host`);
-    const approvers = (await this.o.host.groups()).find((g) => g.name === APPROVER_GROUP);
-    if (user!.uid !== 0 && !(approvers?.members.includes(user!.name) ?? false)) {
-      fail('validation', 'not_an_approver', `${user!.name} is not in ${APPROVER_GROUP}, so a second factor would approve nothing`, `add them first: \`sudo gpasswd -a ${user!.name} ${APPROVER_GROUP}\``);
-    }
-    const approver = principalName({ uid: user!.uid, user: user!.name });
-    const entry: EntryDraft = { kind: 'totp_enrolled', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details: { approver } };
-    return { approver, user: user!.name, ...(await this.o.secondFactor.enroll(approver, user!.name, entry)) };
+  /** A person enrols their own second factor: a pending secret, returned to this connection only (totp-enrolment.ts). */
+  async totpEnroll(who: Identity, req: Record<string, unknown>) {
+    return this.enrolment.issue(who, enrollingPerson(who), req);
+  }
+
+  /** The person's first code makes their pending secret their factor. */
+  async totpConfirm(who: Identity, req: Record<string, unknown>) {
+    return this.enrolment.confirm(who, enrollingPerson(who), req);
+  }
+
+  /** Root deletes a person's factor, logged; whoever the policy names is told. */
+  async totpReset(who: Identity, req: Record<string, unknown>) {
+    const r = await this.enrolment.reset(who, req);
+    this.o.notify?.(this.policy, { event: 'totp_reset', approver: r.approver, by: principalName(who), at: iso(this.now()) });
+    return r;
   }
 
   async execute(who: Identity, req: { transaction_id?: unknown; action_name?: unknown; params?: unknown; receipt?: unknown }): Promise<ResultEnvelope> {
@@ -326,6 +331,7 @@ export class AirlockService {
       fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
     }
     const receipt = typeof req.receipt === 'string' ? req.receipt : '';
+    await this.refuseIfExpired(tx, this.now());
     if (tx.state !== 'Queued' || !tx.approvedBy) {
       if (tx.receiptCommitment !== null && tx.receiptCommitment === receiptCommitment(receipt)) {
         fail('stale_approval', 'receipt_already_consumed', `this receipt can no longer be used: ${tx.id} is ${tx.state}`, 'preview again and ask for a new approval');
@@ -366,6 +372,7 @@ export class AirlockService {
         this.entry('approval_consumed', who, a.name, risk, tx.requestHash, tx.id, base),
         this.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length }),
       ]);
+      if (outcome === 'expired') await this.refuseIfExpired((await this.o.store.getTransaction(tx.id)) ?? tx, now);
       if (outcome !== 'consumed') {
         const why = { already_consumed: 'was already used', expired: 'has expired', not_queued: 'is no longer valid', not_found: 'is unknown', mismatch: 'does not match', consumed: '' }[outcome];
         fail('stale_approval', `receipt_${outcome}`, `the receipt for ${tx.id} ${why}`, 'preview again and ask for a new approval');
@@ -427,7 +434,26 @@ export class AirlockService {
 
   /** Sweep: cancels previews and receipts past their deadline, one signed entry each. */
   async sweep(): Promise<string[]> {
-    return this.o.store.expireDue(this.now(), (tx) => this.systemEntry('expired', tx, { previous_state: tx.state, deadline: iso(tx.expiresAt) }));
+    return this.o.store.expireDue(this.now(), (tx) => this.expiredEntry(tx));
+  }
+
+  /**
+   * Expiry is exact: a preview or receipt past its deadline is refused as expired, whether the
+   * sweep canceled it already or not; if not, it is canceled with its `expired` entry now, in
+   * one store operation, rather than at the next sweep. Returns when `tx` has not expired.
+   */
+  private async refuseIfExpired(tx: TxRecord, now: number): Promise<void> {
+    let stage = expiredStage(tx);
+    if (!stage && (tx.state === 'Previewed' || tx.state === 'Queued') && tx.expiresAt <= now) {
+      const expired = await this.o.store.expire(tx.id, now, (t) => this.expiredEntry(t));
+      stage = expired ? (expired.state === 'Previewed' ? 'preview' : 'receipt') : expiredStage((await this.o.store.getTransaction(tx.id)) ?? tx);
+    }
+    if (stage === 'preview') fail('stale_approval', 'preview_expired', `the preview of ${tx.id} expired at ${iso(tx.expiresAt)} before anyone approved it; it is canceled`, 'preview the action again');
+    if (stage === 'receipt') fail('stale_approval', 'receipt_expired', `the receipt for ${tx.id} expired at ${iso(tx.expiresAt)} before it was used; the transaction is canceled`, 'preview again and ask for a new approval');
+  }
+
+  private expiredEntry(tx: TxRecord): EntryDraft {
+    return this.systemEntry('expired', tx, { previous_state: tx.state, deadline: iso(tx.expiresAt) });
   }
 
   async reconcile(): Promise<string[]> {
@@ -495,6 +521,12 @@ const HistoryQuery = z.strictObject({
   since: z.iso.datetime({ offset: true }).optional(),
   limit: z.number().int().min(1).max(1000).optional(),
 });
+
+/** Which stage ran out, for a transaction the store canceled as expired (its result says so). */
+function expiredStage(tx: TxRecord): 'preview' | 'receipt' | null {
+  const stage = tx.state === 'Canceled' ? (tx.result as { expired?: unknown } | null)?.expired : undefined;
+  return stage === 'preview' || stage === 'receipt' ? stage : null;
+}
 
 function view(tx: TxRecord): TransactionView {
   return {
