@@ -19,7 +19,7 @@ import type { SigningKey } from '../audit/keys.js';
 import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.js';
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
-import { APPROVER_GROUP, type Identity } from './identity.js';
+import type { Identity } from './identity.js';
 import { releaseOutput } from './output.js';
 import { Slots } from './slots.js';
 import type { SecondFactor } from './second-factor.js';
