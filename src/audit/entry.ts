@@ -21,8 +21,13 @@ export const ENTRY_KINDS = [
   'canceled',
   'expired',
   'reconciled',
+  /** A factor counts from here: confirmed by a first code (before sealing: set by root, at once). */
   'totp_enrolled',
   'totp_lockout',
+  /** A pending secret was issued to a person; it approves nothing until totp_enrolled. */
+  'totp_issued',
+  /** Root deleted a person's factor. */
+  'totp_reset',
   'policy_reloaded',
   'refused',
 ] as const;

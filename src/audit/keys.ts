@@ -1,6 +1,7 @@
 /**
- * Ed25519 keys kept as 32-byte seeds in files of mode 0600. A key file that group
- * or others can read is refused: the daemon will not start with it.
+ * Ed25519 keys kept as 32-byte seeds in files of mode 0600 (and the same checks for
+ * any other 32-byte key file the daemon keeps). A key file that group or others can
+ * read is refused: the daemon will not start with it.
  */
 import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
@@ -47,18 +48,28 @@ export function parsePublicKey(text: string): Buffer {
 
 /** Loads a seed file, creating it (mode 0600, O_EXCL) when absent and `create` is set. */
 export function loadSeedFile(path: string, create: boolean): SigningKey {
+  return signingKeyFromSeed(loadKeyFile(path, { create }));
+}
+
+/**
+ * Reads a 32-byte secret key file: never through a link, and refused when group or
+ * others can access it or another uid owns it. Absent, it is created (32 random bytes,
+ * mode 0600, O_EXCL) when `create` is set; otherwise `missing` says why that is an error.
+ */
+export function loadKeyFile(path: string, o: { create: boolean; missing?: () => AirlockError }): Buffer {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !create) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !o.create && o.missing) throw o.missing();
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !o.create) {
       throw new AirlockError('integrity', 'key_unreadable', `cannot open key file ${path}: ${(e as Error).message}`, 'run `sudo airlock install` to create keys');
     }
-    const seed = randomBytes(32);
+    const key = randomBytes(32);
     const wfd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    writeSync(wfd, seed);
+    writeSync(wfd, key);
     closeSync(wfd);
-    return signingKeyFromSeed(seed);
+    return key;
   }
   try {
     const st = fstatSync(fd);
@@ -73,8 +84,9 @@ export function loadSeedFile(path: string, create: boolean): SigningKey {
     if (process.getuid && st.uid !== process.getuid()) {
       throw new AirlockError('integrity', 'key_owner', `key file ${path} is owned by uid ${st.uid}, not by the daemon's uid ${process.getuid()}`);
     }
-    const seed = readFileSync(fd);
-    return signingKeyFromSeed(seed);
+    const key = readFileSync(fd);
+    if (key.length !== 32) throw new AirlockError('integrity', 'bad_key', `key file ${path} holds ${key.length} bytes: a key is exactly 32 bytes`);
+    return key;
   } finally {
     closeSync(fd);
   }

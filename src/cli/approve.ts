@@ -60,4 +60,4 @@ export async function approveInteractively(cl: AirlockClient, id: string, quietS
   }
 }
 
-const askCode = async (term: Terminal) => (await term.askSecret('Code from your authenticator app (not shown): ')).replace(/\s+/g, '');
+const askCode = (term: Terminal) => term.askHidden('Code from your authenticator app (not shown): ').replace(/\s+/g, '');

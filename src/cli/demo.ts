@@ -75,12 +75,13 @@ async function demo(fast: boolean): Promise<number> {
     const humanIds = await d.addUser('alice', ['airlock-admin', 'airlock-approvers']);
     const agent = Principal.spawn(agentIds, d.socket);
     const alice = Principal.spawn(humanIds, d.socket);
-    const root = Principal.spawn({ uid: 0, gid: 0, groups: [0] }, d.socket);
-    principals.push(agent, alice, root);
-    // alice's authenticator app, enrolled by root (in real life: `sudo airlock totp enroll --user alice` and a QR code).
+    principals.push(agent, alice);
+    // alice enrols her own authenticator app over her own connection and confirms it with a
+    // first code (in real life: `airlock totp enroll` in her terminal, and a QR code).
     const phone = new Authenticator();
-    const enrolled = await root.call<{ secret: string }>('totp.enroll', { user: 'alice' });
+    const enrolled = await alice.call<{ secret: string }>('totp.enroll', {});
     phone.add('alice', enrolled.secret);
+    await alice.call('totp.confirm', { code: await phone.code('alice') });
     say(c.dim(`daemon up on ${d.socket}`));
     say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, airlock-admin + airlock-approvers: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, airlock-admin + airlock-approvers).`));
     say(c.dim('The daemon learns which is which from the kernel (SO_PEERCRED), never from what they send.'));

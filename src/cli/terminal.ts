@@ -1,23 +1,26 @@
 /**
- * The controlling terminal (/dev/tty), opened directly: never stdin, so a pipe from an
- * agent cannot answer a prompt. Lines are read through the line discipline (echo and
- * editing); secrets (authenticator codes) are read in raw mode, so they are not echoed.
+ * The controlling terminal (/dev/tty), opened directly rather than through stdin and
+ * stdout, so that a pipe from an agent can neither answer a prompt nor read what is
+ * meant for the person at the terminal (a preview to approve, a second-factor secret).
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
-import tty from 'node:tty';
+import { ReadStream } from 'node:tty';
 import { AirlockError } from '../protocol/errors.js';
 
-/** A code is 6 digits; a little room for spaces people type, and no more. */
-const MAX_SECRET_CHARS = 32;
+const CTRL_C = 0x03;
+const CTRL_D = 0x04;
+const CTRL_U = 0x15;
+const BACKSPACE = [0x08, 0x7f];
 
 export class Terminal {
   private constructor(private readonly fd: number) {}
 
-  static open(): Terminal {
+  /** `need` says what needs a person (for the refusal when there is no terminal), `hint` what to do instead. */
+  static open(need = 'approving', hint = 'run `airlock approve ID` yourself, in a terminal of your own'): Terminal {
     try {
       return new Terminal(openSync('/dev/tty', 'r+'));
     } catch {
-      throw new AirlockError('authorization', 'no_terminal', 'approving needs a person at a terminal, and this process has none', 'run `airlock approve ID` yourself, in a terminal of your own');
+      throw new AirlockError('authorization', 'no_terminal', `${need} needs a person at a terminal, and this process has none`, hint);
     }
   }
 
@@ -25,7 +28,7 @@ export class Terminal {
     writeSync(this.fd, text);
   }
 
-  /** Blocks until a whole line is typed (or end of input). */
+  /** Blocks until a whole line is typed (or end of input); the line discipline echoes and edits. */
   ask(prompt: string): string {
     this.write(prompt);
     const bytes: number[] = [];
@@ -35,31 +38,33 @@ export class Terminal {
   }
 
   /**
-   * Reads a line without echoing it: the terminal goes to raw mode on a second
-   * descriptor of its own and back before this returns (Ctrl-C and Ctrl-D cancel).
+   * Like ask, but what is typed is not echoed (a code, which someone watching the screen or a
+   * recording of the session must not learn). The terminal is put in raw mode through a
+   * second descriptor (node:tty sets the mode with tcsetattr; no stty, no shell), before the
+   * prompt, so nothing typed early is echoed; it is restored however the read ends. Backspace
+   * and Ctrl-U edit, Enter ends, Ctrl-C refuses.
    */
-  async askSecret(prompt: string): Promise<string> {
-    this.write(prompt);
-    const input = new tty.ReadStream(openSync('/dev/tty', 'r'));
-    input.setRawMode(true);
+  askHidden(prompt: string): string {
+    const mode = new ReadStream(openSync('/dev/tty', 'r'));
+    const bytes: number[] = [];
     try {
-      return await new Promise<string>((resolve, reject) => {
-        let typed = '';
-        input.on('data', (chunk: Buffer) => {
-          for (const ch of chunk.toString('utf8')) {
-            if (ch === '\r' || ch === '\n') return resolve(typed);
-            if (ch === '\x03' || ch === '\x04') return reject(new AirlockError('authorization', 'not_confirmed', 'not approved: input canceled'));
-            if (ch === '\x7f' || ch === '\b') typed = typed.slice(0, -1);
-            else if (typed.length < MAX_SECRET_CHARS && ch >= ' ') typed += ch;
-          }
-        });
-        input.on('end', () => resolve(typed));
-      });
+      mode.setRawMode(true);
+      this.write(prompt);
+      const one = Buffer.alloc(1);
+      while (readSync(this.fd, one, 0, 1, null) === 1) {
+        const b = one[0]!;
+        if (b === 0x0d || b === 0x0a || (b === CTRL_D && bytes.length === 0)) break;
+        if (b === CTRL_C) throw new AirlockError('authorization', 'not_confirmed', 'interrupted: nothing was sent');
+        if (BACKSPACE.includes(b)) bytes.pop();
+        else if (b === CTRL_U) bytes.length = 0;
+        else if (b >= 0x20) bytes.push(b);
+      }
     } finally {
-      input.setRawMode(false);
-      input.destroy();
+      mode.setRawMode(false);
+      mode.destroy();
       this.write('\n');
     }
+    return Buffer.from(bytes).toString('utf8').trim();
   }
 
   close(): void {

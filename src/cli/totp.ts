@@ -1,39 +1,136 @@
-/** `airlock totp enroll`: root gives an approver a second factor (TOTP) and shows it once, as a QR code. */
-import { Command } from 'commander';
+/**
+ * `airlock totp`: a person's second factor for approvals (TOTP, RFC 6238).
+ * enroll: a person enrols their own, from their own account; the QR code and the secret
+ * go to their terminal (/dev/tty) only, never to stdout or --json, and the first code
+ * from the app confirms the enrolment. confirm: that first code, for an enrolment left
+ * pending. reset: root deletes a person's factor (logged and notified); they enrol again.
+ * Codes are read from the terminal without echo.
+ */
+import { Command, Option } from 'commander';
 import { renderUnicodeCompact } from 'uqr';
+import type { AirlockClient } from '../client/client.js';
+import { AirlockError } from '../protocol/errors.js';
 import { withClient } from './connect.js';
+import { Terminal } from './terminal.js';
 import { c, printJson, reportError } from './ui.js';
 
+const HELP = `
+High-risk approvals always need a code from the approver's authenticator app (Medium
+too when the policy sets second_factor_from = "medium"). Each approver enrols their own
+factor, from their own account and without sudo. The QR code and the secret appear on
+your terminal only (never on stdout, never in --json); the first code the app shows
+confirms the enrolment, and until then it approves nothing (a pending enrolment lapses
+after 10 minutes). The daemon keeps the secret sealed in its store and never shows it again.
+
+Replacing your factor needs a code from the one you have. Lost it? Root deletes it (a
+signed log entry, and the policy's notifier is told), and you enrol again.
+
+  airlock totp enroll                    # as yourself: scan the QR code, type the first code
+  airlock totp confirm                   # if enroll was interrupted before the first code
+  sudo airlock totp reset --user alice   # root: delete alice's factor
+  airlock approve tx_...                 # asks for the 6-digit code when the risk needs one`;
+
+const CURRENT_PROMPT = 'Code from your authenticator app, for the factor you have now: ';
+const FIRST_PROMPT = 'First code from the app, to confirm: ';
+/** Codes a person may type for one request before the command gives up (the daemon counts wrong ones too). */
+const CODE_ATTEMPTS = 3;
+
 export function totpCommand(): Command {
-  const totp = new Command('totp').description('second factor for approvals: authenticator-app codes (RFC 6238)');
+  const totp = new Command('totp').description('your second factor for approvals: authenticator-app codes (RFC 6238)').addHelpText('after', HELP);
   totp
     .command('enroll')
-    .description('create (or replace) an approver\'s TOTP secret (root only); shows it once')
-    .option('--user <name>', 'the approver (root, or a member of airlock-approvers); default: you as the daemon sees you (root under sudo)')
-    .option('--json', 'print the approver, secret and otpauth URI as JSON instead of a QR code')
-    .addHelpText(
-      'after',
-      `
-High-risk approvals always need a code from the approver's authenticator app (Medium
-too when the policy sets second_factor_from = "medium"). Scan the QR code with any
-authenticator app (or type the secret); the daemon keeps the secret in its root-only
-store and never shows it again. Enrolling again replaces the old secret.
-
-  sudo airlock totp enroll --user alice
-  sudo airlock approve tx_...      # asks for the 6-digit code after you confirm`,
-    )
+    .description('enrol your own second factor (as yourself, without sudo): QR code and secret on your terminal, confirmed by a first code')
+    .option('--json', 'print {approver, user, state} as JSON; the secret goes to the terminal only')
+    .addOption(new Option('--user <name>', 'refused: a person enrols their own factor').hideHelp())
+    .addHelpText('after', HELP)
     .action(async (o, cmd: Command) => {
       try {
-        const e = await withClient(cmd, (cl) => cl.totpEnroll(o.user));
-        if (o.json) return void printJson(e);
-        process.stdout.write(
-          `${renderUnicodeCompact(e.uri, { border: 2 })}\n` +
-            `${c.green('enrolled')} ${e.approver}\n${c.dim('secret')}  ${e.secret}  ${c.dim('(shown once; store it only in the authenticator app)')}\n` +
-            `${c.cyan('next')}  approvals of High-risk actions by ${e.user} now ask for the app's 6-digit code\n`,
-        );
+        if (o.user !== undefined) {
+          throw new AirlockError(
+            'authorization',
+            'enrol_as_yourself',
+            `a second factor is enrolled by its owner: ${o.user} enrols with \`airlock totp enroll\`, in their own terminal, without sudo`,
+            `to delete ${o.user}'s factor instead (they then enrol again): \`sudo airlock totp reset --user ${o.user}\``,
+          );
+        }
+        const term = Terminal.open('enrolling a second factor', 'run `airlock totp enroll` yourself, in your own terminal');
+        try {
+          done(await withClient(cmd, (cl) => enrolAt(term, cl)), Boolean(o.json));
+        } finally {
+          term.close();
+        }
+      } catch (e) {
+        process.exitCode = reportError(e, Boolean(o.json));
+      }
+    });
+  totp
+    .command('confirm')
+    .description('confirm your pending enrolment with the first code your app shows (when enroll was interrupted)')
+    .option('--json', 'print {approver, user, state} as JSON')
+    .action(async (o, cmd: Command) => {
+      try {
+        const term = Terminal.open('confirming a second factor', 'run `airlock totp confirm` yourself, in your own terminal');
+        try {
+          done(await withClient(cmd, (cl) => withCode(term, FIRST_PROMPT, (code) => cl.totpConfirm(code ?? ''), term.askHidden(FIRST_PROMPT))), Boolean(o.json));
+        } finally {
+          term.close();
+        }
+      } catch (e) {
+        process.exitCode = reportError(e, Boolean(o.json));
+      }
+    });
+  totp
+    .command('reset')
+    .description("delete a person's second factor (root only): logged and notified; they enrol again")
+    .requiredOption('--user <name>', 'the person whose factor is deleted')
+    .option('--json', 'print {approver, user, factor, pending} as JSON')
+    .action(async (o, cmd: Command) => {
+      try {
+        const r = await withClient(cmd, (cl) => cl.totpReset(o.user));
+        if (o.json) return void printJson(r);
+        process.stdout.write(`${c.green('reset')} ${r.approver}: ${r.factor ? 'the second factor' : 'the pending enrolment'} is deleted (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`\n`);
       } catch (e) {
         process.exitCode = reportError(e, Boolean(o.json));
       }
     });
   return totp;
+}
+
+/** Enrols (with a code of the current factor when the daemon asks for one), shows the secret on the terminal, confirms. */
+async function enrolAt(term: Terminal, cl: AirlockClient) {
+  const issued = await withCode(term, CURRENT_PROMPT, (code) => cl.totpEnroll(code));
+  term.write(
+    `\n${renderUnicodeCompact(issued.uri, { border: 2 })}\n` +
+      `Scan this with your authenticator app, or type the secret into it:\n  secret  ${issued.secret}\n` +
+      c.dim(`(shown once, on this terminal only; keep it only in the app. It approves nothing until confirmed, by ${issued.expires_at})\n`),
+  );
+  try {
+    return await withCode(term, FIRST_PROMPT, (code) => cl.totpConfirm(code ?? ''), term.askHidden(FIRST_PROMPT));
+  } catch (e) {
+    if (!(e instanceof AirlockError) || e.code !== 'totp_invalid') throw e;
+    throw new AirlockError(e.category, e.code, e.message, `the enrolment stays pending until ${issued.expires_at}: confirm it with \`airlock totp confirm\`, or start again with \`airlock totp enroll\``);
+  }
+}
+
+/**
+ * Sends `first` (or nothing), asking on the terminal, without echo, for a code when the
+ * daemon says one is needed or the one typed was wrong, a few times at most.
+ */
+async function withCode<T>(term: Terminal, prompt: string, send: (code?: string) => Promise<T>, first?: string): Promise<T> {
+  let code = first;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send(code);
+    } catch (e) {
+      const retry = e instanceof AirlockError && (e.code === 'totp_required' || e.code === 'totp_invalid') && attempt < CODE_ATTEMPTS;
+      if (!retry) throw e;
+      if (e.code === 'totp_invalid') term.write(c.yellow(`${e.message}\n`));
+      code = term.askHidden(prompt).replace(/\s+/g, '');
+    }
+  }
+}
+
+function done(r: { approver: string; user: string; state: string }, json: boolean): void {
+  if (json) return void printJson({ approver: r.approver, user: r.user, state: r.state });
+  process.stdout.write(`${c.green('enrolled')} ${r.approver}\n${c.cyan('next')}  approvals that need a second factor now ask ${r.user} for this app's 6-digit code\n`);
 }

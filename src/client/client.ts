@@ -123,9 +123,20 @@ export class AirlockClient {
     return this.call<ApprovalGrant>('approve', { transaction_id, preview_digest, ...(totp_code ? { totp_code } : {}) });
   }
 
-  /** Root only: a new TOTP secret for an approver, returned this once. */
-  totpEnroll(user?: string) {
-    return this.call<{ approver: string; user: string; secret: string; uri: string }>('totp.enroll', user ? { user } : {});
+  /**
+   * Enrols the caller's own second factor: a pending secret, returned to this connection once,
+   * for the caller's terminal only. Replacing a confirmed factor needs `current_code` from it.
+   */
+  totpEnroll(current_code?: string) {
+    return this.call<{ approver: string; user: string; state: 'pending'; expires_at: string; secret: string; uri: string }>('totp.enroll', current_code ? { current_code } : {});
+  }
+  /** Confirms the caller's pending secret with the first code the app shows: from then on it counts. */
+  totpConfirm(code: string) {
+    return this.call<{ approver: string; user: string; state: 'confirmed' }>('totp.confirm', { code });
+  }
+  /** Root only: deletes a person's factor (logged and notified); they enrol again. */
+  totpReset(user: string) {
+    return this.call<{ approver: string; user: string; factor: boolean; pending: boolean }>('totp.reset', { user });
   }
   execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string) {
     return this.call<ResultEnvelope>('execute', { transaction_id, action_name, params, receipt });

@@ -60,7 +60,9 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   'transaction.get': 'principal', // then: the requester or a reviewer (mayRead)
   cancel: 'principal', // then: the requester or an admin approver (mayCancel)
   approve: 'person', // then: mayApprove
-  'totp.enroll': 'root', // until enrolment moves to the person (second-factor rework)
+  'totp.enroll': 'person', // then: an approver (enrollingPerson, totp-enrolment.ts)
+  'totp.confirm': 'person',
+  'totp.reset': 'root',
   'policy.reload': 'root',
   inbox: 'reviewer',
 };

@@ -34,7 +34,8 @@ Options:
   -h, --help             this text
 
 Exit status: 0 after a clean stop (SIGTERM/SIGINT), 9 when start-up checks fail
-(readable key file, a policy that is invalid or not root-owned, unreadable store), 2 on bad options.
+(readable key file, a missing totp.key for a store whose second-factor secrets are sealed
+under it, a policy that is invalid or not root-owned, unreadable store), 2 on bad options.
 `;
 
 function main(): void {
@@ -97,6 +98,7 @@ function main(): void {
     dbPath: files.db,
     auditKeyPath: files.auditKey,
     approvalKeyPath: files.approvalKey,
+    totpKeyPath: files.totpKey,
     publicKeyPath: files.publicKey,
     checkpointPath: files.checkpoints,
     policyPath: v.policy ?? `${DEFAULT_CONFIG_DIR}/policy.toml`,

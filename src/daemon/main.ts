@@ -20,6 +20,7 @@ import { startServer, VERSION } from './server.js';
 import { AirlockService } from './service.js';
 import { native } from './native.js';
 import { SecondFactor } from './second-factor.js';
+import { openTotpSeal } from './totp-seal.js';
 import { hostname } from 'node:os';
 
 export interface DaemonConfig {
@@ -27,6 +28,8 @@ export interface DaemonConfig {
   dbPath: string;
   auditKeyPath: string;
   approvalKeyPath: string;
+  /** Seals the second-factor secrets in the store (created with a store not yet sealed). */
+  totpKeyPath: string;
   publicKeyPath: string;
   checkpointPath: string;
   /** The human's policy (absent file: the built-in default). */
@@ -59,7 +62,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     chmodSync(dir, mode); // mkdir's mode passes through the umask and leaves an existing directory as it was
   };
   dirMode(dirname(c.socketPath), 0o755);
-  for (const p of new Set([c.dbPath, c.auditKeyPath, c.approvalKeyPath].map((p) => dirname(p)))) dirMode(p, 0o700);
+  for (const p of new Set([c.dbPath, c.auditKeyPath, c.approvalKeyPath, c.totpKeyPath].map((p) => dirname(p)))) dirMode(p, 0o700);
   dirMode(dirname(c.checkpointPath), 0o755);
   const auditKey = loadSeedFile(c.auditKeyPath, c.createKeys);
   const approvalKey = loadSeedFile(c.approvalKeyPath, c.createKeys);
@@ -71,12 +74,13 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
 
   const checkpoints = new CheckpointWriter(auditKey, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
   const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head) => checkpoints.note(head));
+  const seal = await openTotpSeal(store, c.totpKeyPath, log);
   const executor = new Executor({ programs: resolvePrograms() });
   const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);
   const host = new RealHost(platform, executor);
   // The second factor asks the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;
-  const secondFactor = new SecondFactor({ store, now: Date.now, from: () => service!.currentPolicy.secondFactorFrom, hostName: hostname() });
+  const secondFactor = new SecondFactor({ store, now: Date.now, from: () => service!.currentPolicy.secondFactorFrom, hostName: hostname(), seal });
   service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, log });
 
   const reconciled = await service.reconcile();

@@ -1,6 +1,6 @@
 /**
  * Tells people that something waits for them: a preview pending approval, or an
- * unattended principal's proposal. Through the policy's command (an argv, run without
+ * unattended principal's proposal; and that root reset somebody's second factor. Through the policy's command (an argv, run without
  * a shell, the notification as JSON on stdin) and/or webhook (a JSON POST). Events name
  * the action, risk, summary and requester, never parameters. Fire and forget: a slow
  * or failing notifier never delays or fails the preview; failures go to the daemon's log.
@@ -26,8 +26,20 @@ export interface PendingEvent {
   expires_at: string;
 }
 
-/** What the command reads on stdin and the webhook receives: one requester's pending events. */
-export interface Notification {
+/** Root deleted a person's second factor: the person (and whoever watches) should know. */
+export interface FactorResetEvent {
+  event: 'totp_reset';
+  approver: string;
+  by: string;
+  at: string;
+}
+
+export type NotifyEvent = PendingEvent | FactorResetEvent;
+
+/** What the command reads on stdin and the webhook receives: one requester's pending events, or a reset. */
+export type Notification = PendingNotification | FactorResetEvent;
+
+export interface PendingNotification {
   event: 'pending';
   requested_by: string;
   /** Listed plus not listed. */
@@ -55,11 +67,13 @@ export interface NotifierOptions {
   now?: () => number;
 }
 
-export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): (policy: Policy, e: PendingEvent) => void {
+export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): (policy: Policy, e: NotifyEvent) => void {
   const intervalMs = opts.intervalMs ?? NOTIFY_INTERVAL_MS;
   const now = opts.now ?? Date.now;
   /** Per requester, in arrival order: what its next notification says. */
   const waiting = new Map<string, { pending: PendingEvent[]; notListed: number }>();
+  /** Resets, sent as they come (only root makes them), within the same concurrency; at most NOTIFY_MAX_REQUESTERS wait. */
+  const resets: FactorResetEvent[] = [];
   /** When each requester was last notified (entries older than the interval are forgotten). */
   const lastSent = new Map<string, number>();
   let target: Policy['notify'] = {};
@@ -82,6 +96,13 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
     wake = null;
     const t = now();
     for (const [who, at] of lastSent) if (t - at >= intervalMs) lastSent.delete(who);
+    while (resets.length > 0 && running < NOTIFY_CONCURRENCY) {
+      running++;
+      void deliver(resets.shift()!).finally(() => {
+        running--;
+        drain();
+      });
+    }
     let soonest = Infinity;
     for (const [who, w] of waiting) {
       if (running >= NOTIFY_CONCURRENCY) return; // a finishing delivery drains again
@@ -133,6 +154,11 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
     const { command, webhook } = policy.notify;
     if (!command && !webhook) return; // every preview passes here: nothing to do unless the policy names a notifier
     target = policy.notify; // deliveries go where the latest policy that names a notifier says
+    if (e.event === 'totp_reset') {
+      if (resets.length >= NOTIFY_MAX_REQUESTERS) return drop();
+      resets.push(e);
+      return drain();
+    }
     let w = waiting.get(e.requested_by);
     if (!w) {
       if (waiting.size >= NOTIFY_MAX_REQUESTERS) return drop();

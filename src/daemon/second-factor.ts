@@ -4,12 +4,14 @@
  * and, when configured, Medium. A code is spent with the approval it was typed for,
  * in the same store transaction, so it can approve nothing else; wrong codes are
  * counted and a run of them locks the approver out, which the signed log records.
+ * The same rules check the current code that replacing a factor needs (totp-enrolment.ts).
  */
 import { fail } from '../protocol/errors.js';
 import { riskRank, type Risk } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
-import type { SpentStep, Store } from '../store/store.js';
-import { matchStep, newSecret, otpauthUri } from '../protocol/totp.js';
+import type { SpentStep, Store, TotpRecord } from '../store/store.js';
+import { matchStep, otpauthUri } from '../protocol/totp.js';
+import type { TotpSeal } from './totp-seal.js';
 
 /** Wrong codes in a row before a lockout, and how long it lasts. */
 export const MAX_FAILURES = 5;
@@ -23,6 +25,16 @@ export interface SecondFactorOptions {
   from: () => Risk;
   /** Names this host in the authenticator app. */
   hostName: string;
+  /** Seals and opens the stored secrets (totp.key): the store never holds one in clear. */
+  seal: TotpSeal;
+}
+
+/** What a code is being checked for, in the words its refusals use. */
+interface Purpose {
+  /** "approving tx_...": the subject of "... needs the 6-digit code". */
+  what: string;
+  /** How to give the code next time. */
+  how: string;
 }
 
 export class SecondFactor {
@@ -37,35 +49,60 @@ export class SecondFactor {
    * spends it atomically with the approval. Every refusal says what to do next.
    */
   async check(approver: string, user: string, code: unknown, txId: string, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
+    const purpose = { what: `approving ${txId}`, how: `run \`airlock approve ${txId}\` in a terminal: it asks for the code` };
     const rec = await this.o.store.totp(approver);
     if (!rec) {
-      fail('authorization', 'totp_not_enrolled', `approving ${txId} needs a second factor, and ${approver} has none enrolled`, `enrol once with \`sudo airlock totp enroll --user ${user}\`, then approve again`);
+      fail('authorization', 'totp_not_enrolled', `approving ${txId} needs a second factor, and ${approver} has none enrolled`, `${user} enrols once, as themselves and without sudo, in their own terminal: \`airlock totp enroll\`; then approve again`);
     }
+    return this.verify(rec!, code, purpose, entryFor);
+  }
+
+  /**
+   * Checks a code of the factor `approver` has now, before that factor is replaced: the
+   * same rules as an approval code (lockout, failure count, a step spends once).
+   */
+  async checkCurrent(rec: TotpRecord, code: unknown, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
+    const purpose = {
+      what: `${rec.approver} already has a second factor: replacing it`,
+      how: 'run `airlock totp enroll` in a terminal: it asks for a code from the factor you have now (lost it? root resets it with `sudo airlock totp reset --user NAME`)',
+    };
+    return this.verify(rec, code, purpose, entryFor);
+  }
+
+  private async verify(rec: TotpRecord, code: unknown, purpose: Purpose, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
+    const approver = rec.approver;
     const now = this.o.now();
-    if (rec!.lockedUntil > now) {
-      fail('authorization', 'totp_locked', `${approver} typed ${MAX_FAILURES} wrong codes; approvals by ${approver} are locked until ${new Date(rec!.lockedUntil).toISOString()}`, 'wait for the lockout to end; it is recorded in the audit log');
+    if (rec.lockedUntil > now) {
+      fail('authorization', 'totp_locked', `${approver} typed ${MAX_FAILURES} wrong codes; codes of ${approver} are refused until ${new Date(rec.lockedUntil).toISOString()}`, 'wait for the lockout to end; it is recorded in the audit log');
     }
     if (code === undefined || code === null || code === '') {
-      fail('authorization', 'totp_required', `approving ${txId} needs the 6-digit code from ${approver}'s authenticator app`, `run \`airlock approve ${txId}\` in a terminal: it asks for the code`);
+      fail('authorization', 'totp_required', `${purpose.what} needs the 6-digit code from ${approver}'s authenticator app`, purpose.how);
     }
-    const step = typeof code === 'string' ? matchStep(rec!.secret, code, now, rec!.lastStep) : null;
+    const step = typeof code === 'string' ? matchStep(this.o.seal.open(approver, rec.sealedSecret), code, now, rec.lastStep) : null;
     if (step !== null) return { approver, step };
     const after = await this.o.store.recordTotpFailure(approver, now, { maxFailures: MAX_FAILURES, lockMs: LOCKOUT_MS }, entryFor({ approver, failures: MAX_FAILURES, locked_until: new Date(now + LOCKOUT_MS).toISOString() }));
     if (after.lockedUntil > now) {
-      fail('authorization', 'totp_locked', `that code is wrong, and it was the ${MAX_FAILURES}th in a row: approvals by ${approver} are locked for ${LOCKOUT_MS / 60_000} minutes`, 'the lockout is recorded in the audit log');
+      fail('authorization', 'totp_locked', `that code is wrong, and it was the ${MAX_FAILURES}th in a row: codes of ${approver} are refused for ${LOCKOUT_MS / 60_000} minutes`, 'the lockout is recorded in the audit log');
     }
-    return fail('authorization', 'totp_invalid', `that code is wrong, expired or already used (${MAX_FAILURES - after.failures} more tries before a ${LOCKOUT_MS / 60_000}-minute lockout)`, 'type the code your authenticator shows now; each code approves one transaction');
+    return fail('authorization', 'totp_invalid', `that code is wrong, expired or already used (${MAX_FAILURES - after.failures} more tries before a ${LOCKOUT_MS / 60_000}-minute lockout)`, 'type the code your authenticator shows now; each code is used once');
   }
 
-  /** Whether `approver` has a second factor to give. */
+  /** Whether `approver` has a confirmed second factor to give. */
   async enrolled(approver: string): Promise<boolean> {
     return (await this.o.store.totp(approver)) !== null;
   }
 
-  /** A new secret for `approver` (replacing any old one). The caller shows it once; it is never sent again. */
-  async enroll(approver: string, user: string, entry: EntryDraft): Promise<{ secret: string; uri: string }> {
-    const secret = newSecret();
-    await this.o.store.enrollTotp(approver, secret, this.o.now(), entry);
-    return { secret, uri: otpauthUri(secret, `${user}@${this.o.hostName}`, ISSUER) };
+  /** The secret sealed for the store; see totp-seal.ts. */
+  seal(approver: string, secret: string): string {
+    return this.o.seal.seal(approver, secret);
+  }
+
+  open(approver: string, sealedSecret: string): string {
+    return this.o.seal.open(approver, sealedSecret);
+  }
+
+  /** The otpauth:// URI an authenticator app reads from the QR code. */
+  uri(secret: string, user: string): string {
+    return otpauthUri(secret, `${user}@${this.o.hostName}`, ISSUER);
   }
 }

@@ -90,6 +90,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     'transaction.get': (who, p) => o.service.transaction(who, p),
     approve: (who, p) => o.service.approve(who, p),
     'totp.enroll': (who, p) => o.service.totpEnroll(who, p),
+    'totp.confirm': (who, p) => o.service.totpConfirm(who, p),
+    'totp.reset': (who, p) => o.service.totpReset(who, p),
     'policy.show': async () => o.service.showPolicy(),
     'policy.reload': (who) => o.service.reloadPolicy(who),
     inbox: (who) => o.service.inbox(who),

@@ -30,7 +30,8 @@ import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/poli
 import { loadPolicyFile } from './policy-file.js';
 import { RefusalLog } from './refusals.js';
 import { TokenTable } from './tokens.js';
-import type { PendingEvent } from './notify.js';
+import type { NotifyEvent } from './notify.js';
+import { enrollingPerson, TotpEnrolment } from './totp-enrolment.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -43,8 +44,8 @@ export interface ServiceOptions {
   policyPath: string;
   /** The token file, read at start and re-read with the policy. */
   tokensPath: string;
-  /** Tells people about a pending approval or a proposal (fire and forget). */
-  notify?: (policy: Policy, event: PendingEvent) => void;
+  /** Tells people about a pending approval, a proposal or a reset second factor (fire and forget). */
+  notify?: (policy: Policy, event: NotifyEvent) => void;
   /** How long a preview waits for approval, and a receipt for execution. */
   approvalTtlMs: number;
   receiptTtlMs: number;
@@ -83,11 +84,13 @@ export class AirlockService {
   private readonly heldReceipts = new Map<string, { receipt: string; expiresAt: number }>();
   /** Signed, coalesced entries for refused requests (the server records them; the sweep flushes their counts). */
   readonly refusals: RefusalLog;
+  private readonly enrolment: TotpEnrolment;
   constructor(private readonly o: ServiceOptions) {
     this.now = o.now ?? Date.now;
     this.refusals = new RefusalLog((entries) => o.store.appendEntries(entries), this.now, o.log ?? (() => {}));
     this.policy = o.policy;
     this.tokenTable = TokenTable.load(o.tokensPath);
+    this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName });
   }
 
   get tokens(): TokenTable {
@@ -324,9 +327,9 @@ export class AirlockService {
     const risk = tx.risk;
     const d = mayApprove(this.caller(who), facts(tx), this.policy.secondFactorFrom);
     if (!d.ok) return enforce(d) as never;
-    if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
     const now = this.now();
-    if (tx.expiresAt <= now) fail('stale_approval', 'preview_expired', `the preview of ${tx.id} expired at ${iso(tx.expiresAt)}`, 'preview the action again');
+    await this.refuseIfExpired(tx, now);
+    if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
     if (typeof req.preview_digest !== 'string' || req.preview_digest !== tx.previewDigest) {
       fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
     }
@@ -347,6 +350,7 @@ export class AirlockService {
         self_approval: d.selfApproval,
       }),
     );
+    if (outcome === 'not_pending') await this.refuseIfExpired(await this.tx(tx.id), now);
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
     if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has already approved something: each code approves one transaction', 'wait for your authenticator to show the next code');
     this.holdReceipt(tx.id, receipt, expiresAt);
@@ -371,20 +375,21 @@ export class AirlockService {
     this.heldReceipts.set(id, { receipt, expiresAt });
   }
 
-  /** Root enrols an approver's second factor; the secret is returned this once and never again. */
-  async totpEnroll(who: Identity, req: { user?: unknown }) {
-    if (who.uid !== 0) fail('authorization', 'root_only', 'only root enrols a second factor', 'run `sudo airlock totp enroll --user NAME`');
-    const name = req.user ?? who.user;
-    if (typeof name !== 'string' || !/^[a-z_][a-z0-9_-]{0,31}$/.test(name)) fail('validation', 'bad_user', 'user must be a login name such as alice');
-    const user = (await this.o.host.users()).find((u) => u.name === name);
-    if (!user) fail('validation', 'no_such_user', `there is no user ${String(name)} on this host`);
-    const approvers = (await this.o.host.groups()).find((g) => g.name === APPROVER_GROUP);
-    if (user!.uid !== 0 && !(approvers?.members.includes(user!.name) ?? false)) {
-      fail('validation', 'not_an_approver', `${user!.name} is not in ${APPROVER_GROUP}, so a second factor would approve nothing`, `add them first: \`sudo gpasswd -a ${user!.name} ${APPROVER_GROUP}\``);
-    }
-    const approver = principalName({ uid: user!.uid, user: user!.name });
-    const entry: EntryDraft = { kind: 'totp_enrolled', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: entryPrincipal(who), details: { approver } };
-    return { approver, user: user!.name, ...(await this.o.secondFactor.enroll(approver, user!.name, entry)) };
+  /** A person enrols their own second factor: a pending secret, returned to this connection only (totp-enrolment.ts). */
+  async totpEnroll(who: Identity, req: Record<string, unknown>) {
+    return this.enrolment.issue(who, enrollingPerson(who), req);
+  }
+
+  /** The person's first code makes their pending secret their factor. */
+  async totpConfirm(who: Identity, req: Record<string, unknown>) {
+    return this.enrolment.confirm(who, enrollingPerson(who), req);
+  }
+
+  /** Root deletes a person's factor, logged; whoever the policy names is told. */
+  async totpReset(who: Identity, req: Record<string, unknown>) {
+    const r = await this.enrolment.reset(who, req);
+    this.o.notify?.(this.policy, { event: 'totp_reset', approver: r.approver, by: principalName(who), at: iso(this.now()) });
+    return r;
   }
 
   async execute(who: Identity, req: { transaction_id?: unknown; action_name?: unknown; params?: unknown; receipt?: unknown }): Promise<ResultEnvelope> {
@@ -398,6 +403,7 @@ export class AirlockService {
       fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
     }
     const receipt = typeof req.receipt === 'string' ? req.receipt : '';
+    await this.refuseIfExpired(tx, this.now());
     if (tx.state !== 'Queued' || !tx.approvedBy) {
       if (tx.receiptCommitment !== null && tx.receiptCommitment === receiptCommitment(receipt)) {
         fail('stale_approval', 'receipt_already_consumed', `this receipt can no longer be used: ${tx.id} is ${tx.state}`, 'preview again and ask for a new approval');
@@ -440,6 +446,7 @@ export class AirlockService {
         this.entry('approval_consumed', who, a.name, risk, tx.requestHash, tx.id, base),
         this.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length }),
       ]);
+      if (outcome === 'expired') await this.refuseIfExpired((await this.o.store.getTransaction(tx.id)) ?? tx, now);
       if (outcome !== 'consumed') {
         const why = { already_consumed: 'was already used', expired: 'has expired', not_queued: 'is no longer valid', not_found: 'is unknown', mismatch: 'does not match', consumed: '' }[outcome];
         fail('stale_approval', `receipt_${outcome}`, `the receipt for ${tx.id} ${why}`, 'preview again and ask for a new approval');
@@ -500,7 +507,26 @@ export class AirlockService {
   /** Sweep: cancels previews and receipts past their deadline, one signed entry each. */
   async sweep(): Promise<string[]> {
     await this.refusals.flush();
-    return this.o.store.expireDue(this.now(), (tx) => this.systemEntry('expired', tx, { previous_state: tx.state, deadline: iso(tx.expiresAt) }));
+    return this.o.store.expireDue(this.now(), (tx) => this.expiredEntry(tx));
+  }
+
+  /**
+   * Expiry is exact: a preview or receipt past its deadline is refused as expired, whether the
+   * sweep canceled it already or not; if not, it is canceled with its `expired` entry now, in
+   * one store operation, rather than at the next sweep. Returns when `tx` has not expired.
+   */
+  private async refuseIfExpired(tx: TxRecord, now: number): Promise<void> {
+    let stage = expiredStage(tx);
+    if (!stage && (tx.state === 'Previewed' || tx.state === 'Queued') && tx.expiresAt <= now) {
+      const expired = await this.o.store.expire(tx.id, now, (t) => this.expiredEntry(t));
+      stage = expired ? (expired.state === 'Previewed' ? 'preview' : 'receipt') : expiredStage((await this.o.store.getTransaction(tx.id)) ?? tx);
+    }
+    if (stage === 'preview') fail('stale_approval', 'preview_expired', `the preview of ${tx.id} expired at ${iso(tx.expiresAt)} before anyone approved it; it is canceled`, 'preview the action again');
+    if (stage === 'receipt') fail('stale_approval', 'receipt_expired', `the receipt for ${tx.id} expired at ${iso(tx.expiresAt)} before it was used; the transaction is canceled`, 'preview again and ask for a new approval');
+  }
+
+  private expiredEntry(tx: TxRecord): EntryDraft {
+    return this.systemEntry('expired', tx, { previous_state: tx.state, deadline: iso(tx.expiresAt) });
   }
 
   async reconcile(): Promise<string[]> {
@@ -565,6 +591,12 @@ const HistoryQuery = z.strictObject({
   since: z.iso.datetime({ offset: true }).optional(),
   limit: z.number().int().min(1).max(1000).optional(),
 });
+
+/** Which stage ran out, for a transaction the store canceled as expired (its result says so). */
+function expiredStage(tx: TxRecord): 'preview' | 'receipt' | null {
+  const stage = tx.state === 'Canceled' ? (tx.result as { expired?: unknown } | null)?.expired : undefined;
+  return stage === 'preview' || stage === 'receipt' ? stage : null;
+}
 
 function view(tx: TxRecord): TransactionView {
   return {

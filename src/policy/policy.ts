@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { AnyAction } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { RISKS, riskRank, type Risk } from '../protocol/risk.js';
+import { isGlob, ruleProblem } from './rule-params.js';
 
 export const DEFAULT_POLICY_PATH = '/etc/airlock/policy.toml';
 /** Rules never approve above this: High always waits for a person. */
@@ -107,11 +108,12 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     const a = CATALOGUE.get(rule.action);
     if (!a) throw new PolicyError(`${where}: no action named ${rule.action}`);
     if (riskRank(effectiveRisk(a)) > riskRank(RULE_MAX_RISK)) throw new PolicyError(`${where}: ${a.name} is ${effectiveRisk(a)} risk; rules approve ${RULE_MAX_RISK} at most, High always waits for a person`);
-    const known = Object.keys((a.params as unknown as { shape?: Record<string, unknown> }).shape ?? {});
     for (const [key, value] of Object.entries(rule.params)) {
-      if (!known.includes(key)) throw new PolicyError(`${where}: ${a.name} has no parameter ${key} (it has ${known.join(', ') || 'none'})`);
       if (typeof value === 'string') globProblem(value, (m) => new PolicyError(`${where}: params.${key}: ${m}`));
     }
+    // A rule the daemon could never apply (a list parameter, a wrong type, a value the action refuses) is an error, not a rule.
+    const problem = ruleProblem(a, rule.params);
+    if (problem) throw new PolicyError(`${where}: ${problem}`);
     return { id: rule.id, action: a.name, params: rule.params, cooldownMs: rule.cooldown_minutes * 60_000, dailyCap: rule.daily_cap };
   });
   return {
@@ -126,7 +128,6 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
   };
 }
 
-const isGlob = (s: string) => /[*?]/.test(s);
 /** A glob whose fixed start says little: under 3 characters, or a top-level directory such as /etc/. */
 const isWideGlob = (s: string) => {
   if (!isGlob(s)) return false;

@@ -8,6 +8,8 @@ export const stateFiles = (stateDir: string, logDir: string) => ({
   db: `${stateDir}/airlock.db`,
   auditKey: `${stateDir}/audit.key`,
   approvalKey: `${stateDir}/approval.key`,
+  /** Seals the approvers' second-factor secrets in the store (AES-256-GCM). */
+  totpKey: `${stateDir}/totp.key`,
   publicKey: `${stateDir}/audit.pub`,
   checkpoints: `${logDir}/checkpoints.log`,
 });

@@ -15,6 +15,8 @@ export const METHODS = [
   'transaction.get',
   'approve',
   'totp.enroll',
+  'totp.confirm',
+  'totp.reset',
   'policy.show',
   'policy.reload',
   'inbox',

@@ -3,7 +3,7 @@
  * `airlock daemon` with its socket, database, keys and checkpoints in the shared
  * directory. Used by `airlock demo`, the integration tests and the benchmark.
  */
-import { writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { nodeCommand } from './node-command.js';
 import { dirname, join } from 'node:path';
@@ -39,6 +39,8 @@ export interface SandboxDaemonOptions {
   policy?: string;
   /** Text of the token file (mode 0600) the daemon starts with (default: none, so no token is valid). */
   tokens?: string;
+  /** A state directory (store and keys, as a stopped daemon left it) that the daemon starts on, copied; default: a fresh one. */
+  state?: string;
 }
 
 export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promise<SandboxDaemon> {
@@ -50,6 +52,7 @@ export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promi
     prepare: (shared) => {
       if (opts.policy !== undefined) writeFileSync(join(shared, 'policy.toml'), opts.policy, { mode: 0o644 });
       if (opts.tokens !== undefined) writeFileSync(join(shared, 'tokens.toml'), opts.tokens, { mode: 0o600 });
+      if (opts.state !== undefined) cpSync(opts.state, join(shared, 'state'), { recursive: true });
     },
     command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--policy', `${shared}/policy.toml`, '--tokens', `${shared}/tokens.toml`, ...(opts.daemonArgs ?? [])],
     onOutput: (l) => {

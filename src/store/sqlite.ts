@@ -8,12 +8,13 @@ import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
-import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, RuleLimit, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rule_use (rule_id TEXT NOT NULL, at INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS rule_use_at ON rule_use(rule_id, at);
+-- secret: sealed under the daemon's totp.key (src/daemon/totp-seal.ts) once meta totp_secrets = 'sealed-v1'.
 CREATE TABLE IF NOT EXISTS totp (
   approver TEXT PRIMARY KEY,
   secret TEXT NOT NULL,
@@ -21,6 +22,14 @@ CREATE TABLE IF NOT EXISTS totp (
   last_step INTEGER NOT NULL DEFAULT 0,
   failures INTEGER NOT NULL DEFAULT 0,
   locked_until INTEGER NOT NULL DEFAULT 0
+);
+-- Secrets issued by totp.enroll and not yet confirmed by a first code (sealed likewise): they approve nothing.
+CREATE TABLE IF NOT EXISTS totp_pending (
+  approver TEXT PRIMARY KEY,
+  secret TEXT NOT NULL,
+  issued_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  failures INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS transactions (
   id TEXT PRIMARY KEY,
@@ -54,6 +63,11 @@ CREATE TABLE IF NOT EXISTS audit_log (
 );
 `;
 const SCHEMA_VERSION = '1';
+/** meta totp_secrets: the secrets in totp and totp_pending are sealed (absent: a store from before sealing, or a new one). */
+const TOTP_SEALED = 'sealed-v1';
+/** What an expired transaction's result says: which stage ran out. */
+const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
+const EXPIRED_RECEIPT = JSON.stringify({ state: 'Canceled', summary: 'expired: the receipt was not used before its deadline', expired: 'receipt' });
 
 interface Row {
   id: string;
@@ -118,6 +132,9 @@ export class SqliteStore implements Store {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
+    // Deleted and overwritten content is zeroed in the file, so an old (clear or pending) secret
+    // does not linger in free space for a copy of the database to reveal.
+    this.db.pragma('secure_delete = ON');
     this.db.exec(SCHEMA);
     const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined;
     if (version === undefined) this.db.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
@@ -142,9 +159,20 @@ export class SqliteStore implements Store {
       due: this.db.prepare("SELECT * FROM transactions WHERE state IN ('Previewed', 'Queued') AND expires_at <= ?"),
       running: this.db.prepare("SELECT * FROM transactions WHERE state = 'Running'"),
       fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
-      enrollTotp: this.db.prepare(`INSERT INTO totp (approver, secret, enrolled_at) VALUES (?, ?, ?)
-        ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = 0, failures = 0, locked_until = 0`),
+      expire: this.db.prepare(`UPDATE transactions SET state = 'Canceled', updated_at = ?, result_json = CASE state WHEN 'Previewed' THEN ? ELSE ? END
+        WHERE id = ? AND state IN ('Previewed', 'Queued') AND expires_at <= ?`),
+      putTotp: this.db.prepare(`INSERT INTO totp (approver, secret, enrolled_at, last_step) VALUES (?, ?, ?, ?)
+        ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0`),
       getTotp: this.db.prepare('SELECT * FROM totp WHERE approver = ?'),
+      deleteTotp: this.db.prepare('DELETE FROM totp WHERE approver = ?'),
+      putPending: this.db.prepare(`INSERT INTO totp_pending (approver, secret, issued_at, expires_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, issued_at = excluded.issued_at, expires_at = excluded.expires_at, failures = 0`),
+      getPending: this.db.prepare('SELECT * FROM totp_pending WHERE approver = ?'),
+      takePending: this.db.prepare('DELETE FROM totp_pending WHERE approver = ? AND secret = ? AND expires_at > ?'),
+      pendingFailure: this.db.prepare('UPDATE totp_pending SET failures = failures + 1 WHERE approver = ? RETURNING failures').pluck(),
+      deletePending: this.db.prepare('DELETE FROM totp_pending WHERE approver = ?'),
+      getMeta: this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+      putMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
       spendStep: this.db.prepare('UPDATE totp SET last_step = ?, failures = 0 WHERE approver = ? AND last_step < ?'),
       ruleUse: this.db.prepare('INSERT INTO rule_use (rule_id, at) VALUES (?, ?)'),
       ruleUsage: this.db.prepare('SELECT COUNT(*) AS count FROM rule_use WHERE rule_id = ? AND at >= ?'),
@@ -234,16 +262,82 @@ export class SqliteStore implements Store {
     return last !== null && now - last < rule.cooldownMs;
   }
 
-  async enrollTotp(approver: string, secret: string, now: number, entry: EntryDraft): Promise<void> {
-    this.atomically(
-      () => [entry],
-      () => this.stmts.enrollTotp.run(approver, secret, now),
+  async totpSecretsSealed(): Promise<boolean> {
+    return this.stmts.getMeta.get('totp_secrets') === TOTP_SEALED;
+  }
+
+  async sealTotpSecrets(seal: (approver: string, secret: string) => string): Promise<number> {
+    const sealed = this.immediate(() => {
+      if (this.stmts.getMeta.get('totp_secrets') === TOTP_SEALED) return 0;
+      let n = 0;
+      for (const table of ['totp', 'totp_pending']) {
+        const update = this.db.prepare(`UPDATE ${table} SET secret = ? WHERE approver = ?`);
+        for (const r of this.db.prepare(`SELECT approver, secret FROM ${table}`).all() as Array<{ approver: string; secret: string }>) {
+          update.run(seal(r.approver, r.secret), r.approver);
+          n++;
+        }
+      }
+      this.stmts.putMeta.run('totp_secrets', TOTP_SEALED);
+      return n;
+    }) as number;
+    // WAL frames written before sealing may still hold clear text: move the sealed pages into
+    // the database file (overwriting the old ones) and empty the WAL.
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return sealed;
+  }
+
+  async issueTotp(approver: string, sealedSecret: string, now: number, expiresAt: number, spend: SpentStep | undefined, entry: EntryDraft): Promise<'issued' | 'step_spent'> {
+    try {
+      return this.atomically(
+        () => [entry],
+        () => {
+          if (spend && this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
+          this.stmts.putPending.run(approver, sealedSecret, now, expiresAt);
+          return 'issued' as const;
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      throw e;
+    }
+  }
+
+  async pendingTotp(approver: string): Promise<PendingTotp | null> {
+    const r = this.stmts.getPending.get(approver) as { approver: string; secret: string; issued_at: number; expires_at: number; failures: number } | undefined;
+    return r ? { approver: r.approver, sealedSecret: r.secret, issuedAt: r.issued_at, expiresAt: r.expires_at, failures: r.failures } : null;
+  }
+
+  async confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean> {
+    return this.atomically(
+      (ok) => (ok ? [entry] : []),
+      () => {
+        if (this.stmts.takePending.run(approver, sealedSecret, now).changes !== 1) return false;
+        this.stmts.putTotp.run(approver, sealedSecret, now, step);
+        return true;
+      },
+    );
+  }
+
+  async recordPendingTotpFailure(approver: string, maxFailures: number): Promise<number> {
+    return this.immediate(() => {
+      const failures = this.stmts.pendingFailure.get(approver) as number | undefined;
+      if (failures === undefined) return 0;
+      if (failures < maxFailures) return maxFailures - failures;
+      this.stmts.deletePending.run(approver);
+      return 0;
+    }) as number;
+  }
+
+  async resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft): Promise<{ factor: boolean; pending: boolean }> {
+    return this.atomically(
+      (had) => (had.factor || had.pending ? [entryFor(had)] : []),
+      () => ({ factor: this.stmts.deleteTotp.run(approver).changes === 1, pending: this.stmts.deletePending.run(approver).changes === 1 }),
     );
   }
 
   async totp(approver: string): Promise<TotpRecord | null> {
     const r = this.stmts.getTotp.get(approver) as { approver: string; secret: string; enrolled_at: number; last_step: number; failures: number; locked_until: number } | undefined;
-    return r ? { approver: r.approver, secret: r.secret, enrolledAt: r.enrolled_at, lastStep: r.last_step, failures: r.failures, lockedUntil: r.locked_until } : null;
+    return r ? { approver: r.approver, sealedSecret: r.secret, enrolledAt: r.enrolled_at, lastStep: r.last_step, failures: r.failures, lockedUntil: r.locked_until } : null;
   }
 
   async recordTotpFailure(approver: string, now: number, limits: { maxFailures: number; lockMs: number }, lockoutEntry: EntryDraft): Promise<TotpRecord> {
@@ -298,8 +392,18 @@ export class SqliteStore implements Store {
     const due = () => (this.stmts.due.all(now) as Row[]).map(toRecord);
     return this.atomically(
       (txs) => txs.map(entryFor),
-      () => due().filter((tx) => this.stmts.cancel.run(now, tx.id).changes === 1),
+      () => due().filter((tx) => this.stmts.expire.run(now, EXPIRED_PREVIEW, EXPIRED_RECEIPT, tx.id, now).changes === 1),
     ).map((t) => t.id);
+  }
+
+  async expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null> {
+    return this.atomically(
+      (tx) => (tx ? [entryFor(tx)] : []),
+      () => {
+        const r = this.stmts.getTx.get(id) as Row | undefined;
+        return r && this.stmts.expire.run(now, EXPIRED_PREVIEW, EXPIRED_RECEIPT, id, now).changes === 1 ? toRecord(r) : null;
+      },
+    );
   }
 
   async reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {

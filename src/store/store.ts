@@ -42,17 +42,27 @@ export interface HistoryFilter {
   limit: number;
 }
 
-/** An approver's second factor: the secret and what guards it against guessing and replay. */
+/** An approver's confirmed second factor: the secret and what guards it against guessing and replay. */
 export interface TotpRecord {
   approver: string;
-  /** Base32 secret; the store's file is readable by root only. */
-  secret: string;
+  /** The base32 secret sealed under the daemon's totp.key (src/daemon/totp-seal.ts): never in clear in the store. */
+  sealedSecret: string;
   enrolledAt: number;
   /** The last time step a code was accepted for: a step is spent once. */
   lastStep: number;
   /** Wrong codes since the last accepted one (or since the lockout ended). */
   failures: number;
   lockedUntil: number;
+}
+
+/** A secret issued by `totp.enroll` and not yet confirmed by a first code: it approves nothing. */
+export interface PendingTotp {
+  approver: string;
+  sealedSecret: string;
+  issuedAt: number;
+  expiresAt: number;
+  /** Wrong confirmation codes so far. */
+  failures: number;
 }
 
 /** What a second-factor approval spends: this step of this approver's codes. */
@@ -90,8 +100,29 @@ export interface Store {
    * separated by another request, however the store's calls interleave.
    */
   recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome>;
-  /** Stores (or replaces) an approver's TOTP secret, with its log entry. */
-  enrollTotp(approver: string, secret: string, now: number, entry: EntryDraft): Promise<void>;
+  /** Whether the second-factor secrets are sealed (meta totp_secrets = 'sealed-v1'); false for a new store or one from before sealing. */
+  totpSecretsSealed(): Promise<boolean>;
+  /**
+   * Seals every clear-text secret in place and marks the store sealed, in one transaction
+   * (erasing the clear text from the file, not just from the rows); returns how many it sealed.
+   */
+  sealTotpSecrets(seal: (approver: string, secret: string) => string): Promise<number>;
+  /**
+   * Stores a pending secret for an approver, replacing only a pending one (a confirmed factor
+   * stays in force until the new one is confirmed). With `spend`, that step of the approver's
+   * confirmed factor is spent in the same transaction ('step_spent' when it already was).
+   */
+  issueTotp(approver: string, sealedSecret: string, now: number, expiresAt: number, spend: SpentStep | undefined, entry: EntryDraft): Promise<'issued' | 'step_spent'>;
+  pendingTotp(approver: string): Promise<PendingTotp | null>;
+  /**
+   * The pending secret `sealedSecret` (still there and unexpired) becomes the approver's factor,
+   * replacing any confirmed one, with `step` spent; false when it is gone (replaced, expired, reset).
+   */
+  confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean>;
+  /** Counts a wrong confirmation code; at `maxFailures` the pending secret is dropped. Returns the tries left. */
+  recordPendingTotpFailure(approver: string, maxFailures: number): Promise<number>;
+  /** Deletes an approver's factor and pending secret, with the entry, when there was either; says which there were. */
+  resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft): Promise<{ factor: boolean; pending: boolean }>;
   totp(approver: string): Promise<TotpRecord | null>;
   /**
    * Counts a wrong code. At `maxFailures` the approver is locked until now + lockMs and
@@ -104,8 +135,13 @@ export interface Store {
   finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void>;
   /** Previewed/Queued -> Canceled, for an explicit cancel. */
   cancel(id: string, now: number, entry: EntryDraft): Promise<boolean>;
-  /** Cancels every Previewed/Queued transaction past its deadline; one entry each. Returns their ids. */
+  /**
+   * Cancels every Previewed/Queued transaction past its deadline; one entry each. Returns their ids.
+   * An expired transaction's result records which stage ran out: {expired: 'preview' | 'receipt'}.
+   */
   expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]>;
+  /** The same for one transaction, at the moment it is used: returns it as it was, or null when it was not due. */
+  expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null>;
   /** Marks transactions left Running by a crash as Failed; one entry each. */
   reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]>;
   history(filter: HistoryFilter): Promise<TxRecord[]>;

@@ -198,7 +198,39 @@ describe('receipts', () => {
 });
 
 describe('expiry', () => {
-  test('receipts and previews expire; the sweep cancels them and says so in the log', async () => {
+  test('an expired preview or receipt is refused as expired, and canceled and logged at that moment, not at the next sweep', async () => {
+    // No sweep during the test: the refusal itself must cancel the transaction.
+    const short = await startWorld(['--receipt-ttl', '0.02', '--approval-ttl', '0.02', '--sweep-interval', '600'], 'overlay', { policy: ASK_POLICY }); // 1.2 s
+    try {
+      const a = await short.as('agent', ['airlock-admin']);
+      const h = await short.as('alice', ['airlock-admin', 'airlock-approvers']);
+      const { readSqliteLog } = await import('../../src/audit/log-file.js');
+      const expiredEntries = (id: string) => [...readSqliteLog(short.d.files.db)].map((r) => JSON.parse(r.body)).filter((e) => e.kind === 'expired' && e.transaction_id === id);
+      const stateOf = async (id: string) => (await h.call<TransactionView>('transaction.get', { transaction_id: id })).state;
+      const p1 = await a.call<PreviewEnvelope>('preview', { action_name: 'ListUsers', params: {} });
+      const g1 = await h.call<ApprovalGrant>('approve', { transaction_id: p1.transaction_id, preview_digest: p1.preview_digest });
+      const p2 = await a.call<PreviewEnvelope>('preview', { action_name: 'ListUsers', params: {} });
+      await new Promise((r) => setTimeout(r, 1500));
+      const run = () => a.call('execute', { transaction_id: p1.transaction_id, action_name: 'ListUsers', params: {}, receipt: g1.receipt });
+      const approve = () => h.call('approve', { transaction_id: p2.transaction_id, preview_digest: p2.preview_digest });
+      await rejectsWith(run(), 'stale_approval', 'receipt_expired');
+      await rejectsWith(approve(), 'stale_approval', 'preview_expired');
+      for (const id of [p1.transaction_id, p2.transaction_id]) {
+        assert.equal(await stateOf(id), 'Canceled', 'canceled by the refusal, with no sweep');
+        assert.equal(expiredEntries(id).length, 1, 'one signed expired entry');
+      }
+      assert.equal(expiredEntries(p1.transaction_id)[0].details.previous_state, 'Queued');
+      assert.equal(expiredEntries(p2.transaction_id)[0].details.previous_state, 'Previewed');
+      // Asked again, the answer is still "expired", never "already consumed" or "not pending".
+      await rejectsWith(run(), 'stale_approval', 'receipt_expired');
+      await rejectsWith(approve(), 'stale_approval', 'preview_expired');
+      for (const id of [p1.transaction_id, p2.transaction_id]) assert.equal(expiredEntries(id).length, 1, 'expired once');
+    } finally {
+      await short.close();
+    }
+  });
+
+  test('receipts and previews expire; the sweep cancels them, says so in the log, and a late use is told they expired', async () => {
     const short = await startWorld(['--receipt-ttl', '0.02', '--approval-ttl', '0.03', '--sweep-interval', '0.2'], 'overlay', { policy: ASK_POLICY }); // 1.2 s, 1.8 s
     try {
       const a = await short.as('agent', ['airlock-admin']);
@@ -207,11 +239,11 @@ describe('expiry', () => {
       const g1 = await h.call<ApprovalGrant>('approve', { transaction_id: p1.transaction_id, preview_digest: p1.preview_digest });
       const p2 = await a.call<PreviewEnvelope>('preview', { action_name: 'ListUsers', params: {} });
       await new Promise((r) => setTimeout(r, 2500));
-      await rejectsWith(a.call('execute', { transaction_id: p1.transaction_id, action_name: 'ListUsers', params: {}, receipt: g1.receipt }), 'stale_approval');
-      await rejectsWith(h.call('approve', { transaction_id: p2.transaction_id, preview_digest: p2.preview_digest }), 'stale_approval');
       for (const id of [p1.transaction_id, p2.transaction_id]) {
         assert.equal((await h.call<TransactionView>('transaction.get', { transaction_id: id })).state, 'Canceled');
       }
+      await rejectsWith(a.call('execute', { transaction_id: p1.transaction_id, action_name: 'ListUsers', params: {}, receipt: g1.receipt }), 'stale_approval', 'receipt_expired');
+      await rejectsWith(h.call('approve', { transaction_id: p2.transaction_id, preview_digest: p2.preview_digest }), 'stale_approval', 'preview_expired');
       const { readSqliteLog } = await import('../../src/audit/log-file.js');
       const kinds = [...readSqliteLog(short.d.files.db)].map((r) => JSON.parse(r.body)).filter((e) => e.kind === 'expired').map((e) => e.transaction_id);
       assert.ok(kinds.includes(p1.transaction_id) && kinds.includes(p2.transaction_id), 'each expiry is a signed log entry');

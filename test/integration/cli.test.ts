@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorld, type World } from '../support/world.js';
@@ -51,29 +51,35 @@ function spawnCli(who: UnixIdentity, args: string[]) {
   return { stderr: child.stderr, err: () => err, done: new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 128))) };
 }
 
+/** One answer per prompt, in order: what is typed once the prompt shows (a function sees the terminal's output so far). */
+type Answer = [prompt: string, typed: string | ((tty: string) => string | Promise<string>)];
+
 /**
- * The CLI as `who` on a real pseudo-terminal (script(1)); each answer is typed once its
- * prompt has appeared, in order.
+ * Runs `airlock --socket S ARGS` as `who` at a real pseudo-terminal (script(1)): what we write
+ * to script's stdin is typed there. `out` is everything the terminal showed; with `stdoutTo`,
+ * the command's stdout goes to that file instead of the terminal.
  */
-function atTerminal(who: UnixIdentity, args: string[], answers: Array<[prompt: string, typed: string]>) {
-  return new Promise<{ code: number; out: string }>((resolve) => {
-    const inner = `/usr/bin/setpriv --reuid=${who.uid} --regid=${who.gid} --groups=${who.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} ${args.join(' ')}`;
+function atTerminal(who: UnixIdentity, args: string[], answers: Answer[], opts: { stdoutTo?: string } = {}): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const inner = `/usr/bin/setpriv --reuid=${who.uid} --regid=${who.gid} --groups=${who.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} ${args.join(' ')}${opts.stdoutTo ? ` > ${opts.stdoutTo}` : ''}`;
     const child = spawn('/usr/bin/script', ['-q', '-e', '-c', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
     let out = '';
     let next = 0;
     let seen = 0;
-    const answer = () => {
-      const a = answers[next];
-      if (a && out.indexOf(a[0], seen) >= 0) {
-        seen = out.indexOf(a[0], seen) + a[0].length;
-        next++;
-        child.stdin.write(a[1] + '\n');
-        if (next === answers.length) child.stdin.end();
-      }
-    };
+    let typing = false;
+    child.stdout.on('data', async (d) => {
+      out += d;
+      const answer = answers[next];
+      if (typing || !answer || out.indexOf(answer[0], seen) < 0) return;
+      typing = true;
+      seen = out.indexOf(answer[0], seen) + answer[0].length;
+      next++;
+      const typed = typeof answer[1] === 'string' ? answer[1] : await answer[1](out);
+      child.stdin.write(typed + '\n');
+      if (next === answers.length) child.stdin.end();
+      typing = false;
+    });
     if (answers.length === 0) child.stdin.end();
-    child.stdout.on('data', (d) => ((out += d), answer()));
-    child.stderr.on('data', (d) => (out += d));
     child.on('close', (code) => resolve({ code: code ?? 128, out }));
   });
 }
@@ -90,17 +96,68 @@ describe('airlock CLI', () => {
     }
   });
 
-  test('totp enroll: root gets a QR code and the secret once; anyone else exits 3', async () => {
-    const shown = await cliAs(null, ['totp', 'enroll', '--user', 'alice']);
-    assert.equal(shown.code, 0, shown.stderr);
-    assert.match(shown.stdout, /[▀▄█]{10}/, 'a QR code drawn with block characters');
-    assert.match(shown.stdout, /enrolled alice\(uid \d+\)\nsecret  [A-Z2-7]{32}/);
-    const j = JSON.parse((await cliAs(null, ['totp', 'enroll', '--user', 'alice', '--json'])).stdout) as { approver: string; secret: string; uri: string };
-    assert.match(j.uri, /^otpauth:\/\/totp\//);
-    w.codes.add('alice', j.secret); // the world's authenticator follows the new secret
-    const refused = await cliAs(human.identity, ['totp', 'enroll', '--json']);
-    assert.equal(refused.code, 3);
-    assert.equal(JSON.parse(refused.stdout).error.code, 'root_only');
+  test('totp enroll at a terminal: QR code and secret on the terminal only, a first code confirms, codes are not echoed, --json holds no secret', async () => {
+    const carol = await w.as('carol', ['airlock-admin', 'airlock-approvers'], { enrol: false });
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-cli-totp-'));
+    try {
+      const outFile = join(dir, 'stdout.json');
+      let secret = '';
+      let typed = '';
+      const r = await atTerminal(carol.identity, ['totp', 'enroll', '--json'], [
+        [
+          'First code from the app',
+          (tty) => {
+            secret = /secret\s+([A-Z2-7]{32})/.exec(tty)![1]!;
+            w.codes.add('carol', secret);
+            typed = w.codes.freshCode('carol')!;
+            return typed;
+          },
+        ],
+      ], { stdoutTo: outFile });
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /[▀▄█]{10}/, 'a QR code drawn with block characters, on the terminal');
+      assert.ok(!r.out.includes(typed), 'the code typed is not echoed');
+      const printed = readFileSync(outFile, 'utf8');
+      assert.ok(!printed.includes(secret), 'stdout never carries the secret');
+      const j = JSON.parse(printed) as { approver: string; user: string; state: string };
+      assert.match(j.approver, /^carol\(uid \d+\)$/);
+      assert.deepEqual([j.user, j.state], ['carol', 'confirmed']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Without a terminal nothing is enrolled; root is told that a person enrols their own factor.
+    const noTty = await cliAs(carol.identity, ['totp', 'enroll']);
+    assert.equal(noTty.code, 3);
+    assert.match(noTty.stderr, /needs a person at a terminal/);
+    const asRoot = await cliAs(null, ['totp', 'enroll', '--user', 'alice', '--json']);
+    assert.equal(asRoot.code, 3);
+    assert.equal(JSON.parse(asRoot.stdout).error.code, 'enrol_as_yourself');
+    assert.match(JSON.parse(asRoot.stdout).error.message, /alice enrols with `airlock totp enroll`/);
+    // Replacing a factor asks for a code from the current one first.
+    let replaced = '';
+    const again = await atTerminal(human.identity, ['totp', 'enroll'], [
+      ['Code from your authenticator app', () => w.codes.code('alice')],
+      [
+        'First code from the app',
+        (tty) => {
+          replaced = /secret\s+([A-Z2-7]{32})/.exec(tty)![1]!;
+          w.codes.add('alice', replaced);
+          return w.codes.freshCode('alice')!;
+        },
+      ],
+    ]);
+    assert.equal(again.code, 0, again.out);
+    assert.match(again.out, /enrolled alice\(uid \d+\)/);
+    // Root resets a factor (and only root).
+    const notRoot = await cliAs(carol.identity, ['totp', 'reset', '--user', 'carol', '--json']);
+    assert.equal(notRoot.code, 3);
+    assert.equal(JSON.parse(notRoot.stdout).error.code, 'root_only');
+    const reset = await cliAs(null, ['totp', 'reset', '--user', 'carol', '--json']);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.deepEqual(JSON.parse(reset.stdout).factor, true);
+    const help = await cliAs(null, ['totp', '--help']);
+    assert.match(help.stdout, /enroll/);
+    assert.match(help.stdout, /reset/);
   });
 
   test('policy check explains or refuses a file; policy show names the digest; inbox lists proposals; token new prints a token and its entry', async () => {

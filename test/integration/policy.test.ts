@@ -7,7 +7,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chownSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,7 @@ import type { Principal } from '../../src/sandbox/principal.js';
 import type { AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../../src/protocol/messages.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import { policyDigest } from '../../src/policy/policy.js';
+import { airlock, DAEMON } from '../support/cli.js';
 
 type Preview = PreviewEnvelope & { auto_approval?: AutoApprovalGrant };
 const POLICY = `unattended = ["cronbot"]
@@ -139,6 +141,54 @@ describe('the policy file is the human\'s', () => {
   });
 });
 
+describe('a rule the daemon cannot apply is refused everywhere', () => {
+  // A list parameter: `names = "rtp*"` was accepted and explained, then never matched a request.
+  const ARRAY_RULE = '[[rule]]\nid = "hosts"\naction = "AddHostsEntry"\nparams = { ip = "10.0.0.5", names = "rtp*" }\ncooldown_minutes = 0\ndaily_cap = 5\n';
+  const WHY = /params\.names: AddHostsEntry's names is a list/;
+
+  test('policy check exits 5 and says why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-policy-array-'));
+    try {
+      const file = join(dir, 'policy.toml');
+      writeFileSync(file, ARRAY_RULE);
+      const r = await airlock(['policy', 'check', '--file', file]);
+      assert.equal(r.code, 5, r.stdout + r.stderr);
+      assert.match(r.stderr, WHY);
+      const j = JSON.parse((await airlock(['policy', 'check', '--file', file, '--json'])).stdout) as { ok: boolean; error: { message: string } };
+      assert.equal(j.ok, false);
+      assert.match(j.error.message, WHY);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the daemon refuses to start with it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-policy-start-'));
+    try {
+      const file = join(dir, 'policy.toml');
+      writeFileSync(file, ARRAY_RULE, { mode: 0o644 });
+      const r = await airlock(['--socket', join(dir, 's.sock'), '--state-dir', join(dir, 'state'), '--log-dir', join(dir, 'log'), '--no-syslog', '--policy', file, '--tokens', join(dir, 'none.toml')], { entry: DAEMON, timeoutMs: 20_000 });
+      assert.equal(r.code, 9, r.stderr);
+      assert.match(r.stderr, WHY);
+      assert.ok(!existsSync(join(dir, 's.sock')), 'it never listened');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a reload with it is refused and the old policy stays', async () => {
+    const before = (await agent.call<{ digest: string }>('policy.show')).digest;
+    writeFileSync(policyPath, policyText() + ARRAY_RULE);
+    try {
+      const e = await rejectsWith((await w.root()).call('policy.reload'), 'validation', 'policy_invalid');
+      assert.match(e.message, WHY);
+      assert.equal((await agent.call<{ digest: string }>('policy.show')).digest, before);
+    } finally {
+      writeFileSync(policyPath, policyText());
+    }
+  });
+});
+
 describe('unattended principals propose, never act', () => {
   test('a proposal goes to the inbox, no one can approve it, and it never executes', async () => {
     const p = await preview(cronbot, 'CreateGroup', { group: 'nightly' });
@@ -176,7 +226,8 @@ describe('a same-uid agent with a shell obtains no receipt through any message',
     assert.equal(p.auto_approval, undefined, 'High is never automatic');
     await rejectsWith(w.approve(agent, p), 'authorization', 'self_approval');
     await rejectsWith(agent.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: '000000' }), 'authorization', 'self_approval');
-    await rejectsWith(agent.call('totp.enroll', { user: 'agent' }), 'authorization', 'root_only');
+    await rejectsWith(agent.call('totp.enroll', { user: 'agent' }), 'validation', 'bad_params');
+    await rejectsWith(agent.call('totp.enroll', {}), 'authorization', 'totp_required'); // replacing its factor needs a current code
     await rejectsWith(agent.call('policy.reload'), 'authorization', 'root_only');
     // A receipt minted for a read does not open the High transaction.
     const read = await preview(agent, 'ListUsers', {});

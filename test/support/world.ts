@@ -10,9 +10,14 @@ import type { PreviewEnvelope, ApprovalGrant, ResultEnvelope } from '../../src/p
 
 export interface World {
   d: SandboxDaemon;
-  /** Creates (once) a user with these groups and a client process running as it; approvers get a TOTP secret unless enrol is false. */
+  /** Creates (once) a user with these groups and a client process running as it; approvers enrol a TOTP factor unless enrol is false. */
   as(name: string, groups: string[], opts?: { enrol?: boolean }): Promise<Principal>;
-  /** The approvers' authenticator apps: every approver `as` creates is enrolled (by root, over the socket). */
+  /**
+   * `who` enrols its own second factor over its own connection and confirms it with a first
+   * code, as a person does with `airlock totp enroll`; returns the secret (now in `codes`).
+   */
+  enrol(who: Principal, name: string): Promise<string>;
+  /** The approvers' authenticator apps: every approver `as` creates has enrolled itself. */
   codes: Authenticator;
   /** Root's own client (uid 0: admin and approver). */
   root(): Promise<Principal>;
@@ -29,23 +34,26 @@ export interface World {
 }
 
 /** A world on a throwaway overlay of this host (default) or on the booted Debian test bed. */
-export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string; tokens?: string } = {}): Promise<World> {
+export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string; tokens?: string; state?: string } = {}): Promise<World> {
   const d = await startSandboxDaemon({ daemonArgs, host, ...opts });
   const principals = new Map<string, Principal>();
   const names = new Map<Principal, { name: string; groups: string[] }>();
   const codes = new Authenticator();
   let rootClient: Principal | undefined;
   const root = async () => (rootClient ??= Principal.spawn({ uid: 0, gid: 0, groups: [0] }, d.socket));
+  const enrol = async (who: Principal, name: string) => {
+    const { secret } = await who.call<{ secret: string }>('totp.enroll', {});
+    codes.add(name, secret);
+    await who.call('totp.confirm', { code: await codes.code(name) });
+    return secret;
+  };
   const as = async (name: string, groups: string[], opts: { enrol?: boolean } = {}) => {
     let p = principals.get(name);
     if (!p) {
       p = Principal.spawn(await d.addUser(name, groups), d.socket);
       principals.set(name, p);
       names.set(p, { name, groups });
-      if (groups.includes('airlock-approvers') && opts.enrol !== false) {
-        const { secret } = await (await root()).call<{ secret: string }>('totp.enroll', { user: name });
-        codes.add(name, secret);
-      }
+      if (groups.includes('airlock-approvers') && opts.enrol !== false) await enrol(p, name);
     }
     return p;
   };
@@ -70,6 +78,7 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     codes,
     root,
     as,
+    enrol,
     approve,
     lifecycle: async (agent, approver, action, params) => {
       const p = await agent.call<PreviewEnvelope & { auto_approval?: ApprovalGrant }>('preview', { action_name: action, params });

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { notifier, NOTIFY_CONCURRENCY, NOTIFY_MAX_LISTED, NOTIFY_MAX_REQUESTERS, type Notification, type PendingEvent } from '../../src/daemon/notify.js';
+import { notifier, NOTIFY_CONCURRENCY, NOTIFY_MAX_LISTED, NOTIFY_MAX_REQUESTERS, type PendingNotification as Notification, type PendingEvent } from '../../src/daemon/notify.js';
 import { parsePolicy, type Policy } from '../../src/policy/policy.js';
 
 const received: Array<{ at: number; n: Notification }> = [];

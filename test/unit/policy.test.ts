@@ -52,7 +52,7 @@ test('what a policy may not say', () => {
   refused(rule('action = "ReadConfigFile"\nparams = { path = "/etc/../etc/*" }'), /\. or \.\. segments/);
   refused(rule('action = "CreateGroup"\nparams = { nope = "x" }'), /has no parameter nope/);
   refused(rule('action = "Nope"'), /no action named Nope/);
-  refused(rule('action = "CreateGroup"') + '\n' + rule('action = "CreateGroup"'), /used twice/);
+  refused(rule('action = "CreateGroup"\nparams = { group = "a" }') + '\n' + rule('action = "CreateGroup"\nparams = { group = "b" }'), /used twice/);
   refused('[[rule]]\nid = "reads"\naction = "CreateGroup"\ncooldown_minutes = 0\ndaily_cap = 1', /reserved/);
   refused('[[rule]]\nid = "r"\naction = "CreateGroup"', /cooldown_minutes|daily_cap/);
   refused('unattended = ["root; rm"]', /login name/);
@@ -90,4 +90,41 @@ test('policy check explains rules and warns on dangerous ones', () => {
   assert.ok(lines.some((l) => /rule svc: approves RestartService when unit matches "ng\*", at most once every 5 min and 3 times a day/.test(l)), lines.join('\n'));
   assert.ok(warnings.some((w) => /makes the host run programs/.test(w)));
   assert.ok(warnings.some((w) => /wide glob/.test(w)));
+});
+
+test('a rule the daemon could never apply is refused, saying why and what to do', () => {
+  const rule = (action: string, params: string) => `[[rule]]\nid = "r1"\naction = "${action}"\nparams = { ${params} }\ncooldown_minutes = 0\ndaily_cap = 5\n`;
+  // A list parameter: a rule compares single values, so `names = "rtp*"` would never match a request.
+  refused(rule('AddHostsEntry', 'ip = "10.0.0.5", names = "rtp*"'), /params\.names: AddHostsEntry's names is a list.*only strings, numbers and booleans.*so no rule can cover AddHostsEntry: a person approves these requests/);
+  refused(rule('AddHostsEntry', 'ip = "10.0.0.5", names = ["rtp1"]'), /params\.names/); // TOML arrays are not constraints at all
+  // A parameter every request carries must be named, or no request has exactly the rule's parameters.
+  refused(rule('AddHostsEntry', 'ip = "10.0.0.5"'), /every AddHostsEntry request sets names, so a rule that does not name it never matches/);
+  refused(rule('SetNtp', ''), /every SetNtp request sets enabled/);
+  // A constraint of the wrong type, or a literal the parameter's own validation refuses, never matches either.
+  refused(rule('SetNtp', 'enabled = "yes"'), /params\.enabled: SetNtp's enabled is a boolean, not a string/);
+  refused(rule('UnitLogs', 'unit = "nginx.service", lines = "100"'), /params\.lines: UnitLogs's lines is a number, not a string/);
+  refused(rule('UnitLogs', 'unit = "nginx.service", lines = 10.5'), /params\.lines: 10\.5 is not a value UnitLogs accepts for lines/);
+  refused(rule('TopProcesses', 'by = "disk"'), /params\.by: "disk" is not a value TopProcesses accepts for by/);
+  refused(rule('CreateGroup', 'group = "Web"'), /params\.group: "Web" is not a value CreateGroup accepts for group/);
+  refused(rule('CreateGroup', 'group = 5'), /params\.group: CreateGroup's group is a string, not a number/);
+  refused(rule('CreateGroup', 'nope = "x"'), /has no parameter nope \(it has group\)/);
+  // What a rule can match: strings (globs too), numbers, booleans and enums.
+  for (const ok of [rule('SetNtp', 'enabled = true'), rule('UnitLogs', 'unit = "nginx.service", lines = 100'), rule('UnitLogs', 'unit = "nginx.service"'), rule('TopProcesses', 'by = "cpu"'), rule('CreateGroup', 'group = "web-*"'), rule('RestartService', 'unit = "nginx.service"')]) {
+    assert.doesNotThrow(() => parsePolicy(ok), ok);
+  }
+});
+
+test('every parameter of every action is either matchable by a rule or refused with a reason', async () => {
+  const { CATALOGUE } = await import('../../src/catalogue/index.js');
+  const { ruleParameters } = await import('../../src/policy/rule-params.js');
+  let matchable = 0;
+  for (const a of CATALOGUE.values()) {
+    for (const form of ruleParameters(a)) {
+      for (const [key, p] of form.params) {
+        if (p.types.length) matchable++;
+        else assert.ok(p.why.length > 0, `${a.name}.${key}`);
+      }
+    }
+  }
+  assert.ok(matchable > 150, `${matchable} matchable parameters`);
 });

@@ -1,6 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { base32Decode, base32Encode, codeAt, hotp, matchStep, newSecret, otpauthUri, stepAt } from '../../src/protocol/totp.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { TotpSeal } from '../../src/daemon/totp-seal.js';
+import { enrollingPerson, PENDING_MS, TotpEnrolment } from '../../src/daemon/totp-enrolment.js';
+import { MAX_FAILURES, SecondFactor } from '../../src/daemon/second-factor.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { sealEntry } from '../../src/audit/entry.js';
+import { signingKeyFromSeed } from '../../src/audit/keys.js';
+import type { Identity } from '../../src/daemon/identity.js';
+import type { Host } from '../../src/catalogue/action.js';
+import { AirlockError } from '../../src/protocol/errors.js';
 
 const RFC_SECRET = Buffer.from('12345678901234567890', 'ascii');
 
@@ -45,4 +58,111 @@ test('a code matches its step and the neighbouring ones, once, and nothing else'
 
 test('the otpauth URI carries the parameters authenticator apps need', () => {
   assert.equal(otpauthUri('ABC', 'alice@web1', 'Airlock'), 'otpauth://totp/Airlock%3Aalice%40web1?secret=ABC&issuer=Airlock&algorithm=SHA1&digits=6&period=30');
+});
+
+// --- the daemon's side: sealed secrets, who enrols, pending enrolments -------------------
+
+const failsWith = async (p: Promise<unknown> | (() => unknown), code: string) =>
+  assert.rejects(async () => (typeof p === 'function' ? p() : p), (e: unknown) => e instanceof AirlockError && e.code === code);
+
+test('a sealed secret opens only for its approver, under its key, unaltered', async () => {
+  const seal = TotpSeal.fromKey(randomBytes(32));
+  const secret = newSecret();
+  const a = seal.seal('alice(uid 1001)', secret);
+  assert.match(a, /^v1:[A-Za-z0-9+/=]+$/);
+  assert.ok(!a.includes(secret));
+  assert.notEqual(seal.seal('alice(uid 1001)', secret), a, 'a fresh nonce each time');
+  assert.equal(seal.open('alice(uid 1001)', a), secret);
+  await failsWith(() => seal.open('bob(uid 1002)', a), 'totp_secret_unreadable'); // a row moved to another approver
+  await failsWith(() => TotpSeal.fromKey(randomBytes(32)).open('alice(uid 1001)', a), 'totp_secret_unreadable');
+  const raw = Buffer.from(a.slice(3), 'base64');
+  raw[14]! ^= 1;
+  await failsWith(() => seal.open('alice(uid 1001)', 'v1:' + raw.toString('base64')), 'totp_secret_unreadable');
+  await failsWith(() => seal.open('alice(uid 1001)', secret), 'totp_secret_unreadable'); // clear text is not a sealed value
+});
+
+test('the enrolling person is the person behind the peer (through sudo too), never a token or root alone, and only an approver', async () => {
+  const alice = { uid: 1001, user: 'alice', role: 'admin' as const, approver: true, via: 'self' as const };
+  const peer = (o: Partial<Identity>): Identity => ({ uid: 1001, user: 'alice', role: 'admin', approver: true, pid: 1, person: alice, ...o });
+  assert.deepEqual(enrollingPerson(peer({})), { uid: 1001, user: 'alice' });
+  assert.deepEqual(enrollingPerson(peer({ uid: 0, user: 'root', person: { ...alice, via: 'sudo' } })), { uid: 1001, user: 'alice' }, 'alice through sudo enrols alice');
+  const nobody = { sudoUid: null, loginUid: null, noPerson: 'a root process with no sudo user and no login uid (a system service)' };
+  for (const who of [peer({ uid: 0, user: 'root', person: null, rootPeer: nobody }), peer({ uid: -5, user: 'token:ci', via: 'token', person: null })]) {
+    assert.throws(() => enrollingPerson(who), (e: unknown) => e instanceof AirlockError && e.code === 'enrol_as_yourself' && /enrol as yourself, without sudo: `airlock totp enroll`/.test(e.hint ?? ''));
+  }
+  assert.throws(() => enrollingPerson(peer({ approver: false, person: { ...alice, approver: false } })), (e: unknown) => e instanceof AirlockError && e.code === 'not_an_approver');
+});
+
+test('pending enrolments expire, wrong first codes drop them, and the confirming code is spent', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-totp-unit-'));
+  const key = signingKeyFromSeed(randomBytes(32));
+  const store = new SqliteStore(join(dir, 'a.db'), (d, seq, prev) => sealEntry(key, d, seq, prev));
+  try {
+    let clock = Date.UTC(2030, 0, 1, 12, 0, 10);
+    const now = () => clock;
+    const seal = TotpSeal.fromKey(randomBytes(32));
+    const factor = new SecondFactor({ store, now, from: () => 'high', hostName: 'web1', seal });
+    const host = { users: async () => [{ name: 'alice', uid: 1001 }] } as unknown as Host;
+    const enrol = new TotpEnrolment({ store, factor, host, now, name: (p) => `${p.user}(uid ${p.uid})` });
+    const who: Identity = { uid: 1001, user: 'alice', role: 'admin', approver: true, pid: 1, person: { uid: 1001, user: 'alice', role: 'admin', approver: true, via: 'self' } };
+    const person = { uid: 1001, user: 'alice' };
+    // Expiry: a first code after PENDING_MS confirms nothing.
+    const late = await enrol.issue(who, person, {});
+    clock += PENDING_MS + 1;
+    await failsWith(enrol.confirm(who, person, { code: codeAt(late.secret, clock) }), 'totp_not_pending');
+    // Wrong first codes: MAX_FAILURES of them drop the pending secret.
+    const typo = await enrol.issue(who, person, {});
+    const right = codeAt(typo.secret, clock);
+    const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, '0');
+    for (let i = 1; i < MAX_FAILURES; i++) await failsWith(enrol.confirm(who, person, { code: wrong }), 'totp_invalid');
+    await failsWith(enrol.confirm(who, person, { code: wrong }), 'totp_invalid');
+    await failsWith(enrol.confirm(who, person, { code: right }), 'totp_not_pending');
+    // A good enrolment: the confirming code cannot approve afterwards.
+    const good = await enrol.issue(who, person, {});
+    const first = codeAt(good.secret, clock);
+    assert.equal((await enrol.confirm(who, person, { code: first })).state, 'confirmed');
+    const entry = () => ({ kind: 'totp_lockout' as const, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
+    await failsWith(factor.check('alice(uid 1001)', 'alice', first, 'tx_1', entry), 'totp_invalid');
+    clock += 30_000;
+    assert.deepEqual(await factor.check('alice(uid 1001)', 'alice', codeAt(good.secret, clock), 'tx_1', entry), { approver: 'alice(uid 1001)', step: stepAt(clock) });
+    // Nothing in the file is the secret.
+    assert.ok(!readFileSync(join(dir, 'a.db')).includes(Buffer.from(good.secret)));
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a store from before sealing is sealed in place once, and marked', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-totp-seal-'));
+  const key = signingKeyFromSeed(randomBytes(32));
+  const path = join(dir, 'a.db');
+  let store = new SqliteStore(path, (d, seq, prev) => sealEntry(key, d, seq, prev));
+  try {
+    const secret = newSecret();
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(path);
+    raw.prepare('INSERT INTO totp (approver, secret, enrolled_at) VALUES (?, ?, ?)').run('alice(uid 1001)', secret, 1);
+    raw.close();
+    assert.equal(await store.totpSecretsSealed(), false);
+    const seal = TotpSeal.fromKey(randomBytes(32));
+    assert.equal(await store.sealTotpSecrets((a, s) => seal.seal(a, s)), 1);
+    assert.equal(await store.totpSecretsSealed(), true);
+    assert.equal(await store.sealTotpSecrets((a, s) => seal.seal(a, s)), 0, 'sealing twice seals nothing twice');
+    const rec = (await store.totp('alice(uid 1001)'))!;
+    assert.equal(seal.open('alice(uid 1001)', rec.sealedSecret), secret);
+    await store.close();
+    store = new SqliteStore(path, (d, seq, prev) => sealEntry(key, d, seq, prev));
+    assert.equal(await store.totpSecretsSealed(), true);
+    for (const f of [path, path + '-wal']) {
+      try {
+        assert.ok(!readFileSync(f).includes(Buffer.from(secret)), `${f} still holds the clear secret`);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+    }
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,0 +1,131 @@
+/**
+ * Enrolling a second factor. A person enrols their own, over their own connection:
+ * `totp.enroll` issues a pending secret, returned on that connection only (the CLI
+ * shows it on the person's terminal, never on stdout); it approves nothing until
+ * `totp.confirm` with a first valid code makes it the person's factor. A pending secret
+ * expires after PENDING_MS, and a new enrolment replaces only a pending one. Replacing a
+ * confirmed factor needs a code from it, checked as an approval code is (lockout,
+ * failure count, a step spends once); without one, root resets the factor
+ * (`totp.reset`), which the service also notifies. Each step is a signed entry:
+ * totp_issued, totp_enrolled (confirmed: from now on the factor counts), totp_reset.
+ */
+import { z } from 'zod';
+import type { Host } from '../catalogue/action.js';
+import type { EntryDraft } from '../audit/entry.js';
+import { fail } from '../protocol/errors.js';
+import { matchStep, newSecret } from '../protocol/totp.js';
+import type { Store } from '../store/store.js';
+import { APPROVER_GROUP, type Identity } from './identity.js';
+import { MAX_FAILURES, type SecondFactor } from './second-factor.js';
+
+/** How long a pending secret waits for its first code. */
+export const PENDING_MS = 10 * 60_000;
+
+export interface Person {
+  uid: number;
+  user: string;
+}
+
+const ENROL_AS_YOURSELF = 'enrol as yourself, without sudo: `airlock totp enroll`';
+
+/**
+ * The person whose factor an enrolment is, decided in this one place. For now that is the
+ * peer itself when it is a Unix user other than root and an approver; root (sudo included)
+ * and token principals are no person whose factor this could be.
+ */
+export function enrollingPerson(who: Identity): Person {
+  if (who.via === 'token' || who.uid < 0) fail('authorization', 'enrol_as_yourself', `${who.user} is a token principal, and a second factor belongs to a person`, ENROL_AS_YOURSELF);
+  // Through sudo, the person behind it enrols (identity.ts); root with nobody behind it has no factor to hold.
+  const p = who.person;
+  if (!p) fail('authorization', 'enrol_as_yourself', `root has no second factor of its own, and nobody the daemon can name stands behind this root process (${who.rootPeer?.noPerson ?? 'unknown'})`, ENROL_AS_YOURSELF);
+  if (!p!.approver) {
+    fail('authorization', 'not_an_approver', `${p!.user} is not in ${APPROVER_GROUP}, so a second factor would approve nothing`, `an administrator adds them first: \`sudo gpasswd -a ${p!.user} ${APPROVER_GROUP}\` (then they log in again)`);
+  }
+  return { uid: p!.uid, user: p!.user };
+}
+
+export interface EnrolmentOptions {
+  store: Store;
+  factor: SecondFactor;
+  host: Host;
+  now: () => number;
+  /** How a person is named in the store and the log: alice(uid 1001). */
+  name: (p: Person) => string;
+}
+
+const EnrolParams = z.strictObject({ current_code: z.string().max(16).optional() });
+const ConfirmParams = z.strictObject({ code: z.string().max(16).optional() });
+const ResetParams = z.strictObject({ user: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/) });
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class TotpEnrolment {
+  constructor(private readonly o: EnrolmentOptions) {}
+
+  /** A pending secret for `person`, shown once to this connection; replacing a confirmed factor needs `current_code`. */
+  async issue(who: Identity, person: Person, req: unknown) {
+    const p = EnrolParams.safeParse(req ?? {});
+    if (!p.success) {
+      fail('validation', 'bad_params', 'totp.enroll takes only current_code: it enrols the caller, and nobody enrols another person', "a person enrols with `airlock totp enroll` from their own account; to delete somebody's factor, root runs `sudo airlock totp reset --user NAME`");
+    }
+    const approver = this.o.name(person);
+    const current = await this.o.store.totp(approver);
+    const spend = current ? await this.o.factor.checkCurrent(current, p.data!.current_code, (details) => this.entry('totp_lockout', who, details)) : undefined;
+    const secret = newSecret();
+    const now = this.o.now();
+    const expiresAt = now + PENDING_MS;
+    const outcome = await this.o.store.issueTotp(
+      approver,
+      this.o.factor.seal(approver, secret),
+      now,
+      expiresAt,
+      spend,
+      this.entry('totp_issued', who, { approver, replaces: current ? 'confirmed' : 'none', pending_expires_at: iso(expiresAt) }),
+    );
+    if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has been used already: each code is used once', 'wait for your authenticator to show the next code');
+    return { approver, user: person.user, state: 'pending' as const, expires_at: iso(expiresAt), secret, uri: this.o.factor.uri(secret, person.user) };
+  }
+
+  /** The pending secret becomes `person`'s factor once `code` is valid for it. */
+  async confirm(who: Identity, person: Person, req: unknown) {
+    const p = ConfirmParams.safeParse(req ?? {});
+    if (!p.success) fail('validation', 'bad_params', 'totp.confirm takes only code, the first code the authenticator app shows');
+    const approver = this.o.name(person);
+    const pending = await this.o.store.pendingTotp(approver);
+    const now = this.o.now();
+    if (!pending || pending.expiresAt <= now) {
+      fail('validation', 'totp_not_pending', `${approver} has no enrolment waiting for its first code: none was started, it was confirmed, or it expired after ${PENDING_MS / 60_000} minutes`, 'start one with `airlock totp enroll`');
+    }
+    const code = p.data!.code;
+    if (code === undefined || code === '') {
+      fail('authorization', 'totp_required', `confirming the enrolment of ${approver} needs the first 6-digit code the authenticator app shows`, 'run `airlock totp enroll` in a terminal: it asks for the code');
+    }
+    const step = matchStep(this.o.factor.open(approver, pending!.sealedSecret), code!, now, 0);
+    if (step === null) {
+      const left = await this.o.store.recordPendingTotpFailure(approver, MAX_FAILURES);
+      if (left === 0) fail('authorization', 'totp_invalid', `that code is wrong, and it was the ${MAX_FAILURES}th: the pending enrolment of ${approver} is dropped`, 'start again with `airlock totp enroll` and add the new secret to the app');
+      fail('authorization', 'totp_invalid', `that code is wrong or expired (${left} more tries for this enrolment)`, 'type the code the app shows now for the secret you just added');
+    }
+    const replaced = (await this.o.store.totp(approver)) !== null;
+    const ok = await this.o.store.confirmTotp(approver, pending!.sealedSecret, step!, now, this.entry('totp_enrolled', who, { approver, replaced }));
+    if (!ok) fail('validation', 'totp_not_pending', `the enrolment of ${approver} was replaced or reset while it was being confirmed`, 'start again with `airlock totp enroll`');
+    return { approver, user: person.user, state: 'confirmed' as const };
+  }
+
+  /** Root deletes a person's factor (and any pending secret); they enrol again as if for the first time. */
+  async reset(who: Identity, req: unknown) {
+    if (who.uid !== 0 || who.via === 'token') fail('authorization', 'root_only', 'only root resets a second factor', 'run `sudo airlock totp reset --user NAME`');
+    const p = ResetParams.safeParse(req ?? {});
+    if (!p.success) fail('validation', 'bad_user', 'totp.reset takes user, a login name such as alice');
+    const name = p.data!.user;
+    const account = (await this.o.host.users()).find((u) => u.name === name);
+    if (!account) fail('validation', 'no_such_user', `there is no user ${name} on this host`);
+    const approver = this.o.name({ uid: account!.uid, user: account!.name });
+    const had = await this.o.store.resetTotp(approver, (h) => this.entry('totp_reset', who, { approver, factor: h.factor, pending: h.pending }));
+    if (!had.factor && !had.pending) fail('validation', 'no_factor', `${approver} has no second factor to reset`, `${name} enrols with \`airlock totp enroll\``);
+    return { approver, user: name, ...had };
+  }
+
+  private entry(kind: EntryDraft['kind'], who: Identity, details: EntryDraft['details']): EntryDraft {
+    return { kind, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details };
+  }
+}
