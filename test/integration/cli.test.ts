@@ -264,10 +264,13 @@ describe('airlock CLI', () => {
 
   test('the approver prompt refuses at once (exit 3) when the daemon would refuse, before asking anything', async () => {
     const p = JSON.parse((await cliAs(agent.identity, ['preview', 'CreateGroup', '--param', 'group=g1', '--json'])).stdout);
-    const notApprover = await atTerminal(observer.identity, ['approve', p.transaction_id], []);
+    const notApprover = await atTerminal(agent.identity, ['approve', p.transaction_id], []);
     assert.equal(notApprover.code, 3, notApprover.out);
     assert.match(notApprover.out, /not_an_approver/);
     assert.doesNotMatch(notApprover.out, /Approve CreateGroup|Code from/);
+    const observerTry = await atTerminal(observer.identity, ['approve', p.transaction_id], []);
+    assert.equal(observerTry.code, 3, observerTry.out);
+    assert.doesNotMatch(observerTry.out, /Approve CreateGroup|Code from/);
     // Own request, no factor enrolled: refused at once, saying how to enrol or give the agent its own account.
     const solo = await w.as('sam', ['airlock-admin', 'airlock-approvers'], { enrol: false });
     const own = JSON.parse((await cliAs(solo.identity, ['preview', 'CreateGroup', '--param', 'group=g2', '--json'])).stdout);

@@ -28,16 +28,19 @@ type Entry = { kind: string; transaction_id: string | null; principal: { user: s
 test('200 forged receipts and 200 digest mismatches become four signed entries that count them all', async () => {
   const agent = await w.as('agent', ['airlock-admin']);
   const alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+  // One approved transaction to execute with forged receipts, one pending one to approve with the wrong digest.
   const p = await agent.call<PreviewEnvelope>('preview', { action_name: 'ListUsers', params: {} });
+  await w.approve(alice, p);
+  const q = await agent.call<PreviewEnvelope>('preview', { action_name: 'ListGroups', params: {} });
   const forged = 'alr1.' + 'A'.repeat(107);
   // In batches of 50 connections (a principal may hold 64).
   for (let batch = 0; batch < 4; batch++) {
     const execs = await agent.parallel('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: forged }, 50);
     assert.ok(execs.every((r) => !r.ok && r.error?.code === 'bad_receipt'), JSON.stringify(execs[0]));
-    const approvals = await alice.parallel('approve', { transaction_id: p.transaction_id, preview_digest: '0'.repeat(64) }, 50);
+    const approvals = await alice.parallel('approve', { transaction_id: q.transaction_id, preview_digest: '0'.repeat(64) }, 50);
     assert.ok(approvals.every((r) => !r.ok && r.error?.code === 'digest_mismatch'), JSON.stringify(approvals[0]));
   }
-  await rejectsWith(alice.call('approve', { transaction_id: p.transaction_id, preview_digest: '0'.repeat(64) }), 'stale_approval', 'digest_mismatch');
+  await rejectsWith(alice.call('approve', { transaction_id: q.transaction_id, preview_digest: '0'.repeat(64) }), 'stale_approval', 'digest_mismatch');
   // Stopping flushes the counts of windows still open.
   await w.close({ keepSharedAs: join(kept, 'shared') });
   const refused = [...readSqliteLog(join(kept, 'shared', 'state', 'airlock.db'))].map((e) => JSON.parse(e.body) as Entry).filter((e) => e.kind === 'refused');
