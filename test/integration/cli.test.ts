@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorld, type World } from '../support/world.js';
 import { CLI } from '../support/cli.js';
+import { typeAt, type Answer } from '../support/terminal.js';
 import type { UnixIdentity, Principal } from '../../src/sandbox/principal.js';
 import type { ApprovalGrant } from '../../src/protocol/messages.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
@@ -51,37 +52,10 @@ function spawnCli(who: UnixIdentity, args: string[]) {
   return { stderr: child.stderr, err: () => err, done: new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 128))) };
 }
 
-/** One answer per prompt, in order: what is typed once the prompt shows (a function sees the terminal's output so far). */
-type Answer = [prompt: string, typed: string | ((tty: string) => string | Promise<string>)];
-
-/**
- * Runs `airlock --socket S ARGS` as `who` at a real pseudo-terminal (script(1)): what we write
- * to script's stdin is typed there. `out` is everything the terminal showed; with `stdoutTo`,
- * the command's stdout goes to that file instead of the terminal.
- */
+/** `airlock --socket S ARGS` as `who` at a real pseudo-terminal; with `stdoutTo`, the command's stdout goes to that file instead. */
 function atTerminal(who: UnixIdentity, args: string[], answers: Answer[], opts: { stdoutTo?: string } = {}): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const inner = `/usr/bin/setpriv --reuid=${who.uid} --regid=${who.gid} --groups=${who.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} ${args.join(' ')}${opts.stdoutTo ? ` > ${opts.stdoutTo}` : ''}`;
-    const child = spawn('/usr/bin/script', ['-q', '-e', '-c', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
-    let out = '';
-    let next = 0;
-    let seen = 0;
-    let typing = false;
-    child.stdout.on('data', async (d) => {
-      out += d;
-      const answer = answers[next];
-      if (typing || !answer || out.indexOf(answer[0], seen) < 0) return;
-      typing = true;
-      seen = out.indexOf(answer[0], seen) + answer[0].length;
-      next++;
-      const typed = typeof answer[1] === 'string' ? answer[1] : await answer[1](out);
-      child.stdin.write(typed + '\n');
-      if (next === answers.length) child.stdin.end();
-      typing = false;
-    });
-    if (answers.length === 0) child.stdin.end();
-    child.on('close', (code) => resolve({ code: code ?? 128, out }));
-  });
+  const inner = `/usr/bin/setpriv --reuid=${who.uid} --regid=${who.gid} --groups=${who.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} ${args.join(' ')}${opts.stdoutTo ? ` > ${opts.stdoutTo}` : ''}`;
+  return typeAt(inner, answers);
 }
 
 describe('airlock CLI', () => {

@@ -1,0 +1,35 @@
+/**
+ * A person at a real pseudo-terminal (script(1)): what is written to script's stdin is
+ * typed there, one answer once its prompt has shown, in order. `via` runs script inside
+ * another place first (nsenter into the booted test bed).
+ */
+import { spawn } from 'node:child_process';
+
+/** What is typed once the prompt shows (a function sees the terminal's output so far). */
+export type Answer = [prompt: string, typed: string | ((tty: string) => string | Promise<string>)];
+
+export function typeAt(command: string, answers: Answer[], opts: { via?: string[] } = {}): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const argv = [...(opts.via ?? []), '/usr/bin/script', '-q', '-e', '-c', command, '/dev/null'];
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
+    let out = '';
+    let next = 0;
+    let seen = 0;
+    let typing = false;
+    child.stdout.on('data', async (d) => {
+      out += d;
+      const answer = answers[next];
+      if (typing || !answer || out.indexOf(answer[0], seen) < 0) return;
+      typing = true;
+      seen = out.indexOf(answer[0], seen) + answer[0].length;
+      next++;
+      const typed = typeof answer[1] === 'string' ? answer[1] : await answer[1](out);
+      child.stdin.write(typed + '\n');
+      if (next === answers.length) child.stdin.end();
+      typing = false;
+    });
+    child.stderr.on('data', (d) => (out += d));
+    if (answers.length === 0) child.stdin.end();
+    child.on('close', (code) => resolve({ code: code ?? 128, out }));
+  });
+}
