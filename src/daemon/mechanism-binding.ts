@@ -30,7 +30,17 @@ export const MAX_OWN_LINES = 500;
 
 const NO_NEWLINE = '\\ No newline at end of file';
 
-export async function bindMechanism(a: AnyAction, change: unknown, steps: Step[], host: Host): Promise<ProposedChange> {
+export interface Binding {
+  /** What the preview carries (raw text: the service escapes it). */
+  proposed: ProposedChange;
+  /**
+   * SHA-256 of each file a file step changes, as read here (null: absent). The executor
+   * checks the file is still this one right before it changes it (Executor.runSteps).
+   */
+  filesAsRead: ReadonlyMap<string, string | null>;
+}
+
+export async function bindMechanism(a: AnyAction, change: unknown, steps: Step[], host: Host): Promise<Binding> {
   const reads = new Map<string, Promise<string | null>>();
   // Every step sees the file as it was before the mechanism runs (a path is read once).
   const read = (path: string) => {
@@ -45,7 +55,9 @@ export async function bindMechanism(a: AnyAction, change: unknown, steps: Step[]
     mechanism.push(entry);
   }
   const shownChange = jsonSafe(change ?? null);
-  return { change: shownChange, mechanism, digest: sha256Hex(canonicalize({ change: shownChange, steps: bound })) };
+  const filesAsRead = new Map<string, string | null>();
+  for (const [path, text] of reads) filesAsRead.set(path, digestOf(await text));
+  return { proposed: { change: shownChange, mechanism, digest: sha256Hex(canonicalize({ change: shownChange, steps: bound })) }, filesAsRead };
 }
 
 /** Whether the action declares that it rebuilds this file at execution. */

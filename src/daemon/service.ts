@@ -147,7 +147,7 @@ export class AirlockService {
     const created = this.now();
     const id = 'tx_' + randomBytes(12).toString('hex');
     // Host and agent text is escaped here, before the digest: every client gets the same safe
-    // text, and the digest covers what is shown. `bound.digest` covers the raw bytes.
+    // text, and the digest covers what is shown. `bound.proposed.digest` covers the raw bytes.
     const summary = escapeText(parts.summary);
     const warnings = (parts.warnings ?? []).map((t) => escapeText(t));
     const body: Omit<PreviewEnvelope, 'preview_digest'> = {
@@ -159,7 +159,7 @@ export class AirlockService {
       risk,
       min_role: minRoleForRisk(risk),
       current_state: escapeDeep(jsonSafe(a.shown ? a.shown(current) : current)),
-      proposed_change: escapeDeep(bound),
+      proposed_change: escapeDeep(bound.proposed),
       side_effects: (parts.sideEffects ?? []).map((t) => escapeText(t)),
       reboot_required: a.reboot,
       rollback_available: a.rollback,
@@ -364,7 +364,7 @@ export class AirlockService {
     // mechanism-binding.ts), or the receipt stays unspent.
     const approved = storedPreview(tx).proposed_change.digest;
     const bound = await bindMechanism(a, a.preview(params, current).change, steps, this.o.host);
-    if (bound.digest !== approved) {
+    if (bound.proposed.digest !== approved) {
       fail('stale_approval', 'state_changed', `the host changed since ${tx.id} was previewed, so the change would differ from the approved one; the receipt was not used`, 'preview again and have the new preview approved');
     }
     const release = this.o.executor.claim(steps);
@@ -379,7 +379,7 @@ export class AirlockService {
         const why = { already_consumed: 'was already used', expired: 'has expired', not_queued: 'is no longer valid', not_found: 'is unknown', mismatch: 'does not match', consumed: '' }[outcome];
         fail('stale_approval', `receipt_${outcome}`, `the receipt for ${tx.id} ${why}`, 'preview again and ask for a new approval');
       }
-      const run = await this.o.executor.runSteps(steps, a.files);
+      const run = await this.o.executor.runSteps(steps, a.files, bound.filesAsRead);
       const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
       const out = releaseOutput(run.output);
       out.truncated ||= run.truncated;

@@ -1,17 +1,22 @@
 /**
  * What an approval binds (src/daemon/mechanism-binding.ts): every field of every step
  * shape, the file a write replaces, and for a declared rebuild exactly the action's own
- * lines; the line diff behind it; the rebuild declarations over the whole catalogue; and
- * stored previews read back through the schema (src/daemon/stored-preview.ts).
+ * lines; the line diff behind it; the rebuild declarations over the whole catalogue;
+ * stored previews read back through the schema (src/daemon/stored-preview.ts); and the
+ * executor's check, right before a write, that the file is still the one bound.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AnyAction } from '../../src/catalogue/action.js';
 import { CATALOGUE } from '../../src/catalogue/index.js';
 import type { CommandStep, FileDeleteStep, FilePatchStep, FileScanStep, FileWriteStep, Step } from '../../src/catalogue/mechanism.js';
 import { bindMechanism, MAX_OWN_LINES, MAX_SHOWN_DIFF_LINES } from '../../src/daemon/mechanism-binding.js';
 import { lineDiff, splitLines } from '../../src/daemon/line-diff.js';
+import { Executor } from '../../src/daemon/executor.js';
 import { storedPreview } from '../../src/daemon/stored-preview.js';
 import { canonicalize } from '../../src/protocol/canonical.js';
 import { AirlockError } from '../../src/protocol/errors.js';
@@ -22,7 +27,7 @@ import { FixtureHost } from './catalogue-fixture-host.js';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const plain = { name: 'Plain' } as unknown as AnyAction;
 const rebuilding = { name: 'Rebuilding', rebuildsAtExecute: { files: ['/etc/shared.d/*'], showLine: (l: string) => `<${l.length} chars>` } } as unknown as AnyAction;
-const bind = async (a: AnyAction, steps: Step[], files: Record<string, string> = {}, change: unknown = { c: 1 }) => bindMechanism(a, change, steps, new FixtureHost(files));
+const bind = async (a: AnyAction, steps: Step[], files: Record<string, string> = {}, change: unknown = { c: 1 }) => (await bindMechanism(a, change, steps, new FixtureHost(files))).proposed;
 const digest = async (a: AnyAction, steps: Step[], files: Record<string, string> = {}) => (await bind(a, steps, files)).digest;
 
 // Every field of every shape: `Required` makes the compiler fail here when a shape gains a field.
@@ -240,4 +245,34 @@ test('a stored preview is read back through the schema and must still hash to it
     ['not an object', { ...tx, preview: [] as unknown as Record<string, unknown> }],
   ];
   for (const [what, bad] of cases) assert.throws(() => storedPreview(bad), integrity, what);
+});
+
+// ---------------------------------------------------------------- the executor's last check
+
+test('the executor does not overwrite or delete a file that changed after the binding read it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-binding-'));
+  try {
+    const path = join(dir, 'conf');
+    writeFileSync(path, 'as approved\n');
+    const ex = new Executor({ programs: {} as never });
+    const host = new FixtureHost({ [path]: 'as approved\n' });
+    const steps: Step[] = [{ kind: 'fileWrite', path, content: 'new\n', mode: 0o644 }];
+    const { filesAsRead } = await bindMechanism(plain, null, steps, host);
+    assert.deepEqual([...filesAsRead], [[path, sha256('as approved\n')]]);
+    writeFileSync(path, 'changed meanwhile\n');
+    const refused = await ex.runSteps(steps, [path], filesAsRead);
+    assert.equal(refused.ok, false);
+    assert.equal(refused.error?.code, 'file_changed');
+    assert.equal(readFileSync(path, 'utf8'), 'changed meanwhile\n');
+    const del = await ex.runSteps([{ kind: 'fileDelete', path }], [path], filesAsRead);
+    assert.equal(del.error?.code, 'file_changed');
+    assert.equal(readFileSync(path, 'utf8'), 'changed meanwhile\n');
+    // As read: it runs; a second step on the same path sees the first one's result, not the check.
+    writeFileSync(path, 'as approved\n');
+    const ok = await ex.runSteps([...steps, { kind: 'fileWrite', path, content: 'newer\n', mode: 0o644 }], [path], filesAsRead);
+    assert.equal(ok.ok, true, ok.error?.message);
+    assert.equal(readFileSync(path, 'utf8'), 'newer\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
