@@ -58,7 +58,7 @@ function commandLine(m: CommandEntry): string {
 function renderStep(m: MechanismEntry): string {
   switch (m.kind) {
     case 'command':
-      return `${c.cyan('run')} ${commandLine(m)}${m.undo ? `\n    ${c.dim('undo')} ${commandLine(m.undo)}` : ''}`;
+      return `${c.cyan('run')} ${commandLine(m)}${m.undo ? `\n  ${c.dim('undo')} ${commandLine(m.undo)}` : ''}`;
     case 'fileScan':
       return `${c.cyan('read')} ${t(m.path)}`;
     case 'fileDelete':
@@ -71,7 +71,7 @@ function renderStep(m: MechanismEntry): string {
         return `${c.cyan('edit')} ${t(m.path)}${c.dim(`  (keeps the lines other programs change meanwhile; approved are these lines: sha256 ${t(m.sha256)}; ${attrs})`)}\n${renderDiff(m.diff)}`;
       }
       const was = m.before ? `replaces ${m.before.bytes} bytes (sha256 ${t(m.before.sha256)})` : 'creates it';
-      const diff = m.diff ? renderDiff(m.diff) : `      ${c.dim('(too different from the current file to show line by line)')}`;
+      const diff = m.diff ? renderDiff(m.diff) : `  ${c.dim('(too different from the current file to show line by line)')}`;
       return `${c.cyan('write')} ${t(m.path)}${c.dim(`  (${m.bytes} bytes, sha256 ${t(m.sha256)}; ${was}; ${attrs})`)}\n${diff}`;
     }
     default: // a step this client does not know: shown whole rather than not at all
@@ -79,11 +79,14 @@ function renderStep(m: MechanismEntry): string {
   }
 }
 
+/** A line of a file: tabs kept as they are, everything else escaped, and never a line break. */
+const fileLine = (s: string) => block(s).replace(/\n/g, '\\x0a');
+
 function renderDiff(d: ShownDiff): string {
-  const lines = [...d.removed.map((l) => c.red(`- ${t(l)}`)), ...d.added.map((l) => c.green(`+ ${t(l)}`))];
+  const lines = [...d.removed.map((l) => c.red(`- ${fileLine(l)}`)), ...d.added.map((l) => c.green(`+ ${fileLine(l)}`))];
   if (d.not_shown > 0) lines.push(c.dim(`… ${d.not_shown} more lines, covered by the digest`));
   if (lines.length === 0) lines.push(c.dim('(no line changes)'));
-  return lines.map((l) => `      ${l}`).join('\n');
+  return lines.map((l) => `  ${l}`).join('\n');
 }
 
 export function renderResult(r: ResultEnvelope): string {

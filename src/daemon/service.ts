@@ -22,7 +22,7 @@ import type { Executor } from './executor.js';
 import { APPROVER_GROUP, type Identity } from './identity.js';
 import { releaseOutput } from './output.js';
 import { bindMechanism } from './mechanism-binding.js';
-import { storedPreview } from './stored-preview.js';
+import { isUnattendedProposal, storedPreview } from './stored-preview.js';
 import { Slots } from './slots.js';
 import type { SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
@@ -247,7 +247,7 @@ export class AirlockService {
   async inbox(who: Identity): Promise<TransactionView[]> {
     if (!who.approver && who.role !== 'admin') fail('authorization', 'not_an_approver', 'the inbox is for approvers and admins');
     const rows = await this.o.store.history({ limit: 1000 });
-    return rows.filter((tx) => storedPreview(tx).unattended === true).slice(0, 200).map(view);
+    return rows.filter(isUnattendedProposal).slice(0, 200).map(view);
   }
 
   async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionView & { preview: PreviewEnvelope; result: unknown }> {

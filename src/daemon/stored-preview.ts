@@ -25,6 +25,18 @@ export function storedPreview(tx: TxRecord): PreviewEnvelope {
   return p;
 }
 
+/**
+ * Whether a stored preview is an unattended proposal, for listing the inbox without
+ * re-hashing up to a thousand previews: a typed read of that one flag (the inbox shows
+ * views, never preview content). A row that does not even carry a well-formed flag fails closed.
+ */
+const UnattendedFlag = z.looseObject({ unattended: z.literal(true).optional() });
+export function isUnattendedProposal(tx: TxRecord): boolean {
+  const r = UnattendedFlag.safeParse(tx.preview);
+  if (!r.success) fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope`, 'check the store with `airlock audit verify`');
+  return r.data!.unattended === true;
+}
+
 function digestOf(body: unknown): string | null {
   try {
     return sha256Hex(canonicalize(body));

@@ -17,7 +17,7 @@ import type { CommandStep, FileDeleteStep, FilePatchStep, FileScanStep, FileWrit
 import { bindMechanism, MAX_OWN_LINES, MAX_SHOWN_DIFF_LINES } from '../../src/daemon/mechanism-binding.js';
 import { lineDiff, splitLines } from '../../src/daemon/line-diff.js';
 import { Executor } from '../../src/daemon/executor.js';
-import { storedPreview } from '../../src/daemon/stored-preview.js';
+import { isUnattendedProposal, storedPreview } from '../../src/daemon/stored-preview.js';
 import { canonicalize } from '../../src/protocol/canonical.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import type { FileWriteEntry, PreviewEnvelope } from '../../src/protocol/messages.js';
@@ -245,6 +245,10 @@ test('a stored preview is read back through the schema and must still hash to it
     ['not an object', { ...tx, preview: [] as unknown as Record<string, unknown> }],
   ];
   for (const [what, bad] of cases) assert.throws(() => storedPreview(bad), integrity, what);
+  // The inbox reads only the unattended flag, typed too.
+  assert.equal(isUnattendedProposal(tx), false);
+  assert.equal(isUnattendedProposal(altered((p) => (p.unattended = true))), true);
+  assert.throws(() => isUnattendedProposal(altered((p) => (p.unattended = 'yes'))), integrity);
 });
 
 // ---------------------------------------------------------------- the executor's last check
