@@ -119,6 +119,9 @@ function renderAction(a: AnyAction): string[] {
     '',
     a.files.length ? `Files it may touch: ${a.files.map(code).join(', ')}.` : 'Files it may touch: none through file steps (commands only).',
     '',
+    ...(a.rebuildsAtExecute
+      ? [`Rebuilds at execution: ${a.rebuildsAtExecute.files.map(code).join(', ')} (keeps the lines other programs changed since the preview; the approval binds the lines this action removes and adds).`, '']
+      : []),
     'Example:',
     '',
     '```sh',
@@ -172,6 +175,10 @@ export function renderActionsDoc(): string {
     '  still be refused with a `validation/bad_params` error that says why.',
     '- **files it may touch** is the allowlist of paths (globs, `*` = one or more characters within one',
     '  path segment) that file steps may read or write. The executor refuses any other path.',
+    '- **rebuilds at execution** names the files whose new content the action derives from their content at',
+    '  execution, keeping lines other programs added meanwhile. The approval binds exactly the lines the action',
+    '  removes and adds there (the preview shows them); every other file step is bound byte for byte',
+    '  (docs/security.md, "What runs is what was approved").',
     '',
     '## Summary',
     '',

@@ -74,6 +74,16 @@ export interface PreviewParts {
   warnings?: string[];
 }
 
+export interface RebuildDeclaration {
+  files: readonly string[];
+  /**
+   * How the preview shows one of the step's own lines (without its newline), for files whose
+   * lines may hold secrets; the approval still binds the exact lines. Default: as it is.
+   */
+  showLine?: (line: string) => string;
+}
+
+
 /**
  * What a read-only action declares about what it returns. The policy's `reads` rule
  * (autoApprovalLane, src/daemon/authz.ts) relies on these two facts and on nothing else, so every read
@@ -119,6 +129,14 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
   params: z.ZodType<P>;
   /** Files any step of this action may touch, as globs where `*` matches within one path segment. */
   files: string[];
+  /**
+   * Files (globs, each one of `files`) that this action's fileWrite steps rebuild from the
+   * file's current content at execution, keeping the lines other programs add or change
+   * meanwhile (/etc/hosts, fstab, authorized_keys). An approval then binds only the lines
+   * the step removes and adds, with its path, mode and owner; every other file step is
+   * bound byte for byte. Absent: no rebuild, every byte is bound.
+   */
+  rebuildsAtExecute?: RebuildDeclaration;
   /** Reads the real current state the preview shows and the mechanism builds on. */
   current: (params: P, host: Host) => Promise<S>;
   /**

@@ -75,14 +75,6 @@ export function verdictProblems(v: Verdict, stdout: string): string[] | null {
 export const FD3 = '/proc/self/fd/3';
 
 /** What the approver sees of a command step besides its argv: the paths it acts on and how (and so what execution must match). */
-export const byName = (s: CommandStep) => ({
-  ...(s.paths ? { paths: s.paths } : {}),
-  ...(s.file ? { file: s.file } : {}),
-  ...(s.expect ? { expect: s.expect } : {}),
-  ...(s.verdict ? { verdict: s.verdict } : {}),
-  ...(s.unprivileged ? { unprivileged: true } : {}),
-});
-
 /** Every path a command step acts on by name or through a held file: what the trusted-path rule checks. */
 export const stepPaths = (s: CommandStep): string[] => [...(s.paths ?? []), ...(s.file ? [s.file.path] : []), ...(s.expect ? [s.expect.path] : [])];
 

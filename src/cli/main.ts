@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { AirlockError } from '../protocol/errors.js';
+import { escapeText } from '../protocol/escape-text.js';
 import type { ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { buildParams } from './params-arg.js';
 import { withClient } from './connect.js';
@@ -122,7 +123,7 @@ program
       withClient(cmd, async (cl) => {
         const t = await cl.transaction(id);
         if (json(cmd)) return printJson(t);
-        process.stdout.write(renderPreview(t.preview) + `  ${c.dim('state')} ${t.state}${t.approved_by ? `   ${c.dim('approved by')} ${t.approved_by}` : ''}\n`);
+        process.stdout.write(renderPreview(t.preview) + `  ${c.dim('state')} ${escapeText(t.state)}${t.approved_by ? `   ${c.dim('approved by')} ${escapeText(t.approved_by)}` : ''}\n`);
       }),
     ),
   );

@@ -1,5 +1,6 @@
 /** Terminal output: colour only on a TTY without NO_COLOR, errors that say what to do next, documented exit codes. */
 import { AirlockError, type ErrorCategory } from '../protocol/errors.js';
+import { escapeText } from '../protocol/escape-text.js';
 
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: string) => (s: string) => (useColour ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -32,8 +33,9 @@ export function reportError(e: unknown, json: boolean): number {
   const err = e instanceof AirlockError ? e : new AirlockError('execution', 'client_error', (e as Error).message ?? String(e));
   if (json) printJson({ ok: false, error: err.toWire() });
   else {
-    process.stderr.write(`${c.red('error')} ${c.dim(`[${err.category}/${err.code}]`)} ${err.message}\n`);
-    if (err.hint) process.stderr.write(`${c.cyan('next')}  ${err.hint}\n`);
+    // The daemon escaped its text already; a client-side error may quote anything.
+    process.stderr.write(`${c.red('error')} ${c.dim(`[${escapeText(err.category)}/${escapeText(err.code)}]`)} ${escapeText(err.message)}\n`);
+    if (err.hint) process.stderr.write(`${c.cyan('next')}  ${escapeText(err.hint)}\n`);
   }
   return EXIT[err.category];
 }

@@ -8,6 +8,7 @@
  * file prepared for a program (CommandStep.file, .expect) is held by descriptor (job-files.ts).
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { AirlockError } from '../protocol/errors.js';
 import type { CommandOutput } from '../catalogue/action.js';
 import { RESOURCE_LOCKS, stepPaths, verdictProblems, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
@@ -186,9 +187,14 @@ export class Executor {
     return () => needed.forEach((r) => this.busy.delete(r));
   }
 
-  /** Runs the steps in order. On the first failure, reverses what ran: file snapshots restored, command undos run. */
-  async runSteps(steps: Step[], allowFiles: readonly string[]): Promise<StepsOutcome> {
+  /**
+   * Runs the steps in order. On the first failure, reverses what ran: file snapshots restored, command undos run.
+   * `filesAsRead` (path -> SHA-256 of the content the approved mechanism was checked against, null: absent):
+   * the first write or delete of such a path refuses if the file is no longer that one.
+   */
+  async runSteps(steps: Step[], allowFiles: readonly string[], filesAsRead?: ReadonlyMap<string, string | null>): Promise<StepsOutcome> {
     const output: string[] = [];
+    const touched = new Set<string>();
     let truncated = false;
     const undo: Array<() => Promise<void>> = [];
     const reads = new Map<number, Promise<Buffer | null>>();
@@ -245,6 +251,8 @@ export class Executor {
           case 'filePatch':
           case 'fileDelete': {
             const snap = await snapshot(step.path);
+            if (!touched.has(step.path) && step.kind !== 'filePatch') checkAsRead(snap, filesAsRead);
+            touched.add(step.path);
             try {
               await this.applyFileStep(step, snap);
             } catch (e) {
@@ -294,6 +302,15 @@ export class Executor {
       if (!snap.existed) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
       await deleteFile(step.path);
     }
+  }
+}
+
+/** A file another program changed between the approval check and this step is not overwritten. */
+function checkAsRead(snap: FileSnapshot, filesAsRead: ReadonlyMap<string, string | null> | undefined): void {
+  if (!filesAsRead?.has(snap.path)) return;
+  const now = snap.existed ? createHash('sha256').update(snap.content!.toString('utf8')).digest('hex') : null;
+  if (now !== filesAsRead.get(snap.path)) {
+    throw new AirlockError('conflict', 'file_changed', `${snap.path} changed after the approved change was checked against it; it was not overwritten`, 'preview again and have the new preview approved');
   }
 }
 

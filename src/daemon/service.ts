@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
-import { byName, type Step } from '../catalogue/mechanism.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
+import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
 import { requestHash, sha256Hex } from '../protocol/hash.js';
 import type { ApprovalAdvice, ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView } from '../protocol/messages.js';
 import { minRoleForRisk, roleSatisfies, type JobState, type Risk, type TxState } from '../protocol/risk.js';
@@ -23,6 +23,8 @@ import { APPROVER_GROUP, principalName, type Identity } from './identity.js';
 import { autoApprovalLane, mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/messages.js';
 import { releaseOutput } from './output.js';
+import { bindMechanism } from './mechanism-binding.js';
+import { isUnattendedProposal, storedPreview } from './stored-preview.js';
 import { Slots } from './slots.js';
 import { inLane } from './run-context.js';
 import type { SecondFactor } from './second-factor.js';
@@ -72,7 +74,7 @@ function enforce(d: { ok: true } | { ok: false; refusal: Refusal }): void {
 
 /** What authz.ts needs to know about a stored transaction. */
 function facts(tx: TxRecord): TxFacts {
-  return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, unattended: (tx.preview as { unattended?: boolean }).unattended === true };
+  return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, unattended: isUnattendedProposal(tx) };
 }
 
 export class AirlockService {
@@ -188,23 +190,28 @@ export class AirlockService {
     const parts = a.preview(params, current);
     const steps = a.mechanism(params, current);
     await this.o.executor.checkPaths(steps); // a path handed to a program by name must be safe before anyone is asked
+    const bound = await bindMechanism(a, parts.change, steps, this.o.host);
     const created = this.now();
     const id = 'tx_' + randomBytes(12).toString('hex');
+    // Host and agent text is escaped here, before the digest: every client gets the same safe
+    // text, and the digest covers what is shown. `bound.proposed.digest` covers the raw bytes.
+    const summary = escapeText(parts.summary);
+    const warnings = (parts.warnings ?? []).map((t) => escapeText(t));
     const body: Omit<PreviewEnvelope, 'preview_digest'> = {
       transaction_id: id,
       action_name: a.name,
       params,
       request_hash: hash,
-      summary: parts.summary,
+      summary,
       risk,
       min_role: minRoleForRisk(risk),
-      current_state: jsonSafe(a.shown ? a.shown(current) : current),
-      proposed_change: proposedChange(parts, steps),
-      side_effects: parts.sideEffects ?? [],
+      current_state: escapeDeep(jsonSafe(a.shown ? a.shown(current) : current)),
+      proposed_change: escapeDeep(bound.proposed),
+      side_effects: (parts.sideEffects ?? []).map((t) => escapeText(t)),
       reboot_required: a.reboot,
       rollback_available: a.rollback,
-      warnings: parts.warnings ?? [],
-      requested_by: principalName(who),
+      warnings,
+      requested_by: escapeText(principalName(who)),
       ...(this.isUnattended(who) ? { unattended: true as const } : {}),
       ...(proposal ? { from_proposal: proposal.id } : {}),
       created_at: iso(created),
@@ -231,7 +238,7 @@ export class AirlockService {
         requesterPersonUid: who.person?.uid ?? null,
         preview: envelope as unknown as Record<string, unknown>,
         previewDigest: digest,
-        summary: parts.summary,
+        summary,
         createdAt: created,
         updatedAt: created,
         expiresAt: created + this.o.approvalTtlMs,
@@ -239,13 +246,13 @@ export class AirlockService {
         receiptCommitment: null,
         result: null,
       },
-      this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary: parts.summary, warnings: parts.warnings ?? [], ...(proposal ? { from_proposal: proposal.id } : {}) }),
+      this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary, warnings, ...(proposal ? { from_proposal: proposal.id } : {}) }),
     );
     // The proposal is answered by this new transaction: it leaves the inbox, and the log says by which.
     if (proposal) await this.o.store.cancel(proposal.id, created, this.entry('canceled', who, proposal.actionName, proposal.risk, proposal.requestHash, proposal.id, { by: principalName(who), superseded_by: id }));
     const auto = await this.autoApprove(who, a, risk, envelope, created);
     if (auto) return { ...envelope, auto_approval: auto };
-    this.o.notify?.(this.policy, { event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary: parts.summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
+    this.o.notify?.(this.policy, { event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
     return envelope;
   }
 
@@ -296,7 +303,7 @@ export class AirlockService {
   /** Proposals by unattended principals, newest first, for a person to re-preview (`airlock inbox run`). */
   async inbox(who: Identity): Promise<TransactionView[]> {
     const rows = await this.o.store.history({ limit: 1000 });
-    return rows.filter((tx) => (tx.preview as { unattended?: boolean }).unattended === true).slice(0, 200).map(view);
+    return rows.filter(isUnattendedProposal).slice(0, 200).map(view);
   }
 
   async transaction(who: Identity, req: { transaction_id?: unknown }): Promise<TransactionDetail> {
@@ -304,7 +311,7 @@ export class AirlockService {
     // The preview shows host state (key lines, account flags): only the requester, approvers and admins see it.
     enforce(mayRead(this.caller(who), facts(tx)));
     const held = who.uid === tx.requesterUid && tx.state === 'Queued' ? this.heldReceipts.get(tx.id) : undefined;
-    return { ...view(tx), preview: tx.preview as unknown as PreviewEnvelope, result: tx.result, your_approval: await this.approvalAdvice(who, tx), ...(held && held.expiresAt > this.now() ? { receipt: held.receipt } : {}) };
+    return { ...view(tx), preview: storedPreview(tx), result: tx.result, your_approval: await this.approvalAdvice(who, tx), ...(held && held.expiresAt > this.now() ? { receipt: held.receipt } : {}) };
   }
 
   /**
@@ -431,10 +438,12 @@ export class AirlockService {
     const current = await a.current(params, this.o.host);
     a.check?.(params, current);
     const steps = a.mechanism(params, current);
-    // What runs must be what was approved: the change and the mechanism rebuilt from the host
-    // as it is now must equal the previewed ones (LACS §5), or the receipt stays unspent.
-    const proposed = proposedChange(a.preview(params, current), steps);
-    if (canonicalize(proposed) !== canonicalize((tx.preview as unknown as PreviewEnvelope).proposed_change)) {
+    // What runs must be what was approved: the change and every byte of the mechanism rebuilt
+    // from the host as it is now must hash as the previewed ones did (LACS §5,
+    // mechanism-binding.ts), or the receipt stays unspent.
+    const approved = storedPreview(tx).proposed_change.digest;
+    const bound = await bindMechanism(a, a.preview(params, current).change, steps, this.o.host);
+    if (bound.proposed.digest !== approved) {
       fail('stale_approval', 'state_changed', `the host changed since ${tx.id} was previewed, so the change would differ from the approved one; the receipt was not used`, 'preview again and have the new preview approved');
     }
     const release = this.o.executor.claim(steps);
@@ -451,11 +460,11 @@ export class AirlockService {
         const why = { already_consumed: 'was already used', expired: 'has expired', not_queued: 'is no longer valid', not_found: 'is unknown', mismatch: 'does not match', consumed: '' }[outcome];
         fail('stale_approval', `receipt_${outcome}`, `the receipt for ${tx.id} ${why}`, 'preview again and ask for a new approval');
       }
-      const run = await this.o.executor.runSteps(steps, a.files);
+      const run = await this.o.executor.runSteps(steps, a.files, bound.filesAsRead);
       const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
       const out = releaseOutput(run.output);
       out.truncated ||= run.truncated;
-      const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${run.error!.message}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${escapeText(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
       const result: ResultEnvelope = {
         transaction_id: tx.id,
         action_name: a.name,
@@ -498,7 +507,7 @@ export class AirlockService {
 
   async history(_who: Identity, req: { state?: unknown; action?: unknown; since?: unknown; limit?: unknown }): Promise<TransactionView[]> {
     const q = HistoryQuery.safeParse(req);
-    if (!q.success) fail('validation', 'bad_history_query', z.prettifyError(q.error));
+    if (!q.success) fail('validation', 'bad_history_query', z.prettifyError(q.error).replace(/\n/g, '; '));
     const { state, action, since, limit } = q.data!;
     const rows = await this.o.store.history({ state: state as TxState | undefined, action, sinceMs: since ? Date.parse(since) : undefined, limit: limit ?? 50 });
     return rows.map(view);
@@ -559,6 +568,11 @@ export class AirlockService {
     } catch (e) {
       fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${(e as Error).message}`);
     }
+    // Parameters reach every client unescaped (the request hash covers them as sent): none may
+    // carry a control character other than newline and tab, or a bidirectional control.
+    if (hasUnsafeTextDeep(r.data)) {
+      fail('validation', 'bad_params', `invalid parameters for ${a.name}: a value holds a control character or a bidirectional control`, 'send plain text: newline and tab are the only control characters allowed');
+    }
     return r.data as Record<string, unknown>;
   }
 
@@ -605,23 +619,13 @@ function view(tx: TxRecord): TransactionView {
     risk: tx.risk,
     state: tx.state,
     request_hash: tx.requestHash,
-    requested_by: principalName({ uid: tx.requesterUid, user: tx.requesterName }),
-    approved_by: tx.approvedBy,
+    requested_by: escapeText(principalName({ uid: tx.requesterUid, user: tx.requesterName })),
+    approved_by: tx.approvedBy === null ? null : escapeText(tx.approvedBy),
     created_at: iso(tx.createdAt),
     updated_at: iso(tx.updatedAt),
     expires_at: iso(tx.expiresAt),
-    summary: tx.summary,
+    summary: escapeText(tx.summary),
   };
-}
-
-/** The part of a preview that execution must reproduce exactly. */
-function proposedChange(parts: { change: unknown }, steps: Step[]): { change: unknown; mechanism: unknown[] } {
-  return { change: jsonSafe(parts.change ?? null), mechanism: describeSteps(steps) };
-}
-
-/** What the approver sees of the mechanism: programs and files, never content beyond what the change states. */
-function describeSteps(steps: Step[]): unknown[] {
-  return steps.map((s) => (s.kind === 'command' ? { kind: s.kind, program: s.program, args: s.args, ...byName(s) } : { kind: s.kind, path: s.path }));
 }
 
 function jsonSafe(v: unknown): unknown {

@@ -2,6 +2,8 @@
  * Typed error categories. Every failure that crosses the socket is one of these,
  * with a message a person can act on and, where there is one, the next step.
  */
+import { escapeText } from './escape-text.js';
+
 export const ERROR_CATEGORIES = [
   'validation', // the request is malformed or a parameter is out of range
   'authorization', // the caller's role or approver capability does not allow this
@@ -30,10 +32,10 @@ export class AirlockError extends Error {
   ) {
     super(message);
   }
+  /** The error as it crosses the socket: message and hint may quote host or agent text, so they are escaped here. */
   toWire(): WireError {
-    return this.hint
-      ? { category: this.category, code: this.code, message: this.message, hint: this.hint }
-      : { category: this.category, code: this.code, message: this.message };
+    const message = escapeText(this.message);
+    return this.hint ? { category: this.category, code: this.code, message, hint: escapeText(this.hint) } : { category: this.category, code: this.code, message };
   }
   static fromWire(e: WireError): AirlockError {
     return new AirlockError(e.category, e.code, e.message, e.hint);

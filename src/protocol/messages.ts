@@ -77,7 +77,7 @@ export interface PreviewEnvelope {
   risk: Risk;
   min_role: Role;
   current_state: unknown;
-  proposed_change: unknown;
+  proposed_change: ProposedChange;
   side_effects: string[];
   reboot_required: boolean;
   rollback_available: boolean;
@@ -91,6 +91,92 @@ export interface PreviewEnvelope {
   expires_at: string;
   /** SHA-256 of JCS of this envelope without this field: what the approver is shown. */
   preview_digest: string;
+}
+
+/**
+ * What execution must reproduce: the action's statement of the change, each mechanism
+ * step as the approver sees it, and `digest`, which binds every byte of both as the daemon
+ * built them (before any text was escaped for display). See docs/protocol.md.
+ */
+export interface ProposedChange {
+  change: unknown;
+  mechanism: MechanismEntry[];
+  /** Hex SHA-256 of JCS {change, steps}: each step in full, file contents included, except the part an action declares it rebuilds at execution. */
+  digest: string;
+}
+
+export type MechanismEntry = CommandEntry | FileScanEntry | FileWriteEntry | FilePatchEntry | FileDeleteEntry;
+
+export interface CommandEntry {
+  kind: 'command';
+  program: string;
+  args: string[];
+  ok_codes?: number[];
+  timeout_ms?: number;
+  resource?: string;
+  env?: Record<string, string>;
+  unprivileged?: boolean;
+  /** Paths the program acts on by name: each passed the trusted-path rule, and is checked again right before it runs. */
+  paths?: string[];
+  /** A file the daemon opens (creates, with this mode) and hands the program as descriptor 3. */
+  file?: { path: string; create?: { mode: string } };
+  /** Before a program that only takes a name: the path must still be the file this job created. */
+  expect?: { path: string; mode: string };
+  /** A check that exits 0 on warnings: the line that means success, and the warnings tolerated. */
+  verdict?: { success: string; tolerated?: string[] };
+  /** Run if a later step fails (automatic rollback). */
+  undo?: CommandEntry;
+}
+
+export interface FileScanEntry {
+  kind: 'fileScan';
+  path: string;
+}
+
+/** A file as the daemon read it: its size and the SHA-256 of its content. */
+export interface FileFacts {
+  bytes: number;
+  sha256: string;
+}
+
+/** Lines a file step removes and adds, for a person to read (a line's missing final newline is a line of its own, as in diff). */
+export interface ShownDiff {
+  removed: string[];
+  added: string[];
+  /** Lines left out of this view; the digest still covers them. */
+  not_shown: number;
+}
+
+/** Mode (octal, e.g. "0644") and owner a new file or directory gets; an existing file keeps its own. */
+export interface NewFileAttributes {
+  mode: string;
+  owner: { uid: number; gid: number } | null;
+  parent: { mode: string; owner: { uid: number; gid: number } | null } | null;
+}
+
+/**
+ * binds 'content': the whole new content is bound (sha256 and bytes are the content's, as
+ * `sha256sum` would print them), and so is the file it replaces (`before`, null when absent).
+ * binds 'own_lines': the action rebuilds the file from its content at execution, keeping
+ * lines other programs changed meanwhile; bound are exactly the lines it removes and adds
+ * (`diff`, complete) with the path, mode and owner, and sha256 is the digest of that part.
+ */
+export type FileWriteEntry = { kind: 'fileWrite'; path: string } & NewFileAttributes &
+  ({ binds: 'content'; bytes: number; sha256: string; before: FileFacts | null; diff: ShownDiff | null } | { binds: 'own_lines'; sha256: string; diff: ShownDiff });
+
+export interface FilePatchEntry {
+  kind: 'filePatch';
+  path: string;
+  /** Digest of the exact search and replace texts; the diff shows them line by line. */
+  sha256: string;
+  diff: ShownDiff;
+}
+
+export interface FileDeleteEntry {
+  kind: 'fileDelete';
+  path: string;
+  /** The file that is deleted, as read at preview (bound), or null when it was absent. */
+  before: FileFacts | null;
 }
 
 /** LACS §5 result envelope. */

@@ -238,6 +238,8 @@ export const setLocale = action({
   readOnly: false,
   params: params({ lang: localeName }),
   files: [DEFAULT_LOCALE, LOCALE_GEN],
+  // Lines other programs (or a person) change in /etc/locale.gen stay; /etc/default/locale is bound whole.
+  rebuildsAtExecute: { files: [LOCALE_GEN] },
   example: { lang: 'en_US.UTF-8' },
   current: ({ lang }, host) => readLocaleState(host, lang),
   shown: (cur) => ({ lang: cur.file.lang, lc_all: cur.file.lcAll, compiled: cur.available, supported_charset: cur.charset, locale_gen: cur.gen.state }),

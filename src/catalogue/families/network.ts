@@ -112,6 +112,7 @@ export const addHostsEntry = action({
   readOnly: false,
   params: params({ ip: ipAddress, names: hostsNames }),
   files: [HOSTS],
+  rebuildsAtExecute: { files: [HOSTS] },
   example: { ip: '10.0.0.12', names: ['db.internal', 'db'] },
   current: (_p, host) => readHostsFile(host),
   check: ({ ip, names }, cur) => {
@@ -164,6 +165,7 @@ export const removeHostsEntry = action({
   readOnly: false,
   params: params({ ip: ipAddress, name: fqdn }),
   files: [HOSTS],
+  rebuildsAtExecute: { files: [HOSTS] },
   example: { ip: '10.0.0.12', name: 'db.internal' },
   current: async ({ ip, name }, host) => {
     const hosts = await readHostsFile(host);

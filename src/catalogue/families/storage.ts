@@ -283,6 +283,7 @@ export const addFstabEntry = action({
   readOnly: false,
   params: fstabEntry,
   files: [FSTAB],
+  rebuildsAtExecute: { files: [FSTAB] },
   example: { source: 'UUID=3e6be9de-8139-11d1-9106-a43f08d823a6', mountpoint: '/srv/data', fstype: 'ext4', options: ['defaults', 'noatime', 'nofail'], pass: 2 },
   current: async (p, host) => {
     const cur = await readMountState(host, p.mountpoint);
@@ -331,6 +332,7 @@ export const removeFstabEntry = action({
   readOnly: false,
   params: params({ mountpoint: mountPoint }),
   files: [FSTAB],
+  rebuildsAtExecute: { files: [FSTAB] },
   example: { mountpoint: '/srv/data' },
   current: ({ mountpoint }, host) => readMountState(host, mountpoint),
   shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted }),

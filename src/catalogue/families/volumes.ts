@@ -187,6 +187,7 @@ export const createSwapFile = action({
   readOnly: false,
   params: params({ path: swapFilePath, sizeMiB: swapSizeMiB }),
   files: [FSTAB],
+  rebuildsAtExecute: { files: [FSTAB] },
   example: { path: '/swapfile', sizeMiB: 2048 },
   current: async ({ path }, host) => {
     const swap = await readSwapFile(host, path);
@@ -268,6 +269,7 @@ export const removeSwapFile = action({
   readOnly: false,
   params: params({ path: swapFilePath }),
   files: [FSTAB],
+  rebuildsAtExecute: { files: [FSTAB] },
   example: { path: '/swapfile' },
   current: async ({ path }, host) => {
     const swap = await readSwapFile(host, path);

@@ -1,0 +1,173 @@
+/**
+ * What an approval binds (invariant 4, LACS §5): the proposed change as the approver sees
+ * it, and one digest over every byte that will run. Preview builds it from the host as it
+ * is then; execution builds it again from the host as it is now, and runs only when the
+ * digests are equal.
+ *
+ * Each step is bound whole: a command with every field (program, argv, environment, exit
+ * codes, time limit, undo), a fileWrite with its full content, mode, owner and parent and
+ * the digest of the file it replaces, a filePatch with its exact search and replace texts,
+ * a fileDelete with the digest of the file it deletes. The one exception is declared on the
+ * action (`rebuildsAtExecute`): such a fileWrite rebuilds its file from the current content
+ * at execution, keeping lines other programs changed meanwhile, and is bound by exactly the
+ * lines it removes and adds (computed here, by the daemon, against the file as it is) with
+ * its path, mode and owner. The approver sees those lines; execution refuses when they differ.
+ *
+ * The entries returned are raw host and agent text: the service escapes them for display.
+ */
+import type { AnyAction, Host } from '../catalogue/action.js';
+import type { CommandStep, FileWriteStep, Owner, Step } from '../catalogue/mechanism.js';
+import { matchesGlob } from '../catalogue/params.js';
+import { canonicalize } from '../protocol/canonical.js';
+import { sha256Hex } from '../protocol/hash.js';
+import type { CommandEntry, FileFacts, FileWriteEntry, MechanismEntry, NewFileAttributes, ProposedChange, ShownDiff } from '../protocol/messages.js';
+import { lineDiff } from './line-diff.js';
+
+/** Lines of a content-bound write shown to the approver; the digest covers the rest. */
+export const MAX_SHOWN_DIFF_LINES = 200;
+/** A rebuild whose own part is larger than this many lines is bound by its whole content instead. */
+export const MAX_OWN_LINES = 500;
+
+const NO_NEWLINE = '\\ No newline at end of file';
+
+export interface Binding {
+  /** What the preview carries (raw text: the service escapes it). */
+  proposed: ProposedChange;
+  /**
+   * SHA-256 of each file a file step changes, as read here (null: absent). The executor
+   * checks the file is still this one right before it changes it (Executor.runSteps).
+   */
+  filesAsRead: ReadonlyMap<string, string | null>;
+}
+
+export async function bindMechanism(a: AnyAction, change: unknown, steps: Step[], host: Host): Promise<Binding> {
+  const reads = new Map<string, Promise<string | null>>();
+  // Every step sees the file as it was before the mechanism runs (a path is read once).
+  const read = (path: string) => {
+    if (!reads.has(path)) reads.set(path, host.readFile(path));
+    return reads.get(path)!;
+  };
+  const bound: unknown[] = [];
+  const mechanism: MechanismEntry[] = [];
+  for (const step of steps) {
+    const { record, entry } = await bindStep(a, step, read);
+    bound.push(record);
+    mechanism.push(entry);
+  }
+  const shownChange = jsonSafe(change ?? null);
+  const filesAsRead = new Map<string, string | null>();
+  for (const [path, text] of reads) filesAsRead.set(path, digestOf(await text));
+  return { proposed: { change: shownChange, mechanism, digest: sha256Hex(canonicalize({ change: shownChange, steps: bound })) }, filesAsRead };
+}
+
+/** Whether the action declares that it rebuilds this file at execution. */
+export const rebuildsFile = (a: AnyAction, path: string): boolean => a.rebuildsAtExecute?.files.some((g) => matchesGlob(path, g)) ?? false;
+
+interface Bound {
+  /** What the digest covers: raw, exact. */
+  record: unknown;
+  /** What the approver sees. */
+  entry: MechanismEntry;
+}
+
+async function bindStep(a: AnyAction, step: Step, read: (path: string) => Promise<string | null>): Promise<Bound> {
+  switch (step.kind) {
+    case 'command':
+      return { record: jsonSafe(step), entry: commandEntry(step) };
+    case 'fileScan':
+      return { record: jsonSafe(step), entry: { kind: 'fileScan', path: step.path } };
+    case 'fileDelete': {
+      const before = await read(step.path);
+      return { record: { ...jsonSafe(step), before: digestOf(before) }, entry: { kind: 'fileDelete', path: step.path, before: factsOf(before) } };
+    }
+    case 'filePatch': {
+      const record = jsonSafe(step);
+      const diff: ShownDiff = { removed: step.search.split('\n'), added: step.replace.split('\n'), not_shown: 0 };
+      return { record, entry: { kind: 'filePatch', path: step.path, sha256: sha256Hex(canonicalize(record)), diff } };
+    }
+    case 'fileWrite':
+      return bindWrite(a, step, await read(step.path));
+  }
+}
+
+function bindWrite(a: AnyAction, step: FileWriteStep, before: string | null): Bound {
+  const attributes = attributesOf(step);
+  if (rebuildsFile(a, step.path)) {
+    const own = lineDiff(before ?? '', step.content, MAX_OWN_LINES);
+    if (own) {
+      const { content: _content, ...rest } = step;
+      const record = { ...jsonSafe(rest), removed: own.removed, added: own.added };
+      const show = a.rebuildsAtExecute!.showLine;
+      const entry: FileWriteEntry = {
+        kind: 'fileWrite',
+        path: step.path,
+        ...attributes,
+        binds: 'own_lines',
+        sha256: sha256Hex(canonicalize(record)),
+        diff: { removed: shownLines(own.removed, show), added: shownLines(own.added, show), not_shown: 0 },
+      };
+      return { record, entry };
+    }
+    // Too large a change to show line by line: bound by its whole content like any other write.
+  }
+  const d = lineDiff(before ?? '', step.content, MAX_OWN_LINES);
+  const entry: FileWriteEntry = {
+    kind: 'fileWrite',
+    path: step.path,
+    ...attributes,
+    binds: 'content',
+    bytes: Buffer.byteLength(step.content, 'utf8'),
+    sha256: sha256Hex(step.content),
+    before: factsOf(before),
+    diff: d ? capped(shownLines(d.removed), shownLines(d.added)) : null,
+  };
+  return { record: { ...jsonSafe(step), before: digestOf(before) }, entry };
+}
+
+function commandEntry(s: CommandStep): CommandEntry {
+  return {
+    kind: 'command',
+    program: s.program,
+    args: [...s.args],
+    ...(s.okCodes !== undefined ? { ok_codes: [...s.okCodes] } : {}),
+    ...(s.timeoutMs !== undefined ? { timeout_ms: s.timeoutMs } : {}),
+    ...(s.resource !== undefined ? { resource: s.resource } : {}),
+    ...(s.env !== undefined ? { env: { ...s.env } } : {}),
+    ...(s.unprivileged !== undefined ? { unprivileged: s.unprivileged } : {}),
+    // What the trusted-path rule checks and how a file reaches the program (mechanism.ts).
+    ...(s.paths !== undefined ? { paths: [...s.paths] } : {}),
+    ...(s.file !== undefined ? { file: { path: s.file.path, ...(s.file.create ? { create: { mode: octal(s.file.create.mode) } } : {}) } } : {}),
+    ...(s.expect !== undefined ? { expect: { path: s.expect.path, mode: octal(s.expect.mode) } } : {}),
+    ...(s.verdict !== undefined ? { verdict: { success: s.verdict.success, ...(s.verdict.tolerated ? { tolerated: [...s.verdict.tolerated] } : {}) } } : {}),
+    ...(s.undo !== undefined ? { undo: commandEntry(s.undo) } : {}),
+  };
+}
+
+const octal = (mode: number) => mode.toString(8).padStart(4, '0');
+const ownerOf = (o: Owner | undefined) => (o ? { uid: o.uid, gid: o.gid } : null);
+
+function attributesOf(s: FileWriteStep): NewFileAttributes {
+  return { mode: octal(s.mode), owner: ownerOf(s.owner), parent: s.parent ? { mode: octal(s.parent.mode), owner: ownerOf(s.parent.owner) } : null };
+}
+
+const digestOf = (text: string | null): string | null => (text === null ? null : sha256Hex(text));
+const factsOf = (text: string | null): FileFacts | null => (text === null ? null : { bytes: Buffer.byteLength(text, 'utf8'), sha256: sha256Hex(text) });
+
+/** Lines (each with its '\n') as a person reads them: without the newline, and diff's marker where one is missing. */
+function shownLines(lines: string[], show?: (line: string) => string): string[] {
+  return lines.flatMap((l) => {
+    const text = l.endsWith('\n') ? l.slice(0, -1) : l;
+    const shown = show && text.trim() !== '' ? show(text) : text;
+    return l.endsWith('\n') ? [shown] : [shown, NO_NEWLINE];
+  });
+}
+
+function capped(removed: string[], added: string[]): ShownDiff {
+  const keepRemoved = Math.min(removed.length, MAX_SHOWN_DIFF_LINES);
+  const keepAdded = Math.min(added.length, MAX_SHOWN_DIFF_LINES - keepRemoved);
+  return { removed: removed.slice(0, keepRemoved), added: added.slice(0, keepAdded), not_shown: removed.length - keepRemoved + added.length - keepAdded };
+}
+
+function jsonSafe<T>(v: T): T {
+  return v === undefined ? (null as T) : (JSON.parse(JSON.stringify(v)) as T);
+}

@@ -1,0 +1,46 @@
+/**
+ * A preview read back from the store, checked rather than cast: it must parse as a preview
+ * envelope, belong to its transaction, and still hash to the digest the approver approved.
+ * Anything else is a store that was altered or written by another version, and the daemon
+ * refuses to act on it (fail closed).
+ */
+import { z } from 'zod';
+import { canonicalize } from '../protocol/canonical.js';
+import { fail } from '../protocol/errors.js';
+import { sha256Hex } from '../protocol/hash.js';
+import type { PreviewEnvelope } from '../protocol/messages.js';
+import { PreviewEnvelopeSchema } from '../protocol/preview-schema.js';
+import type { TxRecord } from '../store/store.js';
+
+export function storedPreview(tx: TxRecord): PreviewEnvelope {
+  const parsed = PreviewEnvelopeSchema.safeParse(tx.preview);
+  if (!parsed.success) {
+    return fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope: ${z.prettifyError(parsed.error).replace(/\n/g, '; ').slice(0, 300)}`, 'preview the action again; if this persists, check the store with `airlock audit verify`');
+  }
+  const p = parsed.data;
+  const { preview_digest: _digest, ...body } = tx.preview;
+  if (p.transaction_id !== tx.id || p.action_name !== tx.actionName || p.request_hash !== tx.requestHash || p.preview_digest !== tx.previewDigest || digestOf(body) !== tx.previewDigest) {
+    return fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} does not match its transaction or its digest`, 'preview the action again; if this persists, check the store with `airlock audit verify`');
+  }
+  return p;
+}
+
+/**
+ * Whether a stored preview is an unattended proposal, for listing the inbox without
+ * re-hashing up to a thousand previews: a typed read of that one flag (the inbox shows
+ * views, never preview content). A row that does not even carry a well-formed flag fails closed.
+ */
+const UnattendedFlag = z.looseObject({ unattended: z.literal(true).optional() });
+export function isUnattendedProposal(tx: TxRecord): boolean {
+  const r = UnattendedFlag.safeParse(tx.preview);
+  if (!r.success) fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope`, 'check the store with `airlock audit verify`');
+  return r.data!.unattended === true;
+}
+
+function digestOf(body: unknown): string | null {
+  try {
+    return sha256Hex(canonicalize(body));
+  } catch {
+    return null; // not canonical JSON: cannot be what was approved
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * What runs is what was approved, byte for byte, through the real daemon. A file step is
+ * bound by its full content (plus mode, owner and the file it replaces): a file rebuilt
+ * from a host that changed since the approval, with the same kind and path but other bytes,
+ * is refused with state_changed and the receipt stays unspent. An action that declares it
+ * rebuilds a file at execution (AddHostsEntry) is bound by its own lines only: it still
+ * runs when another program changed other lines, and is refused when its own lines differ.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { rejectsWith, startWorld, type World } from '../support/world.js';
+import type { Principal } from '../../src/sandbox/principal.js';
+import type { ApprovalGrant, FileWriteEntry, PreviewEnvelope, ResultEnvelope, TransactionView } from '../../src/protocol/messages.js';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function harness(host: 'overlay' | 'testbed') {
+  const h = {} as { w: World; agent: Principal; human: Principal };
+  before(async () => {
+    h.w = await startWorld([], host);
+    h.agent = await h.w.as('agent', ['airlock-admin']);
+    h.human = await h.w.as('alice', ['airlock-admin', 'airlock-approvers']);
+  });
+  after(() => h.w?.close());
+  return {
+    h,
+    /** Writes a file inside the sandbox as root, as another program on the host would. */
+    put: (path: string, content: string) => writeFile(`/proc/${h.w.d.box.pid}/root${path}`, content),
+    read: (path: string) => h.w.d.box.readFile(path),
+    approved: async (action: string, params: Record<string, unknown>): Promise<{ p: PreviewEnvelope; g: ApprovalGrant }> => {
+      const p = await h.agent.call<PreviewEnvelope>('preview', { action_name: action, params });
+      return { p, g: await h.w.approve(h.human, p) };
+    },
+    execute: ({ p, g }: { p: PreviewEnvelope; g: ApprovalGrant }) =>
+      h.agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt }),
+    state: async (p: PreviewEnvelope) => (await h.human.call<TransactionView>('transaction.get', { transaction_id: p.transaction_id })).state,
+  };
+}
+
+const writeTo = (p: PreviewEnvelope, path: string) => {
+  const e = p.proposed_change.mechanism.find((m): m is FileWriteEntry => m.kind === 'fileWrite' && m.path === path);
+  assert.ok(e, `the preview shows the write of ${path}: ${JSON.stringify(p.proposed_change.mechanism)}`);
+  return e;
+};
+
+describe('a file step bound by its content (sshd drop-in, booted test bed)', () => {
+  const t = harness('testbed');
+  const DROPIN = '/etc/ssh/sshd_config.d/60-airlock.conf';
+  const HEADER =
+    '# Managed by Airlock (SetSshdOption, ResetSshdOption): one line per option.\n# sshd reads this through the Include at the top of /etc/ssh/sshd_config and keeps the first value it reads.\n';
+
+  test('the approver sees the content digest, size, mode and owner, and the lines it writes', async () => {
+    const p = await t.h.agent.call<PreviewEnvelope>('preview', { action_name: 'SetSshdOption', params: { option: 'MaxAuthTries', value: 4 } });
+    const e = writeTo(p, DROPIN);
+    const content = `${HEADER}MaxAuthTries 4\n`;
+    assert.equal(e.binds, 'content');
+    if (e.binds !== 'content') return;
+    assert.equal(e.sha256, sha256(content), 'the sha256 sum of exactly the bytes written');
+    assert.equal(e.bytes, Buffer.byteLength(content));
+    assert.deepEqual([e.mode, e.owner, e.parent], ['0644', { uid: 0, gid: 0 }, { mode: '0755', owner: { uid: 0, gid: 0 } }]);
+    assert.equal(e.before, null, 'the drop-in does not exist yet');
+    assert.deepEqual(e.diff, { removed: [], added: [...HEADER.split('\n').slice(0, 2), 'MaxAuthTries 4'], not_shown: 0 });
+    assert.match(p.proposed_change.digest, /^[0-9a-f]{64}$/);
+  });
+
+  test('another line appearing in the file after the approval: execute refuses, nothing is written, the receipt stays unspent', async () => {
+    const tx = await t.approved('SetSshdOption', { option: 'MaxAuthTries', value: 4 });
+    // Someone (a person, another tool) adds a line the approver never saw. The rebuilt drop-in
+    // keeps it: same step kind and path as approved, other bytes.
+    const planted = `${HEADER}PermitRootLogin yes\n`;
+    await t.put(DROPIN, planted);
+    try {
+      await rejectsWith(t.execute(tx), 'stale_approval', 'state_changed');
+      assert.equal(await t.read(DROPIN), planted, 'the drop-in was not rewritten');
+      assert.equal(await t.state(tx.p), 'Queued', 'the receipt was not spent');
+      // Put back as it was at the preview: the same receipt now runs, and writes exactly the approved bytes.
+      await t.h.w.d.box.run('/usr/bin/rm', ['-f', '--', DROPIN]);
+      const r = await t.execute(tx);
+      assert.equal(r.state, 'Succeeded', JSON.stringify(r.error ?? ''));
+      assert.equal(sha256((await t.read(DROPIN))!), writeTo(tx.p, DROPIN).sha256);
+    } finally {
+      await t.h.w.d.box.run('/usr/bin/rm', ['-f', '--', DROPIN]);
+    }
+  });
+});
+
+describe('a file the action declares it rebuilds at execution (/etc/hosts, overlay host)', () => {
+  const t = harness('overlay');
+
+  test('the approver sees exactly the lines that are the action’s own', async () => {
+    const p = await t.h.agent.call<PreviewEnvelope>('preview', { action_name: 'AddHostsEntry', params: { ip: '10.77.0.1', names: ['mine.test'] } });
+    const e = writeTo(p, '/etc/hosts');
+    assert.equal(e.binds, 'own_lines');
+    assert.deepEqual(e.diff, { removed: [], added: ['10.77.0.1\tmine.test'], not_shown: 0 });
+  });
+
+  test('another program adding a line meanwhile: it still runs, and both lines are there', async () => {
+    const tx = await t.approved('AddHostsEntry', { ip: '10.77.0.2', names: ['ours.test'] });
+    const hosts = (await t.read('/etc/hosts'))!;
+    await t.put('/etc/hosts', `${hosts}10.77.0.3\ttheirs.test\n`);
+    const r = await t.execute(tx);
+    assert.equal(r.state, 'Succeeded', JSON.stringify(r.error ?? ''));
+    assert.equal(await t.read('/etc/hosts'), `${hosts}10.77.0.3\ttheirs.test\n10.77.0.2\tours.test\n`);
+  });
+
+  test('its own lines differing from the approved ones (it would now also rewrite the last line): refused, receipt unspent', async () => {
+    const tx = await t.approved('AddHostsEntry', { ip: '10.77.0.4', names: ['four.test'] });
+    const hosts = (await t.read('/etc/hosts'))!;
+    assert.ok(hosts.endsWith('\n'));
+    // The file loses its final newline: appending now also rewrites the last line, which the approver never saw.
+    await t.put('/etc/hosts', hosts.slice(0, -1));
+    await rejectsWith(t.execute(tx), 'stale_approval', 'state_changed');
+    assert.equal(await t.read('/etc/hosts'), hosts.slice(0, -1));
+    assert.equal(await t.state(tx.p), 'Queued');
+    await t.put('/etc/hosts', hosts);
+    assert.equal((await t.execute(tx)).state, 'Succeeded');
+    assert.equal(await t.read('/etc/hosts'), `${hosts}10.77.0.4\tfour.test\n`);
+  });
+});
