@@ -114,6 +114,10 @@ test('commands are shown with every field that runs, undo included', async () =>
     resource: 'dpkg',
     env: { A: 'b' },
     unprivileged: false,
+    paths: ['/etc'],
+    file: { path: '/var/swap', create: { mode: '0600' } },
+    expect: { path: '/var/swap', mode: '0600' },
+    verdict: { success: 'Success, no errors or warnings detected', tolerated: ['[W] x'] },
     undo: { kind: 'command', program: 'rm', args: ['--', '/x'] },
   });
 });
