@@ -15,11 +15,12 @@ import type { AddressInfo } from 'node:net';
 import { startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { AirlockClient } from '../../src/client/client.js';
-import { PROTOCOL, type AutoApprovalGrant, type PreviewEnvelope, type ResultEnvelope } from '../../src/protocol/messages.js';
+import { type AutoApprovalGrant, type PreviewEnvelope, type ResultEnvelope } from '../../src/protocol/messages.js';
 import { newToken, tokenHash } from '../../src/protocol/token.js';
 import { MAX_UNAUTHENTICATED, FRAME_MS } from '../../src/daemon/server.js';
 import { READ_PROCESSES, READ_PROCESSES_PER_PRINCIPAL } from '../../src/daemon/executor.js';
 import { NOTIFY_CONCURRENCY, NOTIFY_INTERVAL_MS } from '../../src/daemon/notify.js';
+import { frame, hello } from '../support/frames.js';
 
 type Preview = PreviewEnvelope & { auto_approval?: AutoApprovalGrant };
 const PORT = 30_000 + Math.floor(Math.random() * 20_000);
@@ -92,13 +93,6 @@ function children(): Array<{ pid: number; cmd: string }> {
   return kids;
 }
 
-const frame = (body: Buffer | string) => {
-  const b = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
-  const h = Buffer.alloc(4);
-  h.writeUInt32BE(b.length, 0);
-  return Buffer.concat([h, b]);
-};
-const hello = frame(JSON.stringify({ type: 'hello', protocol: PROTOCOL }));
 
 /** A raw connection (root on the Unix socket, anonymous on TCP) that decodes whatever the daemon sends. */
 async function raw(target: string | number): Promise<{ sock: net.Socket; replies: any[]; closed: () => boolean; closedAt: () => number }> {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { startWorld, type World } from '../support/world.js';
-import { PROTOCOL } from '../../src/protocol/messages.js';
 import type { Principal } from '../../src/sandbox/principal.js';
+import { frame, hello } from '../support/frames.js';
 
 let w: World;
 let bystander: Principal;
@@ -19,13 +19,6 @@ before(async () => {
 });
 after(() => w?.close());
 
-const frame = (body: Buffer | string) => {
-  const b = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
-  const h = Buffer.alloc(4);
-  h.writeUInt32BE(b.length, 0);
-  return Buffer.concat([h, b]);
-};
-const hello = frame(JSON.stringify({ type: 'hello', protocol: PROTOCOL }));
 
 /** Opens a raw connection (as root, so it is admitted), sends bytes, collects decoded replies until close or quiet. */
 /** Sends the chunks, then collects replies until `want` arrived, the daemon closes, or it stays quiet for quietMs (5 s at most). */
