@@ -60,8 +60,8 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   'transaction.get': 'principal', // then: the requester or a reviewer (mayRead)
   cancel: 'principal', // then: the requester or an admin approver (mayCancel)
   approve: 'person', // then: mayApprove
-  'totp.enroll': 'person', // then: an approver (enrollingPerson, totp-enrolment.ts)
-  'totp.confirm': 'person',
+  'totp.enroll': 'person', // then: an approver (mayEnrol)
+  'totp.confirm': 'person', // then: an approver (mayEnrol)
   'totp.reset': 'root',
   'policy.reload': 'root',
   inbox: 'reviewer',
@@ -79,7 +79,7 @@ export function mayCall(who: Caller, method: Method): Decision {
     case 'root':
       return who.uid === 0 && who.via !== 'token' ? ok : no('root_only', `${method} is for root only`, `run it with sudo: \`sudo airlock ...\``);
     case 'person':
-      return personProblem(who) ?? ok;
+      return method.startsWith('totp.') ? strip(mayEnrol(who)) : (personProblem(who) ?? ok);
     case 'reviewer':
       return isReviewer(who) ? ok : no('not_an_approver', `${method} is for approvers and admins; ${principalName(who)} is neither`);
   }
@@ -92,6 +92,24 @@ function personProblem(who: Caller): Decision | null {
     return no('no_person', `this root process stands for nobody the daemon can name (${who.rootPeer?.noPerson ?? 'unknown'}), and only a person approves`, 'approve as yourself, without sudo: `airlock approve ID`');
   }
   return null;
+}
+
+const strip = (d: EnrolDecision): Decision => (d.ok ? ok : d);
+const ENROL_AS_YOURSELF = 'enrol as yourself, without sudo: `airlock totp enroll`';
+
+export type EnrolDecision = { ok: true; person: { uid: number; user: string } } | { ok: false; refusal: Refusal };
+
+/**
+ * Whose factor an enrolment is: the person behind the connection (through sudo, the person
+ * who ran it), and only an approver, since a factor approves nothing otherwise. A token,
+ * or root with nobody behind it, holds no factor.
+ */
+export function mayEnrol(who: Caller): EnrolDecision {
+  if (who.via === 'token' || who.uid < 0) return no('enrol_as_yourself', `${who.user} is a token principal, and a second factor belongs to a person`, ENROL_AS_YOURSELF) as EnrolDecision;
+  const p = who.person;
+  if (!p) return no('enrol_as_yourself', `root has no second factor of its own, and nobody the daemon can name stands behind this root process (${who.rootPeer?.noPerson ?? 'unknown'})`, ENROL_AS_YOURSELF) as EnrolDecision;
+  if (!p.approver) return no('not_an_approver', `${p.user} is not in ${APPROVER_GROUP}, so a second factor would approve nothing`, `an administrator adds them first: \`sudo gpasswd -a ${p.user} ${APPROVER_GROUP}\` (then they log in again)`) as EnrolDecision;
+  return { ok: true, person: { uid: p.uid, user: p.user } };
 }
 
 /** Previewing needs the role the action's risk needs (before any parameter is looked at). */

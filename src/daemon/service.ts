@@ -20,7 +20,7 @@ import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
 import { APPROVER_GROUP, principalName, type Identity } from './identity.js';
-import { autoApprovalLane, mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
+import { autoApprovalLane, mayApprove, mayCall, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/messages.js';
 import { releaseOutput } from './output.js';
 import { bindMechanism } from './mechanism-binding.js';
@@ -33,7 +33,7 @@ import { loadPolicyFile } from './policy-file.js';
 import { RefusalLog } from './refusals.js';
 import { TokenTable } from './tokens.js';
 import type { NotifyEvent } from './notify.js';
-import { enrollingPerson, TotpEnrolment } from './totp-enrolment.js';
+import { TotpEnrolment } from './totp-enrolment.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -132,6 +132,13 @@ export class AirlockService {
   /** The caller as authz.ts judges it. */
   caller(who: Identity): Caller {
     return { ...who, unattended: this.isUnattended(who) };
+  }
+
+  /** The person whose factor this caller enrols (authz.ts). */
+  private enrolling(who: Identity): { uid: number; user: string } {
+    const d = mayEnrol(this.caller(who));
+    if (!d.ok) return enforce(d) as never;
+    return d.person;
   }
 
   /** The method table of authz.ts, before any handler runs. */
@@ -384,12 +391,12 @@ export class AirlockService {
 
   /** A person enrols their own second factor: a pending secret, returned to this connection only (totp-enrolment.ts). */
   async totpEnroll(who: Identity, req: Record<string, unknown>) {
-    return this.enrolment.issue(who, enrollingPerson(who), req);
+    return this.enrolment.issue(who, this.enrolling(who), req);
   }
 
   /** The person's first code makes their pending secret their factor. */
   async totpConfirm(who: Identity, req: Record<string, unknown>) {
-    return this.enrolment.confirm(who, enrollingPerson(who), req);
+    return this.enrolment.confirm(who, this.enrolling(who), req);
   }
 
   /** Root deletes a person's factor, logged; whoever the policy names is told. */

@@ -15,7 +15,7 @@ import type { EntryDraft } from '../audit/entry.js';
 import { fail } from '../protocol/errors.js';
 import { matchStep, newSecret } from '../protocol/totp.js';
 import type { Store } from '../store/store.js';
-import { APPROVER_GROUP, type Identity } from './identity.js';
+import type { Identity } from './identity.js';
 import { MAX_FAILURES, type SecondFactor } from './second-factor.js';
 
 /** How long a pending secret waits for its first code. */
@@ -24,24 +24,6 @@ export const PENDING_MS = 10 * 60_000;
 export interface Person {
   uid: number;
   user: string;
-}
-
-const ENROL_AS_YOURSELF = 'enrol as yourself, without sudo: `airlock totp enroll`';
-
-/**
- * The person whose factor an enrolment is, decided in this one place. For now that is the
- * peer itself when it is a Unix user other than root and an approver; root (sudo included)
- * and token principals are no person whose factor this could be.
- */
-export function enrollingPerson(who: Identity): Person {
-  if (who.via === 'token' || who.uid < 0) fail('authorization', 'enrol_as_yourself', `${who.user} is a token principal, and a second factor belongs to a person`, ENROL_AS_YOURSELF);
-  // Through sudo, the person behind it enrols (identity.ts); root with nobody behind it has no factor to hold.
-  const p = who.person;
-  if (!p) fail('authorization', 'enrol_as_yourself', `root has no second factor of its own, and nobody the daemon can name stands behind this root process (${who.rootPeer?.noPerson ?? 'unknown'})`, ENROL_AS_YOURSELF);
-  if (!p!.approver) {
-    fail('authorization', 'not_an_approver', `${p!.user} is not in ${APPROVER_GROUP}, so a second factor would approve nothing`, `an administrator adds them first: \`sudo gpasswd -a ${p!.user} ${APPROVER_GROUP}\` (then they log in again)`);
-  }
-  return { uid: p!.uid, user: p!.user };
 }
 
 export interface EnrolmentOptions {

@@ -40,6 +40,12 @@ describe('the method table', () => {
     ['alice via sudo may try to approve', aliceViaSudo, 'approve', null],
     ['the inbox is for reviewers', olga, 'inbox', 'not_an_approver'],
     ['an admin sees the inbox', agent, 'inbox', null],
+    ['alice enrols her own factor', alice, 'totp.enroll', null],
+    ['alice through sudo enrols hers', aliceViaSudo, 'totp.enroll', null],
+    ['root with nobody behind it has no factor to enrol', rootService, 'totp.enroll', 'enrol_as_yourself'],
+    ['a token has no factor to enrol', token, 'totp.confirm', 'enrol_as_yourself'],
+    ['the agent is no approver, so enrols nothing', agent, 'totp.enroll', 'not_an_approver'],
+    ['only root resets a factor', alice, 'totp.reset', 'root_only'],
   ];
   for (const [name, who, method, code] of cases) {
     test(name, () => {

@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { TotpSeal } from '../../src/daemon/totp-seal.js';
-import { enrollingPerson, PENDING_MS, TotpEnrolment } from '../../src/daemon/totp-enrolment.js';
+import { PENDING_MS, TotpEnrolment } from '../../src/daemon/totp-enrolment.js';
+import { mayEnrol } from '../../src/daemon/authz.js';
+
+/** authz.ts's enrolment decision, thrown as the service throws it. */
+const enrollingPerson = (who: Identity) => {
+  const d = mayEnrol({ ...who, unattended: false });
+  if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint);
+  return d.person;
+};
 import { MAX_FAILURES, SecondFactor } from '../../src/daemon/second-factor.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { sealEntry } from '../../src/audit/entry.js';
