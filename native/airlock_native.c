@@ -154,6 +154,20 @@ static napi_value peer_process(napi_env env, napi_callback_info info) {
     close(dir);
     return throw_errno(env, "the peer process has exited", err);
   }
+  /* The real and saved uids: SO_PEERCRED gives the effective one, which a setuid-root program
+     also has while its environment is still the invoking user's. */
+  char status[8192];
+  long real_uid = -1, saved_uid = -1;
+  if (read_at(dir, "status", status, sizeof status) > 0) {
+    const char *u = strstr(status, "\nUid:");
+    if (u) {
+      long ids[4] = {-1, -1, -1, -1};
+      char *q = (char *)u + 5;
+      for (int i = 0; i < 4; i++) ids[i] = strtol(q, &q, 10);
+      real_uid = ids[0];
+      saved_uid = ids[2];
+    }
+  }
   char loginuid[32];
   long login = -1;
   if (read_at(dir, "loginuid", loginuid, sizeof loginuid) > 0) {
@@ -175,6 +189,8 @@ static napi_value peer_process(napi_env env, napi_callback_info info) {
   napi_create_object(env, &result);
   set_num(env, result, "pid", (double)pid);
   set_num(env, result, "loginUid", (double)login);
+  set_num(env, result, "realUid", (double)real_uid);
+  set_num(env, result, "savedUid", (double)saved_uid);
   napi_create_string_utf8(env, sudo_uid, NAPI_AUTO_LENGTH, &s);
   napi_set_named_property(env, result, "sudoUid", s);
   napi_create_string_utf8(env, sudo_user, NAPI_AUTO_LENGTH, &s);

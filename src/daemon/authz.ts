@@ -112,6 +112,21 @@ export function mayEnrol(who: Caller): EnrolDecision {
   return { ok: true, person: { uid: p.uid, user: p.user } };
 }
 
+/**
+ * Who may delete a person's factor. Root only; and through sudo, only an admin approver
+ * other than its owner: an agent running as alice with alice's sudo would otherwise reset
+ * her factor and enrol one of its own. Root with nobody behind it (a root login) may.
+ */
+export function mayReset(who: Caller, owner: { uid: number; user: string }): Decision {
+  if (who.uid !== 0 || who.via === 'token') return no('root_only', 'only root resets a second factor', 'run `sudo airlock totp reset --user NAME`');
+  const p = who.person;
+  if (p && p.uid === owner.uid) {
+    return no('reset_own_factor', `${p.user} may not reset their own second factor, even through sudo: an agent running as ${p.user} could then enrol a factor of its own`, 'another admin approver resets it (`sudo airlock totp reset --user NAME`), or root at a root login');
+  }
+  if (p && !(p.approver && p.role === 'admin')) return no('not_an_admin_approver', `resetting ${owner.user}'s factor through sudo needs an admin approver; ${p.user} is not one`, 'an admin approver, or root at a root login, resets it');
+  return ok;
+}
+
 /** Previewing needs the role the action's risk needs (before any parameter is looked at). */
 export function mayPreview(who: Caller, action: string, risk: Risk): Decision {
   const need = minRoleForRisk(risk);
@@ -119,7 +134,9 @@ export function mayPreview(who: Caller, action: string, risk: Risk): Decision {
   return no('role_too_low', `${action} is ${risk} risk and needs the ${need} role; ${principalName(who)} is ${who.role}`, `ask an administrator to add you to airlock-${need} (then log in again)`);
 }
 
-const isRequester = (who: Caller, tx: TxFacts) => who.uid === tx.requesterUid;
+/** The requester: the same account, and for root the same person behind it (one person's sudo request is not another's). */
+export const isRequester = (who: Identity, tx: Pick<TxFacts, 'requesterUid' | 'requesterPersonUid'>) =>
+  who.uid === tx.requesterUid && (who.uid !== 0 || (who.person?.uid ?? null) === tx.requesterPersonUid);
 /** The same person made the request: their own account, or root on their behalf (either side). */
 const samePerson = (person: Person, tx: TxFacts) => person.uid === tx.requesterUid || person.uid === tx.requesterPersonUid;
 
@@ -165,7 +182,9 @@ export function mayApprove(who: Caller, tx: TxFacts, factorFrom: Risk): Approval
     return no('unattended_proposal', `${tx.id} was proposed by ${tx.requesterName}, an unattended principal: no receipt is ever minted for it`, `a person re-previews it against the current state with \`airlock inbox run ${tx.id}\``) as ApprovalDecision;
   }
   const selfApproval = samePerson(person, tx);
-  return { ok: true, selfApproval, secondFactor: selfApproval || riskRank(tx.risk) >= riskRank(factorFrom), person };
+  // A request by root with nobody behind it could be anyone's, the approver's agent included: it takes the factor too.
+  const anonymousRoot = tx.requesterUid === 0 && tx.requesterPersonUid === null;
+  return { ok: true, selfApproval, secondFactor: selfApproval || anonymousRoot || riskRank(tx.risk) >= riskRank(factorFrom), person };
 }
 
 /**

@@ -102,6 +102,8 @@ function roleOf(member: (group: string) => boolean): Role | null {
 /** What the native addon reads from the pidfd-pinned /proc entry of a root peer. */
 export interface PeerProcess {
   loginUid: number;
+  realUid: number;
+  savedUid: number;
   sudoUid: string;
   sudoUser: string;
 }
@@ -128,6 +130,10 @@ export function rootPeerOf(proc: PeerProcess | null): { rootPeer: RootPeer; pers
   const sudoUid = /^\d{1,10}$/.test(proc.sudoUid) ? Number(proc.sudoUid) : null;
   const loginUid = proc.loginUid >= 0 ? proc.loginUid : null;
   const base = { sudoUid, loginUid };
+  // Root through and through, or the environment is the invoking user's to write (a setuid program).
+  if (proc.realUid !== 0 || proc.savedUid !== 0) {
+    return { rootPeer: { ...base, noPerson: `not root through and through (real uid ${proc.realUid}, saved uid ${proc.savedUid}): a setuid program, whose environment its caller chose` }, personUid: null, via: null };
+  }
   if (sudoUid !== null && loginUid !== null && sudoUid !== loginUid) {
     return { rootPeer: { ...base, noPerson: `sudo names uid ${sudoUid} but the login session is uid ${loginUid}` }, personUid: null, via: null };
   }

@@ -16,6 +16,9 @@ export interface PeerProcess {
   pid: number;
   /** -1 when unset. */
   loginUid: number;
+  /** From /proc/PID/status (-1 when unreadable): a setuid program has an effective uid 0 but not these. */
+  realUid: number;
+  savedUid: number;
   /** SUDO_UID and SUDO_USER from the process's environment ('' when absent). */
   sudoUid: string;
   sudoUser: string;

@@ -26,9 +26,13 @@ export interface PendingEvent {
   expires_at: string;
 }
 
-/** Root deleted a person's second factor: the person (and whoever watches) should know. */
+/**
+ * A person's second factor changed: root deleted it, or a factor was confirmed for it.
+ * The person (and whoever watches) should know either way: a factor nobody remembers
+ * enrolling is an agent's.
+ */
 export interface FactorResetEvent {
-  event: 'totp_reset';
+  event: 'totp_reset' | 'totp_enrolled';
   approver: string;
   by: string;
   at: string;
@@ -154,7 +158,7 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
     const { command, webhook } = policy.notify;
     if (!command && !webhook) return; // every preview passes here: nothing to do unless the policy names a notifier
     target = policy.notify; // deliveries go where the latest policy that names a notifier says
-    if (e.event === 'totp_reset') {
+    if (!('transaction_id' in e)) {
       if (resets.length >= NOTIFY_MAX_REQUESTERS) return drop();
       resets.push(e);
       return drain();

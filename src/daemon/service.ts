@@ -20,7 +20,7 @@ import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
 import { APPROVER_GROUP, principalName, type Identity } from './identity.js';
-import { autoApprovalLane, mayApprove, mayCall, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
+import { autoApprovalLane, isRequester, mayApprove, mayCall, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/messages.js';
 import { releaseOutput } from './output.js';
 import { bindMechanism } from './mechanism-binding.js';
@@ -92,7 +92,7 @@ export class AirlockService {
     this.refusals = new RefusalLog((entries) => o.store.appendEntries(entries), this.now, o.log ?? (() => {}));
     this.policy = o.policy;
     this.tokenTable = TokenTable.load(o.tokensPath);
-    this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName });
+    this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName, principal: entryPrincipal });
   }
 
   get tokens(): TokenTable {
@@ -147,7 +147,9 @@ export class AirlockService {
   }
 
   isUnattended(who: Identity): boolean {
-    return who.unattended === true || (who.uid !== 0 && who.via !== 'token' && this.policy.unattended.includes(who.user));
+    // Through sudo, the person behind it: an unattended user's sudo stays unattended.
+    const user = who.uid === 0 ? who.person?.user : who.user;
+    return who.unattended === true || (who.via !== 'token' && user !== undefined && this.policy.unattended.includes(user));
   }
 
   /**
@@ -317,7 +319,7 @@ export class AirlockService {
     const tx = await this.tx(req.transaction_id);
     // The preview shows host state (key lines, account flags): only the requester, approvers and admins see it.
     enforce(mayRead(this.caller(who), facts(tx)));
-    const held = who.uid === tx.requesterUid && tx.state === 'Queued' ? this.heldReceipts.get(tx.id) : undefined;
+    const held = isRequester(who, facts(tx)) && tx.state === 'Queued' ? this.heldReceipts.get(tx.id) : undefined;
     return { ...view(tx), preview: storedPreview(tx), result: tx.result, your_approval: await this.approvalAdvice(who, tx), ...(held && held.expiresAt > this.now() ? { receipt: held.receipt } : {}) };
   }
 
@@ -396,7 +398,9 @@ export class AirlockService {
 
   /** The person's first code makes their pending secret their factor. */
   async totpConfirm(who: Identity, req: Record<string, unknown>) {
-    return this.enrolment.confirm(who, this.enrolling(who), req);
+    const r = await this.enrolment.confirm(who, this.enrolling(who), req);
+    this.o.notify?.(this.policy, { event: 'totp_enrolled', approver: r.approver, by: principalName(who), at: iso(this.now()) });
+    return r;
   }
 
   /** Root deletes a person's factor, logged; whoever the policy names is told. */

@@ -12,7 +12,8 @@
 import { z } from 'zod';
 import type { Host } from '../catalogue/action.js';
 import type { EntryDraft } from '../audit/entry.js';
-import { fail } from '../protocol/errors.js';
+import { AirlockError, fail } from '../protocol/errors.js';
+import { mayReset } from './authz.js';
 import { matchStep, newSecret } from '../protocol/totp.js';
 import type { Store } from '../store/store.js';
 import type { Identity } from './identity.js';
@@ -31,6 +32,8 @@ export interface EnrolmentOptions {
   factor: SecondFactor;
   host: Host;
   now: () => number;
+  /** Who an entry is by (for a root peer, with the person behind it). */
+  principal: (who: Identity) => EntryDraft['principal'];
   /** How a person is named in the store and the log: alice(uid 1001). */
   name: (p: Person) => string;
 }
@@ -95,12 +98,13 @@ export class TotpEnrolment {
 
   /** Root deletes a person's factor (and any pending secret); they enrol again as if for the first time. */
   async reset(who: Identity, req: unknown) {
-    if (who.uid !== 0 || who.via === 'token') fail('authorization', 'root_only', 'only root resets a second factor', 'run `sudo airlock totp reset --user NAME`');
     const p = ResetParams.safeParse(req ?? {});
     if (!p.success) fail('validation', 'bad_user', 'totp.reset takes user, a login name such as alice');
     const name = p.data!.user;
     const account = (await this.o.host.users()).find((u) => u.name === name);
     if (!account) fail('validation', 'no_such_user', `there is no user ${name} on this host`);
+    const d = mayReset({ ...who, unattended: false }, { uid: account!.uid, user: account!.name });
+    if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint);
     const approver = this.o.name({ uid: account!.uid, user: account!.name });
     const had = await this.o.store.resetTotp(approver, (h) => this.entry('totp_reset', who, { approver, factor: h.factor, pending: h.pending }));
     if (!had.factor && !had.pending) fail('validation', 'no_factor', `${approver} has no second factor to reset`, `${name} enrols with \`airlock totp enroll\``);
@@ -108,6 +112,6 @@ export class TotpEnrolment {
   }
 
   private entry(kind: EntryDraft['kind'], who: Identity, details: EntryDraft['details']): EntryDraft {
-    return { kind, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: { uid: who.uid, user: who.user, role: who.role }, details };
+    return { kind, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: this.o.principal(who), details };
   }
 }

@@ -26,14 +26,22 @@ export const BIDI_CONTROLS = [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x
 /** LINE SEPARATOR and PARAGRAPH SEPARATOR: line breaks in some renderers. */
 export const LINE_SEPARATORS = [0x2028, 0x2029] as const;
 
-const LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const BLOCK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * Invisible characters that make text look like other text: SOFT HYPHEN, the zero-width
+ * space, joiners and word joiner, the invisible operators, the byte-order mark, and the
+ * tag characters (U+E0000..E007F, astral: a surrogate pair).
+ */
+export const INVISIBLES = [0x00ad, 0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff] as const;
+
+const LINE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
+const BLOCK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
 
 const LINE_ANY = new RegExp(LINE.source);
 const BLOCK_ANY = new RegExp(BLOCK.source);
 
 const visible = (ch: string): string => {
-  const cp = ch.charCodeAt(0);
+  const cp = ch.codePointAt(0)!;
+  if (cp > 0xffff) return `\\u{${cp.toString(16)}}`;
   return cp <= 0xff ? `\\x${cp.toString(16).padStart(2, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
 };
 

@@ -19,13 +19,14 @@ const ids = new Map<string, UnixIdentity>();
 const spawned: Principal[] = [];
 
 before(async () => {
-  w = await startWorld([], 'testbed', { policy: 'reads = "ask"\n' });
+  w = await startWorld([], 'testbed', { policy: 'reads = "ask"\nunattended = ["carol"]\n' });
   agent = await w.as('agent', ['airlock-dev']);
   await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   await w.as('bob', ['airlock-admin']);
-  for (const name of ['alice', 'bob']) ids.set(name, await idOf(name));
+  await w.as('carol', ['airlock-dev']);
+  for (const name of ['alice', 'bob', 'carol']) ids.set(name, await idOf(name));
   // The humans may use sudo without a password (as with a cached timestamp): the daemon must still see who they are.
-  writeFileSync(`/proc/${w.d.box.pid}/root/etc/sudoers.d/airlock-test`, 'alice ALL=(root) NOPASSWD: ALL\nbob ALL=(root) NOPASSWD: ALL\n', { mode: 0o440 });
+  writeFileSync(`/proc/${w.d.box.pid}/root/etc/sudoers.d/airlock-test`, 'alice ALL=(root) NOPASSWD: ALL\nbob ALL=(root) NOPASSWD: ALL\ncarol ALL=(root) NOPASSWD: ALL\n', { mode: 0o440 });
 });
 after(async () => {
   for (const p of spawned) p.close();
@@ -128,5 +129,19 @@ describe('an approval through sudo is the person behind it', () => {
     assert.equal(refused.length, 1);
     assert.match(refused[0]!.principal?.person ?? '', /^none: a root process with no sudo user and no login uid/);
     assert.equal(refused[0]!.details.code, 'no_person');
+  });
+
+  test("alice's cached sudo cannot reset alice's own factor (her agent would then enrol one of its own); a sudoer who is no admin approver resets nobody's", async () => {
+    await rejectsWith(sudoWithoutLogin('alice').call('totp.reset', { user: 'alice' }), 'authorization', 'reset_own_factor');
+    await rejectsWith(sudoInLoginSession('bob').call('totp.reset', { user: 'alice' }), 'authorization', 'not_an_admin_approver');
+    // Her factor is still there: her own request still needs her code.
+    const mine = await preview(await w.as('alice', ['airlock-admin', 'airlock-approvers']), 'CreateGroup', { group: 'web7' });
+    await rejectsWith(approveCall(sudoWithoutLogin('alice'), mine), 'authorization', 'totp_required');
+  });
+
+  test('an unattended user stays unattended through sudo: its preview is a proposal nobody approves', async () => {
+    const p = await preview(sudoWithoutLogin('carol'), 'CreateGroup', { group: 'web8' });
+    assert.equal(p.unattended, true);
+    await rejectsWith(approveCall(sudoInLoginSession('alice'), p), 'authorization', 'unattended_proposal');
   });
 });

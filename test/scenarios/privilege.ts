@@ -31,7 +31,7 @@ const sudoList = (box: SandboxView, user: string) => ok(box, '/usr/bin/sudo', ['
 const sudoAs = (box: SandboxView, user: string, program: string, ...args: string[]) => box.run('/usr/sbin/runuser', ['-u', user, '--', '/usr/bin/sudo', '-n', program, ...args]);
 /** The grant's command line: df of / with two columns; `=` and `,` need escaping in sudoers. */
 const DF_ARGS = ['-h', '--output=source,size', '/'];
-const DF_RULE = 'deploy ALL=(root) NOPASSWD: /usr/bin/df -h --output\\=source\\,size /';
+const DF_RULE = 'deploy ALL=(root) NOEXEC: NOPASSWD: /usr/bin/df -h --output\\=source\\,size /';
 const policyValid = async (box: SandboxView) => assert.equal((await box.run('/usr/sbin/visudo', ['-c', '-q'])).code, 0, 'visudo -c passes');
 
 export const scenarios: Scenario[] = [
@@ -57,7 +57,7 @@ export const scenarios: Scenario[] = [
       assert.equal(await box.readFile(GRANT), `# Airlock sudo grant "deploy-tools": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\n${DF_RULE}\n`);
       assert.equal(await modeOf(box, GRANT), '440 root:root');
       await policyValid(box);
-      assert.match(await sudoList(box, USER), /User deploy may run the following commands on .*:\n\s+\(root\) NOPASSWD: \/usr\/bin\/df -h --output\\=source\\,size \/\n/);
+      assert.match(await sudoList(box, USER), /User deploy may run the following commands on .*:\n\s+\(root\) NOEXEC: NOPASSWD: \/usr\/bin\/df -h --output\\=source\\,size \/\n/);
       const df = await sudoAs(box, USER, '/usr/bin/df', ...DF_ARGS);
       assert.equal(df.code, 0, `sudo -n df ${DF_ARGS.join(' ')} as deploy: ${df.stderr}`);
       assert.match(df.stdout, /^Filesystem\s+Size\n/);
@@ -75,10 +75,10 @@ export const scenarios: Scenario[] = [
     action: 'CreateSudoGrant',
     params: { name: 'ops-free', group: GROUP, program: '/usr/bin/free', args: [] },
     check: async (box) => {
-      assert.equal((await box.readFile(GROUP_GRANT))!.split('\n')[1], '%ops ALL=(root) /usr/bin/free ""');
+      assert.equal((await box.readFile(GROUP_GRANT))!.split('\n')[1], '%ops ALL=(root) NOEXEC: /usr/bin/free ""');
       assert.equal(await modeOf(box, GROUP_GRANT), '440 root:root');
       await policyValid(box);
-      assert.match(await sudoList(box, MEMBER), /\n\s+\(root\) \/usr\/bin\/free ""\n/);
+      assert.match(await sudoList(box, MEMBER), /\n\s+\(root\) NOEXEC: \/usr\/bin\/free ""\n/);
       assert.doesNotMatch(await sudoList(box, USER), /\/usr\/bin\/free/, 'deploy is not in ops');
       const free = await sudoAs(box, MEMBER, '/usr/bin/free');
       assert.notEqual(free.code, 0, 'without NOPASSWD, sudo -n wants a password');
@@ -89,7 +89,7 @@ export const scenarios: Scenario[] = [
     action: 'ShowSudoPolicyFor',
     params: { user: USER },
     check: async (_box, r) => {
-      assert.ok(r.output.includes('deploy ALL = (root) NOPASSWD: /usr/bin/df -h --output\\=source\\,size /'), JSON.stringify(r.output));
+      assert.ok(r.output.includes('deploy ALL = (root) NOEXEC: NOPASSWD: /usr/bin/df -h --output\\=source\\,size /'), JSON.stringify(r.output));
       assert.ok(!r.output.some((l) => /^%ops|^%sudo|^root /.test(l)), 'only rules that match deploy');
     },
   },
@@ -98,7 +98,7 @@ export const scenarios: Scenario[] = [
     action: 'ShowSudoPolicyFor',
     params: { user: MEMBER },
     check: async (_box, r) => {
-      assert.ok(r.output.includes('%ops ALL = (root) /usr/bin/free ""'), JSON.stringify(r.output));
+      assert.ok(r.output.includes('%ops ALL = (root) NOEXEC: /usr/bin/free ""'), JSON.stringify(r.output));
       assert.ok(!r.output.some((l) => l.startsWith('deploy ')));
     },
   },
@@ -108,7 +108,7 @@ export const scenarios: Scenario[] = [
     params: {},
     check: async (_box, r) => {
       assert.ok(r.output.includes(`${GRANT}:2:${DF_RULE}`), JSON.stringify(r.output));
-      assert.ok(r.output.includes(`${GROUP_GRANT}:2:%ops ALL=(root) /usr/bin/free ""`));
+      assert.ok(r.output.includes(`${GROUP_GRANT}:2:%ops ALL=(root) NOEXEC: /usr/bin/free ""`));
     },
   },
   {

@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { METHOD_ACCESS, autoApprovalLane, mayApprove, mayCall, mayCancel, mayExecute, mayPreview, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
+import { METHOD_ACCESS, autoApprovalLane, isRequester, mayApprove, mayReset, mayCall, mayCancel, mayExecute, mayPreview, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
 import { rootPeerOf, principalName, type Person } from '../../src/daemon/identity.js';
 import { METHODS } from '../../src/protocol/messages.js';
 import type { Role } from '../../src/protocol/risk.js';
@@ -112,14 +112,15 @@ describe('approvals', () => {
 
 describe('the person behind a root peer', () => {
   const cases: Array<[string, Parameters<typeof rootPeerOf>[0], number | null, 'sudo' | 'login' | null]> = [
-    ['sudo in a login session', { loginUid: 1002, sudoUid: '1002', sudoUser: 'alice' }, 1002, 'sudo'],
-    ['sudo with no login uid', { loginUid: -1, sudoUid: '1002', sudoUser: 'alice' }, 1002, 'sudo'],
-    ['su in a login session (no sudo)', { loginUid: 1002, sudoUid: '', sudoUser: '' }, 1002, 'login'],
-    ['witnesses that disagree name nobody', { loginUid: 1002, sudoUid: '1006', sudoUser: 'bob' }, null, null],
-    ['a system service', { loginUid: -1, sudoUid: '', sudoUser: '' }, null, null],
-    ['root logged in as root', { loginUid: 0, sudoUid: '', sudoUser: '' }, null, null],
-    ['a malformed SUDO_UID is ignored', { loginUid: -1, sudoUid: '10x2', sudoUser: 'alice' }, null, null],
+    ['sudo in a login session', { loginUid: 1002, sudoUid: '1002', sudoUser: 'alice', realUid: 0, savedUid: 0 }, 1002, 'sudo'],
+    ['sudo with no login uid', { loginUid: -1, sudoUid: '1002', sudoUser: 'alice', realUid: 0, savedUid: 0 }, 1002, 'sudo'],
+    ['su in a login session (no sudo)', { loginUid: 1002, sudoUid: '', sudoUser: '', realUid: 0, savedUid: 0 }, 1002, 'login'],
+    ['witnesses that disagree name nobody', { loginUid: 1002, sudoUid: '1006', sudoUser: 'bob', realUid: 0, savedUid: 0 }, null, null],
+    ['a system service', { loginUid: -1, sudoUid: '', sudoUser: '', realUid: 0, savedUid: 0 }, null, null],
+    ['root logged in as root', { loginUid: 0, sudoUid: '', sudoUser: '', realUid: 0, savedUid: 0 }, null, null],
+    ['a malformed SUDO_UID is ignored', { loginUid: -1, sudoUid: '10x2', sudoUser: 'alice', realUid: 0, savedUid: 0 }, null, null],
     ['no pidfd: nobody', null, null, null],
+    ['a setuid-root program (real uid of its caller) names nobody, whatever its environment says', { loginUid: -1, sudoUid: '1002', sudoUser: 'alice', realUid: 1001, savedUid: 0 }, null, null],
   ];
   for (const [name, proc, uid, via] of cases) {
     test(name, () => {
@@ -151,4 +152,32 @@ describe('which policy lane may approve without a person', () => {
     ['a change: only the exact rules', agent, { readOnly: false as const }, 'low', 'auto', 'rules'],
   ];
   for (const [name, who, action, risk, reads, want] of cases) test(name, () => assert.equal(autoApprovalLane(who, action, risk, reads), want));
+});
+
+describe('resetting a factor, and root requesters', () => {
+  const alicePerson = { uid: 1002, user: 'alice' };
+  test('alice through sudo may not reset her own factor (her agent would then enrol its own)', () => {
+    const d = mayReset(aliceViaSudo, alicePerson);
+    assert.equal(d.ok ? null : d.refusal.code, 'reset_own_factor');
+  });
+  test("an admin approver through sudo resets someone else's; a non-approver does not; root at a root login does", () => {
+    assert.equal(mayReset(aliceViaSudo, { uid: 1003, user: 'dora' }).ok, true);
+    const bob = mayReset(bobViaSudo, alicePerson);
+    assert.equal(bob.ok ? null : bob.refusal.code, 'not_an_admin_approver');
+    assert.equal(mayReset(rootService, alicePerson).ok, true);
+    const notRoot = mayReset(alice, { uid: 1003, user: 'dora' });
+    assert.equal(notRoot.ok ? null : notRoot.refusal.code, 'root_only');
+  });
+  test("one person's sudo request is not another's: root requesters are told apart by the person behind them", () => {
+    const mine = tx({ requesterUid: 0, requesterName: 'root', requesterPersonUid: 1002 });
+    assert.equal(isRequester(aliceViaSudo, mine), true);
+    assert.equal(isRequester(bobViaSudo, mine), false);
+    assert.equal(isRequester(rootService, mine), false);
+    const e = mayExecute(bobViaSudo, mine, 'X');
+    assert.equal(e.ok ? null : e.refusal.code, 'not_the_requester');
+  });
+  test('approving what root with nobody behind it requested takes the factor, at any risk', () => {
+    const d = mayApprove(alice, tx({ risk: 'low', requesterUid: 0, requesterName: 'root', requesterPersonUid: null }), 'high');
+    assert.ok(d.ok && d.secondFactor && !d.selfApproval);
+  });
 });

@@ -14,7 +14,7 @@ const SUDOERS = 'Defaults env_reset\nroot ALL=(ALL:ALL) ALL\n%sudo ALL=(ALL:ALL)
 const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nwww-data:x:33:33:www:/var/www:/usr/sbin/nologin\nalice:x:1000:1000::/home/alice:/bin/bash\n';
 const GROUP = 'root:x:0:\nsudo:x:27:\nalice:x:1000:\nops:x:1001:alice,bob\n';
 const EXE = (mode = 0o755): Node => ({ file: '\x7fELF', mode });
-const ALICE_GRANT = '# Airlock sudo grant "uptime": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\nalice ALL=(root) NOPASSWD: /usr/bin/uptime ""\n';
+const ALICE_GRANT = '# Airlock sudo grant "uptime": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\nalice ALL=(root) NOEXEC: NOPASSWD: /usr/bin/uptime ""\n';
 
 interface Opts {
   tree?: Record<string, Node>;
@@ -141,7 +141,7 @@ test('CreateSudoGrant writes a 0440 drop-in, checks it with visudo -c -f, then t
     {
       kind: 'fileWrite',
       path: '/etc/sudoers.d/60-airlock-uptime',
-      content: '# Airlock sudo grant "uptime": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\nalice ALL=(root) NOPASSWD: /usr/bin/df -h --output\\=source\\,size /\n',
+      content: '# Airlock sudo grant "uptime": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\nalice ALL=(root) NOEXEC: NOPASSWD: /usr/bin/df -h --output\\=source\\,size /\n',
       mode: 0o440,
       owner: { uid: 0, gid: 0 },
     },
@@ -149,7 +149,7 @@ test('CreateSudoGrant writes a 0440 drop-in, checks it with visudo -c -f, then t
     { kind: 'command', program: 'visudo', args: ['--check', '--quiet'] },
   ]);
   const change = preview.change as { rule: string; file: string; mode: string; command: unknown };
-  assert.equal(change.rule, 'alice ALL=(root) NOPASSWD: /usr/bin/df -h --output\\=source\\,size /');
+  assert.equal(change.rule, 'alice ALL=(root) NOEXEC: NOPASSWD: /usr/bin/df -h --output\\=source\\,size /');
   assert.deepEqual(change.command, { program: '/usr/bin/df', args: ['-h', '--output=source,size', '/'] });
   assert.match(preview.summary, /run `\/usr\/bin\/df -h --output=source,size \/` as root/);
   assert.ok(preview.sideEffects!.some((e) => /exactly these arguments, and sudo refuses any other/.test(e)));
@@ -160,7 +160,7 @@ test('CreateSudoGrant writes a 0440 drop-in, checks it with visudo -c -f, then t
 
 test('CreateSudoGrant for a group writes %group and warns about its members; with a password, no NOPASSWD', async () => {
   const { steps, preview } = await run('CreateSudoGrant', { name: 'ops-df', group: 'ops', program: '/usr/bin/df', args: [] }, host());
-  assert.equal((steps[0] as { content: string }).content.split('\n')[1], '%ops ALL=(root) /usr/bin/df ""');
+  assert.equal((steps[0] as { content: string }).content.split('\n')[1], '%ops ALL=(root) NOEXEC: /usr/bin/df ""');
   assert.ok(preview.warnings!.some((w) => /group ops \(now: alice, bob\)/.test(w)));
   assert.ok(!preview.warnings!.some((w) => /NOPASSWD/.test(w)));
   const sys = await run('CreateSudoGrant', { name: 'web', user: 'www-data', program: '/usr/sbin/nginx-reload', args: [] }, host());
@@ -201,7 +201,7 @@ test('RevokeSudoGrant deletes the drop-in and checks the whole policy; refusals'
     { kind: 'fileDelete', path: '/etc/sudoers.d/60-airlock-uptime' },
     { kind: 'command', program: 'visudo', args: ['--check', '--quiet'] },
   ]);
-  assert.equal((preview.change as { rule: string }).rule, 'alice ALL=(root) NOPASSWD: /usr/bin/uptime ""');
+  assert.equal((preview.change as { rule: string }).rule, 'alice ALL=(root) NOEXEC: NOPASSWD: /usr/bin/uptime ""');
   assert.match(preview.summary, /alice loses `\/usr\/bin\/uptime`/);
   await refused('RevokeSudoGrant', { name: 'other' }, h, 'no_such_grant');
   await refused('RevokeSudoGrant', { name: 'uptime' }, host({ tree: { '/etc/sudoers.d/60-airlock-uptime': { link: '/etc/shadow' } } }), 'not_a_file');
@@ -244,7 +244,7 @@ test('ShowSudoPolicyFor asks cvtsudoers for the rules that match the user; sudo 
 test('grant files round-trip through their parser', () => {
   const g = { principal: { kind: 'group' as const, name: 'ops' }, program: '/usr/bin/df', args: ['-h', '--output=source,size', 'a:b'], nopasswd: false };
   assert.deepEqual(parseGrantFile(grantFileText('ops', g)), g);
-  assert.equal(grantRule(g), '%ops ALL=(root) /usr/bin/df -h --output\\=source\\,size a\\:b');
+  assert.equal(grantRule(g), '%ops ALL=(root) NOEXEC: /usr/bin/df -h --output\\=source\\,size a\\:b');
   const none = { principal: { kind: 'user' as const, name: 'alice' }, program: '/usr/bin/uptime', args: [], nopasswd: true };
   assert.deepEqual(parseGrantFile(grantFileText('up', none)), none);
   assert.equal(parseGrantFile('alice ALL=(ALL) ALL\n'), null);

@@ -29,8 +29,14 @@ test('every C0 and C1 control, DEL, every bidirectional control and the line sep
   assert.equal(escapeText('txt.\u202eexe'), 'txt.\\u202eexe');
 });
 
+test('invisible characters that make text look like other text are escaped too: soft hyphen, zero-width, joiners, BOM, tags', () => {
+  for (const cp of [0xad, 0x200b, 0x200c, 0x200d, 0x2060, 0x2064, 0xfeff]) assert.equal(escapeText(`a${String.fromCharCode(cp)}b`), `a${cp <= 0xff ? '\\x' + cp.toString(16) : '\\u' + cp.toString(16)}b`);
+  assert.equal(escapeText('root\u{e0041}\u{e007f}'), 'root\\u{e0041}\\u{e007f}');
+  assert.equal(escapeText('😀'), '😀', 'an ordinary astral character stays');
+});
+
 test('everything else is left alone, backslashes included, so escaping twice is escaping once', () => {
-  const plain = 'héllo wörld ✓ 日本 😀 \\x1b back\\slash ~!@#$%^&*()_+{}|:"<>?`-=[];\',./ \u00a0\u00ad\u200b\ufeff';
+  const plain = 'héllo wörld ✓ 日本 😀 \\x1b back\\slash ~!@#$%^&*()_+{}|:"<>?`-=[];\',./ \u00a0';
   assert.equal(escapeText(plain), plain);
   assert.equal(hasUnsafeText(plain), false);
   for (let cp = 0x20; cp < 0x7f; cp++) assert.equal(escapeText(String.fromCharCode(cp)), String.fromCharCode(cp));

@@ -1,7 +1,7 @@
 /**
  * Privilege: scoped sudo grants. A grant is one drop-in, /etc/sudoers.d/60-airlock-NAME
  * (0440 root:root), holding one rule for ONE command line with its exact arguments:
- * `PRINCIPAL ALL=(root) [NOPASSWD: ]PROGRAM ARG...` (`PROGRAM ""` for none), so sudo
+ * `PRINCIPAL ALL=(root) NOEXEC: [NOPASSWD: ]PROGRAM ARG...` (`PROGRAM ""` for none), so sudo
  * allows that line and nothing else; a grant with free arguments cannot be expressed.
  * The command passes the one check for commands run on the agent's behalf
  * (../lib/agent-command.ts: a root-owned ELF program in a system binary directory,
@@ -92,10 +92,12 @@ export function grantCommand(g: Pick<Grant, 'program' | 'args'>): string {
   return `${g.program} ${g.args.length ? g.args.map(sudoersArg).join(' ') : '""'}`;
 }
 
-/** The sudoers rule of a grant: `alice ALL=(root) NOPASSWD: /usr/bin/df -h /` (% before a group). */
+/** The sudoers rule of a grant: `alice ALL=(root) NOEXEC: NOPASSWD: /usr/bin/df -h /` (% before a group). */
 export function grantRule(g: Grant): string {
   const who = g.principal.kind === 'group' ? `%${g.principal.name}` : g.principal.name;
-  return `${who} ALL=(root) ${g.nopasswd ? 'NOPASSWD: ' : ''}${grantCommand(g)}`;
+  // NOEXEC: the command cannot start another program (sudo's seccomp filter): a pager's `!sh`, a
+  // login program, a hook or a helper it would run is refused by the kernel, whatever the table missed.
+  return `${who} ALL=(root) NOEXEC: ${g.nopasswd ? 'NOPASSWD: ' : ''}${grantCommand(g)}`;
 }
 
 /** The whole drop-in: a header naming the grant, then its one rule. Deterministic (no dates). */
@@ -103,7 +105,7 @@ export function grantFileText(name: string, g: Grant): string {
   return `# Airlock sudo grant "${name}": written by CreateSudoGrant, removed by RevokeSudoGrant; do not edit.\n${grantRule(g)}\n`;
 }
 
-const RULE = /^(%?)([a-z_][a-z0-9_-]*) ALL=\(root\) (NOPASSWD: )?(\/\S+)((?: \S+)+)$/;
+const RULE = /^(%?)([a-z_][a-z0-9_-]*) ALL=\(root\) NOEXEC: (NOPASSWD: )?(\/\S+)((?: \S+)+)$/;
 
 /** Reads the rule back out of a drop-in Airlock wrote; null when the text is not exactly in that shape. */
 export function parseGrantFile(text: string): Grant | null {

@@ -134,6 +134,9 @@ export async function agentCommandRefusal(host: Host, cmd: AgentCommand): Promis
       const path = argumentPath(arg);
       const why = path === null ? null : await untrustedPath(host, path, false);
       if (why) return refuse('validation', 'untrusted_argument', `argument ${arg} names a file someone other than root can change or redirect: ${why}`, 'name files under root-owned directories that only root can write');
+      // A program handed to a program is a program run by it (apt-get -oDir::Bin::dpkg=/bin/sh, agetty -l /bin/sh): refused whatever the first one is.
+      const target = path === null ? null : await host.stat(path);
+      if (target?.isFile && (target.mode & 0o111) !== 0) return refuse('authorization', 'program_argument', `argument ${arg} names an executable file: the program would be handed another program to run`, 'name data files only; a person writes a rule that runs two programs by hand');
     }
   }
   return null;

@@ -90,6 +90,11 @@ export const PROGRAM_RUNNERS: readonly ProgramRunner[] = [
   },
   // ---- The daemon's catalogue runs some of the following with argv it writes itself.
   { why: 'it runs any program in a network namespace (ip netns exec NS sh) and reads commands from a file (ip -batch)', names: ['ip'], daemon: 'catalogue' },
+  {
+    why: 'it runs a login program its arguments name (agetty -l /bin/sh), expands strings that run commands (exim -be), or opens a pager with a shell escape at a terminal (dpkg-query -l)',
+    names: ['agetty', 'getty', 'mingetty', 'mgetty', 'exim', 'exim4', 'sendmail', 'dpkg-query', 'lesskey'],
+    daemon: 'catalogue',
+  },
   { why: 'it runs a program on each capture file it writes (tcpdump -z sh)', names: ['tcpdump'], daemon: 'catalogue' },
   {
     why: 'it runs the program named by --modprobe to load kernel modules (iptables --modprobe=/path/to/sh)',
