@@ -76,6 +76,8 @@ export function adminCommands(): Command[] {
       try {
         requireRoot('install');
         const done: string[] = [];
+        // The unit has PrivateTmp=yes: a checkout under /tmp or /var/tmp is invisible to the daemon it starts.
+        if (/^\/(var\/)?tmp\//.test(ROOT + '/')) done.push(`WARNING: Airlock is in ${ROOT}; the service's private /tmp hides it from the daemon, which will not start: clone it to /opt/airlock and install from there`);
         for (const g of GROUPS) {
           if (!groupExists(g)) {
             run('/usr/sbin/groupadd', ['--system', '--', g]);

@@ -41,10 +41,12 @@ const atTerminal = (user: string, args: string, answers: Parameters<typeof typeA
   typeAt(`/usr/bin/setpriv --reuid=${user} --regid=${user} --init-groups -- /usr/local/bin/airlock ${args}`, answers, { via: inside() });
 
 test('install, enrol, and both layouts, as the README says', async () => {
-  // sudo ./bin/airlock.js install; sudo ln -s .../bin/airlock.js /usr/local/bin/airlock
-  const installed = await w.d.box.run('/usr/bin/sudo', ['-n', join(PROJECT, 'bin', 'airlock.js'), 'install']);
+  // sudo git clone ... /opt/airlock && sudo npm install: the test bed has no network, so this checkout, built, is copied there.
+  await root('/usr/bin/cp', ['-a', '--', PROJECT, '/opt/airlock']);
+  // sudo ./bin/airlock.js install; sudo ln -s /opt/airlock/bin/airlock.js /usr/local/bin/airlock
+  const installed = await w.d.box.run('/usr/bin/sudo', ['-n', '/opt/airlock/bin/airlock.js', 'install']);
   assert.equal(installed.code, 0, installed.stderr + installed.stdout);
-  await root('/usr/bin/ln', ['-sf', join(PROJECT, 'bin', 'airlock.js'), '/usr/local/bin/airlock']);
+  await root('/usr/bin/ln', ['-sf', '/opt/airlock/bin/airlock.js', '/usr/local/bin/airlock']);
   // The unit is started; its daemon opens the socket once its keys and store exist.
   for (let i = 0; i < 300 && (await w.d.box.run('/usr/bin/test', ['-S', '/run/airlock/airlock.sock'])).code !== 0; i++) await new Promise((r) => setTimeout(r, 100));
   const status = await w.d.box.run('/usr/bin/systemctl', ['is-active', 'airlock']);
