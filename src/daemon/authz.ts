@@ -46,6 +46,8 @@ export type Access =
   | 'root'
   /** a person at their own account (not a token; root only with a person behind it) */
   | 'person'
+  /** a person who may hold a second factor: an approver (mayEnrol) */
+  | 'enroller'
   /** a person in airlock-approvers, or an admin: sees proposals and other people's previews */
   | 'reviewer';
 
@@ -60,8 +62,8 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   'transaction.get': 'principal', // then: the requester or a reviewer (mayRead)
   cancel: 'principal', // then: the requester or an admin approver (mayCancel)
   approve: 'person', // then: mayApprove
-  'totp.enroll': 'person', // then: an approver (mayEnrol)
-  'totp.confirm': 'person', // then: an approver (mayEnrol)
+  'totp.enroll': 'enroller',
+  'totp.confirm': 'enroller',
   'totp.reset': 'root',
   'policy.reload': 'root',
   inbox: 'reviewer',
@@ -79,7 +81,11 @@ export function mayCall(who: Caller, method: Method): Decision {
     case 'root':
       return who.uid === 0 && who.via !== 'token' ? ok : no('root_only', `${method} is for root only`, `run it with sudo: \`sudo airlock ...\``);
     case 'person':
-      return method.startsWith('totp.') ? strip(mayEnrol(who)) : (personProblem(who) ?? ok);
+      return personProblem(who) ?? ok;
+    case 'enroller': {
+      const d = mayEnrol(who);
+      return d.ok ? ok : d;
+    }
     case 'reviewer':
       return isReviewer(who) ? ok : no('not_an_approver', `${method} is for approvers and admins; ${principalName(who)} is neither`);
   }
@@ -94,7 +100,6 @@ function personProblem(who: Caller): Decision | null {
   return null;
 }
 
-const strip = (d: EnrolDecision): Decision => (d.ok ? ok : d);
 const ENROL_AS_YOURSELF = 'enrol as yourself, without sudo: `airlock totp enroll`';
 
 export type EnrolDecision = { ok: true; person: { uid: number; user: string } } | { ok: false; refusal: Refusal };

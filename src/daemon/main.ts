@@ -80,7 +80,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const host = new RealHost(platform, executor);
   // The second factor asks the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;
-  const secondFactor = new SecondFactor({ store, now: Date.now, from: () => service!.currentPolicy.secondFactorFrom, hostName: hostname(), seal });
+  const secondFactor = new SecondFactor({ store, now: Date.now, hostName: hostname(), seal });
   service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, log });
 
   const reconciled = await service.reconcile();

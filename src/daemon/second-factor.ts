@@ -7,7 +7,6 @@
  * The same rules check the current code that replacing a factor needs (totp-enrolment.ts).
  */
 import { fail } from '../protocol/errors.js';
-import { riskRank, type Risk } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
 import type { SpentStep, Store, TotpRecord } from '../store/store.js';
 import { matchStep, otpauthUri } from '../protocol/totp.js';
@@ -21,8 +20,6 @@ const ISSUER = 'Airlock';
 export interface SecondFactorOptions {
   store: Store;
   now: () => number;
-  /** The lowest risk that needs a code now: 'high' or 'medium' (the policy says; a reload may change it). */
-  from: () => Risk;
   /** Names this host in the authenticator app. */
   hostName: string;
   /** Seals and opens the stored secrets (totp.key): the store never holds one in clear. */
@@ -39,10 +36,6 @@ interface Purpose {
 
 export class SecondFactor {
   constructor(private readonly o: SecondFactorOptions) {}
-
-  required(risk: Risk): boolean {
-    return riskRank(risk) >= riskRank(this.o.from());
-  }
 
   /**
    * Checks `code` for `approver` and returns the step it would spend; the caller

@@ -109,7 +109,7 @@ test('pending enrolments expire, wrong first codes drop them, and the confirming
     let clock = Date.UTC(2030, 0, 1, 12, 0, 10);
     const now = () => clock;
     const seal = TotpSeal.fromKey(randomBytes(32));
-    const factor = new SecondFactor({ store, now, from: () => 'high', hostName: 'web1', seal });
+    const factor = new SecondFactor({ store, now, hostName: 'web1', seal });
     const host = { users: async () => [{ name: 'alice', uid: 1001 }] } as unknown as Host;
     const enrol = new TotpEnrolment({ store, factor, host, now, name: (p) => `${p.user}(uid ${p.uid})`, principal: (w) => ({ uid: w.uid, user: w.user, role: w.role }) });
     const who: Identity = { uid: 1001, user: 'alice', role: 'admin', approver: true, pid: 1, person: { uid: 1001, user: 'alice', role: 'admin', approver: true, via: 'self' } };
