@@ -20,7 +20,7 @@ import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
 import { APPROVER_GROUP, principalName, type Identity } from './identity.js';
-import { autoApprovalLane, isRequester, mayApprove, mayCall, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
+import { autoApprovalLane, isRequester, mayApprove, type ApprovalDecision, mayCall, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/messages.js';
 import { releaseOutput } from './output.js';
 import { bindMechanism } from './mechanism-binding.js';
@@ -328,12 +328,17 @@ export class AirlockService {
    * makes, so `airlock approve` refuses at once instead of asking first.
    */
   private async approvalAdvice(who: Identity, tx: TxRecord): Promise<ApprovalAdvice> {
+    const d = await this.approvalDecision(who, tx);
+    if (d.ok) return { may_approve: true, second_factor: d.secondFactor, self_approval: d.selfApproval };
+    const self = d.refusal.code === 'self_approval_needs_factor';
+    return { may_approve: false, second_factor: self, self_approval: self, refusal: d.refusal };
+  }
+
+  /** mayApprove, with a self-approval refused (saying how to get a factor) when the person has none enrolled. */
+  private async approvalDecision(who: Identity, tx: TxRecord): Promise<ApprovalDecision> {
     const d = mayApprove(this.caller(who), facts(tx), this.policy.secondFactorFrom);
-    if (!d.ok) return { may_approve: false, second_factor: false, self_approval: false, refusal: d.refusal };
-    if (d.selfApproval && !(await this.o.secondFactor.enrolled(personKey(d.person)))) {
-      return { may_approve: false, second_factor: true, self_approval: true, refusal: selfApprovalNeedsFactor(this.caller(who), facts(tx)) };
-    }
-    return { may_approve: true, second_factor: d.secondFactor, self_approval: d.selfApproval };
+    if (d.ok && d.selfApproval && !(await this.o.secondFactor.enrolled(personKey(d.person)))) return { ok: false, refusal: selfApprovalNeedsFactor(this.caller(who), facts(tx)) };
+    return d;
   }
 
   async approve(who: Identity, req: { transaction_id?: unknown; preview_digest?: unknown; totp_code?: unknown }): Promise<ApprovalGrant> {
@@ -341,7 +346,7 @@ export class AirlockService {
     const a = this.action(tx.actionName);
     // The risk the approver was shown, fixed at preview (a later policy reload does not re-derive it).
     const risk = tx.risk;
-    const d = mayApprove(this.caller(who), facts(tx), this.policy.secondFactorFrom);
+    const d = await this.approvalDecision(who, tx);
     if (!d.ok) return enforce(d) as never;
     const now = this.now();
     await this.refuseIfExpired(tx, now);
@@ -350,7 +355,9 @@ export class AirlockService {
       fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
     }
     const approver = principalName(who);
-    const spend = d.secondFactor ? await this.spendFactor(who, d.person, d.selfApproval, tx, req.totp_code) : undefined;
+    const spend = d.secondFactor
+      ? await this.o.secondFactor.check(personKey(d.person), d.person.user, req.totp_code, tx.id, (details) => this.entry('totp_lockout', who, a.name, risk, tx.requestHash, tx.id, details))
+      : undefined;
     const expiresAt = now + this.o.receiptTtlMs;
     const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
     const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
@@ -373,20 +380,8 @@ export class AirlockService {
     return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
   }
 
-  /** Checks the person's code for this approval; a self-approval without a factor gets the refusal that says how to get one. */
-  private async spendFactor(who: Identity, person: { uid: number; user: string }, selfApproval: boolean, tx: TxRecord, code: unknown) {
-    try {
-      return await this.o.secondFactor.check(personKey(person), person.user, code, tx.id, (details) => this.entry('totp_lockout', who, tx.actionName, tx.risk, tx.requestHash, tx.id, details));
-    } catch (e) {
-      if (selfApproval && e instanceof AirlockError && e.code === 'totp_not_enrolled') enforce({ ok: false, refusal: selfApprovalNeedsFactor(this.caller(who), facts(tx)) });
-      throw e;
-    }
-  }
-
   private holdReceipt(id: string, receipt: string, expiresAt: number): void {
-    const now = this.now();
-    for (const [k, v] of this.heldReceipts) if (v.expiresAt <= now) this.heldReceipts.delete(k);
-    // Oldest first out: a flood of approvals cannot grow the map past its bound.
+    // Oldest first out: a flood of approvals cannot grow the map past its bound (the sweep drops expired ones).
     while (this.heldReceipts.size >= MAX_HELD_RECEIPTS) this.heldReceipts.delete(this.heldReceipts.keys().next().value!);
     this.heldReceipts.set(id, { receipt, expiresAt });
   }
@@ -527,6 +522,8 @@ export class AirlockService {
   /** Sweep: cancels previews and receipts past their deadline, one signed entry each. */
   async sweep(): Promise<string[]> {
     await this.refusals.flush();
+    const now = this.now();
+    for (const [id, held] of this.heldReceipts) if (held.expiresAt <= now) this.heldReceipts.delete(id);
     return this.o.store.expireDue(this.now(), (tx) => this.expiredEntry(tx));
   }
 
