@@ -114,3 +114,21 @@ export function matchesGlob(path: string, glob: string): boolean {
 export function pathMatching(globs: readonly string[], what: string) {
   return absolutePath.refine((p) => globs.some((g) => matchesGlob(p, g)), `${what} must be one of: ${globs.join(', ')}`);
 }
+
+// ---------------------------------------------------------------- shared by several families
+
+/** A .service or .timer unit; a template needs its instance (getty@tty1.service, not getty@.service). */
+export const serviceUnit = unitName
+  .refine((u) => /\.(service|timer)$/.test(u), 'only .service and .timer units are managed by this family')
+  .refine((u) => !/@\.(service|timer)$/.test(u), 'a template unit needs an instance, e.g. getty@tty1.service')
+  .describe('a .service or .timer unit; a template needs its instance (getty@tty1.service)');
+
+/** How many journal lines UnitLogs returns: 1 to 1000, 100 when omitted. */
+export const journalLines = z.number().int().min(1).max(1000);
+export const DEFAULT_LOG_LINES = 100;
+
+/** A .service unit: only those run processes (signals, schedules). */
+export const serviceOnly = serviceUnit.refine((u) => u.endsWith('.service'), 'only .service units run processes');
+
+/** A number of days (password ageing, retention), within bounds. */
+export const days = (min: number, max: number) => z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`);

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
 import * as packages from '../../src/catalogue/families/packages.js';
-import { parseDpkgEntries, parsePolicy, parseSimulation, PROTECTED_PACKAGES } from '../../src/catalogue/families/packages.js';
+import { parsePolicy, parseSimulation } from '../../src/catalogue/families/packages.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS } from './catalogue-fixture-host.js';
+import { parseDpkgEntries } from '../../src/catalogue/lib/apt.js';
+import { PROTECTED_PACKAGES } from '../../src/catalogue/lib/guards.js';
 
 const actions = Object.values(packages).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;

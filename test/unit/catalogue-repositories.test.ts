@@ -14,10 +14,10 @@ import {
   sourcesContent,
   type OpenPgpKey,
 } from '../../src/catalogue/families/repositories.js';
-import { PROTECTED_PACKAGES } from '../../src/catalogue/families/packages.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { PROTECTED_PACKAGES } from '../../src/catalogue/lib/guards.js';
 
 const actions = Object.values(repositories).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
 import * as services from '../../src/catalogue/families/services.js';
-import { parseInstall, parseShow, serviceOfCgroup, serviceUnit } from '../../src/catalogue/families/services.js';
+import { parseInstall } from '../../src/catalogue/families/services.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { parseShow, serviceOfCgroup } from '../../src/catalogue/lib/systemd.js';
+import { serviceUnit } from '../../src/catalogue/params.js';
 
 const actions = Object.values(services).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;

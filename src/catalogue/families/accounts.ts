@@ -11,13 +11,13 @@ import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host, type PasswdEntry } from '../action.js';
 import { command, type CommandStep } from '../mechanism.js';
-import { gecos, params, token, userName } from '../params.js';
+import { days, gecos, params, token, userName } from '../params.js';
 import { readTimeState } from './locale.js';
 import { readSudo, refuseWithoutSudo } from './privilege.js';
-import { days } from './security.js';
-import { fixedRead, requireUser } from './shared.js';
 import { parseEffective, refuseWithoutSshd, SSHD_CONFIG } from './sshd.js';
 import { account, refuseProtectedUser, shadowOf, today, toDate, usermod } from './users.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { requireUser } from '../lib/accounts.js';
 
 const SHADOW = '/etc/shadow';
 /** Debian's ssh.service creates it at start; sshd -t and -T refuse to run without it. */

@@ -13,8 +13,7 @@ import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, type ActionDeclaration, type Host, type ReadDeclaration, type Without } from '../action.js';
 import { command, type CommandStep } from '../mechanism.js';
-import { params, token } from '../params.js';
-import { DEFAULT_LOG_LINES, journalLines } from './services.js';
+import { DEFAULT_LOG_LINES, journalLines, params, token } from '../params.js';
 
 // ---------------------------------------------------------------- parameters
 

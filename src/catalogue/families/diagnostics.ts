@@ -20,7 +20,8 @@ import { CONFIG_DIRS, CONFIG_FILES, pathState, readConfigFile, refuseLink } from
 import { journalQueryLines, MAX_QUERY_LINES, PRIORITIES } from './logging.js';
 import { interfaceName, lookupHost, readNet, requireLink } from './netconfig.js';
 import { describeProcess, readProcess, refuseMissingProcess } from './processes.js';
-import { fixedRead, requireUser } from './shared.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { requireUser } from '../lib/accounts.js';
 
 // ---------------------------------------------------------------- network
 

@@ -30,7 +30,8 @@ import { action, ALL_PLATFORMS, RHEL_LIKE, type CommandOutput, type Host } from 
 import { command, fileWrite, type Step } from '../mechanism.js';
 import { params, port, token } from '../params.js';
 import { PROGRAMS_FIREWALL } from '../programs/firewall.js';
-import { fixedRead, listDirectory } from './shared.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { listDirectory } from '../lib/host-files.js';
 
 // ---------------------------------------------------------------- addresses
 

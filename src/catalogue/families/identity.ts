@@ -3,7 +3,8 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { hostName, params, timezone } from '../params.js';
-import { linkTarget, readHostsFile } from './shared.js';
+import { linkTarget } from '../lib/host-files.js';
+import { readHostsFile } from '../lib/hosts-file.js';
 
 const ZONEINFO = '/usr/share/zoneinfo';
 

@@ -7,7 +7,7 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { params, sysctlKey, sysctlValue } from '../params.js';
-import { fixedRead } from './shared.js';
+import { fixedRead } from '../lib/fixed-read.js';
 
 export const sysctlPath = (key: string) => `/proc/sys/${key.split('.').join('/')}`;
 export const sysctlDropIn = (key: string) => `/etc/sysctl.d/60-airlock-${key}.conf`;

@@ -9,8 +9,8 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command, filePatch, fileScan, fileWrite, type Step } from '../mechanism.js';
 import { params, token } from '../params.js';
-import { parseShow } from './services.js';
-import { fixedRead } from './shared.js';
+import { parseShow } from '../lib/systemd.js';
+import { fixedRead } from '../lib/fixed-read.js';
 
 // ---------------------------------------------------------------- NTP
 

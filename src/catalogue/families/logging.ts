@@ -15,7 +15,8 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, nothingToRead, type Host } from '../action.js';
 import { command, fileDelete, fileScan, fileWrite, type CommandStep, type Step } from '../mechanism.js';
 import { matchesGlob, params, token, unitName } from '../params.js';
-import { fixedRead, listDirectory } from './shared.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { listDirectory } from '../lib/host-files.js';
 
 // ---------------------------------------------------------------- journal queries
 

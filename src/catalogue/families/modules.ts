@@ -10,7 +10,7 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command, fileDelete, fileScan, fileWrite } from '../mechanism.js';
 import { params, token } from '../params.js';
-import { listDirectory } from './shared.js';
+import { listDirectory } from '../lib/host-files.js';
 
 export const moduleName = token(/^[a-z0-9_-]{1,56}$/, 'module name', 56);
 const canonical = (m: string) => m.replace(/-/g, '_');

@@ -4,7 +4,9 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { fqdn, ipAddress, params } from '../params.js';
-import { fixedRead, linkTarget, parseHostsLine, readHostsFile } from './shared.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { linkTarget } from '../lib/host-files.js';
+import { parseHostsLine, readHostsFile } from '../lib/hosts-file.js';
 
 const HOSTS = '/etc/hosts';
 /** Names that must keep resolving to the loopback address; no action maps or unmaps them. */

@@ -26,7 +26,10 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, ALL_PLATFORMS, RHEL_LIKE, type Host, type Platform, type ReadDeclaration } from '../action.js';
 import { command, type Step } from '../mechanism.js';
 import { absolutePath, packageName, params, token } from '../params.js';
-import { fixedRead, linkTarget } from './shared.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { linkTarget } from '../lib/host-files.js';
+import { dpkgEntries, firstError, type DpkgEntry } from '../lib/apt.js';
+import { PROTECTED_PACKAGES, PROTECTED_RPMS } from '../lib/guards.js';
 
 export const APT_TIMEOUT_MS = 600_000;
 
@@ -51,10 +54,6 @@ function requireName(manager: PackageManager, name: string): void {
   }
 }
 
-/** Never removed, whatever dpkg says of them: package management, init, remote access, privilege, libc, Airlock's runtime. */
-export const PROTECTED_PACKAGES = ['apt', 'dpkg', 'systemd', 'systemd-sysv', 'init', 'openssh-server', 'sudo', 'libc6', 'nodejs'];
-/** The same for rpm, which has no essential flag or priority: what Debian marks essential is named here. */
-export const PROTECTED_RPMS = ['dnf', 'dnf5', 'rpm', 'yum', 'systemd', 'systemd-udev', 'openssh-server', 'sudo', 'glibc', 'nodejs', 'bash', 'coreutils', 'filesystem', 'setup', 'kernel-core', 'selinux-policy-targeted'];
 const PROTECTED: Record<PackageManager, string[]> = { apt: PROTECTED_PACKAGES, dnf: PROTECTED_RPMS };
 
 /** Same options for the simulation the preview shows and for the real run. */
@@ -75,46 +74,6 @@ export const RPM_EVR = /^([0-9]{1,10}:)?[0-9A-Za-z._+~^]{1,64}-[0-9A-Za-z._+~^]{
 export const ARCH = /^[A-Za-z0-9_]{1,32}$/;
 
 // ---------------------------------------------------------------- installed packages: dpkg and rpm
-
-/** One installed package instance. rpm's carry want 'install', no essential flag and no priority (rpm has neither). */
-export interface DpkgEntry {
-  name: string;
-  arch: string;
-  version: string;
-  /** Selection: install, hold, deinstall, purge, unknown. */
-  want: string;
-  /** installed, config-files, half-installed, not-installed, ... */
-  status: string;
-  essential: boolean;
-  priority: string;
-}
-
-const DPKG_FORMAT = '${Package}\t${Architecture}\t${Version}\t${db:Status-Want}\t${db:Status-Status}\t${Essential}\t${Priority}\n';
-
-export function parseDpkgEntries(stdout: string): DpkgEntry[] {
-  return stdout
-    .split('\n')
-    .map((l) => l.split('\t'))
-    .filter((f) => f.length === 7 && f[0])
-    .map(([name, arch, version, want, status, essential, priority]) => ({
-      name: name!,
-      arch: arch!,
-      version: version!,
-      want: want!,
-      status: status!,
-      essential: essential === 'yes',
-      priority: priority!,
-    }));
-}
-
-/** What dpkg knows about these packages (all architectures). dpkg matches names literally; unknown names are simply absent. */
-export async function dpkgEntries(host: Host, names: string[]): Promise<DpkgEntry[]> {
-  if (names.length === 0) return [];
-  const r = await host.run('dpkg-query', ['-W', `--showformat=${DPKG_FORMAT}`, '--', ...names]);
-  // 1 = some name is unknown to dpkg, which is an answer, not a failure.
-  if (r.code !== 0 && r.code !== 1) throw new AirlockError('execution', 'dpkg_query_failed', `dpkg-query failed: ${firstError(r.stderr)}`);
-  return parseDpkgEntries(r.stdout);
-}
 
 /** rpm's EVR, with the epoch only when the package has one (as dnf prints it). */
 const RPM_FORMAT = '%{NAME}\t%{ARCH}\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\n';
@@ -195,10 +154,6 @@ async function dnfCandidate(host: Host, name: string, installedArch?: string): P
   return parseRepoquery(name, r.stdout, installedArch);
 }
 
-export function firstError(stderr: string): string {
-  const lines = stderr.split('\n').filter((l) => l.trim());
-  return (lines.find((l) => /^(E|Error):/.test(l)) ?? lines[0] ?? '').slice(0, 300);
-}
 
 // ---------------------------------------------------------------- simulations
 

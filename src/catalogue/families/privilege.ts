@@ -16,7 +16,8 @@ import { action, type GroupEntry, type Host, type PasswdEntry } from '../action.
 import { command, fileDelete, fileWrite } from '../mechanism.js';
 import { groupName, params, token, userName } from '../params.js';
 import { agentCommandRefusal, commandArgument, commandArguments, MAX_COMMAND_ARGS, throwRefusal, type CommandRefusal } from '../lib/agent-command.js';
-import { listDirectory, requireGroup, requireUser } from './shared.js';
+import { listDirectory } from '../lib/host-files.js';
+import { requireGroup, requireUser } from '../lib/accounts.js';
 
 // ---------------------------------------------------------------- files and names
 

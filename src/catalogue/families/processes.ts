@@ -11,8 +11,9 @@ import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, nothingToRead, type Host } from '../action.js';
 import { command } from '../mechanism.js';
-import { params } from '../params.js';
-import { describeState, isRescueUnit, LIFELINE_UNITS, parseShow, readUnit, serviceOfCgroup, serviceUnit, type UnitState } from './services.js';
+import { params, serviceOnly } from '../params.js';
+import { allNames, describeState, parseShow, readUnit, refuseProtectedUnit, refuseUnusableUnit, serviceOfCgroup, type UnitState } from '../lib/systemd.js';
+import { LIFELINE_UNITS } from '../lib/guards.js';
 
 // ---------------------------------------------------------------- parameters
 
@@ -25,7 +26,6 @@ export type SignalName = (typeof SIGNALS)[number];
 export const signalName = z.enum(SIGNALS).describe('TERM, INT, HUP, KILL, USR1, USR2, STOP or CONT');
 
 /** A .service unit (not a timer: timers have no processes); a template needs its instance. */
-export const serviceOnly = serviceUnit.refine((u) => u.endsWith('.service'), 'only .service units run processes');
 
 /** What each signal does by default, for the preview. */
 const SIGNAL_EFFECT: Record<SignalName, string> = {
@@ -148,39 +148,10 @@ const showProcess = (p: ProcessState) => ({ pid: p.pid, exists: p.exists, comm: 
 
 // ---------------------------------------------------------------- refusals
 
-/**
- * Units whose processes no action here signals, starts on a schedule or otherwise
- * drives: the daemon's own unit, rescue shells and the lifelines that services.ts
- * refuses to stop. SSH is allowed (with a warning from `lifelineWarning`).
- */
-export function refuseProtectedUnit(names: string[], daemonUnit: string | null, what: string): void {
-  // "ssh.service is ..." for a unit, "process 42 (sshd) belongs to ssh.service, ..." for a process.
-  const subject = (unit: string) => (names.includes(what) ? unit : `${what} belongs to ${unit}, which`);
-  if (daemonUnit !== null && names.includes(daemonUnit)) {
-    throw new AirlockError('authorization', 'airlock_unit', `${subject(daemonUnit)} runs the Airlock daemon handling this request`, 'a person does this by hand');
-  }
-  const rescue = names.find(isRescueUnit);
-  if (rescue) throw new AirlockError('authorization', 'rescue_unit', `${subject(rescue)} gives a root shell on a console; Airlock does not touch it`);
-  const lifeline = names.find((n) => LIFELINE_UNITS[n]?.restart === 'refuse');
-  if (lifeline) {
-    throw new AirlockError('authorization', 'protected_unit', `${subject(lifeline)} is ${LIFELINE_UNITS[lifeline]!.why}; Airlock does not signal it or schedule it`, 'a person does this by hand, from a console');
-  }
-}
-
 /** A warning for the lifelines Airlock allows with care (SSH). */
 function lifelineWarning(names: string[]): string[] {
   const n = names.find((x) => LIFELINE_UNITS[x]?.restart === 'warn');
   return n ? [`${n} is ${LIFELINE_UNITS[n]!.why}: if it stops, no new login can start that way`] : [];
-}
-
-/** Every name a unit is known by: the one asked for, its id and its aliases. */
-export const allUnitNames = (unit: string, u: UnitState) => [...new Set([unit, u.id, ...u.names])];
-
-/** A unit an action drives (signals, starts on a schedule): not protected, present, and named by its real name. */
-export function refuseUnusableUnit(unit: string, u: UnitState): void {
-  refuseProtectedUnit(allUnitNames(unit, u), u.daemonUnit, unit);
-  if (u.load === 'not-found') throw new AirlockError('validation', 'no_such_unit', `there is no unit ${unit} on this host`, 'ListServices lists the services');
-  if (u.id !== unit) throw new AirlockError('validation', 'unit_alias', `${unit} is an alias of ${u.id}`, `name the unit itself: ${u.id}`);
 }
 
 const isStopped = (state: string) => state === 'T' || state === 't';
@@ -342,7 +313,7 @@ export const signalUnit = action({
         SIGNAL_EFFECT[signal],
         ...(signal !== 'STOP' && signal !== 'CONT' && cur.restart && cur.restart !== 'no' ? [`Restart=${cur.restart}: if it exits, systemd may start it again`] : []),
       ],
-      warnings: [...lifelineWarning(allUnitNames(unit, cur)), ...(cur.main ? stoppedWarning(signal, cur.main) : [])],
+      warnings: [...lifelineWarning(allNames(unit, cur)), ...(cur.main ? stoppedWarning(signal, cur.main) : [])],
     };
   },
   mechanism: ({ unit, signal, whom }) => [command('systemctl', ['kill', `--signal=${signal}`, `--kill-whom=${whom ?? 'main'}`, '--', unit])],

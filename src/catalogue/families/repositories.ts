@@ -24,31 +24,9 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, ALL_PLATFORMS, type CommandOutput, type Host } from '../action.js';
 import { command, fileDelete, fileScan, fileWrite, type CommandStep } from '../mechanism.js';
 import { packageName, params, token } from '../params.js';
-import { listDirectory } from './shared.js';
-import {
-  APT_TIMEOUT_MS,
-  ARCH,
-  DEBIAN_VERSION,
-  DNF_INSTALL_OPTS,
-  DPKG_NONINTERACTIVE,
-  dpkgEntries,
-  firstError,
-  installedEntries,
-  installedVersion,
-  list,
-  packageManager,
-  parsePolicy,
-  parseSimulation,
-  protectedSelf,
-  removePackage,
-  requireVersion,
-  rpmEntries,
-  stepsFor,
-  type AptPolicy,
-  type DpkgEntry,
-  type PackageManager,
-  type Simulation,
-} from './packages.js';
+import { APT_TIMEOUT_MS, ARCH, DEBIAN_VERSION, DNF_INSTALL_OPTS, DPKG_NONINTERACTIVE, installedEntries, installedVersion, list, packageManager, parsePolicy, parseSimulation, protectedSelf, removePackage, requireVersion, rpmEntries, stepsFor, type AptPolicy, type PackageManager, type Simulation } from './packages.js';
+import { listDirectory } from '../lib/host-files.js';
+import { dpkgEntries, type DpkgEntry, firstError } from '../lib/apt.js';
 
 // ---------------------------------------------------------------------------
 // Parameter validators

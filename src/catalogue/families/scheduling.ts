@@ -13,11 +13,11 @@ import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host, type PasswdEntry } from '../action.js';
 import { command, fileDelete, fileScan, fileWrite, type CommandStep, type Step } from '../mechanism.js';
-import { absolutePath, params, token, userName } from '../params.js';
-import { refuseUnusableUnit, serviceOnly } from './processes.js';
-import { describeState, readUnit, type UnitState } from './services.js';
-import { isProtectedUser, requireUser } from './shared.js';
+import { absolutePath, params, serviceOnly, token, userName } from '../params.js';
 import { agentCommandRefusal, commandArgument, commandArguments, MAX_COMMAND_ARGS, throwRefusal, type CommandRefusal } from '../lib/agent-command.js';
+import { describeState, readUnit, refuseUnusableUnit, type UnitState } from '../lib/systemd.js';
+import { isProtectedUser } from '../lib/guards.js';
+import { requireUser } from '../lib/accounts.js';
 
 // ---------------------------------------------------------------- parameters
 

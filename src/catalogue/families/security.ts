@@ -15,8 +15,10 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, RHEL_LIKE, type Host } from '../action.js';
 import { command, fileDelete, filePatch, fileScan, fileWrite, type CommandStep, type FilePatchStep, type Step } from '../mechanism.js';
 import { absolutePath, matchesGlob, params, pathMatching, token } from '../params.js';
-import { dpkgEntries } from './packages.js';
-import { fixedRead, linkTarget, listDirectory } from './shared.js';
+import { dpkgEntries } from '../lib/apt.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { linkTarget, listDirectory } from '../lib/host-files.js';
+import { days } from '../params.js';
 
 const ROOT = { uid: 0, gid: 0 };
 
@@ -416,7 +418,6 @@ export const passwordAgingDefaults = action({
   mechanism: () => [fileScan(LOGIN_DEFS)],
 });
 
-export const days = (min: number, max: number) => z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`);
 
 /** The changed settings, in a fixed order, with their lines patched one after the other. */
 function agingPatches(p: Partial<Record<AgingParam, number>>, cur: AgingState & { text: string }): { key: string; from: string; to: number; step: FilePatchStep }[] {

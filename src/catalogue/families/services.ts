@@ -5,130 +5,14 @@
  * would lock the host or Airlock out: rescue shells, the journal, the system bus,
  * logind, SSH, Airlock and the daemon's own unit.
  */
-import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command, type CommandStep } from '../mechanism.js';
-import { params, unitName } from '../params.js';
-import { fixedRead } from './shared.js';
+import { DEFAULT_LOG_LINES, journalLines, params, serviceUnit } from '../params.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { allNames, describeState, isRunning, lifelineOf, readUnit, refuseMasked, refuseMissing, refuseProtected, refuseUnrunnable, type UnitChange, type UnitState } from '../lib/systemd.js';
+import { LIFELINE_UNITS, NETWORK_UNITS } from '../lib/guards.js';
 
-// ---------------------------------------------------------------- parameters
-
-/** A .service or .timer unit; a template needs its instance (getty@tty1.service, not getty@.service). */
-export const serviceUnit = unitName
-  .refine((u) => /\.(service|timer)$/.test(u), 'only .service and .timer units are managed by this family')
-  .refine((u) => !/@\.(service|timer)$/.test(u), 'a template unit needs an instance, e.g. getty@tty1.service')
-  .describe('a .service or .timer unit; a template needs its instance (getty@tty1.service)');
-
-/** How many journal lines UnitLogs returns: 1 to 1000, 100 when omitted. */
-export const journalLines = z.number().int().min(1).max(1000);
-export const DEFAULT_LOG_LINES = 100;
-
-// ---------------------------------------------------------------- the shared state reader
-
-/** What `systemctl show` says about a unit: the one source of current state for every action here. */
-export interface UnitState {
-  /** The unit's real name; differs from the name asked for when that is an alias. */
-  id: string;
-  names: string[];
-  description: string;
-  /** loaded, not-found, masked, bad-setting, error. */
-  load: string;
-  /** active, inactive, failed, activating, deactivating, reloading. */
-  active: string;
-  sub: string;
-  /** enabled, disabled, static, masked, indirect, alias, generated, transient, ... or '' when there is no unit file. */
-  unitFile: string;
-  /** 0 when no process runs. */
-  mainPid: number;
-  since: string;
-  canStart: boolean;
-  canStop: boolean;
-  canReload: boolean;
-  /** Units that stop (and restart) with this one: Requires=, BindsTo= and PartOf= pointing at it. */
-  requiredBy: string[];
-  boundBy: string[];
-  consistsOf: string[];
-  wantedBy: string[];
-  /** Sockets, paths or timers that can start it again. */
-  triggeredBy: string[];
-  fragmentPath: string;
-  /** The service the Airlock daemon itself runs in, when it runs as one. */
-  daemonUnit: string | null;
-}
-
-const SHOW_PROPERTIES = [
-  'Id',
-  'Names',
-  'Description',
-  'LoadState',
-  'ActiveState',
-  'SubState',
-  'UnitFileState',
-  'MainPID',
-  'ExecMainStartTimestamp',
-  'CanStart',
-  'CanStop',
-  'CanReload',
-  'RequiredBy',
-  'BoundBy',
-  'ConsistsOf',
-  'WantedBy',
-  'TriggeredBy',
-  'FragmentPath',
-];
-
-/** Parses `systemctl show` output (KEY=VALUE lines, in systemd's own order). */
-export function parseShow(text: string): Map<string, string> {
-  const kv = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq > 0) kv.set(line.slice(0, eq), line.slice(eq + 1));
-  }
-  return kv;
-}
-
-/** The service a process runs in, from its /proc/PID/cgroup ("0::/system.slice/airlock.service"). */
-export function serviceOfCgroup(text: string): string | null {
-  for (const line of text.split('\n')) {
-    const path = line.split(':').slice(2).join(':');
-    const unit = path.split('/').reverse().find((seg) => /\.service$/.test(seg));
-    if (unit) return unit;
-  }
-  return null;
-}
-
-export async function readUnit(host: Host, unit: string): Promise<UnitState> {
-  const r = await host.run('systemctl', ['show', '--no-pager', '-p', SHOW_PROPERTIES.join(','), '--', unit]);
-  if (r.code !== 0) {
-    throw new AirlockError('execution', 'unit_unreadable', `systemctl could not read the state of ${unit} (exit status ${r.code})`, 'is systemd the init system of this host?');
-  }
-  const kv = parseShow(r.stdout);
-  const get = (k: string) => kv.get(k) ?? '';
-  const list = (k: string) => get(k).split(/\s+/).filter(Boolean);
-  const cgroup = await host.readFile(`/proc/${process.pid}/cgroup`).catch(() => null);
-  return {
-    id: get('Id') || unit,
-    names: list('Names'),
-    description: get('Description'),
-    load: get('LoadState'),
-    active: get('ActiveState'),
-    sub: get('SubState'),
-    unitFile: get('UnitFileState'),
-    mainPid: Number(get('MainPID')) || 0,
-    since: get('ExecMainStartTimestamp') === 'n/a' ? '' : get('ExecMainStartTimestamp'),
-    canStart: get('CanStart') === 'yes',
-    canStop: get('CanStop') === 'yes',
-    canReload: get('CanReload') === 'yes',
-    requiredBy: list('RequiredBy'),
-    boundBy: list('BoundBy'),
-    consistsOf: list('ConsistsOf'),
-    wantedBy: list('WantedBy'),
-    triggeredBy: list('TriggeredBy'),
-    fragmentPath: get('FragmentPath'),
-    daemonUnit: cgroup === null ? null : serviceOfCgroup(cgroup),
-  };
-}
 
 /** The [Install] section of a unit as `systemctl cat` prints it (drop-ins included): what enable links and disable unlinks. */
 export interface InstallSection {
@@ -173,97 +57,6 @@ function installLinks(unit: string, inst: InstallSection): string[] {
     ...inst.alias.map((a) => `/etc/systemd/system/${a}`),
   ];
 }
-
-// ---------------------------------------------------------------- refusals
-
-/** Units that hand out a root shell on a console; no action here changes them. */
-const RESCUE_UNITS = ['rescue.service', 'emergency.service', 'debug-shell.service'];
-export const isRescueUnit = (name: string) => RESCUE_UNITS.includes(name) || name.endsWith('-shell.service');
-
-/**
- * Units whose loss cuts the host off or breaks Airlock. None is ever stopped,
- * disabled or masked here; 'refuse' ones are not restarted either, 'warn' ones are,
- * with a warning (an SSH restart keeps open sessions).
- */
-export const LIFELINE_UNITS: Record<string, { restart: 'refuse' | 'warn'; why: string }> = {
-  'systemd-journald.service': { restart: 'refuse', why: 'the system journal, which records every service (Airlock included)' },
-  'dbus.service': { restart: 'refuse', why: 'the system bus, through which systemctl itself reaches systemd' },
-  'dbus-broker.service': { restart: 'refuse', why: 'the system bus, through which systemctl itself reaches systemd' },
-  'systemd-logind.service': { restart: 'refuse', why: 'login management; without it no one can log in' },
-  'airlock.service': { restart: 'refuse', why: 'the Airlock daemon itself' },
-  'ssh.service': { restart: 'warn', why: 'the SSH server, often the only way into this host' },
-  'sshd.service': { restart: 'warn', why: 'the SSH server, often the only way into this host' },
-};
-
-/** Network managers: stopping one may take this host off the network. Allowed, with a warning. */
-const NETWORK_UNITS = ['networking.service', 'systemd-networkd.service', 'NetworkManager.service'];
-
-type Change = 'start' | 'stop' | 'restart' | 'reload' | 'enable' | 'disable' | 'mask' | 'unmask';
-
-export const allNames = (unit: string, u: UnitState) => [...new Set([unit, u.id, ...u.names])];
-export const lifelineOf = (unit: string, u: UnitState) => allNames(unit, u).find((n) => n in LIFELINE_UNITS);
-
-/**
- * The refusals every state-changing action shares: the name must be the unit's
- * real one (not an alias), rescue shells are never touched, and the lifelines and
- * the daemon's own unit are never stopped (or, for most of them, restarted).
- */
-export function refuseProtected(change: Change, unit: string, u: UnitState): void {
-  const rescue = allNames(unit, u).find(isRescueUnit);
-  if (rescue) {
-    throw new AirlockError('authorization', 'rescue_unit', `${rescue} gives a root shell on a console; Airlock does not start, stop, enable or mask it`, 'a person changes it by hand at the console');
-  }
-  const takesDown = change === 'stop' || change === 'restart' || change === 'disable' || change === 'mask';
-  if (takesDown && u.daemonUnit !== null && allNames(unit, u).includes(u.daemonUnit)) {
-    throw new AirlockError('authorization', 'airlock_unit', `${unit} runs the Airlock daemon that is handling this request; it will not ${change} itself`, 'a person does this by hand');
-  }
-  const lifeline = lifelineOf(unit, u);
-  if (takesDown && lifeline && (change !== 'restart' || LIFELINE_UNITS[lifeline]!.restart === 'refuse')) {
-    throw new AirlockError('authorization', 'protected_unit', `${lifeline} is ${LIFELINE_UNITS[lifeline]!.why}; Airlock does not ${change} it`, 'a person does this by hand, from a console');
-  }
-  // The record should name what changes: an alias (sshd.service for ssh.service) is refused with the real name.
-  if (u.id !== unit && u.load !== 'not-found') {
-    throw new AirlockError('validation', 'unit_alias', `${unit} is an alias of ${u.id}`, `name the unit itself: ${u.id}`);
-  }
-}
-
-export function refuseMissing(unit: string, u: UnitState): void {
-  if (u.load === 'not-found') throw new AirlockError('validation', 'no_such_unit', `there is no unit ${unit} on this host`, 'list units with the ListServices or ListTimers action');
-}
-
-function refuseMasked(unit: string, u: UnitState, change: Change): void {
-  if (u.load === 'masked' || u.unitFile === 'masked' || u.unitFile === 'masked-runtime') {
-    throw new AirlockError('conflict', 'unit_masked', `${unit} is masked, so it cannot ${change === 'enable' ? 'be enabled' : change}`, 'unmask it first with UnmaskService');
-  }
-}
-
-function refuseBroken(unit: string, u: UnitState): void {
-  if (u.load !== 'loaded') {
-    throw new AirlockError('conflict', 'unit_not_loaded', `${unit} did not load (LoadState=${u.load}): its unit file has an error`, 'ServiceStatus and UnitLogs show what systemd found wrong');
-  }
-}
-
-/** Refusals shared by start, restart and reload: the unit exists, is not masked and loaded. */
-export function refuseUnrunnable(change: Change, unit: string, u: UnitState): void {
-  refuseProtected(change, unit, u);
-  refuseMissing(unit, u);
-  refuseMasked(unit, u, change);
-  refuseBroken(unit, u);
-}
-
-export const isRunning = (u: UnitState) => ['active', 'reloading', 'activating', 'deactivating'].includes(u.active);
-
-// ---------------------------------------------------------------- preview pieces
-
-/** "active, running, PID 123, since Sun 2026-11-29 20:34:44 UTC" */
-export function describeState(u: UnitState): string {
-  if (u.load === 'not-found') return 'not found';
-  const parts = [`${u.active}${u.sub && u.sub !== u.active ? `, ${u.sub}` : ''}`];
-  if (u.mainPid > 0) parts.push(`PID ${u.mainPid}`);
-  if (u.since && isRunning(u)) parts.push(`since ${u.since}`);
-  return parts.join(', ');
-}
-
 /** Units that go down (and, on restart, come back) with this one. */
 const dependents = (u: UnitState) => [...new Set([...u.requiredBy, ...u.boundBy, ...u.consistsOf])];
 
@@ -271,7 +64,7 @@ function retriggerEffects(u: UnitState): string[] {
   return u.triggeredBy.length ? [`${u.triggeredBy.join(', ')} can start it again (on the next connection, path change or timer)`] : [];
 }
 
-function lifelineWarnings(change: Change, unit: string, u: UnitState): string[] {
+function lifelineWarnings(change: UnitChange, unit: string, u: UnitState): string[] {
   const out: string[] = [];
   const lifeline = lifelineOf(unit, u);
   if (lifeline && change === 'restart') out.push(`${lifeline} is ${LIFELINE_UNITS[lifeline]!.why}: open sessions stay, but if it does not come back no new one can start`);

@@ -3,7 +3,7 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host, type PasswdEntry } from '../action.js';
 import { command, fileScan, fileWrite } from '../mechanism.js';
 import { params, parseSshKey, sshPublicKey, userName } from '../params.js';
-import { requireUser } from './shared.js';
+import { requireUser } from '../lib/accounts.js';
 
 const KEY_FILES = ['/root/.ssh/authorized_keys', '/home/*/.ssh/authorized_keys'];
 const HOST_KEYS = ['ssh_host_ed25519_key.pub', 'ssh_host_ecdsa_key.pub', 'ssh_host_rsa_key.pub'].map((f) => `/etc/ssh/${f}`);

@@ -14,8 +14,9 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type Host } from '../action.js';
 import { command, fileDelete, fileWrite, type Step } from '../mechanism.js';
 import { params, token } from '../params.js';
-import { describeState, readUnit, type UnitState } from './services.js';
-import { fixedRead, listDirectory } from './shared.js';
+import { describeState, readUnit, type UnitState } from '../lib/systemd.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { listDirectory } from '../lib/host-files.js';
 
 const SSH_DIR = '/etc/ssh';
 export const SSHD_CONFIG = `${SSH_DIR}/sshd_config`;

@@ -22,7 +22,7 @@ import { action, type Host } from '../action.js';
 import { command, fileScan, fileWrite, type Step } from '../mechanism.js';
 import { params, token } from '../params.js';
 import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from '../lib/fstab-verify.js';
-import { fixedRead } from './shared.js';
+import { fixedRead } from '../lib/fixed-read.js';
 
 // ---------------------------------------------------------------- parameters
 

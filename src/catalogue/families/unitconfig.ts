@@ -12,9 +12,10 @@ import { z } from 'zod';
 import { AirlockError } from '../../protocol/errors.js';
 import { action, nothingToRead, type Host } from '../action.js';
 import { command, fileDelete, fileWrite, type CommandStep, type Step } from '../mechanism.js';
-import { params, token, unitName } from '../params.js';
-import { allNames, describeState, isRunning, LIFELINE_UNITS, lifelineOf, parseShow, readUnit, refuseMissing, refuseProtected, refuseUnrunnable, serviceUnit, type UnitState } from './services.js';
-import { listDirectory } from './shared.js';
+import { params, serviceUnit, token, unitName } from '../params.js';
+import { allNames, describeState, isRunning, lifelineOf, parseShow, readUnit, refuseMissing, refuseProtected, refuseUnrunnable, type UnitState } from '../lib/systemd.js';
+import { LIFELINE_UNITS } from '../lib/guards.js';
+import { listDirectory } from '../lib/host-files.js';
 
 // ---------------------------------------------------------------- parameters
 

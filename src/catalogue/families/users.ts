@@ -9,7 +9,9 @@ import { AirlockError } from '../../protocol/errors.js';
 import { action, type GroupEntry, type Host, type PasswdEntry } from '../action.js';
 import { command, fileScan, type CommandStep } from '../mechanism.js';
 import { calendarDate, gecos, groupName, loginShell, params, userName } from '../params.js';
-import { fixedRead, isPrivilegedSystemGroup, isProtectedUser, PROTECTED_GROUPS, requireGroup, requireUser } from './shared.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { isPrivilegedSystemGroup, isProtectedUser, PROTECTED_GROUPS } from '../lib/guards.js';
+import { requireGroup, requireUser } from '../lib/accounts.js';
 
 const ACCOUNT_DB = ['/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow'];
 const DEFAULT_SHELL = '/bin/bash';

@@ -44,8 +44,9 @@ import { action, type Host } from '../action.js';
 import { command, FD3, fileWrite, type Step } from '../mechanism.js';
 import { params, token } from '../params.js';
 import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from '../lib/fstab-verify.js';
-import { fixedRead, linkTarget } from './shared.js';
 import { fstabWith, fstabWithout, mountPoint, parseFstab, type FstabLine } from './storage.js';
+import { fixedRead } from '../lib/fixed-read.js';
+import { linkTarget } from '../lib/host-files.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
