@@ -22,8 +22,13 @@ export function signingKeyFromSeed(seed: Buffer): SigningKey {
   if (seed.length !== 32) throw new AirlockError('integrity', 'bad_key', 'an Ed25519 seed is exactly 32 bytes');
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKey = createPublicKey(privateKey);
-  const publicRaw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
+  const publicRaw = rawPublicKey(publicKey);
   return { privateKey, publicKey, publicRaw, keyId: keyIdOf(publicRaw) };
+}
+
+/** The 32 raw bytes of an Ed25519 public key (what key ids and the public key file are made of). */
+export function rawPublicKey(publicKey: KeyObject): Buffer {
+  return publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
 }
 
 export function keyIdOf(publicRaw: Buffer): string {

@@ -4,12 +4,11 @@
  * (in worker threads, one per core) signatures, then compares the log with the
  * latest signed checkpoint to catch a cut tail or a rewrite.
  */
-import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { canonicalize } from '../protocol/canonical.js';
 import { parseCheckpoints, type SignedCheckpoint } from './checkpoint.js';
-import { ENTRY_KINDS, GENESIS_HASH, type LogEntry } from './entry.js';
+import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
 import { keyIdOf, publicKeyFromRaw } from './keys.js';
 
 export interface LogRow {
@@ -60,7 +59,7 @@ export async function verifyLog(rows: Iterable<LogRow>, publicRaw: Buffer, check
         structural = { seq: row.seq, reason };
         break;
       }
-      prev = createHash('sha256').update(row.body, 'utf8').digest('hex');
+      prev = entryHash(row.body);
       hashes.push(prev);
       batch.seqs.push(row.seq);
       batch.bodies.push(row.body);

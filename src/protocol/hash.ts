@@ -13,3 +13,31 @@ export function requestHash(actionName: string, params: unknown): string {
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
+
+/**
+ * What a preview digest covers (docs/protocol.md §12): JCS of the preview envelope without
+ * its preview_digest member. The daemon also measures this text against its size limit.
+ */
+export function previewDigestInput(envelope: object): string {
+  const { preview_digest: _digest, ...body } = envelope as Record<string, unknown>;
+  return canonicalize(body);
+}
+
+/** Hex SHA-256 of previewDigestInput: what the approver approves. */
+export function previewDigest(envelope: object): string {
+  return sha256Hex(previewDigestInput(envelope));
+}
+
+/**
+ * Whether an envelope's preview_digest is the digest of the rest of it. An envelope JCS
+ * refuses (a lone surrogate, a value JSON cannot carry) matches nothing: it cannot be what
+ * was approved.
+ */
+export function previewDigestMatches(envelope: { preview_digest?: unknown }): boolean {
+  if (typeof envelope.preview_digest !== 'string') return false;
+  try {
+    return previewDigest(envelope) === envelope.preview_digest;
+  } catch {
+    return false;
+  }
+}
