@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { canonicalize } from '../protocol/canonical.js';
 import type { Risk, Role } from '../protocol/risk.js';
 import { DOMAIN_LOG_ENTRY } from './domains.js';
-import { ed25519Sign, ed25519Verify, type SigningKey } from './keys.js';
+import { ed25519Sign, ed25519Verify, SIGNATURE_HEX, type SigningKey } from './keys.js';
 import type { KeyObject } from 'node:crypto';
 
 export const ENTRY_KINDS = [
@@ -91,9 +91,6 @@ export function entryMessage(body: string): Buffer {
 export function entryHash(body: string): string {
   return createHash('sha256').update(body, 'utf8').digest('hex');
 }
-
-/** A signature is stored as exactly 128 lower-case hex digits: one spelling, as every other field has. */
-export const SIGNATURE_HEX = /^[0-9a-f]{128}$/;
 
 export function entrySignatureValid(publicKey: KeyObject, body: string, sigHex: string): boolean {
   return SIGNATURE_HEX.test(sigHex) && ed25519Verify(publicKey, entryMessage(body), Buffer.from(sigHex, 'hex'));

@@ -97,6 +97,9 @@ export function loadKeyFile(path: string, o: { create: boolean; missing?: () => 
   }
 }
 
+/** A signature is stored as exactly 128 lower-case hex digits: one spelling, as every other field has. */
+export const SIGNATURE_HEX = /^[0-9a-f]{128}$/;
+
 export const ed25519Sign = (key: SigningKey, message: Buffer): Buffer => sign(null, message, key.privateKey);
 export const ed25519Verify = (publicKey: KeyObject, message: Buffer, signature: Buffer): boolean => {
   try {
