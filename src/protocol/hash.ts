@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { canonicalize } from './canonical.js';
 
+/** What a request hash covers (LACS §5): UTF-8 action_name, a 0x00 byte, UTF-8 JCS(params). */
+export function requestHashInput(actionName: string, params: unknown): Buffer {
+  return Buffer.concat([Buffer.from(actionName, 'utf8'), Buffer.from([0]), Buffer.from(canonicalize(params), 'utf8')]);
+}
+
 /** LACS §5 request hash: hex SHA-256 of action_name || 0x00 || JCS(params). */
 export function requestHash(actionName: string, params: unknown): string {
-  return createHash('sha256')
-    .update(actionName, 'utf8')
-    .update(Buffer.from([0]))
-    .update(canonicalize(params), 'utf8')
-    .digest('hex');
+  return createHash('sha256').update(requestHashInput(actionName, params)).digest('hex');
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
