@@ -190,6 +190,11 @@ test('checkpoint.json: checkpoints signed again byte for byte; every invalid lin
   }
 });
 
+test('docs/protocol.md links every vector file', () => {
+  const doc = readFileSync(join(VECTORS_DIR, '..', '..', 'docs', 'protocol.md'), 'utf8');
+  for (const name of readdirSync(VECTORS_DIR)) assert.ok(doc.includes(`](../test/vectors/${name})`), `${name} is linked from docs/protocol.md`);
+});
+
 test('scripts/gen-vectors.ts reproduces the committed files byte for byte', () => {
   const fresh = renderVectors();
   assert.deepEqual(readdirSync(VECTORS_DIR).sort(), [...fresh.keys()].sort(), 'test/vectors holds exactly the generated files');
