@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { canonicalize } from '../protocol/canonical.js';
 import type { Risk, Role } from '../protocol/risk.js';
 import { DOMAIN_LOG_ENTRY } from './domains.js';
-import { ed25519Sign, ed25519Verify, type SigningKey } from './keys.js';
+import { ed25519Sign, ed25519Verify, SIGNATURE_HEX, type SigningKey } from './keys.js';
 import type { KeyObject } from 'node:crypto';
 
 export const ENTRY_KINDS = [
@@ -78,11 +78,20 @@ export const GENESIS_HASH = '0'.repeat(64);
 export function sealEntry(key: SigningKey, draft: EntryDraft, seq: number, prevHash: string, now = new Date()): SealedEntry {
   const entry: LogEntry = { ...draft, seq, ts: now.toISOString(), key_id: key.keyId, prev_hash: prevHash };
   const body = canonicalize(entry);
-  const bytes = Buffer.from(body, 'utf8');
-  const sig = ed25519Sign(key, Buffer.concat([DOMAIN_LOG_ENTRY, bytes])).toString('hex');
-  return { seq, body, sig, hash: createHash('sha256').update(bytes).digest('hex') };
+  const sig = ed25519Sign(key, entryMessage(body)).toString('hex');
+  return { seq, body, sig, hash: entryHash(body) };
+}
+
+/** What an entry's signature covers: the log-entry domain tag, then the stored body's UTF-8 bytes. */
+export function entryMessage(body: string): Buffer {
+  return Buffer.concat([DOMAIN_LOG_ENTRY, Buffer.from(body, 'utf8')]);
+}
+
+/** Hex SHA-256 of the stored body: what the next entry's prev_hash and checkpoints carry. */
+export function entryHash(body: string): string {
+  return createHash('sha256').update(body, 'utf8').digest('hex');
 }
 
 export function entrySignatureValid(publicKey: KeyObject, body: string, sigHex: string): boolean {
-  return ed25519Verify(publicKey, Buffer.concat([DOMAIN_LOG_ENTRY, Buffer.from(body, 'utf8')]), Buffer.from(sigHex, 'hex'));
+  return SIGNATURE_HEX.test(sigHex) && ed25519Verify(publicKey, entryMessage(body), Buffer.from(sigHex, 'hex'));
 }

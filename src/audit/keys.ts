@@ -22,8 +22,13 @@ export function signingKeyFromSeed(seed: Buffer): SigningKey {
   if (seed.length !== 32) throw new AirlockError('integrity', 'bad_key', 'an Ed25519 seed is exactly 32 bytes');
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKey = createPublicKey(privateKey);
-  const publicRaw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
+  const publicRaw = rawPublicKey(publicKey);
   return { privateKey, publicKey, publicRaw, keyId: keyIdOf(publicRaw) };
+}
+
+/** The 32 raw bytes of an Ed25519 public key (what key ids and the public key file are made of). */
+export function rawPublicKey(publicKey: KeyObject): Buffer {
+  return publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519_PREFIX.length);
 }
 
 export function keyIdOf(publicRaw: Buffer): string {
@@ -91,6 +96,9 @@ export function loadKeyFile(path: string, o: { create: boolean; missing?: () => 
     closeSync(fd);
   }
 }
+
+/** A signature is stored as exactly 128 lower-case hex digits: one spelling, as every other field has. */
+export const SIGNATURE_HEX = /^[0-9a-f]{128}$/;
 
 export const ed25519Sign = (key: SigningKey, message: Buffer): Buffer => sign(null, message, key.privateKey);
 export const ed25519Verify = (publicKey: KeyObject, message: Buffer, signature: Buffer): boolean => {

@@ -19,13 +19,18 @@ export interface ReceiptClaims {
 const PREFIX = 'alr1.';
 const NONCE_BYTES = 16;
 
-function message(c: ReceiptClaims, nonce: Buffer): Buffer {
+/** What a receipt's signature covers: the receipt domain tag, then each claim and the nonce framed. */
+export function receiptMessage(c: ReceiptClaims, nonce: Buffer): Buffer {
   return Buffer.concat([DOMAIN_RECEIPT, frameFields([c.transactionId, c.requestHash, c.approver, c.executor, c.expiresAt, nonce.toString('hex')])]);
 }
 
-export function mintReceipt(key: SigningKey, claims: ReceiptClaims): { receipt: string; commitment: string } {
-  const nonce = randomBytes(NONCE_BYTES);
-  const sig = ed25519Sign(key, message(claims, nonce));
+/**
+ * Mints a receipt with a fresh random nonce. Only the known-answer vectors
+ * (scripts/gen-vectors.ts) pass a nonce of their own, so that their output is fixed.
+ */
+export function mintReceipt(key: SigningKey, claims: ReceiptClaims, nonce: Buffer = randomBytes(NONCE_BYTES)): { receipt: string; commitment: string } {
+  if (nonce.length !== NONCE_BYTES) throw new RangeError(`a receipt nonce is ${NONCE_BYTES} bytes`);
+  const sig = ed25519Sign(key, receiptMessage(claims, nonce));
   const receipt = PREFIX + Buffer.concat([nonce, sig]).toString('base64url');
   return { receipt, commitment: receiptCommitment(receipt) };
 }
@@ -39,5 +44,5 @@ export function verifyReceipt(key: SigningKey, claims: ReceiptClaims, receipt: s
   if (typeof receipt !== 'string' || !receipt.startsWith(PREFIX) || receipt.length > 200) return false;
   const raw = Buffer.from(receipt.slice(PREFIX.length), 'base64url');
   if (raw.length !== NONCE_BYTES + 64 || raw.toString('base64url') !== receipt.slice(PREFIX.length)) return false;
-  return ed25519Verify(key.publicKey, message(claims, raw.subarray(0, NONCE_BYTES)), raw.subarray(NONCE_BYTES));
+  return ed25519Verify(key.publicKey, receiptMessage(claims, raw.subarray(0, NONCE_BYTES)), raw.subarray(NONCE_BYTES));
 }

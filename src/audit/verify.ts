@@ -4,12 +4,11 @@
  * (in worker threads, one per core) signatures, then compares the log with the
  * latest signed checkpoint to catch a cut tail or a rewrite.
  */
-import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { canonicalize } from '../protocol/canonical.js';
 import { parseCheckpoints, type SignedCheckpoint } from './checkpoint.js';
-import { ENTRY_KINDS, GENESIS_HASH, type LogEntry } from './entry.js';
+import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
 import { keyIdOf, publicKeyFromRaw } from './keys.js';
 
 export interface LogRow {
@@ -22,7 +21,8 @@ export interface VerifyReport {
   status: 'intact' | 'broken';
   entries: number;
   head_hash: string;
-  checkpoint: { size: number; ts: string } | null;
+  /** The latest valid checkpoint: its size, time and the log it names. */
+  checkpoint: { size: number; ts: string; origin: string } | null;
   /** Present when broken: the first bad entry (or null when the problem is the log's length). */
   first_broken?: { seq: number | null; reason: string };
   warnings: string[];
@@ -30,7 +30,11 @@ export interface VerifyReport {
 
 const BATCH = 2000;
 
-export async function verifyLog(rows: Iterable<LogRow>, publicRaw: Buffer, checkpointText: string | null, opts: { workers?: number } = {}): Promise<VerifyReport> {
+/**
+ * `opts.origin`: the log the checkpoints must name (checkpointOrigin). Without it, any
+ * checkpoint naming the log of this public key counts, whatever its host part.
+ */
+export async function verifyLog(rows: Iterable<LogRow>, publicRaw: Buffer, checkpointText: string | null, opts: { workers?: number; origin?: string } = {}): Promise<VerifyReport> {
   const keyId = keyIdOf(publicRaw);
   const workerCount = Math.max(1, opts.workers ?? availableParallelism());
   const workerData = { publicKeyHex: publicRaw.toString('hex') };
@@ -60,7 +64,7 @@ export async function verifyLog(rows: Iterable<LogRow>, publicRaw: Buffer, check
         structural = { seq: row.seq, reason };
         break;
       }
-      prev = createHash('sha256').update(row.body, 'utf8').digest('hex');
+      prev = entryHash(row.body);
       hashes.push(prev);
       batch.seqs.push(row.seq);
       batch.bodies.push(row.body);
@@ -76,7 +80,7 @@ export async function verifyLog(rows: Iterable<LogRow>, publicRaw: Buffer, check
       return { ...base, status: 'broken', first_broken: { seq: badSig, reason: 'signature does not verify: the entry was altered or not signed by this key' } };
     }
     if (structural) return { ...base, status: 'broken', first_broken: structural };
-    return compareWithCheckpoints(base, hashes, checkpointText, publicRaw);
+    return compareWithCheckpoints(base, hashes, checkpointText, publicRaw, opts.origin);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -115,18 +119,19 @@ function checkStructure(row: LogRow, expected: number, prev: string, keyId: stri
   return null;
 }
 
-function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: string[], text: string | null, publicRaw: Buffer): VerifyReport {
+function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: string[], text: string | null, publicRaw: Buffer, origin: string | undefined): VerifyReport {
   if (text === null) {
     return { ...base, status: 'intact', warnings: ['no checkpoint file was given: a cut tail cannot be detected (pass --checkpoints FILE)'] };
   }
-  const parsed = parseCheckpoints(text, publicKeyFromRaw(publicRaw));
+  const parsed = parseCheckpoints(text, publicKeyFromRaw(publicRaw), origin === undefined ? {} : { origin });
   // Anyone can write a line into syslog: lines that are not validly signed are noise, reported but
-  // never evidence. Only a signed checkpoint that contradicts the log breaks it.
+  // never evidence, and so is a checkpoint of another log. Only a signed checkpoint of this log
+  // that contradicts it breaks it.
   for (const p of parsed) if (!p.ok) base.warnings.push(`checkpoint line ${p.line} ignored: ${p.reason}`);
   const good = parsed.flatMap((p) => (p.ok ? [p.value] : []));
   if (good.length === 0) return { ...base, status: 'intact', warnings: [...base.warnings, 'the checkpoint file holds no valid checkpoint: a cut tail cannot be detected'] };
   const latest = good.reduce((a: SignedCheckpoint, b) => (b.checkpoint.size > a.checkpoint.size ? b : a));
-  const cp = { size: latest.checkpoint.size, ts: latest.checkpoint.ts };
+  const cp = { size: latest.checkpoint.size, ts: latest.checkpoint.ts, origin: latest.checkpoint.origin };
   if (hashes.length < cp.size) {
     return {
       ...base,

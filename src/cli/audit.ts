@@ -20,6 +20,7 @@ export function auditCommand(): Command {
     .requiredOption('--pubkey <file>', 'the audit public key (from `airlock audit pubkey`)')
     .option('--db <path>', 'the SQLite database, or a copy of it', defaults.db)
     .option('--checkpoints <file>', 'the checkpoint file (or a syslog export with airlock-checkpoint lines)', defaults.checkpoints)
+    .option('--origin <origin>', 'count only checkpoints naming this log (HOST/airlock/KEYID, as the daemon logs at start)')
     .option('--json', 'print the report as JSON')
     .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify.')
     .action(async (o) => {
@@ -35,7 +36,7 @@ export function auditCommand(): Command {
       const started = process.hrtime.bigint();
       let report;
       try {
-        report = await verifyLog(readSqliteLog(o.db), pub, cpText);
+        report = await verifyLog(readSqliteLog(o.db), pub, cpText, o.origin === undefined ? {} : { origin: o.origin });
       } catch (e) {
         process.exitCode = 2;
         return void reportErrorAs2(e, o.json);
@@ -44,7 +45,7 @@ export function auditCommand(): Command {
       if (o.json) printJson({ ...report, elapsed_ms: Math.round(ms) });
       else {
         if (report.status === 'intact') {
-          process.stdout.write(`${c.green('intact')}  ${report.entries} entries, head ${report.head_hash.slice(0, 16)}…${report.checkpoint ? `, consistent with the checkpoint of ${report.checkpoint.ts} (size ${report.checkpoint.size})` : ''} ${c.dim(`(${ms.toFixed(0)} ms)`)}\n`);
+          process.stdout.write(`${c.green('intact')}  ${report.entries} entries, head ${report.head_hash.slice(0, 16)}…${report.checkpoint ? `, consistent with the checkpoint of ${report.checkpoint.ts} (size ${report.checkpoint.size}, ${report.checkpoint.origin})` : ''} ${c.dim(`(${ms.toFixed(0)} ms)`)}\n`);
         } else {
           const fb = report.first_broken!;
           process.stdout.write(`${c.red('BROKEN')}  ${fb.seq !== null ? `first broken entry: #${fb.seq}: ` : ''}${fb.reason}\n  ${report.entries} entries verified before it\n`);
@@ -77,16 +78,17 @@ export function auditCommand(): Command {
     .description('show the latest signed checkpoint in the sink file, checked against the public key')
     .requiredOption('--pubkey <file>', 'the audit public key')
     .option('--checkpoints <file>', 'the checkpoint file', defaults.checkpoints)
+    .option('--origin <origin>', 'count only checkpoints naming this log (HOST/airlock/KEYID)')
     .option('--json', 'print JSON')
     .action((o) => {
       try {
-        const parsed = parseCheckpoints(readFileSync(o.checkpoints, 'utf8'), publicKeyFromRaw(parsePublicKey(readFileSync(o.pubkey, 'utf8'))));
+        const parsed = parseCheckpoints(readFileSync(o.checkpoints, 'utf8'), publicKeyFromRaw(parsePublicKey(readFileSync(o.pubkey, 'utf8'))), o.origin === undefined ? {} : { origin: o.origin });
         const good = parsed.flatMap((p) => (p.ok ? [p.value] : []));
         const bad = parsed.filter((p) => !p.ok);
         const latest = good.reduce<(typeof good)[number] | null>((a, b) => (a === null || b.checkpoint.size > a.checkpoint.size ? b : a), null);
         if (o.json) return void printJson({ latest, valid: good.length, invalid: bad.length });
         if (!latest) process.stdout.write('no checkpoint yet\n');
-        else process.stdout.write(`latest checkpoint: size ${latest.checkpoint.size}, head ${latest.checkpoint.head_hash.slice(0, 16)}…, at ${latest.checkpoint.ts} (${good.length} valid${bad.length ? `, ${c.red(`${bad.length} invalid`)}` : ''})\n`);
+        else process.stdout.write(`latest checkpoint of ${latest.checkpoint.origin}: size ${latest.checkpoint.size}, head ${latest.checkpoint.head_hash.slice(0, 16)}…, at ${latest.checkpoint.ts} (${good.length} valid${bad.length ? `, ${c.red(`${bad.length} invalid`)}` : ''})\n`);
         process.exitCode = bad.length ? 1 : 0;
       } catch (e) {
         process.exitCode = 2;

@@ -4,17 +4,12 @@
  * again (defence in depth: a daemon of another version, or a bug, must not reach the
  * terminal with a control character), before any colour is added.
  */
-import { canonicalize } from '../protocol/canonical.js';
 import { escapeText } from '../protocol/escape-text.js';
-import { sha256Hex } from '../protocol/hash.js';
 import type { CommandEntry, MechanismEntry, PreviewEnvelope, ResultEnvelope, ShownDiff, TransactionView } from '../protocol/messages.js';
 import { c, riskColour, stateColour, table } from './ui.js';
 
 /** Recomputes the digest of what we are about to show, so the approver approves exactly what is on screen. */
-export function previewDigestMatches(p: PreviewEnvelope): boolean {
-  const { preview_digest, ...body } = p;
-  return sha256Hex(canonicalize(body)) === preview_digest;
-}
+export { previewDigestMatches } from '../protocol/hash.js';
 
 /** One line of text, safe to print. */
 const t = (s: unknown) => escapeText(String(s));

@@ -2,6 +2,8 @@
  * Writes signed checkpoints of the log head to the independent sinks: an
  * append-only file (chattr +a attempted at creation) and syslog through
  * /usr/bin/logger. Appends are coalesced: at most one checkpoint per interval.
+ * Both sinks get the same line: it is verified over its stored bytes, so the
+ * syslog copy of a checkpoint is as good as the file's.
  */
 import { appendFileSync, chmodSync, existsSync, openSync, closeSync, constants } from 'node:fs';
 import { execFile } from 'node:child_process';
@@ -16,6 +18,8 @@ export class CheckpointWriter {
 
   constructor(
     private readonly key: SigningKey,
+    /** The log's name in every checkpoint (checkpointOrigin). */
+    private readonly origin: string,
     private readonly file: string,
     private readonly intervalMs: number,
     private readonly syslog: boolean,
@@ -41,7 +45,7 @@ export class CheckpointWriter {
     this.timer = null;
     const head = this.latest;
     if (!head || head.size === this.written) return;
-    const line = formatCheckpointLine(signCheckpoint(this.key, head.size, head.hash));
+    const line = formatCheckpointLine(signCheckpoint(this.key, this.origin, head.size, head.hash));
     try {
       appendFileSync(this.file, line + '\n', { flag: 'a' });
     } catch (e) {

@@ -7,6 +7,7 @@ import { chmodSync, mkdirSync, writeFileSync, readFileSync, existsSync } from 'n
 import { dirname } from 'node:path';
 import { formatPublicKey, loadSeedFile } from '../audit/keys.js';
 import { sealEntry } from '../audit/entry.js';
+import { checkpointOrigin } from '../audit/checkpoint.js';
 import { AirlockError } from '../protocol/errors.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { CheckpointWriter } from './checkpoints.js';
@@ -72,7 +73,8 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   chmodSync(c.publicKeyPath, 0o644); // public by design, whatever the umask
   const policy = loadPolicyFile(c.policyPath);
 
-  const checkpoints = new CheckpointWriter(auditKey, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
+  const origin = checkpointOrigin(hostname(), auditKey.keyId);
+  const checkpoints = new CheckpointWriter(auditKey, origin, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
   const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head) => checkpoints.note(head));
   const seal = await openTotpSeal(store, c.totpKeyPath, log);
   const executor = new Executor({ programs: resolvePrograms() });
@@ -98,7 +100,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
 
   const svc = service;
   const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens });
-  log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId})`);
+  log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);
   let stopping: Promise<void> | null = null;
   return {
     stop: () =>

@@ -11,7 +11,7 @@ import { CATALOGUE } from '../catalogue/index.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
-import { requestHash, sha256Hex } from '../protocol/hash.js';
+import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
 import type { ApprovalAdvice, ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView } from '../protocol/messages.js';
 import { minRoleForRisk, roleSatisfies, type JobState, type Risk, type TxState } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
@@ -226,7 +226,7 @@ export class AirlockService {
       created_at: iso(created),
       expires_at: iso(created + this.o.approvalTtlMs),
     };
-    const canonical = canonicalize(body);
+    const canonical = previewDigestInput(body);
     const size = Buffer.byteLength(canonical, 'utf8');
     if (size > MAX_PREVIEW_BYTES) {
       fail('validation', 'preview_too_large', `the preview of ${a.name} would be ${size} bytes, over the ${MAX_PREVIEW_BYTES}-byte limit`, 'the file or state it shows is too large to review; fix it by hand');

@@ -5,9 +5,8 @@
  * refuses to act on it (fail closed).
  */
 import { z } from 'zod';
-import { canonicalize } from '../protocol/canonical.js';
 import { fail } from '../protocol/errors.js';
-import { sha256Hex } from '../protocol/hash.js';
+import { previewDigestMatches } from '../protocol/hash.js';
 import type { PreviewEnvelope } from '../protocol/messages.js';
 import { PreviewEnvelopeSchema } from '../protocol/preview-schema.js';
 import type { TxRecord } from '../store/store.js';
@@ -18,8 +17,7 @@ export function storedPreview(tx: TxRecord): PreviewEnvelope {
     return fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope: ${z.prettifyError(parsed.error).replace(/\n/g, '; ').slice(0, 300)}`, 'preview the action again; if this persists, check the store with `airlock audit verify`');
   }
   const p = parsed.data;
-  const { preview_digest: _digest, ...body } = tx.preview;
-  if (p.transaction_id !== tx.id || p.action_name !== tx.actionName || p.request_hash !== tx.requestHash || p.preview_digest !== tx.previewDigest || digestOf(body) !== tx.previewDigest) {
+  if (p.transaction_id !== tx.id || p.action_name !== tx.actionName || p.request_hash !== tx.requestHash || p.preview_digest !== tx.previewDigest || !previewDigestMatches(tx.preview)) {
     return fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} does not match its transaction or its digest`, 'preview the action again; if this persists, check the store with `airlock audit verify`');
   }
   return p;
@@ -35,12 +33,4 @@ export function isUnattendedProposal(tx: TxRecord): boolean {
   const r = UnattendedFlag.safeParse(tx.preview);
   if (!r.success) fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope`, 'check the store with `airlock audit verify`');
   return r.data!.unattended === true;
-}
-
-function digestOf(body: unknown): string | null {
-  try {
-    return sha256Hex(canonicalize(body));
-  } catch {
-    return null; // not canonical JSON: cannot be what was approved
-  }
 }

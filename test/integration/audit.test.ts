@@ -138,7 +138,7 @@ describe('audit verify', () => {
   test('a forged checkpoint line is ignored with a warning: only signed checkpoints count', async () => {
     const forgedCps = join(dir, 'forged.log');
     copyFileSync(cps, forgedCps);
-    appendFileSync(forgedCps, `airlock-checkpoint {"checkpoint":{"head_hash":"${'ab'.repeat(32)}","key_id":"x","size":999999,"ts":"2026-01-01T00:00:00.000Z"},"sig":"${'00'.repeat(64)}"}\n`);
+    appendFileSync(forgedCps, `airlock-checkpoint forged.example/airlock/${'0'.repeat(16)} 999999 ${'ab'.repeat(32)} 2026-01-01T00:00:00.000Z ${'00'.repeat(64)}\n`);
     appendFileSync(forgedCps, 'Nov 29 10:00:00 host airlock: airlock-checkpoint {\n');
     const r = await airlock(['audit', 'verify', '--pubkey', pub, '--db', db, '--checkpoints', forgedCps, '--json']);
     assert.equal(r.code, 0, r.stdout);
@@ -146,6 +146,25 @@ describe('audit verify', () => {
     assert.equal(rep.checkpoint.size, total, 'the forged size 999999 was not believed');
     assert.equal(rep.warnings.length, 2);
     assert.match(rep.warnings.join(' '), /signature does not verify/);
+  });
+
+  test('checkpoints name their log; with --origin only checkpoints of that log count', async () => {
+    const lines = readFileSync(cps, 'utf8').trim().split('\n');
+    const origin = lines.at(-1)!.split(' ')[1]!;
+    assert.match(origin, /^[a-z0-9.-]+\/airlock\/[0-9a-f]{16}$/);
+    assert.ok(lines.every((l) => l.split(' ')[1] === origin), 'one daemon, one origin');
+    const same = await verify(db, ['--origin', origin]);
+    assert.equal(same.code, 0, same.stdout);
+    const cp = JSON.parse(same.stdout).checkpoint;
+    assert.deepEqual([cp.size, cp.origin], [total, origin]);
+    const other = origin.replace(/^[^/]+/, 'another-host.example');
+    const r = await verify(db, ['--origin', other]);
+    assert.equal(r.code, 0, r.stdout);
+    const rep = JSON.parse(r.stdout);
+    assert.equal(rep.checkpoint, null, 'no checkpoint of another log vouches for this one');
+    assert.match(rep.warnings.join(' '), /names another log/);
+    const shown = JSON.parse((await airlock(['audit', 'checkpoint', '--pubkey', pub, '--checkpoints', cps, '--origin', other, '--json'])).stdout);
+    assert.deepEqual([shown.latest, shown.valid, shown.invalid], [null, 0, lines.length]);
   });
 
   test('another public key does not verify this log', async () => {

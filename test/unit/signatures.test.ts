@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { loadSeedFile, signingKeyFromSeed, ed25519Verify, formatPublicKey, parsePublicKey } from '../../src/audit/keys.js';
 import { mintReceipt, receiptCommitment, verifyReceipt, type ReceiptClaims } from '../../src/audit/receipt.js';
 import { entrySignatureValid, sealEntry, GENESIS_HASH, type EntryDraft } from '../../src/audit/entry.js';
-import { signCheckpoint, parseCheckpoints, formatCheckpointLine } from '../../src/audit/checkpoint.js';
+import { signCheckpoint, parseCheckpoints, formatCheckpointLine, checkpointOrigin } from '../../src/audit/checkpoint.js';
 import { DOMAIN_CHECKPOINT, DOMAIN_LOG_ENTRY, DOMAIN_RECEIPT, frameFields } from '../../src/audit/domains.js';
 import { verifyLog } from '../../src/audit/verify.js';
 
 const key = signingKeyFromSeed(Buffer.alloc(32, 7));
+const origin = checkpointOrigin('host.example', key.keyId);
 const claims: ReceiptClaims = { transactionId: 'tx_' + 'a'.repeat(24), requestHash: 'b'.repeat(64), approver: 'alice(uid 1002)', executor: 'agent(uid 1001)', expiresAt: '2026-11-29T12:00:00.000Z' };
 
 test('a receipt verifies only for exactly its claims', () => {
@@ -44,7 +45,7 @@ test('an entry signature covers its bytes and only under the log-entry domain', 
   assert.equal(entrySignatureValid(key.publicKey, e.body, e.sig), true);
   assert.equal(entrySignatureValid(key.publicKey, e.body.replace('"n":1', '"n":2'), e.sig), false);
   // The same bytes signed as a checkpoint never pass as an entry.
-  const cp = signCheckpoint(key, 1, e.hash);
+  const cp = signCheckpoint(key, origin, 1, e.hash);
   assert.equal(entrySignatureValid(key.publicKey, e.body, cp.sig), false);
   assert.equal(ed25519Verify(key.publicKey, Buffer.from(e.body), Buffer.from(e.sig, 'hex')), false, 'no domain, no verification');
 });
@@ -57,7 +58,7 @@ test('verifyLog finds the first broken entry and checks checkpoints', async () =
     rows.push({ seq: i, body: e.body, sig: e.sig });
     prev = e.hash;
   }
-  const cps = formatCheckpointLine(signCheckpoint(key, 50, prev)) + '\n';
+  const cps = formatCheckpointLine(signCheckpoint(key, origin, 50, prev)) + '\n';
   assert.equal((await verifyLog(rows, key.publicRaw, cps, { workers: 2 })).status, 'intact');
   const bad = rows.map((r) => ({ ...r }));
   bad[29]!.sig = bad[29]!.sig.replace(/^./, (c) => (c === '0' ? '1' : '0'));
@@ -65,7 +66,7 @@ test('verifyLog finds the first broken entry and checks checkpoints', async () =
   assert.deepEqual([rep.status, rep.first_broken?.seq], ['broken', 30]);
   const cut = await verifyLog(rows.slice(0, 45), key.publicRaw, cps);
   assert.deepEqual([cut.status, cut.first_broken?.seq], ['broken', 46]);
-  assert.equal(parseCheckpoints(cps.replace('"size":50', '"size":51'), key.publicKey)[0]!.ok, false);
+  assert.equal(parseCheckpoints(cps.replace(' 50 ', ' 51 '), key.publicKey)[0]!.ok, false);
 });
 
 test('key files: created 0600, refused when group/world readable', () => {
