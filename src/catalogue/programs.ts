@@ -2,13 +2,14 @@ import { PROGRAMS_PRIVILEGE } from './programs/privilege.js';
 import { PROGRAMS_FIREWALL } from './programs/firewall.js';
 import { PROGRAMS_LOGGING } from './programs/logging.js';
 import { PROGRAMS_PROCESSES } from './programs/processes.js';
-import { PROGRAMS_SECURITY } from './programs/security.js';
+import { PROGRAMS_SECURITY } from './families/security/programs.js';
 import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
-import { PROGRAMS_STORAGE } from './programs/storage.js';
+import { PROGRAMS_STORAGE } from './families/storage/programs.js';
+import { PROGRAMS_KERNEL } from './families/kernel/programs.js';
+import { PROGRAMS_SYSTEM } from './families/system/programs.js';
 import { PROGRAMS_NETCONFIG } from './programs/netconfig.js';
 import { PROGRAMS_UNITCONFIG } from './programs/unitconfig.js';
 import { PROGRAMS_ACCOUNTS } from './programs/accounts.js';
-import { PROGRAMS_VOLUMES } from './programs/volumes.js';
 import { PROGRAMS_CONTAINERS } from './programs/containers.js';
 import { PROGRAMS_DIAGNOSTICS } from './programs/diagnostics.js';
 import { neverRunByDaemon } from './lib/program-runners.js';
@@ -69,10 +70,11 @@ export const PROGRAMS = {
   ...PROGRAMS_SECURITY,
   ...PROGRAMS_REPOSITORIES,
   ...PROGRAMS_STORAGE,
+  ...PROGRAMS_KERNEL,
+  ...PROGRAMS_SYSTEM,
   ...PROGRAMS_NETCONFIG,
   ...PROGRAMS_UNITCONFIG,
   ...PROGRAMS_ACCOUNTS,
-  ...PROGRAMS_VOLUMES,
   ...PROGRAMS_CONTAINERS,
   ...PROGRAMS_DIAGNOSTICS,
 };

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
-import * as kernel from '../../src/catalogue/families/kernel.js';
-import { isSecretSysctl, LISTABLE_SYSCTLS_ERE, ROOT_HELPER_SYSCTLS, sysctlConfValue, sysctlDropIn, sysctlPath } from '../../src/catalogue/families/kernel.js';
+import * as sysctl from '../../src/catalogue/families/kernel/sysctl.js';
+import { isSecretSysctl, LISTABLE_SYSCTLS_ERE, ROOT_HELPER_SYSCTLS, sysctlConfValue, sysctlDropIn, sysctlPath } from '../../src/catalogue/families/kernel/sysctl.js';
+import { listKernelModules } from '../../src/catalogue/families/kernel/modules.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(kernel).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// What families/kernel.ts held: the sysctl actions and ListKernelModules.
+const actions: AnyAction[] = [...Object.values(sysctl).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a), listKernelModules];
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 
 const PROC: Record<string, Node> = {

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
-import * as modules from '../../src/catalogue/families/modules.js';
-import { blacklistFile, blacklistLines, moduleName, parseLsmod } from '../../src/catalogue/families/modules.js';
+import * as blacklist from '../../src/catalogue/families/kernel/blacklist.js';
+import { loadModule } from '../../src/catalogue/families/kernel/modules.js';
+import { blacklistFile, blacklistLines, moduleName, parseLsmod } from '../../src/catalogue/families/kernel/module-state.js';
 import { matchesGlob } from '../../src/catalogue/params.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
+// What families/modules.ts held: the blacklist actions and LoadModule.
+const modules = { ...blacklist, loadModule };
 const actions = Object.values(modules).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const { run, refused } = actionRunner(actions);
 

@@ -1,30 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as security from '../../src/catalogue/families/security.js';
-import {
-  appArmorProfile,
-  auditKey,
-  auditPermissions,
-  auditWatchName,
-  canonicalPermissions,
-  certificatePath,
-  linePatch,
-  pamPwqualityArgs,
-  parseLoginDefs,
-  parsePwquality,
-  parseWatchFile,
-  parseGetsebool,
-  profileMode,
-  selinuxBoolean,
-  upstreamVersion,
-  watchPath,
-} from '../../src/catalogue/families/security.js';
+import * as security from '../../src/catalogue/families/security/index.js';
+import { appArmorProfile, profileMode } from '../../src/catalogue/families/security/apparmor.js';
+import { auditKey, auditPermissions, auditWatchName, canonicalPermissions, parseWatchFile, watchPath } from '../../src/catalogue/families/security/audit.js';
+import { certificatePath } from '../../src/catalogue/families/security/certificates.js';
+import { parseLoginDefs } from '../../src/catalogue/families/security/login-defs.js';
+import { pamPwqualityArgs, parsePwquality, upstreamVersion } from '../../src/catalogue/families/security/password-quality.js';
+import { parseGetsebool, selinuxBoolean } from '../../src/catalogue/families/security/selinux.js';
+import { linePatch } from '../../src/catalogue/lib/line-patch.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(security).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+const actions: AnyAction[] = [...security.actions];
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 
 const ok = (stdout = ''): CommandOutput => ({ code: 0, stdout, stderr: '' });

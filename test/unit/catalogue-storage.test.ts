@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as storage from '../../src/catalogue/families/storage.js';
-import { fstabSource, fstabWith, fstabWithout, mountOption, mountPoint, parseFstab, usagePath } from '../../src/catalogue/families/storage.js';
+import * as mounts from '../../src/catalogue/families/storage/mounts.js';
+import { diskUsageOf } from '../../src/catalogue/families/storage/filesystems.js';
+import { listSwap } from '../../src/catalogue/families/storage/swap.js';
+import { fstabSource, fstabWith, fstabWithout, mountOption, parseFstab } from '../../src/catalogue/families/storage/fstab.js';
+import { mountPoint, usagePath } from '../../src/catalogue/families/storage/mount-points.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(storage).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// What families/storage.ts held: the fstab and mount actions, ListSwap and DiskUsageOf.
+const actions: AnyAction[] = [...Object.values(mounts).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a), listSwap, diskUsageOf];
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);
 

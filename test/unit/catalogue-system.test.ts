@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
-import * as system from '../../src/catalogue/families/system.js';
+import * as system from '../../src/catalogue/families/system/index.js';
 import { FixtureHost, INJECTIONS } from './catalogue-fixture-host.js';
 
-const actions = Object.values(system) as AnyAction[];
+const actions: AnyAction[] = [...system.actions];
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 
 async function steps(name: string, host = new FixtureHost({})) {

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as volumes from '../../src/catalogue/families/volumes.js';
-import { blockDevice, growth, hasDeviceMapper, lvmName, memAvailableKiB, parseProcSwaps, reportRows, swapFilePath } from '../../src/catalogue/families/volumes.js';
+import * as lvm from '../../src/catalogue/families/storage/lvm.js';
+import { blockDevice, blockDeviceInfo } from '../../src/catalogue/families/storage/block-devices.js';
+import { filesystemInodes, listFilesystems } from '../../src/catalogue/families/storage/filesystems.js';
+import { createSwapFile, memAvailableKiB, parseProcSwaps, removeSwapFile, swapFilePath } from '../../src/catalogue/families/storage/swap.js';
+import { growth, hasDeviceMapper, lvmName, reportRows } from '../../src/catalogue/families/storage/lvm.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(volumes).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// What families/volumes.ts held: swap files, LVM, the file system reads and BlockDeviceInfo.
+const actions: AnyAction[] = [createSwapFile, removeSwapFile, ...Object.values(lvm).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a), listFilesystems, filesystemInodes, blockDeviceInfo];
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);
 
@@ -284,7 +288,7 @@ test('LvmReport: pvs, vgs, lvs as JSON in bytes; the preview counts them', async
   ]);
   assert.match(preview.summary, /1 physical volumes, 1 volume groups, 2 logical volumes/);
   assert.deepEqual(shown, { physical_volumes: 1, volume_groups: 1, logical_volumes: 2 });
-  const cur = (await run('LvmReport', {}, h)).cur as volumes.LvmState;
+  const cur = (await run('LvmReport', {}, h)).cur as lvm.LvmState;
   assert.deepEqual(cur.vgs[0], { name: 'vg0', attr: 'wz--n-', size: 1024 * MiB, free: 100 * MiB, extentSize: 4 * MiB, pvCount: 1, lvCount: 2 });
   assert.deepEqual(cur.lvs[0], { vg: 'vg0', name: 'data', path: '/dev/vg0/data', attr: '-wi-ao----', size: 512 * MiB, segtype: 'linear' });
   await refused('LvmReport', {}, hostWith({ lvm: { fail: true } }), 'lvm_unreadable', 'execution');

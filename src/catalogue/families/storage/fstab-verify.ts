@@ -12,8 +12,8 @@
  * Where systemd runs, findmnt also warns while systemd still uses an older /etc/fstab, so
  * a change reloads systemd before the check (fstabChange).
  */
-import type { Host } from '../action.js';
-import { command, verdictProblems, type CommandStep, type FileWriteStep, type Step, type Verdict } from '../mechanism.js';
+import type { Host } from '../../action.js';
+import { command, verdictProblems, type CommandStep, type FileWriteStep, type Step, type Verdict } from '../../mechanism.js';
 
 export const FSTAB = '/etc/fstab';
 /** What findmnt --verify prints (LC_ALL=C.UTF-8) when it found neither errors nor warnings. */

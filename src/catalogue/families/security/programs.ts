@@ -1,4 +1,8 @@
-/** Programs of the security actions (absolute candidate paths; see ../programs.ts). */
+/**
+ * Programs of the security family (absolute candidate paths; see ../../programs.ts). The
+ * last block is also in BASE_PROGRAMS, with the same paths: what this family's actions and
+ * the library readers they use (dpkgEntries, linkTarget, listDirectory) run.
+ */
 export const PROGRAMS_SECURITY = {
   // auditd: auditctl talks to the kernel; augenrules (a root-owned sh script of the auditd
   // package, run with fixed arguments) rebuilds /etc/audit/audit.rules from rules.d.
@@ -18,4 +22,10 @@ export const PROGRAMS_SECURITY = {
   setenforce: ['/usr/sbin/setenforce', '/sbin/setenforce'],
   getsebool: ['/usr/sbin/getsebool', '/sbin/getsebool'],
   setsebool: ['/usr/sbin/setsebool', '/sbin/setsebool'],
+  // Also in BASE_PROGRAMS: `systemctl show ... -- auditd.service`; `ls -l -b ... -- DIR`, and
+  // the directory listings; `readlink -- PATH`; `dpkg-query -W` of libpam-pwquality, libpwquality1.
+  systemctl: ['/usr/bin/systemctl', '/bin/systemctl'],
+  ls: ['/usr/bin/ls', '/bin/ls'],
+  readlink: ['/usr/bin/readlink', '/bin/readlink'],
+  'dpkg-query': ['/usr/bin/dpkg-query'],
 } as const satisfies Record<string, readonly string[]>;

@@ -1,5 +1,18 @@
-/** Programs of the volumes actions (absolute candidate paths; see ../programs.ts). */
-export const PROGRAMS_VOLUMES = {
+/**
+ * Programs of the storage family (absolute candidate paths; see ../../programs.ts). The
+ * last block is also in BASE_PROGRAMS, with the same paths.
+ */
+export const PROGRAMS_STORAGE = {
+  /** `mount -- MOUNTPOINT` mounts the /etc/fstab entry for that mount point (util-linux honours `--`). */
+  mount: ['/usr/bin/mount', '/bin/mount'],
+  /** `umount -- MOUNTPOINT`; fails with "target is busy" while a process uses it. */
+  umount: ['/usr/bin/umount', '/bin/umount'],
+  /** `du -sh -x -- DIR`: one total, not crossing into other file systems. */
+  du: ['/usr/bin/du', '/bin/du'],
+  /** `mkdir -m 0755 -- DIR` creates one mount point (no -p: the parent must exist). */
+  mkdir: ['/usr/bin/mkdir', '/bin/mkdir'],
+  /** `rmdir -- DIR` removes an empty directory only: the undo of mkdir. */
+  rmdir: ['/usr/bin/rmdir', '/bin/rmdir'],
   /**
    * `fallocate --length NMiB -- /proc/self/fd/3` reserves the swap file's blocks (no holes, which
    * swapon refuses) in the file the daemon created and hands it as descriptor 3, never by name.
@@ -23,4 +36,12 @@ export const PROGRAMS_VOLUMES = {
   lvs: ['/usr/sbin/lvs', '/sbin/lvs'],
   /** `lvextend [--driverloaded n] [--resizefs] --size +N{M|G} -- VG/LV` grows one logical volume. */
   lvextend: ['/usr/sbin/lvextend', '/sbin/lvextend'],
+  // Also in BASE_PROGRAMS: findmnt (`-J ... -M|-T PATH`, `--verify --tab-file /etc/fstab`, `-J -b --df`),
+  // `systemctl daemon-reload`, lsblk `-J ... -- DEVICE`, `df -i -P -T`, `ls -1 -A -- DIR`, `readlink -- PATH`.
+  findmnt: ['/usr/bin/findmnt', '/bin/findmnt'],
+  systemctl: ['/usr/bin/systemctl', '/bin/systemctl'],
+  lsblk: ['/usr/bin/lsblk', '/bin/lsblk'],
+  df: ['/usr/bin/df', '/bin/df'],
+  ls: ['/usr/bin/ls', '/bin/ls'],
+  readlink: ['/usr/bin/readlink', '/bin/readlink'],
 } as const satisfies Record<string, readonly string[]>;

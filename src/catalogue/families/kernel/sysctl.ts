@@ -1,13 +1,13 @@
 /**
- * Kernel: sysctl values (read, list, set persistently) and loaded modules.
- * A sysctl key maps to /proc/sys/<key with dots as slashes>; current state is read
- * there, so an unknown key is refused before anything runs.
+ * Kernel parameters (sysctl): read, list, and set now and persistently. A sysctl key maps
+ * to /proc/sys/<key with dots as slashes>; current state is read there, so an unknown key
+ * is refused before anything runs.
  */
-import { AirlockError } from '../../protocol/errors.js';
-import { action, type Host } from '../action.js';
-import { command, fileScan, fileWrite } from '../mechanism.js';
-import { params, sysctlKey, sysctlValue } from '../params.js';
-import { fixedRead } from '../lib/fixed-read.js';
+import { AirlockError } from '../../../protocol/errors.js';
+import { action, type Host } from '../../action.js';
+import { command, fileWrite } from '../../mechanism.js';
+import { params, sysctlKey, sysctlValue } from '../../params.js';
+import { fixedRead } from '../../lib/fixed-read.js';
 
 export const sysctlPath = (key: string) => `/proc/sys/${key.split('.').join('/')}`;
 export const sysctlDropIn = (key: string) => `/etc/sysctl.d/60-airlock-${key}.conf`;
@@ -196,27 +196,4 @@ export const listSysctls = fixedRead({
   summary: 'List all kernel parameters (without net.ipv4.tcp_fastopen_key and net.ipv6.*.stable_secret)',
   // As nobody: root-only values (kernel.cad_pid, ...) stay hidden, as GetSysctl hides them.
   steps: [command('sysctl', ['-a', '--pattern', LISTABLE_SYSCTLS_ERE], { unprivileged: true })],
-});
-
-export const listKernelModules = action({
-  name: 'ListKernelModules',
-  family: 'kernel',
-  description: 'List the loaded kernel modules with size, use count and users (lsmod); on a kernel without loadable modules, the built-in ones in /sys/module.',
-  risk: 'low',
-  readOnly: true,
-  sensitive: false,
-  reachesNetwork: false,
-  params: params({}),
-  files: [],
-  example: {},
-  current: async (_p, host) => ({ loadable: (await host.stat('/proc/modules')) !== null, builtin: (await host.stat('/sys/module'))?.isDir ?? false }),
-  check: (_p, cur) => {
-    if (!cur.loadable && !cur.builtin) throw new AirlockError('unsupported_platform', 'no_modules', 'this kernel exposes neither /proc/modules nor /sys/module');
-  },
-  preview: (_p, cur) => ({
-    summary: cur.loadable ? 'List the loaded kernel modules (lsmod)' : 'This kernel has no loadable module support: list the built-in modules in /sys/module',
-    change: null,
-  }),
-  // lsmod, not /proc/modules: read as root, /proc/modules carries kernel addresses (a KASLR leak).
-  mechanism: (_p, cur) => [cur.loadable ? command('lsmod', []) : command('ls', ['-1', '--', '/sys/module'])],
 });

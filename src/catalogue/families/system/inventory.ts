@@ -1,8 +1,8 @@
 /** system family: read-only inventory of the host (OS, disks, memory, load, mounts, processes). */
-import { action } from '../action.js';
-import { command, fileScan } from '../mechanism.js';
-import { params } from '../params.js';
-import { fixedRead } from '../lib/fixed-read.js';
+import { action } from '../../action.js';
+import { command, fileScan } from '../../mechanism.js';
+import { params } from '../../params.js';
+import { fixedRead } from '../../lib/fixed-read.js';
 
 /** /etc/os-release is usually a link to /usr/lib/os-release; file steps refuse links, so read the real file. */
 const OS_RELEASE = ['/etc/os-release', '/usr/lib/os-release'];

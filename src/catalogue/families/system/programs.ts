@@ -1,0 +1,18 @@
+/**
+ * Programs of the system family (absolute candidate paths; see ../../programs.ts). All are
+ * also in BASE_PROGRAMS today, with the same paths.
+ */
+export const PROGRAMS_SYSTEM = {
+  /** `uname -snrvmo`. */
+  uname: ['/usr/bin/uname', '/bin/uname'],
+  /** `df -hPT`. */
+  df: ['/usr/bin/df', '/bin/df'],
+  /** `free -b -w`. */
+  free: ['/usr/bin/free', '/bin/free'],
+  /** `lsblk -J -o NAME,SIZE,TYPE,FSTYPE,MOUNTPOINT`. */
+  lsblk: ['/usr/bin/lsblk', '/bin/lsblk'],
+  /** `findmnt -J -l`. */
+  findmnt: ['/usr/bin/findmnt', '/bin/findmnt'],
+  /** `ps -eo pid,user,pcpu,pmem,comm --sort=-pcpu` (never the command line). */
+  ps: ['/usr/bin/ps', '/bin/ps'],
+} as const satisfies Record<string, readonly string[]>;
