@@ -4,7 +4,7 @@
  */
 import type { AnyAction } from './action.js';
 import * as files from './families/files.js';
-import * as firewall from './families/firewall.js';
+import * as firewall from './families/firewall/index.js';
 import * as identity from './families/identity.js';
 import * as kernel from './families/kernel.js';
 import * as locale from './families/locale.js';
@@ -30,7 +30,10 @@ import * as volumes from './families/volumes.js';
 import * as containers from './families/containers.js';
 import * as diagnostics from './families/diagnostics.js';
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories, sshd, netconfig, modules, storage, unitconfig, accounts, volumes, containers, diagnostics];
+/** A family folder's explicit list of actions, keyed by name like a module's exports (until the lead rewrites this file). */
+const folder = (f: { actions: readonly AnyAction[] }): Record<string, unknown> => Object.fromEntries(f.actions.map((a) => [a.name, a]));
+
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, folder(firewall), logging, locale, processes, scheduling, security, repositories, sshd, netconfig, modules, storage, unitconfig, accounts, volumes, containers, diagnostics];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

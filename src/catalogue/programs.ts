@@ -1,5 +1,5 @@
 import { PROGRAMS_PRIVILEGE } from './programs/privilege.js';
-import { PROGRAMS_FIREWALL } from './programs/firewall.js';
+import { PROGRAMS_FIREWALL } from './families/firewall/programs.js';
 import { PROGRAMS_LOGGING } from './programs/logging.js';
 import { PROGRAMS_PROCESSES } from './programs/processes.js';
 import { PROGRAMS_SECURITY } from './programs/security.js';
