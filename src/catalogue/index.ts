@@ -9,9 +9,8 @@ import * as identity from './families/identity.js';
 import * as kernel from './families/kernel.js';
 import * as locale from './families/locale.js';
 import * as modules from './families/modules.js';
-import * as netconfig from './families/netconfig.js';
 import * as logging from './families/logging.js';
-import * as network from './families/network.js';
+import * as network from './families/network/index.js';
 import * as packages from './families/packages.js';
 import * as privilege from './families/privilege.js';
 import * as processes from './families/processes.js';
@@ -33,7 +32,7 @@ import * as diagnostics from './families/diagnostics.js';
 /** A family folder's explicit list of actions, keyed by name like a module's exports (until the lead rewrites this file). */
 const folder = (f: { actions: readonly AnyAction[] }): Record<string, unknown> => Object.fromEntries(f.actions.map((a) => [a.name, a]));
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, folder(firewall), logging, locale, processes, scheduling, security, repositories, sshd, netconfig, modules, storage, unitconfig, accounts, volumes, containers, diagnostics];
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, folder(network), files, services, privilege, folder(firewall), logging, locale, processes, scheduling, security, repositories, sshd, modules, storage, unitconfig, accounts, volumes, containers, diagnostics];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -5,7 +5,8 @@ import { PROGRAMS_PROCESSES } from './programs/processes.js';
 import { PROGRAMS_SECURITY } from './programs/security.js';
 import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
 import { PROGRAMS_STORAGE } from './programs/storage.js';
-import { PROGRAMS_NETCONFIG } from './programs/netconfig.js';
+import { PROGRAMS_NETWORK } from './families/network/programs.js';
+import { PROGRAMS_MODULES } from './programs/modules.js';
 import { PROGRAMS_UNITCONFIG } from './programs/unitconfig.js';
 import { PROGRAMS_ACCOUNTS } from './programs/accounts.js';
 import { PROGRAMS_VOLUMES } from './programs/volumes.js';
@@ -69,7 +70,8 @@ export const PROGRAMS = {
   ...PROGRAMS_SECURITY,
   ...PROGRAMS_REPOSITORIES,
   ...PROGRAMS_STORAGE,
-  ...PROGRAMS_NETCONFIG,
+  ...PROGRAMS_NETWORK,
+  ...PROGRAMS_MODULES,
   ...PROGRAMS_UNITCONFIG,
   ...PROGRAMS_ACCOUNTS,
   ...PROGRAMS_VOLUMES,
