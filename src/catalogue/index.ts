@@ -4,13 +4,12 @@
  */
 import type { AnyAction } from './action.js';
 import * as files from './families/files.js';
-import * as firewall from './families/firewall.js';
+import * as firewall from './families/firewall/index.js';
 import * as identity from './families/identity.js';
 import * as kernel from './families/kernel/index.js';
 import * as locale from './families/locale.js';
-import * as netconfig from './families/netconfig.js';
 import * as logging from './families/logging.js';
-import * as network from './families/network.js';
+import * as network from './families/network/index.js';
 import * as packages from './families/packages.js';
 import * as privilege from './families/privilege.js';
 import * as processes from './families/processes.js';
@@ -31,7 +30,7 @@ import * as diagnostics from './families/diagnostics.js';
 /** A family folder's explicit list, in the shape of the old one-file modules until index.ts is rewritten. */
 const listed = (folder: { actions: readonly AnyAction[] }): Record<string, unknown> => Object.fromEntries(folder.actions.map((a) => [a.name, a]));
 
-const FAMILY_MODULES: Record<string, unknown>[] = [listed(system), users, ssh, packages, listed(kernel), identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, listed(security), repositories, sshd, netconfig, listed(storage), unitconfig, accounts, containers, diagnostics];
+const FAMILY_MODULES: Record<string, unknown>[] = [listed(system), users, ssh, packages, listed(kernel), identity, listed(network), files, services, privilege, listed(firewall), logging, locale, processes, scheduling, listed(security), repositories, sshd, listed(storage), unitconfig, accounts, containers, diagnostics];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -1,5 +1,5 @@
 import { PROGRAMS_PRIVILEGE } from './programs/privilege.js';
-import { PROGRAMS_FIREWALL } from './programs/firewall.js';
+import { PROGRAMS_FIREWALL } from './families/firewall/programs.js';
 import { PROGRAMS_LOGGING } from './programs/logging.js';
 import { PROGRAMS_PROCESSES } from './programs/processes.js';
 import { PROGRAMS_SECURITY } from './families/security/programs.js';
@@ -7,7 +7,7 @@ import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
 import { PROGRAMS_STORAGE } from './families/storage/programs.js';
 import { PROGRAMS_KERNEL } from './families/kernel/programs.js';
 import { PROGRAMS_SYSTEM } from './families/system/programs.js';
-import { PROGRAMS_NETCONFIG } from './programs/netconfig.js';
+import { PROGRAMS_NETWORK } from './families/network/programs.js';
 import { PROGRAMS_UNITCONFIG } from './programs/unitconfig.js';
 import { PROGRAMS_ACCOUNTS } from './programs/accounts.js';
 import { PROGRAMS_CONTAINERS } from './programs/containers.js';
@@ -72,7 +72,7 @@ export const PROGRAMS = {
   ...PROGRAMS_STORAGE,
   ...PROGRAMS_KERNEL,
   ...PROGRAMS_SYSTEM,
-  ...PROGRAMS_NETCONFIG,
+  ...PROGRAMS_NETWORK,
   ...PROGRAMS_UNITCONFIG,
   ...PROGRAMS_ACCOUNTS,
   ...PROGRAMS_CONTAINERS,

@@ -3,12 +3,15 @@ import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
 import * as diagnostics from '../../src/catalogue/families/diagnostics.js';
 import * as kernelProcReads from '../../src/catalogue/families/kernel/proc-reads.js';
+import { checkTcpPort, scanSshHostKeys } from '../../src/catalogue/families/network/reachability.js';
+import { interfaceStatistics, listConnections, listNeighbours, listRoutingRules } from '../../src/catalogue/families/network/reads.js';
 import { searchText } from '../../src/catalogue/families/diagnostics.js';
 import { command } from '../../src/catalogue/mechanism.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = [...Object.values(diagnostics), ...Object.values(kernelProcReads)].filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// The diagnostics of the kernel and network families live in their folders now.
+const actions = [...Object.values(diagnostics), ...Object.values(kernelProcReads), listNeighbours, listRoutingRules, interfaceStatistics, listConnections, scanSshHostKeys, checkTcpPort].filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);
 

@@ -1,33 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
-import * as firewall from '../../src/catalogue/families/firewall.js';
-import {
-  BASELINE_RULES,
-  JAIL_DROPIN,
-  NFT_FILE,
-  NFT_UNIT_TEXT,
-  duration,
-  hostAddress,
-  jailName,
-  lockoutProblems,
-  netText,
-  nftDelta,
-  parseJailIni,
-  parseNet,
-  parseSimpleRule,
-  parseSockets,
-  parseTable,
-  renderJailDropin,
-  renderTable,
-  ruleText,
-  sourceAddress,
-  type TableModel,
-} from '../../src/catalogue/families/firewall.js';
+import * as firewall from '../../src/catalogue/families/firewall/index.js';
+import { JAIL_DROPIN, parseJailIni, renderJailDropin } from '../../src/catalogue/families/firewall/jail-options.js';
+import { nftDelta } from '../../src/catalogue/families/firewall/nft-change.js';
+import { BASELINE_RULES, lockoutProblems, parseSimpleRule, ruleText } from '../../src/catalogue/families/firewall/nft-rules.js';
+import { NFT_FILE, NFT_UNIT_TEXT, parseTable, renderTable, type TableModel } from '../../src/catalogue/families/firewall/nft-table.js';
+import { duration, hostAddress, jailName, sourceAddress } from '../../src/catalogue/families/firewall/params.js';
+import { parseSockets } from '../../src/catalogue/families/firewall/sockets.js';
+import { netText, parseNet } from '../../src/catalogue/lib/net-address.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(firewall).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a);
+const actions = [...firewall.actions].filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 
 const UNIT_PATH = '/etc/systemd/system/airlock-nftables.service';

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
-import * as netconfig from '../../src/catalogue/families/netconfig.js';
-import { addressCidr, interfaceName, lookupHost, networkCidr, routeDestination } from '../../src/catalogue/families/netconfig.js';
+import * as addresses from '../../src/catalogue/families/network/addresses.js';
+import * as links from '../../src/catalogue/families/network/links.js';
+import { addressCidr, interfaceName, lookupHost, networkCidr, routeDestination } from '../../src/catalogue/families/network/params.js';
+import { resolveHost } from '../../src/catalogue/families/network/reachability.js';
+import * as routes from '../../src/catalogue/families/network/routes.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(netconfig).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// The runtime changes through ip (addresses.ts, routes.ts, links.ts) and ResolveHost: the actions of the old netconfig.ts.
+const actions = [...Object.values(addresses), ...Object.values(routes), ...Object.values(links), resolveHost].filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const { run, refused } = actionRunner(actions);
 
 interface Net {
@@ -131,7 +135,7 @@ test('RemoveRoute: the exact route as the kernel holds it, and refusals', async 
   const h = netHost();
   await refused('RemoveRoute', { destination: '10.9.0.0/24' }, h, 'route_ambiguous', 'validation');
   await refused('RemoveRoute', { destination: '10.6.0.0/24' }, h, 'route_absent', 'conflict');
-  assert.equal(netconfig.removeRoute.params.safeParse({ destination: 'default' }).success, false, 'the default route is never removed');
+  assert.equal(routes.removeRoute.params.safeParse({ destination: 'default' }).success, false, 'the default route is never removed');
   // A host route printed without a prefix length is matched as /32.
   const host32: Net = { ...BASE, v4: [{ dst: '10.5.0.5', dev: 'eth1', flags: [] }] };
   const hr = await run('RemoveRoute', { destination: '10.5.0.5/32' }, netHost(host32));
@@ -150,7 +154,7 @@ test('SetLinkState: argv and refusals', async () => {
   await refused('SetLinkState', { interface: 'eth1', state: 'down' }, h, 'already_down', 'conflict');
   await refused('SetLinkState', { interface: 'eth0', state: 'up' }, h, 'already_up', 'conflict');
   await refused('SetLinkState', { interface: 'nope0', state: 'up' }, h, 'no_such_interface');
-  assert.equal(netconfig.setLinkState.params.safeParse({ interface: 'eth1', state: 'flap' }).success, false);
+  assert.equal(links.setLinkState.params.safeParse({ interface: 'eth1', state: 'flap' }).success, false);
 });
 
 test('ResolveHost: getent ahosts with -- and exit 2 accepted', async () => {
@@ -161,4 +165,16 @@ test('ResolveHost: getent ahosts with -- and exit 2 accepted', async () => {
 test('an unreadable ip answer is an execution error, not an empty state', async () => {
   const broken = new FixtureHost({}, () => ({ code: 1, stdout: '', stderr: 'Cannot open netlink socket' }));
   await refused('SetLinkState', { interface: 'eth1', state: 'up' }, broken, 'ip_unreadable', 'execution');
+});
+
+test('an address with an IPv4 tail is canonical as ip prints it (::ffff:192.0.2.1), the one text the firewall uses too', async () => {
+  // The old netconfig model canonicalised IPv6 through the URL parser (::ffff:c000:201), the
+  // firewall's like glibc's inet_ntop; ip prints the latter, so ListAddresses and the
+  // parameter now agree, and AddAddress sees the address ip reports.
+  for (const good of ['::ffff:192.0.2.1/128', '::192.0.2.1/128', '64:ff9b::c000:201/128']) assert.ok(addressCidr.safeParse(good).success, good);
+  for (const bad of ['::ffff:c000:201/128', '::c000:201/128', '64:ff9b::192.0.2.1/128', '::FFFF:192.0.2.1/128']) assert.equal(addressCidr.safeParse(bad).success, false, bad);
+  const h = netHost({ ...BASE, links: [LO, link('eth1', { addrs: [['198.51.100.7', 24], ['::ffff:192.0.2.1', 128]] })] });
+  await refused('AddAddress', { interface: 'eth1', address: '::ffff:192.0.2.1/128' }, h, 'address_present', 'conflict');
+  const del = await run('RemoveAddress', { interface: 'eth1', address: '::ffff:192.0.2.1/128' }, h);
+  assert.deepEqual((del.steps[0] as { args: string[] }).args, ['addr', 'del', '::ffff:192.0.2.1/128', 'dev', 'eth1']);
 });

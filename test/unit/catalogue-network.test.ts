@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as network from '../../src/catalogue/families/network.js';
-import { addHostsEntry, dnsResolvers, removeHostsEntry, removeHostsName } from '../../src/catalogue/families/network.js';
+import * as network from '../../src/catalogue/families/network/index.js';
+import { addHostsEntry, removeHostsEntry, removeHostsName } from '../../src/catalogue/families/network/hosts.js';
+import { dnsResolvers } from '../../src/catalogue/families/network/resolvers.js';
 import type { AnyAction } from '../../src/catalogue/action.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
@@ -18,7 +19,7 @@ async function run(a: AnyAction, params: unknown, h = host()) {
 const refusal = (fn: () => Promise<unknown>, code: string) => assert.rejects(fn, (e: unknown) => e instanceof AirlockError && e.code === code);
 
 test('fixed network reads run the expected argv', async () => {
-  const argv = async (n: string) => (await run((Object.values(network) as AnyAction[]).find((a) => a.name === n)!, {})).steps;
+  const argv = async (n: string) => (await run((network.actions as AnyAction[]).find((a) => a.name === n)!, {})).steps;
   assert.deepEqual(await argv('ListAddresses'), [{ kind: 'command', program: 'ip', args: ['-j', 'address', 'show'] }]);
   assert.deepEqual(await argv('ListRoutes'), [
     { kind: 'command', program: 'ip', args: ['-j', '-4', 'route', 'show'] },

@@ -1,62 +1,19 @@
-/** network family: addresses, routes, links, listening sockets, /etc/hosts and resolvers. */
+/** /etc/hosts: the static host name table, read, and edited one line or one name at a time (never the loopback entries). */
 import { z } from 'zod';
-import { AirlockError } from '../../protocol/errors.js';
-import { action } from '../action.js';
-import { command, fileScan, fileWrite } from '../mechanism.js';
-import { fqdn, ipAddress, params } from '../params.js';
-import { fixedRead } from '../lib/fixed-read.js';
-import { linkTarget } from '../lib/host-files.js';
-import { parseHostsLine, readHostsFile } from '../lib/hosts-file.js';
+import { AirlockError } from '../../../protocol/errors.js';
+import { action } from '../../action.js';
+import { fixedRead } from '../../lib/fixed-read.js';
+import { parseHostsLine, readHostsFile } from '../../lib/hosts-file.js';
+import { fileScan, fileWrite } from '../../mechanism.js';
+import { fqdn, ipAddress, params } from '../../params.js';
 
 const HOSTS = '/etc/hosts';
 /** Names that must keep resolving to the loopback address; no action maps or unmaps them. */
 const LOCALHOST_NAMES = ['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback'];
 const LOOPBACK = ['127.0.0.1', '::1'];
-/** Where /etc/resolv.conf may point when a resolver manager owns it. */
-const RESOLV_CONF = ['/etc/resolv.conf', '/run/systemd/resolve/stub-resolv.conf', '/run/systemd/resolve/resolv.conf', '/run/resolvconf/resolv.conf'];
 
 const sameIp = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-
-export const listAddresses = fixedRead({
-  name: 'ListAddresses',
-  sensitive: false,
-  reachesNetwork: false,
-  family: 'network',
-  description: 'List the IP addresses of every interface, as JSON.',
-  summary: 'List interface addresses (ip address)',
-  steps: [command('ip', ['-j', 'address', 'show'])],
-});
-
-export const listRoutes = fixedRead({
-  name: 'ListRoutes',
-  sensitive: false,
-  reachesNetwork: false,
-  family: 'network',
-  description: 'List the IPv4 and IPv6 routes of the main table, as JSON.',
-  summary: 'List IPv4 and IPv6 routes (ip route)',
-  steps: [command('ip', ['-j', '-4', 'route', 'show']), command('ip', ['-j', '-6', 'route', 'show'])],
-});
-
-export const listLinks = fixedRead({
-  name: 'ListLinks',
-  sensitive: false,
-  reachesNetwork: false,
-  family: 'network',
-  description: 'List network interfaces with state, MTU and MAC address, as JSON.',
-  summary: 'List network links (ip link)',
-  steps: [command('ip', ['-j', 'link', 'show'])],
-});
-
-export const listListeningSockets = fixedRead({
-  name: 'ListListeningSockets',
-  sensitive: false,
-  reachesNetwork: false,
-  family: 'network',
-  description: 'List listening TCP and UDP sockets with the owning process.',
-  summary: 'List listening TCP/UDP sockets (ss)',
-  steps: [command('ss', ['-H', '-l', '-n', '-t', '-u', '-p'])],
-});
 
 export const listHostsEntries = fixedRead({
   name: 'ListHostsEntries',
@@ -68,31 +25,6 @@ export const listHostsEntries = fixedRead({
   summary: 'Read /etc/hosts',
   files: [HOSTS],
   steps: [fileScan(HOSTS)],
-});
-
-export const dnsResolvers = action({
-  name: 'DnsResolvers',
-  family: 'network',
-  description: 'Show the resolver configuration (/etc/resolv.conf, or the systemd-resolved / resolvconf file it links to).',
-  risk: 'low',
-  readOnly: true,
-  // Sensitive: the resolver configuration file in full (internal servers and search domains).
-  sensitive: true,
-  reachesNetwork: false,
-  params: params({}),
-  files: RESOLV_CONF,
-  example: {},
-  current: async (_p, host) => {
-    const target = await linkTarget(host, RESOLV_CONF[0]!);
-    return { file: target ?? RESOLV_CONF[0]!, linked: target !== null };
-  },
-  check: (_p, cur) => {
-    if (!RESOLV_CONF.includes(cur.file)) {
-      throw new AirlockError('authorization', 'path_not_allowed', `/etc/resolv.conf links to ${cur.file}, which is not a known resolver file`, `known targets: ${RESOLV_CONF.slice(1).join(', ')}`);
-    }
-  },
-  preview: (_p, cur) => ({ summary: `Read ${cur.file}${cur.linked ? ' (the target of /etc/resolv.conf)' : ''}`, change: null }),
-  mechanism: (_p, cur) => [fileScan(cur.file)],
 });
 
 const hostsNames = z
