@@ -2,12 +2,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
 import * as diagnostics from '../../src/catalogue/families/diagnostics.js';
-import { searchText } from '../../src/catalogue/families/diagnostics.js';
+import { fileInfo } from '../../src/catalogue/families/files/metadata.js';
+import { searchConfigFile, searchText } from '../../src/catalogue/families/files/contents.js';
+import { listBoots, verifyJournal } from '../../src/catalogue/families/logging/journal-files.js';
+import { kernelMessages } from '../../src/catalogue/families/logging/journal-query.js';
+import { showJournaldConfig } from '../../src/catalogue/families/logging/journald.js';
+import { processesOfUser, processLimits, processTree } from '../../src/catalogue/families/processes/reads.js';
 import { command } from '../../src/catalogue/mechanism.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(diagnostics).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// The files, logging and processes actions that were diagnostics.ts, now in their families' folders.
+const moved = [listBoots, kernelMessages, showJournaldConfig, verifyJournal, processTree, processesOfUser, processLimits, fileInfo, searchConfigFile];
+const actions = [...Object.values(diagnostics), ...moved].filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);
 
