@@ -1,17 +1,19 @@
 import { PROGRAMS_PRIVILEGE } from './programs/privilege.js';
 import { PROGRAMS_FIREWALL } from './families/firewall/programs.js';
-import { PROGRAMS_LOGGING } from './programs/logging.js';
-import { PROGRAMS_PROCESSES } from './programs/processes.js';
+import { PROGRAMS_LOGGING } from './families/logging/programs.js';
+import { PROGRAMS_LOCALE } from './programs/locale.js';
+import { PROGRAMS_PROCESSES } from './families/processes/programs.js';
+import { PROGRAMS_SCHEDULING } from './families/scheduling/programs.js';
 import { PROGRAMS_SECURITY } from './families/security/programs.js';
 import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
 import { PROGRAMS_STORAGE } from './families/storage/programs.js';
 import { PROGRAMS_KERNEL } from './families/kernel/programs.js';
 import { PROGRAMS_SYSTEM } from './families/system/programs.js';
 import { PROGRAMS_NETWORK } from './families/network/programs.js';
-import { PROGRAMS_UNITCONFIG } from './programs/unitconfig.js';
+import { PROGRAMS_SERVICES } from './families/services/programs.js';
 import { PROGRAMS_ACCOUNTS } from './programs/accounts.js';
-import { PROGRAMS_CONTAINERS } from './programs/containers.js';
-import { PROGRAMS_DIAGNOSTICS } from './programs/diagnostics.js';
+import { PROGRAMS_CONTAINERS } from './families/containers/programs.js';
+import { PROGRAMS_FILES } from './families/files/programs.js';
 import { neverRunByDaemon } from './lib/program-runners.js';
 
 /**
@@ -66,17 +68,19 @@ export const PROGRAMS = {
   ...PROGRAMS_PRIVILEGE,
   ...PROGRAMS_FIREWALL,
   ...PROGRAMS_LOGGING,
+  ...PROGRAMS_LOCALE,
   ...PROGRAMS_PROCESSES,
+  ...PROGRAMS_SCHEDULING,
   ...PROGRAMS_SECURITY,
   ...PROGRAMS_REPOSITORIES,
   ...PROGRAMS_STORAGE,
   ...PROGRAMS_KERNEL,
   ...PROGRAMS_SYSTEM,
   ...PROGRAMS_NETWORK,
-  ...PROGRAMS_UNITCONFIG,
+  ...PROGRAMS_SERVICES,
   ...PROGRAMS_ACCOUNTS,
   ...PROGRAMS_CONTAINERS,
-  ...PROGRAMS_DIAGNOSTICS,
+  ...PROGRAMS_FILES,
 };
 
 export type ProgramName = keyof typeof PROGRAMS;

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as containers from '../../src/catalogue/families/containers.js';
-import { containerRef, parseInspect, stopTimeout } from '../../src/catalogue/families/containers.js';
+import * as lifecycle from '../../src/catalogue/families/containers/lifecycle.js';
+import * as reads from '../../src/catalogue/families/containers/reads.js';
+import { stopTimeout } from '../../src/catalogue/families/containers/lifecycle.js';
+import { containerRef, parseInspect } from '../../src/catalogue/families/containers/podman.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, FixtureHost, INJECTIONS } from './catalogue-fixture-host.js';
 
+const containers = { ...reads, ...lifecycle };
 const actions = Object.values(containers).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);

@@ -1,17 +1,25 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as diagnostics from '../../src/catalogue/families/diagnostics.js';
 import * as kernelProcReads from '../../src/catalogue/families/kernel/proc-reads.js';
 import { checkTcpPort, scanSshHostKeys } from '../../src/catalogue/families/network/reachability.js';
 import { interfaceStatistics, listConnections, listNeighbours, listRoutingRules } from '../../src/catalogue/families/network/reads.js';
-import { searchText } from '../../src/catalogue/families/diagnostics.js';
+import { fileInfo } from '../../src/catalogue/families/files/metadata.js';
+import { searchConfigFile, searchText } from '../../src/catalogue/families/files/contents.js';
+import { listBoots, verifyJournal } from '../../src/catalogue/families/logging/journal-files.js';
+import { kernelMessages } from '../../src/catalogue/families/logging/journal-query.js';
+import { showJournaldConfig } from '../../src/catalogue/families/logging/journald.js';
+import { processesOfUser, processLimits, processTree } from '../../src/catalogue/families/processes/reads.js';
 import { command } from '../../src/catalogue/mechanism.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-// The diagnostics of the kernel and network families live in their folders now.
-const actions = [...Object.values(diagnostics), ...Object.values(kernelProcReads), listNeighbours, listRoutingRules, interfaceStatistics, listConnections, scanSshHostKeys, checkTcpPort].filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// The diagnostics actions (once one file, diagnostics.ts), each now in its own family's folder.
+const actions: AnyAction[] = [
+  ...Object.values(kernelProcReads).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a),
+  listNeighbours, listRoutingRules, interfaceStatistics, listConnections, scanSshHostKeys, checkTcpPort,
+  listBoots, kernelMessages, showJournaldConfig, verifyJournal, processTree, processesOfUser, processLimits, fileInfo, searchConfigFile,
+];
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);
 

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CONFIG_DIRS, CONFIG_FILES, listConfigDirectory, readConfigFile } from '../../src/catalogue/families/files.js';
+import { CONFIG_DIRS, CONFIG_FILES } from '../../src/catalogue/families/files/allowlist.js';
+import { readConfigFile } from '../../src/catalogue/families/files/contents.js';
+import { listConfigDirectory } from '../../src/catalogue/families/files/metadata.js';
 import type { AnyAction } from '../../src/catalogue/action.js';
 import { matchesGlob, pathMatching } from '../../src/catalogue/params.js';
 import { AirlockError } from '../../src/protocol/errors.js';

@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as logging from '../../src/catalogue/families/logging.js';
-import { journalSection, logrotateEntries, logrotatePolicy, sinceArgument, splitCatConfig } from '../../src/catalogue/families/logging.js';
+import type { CommandOutput } from '../../src/catalogue/action.js';
+import { actions as logging } from '../../src/catalogue/families/logging/index.js';
+import { sinceArgument } from '../../src/catalogue/families/logging/journal-query.js';
+import { journalSection, splitCatConfig } from '../../src/catalogue/families/logging/journald.js';
+import { logrotateEntries, logrotatePolicy } from '../../src/catalogue/families/logging/logrotate-config.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(logging).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// The family's actions that were diagnostics.ts are in catalogue-diagnostics.test.ts.
+const FROM_DIAGNOSTICS = ['ListBoots', 'KernelMessages', 'ShowJournaldConfig', 'VerifyJournal'];
+const actions = logging.filter((a) => !FROM_DIAGNOSTICS.includes(a.name));
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const ok = (stdout: string): CommandOutput => ({ code: 0, stdout, stderr: '' });
 

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AnyAction } from '../../src/catalogue/action.js';
-import * as processes from '../../src/catalogue/families/processes.js';
-import { parseStat, processId, signalName, SIGNALS } from '../../src/catalogue/families/processes.js';
+import { actions as processes } from '../../src/catalogue/families/processes/index.js';
+import { parseStat, processId } from '../../src/catalogue/families/processes/process-state.js';
+import { signalName, SIGNALS } from '../../src/catalogue/families/processes/signals.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
-const actions = Object.values(processes).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// The family's actions that were diagnostics.ts are in catalogue-diagnostics.test.ts.
+const FROM_DIAGNOSTICS = ['ProcessTree', 'ProcessesOfUser', 'ProcessLimits'];
+const actions = processes.filter((a) => !FROM_DIAGNOSTICS.includes(a.name));
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 
 const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nwww-data:x:33:33:www:/var/www:/usr/sbin/nologin\nalice:x:1000:1000::/home/alice:/bin/bash\n';

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
-import * as scheduling from '../../src/catalogue/families/scheduling.js';
-import { calendarExpression, cronFileContent, cronSchedule, jobName, jobProgram, parseCronFile, parseTimerFile, timerContent } from '../../src/catalogue/families/scheduling.js';
+import * as cron from '../../src/catalogue/families/scheduling/cron.js';
+import * as timers from '../../src/catalogue/families/scheduling/timers.js';
+import { cronFileContent, parseCronFile } from '../../src/catalogue/families/scheduling/cron.js';
+import { calendarExpression, cronSchedule, jobName, jobProgram } from '../../src/catalogue/families/scheduling/job-params.js';
+import { parseTimerFile, timerContent } from '../../src/catalogue/families/scheduling/timers.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
+const scheduling = { ...cron, ...timers };
 const actions = Object.values(scheduling).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 

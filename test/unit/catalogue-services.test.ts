@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
-import * as services from '../../src/catalogue/families/services.js';
-import { parseInstall } from '../../src/catalogue/families/services.js';
+import * as bootState from '../../src/catalogue/families/services/boot-state.js';
+import * as runState from '../../src/catalogue/families/services/run-state.js';
+import * as status from '../../src/catalogue/families/services/status.js';
+import { parseInstall } from '../../src/catalogue/families/services/boot-state.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 import { parseShow, serviceOfCgroup } from '../../src/catalogue/lib/systemd.js';
 import { serviceUnit } from '../../src/catalogue/params.js';
 
+// The actions that were services.ts; the unit configuration ones (the rest of the folder) are in catalogue-unitconfig.test.ts.
+const services = { ...status, ...runState, ...bootState };
 const actions = Object.values(services).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const UNIT_ACTIONS = ['ServiceStatus', 'UnitLogs', 'StartService', 'StopService', 'RestartService', 'ReloadService', 'EnableService', 'DisableService', 'MaskService', 'UnmaskService'];

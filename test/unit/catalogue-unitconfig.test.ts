@@ -1,13 +1,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as unitconfig from '../../src/catalogue/families/unitconfig.js';
-import { configurableService, cpuQuota, dropInText, memoryMax, openFilesLimit, restartDelay, sectionKeys, tasksMax, timerUnit } from '../../src/catalogue/families/unitconfig.js';
+import * as overrides from '../../src/catalogue/families/services/overrides.js';
+import * as resourceLimits from '../../src/catalogue/families/services/resource-limits.js';
+import * as restartPolicy from '../../src/catalogue/families/services/restart-policy.js';
+import * as timers from '../../src/catalogue/families/services/timers.js';
+import * as unitFiles from '../../src/catalogue/families/services/unit-files.js';
+import { configurableService, dropInText, sectionKeys } from '../../src/catalogue/families/services/dropins.js';
+import { cpuQuota, memoryMax, openFilesLimit, tasksMax } from '../../src/catalogue/families/services/resource-limits.js';
+import { restartDelay } from '../../src/catalogue/families/services/restart-policy.js';
+import { timerUnit } from '../../src/catalogue/families/services/timers.js';
 import type { Step } from '../../src/catalogue/mechanism.js';
 import { unitName } from '../../src/catalogue/params.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
+// The actions that were unitconfig.ts (family 'services'); the rest of the folder is in catalogue-services.test.ts.
+const unitconfig = { ...restartPolicy, ...resourceLimits, ...overrides, ...timers, ...unitFiles };
 const actions = Object.values(unitconfig).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);

@@ -79,6 +79,12 @@ export function serviceOfCgroup(text: string): string | null {
   return null;
 }
 
+/** The service the Airlock daemon itself runs in, when it runs as one (from its own cgroup). */
+export async function readDaemonUnit(host: Host): Promise<string | null> {
+  const cgroup = await host.readFile(`/proc/${process.pid}/cgroup`).catch(() => null);
+  return cgroup === null ? null : serviceOfCgroup(cgroup);
+}
+
 export async function readUnit(host: Host, unit: string): Promise<UnitState> {
   const r = await host.run('systemctl', ['show', '--no-pager', '-p', SHOW_PROPERTIES.join(','), '--', unit]);
   if (r.code !== 0) {
@@ -87,7 +93,7 @@ export async function readUnit(host: Host, unit: string): Promise<UnitState> {
   const kv = parseShow(r.stdout);
   const get = (k: string) => kv.get(k) ?? '';
   const list = (k: string) => get(k).split(/\s+/).filter(Boolean);
-  const cgroup = await host.readFile(`/proc/${process.pid}/cgroup`).catch(() => null);
+  const daemonUnit = await readDaemonUnit(host);
   return {
     id: get('Id') || unit,
     names: list('Names'),
@@ -107,7 +113,7 @@ export async function readUnit(host: Host, unit: string): Promise<UnitState> {
     wantedBy: list('WantedBy'),
     triggeredBy: list('TriggeredBy'),
     fragmentPath: get('FragmentPath'),
-    daemonUnit: cgroup === null ? null : serviceOfCgroup(cgroup),
+    daemonUnit,
   };
 }
 

@@ -1,4 +1,4 @@
-/** Programs of the containers actions (absolute candidate paths; see ../programs.ts). */
+/** Programs of the containers family (absolute candidate paths; see ../../programs.ts). */
 export const PROGRAMS_CONTAINERS = {
   /**
    * Podman, always with a subcommand first and `--` before a container reference:

@@ -1,9 +1,10 @@
-/** Programs of the logging actions and of the locale/NTP actions (absolute candidate paths; see ../programs.ts). */
-export const PROGRAMS_LOGGING = {
-  /** -d checks a configuration (debug mode changes nothing; exit 1 on a duplicate entry or an insecure directory); -f rotates. */
-  logrotate: ['/usr/sbin/logrotate', '/sbin/logrotate'],
-  /** `cat-config systemd/journald.conf` prints journald.conf and its drop-ins in the order journald reads them. */
-  'systemd-analyze': ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'],
+/**
+ * Programs of the locale and NTP actions (families/locale.ts, family 'identity'; absolute
+ * candidate paths; see ../programs.ts). They shared one table with the logging actions;
+ * the logging programs are in families/logging/programs.ts now, and these belong in the
+ * identity family's table when locale.ts moves there.
+ */
+export const PROGRAMS_LOCALE = {
   /** `show`, `timesync-status`, `set-ntp true|false` (through systemd-timedated on the system bus). */
   timedatectl: ['/usr/bin/timedatectl', '/bin/timedatectl'],
   /** `locale -a` lists the generated locales. */

@@ -1,0 +1,177 @@
+/**
+ * Services, boot-time state: enable and disable a service or timer at boot (the links
+ * its [Install] section names), mask and unmask it. Each change is undone by its opposite.
+ */
+import { AirlockError } from '../../../protocol/errors.js';
+import { action, type Host } from '../../action.js';
+import { params, serviceUnit } from '../../params.js';
+import { describeState, isRunning, readUnit, refuseMasked, refuseMissing, refuseProtected } from '../../lib/systemd.js';
+import { dependents, lifelineWarnings, systemctl } from './unit-changes.js';
+
+/** The [Install] section of a unit as `systemctl cat` prints it (drop-ins included): what enable links and disable unlinks. */
+export interface InstallSection {
+  wantedBy: string[];
+  requiredBy: string[];
+  alias: string[];
+  also: string[];
+}
+
+export function parseInstall(text: string): InstallSection {
+  const out: InstallSection = { wantedBy: [], requiredBy: [], alias: [], also: [] };
+  const keys: Record<string, keyof InstallSection> = { WantedBy: 'wantedBy', RequiredBy: 'requiredBy', Alias: 'alias', Also: 'also' };
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const head = /^\[(.+)\]$/.exec(line);
+    if (head) {
+      section = head[1]!;
+      continue;
+    }
+    const eq = line.indexOf('=');
+    const key = keys[line.slice(0, eq).trim()];
+    if (section !== 'Install' || eq < 0 || !key) continue;
+    const values = line.slice(eq + 1).trim().split(/\s+/).filter(Boolean);
+    if (values.length === 0) out[key] = []; // an empty assignment resets the list
+    for (const v of values) if (!out[key].includes(v)) out[key].push(v);
+  }
+  return out;
+}
+
+async function readInstall(host: Host, unit: string): Promise<InstallSection> {
+  const r = await host.run('systemctl', ['cat', '--no-pager', '--', unit]);
+  return parseInstall(r.code === 0 ? r.stdout : '');
+}
+
+/** The symbolic links `systemctl enable` creates for this [Install] section (and `disable` removes). */
+function installLinks(unit: string, inst: InstallSection): string[] {
+  return [
+    ...inst.wantedBy.map((t) => `/etc/systemd/system/${t}.wants/${unit}`),
+    ...inst.requiredBy.map((t) => `/etc/systemd/system/${t}.requires/${unit}`),
+    ...inst.alias.map((a) => `/etc/systemd/system/${a}`),
+  ];
+}
+
+const ENABLE_FROM = ['disabled', 'indirect'];
+
+export const enableService = action({
+  name: 'EnableService',
+  family: 'services',
+  description: 'Enable a service or timer at boot by creating the links its [Install] section names (does not start it now).',
+  risk: 'medium',
+  rollback: true,
+  readOnly: false,
+  params: params({ unit: serviceUnit }),
+  files: [],
+  example: { unit: 'nginx.service' },
+  current: async ({ unit }, host) => ({ ...(await readUnit(host, unit)), install: await readInstall(host, unit) }),
+  check: ({ unit }, cur) => {
+    refuseProtected('enable', unit, cur);
+    refuseMissing(unit, cur);
+    refuseMasked(unit, cur, 'enable');
+    if (cur.unitFile === 'enabled' || cur.unitFile === 'enabled-runtime') throw new AirlockError('conflict', 'already_enabled', `${unit} is already enabled`);
+    if (!ENABLE_FROM.includes(cur.unitFile) || installLinks(unit, cur.install).length + cur.install.also.length === 0) {
+      throw new AirlockError('conflict', 'not_installable', `${unit} cannot be enabled: its unit file state is ${cur.unitFile || 'unknown'} and it names no WantedBy=, RequiredBy= or Alias= to link`, 'a static unit starts when another unit pulls it in');
+    }
+  },
+  preview: ({ unit }, cur) => ({
+    summary: `Enable ${unit} at boot`,
+    change: { unit, unit_file_state: { from: cur.unitFile, to: 'enabled' }, creates_links: installLinks(unit, cur.install), also_enables: cur.install.also },
+    sideEffects: [
+      `${unit} starts at boot${cur.install.wantedBy.length ? ` with ${cur.install.wantedBy.join(', ')}` : ''}`,
+      isRunning(cur) ? `it is already running (${describeState(cur)})` : `it is not started now (${describeState(cur)}); StartService starts it`,
+    ],
+  }),
+  mechanism: ({ unit }) => [{ ...systemctl('enable', unit), undo: systemctl('disable', unit) }],
+});
+
+export const disableService = action({
+  name: 'DisableService',
+  family: 'services',
+  description: 'Stop a service or timer from starting at boot by removing its [Install] links (does not stop it now).',
+  risk: 'medium',
+  rollback: true,
+  readOnly: false,
+  params: params({ unit: serviceUnit }),
+  files: [],
+  example: { unit: 'nginx.service' },
+  current: async ({ unit }, host) => ({ ...(await readUnit(host, unit)), install: await readInstall(host, unit) }),
+  check: ({ unit }, cur) => {
+    refuseProtected('disable', unit, cur);
+    refuseMissing(unit, cur);
+    refuseMasked(unit, cur, 'disable');
+    if (cur.unitFile !== 'enabled') {
+      throw new AirlockError('conflict', 'not_enabled', `${unit} is not enabled (its unit file state is ${cur.unitFile || 'unknown'})`, cur.unitFile === 'static' ? 'a static unit starts when another unit pulls it in; MaskService stops that' : undefined);
+    }
+  },
+  preview: ({ unit }, cur) => ({
+    summary: `Disable ${unit} at boot`,
+    change: { unit, unit_file_state: { from: cur.unitFile, to: 'disabled' }, removes_links: installLinks(unit, cur.install), also_disables: cur.install.also },
+    sideEffects: [
+      `${unit} no longer starts at boot, unless another unit pulls it in`,
+      isRunning(cur) ? `it keeps running now (${describeState(cur)}); StopService stops it` : `it is not running (${describeState(cur)})`,
+    ],
+    warnings: lifelineWarnings('disable', unit, cur),
+  }),
+  mechanism: ({ unit }) => [{ ...systemctl('disable', unit), undo: systemctl('enable', unit) }],
+});
+
+export const maskService = action({
+  name: 'MaskService',
+  family: 'services',
+  description: 'Mask a service or timer (link /etc/systemd/system/UNIT to /dev/null) so nothing can start it, by hand or as a dependency.',
+  risk: 'high',
+  rollback: true,
+  readOnly: false,
+  params: params({ unit: serviceUnit }),
+  files: [],
+  example: { unit: 'nginx.service' },
+  current: ({ unit }, host) => readUnit(host, unit),
+  check: ({ unit }, cur) => {
+    refuseProtected('mask', unit, cur);
+    refuseMissing(unit, cur);
+    if (cur.load === 'masked' || cur.unitFile.startsWith('masked')) throw new AirlockError('conflict', 'already_masked', `${unit} is already masked`);
+    if (cur.fragmentPath === `/etc/systemd/system/${unit}`) {
+      throw new AirlockError('conflict', 'unit_file_in_etc', `${unit} is defined by /etc/systemd/system/${unit} itself; masking would have to replace that file`, 'DisableService and StopService keep it from running');
+    }
+  },
+  preview: ({ unit }, cur) => ({
+    summary: `Mask ${unit}`,
+    change: { unit, creates_link: { path: `/etc/systemd/system/${unit}`, target: '/dev/null' }, unit_file_state: { from: cur.unitFile, to: 'masked' } },
+    sideEffects: [
+      `nothing can start ${unit} until UnmaskService: not a person, not boot, not another unit that requires it`,
+      ...(dependents(cur).length ? [`units that require it cannot start either: ${dependents(cur).join(', ')}`] : []),
+    ],
+    warnings: [
+      ...(isRunning(cur) ? [`${unit} is ${describeState(cur)} and keeps running until stopped: StopService stops it`] : []),
+      ...lifelineWarnings('mask', unit, cur),
+    ],
+  }),
+  mechanism: ({ unit }) => [{ ...systemctl('mask', unit), undo: systemctl('unmask', unit) }],
+});
+
+export const unmaskService = action({
+  name: 'UnmaskService',
+  family: 'services',
+  description: 'Unmask a masked service or timer (remove its link to /dev/null) so it can be started again.',
+  risk: 'medium',
+  rollback: true,
+  readOnly: false,
+  params: params({ unit: serviceUnit }),
+  files: [],
+  example: { unit: 'nginx.service' },
+  current: ({ unit }, host) => readUnit(host, unit),
+  check: ({ unit }, cur) => {
+    refuseProtected('unmask', unit, cur);
+    if (cur.unitFile === 'masked-runtime') {
+      throw new AirlockError('conflict', 'masked_at_runtime', `${unit} is masked only until the next boot (in /run/systemd); Airlock unmasks persistent masks only`);
+    }
+    if (cur.load !== 'masked' && cur.unitFile !== 'masked') throw new AirlockError('conflict', 'not_masked', `${unit} is not masked`);
+  },
+  preview: ({ unit }, cur) => ({
+    summary: `Unmask ${unit}`,
+    change: { unit, removes_link: { path: `/etc/systemd/system/${unit}`, target: '/dev/null' }, text: `${unit} can be started again; its enablement at boot returns to what its links say` },
+    sideEffects: [isRunning(cur) ? `it is ${describeState(cur)}` : `it is not started now (${describeState(cur)}); StartService starts it`],
+  }),
+  mechanism: ({ unit }) => [{ ...systemctl('unmask', unit), undo: systemctl('mask', unit) }],
+});
