@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import type { ApprovalGrant } from '../protocol/messages.js';
 import { canSandbox } from '../sandbox/overlay.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { Authenticator } from '../sandbox/authenticator.js';
@@ -79,7 +79,7 @@ async function demo(fast: boolean): Promise<number> {
     // alice enrols her own authenticator app over her own connection and confirms it with a
     // first code (in real life: `airlock totp enroll` in her terminal, and a QR code).
     const phone = new Authenticator();
-    const enrolled = await alice.call<{ secret: string }>('totp.enroll', {});
+    const enrolled = await alice.call('totp.enroll', {});
     phone.add('alice', enrolled.secret);
     await alice.call('totp.confirm', { code: await phone.code('alice') });
     say(c.dim(`daemon up on ${d.socket}`));
@@ -88,7 +88,7 @@ async function demo(fast: boolean): Promise<number> {
 
     const flow = async (action: string, params: Record<string, unknown>, opts: { tryToSelfApprove?: boolean } = {}) => {
       who('agent', `previews ${c.bold(action)} ${c.dim(JSON.stringify(params))}`);
-      const p = await agent.call<PreviewEnvelope & { auto_approval?: AutoApprovalGrant }>('preview', { action_name: action, params });
+      const p = await agent.call('preview', { action_name: action, params });
       say(renderPreview(p).replace(/^/gm, '         '));
       await pause();
       if (opts.tryToSelfApprove) {
@@ -107,10 +107,10 @@ async function demo(fast: boolean): Promise<number> {
         who('daemon', `${c.green('approves')} by its policy (rule ${c.bold(p.auto_approval.rule)}: non-sensitive reads need no person); a receipt like any other, logged with the rule and the policy digest`);
       } else {
         const code = p.risk === 'high' ? await phone.code('alice') : undefined;
-        g = await alice.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
+        g = await alice.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
         who('alice', `${c.green('approves')} (she saw digest ${p.preview_digest.slice(0, 12)}…${code ? `; high risk, so she also types ${code} from her authenticator app` : ''}); receipt bound to this preview, for the agent only, until ${g.expires_at}`);
       }
-      const r = await agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
+      const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       who('agent', 'executes with the receipt:');
       const shown = { ...r, output: r.output.slice(0, 6), output_truncated: r.output_truncated || r.output.length > 6 };
       say(renderResult(shown).replace(/^/gm, '         '));
@@ -141,7 +141,7 @@ async function demo(fast: boolean): Promise<number> {
     }
 
     step(5, 'History');
-    say(renderHistory(await alice.call<TransactionView[]>('history', { limit: 10 })).replace(/^/gm, '  '));
+    say(renderHistory(await alice.call('history', { limit: 10 })).replace(/^/gm, '  '));
 
     step(6, 'An auditor checks the log offline: public key only, no daemon');
     const kept = mkdtempSync(join(tmpdir(), 'airlock-demo-'));

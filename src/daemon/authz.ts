@@ -16,7 +16,7 @@
  */
 import type { ActionNature } from '../catalogue/action.js';
 import type { WireError } from '../protocol/errors.js';
-import type { Method } from '../protocol/messages.js';
+import type { Method } from '../protocol/methods.js';
 import { minRoleForRisk, riskRank, roleSatisfies, type Risk } from '../protocol/risk.js';
 import { APPROVER_GROUP, principalName, type Identity, type Person } from './identity.js';
 
