@@ -15,7 +15,8 @@ import type { ApprovalGrant } from '../protocol/messages.js';
 import { canSandbox } from '../sandbox/overlay.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { Authenticator } from '../sandbox/authenticator.js';
-import { startSandboxDaemon, AIRLOCK_GROUPS } from '../sandbox/daemon.js';
+import { startSandboxDaemon } from '../sandbox/daemon.js';
+import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
 import { Principal } from '../sandbox/principal.js';
 import { readSqliteLog } from '../audit/log-file.js';
 import { parsePublicKey } from '../audit/keys.js';
@@ -71,8 +72,8 @@ async function demo(fast: boolean): Promise<number> {
   try {
     for (const g of AIRLOCK_GROUPS) await d.box.run('/usr/sbin/groupadd', ['--', g]);
     // The worst case: the agent holds every right the human has, approver included.
-    const agentIds = await d.addUser('agent', ['airlock-admin', 'airlock-approvers']);
-    const humanIds = await d.addUser('alice', ['airlock-admin', 'airlock-approvers']);
+    const agentIds = await d.addUser('agent', [ROLE_GROUPS.admin, APPROVER_GROUP]);
+    const humanIds = await d.addUser('alice', [ROLE_GROUPS.admin, APPROVER_GROUP]);
     const agent = Principal.spawn(agentIds, d.socket);
     const alice = Principal.spawn(humanIds, d.socket);
     principals.push(agent, alice);
@@ -83,7 +84,7 @@ async function demo(fast: boolean): Promise<number> {
     phone.add('alice', enrolled.secret);
     await alice.call('totp.confirm', { code: await phone.code('alice') });
     say(c.dim(`daemon up on ${d.socket}`));
-    say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, airlock-admin + airlock-approvers: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, airlock-admin + airlock-approvers).`));
+    say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, ${ROLE_GROUPS.admin} + ${APPROVER_GROUP}: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, ${ROLE_GROUPS.admin} + ${APPROVER_GROUP}).`));
     say(c.dim('The daemon learns which is which from the kernel (SO_PEERCRED), never from what they send.'));
 
     const flow = async (action: string, params: Record<string, unknown>, opts: { tryToSelfApprove?: boolean } = {}) => {

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import type { ResultEnvelope } from '../protocol/messages.js';
+import { APPROVER_GROUP } from '../protocol/risk.js';
 import { buildParams } from './params-arg.js';
 import { withClient } from './connect.js';
 import { renderHistory, renderPreview, renderResult } from './render.js';
@@ -130,7 +131,7 @@ program
 
 program
   .command('approve')
-  .description('approve a previewed transaction: a person in airlock-approvers, as themselves, at a terminal')
+  .description(`approve a previewed transaction: a person in ${APPROVER_GROUP}, as themselves, at a terminal`)
   .argument('<transaction>')
   .addOption(jsonOpt().default(false).argParser(() => true))
   .addHelpText(

@@ -17,8 +17,8 @@
 import type { ActionNature } from '../catalogue/action.js';
 import type { WireError } from '../protocol/errors.js';
 import type { Method } from '../protocol/methods.js';
-import { minRoleForRisk, riskRank, roleSatisfies, type Risk } from '../protocol/risk.js';
-import { APPROVER_GROUP, principalName, type Identity, type Person } from './identity.js';
+import { APPROVER_GROUP, minRoleForRisk, riskRank, ROLE_GROUPS, roleSatisfies, type Risk } from '../protocol/risk.js';
+import { principalName, type Identity, type Person } from './identity.js';
 
 /** A refusal, ready to become an AirlockError. */
 export type Refusal = Omit<WireError, 'category'> & { category: 'authorization' };
@@ -212,6 +212,6 @@ export function selfApprovalNeedsFactor(who: Caller, tx: TxFacts): Refusal {
     category: 'authorization',
     code: 'self_approval_needs_factor',
     message: `${tx.id} was requested under ${user}'s own account, so ${user} may approve it only with their second factor, and has none enrolled`,
-    hint: `enrol one as yourself with \`airlock totp enroll\` (the agent's account cannot read it), or run the agent under an account of its own (e.g. \`sudo useradd -m agent && sudo usermod -aG airlock-dev agent\`)`,
+    hint: `enrol one as yourself with \`airlock totp enroll\` (the agent's account cannot read it), or run the agent under an account of its own (e.g. \`sudo useradd -m agent && sudo usermod -aG ${ROLE_GROUPS.dev} agent\`)`,
   };
 }

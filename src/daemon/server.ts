@@ -17,6 +17,7 @@ import { AirlockError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/framing.js';
 import { PROTOCOL, SERVER_NAME, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
 import { METHODS, type Method, type ResultOf } from '../protocol/methods.js';
+import { ROLE_GROUPS } from '../protocol/risk.js';
 import { native } from './native.js';
 import { principalName, resolveIdentity, type Identity } from './identity.js';
 import type { TokenTable } from './tokens.js';
@@ -170,7 +171,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       setTimeout(() => sock.destroy(), 1000).unref();
     };
     if (peer === 'no_role') {
-      return refuse(new AirlockError('authorization', 'no_role', 'you are in no airlock group, so the daemon will not talk to you', 'an administrator adds you to airlock-observer, airlock-dev or airlock-admin (then log in again)'));
+      return refuse(new AirlockError('authorization', 'no_role', 'you are in no airlock group, so the daemon will not talk to you', `an administrator adds you to ${ROLE_GROUPS.observer}, ${ROLE_GROUPS.dev} or ${ROLE_GROUPS.admin} (then log in again)`));
     }
     let identity: Identity = peer === 'token' ? (undefined as unknown as Identity) : peer;
     /** Counts the connection against its principal; false (and refused) past the limit. */

@@ -19,7 +19,7 @@ import type { SigningKey } from '../audit/keys.js';
 import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.js';
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
-import { APPROVER_GROUP, principalName, type Identity } from './identity.js';
+import { principalName, type Identity } from './identity.js';
 import { autoApprovalLane, isRequester, mayApprove, type ApprovalDecision, mayCall, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/methods.js';
 import { releaseOutput } from './output.js';
