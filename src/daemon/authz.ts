@@ -136,7 +136,7 @@ export function mayReset(who: Caller, owner: { uid: number; user: string }): Dec
 export function mayPreview(who: Caller, action: string, risk: Risk): Decision {
   const need = minRoleForRisk(risk);
   if (roleSatisfies(who.role, need)) return ok;
-  return no('role_too_low', `${action} is ${risk} risk and needs the ${need} role; ${principalName(who)} is ${who.role}`, `ask an administrator to add you to airlock-${need} (then log in again)`);
+  return no('role_too_low', `${action} is ${risk} risk and needs the ${need} role; ${principalName(who)} is ${who.role}`, `ask an administrator to add you to ${ROLE_GROUPS[need]} (then log in again)`);
 }
 
 /** The requester: the same account, and for root the same person behind it (one person's sudo request is not another's). */
