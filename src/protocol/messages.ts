@@ -253,7 +253,8 @@ export type PreviewResult = PreviewEnvelope & { auto_approval?: AutoApprovalGran
 /** `policy.show`: the policy in force (nothing secret in it). */
 export interface PolicyView {
   digest: string;
-  source: string;
+  /** `file` (read from `path`) or `default` (no file: the built-in default). */
+  source: 'default' | 'file';
   path: string;
   reads: 'auto' | 'ask';
   second_factor_from: 'high' | 'medium';
@@ -267,7 +268,7 @@ export interface PolicyView {
 export interface PolicyReloaded {
   old_digest: string;
   new_digest: string;
-  source: string;
+  source: 'default' | 'file';
 }
 
 /** `totp.enroll`: a pending secret, on this connection only; it approves nothing until confirmed. */
