@@ -8,7 +8,8 @@
  * two expressions is evaluated to the set of strings it can hold:
  * - a string literal, a ternary, a template (each substitution evaluated the same way);
  * - a parameter of the enclosing function: the argument at every call of that function
- *   (so `fail('validation', 'bad_x', ...)` and helpers like `no('not_yours', ...)` count);
+ *   (so `fail('validation', 'bad_x', ...)` and helpers like `no('not_yours', ...)` count),
+ *   bound one call at a time, so a call's category pairs with that call's code only;
  * - anything else whose type is a string literal or a union of them (a typed local);
  * - `x.category` and `x.code` of a value that is already an error or a refusal are
  *   forwarded, not produced: the pair was counted where that value was built.
