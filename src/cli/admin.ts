@@ -7,9 +7,9 @@ import { dirname, join } from 'node:path';
 import { AirlockClient, socketPath } from '../client/client.js';
 import { DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_SOCKET, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
+import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
 import { c, printJson, reportError } from './ui.js';
 
-export const GROUPS = ['airlock-observer', 'airlock-dev', 'airlock-admin', 'airlock-boot', 'airlock-approvers'];
 const UNIT_PATH = '/etc/systemd/system/airlock.service';
 const TMPFILES_PATH = '/etc/tmpfiles.d/airlock.conf';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -71,14 +71,14 @@ export function adminCommands(): Command[] {
     .description('set up this host (root): groups, directories, a hardened systemd unit, tmpfiles')
     .option('--no-start', 'do not enable and start the service')
     .option('--json', 'print what was done as JSON')
-    .addHelpText('after', `\nCreates the groups ${GROUPS.join(', ')}; ${DEFAULT_STATE_DIR} (0700), ${DEFAULT_LOG_DIR} (0750), ${DEFAULT_CONFIG_DIR};\n${UNIT_PATH} and ${TMPFILES_PATH}. Keys are created by the daemon at its first start.\nThen: add people with \`usermod -aG airlock-dev NAME\` (agents) and \`usermod -aG airlock-approvers,airlock-admin NAME\` (approvers).`)
+    .addHelpText('after', `\nCreates the groups ${AIRLOCK_GROUPS.join(', ')}; ${DEFAULT_STATE_DIR} (0700), ${DEFAULT_LOG_DIR} (0750), ${DEFAULT_CONFIG_DIR};\n${UNIT_PATH} and ${TMPFILES_PATH}. Keys are created by the daemon at its first start.\nThen: add people with \`usermod -aG ${ROLE_GROUPS.dev} NAME\` (agents) and \`usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} NAME\` (approvers).`)
     .action((o) => {
       try {
         requireRoot('install');
         const done: string[] = [];
         // The unit has PrivateTmp=yes: a checkout under /tmp or /var/tmp is invisible to the daemon it starts.
         if (/^\/(var\/)?tmp\//.test(ROOT + '/')) done.push(`WARNING: Airlock is in ${ROOT}; the service's private /tmp hides it from the daemon, which will not start: clone it to /opt/airlock and install from there`);
-        for (const g of GROUPS) {
+        for (const g of AIRLOCK_GROUPS) {
           if (!groupExists(g)) {
             run('/usr/sbin/groupadd', ['--system', '--', g]);
             done.push(`created group ${g}`);
@@ -98,7 +98,7 @@ export function adminCommands(): Command[] {
           done.push('enabled and started airlock.service');
         } else if (o.start) done.push('systemd is not running here: start the daemon with `airlock daemon`');
         if (o.json) printJson({ ok: true, done });
-        else process.stdout.write(done.map((d) => `${c.green('✓')} ${d}\n`).join('') + `\n${c.cyan('next')}  sudo usermod -aG airlock-dev AGENT_USER; sudo usermod -aG airlock-approvers,airlock-admin YOU\n`);
+        else process.stdout.write(done.map((d) => `${c.green('✓')} ${d}\n`).join('') + `\n${c.cyan('next')}  sudo usermod -aG ${ROLE_GROUPS.dev} AGENT_USER; sudo usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} YOU\n`);
       } catch (e) {
         process.exitCode = reportError(e, o.json);
       }
@@ -127,7 +127,7 @@ export function adminCommands(): Command[] {
             } catch {}
           }
           for (const d of [DEFAULT_STATE_DIR, DEFAULT_LOG_DIR, '/run/airlock']) if (existsSync(d)) (rmSync(d, { recursive: true, force: true }), done.push(`removed ${d}`));
-          for (const g of GROUPS) if (groupExists(g)) (run('/usr/sbin/groupdel', ['--', g]), done.push(`removed group ${g}`));
+          for (const g of AIRLOCK_GROUPS) if (groupExists(g)) (run('/usr/sbin/groupdel', ['--', g]), done.push(`removed group ${g}`));
         } else done.push(`kept ${DEFAULT_STATE_DIR} and ${DEFAULT_LOG_DIR} (the audit trail); --purge removes them`);
         if (o.json) printJson({ ok: true, done });
         else process.stdout.write(done.map((d) => `${c.green('✓')} ${d}\n`).join(''));
@@ -173,7 +173,7 @@ export function adminCommands(): Command[] {
           add('checkpoint sink', attrs.includes('a'), attrs.includes('a') ? `${files.checkpoints} is append-only` : `${files.checkpoints} is not append-only (chattr +a unsupported here?): a root attacker could cut it unnoticed`);
         } else add('checkpoint sink', false, `${files.checkpoints} does not exist yet`);
       } else add('keys', true, 'run as root to check key permissions');
-      for (const g of GROUPS) add(`group ${g}`, groupExists(g), groupExists(g) ? 'present' : 'missing: run `sudo airlock install`');
+      for (const g of AIRLOCK_GROUPS) add(`group ${g}`, groupExists(g), groupExists(g) ? 'present' : 'missing: run `sudo airlock install`');
       const failed = checks.filter((x) => !x.ok).length;
       if (o.json) printJson({ ok: failed === 0, checks });
       else process.stdout.write(checks.map((x) => `${x.ok ? c.green('✓') : c.red('✗')} ${x.name}: ${x.detail}\n`).join('') + (failed ? `\n${failed} problem(s)\n` : '\nall good\n'));

@@ -64,7 +64,7 @@ export function auditCommand(): Command {
         if (o.stateDir) return void process.stdout.write(readFileSync(stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8'));
         const cl = await AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket));
         try {
-          process.stdout.write((await cl.call<{ public_key: string }>('audit.pubkey')).public_key + '\n');
+          process.stdout.write((await cl.call('audit.pubkey')).public_key + '\n');
         } finally {
           cl.close();
         }

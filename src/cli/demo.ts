@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import type { ApprovalGrant } from '../protocol/messages.js';
 import { canSandbox } from '../sandbox/overlay.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { Authenticator } from '../sandbox/authenticator.js';
-import { startSandboxDaemon, AIRLOCK_GROUPS } from '../sandbox/daemon.js';
+import { startSandboxDaemon } from '../sandbox/daemon.js';
+import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
 import { Principal } from '../sandbox/principal.js';
 import { readSqliteLog } from '../audit/log-file.js';
 import { parsePublicKey } from '../audit/keys.js';
@@ -71,24 +72,24 @@ async function demo(fast: boolean): Promise<number> {
   try {
     for (const g of AIRLOCK_GROUPS) await d.box.run('/usr/sbin/groupadd', ['--', g]);
     // The worst case: the agent holds every right the human has, approver included.
-    const agentIds = await d.addUser('agent', ['airlock-admin', 'airlock-approvers']);
-    const humanIds = await d.addUser('alice', ['airlock-admin', 'airlock-approvers']);
+    const agentIds = await d.addUser('agent', [ROLE_GROUPS.admin, APPROVER_GROUP]);
+    const humanIds = await d.addUser('alice', [ROLE_GROUPS.admin, APPROVER_GROUP]);
     const agent = Principal.spawn(agentIds, d.socket);
     const alice = Principal.spawn(humanIds, d.socket);
     principals.push(agent, alice);
     // alice enrols her own authenticator app over her own connection and confirms it with a
     // first code (in real life: `airlock totp enroll` in her terminal, and a QR code).
     const phone = new Authenticator();
-    const enrolled = await alice.call<{ secret: string }>('totp.enroll', {});
+    const enrolled = await alice.call('totp.enroll', {});
     phone.add('alice', enrolled.secret);
     await alice.call('totp.confirm', { code: await phone.code('alice') });
     say(c.dim(`daemon up on ${d.socket}`));
-    say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, airlock-admin + airlock-approvers: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, airlock-admin + airlock-approvers).`));
+    say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, ${ROLE_GROUPS.admin} + ${APPROVER_GROUP}: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, ${ROLE_GROUPS.admin} + ${APPROVER_GROUP}).`));
     say(c.dim('The daemon learns which is which from the kernel (SO_PEERCRED), never from what they send.'));
 
     const flow = async (action: string, params: Record<string, unknown>, opts: { tryToSelfApprove?: boolean } = {}) => {
       who('agent', `previews ${c.bold(action)} ${c.dim(JSON.stringify(params))}`);
-      const p = await agent.call<PreviewEnvelope & { auto_approval?: AutoApprovalGrant }>('preview', { action_name: action, params });
+      const p = await agent.call('preview', { action_name: action, params });
       say(renderPreview(p).replace(/^/gm, '         '));
       await pause();
       if (opts.tryToSelfApprove) {
@@ -107,10 +108,10 @@ async function demo(fast: boolean): Promise<number> {
         who('daemon', `${c.green('approves')} by its policy (rule ${c.bold(p.auto_approval.rule)}: non-sensitive reads need no person); a receipt like any other, logged with the rule and the policy digest`);
       } else {
         const code = p.risk === 'high' ? await phone.code('alice') : undefined;
-        g = await alice.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
+        g = await alice.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
         who('alice', `${c.green('approves')} (she saw digest ${p.preview_digest.slice(0, 12)}…${code ? `; high risk, so she also types ${code} from her authenticator app` : ''}); receipt bound to this preview, for the agent only, until ${g.expires_at}`);
       }
-      const r = await agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
+      const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       who('agent', 'executes with the receipt:');
       const shown = { ...r, output: r.output.slice(0, 6), output_truncated: r.output_truncated || r.output.length > 6 };
       say(renderResult(shown).replace(/^/gm, '         '));
@@ -141,7 +142,7 @@ async function demo(fast: boolean): Promise<number> {
     }
 
     step(5, 'History');
-    say(renderHistory(await alice.call<TransactionView[]>('history', { limit: 10 })).replace(/^/gm, '  '));
+    say(renderHistory(await alice.call('history', { limit: 10 })).replace(/^/gm, '  '));
 
     step(6, 'An auditor checks the log offline: public key only, no daemon');
     const kept = mkdtempSync(join(tmpdir(), 'airlock-demo-'));

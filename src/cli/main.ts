@@ -5,7 +5,8 @@
 import { Command, Option } from 'commander';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
-import type { ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import type { ResultEnvelope } from '../protocol/messages.js';
+import { APPROVER_GROUP } from '../protocol/risk.js';
 import { buildParams } from './params-arg.js';
 import { withClient } from './connect.js';
 import { renderHistory, renderPreview, renderResult } from './render.js';
@@ -65,7 +66,7 @@ program
   .action(
     act(async (opts, cmd) =>
       withClient(cmd, async (cl) => {
-        const list = (await cl.call<any[]>('actions.list')).filter((a) => !opts.family || a.family === opts.family);
+        const list = (await cl.call('actions.list')).filter((a) => !opts.family || a.family === opts.family);
         if (json(cmd)) return printJson(list);
         process.stdout.write(table(list.map((a) => [a.name, a.family, riskColour(a.risk), a.min_role, a.supported_here ? '' : c.dim('n/a here'), a.description]), ['action', 'family', 'risk', 'role', '', 'description']));
       }),
@@ -80,7 +81,7 @@ program
   .action(
     act(async (name, _o, cmd) =>
       withClient(cmd, async (cl) => {
-        const a = await cl.call<any>('actions.describe', { action_name: name });
+        const a = await cl.call('actions.describe', { action_name: name });
         if (json(cmd)) return printJson(a);
         process.stdout.write(
           `${c.bold(a.name)} (${a.family}) — ${a.description}\n  risk ${riskColour(a.risk)}, needs ${a.min_role}; reboot ${a.reboot_required ? 'yes' : 'no'}; rollback ${a.rollback_available ? 'yes' : 'no'}${a.read_only ? `; read-only${a.sensitive ? ', sensitive (never approved by the reads rule)' : ''}${a.reaches_network ? ', reaches the network' : ''}` : ''}\n` +
@@ -130,7 +131,7 @@ program
 
 program
   .command('approve')
-  .description('approve a previewed transaction: a person in airlock-approvers, as themselves, at a terminal')
+  .description(`approve a previewed transaction: a person in ${APPROVER_GROUP}, as themselves, at a terminal`)
   .argument('<transaction>')
   .addOption(jsonOpt().default(false).argParser(() => true))
   .addHelpText(
@@ -198,7 +199,7 @@ program
   .action(
     act(async (id, _o, cmd) =>
       withClient(cmd, async (cl) => {
-        const t = await cl.call<TransactionView>('cancel', { transaction_id: id });
+        const t = await cl.call('cancel', { transaction_id: id });
         if (json(cmd)) return printJson(t);
         process.stdout.write(`${t.transaction_id} is ${t.state}\n`);
       }),
@@ -216,7 +217,7 @@ program
   .action(
     act(async (opts, cmd) =>
       withClient(cmd, async (cl) => {
-        const rows = await cl.call<TransactionView[]>('history', {
+        const rows = await cl.call('history', {
           ...(opts.status ? { state: opts.status } : {}),
           ...(opts.action ? { action: opts.action } : {}),
           ...(opts.since ? { since: parseSince(opts.since) } : {}),

@@ -2,7 +2,6 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { withClient } from './connect.js';
-import type { TransactionView } from '../protocol/messages.js';
 import { DEFAULT_POLICY_PATH, explainPolicy, parsePolicy, PolicyError } from '../policy/policy.js';
 import { renderHistory } from './render.js';
 import { runFlow } from './run.js';
@@ -61,7 +60,7 @@ Example policy:
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
-        const p = await withClient(cmd, (cl) => cl.call<Record<string, unknown>>('policy.show'));
+        const p = await withClient(cmd, (cl) => cl.call('policy.show'));
         if (o.json) return printJson(p);
         for (const [k, v] of Object.entries(p)) process.stdout.write(`${c.dim(k.padEnd(19))} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
       } catch (e) {
@@ -74,7 +73,7 @@ Example policy:
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
-        const r = await withClient(cmd, (cl) => cl.call<{ old_digest: string; new_digest: string; source: string }>('policy.reload'));
+        const r = await withClient(cmd, (cl) => cl.call('policy.reload'));
         if (o.json) return printJson(r);
         process.stdout.write(r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`);
       } catch (e) {
@@ -90,7 +89,7 @@ export function inboxCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
-        const rows = await withClient(cmd, (cl) => cl.call<TransactionView[]>('inbox'));
+        const rows = await withClient(cmd, (cl) => cl.call('inbox'));
         if (o.json) return printJson(rows);
         process.stdout.write(rows.length ? renderHistory(rows) + `\n${c.cyan('next')}  airlock inbox run ID   (re-previews it now, as you, and asks for approval)\n` : 'the inbox is empty\n');
       } catch (e) {

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader } from '../protocol/framing.js';
 import { DEFAULT_SOCKET } from '../protocol/defaults.js';
-import { PROTOCOL, type ApprovalGrant, type AutoApprovalGrant, type Method, type PreviewEnvelope, type ResultEnvelope, type TransactionDetail, type TransactionView, type WelcomeMessage } from '../protocol/messages.js';
+import { PROTOCOL, type WelcomeMessage } from '../protocol/messages.js';
+import type { Method, ParamsArg, ResultOf } from '../protocol/methods.js';
 
 /** Where the daemon is: a Unix socket path, or tcp:HOST:PORT (then a token is needed). */
 export function socketPath(explicit?: string): string {
@@ -97,16 +98,26 @@ export class AirlockClient {
     this.pending.clear();
   }
 
-  call<T = unknown>(method: Method, params: Record<string, unknown> = {}): Promise<T> {
+  /** One request, typed by the method table (src/protocol/methods.ts): `call('actions.list')` is an ActionDescription[]. */
+  call<M extends Method>(method: M, ...params: ParamsArg<M>): Promise<ResultOf<M>> {
+    return this.callUnchecked(method, params[0] ?? {}) as Promise<ResultOf<M>>;
+  }
+
+  /**
+   * A request the type system does not check: for a relay that forwards what it was given
+   * (src/sandbox/principal-worker.ts) and for tests of what the daemon refuses. The result
+   * is whatever the daemon answered.
+   */
+  callUnchecked(method: string, params: unknown): Promise<unknown> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = randomBytes(8).toString('hex');
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new AirlockError('transient', 'timeout', `no answer to ${method} within ${this.timeoutMs / 1000} s`));
       }, this.timeoutMs);
       this.pending.set(id, {
-        resolve: (v) => (clearTimeout(timer), resolve(v as T)),
+        resolve: (v) => (clearTimeout(timer), resolve(v)),
         reject: (e) => (clearTimeout(timer), reject(e)),
       });
       this.sock.write(encodeFrame({ type: 'request', id, method, params }));
@@ -116,11 +127,11 @@ export class AirlockClient {
   /** The preview; `auto_approval` is set when the policy approved it (a receipt minted by the daemon). */
   /** `proposal_id`: the unattended proposal this re-previews (`airlock inbox run`); the log links the two. */
   preview(action_name: string, params: Record<string, unknown>, proposal_id?: string) {
-    return this.call<PreviewEnvelope & { auto_approval?: AutoApprovalGrant }>('preview', { action_name, params, ...(proposal_id ? { proposal_id } : {}) });
+    return this.call('preview', { action_name, params, ...(proposal_id ? { proposal_id } : {}) });
   }
   /** `totp_code`: the approver's authenticator code, needed for High risk (and Medium where configured). */
   approve(transaction_id: string, preview_digest: string, totp_code?: string) {
-    return this.call<ApprovalGrant>('approve', { transaction_id, preview_digest, ...(totp_code ? { totp_code } : {}) });
+    return this.call('approve', { transaction_id, preview_digest, ...(totp_code ? { totp_code } : {}) });
   }
 
   /**
@@ -128,21 +139,21 @@ export class AirlockClient {
    * for the caller's terminal only. Replacing a confirmed factor needs `current_code` from it.
    */
   totpEnroll(current_code?: string) {
-    return this.call<{ approver: string; user: string; state: 'pending'; expires_at: string; secret: string; uri: string }>('totp.enroll', current_code ? { current_code } : {});
+    return this.call('totp.enroll', current_code ? { current_code } : {});
   }
   /** Confirms the caller's pending secret with the first code the app shows: from then on it counts. */
   totpConfirm(code: string) {
-    return this.call<{ approver: string; user: string; state: 'confirmed' }>('totp.confirm', { code });
+    return this.call('totp.confirm', { code });
   }
   /** Root only: deletes a person's factor (logged and notified); they enrol again. */
   totpReset(user: string) {
-    return this.call<{ approver: string; user: string; factor: boolean; pending: boolean }>('totp.reset', { user });
+    return this.call('totp.reset', { user });
   }
   execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string) {
-    return this.call<ResultEnvelope>('execute', { transaction_id, action_name, params, receipt });
+    return this.call('execute', { transaction_id, action_name, params, receipt });
   }
   transaction(transaction_id: string) {
-    return this.call<TransactionDetail>('transaction.get', { transaction_id });
+    return this.call('transaction.get', { transaction_id });
   }
 
   /** True once the connection is gone (the daemon closed it, e.g. after its idle deadline). */

@@ -16,9 +16,9 @@
  */
 import type { ActionNature } from '../catalogue/action.js';
 import type { WireError } from '../protocol/errors.js';
-import type { Method } from '../protocol/messages.js';
-import { minRoleForRisk, riskRank, roleSatisfies, type Risk } from '../protocol/risk.js';
-import { APPROVER_GROUP, principalName, type Identity, type Person } from './identity.js';
+import type { Method } from '../protocol/methods.js';
+import { APPROVER_GROUP, minRoleForRisk, riskRank, ROLE_GROUPS, roleSatisfies, type Risk } from '../protocol/risk.js';
+import { principalName, type Identity, type Person } from './identity.js';
 
 /** A refusal, ready to become an AirlockError. */
 export type Refusal = Omit<WireError, 'category'> & { category: 'authorization' };
@@ -136,7 +136,7 @@ export function mayReset(who: Caller, owner: { uid: number; user: string }): Dec
 export function mayPreview(who: Caller, action: string, risk: Risk): Decision {
   const need = minRoleForRisk(risk);
   if (roleSatisfies(who.role, need)) return ok;
-  return no('role_too_low', `${action} is ${risk} risk and needs the ${need} role; ${principalName(who)} is ${who.role}`, `ask an administrator to add you to airlock-${need} (then log in again)`);
+  return no('role_too_low', `${action} is ${risk} risk and needs the ${need} role; ${principalName(who)} is ${who.role}`, `ask an administrator to add you to ${ROLE_GROUPS[need]} (then log in again)`);
 }
 
 /** The requester: the same account, and for root the same person behind it (one person's sudo request is not another's). */
@@ -212,6 +212,6 @@ export function selfApprovalNeedsFactor(who: Caller, tx: TxFacts): Refusal {
     category: 'authorization',
     code: 'self_approval_needs_factor',
     message: `${tx.id} was requested under ${user}'s own account, so ${user} may approve it only with their second factor, and has none enrolled`,
-    hint: `enrol one as yourself with \`airlock totp enroll\` (the agent's account cannot read it), or run the agent under an account of its own (e.g. \`sudo useradd -m agent && sudo usermod -aG airlock-dev agent\`)`,
+    hint: `enrol one as yourself with \`airlock totp enroll\` (the agent's account cannot read it), or run the agent under an account of its own (e.g. \`sudo useradd -m agent && sudo usermod -aG ${ROLE_GROUPS.dev} agent\`)`,
   };
 }

@@ -11,16 +11,8 @@
  * That person's own groups then decide what they may approve.
  */
 import { readFileSync, statSync } from 'node:fs';
-import type { Role } from '../protocol/risk.js';
+import { APPROVER_GROUP, ROLE_GROUPS, type Role } from '../protocol/risk.js';
 import { parseGroup, parsePasswd } from './host.js';
-
-export const ROLE_GROUPS: Record<Exclude<Role, never>, string> = {
-  observer: 'airlock-observer',
-  dev: 'airlock-dev',
-  admin: 'airlock-admin',
-  boot: 'airlock-boot',
-};
-export const APPROVER_GROUP = 'airlock-approvers';
 
 /** The person behind a connection, and their own standing (from their groups, not root's). */
 export interface Person {

@@ -15,7 +15,9 @@ import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/framing.js';
-import { METHODS, PROTOCOL, SERVER_NAME, type Method, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
+import { PROTOCOL, SERVER_NAME, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
+import { METHODS, type Method, type ResultOf } from '../protocol/methods.js';
+import { ROLE_GROUPS } from '../protocol/risk.js';
 import { native } from './native.js';
 import { principalName, resolveIdentity, type Identity } from './identity.js';
 import type { TokenTable } from './tokens.js';
@@ -61,7 +63,12 @@ export const MAX_IN_FLIGHT = 8;
 export const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 export const VERSION = '0.1.0';
 
-type Handler = (who: Identity, params: Record<string, unknown>) => Promise<unknown>;
+/**
+ * One handler per method of the table (src/protocol/methods.ts), answering with the type it
+ * declares: a method served and not in the table, or one in the table and not served, does not
+ * compile. Parameters arrive as sent; each handler checks them.
+ */
+type Handlers = { [M in Method]: (who: Identity, params: Record<string, unknown>) => Promise<ResultOf<M>> };
 
 export interface ServerOptions {
   socketPath: string;
@@ -83,7 +90,7 @@ export interface RunningServer {
 }
 
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
-  const handlers: Record<Method, Handler> = {
+  const handlers: Handlers = {
     'actions.list': async (who) => o.service.listActions(who),
     'actions.describe': async (who, p) => o.service.describe(who, p.action_name),
     preview: (who, p) => o.service.preview(who, p),
@@ -164,7 +171,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       setTimeout(() => sock.destroy(), 1000).unref();
     };
     if (peer === 'no_role') {
-      return refuse(new AirlockError('authorization', 'no_role', 'you are in no airlock group, so the daemon will not talk to you', 'an administrator adds you to airlock-observer, airlock-dev or airlock-admin (then log in again)'));
+      return refuse(new AirlockError('authorization', 'no_role', 'you are in no airlock group, so the daemon will not talk to you', `an administrator adds you to ${ROLE_GROUPS.observer}, ${ROLE_GROUPS.dev} or ${ROLE_GROUPS.admin} (then log in again)`));
     }
     let identity: Identity = peer === 'token' ? (undefined as unknown as Identity) : peer;
     /** Counts the connection against its principal; false (and refused) past the limit. */

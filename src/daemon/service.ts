@@ -12,16 +12,16 @@ import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
-import type { ApprovalAdvice, ApprovalGrant, AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView } from '../protocol/messages.js';
+import type { ActionDescription, ApprovalAdvice, ApprovalGrant, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView } from '../protocol/messages.js';
 import { minRoleForRisk, roleSatisfies, type JobState, type Risk, type TxState } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
 import type { SigningKey } from '../audit/keys.js';
 import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.js';
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
-import { APPROVER_GROUP, principalName, type Identity } from './identity.js';
+import { principalName, type Identity } from './identity.js';
 import { autoApprovalLane, isRequester, mayApprove, type ApprovalDecision, mayCall, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
-import type { Method } from '../protocol/messages.js';
+import type { Method } from '../protocol/methods.js';
 import { releaseOutput } from './output.js';
 import { bindMechanism } from './mechanism-binding.js';
 import { isUnattendedProposal, storedPreview } from './stored-preview.js';
@@ -111,7 +111,7 @@ export class AirlockService {
    * Root re-reads the policy file. A file that fails its checks changes nothing; a good
    * one takes effect at once and the signed log records the old and new digests.
    */
-  async reloadPolicy(who: Identity): Promise<{ old_digest: string; new_digest: string; source: string }> {
+  async reloadPolicy(who: Identity): Promise<PolicyReloaded> {
     const next = loadPolicyFile(this.o.policyPath);
     const nextTokens = TokenTable.load(this.o.tokensPath);
     const old = this.policy;
@@ -124,7 +124,7 @@ export class AirlockService {
   }
 
   /** The policy's digest and settings, for `airlock policy show` (any principal: it holds no secret). */
-  showPolicy() {
+  showPolicy(): PolicyView {
     const p = this.policy;
     return { digest: p.digest, source: p.source, path: this.o.policyPath, reads: p.reads, second_factor_from: p.secondFactorFrom, unattended: p.unattended, rules: p.rules.map((r) => r.id), risk_overrides: Object.fromEntries(p.riskOverrides) };
   }
@@ -157,13 +157,13 @@ export class AirlockService {
    * [risk] table, and a reload replaces the policy object): building it converts every
    * schema to JSON Schema, which is too costly to repeat for each of a flood of requests.
    */
-  private listing: { policy: Policy; actions: ReturnType<AirlockService['describe']>[] } | null = null;
-  listActions(who: Identity) {
+  private listing: { policy: Policy; actions: ActionDescription[] } | null = null;
+  listActions(who: Identity): ActionDescription[] {
     if (this.listing?.policy !== this.policy) this.listing = { policy: this.policy, actions: [...CATALOGUE.values()].map((a) => this.describe(who, a.name)) };
     return this.listing.actions;
   }
 
-  describe(_who: Identity, name: unknown) {
+  describe(_who: Identity, name: unknown): ActionDescription {
     const a = this.action(name);
     const risk = this.riskOf(a);
     return {

@@ -4,28 +4,10 @@
  */
 import type { Risk, Role, JobState, TxState } from './risk.js';
 import type { WireError } from './errors.js';
+import type { Method } from './methods.js';
 
 export const PROTOCOL = 'lacs/0.1';
 export const SERVER_NAME = 'airlock';
-
-export const METHODS = [
-  'actions.list',
-  'actions.describe',
-  'preview',
-  'transaction.get',
-  'approve',
-  'totp.enroll',
-  'totp.confirm',
-  'totp.reset',
-  'policy.show',
-  'policy.reload',
-  'inbox',
-  'execute',
-  'cancel',
-  'history',
-  'audit.pubkey',
-] as const;
-export type Method = (typeof METHODS)[number];
 
 export interface HelloMessage {
   type: 'hello';
@@ -51,7 +33,8 @@ export interface WelcomeMessage {
   protocol: string;
   server: string;
   version: string;
-  capabilities: string[];
+  /** The methods this daemon serves: METHODS (src/protocol/methods.ts), in its order. */
+  capabilities: Method[];
   principal: Principal;
   limits: { max_frame: number; idle_timeout_ms: number; max_output_lines: number };
 }
@@ -237,4 +220,84 @@ export interface TransactionDetail extends TransactionView {
   your_approval: ApprovalAdvice;
   /** For the requester of an approved (Queued) transaction: the receipt the approver received, to execute with. */
   receipt?: string;
+}
+
+/** `actions.list` (one per action) and `actions.describe`: an action as clients see it, with the host's policy applied. */
+export interface ActionDescription {
+  name: string;
+  /** One of FAMILIES (src/catalogue/action.ts). */
+  family: string;
+  description: string;
+  /** The effective risk: the catalogue's, or higher where the policy's [risk] table raises it. */
+  risk: Risk;
+  min_role: Role;
+  reboot_required: boolean;
+  rollback_available: boolean;
+  read_only: boolean;
+  /** A read whose output a person should see first; false for changes. */
+  sensitive: boolean;
+  /** A read that sends packets to a host the request names; false for changes. */
+  reaches_network: boolean;
+  /** Distribution ids (`debian`, `ubuntu`, `fedora`, `rhel`). */
+  platforms: string[];
+  supported_here: boolean;
+  /** JSON Schema (draft 2020-12) of the parameter object. */
+  params_schema: Record<string, unknown>;
+  /** A valid parameter object. */
+  example: Record<string, unknown>;
+}
+
+/** `preview`: the envelope, and the receipt the daemon minted when the policy approved it. */
+export type PreviewResult = PreviewEnvelope & { auto_approval?: AutoApprovalGrant };
+
+/** `policy.show`: the policy in force (nothing secret in it). */
+export interface PolicyView {
+  digest: string;
+  /** `file` (read from `path`) or `default` (no file: the built-in default). */
+  source: 'default' | 'file';
+  path: string;
+  reads: 'auto' | 'ask';
+  second_factor_from: 'high' | 'medium';
+  unattended: string[];
+  /** The ids of its rules, in file order. */
+  rules: string[];
+  risk_overrides: Record<string, Risk>;
+}
+
+/** `policy.reload`: the digests of the policy replaced and the one now in force. */
+export interface PolicyReloaded {
+  old_digest: string;
+  new_digest: string;
+  source: 'default' | 'file';
+}
+
+/** `totp.enroll`: a pending secret, on this connection only; it approves nothing until confirmed. */
+export interface TotpIssued {
+  approver: string;
+  user: string;
+  state: 'pending';
+  expires_at: string;
+  secret: string;
+  /** otpauth:// URI of the secret, for a QR code. */
+  uri: string;
+}
+
+/** `totp.confirm`: the pending secret is the person's factor now. */
+export interface TotpConfirmed {
+  approver: string;
+  user: string;
+  state: 'confirmed';
+}
+
+/** `totp.reset`: what there was to delete. */
+export interface TotpResetDone {
+  approver: string;
+  user: string;
+  factor: boolean;
+  pending: boolean;
+}
+
+/** `audit.pubkey`: the audit log's public key, `ed25519:` and 64 hex digits. */
+export interface AuditPublicKey {
+  public_key: string;
 }

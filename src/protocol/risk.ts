@@ -5,6 +5,22 @@ export type Risk = (typeof RISKS)[number];
 export const ROLES = ['observer', 'dev', 'admin', 'boot'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * The Unix group that gives each role: the daemon maps a peer's groups to its highest role
+ * (src/daemon/identity.ts), `airlock install` creates them, and the catalogue refuses to
+ * change them. Named once here so those places cannot disagree.
+ */
+export const ROLE_GROUPS = {
+  observer: 'airlock-observer',
+  dev: 'airlock-dev',
+  admin: 'airlock-admin',
+  boot: 'airlock-boot',
+} as const satisfies Record<Role, string>;
+/** Membership makes a person an approver (with the role their other groups give); alone it gives no role. */
+export const APPROVER_GROUP = 'airlock-approvers';
+/** Every group Airlock reads: the role groups in ROLES order, then the approvers. */
+export const AIRLOCK_GROUPS: readonly string[] = [...ROLES.map((r) => ROLE_GROUPS[r]), APPROVER_GROUP];
+
 /** Authority order for the risk-derived roles. Boot stands apart (LACS §4.1): it is not above Observer for risk. */
 const RANK: Record<Role, number> = { observer: 1, dev: 2, admin: 3, boot: 1 };
 

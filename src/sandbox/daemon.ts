@@ -28,8 +28,6 @@ export interface SandboxDaemon {
   stop(opts?: { keepSharedAs?: string }): Promise<void>;
 }
 
-export const AIRLOCK_GROUPS = ['airlock-observer', 'airlock-dev', 'airlock-admin', 'airlock-boot', 'airlock-approvers'];
-
 export interface SandboxDaemonOptions {
   daemonArgs?: string[];
   onOutput?: (l: string) => void;

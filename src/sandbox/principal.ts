@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from './node-command.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
-import type { Method } from '../protocol/messages.js';
+import type { Method, ParamsOf, ResultOf } from '../protocol/methods.js';
 
 export interface UnixIdentity {
   uid: number;
@@ -18,6 +18,9 @@ export interface UnixIdentity {
 }
 
 const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'principal-worker.js');
+
+/** The params argument of `call`, optional where the method has no required parameter (then an options object may follow). */
+type CallParams<M extends Method> = {} extends ParamsOf<M> ? [params?: ParamsOf<M>] : [params: ParamsOf<M>];
 
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: WireError };
 
@@ -74,18 +77,24 @@ export class Principal {
     });
   }
 
-  /** One call; resolves to the result or rejects with the daemon's typed error. */
-  async call<T = any>(method: Method, params: Record<string, unknown> = {}, opts: { fresh?: boolean } = {}): Promise<T> {
+  /** One call, typed by the method table (src/protocol/methods.ts); resolves to the result or rejects with the daemon's typed error. */
+  call<M extends Method>(method: M, ...args: [...CallParams<M>, opts?: { fresh?: boolean }]): Promise<ResultOf<M>> {
+    const [params, opts] = args as unknown as [ParamsOf<M> | undefined, { fresh?: boolean } | undefined];
+    return this.callUnchecked(method, params ?? {}, opts) as Promise<ResultOf<M>>;
+  }
+
+  /** A call the type system does not check (a wrong method name, wrong or missing parameters): for tests of what the daemon refuses. */
+  async callUnchecked(method: string, params: unknown, opts: { fresh?: boolean } = {}): Promise<unknown> {
     const r = await this.send({ op: 'call', method, params, fresh: opts.fresh ?? false });
     if (!r.ok) throw AirlockError.fromWire(r.error);
-    return r.result as T;
+    return r.result;
   }
 
   /** The same call on `count` connections at once; each settles on its own. */
-  async parallel(method: Method, params: Record<string, unknown>, count: number): Promise<Array<{ ok: boolean; result?: any; error?: WireError }>> {
+  async parallel<M extends Method>(method: M, params: ParamsOf<M>, count: number): Promise<Array<{ ok: boolean; result?: ResultOf<M>; error?: WireError }>> {
     const r = await this.send({ op: 'parallel', method, params, count });
     if (!r.ok) throw AirlockError.fromWire(r.error);
-    return r.result as Array<{ ok: boolean; result?: any; error?: WireError }>;
+    return r.result as Array<{ ok: boolean; result?: ResultOf<M>; error?: WireError }>;
   }
 
   /** A benchmark op of principal-worker.ts ('serveApprovals', 'lifecycles'); rejects with the worker's typed error. */

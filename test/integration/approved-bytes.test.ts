@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
-import type { ApprovalGrant, FileWriteEntry, PreviewEnvelope, ResultEnvelope, TransactionView } from '../../src/protocol/messages.js';
+import type { ApprovalGrant, FileWriteEntry, PreviewEnvelope } from '../../src/protocol/messages.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -30,12 +30,12 @@ function harness(host: 'overlay' | 'testbed') {
     put: (path: string, content: string) => writeFile(`/proc/${h.w.d.box.pid}/root${path}`, content),
     read: (path: string) => h.w.d.box.readFile(path),
     approved: async (action: string, params: Record<string, unknown>): Promise<{ p: PreviewEnvelope; g: ApprovalGrant }> => {
-      const p = await h.agent.call<PreviewEnvelope>('preview', { action_name: action, params });
+      const p = await h.agent.call('preview', { action_name: action, params });
       return { p, g: await h.w.approve(h.human, p) };
     },
     execute: ({ p, g }: { p: PreviewEnvelope; g: ApprovalGrant }) =>
-      h.agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt }),
-    state: async (p: PreviewEnvelope) => (await h.human.call<TransactionView>('transaction.get', { transaction_id: p.transaction_id })).state,
+      h.agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt }),
+    state: async (p: PreviewEnvelope) => (await h.human.call('transaction.get', { transaction_id: p.transaction_id })).state,
   };
 }
 
@@ -52,7 +52,7 @@ describe('a file step bound by its content (sshd drop-in, booted test bed)', () 
     '# Managed by Airlock (SetSshdOption, ResetSshdOption): one line per option.\n# sshd reads this through the Include at the top of /etc/ssh/sshd_config and keeps the first value it reads.\n';
 
   test('the approver sees the content digest, size, mode and owner, and the lines it writes', async () => {
-    const p = await t.h.agent.call<PreviewEnvelope>('preview', { action_name: 'SetSshdOption', params: { option: 'MaxAuthTries', value: 4 } });
+    const p = await t.h.agent.call('preview', { action_name: 'SetSshdOption', params: { option: 'MaxAuthTries', value: 4 } });
     const e = writeTo(p, DROPIN);
     const content = `${HEADER}MaxAuthTries 4\n`;
     assert.equal(e.binds, 'content');
@@ -90,7 +90,7 @@ describe('a file the action declares it rebuilds at execution (/etc/hosts, overl
   const t = harness('overlay');
 
   test('the approver sees exactly the lines that are the action’s own', async () => {
-    const p = await t.h.agent.call<PreviewEnvelope>('preview', { action_name: 'AddHostsEntry', params: { ip: '10.77.0.1', names: ['mine.test'] } });
+    const p = await t.h.agent.call('preview', { action_name: 'AddHostsEntry', params: { ip: '10.77.0.1', names: ['mine.test'] } });
     const e = writeTo(p, '/etc/hosts');
     assert.equal(e.binds, 'own_lines');
     assert.deepEqual(e.diff, { removed: [], added: ['10.77.0.1\tmine.test'], not_shown: 0 });

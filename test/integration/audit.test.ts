@@ -15,7 +15,6 @@ import { airlock, DAEMON } from '../support/cli.js';
 import { removeTree, tempDir } from '../support/fs.js';
 import { formatPublicKey, signingKeyFromSeed } from '../../src/audit/keys.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
-import type { PreviewEnvelope, ApprovalGrant } from '../../src/protocol/messages.js';
 
 let dir: string;
 let db: string, pub: string, cps: string;
@@ -232,7 +231,7 @@ describe('start-up refusals (fail closed)', () => {
     const w = await startWorld([], 'overlay', { policy: '[risk]\nListUsers = "medium"\n' });
     try {
       const observer = await w.as('olga', ['airlock-observer']);
-      const desc = await observer.call<{ risk: string; min_role: string }>('actions.describe', { action_name: 'ListUsers' });
+      const desc = await observer.call('actions.describe', { action_name: 'ListUsers' });
       assert.deepEqual([desc.risk, desc.min_role], ['medium', 'dev']);
       await assert.rejects(observer.call('preview', { action_name: 'ListUsers', params: {} }), (e: any) => e.code === 'role_too_low');
     } finally {
@@ -271,11 +270,11 @@ describe('crash reconciliation', () => {
       const agent = await w.as('agent', ['airlock-admin']);
       const human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
       // A job that runs for a while: refreshing package lists (in the throwaway host).
-      const p = await agent.call<PreviewEnvelope>('preview', { action_name: 'AptUpdate', params: {} });
+      const p = await agent.call('preview', { action_name: 'AptUpdate', params: {} });
       const g = await w.approve(human, p);
       void agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: {}, receipt: g.receipt }).catch(() => {});
       const until = Date.now() + 20_000;
-      while ((await human.call<{ state: string }>('transaction.get', { transaction_id: p.transaction_id })).state !== 'Running') {
+      while ((await human.call('transaction.get', { transaction_id: p.transaction_id })).state !== 'Running') {
         assert.ok(Date.now() < until, 'the job never started');
         await new Promise((r) => setTimeout(r, 20));
       }

@@ -51,7 +51,7 @@ after(() => w?.close());
 
 describe('host text in previews and output', () => {
   test('UserInfo: the GECOS field in the preview is escaped, and the preview digest covers the escaped text', async () => {
-    const p = await agent.call<PreviewEnvelope>('preview', { action_name: 'UserInfo', params: { user: 'eve' } });
+    const p = await agent.call('preview', { action_name: 'UserInfo', params: { user: 'eve' } });
     assertClean(p, 'the UserInfo preview');
     assert.equal((p.current_state as { gecos: string }).gecos, ESCAPED);
     const { auto_approval: _auto, ...envelope } = p as PreviewEnvelope & { auto_approval?: unknown }; // not part of the envelope
@@ -75,7 +75,7 @@ describe('host text in previews and output', () => {
   });
 
   test('RemoveAuthorizedKey: the line it removes is shown described and escaped, never raw', async () => {
-    const p = await agent.call<PreviewEnvelope>('preview', { action_name: 'RemoveAuthorizedKey', params: { user: 'eve', key: KEY } });
+    const p = await agent.call('preview', { action_name: 'RemoveAuthorizedKey', params: { user: 'eve', key: KEY } });
     assertClean(p, 'the RemoveAuthorizedKey preview');
     const write = p.proposed_change.mechanism.find((m) => m.kind === 'fileWrite');
     assert.ok(write && write.kind === 'fileWrite' && write.binds === 'own_lines');

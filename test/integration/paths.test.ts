@@ -12,7 +12,6 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
-import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 
 let w: World;
 let agent: Principal;
@@ -36,7 +35,7 @@ async function sh(program: string, ...args: string[]): Promise<string> {
 }
 /** What the agent can do with its own shell: run a program as itself. */
 const asAgent = (program: string, ...args: string[]) => sh('/usr/bin/setpriv', '--reuid=agent', '--regid=agent', '--clear-groups', '--', program, ...args);
-const preview = (action: string, params: Record<string, unknown>) => agent.call<PreviewEnvelope>('preview', { action_name: action, params });
+const preview = (action: string, params: Record<string, unknown>) => agent.call('preview', { action_name: action, params });
 /** The preview is refused as untrusted_path, and the message names this component. */
 async function refusedNaming(p: Promise<unknown>, component: string): Promise<void> {
   const e = await rejectsWith(p, 'authorization', 'untrusted_path');
@@ -92,7 +91,7 @@ describe('mount points', () => {
       await sh('/usr/bin/ln', '-s', '/etc', '/srv/swapme');
       await refusedNaming(agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt }), '/srv/swapme');
       assert.equal(await mountsOn('/etc/profile.d'), '', 'nothing is mounted on /etc/profile.d');
-      assert.equal((await human.call<{ state: string }>('transaction.get', { transaction_id: p.transaction_id })).state, 'Queued', 'refused before the receipt was spent');
+      assert.equal((await human.call('transaction.get', { transaction_id: p.transaction_id })).state, 'Queued', 'refused before the receipt was spent');
     } finally {
       await restoreFstab();
     }

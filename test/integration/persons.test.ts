@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { Principal, type UnixIdentity } from '../../src/sandbox/principal.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
-import type { ApprovalGrant, PreviewEnvelope, ResultEnvelope } from '../../src/protocol/messages.js';
+import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 
 let w: World;
 let agent: Principal;
@@ -61,8 +61,8 @@ function rootService(): Principal {
   return p;
 }
 
-const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call<PreviewEnvelope>('preview', { action_name: action, params });
-const approveCall = (who: Principal, p: PreviewEnvelope, code?: string) => who.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
+const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call('preview', { action_name: action, params });
+const approveCall = (who: Principal, p: PreviewEnvelope, code?: string) => who.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
 const entries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null; principal: { uid: number; user: string; person?: string; sudo_uid?: number | null; login_uid?: number | null } | null; details: Record<string, unknown> });
 const grantEntry = (id: string) => entries().find((e) => e.kind === 'approval_granted' && e.transaction_id === id)!;
 
@@ -79,7 +79,7 @@ describe('an approval through sudo is the person behind it', () => {
     // Both witnesses, read through the peer's pidfd: the PAM session set the login uid.
     assert.equal(e.principal?.sudo_uid, uid);
     assert.equal(e.principal?.login_uid, uid);
-    const r = await agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt });
+    const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt });
     assert.equal(r.state, 'Succeeded');
   });
 

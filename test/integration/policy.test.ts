@@ -14,7 +14,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
-import type { AutoApprovalGrant, PreviewEnvelope, ResultEnvelope, TransactionView } from '../../src/protocol/messages.js';
+import type { Method } from '../../src/protocol/methods.js';
+import type { AutoApprovalGrant, PreviewEnvelope } from '../../src/protocol/messages.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import { policyDigest } from '../../src/policy/policy.js';
 import { airlock, DAEMON } from '../support/cli.js';
@@ -66,8 +67,8 @@ after(async () => {
   await w?.close();
 });
 
-const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call<Preview>('preview', { action_name: action, params });
-const execute = (who: Principal, p: Preview, receipt: string) => who.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt });
+const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call('preview', { action_name: action, params });
+const execute = (who: Principal, p: Preview, receipt: string) => who.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt });
 const entries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null; principal: { user: string } | null; details: Record<string, unknown> });
 const approvalOf = (id: string) => entries().find((e) => e.kind === 'approval_granted' && e.transaction_id === id);
 
@@ -113,13 +114,13 @@ describe('auto-approval', () => {
 
 describe('the policy file is the human\'s', () => {
   test('an edited file changes nothing until root reloads it; a non-root reload is refused', async () => {
-    const before = (await agent.call<{ digest: string }>('policy.show')).digest;
+    const before = (await agent.call('policy.show')).digest;
     writeFileSync(policyPath, policyText().replace('daily_cap = 1', 'daily_cap = 100').replace('cooldown_minutes = 60', 'cooldown_minutes = 0'));
     assert.equal((await preview(agent, 'CreateGroup', { group: 'web-3' })).auto_approval, undefined, 'still the old cap');
     await rejectsWith(agent.call('policy.reload'), 'authorization', 'root_only');
     await rejectsWith(alice.call('policy.reload'), 'authorization', 'root_only');
-    assert.equal((await agent.call<{ digest: string }>('policy.show')).digest, before);
-    const r = await (await w.root()).call<{ old_digest: string; new_digest: string }>('policy.reload');
+    assert.equal((await agent.call('policy.show')).digest, before);
+    const r = await (await w.root()).call('policy.reload');
     assert.equal(r.old_digest, before);
     assert.notEqual(r.new_digest, before);
     const logged = entries().filter((e) => e.kind === 'policy_reloaded').at(-1)!;
@@ -128,14 +129,14 @@ describe('the policy file is the human\'s', () => {
   });
 
   test('a file the agent owns, or one that lowers a risk, is refused at reload and the old policy stays', async () => {
-    const before = (await agent.call<{ digest: string }>('policy.show')).digest;
+    const before = (await agent.call('policy.show')).digest;
     writeFileSync(policyPath, '[risk]\nCreateUser = "low"\n');
     await rejectsWith((await w.root()).call('policy.reload'), 'validation', 'policy_invalid');
     writeFileSync(policyPath, 'reads = "auto"\n[[rule]]\nid = "all"\naction = "CreateGroup"\nparams = { group = "x*" }\ncooldown_minutes = 0\ndaily_cap = 100\n');
     chownSync(policyPath, agent.identity.uid, agent.identity.gid);
     await rejectsWith((await w.root()).call('policy.reload'), 'integrity', 'policy_untrusted');
     chownSync(policyPath, 0, 0);
-    assert.equal((await agent.call<{ digest: string }>('policy.show')).digest, before);
+    assert.equal((await agent.call('policy.show')).digest, before);
     writeFileSync(policyPath, policyText());
     await (await w.root()).call('policy.reload');
   });
@@ -177,12 +178,12 @@ describe('a rule the daemon cannot apply is refused everywhere', () => {
   });
 
   test('a reload with it is refused and the old policy stays', async () => {
-    const before = (await agent.call<{ digest: string }>('policy.show')).digest;
+    const before = (await agent.call('policy.show')).digest;
     writeFileSync(policyPath, policyText() + ARRAY_RULE);
     try {
       const e = await rejectsWith((await w.root()).call('policy.reload'), 'validation', 'policy_invalid');
       assert.match(e.message, WHY);
-      assert.equal((await agent.call<{ digest: string }>('policy.show')).digest, before);
+      assert.equal((await agent.call('policy.show')).digest, before);
     } finally {
       writeFileSync(policyPath, policyText());
     }
@@ -197,7 +198,7 @@ describe('unattended principals propose, never act', () => {
     await rejectsWith(w.approve(alice, p), 'authorization', 'unattended_proposal');
     // Root with nobody behind it is no person at all; alice through sudo would meet unattended_proposal as above.
     await rejectsWith((await w.root()).call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'no_person');
-    const inbox = await alice.call<TransactionView[]>('inbox');
+    const inbox = await alice.call('inbox');
     assert.ok(inbox.some((t) => t.transaction_id === p.transaction_id && t.state === 'Previewed'));
     await rejectsWith(cronbot.call('inbox'), 'authorization', 'not_an_approver');
     assert.doesNotMatch((await w.d.box.readFile('/etc/group'))!, /^nightly:/m);
@@ -212,8 +213,8 @@ describe('unattended principals propose, never act', () => {
   });
 
   test('a person re-previews a proposal as their own transaction', async () => {
-    const proposal = (await alice.call<TransactionView[]>('inbox')).find((t) => t.summary.includes('nightly'))!;
-    const t = await alice.call<{ preview: PreviewEnvelope }>('transaction.get', { transaction_id: proposal.transaction_id });
+    const proposal = (await alice.call('inbox')).find((t) => t.summary.includes('nightly'))!;
+    const t = await alice.call('transaction.get', { transaction_id: proposal.transaction_id });
     const fresh = await preview(agent, t.preview.action_name, t.preview.params);
     assert.equal(fresh.unattended, undefined);
     const g = await w.approve(alice, fresh);
@@ -228,14 +229,14 @@ describe('a same-uid agent with a shell obtains no receipt through any message',
     // The agent runs as an approver here but does not hold that person's authenticator: its own request needs the code.
     await rejectsWith(agent.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'totp_required');
     await rejectsWith(agent.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: '000000' }), 'authorization', 'totp_invalid');
-    await rejectsWith(agent.call('totp.enroll', { user: 'agent' }), 'validation', 'bad_params');
+    await rejectsWith(agent.callUnchecked('totp.enroll', { user: 'agent' }), 'validation', 'bad_params');
     await rejectsWith(agent.call('totp.enroll', {}), 'authorization', 'totp_required'); // replacing its factor needs a current code
     await rejectsWith(agent.call('policy.reload'), 'authorization', 'root_only');
     // A receipt minted for a read does not open the High transaction.
     const read = await preview(agent, 'ListUsers', {});
     await rejectsWith(execute(agent, p, read.auto_approval!.receipt), 'stale_approval');
-    await rejectsWith(agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params }), 'stale_approval');
-    assert.equal((await agent.call<TransactionView>('transaction.get', { transaction_id: p.transaction_id })).state, 'Previewed');
+    await rejectsWith(agent.callUnchecked('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params }), 'stale_approval');
+    assert.equal((await agent.call('transaction.get', { transaction_id: p.transaction_id })).state, 'Previewed');
     assert.doesNotMatch((await w.d.box.readFile('/etc/passwd'))!, /^mallory:/m);
   });
 });
@@ -250,11 +251,11 @@ describe('every message of the protocol, tried by the requester itself', () => {
   test('no method hands a same-uid agent a receipt for its own request, read or change', async () => {
     // The agent holds every group a person could give it, approvers included.
     const me = await w2.as('agent', ['airlock-admin', 'airlock-approvers']);
-    const mine = [await me.call<Preview>('preview', { action_name: 'ListUsers', params: {} }), await me.call<Preview>('preview', { action_name: 'CreateGroup', params: { group: 'mine' } }), await me.call<Preview>('preview', { action_name: 'CreateUser', params: { user: 'mine' } })];
+    const mine = [await me.call('preview', { action_name: 'ListUsers', params: {} }), await me.call('preview', { action_name: 'CreateGroup', params: { group: 'mine' } }), await me.call('preview', { action_name: 'CreateUser', params: { user: 'mine' } })];
     const answers: unknown[] = [...mine];
-    const attempt = async (method: Parameters<Principal['call']>[0], params: Record<string, unknown>) => {
+    const attempt = async (method: Method, params: Record<string, unknown>) => {
       try {
-        answers.push(await me.call(method, params));
+        answers.push(await me.callUnchecked(method, params));
       } catch (e) {
         answers.push((e as Error).message);
       }
@@ -269,7 +270,7 @@ describe('every message of the protocol, tried by the requester itself', () => {
     }
     for (const [method, params] of [['totp.enroll', { user: 'agent' }], ['policy.reload', {}], ['policy.show', {}], ['inbox', {}], ['history', {}], ['actions.list', {}], ['actions.describe', { action_name: 'CreateUser' }], ['audit.pubkey', {}]] as const) await attempt(method, params);
     assert.ok(!JSON.stringify(answers).includes('alr1.'), 'no answer carries a receipt');
-    for (const p of mine) assert.equal((await me.call<TransactionView>('transaction.get', { transaction_id: p.transaction_id })).state, 'Previewed');
+    for (const p of mine) assert.equal((await me.call('transaction.get', { transaction_id: p.transaction_id })).state, 'Previewed');
     // Its own requests need its person's code: without one, or with a guess, every approval attempt is refused.
     assert.equal(answers.filter((a) => typeof a === 'string' && /needs the 6-digit code|that code is wrong/.test(a)).length, 6, 'every approval attempt was refused for want of the factor');
   });

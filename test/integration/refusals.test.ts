@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
-import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 
 let w: World;
 const kept = mkdtempSync(join(tmpdir(), 'airlock-refusals-'));
@@ -29,9 +28,9 @@ test('200 forged receipts and 200 digest mismatches become four signed entries t
   const agent = await w.as('agent', ['airlock-admin']);
   const alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   // One approved transaction to execute with forged receipts, one pending one to approve with the wrong digest.
-  const p = await agent.call<PreviewEnvelope>('preview', { action_name: 'ListUsers', params: {} });
+  const p = await agent.call('preview', { action_name: 'ListUsers', params: {} });
   await w.approve(alice, p);
-  const q = await agent.call<PreviewEnvelope>('preview', { action_name: 'ListGroups', params: {} });
+  const q = await agent.call('preview', { action_name: 'ListGroups', params: {} });
   const forged = 'alr1.' + 'A'.repeat(107);
   // In batches of 50 connections (a principal may hold 64).
   for (let batch = 0; batch < 4; batch++) {

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { AirlockClient } from '../../src/client/client.js';
-import type { PreviewEnvelope, TransactionView } from '../../src/protocol/messages.js';
 import { newToken, tokenHash } from '../../src/protocol/token.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 
@@ -67,7 +66,7 @@ describe('TCP with tokens', () => {
 
   test('a token principal never approves, not even what another requested', async () => {
     const other = await w.as('agent', ['airlock-dev']);
-    const p = await other.call<PreviewEnvelope>('preview', { action_name: 'CreateGroup', params: { group: 'g-other' } });
+    const p = await other.call('preview', { action_name: 'CreateGroup', params: { group: 'g-other' } });
     const cl = await viaTcp(ci);
     await rejectsWith(cl.approve(p.transaction_id, p.preview_digest), 'authorization', 'token_not_a_person');
     // And a person cannot execute what the token requested, nor the token what a person requested.
@@ -79,7 +78,7 @@ describe('TCP with tokens', () => {
     const p = await cl.preview('CreateGroup', { group: 'from-cron' });
     assert.equal(p.unattended, true);
     await rejectsWith(w.approve(alice, p), 'authorization', 'unattended_proposal');
-    assert.ok((await alice.call<TransactionView[]>('inbox')).some((t) => t.transaction_id === p.transaction_id));
+    assert.ok((await alice.call('inbox')).some((t) => t.transaction_id === p.transaction_id));
   });
 
   test('tokens never reach the log, the database or the daemon output', async () => {

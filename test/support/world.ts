@@ -42,7 +42,7 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
   let rootClient: Principal | undefined;
   const root = async () => (rootClient ??= Principal.spawn({ uid: 0, gid: 0, groups: [0] }, d.socket));
   const enrol = async (who: Principal, name: string) => {
-    const { secret } = await who.call<{ secret: string }>('totp.enroll', {});
+    const { secret } = await who.call('totp.enroll', {});
     codes.add(name, secret);
     await who.call('totp.confirm', { code: await codes.code(name) });
     return secret;
@@ -59,7 +59,7 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
   };
   const needsCode = (p: PreviewEnvelope) => p.risk === 'high';
   const grant = (who: Principal, p: PreviewEnvelope, totp_code?: string) =>
-    who.call<ApprovalGrant>('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(totp_code ? { totp_code } : {}) });
+    who.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(totp_code ? { totp_code } : {}) });
   const approve = async (who: Principal, p: PreviewEnvelope) => {
     const name = names.get(who)?.name;
     return grant(who, p, needsCode(p) && name && codes.has(name) ? await codes.code(name) : undefined);
@@ -81,14 +81,14 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     enrol,
     approve,
     lifecycle: async (agent, approver, action, params) => {
-      const p = await agent.call<PreviewEnvelope & { auto_approval?: ApprovalGrant }>('preview', { action_name: action, params });
+      const p = await agent.call('preview', { action_name: action, params });
       let g: ApprovalGrant;
       if (p.auto_approval) g = p.auto_approval; // the policy approved it (non-sensitive reads by default)
       else if (needsCode(p) && codes.has(names.get(approver)?.name ?? '')) {
         const [who, code] = await approverWithCode(approver);
         g = await grant(who, p, code);
       } else g = await grant(approver, p);
-      const r = await agent.call<ResultEnvelope>('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
+      const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       return { p, g, r };
     },
     close: async (opts) => {

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { METHOD_ACCESS, autoApprovalLane, isRequester, mayApprove, mayReset, mayCall, mayCancel, mayExecute, mayPreview, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
 import { rootPeerOf, principalName, type Person } from '../../src/daemon/identity.js';
-import { METHODS } from '../../src/protocol/messages.js';
+import { METHODS } from '../../src/protocol/methods.js';
 import type { Role } from '../../src/protocol/risk.js';
 
 const person = (uid: number, user: string, role: Role | null, approver: boolean, via: Person['via'] = 'self'): Person => ({ uid, user, role, approver, via });
