@@ -4,6 +4,7 @@
  * removes or joins, the packages never removed. The families' refusals consult these
  * lists; none keeps a list of its own.
  */
+import { AIRLOCK_GROUPS } from '../../protocol/risk.js';
 import type { GroupEntry, PasswdEntry } from '../action.js';
 
 // ---------------------------------------------------------------- units
@@ -48,7 +49,7 @@ export const JOINABLE_SYSTEM_GROUPS = ['users', 'www-data'];
 export const isPrivilegedSystemGroup = (g: GroupEntry) => g.gid < 1000 && !JOINABLE_SYSTEM_GROUPS.includes(g.name);
 
 /** Groups whose membership is administration (sudo, root-equivalent container/VM daemons, log and disk access) or an Airlock role. */
-export const PROTECTED_GROUPS = ['root', 'sudo', 'adm', 'wheel', 'shadow', 'disk', 'docker', 'lxd', 'incus-admin', 'libvirt', 'airlock-admin', 'airlock-approvers', 'airlock-dev', 'airlock-observer', 'airlock-boot'];
+export const PROTECTED_GROUPS = ['root', 'sudo', 'adm', 'wheel', 'shadow', 'disk', 'docker', 'lxd', 'incus-admin', 'libvirt', ...AIRLOCK_GROUPS];
 
 // ---------------------------------------------------------------- packages
 
