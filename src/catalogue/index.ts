@@ -12,10 +12,9 @@ import * as modules from './families/modules.js';
 import * as netconfig from './families/netconfig.js';
 import * as logging from './families/logging.js';
 import * as network from './families/network.js';
-import * as packages from './families/packages.js';
+import * as packages from './families/packages/index.js';
 import * as privilege from './families/privilege.js';
 import * as processes from './families/processes.js';
-import * as repositories from './families/repositories.js';
 import * as scheduling from './families/scheduling.js';
 import * as security from './families/security.js';
 import * as services from './families/services.js';
@@ -30,7 +29,7 @@ import * as volumes from './families/volumes.js';
 import * as containers from './families/containers.js';
 import * as diagnostics from './families/diagnostics.js';
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories, sshd, netconfig, modules, storage, unitconfig, accounts, volumes, containers, diagnostics];
+const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, Object.fromEntries(packages.actions.map((a) => [a.name, a])), kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, sshd, netconfig, modules, storage, unitconfig, accounts, volumes, containers, diagnostics];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -3,7 +3,7 @@ import { PROGRAMS_FIREWALL } from './programs/firewall.js';
 import { PROGRAMS_LOGGING } from './programs/logging.js';
 import { PROGRAMS_PROCESSES } from './programs/processes.js';
 import { PROGRAMS_SECURITY } from './programs/security.js';
-import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
+import { PROGRAMS_PACKAGES } from './families/packages/programs.js';
 import { PROGRAMS_STORAGE } from './programs/storage.js';
 import { PROGRAMS_NETCONFIG } from './programs/netconfig.js';
 import { PROGRAMS_UNITCONFIG } from './programs/unitconfig.js';
@@ -67,7 +67,7 @@ export const PROGRAMS = {
   ...PROGRAMS_LOGGING,
   ...PROGRAMS_PROCESSES,
   ...PROGRAMS_SECURITY,
-  ...PROGRAMS_REPOSITORIES,
+  ...PROGRAMS_PACKAGES,
   ...PROGRAMS_STORAGE,
   ...PROGRAMS_NETCONFIG,
   ...PROGRAMS_UNITCONFIG,
