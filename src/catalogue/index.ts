@@ -8,9 +8,8 @@ import * as identity from './families/identity.js';
 import * as kernel from './families/kernel/index.js';
 import * as locale from './families/locale.js';
 import * as network from './families/network/index.js';
-import * as packages from './families/packages.js';
+import * as packages from './families/packages/index.js';
 import * as privilege from './families/privilege.js';
-import * as repositories from './families/repositories.js';
 import * as security from './families/security/index.js';
 import * as ssh from './families/ssh.js';
 import * as sshd from './families/sshd.js';
@@ -28,7 +27,7 @@ import * as services from './families/services/index.js';
 /** A family folder's explicit list, in the shape of the old one-file modules until index.ts is rewritten. */
 const listed = (folder: { actions: readonly AnyAction[] }): Record<string, unknown> => ({ ...folder.actions });
 
-const FAMILY_MODULES: Record<string, unknown>[] = [listed(system), users, ssh, packages, listed(kernel), identity, listed(network), listed(files), listed(services), privilege, listed(firewall), listed(logging), locale, listed(processes), listed(scheduling), listed(security), repositories, sshd, listed(storage), accounts, listed(containers)];
+const FAMILY_MODULES: Record<string, unknown>[] = [listed(system), users, ssh, listed(packages), listed(kernel), identity, listed(network), listed(files), listed(services), privilege, listed(firewall), listed(logging), locale, listed(processes), listed(scheduling), listed(security), sshd, listed(storage), accounts, listed(containers)];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -5,7 +5,7 @@ import { PROGRAMS_LOCALE } from './programs/locale.js';
 import { PROGRAMS_PROCESSES } from './families/processes/programs.js';
 import { PROGRAMS_SCHEDULING } from './families/scheduling/programs.js';
 import { PROGRAMS_SECURITY } from './families/security/programs.js';
-import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
+import { PROGRAMS_PACKAGES } from './families/packages/programs.js';
 import { PROGRAMS_STORAGE } from './families/storage/programs.js';
 import { PROGRAMS_KERNEL } from './families/kernel/programs.js';
 import { PROGRAMS_SYSTEM } from './families/system/programs.js';
@@ -72,7 +72,7 @@ export const PROGRAMS = {
   ...PROGRAMS_PROCESSES,
   ...PROGRAMS_SCHEDULING,
   ...PROGRAMS_SECURITY,
-  ...PROGRAMS_REPOSITORIES,
+  ...PROGRAMS_PACKAGES,
   ...PROGRAMS_STORAGE,
   ...PROGRAMS_KERNEL,
   ...PROGRAMS_SYSTEM,

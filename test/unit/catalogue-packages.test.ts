@@ -1,15 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as packages from '../../src/catalogue/families/packages.js';
-import { parsePolicy, parseSimulation } from '../../src/catalogue/families/packages.js';
+import * as refresh from '../../src/catalogue/families/packages/refresh.js';
+import * as install from '../../src/catalogue/families/packages/install.js';
+import * as remove from '../../src/catalogue/families/packages/remove.js';
+import * as query from '../../src/catalogue/families/packages/query.js';
+import * as contents from '../../src/catalogue/families/packages/contents.js';
+import * as hold from '../../src/catalogue/families/packages/hold.js';
+import { parsePolicy, parseSimulation } from '../../src/catalogue/lib/apt.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS } from './catalogue-fixture-host.js';
 import { parseDpkgEntries } from '../../src/catalogue/lib/apt.js';
 import { PROTECTED_PACKAGES } from '../../src/catalogue/lib/guards.js';
 
-const actions = Object.values(packages).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// The actions once in families/packages.ts: lists, install, remove, reads and holds.
+const actions = [refresh, install, remove, query, contents, hold].flatMap((m) => Object.values(m)).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const ok = (stdout: string): CommandOutput => ({ code: 0, stdout, stderr: '' });
 

@@ -2,24 +2,26 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as repositories from '../../src/catalogue/families/repositories.js';
-import {
-  autoUpgradesText,
-  isRepositoryUri,
-  literalPattern,
-  parseArmoredPublicKey,
-  parseKeptBack,
-  parseVersionTable,
-  pinFile,
-  sourcesContent,
-  type OpenPgpKey,
-} from '../../src/catalogue/families/repositories.js';
+import * as purge from '../../src/catalogue/families/packages/purge.js';
+import * as upgrade from '../../src/catalogue/families/packages/upgrade.js';
+import * as pins from '../../src/catalogue/families/packages/pins.js';
+import * as search from '../../src/catalogue/families/packages/search.js';
+import * as sources from '../../src/catalogue/families/packages/sources.js';
+import * as repository from '../../src/catalogue/families/packages/repository.js';
+import * as unattended from '../../src/catalogue/families/packages/unattended.js';
+import { parseKeptBack, parseVersionTable } from '../../src/catalogue/lib/apt.js';
+import { parseArmoredPublicKey, type OpenPgpKey } from '../../src/catalogue/lib/openpgp.js';
+import { autoUpgradesText } from '../../src/catalogue/families/packages/unattended.js';
+import { isRepositoryUri, sourcesContent } from '../../src/catalogue/families/packages/repository.js';
+import { literalPattern } from '../../src/catalogue/families/packages/search.js';
+import { pinFile } from '../../src/catalogue/families/packages/pins.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 import { PROTECTED_PACKAGES } from '../../src/catalogue/lib/guards.js';
 
-const actions = Object.values(repositories).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
+// The actions once in families/repositories.ts: purge, upgrades, pins, search, sources and unattended upgrades.
+const actions = [purge, upgrade, pins, search, sources, repository, unattended].flatMap((m) => Object.values(m)).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const ok = (stdout: string): CommandOutput => ({ code: 0, stdout, stderr: '' });
 const DPKG = ['-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0'];

@@ -1,0 +1,65 @@
+/** Removing one installed package and what requires it, never a protected, essential or required one. */
+import { AirlockError } from '../../../protocol/errors.js';
+import { action, ALL_PLATFORMS } from '../../action.js';
+import { command } from '../../mechanism.js';
+import { params } from '../../params.js';
+import type { Simulation } from '../../lib/apt.js';
+import { anyPackageName, APT_TIMEOUT_MS, DPKG_NONINTERACTIVE, installedEntries, installedVersion, isHeld, list, PROTECTED, protectedSelf, requireVersion, stepsFor } from './manager.js';
+import { dnfDependents, simulate } from './plans.js';
+import { installedState } from './state.js';
+
+export const removePackage = action({
+  name: 'RemovePackage',
+  family: 'packages',
+  description: 'Remove one installed package (configuration files stay) and what requires it; refuses essential, required and protected packages, also as a consequence.',
+  risk: 'high',
+  readOnly: false,
+  platforms: ALL_PLATFORMS,
+  params: params({ package: anyPackageName }),
+  files: [],
+  example: { package: 'htop' },
+  current: async ({ package: name }, host) => {
+    const { manager, dpkg } = await installedState(host, name);
+    const version = installedVersion(dpkg);
+    const plan = async (v: string): Promise<Simulation> =>
+      manager === 'apt' ? simulate(host, 'remove', [], `${name}=${v}`) : { install: [], upgrade: [], remove: [{ name, version: v }, ...(await dnfDependents(host, name))] };
+    // A protected package is refused by check() without asking the manager (apt refuses some of them itself, less clearly).
+    const sim = version && !protectedSelf(name, dpkg, manager) ? await plan(requireVersion(name, version, manager)) : null;
+    // Everything that would go, as the package database describes it (essential flag, priority).
+    const removed = sim ? await installedEntries(host, manager, [...new Set(sim.remove.map((p) => p.name))]) : [];
+    return { name, manager, dpkg, version, sim, removed };
+  },
+  check: ({ package: name }, cur) => {
+    if (!cur.version) throw new AirlockError('conflict', 'not_installed', `${name} is not installed`, 'see ListInstalledPackages');
+    const self = protectedSelf(name, cur.dpkg, cur.manager);
+    if (self) throw new AirlockError('authorization', 'protected_package', `${name} is ${self}; Airlock never removes it`, 'this needs a person at the console');
+    if (!cur.sim) throw new AirlockError('execution', 'no_simulation', `${cur.manager} did not plan the removal of ${name}`);
+    if (isHeld(cur.dpkg)) throw new AirlockError('conflict', 'held', `${name} is on hold`, 'release it with UnholdPackage first');
+    const bad = [...new Set(cur.sim.remove.map((p) => p.name.replace(/:.*$/, '')).filter((n) => PROTECTED[cur.manager].includes(n)))];
+    for (const e of cur.removed) if (e.essential || e.priority === 'required') bad.push(`${e.name} (${e.essential ? 'essential' : 'priority required'})`);
+    if (bad.length > 0) {
+      throw new AirlockError('authorization', 'protected_package', `removing ${name} would remove ${bad.join(', ')}, which Airlock never removes`, 'this needs a person at the console');
+    }
+  },
+  preview: ({ package: name }, cur) => {
+    const gone = cur.sim?.remove ?? [];
+    const also = gone.filter((p) => p.name !== name);
+    const important = cur.removed.filter((e) => e.priority === 'important').map((e) => e.name);
+    return {
+      summary: `Remove ${name} ${cur.version ?? ''}`.trim() + (also.length ? ` and ${also.length} package(s) that depend on it` : ''),
+      change: { remove: list(gone), keeps: 'configuration files (no purge)' },
+      sideEffects: ['services shipped by the removed packages are stopped', 'package maintainer scripts run as root'],
+      warnings: [
+        ...(also.length ? [`also removes ${also.map((p) => p.name).join(', ')}`] : []),
+        ...(important.length ? [`removes priority-important package(s): ${important.join(', ')}`] : []),
+      ],
+    };
+  },
+  // Pinned to the installed version: the name is exact, never a pattern the manager could widen.
+  mechanism: ({ package: name }, cur) =>
+    stepsFor(cur.manager, {
+      apt: () => [command('apt-get', ['remove', '-y', ...DPKG_NONINTERACTIVE, '--', `${name}=${cur.version}`], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
+      // Dependencies nothing else needs stay installed, as with apt-get remove (Autoremove takes them).
+      dnf: () => [command('dnf', ['remove', '-y', '--setopt=clean_requirements_on_remove=False', `${name}-${cur.version}`], { timeoutMs: APT_TIMEOUT_MS })],
+    }),
+});
