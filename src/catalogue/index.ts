@@ -5,32 +5,32 @@
 import type { AnyAction } from './action.js';
 import * as files from './families/files.js';
 import * as firewall from './families/firewall.js';
-import * as identity from './families/identity.js';
 import * as kernel from './families/kernel.js';
-import * as locale from './families/locale.js';
 import * as modules from './families/modules.js';
 import * as netconfig from './families/netconfig.js';
 import * as logging from './families/logging.js';
 import * as network from './families/network.js';
 import * as packages from './families/packages.js';
-import * as privilege from './families/privilege.js';
 import * as processes from './families/processes.js';
 import * as repositories from './families/repositories.js';
 import * as scheduling from './families/scheduling.js';
 import * as security from './families/security.js';
 import * as services from './families/services.js';
-import * as ssh from './families/ssh.js';
-import * as sshd from './families/sshd.js';
 import * as storage from './families/storage.js';
 import * as system from './families/system.js';
-import * as users from './families/users.js';
 import * as unitconfig from './families/unitconfig.js';
-import * as accounts from './families/accounts.js';
 import * as volumes from './families/volumes.js';
 import * as containers from './families/containers.js';
 import * as diagnostics from './families/diagnostics.js';
+import * as usersFamily from './families/users/index.js';
+import * as sshFamily from './families/ssh/index.js';
+import * as privilegeFamily from './families/privilege/index.js';
+import * as identityFamily from './families/identity/index.js';
 
-const FAMILY_MODULES: Record<string, unknown>[] = [system, users, ssh, packages, kernel, identity, network, files, services, privilege, firewall, logging, locale, processes, scheduling, security, repositories, sshd, netconfig, modules, storage, unitconfig, accounts, volumes, containers, diagnostics];
+/** A family folder's explicit list as a module-like record, until index.ts takes the lists themselves. */
+const folder = (f: { actions: readonly AnyAction[] }): Record<string, unknown> => Object.fromEntries(f.actions.map((a) => [a.name, a]));
+
+const FAMILY_MODULES: Record<string, unknown>[] = [system, folder(usersFamily), folder(sshFamily), packages, kernel, folder(identityFamily), network, files, services, folder(privilegeFamily), firewall, logging, processes, scheduling, security, repositories, netconfig, modules, storage, unitconfig, volumes, containers, diagnostics];
 
 const isAction = (a: unknown): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a;
 

@@ -1,4 +1,3 @@
-import { PROGRAMS_PRIVILEGE } from './programs/privilege.js';
 import { PROGRAMS_FIREWALL } from './programs/firewall.js';
 import { PROGRAMS_LOGGING } from './programs/logging.js';
 import { PROGRAMS_PROCESSES } from './programs/processes.js';
@@ -7,7 +6,10 @@ import { PROGRAMS_REPOSITORIES } from './programs/repositories.js';
 import { PROGRAMS_STORAGE } from './programs/storage.js';
 import { PROGRAMS_NETCONFIG } from './programs/netconfig.js';
 import { PROGRAMS_UNITCONFIG } from './programs/unitconfig.js';
-import { PROGRAMS_ACCOUNTS } from './programs/accounts.js';
+import { PROGRAMS_USERS } from './families/users/programs.js';
+import { PROGRAMS_SSH } from './families/ssh/programs.js';
+import { PROGRAMS_PRIVILEGE } from './families/privilege/programs.js';
+import { PROGRAMS_IDENTITY } from './families/identity/programs.js';
 import { PROGRAMS_VOLUMES } from './programs/volumes.js';
 import { PROGRAMS_CONTAINERS } from './programs/containers.js';
 import { PROGRAMS_DIAGNOSTICS } from './programs/diagnostics.js';
@@ -62,7 +64,6 @@ const BASE_PROGRAMS = {
 /** The base table plus the families' own tables (src/catalogue/programs/), one file each. */
 export const PROGRAMS = {
   ...BASE_PROGRAMS,
-  ...PROGRAMS_PRIVILEGE,
   ...PROGRAMS_FIREWALL,
   ...PROGRAMS_LOGGING,
   ...PROGRAMS_PROCESSES,
@@ -71,7 +72,10 @@ export const PROGRAMS = {
   ...PROGRAMS_STORAGE,
   ...PROGRAMS_NETCONFIG,
   ...PROGRAMS_UNITCONFIG,
-  ...PROGRAMS_ACCOUNTS,
+  ...PROGRAMS_USERS,
+  ...PROGRAMS_SSH,
+  ...PROGRAMS_PRIVILEGE,
+  ...PROGRAMS_IDENTITY,
   ...PROGRAMS_VOLUMES,
   ...PROGRAMS_CONTAINERS,
   ...PROGRAMS_DIAGNOSTICS,
