@@ -20,8 +20,14 @@ export function token(re: RegExp, what: string, max = 255) {
     .regex(re, `${what} has characters outside ${re.source}`);
 }
 
-export const userName = token(/^[a-z_][a-z0-9_-]{0,31}$/, 'user name', 32);
-export const groupName = token(/^[a-z_][a-z0-9_-]{0,31}$/, 'group name', 32);
+/**
+ * A user or group name: a lower-case letter or _, then lower-case letters, digits, _ and -,
+ * 32 characters at most. The one pattern for login names: the catalogue's validators below,
+ * the daemon (totp.reset) and the policy file (unattended) all use it.
+ */
+export const LOGIN_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+export const userName = token(LOGIN_NAME, 'user name', 32);
+export const groupName = token(LOGIN_NAME, 'group name', 32);
 export const packageName = token(/^[a-z0-9][a-z0-9+.-]{1,99}$/, 'package name', 100);
 export const unitName = token(/^[A-Za-z0-9:_.@-]{1,240}\.(service|socket|timer|target|path|mount)$/, 'unit name', 250);
 export const hostName = token(/^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'host name (one label, RFC 1123)', 63);

@@ -1,86 +1,71 @@
-import { PROGRAMS_PRIVILEGE } from './programs/privilege.js';
+import { PROGRAMS_LIB } from './lib/programs.js';
+import { PROGRAMS_CONTAINERS } from './families/containers/programs.js';
+import { PROGRAMS_FILES } from './families/files/programs.js';
 import { PROGRAMS_FIREWALL } from './families/firewall/programs.js';
+import { PROGRAMS_IDENTITY } from './families/identity/programs.js';
+import { PROGRAMS_KERNEL } from './families/kernel/programs.js';
 import { PROGRAMS_LOGGING } from './families/logging/programs.js';
-import { PROGRAMS_LOCALE } from './programs/locale.js';
+import { PROGRAMS_NETWORK } from './families/network/programs.js';
+import { PROGRAMS_PACKAGES } from './families/packages/programs.js';
+import { PROGRAMS_PRIVILEGE } from './families/privilege/programs.js';
 import { PROGRAMS_PROCESSES } from './families/processes/programs.js';
 import { PROGRAMS_SCHEDULING } from './families/scheduling/programs.js';
 import { PROGRAMS_SECURITY } from './families/security/programs.js';
-import { PROGRAMS_PACKAGES } from './families/packages/programs.js';
-import { PROGRAMS_STORAGE } from './families/storage/programs.js';
-import { PROGRAMS_KERNEL } from './families/kernel/programs.js';
-import { PROGRAMS_SYSTEM } from './families/system/programs.js';
-import { PROGRAMS_NETWORK } from './families/network/programs.js';
 import { PROGRAMS_SERVICES } from './families/services/programs.js';
-import { PROGRAMS_ACCOUNTS } from './programs/accounts.js';
-import { PROGRAMS_CONTAINERS } from './families/containers/programs.js';
-import { PROGRAMS_FILES } from './families/files/programs.js';
+import { PROGRAMS_SSH } from './families/ssh/programs.js';
+import { PROGRAMS_STORAGE } from './families/storage/programs.js';
+import { PROGRAMS_SYSTEM } from './families/system/programs.js';
+import { PROGRAMS_USERS } from './families/users/programs.js';
 import { neverRunByDaemon } from './lib/program-runners.js';
 
 /**
- * Every program the catalogue may run, by name. The daemon resolves each to an
- * absolute path once at start (first candidate that exists, is root-owned and not
- * writable by group or others) and never consults PATH.
+ * Every program the catalogue may run, by name: the library's table and each family's own
+ * (src/catalogue/families/<family>/programs.ts). The daemon resolves each to an absolute
+ * path once at start (first candidate that exists, is root-owned and not writable by group
+ * or others) and never consults PATH. A name in several tables has the same candidates in
+ * each, and every program a family's files run is in its own table or the library's
+ * (test/unit/catalogue-house.test.ts).
  */
-const BASE_PROGRAMS = {
-  uname: ['/usr/bin/uname', '/bin/uname'],
-  df: ['/usr/bin/df', '/bin/df'],
-  uptime: ['/usr/bin/uptime', '/bin/uptime'],
-  lsblk: ['/usr/bin/lsblk', '/bin/lsblk'],
-  findmnt: ['/usr/bin/findmnt', '/bin/findmnt'],
-  ps: ['/usr/bin/ps', '/bin/ps'],
-  useradd: ['/usr/sbin/useradd', '/sbin/useradd'],
-  userdel: ['/usr/sbin/userdel', '/sbin/userdel'],
-  usermod: ['/usr/sbin/usermod', '/sbin/usermod'],
-  groupadd: ['/usr/sbin/groupadd', '/sbin/groupadd'],
-  groupdel: ['/usr/sbin/groupdel', '/sbin/groupdel'],
-  gpasswd: ['/usr/bin/gpasswd', '/bin/gpasswd'],
-  chage: ['/usr/bin/chage', '/bin/chage'],
-  passwd: ['/usr/bin/passwd', '/bin/passwd'],
-  id: ['/usr/bin/id', '/bin/id'],
-  'apt-get': ['/usr/bin/apt-get'],
-  'apt-cache': ['/usr/bin/apt-cache'],
-  'apt-mark': ['/usr/bin/apt-mark'],
-  dpkg: ['/usr/bin/dpkg'],
-  'dpkg-query': ['/usr/bin/dpkg-query'],
-  // Fedora and RHEL (see families/packages.ts): `dnf [--cacheonly] COMMAND [options] SPEC`, never `--`
-  // (dnf5 refuses it); `rpm --query|--verify [options] -- NAME|PATH`.
-  dnf: ['/usr/bin/dnf'],
-  rpm: ['/usr/bin/rpm', '/bin/rpm'],
-  sysctl: ['/usr/sbin/sysctl', '/sbin/sysctl'],
-  hostname: ['/usr/bin/hostname', '/bin/hostname'],
-  ip: ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'],
-  ss: ['/usr/bin/ss', '/usr/sbin/ss', '/bin/ss'],
-  'ssh-keygen': ['/usr/bin/ssh-keygen'],
-  systemctl: ['/usr/bin/systemctl', '/bin/systemctl'],
-  journalctl: ['/usr/bin/journalctl', '/bin/journalctl'],
-  ln: ['/usr/bin/ln', '/bin/ln'],
-  date: ['/usr/bin/date', '/bin/date'],
-  ls: ['/usr/bin/ls', '/bin/ls'],
-  apt: ['/usr/bin/apt'],
-  lsmod: ['/usr/sbin/lsmod', '/sbin/lsmod'],
-  free: ['/usr/bin/free', '/bin/free'],
-  readlink: ['/usr/bin/readlink', '/bin/readlink'],
-} as const satisfies Record<string, readonly string[]>;
+export const PROGRAM_TABLES = {
+  lib: PROGRAMS_LIB,
+  containers: PROGRAMS_CONTAINERS,
+  files: PROGRAMS_FILES,
+  firewall: PROGRAMS_FIREWALL,
+  identity: PROGRAMS_IDENTITY,
+  kernel: PROGRAMS_KERNEL,
+  logging: PROGRAMS_LOGGING,
+  network: PROGRAMS_NETWORK,
+  packages: PROGRAMS_PACKAGES,
+  privilege: PROGRAMS_PRIVILEGE,
+  processes: PROGRAMS_PROCESSES,
+  scheduling: PROGRAMS_SCHEDULING,
+  security: PROGRAMS_SECURITY,
+  services: PROGRAMS_SERVICES,
+  ssh: PROGRAMS_SSH,
+  storage: PROGRAMS_STORAGE,
+  system: PROGRAMS_SYSTEM,
+  users: PROGRAMS_USERS,
+} as const;
 
-/** The base table plus the families' own tables (src/catalogue/programs/), one file each. */
 export const PROGRAMS = {
-  ...BASE_PROGRAMS,
-  ...PROGRAMS_PRIVILEGE,
+  ...PROGRAMS_LIB,
+  ...PROGRAMS_CONTAINERS,
+  ...PROGRAMS_FILES,
   ...PROGRAMS_FIREWALL,
+  ...PROGRAMS_IDENTITY,
+  ...PROGRAMS_KERNEL,
   ...PROGRAMS_LOGGING,
-  ...PROGRAMS_LOCALE,
+  ...PROGRAMS_NETWORK,
+  ...PROGRAMS_PACKAGES,
+  ...PROGRAMS_PRIVILEGE,
   ...PROGRAMS_PROCESSES,
   ...PROGRAMS_SCHEDULING,
   ...PROGRAMS_SECURITY,
-  ...PROGRAMS_PACKAGES,
-  ...PROGRAMS_STORAGE,
-  ...PROGRAMS_KERNEL,
-  ...PROGRAMS_SYSTEM,
-  ...PROGRAMS_NETWORK,
   ...PROGRAMS_SERVICES,
-  ...PROGRAMS_ACCOUNTS,
-  ...PROGRAMS_CONTAINERS,
-  ...PROGRAMS_FILES,
+  ...PROGRAMS_SSH,
+  ...PROGRAMS_STORAGE,
+  ...PROGRAMS_SYSTEM,
+  ...PROGRAMS_USERS,
 };
 
 export type ProgramName = keyof typeof PROGRAMS;

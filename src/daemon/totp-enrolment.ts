@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { Host } from '../catalogue/action.js';
+import { LOGIN_NAME } from '../catalogue/params.js';
 import type { EntryDraft } from '../audit/entry.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { mayReset } from './authz.js';
@@ -40,7 +41,7 @@ export interface EnrolmentOptions {
 
 const EnrolParams = z.strictObject({ current_code: z.string().max(16).optional() });
 const ConfirmParams = z.strictObject({ code: z.string().max(16).optional() });
-const ResetParams = z.strictObject({ user: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/) });
+const ResetParams = z.strictObject({ user: z.string().regex(LOGIN_NAME) });
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export class TotpEnrolment {

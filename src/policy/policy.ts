@@ -11,6 +11,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import type { AnyAction } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
+import { LOGIN_NAME } from '../catalogue/params.js';
 import { RISKS, riskRank, type Risk } from '../protocol/risk.js';
 import { isGlob, ruleProblem } from './rule-params.js';
 
@@ -42,7 +43,7 @@ const RuleSchema = z.strictObject({
 
 const PolicySchema = z.strictObject({
   reads: z.enum(['auto', 'ask']).default('auto'),
-  unattended: z.array(z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'a login name')).default([]),
+  unattended: z.array(z.string().regex(LOGIN_NAME, 'a login name')).default([]),
   approval: z.strictObject({ second_factor_from: z.enum(['high', 'medium']).default('high') }).default({ second_factor_from: 'high' }),
   risk: z.record(z.string(), z.enum(RISKS)).default({}),
   rule: z.array(RuleSchema).default([]),

@@ -6,15 +6,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as accounts from '../../src/catalogue/families/accounts.js';
-import { localPortFilter, parseAging, prettyHostname, sshdPorts } from '../../src/catalogue/families/accounts.js';
-import { parseEffective } from '../../src/catalogue/families/sshd.js';
-import { today } from '../../src/catalogue/families/users.js';
+import { timeStatus } from '../../src/catalogue/families/identity/clock.js';
+import { prettyHostname, setPrettyHostname } from '../../src/catalogue/families/identity/hostname.js';
+import { validateSudoers } from '../../src/catalogue/families/privilege/validate-sudoers.js';
+import { listSshSessions, localPortFilter, sshdPorts } from '../../src/catalogue/families/ssh/sessions.js';
+import { testSshdConfig } from '../../src/catalogue/families/ssh/sshd-check.js';
+import { parseEffective } from '../../src/catalogue/families/ssh/sshd-config.js';
+import * as aging from '../../src/catalogue/families/users/password-aging.js';
+import { parseAging } from '../../src/catalogue/families/users/password-aging.js';
+import { setUserComment } from '../../src/catalogue/families/users/profile.js';
+import * as sessions from '../../src/catalogue/families/users/sessions.js';
+import { today } from '../../src/catalogue/families/users/shadow.js';
 import type { CommandStep } from '../../src/catalogue/mechanism.js';
 import { gecos, userName } from '../../src/catalogue/params.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
+/** What families/accounts.ts held: actions of four families, each now in its family's folder. */
+const accounts = { ...aging, setUserComment, ...sessions, validateSudoers, testSshdConfig, listSshSessions, timeStatus, setPrettyHostname };
 const actions = Object.values(accounts).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);

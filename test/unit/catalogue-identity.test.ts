@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { getHostname, getTimezone, setHostname, setTimezone } from '../../src/catalogue/families/identity.js';
+import { getHostname, setHostname } from '../../src/catalogue/families/identity/hostname.js';
+import { getTimezone, setTimezone } from '../../src/catalogue/families/identity/timezone.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 

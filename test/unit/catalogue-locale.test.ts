@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as locale from '../../src/catalogue/families/locale.js';
-import { localeName, localeVariable, normaliseLocale, withLang } from '../../src/catalogue/families/locale.js';
+import { ntpStatus, setNtp } from '../../src/catalogue/families/identity/clock.js';
+import * as localeFile from '../../src/catalogue/families/identity/locale.js';
+import { localeName, localeVariable, normaliseLocale, withLang } from '../../src/catalogue/families/identity/locale.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
+/** What families/locale.ts held: the NTP actions (now in identity/clock.ts beside TimeStatus) and the locale ones. */
+const locale = { ntpStatus, setNtp, ...localeFile };
 const actions = Object.values(locale).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const ok = (stdout: string): CommandOutput => ({ code: 0, stdout, stderr: '' });

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as privilege from '../../src/catalogue/families/privilege.js';
-import { grantCommand, grantFileText, grantRule, parseGrantFile } from '../../src/catalogue/families/privilege.js';
+import { grantCommand, grantFileText, grantRule, parseGrantFile } from '../../src/catalogue/families/privilege/grant-file.js';
+import * as policyReads from '../../src/catalogue/families/privilege/policy-reads.js';
+import * as sudoGrants from '../../src/catalogue/families/privilege/sudo-grants.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
+/** What families/privilege.ts held (ValidateSudoers, of the same family, came from accounts.ts and is tested there). */
+const privilege = { ...policyReads, ...sudoGrants };
 const actions = Object.values(privilege).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 

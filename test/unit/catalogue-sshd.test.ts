@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction, CommandOutput } from '../../src/catalogue/action.js';
-import * as sshd from '../../src/catalogue/families/sshd.js';
-import { SSHD_OPTIONS, dropinText, parseDirective, parseEffective, readConfigView } from '../../src/catalogue/families/sshd.js';
+import { dropinText } from '../../src/catalogue/families/ssh/drop-in.js';
+import { parseDirective, parseEffective, readConfigView } from '../../src/catalogue/families/ssh/sshd-config.js';
+import { SSHD_OPTIONS } from '../../src/catalogue/families/ssh/sshd-options.js';
+import * as sshd from '../../src/catalogue/families/ssh/sshd-settings.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';

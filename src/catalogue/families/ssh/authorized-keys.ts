@@ -1,12 +1,11 @@
-/** SSH: authorized keys of a user, and the host's own key fingerprints. */
-import { AirlockError } from '../../protocol/errors.js';
-import { action, type Host, type PasswdEntry } from '../action.js';
-import { command, fileScan, fileWrite } from '../mechanism.js';
-import { params, parseSshKey, sshPublicKey, userName } from '../params.js';
-import { requireUser } from '../lib/accounts.js';
+/** A user's ~/.ssh/authorized_keys: listing its keys, adding one, removing one. */
+import { AirlockError } from '../../../protocol/errors.js';
+import { action, type Host, type PasswdEntry } from '../../action.js';
+import { fileScan, fileWrite } from '../../mechanism.js';
+import { params, parseSshKey, sshPublicKey, userName } from '../../params.js';
+import { requireUser } from '../../lib/accounts.js';
 
 const KEY_FILES = ['/root/.ssh/authorized_keys', '/home/*/.ssh/authorized_keys'];
-const HOST_KEYS = ['ssh_host_ed25519_key.pub', 'ssh_host_ecdsa_key.pub', 'ssh_host_rsa_key.pub'].map((f) => `/etc/ssh/${f}`);
 
 interface KeyFileState {
   user: PasswdEntry;
@@ -129,27 +128,4 @@ export const removeAuthorizedKey = action({
     const blob = parseSshKey(key)!.blob;
     return [fileWrite(cur.path, withNewline(cur.lines.filter((l) => blobOf(l) !== blob)), { mode: 0o600 })];
   },
-});
-
-export const hostKeyFingerprints = action({
-  name: 'HostKeyFingerprints',
-  family: 'ssh',
-  description: "Show the SHA-256 fingerprints of this host's SSH host keys.",
-  risk: 'low',
-  readOnly: true,
-  sensitive: false,
-  reachesNetwork: false,
-  params: params({}),
-  files: HOST_KEYS,
-  example: {},
-  current: async (_p, host) => {
-    const present: string[] = [];
-    for (const f of HOST_KEYS) if ((await host.stat(f))?.isFile) present.push(f);
-    return { present };
-  },
-  check: (_p, cur) => {
-    if (cur.present.length === 0) throw new AirlockError('unsupported_platform', 'no_host_keys', 'this host has no SSH host keys', 'install openssh-server');
-  },
-  preview: (_p, cur) => ({ summary: `Fingerprint ${cur.present.length} host key(s)`, change: null }),
-  mechanism: (_p, cur) => cur.present.map((f) => command('ssh-keygen', ['-l', '-f', f])),
 });

@@ -1,4 +1,4 @@
-/** Programs of the privilege and sshd actions (absolute candidate paths; see ../programs.ts). */
+/** Programs of the privilege family (absolute candidate paths; see ../../programs.ts). */
 export const PROGRAMS_PRIVILEGE = {
   /** Checks sudoers syntax (-c) of one file (-f) or of the whole policy; never edits here. */
   visudo: ['/usr/sbin/visudo', '/sbin/visudo'],
@@ -6,6 +6,4 @@ export const PROGRAMS_PRIVILEGE = {
   cvtsudoers: ['/usr/bin/cvtsudoers'],
   /** Prints policy lines with their file and line number; fixed patterns only. */
   grep: ['/usr/bin/grep', '/bin/grep'],
-  /** -T prints the effective server configuration, -t checks it. */
-  sshd: ['/usr/sbin/sshd', '/sbin/sshd'],
 } as const satisfies Record<string, readonly string[]>;

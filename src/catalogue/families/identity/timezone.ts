@@ -1,85 +1,11 @@
-/** identity family: the host's name and time zone. */
-import { AirlockError } from '../../protocol/errors.js';
-import { action, type Host } from '../action.js';
-import { command, fileScan, fileWrite } from '../mechanism.js';
-import { hostName, params, timezone } from '../params.js';
-import { linkTarget } from '../lib/host-files.js';
-import { readHostsFile } from '../lib/hosts-file.js';
+/** The time zone: /etc/localtime's link into /usr/share/zoneinfo, and /etc/timezone where the host has one. */
+import { AirlockError } from '../../../protocol/errors.js';
+import { action, type Host } from '../../action.js';
+import { command, fileScan, fileWrite } from '../../mechanism.js';
+import { params, timezone } from '../../params.js';
+import { linkTarget } from '../../lib/host-files.js';
 
 const ZONEINFO = '/usr/share/zoneinfo';
-
-export const getHostname = action({
-  name: 'GetHostname',
-  family: 'identity',
-  description: 'Show the host name configured in /etc/hostname and the one the kernel is running with.',
-  risk: 'low',
-  readOnly: true,
-  sensitive: false,
-  reachesNetwork: false,
-  params: params({}),
-  files: ['/etc/hostname'],
-  example: {},
-  current: async (_p, host) => ({ hasFile: (await host.stat('/etc/hostname'))?.isFile === true }),
-  preview: (_p, cur) => ({ summary: `Read the running host name${cur.hasFile ? ' and /etc/hostname' : ''}`, change: null }),
-  mechanism: (_p, cur) => [...(cur.hasFile ? [fileScan('/etc/hostname')] : []), command('hostname', [])],
-});
-
-interface HostnameState {
-  /** First line of /etc/hostname, or null when the file is absent. */
-  configured: string | null;
-  running: string;
-  /** Whether some /etc/hosts entry names the old / the new name. */
-  hostsNamesOld: boolean;
-  hostsNamesNew: boolean;
-}
-
-async function hostnameState(newName: string, host: Host): Promise<HostnameState> {
-  const file = await host.readFile('/etc/hostname');
-  const run = await host.run('hostname', []);
-  if (run.code !== 0 || run.stdout.trim() === '') {
-    throw new AirlockError('execution', 'hostname_unreadable', 'could not read the running host name, so a change could not be undone');
-  }
-  const running = run.stdout.trim();
-  const { entries } = await readHostsFile(host);
-  const named = (n: string) => entries.some((e) => e.names.some((x) => x.toLowerCase() === n.toLowerCase()));
-  return { configured: file === null ? null : (file.split('\n')[0] ?? '').trim(), running, hostsNamesOld: named(running), hostsNamesNew: named(newName) };
-}
-
-export const setHostname = action({
-  name: 'SetHostname',
-  family: 'identity',
-  description: 'Rename the host: write /etc/hostname and set the running name (a single RFC 1123 label).',
-  risk: 'medium',
-  rollback: true,
-  readOnly: false,
-  params: params({ hostname: hostName }),
-  files: ['/etc/hostname'],
-  example: { hostname: 'web-01' },
-  current: ({ hostname }, host) => hostnameState(hostname, host),
-  check: ({ hostname }, cur) => {
-    if (cur.configured === hostname && cur.running === hostname) {
-      throw new AirlockError('conflict', 'unchanged', `the host is already named ${hostname}`);
-    }
-  },
-  preview: ({ hostname }, cur) => ({
-    summary: `Rename the host from ${cur.running} to ${hostname}`,
-    change: {
-      file: '/etc/hostname',
-      from: cur.configured,
-      to: hostname,
-      running_name: { from: cur.running, to: hostname },
-    },
-    sideEffects: ['new log lines and new login prompts show the new name; open sessions keep showing the old one until they log in again'],
-    warnings: [
-      ...(cur.hostsNamesOld && cur.running !== hostname ? [`/etc/hosts still names the old host ${cur.running}; remove it with RemoveHostsEntry if it should go`] : []),
-      ...(!cur.hostsNamesNew ? [`/etc/hosts does not name ${hostname}: sudo may warn "unable to resolve host ${hostname}" until AddHostsEntry maps it (e.g. to 127.0.1.1)`] : []),
-    ],
-  }),
-  mechanism: ({ hostname }, cur) => [
-    fileWrite('/etc/hostname', `${hostname}\n`, { mode: 0o644 }),
-    command('hostname', ['--', hostname], { undo: command('hostname', ['--', cur.running]) }),
-  ],
-});
 
 export const getTimezone = action({
   name: 'GetTimezone',

@@ -1,0 +1,136 @@
+/** Groups: creating and deleting them, and a user's supplementary memberships (never of a protected group). */
+import { AirlockError } from '../../../protocol/errors.js';
+import { action, type GroupEntry, type Host, type PasswdEntry } from '../../action.js';
+import { command, type CommandStep } from '../../mechanism.js';
+import { groupName, params, userName } from '../../params.js';
+import { requireGroup, requireUser } from '../../lib/accounts.js';
+import { refuseProtectedGroup, refuseSystemGroup } from './refusals.js';
+import { usermod } from './usermod.js';
+
+interface Membership {
+  user: PasswdEntry;
+  group: GroupEntry;
+  /** Listed in the group's member field (a supplementary member). */
+  member: boolean;
+  /** The group is the user's primary group (gid in /etc/passwd). */
+  primary: boolean;
+}
+
+async function membership(host: Host, user: string, group: string): Promise<Membership> {
+  const u = await requireUser(host, user);
+  const g = await requireGroup(host, group);
+  return { user: u, group: g, member: g.members.includes(user), primary: u.gid === g.gid };
+}
+
+/** gpasswd takes the user as the argument of -d, the group as its one operand. */
+const removeFromGroup = (user: string, group: string, undo?: CommandStep): CommandStep => command('gpasswd', ['-d', user, '--', group], undo ? { undo } : {});
+const addToGroup = (user: string, group: string, undo?: CommandStep): CommandStep => usermod(['-a', '-G', group], user, undo);
+const systemAccountWarning = (u: PasswdEntry) => (u.uid < 1000 ? [`${u.name} is a system account (uid ${u.uid}): services running as it are affected`] : []);
+
+export const addUserToGroup = action({
+  name: 'AddUserToGroup',
+  family: 'users',
+  description: 'Add a user to a supplementary group (never a protected one such as sudo).',
+  risk: 'high',
+  rollback: true,
+  readOnly: false,
+  params: params({ user: userName, group: groupName }),
+  files: [],
+  example: { user: 'deploy', group: 'www-data' },
+  current: ({ user, group }, host) => membership(host, user, group),
+  check: ({ user, group }, cur) => {
+    refuseProtectedGroup(group);
+    refuseSystemGroup(cur.group);
+    if (cur.member || cur.primary) throw new AirlockError('conflict', 'already_member', `${user} is already in ${group}${cur.primary ? ' (its primary group)' : ''}`);
+  },
+  preview: ({ user, group }, cur) => ({
+    summary: `Add ${user} to group ${group}`,
+    change: { files_changed: ['/etc/group', '/etc/gshadow'], group, members: { from: cur.group.members, to: [...cur.group.members, user] } },
+    sideEffects: [`${user} gets the group's access at its next login; open sessions keep their old groups`],
+    warnings: systemAccountWarning(cur.user),
+  }),
+  mechanism: ({ user, group }) => [addToGroup(user, group, removeFromGroup(user, group))],
+});
+
+export const removeUserFromGroup = action({
+  name: 'RemoveUserFromGroup',
+  family: 'users',
+  description: 'Remove a user from a supplementary group (never a protected one such as sudo).',
+  risk: 'high',
+  rollback: true,
+  readOnly: false,
+  params: params({ user: userName, group: groupName }),
+  files: [],
+  example: { user: 'deploy', group: 'www-data' },
+  current: ({ user, group }, host) => membership(host, user, group),
+  check: ({ user, group }, cur) => {
+    refuseProtectedGroup(group);
+    if (!cur.member) {
+      throw new AirlockError(
+        'conflict',
+        'not_member',
+        cur.primary ? `${group} is ${user}'s primary group, not a supplementary one; it cannot be removed this way` : `${user} is not a member of ${group}`,
+      );
+    }
+  },
+  preview: ({ user, group }, cur) => ({
+    summary: `Remove ${user} from group ${group}`,
+    change: { files_changed: ['/etc/group', '/etc/gshadow'], group, members: { from: cur.group.members, to: cur.group.members.filter((m) => m !== user) } },
+    sideEffects: [`open sessions of ${user} keep the group until they end`],
+    warnings: systemAccountWarning(cur.user),
+  }),
+  mechanism: ({ user, group }) => [removeFromGroup(user, group, addToGroup(user, group))],
+});
+
+export const createGroup = action({
+  name: 'CreateGroup',
+  family: 'users',
+  description: 'Create an empty local group with the next free gid from 1000.',
+  risk: 'medium',
+  rollback: true,
+  readOnly: false,
+  params: params({ group: groupName }),
+  files: [],
+  example: { group: 'deployers' },
+  current: async ({ group }, host) => ({ exists: (await host.groups()).some((g) => g.name === group) }),
+  check: ({ group }, cur) => {
+    refuseProtectedGroup(group);
+    if (cur.exists) throw new AirlockError('conflict', 'group_exists', `a group named ${group} already exists`);
+  },
+  preview: ({ group }) => ({
+    summary: `Create group ${group}`,
+    change: { files_changed: ['/etc/group', '/etc/gshadow'], adds_group: group, gid: 'next free gid from 1000', members: [] },
+  }),
+  mechanism: ({ group }) => [command('groupadd', ['--', group], { undo: command('groupdel', ['--', group]) })],
+});
+
+export const deleteGroup = action({
+  name: 'DeleteGroup',
+  family: 'users',
+  description: "Delete a local group that is no user's primary group (never a protected or system group).",
+  risk: 'high',
+  readOnly: false,
+  params: params({ group: groupName }),
+  files: [],
+  example: { group: 'deployers' },
+  current: async ({ group }, host) => {
+    const g = await requireGroup(host, group);
+    return { group: g, primaryOf: (await host.users()).filter((u) => u.gid === g.gid).map((u) => u.name) };
+  },
+  check: ({ group }, cur) => {
+    refuseProtectedGroup(group);
+    if (cur.group.gid < 1000 || cur.group.gid === 65534) {
+      throw new AirlockError('authorization', 'protected_group', `${group} is a system group (gid ${cur.group.gid}); Airlock does not delete those`, 'a person deletes this group by hand');
+    }
+    if (cur.primaryOf.length) {
+      throw new AirlockError('conflict', 'primary_group', `${group} is the primary group of ${cur.primaryOf.join(', ')}`, 'delete or move those users first');
+    }
+  },
+  preview: ({ group }, cur) => ({
+    summary: `Delete group ${group} (gid ${cur.group.gid})`,
+    change: { files_changed: ['/etc/group', '/etc/gshadow'], removes_group: group, members_lose_it: cur.group.members },
+    sideEffects: [`files owned by gid ${cur.group.gid} stay, and go to any group later given that gid`],
+    warnings: cur.group.members.length ? [`${cur.group.members.join(', ')} lose membership of ${group}`] : [],
+  }),
+  mechanism: ({ group }) => [command('groupdel', ['--', group])],
+});
