@@ -55,8 +55,8 @@ function allowedImport(file: string, spec: string): boolean {
 
 test('the family folders are exactly FAMILIES, and nothing else lives in families/', () => {
   const entries = readdirSync(FAMILIES_DIR);
-  const folders = entries.filter((e) => statSync(join(FAMILIES_DIR, e)).isDirectory()).sort();
-  assert.deepEqual(folders, [...FAMILIES].sort());
+  const folders: string[] = entries.filter((e) => statSync(join(FAMILIES_DIR, e)).isDirectory()).sort();
+  assert.deepEqual(folders, [...FAMILIES].sort() as string[]);
   assert.deepEqual(
     entries.filter((e) => !folders.includes(e)),
     [],

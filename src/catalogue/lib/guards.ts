@@ -4,7 +4,7 @@
  * removes or joins, the packages never removed, and who must keep SSH access. The
  * families' refusals consult these lists; none keeps a list of its own.
  */
-import { AIRLOCK_GROUPS } from '../../protocol/risk.js';
+import { AIRLOCK_GROUPS, APPROVER_GROUP } from '../../protocol/risk.js';
 import type { GroupEntry, PasswdEntry } from '../action.js';
 import { sshPatternRe } from './ssh-patterns.js';
 
@@ -61,13 +61,12 @@ export const PROTECTED_RPMS = ['dnf', 'dnf5', 'rpm', 'yum', 'systemd', 'systemd-
 
 // ---------------------------------------------------------------- SSH access
 
-/**
- * The people an SSH change must not shut out: members of this group approve Airlock's
+/*
+ * The people an SSH change must not shut out: members of APPROVER_GROUP approve Airlock's
  * requests (src/daemon/identity.ts), and often reach the host over SSH only. An sshd
  * setting that would refuse their logins is not refused (a person may mean it), but the
  * preview names them; a user change that would refuse every login is refused.
  */
-export const APPROVER_GROUP = 'airlock-approvers';
 
 /** An account as the SSH checks see it: its groups (the primary one included) and whether a key file of it holds a key. */
 export interface SshLogin {

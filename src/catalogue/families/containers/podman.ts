@@ -10,6 +10,7 @@ import { AirlockError } from '../../../protocol/errors.js';
 import { action, type ActionDeclaration, type Host, type Without } from '../../action.js';
 import { command, type CommandStep } from '../../mechanism.js';
 import { token } from '../../params.js';
+import { firstLine } from '../../lib/text.js';
 
 /**
  * A container name (podman's rule, [a-zA-Z0-9][a-zA-Z0-9_.-]*) or an id (12 to 64 hex
@@ -44,7 +45,7 @@ export interface Target {
 export async function podmanVersion(host: Host): Promise<string | null> {
   try {
     const r = await host.run('podman', ['--version']);
-    if (r.code !== 0) throw new AirlockError('execution', 'podman_failed', `podman --version failed: ${firstLine(r.stderr)}`, 'a person checks the podman installation');
+    if (r.code !== 0) throw new AirlockError('execution', 'podman_failed', `podman --version failed: ${podmanMessage(r.stderr)}`, 'a person checks the podman installation');
     return r.stdout.trim();
   } catch (e) {
     if (e instanceof AirlockError && e.code === 'program_missing') return null;
@@ -52,7 +53,8 @@ export async function podmanVersion(host: Host): Promise<string | null> {
   }
 }
 
-const firstLine = (s: string) => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? '(no message)';
+/** What podman said went wrong, or that it said nothing. */
+const podmanMessage = (stderr: string) => firstLine(stderr) || '(no message)';
 
 interface InspectJson {
   Id?: string;
@@ -81,7 +83,7 @@ export async function readContainer(host: Host, ref: string): Promise<ContainerS
   const r = await host.run('podman', ['container', 'inspect', '--', ref]);
   if (r.code === 0) return parseInspect(r.stdout);
   if (/no such container/i.test(r.stderr)) return null;
-  throw new AirlockError('execution', 'podman_failed', `podman could not inspect ${ref}: ${firstLine(r.stderr)}`);
+  throw new AirlockError('execution', 'podman_failed', `podman could not inspect ${ref}: ${podmanMessage(r.stderr)}`);
 }
 
 /** The state every container action starts from: podman itself, then the container. */

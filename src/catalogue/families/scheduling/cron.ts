@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
 import { action, type Host, type PasswdEntry } from '../../action.js';
 import { command, fileDelete, fileScan, fileWrite } from '../../mechanism.js';
-import { params, userName } from '../../params.js';
+import { LOGIN_NAME, params, userName } from '../../params.js';
 import { agentCommandRefusal, commandArgument, commandArguments, MAX_COMMAND_ARGS, throwRefusal, type CommandRefusal } from '../../lib/agent-command.js';
 import { describeState, readUnit, type UnitState } from '../../lib/systemd.js';
 import { isProtectedUser } from '../../lib/guards.js';
@@ -114,7 +114,7 @@ export const listCronJobs = action({
     return {
       crontab: crontab?.isFile === true && !crontab.isSymlink,
       cronD: cronD ? await regularFiles(host, CRON_D, cronD, CRON_D_NAME) : [],
-      userCrontabs: spool ? await regularFiles(host, USER_CRONTABS, spool, /^[a-z_][a-z0-9_-]{0,31}$/) : [],
+      userCrontabs: spool ? await regularFiles(host, USER_CRONTABS, spool, LOGIN_NAME) : [],
       runParts,
     };
   },

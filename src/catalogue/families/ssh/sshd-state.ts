@@ -31,7 +31,7 @@ export interface SshdState {
   effectiveError: string;
   /** ssh.service, or null when systemd could not say. */
   unit: UnitState | null;
-  /** Airlock approvers (see APPROVER_GROUP in ../../lib/guards.ts): their groups, and whether they have an authorized key file. */
+  /** Airlock approvers (APPROVER_GROUP, src/protocol/risk.ts; the checks are in ../../lib/guards.ts): their groups, and whether they have an authorized key file. */
   approvers: SshLogin[];
 }
 
