@@ -8,6 +8,7 @@ import { action, type Host } from '../../action.js';
 import { command, filePatch, fileScan, fileWrite, type Step } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
+import { appendLine } from '../../lib/line-patch.js';
 
 const DEFAULT_LOCALE = '/etc/default/locale';
 const LOCALE_GEN = '/etc/locale.gen';
@@ -101,7 +102,7 @@ function enableInLocaleGen(lang: string, cur: LocaleState): Step | null {
   const next =
     state === 'commented'
       ? text.split('\n').map((l) => (l === line && !done ? ((done = true), entry) : l)).join('\n')
-      : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${entry}\n`;
+      : appendLine(text, entry);
   return fileWrite(LOCALE_GEN, next, { mode: 0o644 });
 }
 

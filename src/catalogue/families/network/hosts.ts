@@ -6,6 +6,7 @@ import { fixedRead } from '../../lib/fixed-read.js';
 import { parseHostsLine, readHostsFile } from '../../lib/hosts-file.js';
 import { fileScan, fileWrite } from '../../mechanism.js';
 import { fqdn, ipAddress, params } from '../../params.js';
+import { appendLine } from '../../lib/line-patch.js';
 
 const HOSTS = '/etc/hosts';
 /** Names that must keep resolving to the loopback address; no action maps or unmaps them. */
@@ -34,7 +35,6 @@ const hostsNames = z
   .refine((ns) => new Set(ns).size === ns.length, 'names must not repeat');
 
 /** Appends a line to the file's text, adding the missing final newline first. */
-const appendLine = (text: string, line: string) => `${text}${text !== '' && !text.endsWith('\n') ? '\n' : ''}${line}\n`;
 const hostsLine = (ip: string, names: string[]) => `${ip}\t${names.join(' ')}`;
 
 export const addHostsEntry = action({
