@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
+import { actionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
@@ -166,23 +167,9 @@ export class AirlockService {
   describe(_who: Identity, name: unknown): ActionDescription {
     const a = this.action(name);
     const risk = this.riskOf(a);
-    return {
-      name: a.name,
-      family: a.family,
-      description: a.description,
-      risk,
-      min_role: minRoleForRisk(risk),
-      reboot_required: a.reboot,
-      rollback_available: a.rollback,
-      read_only: a.readOnly,
-      // What the policy's reads rule relies on (autoApprovalLane, src/daemon/authz.ts); false for changes.
-      sensitive: a.readOnly && a.sensitive,
-      reaches_network: a.readOnly && a.reachesNetwork,
-      platforms: a.platforms,
-      supported_here: this.platformProblem(a) === null,
-      params_schema: z.toJSONSchema(a.params),
-      example: a.example,
-    };
+    // The declaration's own description (src/catalogue/metadata.ts, also what clients read with
+    // no daemon), with what only the daemon knows: the policy's risk and this host's support.
+    return { ...actionMetadata(a), risk, min_role: minRoleForRisk(risk), supported_here: this.platformProblem(a) === null };
   }
 
   async preview(who: Identity, req: { action_name?: unknown; params?: unknown; proposal_id?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {

@@ -1,0 +1,31 @@
+/**
+ * An action as clients see it before any host or policy applies: the one mapping from a
+ * declaration to the fields of ActionDescription (src/protocol/messages.ts) that depend
+ * on the declaration alone. The daemon's `actions.describe` starts from it (and adds the
+ * policy's risk and the host's support); scripts/gen-catalogue-metadata.ts writes it for
+ * every action to src/protocol/catalogue-metadata.json, which clients read with no daemon.
+ * One mapping for both, so the two can never describe an action differently.
+ */
+import { z } from 'zod';
+import type { ActionMetadata } from '../protocol/catalogue-metadata.js';
+import { minRoleForRisk } from '../protocol/risk.js';
+import type { AnyAction } from './action.js';
+
+export function actionMetadata(a: AnyAction): ActionMetadata {
+  return {
+    name: a.name,
+    family: a.family,
+    description: a.description,
+    risk: a.risk,
+    min_role: minRoleForRisk(a.risk),
+    reboot_required: a.reboot,
+    rollback_available: a.rollback,
+    read_only: a.readOnly,
+    // What the policy's reads rule relies on (autoApprovalLane, src/daemon/authz.ts); false for changes.
+    sensitive: a.readOnly && a.sensitive,
+    reaches_network: a.readOnly && a.reachesNetwork,
+    platforms: a.platforms,
+    params_schema: z.toJSONSchema(a.params),
+    example: a.example,
+  };
+}
