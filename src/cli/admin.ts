@@ -1,10 +1,12 @@
-/** `airlock install`, `uninstall` and `doctor`: set up, remove and check a host installation (root). */
+/**
+ * `airlock install`, `uninstall` and `doctor`: set up, remove and check a host installation (root).
+ * main.ts loads this file to declare the commands; doctor imports the client when it runs.
+ */
 import { Command } from 'commander';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { AirlockClient, socketPath } from '../client/client.js';
 import { DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_SOCKET, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
 import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
@@ -147,6 +149,7 @@ export function adminCommands(): Command[] {
       const major = Number(process.versions.node.split('.')[0]);
       add('node', major >= 20, `Node ${process.versions.node}${major >= 20 ? '' : ' (needs 20 or newer)'}`);
       add('native addon', existsSync(join(ROOT, 'native', 'build', 'Release', 'airlock_native.node')), 'peer-credential addon (run `npm install` to build it)');
+      const { AirlockClient, socketPath } = await import('../client/client.js');
       const sock = socketPath(cmd.optsWithGlobals().socket);
       try {
         const cl = await AirlockClient.connect(sock, { timeoutMs: 5000 });

@@ -6,12 +6,14 @@
  * the stored preview is shown after checking its digest; the code is asked first and
  * not echoed; High risk then needs the action name typed.
  */
+import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, TransactionDetail } from '../protocol/messages.js';
 import { previewDigestMatches, renderPreview } from './render.js';
 import { Terminal } from './terminal.js';
-import { c } from './ui.js';
+import { withClient } from './connect.js';
+import { c, printJson } from './ui.js';
 
 /** Wrong codes the terminal lets a person retype before giving up (the daemon counts them too). */
 const CODE_ATTEMPTS = 3;
@@ -61,3 +63,13 @@ export async function approveInteractively(cl: AirlockClient, id: string, quietS
 }
 
 const askCode = (term: Terminal) => term.askHidden('Code from your authenticator app (not shown): ').replace(/\s+/g, '');
+
+/** `airlock approve TRANSACTION`: the command; prints the receipt and what the requester runs with it. */
+export async function approve(id: string, opts: { json: boolean }, cmd: Command): Promise<void> {
+  await withClient(cmd, async (cl) => {
+    const grant = await approveInteractively(cl, id, opts.json);
+    if (opts.json) return printJson(grant);
+    process.stdout.write(`\n${c.green('approved')} ${grant.transaction_id} by ${grant.approved_by}; valid until ${grant.expires_at}\n`);
+    process.stdout.write(`${c.dim('receipt')} ${grant.receipt}\n${c.cyan('next')}  ${grant.executor} runs: airlock execute ${grant.transaction_id} --receipt ${grant.receipt}\n`);
+  });
+}

@@ -1,11 +1,10 @@
-/** `airlock audit`: verify the log offline with the public key alone, export the key, show checkpoints. */
+/**
+ * `airlock audit`: verify the log offline with the public key alone, export the key, show checkpoints.
+ * main.ts loads this file to declare the commands: what they run with (SQLite, the verifier,
+ * the client) is imported inside each action, when it runs.
+ */
 import { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
-import { readSqliteLog } from '../audit/log-file.js';
-import { parsePublicKey, publicKeyFromRaw } from '../audit/keys.js';
-import { parseCheckpoints } from '../audit/checkpoint.js';
-import { verifyLog } from '../audit/verify.js';
-import { AirlockClient, socketPath } from '../client/client.js';
 import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { c, printJson, reportError } from './ui.js';
 
@@ -24,6 +23,7 @@ export function auditCommand(): Command {
     .option('--json', 'print the report as JSON')
     .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify.')
     .action(async (o) => {
+      const [{ parsePublicKey }, { readSqliteLog }, { verifyLog }] = await Promise.all([import('../audit/keys.js'), import('../audit/log-file.js'), import('../audit/verify.js')]);
       let pub: Buffer;
       try {
         pub = parsePublicKey(readFileSync(o.pubkey, 'utf8'));
@@ -62,6 +62,7 @@ export function auditCommand(): Command {
     .action(async (o, cmd: Command) => {
       try {
         if (o.stateDir) return void process.stdout.write(readFileSync(stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8'));
+        const { AirlockClient, socketPath } = await import('../client/client.js');
         const cl = await AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket));
         try {
           process.stdout.write((await cl.call('audit.pubkey')).public_key + '\n');
@@ -80,8 +81,9 @@ export function auditCommand(): Command {
     .option('--checkpoints <file>', 'the checkpoint file', defaults.checkpoints)
     .option('--origin <origin>', 'count only checkpoints naming this log (HOST/airlock/KEYID)')
     .option('--json', 'print JSON')
-    .action((o) => {
+    .action(async (o) => {
       try {
+        const [{ parseCheckpoints }, { parsePublicKey, publicKeyFromRaw }] = await Promise.all([import('../audit/checkpoint.js'), import('../audit/keys.js')]);
         const parsed = parseCheckpoints(readFileSync(o.checkpoints, 'utf8'), publicKeyFromRaw(parsePublicKey(readFileSync(o.pubkey, 'utf8'))), o.origin === undefined ? {} : { origin: o.origin });
         const good = parsed.flatMap((p) => (p.ok ? [p.value] : []));
         const bad = parsed.filter((p) => !p.ok);

@@ -1,12 +1,34 @@
 /** One connection for one command: opened from --socket / $AIRLOCK_SOCKET (and $AIRLOCK_TOKEN), always closed. */
 import type { Command } from 'commander';
 import { AirlockClient, socketPath } from '../client/client.js';
+import { AirlockError } from '../protocol/errors.js';
 
-export async function withClient<T>(cmd: Command, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
-  const cl = await AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
+const open = (cmd: Command) => AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
+
+async function using<T>(cl: AirlockClient, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
   try {
     return await fn(cl);
   } finally {
     cl.close();
   }
+}
+
+export async function withClient<T>(cmd: Command, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
+  return using(await open(cmd), fn);
+}
+
+/**
+ * With the daemon when it can be reached, else `offline(why)`: for commands that have
+ * something true to say without it (the catalogue). Only an unreachable daemon falls
+ * back; a daemon that answers and refuses is answered by its refusal.
+ */
+export async function withClientOrOffline<T, U>(cmd: Command, fn: (cl: AirlockClient) => Promise<T>, offline: (why: AirlockError) => U | Promise<U>): Promise<T | U> {
+  let cl: AirlockClient;
+  try {
+    cl = await open(cmd);
+  } catch (e) {
+    if (e instanceof AirlockError && e.code === 'daemon_unreachable') return offline(e);
+    throw e;
+  }
+  return using(cl, fn);
 }

@@ -4,7 +4,6 @@
  * user created, a key added, a self-approval and a replay refused; then history
  * and an offline audit verification. Nothing on the real host changes.
  */
-import { Command } from 'commander';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -26,18 +25,14 @@ import { c } from './ui.js';
 
 const DEMO_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d demo@airlock';
 
-export function demoCommand(): Command {
-  return new Command('demo')
-    .description('run the whole story on a throwaway copy of this host (needs root; changes nothing)')
-    .option('--fast', 'no pauses between steps')
-    .action(async (o) => {
-      try {
-        process.exitCode = await demo(Boolean(o.fast));
-      } catch (e) {
-        process.stderr.write(`${c.red('demo failed:')} ${e instanceof AirlockError ? e.message : (e as Error).stack}\n`);
-        process.exitCode = 1;
-      }
-    });
+/** `airlock demo [--fast]` (registered in main.ts): the exit code of the whole story. */
+export async function runDemo(o: { fast?: boolean }): Promise<number> {
+  try {
+    return await demo(Boolean(o.fast));
+  } catch (e) {
+    process.stderr.write(`${c.red('demo failed:')} ${e instanceof AirlockError ? e.message : (e as Error).stack}\n`);
+    return 1;
+  }
 }
 
 const say = (s = '') => process.stdout.write(s + '\n');

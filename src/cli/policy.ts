@@ -1,11 +1,14 @@
-/** `airlock policy` (check, show, reload) and `airlock inbox` (proposals by unattended principals). */
+/**
+ * `airlock policy` (check, show, reload) and `airlock inbox` (proposals by unattended principals).
+ * main.ts loads this file to declare the commands: the policy parser (which knows the
+ * catalogue), the client and the renderers are imported inside each action, when it runs.
+ */
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { withClient } from './connect.js';
-import { DEFAULT_POLICY_PATH, explainPolicy, parsePolicy, PolicyError } from '../policy/policy.js';
-import { renderHistory } from './render.js';
-import { runFlow } from './run.js';
+import { DEFAULT_POLICY_PATH } from '../protocol/defaults.js';
 import { c, EXIT, printJson, reportError } from './ui.js';
+
+const connect = () => import('./connect.js');
 
 export function policyCommand(): Command {
   const policy = new Command('policy').description("the human's policy (/etc/airlock/policy.toml): auto-approval rules, raised risks, unattended users");
@@ -34,7 +37,8 @@ Example policy:
   cooldown_minutes = 10
   daily_cap = 20`,
     )
-    .action((o) => {
+    .action(async (o) => {
+      const { explainPolicy, parsePolicy, PolicyError } = await import('../policy/policy.js');
       let text: string;
       try {
         text = readFileSync(o.file, 'utf8');
@@ -60,6 +64,7 @@ Example policy:
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
+        const { withClient } = await connect();
         const p = await withClient(cmd, (cl) => cl.call('policy.show'));
         if (o.json) return printJson(p);
         for (const [k, v] of Object.entries(p)) process.stdout.write(`${c.dim(k.padEnd(19))} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
@@ -73,6 +78,7 @@ Example policy:
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
+        const { withClient } = await connect();
         const r = await withClient(cmd, (cl) => cl.call('policy.reload'));
         if (o.json) return printJson(r);
         process.stdout.write(r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`);
@@ -89,6 +95,7 @@ export function inboxCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
+        const [{ withClient }, { renderHistory }] = await Promise.all([connect(), import('./render.js')]);
         const rows = await withClient(cmd, (cl) => cl.call('inbox'));
         if (o.json) return printJson(rows);
         process.stdout.write(rows.length ? renderHistory(rows) + `\n${c.cyan('next')}  airlock inbox run ID   (re-previews it now, as you, and asks for approval)\n` : 'the inbox is empty\n');
@@ -103,6 +110,7 @@ export function inboxCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (id: string, o, cmd: Command) => {
       try {
+        const [{ withClient }, { runFlow }] = await Promise.all([connect(), import('./run.js')]);
         const r = await withClient(cmd, async (cl) => {
           const t = await cl.transaction(id);
           return runFlow(cl, t.action_name, t.preview.params, { json: Boolean(o.json), proposal: id });

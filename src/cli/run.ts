@@ -3,12 +3,15 @@
  * preview; approval (by the policy, by this person with their factor where the rules
  * allow it, or by another approver while this waits); execute as the requester.
  */
+import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, ResultEnvelope } from '../protocol/messages.js';
 import { approveInteractively } from './approve.js';
 import { renderPreview, renderResult } from './render.js';
-import { c, printJson } from './ui.js';
+import { withClient } from './connect.js';
+import { buildParams } from './params-arg.js';
+import { c, EXIT, printJson } from './ui.js';
 
 /** How often a waiting `run` asks whether another approver has approved. */
 const POLL_MS = 1000;
@@ -52,4 +55,12 @@ async function waitForReceipt(cl: AirlockClient, id: string, deadline: number): 
     if (Date.now() > deadline) throw new AirlockError('stale_approval', 'preview_expired', `nobody approved ${id} before it expired`, 'preview again');
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
+}
+
+/** `airlock run ACTION`: the command. */
+export async function run(name: string, opts: { param: string[]; params?: string; json?: boolean }, cmd: Command): Promise<number> {
+  return withClient(cmd, async (cl) => {
+    const r = await runFlow(cl, name, buildParams(opts.param, opts.params), { json: Boolean(opts.json) });
+    return r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed;
+  });
 }

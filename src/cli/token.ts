@@ -1,6 +1,8 @@
-/** `airlock token new`: a client token for the TCP or vsock listener, and the line root adds to the token file. */
+/**
+ * `airlock token new`: a client token for the TCP or vsock listener, and the line root adds to the token file.
+ * main.ts loads this file to declare the command; the token code is imported when it runs.
+ */
 import { Command, Option } from 'commander';
-import { newToken, tokenHash } from '../protocol/token.js';
 import { c, printJson } from './ui.js';
 
 export function tokenCommand(): Command {
@@ -21,12 +23,13 @@ AIRLOCK_TOKEN (never a command-line flag: other users can read those) and
 AIRLOCK_SOCKET=tcp:127.0.0.1:7070, or the bridge's socket for vsock. Token principals
 never approve: people approve on the host's own socket.`,
     )
-    .action((name: string, o) => {
+    .action(async (name: string, o) => {
       if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(name)) {
         process.stderr.write('the name is 1 to 32 lower-case letters, digits, _ and -\n');
         process.exitCode = 2;
         return;
       }
+      const { newToken, tokenHash } = await import('../protocol/token.js');
       const t = newToken();
       const entry = `[[token]]\nname = "${name}"\nrole = "${o.role}"\nunattended = ${Boolean(o.unattended)}\nsha256 = "${tokenHash(t).toString('hex')}"\n`;
       if (o.json) return printJson({ name, token: t, entry });

@@ -5,14 +5,17 @@
  * from the app confirms the enrolment. confirm: that first code, for an enrolment left
  * pending. reset: root deletes a person's factor (logged and notified); they enrol again.
  * Codes are read from the terminal without echo.
+ * main.ts loads this file to declare the commands: the client, the terminal and the QR
+ * renderer are imported inside each action, when it runs.
  */
 import { Command, Option } from 'commander';
-import { renderUnicodeCompact } from 'uqr';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
-import { withClient } from './connect.js';
-import { Terminal } from './terminal.js';
+import type { Terminal } from './terminal.js';
 import { c, printJson, reportError } from './ui.js';
+
+const connect = () => import('./connect.js');
+const terminal = () => import('./terminal.js');
 
 const HELP = `
 High-risk approvals always need a code from the approver's authenticator app (Medium
@@ -53,6 +56,7 @@ export function totpCommand(): Command {
             `to delete ${o.user}'s factor instead (they then enrol again): \`sudo airlock totp reset --user ${o.user}\``,
           );
         }
+        const [{ Terminal }, { withClient }] = await Promise.all([terminal(), connect()]);
         const term = Terminal.open('enrolling a second factor', 'run `airlock totp enroll` yourself, in your own terminal');
         try {
           done(await withClient(cmd, (cl) => enrolAt(term, cl)), Boolean(o.json));
@@ -69,6 +73,7 @@ export function totpCommand(): Command {
     .option('--json', 'print {approver, user, state} as JSON')
     .action(async (o, cmd: Command) => {
       try {
+        const [{ Terminal }, { withClient }] = await Promise.all([terminal(), connect()]);
         const term = Terminal.open('confirming a second factor', 'run `airlock totp confirm` yourself, in your own terminal');
         try {
           done(await withClient(cmd, (cl) => withCode(term, FIRST_PROMPT, (code) => cl.totpConfirm(code ?? ''), term.askHidden(FIRST_PROMPT))), Boolean(o.json));
@@ -86,6 +91,7 @@ export function totpCommand(): Command {
     .option('--json', 'print {approver, user, factor, pending} as JSON')
     .action(async (o, cmd: Command) => {
       try {
+        const { withClient } = await connect();
         const r = await withClient(cmd, (cl) => cl.totpReset(o.user));
         if (o.json) return void printJson(r);
         process.stdout.write(`${c.green('reset')} ${r.approver}: ${r.factor ? 'the second factor' : 'the pending enrolment'} is deleted (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`\n`);
@@ -99,6 +105,7 @@ export function totpCommand(): Command {
 /** Enrols (with a code of the current factor when the daemon asks for one), shows the secret on the terminal, confirms. */
 async function enrolAt(term: Terminal, cl: AirlockClient) {
   const issued = await withCode(term, CURRENT_PROMPT, (code) => cl.totpEnroll(code));
+  const { renderUnicodeCompact } = await import('uqr');
   term.write(
     `\n${renderUnicodeCompact(issued.uri, { border: 2 })}\n` +
       `Scan this with your authenticator app, or type the secret into it:\n  secret  ${issued.secret}\n` +

@@ -15,7 +15,6 @@ import { LOGIN_NAME } from '../catalogue/params.js';
 import { RISKS, riskRank, type Risk } from '../protocol/risk.js';
 import { isGlob, ruleProblem } from './rule-params.js';
 
-export const DEFAULT_POLICY_PATH = '/etc/airlock/policy.toml';
 /** Rules never approve above this: High always waits for a person. */
 export const RULE_MAX_RISK: Risk = 'medium';
 /** The rule id under which the daemon approves non-sensitive reads (`reads = "auto"`; which ones: autoApprovalLane in src/daemon/authz.ts). */

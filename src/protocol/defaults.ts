@@ -3,6 +3,8 @@ export const DEFAULT_SOCKET = '/run/airlock/airlock.sock';
 export const DEFAULT_STATE_DIR = '/var/lib/airlock';
 export const DEFAULT_LOG_DIR = '/var/log/airlock';
 export const DEFAULT_CONFIG_DIR = '/etc/airlock';
+/** The human's policy (src/policy/policy.ts parses it). */
+export const DEFAULT_POLICY_PATH = '/etc/airlock/policy.toml';
 
 export const stateFiles = (stateDir: string, logDir: string) => ({
   db: `${stateDir}/airlock.db`,

@@ -179,6 +179,38 @@ describe('airlock CLI', () => {
     assert.equal(d.params_schema.additionalProperties, false);
   });
 
+  test('actions and describe with no daemon: the catalogue it was built with, saying what is unknown', async () => {
+    const online = await cliAs(observer.identity, ['actions', '--json']);
+    assert.doesNotMatch(online.stderr, /note/, 'with a daemon, its answer and no note');
+    const withDaemon = JSON.parse(online.stdout) as Array<Record<string, unknown>>;
+    const down = ['--socket', '/nonexistent/airlock.sock'];
+    const r = await cliAs(observer.identity, [...down, 'actions', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /cannot reach the Airlock daemon at \/nonexistent\/airlock\.sock/);
+    assert.match(r.stderr, /whether this host supports each action, and any risk its policy raises, are unknown/);
+    const without = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+    assert.ok(without.every((a) => a.supported_here === null), 'support on this host is unknown, not guessed');
+    // This world's policy raises no risk: apart from the host's support, the daemon says the same.
+    const hostless = (list: Array<Record<string, unknown>>) => list.map(({ supported_here: _, ...rest }) => rest);
+    assert.deepEqual(hostless(without), hostless(withDaemon));
+
+    const users = await cliAs(observer.identity, [...down, 'actions', '--family', 'users']);
+    assert.equal(users.code, 0, users.stderr);
+    assert.match(users.stdout, /\nUserInfo +users +low +observer/);
+    assert.doesNotMatch(users.stdout, /HostInfo/);
+    const d = await cliAs(observer.identity, [...down, 'describe', 'UserInfo']);
+    assert.equal(d.code, 0, d.stderr);
+    assert.match(d.stdout, /^UserInfo \(users\)/);
+    assert.match(d.stdout, /risk and role are the catalogue's \(this host's policy may raise them\); support on this host is unknown without the daemon/);
+    assert.match(d.stdout, /"pattern": /);
+    const dj = JSON.parse((await cliAs(observer.identity, [...down, 'describe', 'UserInfo', '--json'])).stdout);
+    assert.equal(dj.params_schema.properties.user.type, 'string');
+    assert.equal(dj.supported_here, null);
+    const unknown = await cliAs(observer.identity, [...down, 'describe', 'NoSuchThing']);
+    assert.equal(unknown.code, 5);
+    assert.match(unknown.stderr, /validation\/unknown_action/);
+  });
+
   test('exit codes follow the error category', async () => {
     assert.equal((await cliAs(observer.identity, ['preview', 'CreateUser', '--param', 'user=x'])).code, 3, 'authorization');
     const bad = await cliAs(agent.identity, ['preview', 'UserInfo', '--param', 'user=$(id)']);

@@ -1,0 +1,20 @@
+/** `airlock preview ACTION`: the daemon's preview, recorded as a transaction, and the next step (who approves, or the receipt the policy minted). */
+import type { Command } from 'commander';
+import { buildParams } from './params-arg.js';
+import { withClient } from './connect.js';
+import { renderPreview } from './render.js';
+import { c, printJson } from './ui.js';
+
+export async function preview(name: string, opts: { param: string[]; params?: string; json?: boolean }, cmd: Command): Promise<void> {
+  await withClient(cmd, async (cl) => {
+    const p = await cl.preview(name, buildParams(opts.param, opts.params));
+    if (opts.json) return printJson(p);
+    process.stdout.write(renderPreview(p));
+    if (p.auto_approval) {
+      process.stdout.write(`\n${c.green('approved by policy')} (rule ${p.auto_approval.rule}); valid until ${p.auto_approval.expires_at}\n${c.dim('receipt')} ${p.auto_approval.receipt}\n`);
+      process.stdout.write(`${c.cyan('next')}  airlock execute ${p.transaction_id} --receipt ${p.auto_approval.receipt}\n`);
+    } else if (p.unattended) {
+      process.stdout.write(`\n${c.yellow('proposed')}: you are unattended, so this waits in the inbox; a person runs ${c.bold(`airlock inbox run ${p.transaction_id}`)}\n`);
+    } else process.stdout.write(`\n${c.cyan('next')}  an approver approves it, as themselves: ${c.bold(`airlock approve ${p.transaction_id}`)}\n`);
+  });
+}
