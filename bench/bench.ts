@@ -7,16 +7,21 @@
  *   2. full lifecycles (preview -> approve -> execute) of a low-risk read against a
  *      real daemon in a throwaway overlay of / (needs root), at concurrency 1 and 16,
  *      with the agent and the approver as two real Unix users;
- *   3. offline verification of a 100,000-entry signed log.
- * Targets: lifecycle p50 <= 5 ms (at concurrency 1); verify >= 0.5 x raw verify x cores.
+ *   3. offline verification of a 100,000-entry signed log;
+ *   4. the CLI's start-up: `node bin/airlock.js --help` (the compiled dist/, as installed)
+ *      beside a bare `node -e 0`, interleaved over many runs.
+ * Targets: lifecycle p50 <= 5 ms (at concurrency 1); verify >= 0.5 x raw verify x cores;
+ * `airlock --help` <= 3 x `node -e 0`.
  * It also watches how much CPU other processes take meanwhile and warns when the
  * machine was not quiet. It reports: exit 0 even when a target is missed; non-zero
  * only when something breaks (2: not root).
  */
+import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { sealEntry, type EntryDraft } from '../src/audit/entry.js';
@@ -46,6 +51,10 @@ const VERIFY_RUNS = 2;
 const BUSY_WARNING = 0.1;
 const WATCHDOG_S = 175;
 const CLK_TCK = 100;
+const STARTUP_RUNS = 40;
+const STARTUP_WARMUP = 3;
+const TARGET_STARTUP_X = 3;
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
 
@@ -78,6 +87,13 @@ function cpuSeconds(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
+/** user+system CPU seconds of this process's children that have ended and been waited for (spawnSync's). */
+function reapedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / CLK_TCK;
+}
+
 /** CPU seconds used by this process (all threads) and the given pids. */
 function ownCpuSeconds(pids: number[]): number {
   const u = process.cpuUsage();
@@ -94,14 +110,15 @@ function machineCpu(): { busy: number; total: number } {
 /**
  * Starts watching how much of the machine other processes use (another test run, a
  * build): the figures of a phase are only as good as the machine was quiet. The
- * returned function gives that share (0..1 of all cores) since the start.
+ * returned function gives that share (0..1 of all cores) since the start. `ownExtra`:
+ * more CPU seconds that are this run's own (the start-up phase's finished children).
  */
-function externalLoadProbe(ownPids: () => number[] = () => []): () => number {
+function externalLoadProbe(ownPids: () => number[] = () => [], ownExtra: () => number = () => 0): () => number {
   const m0 = machineCpu();
-  const o0 = ownCpuSeconds(ownPids());
+  const o0 = ownCpuSeconds(ownPids()) + ownExtra();
   return () => {
     const m1 = machineCpu();
-    const own = ownCpuSeconds(ownPids()) - o0;
+    const own = ownCpuSeconds(ownPids()) + ownExtra() - o0;
     return m1.total > m0.total ? Math.min(1, Math.max(0, (m1.busy - m0.busy - own) / (m1.total - m0.total))) : 0;
   };
 }
@@ -287,6 +304,43 @@ async function verifyBench(tmp: string) {
   return { buildRate: LOG_ENTRIES / buildS, buildS, verifyRate: LOG_ENTRIES / best.seconds, verifyS: best.seconds, runs, externalLoad: best.externalLoad };
 }
 
+// --- 4. the CLI's start-up -----------------------------------------------------
+
+/**
+ * `node bin/airlock.js --help` against `node -e 0`, alternately, so both see the same
+ * machine; medians. bin/airlock.js runs dist/ when it exists (what `npm install` and
+ * `npm run build` make), so that is what is measured; null when there is no dist/.
+ */
+function startupBench() {
+  const built = join(ROOT, 'dist', 'cli', 'main.js');
+  if (!existsSync(built)) return null;
+  // A dist/ older than the sources measures yesterday's CLI: say so.
+  const builtAt = statSync(built).mtimeMs;
+  const stale = readdirSync(join(ROOT, 'src', 'cli')).some((f) => f.endsWith('.ts') && statSync(join(ROOT, 'src', 'cli', f)).mtimeMs > builtAt);
+  const once = (args: string[]) => {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } });
+    const ms = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status ?? r.signal}`);
+    return ms;
+  };
+  const cliArgs = [join(ROOT, 'bin', 'airlock.js'), '--help'];
+  const bareArgs = ['-e', '0'];
+  progress(`CLI start-up: ${STARTUP_RUNS} runs each of \`node bin/airlock.js --help\` and \`node -e 0\`, interleaved...`);
+  // The runs are ours: their CPU is not another process's load.
+  const load = externalLoadProbe(undefined, reapedChildrenCpuSeconds);
+  for (let i = 0; i < STARTUP_WARMUP; i++) (once(cliArgs), once(bareArgs));
+  const cli: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < STARTUP_RUNS; i++) {
+    cli.push(once(cliArgs));
+    bare.push(once(bareArgs));
+  }
+  const cliP50 = pct(cli.sort((a, b) => a - b), 0.5);
+  const bareP50 = pct(bare.sort((a, b) => a - b), 0.5);
+  return { cliP50, bareP50, times: cliP50 / bareP50, runs: STARTUP_RUNS, stale, externalLoad: load() };
+}
+
 // --- report -------------------------------------------------------------------
 
 interface Figure {
@@ -325,6 +379,7 @@ async function main(): Promise<number> {
     const tmp = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
     cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
 
+    const su = startupBench();
     const rawLoad = externalLoadProbe();
     const raw = physicalLimits(tmp);
     const rawExternalLoad = rawLoad();
@@ -357,13 +412,17 @@ async function main(): Promise<number> {
       { key: 'lifecycle_c16_throughput', label: `lifecycle c=${CONCURRENCY} throughput`, value: lc.c16.throughput, unit: '/s', limit: floorThroughput, ratio: lc.c16.throughput / floorThroughput, target: null, pass: null },
       { key: 'log_append_batched', label: `log append (batches of ${LOG_BATCH})`, value: vf.buildRate, unit: '/s', limit: raw.signRate, ratio: vf.buildRate / raw.signRate, target: null, pass: null },
       { key: 'verify_100k', label: `verifyLog, ${LOG_ENTRIES / 1000}k entries`, value: vf.verifyRate, unit: '/s', limit: verifyLimit, ratio: vf.verifyRate / verifyLimit, target: `>= ${Math.round(verifyTarget).toLocaleString('en-US')}/s`, pass: vf.verifyRate >= verifyTarget },
+      // The limit of a start-up is node's own (`node -e 0`); the target is a multiple of it.
+      ...(su
+        ? [{ key: 'cli_startup', label: '`airlock --help` start-up p50', value: su.cliP50, unit: 'ms', limit: su.bareP50, ratio: su.bareP50 / su.cliP50, target: `<= ${TARGET_STARTUP_X}x node -e 0`, pass: su.times <= TARGET_STARTUP_X }]
+        : []),
     ];
     const benchHwmKb = vmHwmKb('self');
     const memory = { bench_peak_rss_mb: benchHwmKb / 1024, daemon_peak_rss_mb: lc.daemonHwmKb / 1024, principal_peak_rss_mb: lc.clientHwmKb / 1024 };
     const machine = { cores: CORES, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
     const elapsedS = (performance.now() - started) / 1000;
     // Share of all cores other processes used during each phase.
-    const externalLoad = { raw: rawExternalLoad, c1: lc.c1.externalLoad, [`c${CONCURRENCY}`]: lc.c16.externalLoad, verify: vf.externalLoad };
+    const externalLoad = { ...(su ? { startup: su.externalLoad } : {}), raw: rawExternalLoad, c1: lc.c1.externalLoad, [`c${CONCURRENCY}`]: lc.c16.externalLoad, verify: vf.externalLoad };
     const busy = Object.values(externalLoad).some((v) => v > BUSY_WARNING);
 
     if (JSON_OUT) {
@@ -377,6 +436,7 @@ async function main(): Promise<number> {
         counts: { c1: lc.c1.count, [`c${CONCURRENCY}`]: lc.c16.count, log_entries: LOG_ENTRIES },
         daemon_log: lc.daemonLog,
         verify_runs_s: vf.runs.map((r) => r.seconds),
+        cli_startup: su ? { cli_p50_ms: su.cliP50, bare_node_p50_ms: su.bareP50, times_bare_node: su.times, target_times: TARGET_STARTUP_X, runs_each: su.runs, dist_older_than_src: su.stale } : null,
         external_load: externalLoad,
         machine_was_busy: busy,
         memory,
@@ -406,6 +466,11 @@ async function main(): Promise<number> {
       `verify limit = raw verify x ${CORES} cores; target is half of it.`,
       `phases p50, c=1:  ${ph(lc.c1)}`,
       `phases p50, c=${CONCURRENCY}: ${ph(lc.c16)}`,
+      su
+        ? `CLI start-up (dist/, ${su.runs} runs each, interleaved, p50): \`airlock --help\` ${su.cliP50.toFixed(1)} ms, \`node -e 0\` ${su.bareP50.toFixed(1)} ms:` +
+          ` ${su.times.toFixed(2)}x bare node (target <= ${TARGET_STARTUP_X}x) ${su.times <= TARGET_STARTUP_X ? 'PASS' : 'MISS'}` +
+          (su.stale ? `\nWARNING: dist/ is older than src/cli: run \`npm run build\` first, or this measures an old CLI.` : '')
+        : 'CLI start-up: not measured: there is no dist/ (run `npm run build`, which bin/airlock.js prefers).',
       `100k log built in ${vf.buildS.toFixed(1)} s; verified in ${vf.runs.map((r) => `${r.seconds.toFixed(2)} s`).join(' and ')} (best counts). Audit entry body: ${raw.entryBytes} bytes.`,
       `other processes' load (share of all cores): ${Object.entries(externalLoad).map(([k, v]) => `${k} ${(v * 100).toFixed(0)}%`).join(', ')}` +
         (busy ? `\nWARNING: the machine was busy with other work during this run: the figures are pessimistic; run again on a quiet machine.` : ''),
