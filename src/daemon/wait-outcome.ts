@@ -6,12 +6,12 @@
  */
 import { fail } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
-import type { WaitOutcome } from '../protocol/messages.js';
+import { WAIT_DEFAULT_MS, WAIT_MAX_MS, type WaitOutcome } from '../protocol/messages.js';
 import type { TxRecord } from '../store/store.js';
 
-/** How long a wait lasts when the request does not say, and the most it may ask for. */
-export const DEFAULT_WAIT_MS = 30_000;
-export const MAX_WAIT_MS = 300_000;
+/** How long a wait lasts when the request does not say, and the most it may ask for (the protocol's numbers). */
+export const DEFAULT_WAIT_MS = WAIT_DEFAULT_MS;
+export const MAX_WAIT_MS = WAIT_MAX_MS;
 
 /** timeout_ms: absent is the default; otherwise an integer from 0 (answer at once) to MAX_WAIT_MS. */
 export function waitTimeout(raw: unknown): number {

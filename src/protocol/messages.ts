@@ -306,6 +306,10 @@ export interface AuditPublicKey {
   public_key: string;
 }
 
+/** `transaction.wait`'s timeout_ms: its default when absent, and the most a wait may ask for (5 minutes). */
+export const WAIT_DEFAULT_MS = 30_000;
+export const WAIT_MAX_MS = 300_000;
+
 /**
  * `transaction.wait`: how the requester's own transaction stands when the wait ends.
  * `pending`: timeout_ms passed and it still waits for a person. `finished`: its receipt
