@@ -578,6 +578,8 @@ export class AirlockService {
         if (left <= 0 || w.aborted) return pending(tx);
         // Wake at the preview's deadline too, to expire it (with its entry) rather than wait for the sweep.
         await w.sleep(Math.min(left, tx.expiresAt - this.now()));
+        // Nobody reads the answer of a closed connection (and at a stop the store may be closing): no further read.
+        if (w.aborted) return pending(tx);
       }
     } finally {
       w.close();
