@@ -45,12 +45,25 @@ The flow:
   agent$  airlock execute tx_... --receipt alr1....
   anyone$ airlock audit verify --pubkey audit.pub --db /var/lib/airlock/airlock.db
 
+Or the agent waits for the person, and nobody pastes a receipt:
+  agent$  airlock preview CreateGroup --param group=web --wait   # says who approves, waits, executes
+  human$  airlock approve tx_...             # or: airlock deny tx_... --reason "not now"
+
 Exit codes: 0 ok, 1 action failed (or log broken), 2 usage (or cannot verify),
 3 authorization, 4 stale approval, 5 validation, 6 conflict, 7 transient/unreachable,
 8 unsupported platform, 9 integrity, 10 execution error. See docs/cli.md.`,
   );
 
 const jsonOpt = () => new Option('--json', 'print machine-readable JSON');
+/** `--wait [SECONDS]` (src/cli/wait.ts): wait for a person instead of needing a receipt. */
+const waitOpt = (what: string) => new Option('-w, --wait [seconds]', `${what} (at most SECONDS; without a number, until the preview expires)`);
+const WAIT_HELP = `
+While it waits, a line on a terminal's stderr shows the time waited and the time the
+preview has left; Ctrl-C stops waiting and leaves the request as it is. The receipt
+comes from the daemon, to the requester only. Put --wait after the other arguments.
+Exit status: as for execute (0 done, 1 the action failed); 3 a person denied it (the
+message gives their reason); 4 it expired, was canceled, or already ran; 7 nobody
+decided within SECONDS (\`airlock execute ID --wait\` waits again).`;
 const PARAM_OPTION = ['-p, --param <k=v>', 'a parameter: key=string or key:=JSON (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[]] as const;
 
 program
@@ -73,7 +86,12 @@ program
   .argument('<action>')
   .option(...PARAM_OPTION)
   .option('--params <json>', 'all parameters as one JSON object')
+  .addOption(waitOpt('then wait for a person to approve it, and execute it'))
   .addOption(jsonOpt())
+  .addHelpText('after', `
+With --wait it goes on: it prints the preview on stderr, says who must approve it and
+the exact command they run, waits, and executes it (the result on stdout; with --json,
+{preview, result}). A preview the policy approves executes at once.${WAIT_HELP}`)
   .action(lazy(() => import('./preview.js'), 'preview'));
 
 program
@@ -103,11 +121,34 @@ High risk needs the action name typed. Prints the receipt the requester executes
 
 program
   .command('execute')
-  .description('execute an approved transaction with its receipt (the requester only)')
+  .description('execute an approved transaction with its receipt, or once a person approves it (--wait); the requester only')
   .argument('<transaction>')
-  .requiredOption('-r, --receipt <receipt>', 'the receipt printed by `airlock approve`')
+  .option('-r, --receipt <receipt>', 'the receipt printed by `airlock approve`')
+  .addOption(waitOpt('no receipt: wait for a person to approve it, then execute').conflicts('receipt'))
   .addOption(jsonOpt())
+  .addHelpText('after', `
+Give the receipt the approver printed, or --wait: then the daemon hands you (the
+requester, and nobody else) the receipt the moment a person approves, and it runs.${WAIT_HELP}`)
   .action(lazy(() => import('./execute.js'), 'execute'));
+
+program
+  .command('deny')
+  .description('refuse a previewed transaction, with a reason its requester is told (a person who may approve it; no code needed)')
+  .argument('<transaction>')
+  .option('--reason <text>', 'why, at most 500 characters: shown to the requester and signed into the log')
+  .addOption(jsonOpt())
+  .addHelpText(
+    'after',
+    `
+Who may deny: the people who may approve it (in ${APPROVER_GROUP}, with the role its
+risk needs, as themselves), with no authenticator code: refusing is the safe direction.
+Only a transaction still waiting for approval is denied; an approved one is canceled
+(\`airlock cancel ID\`). A requester waiting for it (\`airlock execute ID --wait\`, an
+agent's tool) is told at once, with the reason; the signed log records who and why.
+Exit status: 0 denied; 3 you may not (not an approver, role too low, a token);
+4 it no longer waits for approval; 5 no such transaction, or a reason over 500 characters.`,
+  )
+  .action(lazy(() => import('./deny.js'), 'deny'));
 
 program
   .command('run')

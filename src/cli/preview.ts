@@ -1,12 +1,14 @@
-/** `airlock preview ACTION`: the daemon's preview, recorded as a transaction, and the next step (who approves, or the receipt the policy minted). */
+/** `airlock preview ACTION`: the daemon's preview, recorded as a transaction, and the next step (who approves, or the receipt the policy minted); with --wait, the whole flow. */
 import type { Command } from 'commander';
 import { buildParams } from './params-arg.js';
 import { withClient } from './connect.js';
 import { renderPreview } from './render.js';
 import { c, printJson } from './ui.js';
 
-export async function preview(name: string, opts: { param: string[]; params?: string; json?: boolean }, cmd: Command): Promise<void> {
-  await withClient(cmd, async (cl) => {
+export async function preview(name: string, opts: { param: string[]; params?: string; json?: boolean; wait?: unknown }, cmd: Command): Promise<number | void> {
+  return withClient(cmd, async (cl) => {
+    // --wait: preview, say who approves, wait for them, execute (src/cli/wait-flow.ts).
+    if (opts.wait !== undefined) return (await import('./wait-flow.js')).previewAndWait(cl, name, buildParams(opts.param, opts.params), { ...opts, wait: opts.wait }, cmd);
     const p = await cl.preview(name, buildParams(opts.param, opts.params));
     if (opts.json) return printJson(p);
     process.stdout.write(renderPreview(p));

@@ -8,13 +8,11 @@ import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, ResultEnvelope } from '../protocol/messages.js';
 import { approveInteractively } from './approve.js';
+import { awaitApproval } from './wait.js';
 import { renderPreview, renderResult } from './render.js';
 import { withClient } from './connect.js';
 import { buildParams } from './params-arg.js';
 import { c, EXIT, printJson } from './ui.js';
-
-/** How often a waiting `run` asks whether another approver has approved. */
-const POLL_MS = 1000;
 
 export async function runFlow(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { json: boolean; proposal?: string }): Promise<ResultEnvelope> {
   const p = await cl.preview(action, params, o.proposal);
@@ -33,7 +31,7 @@ export async function runFlow(cl: AirlockClient, action: string, params: Record<
     } else {
       const why = tx.your_approval.refusal?.message ?? 'you may not approve it';
       process.stderr.write(c.cyan(`\nwaiting for another approver (${why}).\n`) + `  they run: ${c.bold(`airlock approve ${p.transaction_id}`)}\n`);
-      receipt = await waitForReceipt(cl, p.transaction_id, Date.parse(p.expires_at));
+      receipt = await waitForReceipt(cl, p.transaction_id, p.expires_at, o.json);
     }
   }
   const r = await cl.execute(p.transaction_id, p.action_name, p.params, receipt);
@@ -42,19 +40,11 @@ export async function runFlow(cl: AirlockClient, action: string, params: Record<
   return r;
 }
 
-/** Polls until an approver approves (the daemon hands the requester the receipt), or the preview is canceled or expires. */
-async function waitForReceipt(cl: AirlockClient, id: string, deadline: number): Promise<string> {
-  for (;;) {
-    const tx = await cl.transaction(id);
-    if (tx.state === 'Queued' && tx.receipt) {
-      process.stderr.write(c.green(`approved by ${tx.approved_by}\n`));
-      return tx.receipt;
-    }
-    if (tx.state === 'Queued') throw new AirlockError('stale_approval', 'receipt_elsewhere', `${id} was approved by ${tx.approved_by}, but the daemon restarted since and no longer holds the receipt`, `ask ${tx.approved_by} for the receipt and run \`airlock execute ${id} --receipt RECEIPT\``);
-    if (tx.state !== 'Previewed') throw new AirlockError('stale_approval', 'not_pending', `${id} is ${tx.state}: nobody approved it`, 'preview again');
-    if (Date.now() > deadline) throw new AirlockError('stale_approval', 'preview_expired', `nobody approved ${id} before it expired`, 'preview again');
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+/** Waits until an approver approves (the daemon hands the requester the receipt), or it is denied, canceled or expires (a typed error). */
+async function waitForReceipt(cl: AirlockClient, id: string, expiresAt: string, json: boolean): Promise<string> {
+  const ok = await awaitApproval(cl, id, { quiet: json, expiresAt });
+  process.stderr.write(c.green(`approved by ${ok.approved_by}\n`));
+  return ok.receipt;
 }
 
 /** `airlock run ACTION`: the command. */

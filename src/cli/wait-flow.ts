@@ -1,0 +1,57 @@
+/**
+ * The two commands that wait for a person instead of asking for a pasted receipt:
+ * `airlock execute ID --wait [SECONDS]` (the requester's transaction, once approved) and
+ * `airlock preview ACTION ... --wait [SECONDS]` (preview, say who must approve and the exact
+ * command, wait, execute). Both run as the requester, with the receipt the daemon hands the
+ * requester alone; the preview and what they say while waiting go to stderr, the result to
+ * stdout (with --json: `execute`'s result envelope, or `{preview, result}`).
+ */
+import type { Command } from 'commander';
+import type { AirlockClient } from '../client/client.js';
+import { AirlockError } from '../protocol/errors.js';
+import { escapeText } from '../protocol/escape-text.js';
+import type { ResultEnvelope } from '../protocol/messages.js';
+import { renderPreview, renderResult } from './render.js';
+import { c, EXIT, printJson } from './ui.js';
+import { awaitApproval, waitSeconds, whoApproves } from './wait.js';
+
+const exitFor = (r: ResultEnvelope) => (r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed);
+const say = (json: boolean, text: string) => !json && process.stderr.write(text);
+
+/** `airlock execute ID --wait [SECONDS]`: waits for the approval of one's own transaction, then executes it. */
+export async function executeWhenApproved(cl: AirlockClient, id: string, o: { wait: unknown; json?: boolean }, cmd: Command): Promise<number> {
+  const json = Boolean(o.json);
+  const seconds = waitSeconds(o.wait, cmd);
+  const t = await cl.transaction(id);
+  if (t.state === 'Previewed') say(json, `waiting for a person to approve ${t.transaction_id} (${escapeText(t.action_name)}, ${t.risk} risk); they run: ${c.bold(`airlock approve ${t.transaction_id}`)}\n`);
+  const ok = await awaitApproval(cl, id, { seconds, quiet: json, expiresAt: t.expires_at });
+  say(json, `${c.green('approved')} by ${escapeText(ok.approved_by)}; executing ${escapeText(t.action_name)} (${escapeText(t.summary)})...\n`);
+  const r = await cl.execute(id, t.action_name, t.preview.params, ok.receipt);
+  if (json) printJson(r);
+  else process.stdout.write(renderResult(r));
+  return exitFor(r);
+}
+
+/** `airlock preview ACTION --wait [SECONDS]`: the preview, who must approve it and how, the wait, the execution. */
+export async function previewAndWait(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { wait: unknown; json?: boolean }, cmd: Command): Promise<number> {
+  const json = Boolean(o.json);
+  const seconds = waitSeconds(o.wait, cmd);
+  const p = await cl.preview(action, params);
+  say(json, renderPreview(p));
+  let receipt: string;
+  if (p.auto_approval) {
+    receipt = p.auto_approval.receipt;
+    say(json, c.green(`\napproved by the policy (rule ${escapeText(p.auto_approval.rule)})\n`));
+  } else if (p.unattended) {
+    throw new AirlockError('authorization', 'unattended_proposal', `you are unattended in the policy, so ${p.transaction_id} waits in the inbox and is never approved as it stands`, `a person runs \`airlock inbox run ${p.transaction_id}\``);
+  } else {
+    say(json, '\n' + (await whoApproves(cl, p)));
+    const ok = await awaitApproval(cl, p.transaction_id, { seconds, quiet: json, expiresAt: p.expires_at });
+    receipt = ok.receipt;
+    say(json, `${c.green('approved')} by ${escapeText(ok.approved_by)}\n`);
+  }
+  const r = await cl.execute(p.transaction_id, p.action_name, p.params, receipt);
+  if (json) printJson({ preview: p, result: r });
+  else process.stdout.write(renderResult(r));
+  return exitFor(r);
+}
