@@ -19,6 +19,8 @@ export const ENTRY_KINDS = [
   'execution_started',
   'outcome',
   'canceled',
+  /** A person refused a previewed transaction (`deny`): who, and the reason they gave; it is canceled. */
+  'denied',
   'expired',
   'reconciled',
   /** A factor counts from here: confirmed by a first code (before sealing: set by root, at once). */

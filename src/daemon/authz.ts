@@ -55,13 +55,16 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   'actions.list': 'principal',
   'actions.describe': 'principal',
   'audit.pubkey': 'principal',
+  'audit.entries': 'principal', // the signed log as stored: a client verifies it with the public key
   'policy.show': 'principal',
   history: 'principal',
   preview: 'principal', // then: the role the action's risk needs (mayPreview)
   execute: 'principal', // then: only the requester (mayExecute)
   'transaction.get': 'principal', // then: the requester or a reviewer (mayRead)
   cancel: 'principal', // then: the requester or an admin approver (mayCancel)
+  'transaction.wait': 'principal', // then: only the requester (mayWait)
   approve: 'person', // then: mayApprove
+  deny: 'person', // then: mayDeny
   'totp.enroll': 'enroller',
   'totp.confirm': 'enroller',
   'totp.reset': 'root',
@@ -160,9 +163,20 @@ export function mayCancel(who: Caller, tx: TxFacts): Decision {
 export function mayExecute(who: Caller, tx: TxFacts, action: string): Decision {
   const role = mayPreview(who, action, tx.risk);
   if (!role.ok) return role;
-  if (!isRequester(who, tx)) return no('not_the_requester', `only ${tx.requesterName} (uid ${tx.requesterUid}), who requested ${tx.id}, may execute it`);
-  return ok;
+  return requesterOnly(who, tx);
 }
+
+/**
+ * Only the requester waits for its transaction: the wait hands over the receipt, which serves
+ * the requester alone. Anyone else is refused as execute refuses them, so a wait tells a
+ * stranger no more than an execute would.
+ */
+export function mayWait(who: Caller, tx: TxFacts): Decision {
+  return requesterOnly(who, tx);
+}
+
+const requesterOnly = (who: Caller, tx: TxFacts): Decision =>
+  isRequester(who, tx) ? ok : no('not_the_requester', `only ${tx.requesterName} (uid ${tx.requesterUid}), who requested ${tx.id}, may execute it`);
 
 export type ApprovalDecision = { ok: true; secondFactor: boolean; selfApproval: boolean; person: Person } | { ok: false; refusal: Refusal };
 
@@ -171,18 +185,9 @@ export type ApprovalDecision = { ok: true; secondFactor: boolean; selfApproval: 
  * policy asks a code for; an approval of one's own request always needs one.
  */
 export function mayApprove(who: Caller, tx: TxFacts, factorFrom: Risk): ApprovalDecision {
-  const notPerson = personProblem(who);
-  if (notPerson) return notPerson as ApprovalDecision;
+  const problem = approverProblem(who, tx, 'approve');
+  if (problem) return problem as ApprovalDecision;
   const person = who.person!;
-  const name = principalName(who);
-  if (!person.approver) {
-    return no('not_an_approver', `${name} may not approve: approving needs membership of ${APPROVER_GROUP}${who.uid === 0 ? ' (sudo does not make anyone an approver)' : ''}`, `an approver approves as themselves: \`airlock approve ${tx.id}\``) as ApprovalDecision;
-  }
-  if (who.unattended) return no('unattended_approver', `${name} is unattended in the policy: it proposes and never approves`) as ApprovalDecision;
-  const need = minRoleForRisk(tx.risk);
-  if (!person.role || !roleSatisfies(person.role, need)) {
-    return no('role_too_low', `approving a ${tx.risk}-risk action needs the ${need} role; ${name} is ${person.role ?? 'in no airlock role group'}`, `an approver with the ${need} role approves it`) as ApprovalDecision;
-  }
   if (tx.unattended) {
     return no('unattended_proposal', `${tx.id} was proposed by ${tx.requesterName}, an unattended principal: no receipt is ever minted for it`, `a person re-previews it against the current state with \`airlock inbox run ${tx.id}\``) as ApprovalDecision;
   }
@@ -190,6 +195,32 @@ export function mayApprove(who: Caller, tx: TxFacts, factorFrom: Risk): Approval
   // A request by root with nobody behind it could be anyone's, the approver's agent included: it takes the factor too.
   const anonymousRoot = tx.requesterUid === 0 && tx.requesterPersonUid === null;
   return { ok: true, selfApproval, secondFactor: selfApproval || anonymousRoot || riskRank(tx.risk) >= riskRank(factorFrom), person };
+}
+
+/**
+ * May `who` refuse `tx`? The people who may approve it, judged the same way, but with no
+ * second factor (refusing is the safe direction: the worst a denial does is stop a request),
+ * and an unattended principal's proposal may be refused too (it is never approved).
+ */
+export function mayDeny(who: Caller, tx: TxFacts): Decision {
+  return approverProblem(who, tx, 'deny') ?? ok;
+}
+
+/** Why `who` may not decide on `tx` (approve or deny), or null: a person, an approver, attended, with the role its risk needs. */
+function approverProblem(who: Caller, tx: TxFacts, verb: 'approve' | 'deny'): Decision | null {
+  const notPerson = personProblem(who);
+  if (notPerson) return notPerson;
+  const person = who.person!;
+  const name = principalName(who);
+  if (!person.approver) {
+    return no('not_an_approver', `${name} may not ${verb}: ${verb === 'approve' ? 'approving' : 'denying'} needs membership of ${APPROVER_GROUP}${who.uid === 0 ? ' (sudo does not make anyone an approver)' : ''}`, `an approver ${verb === 'approve' ? 'approves' : 'denies'} as themselves: \`airlock ${verb} ${tx.id}\``);
+  }
+  if (who.unattended) return no('unattended_approver', `${name} is unattended in the policy: it proposes and never ${verb === 'approve' ? 'approves' : 'decides'}`);
+  const need = minRoleForRisk(tx.risk);
+  if (!person.role || !roleSatisfies(person.role, need)) {
+    return no('role_too_low', `${verb === 'approve' ? 'approving' : 'denying'} a ${tx.risk}-risk action needs the ${need} role; ${name} is ${person.role ?? 'in no airlock role group'}`, `an approver with the ${need} role ${verb === 'approve' ? 'approves' : 'denies'} it`);
+  }
+  return null;
 }
 
 /**

@@ -25,6 +25,7 @@ Options:
   --approval-ttl MIN     minutes a preview waits for approval (default ${RECEIPT_TTL_MINUTES})
   --sweep-interval SEC   how often expired transactions are canceled (default 30)
   --checkpoint-interval MS  coalescing window for signed checkpoints (default 200; 0 = every entry)
+  --idle-timeout SEC     drop a connection silent this long with no request running (default 120)
   --listen-tcp ADDR:PORT also listen on TCP (e.g. 127.0.0.1:7070); clients authenticate with a token
   --token-socket PATH    also listen on a Unix socket authenticated by token, for a vsock bridge
                          (socat VSOCK-LISTEN:PORT,fork UNIX-CONNECT:PATH or systemd-socket-proxyd)
@@ -60,6 +61,7 @@ function main(): void {
         'approval-ttl': { type: 'string' },
         'sweep-interval': { type: 'string' },
         'checkpoint-interval': { type: 'string' },
+        'idle-timeout': { type: 'string' },
         'no-syslog': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -109,6 +111,7 @@ function main(): void {
     approvalTtlMs: num('approval-ttl', v['approval-ttl'], RECEIPT_TTL_MINUTES, 0.01) * 60_000,
     sweepIntervalMs: num('sweep-interval', v['sweep-interval'], 30, 0.05) * 1000,
     checkpointIntervalMs: num('checkpoint-interval', v['checkpoint-interval'], 200, 0),
+    ...(v['idle-timeout'] !== undefined ? { idleMs: num('idle-timeout', v['idle-timeout'], 120, 0.1) * 1000 } : {}),
     syslog: !v['no-syslog'],
     // Keys are created only with a brand-new store: a store without its keys is an error, not a fresh start.
     createKeys: firstStart,

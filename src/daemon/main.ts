@@ -43,6 +43,8 @@ export interface DaemonConfig {
   receiptTtlMs: number;
   sweepIntervalMs: number;
   checkpointIntervalMs: number;
+  /** A connection with no traffic and no request running is dropped after this (default IDLE_MS, 120 s). */
+  idleMs?: number;
   syslog: boolean;
   /** Create missing keys (first start); existing ones are always checked. */
   createKeys: boolean;
@@ -99,7 +101,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   sweep.unref();
 
   const svc = service;
-  const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens });
+  const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);
   let stopping: Promise<void> | null = null;
   return {

@@ -66,9 +66,10 @@ export const VERSION = '0.1.0';
 /**
  * One handler per method of the table (src/protocol/methods.ts), answering with the type it
  * declares: a method served and not in the table, or one in the table and not served, does not
- * compile. Parameters arrive as sent; each handler checks them.
+ * compile. Parameters arrive as sent; each handler checks them. `signal` aborts when the
+ * connection that asked closes (a wait lets go of what it holds then).
  */
-type Handlers = { [M in Method]: (who: Identity, params: Record<string, unknown>) => Promise<ResultOf<M>> };
+type Handlers = { [M in Method]: (who: Identity, params: Record<string, unknown>, signal: AbortSignal) => Promise<ResultOf<M>> };
 
 export interface ServerOptions {
   socketPath: string;
@@ -81,6 +82,8 @@ export interface ServerOptions {
   tokenSocketPath?: string;
   /** The token table in force (re-read on a policy reload). */
   tokens: () => TokenTable;
+  /** The idle deadline (default IDLE_MS); a request still running, a wait included, keeps its connection past it. */
+  idleMs?: number;
 }
 
 export interface RunningServer {
@@ -106,7 +109,11 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     cancel: (who, p) => o.service.cancel(who, p),
     history: (who, p) => o.service.history(who, p),
     'audit.pubkey': async () => ({ public_key: o.publicKeyText.trim() }),
+    'transaction.wait': (who, p, signal) => o.service.wait(who, p, signal),
+    deny: (who, p) => o.service.deny(who, p),
+    'audit.entries': (who, p) => o.service.auditEntries(who, p),
   };
+  const idleMs = o.idleMs ?? IDLE_MS;
   const perUid = new Map<number, number>();
   const open = new Set<net.Socket>();
 
@@ -216,8 +223,11 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       sock.once('close', () => unauthenticated.delete(sock));
     }
     let inFlight = 0;
-    // Idle means no request and none running: a long execute keeps its connection.
-    sock.setTimeout(IDLE_MS, () => inFlight === 0 && drop(new AirlockError('transient', 'idle_timeout', `no request for ${IDLE_MS / 1000} s`)));
+    // Aborted when the connection closes, so what a request holds for it (a wait's slot) is let go.
+    const gone = new AbortController();
+    sock.once('close', () => gone.abort());
+    // Idle means no request and none running: a long execute, or a wait for a person, keeps its connection.
+    sock.setTimeout(idleMs, () => inFlight === 0 && drop(new AirlockError('transient', 'idle_timeout', `no request for ${idleMs / 1000} s`)));
     sock.once('close', () => (clearTimeout(firstFrame), stopFrameTimer()));
     sock.on('error', () => sock.destroy());
 
@@ -280,7 +290,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       }
       if (greeted) {
         inFlight++;
-        void dispatch(identity, msg).then((r) => {
+        void dispatch(identity, msg, gone.signal).then((r) => {
           inFlight--;
           send(r);
           pump();
@@ -310,12 +320,12 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         version: VERSION,
         capabilities: [...METHODS],
         principal: { uid: identity.uid, user: identity.user, via: identity.via ?? 'unix', role: identity.role, approver: identity.approver, ...(identity.uid === 0 && identity.via !== 'token' ? { person: identity.person ? principalName(identity) : null } : {}) },
-        limits: { max_frame: MAX_FRAME, idle_timeout_ms: IDLE_MS, max_output_lines: MAX_OUTPUT_LINES },
+        limits: { max_frame: MAX_FRAME, idle_timeout_ms: idleMs, max_output_lines: MAX_OUTPUT_LINES },
       } satisfies WelcomeMessage);
     };
   }
 
-  async function dispatch(who: Identity, msg: unknown): Promise<ResponseMessage> {
+  async function dispatch(who: Identity, msg: unknown, signal: AbortSignal): Promise<ResponseMessage> {
     const m = msg as { type?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const id = typeof m?.id === 'string' && m.id.length <= 64 ? m.id : null;
     try {
@@ -330,7 +340,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new AirlockError('validation', 'bad_params', 'params must be an object');
       o.service.authorize(who, m.method as Method);
       // Programs this request runs count against its principal's share of the process slots.
-      const result = await onBehalfOf(String(who.uid), () => handlers[m.method as Method](who, params as Record<string, unknown>));
+      const result = await onBehalfOf(String(who.uid), () => handlers[m.method as Method](who, params as Record<string, unknown>, signal));
       return { type: 'response', id, ok: true, result };
     } catch (e) {
       if (e instanceof AirlockError) {

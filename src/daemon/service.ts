@@ -12,7 +12,7 @@ import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
-import type { ActionDescription, ApprovalAdvice, ApprovalGrant, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView } from '../protocol/messages.js';
+import type { ActionDescription, ApprovalAdvice, ApprovalGrant, AuditEntriesPage, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
 import { minRoleForRisk, type JobState, type Risk, type TxState } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
 import type { SigningKey } from '../audit/keys.js';
@@ -20,7 +20,7 @@ import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
 import { principalName, type Identity } from './identity.js';
-import { autoApprovalLane, isRequester, mayApprove, type ApprovalDecision, mayCall, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
+import { autoApprovalLane, isRequester, mayApprove, type ApprovalDecision, mayCall, mayDeny, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, mayWait, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/methods.js';
 import { releaseOutput } from './output.js';
 import { bindMechanism } from './mechanism-binding.js';
@@ -34,6 +34,9 @@ import { RefusalLog } from './refusals.js';
 import { TokenTable } from './tokens.js';
 import type { NotifyEvent } from './notify.js';
 import { TotpEnrolment } from './totp-enrolment.js';
+import { Waiters } from './waiters.js';
+import { denialOf, waitOutcome, waitTimeout, type DenialResult } from './wait-outcome.js';
+import { auditPage } from './audit-page.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -66,6 +69,10 @@ export const MAX_PREVIEW_BYTES = 256 * 1024;
 const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${p.uid})`;
 /** Receipts kept for their requester to fetch (`airlock run` waiting for another approver), at most this many. */
 const MAX_HELD_RECEIPTS = 4096;
+/** The longest reason a person may give for a denial, in characters. */
+export const MAX_DENY_REASON = 500;
+/** Whose waits count together: the principal, and for root the person behind it (as isRequester tells requesters apart). */
+const waitKey = (who: Identity) => (who.uid === 0 && who.via !== 'token' ? `0/${who.person?.uid ?? 'none'}` : String(who.uid));
 
 /** Throws the refusal of a decision; the one way a "no" from authz.ts becomes an error. */
 function enforce(d: { ok: true } | { ok: false; refusal: Refusal }): void {
@@ -87,6 +94,8 @@ export class AirlockService {
   /** Signed, coalesced entries for refused requests (the server records them; the sweep flushes their counts). */
   readonly refusals: RefusalLog;
   private readonly enrolment: TotpEnrolment;
+  /** Requesters waiting for a decision on their transactions (`transaction.wait`). */
+  readonly waiters = new Waiters();
   constructor(private readonly o: ServiceOptions) {
     this.now = o.now ?? Date.now;
     this.refusals = new RefusalLog((entries) => o.store.appendEntries(entries), this.now, o.log ?? (() => {}));
@@ -258,7 +267,10 @@ export class AirlockService {
       this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary, warnings, ...(proposal ? { from_proposal: proposal.id } : {}) }),
     );
     // The proposal is answered by this new transaction: it leaves the inbox, and the log says by which.
-    if (proposal) await this.o.store.cancel(proposal.id, created, this.entry('canceled', who, proposal.actionName, proposal.risk, proposal.requestHash, proposal.id, { by: principalName(who), superseded_by: id }));
+    if (proposal) {
+      await this.o.store.cancel(proposal.id, created, this.entry('canceled', who, proposal.actionName, proposal.risk, proposal.requestHash, proposal.id, { by: principalName(who), superseded_by: id }));
+      this.changed(proposal.id);
+    }
     const auto = await this.autoApprove(who, a, risk, envelope, created);
     if (auto) return { ...envelope, auto_approval: auto };
     this.o.notify?.(this.policy, { event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
@@ -377,6 +389,7 @@ export class AirlockService {
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
     if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has already approved something: each code approves one transaction', 'wait for your authenticator to show the next code');
     this.holdReceipt(tx.id, receipt, expiresAt);
+    this.changed(tx.id); // a requester waiting for it gets the receipt now
     return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
   }
 
@@ -462,6 +475,7 @@ export class AirlockService {
         this.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length }),
       ]);
       if (outcome === 'expired') await this.refuseIfExpired((await this.o.store.getTransaction(tx.id)) ?? tx, now);
+      if (outcome === 'consumed') this.changed(tx.id);
       if (outcome !== 'consumed') {
         const why = { already_consumed: 'was already used', expired: 'has expired', not_queued: 'is no longer valid', not_found: 'is unknown', mismatch: 'does not match', consumed: '' }[outcome];
         fail('stale_approval', `receipt_${outcome}`, `the receipt for ${tx.id} ${why}`, 'preview again and ask for a new approval');
@@ -508,7 +522,87 @@ export class AirlockService {
     const a = this.action(tx.actionName);
     const ok = await this.o.store.cancel(tx.id, this.now(), this.entry('canceled', who, a.name, tx.risk, tx.requestHash, tx.id, { by: principalName(who) }));
     if (!ok) fail('conflict', 'not_cancelable', `transaction ${tx.id} is ${tx.state}; only Previewed or Queued transactions can be canceled`);
+    this.changed(tx.id);
     return view((await this.o.store.getTransaction(tx.id))!);
+  }
+
+  /**
+   * A person who may approve the transaction refuses it instead, with a reason the requester
+   * is shown: it is canceled, with a signed `denied` entry (who and why) in the same store
+   * operation, and a requester waiting for it is told at once. Only a transaction still
+   * waiting for approval can be denied; an approved one is canceled (`cancel`).
+   */
+  async deny(who: Identity, req: { transaction_id?: unknown; reason?: unknown }): Promise<TransactionView> {
+    const tx = await this.tx(req.transaction_id);
+    enforce(mayDeny(this.caller(who), facts(tx)));
+    if (req.reason !== undefined && (typeof req.reason !== 'string' || req.reason.length > MAX_DENY_REASON)) {
+      fail('validation', 'bad_reason', `reason must be text of at most ${MAX_DENY_REASON} characters`);
+    }
+    // Shown to the requester and to anyone reading the log: escaped like all text, never refused for it.
+    const reason = typeof req.reason === 'string' && req.reason.trim() !== '' ? escapeText(req.reason.trim()) : null;
+    const now = this.now();
+    await this.refuseIfExpired(tx, now);
+    if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`, tx.state === 'Queued' ? `it is approved already: an admin approver or its requester cancels it (\`airlock cancel ${tx.id}\`)` : undefined);
+    const by = principalName(who);
+    const result: DenialResult = { state: 'Canceled', summary: `denied by ${by}${reason ? `: ${reason}` : ''}`, denied_by: by, reason };
+    const ok = await this.o.store.cancel(tx.id, now, this.entry('denied', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { by, reason, preview_digest: tx.previewDigest }), { result: { ...result }, onlyFrom: 'Previewed' });
+    if (!ok) {
+      await this.refuseIfExpired(await this.tx(tx.id), now);
+      fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
+    }
+    this.changed(tx.id);
+    return view((await this.o.store.getTransaction(tx.id))!);
+  }
+
+  /**
+   * The requester waits for a person to decide on its transaction: it returns the held receipt
+   * once someone approves, the reason once someone denies, and says so when the transaction is
+   * canceled, expired or already ran; at once when that is so already, else when it happens,
+   * or `pending` after timeout_ms. A wait holds one of its principal's few slots (waiters.ts)
+   * and lets go of it when it ends or its connection closes (`signal`).
+   */
+  async wait(who: Identity, req: { transaction_id?: unknown; timeout_ms?: unknown }, signal?: AbortSignal): Promise<WaitOutcome> {
+    const first = await this.tx(req.transaction_id);
+    enforce(mayWait(this.caller(who), facts(first)));
+    const timeoutMs = waitTimeout(req.timeout_ms);
+    const settled = await this.decided(first);
+    if (settled.outcome || timeoutMs === 0) return settled.outcome ?? pending(settled.tx);
+    const end = Date.now() + timeoutMs;
+    const w = this.waiters.open(waitKey(who), principalName(who), first.id, signal);
+    try {
+      for (;;) {
+        // Read again after registering: a decision made meanwhile is seen here, or wakes the sleep below.
+        const { tx, outcome } = await this.decided(await this.tx(first.id));
+        if (outcome) return outcome;
+        const left = end - Date.now();
+        if (left <= 0 || w.aborted) return pending(tx);
+        // Wake at the preview's deadline too, to expire it (with its entry) rather than wait for the sweep.
+        await w.sleep(Math.min(left, tx.expiresAt - this.now()));
+      }
+    } finally {
+      w.close();
+    }
+  }
+
+  /** The outcome of a wait on tx as it stands, expiring it first when its deadline has passed (null: still pending). */
+  private async decided(tx: TxRecord): Promise<{ tx: TxRecord; outcome: WaitOutcome | null }> {
+    const now = this.now();
+    if ((tx.state === 'Previewed' || tx.state === 'Queued') && tx.expiresAt <= now) {
+      if (await this.o.store.expire(tx.id, now, (t) => this.expiredEntry(t))) this.changed(tx.id);
+      tx = await this.tx(tx.id);
+    }
+    const held = tx.state === 'Queued' ? this.heldReceipts.get(tx.id) : undefined;
+    return { tx, outcome: waitOutcome(tx, held && held.expiresAt > now ? held.receipt : undefined) };
+  }
+
+  /** A page of the signed log as stored, for any principal with a role: the client verifies it with the public key. */
+  async auditEntries(_who: Identity, req: { after_seq?: unknown; limit?: unknown }): Promise<AuditEntriesPage> {
+    return auditPage(this.o.store, req);
+  }
+
+  /** Wakes the requester's waits on this transaction: it changed in the store. */
+  private changed(id: string): void {
+    this.waiters.changed(id);
   }
 
   async history(_who: Identity, req: { state?: unknown; action?: unknown; since?: unknown; limit?: unknown }): Promise<TransactionView[]> {
@@ -524,7 +618,9 @@ export class AirlockService {
     await this.refusals.flush();
     const now = this.now();
     for (const [id, held] of this.heldReceipts) if (held.expiresAt <= now) this.heldReceipts.delete(id);
-    return this.o.store.expireDue(this.now(), (tx) => this.expiredEntry(tx));
+    const expired = await this.o.store.expireDue(this.now(), (tx) => this.expiredEntry(tx));
+    for (const id of expired) this.changed(id);
+    return expired;
   }
 
   /**
@@ -536,6 +632,7 @@ export class AirlockService {
     let stage = expiredStage(tx);
     if (!stage && (tx.state === 'Previewed' || tx.state === 'Queued') && tx.expiresAt <= now) {
       const expired = await this.o.store.expire(tx.id, now, (t) => this.expiredEntry(t));
+      if (expired) this.changed(tx.id);
       stage = expired ? (expired.state === 'Previewed' ? 'preview' : 'receipt') : expiredStage((await this.o.store.getTransaction(tx.id)) ?? tx);
     }
     if (stage === 'preview') fail('stale_approval', 'preview_expired', `the preview of ${tx.id} expired at ${iso(tx.expiresAt)} before anyone approved it; it is canceled`, 'preview the action again');
@@ -633,7 +730,20 @@ function view(tx: TxRecord): TransactionView {
     updated_at: iso(tx.updatedAt),
     expires_at: iso(tx.expiresAt),
     summary: escapeText(tx.summary),
+    ...denialFields(tx),
   };
+}
+
+/** Who denied a transaction and why, for its view (the reason was escaped when it was given). */
+function denialFields(tx: TxRecord): Pick<TransactionView, 'denied_by' | 'deny_reason'> {
+  const d = denialOf(tx);
+  if (!d) return {};
+  return { denied_by: escapeText(d.denied_by), ...(d.reason !== null ? { deny_reason: escapeText(d.reason) } : {}) };
+}
+
+/** A wait that ended before anyone decided. */
+function pending(tx: TxRecord): WaitOutcome {
+  return { transaction_id: tx.id, outcome: 'pending', expires_at: iso(tx.expiresAt) };
 }
 
 function jsonSafe(v: unknown): unknown {

@@ -200,6 +200,10 @@ export interface TransactionView {
   updated_at: string;
   expires_at: string;
   summary: string;
+  /** Present when a person refused it (`deny`): who, as `user(uid N)`. */
+  denied_by?: string;
+  /** Present when the person who denied it gave a reason (escaped text). */
+  deny_reason?: string;
 }
 
 /** Whether the caller may approve a transaction, and with which factor: the daemon's own decision, told before anyone is asked. */
@@ -300,4 +304,24 @@ export interface TotpResetDone {
 /** `audit.pubkey`: the audit log's public key, `ed25519:` and 64 hex digits. */
 export interface AuditPublicKey {
   public_key: string;
+}
+
+/**
+ * `transaction.wait`: how the requester's own transaction stands when the wait ends.
+ * `pending`: timeout_ms passed and it still waits for a person. `finished`: its receipt
+ * was used already (it runs or ran: Running, Succeeded, NeedsReboot, Failed, RolledBack).
+ */
+export type WaitOutcome =
+  | { transaction_id: string; outcome: 'approved'; receipt: string; approved_by: string; expires_at: string }
+  | { transaction_id: string; outcome: 'denied'; denied_by: string; reason: string | null }
+  | { transaction_id: string; outcome: 'expired' }
+  | { transaction_id: string; outcome: 'canceled' }
+  | { transaction_id: string; outcome: 'pending'; expires_at: string }
+  | { transaction_id: string; outcome: 'finished'; state: TxState };
+
+/** `audit.entries`: a page of the signed log as stored (LogRow of src/audit/verify.ts), in seq order. */
+export interface AuditEntriesPage {
+  rows: Array<{ seq: number; body: string; sig: string }>;
+  /** The `after_seq` of the next page, or null when this page ends the log (as it stood). */
+  next_after_seq: number | null;
 }

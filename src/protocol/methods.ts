@@ -14,6 +14,7 @@ import type { TxState } from './risk.js';
 import type {
   ActionDescription,
   ApprovalGrant,
+  AuditEntriesPage,
   AuditPublicKey,
   PolicyReloaded,
   PolicyView,
@@ -24,6 +25,7 @@ import type {
   TotpResetDone,
   TransactionDetail,
   TransactionView,
+  WaitOutcome,
 } from './messages.js';
 
 /** A parameter's value type `T` (a phantom: nothing at run time but whether it is required). */
@@ -67,6 +69,9 @@ export const METHOD_TABLE = {
     returns: returns<TransactionView[]>(),
   },
   'audit.pubkey': { params: {}, returns: returns<AuditPublicKey>() },
+  'transaction.wait': { params: { transaction_id: required<string>(), timeout_ms: optional<number>() }, returns: returns<WaitOutcome>() },
+  deny: { params: { transaction_id: required<string>(), reason: optional<string>() }, returns: returns<TransactionView>() },
+  'audit.entries': { params: { after_seq: optional<number>(), limit: optional<number>() }, returns: returns<AuditEntriesPage>() },
 } as const satisfies Record<string, { params: Record<string, Param<unknown, boolean>>; returns: Returns<unknown> }>;
 
 export type Method = keyof typeof METHOD_TABLE;

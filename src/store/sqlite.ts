@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
+import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
 import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
@@ -155,7 +156,8 @@ export class SqliteStore implements Store {
         WHERE id = ? AND state = 'Queued' AND consumed_at IS NULL AND receipt_commitment = ? AND expires_at > ?`),
       consumeProbe: this.db.prepare('SELECT state, consumed_at, receipt_commitment, expires_at FROM transactions WHERE id = ?'),
       finish: this.db.prepare("UPDATE transactions SET state = ?, result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
-      cancel: this.db.prepare("UPDATE transactions SET state = 'Canceled', updated_at = ? WHERE id = ? AND state IN ('Previewed', 'Queued')"),
+      cancel: this.db.prepare("UPDATE transactions SET state = 'Canceled', updated_at = ?, result_json = COALESCE(?, result_json) WHERE id = ? AND state IN ('Previewed', 'Queued') AND (? IS NULL OR state = ?)"),
+      logRows: this.db.prepare('SELECT seq, body, sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?'),
       due: this.db.prepare("SELECT * FROM transactions WHERE state IN ('Previewed', 'Queued') AND expires_at <= ?"),
       running: this.db.prepare("SELECT * FROM transactions WHERE state = 'Running'"),
       fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
@@ -381,11 +383,17 @@ export class SqliteStore implements Store {
     );
   }
 
-  async cancel(id: string, now: number, entry: EntryDraft): Promise<boolean> {
+  async cancel(id: string, now: number, entry: EntryDraft, opts: { result?: Record<string, unknown>; onlyFrom?: 'Previewed' } = {}): Promise<boolean> {
+    const result = opts.result ? JSON.stringify(opts.result) : null;
+    const from = opts.onlyFrom ?? null;
     return this.atomically(
       (ok) => (ok ? [entry] : []),
-      () => this.stmts.cancel.run(now, id).changes === 1,
+      () => this.stmts.cancel.run(now, result, id, from, from).changes === 1,
     );
+  }
+
+  async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
+    return this.stmts.logRows.all(afterSeq, limit) as LogRow[];
   }
 
   async expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {

@@ -5,6 +5,7 @@
  * PostgreSQL backend implements the same interface.
  */
 import type { EntryDraft, SealedEntry } from '../audit/entry.js';
+import type { LogRow } from '../audit/verify.js';
 import type { Risk, Role, TxState } from '../protocol/risk.js';
 
 export type Sealer = (draft: EntryDraft, seq: number, prevHash: string) => SealedEntry;
@@ -133,8 +134,11 @@ export interface Store {
   consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome>;
   /** Running -> terminal state with the outcome entry. */
   finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void>;
-  /** Previewed/Queued -> Canceled, for an explicit cancel. */
-  cancel(id: string, now: number, entry: EntryDraft): Promise<boolean>;
+  /**
+   * Previewed/Queued -> Canceled, for an explicit cancel; with `onlyFrom`, only from that
+   * state. With `result`, stored as the transaction's result (a denial records who and why).
+   */
+  cancel(id: string, now: number, entry: EntryDraft, opts?: { result?: Record<string, unknown>; onlyFrom?: 'Previewed' }): Promise<boolean>;
   /**
    * Cancels every Previewed/Queued transaction past its deadline; one entry each. Returns their ids.
    * An expired transaction's result records which stage ran out: {expired: 'preview' | 'receipt'}.
@@ -145,6 +149,8 @@ export interface Store {
   /** Marks transactions left Running by a crash as Failed; one entry each. */
   reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]>;
   history(filter: HistoryFilter): Promise<TxRecord[]>;
+  /** Up to `limit` log rows with seq above `afterSeq`, in seq order, as stored (the signed bytes). */
+  logRows(afterSeq: number, limit: number): Promise<LogRow[]>;
   /** Appends free-standing entries (daemon start). */
   appendEntries(entries: EntryDraft[]): Promise<void>;
   logHead(): LogHead;

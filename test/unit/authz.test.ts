@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { METHOD_ACCESS, autoApprovalLane, isRequester, mayApprove, mayReset, mayCall, mayCancel, mayExecute, mayPreview, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
+import { METHOD_ACCESS, autoApprovalLane, isRequester, mayApprove, mayDeny, mayReset, mayCall, mayCancel, mayExecute, mayPreview, mayRead, mayWait, type Caller, type TxFacts } from '../../src/daemon/authz.js';
 import { rootPeerOf, principalName, type Person } from '../../src/daemon/identity.js';
 import { METHODS } from '../../src/protocol/methods.js';
 import type { Role } from '../../src/protocol/risk.js';
@@ -46,6 +46,13 @@ describe('the method table', () => {
     ['a token has no factor to enrol', token, 'totp.confirm', 'enrol_as_yourself'],
     ['the agent is no approver, so enrols nothing', agent, 'totp.enroll', 'not_an_approver'],
     ['only root resets a factor', alice, 'totp.reset', 'root_only'],
+    ['anyone may ask to wait (then only the requester does)', olga, 'transaction.wait', null],
+    ['a token may ask to wait for its own requests', token, 'transaction.wait', null],
+    ['anyone with a role reads the signed log', olga, 'audit.entries', null],
+    ['a token reads the signed log too', token, 'audit.entries', null],
+    ['a token never denies', token, 'deny', 'token_not_a_person'],
+    ['root with nobody behind it never denies', rootService, 'deny', 'no_person'],
+    ['alice via sudo may try to deny', aliceViaSudo, 'deny', null],
   ];
   for (const [name, who, method, code] of cases) {
     test(name, () => {
@@ -108,6 +115,62 @@ describe('approvals', () => {
       }
     });
   }
+});
+
+describe('waits: only the requester, refused as execute refuses', () => {
+  const mine = tx({ requesterUid: 0, requesterName: 'root', requesterPersonUid: 1002 });
+  const cases: Array<[string, Caller, TxFacts, string | null]> = [
+    ['the requester waits for its own request', agent, tx(), null],
+    ['the requester waits even with a role too low to execute it (it learns the outcome, the receipt serves it alone)', { ...agent, role: 'observer' }, tx({ risk: 'high' }), null],
+    ['an approver is not the requester: no receipt of another principal', alice, tx(), 'not_the_requester'],
+    ['another agent is not the requester', olga, tx(), 'not_the_requester'],
+    ['a token with the same uid number is not the requester', { ...token, uid: 1001 }, tx({ requesterUid: -7 }), 'not_the_requester'],
+    ['alice through sudo waits for what root asked for her', aliceViaSudo, mine, null],
+    ["bob through sudo does not wait for alice's root request", bobViaSudo, mine, 'not_the_requester'],
+    ['root with nobody behind it does not wait for a person’s root request', rootService, mine, 'not_the_requester'],
+  ];
+  for (const [name, who, facts, code] of cases) {
+    test(name, () => {
+      const d = mayWait(who, facts);
+      assert.equal(d.ok ? null : d.refusal.code, code);
+    });
+  }
+  test("the refusal is execute's, word for word", () => {
+    const w = mayWait(alice, tx());
+    const e = mayExecute(alice, tx(), 'X');
+    assert.ok(!w.ok && !e.ok);
+    assert.deepEqual(w.refusal, e.refusal);
+  });
+});
+
+describe('denials: the people who may approve, without the factor', () => {
+  const cases: Array<[string, Caller, TxFacts, string | null]> = [
+    ['an approver denies a medium request of the agent', alice, tx(), null],
+    ['a high one too, with no code', alice, tx({ risk: 'high' }), null],
+    ['her own request, with no code (refusing is the safe direction)', alice, tx({ risk: 'low', requesterUid: 1002, requesterPersonUid: 1002 }), null],
+    ["an unattended principal's proposal may be denied (it is never approved)", alice, tx({ unattended: true }), null],
+    ['alice via sudo is judged as alice', aliceViaSudo, tx(), null],
+    ['the agent is no approver', agent, tx(), 'not_an_approver'],
+    ['the agent cannot deny its own request either', agent, tx({ requesterUid: 1001 }), 'not_an_approver'],
+    ['bob via sudo is not an approver', bobViaSudo, tx(), 'not_an_approver'],
+    ['a dev approver cannot deny high', dora, tx({ risk: 'high' }), 'role_too_low'],
+    ['a dev approver denies medium', dora, tx(), null],
+    ['a token denies nothing', token, tx(), 'token_not_a_person'],
+    ['root with nobody behind it denies nothing', rootService, tx(), 'no_person'],
+    ['an unattended approver denies nothing', cronjob, tx(), 'unattended_approver'],
+  ];
+  for (const [name, who, facts, code] of cases) {
+    test(name, () => {
+      const d = mayDeny(who, facts);
+      assert.equal(d.ok ? null : d.refusal.code, code);
+    });
+  }
+  test('a refusal to deny says deny, not approve', () => {
+    const d = mayDeny(agent, tx());
+    assert.ok(!d.ok);
+    assert.match(d.refusal.message, /may not deny/);
+    assert.match(d.refusal.hint ?? '', /airlock deny tx_/);
+  });
 });
 
 describe('the person behind a root peer', () => {

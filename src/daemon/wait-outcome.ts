@@ -1,0 +1,68 @@
+/**
+ * What `transaction.wait` answers for a stored transaction, as a pure function of the record
+ * and the receipt the daemon holds for its requester; and the bounds of a wait. The service
+ * expires a transaction past its deadline (with its signed entry) before asking, so a
+ * deadline here has not passed. `null`: it still waits for a person.
+ */
+import { fail } from '../protocol/errors.js';
+import { escapeText } from '../protocol/escape-text.js';
+import type { WaitOutcome } from '../protocol/messages.js';
+import type { TxRecord } from '../store/store.js';
+
+/** How long a wait lasts when the request does not say, and the most it may ask for. */
+export const DEFAULT_WAIT_MS = 30_000;
+export const MAX_WAIT_MS = 300_000;
+
+/** timeout_ms: absent is the default; otherwise an integer from 0 (answer at once) to MAX_WAIT_MS. */
+export function waitTimeout(raw: unknown): number {
+  if (raw === undefined) return DEFAULT_WAIT_MS;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > MAX_WAIT_MS) {
+    fail('validation', 'bad_wait_timeout', `timeout_ms must be an integer from 0 to ${MAX_WAIT_MS} (5 minutes)`, 'wait again when it ends: a wait that ends "pending" changed nothing');
+  }
+  return raw as number;
+}
+
+/** What a denial stores as the transaction's result: `deny` writes it, the view and the wait read it. */
+export interface DenialResult {
+  state: 'Canceled';
+  summary: string;
+  denied_by: string;
+  reason: string | null;
+}
+
+export function denialOf(tx: TxRecord): DenialResult | null {
+  const r = tx.result as Partial<DenialResult> | null;
+  return tx.state === 'Canceled' && r && typeof r.denied_by === 'string' ? (r as DenialResult) : null;
+}
+
+export function waitOutcome(tx: TxRecord, heldReceipt: string | undefined): WaitOutcome | null {
+  const base = { transaction_id: tx.id };
+  switch (tx.state) {
+    case 'Previewed':
+      return null;
+    case 'Queued': {
+      const approver = escapeText(tx.approvedBy ?? 'unknown');
+      if (heldReceipt === undefined) {
+        // Approved, but the receipt is not the daemon's to hand over: a policy rule's came with
+        // the preview itself, and a restart forgets the copies the daemon held for requesters.
+        const byPolicy = tx.approvedBy?.startsWith('policy:') === true;
+        fail(
+          'stale_approval',
+          'receipt_not_held',
+          `${tx.id} was approved by ${approver}, but the daemon holds no receipt for it: ${byPolicy ? 'the policy approved it, and its receipt came with the preview' : 'the daemon restarted since'}`,
+          byPolicy ? `execute with the preview's auto_approval receipt: \`airlock execute ${tx.id} --receipt RECEIPT\`` : `ask ${approver} for the receipt and run \`airlock execute ${tx.id} --receipt RECEIPT\``,
+        );
+      }
+      return { ...base, outcome: 'approved', receipt: heldReceipt!, approved_by: approver, expires_at: new Date(tx.expiresAt).toISOString() };
+    }
+    case 'Canceled': {
+      const denial = denialOf(tx);
+      if (denial) return { ...base, outcome: 'denied', denied_by: denial.denied_by, reason: denial.reason };
+      const expired = (tx.result as { expired?: unknown } | null)?.expired;
+      return expired === 'preview' || expired === 'receipt' ? { ...base, outcome: 'expired' } : { ...base, outcome: 'canceled' };
+    }
+    default:
+      // Running or done: the receipt was used, and `transaction.get` has the result.
+      return { ...base, outcome: 'finished', state: tx.state };
+  }
+}
