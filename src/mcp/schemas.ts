@@ -69,7 +69,7 @@ export function pickAction(a: import('../protocol/messages.js').ActionDescriptio
   return { name, family, description, risk, min_role, read_only, sensitive, reaches_network, reboot_required, rollback_available, platforms, supported_here, params_schema, example };
 }
 
-export function pickView(v: import('../protocol/messages.js').TransactionView & { denied_by?: string; deny_reason?: string }): z.infer<typeof transactionView> {
+export function pickView(v: import('../protocol/messages.js').TransactionView): z.infer<typeof transactionView> {
   const { transaction_id, action_name, risk, state, request_hash, requested_by, approved_by, created_at, updated_at, expires_at, summary } = v;
   return {
     transaction_id, action_name, risk, state, request_hash, requested_by, approved_by, created_at, updated_at, expires_at, summary,

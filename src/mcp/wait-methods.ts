@@ -1,29 +1,20 @@
 /**
  * The daemon methods the MCP server uses that came with the agent's door:
- * transaction.wait (the requester waits for its own transaction) and audit.entries (the
- * signed log, page by page). Typed by the method table like every other call.
+ * transaction.wait (the requester waits for a decision on its own transaction) and
+ * audit.entries (the signed log, page by page). Typed by the method table like every
+ * other call; here so each tool asks them the same way.
  */
 import type { AirlockClient } from '../client/client.js';
-import type { TxState } from '../protocol/risk.js';
+import type { AuditEntriesPage, WaitOutcome } from '../protocol/messages.js';
 
-// Until the method table carries them (branch h-wait), the contract of docs/notes/issue10.md.
-export type WaitOutcome =
-  | { transaction_id: string; outcome: 'approved'; receipt: string; approved_by: string; expires_at: string }
-  | { transaction_id: string; outcome: 'denied'; denied_by: string; reason: string | null }
-  | { transaction_id: string; outcome: 'expired' }
-  | { transaction_id: string; outcome: 'canceled' }
-  | { transaction_id: string; outcome: 'pending'; expires_at: string }
-  | { transaction_id: string; outcome: 'finished'; state: TxState };
-export interface AuditEntriesPage {
-  rows: Array<{ seq: number; body: string; sig: string }>;
-  next_after_seq: number | null;
-}
+export type { AuditEntriesPage, WaitOutcome };
 
-/** One wait of at most timeoutMs: the daemon answers at once when the transaction is decided already. */
+/** One wait of at most timeoutMs (0: a poll): the daemon answers at once when the transaction is decided already. */
 export function waitOnce(cl: AirlockClient, transactionId: string, timeoutMs: number): Promise<WaitOutcome> {
-  return cl.callUnchecked('transaction.wait', { transaction_id: transactionId, timeout_ms: timeoutMs }) as Promise<WaitOutcome>;
+  return cl.call('transaction.wait', { transaction_id: transactionId, timeout_ms: Math.round(timeoutMs) });
 }
 
+/** A page may hold fewer rows than `limit` (the daemon keeps it under a frame): follow next_after_seq until null. */
 export function auditPage(cl: AirlockClient, afterSeq: number, limit: number): Promise<AuditEntriesPage> {
-  return cl.callUnchecked('audit.entries', { after_seq: afterSeq, limit }) as Promise<AuditEntriesPage>;
+  return cl.call('audit.entries', { after_seq: afterSeq, limit });
 }

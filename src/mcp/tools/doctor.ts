@@ -80,7 +80,8 @@ export async function diagnose(deps: ToolDeps): Promise<Doctor> {
   }
   const unreachable = error !== null && (error.code === 'daemon_unreachable' || error.code === 'connection_closed' || error.code === 'timeout');
   if (error) fixes.push(unreachable ? `the daemon is not reachable at ${socket}${error.hint ? `: ${error.hint}` : ''}` : refusalFix(error, account.user));
-  if (!reached && account.uid !== 0) {
+  // What this account's groups are here, unless the daemon's refusal said it already.
+  if (!reached && account.uid !== 0 && error?.code !== 'no_role') {
     const roles = account.groups.filter((g) => (Object.values(ROLE_GROUPS) as string[]).includes(g));
     notes.push(roles.length ? `this account (${account.user}) is in ${roles.join(', ')} here` : `this account (${account.user}) is in no airlock group here: sudo usermod -aG ${ROLE_GROUPS.dev} ${account.user}, then log in again`);
   }
@@ -94,7 +95,7 @@ export async function diagnose(deps: ToolDeps): Promise<Doctor> {
   const policy = reached?.policy
     ? { digest: reached.policy.digest, source: reached.policy.source, reads: reached.policy.reads, second_factor_from: reached.policy.second_factor_from, rules: reached.policy.rules.length }
     : null;
-  if (policy) notes.push(`policy ${policy.source === 'file' ? 'from its file' : 'built-in default'} (digest ${policy.digest.slice(0, 16)}…): reads ${policy.reads}, second factor from ${policy.second_factor_from} risk, ${policy.rules} rule(s)`);
+  if (policy) notes.push(`policy ${policy.source === 'file' ? 'from its file' : 'built-in default'} (${policy.digest}): reads ${policy.reads}, second factor from ${policy.second_factor_from} risk, ${policy.rules} rule(s)`);
 
   // Who may approve is in this host's group file, which says nothing about a daemon on another host.
   let approvers: Doctor['approvers'];

@@ -14,6 +14,7 @@ import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { agentLines } from '../output-lines.js';
 import { transactionId, txState, wireError } from '../schemas.js';
+import { forAgent } from '../agent-hints.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { waitOnce, type WaitOutcome } from '../wait-methods.js';
 import { MAX_STEPS } from './propose.js';
@@ -111,7 +112,7 @@ async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<Ste
   try {
     tx = await c.cl.transaction(step.transaction_id);
   } catch (e) {
-    return { ...s, halt: 'refused', error: wireOf(e) };
+    return { ...s, halt: 'refused', error: forAgent(wireOf(e)) };
   }
   s = { ...s, action_name: tx.action_name, state: tx.state, summary: tx.summary, warnings: tx.preview.warnings };
   let receipt = step.receipt;
@@ -122,7 +123,7 @@ async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<Ste
     try {
       o = await waitForDecision(c.waiter, step.transaction_id, c.deadline);
     } catch (e) {
-      return { ...s, halt: 'refused', error: wireOf(e) };
+      return { ...s, halt: 'refused', error: forAgent(wireOf(e)) };
     }
     if (o.outcome !== 'approved') return undecided(s, o, tx);
     receipt = o.receipt;
@@ -133,7 +134,7 @@ async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<Ste
     c.deps.held.drop(step.transaction_id);
     return ran(s, r);
   } catch (e) {
-    const error = wireOf(e);
+    const error = forAgent(wireOf(e));
     // A receipt the daemon refuses for good is dropped; a busy resource or a deadline may pass, and it is kept for a retry.
     if (error.category === 'stale_approval' || error.category === 'authorization') c.deps.held.drop(step.transaction_id);
     return { ...s, halt: 'refused', error };
