@@ -22,10 +22,17 @@ import { mintReceipt } from '../../src/audit/receipt.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
+import { newToken, tokenHash } from '../../src/protocol/token.js';
 import { startWorld, type World } from '../support/world.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
 
 const TOOLS = ['airlock_actions', 'airlock_describe_action', 'airlock_propose', 'airlock_execute', 'airlock_status', 'airlock_cancel', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify'];
+
+/** A token principal (a CI job, an agent in a VM behind a vsock bridge) reaches the daemon over TCP or the token socket. */
+const PORT = 30_000 + Math.floor(Math.random() * 20_000);
+const TOKEN_SOCKET = '/run/airlock-token.sock';
+const ciToken = newToken();
+const TOKENS = `[[token]]\nname = "ci"\nrole = "dev"\nunattended = false\nsha256 = "${tokenHash(ciToken).toString('hex')}"\n`;
 
 let w: World;
 let alice: Principal;
@@ -35,15 +42,16 @@ const sessions: McpSession[] = [];
 /** Every answer any server gave, to check that no receipt ever reached an agent. */
 const seen: CallToolResult[] = [];
 
-async function mcpAs(name: string, groups: string[], args: string[] = []): Promise<McpSession> {
+async function mcpAs(name: string, groups: string[], args: string[] = [], env: Record<string, string> = { AIRLOCK_SOCKET: w.d.socket }): Promise<McpSession> {
   const identity = (await w.as(name, groups)).identity;
-  const s = await startMcp({ identity, insidePid: w.d.box.pid, env: { AIRLOCK_SOCKET: w.d.socket }, args });
+  const s = await startMcp({ identity, insidePid: w.d.box.pid, env, args });
   sessions.push(s);
   return s;
 }
 
 before(async () => {
-  w = await startWorld(); // the default policy: reads that show nothing sensitive are approved by it
+  // The default policy: reads that show nothing sensitive are approved by it.
+  w = await startWorld(['--listen-tcp', `127.0.0.1:${PORT}`, '--token-socket', TOKEN_SOCKET], 'overlay', { tokens: TOKENS });
   alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   agent = await mcpAs('agent', ['airlock-admin']);
   agentId = (await w.as('agent', ['airlock-admin'])).identity;
@@ -291,6 +299,27 @@ describe('a second principal', () => {
     const { out: s } = await call(bob, 'airlock_status', { transaction_id: id });
     assert.equal(s.state, 'Queued', 'untouched');
     assert.equal((await execute(agent, [{ transaction_id: id }])).out.steps[0].state, 'Succeeded');
+  });
+});
+
+describe('token principals', () => {
+  test('AIRLOCK_SOCKET and AIRLOCK_TOKEN reach the token socket and TCP, as for the CLI: the token names the principal', async () => {
+    // An account in no airlock group: on these listeners the token decides, not the kernel's peer credentials.
+    const ci = await mcpAs('ci-runner', [], [], { AIRLOCK_SOCKET: TOKEN_SOCKET, AIRLOCK_TOKEN: ciToken });
+    const { out } = await propose(ci, [newGroup()]);
+    assert.equal(out.steps[0].requested_by, 'token:ci');
+    const id = out.steps[0].transaction_id;
+    const running = execute(ci, [{ transaction_id: id }], 60, () => {});
+    await sleep(300);
+    await approve(id);
+    assert.equal((await running).out.steps[0].state, 'Succeeded');
+    const tcp = await mcpAs('ci-runner', [], [], { AIRLOCK_SOCKET: `tcp:127.0.0.1:${PORT}`, AIRLOCK_TOKEN: ciToken });
+    const { out: d } = await call(tcp, 'airlock_doctor', {});
+    assert.deepEqual([d.principal.user, d.principal.via, d.principal.role], ['token:ci', 'token', 'dev']);
+    assert.equal(d.approvers.known, false, "another host's groups are not read from here");
+    const bad = await mcpAs('ci-runner', [], [], { AIRLOCK_SOCKET: `tcp:127.0.0.1:${PORT}`, AIRLOCK_TOKEN: newToken() });
+    const refused = await call(bad, 'airlock_history', {});
+    assert.deepEqual([refused.r.isError, refused.out.error.code], [true, 'bad_token']);
   });
 });
 
