@@ -11,6 +11,13 @@ import { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import { ROLE_GROUPS } from '../protocol/risk.js';
 
+/**
+ * How long one request may take: an execute of a long action (apt-get install may run 10
+ * minutes) and a wait of the longest allowed (5 minutes) fit; a daemon that never answers
+ * does not hold a tool call forever.
+ */
+export const CALL_TIMEOUT_MS = 15 * 60_000;
+
 export interface DaemonTarget {
   /** A Unix socket path, or tcp:HOST:PORT. */
   socket: string;
@@ -59,10 +66,3 @@ export async function withDaemon<T>(target: DaemonTarget, fn: (cl: AirlockClient
     cl.close();
   }
 }
-
-/**
- * How long one request may take: an execute of a long action (apt-get install may run 10
- * minutes) and a wait of the longest allowed (5 minutes) fit; a daemon that never answers
- * does not hold a tool call forever.
- */
-export const CALL_TIMEOUT_MS = 15 * 60_000;
