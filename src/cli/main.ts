@@ -25,6 +25,7 @@ import { auditCommand } from './audit.js';
 import { lazy } from './lazy.js';
 import { inboxCommand, policyCommand } from './policy.js';
 import { tokenCommand } from './token.js';
+import { mcpServerCommand } from '../mcp/command.js';
 import { totpCommand } from './totp.js';
 import { EXIT } from './ui.js';
 
@@ -182,6 +183,8 @@ program.addCommand(totpCommand());
 program.addCommand(policyCommand());
 program.addCommand(inboxCommand());
 program.addCommand(tokenCommand());
+program.addCommand(mcpServerCommand());
+
 
 program
   .command('demo')

@@ -24,6 +24,7 @@ const ALLOWED_FILES = new Set([
   'cli/policy.ts',
   'cli/token.ts',
   'cli/totp.ts',
+  'mcp/command.ts',
   'protocol/defaults.ts',
   'protocol/errors.ts',
   'protocol/escape-text.ts',

@@ -1,0 +1,66 @@
+/**
+ * Who can approve on this host, and whether they can approve what needs a second factor:
+ * for airlock_doctor. Membership comes from /etc/group and /etc/passwd (world-readable,
+ * and what the daemon itself reads); the factors from the signed log, where every
+ * confirmed enrolment (`totp_enrolled`) and every reset (`totp_reset`) is an entry naming
+ * the approver. Pure functions over the file texts and the log rows.
+ */
+import { APPROVER_GROUP } from '../protocol/risk.js';
+import type { LogRow } from '../audit/verify.js';
+
+export interface GroupLine {
+  name: string;
+  gid: number;
+  members: string[];
+}
+
+/** `name:x:gid:a,b` lines; anything else is skipped. */
+export function parseGroups(text: string): GroupLine[] {
+  return text.split('\n').flatMap((l) => {
+    const f = l.split(':');
+    if (f.length < 4 || !/^\d+$/.test(f[2]!)) return [];
+    return [{ name: f[0]!, gid: Number(f[2]), members: f[3]!.split(',').map((m) => m.trim()).filter(Boolean) }];
+  });
+}
+
+/** Users whose primary group is gid, from /etc/passwd (`name:x:uid:gid:...`). */
+export function primaryMembers(passwd: string, gid: number): string[] {
+  return passwd.split('\n').flatMap((l) => {
+    const f = l.split(':');
+    return f.length >= 4 && f[3] === String(gid) ? [f[0]!] : [];
+  });
+}
+
+/** The members of airlock-approvers, or null when the group does not exist. */
+export function approversFrom(group: string, passwd: string): string[] | null {
+  const g = parseGroups(group).find((x) => x.name === APPROVER_GROUP);
+  if (!g) return null;
+  return [...new Set([...g.members, ...primaryMembers(passwd, g.gid)])].sort();
+}
+
+/** The group names of these gids (the ones /etc/group names). */
+export function groupNames(group: string, gids: readonly number[]): string[] {
+  const byGid = new Map(parseGroups(group).map((g) => [g.gid, g.name]));
+  return [...new Set(gids.flatMap((g) => (byGid.has(g) ? [byGid.get(g)!] : [])))].sort();
+}
+
+/**
+ * The login names with a confirmed second factor, by replaying the log: an enrolment adds
+ * the approver, a reset removes them. Approvers are named `user(uid N)` in the log.
+ */
+export function enrolledFromLog(rows: Iterable<LogRow>): Set<string> {
+  const enrolled = new Set<string>();
+  for (const row of rows) {
+    let e: { kind?: unknown; details?: { approver?: unknown } };
+    try {
+      e = JSON.parse(row.body);
+    } catch {
+      continue; // verification reports a bad entry; this only reads what it can
+    }
+    const who = typeof e.details?.approver === 'string' ? /^(.+)\(uid \d+\)$/.exec(e.details.approver)?.[1] : undefined;
+    if (!who) continue;
+    if (e.kind === 'totp_enrolled') enrolled.add(who);
+    else if (e.kind === 'totp_reset') enrolled.delete(who);
+  }
+  return enrolled;
+}

@@ -1,0 +1,37 @@
+/**
+ * How every tool answers: the structured result its output schema describes, and the same
+ * facts as text for the model (and for a client that shows only text). Everything passes
+ * through escapeDeep/escapeText first. The daemon has escaped every host and agent text
+ * already; a second pass changes nothing then (escaping is idempotent), and keeps a
+ * control character from a daemon of another version, or from this process, out of the
+ * agent's context and the person's transcript.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { AirlockError, type WireError } from '../protocol/errors.js';
+import { escapeDeep, escapeText } from '../protocol/escape-text.js';
+
+/** A tool's answer: `isError` when what was asked did not happen (a refusal, a failed or denied step). */
+export function answer<T extends object>(structured: T, text: string, isError = false): CallToolResult & { structuredContent: T } {
+  return {
+    content: [{ type: 'text', text: escapeText(text, 'block') }],
+    structuredContent: escapeDeep(structured, 'block'),
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/** Any thrown value as the typed error an agent can act on. */
+export function wireOf(e: unknown): WireError {
+  const err = e instanceof AirlockError ? e : new AirlockError('execution', 'client_error', (e as Error)?.message ?? String(e));
+  return err.toWire();
+}
+
+/** One line a person reads: `error [category/code] message` and, when there is one, `next: hint`. */
+export function errorText(w: WireError): string {
+  return `error [${w.category}/${w.code}] ${w.message}${w.hint ? `\nnext: ${w.hint}` : ''}`;
+}
+
+/** The whole call failed (the daemon unreachable, a refusal before anything was done). */
+export function failure(e: unknown): CallToolResult {
+  const error = wireOf(e);
+  return answer({ error }, errorText(error), true);
+}

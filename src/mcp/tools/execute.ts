@@ -1,0 +1,226 @@
+/**
+ * airlock_execute: runs approved steps in order and halts at the first that does not
+ * succeed. A step without a receipt waits (within the agent's wait_for_approval) for the
+ * daemon to hand the requester its receipt once a person approves: the agent never asks
+ * anyone for one. The daemon checks everything again at execute (requester, receipt,
+ * request, state); this tool only carries what it is given and what the daemon hands back.
+ */
+import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { AirlockClient } from '../../client/client.js';
+import type { ResultEnvelope, TransactionDetail } from '../../protocol/messages.js';
+import { MAX_WAIT_SECONDS, waitForDecision, type Waiter } from '../approval-wait.js';
+import { withDaemon } from '../daemon.js';
+import { hints, type ToolDeps } from '../deps.js';
+import { agentLines } from '../output-lines.js';
+import { transactionId, txState, wireError } from '../schemas.js';
+import { forAgent } from '../agent-hints.js';
+import { answer, errorText, failure, wireOf } from '../tool-result.js';
+import { waitOnce, type WaitOutcome } from '../wait-methods.js';
+import { MAX_STEPS } from './propose.js';
+
+const stepIn = z.strictObject({
+  transaction_id: transactionId,
+  receipt: z.string().min(1).max(512).optional().describe('only if the daemon gave you one; never ask a person for it'),
+});
+
+/** Why a step did not run (or ran and failed): the first one halts the rest. */
+const HALTS = ['failed', 'refused', 'denied', 'expired', 'canceled', 'not_approved_yet'] as const;
+
+const stepOut = z.object({
+  transaction_id: z.string(),
+  action_name: z.string().nullable(),
+  /** The job's state after this call: what execute returned, or the transaction's state when it did not run. */
+  state: txState.nullable(),
+  ran: z.boolean(),
+  summary: z.string(),
+  output: z.array(z.string()),
+  output_truncated: z.boolean(),
+  warnings: z.array(z.string()),
+  needs_reboot: z.boolean(),
+  rollback_ref: z.string().nullable(),
+  approval: z.object({
+    how: z.enum(['receipt_given', 'policy', 'approved', 'denied', 'expired', 'canceled', 'pending', 'finished', 'unknown']),
+    approved_by: z.string().nullable(),
+    denied_by: z.string().nullable(),
+    reason: z.string().nullable(),
+  }),
+  halt: z.enum(HALTS).nullable(),
+  error: wireError.nullable(),
+});
+type StepOut = z.infer<typeof stepOut>;
+
+const blank = (id: string): StepOut => ({
+  transaction_id: id,
+  action_name: null,
+  state: null,
+  ran: false,
+  summary: '',
+  output: [],
+  output_truncated: false,
+  warnings: [],
+  needs_reboot: false,
+  rollback_ref: null,
+  approval: { how: 'unknown', approved_by: null, denied_by: null, reason: null },
+  halt: null,
+  error: null,
+});
+
+/** A wait that did not end in a receipt: how the step stands, and why it halts (or null: it ran already, go on). */
+function undecided(s: StepOut, o: Exclude<WaitOutcome, { outcome: 'approved' }>, tx: TransactionDetail): StepOut {
+  switch (o.outcome) {
+    case 'denied':
+      return { ...s, state: 'Canceled', approval: { ...s.approval, how: 'denied', denied_by: o.denied_by, reason: o.reason }, halt: 'denied' };
+    case 'expired':
+      return { ...s, state: 'Canceled', approval: { ...s.approval, how: 'expired' }, halt: 'expired' };
+    case 'canceled':
+      return { ...s, state: 'Canceled', approval: { ...s.approval, how: 'canceled' }, halt: 'canceled' };
+    case 'pending':
+      return { ...s, state: 'Previewed', approval: { ...s.approval, how: 'pending' }, halt: 'not_approved_yet' };
+    case 'finished': {
+      const done = o.state === 'Succeeded' || o.state === 'NeedsReboot';
+      const r = (tx.result ?? null) as { summary?: string; needs_reboot?: boolean; rollback_ref?: string | null } | null;
+      return {
+        ...s,
+        state: o.state,
+        summary: r?.summary ?? s.summary,
+        needs_reboot: r?.needs_reboot ?? false,
+        rollback_ref: r?.rollback_ref ?? null,
+        approval: { ...s.approval, how: 'finished', approved_by: tx.approved_by },
+        halt: done ? null : 'failed',
+      };
+    }
+  }
+}
+
+function ran(s: StepOut, r: ResultEnvelope): StepOut {
+  const { lines, truncated } = agentLines(r.output, r.output_truncated);
+  const ok = r.state === 'Succeeded' || r.state === 'NeedsReboot';
+  return { ...s, state: r.state, ran: true, summary: r.summary, output: lines, output_truncated: truncated, needs_reboot: r.needs_reboot, rollback_ref: r.rollback_ref, halt: ok ? null : 'failed', error: r.error ?? null };
+}
+
+interface RunContext {
+  cl: AirlockClient;
+  deps: ToolDeps;
+  deadline: number;
+  waiter: Waiter;
+}
+
+async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<StepOut> {
+  let s = blank(step.transaction_id);
+  let tx: TransactionDetail;
+  try {
+    tx = await c.cl.transaction(step.transaction_id);
+  } catch (e) {
+    return { ...s, halt: 'refused', error: forAgent(wireOf(e)) };
+  }
+  s = { ...s, action_name: tx.action_name, state: tx.state, summary: tx.summary, warnings: tx.preview.warnings };
+  let receipt = step.receipt;
+  if (receipt !== undefined) s.approval = { ...s.approval, how: 'receipt_given', approved_by: tx.approved_by };
+  else if ((receipt = c.deps.held.get(step.transaction_id)) !== undefined) s.approval = { ...s.approval, how: 'policy', approved_by: tx.approved_by };
+  else {
+    let o: WaitOutcome;
+    try {
+      o = await waitForDecision(c.waiter, step.transaction_id, c.deadline);
+    } catch (e) {
+      return { ...s, halt: 'refused', error: forAgent(wireOf(e)) };
+    }
+    if (o.outcome !== 'approved') return undecided(s, o, tx);
+    receipt = o.receipt;
+    s.approval = { ...s.approval, how: 'approved', approved_by: o.approved_by };
+  }
+  try {
+    const r = await c.cl.execute(step.transaction_id, tx.action_name, tx.preview.params, receipt);
+    c.deps.held.drop(step.transaction_id);
+    return ran(s, r);
+  } catch (e) {
+    const error = forAgent(wireOf(e));
+    // A receipt the daemon refuses for good is dropped; a busy resource or a deadline may pass, and it is kept for a retry.
+    if (error.category === 'stale_approval' || error.category === 'authorization') c.deps.held.drop(step.transaction_id);
+    return { ...s, halt: 'refused', error };
+  }
+}
+
+function stepText(s: StepOut, i: number): string {
+  const head = `Step ${i + 1}: ${s.transaction_id}${s.action_name ? ` (${s.action_name})` : ''}`;
+  const lines: string[] = [];
+  if (s.ran) lines.push(`${head}: ${s.state}: ${s.summary}`);
+  else if (s.halt === null) lines.push(`${head}: ran before: ${s.state}: ${s.summary}`);
+  else if (s.halt === 'not_approved_yet') lines.push(`${head}: NOT RUN: still waiting for a person to approve it (\`airlock approve ${s.transaction_id}\`). Tell the person; do not treat a chat message as approval. Call airlock_execute again (with wait_for_approval) when they have, or stop.`);
+  else if (s.halt === 'denied') lines.push(`${head}: NOT RUN: denied by ${s.approval.denied_by}${s.approval.reason ? `: "${s.approval.reason}"` : ' (no reason given)'}. Do not propose it again unless the person asks.`);
+  else if (s.halt === 'expired') lines.push(`${head}: NOT RUN: nobody approved it before it expired. Propose it again if it is still needed.`);
+  else if (s.halt === 'canceled') lines.push(`${head}: NOT RUN: it was canceled.`);
+  else lines.push(`${head}: ${s.ran ? s.state : 'NOT RUN'}${s.summary ? `: ${s.summary}` : ''}`);
+  if (s.error) lines.push(errorText(s.error));
+  if (s.approval.approved_by && s.halt === null) lines.push(`approved by ${s.approval.approved_by}`);
+  for (const w of s.warnings) lines.push(`warning: ${w}`);
+  if (s.output.length) lines.push('output:', ...s.output.map((l) => `  ${l}`));
+  if (s.output_truncated) lines.push('(output truncated)');
+  if (s.needs_reboot) lines.push('the host needs a reboot for this to take effect');
+  if (s.rollback_ref) lines.push(`changes were rolled back (${s.rollback_ref})`);
+  return lines.join('\n');
+}
+
+export function registerExecute(server: McpServer, deps: ToolDeps): void {
+  server.registerTool(
+    'airlock_execute',
+    {
+      title: 'Execute approved Airlock steps',
+      description:
+        'Run approved steps (transaction ids from airlock_propose), in order; it halts at the first step that fails, is refused, denied, expired, or not approved yet. ' +
+        'Without a receipt (the normal case) a step waits, up to wait_for_approval seconds in all, for a person to approve it with `airlock approve`: the daemon then hands you the receipt, bound to you and to that step. Progress is reported while it waits. ' +
+        'Per step: state, summary, output lines, warnings, needs_reboot, rollback_ref, who approved or denied (with their reason). ' +
+        'Call it only after you have shown the person each step and its risk. A chat message such as "yes" is never an approval, and never ask the person for a receipt.',
+      inputSchema: z.strictObject({
+        steps: z.array(stepIn).min(1).max(MAX_STEPS).describe('the steps, in the order to run them'),
+        wait_for_approval: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe('seconds to wait, in all, for a person to approve steps that are not approved yet (default 0: do not wait)'),
+      }),
+      outputSchema: z.object({
+        ok: z.boolean(),
+        needs_reboot: z.boolean(),
+        halted_at: z.string().nullable(),
+        steps: z.array(stepOut),
+        not_run: z.array(z.string()),
+      }),
+      annotations: hints({ readOnly: false, destructive: true, idempotent: false }),
+    },
+    async ({ steps, wait_for_approval }, ctx: ServerContext) => {
+      try {
+        const out = await withDaemon(deps.target, async (cl) => {
+          const started = Date.now();
+          const budgetMs = (wait_for_approval ?? 0) * 1000;
+          const token = ctx.mcpReq._meta?.progressToken;
+          const waiter: Waiter = {
+            round: (id, ms) => waitOnce(cl, id, ms),
+            progress: async (id) => {
+              if (token === undefined) return;
+              const waited = Math.round((Date.now() - started) / 1000);
+              await ctx.mcpReq
+                .notify({ method: 'notifications/progress', params: { progressToken: token, progress: waited, total: budgetMs / 1000, message: `waiting for a person to approve ${id} (\`airlock approve ${id}\`): ${waited} of ${budgetMs / 1000} s` } })
+                .catch(() => {});
+            },
+            now: Date.now,
+            sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+            aborted: () => ctx.mcpReq.signal.aborted,
+          };
+          const c: RunContext = { cl, deps, deadline: started + budgetMs, waiter };
+          const done: StepOut[] = [];
+          for (const step of steps) {
+            const s = await runStep(c, step);
+            done.push(s);
+            if (s.halt !== null) break;
+          }
+          return done;
+        });
+        const halted = out.find((s) => s.halt !== null) ?? null;
+        const notRun = steps.slice(out.length).map((s) => s.transaction_id);
+        const structured = { ok: halted === null, needs_reboot: out.some((s) => s.needs_reboot), halted_at: halted?.transaction_id ?? null, steps: out, not_run: notRun };
+        const text = [...out.map(stepText), ...(notRun.length ? [`Not run (after the halt): ${notRun.join(', ')}`] : []), ...(structured.needs_reboot ? ['Overall: the host needs a reboot.'] : [])].join('\n\n');
+        // Waiting for a person is not an error: the agent tells them and stops.
+        return answer(structured, text, halted !== null && halted.halt !== 'not_approved_yet');
+      } catch (e) {
+        return failure(e);
+      }
+    },
+  );
+}

@@ -1,0 +1,169 @@
+/**
+ * airlock_propose: the calling agent proposes typed steps itself (no second model, no
+ * second key). The daemon validates and previews each one, decides its risk, and either
+ * approves it under the host's policy or leaves it waiting for a person. A step it refuses
+ * comes back with its typed error; the other steps still preview.
+ */
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { AirlockClient } from '../../client/client.js';
+import type { PolicyView, PreviewResult, Principal } from '../../protocol/messages.js';
+import { APPROVER_GROUP, riskRank, type Risk } from '../../protocol/risk.js';
+import { renderPreview } from '../../cli/render.js';
+import { withDaemon } from '../daemon.js';
+import { hints, type ToolDeps } from '../deps.js';
+import { risk, role, wireError } from '../schemas.js';
+import { answer, errorText, failure, wireOf } from '../tool-result.js';
+import { RULES } from '../workflow.js';
+
+/** A proposal a person can still read through step by step. */
+export const MAX_STEPS = 20;
+
+const stepIn = z.strictObject({
+  action_name: z.string().regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'an action name such as CreateUser').describe('the action (see airlock_actions)'),
+  params: z.record(z.string(), z.unknown()).default({}).describe("the action's parameters, as its JSON Schema says (airlock_describe_action)"),
+});
+
+const approval = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('approved_by_policy'), rule: z.string(), approved_by: z.string(), expires_at: z.string() }),
+  z.object({
+    state: z.literal('waiting_for_person'),
+    who: z.string(),
+    command: z.string(),
+    second_factor: z.boolean(),
+  }),
+  z.object({ state: z.literal('inbox'), command: z.string() }),
+]);
+
+const previewed = z.object({
+  ok: z.literal(true),
+  transaction_id: z.string(),
+  action_name: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  summary: z.string(),
+  risk,
+  min_role: role,
+  current_state: z.unknown(),
+  proposed_change: z.object({ change: z.unknown(), mechanism: z.array(z.record(z.string(), z.unknown())), digest: z.string() }),
+  side_effects: z.array(z.string()),
+  warnings: z.array(z.string()),
+  reboot_required: z.boolean(),
+  rollback_available: z.boolean(),
+  requested_by: z.string(),
+  expires_at: z.string(),
+  preview_digest: z.string(),
+  approval,
+});
+const refused = z.object({ ok: z.literal(false), action_name: z.string(), params: z.record(z.string(), z.unknown()), error: wireError });
+const stepOut = z.discriminatedUnion('ok', [previewed, refused]);
+export type ProposedStep = z.infer<typeof stepOut>;
+
+/** Whether approving this risk takes the approver's authenticator code under this policy. */
+export const needsSecondFactor = (r: Risk, policy: Pick<PolicyView, 'second_factor_from'> | null) =>
+  r === 'high' || (policy !== null && riskRank(r) >= riskRank(policy.second_factor_from));
+
+/** The approval state of a fresh preview, from what the daemon answered. */
+export function approvalOf(p: PreviewResult, policy: Pick<PolicyView, 'second_factor_from'> | null): z.infer<typeof approval> {
+  if (p.auto_approval) return { state: 'approved_by_policy', rule: p.auto_approval.rule, approved_by: p.auto_approval.approved_by, expires_at: p.auto_approval.expires_at };
+  if (p.unattended) return { state: 'inbox', command: `airlock inbox run ${p.transaction_id}` };
+  return {
+    state: 'waiting_for_person',
+    who: `a person in ${APPROVER_GROUP} with role ${p.min_role} or above, as themselves (not this agent's account)`,
+    command: `airlock approve ${p.transaction_id}`,
+    second_factor: needsSecondFactor(p.risk, policy),
+  };
+}
+
+function previewedStep(p: PreviewResult, policy: PolicyView | null): z.infer<typeof previewed> {
+  return {
+    ok: true,
+    transaction_id: p.transaction_id,
+    action_name: p.action_name,
+    params: p.params,
+    summary: p.summary,
+    risk: p.risk,
+    min_role: p.min_role,
+    current_state: p.current_state,
+    proposed_change: { change: p.proposed_change.change, mechanism: p.proposed_change.mechanism as unknown as Array<Record<string, unknown>>, digest: p.proposed_change.digest },
+    side_effects: p.side_effects,
+    warnings: p.warnings,
+    reboot_required: p.reboot_required,
+    rollback_available: p.rollback_available,
+    requested_by: p.requested_by,
+    expires_at: p.expires_at,
+    preview_digest: p.preview_digest,
+    approval: approvalOf(p, policy),
+  };
+}
+
+function approvalLine(s: z.infer<typeof previewed>): string {
+  const a = s.approval;
+  if (a.state === 'approved_by_policy') return `approval: approved by the host's policy (rule ${a.rule}) until ${a.expires_at}: it can run now`;
+  if (a.state === 'inbox') return `approval: you are unattended, so this is a proposal for the inbox; a person runs \`${a.command}\` or nothing happens`;
+  return `approval: WAITING for ${a.who}. They run, in their own terminal: ${a.command}${a.second_factor ? ' (with their authenticator code)' : ''}`;
+}
+
+/** The text the model reads: each preview as `airlock approve` shows it to the person, then what to do next. */
+export function proposalText(steps: ProposedStep[], previews: Map<string, PreviewResult>, reason: string | undefined, self: Principal | null): string {
+  const out: string[] = [];
+  if (reason) out.push(`Reason you gave (not part of the signed record): ${reason}`);
+  steps.forEach((s, i) => {
+    if (!s.ok) return void out.push(`Step ${i + 1}: ${s.action_name} was REFUSED by the daemon, nothing recorded:\n${errorText(s.error)}`);
+    out.push(`Step ${i + 1}:\n${renderPreview(previews.get(s.transaction_id)!)}${approvalLine(s)}`);
+  });
+  const waiting = steps.flatMap((s) => (s.ok && s.approval.state === 'waiting_for_person' ? [s] : []));
+  const ready = steps.flatMap((s) => (s.ok && s.approval.state !== 'inbox' ? [s.transaction_id] : []));
+  out.push('');
+  if (waiting.length) out.push(`Waiting for a person: ${waiting.map((s) => `\`${s.approval.state === 'waiting_for_person' ? s.approval.command : ''}\` (${s.risk} risk)`).join(', ')}.`);
+  if (self?.approver && waiting.length) out.push(`This agent's own account (${self.user}) is an approver: a person approving under that account needs their own authenticator code, every time.`);
+  if (ready.length) out.push(`Then: airlock_execute with steps ${JSON.stringify(ready.map((id) => ({ transaction_id: id })))} and wait_for_approval (seconds), or stop here.`);
+  out.push(RULES);
+  return out.join('\n');
+}
+
+async function proposeAll(cl: AirlockClient, steps: Array<z.infer<typeof stepIn>>, deps: ToolDeps) {
+  // The policy says whether Medium needs a code too; without it (an old daemon), say only what High needs.
+  const policy = await cl.call('policy.show').catch(() => null);
+  const out: ProposedStep[] = [];
+  const previews = new Map<string, PreviewResult>();
+  for (const step of steps) {
+    try {
+      const p = await cl.preview(step.action_name, step.params);
+      previews.set(p.transaction_id, p);
+      if (p.auto_approval) deps.held.hold(p.transaction_id, p.auto_approval.receipt, p.auto_approval.expires_at);
+      out.push(previewedStep(p, policy));
+    } catch (e) {
+      out.push({ ok: false, action_name: step.action_name, params: step.params, error: wireOf(e) });
+    }
+  }
+  return { out, previews, self: cl.welcome.principal };
+}
+
+export function registerPropose(server: McpServer, deps: ToolDeps): void {
+  server.registerTool(
+    'airlock_propose',
+    {
+      title: 'Propose Airlock steps',
+      description:
+        'Propose typed steps (actions from airlock_actions, with their parameters), in the order they should run. The daemon validates and previews each one and nothing on the host changes: ' +
+        "each step comes back with its transaction id, summary, the daemon's risk (never yours), minimum role, current state, the exact proposed change and mechanism, side effects, warnings, reboot and rollback, expiry, " +
+        'and its approval state: approved by the host policy, or waiting for a person (with the exact command that person runs), or a proposal for the inbox. A step the daemon refuses returns its typed error and the others still preview. ' +
+        RULES,
+      inputSchema: z.strictObject({
+        steps: z.array(stepIn).min(1).max(MAX_STEPS).describe('the steps, in order'),
+        reason: z.string().max(500).optional().describe('why, in a sentence, for the person (returned to you to show them; the daemon does not record it)'),
+      }),
+      outputSchema: z.object({ steps: z.array(stepOut), reason: z.string().nullable() }),
+      // It records transactions and log entries in the daemon, so it is not read-only; it changes nothing on the host.
+      annotations: hints({ readOnly: false, destructive: false, idempotent: false }),
+    },
+    async ({ steps, reason }) => {
+      try {
+        const { out, previews, self } = await withDaemon(deps.target, (cl) => proposeAll(cl, steps, deps));
+        return answer({ steps: out, reason: reason ?? null }, proposalText(out, previews, reason, self), out.every((s) => !s.ok));
+      } catch (e) {
+        return failure(e);
+      }
+    },
+  );
+}

@@ -1,0 +1,383 @@
+/**
+ * `airlock mcp-server` through the MCP SDK's own client over stdio, against a real daemon
+ * in a throwaway host, with the agent, a second principal and the approver as real Unix
+ * users: the server runs as the agent's account inside that host, as an MCP client would
+ * start it. The agent lists the tools, proposes a read (approved by the default policy), a
+ * Medium and a High step and a bad one; the approver approves from another account while
+ * airlock_execute waits, and the receipts reach the agent without anyone handling them;
+ * history and the audit log verified inside the server agree; forged, replayed,
+ * other-transaction and missing receipts fail with the daemon's reason; a denial reaches
+ * the waiting agent; a wait that runs out returns cleanly; a second principal can neither
+ * wait on nor execute the agent's transaction. With no daemon, the tools still list and
+ * the doctor says how to start it; with the agent in no group, it says which group.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { signingKeyFromSeed } from '../../src/audit/keys.js';
+import { mintReceipt } from '../../src/audit/receipt.js';
+import { readSqliteLog } from '../../src/audit/log-file.js';
+import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
+import type { PreviewEnvelope } from '../../src/protocol/messages.js';
+import { newToken, tokenHash } from '../../src/protocol/token.js';
+import { startWorld, type World } from '../support/world.js';
+import { startMcp, type McpSession } from '../support/mcp.js';
+
+const TOOLS = ['airlock_actions', 'airlock_describe_action', 'airlock_propose', 'airlock_execute', 'airlock_status', 'airlock_cancel', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify'];
+
+/** A token principal (a CI job, an agent in a VM behind a vsock bridge) reaches the daemon over TCP or the token socket. */
+const PORT = 30_000 + Math.floor(Math.random() * 20_000);
+const TOKEN_SOCKET = '/run/airlock-token.sock';
+const ciToken = newToken();
+const TOKENS = `[[token]]\nname = "ci"\nrole = "dev"\nunattended = false\nsha256 = "${tokenHash(ciToken).toString('hex')}"\n`;
+
+let w: World;
+let alice: Principal;
+let agentId: UnixIdentity;
+let agent: McpSession, bob: McpSession;
+const sessions: McpSession[] = [];
+/** Every answer any server gave, to check that no receipt ever reached an agent. */
+const seen: CallToolResult[] = [];
+
+async function mcpAs(name: string, groups: string[], args: string[] = [], env: Record<string, string> = { AIRLOCK_SOCKET: w.d.socket }): Promise<McpSession> {
+  const identity = (await w.as(name, groups)).identity;
+  const s = await startMcp({ identity, insidePid: w.d.box.pid, env, args });
+  sessions.push(s);
+  return s;
+}
+
+before(async () => {
+  // The default policy: reads that show nothing sensitive are approved by it.
+  w = await startWorld(['--listen-tcp', `127.0.0.1:${PORT}`, '--token-socket', TOKEN_SOCKET], 'overlay', { tokens: TOKENS });
+  alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+  agent = await mcpAs('agent', ['airlock-admin']);
+  agentId = (await w.as('agent', ['airlock-admin'])).identity;
+  bob = await mcpAs('bob', ['airlock-admin']);
+});
+after(async () => {
+  for (const s of sessions) await s.close().catch(() => {});
+  await w?.close();
+});
+
+type Progress = { progress: number; total?: number; message?: string };
+async function call(s: McpSession, name: string, args: Record<string, unknown>, onprogress?: (p: Progress) => void): Promise<{ r: CallToolResult; out: any; text: string }> {
+  const r = (await s.client.callTool({ name, arguments: args }, onprogress ? { onprogress, resetTimeoutOnProgress: true, timeout: 60_000 } : { timeout: 120_000 })) as CallToolResult;
+  seen.push(r);
+  // MCP_TEST_DUMP=1 prints the text each answer gives the model, to read what an agent is told.
+  if (process.env.MCP_TEST_DUMP) process.stderr.write(`--- ${name}\n${(r.content as Array<{ text?: string }>).map((c) => c.text).join('\n')}\n`);
+  const text = (r.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
+  return { r, out: r.structuredContent as any, text };
+}
+const propose = (s: McpSession, steps: Array<{ action_name: string; params: Record<string, unknown> }>, reason?: string) => call(s, 'airlock_propose', { steps, ...(reason ? { reason } : {}) });
+const execute = (s: McpSession, steps: Array<{ transaction_id: string; receipt?: string }>, wait?: number, onprogress?: (p: Progress) => void) =>
+  call(s, 'airlock_execute', { steps, ...(wait !== undefined ? { wait_for_approval: wait } : {}) }, onprogress);
+/** The stored preview, as the approver's own client reads it before approving. */
+const previewOf = async (id: string): Promise<PreviewEnvelope> => (await alice.call('transaction.get', { transaction_id: id })).preview;
+const approve = async (id: string) => w.approve(alice, await previewOf(id));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves once `cond` holds (polled), or fails after ms. */
+async function until(cond: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await sleep(50);
+  }
+}
+let group = 0;
+const newGroup = () => ({ action_name: 'CreateGroup', params: { group: `mcpg${++group}` } });
+
+describe('the tools', () => {
+  test('the list is static: every tool has a title, the four hints, an input and an output schema; the workflow resource says the rules', async () => {
+    const { tools } = await agent.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
+    for (const t of tools) {
+      assert.ok(t.title, `${t.name} has a title`);
+      assert.equal(typeof t.annotations?.readOnlyHint, 'boolean', t.name);
+      assert.equal(typeof t.annotations?.destructiveHint, 'boolean', t.name);
+      assert.equal(typeof t.annotations?.idempotentHint, 'boolean', t.name);
+      assert.equal(t.annotations?.openWorldHint, false, t.name);
+      assert.equal(t.inputSchema.type, 'object', t.name);
+      assert.equal((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${t.name} takes no unknown argument`);
+      assert.equal(t.outputSchema?.type, 'object', `${t.name} has an output schema`);
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    assert.equal(byName.get('airlock_execute')!.annotations!.destructiveHint, true);
+    for (const ro of ['airlock_actions', 'airlock_describe_action', 'airlock_status', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify']) assert.equal(byName.get(ro)!.annotations!.readOnlyHint, true, ro);
+    for (const name of ['airlock_propose', 'airlock_execute']) {
+      const d = byName.get(name)!.description!;
+      assert.match(d, /never an approval/, name);
+      assert.match(d, /never ask the person for a receipt/i, name);
+    }
+    const res = await agent.client.readResource({ uri: 'airlock://workflow' });
+    const text = (res.contents[0] as { text: string }).text;
+    assert.match(text, /Show the person/);
+    assert.match(text, /never\s+an approval/);
+    assert.match(text, /Never ask the person for a receipt/);
+  });
+
+  test('the catalogue, from the daemon, with each action\'s schema', async () => {
+    const { out } = await call(agent, 'airlock_actions', { family: 'users' });
+    assert.ok(out.actions.length > 3);
+    assert.ok(out.actions.every((a: { family: string }) => a.family === 'users'));
+    const { out: d } = await call(agent, 'airlock_describe_action', { action_name: 'CreateUser' });
+    assert.equal(d.risk, 'high');
+    assert.equal(d.params_schema.type, 'object');
+    const bad = await call(agent, 'airlock_describe_action', { action_name: 'RunShell' });
+    assert.equal(bad.r.isError, true);
+    assert.equal(bad.out.error.code, 'unknown_action');
+  });
+});
+
+describe('propose, approve from another account, execute', () => {
+  let ids: string[] = [];
+
+  test('a read, a Medium and a High step preview with the daemon\'s risk; a bad step returns its typed error and the others still preview', async () => {
+    const { out, text, r } = await propose(
+      agent,
+      [
+        { action_name: 'ListUsers', params: {} },
+        newGroup(),
+        { action_name: 'CreateUser', params: { user: 'mcpuser' } },
+        { action_name: 'CreateUser', params: { user: '; rm -rf /' } },
+      ],
+      'set up a service account',
+    );
+    assert.notEqual(r.isError, true);
+    const [read, medium, high, bad] = out.steps;
+    assert.deepEqual([read.ok, medium.ok, high.ok, bad.ok], [true, true, true, false]);
+    assert.deepEqual([read.risk, medium.risk, high.risk], ['low', 'medium', 'high']);
+    assert.equal(read.approval.state, 'approved_by_policy');
+    assert.equal(read.approval.rule, 'reads');
+    assert.equal(medium.approval.state, 'waiting_for_person');
+    assert.equal(medium.approval.command, `airlock approve ${medium.transaction_id}`);
+    assert.equal(medium.approval.second_factor, false);
+    assert.equal(high.approval.second_factor, true);
+    assert.equal(high.min_role, 'admin');
+    assert.match(high.requested_by, /^agent\(uid \d+\)$/);
+    assert.ok(high.proposed_change.mechanism.length > 0);
+    assert.deepEqual([bad.error.category, bad.error.code], ['validation', 'bad_params']);
+    assert.equal(out.reason, 'set up a service account');
+    assert.match(text, new RegExp(`airlock approve ${high.transaction_id}`));
+    assert.match(text, /never an approval/);
+    ids = [read.transaction_id, medium.transaction_id, high.transaction_id];
+  });
+
+  test('airlock_execute picks the receipts up while it waits, with progress, and runs the steps in order', async () => {
+    const progress: Progress[] = [];
+    const running = execute(agent, ids.map((transaction_id) => ({ transaction_id })), 120, (p) => progress.push(p));
+    // The read ran at once (policy); the agent now waits on the Medium step: a person approves it from their own account.
+    await until(() => progress.length >= 1, 'a progress notification while waiting on the Medium step');
+    assert.match(progress[0]!.message!, new RegExp(`airlock approve ${ids[1]}`));
+    await approve(ids[1]!);
+    const seenBefore = progress.length;
+    await until(() => progress.some((p, i) => i >= seenBefore && p.message!.includes(ids[2]!)), 'waiting on the High step');
+    await approve(ids[2]!); // with alice's authenticator code: High
+    const { out, r, text } = await running;
+    assert.notEqual(r.isError, true, text);
+    assert.equal(out.ok, true);
+    assert.deepEqual(out.steps.map((s: { state: string }) => s.state), ['Succeeded', 'Succeeded', 'Succeeded']);
+    assert.deepEqual(out.steps.map((s: { approval: { how: string } }) => s.approval.how), ['policy', 'approved', 'approved']);
+    assert.match(out.steps[1].approval.approved_by, /^alice\(uid \d+\)$/);
+    assert.ok(out.steps[0].output.length > 0, 'the read has output');
+    assert.ok(progress.every((p, i) => i === 0 || p.progress >= progress[i - 1]!.progress), 'progress only grows');
+    assert.equal((await w.d.box.run('/usr/bin/getent', ['passwd', 'mcpuser'])).code, 0, 'the user exists on the host now');
+  });
+
+  test('history and the audit log verified inside the server agree', async () => {
+    const { out: h } = await call(agent, 'airlock_history', { limit: 50 });
+    const mine = h.transactions.filter((t: { transaction_id: string }) => ids.includes(t.transaction_id));
+    assert.deepEqual(mine.map((t: { state: string }) => t.state), ['Succeeded', 'Succeeded', 'Succeeded']);
+    const { out: v, text } = await call(agent, 'airlock_audit_verify', {});
+    assert.equal(v.status, 'intact', text);
+    // The state directory is root's alone: the key came from the daemon, and the report says so.
+    assert.equal(v.key.source, 'daemon');
+    assert.ok(v.warnings.some((x: string) => x.includes('came from the daemon itself')));
+    const rows = [...readSqliteLog(w.d.files.db)].map((r) => JSON.parse(r.body) as { seq: number; kind: string; transaction_id: string | null; details: { state?: string } });
+    assert.ok(v.entries <= rows.length && v.entries > 0);
+    for (const id of ids) {
+      const outcome = rows.find((e) => e.kind === 'outcome' && e.transaction_id === id);
+      assert.ok(outcome && outcome.seq <= v.entries, `the log the server verified holds ${id}'s outcome`);
+    }
+    // With a copy of the key this account can read, the server trusts the file instead.
+    const copy = join(w.d.box.shared, 'audit.pub');
+    copyFileSync(w.d.files.publicKey, copy);
+    chmodSync(copy, 0o644);
+    const auditor = await mcpAs('agent', ['airlock-admin'], ['--pubkey', copy, '--checkpoints', w.d.files.checkpoints]);
+    const { out: v2 } = await call(auditor, 'airlock_audit_verify', {});
+    assert.equal(v2.status, 'intact');
+    assert.deepEqual([v2.key.source, v2.key.path], ['file', copy]);
+    assert.equal(v2.key.key_id, v.key.key_id);
+  });
+});
+
+describe('receipts the daemon refuses', () => {
+  test('forged, other-transaction and replayed receipts fail with the daemon\'s reason, and the receipt is not spent by a failure', async () => {
+    const { out } = await propose(agent, [newGroup(), newGroup()]);
+    const [a, b] = out.steps.map((s: { transaction_id: string }) => s.transaction_id);
+    const ga = await approve(a);
+    const gb = await approve(b);
+    const forged = mintReceipt(signingKeyFromSeed(randomBytes(32)), { transactionId: a, requestHash: ga.request_hash, approver: ga.approved_by, executor: ga.executor, expiresAt: ga.expires_at }).receipt;
+    const f = await execute(agent, [{ transaction_id: a, receipt: forged }]);
+    assert.equal(f.r.isError, true);
+    assert.deepEqual([f.out.steps[0].halt, f.out.steps[0].error.category, f.out.steps[0].error.code], ['refused', 'stale_approval', 'bad_receipt']);
+    // The daemon's reason, with a next step for an agent: never "use the receipt printed by airlock approve".
+    assert.match(f.out.steps[0].error.message, /not a valid approval/);
+    assert.doesNotMatch(f.text, /printed by/);
+    assert.match(f.text, /Never ask a person for a receipt/);
+    const other = await execute(agent, [{ transaction_id: a, receipt: gb.receipt }, { transaction_id: b }]);
+    assert.equal(other.out.steps[0].error.code, 'bad_receipt');
+    assert.deepEqual(other.out.not_run, [b], 'it halts at the first failure');
+    // Without a receipt the server waits for its own: a is still approved and unspent.
+    const ok = await execute(agent, [{ transaction_id: a }, { transaction_id: b }]);
+    assert.deepEqual(ok.out.steps.map((s: { state: string }) => s.state), ['Succeeded', 'Succeeded']);
+    const replay = await execute(agent, [{ transaction_id: a, receipt: ga.receipt }]);
+    assert.equal(replay.out.steps[0].error.code, 'receipt_already_consumed');
+  });
+
+  test('a missing receipt: nobody approved (the step waits, cleanly), or a policy receipt another server process held (the daemon says it holds none)', async () => {
+    const { out } = await propose(agent, [newGroup()]);
+    const id = out.steps[0].transaction_id;
+    const none = await execute(agent, [{ transaction_id: id }]);
+    assert.notEqual(none.r.isError, true, 'waiting for a person is not an error');
+    assert.deepEqual([none.out.ok, none.out.steps[0].halt, none.out.steps[0].state, none.out.steps[0].ran], [false, 'not_approved_yet', 'Previewed', false]);
+    assert.match(none.text, new RegExp(`airlock approve ${id}`));
+    // A read the policy approved for one server process: its receipt came with that preview only.
+    const { out: read } = await propose(agent, [{ action_name: 'ListUsers', params: {} }]);
+    const other = await mcpAs('agent', ['airlock-admin']);
+    const r = await execute(other, [{ transaction_id: read.steps[0].transaction_id }]);
+    assert.deepEqual([r.out.steps[0].halt, r.out.steps[0].error?.code], ['refused', 'receipt_not_held']);
+    assert.match(r.out.steps[0].error.hint, /propose the step again/);
+    assert.equal((await execute(agent, [{ transaction_id: read.steps[0].transaction_id }])).out.steps[0].state, 'Succeeded', 'the process that proposed it holds it');
+  });
+});
+
+describe('decisions that reach the waiting agent', () => {
+  test('a denial reaches the agent while it waits, with the reason', async () => {
+    const { out } = await propose(agent, [newGroup(), newGroup()]);
+    const [id, next] = out.steps.map((s: { transaction_id: string }) => s.transaction_id);
+    const progress: Progress[] = [];
+    const running = execute(agent, [{ transaction_id: id }, { transaction_id: next }], 120, (p) => progress.push(p));
+    await until(() => progress.length >= 1, 'the agent waits');
+    await alice.call('deny', { transaction_id: id, reason: 'not on a Friday' });
+    const { out: r, r: raw, text } = await running;
+    assert.equal(raw.isError, true);
+    assert.deepEqual([r.steps[0].halt, r.steps[0].state, r.steps[0].approval.reason], ['denied', 'Canceled', 'not on a Friday']);
+    assert.match(r.steps[0].approval.denied_by, /^alice\(uid \d+\)$/);
+    assert.deepEqual(r.not_run, [next]);
+    assert.match(text, /not on a Friday/);
+    const { out: s } = await call(agent, 'airlock_status', { transaction_id: id });
+    assert.deepEqual([s.state, s.deny_reason], ['Canceled', 'not on a Friday']);
+  });
+
+  test('a wait that runs out returns cleanly, and the step can be canceled', async () => {
+    const { out } = await propose(agent, [newGroup()]);
+    const id = out.steps[0].transaction_id;
+    const t0 = Date.now();
+    const { out: r, r: raw } = await execute(agent, [{ transaction_id: id }], 2);
+    assert.ok(Date.now() - t0 >= 1900 && Date.now() - t0 < 15_000, `returned after ${Date.now() - t0} ms`);
+    assert.notEqual(raw.isError, true);
+    assert.deepEqual([r.steps[0].halt, r.steps[0].state], ['not_approved_yet', 'Previewed']);
+    const { out: c } = await call(agent, 'airlock_cancel', { transaction_id: id });
+    assert.equal(c.state, 'Canceled');
+    const { out: again } = await execute(agent, [{ transaction_id: id }]);
+    assert.equal(again.steps[0].halt, 'canceled');
+  });
+});
+
+describe('a second principal', () => {
+  test("can neither wait on nor execute the agent's transaction", async () => {
+    const { out } = await propose(agent, [newGroup()]);
+    const id = out.steps[0].transaction_id;
+    const g = await approve(id);
+    const waited = await execute(bob, [{ transaction_id: id }], 1);
+    assert.deepEqual([waited.out.steps[0].halt, waited.out.steps[0].error.code], ['refused', 'not_the_requester']);
+    const withReceipt = await execute(bob, [{ transaction_id: id, receipt: g.receipt }]);
+    assert.equal(withReceipt.out.steps[0].error.code, 'not_the_requester');
+    const { out: s } = await call(bob, 'airlock_status', { transaction_id: id });
+    assert.equal(s.state, 'Queued', 'untouched');
+    assert.equal((await execute(agent, [{ transaction_id: id }])).out.steps[0].state, 'Succeeded');
+  });
+});
+
+describe('token principals', () => {
+  test('AIRLOCK_SOCKET and AIRLOCK_TOKEN reach the token socket and TCP, as for the CLI: the token names the principal', async () => {
+    // An account in no airlock group: on these listeners the token decides, not the kernel's peer credentials.
+    const ci = await mcpAs('ci-runner', [], [], { AIRLOCK_SOCKET: TOKEN_SOCKET, AIRLOCK_TOKEN: ciToken });
+    const { out } = await propose(ci, [newGroup()]);
+    assert.equal(out.steps[0].requested_by, 'token:ci');
+    const id = out.steps[0].transaction_id;
+    const running = execute(ci, [{ transaction_id: id }], 60, () => {});
+    await sleep(300);
+    await approve(id);
+    assert.equal((await running).out.steps[0].state, 'Succeeded');
+    const tcp = await mcpAs('ci-runner', [], [], { AIRLOCK_SOCKET: `tcp:127.0.0.1:${PORT}`, AIRLOCK_TOKEN: ciToken });
+    const { out: d } = await call(tcp, 'airlock_doctor', {});
+    assert.deepEqual([d.principal.user, d.principal.via, d.principal.role], ['token:ci', 'token', 'dev']);
+    assert.equal(d.approvers.known, false, "another host's groups are not read from here");
+    const bad = await mcpAs('ci-runner', [], [], { AIRLOCK_SOCKET: `tcp:127.0.0.1:${PORT}`, AIRLOCK_TOKEN: newToken() });
+    const refused = await call(bad, 'airlock_history', {});
+    assert.deepEqual([refused.r.isError, refused.out.error.code], [true, 'bad_token']);
+  });
+});
+
+describe('airlock_doctor', () => {
+  test('with the daemon: the principal this process is, the policy, the approvers and their factors, the log', async () => {
+    const { out, text } = await call(agent, 'airlock_doctor', {});
+    assert.equal(out.daemon.reachable, true);
+    assert.equal(out.daemon.socket, w.d.socket);
+    assert.deepEqual([out.principal.user, out.principal.uid, out.principal.role, out.principal.approver, out.principal.via], ['agent', agentId.uid, 'admin', false, 'unix']);
+    assert.match(out.policy.digest, /^sha256:[0-9a-f]{64}$/);
+    assert.equal(out.approvers.known, true);
+    assert.deepEqual(out.approvers.people.find((p: { user: string }) => p.user === 'alice'), { user: 'alice', second_factor: true });
+    assert.equal(out.audit.status, 'intact');
+    assert.equal(out.ok, true, text);
+  });
+
+  test('with the agent in no group: the daemon refuses it, and the doctor says which group to join', async () => {
+    const nobody = await mcpAs('nora', []);
+    const { out, text } = await call(nobody, 'airlock_doctor', {});
+    assert.equal(out.daemon.reachable, true);
+    assert.equal(out.principal, null);
+    assert.equal(out.daemon.error.code, 'no_role');
+    assert.equal(out.ok, false);
+    assert.ok(out.fixes.some((f: string) => f.includes('sudo usermod -aG airlock-dev nora')), text);
+    const refused = await propose(nobody, [{ action_name: 'ListUsers', params: {} }]);
+    assert.equal(refused.r.isError, true);
+    assert.equal(refused.out.error.code, 'no_role');
+  });
+});
+
+describe('no daemon', () => {
+  test('the tools list, a call says how to start or reach the daemon, and the doctor says what to fix', async () => {
+    const s = await startMcp({ identity: { uid: 65534, gid: 65534, groups: [65534] }, env: { AIRLOCK_SOCKET: '/nonexistent/airlock.sock' } });
+    sessions.push(s);
+    const { tools } = await s.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
+    const { r, out, text } = await call(s, 'airlock_propose', { steps: [{ action_name: 'ListUsers', params: {} }] });
+    assert.equal(r.isError, true);
+    assert.deepEqual([out.error.category, out.error.code], ['transient', 'daemon_unreachable']);
+    assert.match(text, /\/nonexistent\/airlock\.sock/);
+    assert.match(text, /systemctl start airlock/);
+    assert.match(text, /AIRLOCK_SOCKET/);
+    const d = await call(s, 'airlock_doctor', {});
+    assert.notEqual(d.r.isError, true);
+    assert.deepEqual([d.out.daemon.reachable, d.out.principal, d.out.ok], [false, null, false]);
+    assert.ok(d.out.fixes.some((f: string) => f.includes('systemctl start airlock')));
+  });
+});
+
+test('no answer carried a receipt, and none a control character but newline and tab', () => {
+  const strings: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') strings.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (strings.push(k), walk(x));
+  };
+  walk(seen);
+  assert.ok(strings.length > 100);
+  assert.ok(!strings.some((x) => /alr1\./.test(x)), 'a receipt reached an agent');
+  assert.deepEqual(strings.filter((x) => /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(x)), []);
+});
