@@ -54,7 +54,8 @@ export const actionDescription = z.object({
   reboot_required: z.boolean(),
   rollback_available: z.boolean(),
   platforms: z.array(z.string()),
-  supported_here: z.boolean(),
+  /** null: no daemon answered, so whether this host supports it is unknown. */
+  supported_here: z.boolean().nullable(),
   params_schema: z.record(z.string(), z.unknown()),
   example: z.record(z.string(), z.unknown()),
 });
@@ -64,7 +65,7 @@ export const actionDescription = z.object({
  * z.object forbids other properties, and a client checks the structured result against it.
  */
 
-export function pickAction(a: import('../protocol/messages.js').ActionDescription): z.infer<typeof actionDescription> {
+export function pickAction(a: Omit<import('../protocol/messages.js').ActionDescription, 'supported_here'> & { supported_here: boolean | null }): z.infer<typeof actionDescription> {
   const { name, family, description, risk, min_role, read_only, sensitive, reaches_network, reboot_required, rollback_available, platforms, supported_here, params_schema, example } = a;
   return { name, family, description, risk, min_role, read_only, sensitive, reaches_network, reboot_required, rollback_available, platforms, supported_here, params_schema, example };
 }

@@ -367,6 +367,25 @@ describe('no daemon', () => {
     assert.deepEqual([d.out.daemon.reachable, d.out.principal, d.out.ok], [false, null, false]);
     assert.ok(d.out.fixes.some((f: string) => f.includes('systemctl start airlock')));
   });
+
+  test('the listing tools answer from the built-in catalogue, saying that host support is unknown', async () => {
+    const s = await startMcp({ identity: { uid: 65534, gid: 65534, groups: [65534] }, env: { AIRLOCK_SOCKET: '/nonexistent/airlock.sock' } });
+    sessions.push(s);
+    const all = await call(s, 'airlock_actions', {});
+    assert.notEqual(all.r.isError, true);
+    assert.equal(all.out.actions.length, 210);
+    assert.ok(all.out.actions.every((a: { supported_here: unknown }) => a.supported_here === null));
+    assert.match(all.text, /No Airlock daemon answered/);
+    const users = await call(s, 'airlock_actions', { family: 'users' });
+    assert.ok(users.out.actions.length > 0 && users.out.actions.every((a: { family: string }) => a.family === 'users'));
+    const one = await call(s, 'airlock_describe_action', { action_name: 'CreateUser' });
+    assert.notEqual(one.r.isError, true);
+    assert.deepEqual([one.out.name, one.out.risk, one.out.supported_here], ['CreateUser', 'high', null]);
+    assert.equal((one.out.params_schema as { type: string }).type, 'object');
+    const none = await call(s, 'airlock_describe_action', { action_name: 'NoSuchAction' });
+    assert.equal(none.r.isError, true);
+    assert.deepEqual([none.out.error.category, none.out.error.code], ['validation', 'unknown_action']);
+  });
 });
 
 test('no answer carried a receipt, and none a control character but newline and tab', () => {
