@@ -17,6 +17,7 @@ import { demoCommand } from './demo.js';
 import { totpCommand } from './totp.js';
 import { inboxCommand, policyCommand } from './policy.js';
 import { tokenCommand } from './token.js';
+import { setupCommand } from './setup/index.js';
 import { runFlow } from './run.js';
 import { c, EXIT, printJson, reportError, riskColour, table } from './ui.js';
 
@@ -236,6 +237,7 @@ program.addCommand(policyCommand());
 program.addCommand(inboxCommand());
 program.addCommand(tokenCommand());
 program.addCommand(demoCommand());
+program.addCommand(setupCommand());
 program.command('daemon').description('run the root daemon (see `airlock daemon --help`)');
 
 function parseSince(s: string): string {
