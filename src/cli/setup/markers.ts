@@ -46,10 +46,11 @@ export function putBlock(before: string | null, body: string, m: Markers): Edit 
   const found = findBlock(before, m);
   if (found.kind === 'broken') return { ok: false, reason: found.why };
   if (found.kind === 'one') return { ok: true, text: before.slice(0, found.start) + b + before.slice(found.end) };
-  return { ok: true, text: `${before}${before.endsWith('\n') ? '' : '\n'}\n${b}\n` };
+  // After a last line without its newline the block ends without one too, so dropBlock can give the file back as it was.
+  return { ok: true, text: before.endsWith('\n') ? `${before}\n${b}\n` : `${before}\n\n${b}` };
 }
 
-/** The text without the block, its newline, and the blank line putBlock put before it. */
+/** The text without the block, its newline, and the blank line putBlock put before it (both newlines, for a block that ends the file without one). */
 export function dropBlock(before: string | null, m: Markers): Edit {
   if (before === null) return { ok: true, text: null };
   const found = findBlock(before, m);
@@ -57,7 +58,10 @@ export function dropBlock(before: string | null, m: Markers): Edit {
   if (found.kind === 'none') return { ok: true, text: before };
   let start = found.start;
   let end = found.end;
-  if (before[end] === '\n') end++;
-  if (start >= 2 && before[start - 1] === '\n' && before[start - 2] === '\n') start--;
+  const blankBefore = start >= 2 && before[start - 1] === '\n' && before[start - 2] === '\n';
+  if (before[end] === '\n') {
+    end++;
+    if (blankBefore) start--;
+  } else if (blankBefore) start -= 2;
   return { ok: true, text: before.slice(0, start) + before.slice(end) };
 }
