@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { encodeFrame } from '../../src/protocol/framing.js';
+import { typeAt } from '../support/terminal.js';
 import { dropJsonServer, putJsonServer } from '../../src/cli/setup/json-edit.js';
 import { parseJson } from '../../src/cli/setup/json-parse.js';
 import { dropBlock, MARKDOWN, putBlock } from '../../src/cli/setup/markers.js';
@@ -287,6 +288,23 @@ test('a symlinked configuration is followed: the link stays, its target is merge
   assert.equal(r.code, 0, r.stderr);
   assert.ok(lstatSync(join(d.home, '.cursor', 'mcp.json')).isSymbolicLink());
   assert.deepEqual(Object.keys(JSON.parse(read(target)).mcpServers), ['airlock']);
+});
+
+test('at a terminal setup shows the plan and asks first; "n" writes nothing, --yes asks nothing', { skip: !existsSync('/usr/bin/script') && 'needs script(1)' }, async () => {
+  const d = dirs();
+  const cmd = `cd ${d.project} && env HOME=${d.home} ${process.execPath} ${BIN} setup --claude`;
+  const no = await typeAt(cmd, [['Write these? [Y/n]', 'n']]);
+  assert.equal(no.code, 0, no.out);
+  assert.match(no.out, /\+ create +[^\n]*\.mcp\.json[\s\S]*Write these\? \[Y\/n\][\s\S]*nothing was written/);
+  assert.deepEqual(snapshot(d.project), {});
+  const yes = await typeAt(cmd, [['Write these? [Y/n]', '']]);
+  assert.equal(yes.code, 0, yes.out);
+  assert.match(yes.out, /done/);
+  assert.ok(existsSync(join(d.project, '.mcp.json')) && existsSync(join(d.project, 'CLAUDE.md')));
+  const quiet = await typeAt(`${cmd} --uninstall --yes`, []);
+  assert.equal(quiet.code, 0, quiet.out);
+  assert.doesNotMatch(quiet.out, /\[Y\/n\]/);
+  assert.deepEqual(snapshot(d.project), {});
 });
 
 /** A stand-in daemon on a Unix socket: it sends what the real one sends at accept (a refusal) or after the hello (a welcome). */

@@ -27,7 +27,7 @@ export function findBlock(text: string, m: Markers): Found {
   for (const raw of text.split('\n')) {
     const line = raw.replace(/\r$/, '');
     if (line.startsWith(m.beginPrefix)) begins.push(at);
-    else if (line === m.end) ends.push(at + line.length);
+    else if (line === m.end) ends.push(at + raw.length);
     at += raw.length + 1;
   }
   if (begins.length === 0 && ends.length === 0) return { kind: 'none' };

@@ -3,9 +3,11 @@
  * writes, the checks, the report. Loaded only when the command runs (index.ts imports it
  * lazily), so the CLI's start-up does not pay for it.
  */
+import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { socketPath } from '../../client/client.js';
+import { escapeText } from '../../protocol/escape-text.js';
 import { c, EXIT, printJson } from '../ui.js';
 import { runChecks } from './checks.js';
 import { CLIENTS, type ClientId, type Scope } from './clients/index.js';
@@ -31,7 +33,7 @@ const PROJECT_FILES: readonly ClientId[] = ['claude', 'cursor', 'vscode'];
 
 function usage(message: string, json: boolean): number {
   if (json) printJson({ ok: false, usage: message });
-  else process.stderr.write(`${c.red('error')} ${message}\n`);
+  else process.stderr.write(`${c.red('error')} ${escapeText(message)}\n`);
   return EXIT.usage;
 }
 
@@ -47,6 +49,7 @@ async function confirmed(question: string): Promise<boolean> {
 export async function runSetup(o: SetupOptions): Promise<number> {
   const p = place(o.project);
   const scope: Scope = o.user ? 'user' : 'project';
+  if (!existsSync(p.project)) return usage(`the project folder ${p.project} does not exist`, o.json);
   let chosen = o.all || (o.uninstall && o.clients.length === 0) ? [...CLIENTS] : CLIENTS.filter((k) => o.clients.includes(k.id));
   if (chosen.length === 0) {
     chosen = CLIENTS.filter((k) => k.detect(p) !== null);
