@@ -120,8 +120,18 @@ async function roleCheck(target: string, user: string, primaryGid: number): Prom
   }
 }
 
+/** This account's name and primary group; from the environment when the password database does not know the uid (a container). */
+function whoAmI(): { username: string; gid: number } {
+  try {
+    const u = userInfo();
+    return { username: u.username, gid: u.gid };
+  } catch {
+    return { username: process.env.USER || process.env.LOGNAME || 'NAME', gid: process.getgid?.() ?? -1 };
+  }
+}
+
 export async function runChecks(target: string, token: boolean): Promise<Check[]> {
-  const me = userInfo();
+  const me = whoAmI();
   const checks: Check[] = [nodeCheck()];
   const account = accountCheck(me.username);
   if (account) checks.push(account);
