@@ -28,6 +28,7 @@ import { tokenCommand } from './token.js';
 import { mcpServerCommand } from '../mcp/command.js';
 import { totpCommand } from './totp.js';
 import { EXIT } from './ui.js';
+import { setupCommand } from './setup/index.js';
 
 const program = new Command('airlock')
   .description(
@@ -184,6 +185,7 @@ program.addCommand(policyCommand());
 program.addCommand(inboxCommand());
 program.addCommand(tokenCommand());
 program.addCommand(mcpServerCommand());
+program.addCommand(setupCommand());
 
 
 program

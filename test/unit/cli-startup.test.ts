@@ -25,6 +25,7 @@ const ALLOWED_FILES = new Set([
   'cli/token.ts',
   'cli/totp.ts',
   'mcp/command.ts',
+  'cli/setup/index.ts',
   'protocol/defaults.ts',
   'protocol/errors.ts',
   'protocol/escape-text.ts',
