@@ -5,7 +5,7 @@
  */
 import type { Client } from './clients/index.js';
 import { shown, type Place } from './detect.js';
-import { deleteWhole, readState, writeWhole, type FileState } from './files.js';
+import { assertStillLeads, deleteWhole, readState, writeWhole, type FileState } from './files.js';
 import type { Target } from './targets.js';
 
 export type Action = 'create' | 'update' | 'unchanged' | 'remove' | 'delete' | 'refused' | 'held';
@@ -61,6 +61,7 @@ export const changes = (steps: ClientStep[]) => steps.flatMap((s) => s.files).fi
 export function apply(steps: ClientStep[]): void {
   for (const f of changes(steps)) {
     try {
+      assertStillLeads(f.state!);
       if (f.after === null) deleteWhole(f.state!.real, f.target.base);
       else f.mode = writeWhole(f.state!, f.after!, f.target.secret).toString(8).padStart(4, '0');
     } catch (e) {
