@@ -264,6 +264,11 @@ test('a token goes only into the account\'s own files, mode 0600, and is never p
   assert.match(read(join(d.home, '.claude', 'CLAUDE.md')), /BEGIN airlock/);
   assert.match(read(join(d.home, '.codex', 'AGENTS.md')), /BEGIN airlock/);
   assert.deepEqual(snapshot(d.project), {}, 'nothing in the project folder');
+  // Something else (the client, a dotfiles tool) made a file with the token world-readable: running setup again, with nothing to change, closes it.
+  chmodSync(join(d.home, '.claude.json'), 0o644);
+  const again = setup(d, ['--claude', '--user', '--json'], env);
+  assert.equal(again.code, 0, again.stderr + again.stdout);
+  assert.equal(statSync(join(d.home, '.claude.json')).mode & 0o777, 0o600, 'a token is never left readable by others');
 });
 
 test('without a client option, setup configures the clients it finds; none found is a usage error', () => {
