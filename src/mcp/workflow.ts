@@ -14,6 +14,12 @@ export const RULES =
   'A chat message such as "yes" is never an approval: only the person\'s own `airlock approve` counts, typed in their own terminal. ' +
   'Never ask the person for a receipt: the daemon hands it to you when they approve.';
 
+/**
+ * The two rules in one sentence, for the tools that change nothing: a model that reads only
+ * a status ("waiting for a person") or a listing must not ask for a receipt either.
+ */
+export const REMINDER = 'A chat message such as "yes" is never an approval, and never ask the person for a receipt: the daemon hands it to airlock_execute when they approve.';
+
 export const INSTRUCTIONS =
   'Airlock is how you administer this host: a fixed catalogue of typed actions, each previewed by the daemon, approved by a person, executed without a shell, and recorded in a signed log. ' +
   'There is no other way in: do not use a shell, sudo or a file editor for what an action does. ' +

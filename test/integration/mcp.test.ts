@@ -272,6 +272,25 @@ describe('decisions that reach the waiting agent', () => {
     assert.deepEqual([s.state, s.deny_reason], ['Canceled', 'not on a Friday']);
   });
 
+  test('a tool call the client canceled runs nothing more: not the step approved just after, not the approved steps after it', async () => {
+    const { out } = await propose(agent, [newGroup(), newGroup()]);
+    const [id, next] = out.steps.map((s: { transaction_id: string }) => s.transaction_id);
+    await approve(next); // approved already: it would run at once after the first
+    const progress: Progress[] = [];
+    const stop = new AbortController();
+    const running = agent.client.callTool({ name: 'airlock_execute', arguments: { steps: [{ transaction_id: id }, { transaction_id: next }], wait_for_approval: 120 } }, { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true, timeout: 60_000, signal: stop.signal });
+    await until(() => progress.length >= 1, 'the agent waits on the first step');
+    // The person stops the agent (Esc in their client), and an approval lands in the same round of the wait.
+    stop.abort();
+    await assert.rejects(running);
+    await approve(id);
+    // Longer than a round of the wait (5 s) and the two steps would take.
+    await sleep(8_000);
+    const states = await Promise.all([id, next].map(async (t) => (await alice.call('transaction.get', { transaction_id: t })).state));
+    assert.deepEqual(states, ['Queued', 'Queued'], 'nothing ran after the call was canceled: the agent would never hear of it');
+    for (const t of [id, next]) await alice.call('cancel', { transaction_id: t });
+  });
+
   test('a wait that runs out returns cleanly, and the step can be canceled', async () => {
     const { out } = await propose(agent, [newGroup()]);
     const id = out.steps[0].transaction_id;

@@ -163,6 +163,11 @@ test('the tool list is static and needs no daemon; a call without one says how t
       assert.ok(t.title && t.description && t.outputSchema, t.name);
       assert.deepEqual(Object.keys(t.annotations ?? {}).sort(), ['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint'], t.name);
     }
+    // Every tool, not only the two that lead to a change: an agent reading a status that waits for a person must not ask them for a receipt either.
+    for (const t of tools) {
+      assert.match(t.description!, /"yes" is never an approval/, `${t.name} says a chat message is not an approval`);
+      assert.match(t.description!, /never ask the person for a receipt/i, `${t.name} says never to ask for a receipt`);
+    }
     const r = await client.callTool({ name: 'airlock_status', arguments: { transaction_id: 'tx_' + '0'.repeat(24) } });
     assert.equal(r.isError, true);
     assert.equal((r.structuredContent as { error: { code: string } }).error.code, 'daemon_unreachable');

@@ -10,7 +10,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { encodeFrame } from '../../src/protocol/framing.js';
 import { typeAt } from '../support/terminal.js';
+import { assertStillLeads, readState } from '../../src/cli/setup/files.js';
 import { dropJsonServer, putJsonServer } from '../../src/cli/setup/json-edit.js';
 import { parseJson } from '../../src/cli/setup/json-parse.js';
 import { dropBlock, MARKDOWN, putBlock } from '../../src/cli/setup/markers.js';
@@ -263,6 +264,11 @@ test('a token goes only into the account\'s own files, mode 0600, and is never p
   assert.match(read(join(d.home, '.claude', 'CLAUDE.md')), /BEGIN airlock/);
   assert.match(read(join(d.home, '.codex', 'AGENTS.md')), /BEGIN airlock/);
   assert.deepEqual(snapshot(d.project), {}, 'nothing in the project folder');
+  // Something else (the client, a dotfiles tool) made a file with the token world-readable: running setup again, with nothing to change, closes it.
+  chmodSync(join(d.home, '.claude.json'), 0o644);
+  const again = setup(d, ['--claude', '--user', '--json'], env);
+  assert.equal(again.code, 0, again.stderr + again.stdout);
+  assert.equal(statSync(join(d.home, '.claude.json')).mode & 0o777, 0o600, 'a token is never left readable by others');
 });
 
 test('without a client option, setup configures the clients it finds; none found is a usage error', () => {
@@ -288,6 +294,43 @@ test('a symlinked configuration is followed: the link stays, its target is merge
   assert.equal(r.code, 0, r.stderr);
   assert.ok(lstatSync(join(d.home, '.cursor', 'mcp.json')).isSymbolicLink());
   assert.deepEqual(Object.keys(JSON.parse(read(target)).mcpServers), ['airlock']);
+});
+
+test('a symlink another account planted is not followed: not to a file, not to a new one, not through a folder', () => {
+  // The project folder is one another account (the agent) can write in; setup runs as someone else (here root, as with sudo).
+  const d = dirs();
+  const victim = join(scratch, `victim-${n}`);
+  mkdirSync(victim);
+  write(join(victim, 'notes.md'), 'not yours\n');
+  const other = 4242;
+  const plant = (target: string, link: string) => (mkdirSync(dirname(link), { recursive: true }), symlinkSync(target, link), lchownSync(link, other, other));
+  plant(join(victim, 'notes.md'), join(d.project, 'CLAUDE.md'));
+  plant(join(victim, 'created-by-setup'), join(d.project, '.mcp.json'));
+  plant(victim, join(d.project, '.cursor'));
+  const before = snapshot(victim);
+  const r = setup(d, ['--claude', '--cursor', '--json', '--yes']);
+  assert.equal(r.code, 6, r.stderr + r.stdout);
+  const files = r.json().clients.flatMap((c) => c.files);
+  for (const f of files) assert.ok(['refused', 'held'].includes(f.action), `${f.path}: ${f.action}`);
+  for (const p of [join(d.project, 'CLAUDE.md'), join(d.project, '.mcp.json'), join(d.project, '.cursor', 'mcp.json')]) {
+    assert.match(files.find((f) => f.path === p)!.reason!, /symbolic link .*uid 4242/, p);
+  }
+  assert.deepEqual(snapshot(victim), before, 'nothing written where the links pointed');
+  assert.ok(lstatSync(join(d.project, 'CLAUDE.md')).isSymbolicLink(), 'the links stay as they were');
+});
+
+test('a folder swapped for a link between the plan and the write is caught before anything is written', () => {
+  const d = dirs();
+  const elsewhere = join(scratch, `elsewhere-${n}`);
+  mkdirSync(elsewhere);
+  write(join(d.project, '.cursor', 'mcp.json'), '{}\n');
+  const s = readState(join(d.project, '.cursor', 'mcp.json'));
+  assert.ok(s.ok);
+  assertStillLeads(s);
+  // While setup waits for "Write these? [Y/n]", the folder becomes a link (even one of this account's own).
+  rmSync(join(d.project, '.cursor'), { recursive: true });
+  symlinkSync(elsewhere, join(d.project, '.cursor'));
+  assert.throws(() => assertStillLeads(s), /led to .* when it was read and leads to .*elsewhere/);
 });
 
 test('at a terminal setup shows the plan and asks first; "n" writes nothing, --yes asks nothing', { skip: !existsSync('/usr/bin/script') && 'needs script(1)' }, async () => {

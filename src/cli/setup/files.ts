@@ -1,33 +1,69 @@
 /**
  * Reading and writing the clients' files. A write goes to a temporary file beside the target
  * and is renamed over it, so a client never reads half a file; a symlink (a dotfiles manager's)
- * is followed and its target written, not replaced. The mode is kept, or 0600 for a file that
- * holds a token. Only UTF-8 text is read: anything else is refused, never re-encoded.
+ * is followed and its target written, not replaced, but only a symlink of this account's own
+ * (or root's): a project folder is often writable by others (the agent itself), and a link
+ * planted there would otherwise send setup's write, as this account or as root, to a file of
+ * the planter's choosing. The mode is kept, or 0600 for a file that holds a token. Only UTF-8
+ * text is read: anything else is refused, never re-encoded.
  */
-import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** Far above any client configuration (~/.claude.json grows with history, a few MiB at most). */
 const MAX_BYTES = 32 * 1024 * 1024;
 
-export type FileState = { ok: true; real: string; before: string | null; mode: number | null; uid: number | null; gid: number | null } | { ok: false; reason: string };
+export type FileState = { ok: true; path: string; real: string; before: string | null; mode: number | null; uid: number | null; gid: number | null } | { ok: false; reason: string };
+
+/** Symbolic links followed for one path at most (the kernel's own limit). */
+const MAX_LINKS = 40;
+
+/**
+ * Where `path` leads, component by component from the root, following only symbolic links
+ * owned by this account or by root (anyone else's is refused, wherever it sits in the path).
+ * A path that does not exist (yet) from some component on leads to that component plus the rest.
+ */
+export function followOwnLinks(path: string): { ok: true; real: string } | { ok: false; reason: string } {
+  const me = process.geteuid?.() ?? -1;
+  let todo = resolve(path).split('/').filter(Boolean);
+  let done = '/';
+  let links = 0;
+  while (todo.length > 0) {
+    const part = todo.shift()!;
+    if (part === '.') continue;
+    if (part === '..') {
+      done = dirname(done); // `done` holds no link, so its parent is its real parent
+      continue;
+    }
+    const next = join(done, part);
+    let st;
+    try {
+      st = lstatSync(next);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { ok: true, real: join(next, ...todo) };
+      return { ok: false, reason: `it cannot be read (${code})` };
+    }
+    if (st.isSymbolicLink()) {
+      if (st.uid !== me && st.uid !== 0) {
+        return { ok: false, reason: `${next} is a symbolic link owned by uid ${st.uid}, not by this account: setup does not follow a link another account could have planted (remove it, or make it your own)` };
+      }
+      if (++links > MAX_LINKS) return { ok: false, reason: 'it cannot be read (ELOOP)' };
+      const target = readlinkSync(next);
+      todo = [...(target.startsWith('/') ? target : join(done, target)).split('/').filter(Boolean), ...todo];
+      done = '/';
+      continue;
+    }
+    done = next;
+  }
+  return { ok: true, real: done };
+}
 
 export function readState(path: string): FileState {
-  let real = path;
-  try {
-    const l = lstatSync(path);
-    if (l.isSymbolicLink()) {
-      try {
-        real = realpathSync(path);
-      } catch {
-        real = resolve(dirname(path), readlinkSync(path));
-      }
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, real, before: null, mode: null, uid: null, gid: null };
-    return { ok: false, reason: `it cannot be read (${(e as NodeJS.ErrnoException).code})` };
-  }
+  const led = followOwnLinks(path);
+  if (!led.ok) return led;
+  const real = led.real;
   try {
     const st = statSync(real);
     if (!st.isFile()) return { ok: false, reason: 'it is not a regular file' };
@@ -35,12 +71,23 @@ export function readState(path: string): FileState {
     const bytes = readFileSync(real);
     const text = bytes.toString('utf8');
     if (!Buffer.from(text, 'utf8').equals(bytes)) return { ok: false, reason: 'it is not UTF-8 text' };
-    return { ok: true, real, before: text, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+    return { ok: true, path, real, before: text, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { ok: true, real, before: null, mode: null, uid: null, gid: null };
+    if (code === 'ENOENT') return { ok: true, path, real, before: null, mode: null, uid: null, gid: null };
     return { ok: false, reason: `it cannot be read (${code})` };
   }
+}
+
+/**
+ * Throws unless `s.path` still leads where it led when it was read: between the plan and the
+ * write (a confirmation at a terminal can take minutes) a folder on the way may have been
+ * swapped for a link. What remains is the instant between this check and the write itself.
+ */
+export function assertStillLeads(s: Extract<FileState, { ok: true }>): void {
+  const now = followOwnLinks(s.path);
+  if (!now.ok) throw new Error(now.reason);
+  if (now.real !== s.real) throw new Error(`it led to ${s.real} when it was read and leads to ${now.real} now`);
 }
 
 /** The nearest existing directory at or above `dir`. */

@@ -5,7 +5,7 @@
  */
 import type { Client } from './clients/index.js';
 import { shown, type Place } from './detect.js';
-import { deleteWhole, readState, writeWhole, type FileState } from './files.js';
+import { assertStillLeads, deleteWhole, readState, writeWhole, type FileState } from './files.js';
 import type { Target } from './targets.js';
 
 export type Action = 'create' | 'update' | 'unchanged' | 'remove' | 'delete' | 'refused' | 'held';
@@ -39,7 +39,12 @@ function step(t: Target, p: Place, uninstall: boolean): FileStep {
   const edit = uninstall ? t.drop(state.before) : t.put(state.before);
   if (!edit.ok) return { ...base, action: 'refused', reason: `${base.shown}: ${edit.reason}` };
   const note = edit.note ? { note: edit.note } : {};
-  if (edit.text === state.before) return { ...base, ...note, action: 'unchanged', state };
+  if (edit.text === state.before) {
+    // Nothing to add, but a token others can read is not left so: the same text, written again with mode 0600.
+    const exposed = t.secret && edit.text !== null && state.mode !== null && (state.mode & 0o077) !== 0;
+    if (!exposed) return { ...base, ...note, action: 'unchanged', state };
+    return { ...base, note: `its mode ${state.mode!.toString(8).padStart(4, '0')} let other accounts read the token: written again with mode 0600`, action: 'update', state, after: edit.text };
+  }
   const action: Action = edit.text === null ? 'delete' : state.before === null ? 'create' : uninstall ? 'remove' : 'update';
   return { ...base, ...note, action, state, after: edit.text };
 }
@@ -61,6 +66,7 @@ export const changes = (steps: ClientStep[]) => steps.flatMap((s) => s.files).fi
 export function apply(steps: ClientStep[]): void {
   for (const f of changes(steps)) {
     try {
+      assertStillLeads(f.state!);
       if (f.after === null) deleteWhole(f.state!.real, f.target.base);
       else f.mode = writeWhole(f.state!, f.after!, f.target.secret).toString(8).padStart(4, '0');
     } catch (e) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { auditText, verifyThroughDaemon } from '../audit-check.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
+import { REMINDER } from '../workflow.js';
 import { answer, failure } from '../tool-result.js';
 
 export const auditReport = z.object({
@@ -24,7 +25,7 @@ export function registerAuditVerify(server: McpServer, deps: ToolDeps): void {
       title: 'Verify the Airlock audit log',
       description:
         "Check the daemon's signed log here, in this process: every entry's Ed25519 signature, the hash chain, and the latest signed checkpoint (a cut tail), with the host's public key file where this account can read it (else the key the daemon states, and the report says so). " +
-        'Returns intact, broken (with the first offending entry and why) or cannot_verify. Nothing changes.',
+        'Returns intact, broken (with the first offending entry and why) or cannot_verify. Nothing changes. ' + REMINDER,
       inputSchema: z.strictObject({}),
       outputSchema: auditReport,
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),

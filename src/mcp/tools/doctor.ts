@@ -15,6 +15,7 @@ import { verifyAndKeep, type AuditReport } from '../audit-check.js';
 import { accountName, withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { role, wireError } from '../schemas.js';
+import { REMINDER } from '../workflow.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { auditReport } from './audit-verify.js';
 
@@ -151,7 +152,7 @@ export function registerDoctor(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Check the Airlock setup',
       description:
-        'Check this setup and say what to fix: whether the daemon is reachable (and at which socket), the principal and role the daemon sees for this very process, the policy in force (digest), whether approvers exist and have a second factor, whether the audit log verifies. Works with no daemon running. Nothing changes.',
+        'Check this setup and say what to fix: whether the daemon is reachable (and at which socket), the principal and role the daemon sees for this very process, the policy in force (digest), whether approvers exist and have a second factor, whether the audit log verifies. Works with no daemon running. Nothing changes. ' + REMINDER,
       inputSchema: z.strictObject({}),
       outputSchema: doctorOut,
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),

@@ -24,8 +24,12 @@ const stepIn = z.strictObject({
   receipt: z.string().min(1).max(512).optional().describe('only if the daemon gave you one; never ask a person for it'),
 });
 
-/** Why a step did not run (or ran and failed): the first one halts the rest. */
-const HALTS = ['failed', 'refused', 'denied', 'expired', 'canceled', 'not_approved_yet'] as const;
+/**
+ * Why a step did not run (or ran and failed): the first one halts the rest. `call_canceled`:
+ * the client canceled this tool call (the person stopped the agent), so nothing more runs,
+ * not even a step approved in the meantime: the agent would never be told that it ran.
+ */
+const HALTS = ['failed', 'refused', 'denied', 'expired', 'canceled', 'not_approved_yet', 'call_canceled'] as const;
 
 const stepOut = z.object({
   transaction_id: z.string(),
@@ -126,6 +130,7 @@ async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<Ste
       return { ...s, halt: 'refused', error: forAgent(wireOf(e)) };
     }
     if (o.outcome !== 'approved') return undecided(s, o, tx);
+    if (c.waiter.aborted()) return { ...s, approval: { ...s.approval, how: 'approved', approved_by: o.approved_by }, halt: 'call_canceled' };
     receipt = o.receipt;
     s.approval = { ...s.approval, how: 'approved', approved_by: o.approved_by };
   }
@@ -150,6 +155,7 @@ function stepText(s: StepOut, i: number): string {
   else if (s.halt === 'denied') lines.push(`${head}: NOT RUN: denied by ${s.approval.denied_by}${s.approval.reason ? `: "${s.approval.reason}"` : ' (no reason given)'}. Do not propose it again unless the person asks.`);
   else if (s.halt === 'expired') lines.push(`${head}: NOT RUN: nobody approved it before it expired. Propose it again if it is still needed.`);
   else if (s.halt === 'canceled') lines.push(`${head}: NOT RUN: it was canceled.`);
+  else if (s.halt === 'call_canceled') lines.push(`${head}: NOT RUN: this call was canceled.`);
   else lines.push(`${head}: ${s.ran ? s.state : 'NOT RUN'}${s.summary ? `: ${s.summary}` : ''}`);
   if (s.error) lines.push(errorText(s.error));
   if (s.approval.approved_by && s.halt === null) lines.push(`approved by ${s.approval.approved_by}`);
@@ -206,6 +212,11 @@ export function registerExecute(server: McpServer, deps: ToolDeps): void {
           const c: RunContext = { cl, deps, deadline: started + budgetMs, waiter };
           const done: StepOut[] = [];
           for (const step of steps) {
+            // A canceled call starts no further step (one already running in the daemon finishes there).
+            if (waiter.aborted()) {
+              done.push({ ...blank(step.transaction_id), halt: 'call_canceled' });
+              break;
+            }
             const s = await runStep(c, step);
             done.push(s);
             if (s.halt !== null) break;

@@ -9,6 +9,7 @@ import type { TransactionDetail } from '../../protocol/messages.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { pickView, transactionId, transactionView, wireError } from '../schemas.js';
+import { REMINDER } from '../workflow.js';
 import { answer, errorText, failure } from '../tool-result.js';
 
 const result = z
@@ -51,7 +52,7 @@ export function registerStatus(server: McpServer, deps: ToolDeps): void {
     'airlock_status',
     {
       title: 'Airlock transaction status',
-      description: 'One transaction: its state, risk, who requested, approved or denied it (and why), when it expires, and its result once it ran. Nothing changes.',
+      description: 'One transaction: its state, risk, who requested, approved or denied it (and why), when it expires, and its result once it ran. Nothing changes. ' + REMINDER,
       inputSchema: z.strictObject({ transaction_id: transactionId }),
       outputSchema: statusOut,
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),
@@ -77,7 +78,7 @@ export function registerStatus(server: McpServer, deps: ToolDeps): void {
     'airlock_cancel',
     {
       title: 'Cancel an Airlock transaction',
-      description: 'Withdraw a step that has not run (Previewed or Queued): it can then never run, and the signed log records the cancellation. Nothing on the host changes. Only your own transactions (or, for an admin approver, any).',
+      description: 'Withdraw a step that has not run (Previewed or Queued): it can then never run, and the signed log records the cancellation. Nothing on the host changes. Only your own transactions (or, for an admin approver, any). ' + REMINDER,
       inputSchema: z.strictObject({ transaction_id: transactionId }),
       outputSchema: transactionView,
       // Not destructive: it touches no host state, only withdraws a request; a second cancel changes nothing more.
