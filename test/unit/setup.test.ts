@@ -110,7 +110,7 @@ for (const client of CLIENTS) {
     assert.deepEqual(e.args, [BIN, 'mcp-server']);
     assert.deepEqual(e.env, { AIRLOCK_SOCKET: sock });
     if (client === 'vscode' || client === 'claude') assert.equal(e.type, 'stdio');
-    if (client === 'codex') assert.equal(e.tool_timeout_sec, 600, 'longer than the longest approval wait');
+    if (client === 'codex') assert.equal(e.tool_timeout_sec, 1800, 'longer than the longest approval wait and a long step');
     const guidance = read(f.guidance);
     assert.match(guidance, /<!-- BEGIN airlock[^\n]*-->\n[\s\S]*airlock_propose[\s\S]*never an approval[\s\S]*Never ask the person for a receipt[\s\S]*\n<!-- END airlock -->\n$/);
     if (client === 'cursor') assert.match(guidance, /^---\ndescription: .+\nalwaysApply: true\n---\n/);
@@ -449,7 +449,7 @@ test('JSON in place: indentation, compact files, JSONC comments and trailing com
 });
 
 test('TOML block: comments and tables kept, an inline mcp_servers refused, foreign tables left alone', () => {
-  const server = { command: '/usr/bin/node', args: ['/opt/airlock/bin/airlock.js', 'mcp-server'], tool_timeout_sec: 600 };
+  const server = { command: '/usr/bin/node', args: ['/opt/airlock/bin/airlock.js', 'mcp-server'], tool_timeout_sec: 1800 };
   const mine = '# top\nmodel = "o3"\n\n[mcp_servers.x]\ncommand = "x" # why\n';
   const put = putTomlServer(mine, 'airlock', server);
   assert.ok(put.ok && put.text);

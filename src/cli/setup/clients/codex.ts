@@ -10,8 +10,11 @@ import { presence } from '../detect.js';
 import { markdownTarget, tomlServerTarget } from '../targets.js';
 import type { Client } from './types.js';
 
-/** The longest approval wait (300 s) plus the time the steps themselves may take. */
-const TOOL_TIMEOUT_SEC = 600;
+/**
+ * airlock_execute's longest approval wait (MAX_WAIT_SECONDS in src/mcp/approval-wait.ts: 900 s)
+ * plus the time the steps themselves may take (an apt-get install runs up to 10 minutes).
+ */
+const TOOL_TIMEOUT_SEC = 1800;
 
 export const codex: Client = {
   id: 'codex',
