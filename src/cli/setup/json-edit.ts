@@ -1,10 +1,12 @@
 /**
- * Adds, replaces or removes one server in a client's JSON configuration by editing the text
- * in place: the rest of the file keeps its bytes. Every edit is checked by parsing the result
- * and comparing it with the intended document, so a wrong edit is refused, never written.
+ * Adds, replaces or removes one server in a client's JSON configuration by editing the text in
+ * place with jsonc-parser's `modify`: the rest of the file keeps its bytes. Every edit is checked
+ * by parsing the result and comparing it with the intended document (comments included), so a
+ * wrong edit is refused, never written.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { isPlainObject, JsonSyntaxError, parseJson, type JsonMember, type JsonNode } from './json-parse.js';
+import { applyEdits, format, modify, type FormattingOptions, type JSONPath } from 'jsonc-parser';
+import { isPlainObject, JsonSyntaxError, parseJson, type JsonNode, type ParsedJson } from './json-parse.js';
 
 /** The new text (null: delete the file), or why the file is left alone. */
 export type Edit = { ok: true; text: string | null; note?: string } | { ok: false; reason: string };
@@ -19,157 +21,147 @@ export interface JsonServer {
   isOurs: (v: unknown) => boolean;
 }
 
-type ObjectNode = Extract<JsonNode, { kind: 'object' }>;
-const splice = (t: string, from: number, to: number, insert: string) => t.slice(0, from) + insert + t.slice(to);
-const lineStart = (t: string, at: number) => t.lastIndexOf('\n', at - 1) + 1;
-/** The whitespace before `at` on its line, or null when something else precedes it there. */
-function ownLineIndent(t: string, at: number): string | null {
-  const lead = t.slice(lineStart(t, at), at);
-  return /^[ \t]*$/.test(lead) ? lead : null;
-}
-const lineIndent = (t: string, at: number) => /^[ \t]*/.exec(t.slice(lineStart(t, at)))![0];
+type Doc = ParsedJson & { value: Record<string, unknown> };
 
-/** Past whitespace and, in JSONC, comments. */
-function skipTrivia(t: string, i: number, jsonc: boolean): number {
-  for (;;) {
-    if (/[ \t\r\n]/.test(t[i] ?? '')) i++;
-    else if (jsonc && t.startsWith('//', i)) i = t.includes('\n', i) ? t.indexOf('\n', i) + 1 : t.length;
-    else if (jsonc && t.startsWith('/*', i)) i = t.indexOf('*/', i + 2) + 2;
-    else return i;
-  }
-}
-
-/** The document's indentation unit: its first member's, '' for a document written on one line. */
-function unitOf(t: string, root: ObjectNode): string {
-  const first = root.members[0];
-  if (!first) return '  ';
-  return ownLineIndent(t, first.keyStart) ?? '';
-}
-
-function render(value: unknown, unit: string, base: string): string {
-  return unit === '' ? JSON.stringify(value) : JSON.stringify(value, null, unit).replace(/\n/g, `\n${base}`);
-}
-
-function only(obj: ObjectNode, key: string): JsonMember | null | 'twice' {
-  const found = obj.members.filter((m) => m.key === key);
+/** The member `key` of an object node; jsonc-parser keeps duplicate keys without a word, so they are looked for here. */
+function only(obj: JsonNode, key: string): JsonNode | null | 'twice' {
+  const found = (obj.children ?? []).filter((p) => p.children![0]!.value === key);
   return found.length > 1 ? 'twice' : (found[0] ?? null);
 }
 
-/** `obj` with `key` set to `value`: the value replaced where it is, or a member added after the last. */
-function setMember(t: string, obj: ObjectNode, key: string, value: unknown, unit: string): string {
-  const existing = obj.members.find((m) => m.key === key);
-  if (existing) return splice(t, existing.value.start, existing.value.end, render(value, unit, lineIndent(t, existing.keyStart)));
-  const last = obj.members[obj.members.length - 1];
-  if (last) {
-    const indent = ownLineIndent(t, last.keyStart);
-    const gap = t.slice(last.keyEnd, last.value.start);
-    const colon = /^\s*:\s*$/.test(gap) ? gap : ': ';
-    const sep = indent !== null ? `\n${indent}` : unit === '' ? '' : ' ';
-    return splice(t, last.value.end, last.value.end, `,${sep}${JSON.stringify(key)}${colon}${render(value, unit, indent ?? lineIndent(t, last.keyStart))}`);
-  }
-  const inner = t.slice(obj.start + 1, obj.end - 1);
-  if (unit === '') return splice(t, obj.start + 1, obj.start + 1, `${JSON.stringify(key)}:${render(value, unit, '')}`);
-  const parent = lineIndent(t, obj.start);
-  const child = parent + unit;
-  const member = `\n${child}${JSON.stringify(key)}: ${render(value, unit, child)}`;
-  // An empty object becomes a multi-line one; one holding only comments keeps them after the member.
-  return inner.trim() === '' ? splice(t, obj.start + 1, obj.end - 1, `${member}\n${parent}`) : splice(t, obj.start + 1, obj.start + 1, member);
+/** The file's own indentation, read from its first member; null for a document on one line (edited compactly). */
+function layout(text: string, root: JsonNode): FormattingOptions | null {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const first = root.children?.[0];
+  if (!first) return { insertSpaces: true, tabSize: 2, eol };
+  const lead = text.slice(text.lastIndexOf('\n', first.offset - 1) + 1, first.offset);
+  if (lead === '' || !/^[ \t]*$/.test(lead)) return null;
+  return lead.includes('\t') ? { insertSpaces: false, tabSize: 4, eol } : { insertSpaces: true, tabSize: lead.length, eol };
 }
 
-/** `obj` without `key`, with the comma that separated it, and nothing else around it. */
-function removeMember(t: string, obj: ObjectNode, key: string, jsonc: boolean): string {
-  const idx = obj.members.findIndex((m) => m.key === key);
-  const m = obj.members[idx]!;
-  const blank = (from: number, to: number) => t.slice(from, to).trim() === '';
-  if (obj.members.length === 1) {
-    const comma = skipTrivia(t, m.value.end, jsonc);
-    const end = t[comma] === ',' ? comma + 1 : m.value.end;
-    if (blank(obj.start + 1, m.keyStart) && blank(end, obj.end - 1)) return splice(t, obj.start + 1, obj.end - 1, '');
-    // Comments stay: only the member's own lines go.
-    const nl = t.indexOf('\n', end);
-    const wholeLines = ownLineIndent(t, m.keyStart) !== null && nl >= 0 && blank(end, nl);
-    return wholeLines ? splice(t, lineStart(t, m.keyStart), nl + 1, '') : splice(t, m.keyStart, end, '');
-  }
-  if (idx > 0) {
-    const prev = obj.members[idx - 1]!;
-    const comma = skipTrivia(t, prev.value.end, jsonc);
-    if (blank(prev.value.end, comma) && blank(comma + 1, m.keyStart)) return splice(t, prev.value.end, m.value.end, '');
-    return splice(splice(t, m.keyStart, m.value.end, ''), comma, comma + 1, '');
-  }
-  const next = obj.members[1]!;
-  const comma = skipTrivia(t, m.value.end, jsonc);
-  return blank(comma + 1, next.keyStart) ? splice(t, m.keyStart, next.keyStart, '') : splice(t, m.keyStart, comma + 1, '');
+/**
+ * `text` with the member at `path` set to `value`, our new text alone formatted in the file's
+ * indentation (modify's own formatting would re-format the whole lines it touches, the person's
+ * member before ours among them).
+ */
+function put(text: string, path: JSONPath, value: unknown, fmt: FormattingOptions | null, into: JsonNode): string {
+  const [e] = modify(text, path, value, {});
+  if (!e) return text;
+  const out = applyEdits(text, [e]);
+  if (!fmt) return out;
+  // From the character before an insertion, so the line break before the member is made too;
+  // into an empty object, to the character after, so its closing brace gets its own line.
+  const from = e.length === 0 ? e.offset - 1 : e.offset;
+  const to = e.offset + e.content.length + (e.length === 0 && !into.children?.length ? 1 : 0);
+  return applyEdits(out, format(out, { offset: from, length: to - from }, fmt));
 }
 
-function read(text: string, s: JsonServer): { ok: true; root: ObjectNode; value: Record<string, unknown> } | { ok: false; reason: string } {
-  let parsed;
+/**
+ * `text` without `member` of `obj` and the comma that separated it. modify takes from the member
+ * before it, or from the opening brace; a comment there (or after a first member) is the
+ * person's, so then only the member and its comma go.
+ */
+function remove(text: string, path: JSONPath, obj: JsonNode, member: JsonNode): string {
+  const [e] = modify(text, path, undefined, {});
+  if (!e) return text;
+  const end = member.offset + member.length;
+  const i = obj.children!.indexOf(member);
+  const [prev, next] = [obj.children![i - 1], obj.children![i + 1]];
+  const plain = (from: number, to: number) => /^\s*,?\s*$/.test(text.slice(from, to));
+  /** Just past the comma that follows `from` across whitespace, if one does. */
+  const comma = (from: number) => {
+    const m = /^\s*,/.exec(text.slice(from));
+    return m ? from + m[0].length : null;
+  };
+  const cut = (from: number, to: number) => ({ offset: from, length: to - from, content: '' });
+  if (prev) {
+    const after = comma(prev.offset + prev.length);
+    return applyEdits(text, plain(prev.offset + prev.length, member.offset) || after === null ? [e] : [cut(after - 1, after), cut(member.offset, end)]);
+  }
+  // A first member goes from its own key, so the indentation before the next one stays.
+  if (next) return applyEdits(text, [cut(member.offset, plain(end, next.offset) ? next.offset : (comma(end) ?? end))]);
+  // An only member: with a trailing comma (JSONC), and with what is before it only if that is blank.
+  return applyEdits(text, [cut(plain(e.offset, member.offset) ? e.offset : member.offset, comma(end) ?? end)]);
+}
+
+function read(text: string, s: JsonServer): { ok: true; doc: Doc } | { ok: false; reason: string } {
+  let doc;
   try {
-    parsed = parseJson(text, s.jsonc);
+    doc = parseJson(text, s.jsonc);
   } catch (e) {
     if (!(e instanceof JsonSyntaxError)) throw e;
     return { ok: false, reason: `it is not valid ${s.jsonc ? 'JSON (comments allowed)' : 'JSON'}: ${e.message}` };
   }
-  if (parsed.root.kind !== 'object' || !isPlainObject(parsed.value)) return { ok: false, reason: 'it is JSON, but not an object at the top' };
-  return { ok: true, root: parsed.root, value: parsed.value };
+  if (doc.root.type !== 'object' || !isPlainObject(doc.value)) return { ok: false, reason: 'it is JSON, but not an object at the top' };
+  return { ok: true, doc: doc as Doc };
 }
 
-/** The edit is kept only if the result parses to exactly the intended document. */
-function verified(text: string, expected: unknown, s: JsonServer): Edit {
+/** The edit is kept only if the result parses to exactly the intended document, with every comment it had. */
+function verified(text: string, expected: unknown, comments: string[], s: JsonServer): Edit {
   const after = read(text, s);
-  if (after.ok && isDeepStrictEqual(after.value, expected)) return { ok: true, text };
+  if (after.ok && isDeepStrictEqual(after.doc.value, expected) && isDeepStrictEqual(after.doc.comments, comments)) return { ok: true, text };
   return { ok: false, reason: 'setup could not change it without changing something else (please report this); nothing was written' };
 }
 
+/** jsonc-parser does not read a byte order mark: the edits are made with a space in its place, then it is put back. */
+const unmarked = (t: string) => (t.startsWith('\ufeff') ? { body: ` ${t.slice(1)}`, mark: (r: string) => `\ufeff${r.slice(1)}` } : { body: t, mark: (r: string) => r });
+
 export function putJsonServer(before: string | null, s: JsonServer): Edit {
   const fresh = { [s.container]: { [s.name]: s.entry } };
-  if (before === null || before.trim() === '') return verified(JSON.stringify(fresh, null, 2) + '\n', fresh, s);
-  const doc = read(before, s);
-  if (!doc.ok) return doc;
-  const unit = unitOf(before, doc.root);
-  const holder = only(doc.root, s.container);
+  if (before === null || before.trim() === '') return verified(JSON.stringify(fresh, null, 2) + '\n', fresh, [], s);
+  const { body, mark } = unmarked(before);
+  const r = read(body, s);
+  if (!r.ok) return r;
+  const { root, value, comments } = r.doc;
+  const holder = only(root, s.container);
   if (holder === 'twice') return { ok: false, reason: `it has the key "${s.container}" twice` };
-  const expected = structuredClone(doc.value);
+  const expected = structuredClone(value);
+  const fmt = layout(body, root);
   if (holder === null) {
     expected[s.container] = { [s.name]: s.entry };
-    return verified(setMember(before, doc.root, s.container, { [s.name]: s.entry }, unit), expected, s);
+    return verified(mark(put(body, [s.container], { [s.name]: s.entry }, fmt, root)), expected, comments, s);
   }
-  const servers = doc.value[s.container];
-  if (!isPlainObject(servers) || holder.value.kind !== 'object') return { ok: false, reason: `its "${s.container}" is not an object` };
-  if (only(holder.value, s.name) === 'twice') return { ok: false, reason: `its "${s.container}" has "${s.name}" twice` };
+  const servers = value[s.container];
+  const node = holder.children![1]!;
+  if (!isPlainObject(servers) || node.type !== 'object') return { ok: false, reason: `its "${s.container}" is not an object` };
+  if (only(node, s.name) === 'twice') return { ok: false, reason: `its "${s.container}" has "${s.name}" twice` };
   if (servers[s.name] !== undefined && !s.isOurs(servers[s.name])) {
     return { ok: false, reason: `it already has a server named "${s.name}" that airlock setup did not write: rename or remove it, then run setup again` };
   }
   (expected[s.container] as Record<string, unknown>)[s.name] = s.entry;
-  return verified(setMember(before, holder.value, s.name, s.entry, unit), expected, s);
+  return verified(mark(put(body, [s.container, s.name], s.entry, fmt, node)), expected, comments, s);
 }
 
 /**
  * Removes setup's server. A container left empty goes too (an empty list of servers means
- * nothing to any client), and a file left as `{}` is deleted.
+ * nothing to any client), unless the person left comments in it; a file left as `{}` is deleted.
  */
 export function dropJsonServer(before: string | null, s: JsonServer): Edit {
   if (before === null) return { ok: true, text: null };
   if (before.trim() === '') return { ok: true, text: before };
-  const doc = read(before, s);
-  if (!doc.ok) return doc;
-  const holder = only(doc.root, s.container);
-  const servers = doc.value[s.container];
+  const { body, mark } = unmarked(before);
+  const r = read(body, s);
+  if (!r.ok) return r;
+  const { root, value, comments } = r.doc;
+  const holder = only(root, s.container);
+  const servers = value[s.container];
   if (holder === 'twice') return { ok: false, reason: `it has the key "${s.container}" twice` };
-  if (!holder || holder.value.kind !== 'object' || !isPlainObject(servers) || servers[s.name] === undefined) return { ok: true, text: before };
-  if (only(holder.value, s.name) === 'twice') return { ok: false, reason: `its "${s.container}" has "${s.name}" twice` };
+  const node = holder?.children![1];
+  if (!node || node.type !== 'object' || !isPlainObject(servers) || servers[s.name] === undefined) return { ok: true, text: before };
+  const member = only(node, s.name);
+  if (member === 'twice') return { ok: false, reason: `its "${s.container}" has "${s.name}" twice` };
   if (!s.isOurs(servers[s.name])) return { ok: true, text: before, note: `its "${s.name}" server was not written by airlock setup; left alone` };
-  const expected = structuredClone(doc.value);
-  const left = expected[s.container] as Record<string, unknown>;
-  delete left[s.name];
-  let text = removeMember(before, holder.value, s.name, s.jsonc);
+  const expected = structuredClone(value);
+  delete (expected[s.container] as Record<string, unknown>)[s.name];
+  let text = remove(body, [s.container, s.name], node, member!);
   const again = read(text, s);
-  const emptied = again.ok ? again.root.members.find((m) => m.key === s.container)?.value : undefined;
-  // An emptied container goes too, unless the person left comments in it.
-  if (again.ok && emptied?.kind === 'object' && emptied.members.length === 0 && text.slice(emptied.start + 1, emptied.end - 1).trim() === '') {
+  const emptied = again.ok ? only(again.doc.root, s.container) : null;
+  const inner = emptied && emptied !== 'twice' ? emptied.children![1]! : null;
+  if (again.ok && inner?.type === 'object' && !inner.children?.length && parseJson(text.slice(inner.offset, inner.offset + inner.length), true).comments.length === 0) {
     delete expected[s.container];
-    text = removeMember(text, again.root, s.container, s.jsonc);
+    text = remove(text, [s.container], again.doc.root, emptied as JsonNode);
   }
-  const result = verified(text, expected, s);
-  if (result.ok && Object.keys(expected).length === 0 && text.replace(/^\ufeff/, '').trim() === '{}') return { ok: true, text: null };
+  const result = verified(mark(text), expected, comments, s);
+  if (result.ok && Object.keys(expected).length === 0 && /^\ufeff?\s*\{\s*\}\s*$/.test(text)) return { ok: true, text: null };
   return result;
 }
