@@ -6,24 +6,7 @@ import type { ProgramName } from '../catalogue/programs.js';
 import { HeldDir, readRegularFile } from './safe-fs.js';
 import { checkTrustedPath } from './trusted-path.js';
 import type { Executor } from './executor.js';
-
-export function parsePasswd(text: string): PasswdEntry[] {
-  return text
-    .split('\n')
-    .filter((l) => l && !l.startsWith('#'))
-    .map((l) => l.split(':'))
-    .filter((f) => f.length >= 7)
-    .map((f) => ({ name: f[0]!, uid: Number(f[2]), gid: Number(f[3]), gecos: f[4]!, home: f[5]!, shell: f[6]! }));
-}
-
-export function parseGroup(text: string): GroupEntry[] {
-  return text
-    .split('\n')
-    .filter((l) => l && !l.startsWith('#'))
-    .map((l) => l.split(':'))
-    .filter((f) => f.length >= 4)
-    .map((f) => ({ name: f[0]!, gid: Number(f[2]), members: f[3] ? f[3].split(',').filter(Boolean) : [] }));
-}
+import { parseGroup, parsePasswd } from '../protocol/account-files.js';
 
 export class RealHost implements Host {
   constructor(

@@ -12,7 +12,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { APPROVER_GROUP, ROLE_GROUPS, type Role } from '../protocol/risk.js';
-import { parseGroup, parsePasswd } from './host.js';
+import { parseGroup, parsePasswd } from '../protocol/account-files.js';
 
 /** The person behind a connection, and their own standing (from their groups, not root's). */
 export interface Person {

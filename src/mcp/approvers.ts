@@ -7,40 +7,23 @@
  */
 import { APPROVER_GROUP } from '../protocol/risk.js';
 import type { LogRow } from '../audit/verify.js';
+import { parseGroup, parsePasswd } from '../protocol/account-files.js';
 
-export interface GroupLine {
-  name: string;
-  gid: number;
-  members: string[];
-}
-
-/** `name:x:gid:a,b` lines; anything else is skipped. */
-export function parseGroups(text: string): GroupLine[] {
-  return text.split('\n').flatMap((l) => {
-    const f = l.split(':');
-    if (f.length < 4 || !/^\d+$/.test(f[2]!)) return [];
-    return [{ name: f[0]!, gid: Number(f[2]), members: f[3]!.split(',').map((m) => m.trim()).filter(Boolean) }];
-  });
-}
-
-/** Users whose primary group is gid, from /etc/passwd (`name:x:uid:gid:...`). */
+/** Users whose primary group is gid, from /etc/passwd. */
 export function primaryMembers(passwd: string, gid: number): string[] {
-  return passwd.split('\n').flatMap((l) => {
-    const f = l.split(':');
-    return f.length >= 4 && f[3] === String(gid) ? [f[0]!] : [];
-  });
+  return parsePasswd(passwd).filter((u) => u.gid === gid).map((u) => u.name);
 }
 
 /** The members of airlock-approvers, or null when the group does not exist. */
 export function approversFrom(group: string, passwd: string): string[] | null {
-  const g = parseGroups(group).find((x) => x.name === APPROVER_GROUP);
+  const g = parseGroup(group).find((x) => x.name === APPROVER_GROUP);
   if (!g) return null;
   return [...new Set([...g.members, ...primaryMembers(passwd, g.gid)])].sort();
 }
 
 /** The group names of these gids (the ones /etc/group names). */
 export function groupNames(group: string, gids: readonly number[]): string[] {
-  const byGid = new Map(parseGroups(group).map((g) => [g.gid, g.name]));
+  const byGid = new Map(parseGroup(group).map((g) => [g.gid, g.name]));
   return [...new Set(gids.flatMap((g) => (byGid.has(g) ? [byGid.get(g)!] : [])))].sort();
 }
 

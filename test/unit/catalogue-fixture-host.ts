@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AnyAction, CommandOutput, Host, Platform } from '../../src/catalogue/action.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
-import { parseGroup, parsePasswd } from '../../src/daemon/host.js';
+import { parseGroup, parsePasswd } from '../../src/protocol/account-files.js';
 import { componentsOf, judgePath, untrustedPathError } from '../../src/catalogue/lib/trusted-path.js';
 
 /** A file's text, a link, a directory (owned by root, 0755, unless said otherwise), a file with its mode, or a device node. */

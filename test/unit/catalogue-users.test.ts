@@ -9,7 +9,7 @@ import { findAction } from '../../src/catalogue/index.js';
 import type { Step } from '../../src/catalogue/mechanism.js';
 import { calendarDate, gecos } from '../../src/catalogue/params.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
-import { parseGroup, parsePasswd } from '../../src/daemon/host.js';
+import { parseGroup, parsePasswd } from '../../src/protocol/account-files.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 
 const HASH = '$6$salt$abcdefghijklmnopqrstuvwxyz0123456789';

@@ -12,7 +12,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { MAX_LINE_CHARS, MAX_OUTPUT_LINES, agentLines } from '../../src/mcp/output-lines.js';
 import { HeldReceipts } from '../../src/mcp/held-receipts.js';
 import { ROUND_MS, waitForDecision, type Waiter } from '../../src/mcp/approval-wait.js';
-import { approversFrom, enrolledFromLog, groupNames, parseGroups } from '../../src/mcp/approvers.js';
+import { approversFrom, enrolledFromLog, groupNames } from '../../src/mcp/approvers.js';
+import { parseGroup } from '../../src/protocol/account-files.js';
 import { forAgent } from '../../src/mcp/agent-hints.js';
 import { approvalOf, needsSecondFactor } from '../../src/mcp/tools/propose.js';
 import { answer } from '../../src/mcp/tool-result.js';
@@ -104,11 +105,11 @@ test('the wait: rounds of at most ROUND_MS, progress after each pending round, t
 });
 
 test('approvers: from /etc/group (members and primary group), their factors replayed from the log', () => {
-  const group = 'root:x:0:\nairlock-admin:x:990:alice,agent\nairlock-approvers:x:991:alice, carol\nbroken line\nstaff:x:50:\n';
+  const group = 'root:x:0:\nairlock-admin:x:990:alice,agent\nairlock-approvers:x:991:alice,carol\nbroken line\nstaff:x:50:\n';
   const passwd = 'root:x:0:0::/root:/bin/bash\ndan:x:1004:991::/home/dan:/bin/sh\n';
   assert.deepEqual(approversFrom(group, passwd), ['alice', 'carol', 'dan']);
   assert.equal(approversFrom('root:x:0:\n', passwd), null);
-  assert.equal(parseGroups(group).length, 4);
+  assert.equal(parseGroup(group).length, 4);
   assert.deepEqual(groupNames(group, [990, 50, 7]), ['airlock-admin', 'staff']);
   const row = (seq: number, kind: string, approver: string) => ({ seq, sig: '', body: JSON.stringify({ kind, details: { approver } }) });
   const rows = [row(1, 'totp_enrolled', 'alice(uid 1001)'), row(2, 'totp_enrolled', 'carol(uid 1002)'), row(3, 'totp_reset', 'carol(uid 1002)'), row(4, 'totp_issued', 'dan(uid 1004)'), { seq: 5, sig: '', body: 'not json' }];

@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { AirlockClient } from '../../client/client.js';
 import { AirlockError } from '../../protocol/errors.js';
 import { ROLE_GROUPS } from '../../protocol/risk.js';
+import { parseGroup } from '../../protocol/account-files.js';
 
 export interface Check {
   name: string;
@@ -24,18 +25,17 @@ const isTcp = (t: string) => t.startsWith('tcp:');
 
 /** The role groups /etc/group puts `user` in, each with whether this process has it (it does not when added since this login began). */
 function roleGroupsOf(user: string, primaryGid: number): Array<{ name: string; sinceLogin: boolean }> {
-  let lines: string[] = [];
+  let text: string;
   try {
-    lines = readFileSync('/etc/group', 'utf8').split('\n');
+    text = readFileSync('/etc/group', 'utf8');
   } catch {
     return [];
   }
   const have = new Set(process.getgroups?.() ?? []);
   const roleGroups = new Set<string>(Object.values(ROLE_GROUPS));
-  return lines
-    .map((l) => l.split(':'))
-    .filter(([name, , gid, members]) => roleGroups.has(name ?? '') && (Number(gid) === primaryGid || (members ?? '').split(',').includes(user)))
-    .map(([name, , gid]) => ({ name: name!, sinceLogin: !have.has(Number(gid)) }));
+  return parseGroup(text)
+    .filter((g) => roleGroups.has(g.name) && (g.gid === primaryGid || g.members.includes(user)))
+    .map((g) => ({ name: g.name, sinceLogin: !have.has(g.gid) }));
 }
 
 const addToGroup = (user: string) => `sudo usermod -aG ${ROLE_GROUPS.dev} ${user}, then log in again`;
