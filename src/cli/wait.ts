@@ -1,7 +1,7 @@
 /**
  * Waiting for a person, in the CLI: the requester asks the daemon to answer when someone
- * decides on its own transaction (`transaction.wait`, at most five minutes per request, asked
- * again until the time given, or the preview's deadline, runs out) and gets the receipt
+ * decides on its own transaction (src/client/wait-rounds.ts: `transaction.wait`, at most five
+ * minutes per request, asked again until the time given, or the preview's deadline, runs out) and gets the receipt
  * itself: nobody pastes one. At a terminal a line on stderr shows how long it has waited and
  * how long the preview has left; elsewhere nothing but the outcome. Whatever ends the wait
  * other than an approval is a typed error with its exit code (docs/cli.md): a denial (3,
@@ -14,6 +14,7 @@ import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { WAIT_MAX_MS, type PreviewEnvelope, type WaitOutcome } from '../protocol/messages.js';
 import { APPROVER_GROUP, type Role } from '../protocol/risk.js';
+import { waitRounds } from '../client/wait-rounds.js';
 
 /** The most `--wait SECONDS` takes: a day (a preview expires long before, 15 minutes by default). */
 const MAX_WAIT_SECONDS = 86_400;
@@ -42,15 +43,20 @@ export async function awaitApproval(cl: AirlockClient, id: string, o: { seconds?
   const progress = !o.quiet && process.stderr.isTTY ? new Progress(id, started) : null;
   if (o.expiresAt) progress?.expiresAt(Date.parse(o.expiresAt));
   try {
-    for (;;) {
-      const timeout_ms = Math.max(0, Math.min(WAIT_MAX_MS, end - Date.now()));
-      const w = await cl.call('transaction.wait', { transaction_id: id, timeout_ms });
-      if (w.outcome !== 'pending') return approvedOrThrow(w);
-      progress?.expiresAt(Date.parse(w.expires_at));
-      if (Date.now() >= end) {
-        throw new AirlockError('transient', 'wait_timeout', `nobody decided on ${id} within ${o.seconds} s; it still waits for a person, until ${w.expires_at}`, `wait again: \`airlock execute ${id} --wait\``);
-      }
-    }
+    const w = await waitRounds(
+      {
+        round: (tx, timeout_ms) => cl.call('transaction.wait', { transaction_id: tx, timeout_ms }),
+        progress: (_tx, _waited, pending) => progress?.expiresAt(Date.parse(pending.expires_at)),
+        now: Date.now,
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+        aborted: () => false,
+      },
+      WAIT_MAX_MS,
+      id,
+      end,
+    );
+    if (w.outcome !== 'pending') return approvedOrThrow(w);
+    throw new AirlockError('transient', 'wait_timeout', `nobody decided on ${id} within ${o.seconds} s; it still waits for a person, until ${w.expires_at}`, `wait again: \`airlock execute ${id} --wait\``);
   } finally {
     progress?.stop();
   }
