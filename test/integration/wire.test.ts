@@ -51,9 +51,21 @@ async function exchange(chunks: Buffer[], quietMs = 400, want = Infinity): Promi
 
 const errorOf = (replies: any[]) => replies.find((r) => r.ok === false)?.error;
 
+// The daemon gives a connection's slot back when it sees the close, which comes
+// a moment after the client's: right after a burst that filled the cap, allow it
+// that moment (only too_many_connections is retried, for at most 5 s).
 async function stillServing(): Promise<void> {
-  const list = await bystander.call('actions.list', {}, { fresh: true });
-  assert.ok(list.length > 30);
+  const until = Date.now() + 5000;
+  for (;;) {
+    try {
+      const list = await bystander.call('actions.list', {}, { fresh: true });
+      assert.ok(list.length > 30);
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'too_many_connections' || Date.now() > until) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 describe('malformed frames', () => {
