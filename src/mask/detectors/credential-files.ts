@@ -1,0 +1,38 @@
+/**
+ * Lines of files that hold credentials by their format rather than by a name: password
+ * hashes as shadow, htpasswd and crypt(3) print them, `.pgpass` lines
+ * (host:port:database:user:password) and `.netrc` entries (`machine h login u password p`).
+ * A locked or empty shadow field (`*`, `!`, `!*`) has no hash and is left alone.
+ */
+import type { Detector } from '../span.js';
+
+/** crypt(3) hashes: yescrypt, gost-yescrypt, scrypt, SHA-512/256 crypt, bcrypt, MD5 crypt, Apache's apr1. */
+const CRYPT = /\$(?:y|gy|7|6|5|1|apr1|md5|sha1)\$[./A-Za-z0-9=,]+(?:\$[./A-Za-z0-9=,]+)*\$[./A-Za-z0-9]{8,}|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/g;
+/** host:port:database:user:password, port a number or `*`. */
+const PGPASS = /^[^:\s#][^:\s]*:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^:\s\\]|\\.)+)[ \t]*$/gm;
+/** netrc: `machine H login U password P` on one line, or `password P` alone on its line. */
+const NETRC = /^[ \t]*(?:(?:machine[ \t]+\S+|default|login[ \t]+\S+)(?:[ \t]+\S+[ \t]+\S+)*?[ \t]+password[ \t]+(\S+)|password[ \t]+(\S+)[ \t]*$)/gm;
+
+export const credentialFiles: Detector = (text, out) => {
+  if (text.includes('$')) {
+    CRYPT.lastIndex = 0;
+    for (let m; (m = CRYPT.exec(text)); ) out.push({ start: m.index, end: m.index + m[0].length, kind: 'password_hash' });
+  }
+  if (text.includes(':')) {
+    PGPASS.lastIndex = 0;
+    for (let m; (m = PGPASS.exec(text)); ) {
+      let colon = -1;
+      for (let k = 0; k < 4; k++) colon = m[0].indexOf(':', colon + 1);
+      const start = m.index + colon + 1; // the password is all after the fourth colon
+      out.push({ start, end: start + m[1]!.length, kind: 'password' });
+    }
+  }
+  if (text.includes('password')) {
+    NETRC.lastIndex = 0;
+    for (let m; (m = NETRC.exec(text)); ) {
+      const value = m[1] ?? m[2]!;
+      const start = m.index + m[0].lastIndexOf(value);
+      out.push({ start, end: start + value.length, kind: 'password' });
+    }
+  }
+};

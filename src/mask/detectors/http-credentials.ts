@@ -1,0 +1,47 @@
+/**
+ * Credentials carried the way HTTP carries them: an `Authorization:` header (Bearer,
+ * Basic, Token, Digest and other schemes), a bare `Bearer <token>` in a log line, the
+ * password in a URL's userinfo (`postgres://app:PASSWORD@db/`), webhook URLs whose path
+ * is the credential (Slack, Discord), and the signature of an Azure shared access
+ * signature (`sig=`). The scheme, the user name and the host stay, so the line still
+ * says what was used where; only the secret part is masked.
+ *
+ * Each expression starts with a literal, which the regular-expression engine finds with
+ * a fast skip search; the rest is matched only where the literal is.
+ */
+import type { Detector, Span } from '../span.js';
+import { PLACEHOLDER } from '../values.js';
+
+/** `Authorization: Basic dXNlcjpwYXNz`, `proxy-authorization=Bearer x`, `"Authorization": "token x"`. */
+const HEADER = /authorization["']?\s*[:=]\s*["']?(?:(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)\s+)?([^\s"',;]{4,}(?:,\s*[A-Za-z]+=[^\s,"']+)*)/gi;
+/** A bearer token anywhere: `curl -H 'Bearer x'`, `token=Bearer x`. */
+const BEARER = /bearer\s+([A-Za-z0-9._~+/=-]{8,})/gi;
+/** `://user:PASSWORD@`, right after a scheme. The user may be empty (redis://:pw@host). */
+const USERINFO = /:\/\/[^\s/:@"'<>]{0,256}:([^\s/@"'<>]{1,512})(?=@)/g;
+/** Webhook URLs whose path is the credential. */
+const WEBHOOK = /(?:hooks\.slack\.com\/(?:services|workflows|triggers)|discord(?:app)?\.com\/api\/webhooks)\/([A-Za-z0-9_/-]{20,})/g;
+/** Azure SAS and other signed URLs: `sig=` up to the next parameter. */
+const SAS_SIG = /sig=([A-Za-z0-9%+/=_-]{16,})/g;
+
+/** Adds the last group of each match of `re` as a span of `kind` (or of what `kindOf` says). */
+function groups(text: string, re: RegExp, out: Span[], kindOf: (m: RegExpExecArray) => string | null): void {
+  re.lastIndex = 0;
+  for (let m; (m = re.exec(text)); ) {
+    const value = m[m.length - 1]!;
+    const kind = kindOf(m);
+    if (kind === null || PLACEHOLDER.test(value)) continue;
+    const start = m.index + m[0].length - value.length;
+    out.push({ start, end: start + value.length, kind });
+  }
+}
+
+const SCHEME_KIND: Record<string, string> = { basic: 'basic_auth', bearer: 'bearer' };
+const startsWord = (text: string, at: number) => at === 0 || !/[A-Za-z0-9_]/.test(text[at - 1]!);
+
+export const httpCredentials: Detector = (text, out) => {
+  groups(text, HEADER, out, (m) => (startsWord(text, m.index) || text[m.index - 1] === '-' ? (SCHEME_KIND[(m[1] ?? '').toLowerCase()] ?? 'authorization') : null));
+  groups(text, BEARER, out, (m) => (startsWord(text, m.index) ? 'bearer' : null));
+  groups(text, USERINFO, out, (m) => (m.index > 0 && /[A-Za-z0-9+.-]/.test(text[m.index - 1]!) ? 'url_password' : null));
+  groups(text, WEBHOOK, out, () => 'webhook');
+  groups(text, SAS_SIG, out, (m) => (m.index > 0 && '?&;'.includes(text[m.index - 1]!) ? 'azure_sas' : null));
+};

@@ -1,0 +1,37 @@
+/**
+ * Private key material in every armour a host prints: PEM of every type (RSA, EC, DSA,
+ * PKCS#8, ENCRYPTED, OPENSSH), PGP private key blocks, PuTTY key files and age identities.
+ * A block is masked from its BEGIN line to its END line, also when its newlines are
+ * escaped (`\n` inside a JSON string, as in a GCP service-account file). A block whose
+ * END never comes (cut output) is masked to the end of the text: fail closed.
+ */
+import type { Detector } from '../span.js';
+
+const BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----/g;
+const AGE = /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g;
+/** PuTTY .ppk: the private part follows "Private-Lines: N" up to the MAC line. */
+const PUTTY = /^Private-Lines: \d+\r?\n[\s\S]*?(?=^Private-MAC:|$(?![\s\S]))/gm;
+
+export const privateKeys: Detector = (text, out) => {
+  if (text.includes('PRIVATE KEY')) {
+    BEGIN.lastIndex = 0;
+    for (let m; (m = BEGIN.exec(text)); ) {
+      const endMarker = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ''}-----`;
+      const at = text.indexOf(endMarker, m.index + m[0].length);
+      const end = at < 0 ? text.length : at + endMarker.length;
+      out.push({ start: m.index, end, kind: 'private_key' });
+      BEGIN.lastIndex = end;
+    }
+  }
+  if (text.includes('AGE-SECRET-KEY-1')) {
+    AGE.lastIndex = 0;
+    for (let m; (m = AGE.exec(text)); ) out.push({ start: m.index, end: m.index + m[0].length, kind: 'private_key' });
+  }
+  if (text.includes('Private-Lines:')) {
+    PUTTY.lastIndex = 0;
+    for (let m; (m = PUTTY.exec(text)); ) {
+      if (m[0].length === 0) PUTTY.lastIndex++;
+      else out.push({ start: m.index, end: m.index + m[0].length, kind: 'private_key' });
+    }
+  }
+};

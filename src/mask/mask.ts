@@ -1,0 +1,69 @@
+/**
+ * The masker: every detector over the text, their ranges merged, each merged range
+ * replaced by `⟦secret:KIND⟧`. Counts per kind say how much was masked (the signed log
+ * records them, never the values). Optional keyed pseudonyms (pseudonyms.ts) then replace
+ * e-mail addresses, IP addresses and host names outside the masked ranges.
+ *
+ * One function for every caller: the daemon's output path (src/daemon/output.ts), its
+ * previews and error messages, the MCP server's relay and `airlock mask`.
+ */
+import { credentialFiles } from './detectors/credential-files.js';
+import { httpCredentials } from './detectors/http-credentials.js';
+import { privateKeys } from './detectors/private-keys.js';
+import { words } from './detectors/words.js';
+import { marker, type Detector, type Span } from './span.js';
+import type { Pseudonyms } from './pseudonyms.js';
+
+/** Every detector, in the order their kinds win when two ranges start at the same place. */
+export const DETECTORS: readonly Detector[] = [privateKeys, words, httpCredentials, credentialFiles];
+
+export type MaskCounts = Record<string, number>;
+
+export interface Masked {
+  text: string;
+  /** How many secrets of each kind were masked; empty when none. */
+  counts: MaskCounts;
+}
+
+export interface MaskOptions {
+  /** Replaces e-mail addresses, IP addresses and host names with keyed pseudonyms. */
+  pseudonyms?: Pseudonyms | null;
+}
+
+/** The secret ranges of `text`, sorted and merged (a range inside or overlapping another joins it; the first kind wins). */
+export function secretSpans(text: string): Span[] {
+  const found: Span[] = [];
+  for (const d of DETECTORS) d(text, found);
+  if (found.length === 0) return found;
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: Span[] = [{ ...found[0]! }];
+  for (let i = 1; i < found.length; i++) {
+    const s = found[i]!;
+    const last = merged[merged.length - 1]!;
+    if (s.start < last.end) last.end = Math.max(last.end, s.end);
+    else if (s.end > s.start) merged.push({ ...s });
+  }
+  return merged;
+}
+
+export function maskText(text: string, opts: MaskOptions = {}): Masked {
+  const spans = secretSpans(text);
+  const counts: MaskCounts = {};
+  if (spans.length === 0 && !opts.pseudonyms) return { text, counts };
+  let outText = '';
+  let at = 0;
+  const plain = (s: string) => (opts.pseudonyms ? opts.pseudonyms.apply(s) : s);
+  for (const s of spans) {
+    outText += plain(text.slice(at, s.start)) + marker(s.kind);
+    counts[s.kind] = (counts[s.kind] ?? 0) + 1;
+    at = s.end;
+  }
+  outText += plain(text.slice(at));
+  return { text: outText, counts };
+}
+
+/** Adds `more` into `into` (counts of several texts). */
+export function addCounts(into: MaskCounts, more: MaskCounts): MaskCounts {
+  for (const [k, n] of Object.entries(more)) into[k] = (into[k] ?? 0) + n;
+  return into;
+}
