@@ -127,6 +127,12 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
   rollback: boolean;
   platforms: Platform[];
   params: z.ZodType<P>;
+  /**
+   * Parameters whose values are secrets (a password the action sets, a token): shown as
+   * `⟦secret:KIND⟧` in previews, history and the log. Every parameter whose name says secret
+   * (src/mask/names.ts) must be listed; test/unit/secret-params.test.ts checks the catalogue.
+   */
+  secretParams?: readonly string[];
   /** Files any step of this action may touch, as globs where `*` matches within one path segment. */
   files: string[];
   /**

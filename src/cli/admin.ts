@@ -161,7 +161,7 @@ export function adminCommands(): Command[] {
       }
       const files = stateFiles(o.stateDir, o.logDir);
       if (process.getuid?.() === 0) {
-        for (const k of [files.auditKey, files.approvalKey, files.totpKey]) {
+        for (const k of [files.auditKey, files.approvalKey, files.totpKey, files.maskKey]) {
           if (!existsSync(k)) add(`key ${k}`, false, 'missing: the daemon creates it at its first start');
           else {
             const mode = statSync(k).mode & 0o777;

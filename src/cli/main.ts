@@ -178,6 +178,41 @@ program
   .addOption(jsonOpt())
   .action(lazy(() => import('./history.js'), 'history'));
 
+program
+  .command('mask')
+  .description('mask secrets in text, as the daemon does before any client sees it (offline, no daemon)')
+  .argument('[file...]', 'files to read (stdin when none, or -)')
+  .option('--check', 'exit 1 when anything was masked (for scripts: "does this log hold a secret?")')
+  .addOption(jsonOpt())
+  .addHelpText(
+    'after',
+    `
+Prints the text with each secret replaced by ⟦secret:KIND⟧ (private keys, cloud and
+service tokens, JWTs, Authorization headers, URL passwords, password hashes, and
+values of names such as password, token, secret, api_key, psk), and on stderr how
+many of each kind. Use it before you paste a log or a config file into a chat:
+  journalctl -u nginx -n 200 | airlock mask
+  airlock mask /etc/netplan/*.yaml
+Exit codes: 0 done, 1 with --check when something was masked, 2 a file unreadable.`,
+  )
+  .action(lazy(() => import('./mask.js'), 'mask'));
+
+program
+  .command('unmask')
+  .description(`see a read's output in clear: you (a person in ${APPROVER_GROUP}) approve it yourself, with your code`)
+  .argument('<transaction>', 'the transaction whose read to run again in clear')
+  .addOption(jsonOpt())
+  .addHelpText(
+    'after',
+    `
+The daemon masks every secret it sends. This runs the same read again as an
+unmasking request: High risk, approved by you alone with your authenticator code
+(at this terminal), and its clear output comes to you and to nobody else; the
+requester of the original never sees it. The signed log records that you unmasked
+it and how many secrets of each kind the output held.`,
+  )
+  .action(lazy(() => import('./unmask.js'), 'unmask'));
+
 program.addCommand(auditCommand());
 for (const sub of adminCommands()) program.addCommand(sub);
 program.addCommand(totpCommand());

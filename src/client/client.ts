@@ -126,8 +126,9 @@ export class AirlockClient {
 
   /** The preview; `auto_approval` is set when the policy approved it (a receipt minted by the daemon). */
   /** `proposal_id`: the unattended proposal this re-previews (`airlock inbox run`); the log links the two. */
-  preview(action_name: string, params: Record<string, unknown>, proposal_id?: string) {
-    return this.call('preview', { action_name, params, ...(proposal_id ? { proposal_id } : {}) });
+  /** `unmask`: the read's output in clear, for its requester alone once they approve it with their factor (`airlock unmask`). */
+  preview(action_name: string, params: Record<string, unknown>, proposal_id?: string, unmask?: boolean) {
+    return this.call('preview', { action_name, params, ...(proposal_id ? { proposal_id } : {}), ...(unmask ? { unmask: true } : {}) });
   }
   /** `totp_code`: the approver's authenticator code, needed for High risk (and Medium where configured). */
   approve(transaction_id: string, preview_digest: string, totp_code?: string) {

@@ -36,6 +36,8 @@ export interface TxFacts {
   /** The person behind the requester (a root requester through sudo); null when none. */
   requesterPersonUid: number | null;
   unattended: boolean;
+  /** An unmasking approval (the read's clear output): only its requester, a person, approves it, with their factor. */
+  unmask: boolean;
 }
 
 /** Who may call a method at all; finer, per-transaction rules follow in the functions below. */
@@ -192,6 +194,10 @@ export function mayApprove(who: Caller, tx: TxFacts, factorFrom: Risk): Approval
     return no('unattended_proposal', `${tx.id} was proposed by ${tx.requesterName}, an unattended principal: no receipt is ever minted for it`, `a person re-previews it against the current state with \`airlock inbox run ${tx.id}\``) as ApprovalDecision;
   }
   const selfApproval = samePerson(person, tx);
+  if (tx.unmask && !selfApproval) {
+    return no('unmask_not_yours', `${tx.id} asks for clear output, which goes only to the person who approves it; ${principalName(who)} did not request it`, `whoever needs the clear output runs \`airlock unmask\` as themselves`) as ApprovalDecision;
+  }
+  if (tx.unmask) return { ok: true, selfApproval, secondFactor: true, person };
   // A request by root with nobody behind it could be anyone's, the approver's agent included: it takes the factor too.
   const anonymousRoot = tx.requesterUid === 0 && tx.requesterPersonUid === null;
   return { ok: true, selfApproval, secondFactor: selfApproval || anonymousRoot || riskRank(tx.risk) >= riskRank(factorFrom), person };
@@ -221,6 +227,21 @@ function approverProblem(who: Caller, tx: TxFacts, verb: 'approve' | 'deny'): De
     return no('role_too_low', `${verb === 'approve' ? 'approving' : 'denying'} a ${tx.risk}-risk action needs the ${need} role; ${name} is ${person.role ?? 'in no airlock role group'}`, `an approver with the ${need} role ${verb === 'approve' ? 'approves' : 'denies'} it`);
   }
   return null;
+}
+
+/**
+ * May `who` ask for a read's clear output (an unmasking preview)? Only a person who may
+ * approve, as themselves: the clear output goes to the approver's connection alone, and the
+ * approver is its requester, so an agent (never in ${APPROVER_GROUP}) never sees it.
+ */
+export function mayUnmask(who: Caller, action: { name: string; readOnly: boolean }): Decision {
+  if (!action.readOnly) return no('unmask_not_a_read', `${action.name} changes the host: only a read's output can be unmasked`);
+  const notPerson = personProblem(who);
+  if (notPerson) return notPerson;
+  if (!who.person!.approver || who.unattended) {
+    return no('unmask_needs_approver', `${principalName(who)} may not see clear output: unmasking is for a person in ${APPROVER_GROUP}, as themselves`, 'ask a person who approves to run `airlock unmask ID`');
+  }
+  return { ok: true };
 }
 
 /**

@@ -101,6 +101,7 @@ function main(): void {
     auditKeyPath: files.auditKey,
     approvalKeyPath: files.approvalKey,
     totpKeyPath: files.totpKey,
+    maskKeyPath: files.maskKey,
     publicKeyPath: files.publicKey,
     checkpointPath: files.checkpoints,
     policyPath: v.policy ?? `${DEFAULT_CONFIG_DIR}/policy.toml`,

@@ -320,11 +320,12 @@ function conflict(r: ExclusiveResource, why: string): AirlockError {
 
 /** The lines a check failed on (its warnings), escaped, for the error message. */
 function reported(lines: string[]): string {
-  return releaseOutput(lines.slice(0, 6).map((l) => l.slice(0, 200))).lines.join(' | ');
+  // Masked whole, then cut: a cut secret would no longer be recognised.
+  return releaseOutput(lines.slice(0, 6)).lines.map((l) => l.slice(0, 200)).join(' | ');
 }
 
 /** The last stderr line, for the error message; it leaves the daemon, so it goes through releaseOutput too. */
 function lastLine(s: string): string {
   const lines = s.trim().split('\n');
-  return releaseOutput([(lines[lines.length - 1] ?? '').slice(0, 300)]).lines[0] ?? '';
+  return (releaseOutput([lines[lines.length - 1] ?? '']).lines[0] ?? '').slice(0, 300);
 }

@@ -5,7 +5,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { formatPublicKey, loadSeedFile } from '../audit/keys.js';
+import { formatPublicKey, loadKeyFile, loadSeedFile } from '../audit/keys.js';
 import { sealEntry } from '../audit/entry.js';
 import { checkpointOrigin } from '../audit/checkpoint.js';
 import { AirlockError } from '../protocol/errors.js';
@@ -31,6 +31,8 @@ export interface DaemonConfig {
   approvalKeyPath: string;
   /** Seals the second-factor secrets in the store (created with a store not yet sealed). */
   totpKeyPath: string;
+  /** The key of the policy's pseudonyms ([masking]); created at the first start. */
+  maskKeyPath: string;
   publicKeyPath: string;
   checkpointPath: string;
   /** The human's policy (absent file: the built-in default). */
@@ -65,7 +67,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     chmodSync(dir, mode); // mkdir's mode passes through the umask and leaves an existing directory as it was
   };
   dirMode(dirname(c.socketPath), 0o755);
-  for (const p of new Set([c.dbPath, c.auditKeyPath, c.approvalKeyPath, c.totpKeyPath].map((p) => dirname(p)))) dirMode(p, 0o700);
+  for (const p of new Set([c.dbPath, c.auditKeyPath, c.approvalKeyPath, c.totpKeyPath, c.maskKeyPath].map((p) => dirname(p)))) dirMode(p, 0o700);
   dirMode(dirname(c.checkpointPath), 0o755);
   const auditKey = loadSeedFile(c.auditKeyPath, c.createKeys);
   const approvalKey = loadSeedFile(c.approvalKeyPath, c.createKeys);
@@ -79,13 +81,14 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const checkpoints = new CheckpointWriter(auditKey, origin, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
   const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head) => checkpoints.note(head));
   const seal = await openTotpSeal(store, c.totpKeyPath, log);
+  const pseudonymKey = loadKeyFile(c.maskKeyPath, { create: true });
   const executor = new Executor({ programs: resolvePrograms() });
   const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);
   const host = new RealHost(platform, executor);
   // The second factor asks the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;
   const secondFactor = new SecondFactor({ store, now: Date.now, hostName: hostname(), seal });
-  service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, log });
+  service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);

@@ -11,6 +11,7 @@
  * event loop, and only while it has room (MAX_IN_FLIGHT running, MAX_UNSENT_BYTES of replies unsent),
  * so one client cannot stall the others or grow the daemon.
  */
+import { errorForClient } from './output.js';
 import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
@@ -173,7 +174,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       sock.write(frame);
     };
     const refuse = (err: AirlockError) => {
-      send({ type: 'response', id: null, ok: false, error: err.toWire() } satisfies ResponseMessage);
+      send({ type: 'response', id: null, ok: false, error: errorForClient(err) } satisfies ResponseMessage);
       sock.end();
       setTimeout(() => sock.destroy(), 1000).unref();
     };
@@ -217,7 +218,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         closing = true;
         if (sock.destroyed) return;
         const err = new AirlockError('transient', 'too_many_unauthenticated', `more than ${MAX_UNAUTHENTICATED} connections are waiting to say hello; this one waited longest`, 'say hello as soon as you connect');
-        sock.end(encodeFrame({ type: 'response', id: null, ok: false, error: err.toWire() }), () => sock.destroy());
+        sock.end(encodeFrame({ type: 'response', id: null, ok: false, error: errorForClient(err) }), () => sock.destroy());
         setTimeout(() => sock.destroy(), 1000).unref();
       });
       sock.once('close', () => unauthenticated.delete(sock));
@@ -285,7 +286,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       try {
         msg = decodeBody(body);
       } catch (e) {
-        send({ type: 'response', id: null, ok: false, error: (e as AirlockError).toWire() });
+        send({ type: 'response', id: null, ok: false, error: errorForClient(e as AirlockError) });
         return;
       }
       if (greeted) {
@@ -349,7 +350,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
           const tx = (m.params as { transaction_id?: unknown } | undefined)?.transaction_id;
           o.service.refusals.record({ principal: entryPrincipal(who), method: String(m.method).slice(0, 40), category: e.category, code: e.code, transactionId: typeof tx === 'string' && /^tx_[0-9a-f]{24}$/.test(tx) ? tx : null });
         }
-        return { type: 'response', id, ok: false, error: e.toWire() };
+        return { type: 'response', id, ok: false, error: errorForClient(e) };
       }
       // Anything unexpected fails closed with no internals leaked to the client.
       o.log(`internal error on ${String(m?.method)}: ${(e as Error).stack ?? e}`);

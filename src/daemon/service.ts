@@ -21,9 +21,12 @@ import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
 import { principalName, type Identity } from './identity.js';
-import { autoApprovalLane, isRequester, mayApprove, type ApprovalDecision, mayCall, mayDeny, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, mayWait, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
+import { autoApprovalLane, mayUnmask, isRequester, mayApprove, type ApprovalDecision, mayCall, mayDeny, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, mayWait, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/methods.js';
-import { releaseOutput } from './output.js';
+import { errorForClient, maskForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
+import { Pseudonyms } from '../mask/pseudonyms.js';
+import { shownParams } from './secret-params.js';
+import { countsForLog, type MaskCounts } from '../mask/mask.js';
 import { bindMechanism } from './mechanism-binding.js';
 import { isUnattendedProposal, storedPreview } from './stored-preview.js';
 import { Slots } from './slots.js';
@@ -56,6 +59,8 @@ export interface ServiceOptions {
   approvalTtlMs: number;
   receiptTtlMs: number;
   secondFactor: SecondFactor;
+  /** The key of the policy's pseudonyms (mask.key). */
+  pseudonymKey: Buffer;
   now?: () => number;
   /** The daemon's own log (stderr / journal). */
   log?: (msg: string) => void;
@@ -82,7 +87,7 @@ function enforce(d: { ok: true } | { ok: false; refusal: Refusal }): void {
 
 /** What authz.ts needs to know about a stored transaction. */
 function facts(tx: TxRecord): TxFacts {
-  return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, unattended: isUnattendedProposal(tx) };
+  return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, unattended: isUnattendedProposal(tx), unmask: (tx.preview as { unmask?: unknown }).unmask === true };
 }
 
 export class AirlockService {
@@ -101,6 +106,7 @@ export class AirlockService {
     this.now = o.now ?? Date.now;
     this.refusals = new RefusalLog((entries) => o.store.appendEntries(entries), this.now, o.log ?? (() => {}));
     this.policy = o.policy;
+    usePseudonyms(new Pseudonyms(o.pseudonymKey, o.policy.pseudonyms));
     this.tokenTable = TokenTable.load(o.tokensPath);
     this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName, principal: entryPrincipal });
   }
@@ -129,6 +135,7 @@ export class AirlockService {
       { kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: entryPrincipal(who), details: { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size } },
     ]);
     this.policy = next;
+    usePseudonyms(new Pseudonyms(this.o.pseudonymKey, next.pseudonyms));
     this.tokenTable = nextTokens;
     return { old_digest: old.digest, new_digest: next.digest, source: next.source };
   }
@@ -136,7 +143,7 @@ export class AirlockService {
   /** The policy's digest and settings, for `airlock policy show` (any principal: it holds no secret). */
   showPolicy(): PolicyView {
     const p = this.policy;
-    return { digest: p.digest, source: p.source, path: this.o.policyPath, reads: p.reads, second_factor_from: p.secondFactorFrom, unattended: p.unattended, rules: p.rules.map((r) => r.id), risk_overrides: Object.fromEntries(p.riskOverrides) };
+    return { digest: p.digest, source: p.source, path: this.o.policyPath, reads: p.reads, second_factor_from: p.secondFactorFrom, unattended: p.unattended, rules: p.rules.map((r) => r.id), risk_overrides: Object.fromEntries(p.riskOverrides), pseudonyms: p.pseudonyms };
   }
 
   /** The caller as authz.ts judges it. */
@@ -181,9 +188,13 @@ export class AirlockService {
     return { ...actionMetadata(a), risk, min_role: minRoleForRisk(risk), supported_here: this.platformProblem(a) === null };
   }
 
-  async preview(who: Identity, req: { action_name?: unknown; params?: unknown; proposal_id?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {
+  async preview(who: Identity, req: { action_name?: unknown; params?: unknown; proposal_id?: unknown; unmask?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {
     const a = this.action(req.action_name);
-    const risk = this.riskOf(a);
+    const unmask = req.unmask === true;
+    if (req.unmask !== undefined && typeof req.unmask !== 'boolean') fail('validation', 'bad_unmask', 'unmask must be true or false');
+    // Clear output is High whatever the read's own risk: only a person with their factor sees it (mayUnmask).
+    const risk: Risk = unmask ? 'high' : this.riskOf(a);
+    if (unmask) enforce(mayUnmask(this.caller(who), a));
     enforce(mayPreview(this.caller(who), a.name, risk));
     const problem = this.platformProblem(a);
     if (problem) fail('unsupported_platform', 'platform', problem);
@@ -198,26 +209,29 @@ export class AirlockService {
     const bound = await bindMechanism(a, parts.change, steps, this.o.host);
     const created = this.now();
     const id = 'tx_' + randomBytes(12).toString('hex');
-    // Host and agent text is escaped here, before the digest: every client gets the same safe
-    // text, and the digest covers what is shown. `bound.proposed.digest` covers the raw bytes.
-    const summary = escapeText(parts.summary);
-    const warnings = (parts.warnings ?? []).map((t) => escapeText(t));
+    // Host and agent text is masked and escaped here, before the digest: every client gets the
+    // same safe text, and the digest covers what is shown (the approver approves what they saw).
+    // `bound.proposed.digest` covers the raw bytes, so what runs is still bound byte for byte.
+    const masked: MaskCounts = {};
+    const summary = maskForClient(parts.summary, masked);
+    const warnings = (parts.warnings ?? []).map((t) => maskForClient(t, masked));
     const body: Omit<PreviewEnvelope, 'preview_digest'> = {
       transaction_id: id,
       action_name: a.name,
-      params,
+      params: shownParams(a, params, masked),
       request_hash: hash,
       summary,
       risk,
       min_role: minRoleForRisk(risk),
-      current_state: escapeDeep(jsonSafe(a.shown ? a.shown(current) : current)),
-      proposed_change: escapeDeep(bound.proposed),
-      side_effects: (parts.sideEffects ?? []).map((t) => escapeText(t)),
+      current_state: escapeDeep(maskValueForClient(jsonSafe(a.shown ? a.shown(current) : current), masked)),
+      proposed_change: escapeDeep(maskValueForClient(bound.proposed, masked)),
+      side_effects: (parts.sideEffects ?? []).map((t) => maskForClient(t, masked)),
       reboot_required: a.reboot,
       rollback_available: a.rollback,
       warnings,
       requested_by: escapeText(principalName(who)),
       ...(this.isUnattended(who) ? { unattended: true as const } : {}),
+      ...(unmask ? { unmask: true as const } : {}),
       ...(proposal ? { from_proposal: proposal.id } : {}),
       created_at: iso(created),
       expires_at: iso(created + this.o.approvalTtlMs),
@@ -251,14 +265,14 @@ export class AirlockService {
         receiptCommitment: null,
         result: null,
       },
-      this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary, warnings, ...(proposal ? { from_proposal: proposal.id } : {}) }),
+      this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary, warnings, masked: countsForLog(masked), ...(unmask ? { unmask: true } : {}), ...(proposal ? { from_proposal: proposal.id } : {}) }),
     );
     // The proposal is answered by this new transaction: it leaves the inbox, and the log says by which.
     if (proposal) {
       await this.o.store.cancel(proposal.id, created, this.entry('canceled', who, proposal.actionName, proposal.risk, proposal.requestHash, proposal.id, { by: principalName(who), superseded_by: id }));
       this.changed(proposal.id);
     }
-    const auto = await this.autoApprove(who, a, risk, envelope, created);
+    const auto = unmask ? null : await this.autoApprove(who, a, risk, envelope, created);
     if (auto) return { ...envelope, auto_approval: auto };
     this.o.notify?.(this.policy, { event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
     return envelope;
@@ -411,7 +425,10 @@ export class AirlockService {
     const risk = tx.risk;
     enforce(mayExecute(this.caller(who), facts(tx), a.name));
     if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${String(req.action_name)}`);
-    const params = this.parseParams(a, req.params);
+    // A client sends back the parameters as the preview showed them; a declared secret shows
+    // masked, and then the stored value is the one the approval covers.
+    const shown = storedPreview(tx).params;
+    const params = a.secretParams?.length && canonicalize(req.params ?? {}) === canonicalize(shown) ? tx.params : this.parseParams(a, req.params);
     if (requestHash(a.name, params) !== tx.requestHash) {
       fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
     }
@@ -469,9 +486,10 @@ export class AirlockService {
       }
       const run = await this.o.executor.runSteps(steps, a.files, bound.filesAsRead);
       const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
-      const out = releaseOutput(run.output);
+      const unmasked = storedPreview(tx).unmask === true;
+      const out = releaseOutput(run.output, undefined, unmasked);
       out.truncated ||= run.truncated;
-      const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${escapeText(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
       const result: ResultEnvelope = {
         transaction_id: tx.id,
         action_name: a.name,
@@ -482,12 +500,12 @@ export class AirlockService {
         rollback_ref: run.rolledBack ? tx.id : null,
         output: out.lines,
         output_truncated: out.truncated,
-        ...(run.error ? { error: run.error.toWire() } : {}),
+        ...(run.error ? { error: errorForClient(run.error) } : {}),
       };
       await this.o.store.finish(
         tx.id,
         state,
-        { state, summary, needs_reboot: result.needs_reboot, rollback_ref: result.rollback_ref, error: run.error?.toWire() ?? null },
+        { state, summary, needs_reboot: result.needs_reboot, rollback_ref: result.rollback_ref, error: (run.error ? errorForClient(run.error) : null) },
         this.now(),
         this.entry('outcome', who, a.name, risk, tx.requestHash, tx.id, {
           state,
@@ -495,6 +513,9 @@ export class AirlockService {
           error_code: run.error?.code ?? null,
           rolled_back: run.rolledBack,
           output_lines: out.lines.length,
+          // What masking replaced (counts per kind, never the values); for an unmasking approval, what the clear output held.
+          masked: countsForLog(out.masked),
+          ...(unmasked ? { unmasked: true } : {}),
         }),
       );
       return result;

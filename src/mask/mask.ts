@@ -67,3 +67,10 @@ export function addCounts(into: MaskCounts, more: MaskCounts): MaskCounts {
   for (const [k, n] of Object.entries(more)) into[k] = (into[k] ?? 0) + n;
   return into;
 }
+
+/** Counts as the signed log records them: `kind:count`, sorted by kind (an empty list when nothing was masked). */
+export function countsForLog(counts: MaskCounts): string[] {
+  return Object.keys(counts)
+    .sort()
+    .map((k) => `${k}:${counts[k]}`);
+}

@@ -4,17 +4,21 @@
  * through escapeDeep/escapeText first. The daemon has escaped every host and agent text
  * already; a second pass changes nothing then (escaping is idempotent), and keeps a
  * control character from a daemon of another version, or from this process, out of the
- * agent's context and the person's transcript.
+ * agent's context and the person's transcript. Secrets are masked the same way (src/mask):
+ * the daemon masked everything it sent, and this pass covers what this process adds (its
+ * own error messages, the doctor's findings) and a daemon of an older version.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { maskDeep } from '../mask/deep.js';
+import { maskText } from '../mask/mask.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { escapeDeep, escapeText } from '../protocol/escape-text.js';
 
 /** A tool's answer: `isError` when what was asked did not happen (a refusal, a failed or denied step). */
 export function answer<T extends object>(structured: T, text: string, isError = false): CallToolResult & { structuredContent: T } {
   return {
-    content: [{ type: 'text', text: escapeText(text, 'block') }],
-    structuredContent: escapeDeep(structured, 'block'),
+    content: [{ type: 'text', text: escapeText(maskText(text).text, 'block') }],
+    structuredContent: escapeDeep(maskDeep(structured).value, 'block'),
     ...(isError ? { isError: true } : {}),
   };
 }

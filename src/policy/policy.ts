@@ -14,6 +14,7 @@ import { CATALOGUE } from '../catalogue/index.js';
 import { LOGIN_NAME } from '../catalogue/params.js';
 import { RISKS, riskRank, type Risk } from '../protocol/risk.js';
 import { isGlob, ruleProblem } from './rule-params.js';
+import { PSEUDONYM_CLASSES, type PseudonymClass } from '../mask/pseudonyms.js';
 
 /** Rules never approve above this: High always waits for a person. */
 export const RULE_MAX_RISK: Risk = 'medium';
@@ -46,6 +47,7 @@ const PolicySchema = z.strictObject({
   approval: z.strictObject({ second_factor_from: z.enum(['high', 'medium']).default('high') }).default({ second_factor_from: 'high' }),
   risk: z.record(z.string(), z.enum(RISKS)).default({}),
   rule: z.array(RuleSchema).default([]),
+  masking: z.strictObject({ pseudonyms: z.array(z.enum(PSEUDONYM_CLASSES)).max(PSEUDONYM_CLASSES.length).default([]) }).default({ pseudonyms: [] }),
   notify: z
     .strictObject({
       command: z.array(z.string().min(1).max(4096)).min(1).max(32).optional(),
@@ -72,6 +74,8 @@ export interface Policy {
   riskOverrides: Map<string, Risk>;
   rules: Rule[];
   notify: { command?: string[]; webhook?: string };
+  /** What besides secrets becomes a keyed pseudonym in what clients see ([masking] pseudonyms; none by default). */
+  pseudonyms: PseudonymClass[];
 }
 
 export class PolicyError extends Error {}
@@ -125,6 +129,7 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     riskOverrides,
     rules,
     notify: p.notify,
+    pseudonyms: [...new Set(p.masking.pseudonyms)],
   };
 }
 

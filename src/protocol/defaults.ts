@@ -12,6 +12,8 @@ export const stateFiles = (stateDir: string, logDir: string) => ({
   approvalKey: `${stateDir}/approval.key`,
   /** Seals the approvers' second-factor secrets in the store (AES-256-GCM). */
   totpKey: `${stateDir}/totp.key`,
+  /** Keys the pseudonyms the policy's [masking] asks for (HMAC-SHA256): stable on this host, unguessable elsewhere. */
+  maskKey: `${stateDir}/mask.key`,
   publicKey: `${stateDir}/audit.pub`,
   checkpoints: `${logDir}/checkpoints.log`,
 });

@@ -32,10 +32,13 @@ export class AirlockError extends Error {
   ) {
     super(message);
   }
-  /** The error as it crosses the socket: message and hint may quote host or agent text, so they are escaped here. */
-  toWire(): WireError {
-    const message = escapeText(this.message);
-    return this.hint ? { category: this.category, code: this.code, message, hint: escapeText(this.hint) } : { category: this.category, code: this.code, message };
+  /**
+   * The error as it crosses the socket: message and hint may quote host or agent text, so
+   * they are escaped here. `mask` (the daemon's, src/daemon/output.ts) masks secrets first.
+   */
+  toWire(mask: (text: string) => string = (t) => t): WireError {
+    const message = escapeText(mask(this.message));
+    return this.hint ? { category: this.category, code: this.code, message, hint: escapeText(mask(this.hint)) } : { category: this.category, code: this.code, message };
   }
   static fromWire(e: WireError): AirlockError {
     return new AirlockError(e.category, e.code, e.message, e.hint);

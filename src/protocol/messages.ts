@@ -68,6 +68,8 @@ export interface PreviewEnvelope {
   requested_by: string;
   /** Present (true) when the requester is unattended: a proposal no receipt is ever minted for. */
   unattended?: true;
+  /** Present (true) for an unmasking preview: High, approved by its requester with their factor, output in clear to them alone. */
+  unmask?: true;
   /** Present when this re-previews an unattended principal's proposal (`airlock inbox run`): that transaction's id. */
   from_proposal?: string;
   created_at: string;
@@ -266,6 +268,8 @@ export interface PolicyView {
   /** The ids of its rules, in file order. */
   rules: string[];
   risk_overrides: Record<string, Risk>;
+  /** What besides secrets becomes a keyed pseudonym in what clients see ([masking]). */
+  pseudonyms: string[];
 }
 
 /** `policy.reload`: the digests of the policy replaced and the one now in force. */

@@ -45,7 +45,7 @@ export const METHOD_TABLE = {
   'actions.list': { params: {}, returns: returns<ActionDescription[]>() },
   'actions.describe': { params: { action_name: required<string>() }, returns: returns<ActionDescription>() },
   preview: {
-    params: { action_name: required<string>(), params: optional<Record<string, unknown>>(), proposal_id: optional<string>() },
+    params: { action_name: required<string>(), params: optional<Record<string, unknown>>(), proposal_id: optional<string>(), unmask: optional<boolean>() },
     returns: returns<PreviewResult>(),
   },
   'transaction.get': { params: { transaction_id: required<string>() }, returns: returns<TransactionDetail>() },

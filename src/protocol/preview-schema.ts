@@ -65,6 +65,7 @@ export const PreviewEnvelopeSchema: z.ZodType<PreviewEnvelope> = z.strictObject(
   warnings: z.array(z.string()),
   requested_by: z.string(),
   unattended: z.literal(true).optional(),
+  unmask: z.literal(true).optional(),
   from_proposal: z.string().regex(/^tx_[0-9a-f]{24}$/).optional(),
   created_at: iso,
   expires_at: iso,

@@ -23,7 +23,7 @@ const rootService: Caller = { uid: 0, user: 'root', role: 'admin', approver: fal
 const aliceViaSudo: Caller = { uid: 0, user: 'root', role: 'admin', approver: true, pid: 1, unattended: false, person: person(1002, 'alice', 'admin', true, 'sudo'), rootPeer: { sudoUid: 1002, loginUid: 1002, noPerson: null } };
 const bobViaSudo: Caller = { uid: 0, user: 'root', role: 'admin', approver: false, pid: 1, unattended: false, person: person(1006, 'bob', 'admin', false, 'sudo'), rootPeer: { sudoUid: 1006, loginUid: null, noPerson: null } };
 
-const tx = (over: Partial<TxFacts> = {}): TxFacts => ({ id: 'tx_' + '0'.repeat(24), risk: 'medium', requesterUid: 1001, requesterName: 'agent', requesterPersonUid: 1001, unattended: false, ...over });
+const tx = (over: Partial<TxFacts> = {}): TxFacts => ({ id: 'tx_' + '0'.repeat(24), risk: 'medium', requesterUid: 1001, requesterName: 'agent', requesterPersonUid: 1001, unattended: false, unmask: false, ...over });
 
 describe('the method table', () => {
   test('names every protocol method', () => {

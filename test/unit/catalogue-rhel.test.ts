@@ -758,6 +758,7 @@ function serviceOn(platform: Platform | null): AirlockService {
     store: {} as never,
     host: new FixtureHost({}, undefined, platform),
     executor: {} as never,
+    pseudonymKey: Buffer.alloc(32),
     approvalKey: {} as never,
     policy: DEFAULT_POLICY,
     policyPath: '/nonexistent/policy.toml',

@@ -126,6 +126,7 @@ test(
       policyPath: '/nonexistent/policy.toml',
       tokensPath: '/nonexistent/tokens.toml',
       secondFactor: {} as never,
+      pseudonymKey: Buffer.alloc(32),
       approvalTtlMs: 60_000,
       receiptTtlMs: 60_000,
     });

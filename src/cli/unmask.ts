@@ -1,0 +1,25 @@
+/**
+ * `airlock unmask TRANSACTION`: a person sees a read's output in clear. The daemon masks
+ * every secret in what it sends; this asks it for the same read again as an unmasking
+ * preview (High risk whatever the read's own), which only its requester may approve, with
+ * their second factor, and whose clear output goes to that connection alone. The signed
+ * log records who unmasked what, and how many secrets of each kind the output held.
+ */
+import type { Command } from 'commander';
+import { escapeText } from '../protocol/escape-text.js';
+import { approveInteractively } from './approve.js';
+import { withClient } from './connect.js';
+import { c, EXIT, printJson } from './ui.js';
+
+export async function unmask(id: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
+  await withClient(cmd, async (cl) => {
+    const tx = await cl.transaction(id);
+    const p = await cl.preview(tx.action_name, tx.preview.params, undefined, true);
+    const grant = await approveInteractively(cl, p.transaction_id, !!opts.json);
+    const r = await cl.execute(p.transaction_id, p.action_name, p.params, grant.receipt);
+    if (opts.json) return printJson(r);
+    process.stderr.write(c.yellow(`clear output of ${escapeText(tx.action_name)} (as ${p.transaction_id}); it holds secrets: do not paste it into a chat\n`));
+    for (const line of r.output) process.stdout.write(line + '\n');
+    if (r.state !== 'Succeeded') process.exitCode = EXIT.failed;
+  });
+}
