@@ -15,7 +15,7 @@ import { marker, type Detector, type Span } from './span.js';
 import type { Pseudonyms } from './pseudonyms.js';
 
 /** Every detector, in the order their kinds win when two ranges start at the same place. */
-export const DETECTORS: readonly Detector[] = [privateKeys, words, httpCredentials, credentialFiles];
+export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, words];
 
 export type MaskCounts = Record<string, number>;
 

@@ -39,7 +39,7 @@ export function kindOfName(name: string): string {
   if (/(?:pass|passwd|password|passphrase|pwd|pw)$/.test(last)) return 'password';
   if (last.endsWith('token')) return 'token';
   if (last === 'psk') return 'psk';
-  if (pair === 'private key' || last.endsWith('privatekey')) return 'private_key';
+  if (pair === 'private key' || pair === 'key data' || last.endsWith('privatekey')) return 'private_key';
   if (pair === 'api key' || last.endsWith('apikey')) return 'api_key';
   if (/cred/.test(last)) return 'credentials';
   if (last.endsWith('secret')) return 'secret';

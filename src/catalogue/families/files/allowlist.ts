@@ -35,6 +35,9 @@ export const CONFIG_FILES = [
   '/etc/systemd/system/*.timer',
   '/etc/logrotate.conf',
   '/etc/logrotate.d/*',
+  // Network configuration, shown only when world-readable; a wifi password in it is masked (src/mask).
+  '/etc/netplan/*.yaml',
+  '/etc/wpa_supplicant/*.conf',
 ];
 
 /** Directories whose listing (names, sizes, owners, modes) is not secret. */
