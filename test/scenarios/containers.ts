@@ -37,8 +37,8 @@ const podman = (box: SandboxView, ...args: string[]) => ok(box, PODMAN, args);
 const inspect = async (box: SandboxView, field: string) => (await podman(box, 'container', 'inspect', '--format', `{{${field}}}`, '--', NAME)).trim();
 const json = <T>(r: { output: string[] }) => JSON.parse(r.output.join('\n')) as T;
 
-/** vfs storage, a one-binary image made from busybox-static, and a created (not started) container. */
-async function makeImageAndContainer(box: SandboxView): Promise<void> {
+/** vfs storage and a one-binary image made from busybox-static (also used by test/integration/masking.test.ts). */
+export async function makeImage(box: SandboxView): Promise<string> {
   assert.ok(box.writeFile, 'the scenario runner must provide writeFile');
   await box.writeFile('/etc/containers/storage.conf', STORAGE_CONF);
   await box.writeFile('/etc/containers/containers.conf', CONTAINERS_CONF);
@@ -47,6 +47,12 @@ async function makeImageAndContainer(box: SandboxView): Promise<void> {
   await box.writeFile(`${IMG_DIR}/root/greeting`, `${GREETING}\n`);
   await ok(box, '/usr/bin/tar', ['-C', `${IMG_DIR}/root`, '-cf', `${IMG_DIR}/image.tar`, '.']);
   await podman(box, 'import', '--change', 'CMD ["/bin/busybox", "tail", "-f", "/greeting"]', '--', `${IMG_DIR}/image.tar`, IMAGE);
+  return IMAGE;
+}
+
+/** The image, and a created (not started) container. */
+async function makeImageAndContainer(box: SandboxView): Promise<void> {
+  await makeImage(box);
   await podman(box, 'create', '--name', NAME, '--init', '--network', 'none', '--cgroups', 'disabled', '--env', 'DEMO_TOKEN=not-a-real-secret', IMAGE);
 }
 
