@@ -143,7 +143,7 @@ function assertMasked(door: string, raw: string, decoded: string[], c: Case): vo
   // Every place the value stood (each occurrence of what precedes it) now holds the mask.
   for (const s of c.secrets) {
     const places = all.match(new RegExp(s.before, 'g'))?.length ?? 0;
-    const masked = all.match(new RegExp(`${s.before}${s.gap ?? '["\']?'}${MASK}`, 'g'))?.length ?? 0;
+    const masked = all.match(new RegExp(`${s.before}${s.gap ?? '\\\\?["\']?'}${MASK}`, 'g'))?.length ?? 0;
     assert.ok(places > 0, `${door}: the output no longer shows where ${s.name} stood (${s.before})`);
     assert.equal(masked, places, `${door}: ${places - masked} of the ${places} places where ${s.name} stood hold no ⟦secret:KIND⟧`);
   }
@@ -217,13 +217,11 @@ attack(
     await must('/usr/bin/mkdir', ['-p', '--', '/etc/netplan']);
     await view.writeFile!(path, `network:\n  version: 2\n  wifis:\n    wlan0:\n      dhcp4: true\n      access-points:\n        "${ssid}":\n          password: "${password}"\n`);
     assert.ok((await view.readFile(path))!.includes(password), 'the bed holds the planted password');
-    // The read that declares this file (none yet: the network family leaves persistent configuration out).
-    const read = [...CATALOGUE.values()].find((a) => a.readOnly && a.files.some((g) => globToRegExp(g).test(path)));
-    assert.ok(read, `no catalogue action reads ${path}: grep -ri netplan src/catalogue finds nothing`);
-    const params = read.params.safeParse({ path }).success ? { path } : {};
-    return { steps: [{ action_name: read.name, params }], secrets: [secret('the wifi password', password, 'password: ')], kept: [ssid, 'access-points'] };
+    // The files family shows a world-readable netplan file (src/catalogue/families/files/allowlist.ts).
+    const read = CATALOGUE.get('ReadConfigFile')!;
+    assert.ok(read.files.some((g) => globToRegExp(g).test(path)), `ReadConfigFile does not declare ${path}`);
+    return { steps: [{ action_name: read.name, params: { path } }], secrets: [secret('the wifi password', password, 'password: ')], kept: [ssid, 'access-points'] };
   },
-  { todo: 'the catalogue has no read of /etc/netplan (src/catalogue/families/network/index.ts: persistent network configuration is out of scope)' },
 );
 
 attack('a unit drop-in with tokens in Environment=', async () => {
