@@ -8,9 +8,12 @@
  *      real daemon in a throwaway overlay of / (needs root), at concurrency 1 and 16,
  *      with the agent and the approver as two real Unix users;
  *   3. offline verification of a 100,000-entry signed log;
- *   4. the CLI's start-up: `node bin/airlock.js --help` (the compiled dist/, as installed)
+ *   4. masking (bench/masking.ts): recall and false positives on the generated corpus, and
+ *      throughput on one core beside one regular expression's scan of the same bytes;
+ *   5. the CLI's start-up: `node bin/airlock.js --help` (the compiled dist/, as installed)
  *      beside a bare `node -e 0`, interleaved over many runs.
  * Targets: lifecycle p50 <= 5 ms (at concurrency 1); verify >= 0.5 x raw verify x cores;
+ * masking recall >= 99 %, false positives < 0.1 % of lines, >= 50 MB/s;
  * `airlock --help` <= 3 x `node -e 0`.
  * It also watches how much CPU other processes take meanwhile and warns when the
  * machine was not quiet. It reports: exit 0 even when a target is missed; non-zero
@@ -34,6 +37,7 @@ import { Principal } from '../src/sandbox/principal.js';
 import { parsePublicKey } from '../src/audit/keys.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { encodeFrame, FrameReader } from '../src/protocol/framing.js';
+import { maskingBench } from './masking.js';
 
 const JSON_OUT = process.argv.includes('--json');
 const CORES = availableParallelism();
@@ -360,6 +364,8 @@ const fmt = (v: number, unit: string) => {
   if (unit === 'ms') return `${v < 10 ? v.toFixed(2) : v.toFixed(1)} ms`;
   if (unit === '/s') return `${Math.round(v).toLocaleString('en-US')}/s`;
   if (unit === 'MB') return `${v.toFixed(0)} MB`;
+  if (unit === 'MB/s') return `${v.toFixed(1)} MB/s`;
+  if (unit === '%') return `${(v * 100).toFixed(v < 0.01 ? 3 : 2)} %`;
   return `${v} ${unit}`;
 };
 
@@ -389,6 +395,8 @@ async function main(): Promise<number> {
     cleanups.push(() => rmSync(tmp2, { recursive: true, force: true }));
     const vf = await verifyBench(tmp2);
     await runCleanups();
+    progress('masking: recall, false positives and throughput on the generated corpus');
+    const mk = maskingBench();
 
     // The crypto and store work one lifecycle cannot avoid, on the daemon's one thread:
     // 6 signatures (5 entries + the receipt), 1 verify (the receipt), 4 write
@@ -412,6 +420,10 @@ async function main(): Promise<number> {
       { key: 'lifecycle_c16_throughput', label: `lifecycle c=${CONCURRENCY} throughput`, value: lc.c16.throughput, unit: '/s', limit: floorThroughput, ratio: lc.c16.throughput / floorThroughput, target: null, pass: null },
       { key: 'log_append_batched', label: `log append (batches of ${LOG_BATCH})`, value: vf.buildRate, unit: '/s', limit: raw.signRate, ratio: vf.buildRate / raw.signRate, target: null, pass: null },
       { key: 'verify_100k', label: `verifyLog, ${LOG_ENTRIES / 1000}k entries`, value: vf.verifyRate, unit: '/s', limit: verifyLimit, ratio: vf.verifyRate / verifyLimit, target: `>= ${Math.round(verifyTarget).toLocaleString('en-US')}/s`, pass: vf.verifyRate >= verifyTarget },
+      // Masking: recall's and false positives' limit is perfection; throughput's is one regex reading the same bytes.
+      { key: 'mask_recall', label: `masking recall, ${mk.secrets} planted secrets`, value: mk.recall, unit: '%', limit: 1, ratio: mk.recall, target: '>= 99 %', pass: mk.recall >= 0.99 },
+      { key: 'mask_false_positives', label: `masking false positives, ${mk.lines.toLocaleString('en-US')} lines`, value: mk.falsePositiveRate, unit: '%', limit: 0, ratio: null, target: '< 0.1 % of lines', pass: mk.falsePositiveRate < 0.001 },
+      { key: 'mask_throughput', label: 'masking throughput (1 core)', value: mk.mbPerS, unit: 'MB/s', limit: mk.rawScanMbPerS, ratio: mk.mbPerS / mk.rawScanMbPerS, target: '>= 50 MB/s', pass: mk.mbPerS >= 50 },
       // The limit of a start-up is node's own (`node -e 0`); the target is a multiple of it.
       ...(su
         ? [{ key: 'cli_startup', label: '`airlock --help` start-up p50', value: su.cliP50, unit: 'ms', limit: su.bareP50, ratio: su.bareP50 / su.cliP50, target: `<= ${TARGET_STARTUP_X}x node -e 0`, pass: su.times <= TARGET_STARTUP_X }]
@@ -436,6 +448,7 @@ async function main(): Promise<number> {
         counts: { c1: lc.c1.count, [`c${CONCURRENCY}`]: lc.c16.count, log_entries: LOG_ENTRIES },
         daemon_log: lc.daemonLog,
         verify_runs_s: vf.runs.map((r) => r.seconds),
+        masking: mk,
         cli_startup: su ? { cli_p50_ms: su.cliP50, bare_node_p50_ms: su.bareP50, times_bare_node: su.times, target_times: TARGET_STARTUP_X, runs_each: su.runs, dist_older_than_src: su.stale } : null,
         external_load: externalLoad,
         machine_was_busy: busy,
@@ -464,6 +477,7 @@ async function main(): Promise<number> {
       `lifecycle limit = the daemon's unavoidable work on its one thread: 6 signs + 1 verify + 4 SQLite txns + 11 SHA-256 = ${floorMs.toFixed(3)} ms` +
         ` (so <= ${Math.round(floorThroughput).toLocaleString('en-US')}/s; at c=${CONCURRENCY}, p50 >= ${CONCURRENCY} x that).`,
       `verify limit = raw verify x ${CORES} cores; target is half of it.`,
+      `masking: ${mk.missed} of ${mk.secrets} planted secrets missed, ${mk.changedLines} of ${mk.lines.toLocaleString('en-US')} ordinary lines changed; throughput over ${(mk.bytes / 1e6).toFixed(1)} MB, limit = one pass of /password|secret|token|key/gi over the same bytes.`,
       `phases p50, c=1:  ${ph(lc.c1)}`,
       `phases p50, c=${CONCURRENCY}: ${ph(lc.c16)}`,
       su

@@ -1,12 +1,10 @@
 /**
  * Whether a value looks like key material rather than a setting: long enough, one
- * token, drawn from a key alphabet (base64, base64url, hex), and with enough Shannon
- * entropy per character that it is not a word, a number or a repeated pattern. Used only
- * beside a name that hints at a secret (names.ts 'weak'), never on its own: alone it would
- * mask every digest and commit id, which are public.
+ * token, several kinds of character, and enough Shannon entropy per character that it
+ * is not a word, a number or a repeated pattern. Used only beside a name that hints at a
+ * secret (names.ts 'weak'), never on its own: alone it would mask every digest and commit
+ * id, which are public.
  */
-const KEY_ALPHABET = /^[A-Za-z0-9+/=_.%-]+$/;
-
 export function shannonBits(s: string): number {
   const counts = new Map<string, number>();
   for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
@@ -19,7 +17,7 @@ export function shannonBits(s: string): number {
 }
 
 export function looksLikeKeyMaterial(value: string): boolean {
-  if (value.length < 16 || !KEY_ALPHABET.test(value)) return false;
-  const classes = Number(/[a-z]/.test(value)) + Number(/[A-Z]/.test(value)) + Number(/[0-9]/.test(value));
+  if (value.length < 16 || /\s/.test(value)) return false;
+  const classes = Number(/[a-z]/.test(value)) + Number(/[A-Z]/.test(value)) + Number(/[0-9]/.test(value)) + Number(/[^A-Za-z0-9]/.test(value));
   return classes >= 2 && shannonBits(value) >= 3.3;
 }

@@ -7,6 +7,7 @@
  * One function for every caller: the daemon's output path (src/daemon/output.ts), its
  * previews and error messages, the MCP server's relay and `airlock mask`.
  */
+import { commandLines } from './detectors/command-lines.js';
 import { credentialFiles } from './detectors/credential-files.js';
 import { httpCredentials } from './detectors/http-credentials.js';
 import { privateKeys } from './detectors/private-keys.js';
@@ -15,7 +16,7 @@ import { marker, type Detector, type Span } from './span.js';
 import type { Pseudonyms } from './pseudonyms.js';
 
 /** Every detector, in the order their kinds win when two ranges start at the same place. */
-export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, words];
+export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, words];
 
 export type MaskCounts = Record<string, number>;
 

@@ -1,26 +1,35 @@
 /**
  * Whether a name says that its value is a secret: `DB_PASSWORD`, `client_secret`,
- * `apiKey`, `X-Api-Key`, `psk`, `aws_session_token`, `PGPASSWORD`. The name's LAST word
- * decides, so `PasswordAuthentication`, `token_lifetime`, `password_file` and
- * `PermitEmptyPasswords` are settings, not secrets. One function, used by the
+ * `apiKey`, `X-Api-Key`, `psk`, `aws_session_token`, `PGPASSWORD`, `--redis.password`,
+ * `db_password_replica`: a secret word, last or followed only by qualifiers. Any other
+ * word after it makes a setting about the secret: `PasswordAuthentication`,
+ * `token_lifetime`, `password_file`, `token_endpoint`. One function, used by the
  * assignment detector and by the catalogue's check that every parameter so named is
  * declared secret (test/unit/secret-params.test.ts).
  *
  * 'strong': the value is a secret whatever it looks like. 'weak' (a name ending in `key`,
- * `auth`, `sig`, `signature`, `cookie`): a secret only when the value looks like key
- * material (entropy.ts), since `key = value` is also how settings are spelled.
+ * `auth`, `salt`, `sig`, `cookie`): a secret only when the value looks like key material
+ * (entropy.ts), since `key = value` is also how settings are spelled.
  */
 export type SecretName = 'strong' | 'weak' | null;
 
-/** Last words (or endings of a last word) that make a name a secret's. */
-const STRONG_ENDINGS = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'credential', 'credentials', 'psk', 'pwd'];
-/** Last words that are secret only as a whole word (`bypass`, `compass` are not). */
-const STRONG_WORDS = new Set(['pass', 'pw', 'creds', 'sas', 'connectionstring']);
-/** Two last words that together name a secret: `private key`, `api key`, `access key`. */
-const STRONG_PAIRS = new Set(['private key', 'api key', 'access key', 'secret key', 'signing key', 'encryption key', 'master key', 'auth key', 'client key', 'account key', 'shared key', 'license key', 'session key', 'key data', 'auth token', 'connection string', 'private key', 'key secret']);
-const WEAK_WORDS = new Set(['key', 'auth', 'sig', 'signature', 'cookie', 'hmac', 'sessionid', 'session']);
-/** Names that end in a strong word but hold no secret in any syntax Airlock reads. */
-const NOT_SECRET = new Set(['oldpwd', 'pwd', 'passwd']); // PWD=/root, nsswitch's `passwd: files`
+/** Endings of a word that make it a secret word: `password`, `PGPASSWORD`, `apitoken`. */
+const SECRET_ENDINGS = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'credential', 'credentials', 'psk', 'pwd'];
+/** Words that are secret words only whole (`bypass`, `compass` are not); Redis's `requirepass` and `masterauth`. */
+const SECRET_WORDS = new Set(['pass', 'pw', 'creds', 'sas', 'connectionstring', 'requirepass', 'masterauth', 'masterpass']);
+/** Two words that together name a secret: `private key`, `api key`, `access key`. */
+const SECRET_PAIRS = new Set(['private key', 'api key', 'access key', 'secret key', 'signing key', 'encryption key', 'master key', 'auth key', 'client key', 'account key', 'shared key', 'license key', 'session key', 'key data', 'auth token', 'connection string', 'key secret', 'preshared key']);
+/**
+ * Words that may follow the secret word and leave it the secret's name: which instance of
+ * it (`db_password_replica`, `SECRET_KEY_BASE`, `API_TOKEN_VALUE`). Any other word after
+ * it makes the name a setting about the secret (`token_lifetime`, `password_file`,
+ * `PasswordAuthentication`, `token_endpoint`, `password_encryption`): an allowlist, so a
+ * setting is never masked for sounding like one.
+ */
+const QUALIFIERS = new Set(['replica', 'primary', 'secondary', 'old', 'new', 'prod', 'production', 'dev', 'development', 'staging', 'stage', 'test', 'testing', 'backup', 'main', 'admin', 'root', 'user', 'ro', 'rw', 'readonly', 'read', 'write', 'local', 'remote', 'master', 'slave', 'current', 'next', 'prev', 'previous', 'base', 'base64', 'b64', 'raw', 'plain', 'clear', 'value', 'enc', 'hex', 'live']);
+const WEAK_WORDS = new Set(['key', 'auth', 'salt', 'sig', 'signature', 'cookie', 'hmac', 'sessionid', 'session']);
+/** Names that hold a secret word but no secret in any syntax Airlock reads: sudo's NOPASSWD tag. */
+const NOT_SECRET = new Set(['nopasswd', 'passwd_tag']);
 
 /** Splits `DB_PASSWORD`, `apiKey`, `X-Api-Key`, `db.password` and `client-key-data` into lower-case words. */
 export function nameWords(name: string): string[] {
@@ -31,32 +40,47 @@ export function nameWords(name: string): string[] {
     .filter((w) => w !== '' && !/^\d+$/.test(w));
 }
 
-/** The `⟦secret:KIND⟧` kind for a value under this name. */
-export function kindOfName(name: string): string {
+const isSecretWord = (w: string) => SECRET_WORDS.has(w) || SECRET_ENDINGS.some((e) => w.endsWith(e)) || /(?:private|secret|access|signing|master|account)key$/.test(w);
+
+/** Whether the secret word of `name` is its last word (qualifiers aside, none follow). */
+export function secretWordLast(name: string): boolean {
   const words = nameWords(name);
-  const last = words[words.length - 1] ?? '';
-  const pair = words.length >= 2 ? `${words[words.length - 2]} ${last}` : '';
-  if (/(?:pass|passwd|password|passphrase|pwd|pw)$/.test(last)) return 'password';
-  if (last.endsWith('token')) return 'token';
-  if (last === 'psk') return 'psk';
-  if (pair === 'private key' || pair === 'key data' || last.endsWith('privatekey')) return 'private_key';
-  if (pair === 'api key' || last.endsWith('apikey')) return 'api_key';
-  if (/cred/.test(last)) return 'credentials';
-  if (last.endsWith('secret')) return 'secret';
-  return secretName(name) === 'weak' ? 'key' : 'secret';
+  return secretAt(words) === words.length - 1;
+}
+
+/** Where in `words` the secret begins (the index of its secret word or pair), or -1. */
+function secretAt(words: string[]): number {
+  for (let i = words.length - 1; i >= 0; i--) {
+    if (isSecretWord(words[i]!)) return i;
+    if (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${words[i]}`)) return i;
+  }
+  return -1;
 }
 
 export function secretName(name: string): SecretName {
   const words = nameWords(name);
   const last = words[words.length - 1];
-  if (last === undefined) return null;
-  if (words.length === 1 && NOT_SECRET.has(last)) return null;
+  if (last === undefined || NOT_SECRET.has(words.join('_'))) return null;
   if (words.includes('public') || words.includes('pub')) return null; // public_key, pubkey: public material
-  const pair = words.length >= 2 ? `${words[words.length - 2]} ${last}` : '';
-  if (STRONG_PAIRS.has(pair) || STRONG_WORDS.has(last)) return 'strong';
-  for (const end of STRONG_ENDINGS) if (last.endsWith(end)) return 'strong';
-  // `client-key-data` (kubeconfig), `privatekey`, `secretkey`: the key itself.
-  if (/(?:private|secret|access|signing|master|account)key$/.test(last)) return 'strong';
-  if (WEAK_WORDS.has(last) || last.endsWith('key')) return 'weak';
+  const at = secretAt(words);
+  // db_password_replica: a secret word, then a qualifier; token_lifetime: a setting about one.
+  if (at >= 0 && words.slice(at + 1).every((w) => QUALIFIERS.has(w))) return 'strong';
+  if (at < 0 && (WEAK_WORDS.has(last) || last.endsWith('key'))) return 'weak';
   return null;
+}
+
+/** The `⟦secret:KIND⟧` kind for a value under this name. */
+export function kindOfName(name: string): string {
+  const words = nameWords(name);
+  const at = secretAt(words);
+  if (at < 0) return 'key';
+  const w = words[at]!;
+  const pair = at > 0 ? `${words[at - 1]} ${w}` : '';
+  if (/(?:pass|passwd|password|passphrase|pwd|pw|requirepass|masterauth|masterpass)$/.test(w)) return 'password';
+  if (w.endsWith('token')) return 'token';
+  if (w === 'psk' || pair === 'preshared key') return 'psk';
+  if (pair === 'private key' || pair === 'key data' || w.endsWith('privatekey')) return 'private_key';
+  if (pair === 'api key' || w.endsWith('apikey')) return 'api_key';
+  if (/cred/.test(w)) return 'credentials';
+  return 'secret';
 }

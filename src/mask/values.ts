@@ -6,15 +6,26 @@
 import { looksLikeKeyMaterial } from './entropy.js';
 import type { SecretName } from './names.js';
 
-/** A reference, not a value: ${X}, $X, %X%, %(x)s, {{ x }}, <password>, ***, xxx, [redacted], an earlier mask. */
-export const PLACEHOLDER = /^(?:\$\{[^}]*\}(?:\/\S*)?|\$[A-Za-z_][A-Za-z0-9_]*\/\S*|\$\(.*|`.*|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|%\([^)]*\)s|\{\{.*\}\}|<[^<>]*>|\*+|x{3,}|X{3,}|\.{3}|\[?redacted\]?|\[?masked\]?|⟦[^⟧]*⟧)$/i;
-const NOT_A_VALUE = /^(?:true|false|yes|no|on|off|none|null|nil|undefined|required|optional|prompt|empty|-|[|>][+-]?)$/i;
-/** A path to where the secret is kept, not the secret: `/run/secrets/db`, `~/.pgpass`, `./key.pem`. */
-const PATH = /^(?:\/|~\/|\.{1,2}\/)\S*$/;
+/**
+ * A reference, not a value: ${X}, $X, $__env{X} (Grafana), %X%, %(x)s, {{ x }} (Jinja,
+ * Go), var.x and data.x (Terraform), <password>, ***, xxx, [redacted], `sk-...` (elided),
+ * an earlier mask.
+ */
+export const PLACEHOLDER =
+  /^(?:\$\w*\{[^}]*\}(?:\/\S*)?|\$[A-Za-z_][A-Za-z0-9_]*\/\S*|\$\(.*|`.*|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|%\([^)]*\)s|\{\{.*\}\}|(?:var|local|data|module|each)\.[\w.\[\]"-]+|<[^<>]*>|\*+|x{3,}|X{3,}|\S{0,12}(?:\.{3}|…)|\[?redacted\]?|\[?masked\]?|⟦[^⟧]*⟧)$/i;
+/** Flags, nothing, and /etc/services' `kpasswd 464/udp`. */
+const NOT_A_VALUE = /^(?:true|false|yes|no|on|off|none|null|nil|undefined|required|optional|prompt|empty|~|-|[|>][+-]?|\d{1,5}\/(?:tcp|udp|sctp|dccp))$/i;
+/** nsswitch.conf's `passwd: files systemd` lists sources, not a password. */
+const NSS_SOURCES = /^(?:(?:files|systemd|compat|db|nis|nisplus|ldap|sss|winbind|dns|mdns4_minimal|mdns4|mdns|myhostname|resolve|mymachines|hesiod|usrfiles|altfiles|cache|extrausers)\s*(?:\[[^\]]*\]\s*)?)+$/;
+/**
+ * Where the secret is kept, not the secret: `/run/secrets/db`, `~/.pgpass`, `./key.pem`,
+ * and systemd's `LoadCredential=ID:PATH`.
+ */
+const PATH = /^(?:[\w.-]+:)?(?:\/|~\/|\.{1,2}\/)\S*$/;
 /** Public key material under a name such as `key`: SSH public keys, PGP and X.509 armour. */
 const PUBLIC = /^(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-|sk-(?:ssh|ecdsa)|-----BEGIN (?:CERTIFICATE|PUBLIC|PGP PUBLIC))/;
 
 export function isSecretValue(strength: SecretName, value: string): boolean {
-  if (strength === null || value === '' || PLACEHOLDER.test(value) || NOT_A_VALUE.test(value) || PATH.test(value) || PUBLIC.test(value)) return false;
+  if (strength === null || value === '' || PLACEHOLDER.test(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value)) return false;
   return strength === 'strong' || looksLikeKeyMaterial(value);
 }

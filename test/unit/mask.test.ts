@@ -161,9 +161,9 @@ test('JSON values: every string, and whole values under a key that names a secre
   assert.deepEqual(counts, { password: 2 });
 });
 
-test('names: the last word decides', () => {
-  for (const n of ['DB_PASSWORD', 'PGPASSWORD', 'client_secret', 'apiKey', 'X-Api-Key', 'aws_session_token', 'psk', 'private_key', 'credentials', 'db.pass']) assert.equal(secretName(n), 'strong', n);
-  for (const n of ['PasswordAuthentication', 'token_lifetime', 'password_file', 'PermitEmptyPasswords', 'bypass', 'PWD', 'public_key', 'key_size']) assert.equal(secretName(n), null, n);
+test('names: a secret word, last or followed only by qualifiers', () => {
+  for (const n of ['db_password_replica', 'SECRET_KEY_BASE', '--redis.password', 'requirepass', 'DB_PASSWORD', 'PGPASSWORD', 'client_secret', 'apiKey', 'X-Api-Key', 'aws_session_token', 'psk', 'private_key', 'credentials', 'db.pass']) assert.equal(secretName(n), 'strong', n);
+  for (const n of ['PasswordAuthentication', 'token_lifetime', 'password_file', 'PermitEmptyPasswords', 'bypass', 'public_key', 'key_size', 'token_endpoint', 'password_encryption']) assert.equal(secretName(n), null, n);
   for (const n of ['key', 'auth', 'sig', 'HostKey']) assert.equal(secretName(n), 'weak', n);
   assert.equal(secretName('AccountKey'), 'strong', "Azure's storage key");
   assert.equal(kindOfName('MYSQL_ROOT_PASSWORD'), 'password');
@@ -191,8 +191,8 @@ describe("the daemon's output path", () => {
     // Each piece ends its own line (two programs' outputs), so this token is two lines: neither half is a secret shape.
     assert.equal(out.lines.length, 4);
     const one = releaseOutput([`x\ntoken=${token}\n`]);
-    assert.deepEqual(one.lines, ['x', 'token=⟦secret:token⟧']);
-    assert.deepEqual(one.masked, { token: 1 });
+    assert.deepEqual(one.lines, ['x', 'token=⟦secret:github_token⟧'], 'a token of known shape keeps its kind under any name');
+    assert.deepEqual(one.masked, { github_token: 1 });
     const long = releaseOutput(['y'.repeat(MAX_LINE_LENGTH - 10) + ` ${token}\n`]);
     assert.ok(!long.lines[0]!.includes(token.slice(0, 10)), 'a token across the line cap is masked whole, not cut into a leak');
     assert.deepEqual(long.masked, { github_token: 1 });

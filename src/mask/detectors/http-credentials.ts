@@ -13,9 +13,11 @@ import type { Detector, Span } from '../span.js';
 import { PLACEHOLDER } from '../values.js';
 
 /** `Authorization: Basic dXNlcjpwYXNz`, `proxy-authorization=Bearer x`, `"Authorization": "token x"`. */
-const HEADER = /authorization["']?\s*[:=]\s*["']?(?:(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)\s+)?([^\s"',;]{4,}(?:,\s*[A-Za-z]+=[^\s,"']+)*)/gi;
+const HEADER = /authorization["']?(?:[ \t]*[:=][ \t]*["']?(?:(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)[ \t]+)?|[ \t]+["']?(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)[ \t]+)([^\s"',;]{4,}(?:,\s*[A-Za-z]+=[^\s,"']+)*)/gi;
 /** A bearer token anywhere: `curl -H 'Bearer x'`, `token=Bearer x`. */
-const BEARER = /bearer\s+([A-Za-z0-9._~+/=-]{8,})/gi;
+const BEARER = /bearer[ \t]+([A-Za-z0-9._~+/=-]{8,})/gi;
+/** A bare `Basic <base64>` (an access log's header field): only when it decodes to `user:password`. */
+const BASIC = /basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})/gi;
 /** `://user:PASSWORD@`, right after a scheme. The user may be empty (redis://:pw@host). */
 const USERINFO = /:\/\/[^\s/:@"'<>]{0,256}:([^\s/@"'<>]{1,512})(?=@)/g;
 /** Webhook URLs whose path is the credential. */
@@ -39,8 +41,9 @@ const SCHEME_KIND: Record<string, string> = { basic: 'basic_auth', bearer: 'bear
 const startsWord = (text: string, at: number) => at === 0 || !/[A-Za-z0-9_]/.test(text[at - 1]!);
 
 export const httpCredentials: Detector = (text, out) => {
-  groups(text, HEADER, out, (m) => (startsWord(text, m.index) || text[m.index - 1] === '-' ? (SCHEME_KIND[(m[1] ?? '').toLowerCase()] ?? 'authorization') : null));
+  groups(text, HEADER, out, (m) => (startsWord(text, m.index) || text[m.index - 1] === '-' ? (SCHEME_KIND[(m[1] ?? m[2] ?? '').toLowerCase()] ?? 'authorization') : null));
   groups(text, BEARER, out, (m) => (startsWord(text, m.index) ? 'bearer' : null));
+  groups(text, BASIC, out, (m) => (startsWord(text, m.index) && /^[^:\s]{1,64}:\S/.test(Buffer.from(m[1]!, 'base64').toString('latin1')) ? 'basic_auth' : null));
   groups(text, USERINFO, out, (m) => (m.index > 0 && /[A-Za-z0-9+.-]/.test(text[m.index - 1]!) ? 'url_password' : null));
   groups(text, WEBHOOK, out, () => 'webhook');
   groups(text, SAS_SIG, out, (m) => (m.index > 0 && '?&;'.includes(text[m.index - 1]!) ? 'azure_sas' : null));
