@@ -91,7 +91,9 @@ export const scenarios: Scenario[] = [
       byId.container = c!.Id.slice(0, 12);
       assert.equal(c!.Name, NAME);
       assert.equal(c!.State.Status, 'created');
-      assert.ok(c!.Config.Env.includes('DEMO_TOKEN=not-a-real-secret'), 'the full record, environment included (hence Medium)');
+      // The full record, environment included (hence Medium), with the token's value masked (src/mask).
+      assert.ok(c!.Config.Env.includes('DEMO_TOKEN=⟦secret:token⟧'), `the environment, masked: ${c!.Config.Env.join(' ')}`);
+      assert.ok(!r.output.join('\n').includes('not-a-real-secret'));
     },
   },
   {
