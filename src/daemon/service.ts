@@ -546,8 +546,8 @@ export class AirlockService {
     if (req.reason !== undefined && (typeof req.reason !== 'string' || req.reason.length > MAX_DENY_REASON)) {
       fail('validation', 'bad_reason', `reason must be text of at most ${MAX_DENY_REASON} characters`);
     }
-    // Shown to the requester and to anyone reading the log: escaped like all text, never refused for it.
-    const reason = typeof req.reason === 'string' && req.reason.trim() !== '' ? escapeText(req.reason.trim()) : null;
+    // Shown to the requester and to anyone reading the log: masked and escaped like all text, never refused for it.
+    const reason = typeof req.reason === 'string' && req.reason.trim() !== '' ? maskForClient(req.reason.trim()) : null;
     const now = this.now();
     await this.refuseIfExpired(tx, now);
     if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`, tx.state === 'Queued' ? `it is approved already: an admin approver or its requester cancels it (\`airlock cancel ${tx.id}\`)` : undefined);

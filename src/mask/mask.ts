@@ -15,6 +15,9 @@ import { words } from './detectors/words.js';
 import { marker, type Detector, type Span } from './span.js';
 import type { Pseudonyms } from './pseudonyms.js';
 
+/** A marker this masker or the pseudonyms wrote. */
+const MARKER = /⟦[a-z_]{1,40}:[^⟧\s]{1,40}⟧/g;
+
 /** Every detector, in the order their kinds win when two ranges start at the same place. */
 export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, words];
 
@@ -33,9 +36,20 @@ export interface MaskOptions {
 
 /** The secret ranges of `text`, sorted and merged (a range inside or overlapping another joins it; the first kind wins). */
 export function secretSpans(text: string): Span[] {
-  const found: Span[] = [];
+  let found: Span[] = [];
   for (const d of DETECTORS) d(text, found);
   if (found.length === 0) return found;
+  // Masking masked text changes nothing: a marker already there (the MCP server masks what
+  // the daemon masked) is never read as a name and a value (`secret:` + `bearer⟧`).
+  if (text.includes('⟦')) {
+    // A span that starts inside a marker starts after it; one that holds a whole marker and more
+    // stays whole (`password=⟦x:y⟧hunter2` hides nothing behind a fake marker).
+    const markers = [...text.matchAll(MARKER)].map((m) => [m.index, m.index + m[0].length] as const);
+    for (const s of found) for (const [a, b] of markers) if (s.start >= a && s.start < b) s.start = Math.min(b, s.end);
+    // What is left of such a span after the marker may be the escaped newline a masked key ended with.
+    found = found.filter((s) => s.end > s.start && !/^(?:\\[nrt]|\s)*$/.test(text.slice(s.start, s.end)));
+    if (found.length === 0) return found;
+  }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: Span[] = [{ ...found[0]! }];
   for (let i = 1; i < found.length; i++) {

@@ -19,9 +19,10 @@ const NOT_A_VALUE = /^(?:true|false|yes|no|on|off|none|null|nil|undefined|requir
 const NSS_SOURCES = /^(?:(?:files|systemd|compat|db|nis|nisplus|ldap|sss|winbind|dns|mdns4_minimal|mdns4|mdns|myhostname|resolve|mymachines|hesiod|usrfiles|altfiles|cache|extrausers)\s*(?:\[[^\]]*\]\s*)?)+$/;
 /**
  * Where the secret is kept, not the secret: `/run/secrets/db`, `~/.pgpass`, `./key.pem`,
- * and systemd's `LoadCredential=ID:PATH`.
+ * and systemd's `LoadCredential=ID:PATH`. An absolute path must start at a directory
+ * hosts keep files in, and holds no `+` or `=`: base64 key material may start with `/`.
  */
-const PATH = /^(?:[\w.-]+:)?(?:\/|~\/|\.{1,2}\/)\S*$/;
+const PATH = /^(?:[\w.-]+:)?(?:~\/|\.{1,2}\/|\/(?:etc|run|var|srv|opt|home|root|usr|tmp|mnt|media|data|secrets|proc|dev|app|config|certs|keys|vault|workspace|lib|snap)(?:\/|$))[^\s+=]*$/;
 /** Public key material under a name such as `key`: SSH public keys, PGP and X.509 armour. */
 const PUBLIC = /^(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-|sk-(?:ssh|ecdsa)|-----BEGIN (?:CERTIFICATE|PUBLIC|PGP PUBLIC))/;
 

@@ -83,4 +83,9 @@ the chat approves anything.
   key, inside this server process.
 - If a tool says the daemon cannot be reached, tell the person what it says; do
   not look for another way to make the change.
+- Secrets in what the host returns (passwords, tokens, private keys) reach you as
+  \`⟦secret:KIND⟧\`, and may be the HMAC pseudonyms \`⟦ip:…⟧\`, \`⟦email:…⟧\`,
+  \`⟦host:…⟧\` (the same value gives the same one). You cannot see the value, by
+  design: never ask the person to paste it. If they need it, they run
+  \`airlock unmask tx_...\` themselves; its output goes to them, not to you.
 `;

@@ -36,3 +36,12 @@ test('false positives: under 0.1 % of ordinary lines change', () => {
   assert.ok(lines >= 20_000, `only ${lines} ordinary lines`);
   assert.ok(changed.length / lines < 0.001, `${changed.length} of ${lines} lines changed:\n${changed.join('\n')}`);
 });
+
+test('masking masked text changes nothing (the MCP server masks what the daemon sent)', () => {
+  for (const f of [...plantedSecrets(), ...ordinaryOutputs()]) {
+    const once = maskText(f.text).text;
+    const twice = maskText(once);
+    assert.equal(twice.text, once, f.name);
+    assert.deepEqual(twice.counts, {}, `${f.name}: a marker was counted again`);
+  }
+});

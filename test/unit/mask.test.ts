@@ -121,6 +121,8 @@ test('public material and settings stay as they are', () => {
     'Accepted publickey for bob from 192.0.2.7 port 50022 ssh2: ED25519 SHA256:abcdefghijklmnop',
     'https://deb.debian.org/debian bookworm main',
     'ExecStart=/usr/bin/app --config /etc/app.yaml',
+    'token:ci may not approve',
+    'requested by token:deploy-bot',
   ];
   for (const t of keep) assert.equal(maskText(t).text, t);
 });
@@ -210,6 +212,12 @@ describe("the daemon's output path", () => {
     assert.deepEqual(counts, { password: 1 });
     assert.deepEqual(shownParams({}, { user: 'bob' }, counts), { user: 'bob' });
   });
+});
+
+test('a fake marker hides nothing: what follows it in a value is masked', () => {
+  const pw = alnum(14);
+  assert.equal(maskText(`password=⟦x:y⟧${pw}`).text, 'password=⟦x:y⟧⟦secret:password⟧');
+  assert.equal(maskText(`token ⟦secret:z⟧ghp_${alnum(36)}`).text.includes('ghp_'), false);
 });
 
 test('spans never overlap and stay inside the text', () => {

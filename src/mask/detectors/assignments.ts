@@ -18,6 +18,7 @@
 import { kindOfName, secretName, secretWordLast, type SecretName } from '../names.js';
 import type { Span } from '../span.js';
 import { tokenAt } from './tokens.js';
+import { looksLikeKeyMaterial } from '../entropy.js';
 import { isSecretValue } from '../values.js';
 
 /** Every secret name (names.ts) holds one of these; a word without one is not looked at further. */
@@ -54,6 +55,8 @@ interface Separated {
   at: number;
   /** The separator was only blanks: the value must be one quoted string or one token that ends the statement. */
   blankOnly: boolean;
+  /** `X-Api-Key:VALUE`, no blank after the colon: only key material counts (`token:ci` names a principal). */
+  tight?: boolean;
 }
 
 /** The separator after a name, or null when what follows is not an assignment. */
@@ -70,7 +73,8 @@ function separator(text: string, nameStart: number, nameEnd: number, strength: S
     // `key:value` with no blank is `host:port`, `sshd:auth`, `SHA256:x`, except after a name that says secret.
     const next = text[i + 1];
     if (next === '=') i += 2;
-    else if (isBlank(next) || isQuote(next) || endsLine(next) || (strength === 'strong' && secretWordLast(text.slice(nameStart, nameEnd)))) i += 1;
+    else if (isBlank(next) || isQuote(next) || endsLine(next)) i += 1;
+    else if (strength === 'strong' && secretWordLast(text.slice(nameStart, nameEnd))) return { at: i + 1, blankOnly: false, tight: true };
     else return null;
   } else if (c === ',' && quotedName && (text[nameStart] === '-' || /define\(\s*["']$/.test(text.slice(Math.max(0, nameStart - 12), nameStart)))) i += 1;
   else if (i > afterName && strength === 'strong' && !endsLine(c) && (nameStart === 0 || /[\s"'-]/.test(text[nameStart - 1]!))) return { at: i, blankOnly: true };
@@ -128,6 +132,7 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
     if (!endsLine(text[after]) && text[after] !== ';') return nameEnd;
     if (!quoted && !SECRETISH.test(value)) return nameEnd;
   }
+  if (sep.tight && !looksLikeKeyMaterial(value)) return nameEnd;
   if (!isSecretValue(strength, value)) return Math.max(end, sep.at);
   // A credential of known shape keeps its own kind (`CI_TOKEN glpat-...` is a GitLab token).
   const shaped = tokenAt(text, start);

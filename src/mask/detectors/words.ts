@@ -9,6 +9,7 @@ import type { Detector } from '../span.js';
 import { assignmentAt } from './assignments.js';
 import { MIN_TOKEN, tokenAt } from './tokens.js';
 
+const OPEN_MARKER = '⟦'.charCodeAt(0);
 const WORD = new Uint8Array(128);
 for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-') WORD[ch.charCodeAt(0)] = 1;
 
@@ -18,7 +19,9 @@ export const words: Detector = (text, out) => {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c >= 128 || WORD[c] === 0) {
-      i++;
+      // A marker (⟦secret:KIND⟧) is opaque: its words are no name to read a value after.
+      const close = c === OPEN_MARKER ? text.indexOf('⟧', i) : -1;
+      i = close > i && close - i <= 48 ? close + 1 : i + 1;
       continue;
     }
     const start = i;
