@@ -45,3 +45,17 @@ test('masking masked text changes nothing (the MCP server masks what the daemon 
     assert.deepEqual(twice.counts, {}, `${f.name}: a marker was counted again`);
   }
 });
+
+test('a JSON document stays a JSON document (what `podman inspect` returns still parses)', () => {
+  let documents = 0;
+  for (const f of [...plantedSecrets(), ...ordinaryOutputs()]) {
+    try {
+      JSON.parse(f.text);
+    } catch {
+      continue;
+    }
+    documents++;
+    assert.doesNotThrow(() => JSON.parse(maskText(f.text).text), f.name);
+  }
+  assert.ok(documents >= 5, `only ${documents} JSON documents in the corpus`);
+});

@@ -122,6 +122,8 @@ test('public material and settings stay as they are', () => {
     'https://deb.debian.org/debian bookworm main',
     'ExecStart=/usr/bin/app --config /etc/app.yaml',
     'token:ci may not approve',
+    '  "Passwd": true,',
+    '{"Passwd": false, "Env": ["A=b"]}',
     'requested by token:deploy-bot',
   ];
   for (const t of keep) assert.equal(maskText(t).text, t);

@@ -57,6 +57,10 @@ interface Separated {
   blankOnly: boolean;
   /** `X-Api-Key:VALUE`, no blank after the colon: only key material counts (`token:ci` names a principal). */
   tight?: boolean;
+  /** `"A=b c"`: an unquoted name opens a quoted string and `=` follows it; the value ends at that string's quote. */
+  inQuotedPair?: boolean;
+  /** A JSON literal follows a quoted key (not a string): never masked. */
+  jsonLiteral?: boolean;
 }
 
 /** The separator after a name, or null when what follows is not an assignment. */
@@ -79,8 +83,11 @@ function separator(text: string, nameStart: number, nameEnd: number, strength: S
   } else if (c === ',' && quotedName && (text[nameStart] === '-' || /define\(\s*["']$/.test(text.slice(Math.max(0, nameStart - 12), nameStart)))) i += 1;
   else if (i > afterName && strength === 'strong' && !endsLine(c) && (nameStart === 0 || /[\s"'-]/.test(text[nameStart - 1]!))) return { at: i, blankOnly: true };
   else return null;
+  const inQuotedPair = !quotedName && c === '=' && isQuote(text[nameStart - 1]);
   while (isBlank(text[i])) i++;
-  return { at: i, blankOnly: false };
+  // JSON: after a quoted key, a value not in quotes is a number, true, false or null: no secret, and masking it would break the document.
+  if (quotedName && c === ':' && !isQuote(text[i]) && !(text[i] === '\\' && text[i + 1] === '"')) return { at: i, blankOnly: false, jsonLiteral: true };
+  return { at: i, blankOnly: false, inQuotedPair };
 }
 
 /**
@@ -94,7 +101,7 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   const strength = CANDIDATE.test(name) ? secretName(name) : null;
   const sep = separator(text, nameStart, nameEnd, strength);
   if (!sep) return nameEnd;
-  if (strength === null) return sep.at;
+  if (strength === null || sep.jsonLiteral) return sep.at;
   if (strength === 'weak' && /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart))) return sep.at; // WireGuard's `public key:`
   const i = sep.at;
   let lineEnd = text.indexOf('\n', i);
@@ -109,7 +116,7 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   } else if (isQuote(text[i])) {
     start = i + (triple ? 3 : 1);
     end = quotedEnd(text, i, lineEnd, triple ? 3 : 1);
-  } else if (isQuote(text[nameStart - 1]) && !sep.blankOnly) {
+  } else if (sep.inQuotedPair) {
     // "DB_PASSWORD=x y" inside a quoted pair: the value runs to the pair's closing quote.
     const close = text.indexOf(text[nameStart - 1]!, i);
     end = close < 0 || close > lineEnd ? lineEnd : close;
