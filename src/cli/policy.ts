@@ -35,7 +35,9 @@ Example policy:
   action = "RestartService"
   params = { unit = "nginx.service" }
   cooldown_minutes = 10
-  daily_cap = 20`,
+  daily_cap = 20
+  [masking]
+  pseudonyms = ["ip", "email"]   # also "hostname": keyed pseudonyms instead of the values`,
     )
     .action(async (o) => {
       const { explainPolicy, parsePolicy, PolicyError } = await import('../policy/policy.js');

@@ -195,5 +195,10 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   }
   if (policy.notify.command) lines.push(`notify: runs ${JSON.stringify(policy.notify.command)} (no shell) with the summary on stdin`);
   if (policy.notify.webhook) lines.push(`notify: POSTs the summary as JSON to ${policy.notify.webhook}`);
+  lines.push(
+    policy.pseudonyms.length
+      ? `masking: secrets become ⟦secret:KIND⟧, and ${policy.pseudonyms.join(', ')} become keyed pseudonyms (the same value, the same pseudonym on this host)`
+      : 'masking: secrets become ⟦secret:KIND⟧; addresses and names are shown as they are ([masking] pseudonyms = ["email", "ip", "hostname"] to hide them)',
+  );
   return { lines, warnings };
 }

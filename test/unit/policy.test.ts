@@ -92,6 +92,16 @@ test('policy check explains rules and warns on dangerous ones', () => {
   assert.ok(warnings.some((w) => /wide glob/.test(w)));
 });
 
+test('[masking] pseudonyms: the classes it names, explained; an unknown class is refused', () => {
+  assert.deepEqual(DEFAULT_POLICY.pseudonyms, []);
+  const p = parsePolicy('[masking]\npseudonyms = ["ip", "email", "ip"]\n');
+  assert.deepEqual(p.pseudonyms, ['ip', 'email']);
+  assert.ok(explainPolicy(p).lines.some((l) => /masking: .*ip, email become keyed pseudonyms/.test(l)));
+  assert.ok(explainPolicy(DEFAULT_POLICY).lines.some((l) => /addresses and names are shown as they are/.test(l)));
+  assert.throws(() => parsePolicy('[masking]\npseudonyms = ["phone"]\n'), PolicyError);
+  assert.throws(() => parsePolicy('[masking]\nsecrets = "off"\n'), PolicyError, 'masking of secrets cannot be turned off');
+});
+
 test('a rule the daemon could never apply is refused, saying why and what to do', () => {
   const rule = (action: string, params: string) => `[[rule]]\nid = "r1"\naction = "${action}"\nparams = { ${params} }\ncooldown_minutes = 0\ndaily_cap = 5\n`;
   // A list parameter: a rule compares single values, so `names = "rtp*"` would never match a request.
