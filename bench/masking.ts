@@ -18,7 +18,24 @@ export interface MaskingFigures {
   bytes: number;
   mbPerS: number;
   rawScanMbPerS: number;
+  /** The slowest of the crafted inputs (CRAFTED), MB/s: masking must stay linear whatever a host file holds. */
+  worstCraftedMbPerS: number;
+  worstCrafted: string;
 }
+
+/** Inputs that would make a careless masker super-linear: a lazy scan from every match, spans x markers, long runs. */
+const CRAFTED: Record<string, string> = {
+  'one line of "mysql "': 'mysql '.repeat(200_000),
+  'one line of "sshpass "': 'sshpass '.repeat(150_000),
+  'markers beside secrets': '⟦secret:token⟧ password=hunter22\n'.repeat(40_000),
+  'one 1 MiB word': 'A'.repeat(1 << 20),
+  'one line of "password="': 'password='.repeat(120_000),
+  'one line of "://a:b"': '://a:b'.repeat(180_000),
+  'BEGIN lines with no END': '-----BEGIN PRIVATE KEY-----\n'.repeat(30_000),
+  'one line of "key: "': 'key: '.repeat(200_000),
+  'one line of "name: DB_PASSWORD "': 'name: DB_PASSWORD '.repeat(50_000),
+  'a JSON array of "--password",': '"--password",'.repeat(80_000),
+};
 
 /** MB/s of `op` over `bytes`, best of `runs`. */
 function best(bytes: number, runs: number, op: () => void): number {
@@ -63,5 +80,11 @@ export function maskingBench(): MaskingFigures {
     raw.lastIndex = 0;
     while (raw.exec(text));
   });
-  return { secrets, missed, recall: (secrets - missed) / secrets, lines, changedLines, falsePositiveRate: changedLines / lines, bytes, mbPerS, rawScanMbPerS };
+  let worstCraftedMbPerS = Infinity;
+  let worstCrafted = '';
+  for (const [name, crafted] of Object.entries(CRAFTED)) {
+    const rate = best(Buffer.byteLength(crafted), 1, () => maskText(crafted));
+    if (rate < worstCraftedMbPerS) [worstCraftedMbPerS, worstCrafted] = [rate, name];
+  }
+  return { secrets, missed, recall: (secrets - missed) / secrets, lines, changedLines, falsePositiveRate: changedLines / lines, bytes, mbPerS, rawScanMbPerS, worstCraftedMbPerS, worstCrafted };
 }

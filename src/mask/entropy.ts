@@ -17,7 +17,7 @@ export function shannonBits(s: string): number {
 }
 
 export function looksLikeKeyMaterial(value: string): boolean {
-  if (value.length < 16 || /\s/.test(value)) return false;
+  if (value.length < 16 || /\s/.test(value) || value.includes('://')) return false; // a URL is an address, not a key
   const classes = Number(/[a-z]/.test(value)) + Number(/[A-Z]/.test(value)) + Number(/[0-9]/.test(value)) + Number(/[^A-Za-z0-9]/.test(value));
   return classes >= 2 && shannonBits(value) >= 3.3;
 }

@@ -11,15 +11,17 @@ import { commandLines } from './detectors/command-lines.js';
 import { credentialFiles } from './detectors/credential-files.js';
 import { httpCredentials } from './detectors/http-credentials.js';
 import { privateKeys } from './detectors/private-keys.js';
+import { sql } from './detectors/sql.js';
 import { words } from './detectors/words.js';
-import { marker, type Detector, type Span } from './span.js';
+import { marker, MARKER_SOURCE, type Detector, type Span } from './span.js';
 import type { Pseudonyms } from './pseudonyms.js';
 
-/** A marker this masker or the pseudonyms wrote. */
-const MARKER = /⟦[a-z_]{1,40}:[^⟧\s]{1,40}⟧/g;
+const MARKERS = new RegExp(MARKER_SOURCE, 'g');
+/** SGR colour and style sequences (`ESC [ 36 m`): a coloured log line is read as if plain. */
+const SGR = /\x1b\[[0-9;]*m/g;
 
 /** Every detector, in the order their kinds win when two ranges start at the same place. */
-export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, words];
+export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, sql, words];
 
 export type MaskCounts = Record<string, number>;
 
@@ -36,21 +38,16 @@ export interface MaskOptions {
 
 /** The secret ranges of `text`, sorted and merged (a range inside or overlapping another joins it; the first kind wins). */
 export function secretSpans(text: string): Span[] {
+  return text.includes('\x1b[') ? withoutColour(text) : secretSpansPlain(text);
+}
+
+function secretSpansPlain(text: string): Span[] {
   let found: Span[] = [];
   for (const d of DETECTORS) d(text, found);
   if (found.length === 0) return found;
-  // Masking masked text changes nothing: a marker already there (the MCP server masks what
-  // the daemon masked) is never read as a name and a value (`secret:` + `bearer⟧`).
-  if (text.includes('⟦')) {
-    // A span that starts inside a marker starts after it; one that holds a whole marker and more
-    // stays whole (`password=⟦x:y⟧hunter2` hides nothing behind a fake marker).
-    const markers = [...text.matchAll(MARKER)].map((m) => [m.index, m.index + m[0].length] as const);
-    for (const s of found) for (const [a, b] of markers) if (s.start >= a && s.start < b) s.start = Math.min(b, s.end);
-    // What is left of such a span after the marker may be the escaped newline a masked key ended with.
-    found = found.filter((s) => s.end > s.start && !/^(?:\\[nrt]|\s)*$/.test(text.slice(s.start, s.end)));
-    if (found.length === 0) return found;
-  }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
+  if (text.includes('⟦')) found = outsideMarkers(text, found);
+  if (found.length === 0) return found;
   const merged: Span[] = [{ ...found[0]! }];
   for (let i = 1; i < found.length; i++) {
     const s = found[i]!;
@@ -59,6 +56,41 @@ export function secretSpans(text: string): Span[] {
     else if (s.end > s.start) merged.push({ ...s });
   }
   return merged;
+}
+
+/**
+ * Masking masked text changes nothing (the MCP server masks what the daemon sent): a span
+ * that starts inside a marker starts after it, and one that holds a whole marker and more
+ * stays whole (`password=⟦x:y⟧hunter2` hides nothing behind a marker). `found` is sorted
+ * by start; one pass over it and the markers together.
+ */
+function outsideMarkers(text: string, found: Span[]): Span[] {
+  const markers = [...text.matchAll(MARKERS)].map((m) => [m.index, m.index + m[0].length] as const);
+  let k = 0;
+  for (const s of found) {
+    while (k < markers.length && markers[k]![1] <= s.start) k++;
+    const m = markers[k];
+    if (m && s.start >= m[0] && s.start < m[1]) s.start = Math.min(m[1], s.end);
+  }
+  // What is left of such a span after the marker may be the escaped newline a masked key ended with.
+  return found.filter((s) => s.end > s.start && !/^(?:\\[nrt]|\s)*$/.test(text.slice(s.start, s.end))).sort((a, b) => a.start - b.start || b.end - a.end);
+}
+
+/** Detection on the text without its SGR sequences, the spans mapped back onto the text with them. */
+function withoutColour(text: string): Span[] {
+  const at: number[] = []; // at[i]: where the plain text's character i is in `text`
+  let plain = '';
+  let last = 0;
+  for (const m of text.matchAll(SGR)) {
+    for (let i = last; i < m.index; i++) at.push(i);
+    plain += text.slice(last, m.index);
+    last = m.index + m[0].length;
+  }
+  for (let i = last; i < text.length; i++) at.push(i);
+  plain += text.slice(last);
+  at.push(text.length);
+  if (plain === text) return secretSpansPlain(text);
+  return secretSpansPlain(plain).map((s) => ({ start: at[s.start]!, end: s.end >= plain.length ? text.length : at[s.end - 1]! + 1, kind: s.kind }));
 }
 
 export function maskText(text: string, opts: MaskOptions = {}): Masked {

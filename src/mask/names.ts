@@ -16,7 +16,7 @@ export type SecretName = 'strong' | 'weak' | null;
 /** Endings of a word that make it a secret word: `password`, `PGPASSWORD`, `apitoken`. */
 const SECRET_ENDINGS = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'credential', 'credentials', 'psk', 'pwd'];
 /** Words that are secret words only whole (`bypass`, `compass` are not); Redis's `requirepass` and `masterauth`. */
-const SECRET_WORDS = new Set(['pass', 'pw', 'creds', 'sas', 'connectionstring', 'requirepass', 'masterauth', 'masterpass']);
+const SECRET_WORDS = new Set(['pass', 'pw', 'creds', 'sas', 'connectionstring', 'requirepass', 'masterauth', 'masterpass', 'bindpw', 'rootpw', 'authtok']);
 /** Two words that together name a secret: `private key`, `api key`, `access key`. */
 const SECRET_PAIRS = new Set(['private key', 'api key', 'access key', 'secret key', 'signing key', 'encryption key', 'master key', 'auth key', 'client key', 'account key', 'shared key', 'license key', 'session key', 'key data', 'auth token', 'connection string', 'key secret', 'preshared key']);
 /**
@@ -27,9 +27,14 @@ const SECRET_PAIRS = new Set(['private key', 'api key', 'access key', 'secret ke
  * setting is never masked for sounding like one.
  */
 const QUALIFIERS = new Set(['replica', 'primary', 'secondary', 'old', 'new', 'prod', 'production', 'dev', 'development', 'staging', 'stage', 'test', 'testing', 'backup', 'main', 'admin', 'root', 'user', 'ro', 'rw', 'readonly', 'read', 'write', 'local', 'remote', 'master', 'slave', 'current', 'next', 'prev', 'previous', 'base', 'base64', 'b64', 'raw', 'plain', 'clear', 'value', 'enc', 'hex', 'live']);
-const WEAK_WORDS = new Set(['key', 'auth', 'salt', 'sig', 'signature', 'cookie', 'hmac', 'sessionid', 'session']);
-/** Names that hold a secret word but no secret in any syntax Airlock reads: sudo's NOPASSWD tag. */
-const NOT_SECRET = new Set(['nopasswd', 'passwd_tag']);
+/** Words that hint at key material; `private` and `shared` are netplan's WireGuard keys (`key: private: …`). */
+const WEAK_WORDS = new Set(['key', 'auth', 'salt', 'sig', 'signature', 'cookie', 'hmac', 'sessionid', 'session', 'private', 'shared']);
+/**
+ * Names that hold a secret word but no secret: sudo's NOPASSWD tag, and systemd's
+ * credential directives, whose value is a credential's name (`LoadCredential=tmpfiles.extra`;
+ * `SetCredential=ID:VALUE` does hold one).
+ */
+const NOT_SECRET = new Set(['nopasswd', 'load_credential', 'load_credential_encrypted', 'import_credential', 'condition_credential', 'assert_credential']);
 
 /** Splits `DB_PASSWORD`, `apiKey`, `X-Api-Key`, `db.password` and `client-key-data` into lower-case words. */
 export function nameWords(name: string): string[] {
@@ -57,7 +62,21 @@ function secretAt(words: string[]): number {
   return -1;
 }
 
+/** Names repeat (every `key:` of a YAML file): their verdicts are kept, up to this many. */
+const MEMO_LIMIT = 4096;
+const memo = new Map<string, SecretName>();
+
 export function secretName(name: string): SecretName {
+  let v = memo.get(name);
+  if (v === undefined) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    v = judgeName(name);
+    memo.set(name, v);
+  }
+  return v;
+}
+
+function judgeName(name: string): SecretName {
   const words = nameWords(name);
   const last = words[words.length - 1];
   if (last === undefined || NOT_SECRET.has(words.join('_'))) return null;

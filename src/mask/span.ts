@@ -14,3 +14,10 @@ export type Detector = (text: string, out: Span[]) => void;
 
 /** The replacement for one secret. `⟦` and `⟧` (U+27E6, U+27E7) do not occur in any secret syntax. */
 export const marker = (kind: string): string => `⟦secret:${kind}⟧`;
+
+/**
+ * A marker this masker or its pseudonyms wrote, exactly: `⟦secret:KIND⟧`, `⟦ip:HEX8⟧`,
+ * `⟦email:HEX8⟧`, `⟦host:HEX8⟧`. Only these are opaque to detection (masking masked text
+ * changes nothing); any other `⟦...⟧` in host text is text like the rest.
+ */
+export const MARKER_SOURCE = '⟦(?:secret:[a-z_]{1,40}|(?:email|ip|host):[0-9a-f]{8})⟧';

@@ -1,17 +1,23 @@
 /**
  * Masking of text that arrives in pieces (a program's output, a file read 64 KiB at a
  * time): a secret split over two pieces is still masked. The unit every detector needs is
- * the line, except private keys, whose armour spans lines; so the stream releases text up
- * to the last complete line, and holds back from an unclosed `-----BEGIN ... PRIVATE KEY`
- * until its END arrives. What it holds is bounded by HOLD_LIMIT: past it, a long line is
- * masked as it stands, and a key still open is masked and everything after it dropped
- * until its END line (fail closed: no line of a key comes out, however long it is).
+ * the line, except key armour, which spans lines; so the stream releases text up to the
+ * last complete line, and holds back from an unclosed BEGIN (private-keys.ts) until its
+ * END arrives. What it holds is bounded by HOLD_LIMIT:
+ * - a key still open past the bound is masked, and everything after it is dropped until
+ *   its END line (fail closed: no line of a key comes out, however long it is);
+ * - a line longer than the bound (a minified JSON document) is cut at a separator, and
+ *   never inside a secret the detectors see in what is held.
  */
-import { addCounts, maskText, type MaskCounts, type MaskOptions } from './mask.js';
+import { KEY_BEGIN, keyEnd } from './detectors/private-keys.js';
+import { addCounts, maskText, secretSpans, type MaskCounts, type MaskOptions } from './mask.js';
 
 /** The most text the stream holds back waiting for a line's end or a key's END. */
 export const HOLD_LIMIT = 256 * 1024;
-const OPEN_KEY = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----/g;
+/** How much of an overlong line stays held after a cut, so a secret at its end is seen whole. */
+const CUT_MARGIN = 16 * 1024;
+/** Where an overlong line may be cut: a character no credential contains. */
+const SEPARATOR = /[\s,;"'<>{}()[\]]/;
 
 export class MaskStream {
   private held = '';
@@ -28,15 +34,17 @@ export class MaskStream {
     const open = lastUnclosedKey(this.held.slice(0, cut));
     if (open) cut = this.held.lastIndexOf('\n', open.at) + 1;
     if (this.held.length <= HOLD_LIMIT) return this.release(cut);
-    if (open) {
+    const key = lastUnclosedKey(this.held);
+    if (key) {
       // A key longer than the bound: mask it from its BEGIN, drop the rest of it as it comes.
-      const before = this.release(open.at);
-      this.held = `-----BEGIN ${open.label}-----`; // masked (to its end, as a key without END) and counted once
-      const key = this.release(this.held.length);
-      this.dropUntil = `-----END ${open.label}-----`;
-      return before + key + (this.skipKey() ? this.push('') : '');
+      const before = this.release(key.at);
+      this.held = `-----BEGIN ${key.label}-----`; // masked (to its end, as a key without END) and counted once
+      const masked = this.release(this.held.length);
+      this.dropUntil = keyEnd(key.label);
+      return before + masked + (this.skipKey() ? this.push('') : '');
     }
-    return this.release(cut === 0 ? this.held.length : cut);
+    if (cut > 0) return this.release(cut);
+    return this.release(this.safeCut());
   }
 
   /** The rest, masked. */
@@ -46,6 +54,15 @@ export class MaskStream {
       return '';
     }
     return this.release(this.held.length);
+  }
+
+  /** Where to cut one overlong line: after the last separator before the margin, moved back before any secret that spans it. */
+  private safeCut(): number {
+    let cut = this.held.length - CUT_MARGIN;
+    while (cut > 0 && !SEPARATOR.test(this.held[cut - 1]!)) cut--;
+    if (cut === 0) cut = this.held.length - CUT_MARGIN; // no separator at all: one word, cut where the bound says
+    for (const s of secretSpans(this.held)) if (s.start < cut && s.end > cut) cut = s.start;
+    return cut;
   }
 
   /** Drops held text up to the awaited END line; false while it has not come (keeping a tail that may start it). */
@@ -70,15 +87,14 @@ export class MaskStream {
   }
 }
 
-/** The last private-key BEGIN in `text` without its END: where it starts and its label. */
+/** The last key BEGIN in `text` without its END: where it starts and its label. */
 function lastUnclosedKey(text: string): { at: number; label: string } | null {
-  if (!text.includes('PRIVATE KEY')) return null;
-  OPEN_KEY.lastIndex = 0;
-  for (let m; (m = OPEN_KEY.exec(text)); ) {
-    const label = `${m[1]}PRIVATE KEY${m[2] ?? ''}`;
-    const end = text.indexOf(`-----END ${label}-----`, m.index + m[0].length);
-    if (end < 0) return { at: m.index, label };
-    OPEN_KEY.lastIndex = end;
+  if (!text.includes('-----BEGIN ')) return null;
+  KEY_BEGIN.lastIndex = 0;
+  for (let m; (m = KEY_BEGIN.exec(text)); ) {
+    const end = text.indexOf(keyEnd(m[1]!), m.index + m[0].length);
+    if (end < 0) return { at: m.index, label: m[1]! };
+    KEY_BEGIN.lastIndex = end;
   }
   return null;
 }

@@ -5,16 +5,19 @@
  */
 import { looksLikeKeyMaterial } from './entropy.js';
 import type { SecretName } from './names.js';
+import { MARKER_SOURCE } from './span.js';
 
 /**
- * A reference, not a value: ${X}, $X, $__env{X} (Grafana), %X%, %(x)s, {{ x }} (Jinja,
- * Go), var.x and data.x (Terraform), <password>, ***, xxx, [redacted], `sk-...` (elided),
- * an earlier mask.
+ * A reference, not a value: ${X}, ${{ secrets.X }} (GitHub Actions), $X, $__env{X}
+ * (Grafana), $dir/x and $section::name (openssl.cnf), %X%, %(x)s, {{ x }} (Jinja, Go),
+ * var.x and data.x (Terraform), <password>, ***, xxx, [redacted], `sk-...` (elided).
  */
-export const PLACEHOLDER =
-  /^(?:\$\w*\{[^}]*\}(?:\/\S*)?|\$[A-Za-z_][A-Za-z0-9_]*\/\S*|\$\(.*|`.*|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|%\([^)]*\)s|\{\{.*\}\}|(?:var|local|data|module|each)\.[\w.\[\]"-]+|<[^<>]*>|\*+|x{3,}|X{3,}|\S{0,12}(?:\.{3}|…)|\[?redacted\]?|\[?masked\]?|⟦[^⟧]*⟧)$/i;
-/** Flags, nothing, and /etc/services' `kpasswd 464/udp`. */
-const NOT_A_VALUE = /^(?:true|false|yes|no|on|off|none|null|nil|undefined|required|optional|prompt|empty|~|-|[|>][+-]?|\d{1,5}\/(?:tcp|udp|sctp|dccp))$/i;
+const PLACEHOLDER =
+  /^(?:\$\{\{.*\}\}|\$\w*\{[^}]*\}(?:\/\S*)?|\$[A-Za-z_][A-Za-z0-9_]*(?:\/\S*|(?:::\w+)+)|\$\(.*|`.*|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|%\([^)]*\)s|\{\{.*\}\}|(?:var|local|data|module|each)\.[\w.\[\]"-]+|<[^<>]*>|\*+|x{3,}|X{3,}|\S{0,12}(?:\.{3}|…)|\[?redacted\]?|\[?masked\]?)$/i;
+/** A marker this masker wrote (span.ts): already masked. */
+const MASKED = new RegExp(`^${MARKER_SOURCE}$`);
+/** Flags, states, nothing, and /etc/services' `kpasswd 464/udp`. */
+const NOT_A_VALUE = /^(?:true|false|yes|no|on|off|none|null|nil|undefined|required|optional|prompt|empty|expired|revoked|unset|invalid|enabled|disabled|default|auto|inherit|~|-|[|>][+-]?|\d{1,5}\/(?:tcp|udp|sctp|dccp))$/i;
 /** nsswitch.conf's `passwd: files systemd` lists sources, not a password. */
 const NSS_SOURCES = /^(?:(?:files|systemd|compat|db|nis|nisplus|ldap|sss|winbind|dns|mdns4_minimal|mdns4|mdns|myhostname|resolve|mymachines|hesiod|usrfiles|altfiles|cache|extrausers)\s*(?:\[[^\]]*\]\s*)?)+$/;
 /**
@@ -26,7 +29,16 @@ const PATH = /^(?:[\w.-]+:)?(?:~\/|\.{1,2}\/|\/(?:etc|run|var|srv|opt|home|root|
 /** Public key material under a name such as `key`: SSH public keys, PGP and X.509 armour. */
 const PUBLIC = /^(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-|sk-(?:ssh|ecdsa)|-----BEGIN (?:CERTIFICATE|PUBLIC|PGP PUBLIC))/;
 
+/** A reference to a secret, or a secret already masked: never masked (again). */
+export function isReference(value: string): boolean {
+  return PLACEHOLDER.test(value) || MASKED.test(value);
+}
+
 export function isSecretValue(strength: SecretName, value: string): boolean {
-  if (strength === null || value === '' || PLACEHOLDER.test(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value)) return false;
-  return strength === 'strong' || looksLikeKeyMaterial(value);
+  if (strength === null || value === '' || (strength === 'weak' && !looksLikeKeyMaterial(value)) || isReference(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value)) return false;
+  // `$dir/private/cakey.pem # The private key`, fstab's `credentials=/etc/samba/x.cred,uid=1000`:
+  // a value that starts with a reference or a path is one.
+  const first = /^[^\s,]+(?=[ \t,])/.exec(value)?.[0];
+  if (first !== undefined && (isReference(first) || PATH.test(first))) return false;
+  return true; // strong, or weak with key material (checked first: it is the cheaper test)
 }

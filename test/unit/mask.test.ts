@@ -122,6 +122,7 @@ test('public material and settings stay as they are', () => {
     'https://deb.debian.org/debian bookworm main',
     'ExecStart=/usr/bin/app --config /etc/app.yaml',
     'token:ci may not approve',
+    '//nas.internal/media /mnt/media cifs credentials=/etc/samba/media.cred,uid=1000 0 0',
     '  "Passwd": true,',
     '{"Passwd": false, "Env": ["A=b"]}',
     'requested by token:deploy-bot',
@@ -216,9 +217,11 @@ describe("the daemon's output path", () => {
   });
 });
 
-test('a fake marker hides nothing: what follows it in a value is masked', () => {
+test('a fake marker hides nothing: only the exact markers the masker writes are opaque', () => {
   const pw = alnum(14);
-  assert.equal(maskText(`password=⟦x:y⟧${pw}`).text, 'password=⟦x:y⟧⟦secret:password⟧');
+  assert.equal(maskText(`password=⟦x:y⟧${pw}`).text, 'password=⟦secret:password⟧', 'not a marker: part of the value');
+  assert.equal(maskText(`password=⟦secret:token⟧${pw}`).text, 'password=⟦secret:token⟧⟦secret:password⟧', 'a marker, and what follows it');
+  assert.equal(maskText(`⟦secret:password⟧=${pw}`).text, '⟦secret:password⟧=⟦secret:password⟧', 'a marker names a secret');
   assert.equal(maskText(`token ⟦secret:z⟧ghp_${alnum(36)}`).text.includes('ghp_'), false);
 });
 
@@ -229,4 +232,12 @@ test('spans never overlap and stay inside the text', () => {
     assert.ok(spans[i]!.start >= 0 && spans[i]!.end <= text.length && spans[i]!.start < spans[i]!.end);
     if (i > 0) assert.ok(spans[i]!.start >= spans[i - 1]!.end);
   }
+});
+
+test("the catalogue's clip never cuts inside a word, so a token it shortens is dropped, not halved", async () => {
+  const { clip } = await import('../../src/catalogue/lib/text.js');
+  const token = `ghp_${alnum(36)}`;
+  assert.equal(clip('short', 10), 'short');
+  assert.equal(clip(`error: bad value ${token} here`, 30), 'error: bad value…');
+  assert.equal(clip(token, 20), '…');
 });

@@ -5,11 +5,12 @@
  */
 import { AirlockError } from '../../protocol/errors.js';
 import type { Host } from '../action.js';
+import { clip } from './text.js';
 
 /** The line of a package manager's stderr that says what went wrong (apt's `E:`, dnf's `Error:`), else its first. */
 export function firstError(stderr: string): string {
   const lines = stderr.split('\n').filter((l) => l.trim());
-  return (lines.find((l) => /^(E|Error):/.test(l)) ?? lines[0] ?? '').slice(0, 300);
+  return clip(lines.find((l) => /^(E|Error):/.test(l)) ?? lines[0] ?? '', 300);
 }
 
 /** The refusal of a version a package manager printed that does not look like one (never put in an argv). */

@@ -1,40 +1,62 @@
 /**
  * Values assigned to a name that says secret (names.ts), in the syntaxes hosts use:
- * INI and my.cnf (`password = x`), env files and systemd `Environment=` (`A=b`,
- * `Environment="A=b" "C=d"`), YAML and netplan (`password: "x"`), TOML (also `"""x"""`),
- * JSON (`"client_secret": "x"`, also escaped inside a JSON string), Java properties
- * (`db.password=x`), PHP (`define('DB_PASSWORD', 'x')`), HTTP headers (`X-Api-Key: x`),
- * URL queries (`?token=x&`), command lines (`--password=x`, `--redis.password x`,
- * `"--requirepass", "x"`), space-separated directives (`requirepass x`, `SetEnv
- * DB_PASSWORD x`, `fastcgi_param DB_PASSWORD "x";`) and wpa_supplicant (`psk="x"`).
- *
- * Quoted values end at their closing quote (backslash escapes skipped); an unquoted value
- * inside a quoted pair (`"A=b c"`) ends at that pair's quote; otherwise it runs to the end
- * of the line, or to the next word that is itself an assignment (`password=x user=y`).
+ * INI and my.cnf (`password = x`), env files, shells and systemd `Environment=` (`A=b`,
+ * `PGPASSWORD=x psql`, `Environment="A=b" "C=d"`), YAML and netplan (`password: "x"`),
+ * TOML (also `"""x"""`), JSON (`"client_secret": "x"`, also escaped inside a JSON string),
+ * LDIF (`olcRootPW:: x`), XML (`<password>x</password>`), name/value pairs (Kubernetes'
+ * `- name: DB_PASSWORD` then `value: x`, `<add key="DbPassword" value="x"/>`), Java
+ * properties, PHP (`define('DB_PASSWORD', 'x')`), HTTP headers (`X-Api-Key: x`), URL
+ * queries (`?token=x&`), command lines (`--password x --port 1`, `"--requirepass", "x"`),
+ * Go's `%+v` (`&{User:app Password:x}`, `map[password:x]`), space-separated directives
+ * (`requirepass x`, `bindpw x`, `SetEnv DB_PASSWORD x`) and wpa_supplicant (`psk="x"`).
  *
  * The word scan (words.ts) calls `assignmentAt` after every word; it returns at once
  * unless a separator follows and the word could name a secret.
  */
+import { looksLikeKeyMaterial } from '../entropy.js';
 import { kindOfName, secretName, secretWordLast, type SecretName } from '../names.js';
 import type { Span } from '../span.js';
-import { tokenAt } from './tokens.js';
-import { looksLikeKeyMaterial } from '../entropy.js';
 import { isSecretValue } from '../values.js';
+import { tokenAt } from './tokens.js';
 
-/** Every secret name (names.ts) holds one of these; a word without one is not looked at further. */
-const CANDIDATE = /pass|pwd|pw$|secret|token|key|cred|psk|sas|auth|salt|sig|cookie|connectionstring/i;
-const REFERENCE = /\$\w*\{[^}\s]*\}/y;
+/**
+ * Every secret name (names.ts) holds one of these: the word scan (words.ts) finds them in
+ * one pass over the text and calls `assignmentAt` only for a word that holds one, or that
+ * is a pair's name (PAIR_NAMES).
+ */
+export const SECRET_HINT = /pass|pwd|pw|secret|token|key|cred|psk|sas|auth|salt|sig|cookie|connectionstring|private|shared/gi;
+const REFERENCE = /\$\{\{[^}\n]*\}\}|\$\w*\{[^}\s]*\}/y;
 /** An unquoted value: words up to the end of the line, stopping before a word that is an assignment of its own. */
 const UNQUOTED = /[^\s"'&,;}\]#][^\s"'&,;}\]]*(?:[ \t]+[^\s"'&,;}\]=:#]+(?=[\s"'&,;}\]#]|$))*/y;
-/** One token: in a URL query, after a flag, in a space-separated directive. */
+/** One token: in a URL query, after a flag, in a space-separated directive, a shell's `A=b cmd`. */
 const TOKEN = /[^\s"'&;#]+/y;
+/** A key pasted after a colon with no blank (`X-Api-Key:abc`, `Password:abc` in Go's %+v): ends at `@ , } ]`. */
+const TIGHT = /[^\s"'&;#@,}\]]+/y;
+/** The value of a name/value pair, up to 200 characters after the name: `value: x`, `"value": "x"`, `value="x"`. */
+const PAIRED_VALUE = /["']?value["']?[ \t]*[:=][ \t]*/g;
 /**
  * What a value given after a blank alone must look like: not a word of prose. At least
  * 6 characters; a digit, a symbol inside, or a capital after the first letter (`Revocation`
- * is a word, `I5fGT21O` is not); and no sentence or pattern punctuation at its end
- * (`... such as SRP and PSK authentication.`).
+ * is a word, `I5fGT21O` is not); and no sentence or pattern punctuation at its end.
  */
 const SECRETISH = /^(?=\S{6,}$)(?!.*[.,:;!?)$\\]$)(?=.*[0-9]|.+[^A-Za-z0-9].|.+[A-Z]).*$/;
+/** Names whose value names another field's secret: Kubernetes' `name:`, .NET's `key=`, Hibernate's `name=`. */
+export const PAIR_NAMES = new Set(['name', 'key', 'Name', 'Key']);
+
+/**
+ * The line that holds `i`: where it starts and ends. The scan asks for every assignment in
+ * order, and a search per call would read a long line once per word on it (quadratic):
+ * the last line found serves every `i` on it, so each line is searched once.
+ */
+let lastLine = { text: '', start: 0, end: -1 };
+function lineAt(text: string, i: number): { start: number; end: number } {
+  if (lastLine.text !== text || i < lastLine.start || i > lastLine.end) {
+    let end = text.indexOf('\n', i);
+    if (end < 0) end = text.length;
+    lastLine = { text, start: text.lastIndexOf('\n', i - 1) + 1, end };
+  }
+  return lastLine;
+}
 
 const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
 const isQuote = (c: string | undefined) => c === '"' || c === "'";
@@ -50,99 +72,159 @@ function quotedEnd(text: string, open: number, lineEnd: number, width: number): 
   return lineEnd;
 }
 
+type Form =
+  /** `name = value`, `name: value`: the value may be several words. */
+  | 'spaced'
+  /** `NAME=value` (shell, env file, systemd): one token. */
+  | 'shell'
+  /** `name value` (a directive, a flag): one token; a directive's must end the statement. */
+  | 'blank'
+  /** `name:value` with no blank: key material, or any token inside Go's `{…}` and `map[…]`. */
+  | 'tight'
+  /** `"A=b c"`: the name opens a quoted string; the value ends at its quote. */
+  | 'quoted-pair'
+  /** `<name>value</name>`. */
+  | 'element'
+  /** A JSON literal after a quoted key (`"Passwd": true`): never masked, and masking it would break the document. */
+  | 'json-literal';
+
 interface Separated {
-  /** Where the value begins (after the separator and any blanks). */
+  /** Where the value begins. */
   at: number;
-  /** The separator was only blanks: the value must be one quoted string or one token that ends the statement. */
-  blankOnly: boolean;
-  /** `X-Api-Key:VALUE`, no blank after the colon: only key material counts (`token:ci` names a principal). */
-  tight?: boolean;
-  /** `"A=b c"`: an unquoted name opens a quoted string and `=` follows it; the value ends at that string's quote. */
-  inQuotedPair?: boolean;
-  /** A JSON literal follows a quoted key (not a string): never masked. */
-  jsonLiteral?: boolean;
+  form: Form;
 }
 
-/** The separator after a name, or null when what follows is not an assignment. */
+/** The separator after a name and the form of the value that follows, or null when this is no assignment. */
 function separator(text: string, nameStart: number, nameEnd: number, strength: SecretName): Separated | null {
   let i = nameEnd;
+  if (text[nameStart - 1] === '<' && text[i] === '>') return { at: i + 1, form: 'element' };
   if (text[i] === '\\' && text[i + 1] === '"') i++;
   const quotedName = isQuote(text[i]) && isQuote(text[nameStart - 1]);
   if (quotedName) i++;
   const afterName = i;
   while (isBlank(text[i])) i++;
   const c = text[i];
+  const blankBefore = i > afterName;
   if (c === '=') i += text[i + 1] === '>' ? 2 : 1;
   else if (c === ':') {
-    // `key:value` with no blank is `host:port`, `sshd:auth`, `SHA256:x`, except after a name that says secret.
     const next = text[i + 1];
-    if (next === '=') i += 2;
+    if (next === '=' || next === ':') i += 2; // Go's :=, LDIF's base64 `::`
     else if (isBlank(next) || isQuote(next) || endsLine(next)) i += 1;
-    else if (strength === 'strong' && secretWordLast(text.slice(nameStart, nameEnd))) return { at: i + 1, blankOnly: false, tight: true };
+    else if (strength === 'strong' && secretWordLast(text.slice(nameStart, nameEnd))) return { at: i + 1, form: 'tight' };
     else return null;
-  } else if (c === ',' && quotedName && (text[nameStart] === '-' || /define\(\s*["']$/.test(text.slice(Math.max(0, nameStart - 12), nameStart)))) i += 1;
-  else if (i > afterName && strength === 'strong' && !endsLine(c) && (nameStart === 0 || /[\s"'-]/.test(text[nameStart - 1]!))) return { at: i, blankOnly: true };
+  } else if (c === ',' && quotedName && (text[nameStart] === '-' || /define\(\s*["']$/.test(text.slice(Math.max(0, nameStart - 12), nameStart)))) {
+    // PHP's define('DB_PASSWORD', 'x'), and a JSON array's "--requirepass", "x" (its next element may be on the next line).
+    i += 1;
+    while (/\s/.test(text[i] ?? '') && i < nameEnd + 200) i++;
+    return { at: i, form: 'spaced' };
+  } else if (blankBefore && strength === 'strong' && !endsLine(c) && (nameStart === 0 || /[\s"'-]/.test(text[nameStart - 1]!))) return { at: i, form: 'blank' };
   else return null;
-  const inQuotedPair = !quotedName && c === '=' && isQuote(text[nameStart - 1]);
+  const blankAfter = isBlank(text[i]);
   while (isBlank(text[i])) i++;
-  // JSON: after a quoted key, a value not in quotes is a number, true, false or null: no secret, and masking it would break the document.
-  if (quotedName && c === ':' && !isQuote(text[i]) && !(text[i] === '\\' && text[i + 1] === '"')) return { at: i, blankOnly: false, jsonLiteral: true };
-  return { at: i, blankOnly: false, inQuotedPair };
+  if (quotedName && c === ':' && !isQuote(text[i]) && !(text[i] === '\\' && text[i + 1] === '"')) return { at: i, form: 'json-literal' };
+  if (!quotedName && c === '=' && isQuote(text[nameStart - 1])) return { at: i, form: 'quoted-pair' };
+  return { at: i, form: c === '=' && !blankBefore && !blankAfter ? 'shell' : 'spaced' };
+}
+
+/** Where the value that starts at `i` ends, and where its content starts (after an opening quote). */
+function valueRange(text: string, i: number, form: Form, lineEnd: number, pairQuote = '"'): { start: number; end: number; quoted: boolean } {
+  if (form === 'element') {
+    const close = text.indexOf('</', i);
+    return { start: i, end: close < 0 || close > lineEnd ? lineEnd : close, quoted: false };
+  }
+  if (text[i] === '\\' && text[i + 1] === '"') {
+    const close = text.indexOf('\\"', i + 2); // JSON inside a JSON string: \"password\": \"x\"
+    return { start: i + 2, end: close < 0 || close > lineEnd ? lineEnd : close, quoted: true };
+  }
+  if (isQuote(text[i])) {
+    const width = text.startsWith('"""', i) || text.startsWith("'''", i) ? 3 : 1;
+    return { start: i + width, end: quotedEnd(text, i, lineEnd, width), quoted: true };
+  }
+  const sticky = (re: RegExp) => {
+    re.lastIndex = i;
+    return re.exec(text)?.[0].length ?? 0;
+  };
+  let n: number;
+  if (form === 'quoted-pair') {
+    const close = text.indexOf(pairQuote, i);
+    n = close < 0 || close > lineEnd ? lineEnd - i : close - i;
+  } else if (form === 'tight') n = sticky(TIGHT);
+  else if (form === 'blank' || form === 'shell') n = sticky(REFERENCE) || sticky(TOKEN);
+  else n = sticky(REFERENCE) || sticky(UNQUOTED);
+  return { start: i, end: Math.min(i + n, lineEnd), quoted: false };
 }
 
 /**
  * Reads `name` (text[nameStart, nameEnd)) as the name of an assignment. When it is one
  * and its value is a secret, adds the value's span. Returns where the scan goes on: after
  * the value of a secret name, or right after the separator of any other name, so that an
- * assignment inside its value (`Environment=API_TOKEN=x`) is read too.
+ * assignment inside its value (`Environment=API_TOKEN=x`) is read too. `forced`: the
+ * name's strength when it is no word (a marker followed by `=x`).
  */
-export function assignmentAt(text: string, nameStart: number, nameEnd: number, out: Span[]): number {
+export function assignmentAt(text: string, nameStart: number, nameEnd: number, out: Span[], forced?: SecretName): number {
   const name = text.slice(nameStart, nameEnd);
-  const strength = CANDIDATE.test(name) ? secretName(name) : null;
+  const strength = forced ?? secretName(name);
   const sep = separator(text, nameStart, nameEnd, strength);
   if (!sep) return nameEnd;
-  if (strength === null || sep.jsonLiteral) return sep.at;
+  if (sep.form === 'json-literal') return sep.at;
+  const lineEnd = lineAt(text, sep.at).end;
+  if (PAIR_NAMES.has(name) && pairedValue(text, sep, lineEnd, out)) return sep.at;
+  if (strength === null) return sep.at;
   if (strength === 'weak' && /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart))) return sep.at; // WireGuard's `public key:`
-  const i = sep.at;
-  let lineEnd = text.indexOf('\n', i);
-  if (lineEnd < 0) lineEnd = text.length;
-  let start = i;
-  let end: number;
-  const triple = text.startsWith('"""', i) || text.startsWith("'''", i);
-  if (text[i] === '\\' && text[i + 1] === '"') {
-    start = i + 2; // JSON inside a JSON string: \"password\": \"x\"
-    const close = text.indexOf('\\"', start);
-    end = close < 0 || close > lineEnd ? lineEnd : close;
-  } else if (isQuote(text[i])) {
-    start = i + (triple ? 3 : 1);
-    end = quotedEnd(text, i, lineEnd, triple ? 3 : 1);
-  } else if (sep.inQuotedPair) {
-    // "DB_PASSWORD=x y" inside a quoted pair: the value runs to the pair's closing quote.
-    const close = text.indexOf(text[nameStart - 1]!, i);
-    end = close < 0 || close > lineEnd ? lineEnd : close;
-  } else if (sep.blankOnly || text[nameStart - 1] === '?' || text[nameStart - 1] === '&' || text[nameStart] === '-') {
-    TOKEN.lastIndex = i;
-    end = i + (TOKEN.exec(text)?.[0].length ?? 0);
-  } else {
-    REFERENCE.lastIndex = i;
-    UNQUOTED.lastIndex = i;
-    const u = REFERENCE.exec(text) ?? UNQUOTED.exec(text);
-    end = u ? Math.min(i + u[0].length, lineEnd) : i;
-  }
-  if (end > start && text[end - 1] === '\r') end--;
+  // A flag takes the next word whatever follows (`--password x --port 1`); a directive's value must end its statement.
+  const flag = text[nameStart] === '-';
+  const form: Form = sep.form === 'blank' && flag ? 'shell' : text[nameStart - 1] === '?' || text[nameStart - 1] === '&' ? 'shell' : sep.form;
+  const { start, end: rawEnd, quoted } = valueRange(text, sep.at, form, lineEnd, text[nameStart - 1]);
+  const end = rawEnd > start && text[rawEnd - 1] === '\r' ? rawEnd - 1 : rawEnd;
   const value = text.slice(start, end);
-  if (sep.blankOnly) {
-    // After a blank alone, only a quoted value, or one token that ends the statement and is not a word of prose.
-    const quoted = isQuote(text[i]);
+  if (sep.form === 'blank' && !flag) {
     let after = quoted ? end + 1 : end;
     while (isBlank(text[after])) after++;
     if (!endsLine(text[after]) && text[after] !== ';') return nameEnd;
     if (!quoted && !SECRETISH.test(value)) return nameEnd;
   }
-  if (sep.tight && !looksLikeKeyMaterial(value)) return nameEnd;
-  if (!isSecretValue(strength, value)) return Math.max(end, sep.at);
-  // A credential of known shape keeps its own kind (`CI_TOKEN glpat-...` is a GitLab token).
-  const shaped = tokenAt(text, start);
-  out.push(shaped && shaped.end === end ? shaped : { start, end, kind: kindOfName(name) });
+  if (sep.form === 'blank' && flag && value.startsWith('-')) return nameEnd;
+  if (form === 'tight' && !looksLikeKeyMaterial(value) && !inGoValue(text, nameStart)) return nameEnd;
+  if (!quoted && isProse(text, nameStart, value)) return sep.at;
+  if (!isSecretValue(strength, value)) return strength === 'strong' ? Math.max(end, sep.at) : sep.at;
+  push(text, start, end, kindOfName(name), out);
   return end;
+}
+
+/** A credential of known shape keeps its own kind (`CI_TOKEN glpat-...` is a GitLab token). */
+function push(text: string, start: number, end: number, kind: string, out: Span[]): void {
+  const shaped = tokenAt(text, start);
+  out.push(shaped && shaped.end === end ? shaped : { start, end, kind });
+}
+
+/** `- name: DB_PASSWORD` then `value: x`: when a name/key field names a secret, the value field's value is one. True when it masked one. */
+function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[]): boolean {
+  const { start, end } = valueRange(text, sep.at, 'shell', lineEnd);
+  const named = text.slice(start, end);
+  if (secretName(named) !== 'strong') return false;
+  // Within 200 characters: read in that window only, so a long line of names costs no more than its length.
+  PAIRED_VALUE.lastIndex = 0;
+  const m = PAIRED_VALUE.exec(text.slice(end, end + 200));
+  if (!m) return false;
+  const at = end + m.index + m[0].length;
+  const v = valueRange(text, at, 'spaced', lineAt(text, at).end);
+  if (!isSecretValue('strong', text.slice(v.start, v.end))) return false;
+  push(text, v.start, v.end, kindOfName(named), out);
+  return true;
+}
+
+/** Inside Go's `%+v` of a struct (`&{… Password:x …}`) or a map (`map[password:x]`) on this line. */
+function inGoValue(text: string, nameStart: number): boolean {
+  const before = text.slice(Math.max(lineAt(text, nameStart).start, nameStart - 400), nameStart);
+  return /(?:&\{|map\[)[^\n]*$/.test(before) && /[{[ ]$/.test(before);
+}
+
+/** Little words of English: a value of several words holding one is a sentence (`A challenge password`), not a pass phrase. */
+const STOP_WORDS = /(?:^|[ \t])(?:a|an|the|is|are|to|of|for|and|or|your|this|that|it|be|will|with|by|as|in|on|if|no|not|means|every)(?=[ \t]|$)/i;
+
+/** A sentence: a comment's words of letters (`# ... requiring no password: it means that every`), or words of letters with a little word. */
+function isProse(text: string, nameStart: number, value: string): boolean {
+  if (!/^[A-Za-z]+(?:[ \t]+[A-Za-z]+)+$/.test(value)) return false;
+  const lineStart = lineAt(text, nameStart).start;
+  return /^[ \t]*(?:#|;|\/\/)/.test(text.slice(lineStart, Math.min(nameStart, lineStart + 64))) || (/[ \t]\S+[ \t]/.test(value) && STOP_WORDS.test(value));
 }

@@ -1,30 +1,60 @@
 /**
  * Passwords that programs take on their command line in a form of their own, as shell
- * histories, `ps` and CI logs show them: the MySQL and MariaDB clients' `-pPASSWORD`
- * (attached, so no separator names it), curl's and wget's `-u user:password`, sshpass's
- * `-p password`, and PHP's PDO constructor as a stack trace prints it
- * (`PDO->__construct('mysql:...', 'user', 'password')`). Flags that name the secret
- * (`--password=x`, `--redis.password x`) are assignments (assignments.ts).
+ * histories, `ps` and CI logs show them: a flag whose name says nothing (`redis-cli -a x`,
+ * `ldapsearch -w x`, `mysql -px`), a `user:password` or `user%password` argument (`curl -u`,
+ * `smbclient -U`), an `openssl` pass phrase (`-passout pass:x`), and the arguments of a few
+ * commands that are all secret after the first (`wpa_passphrase SSID x`). Also PHP's PDO
+ * constructor as a stack trace prints it. Flags that name the secret (`--password=x`,
+ * `--redis.password x`) are assignments (assignments.ts).
+ *
+ * Each program's rule reads only the lines that name the program, one pass per such line,
+ * so no input makes this more than linear.
  */
 import type { Detector, Span } from '../span.js';
 
-const MYSQL_P = /\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mariadb-dump|mysqlcheck)\b[^\n]*?[ \t]-p(?:'([^'\n]+)'|"([^"\n]+)"|([^\s'"]+))/g;
-const USERINFO_FLAG = /(?:^|[ \t])(?:-u|--user|--proxy-user|--http-user)(?:[ \t]+|=)['"]?[^\s:'"]+:([^\s'"]+)/gm;
-const SSHPASS = /\bsshpass\b[^\n]*?[ \t]-p[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|(\S+))/g;
-const PDO = /\bPDO(?:->__construct)?\(\s*'[^'\n]*',\s*'[^'\n]*',\s*'([^'\n]+)'/g;
-
-function valueGroups(text: string, re: RegExp, kind: string, out: Span[]): void {
-  re.lastIndex = 0;
-  for (let m; (m = re.exec(text)); ) {
-    const value = m[1] ?? m[2] ?? m[3]!;
-    const start = m.index + m[0].lastIndexOf(value);
-    out.push({ start, end: start + value.length, kind });
-  }
-}
+/** The value after a flag: quoted, or one token. */
+const VALUE = `(?:'([^'\\n]+)'|"([^"\\n]+)"|([^\\s'"]+))`;
+/** [the program's name as a word, the flags (as a regular expression) whose value is a password]. */
+const PROGRAMS: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [/\b(?:mysql|mariadb|mysqldump|mysqladmin|mysqlimport|mariadb-dump|mysqlcheck)\b/, new RegExp(`[ \\t]-p${VALUE}`, 'g')],
+  [/\bsshpass\b/, new RegExp(`[ \\t]-p[ \\t]*${VALUE}`, 'g')],
+  [/\bredis-cli\b/, new RegExp(`[ \\t]-a[ \\t]+${VALUE}`, 'g')],
+  [/\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\b/, new RegExp(`[ \\t]-w[ \\t]+${VALUE}`, 'g')],
+  [/\b(?:docker|podman|buildah|skopeo|helm|oras)\b[^\n]{0,40}\blogin\b/, new RegExp(`[ \\t]-p[ \\t]+${VALUE}`, 'g')],
+  [/\bmongo(?:sh|dump|restore|import|export)?\b/, new RegExp(`[ \\t]-p[ \\t]+${VALUE}`, 'g')],
+  [/\bkeytool\b/, new RegExp(`[ \\t]-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)[ \\t]+${VALUE}`, 'g')],
+  [/\bssh-keygen\b/, new RegExp(`[ \\t]-[NP][ \\t]+${VALUE}`, 'g')],
+  [/\b(?:7z|7za)\b/, new RegExp(`[ \\t]-p${VALUE}`, 'g')],
+  [/\b(?:zip|unzip)\b/, new RegExp(`[ \\t]-P[ \\t]+${VALUE}`, 'g')],
+  [/\b(?:gpg|gpg2|iwctl)\b/, new RegExp(`[ \\t]--passphrase[ \\t]+${VALUE}`, 'g')],
+  [/\bopenssl\b/, new RegExp(`[ \\t]-(?:passout|passin|pass)[ \\t]+(?:pass|env|file|fd):?${VALUE}|[ \\t]-k[ \\t]+${VALUE}`, 'g')],
+  [/\b(?:curl|wget|http|lftp)\b/, new RegExp(`[ \\t](?:-u|--user|--proxy-user|--http-user)(?:[ \\t]+|=)['"]?[^\\s:'"]+:${VALUE}`, 'g')],
+  [/\b(?:smbclient|rpcclient|smbmap|net)\b/, new RegExp(`[ \\t](?:-U|--user)(?:[ \\t]+|=)['"]?[^\\s%'"]+%${VALUE}`, 'g')],
+  [/\bwpa_passphrase\b/, new RegExp(`\\bwpa_passphrase[ \\t]+(?:'[^'\\n]*'|"[^"\\n]*"|\\S+)[ \\t]+${VALUE}`, 'g')],
+  [/\bPDO\b/, /\bPDO(?:->__construct)?\(\s*'[^'\n]*',\s*'[^'\n]*',\s*'([^'\n]+)'/g],
+];
+/** Cheap words one of which every rule's line holds. */
+const ANY = /mysql|maria|sshpass|redis-cli|ldap|login|mongo|keytool|ssh-keygen|7z|zip|gpg|iwctl|openssl|curl|wget|http|lftp|smb|rpcclient|net |wpa_passphrase|PDO/;
 
 export const commandLines: Detector = (text, out) => {
-  if (text.includes('mysql') || text.includes('mariadb')) valueGroups(text, MYSQL_P, 'password', out);
-  if (text.includes('-u') || text.includes('-user')) valueGroups(text, USERINFO_FLAG, 'password', out);
-  if (text.includes('sshpass')) valueGroups(text, SSHPASS, 'password', out);
-  if (text.includes('PDO')) valueGroups(text, PDO, 'password', out);
+  if (!ANY.test(text)) return;
+  for (let lineStart = 0; lineStart < text.length; ) {
+    let lineEnd = text.indexOf('\n', lineStart);
+    if (lineEnd < 0) lineEnd = text.length;
+    const line = text.slice(lineStart, lineEnd);
+    if (ANY.test(line)) for (const [program, flags] of PROGRAMS) if (program.test(line)) values(line, lineStart, flags, out);
+    lineStart = lineEnd + 1;
+  }
 };
+
+/** Each match's value (its last defined group) as a password span; `base` is the line's offset in the text. */
+function values(line: string, base: number, re: RegExp, out: Span[]): void {
+  re.lastIndex = 0;
+  for (let m; (m = re.exec(line)); ) {
+    let value: string | undefined;
+    for (let g = m.length - 1; g >= 1 && value === undefined; g--) value = m[g];
+    if (!value) continue;
+    const start = base + m.index + m[0].lastIndexOf(value);
+    out.push({ start, end: start + value.length, kind: 'password' });
+  }
+}

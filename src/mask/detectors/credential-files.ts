@@ -1,13 +1,18 @@
 /**
  * Lines of files that hold credentials by their format rather than by a name: password
- * hashes as shadow, htpasswd and crypt(3) print them, `.pgpass` lines
- * (host:port:database:user:password) and `.netrc` entries (`machine h login u password p`).
+ * hashes as shadow, htpasswd, crypt(3) and LDAP (`{SSHA}`) print them, `.pgpass` lines
+ * (host:port:database:user:password), Postfix's sasl_passwd and `.netrc` entries
+ * (`machine h login u password p`).
  * A locked or empty shadow field (`*`, `!`, `!*`) has no hash and is left alone.
  */
 import type { Detector } from '../span.js';
 
 /** crypt(3) hashes: yescrypt, gost-yescrypt, scrypt, SHA-512/256 crypt, bcrypt, MD5 crypt, Apache's apr1. */
 const CRYPT = /\$(?:y|gy|7|6|5|1|apr1|md5|sha1)\$[./A-Za-z0-9=,]+(?:\$[./A-Za-z0-9=,]+)*\$[./A-Za-z0-9]{8,}|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/g;
+/** LDAP and Dovecot scheme-tagged hashes: `{SSHA}…` in slapd and LDIF, `{SHA}…` in htpasswd. */
+const SCHEMED = /\{(?:SHA|SSHA|SHA256|SSHA256|SHA512|SSHA512|MD5|SMD5|CRYPT|PBKDF2(?:-SHA\d+)?|ARGON2I?D?|BLF-CRYPT|SHA512-CRYPT|SHA256-CRYPT)\}[A-Za-z0-9+/=.$,-]{8,}/g;
+/** Postfix's sasl_passwd: `[smtp.example.com]:587 user:PASSWORD`. */
+const SASL_PASSWD = /^\[[^\]\s]+\](?::\d+)?[ \t]+[^\s:]+:(\S+)[ \t]*$/gm;
 /** host:port:database:user:password, port a number or `*`. */
 const PGPASS = /^[^:\s#][^:\s]*:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^:\s\\]|\\.)+)[ \t]*$/gm;
 /** netrc: `machine H login U password P` on one line, or `password P` alone on its line. */
@@ -17,6 +22,17 @@ export const credentialFiles: Detector = (text, out) => {
   if (text.includes('$')) {
     CRYPT.lastIndex = 0;
     for (let m; (m = CRYPT.exec(text)); ) out.push({ start: m.index, end: m.index + m[0].length, kind: 'password_hash' });
+  }
+  if (text.includes('}')) {
+    SCHEMED.lastIndex = 0;
+    for (let m; (m = SCHEMED.exec(text)); ) out.push({ start: m.index, end: m.index + m[0].length, kind: 'password_hash' });
+  }
+  if (text.includes(']:') || text.includes('] ')) {
+    SASL_PASSWD.lastIndex = 0;
+    for (let m; (m = SASL_PASSWD.exec(text)); ) {
+      const start = m.index + m[0].lastIndexOf(m[1]!);
+      out.push({ start, end: start + m[1]!.length, kind: 'password' });
+    }
   }
   if (text.includes(':')) {
     PGPASS.lastIndex = 0;

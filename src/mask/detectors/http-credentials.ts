@@ -10,7 +10,7 @@
  * a fast skip search; the rest is matched only where the literal is.
  */
 import type { Detector, Span } from '../span.js';
-import { PLACEHOLDER } from '../values.js';
+import { isReference } from '../values.js';
 
 /** `Authorization: Basic dXNlcjpwYXNz`, `proxy-authorization=Bearer x`, `"Authorization": "token x"`. */
 const HEADER = /authorization["']?(?:[ \t]*[:=][ \t]*["']?(?:(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)[ \t]+)?|[ \t]+["']?(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)[ \t]+)([^\s"',;]{4,}(?:,\s*[A-Za-z]+=[^\s,"']+)*)/gi;
@@ -18,8 +18,8 @@ const HEADER = /authorization["']?(?:[ \t]*[:=][ \t]*["']?(?:(basic|bearer|token
 const BEARER = /bearer[ \t]+([A-Za-z0-9._~+/=-]{8,})/gi;
 /** A bare `Basic <base64>` (an access log's header field): only when it decodes to `user:password`. */
 const BASIC = /basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})/gi;
-/** `://user:PASSWORD@`, right after a scheme. The user may be empty (redis://:pw@host). */
-const USERINFO = /:\/\/[^\s/:@"'<>]{0,256}:([^\s/@"'<>]{1,512})(?=@)/g;
+/** Go's MySQL driver DSN: `user:PASSWORD@tcp(host:3306)/db`. */
+const MYSQL_DSN = /[\w.-]{1,64}:([^\s@/:"']{1,256})@(?:tcp|unix|udp)\(/g;
 /** Webhook URLs whose path is the credential. */
 const WEBHOOK = /(?:hooks\.slack\.com\/(?:services|workflows|triggers)|discord(?:app)?\.com\/api\/webhooks)\/([A-Za-z0-9_/-]{20,})/g;
 /** Azure SAS and other signed URLs: `sig=` up to the next parameter. */
@@ -31,7 +31,7 @@ function groups(text: string, re: RegExp, out: Span[], kindOf: (m: RegExpExecArr
   for (let m; (m = re.exec(text)); ) {
     const value = m[m.length - 1]!;
     const kind = kindOf(m);
-    if (kind === null || PLACEHOLDER.test(value)) continue;
+    if (kind === null || isReference(value)) continue;
     const start = m.index + m[0].length - value.length;
     out.push({ start, end: start + value.length, kind });
   }
@@ -40,11 +40,34 @@ function groups(text: string, re: RegExp, out: Span[], kindOf: (m: RegExpExecArr
 const SCHEME_KIND: Record<string, string> = { basic: 'basic_auth', bearer: 'bearer' };
 const startsWord = (text: string, at: number) => at === 0 || !/[A-Za-z0-9_]/.test(text[at - 1]!);
 
+/**
+ * `scheme://user:PASSWORD@host`: the password of a URL's userinfo. The user may be empty
+ * (redis://:pw@host), and the password may hold an `@` left unencoded: it runs to the last
+ * `@` before the host. Read by hand from each `://`, at most 1 KiB on: one pass over the text.
+ */
+function urlPasswords(text: string, out: Span[]): void {
+  for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
+    if (at === 0 || !/[A-Za-z0-9+.-]/.test(text[at - 1]!)) continue;
+    let i = at + 3;
+    const limit = Math.min(text.length, i + 1024);
+    while (i < limit && !/[\s/:@"'<>]/.test(text[i]!)) i++; // the user
+    if (text[i] !== ':') continue;
+    const start = i + 1;
+    let end = start;
+    while (end < limit && !/[\s/"'<>]/.test(text[end]!)) end++; // to the end of the authority
+    const lastAt = start + text.slice(start, end).lastIndexOf('@'); // within the authority only: linear
+    if (lastAt < start + 1) continue; // no password, or `host:port` with no userinfo
+    const value = text.slice(start, lastAt);
+    if (!isReference(value)) out.push({ start, end: lastAt, kind: 'url_password' });
+  }
+}
+
 export const httpCredentials: Detector = (text, out) => {
   groups(text, HEADER, out, (m) => (startsWord(text, m.index) || text[m.index - 1] === '-' ? (SCHEME_KIND[(m[1] ?? m[2] ?? '').toLowerCase()] ?? 'authorization') : null));
   groups(text, BEARER, out, (m) => (startsWord(text, m.index) ? 'bearer' : null));
   groups(text, BASIC, out, (m) => (startsWord(text, m.index) && /^[^:\s]{1,64}:\S/.test(Buffer.from(m[1]!, 'base64').toString('latin1')) ? 'basic_auth' : null));
-  groups(text, USERINFO, out, (m) => (m.index > 0 && /[A-Za-z0-9+.-]/.test(text[m.index - 1]!) ? 'url_password' : null));
+  urlPasswords(text, out);
+  if (text.includes('@tcp(') || text.includes('@unix(') || text.includes('@udp(')) groups(text, MYSQL_DSN, out, () => 'url_password');
   groups(text, WEBHOOK, out, () => 'webhook');
   groups(text, SAS_SIG, out, (m) => (m.index > 0 && '?&;'.includes(text[m.index - 1]!) ? 'azure_sas' : null));
 };

@@ -1,26 +1,30 @@
 /**
  * Private key material in every armour a host prints: PEM of every type (RSA, EC, DSA,
- * PKCS#8, ENCRYPTED, OPENSSH), PGP private key blocks, PuTTY key files and age identities.
- * A block is masked from its BEGIN line to its END line, also when its newlines are
- * escaped (`\n` inside a JSON string, as in a GCP service-account file). A block whose
- * END never comes (cut output) is masked to the end of the text: fail closed.
+ * PKCS#8, ENCRYPTED, OPENSSH), PGP private key blocks, OpenVPN static keys (tls-auth,
+ * tls-crypt), PuTTY key files and age identities. A block is masked from its BEGIN line
+ * to its END line, also when its newlines are escaped (`\n` inside a JSON string, as in a
+ * GCP service-account file). A block whose END never comes (cut output) is masked to the
+ * end of the text: fail closed.
  */
 import type { Detector } from '../span.js';
 
-const BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----/g;
+/** The BEGIN line of a key armour; group 1 is its label, which its END line repeats. */
+export const KEY_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V1)-----/g;
+/** The END line that closes a BEGIN of this label. */
+export const keyEnd = (label: string) => `-----END ${label}-----`;
 const AGE = /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g;
 /** PuTTY .ppk: the private part follows "Private-Lines: N" up to the MAC line. */
 const PUTTY = /^Private-Lines: \d+\r?\n[\s\S]*?(?=^Private-MAC:|$(?![\s\S]))/gm;
 
 export const privateKeys: Detector = (text, out) => {
-  if (text.includes('PRIVATE KEY')) {
-    BEGIN.lastIndex = 0;
-    for (let m; (m = BEGIN.exec(text)); ) {
-      const endMarker = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ''}-----`;
+  if (text.includes('-----BEGIN ')) {
+    KEY_BEGIN.lastIndex = 0;
+    for (let m; (m = KEY_BEGIN.exec(text)); ) {
+      const endMarker = keyEnd(m[1]!);
       const at = text.indexOf(endMarker, m.index + m[0].length);
       const end = at < 0 ? text.length : at + endMarker.length;
       out.push({ start: m.index, end, kind: 'private_key' });
-      BEGIN.lastIndex = end;
+      KEY_BEGIN.lastIndex = end;
     }
   }
   if (text.includes('AGE-SECRET-KEY-1')) {

@@ -7,6 +7,7 @@ import { action, type Host } from '../../action.js';
 import { command, fileScan, fileWrite } from '../../mechanism.js';
 import { hostName, params, token } from '../../params.js';
 import { readHostsFile } from '../../lib/hosts-file.js';
+import { clip } from '../../lib/text.js';
 
 export const getHostname = action({
   name: 'GetHostname',
@@ -97,7 +98,7 @@ export const setPrettyHostname = action({
   current: async (_p, host) => {
     const r = await host.run('hostnamectl', ['--pretty', 'status']);
     // hostnamectl prints the name and a newline; spaces inside and around it are part of it.
-    return r.code === 0 ? { pretty: r.stdout.replace(/\n$/, ''), error: '' } : { pretty: null, error: r.stderr.trim().split('\n').pop()?.slice(0, 200) ?? '' };
+    return r.code === 0 ? { pretty: r.stdout.replace(/\n$/, ''), error: '' } : { pretty: null, error: clip(r.stderr.trim().split('\n').pop() ?? '', 200) };
   },
   check: ({ pretty }, cur) => {
     if (cur.pretty === null) {

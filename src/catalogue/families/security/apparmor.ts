@@ -9,6 +9,7 @@ import { AirlockError } from '../../../protocol/errors.js';
 import { action, type Host } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params, token } from '../../params.js';
+import { clip } from '../../lib/text.js';
 
 /**
  * Whether the daemon can run `program`: it resolved it to a trusted binary when it started
@@ -36,7 +37,7 @@ export interface AppArmorKernel {
 /** Whether AppArmor is enabled in the running kernel, by aa-enabled (0 yes; 1, 3, 4 no, with its reason). */
 export async function readAppArmor(host: Host): Promise<AppArmorKernel> {
   const r = await host.run('aa-enabled', []);
-  return { enabled: r.code === 0, answer: ((r.stdout.trim() || r.stderr.trim()).split('\n')[0] ?? '').slice(0, 200), code: r.code };
+  return { enabled: r.code === 0, answer: clip((r.stdout.trim() || r.stderr.trim()).split('\n')[0] ?? '', 200), code: r.code };
 }
 
 export const appArmorStatus = action({

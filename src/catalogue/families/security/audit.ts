@@ -12,6 +12,7 @@ import { action, type Host } from '../../action.js';
 import { command, fileDelete, fileScan, fileWrite, type CommandStep } from '../../mechanism.js';
 import { absolutePath, params, token } from '../../params.js';
 import { firstSymlink, regularFilesIn, ROOT } from './host-paths.js';
+import { clip } from '../../lib/text.js';
 
 export const AUDIT_RULES_D = '/etc/audit/rules.d';
 export const AUDITD_CONF = '/etc/audit/auditd.conf';
@@ -44,7 +45,7 @@ export async function readKernelAudit(host: Host, withRules: boolean): Promise<K
   if (r.code !== 0) {
     // auditctl's own words, e.g. "Error sending status request (Operation not permitted)".
     const said = `${r.stderr}\n${r.stdout}`.split('\n').map((l) => l.trim()).filter(Boolean);
-    const reason = said.slice(0, 3).join('; ').slice(0, 300) || `exit status ${r.code}`;
+    const reason = clip(said.slice(0, 3).join('; '), 300) || `exit status ${r.code}`;
     const why = /not permitted/i.test(reason)
       ? 'the Airlock daemon lacks CAP_AUDIT_CONTROL in the initial user namespace, as in a container'
       : /netlink|not in kernel/i.test(reason)

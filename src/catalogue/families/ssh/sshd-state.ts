@@ -9,6 +9,7 @@ import { AirlockError } from '../../../protocol/errors.js';
 import type { Host } from '../../action.js';
 import { approversAmong, type SshLogin } from '../../lib/guards.js';
 import { readUnit, type UnitState } from '../../lib/systemd.js';
+import { clip } from '../../lib/text.js';
 import { parseDirective, parseEffective, readConfigView, SSHD_CONFIG, SSHD_DROPIN, type ConfigView } from './sshd-config.js';
 
 export const SSH_UNIT = 'ssh.service';
@@ -64,7 +65,7 @@ export async function readSshd(host: Host): Promise<SshdState> {
     dropin,
     view: await readConfigView(host),
     effective,
-    effectiveError: t.code === 0 ? '' : (t.stderr.trim().split('\n').pop() ?? '').slice(0, 200),
+    effectiveError: t.code === 0 ? '' : clip(t.stderr.trim().split('\n').pop() ?? '', 200),
     unit,
     approvers,
   };
