@@ -49,6 +49,10 @@ export const PAIR_NAMES = new Set(['name', 'key', 'Name', 'Key']);
  * the last line found serves every `i` on it, so each line is searched once.
  */
 let lastLine = { text: '', start: 0, end: -1 };
+/** Lets go of the last text (the word scan calls it when done): it may hold secrets, and be large. */
+export function forgetLine(): void {
+  lastLine = { text: '', start: 0, end: -1 };
+}
 function lineAt(text: string, i: number): { start: number; end: number } {
   if (lastLine.text !== text || i < lastLine.start || i > lastLine.end) {
     let end = text.indexOf('\n', i);

@@ -6,7 +6,7 @@
  * every word once; a regular expression per detector would read the text once each.
  */
 import { MARKER_SOURCE, type Detector } from '../span.js';
-import { assignmentAt, PAIR_NAMES, SECRET_HINT } from './assignments.js';
+import { assignmentAt, forgetLine, PAIR_NAMES, SECRET_HINT } from './assignments.js';
 import { MIN_TOKEN, tokenAt } from './tokens.js';
 
 const OPEN_MARKER = '⟦'.charCodeAt(0);
@@ -54,4 +54,5 @@ export const words: Detector = (text, out) => {
     }
     if (hint < i || (i - start <= 4 && PAIR_NAMES.has(text.slice(start, i)))) i = Math.max(i, assignmentAt(text, start, i, out));
   }
+  forgetLine();
 };
