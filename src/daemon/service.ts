@@ -427,8 +427,8 @@ export class AirlockService {
     if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${String(req.action_name)}`);
     // A client sends back the parameters as the preview showed them; a declared secret shows
     // masked, and then the stored value is the one the approval covers.
-    const shown = storedPreview(tx).params;
-    const params = a.secretParams?.length && canonicalize(req.params ?? {}) === canonicalize(shown) ? tx.params : this.parseParams(a, req.params);
+    const stored = storedPreview(tx); // checked against its digest once, for the parameters shown and the change approved
+    const params = a.secretParams?.length && canonicalize(req.params ?? {}) === canonicalize(stored.params) ? tx.params : this.parseParams(a, req.params);
     if (requestHash(a.name, params) !== tx.requestHash) {
       fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
     }
@@ -449,13 +449,13 @@ export class AirlockService {
     const unlock = a.readOnly ? () => {} : await this.changes.take();
     try {
       // A change's programs (state readers and steps) take the change lane's slots, which reads cannot fill.
-      return await inLane(a.readOnly ? 'read' : 'change', () => this.executeLocked(who, tx, a, risk, params, receipt));
+      return await inLane(a.readOnly ? 'read' : 'change', () => this.executeLocked(who, tx, stored, a, risk, params, receipt));
     } finally {
       unlock();
     }
   }
 
-  private async executeLocked(who: Identity, tx: TxRecord, a: AnyAction, risk: Risk, params: Record<string, unknown>, receipt: string): Promise<ResultEnvelope> {
+  private async executeLocked(who: Identity, tx: TxRecord, stored: PreviewEnvelope, a: AnyAction, risk: Risk, params: Record<string, unknown>, receipt: string): Promise<ResultEnvelope> {
     // Re-read the host: the mechanism is built from the state at execution time, and a
     // check that no longer holds refuses before the receipt is spent.
     const current = await a.current(params, this.o.host);
@@ -464,7 +464,7 @@ export class AirlockService {
     // What runs must be what was approved: the change and every byte of the mechanism rebuilt
     // from the host as it is now must hash as the previewed ones did (LACS §5,
     // mechanism-binding.ts), or the receipt stays unspent.
-    const approved = storedPreview(tx).proposed_change.digest;
+    const approved = stored.proposed_change.digest;
     const bound = await bindMechanism(a, a.preview(params, current).change, steps, this.o.host);
     if (bound.proposed.digest !== approved) {
       fail('stale_approval', 'state_changed', `the host changed since ${tx.id} was previewed, so the change would differ from the approved one; the receipt was not used`, 'preview again and have the new preview approved');
@@ -486,7 +486,7 @@ export class AirlockService {
       }
       const run = await this.o.executor.runSteps(steps, a.files, bound.filesAsRead);
       const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
-      const unmasked = storedPreview(tx).unmask === true;
+      const unmasked = stored.unmask === true;
       const out = releaseOutput(run.output, undefined, unmasked);
       out.truncated ||= run.truncated;
       const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
