@@ -4,6 +4,7 @@
  * and which mechanism steps do it.
  */
 import { z } from 'zod';
+import type { GroupEntry, PasswdEntry } from '../protocol/account-files.js';
 import type { Risk } from '../protocol/risk.js';
 import type { Step } from './mechanism.js';
 import type { ProgramName } from './programs.js';
@@ -21,19 +22,8 @@ export const RHEL_LIKE: Platform[] = ['fedora', 'rhel'];
 /** Every recognised distribution: for actions whose mechanism is the same everywhere, or chosen per distribution. */
 export const ALL_PLATFORMS: Platform[] = [...PLATFORMS];
 
-export interface PasswdEntry {
-  name: string;
-  uid: number;
-  gid: number;
-  gecos: string;
-  home: string;
-  shell: string;
-}
-export interface GroupEntry {
-  name: string;
-  gid: number;
-  members: string[];
-}
+/** What Host.users() and groups() return: the one parse of the account files (src/protocol/account-files.ts). */
+export type { GroupEntry, PasswdEntry };
 export interface CommandOutput {
   code: number;
   stdout: string;

@@ -5,7 +5,8 @@
  * out; comment lines and lines with too few fields are skipped.
  */
 
-export interface PasswdLine {
+/** One /etc/passwd line (also the catalogue's Host.users() entry, src/catalogue/action.ts). */
+export interface PasswdEntry {
   name: string;
   uid: number;
   gid: number;
@@ -14,7 +15,8 @@ export interface PasswdLine {
   shell: string;
 }
 
-export interface GroupLine {
+/** One /etc/group line. */
+export interface GroupEntry {
   name: string;
   gid: number;
   members: string[];
@@ -27,10 +29,10 @@ const fieldsOf = (text: string, min: number) =>
     .map((l) => l.split(':'))
     .filter((f) => f.length >= min);
 
-export function parsePasswd(text: string): PasswdLine[] {
+export function parsePasswd(text: string): PasswdEntry[] {
   return fieldsOf(text, 7).map((f) => ({ name: f[0]!, uid: Number(f[2]), gid: Number(f[3]), gecos: f[4]!, home: f[5]!, shell: f[6]! }));
 }
 
-export function parseGroup(text: string): GroupLine[] {
+export function parseGroup(text: string): GroupEntry[] {
   return fieldsOf(text, 4).map((f) => ({ name: f[0]!, gid: Number(f[2]), members: f[3] ? f[3].split(',').filter(Boolean) : [] }));
 }
