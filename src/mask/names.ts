@@ -36,6 +36,16 @@ const WEAK_WORDS = new Set(['key', 'auth', 'salt', 'sig', 'signature', 'cookie',
  */
 const NOT_SECRET = new Set(['nopasswd', 'load_credential', 'load_credential_encrypted', 'import_credential', 'condition_credential', 'assert_credential']);
 
+/**
+ * A word in every name this file judges secret or weak, built from the lists above so it
+ * cannot leave one out: the word scan (detectors/words.ts) reads an assignment only after
+ * a word this finds, in one pass over the text.
+ */
+export const NAME_HINT = new RegExp(
+  [...new Set(['key', ...SECRET_ENDINGS, ...SECRET_WORDS, ...[...SECRET_PAIRS].flatMap((p) => p.split(' ')), ...WEAK_WORDS])].sort((a, b) => b.length - a.length).join('|'),
+  'gi',
+);
+
 /** Splits `DB_PASSWORD`, `apiKey`, `X-Api-Key`, `db.password` and `client-key-data` into lower-case words. */
 export function nameWords(name: string): string[] {
   return name

@@ -170,6 +170,8 @@ test('names: a secret word, last or followed only by qualifiers', () => {
   for (const n of ['db_password_replica', 'SECRET_KEY_BASE', '--redis.password', 'requirepass', 'DB_PASSWORD', 'PGPASSWORD', 'client_secret', 'apiKey', 'X-Api-Key', 'aws_session_token', 'psk', 'private_key', 'credentials', 'db.pass']) assert.equal(secretName(n), 'strong', n);
   for (const n of ['PasswordAuthentication', 'token_lifetime', 'password_file', 'PermitEmptyPasswords', 'bypass', 'public_key', 'key_size', 'token_endpoint', 'password_encryption']) assert.equal(secretName(n), null, n);
   for (const n of ['key', 'auth', 'sig', 'HostKey']) assert.equal(secretName(n), 'weak', n);
+  // Every weak name is read by the word scan too (its hint is built from the same lists).
+  for (const n of ['hmac', 'session', 'cookie', 'salt']) assert.equal(maskText(`${n}: Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0L`).text, `${n}: ⟦secret:key⟧`, n);
   assert.equal(secretName('AccountKey'), 'strong', "Azure's storage key");
   assert.equal(kindOfName('MYSQL_ROOT_PASSWORD'), 'password');
   assert.equal(kindOfName('GITHUB_TOKEN'), 'token');

@@ -19,12 +19,6 @@ import type { Span } from '../span.js';
 import { isSecretValue } from '../values.js';
 import { tokenAt } from './tokens.js';
 
-/**
- * Every secret name (names.ts) holds one of these: the word scan (words.ts) finds them in
- * one pass over the text and calls `assignmentAt` only for a word that holds one, or that
- * is a pair's name (PAIR_NAMES).
- */
-export const SECRET_HINT = /pass|pwd|pw|secret|token|key|cred|psk|sas|auth|salt|sig|cookie|connectionstring|private|shared/gi;
 const REFERENCE = /\$\{\{[^}\n]*\}\}|\$\w*\{[^}\s]*\}/y;
 /** An unquoted value: words up to the end of the line, stopping before a word that is an assignment of its own. */
 const UNQUOTED = /[^\s"'&,;}\]#][^\s"'&,;}\]]*(?:[ \t]+[^\s"'&,;}\]=:#]+(?=[\s"'&,;}\]#]|$))*/y;

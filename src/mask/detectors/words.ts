@@ -6,7 +6,8 @@
  * every word once; a regular expression per detector would read the text once each.
  */
 import { MARKER_SOURCE, type Detector } from '../span.js';
-import { assignmentAt, forgetLine, PAIR_NAMES, SECRET_HINT } from './assignments.js';
+import { NAME_HINT } from '../names.js';
+import { assignmentAt, forgetLine, PAIR_NAMES } from './assignments.js';
 import { MIN_TOKEN, tokenAt } from './tokens.js';
 
 const OPEN_MARKER = '⟦'.charCodeAt(0);
@@ -17,8 +18,8 @@ for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 export const words: Detector = (text, out) => {
   const n = text.length;
   let i = 0;
-  // The next secret word's place (SECRET_HINT, one pass ahead of the scan): a word holding none names no secret.
-  const hints = new RegExp(SECRET_HINT.source, SECRET_HINT.flags);
+  // The next secret word's place (NAME_HINT, one pass ahead of the scan): a word holding none names no secret.
+  const hints = new RegExp(NAME_HINT.source, NAME_HINT.flags);
   let hint = hints.exec(text)?.index ?? n;
   while (i < n) {
     const c = text.charCodeAt(i);
