@@ -9,7 +9,7 @@
  *   and an element that is a flag naming a secret (`"--requirepass"`) masks the next one.
  * Counts add up over the whole value.
  */
-import { addCounts, maskText, secretSpans, type MaskCounts, type MaskOptions } from './mask.js';
+import { addCounts, maskLines, maskText, type MaskCounts, type MaskOptions } from './mask.js';
 import { kindOfName, secretName } from './names.js';
 import { marker } from './span.js';
 import { isSecretValue } from './values.js';
@@ -50,36 +50,4 @@ export function maskDeep<T>(value: T, opts: MaskOptions = {}, counts: MaskCounts
     return masked.map((s, i) => (flagged.has(i) && !s.startsWith('⟦secret:') ? whole(kindOfName(items[i - 1]!)) : s));
   };
   return { value: walk(value, null) as T, counts };
-}
-
-/**
- * Lines masked as one text: the spans of the joined lines, each line keeping what no span
- * covers; a span's marker goes where it starts, and the lines it runs on into lose what it covers.
- */
-export function maskLines(items: string[], opts: MaskOptions, counts: MaskCounts): string[] {
-  const joined = items.join('\n');
-  const spans = secretSpans(joined);
-  const plain = (s: string) => (opts.pseudonyms ? opts.pseudonyms.apply(s) : s);
-  const out: string[] = [];
-  let k = 0;
-  let pos = 0;
-  for (const item of items) {
-    const a = pos;
-    const b = pos + item.length;
-    let s = '';
-    let at = a;
-    while (k < spans.length && spans[k]!.start <= b) {
-      const sp = spans[k]!;
-      if (sp.start >= a) {
-        s += plain(joined.slice(at, sp.start)) + marker(sp.kind);
-        counts[sp.kind] = (counts[sp.kind] ?? 0) + 1;
-      }
-      at = Math.max(at, Math.min(sp.end, b));
-      if (sp.end > b) break; // it runs on into the next line
-      k++;
-    }
-    out.push(s + plain(joined.slice(at, b)));
-    pos = b + 1;
-  }
-  return out;
 }

@@ -94,19 +94,43 @@ function withoutColour(text: string): Span[] {
 }
 
 export function maskText(text: string, opts: MaskOptions = {}): Masked {
-  const spans = secretSpans(text);
   const counts: MaskCounts = {};
-  if (spans.length === 0 && !opts.pseudonyms) return { text, counts };
-  let outText = '';
-  let at = 0;
+  return { text: maskLines([text], opts, counts)[0]!, counts };
+}
+
+/**
+ * Lines masked as one text (a preview's lines, a diff's): the spans of the lines joined,
+ * each line keeping what no span covers; a span's marker goes where it starts, and the
+ * lines it runs on into lose what it covers. Counts are added to `counts`. One line is
+ * what maskText masks.
+ */
+export function maskLines(items: string[], opts: MaskOptions, counts: MaskCounts): string[] {
+  const joined = items.length === 1 ? items[0]! : items.join('\n');
+  const spans = secretSpans(joined);
+  if (spans.length === 0 && !opts.pseudonyms) return items;
   const plain = (s: string) => (opts.pseudonyms ? opts.pseudonyms.apply(s) : s);
-  for (const s of spans) {
-    outText += plain(text.slice(at, s.start)) + marker(s.kind);
-    counts[s.kind] = (counts[s.kind] ?? 0) + 1;
-    at = s.end;
+  const out: string[] = [];
+  let k = 0;
+  let pos = 0;
+  for (const item of items) {
+    const a = pos;
+    const b = pos + item.length;
+    let s = '';
+    let at = a;
+    while (k < spans.length && spans[k]!.start <= b) {
+      const sp = spans[k]!;
+      if (sp.start >= a) {
+        s += plain(joined.slice(at, sp.start)) + marker(sp.kind);
+        counts[sp.kind] = (counts[sp.kind] ?? 0) + 1;
+      }
+      at = Math.max(at, Math.min(sp.end, b));
+      if (sp.end > b) break; // it runs on into the next line
+      k++;
+    }
+    out.push(s + plain(joined.slice(at, b)));
+    pos = b + 1;
   }
-  outText += plain(text.slice(at));
-  return { text: outText, counts };
+  return out;
 }
 
 /** Adds `more` into `into` (counts of several texts). */
