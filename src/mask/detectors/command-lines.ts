@@ -7,8 +7,8 @@
  * constructor as a stack trace prints it. Flags that name the secret (`--password=x`,
  * `--redis.password x`) are assignments (assignments.ts).
  *
- * Each program's rule reads only the lines that name the program, one pass per such line,
- * so no input makes this more than linear.
+ * One pass finds the lines that name a program; each such line is read once, so no input
+ * makes this more than linear.
  */
 import type { Detector, Span } from '../span.js';
 
@@ -28,22 +28,24 @@ const PROGRAMS: ReadonlyArray<readonly [RegExp, RegExp]> = [
   [/\b(?:zip|unzip)\b/, new RegExp(`[ \\t]-P[ \\t]+${VALUE}`, 'g')],
   [/\b(?:gpg|gpg2|iwctl)\b/, new RegExp(`[ \\t]--passphrase[ \\t]+${VALUE}`, 'g')],
   [/\bopenssl\b/, new RegExp(`[ \\t]-(?:passout|passin|pass)[ \\t]+(?:pass|env|file|fd):?${VALUE}|[ \\t]-k[ \\t]+${VALUE}`, 'g')],
-  [/\b(?:curl|wget|http|lftp)\b/, new RegExp(`[ \\t](?:-u|--user|--proxy-user|--http-user)(?:[ \\t]+|=)['"]?[^\\s:'"]+:${VALUE}`, 'g')],
+  [/\b(?:curl|wget|lftp)\b|\bhttp\b(?!s?:\/\/)/, new RegExp(`[ \\t](?:-u|--user|--proxy-user|--http-user)(?:[ \\t]+|=)['"]?[^\\s:'"]+:${VALUE}`, 'g')],
   [/\b(?:smbclient|rpcclient|smbmap|net)\b/, new RegExp(`[ \\t](?:-U|--user)(?:[ \\t]+|=)['"]?[^\\s%'"]+%${VALUE}`, 'g')],
   [/\bwpa_passphrase\b/, new RegExp(`\\bwpa_passphrase[ \\t]+(?:'[^'\\n]*'|"[^"\\n]*"|\\S+)[ \\t]+${VALUE}`, 'g')],
   [/\bPDO\b/, /\bPDO(?:->__construct)?\(\s*'[^'\n]*',\s*'[^'\n]*',\s*'([^'\n]+)'/g],
 ];
-/** Cheap words one of which every rule's line holds. */
-const ANY = /mysql|maria|sshpass|redis-cli|ldap|login|mongo|keytool|ssh-keygen|7z|zip|gpg|iwctl|openssl|curl|wget|http|lftp|smb|rpcclient|net |wpa_passphrase|PDO/;
+/** Any program's name: a line that holds none is not read further. */
+const ANY = new RegExp(PROGRAMS.map(([program]) => program.source).join('|'), 'g');
 
 export const commandLines: Detector = (text, out) => {
-  if (!ANY.test(text)) return;
-  for (let lineStart = 0; lineStart < text.length; ) {
-    let lineEnd = text.indexOf('\n', lineStart);
+  ANY.lastIndex = 0;
+  for (let m; (m = ANY.exec(text)); ) {
+    // The line of this program's name, read once for every program on it.
+    const lineStart = text.lastIndexOf('\n', m.index) + 1;
+    let lineEnd = text.indexOf('\n', m.index);
     if (lineEnd < 0) lineEnd = text.length;
     const line = text.slice(lineStart, lineEnd);
-    if (ANY.test(line)) for (const [program, flags] of PROGRAMS) if (program.test(line)) values(line, lineStart, flags, out);
-    lineStart = lineEnd + 1;
+    for (const [program, flags] of PROGRAMS) if (program.test(line)) values(line, lineStart, flags, out);
+    ANY.lastIndex = lineEnd;
   }
 };
 
