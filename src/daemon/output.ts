@@ -55,18 +55,14 @@ export function maskValueForClient<T>(value: T, counts: MaskCounts = {}): T {
  * (docs/security.md); it is still capped and escaped, and still counted.
  */
 export function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINES, unmasked = false): CappedOutput {
+  // Each piece is one program's output or one file: it ends its own last line.
+  const pieces = chunks.map((c) => (c.endsWith('\n') || c === '' ? c : c + '\n'));
   const stream = new MaskStream(options);
-  const texts: string[] = [];
-  for (const chunk of chunks) {
-    // Each piece is one program's output or one file: it ends its own last line.
-    texts.push(stream.push(chunk.endsWith('\n') || chunk === '' ? chunk : chunk + '\n'));
-  }
-  texts.push(stream.end());
-  const clear = unmasked ? chunks.map((c) => (c.endsWith('\n') || c === '' ? c : c + '\n')).join('') : null;
+  const masked = pieces.map((p) => stream.push(p)).join('') + stream.end(); // counted even when unmasked
   const lines: string[] = [];
   let truncated = false;
   let chars = 0;
-  const parts = (clear ?? texts.join('')).split('\n');
+  const parts = (unmasked ? pieces.join('') : masked).split('\n');
   if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   for (const raw of parts) {
     if (lines.length >= maxLines || chars >= MAX_OUTPUT_CHARS) {
