@@ -28,7 +28,7 @@ import { Pseudonyms } from '../mask/pseudonyms.js';
 import { shownParams } from './secret-params.js';
 import { countsForLog, type MaskCounts } from '../mask/mask.js';
 import { bindMechanism } from './mechanism-binding.js';
-import { isUnattendedProposal, storedPreview } from './stored-preview.js';
+import { isUnattendedProposal, storedFlags, storedPreview } from './stored-preview.js';
 import { Slots } from './slots.js';
 import { inLane } from './run-context.js';
 import type { SecondFactor } from './second-factor.js';
@@ -87,7 +87,7 @@ function enforce(d: { ok: true } | { ok: false; refusal: Refusal }): void {
 
 /** What authz.ts needs to know about a stored transaction. */
 function facts(tx: TxRecord): TxFacts {
-  return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, unattended: isUnattendedProposal(tx), unmask: (tx.preview as { unmask?: unknown }).unmask === true };
+  return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, ...storedFlags(tx) };
 }
 
 export class AirlockService {

@@ -24,13 +24,16 @@ export function storedPreview(tx: TxRecord): PreviewEnvelope {
 }
 
 /**
- * Whether a stored preview is an unattended proposal, for listing the inbox without
- * re-hashing up to a thousand previews: a typed read of that one flag (the inbox shows
- * views, never preview content). A row that does not even carry a well-formed flag fails closed.
+ * The flags of a stored preview that decide who may act on it (authz.ts), read without
+ * re-hashing the preview (the inbox lists up to a thousand): a typed read of those flags
+ * alone. A row that does not even carry well-formed flags fails closed.
  */
-const UnattendedFlag = z.looseObject({ unattended: z.literal(true).optional() });
-export function isUnattendedProposal(tx: TxRecord): boolean {
-  const r = UnattendedFlag.safeParse(tx.preview);
+const Flags = z.looseObject({ unattended: z.literal(true).optional(), unmask: z.literal(true).optional() });
+export function storedFlags(tx: TxRecord): { unattended: boolean; unmask: boolean } {
+  const r = Flags.safeParse(tx.preview);
   if (!r.success) fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope`, 'check the store with `airlock audit verify`');
-  return r.data!.unattended === true;
+  return { unattended: r.data!.unattended === true, unmask: r.data!.unmask === true };
 }
+
+/** Whether a stored preview is an unattended proposal (the inbox shows views, never preview content). */
+export const isUnattendedProposal = (tx: TxRecord): boolean => storedFlags(tx).unattended;
