@@ -1,0 +1,127 @@
+/**
+ * The offline planner: the embedded default when no LLM is configured. Deterministic word
+ * rules (rules/, one file per catalogue family) map an intent to catalogue actions and fill
+ * their parameters from its words; no model, no network, no key. It says plainly what it is
+ * and which words it did not understand, refuses what it cannot map and what is unsafe, and
+ * checks every step against the action's own parameter schema before proposing it. Like any
+ * planner it only proposes: the daemon previews each step and a person decides.
+ */
+import type { HostContext, Planner, PlannerLimits, PlannerReport, PlanStep, PlanVerdict, QueryRunner } from '../contract.js';
+import { bestRule, takeTriggers, takeUnderstood } from './match.js';
+import type { Context } from './rule.js';
+import { KEYWORDS, RULES, VERBS } from './rules/index.js';
+import { unsafeReason } from './unsafe.js';
+import { paramsProblem } from './validate.js';
+import { Clause, splitClauses, tokenize, type Token } from './words.js';
+
+/** At most this many steps in one plan, and this many words reported as not understood. */
+export const MAX_STEPS = 20;
+const MAX_UNKNOWN_WORDS = 20;
+const MAX_WORD_CHARS = 40;
+
+export const OFFLINE_NOTE = 'Offline planner: deterministic word rules, no model and no network. It proposes only; check each step\'s preview (the daemon\'s risk) before you approve.';
+
+const RHEL_LIKE = new Set(['fedora', 'rhel', 'centos', 'rocky', 'almalinux', 'ol']);
+
+function quoteWord(w: string): string {
+  return JSON.stringify(w.length > MAX_WORD_CHARS ? `${w.slice(0, MAX_WORD_CHARS)}…` : w);
+}
+
+/**
+ * The requests of an intent: split at "and"/"then" before a verb, then a part no rule reads
+ * on its own goes back to the request before it ("grow vg0/data by 10G and resize the
+ * filesystem" is one request; "restart nginx and show its logs" is two).
+ */
+function clausesOf(tokens: Token[]): Token[][] {
+  const merged: Token[][] = [];
+  for (const words of splitClauses(tokens, VERBS)) {
+    const prev = merged[merged.length - 1];
+    if (prev !== undefined && bestRule(new Clause(words, KEYWORDS), RULES) === null) prev.push(...words);
+    else merged.push(words);
+  }
+  return merged;
+}
+
+/** The plan for an intent: pure, so the same intent on the same host gives the same verdict and notes. */
+export function planOffline(intent: string, host: HostContext, limits: Pick<PlannerLimits, 'maxIntentChars'>): { verdict: PlanVerdict; notes: string[] } {
+  const notes = [OFFLINE_NOTE];
+  const text = intent.trim();
+  if (text === '') return { verdict: { kind: 'refusal', reason: 'The intent is empty: say what you want done, e.g. "restart nginx".' }, notes };
+  if (text.length > limits.maxIntentChars) return { verdict: { kind: 'refusal', reason: `The intent is ${text.length} characters, more than the ${limits.maxIntentChars} allowed: say it in fewer words.` }, notes };
+
+  const tokens = tokenize(text);
+  const unsafe = unsafeReason(text, tokens);
+  if (unsafe !== null) return { verdict: { kind: 'refusal', reason: unsafe }, notes };
+
+  const ctx: Context = { host, rhel: RHEL_LIKE.has(host.distribution.id), last: {}, assumed: [] };
+  const actions = new Map(host.actions.map((a) => [a.name, a]));
+  const planned: PlanStep[] = [];
+  const missing: string[] = [];
+  const unsupported: string[] = [];
+  const unknown: string[] = [];
+
+  for (const words of clausesOf(tokens)) {
+    const clause = new Clause(words, KEYWORDS);
+    const rule = bestRule(clause, RULES);
+    if (rule === null) {
+      unknown.push(...clause.leftover());
+      continue;
+    }
+    takeTriggers(clause, rule);
+    const built = rule.build(clause, ctx);
+    takeUnderstood(clause, rule);
+    unknown.push(...clause.leftover());
+    if ('missing' in built) {
+      missing.push(built.missing);
+      continue;
+    }
+    for (const s of built.steps) {
+      const action = actions.get(s.action_name);
+      if (action === undefined) {
+        unsupported.push(s.action_name);
+        continue;
+      }
+      const problem = paramsProblem(action, s.params);
+      if (problem !== null) {
+        missing.push(`${s.action_name}: the words did not give a valid value (${problem})`);
+        continue;
+      }
+      const same = planned.some((p) => p.action_name === s.action_name && JSON.stringify(p.params) === JSON.stringify(s.params));
+      if (!same && planned.length < MAX_STEPS) planned.push(s);
+    }
+  }
+
+  const uniqueUnknown = [...new Set(unknown)].slice(0, MAX_UNKNOWN_WORDS);
+  for (const a of [...new Set(ctx.assumed)]) notes.push(`Assumed: ${a}.`);
+  for (const m of [...new Set(missing)]) notes.push(`Could not fill: ${m}.`);
+  const where = host.distribution.pretty_name || host.distribution.id;
+  if (unsupported.length > 0) notes.push(`Not offered on this host (${where}): ${[...new Set(unsupported)].join(', ')}.`);
+  if (uniqueUnknown.length > 0) notes.push(`Did not understand: ${uniqueUnknown.map(quoteWord).join(', ')}.`);
+
+  if (planned.length === 0) {
+    const why = unsupported.length > 0 ? `this host (${where}) does not offer ${[...new Set(unsupported)].join(', ')}` : missing.length > 0 ? `it needs ${[...new Set(missing)].join('; ')}` : uniqueUnknown.length > 0 ? `no catalogue action matches the words ${uniqueUnknown.map(quoteWord).join(', ')}` : 'no catalogue action matches these words';
+    return {
+      verdict: { kind: 'refusal', reason: `The offline planner could not map this intent to a plan: ${why}. Rephrase with the thing to act on (e.g. "restart nginx", "open port 443/tcp"), see \`airlock actions\`, or configure an LLM planner.` },
+      notes,
+    };
+  }
+  const summary = planned.length === 1 ? planned[0]!.reason : `${planned.length} steps: ${planned.map((s) => s.action_name).join(', ')}`;
+  return { verdict: { kind: 'plan', summary, steps: planned }, notes };
+}
+
+export const offlinePlanner: Planner = {
+  kind: 'offline',
+  // The offline planner reads nothing from the host: its plans stand on the words alone, so
+  // `query` is not called (it would only add records to the log without changing a step).
+  async plan(intent: string, host: HostContext, _query: QueryRunner, limits: PlannerLimits): Promise<PlannerReport> {
+    const started = performance.now();
+    const { verdict, notes } = planOffline(intent, host, limits);
+    return {
+      verdict,
+      planner: { kind: 'offline', model: null },
+      notes,
+      usage: { turns: 1, input_tokens: 0, output_tokens: 0, elapsed_ms: Math.round(performance.now() - started) },
+      queries: [],
+    };
+  },
+};
