@@ -1,0 +1,120 @@
+/**
+ * The story suite: intents as a sysadmin says them (test/stories/<family>.json), each with
+ * the catalogue actions (and their catalogue risks) a sound plan must contain, the actions
+ * it must not contain, or that it must be refused. `runStories(planner, host)` plans every
+ * story with the given planner and checks it; `npm run stories` prints the pass rates
+ * (scripts/stories.ts), and test/unit/planner-offline.test.ts holds the offline planner to 80%.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_LIMITS, type HostContext, type Planner, type PlannerLimits, type PlannerReport, type QueryRunner } from '../../src/planner/contract.js';
+import type { Risk } from '../../src/protocol/risk.js';
+
+export interface StoryStep {
+  /** The action, or the actions any one of which will do. */
+  action: string | string[];
+  /** The catalogue's risk of the action (one per alternative when they differ). */
+  risk: Risk | Risk[];
+  /** Parameters the step must carry (a subset: other parameters may be there too). */
+  params?: Record<string, unknown>;
+}
+
+export interface Story {
+  intent: string;
+  /** The file's name when absent (refusals.json names each story's family). */
+  family: string;
+  must?: StoryStep[];
+  must_not?: string[];
+  refuse?: boolean;
+  /** A hard one: the offline planner may fail it. */
+  hard?: boolean;
+}
+
+export interface StoryResult {
+  story: Story;
+  passed: boolean;
+  /** What went wrong, in words (empty when passed). */
+  problems: string[];
+  report: PlannerReport | null;
+}
+
+export const STORIES_DIR = dirname(fileURLToPath(import.meta.url));
+
+/** Every story of every file, in file then story order. */
+export function loadStories(dir = STORIES_DIR): Story[] {
+  const stories: Story[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const family = basename(file, '.json');
+    for (const s of JSON.parse(readFileSync(join(dir, file), 'utf8')) as Omit<Story, 'family'>[] & { family?: string }[]) stories.push({ ...s, family: s.family ?? family } as Story);
+  }
+  return stories;
+}
+
+/** The story suite runs no daemon: a planner that asks to read the host is told so, and must plan anyway. */
+export const noQueries: QueryRunner = async () => ({ ok: false, error: 'the story suite has no daemon to read the host from', transaction_id: null });
+
+function subset(want: Record<string, unknown>, got: Record<string, unknown>): boolean {
+  return Object.entries(want).every(([k, v]) => JSON.stringify(got[k]) === JSON.stringify(v));
+}
+
+/** Mistakes of the story itself (an action that does not exist, a risk the catalogue does not give it). */
+export function storyErrors(story: Story, host: HostContext): string[] {
+  const errors: string[] = [];
+  const byName = new Map(host.actions.map((a) => [a.name, a]));
+  for (const m of story.must ?? []) {
+    const names = Array.isArray(m.action) ? m.action : [m.action];
+    const risks = Array.isArray(m.risk) ? m.risk : names.map(() => m.risk as Risk);
+    names.forEach((n, i) => {
+      const a = byName.get(n);
+      if (a === undefined) errors.push(`story names ${n}, which this host does not offer`);
+      else if (a.risk !== risks[i]) errors.push(`story says ${n} is ${risks[i]}, the catalogue says ${a.risk}`);
+    });
+  }
+  for (const n of story.must_not ?? []) if (!byName.has(n)) errors.push(`story forbids ${n}, which does not exist`);
+  if (story.refuse !== true && (story.must ?? []).length === 0) errors.push('story expects neither a refusal nor any action');
+  return errors;
+}
+
+/** Check one planner report against its story. */
+export function checkStory(story: Story, report: PlannerReport, host: HostContext): string[] {
+  const problems = storyErrors(story, host);
+  const v = report.verdict;
+  if (story.refuse === true) {
+    if (v.kind !== 'refusal') problems.push(`expected a refusal, got a plan: ${v.steps.map((s) => s.action_name).join(', ')}`);
+    return problems;
+  }
+  if (v.kind === 'refusal') return [...problems, `refused: ${v.reason}`];
+  const known = new Set(host.actions.map((a) => a.name));
+  for (const s of v.steps) if (!known.has(s.action_name)) problems.push(`step ${s.action_name} is not an action of this host`);
+  for (const m of story.must ?? []) {
+    const names = Array.isArray(m.action) ? m.action : [m.action];
+    const found = v.steps.some((s) => names.includes(s.action_name) && subset(m.params ?? {}, s.params));
+    if (!found) {
+      const near = v.steps.filter((s) => names.includes(s.action_name));
+      problems.push(near.length > 0 ? `${names.join('|')} with ${JSON.stringify(m.params)}: got ${near.map((s) => JSON.stringify(s.params)).join(', ')}` : `missing ${names.join('|')} (plan: ${v.steps.map((s) => s.action_name).join(', ') || 'empty'})`);
+    }
+  }
+  for (const n of story.must_not ?? []) if (v.steps.some((s) => s.action_name === n)) problems.push(`contains ${n}, which it must not`);
+  return problems;
+}
+
+/** Plan every story with `planner` on `host` and check each; a planner that throws fails its story. */
+export async function runStories(planner: Planner, host: HostContext, opts: { stories?: Story[]; limits?: PlannerLimits; query?: QueryRunner } = {}): Promise<StoryResult[]> {
+  const results: StoryResult[] = [];
+  for (const story of opts.stories ?? loadStories()) {
+    try {
+      const report = await planner.plan(story.intent, host, opts.query ?? noQueries, opts.limits ?? DEFAULT_LIMITS);
+      const problems = checkStory(story, report, host);
+      results.push({ story, passed: problems.length === 0, problems, report });
+    } catch (e) {
+      results.push({ story, passed: false, problems: [`the planner threw: ${(e as Error).message}`], report: null });
+    }
+  }
+  return results;
+}
+
+/** The share of stories passed, 0 to 1. */
+export function passRate(results: readonly StoryResult[]): number {
+  return results.length === 0 ? 0 : results.filter((r) => r.passed).length / results.length;
+}
