@@ -16,9 +16,11 @@ import { loadStories, passRate, runStories, storyErrors } from '../stories/run.j
 const host = storyHost();
 const rhelHost = storyHost({ id: 'fedora', version_id: '40', pretty_name: 'Fedora Linux 40' });
 
-/** A query runner that fails the test when called: the offline planner plans from the words alone. */
+/** Every read the planner asked for; each is refused, as with no daemon: the plans must stand without reads. */
+const asked: string[] = [];
 const noQuery: QueryRunner = async (name) => {
-  throw new Error(`the offline planner asked the daemon for ${name}`);
+  asked.push(name);
+  return { ok: false, error: 'no daemon in this test', transaction_id: null };
 };
 
 async function plan(intent: string, on = host): Promise<PlannerReport> {
@@ -172,6 +174,35 @@ test('every step it proposes validates against the catalogue\'s own parameter sc
     }
   }
   assert.ok(checked > 150, `${checked} steps checked`);
+});
+
+test('the one read: the journal\'s size before a vacuum; a journal already small drops the step, a failed read keeps it', async () => {
+  const runner = (line: string): QueryRunner => async (name, params) => {
+    assert.deepEqual([name, params], ['JournalDiskUsage', {}]);
+    return { ok: true, output: [line], transaction_id: 'tx_0123456789abcdef01234567' };
+  };
+  const intent = 'free some disk space on /var';
+  const small = await offlinePlanner.plan(intent, host, runner('Archived and active journals take up 24.0M in the file system.'), DEFAULT_LIMITS);
+  assert.ok(small.verdict.kind === 'plan' && !small.verdict.steps.some((s) => s.action_name === 'VacuumJournal' || s.action_name === 'JournalDiskUsage'), JSON.stringify(small.verdict));
+  assert.deepEqual(small.queries, [{ action_name: 'JournalDiskUsage', params: {}, transaction_id: 'tx_0123456789abcdef01234567', ok: true }]);
+  assert.ok(small.notes.some((n) => /journal takes 24\.0M, already under 500M/.test(n)), small.notes.join('\n'));
+
+  const big = await offlinePlanner.plan(intent, host, runner('Archived and active journals take up 3.2G in the file system.'), DEFAULT_LIMITS);
+  assert.ok(big.verdict.kind === 'plan' && big.verdict.steps.some((s) => s.action_name === 'VacuumJournal'));
+  assert.ok(big.notes.some((n) => /journal takes 3\.2G/.test(n)));
+
+  asked.length = 0;
+  const blind = await plan(intent);
+  assert.deepEqual(asked, ['JournalDiskUsage']);
+  assert.ok(blind.verdict.kind === 'plan' && blind.verdict.steps.some((s) => s.action_name === 'VacuumJournal'));
+  assert.deepEqual(blind.queries, [{ action_name: 'JournalDiskUsage', params: {}, transaction_id: null, ok: false }]);
+  assert.ok(blind.notes.some((n) => /Could not read the journal's size/.test(n)));
+
+  const thrown = await offlinePlanner.plan(intent, host, async () => { throw new Error('socket closed'); }, DEFAULT_LIMITS);
+  assert.ok(thrown.verdict.kind === 'plan' && thrown.notes.some((n) => n.includes('socket closed')));
+  asked.length = 0;
+  await plan('restart nginx');
+  assert.deepEqual(asked, [], 'an intent with nothing to read asks nothing');
 });
 
 test('the same intent gives the same plan and notes, whatever was planned before', async () => {

@@ -3,10 +3,12 @@
  * rules (rules/, one file per catalogue family) map an intent to catalogue actions and fill
  * their parameters from its words; no model, no network, no key. It says plainly what it is
  * and which words it did not understand, refuses what it cannot map and what is unsafe, and
- * checks every step against the action's own parameter schema before proposing it. Like any
- * planner it only proposes: the daemon previews each step and a person decides.
+ * checks every step against the action's own parameter schema before proposing it. Its one
+ * read through the daemon (reads.ts) can only drop a needless step. Like any planner it only
+ * proposes: the daemon previews each step and a person decides.
  */
-import type { HostContext, Planner, PlannerLimits, PlannerReport, PlanStep, PlanVerdict, QueryRunner } from '../contract.js';
+import type { HostContext, Planner, PlannerLimits, PlannerReport, PlanStep, PlanVerdict, QueryRecord, QueryRunner } from '../contract.js';
+import { sharpenWithReads } from './reads.js';
 import { bestRule, takeTriggers, takeUnderstood } from './match.js';
 import type { Context } from './rule.js';
 import { KEYWORDS, RULES, VERBS } from './rules/index.js';
@@ -22,6 +24,10 @@ const MAX_WORD_CHARS = 40;
 export const OFFLINE_NOTE = 'Offline planner: deterministic word rules, no model and no network. It proposes only; check each step\'s preview (the daemon\'s risk) before you approve.';
 
 const RHEL_LIKE = new Set(['fedora', 'rhel', 'centos', 'rocky', 'almalinux', 'ol']);
+
+function summarize(steps: PlanStep[]): string {
+  return steps.length === 1 ? steps[0]!.reason : `${steps.length} steps: ${steps.map((s) => s.action_name).join(', ')}`;
+}
 
 function quoteWord(w: string): string {
   return JSON.stringify(w.length > MAX_WORD_CHARS ? `${w.slice(0, MAX_WORD_CHARS)}…` : w);
@@ -105,23 +111,29 @@ export function planOffline(intent: string, host: HostContext, limits: Pick<Plan
       notes,
     };
   }
-  const summary = planned.length === 1 ? planned[0]!.reason : `${planned.length} steps: ${planned.map((s) => s.action_name).join(', ')}`;
-  return { verdict: { kind: 'plan', summary, steps: planned }, notes };
+  return { verdict: { kind: 'plan', summary: summarize(planned), steps: planned }, notes };
 }
 
 export const offlinePlanner: Planner = {
   kind: 'offline',
-  // The offline planner reads nothing from the host: its plans stand on the words alone, so
-  // `query` is not called (it would only add records to the log without changing a step).
-  async plan(intent: string, host: HostContext, _query: QueryRunner, limits: PlannerLimits): Promise<PlannerReport> {
+  async plan(intent: string, host: HostContext, query: QueryRunner, limits: PlannerLimits): Promise<PlannerReport> {
     const started = performance.now();
-    const { verdict, notes } = planOffline(intent, host, limits);
+    let { verdict, notes } = planOffline(intent, host, limits);
+    let queries: QueryRecord[] = [];
+    if (verdict.kind === 'plan') {
+      // The plan stands on the words; a read through the daemon may only drop a step it shows needless.
+      const read = await sharpenWithReads(verdict.steps, host, query, limits.wallClockMs);
+      queries = read.queries;
+      notes = [...notes, ...read.notes];
+      if (read.steps.length === 0) verdict = { kind: 'refusal', reason: read.notes.join(' ') || 'nothing left to do' };
+      else if (read.steps !== verdict.steps) verdict = { kind: 'plan', summary: summarize(read.steps), steps: read.steps };
+    }
     return {
       verdict,
       planner: { kind: 'offline', model: null },
       notes,
       usage: { turns: 1, input_tokens: 0, output_tokens: 0, elapsed_ms: Math.round(performance.now() - started) },
-      queries: [],
+      queries,
     };
   },
 };

@@ -23,10 +23,10 @@ export const STOPWORDS = new Set(
   ('a an the this that these those please pls kindly can could would will should you we i me my our us it its them their his her ' +
     'is are was were be been being am do does did done to of on in at for from with by as into onto over under about up here there now ' +
     'just also some any all every each what which who whom how when where why whether if so then and or but not no nor yes ' +
-    'let lets let\'s want need like go get got have has had make sure quickly currently right machine server host box system this? ' +
+    'let lets want need like go get got have has had make sure quickly currently right machine server host box system ' +
     'thing things one ones too very really bit little much many more most same other another again still only via using use ' +
     'sure okay ok hey hi thanks thank whatever maybe shall may must tell give me\'s there\'s what\'s it\'s that\'s who\'s ' +
-    'than our own new old').split(/\s+/),
+    'than our own new old').split(/\s+/).filter((w) => w !== ''),
 );
 
 /** Software whose name is also a word some rule triggers on: still a package or unit name when unused. */
@@ -53,17 +53,15 @@ export const MAX_TOKENS = 400;
 export function tokenize(intent: string): Token[] {
   const tokens: Token[] = [];
   const pieces: { text: string; literal: boolean }[] = [];
-  let rest = intent;
   // Public keys and quoted phrases first: their spaces are part of the value.
   const literal = new RegExp(`${SSH_KEY.source}|"[^"\\n]{1,200}"|“[^”\\n]{1,200}”`, 'g');
   let last = 0;
-  for (const m of rest.matchAll(literal)) {
-    pieces.push({ text: rest.slice(last, m.index), literal: false });
+  for (const m of intent.matchAll(literal)) {
+    pieces.push({ text: intent.slice(last, m.index), literal: false });
     pieces.push({ text: m[0], literal: true });
     last = m.index + m[0].length;
   }
-  pieces.push({ text: rest.slice(last), literal: false });
-  rest = '';
+  pieces.push({ text: intent.slice(last), literal: false });
   for (const p of pieces) {
     if (p.literal) {
       const raw = p.text.replace(QUOTE, '').trim();
@@ -260,7 +258,7 @@ export function isCidr(s: string): boolean {
 
 // ---- Extractors: each reads the unused tokens of a clause ----
 
-/** Every unused IP address (or CIDR network with `cidr`). */
+/** An unused IP address (or, with `cidr`, a CIDR network too). */
 export function takeIp(c: Clause, opts: { cidr?: boolean } = {}): string | null {
   return c.takeToken((t) => isIp(t.low) || (opts.cidr === true && isCidr(t.low)));
 }
@@ -465,9 +463,4 @@ export function takeSwitch(c: Clause): boolean | null {
   if (c.takeAny(['enable', 'enabled', 'on', 'activate', 'turn on', 'switch on', 'start', 'yes'])) return true;
   if (c.takeAny(['disable', 'disabled', 'off', 'deactivate', 'turn off', 'switch off', 'stop', 'no'])) return false;
   return null;
-}
-
-/** Words a name must not be: said around names ("user", "group") but never a name. */
-export function isPlainName(c: Clause, t: Token, shape: RegExp): boolean {
-  return c.isName(t) && shape.test(t.low) && !/^\d+$/.test(t.low);
 }

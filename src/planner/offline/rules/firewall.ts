@@ -1,5 +1,5 @@
 /** Rules of the firewall family: ports and sources (nftables, or ufw when named), fail2ban. */
-import { missing, rule, step, steps } from '../rule.js';
+import { missing, rule, step, steps, type Context } from '../rule.js';
 import { isCidr, isIp, takeIp, takeNumber, takeNumberAfter, takePort, type Clause } from '../words.js';
 
 const FIREWALL = ['firewall', 'nftables', 'nft', 'iptables', 'ufw', 'firewalld'];
@@ -16,8 +16,14 @@ function portRule(c: Clause, allow: boolean) {
   return steps(step(action, { port: port.port, protocol: port.protocol, ...(source !== null && !ufw ? { source } : {}) }, `${allow ? 'accept' : 'drop'} incoming ${port.port}/${port.protocol}${port.from !== String(port.port) && !port.from.includes('/') ? ` (${port.from})` : ''}${source !== null ? ` from ${source}` : ''}`));
 }
 
-function jail(c: Clause): string {
-  return c.before(['jail'], (t) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(t.raw) && c.isName(t) || t.low === 'sshd') ?? c.after(['jail'], (t) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(t.raw) && !isIp(t.low)) ?? (c.take('sshd') || c.take('ssh') ? 'sshd' : 'sshd');
+const JAIL = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** The jail named ("the sshd jail", "jail recidive"), else sshd, the one fail2ban enables by default (said in the notes). */
+function jail(c: Clause, ctx: Context): string {
+  const named = c.before(['jail'], (t) => (c.isName(t) && JAIL.test(t.raw)) || t.low === 'sshd') ?? c.after(['jail'], (t) => JAIL.test(t.raw) && !isIp(t.low));
+  if (named !== null) return named;
+  if (c.takeAny(['sshd', 'ssh']) === null) ctx.assumed.push('the fail2ban jail is sshd (name another with "in the NAME jail")');
+  return 'sshd';
 }
 
 export const firewallRules = [
@@ -58,17 +64,17 @@ export const firewallRules = [
     const j = c.before(['jail'], (t) => c.isName(t) || t.low === 'sshd') ?? c.after(['jail'], (t) => c.isName(t));
     return steps(step('Fail2banStatus', j === null ? {} : { jail: j }, j === null ? "fail2ban's jails" : `the ${j} jail's failures and bans`));
   }, { also: ['show', 'status', 'list', 'which', 'who', 'is', 'are', 'ips', 'addresses', 'the', 'of', 'in', 'currently'], unless: ['ban', 'unban', 'set', 'maxretry', 'bantime', 'findtime'] }),
-  rule('firewall.ban', [['ban']], (c) => {
+  rule('firewall.ban', [['ban']], (c, ctx) => {
     const ip = takeIp(c);
-    return ip === null ? missing('which IP address to ban') : steps(step('Fail2banBan', { jail: jail(c), ip }, `ban ${ip} in fail2ban`));
+    return ip === null ? missing('which IP address to ban') : steps(step('Fail2banBan', { jail: jail(c, ctx), ip }, `ban ${ip} in fail2ban`));
   }, { also: ['in', 'the', 'jail', 'fail2ban', 'from'] }),
-  rule('firewall.unban', [['unban', 'lift the ban', 'remove the ban', 'lift ban']], (c) => {
+  rule('firewall.unban', [['unban', 'lift the ban', 'remove the ban', 'lift ban']], (c, ctx) => {
     const ip = takeIp(c);
-    return ip === null ? missing('which IP address to unban') : steps(step('Fail2banUnban', { jail: jail(c), ip }, `lift the ban of ${ip}`));
+    return ip === null ? missing('which IP address to unban') : steps(step('Fail2banUnban', { jail: jail(c, ctx), ip }, `lift the ban of ${ip}`));
   }, { also: ['in', 'the', 'jail', 'fail2ban', 'from', 'on', 'of'] }),
-  rule('firewall.jail-option', [['maxretry', 'max retry', 'bantime', 'ban time', 'findtime', 'find time', 'retries', 'attempts']], (c) => {
+  rule('firewall.jail-option', [['maxretry', 'max retry', 'bantime', 'ban time', 'findtime', 'find time', 'retries', 'attempts']], (c, ctx) => {
     const option = c.takeAny(['maxretry', 'max retry', 'retries', 'attempts']) !== null ? 'maxretry' : c.takeAny(['bantime', 'ban time']) !== null ? 'bantime' : (c.takeAny(['findtime', 'find time']), 'findtime');
-    const j = jail(c);
+    const j = jail(c, ctx);
     if (option === 'maxretry') {
       const n = takeNumber(c, 1, 100);
       return n === null ? missing('the number of retries') : steps(step('SetJailOption', { jail: j, option, value: n }, `ban after ${n} failures in ${j}`));
