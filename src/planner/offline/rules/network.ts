@@ -2,9 +2,12 @@
 import { missing, rule, step, steps } from '../rule.js';
 import { HOSTNAME, INTERFACE, isCidr, isIp, takeCidr, takeIp, takePort, type Clause } from '../words.js';
 
+/** An interface: a name shaped like one (eth0, ens3, wg0, br-lan), or any name right after "interface"/"dev". */
 function takeInterface(c: Clause): string | null {
-  return c.after(['interface', 'dev', 'device', 'nic', 'on', 'to', 'from'], (t) => !t.literal && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$/.test(t.raw) && !isIp(t.low) && !isCidr(t.low) && c.isName(t)) ?? c.takeToken((t) => !t.literal && INTERFACE.test(t.low));
+  return c.takeToken((t) => !t.literal && INTERFACE.test(t.low)) ?? c.after(['interface', 'dev', 'device', 'nic', 'link'], (t) => !t.literal && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$/.test(t.raw) && !isIp(t.low) && !isCidr(t.low) && c.isName(t));
 }
+
+const namesInterface = (c: Clause) => c.tokens.some((t) => !t.literal && INTERFACE.test(t.low)) || ['interface', 'dev', 'nic', 'link'].some((w) => c.has(w));
 
 function takeHost(c: Clause): string | null {
   return c.takeToken((t) => !t.literal && (isIp(t.low) || HOSTNAME.test(t.low)) && !/^\//.test(t.raw));
@@ -64,7 +67,7 @@ export const networkRules = [
     const state = c.said('up') ? 'up' : c.said('down') ? 'down' : null;
     const iface = takeInterface(c);
     return state === null || iface === null ? missing('the interface and up or down') : steps(step('SetLinkState', { interface: iface, state }, `bring ${iface} ${state}`));
-  }, { also: ['interface', 'link'] }),
+  }, { needs: namesInterface, also: ['interface', 'link'] }),
   rule('network.resolve', [['resolve', 'resolves', 'lookup', 'look up', 'nslookup', 'dig', 'dns lookup', 'resolving']], (c) => {
     const host = takeHost(c);
     return host === null ? missing('which name to resolve') : steps(step('ResolveHost', { host: host.toLowerCase() }, `the addresses ${host} resolves to`));

@@ -17,9 +17,13 @@ function perPackage(action: string, verb: string) {
 }
 
 export const packagesRules = [
-  rule('packages.install', [['install', 'apt install', 'apt-get install', 'dnf install', 'set up', 'setup']], perPackage('InstallPackage', 'install'), { also: PKG, unless: ['updates', 'upgrades', 'security', 'key', 'ssh-key'] }),
+  rule('packages.install', [['install', 'apt install', 'apt-get install', 'dnf install', 'set up', 'setup']], perPackage('InstallPackage', 'install'), { also: PKG, unless: ['updates', 'upgrades', 'security', 'key', 'ssh-key', 'job', 'cron job', 'timer'] }),
   rule('packages.remove', [['uninstall', 'remove package', 'apt remove', 'apt-get remove']], perPackage('RemovePackage', 'remove'), { also: PKG }),
   rule('packages.remove-word', [['remove', 'delete', 'get rid of'], PKG], perPackage('RemovePackage', 'remove'), { unless: ['unused', 'orphaned', 'unneeded', 'no longer', 'config', 'configuration'] }),
+  // "remove nginx", as apt users say it: one name and nothing else to act on.
+  rule('packages.remove-bare', [['remove', 'uninstall']], perPackage('RemovePackage', 'remove'), {
+    needs: (c) => c.tokens.filter((t) => c.isName(t)).length === 1 && c.tokens.every((t) => t.literal || !/^\//.test(t.raw)),
+  }),
   rule('packages.purge', [['purge', 'completely remove', 'remove completely', 'remove with config', 'remove with its config', 'remove and purge']], perPackage('PurgePackage', 'purge'), { also: [...PKG, 'config', 'configuration', 'files', 'its'] }),
   rule('packages.update-lists', [['update', 'refresh', 'apt update', 'apt-get update'], ['lists', 'package lists', 'index', 'indexes', 'apt', 'repositories', 'repos', 'cache', 'metadata', 'sources']], () => steps(step('AptUpdate', {}, 'refresh the package lists')), { also: ['the', 'package'] }),
   rule('packages.upgrade', [['upgrade', 'update', 'patch', 'apply'], ['everything', 'all', 'system', 'packages', 'server', 'host', 'security updates', 'updates', 'upgrades', 'os']], () =>
