@@ -6,6 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { FAMILIES } from '../../src/catalogue/action.js';
 import { CATALOGUE } from '../../src/catalogue/index.js';
 import { DEFAULT_LIMITS, type PlannerReport, type PlanStep, type QueryRunner } from '../../src/planner/contract.js';
@@ -143,6 +146,14 @@ test('what it cannot map is refused, naming the words; what it half maps is plan
   assert.ok(unfilled.notes.some((n) => n.startsWith('Could not fill:')));
 });
 
+test('vague or chatty words never yield a change: at most a read', async () => {
+  for (const intent of ['hello there', 'what can you do?', 'the server is slow', 'make it faster', 'nginx is down', 'clean up', 'fix the network', 'something is wrong with ssh', 'set up a cron job to backup', 'turn off the firewall', 'lock down mysql so only 10.0.0.0/8 can connect', 'stop everything', 'delete bob']) {
+    const r = await plan(intent);
+    const changes = r.verdict.kind === 'plan' ? r.verdict.steps.filter((s) => !host.actions.find((a) => a.name === s.action_name)!.read_only) : [];
+    assert.deepEqual(changes, [], intent);
+  }
+});
+
 test('an action this host does not offer is not proposed, and the notes say so', async () => {
   const r = await plan('switch SELinux to enforcing');
   assert.equal(r.verdict.kind, 'refusal');
@@ -203,6 +214,32 @@ test('the one read: the journal\'s size before a vacuum; a journal already small
   asked.length = 0;
   await plan('restart nginx');
   assert.deepEqual(asked, [], 'an intent with nothing to read asks nothing');
+});
+
+test('a value outside the action\'s schema drops the step, saying which parameter', async () => {
+  const r = await plan('add a 100G swap file');
+  assert.equal(r.verdict.kind, 'refusal');
+  assert.ok(r.notes.some((n) => /CreateSwapFile: .*sizeMiB/.test(n)), r.notes.join('\n'));
+});
+
+test('every action a rule names exists in the catalogue, and every family has rules', () => {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'planner', 'offline', 'rules');
+  // Capitalised literals that are not action names must be values an action's schema names (PermitRootLogin, SystemMaxUse, HUP...).
+  const schemaValues = new Set(JSON.stringify(host.actions.map((a) => a.params_schema)).match(/"[A-Za-z0-9-]+"/g)!.map((q) => q.slice(1, -1)));
+  const named = new Set<string>();
+  const unknown = new Set<string>();
+  const families = new Set<string>();
+  for (const f of readdirSync(dir)) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    for (const m of text.matchAll(/'([A-Z][A-Za-z0-9]+)'/g)) {
+      if (CATALOGUE.has(m[1]!)) named.add(m[1]!);
+      else if (!schemaValues.has(m[1]!) && !['UTC', 'CPU', 'K', 'M', 'G', 'T'].includes(m[1]!)) unknown.add(m[1]!);
+    }
+    for (const m of text.matchAll(/\brule\('([a-z]+)\./g)) families.add(m[1]!);
+  }
+  assert.deepEqual([...unknown], []);
+  assert.deepEqual(FAMILIES.filter((f) => !families.has(f)), []);
+  assert.ok(named.size >= 190, `the rules reach ${named.size} of ${CATALOGUE.size} actions`);
 });
 
 test('the same intent gives the same plan and notes, whatever was planned before', async () => {

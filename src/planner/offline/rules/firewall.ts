@@ -31,7 +31,7 @@ export const firewallRules = [
     if (c.take('ufw')) return steps(step('UfwStatus', {}, "ufw's state, defaults and rules"));
     if (c.takeAny(['ruleset', 'rules', 'nft', 'nftables'])) return steps(step('ListRuleset', {}, 'the whole nftables ruleset'));
     return steps(step('FirewallStatus', {}, "the firewall's layers and their state"));
-  }, { also: ['show', 'status', 'is', 'on', 'active', 'running', 'enabled', 'list', 'what', 'the', 'current', 'state', 'check'], unless: ['allow', 'open', 'block', 'deny', 'close', 'remove', 'delete', 'drop', 'default'] }),
+  }, { also: ['show', 'status', 'is', 'on', 'active', 'running', 'enabled', 'list', 'what', 'the', 'current', 'state', 'check'], unless: ['allow', 'open', 'block', 'deny', 'close', 'remove', 'delete', 'drop', 'default', 'turn off', 'disable', 'stop', 'off', 'flush'] }),
   rule('firewall.ruleset', [['ruleset', 'nft ruleset', 'firewall rules', 'nftables rules', 'iptables rules']], () => steps(step('ListRuleset', {}, 'the whole nftables ruleset')), { also: ['show', 'list', 'the', 'all', 'current'] }),
   rule('firewall.allow-port', [['open', 'allow', 'permit', 'accept', 'unblock', 'let in', 'expose']], (c) => portRule(c, true), { needs: hasPort, also: ['port', 'incoming', 'traffic', 'connections', 'for', 'in', 'the', 'firewall', 'on', 'to', 'inbound'] }),
   rule('firewall.deny-port', [['close', 'block', 'deny', 'drop', 'reject', 'forbid', 'shut']], (c) => portRule(c, false), { needs: hasPort, also: ['port', 'incoming', 'traffic', 'connections', 'for', 'in', 'the', 'firewall', 'on', 'to', 'inbound'] }),

@@ -29,7 +29,7 @@ export const servicesRules = [
     const units = takeUnits(c, ctx);
     if (units.length === 0) return missing('which service to look at');
     return steps(...units.map((unit) => step('ServiceStatus', { unit }, `the state of ${unit}`)));
-  }, { also: [...UNIT_WORDS, 'check', 'show', 'is', 'of'] }),
+  }, { needs: (c) => c.tokens.some((t) => c.isName(t) || /\.(service|timer|socket)$/.test(t.low)), also: [...UNIT_WORDS, 'check', 'show', 'is', 'of'] }),
   rule('services.list', [['list', 'show', 'which', 'what', 'all'], ['services', 'daemons', 'units']], () => steps(step('ListServices', {}, 'the service units and their state')), { also: ['running', 'are', 'loaded', 'installed'], unless: ['failed', 'failing', 'files'] }),
   rule('services.failed', [['failed', 'failing', 'broken', 'crashed', 'dead']], () => steps(step('FailedUnits', {}, 'the units systemd reports as failed')), { also: [...UNIT_WORDS, 'units', 'what', 'which', 'show', 'list', 'any', 'since boot'] }),
   rule('services.timers', [['timers', 'systemd timers']], () => steps(step('ListTimers', {}, 'every timer and its next run')), { also: ['list', 'show', 'which', 'what', 'next', 'scheduled'], unless: ['create', 'remove', 'delete', 'add'] }),
