@@ -34,6 +34,7 @@ const SOFTWARE = new Set(['fail2ban', 'auditd', 'apparmor', 'ufw', 'nftables', '
 
 /** "what's" is "what is", not the possessive of "what". */
 const CONTRACTIONS: Record<string, string[]> = {
+  "can't": ['can', 'not'], "cannot": ['can', 'not'], "don't": ['do', 'not'], "doesn't": ['does', 'not'], "won't": ['will', 'not'], "isn't": ['is', 'not'], "aren't": ['are', 'not'],
   "what's": ['what', 'is'], "it's": ['it', 'is'], "that's": ['that', 'is'], "who's": ['who', 'is'], "there's": ['there', 'is'], "here's": ['here', 'is'], "where's": ['where', 'is'], "let's": ['let', 'us'], "how's": ['how', 'is'],
 };
 

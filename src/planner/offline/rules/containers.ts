@@ -31,5 +31,5 @@ export const containersRules = [
   }, { also: ['show', 'the', 'of', 'last', 'recent', 'tail'] }),
   rule('containers.start', [['start', 'launch', 'run'], ['container']], one('StartContainer', 'start'), { also: ['the', 'again'] }),
   rule('containers.stop', [['stop', 'halt', 'shut down'], ['container']], one('StopContainer', 'stop'), { also: ['the'] }),
-  rule('containers.restart', [['restart', 'bounce', 'reboot'], ['container']], one('RestartContainer', 'restart'), { also: ['the'] }),
+  rule('containers.restart', [['restart', 'bounce', 'reboot', 'kick', 'recreate'], ['container']], one('RestartContainer', 'restart'), { also: ['the'] }),
 ];

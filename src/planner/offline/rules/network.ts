@@ -9,6 +9,8 @@ function takeInterface(c: Clause): string | null {
 
 const namesInterface = (c: Clause) => c.tokens.some((t) => !t.literal && INTERFACE.test(t.low)) || ['interface', 'dev', 'nic', 'link'].some((w) => c.has(w));
 
+const HOST_PORT = /^[a-z0-9.-]+:\d{1,5}$/;
+
 function takeHost(c: Clause): string | null {
   return c.takeToken((t) => !t.literal && (isIp(t.low) || HOSTNAME.test(t.low)) && !/^\//.test(t.raw));
 }
@@ -78,17 +80,23 @@ export const networkRules = [
     const iface = takeInterface(c);
     return steps(step('InterfaceStatistics', iface === null ? {} : { interface: iface }, `traffic counters${iface === null ? '' : ` of ${iface}`}`));
   }, { needs: (c) => c.tokens.some((t) => INTERFACE.test(t.low) || ['interface', 'interfaces', 'network', 'nic'].includes(t.low)), also: ['show', 'network', 'interface', 'interfaces', 'of', 'on', 'the', 'packet', 'packets'] }),
-  rule('network.connections', [['connections', 'established', 'connected', 'tcp connections']], () => steps(step('ListConnections', {}, 'the established TCP connections')), { also: ['show', 'list', 'who', 'is', 'to', 'the', 'open', 'active', 'network'], unless: ['ssh', 'sshd'] }),
+  rule('network.connections', [['connections', 'established', 'connected', 'tcp connections', 'talking to', 'connecting to']], () => steps(step('ListConnections', {}, 'the established TCP connections')), { also: ['show', 'list', 'who', 'is', 'to', 'the', 'open', 'active', 'network'], unless: ['ssh', 'sshd'] }),
   rule('network.scan-ssh', [['scan', 'keyscan', 'ssh-keyscan', 'host keys of', 'answer'], ['ssh', 'host keys', 'keys', 'host key', 'sshd']], (c) => {
     const port = takePort(c, { byName: false });
     const host = takeHost(c);
     return host === null ? missing('which host') : steps(step('ScanSshHostKeys', { host: host.toLowerCase(), ...(port !== null ? { port: port.port } : {}) }, `the SSH host keys ${host} offers`));
   }, { also: ['of', 'on', 'at', 'the', 'does', 'server', 'for'] }),
   rule('network.check-port', [['reach', 'reachable', 'connect', 'connectivity', 'talk to', 'get to', 'open on', 'check', 'test', 'ping']], (c) => {
+    // "10.0.0.5:5432", "db.internal:5432": host and port in one word.
+    const joined = c.takeToken((t) => !t.literal && HOST_PORT.test(t.low) && (isIp(t.low.split(':')[0]!) || HOSTNAME.test(t.low.split(':')[0]!)));
+    if (joined !== null) {
+      const [h, p] = joined.toLowerCase().split(':') as [string, string];
+      return steps(step('CheckTcpPort', { host: h, port: Number(p) }, `whether ${h} accepts TCP connections on port ${p}`));
+    }
     const port = takePort(c);
     const host = takeHost(c);
     if (host === null) return missing('which host');
     if (port === null) return missing(`which TCP port on ${host}`);
     return steps(step('CheckTcpPort', { host: host.toLowerCase(), port: port.port }, `whether ${host} accepts TCP connections on port ${port.port}`));
-  }, { needs: (c) => c.tokens.some((t) => !t.literal && (HOSTNAME.test(t.low) || isIp(t.low))) && !c.tokens.some((t) => ['ban', 'unban', 'block', 'allow', 'hosts'].includes(t.low)), also: ['can', 'we', 'it', 'to', 'is', 'on', 'port', 'whether', 'from', 'here', 'if'] }),
+  }, { needs: (c) => c.tokens.some((t) => !t.literal && (HOSTNAME.test(t.low) || isIp(t.low) || HOST_PORT.test(t.low))) && !c.tokens.some((t) => ['ban', 'unban', 'block', 'allow', 'hosts'].includes(t.low)), also: ['can', 'we', 'it', 'to', 'is', 'on', 'port', 'whether', 'from', 'here', 'if', 'why', 'not', 'at', 'the'] }),
 ];

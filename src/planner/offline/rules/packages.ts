@@ -26,7 +26,7 @@ export const packagesRules = [
   }),
   rule('packages.purge', [['purge', 'completely remove', 'remove completely', 'remove with config', 'remove with its config', 'remove and purge']], perPackage('PurgePackage', 'purge'), { also: [...PKG, 'config', 'configuration', 'files', 'its'] }),
   rule('packages.update-lists', [['update', 'refresh', 'apt update', 'apt-get update'], ['lists', 'package lists', 'index', 'indexes', 'apt', 'repositories', 'repos', 'cache', 'metadata', 'sources']], () => steps(step('AptUpdate', {}, 'refresh the package lists')), { also: ['the', 'package'] }),
-  rule('packages.upgrade', [['upgrade', 'update', 'patch', 'apply'], ['everything', 'all', 'system', 'packages', 'server', 'host', 'security updates', 'updates', 'upgrades', 'os']], () =>
+  rule('packages.upgrade', [['upgrade', 'update', 'patch', 'apply'], ['everything', 'all', 'system', 'packages', 'server', 'host', 'box', 'machine', 'security updates', 'updates', 'upgrades', 'os']], () =>
     steps(step('AptUpdate', {}, 'refresh the package lists first'), step('UpgradeAll', {}, 'upgrade every package with a newer version')),
     { also: ['the', 'all', 'packages', 'available', 'pending', 'install'], unless: ['list', 'show', 'what', 'which', 'any', 'are', 'unattended', 'automatic', 'lists', 'check', 'is', 'there'] }),
   rule('packages.install-updates', [['install'], ['updates', 'upgrades', 'security updates', 'patches']], () =>
@@ -53,6 +53,10 @@ export const packagesRules = [
     const p = takePackage(c, ctx);
     return p === null ? missing('which package') : steps(step('VerifyPackage', { package: p }, `check ${p}'s files against the package database`));
   }, { also: ['files', 'of', 'were', 'been', 'has', 'the'] }),
+  rule('packages.tampered', [['tampered', 'tampered with', 'altered', 'modified']], (c, ctx) => {
+    const p = takePackage(c, ctx);
+    return p === null ? missing('which package') : steps(step('VerifyPackage', { package: p }, `check ${p}'s files against the package database`));
+  }, { needs: (c) => !c.tokens.some((t) => !t.literal && t.raw.startsWith('/')), also: ['check', 'whether', 'if', 'files', 'of', 'were', 'was', 'been', 'has', 'have', 'the', 'package', 'any'] }),
   rule('packages.owner', [['owns', 'owner', 'provides', 'belongs', 'installed', 'ships', 'comes from', 'came from'], ['package', 'pkg']], (c) => {
     const path = c.takeToken((t) => !t.literal && PATH.test(t.raw) && t.raw.length > 1);
     return path === null ? missing('the file (an absolute path)') : steps(step('WhichPackageOwns', { path }, `the package that owns ${path}`));

@@ -45,6 +45,10 @@ export const usersRules = [
     const user = takeUser(c, ctx);
     return user === null ? missing('which user to lock') : steps(step('LockUser', { user }, `lock the password of ${user}`));
   }, { also: ['password'] }),
+  rule('users.lock-out', [['lock', 'shut'], ['out']], (c, ctx) => {
+    const user = takeUser(c, ctx);
+    return user === null ? missing('which user to lock out') : steps(step('LockUser', { user }, `lock the password of ${user}`));
+  }, { also: ['of', 'the'] }),
   rule('users.lock-password', [['lock'], ['password']], (c, ctx) => {
     const user = takeUser(c, ctx);
     return user === null ? missing('which user to lock') : steps(step('LockUser', { user }, `lock the password of ${user}`));
