@@ -132,7 +132,7 @@ export const offlinePlanner: Planner = {
       verdict,
       planner: { kind: 'offline', model: null },
       notes,
-      usage: { turns: 1, input_tokens: 0, output_tokens: 0, elapsed_ms: Math.round(performance.now() - started) },
+      usage: { turns: 0, input_tokens: 0, output_tokens: 0, elapsed_ms: Math.round(performance.now() - started) },
       queries,
     };
   },

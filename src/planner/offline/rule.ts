@@ -149,9 +149,8 @@ export function takePackage(c: Clause, ctx: Context): string | null {
   return null;
 }
 
-function remember<K extends keyof Context['last']>(ctx: Context, key: K, value: string): string {
+/** Keep the name a clause said, for the next clause's "it". */
+export function remember<K extends keyof Context['last']>(ctx: Context, key: K, value: string): string {
   ctx.last[key] = value;
   return value;
 }
-
-export { remember };

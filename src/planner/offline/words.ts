@@ -25,8 +25,7 @@ export const STOPWORDS = new Set(
     'just also some any all every each what which who whom how when where why whether if so then and or but not no nor yes ' +
     'let lets want need like go get got have has had make sure quickly currently right machine server host box system ' +
     'thing things one ones too very really bit little much many more most same other another again still only via using use ' +
-    'sure okay ok hey hi thanks thank whatever maybe shall may must tell give me\'s there\'s what\'s it\'s that\'s who\'s ' +
-    'than our own new old').split(/\s+/).filter((w) => w !== ''),
+    'okay ok hey hi thanks thank whatever maybe shall may must tell give than own new old').split(/\s+/),
 );
 
 /** Software whose name is also a word some rule triggers on: still a package or unit name when unused. */
@@ -270,7 +269,7 @@ export function takeCidr(c: Clause): string | null {
 
 /** A path token; `under` keeps only those starting with one of the prefixes. */
 export function takePath(c: Clause, under: readonly string[] = ['/']): string | null {
-  return c.takeToken((t) => !t.literal && PATH.test(t.raw) && t.raw.length > 1 && under.some((u) => t.raw === u || t.raw.startsWith(u.endsWith('/') ? u : `${u}/`) || u === '/'));
+  return c.takeToken((t) => !t.literal && PATH.test(t.raw) && t.raw.length > 1 && under.some((u) => u === '/' || t.raw === u || t.raw.startsWith(`${u}/`)));
 }
 
 /** A count: "last 50 lines", "50 lines", "top 20" (taken with its noun). */
