@@ -14,7 +14,7 @@ import { AIRLOCK_GROUPS } from '../protocol/risk.js';
 import { COMPLETION_PATHS } from './completion.js';
 import { CHECKOUT, groupExists, LINK_PATH, requireRoot, run, systemdRunning, TMPFILES_PATH, UNIT_PATH } from './installation.js';
 import { MAN_PATH } from './man.js';
-import { c, EXIT, printJson } from './ui.js';
+import { c, EXIT, printJson, reportError } from './ui.js';
 
 const CHATTR = '/usr/bin/chattr';
 const FILES = stateFiles(DEFAULT_STATE_DIR, DEFAULT_LOG_DIR);
@@ -102,14 +102,13 @@ export async function uninstall(o: { purge?: boolean; yes?: boolean; json?: bool
     if (!o.json) process.stderr.write(`airlock uninstall --purge deletes:\n${list.map((x) => `  ${x.path}  (${x.what})\n`).join('')}`);
     if (!o.yes) {
       const atTerminal = process.stdin.isTTY && !o.json;
+      // Not confirmed is a usage error (exit 2, docs/cli.md): the command line lacked --yes.
       if (!atTerminal) {
-        const message = 'uninstall --purge deletes the keys and the signed audit log, and there is no terminal to ask: nothing was removed';
-        if (o.json) printJson({ ok: false, error: { category: 'usage', code: 'confirmation_needed', message, hint: 'add --yes' }, would_delete: list });
-        else process.stderr.write(`${c.red('error')} ${message}\n${c.cyan('next')}  add --yes to delete them without asking\n`);
+        reportError(new AirlockError('authorization', 'not_confirmed', 'uninstall --purge deletes the keys and the signed audit log, and there is no terminal to ask: nothing was removed', 'add --yes to delete them without asking'), Boolean(o.json));
         return EXIT.usage;
       }
       if (!(await confirmed(list))) {
-        process.stderr.write('nothing was removed\n');
+        reportError(new AirlockError('authorization', 'not_confirmed', 'not confirmed: nothing was removed'), false);
         return EXIT.usage;
       }
     }
