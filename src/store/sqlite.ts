@@ -440,6 +440,11 @@ export class SqliteStore implements Store {
     return this.head;
   }
 
+  async integrityCheck(max: number): Promise<string[]> {
+    const n = Math.max(1, Math.min(100, Math.trunc(max)));
+    return (this.db.pragma(`quick_check(${n})`) as Array<{ quick_check: string }>).map((r) => r.quick_check);
+  }
+
   async close(): Promise<void> {
     this.db.close();
   }
