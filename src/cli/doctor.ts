@@ -8,7 +8,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Principal } from '../protocol/messages.js';
+import type { Principal, StoreCheck } from '../protocol/messages.js';
+import { escapeText } from '../protocol/escape-text.js';
 import { DEFAULT_POLICY_PATH, DEFAULT_SOCKET, stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
 import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
@@ -36,6 +37,8 @@ interface Reached {
   principal: Principal;
   audit: AuditReport;
   enrolled: Set<string> | null;
+  /** The store's own check, when the daemon lets this account ask (approvers and admins). */
+  store: StoreCheck | null;
 }
 
 async function askDaemon(sock: string, files: ReturnType<typeof stateFiles>): Promise<Reached> {
@@ -43,7 +46,9 @@ async function askDaemon(sock: string, files: ReturnType<typeof stateFiles>): Pr
   const cl = await AirlockClient.connect(sock, { timeoutMs: 5000, client: 'airlock-doctor/0.1' });
   try {
     const { report, rows } = await verifyAndKeep(cl, { publicKeyPath: files.publicKey, checkpointsPath: files.checkpoints });
-    return { principal: cl.welcome.principal, audit: report, enrolled: rows ? enrolledFromLog(rows) : null };
+    const p = cl.welcome.principal;
+    const store = p.approver || p.role === 'admin' ? await cl.call('store.check') : null;
+    return { principal: p, audit: report, enrolled: rows ? enrolledFromLog(rows) : null, store };
   } finally {
     cl.close();
   }
@@ -122,9 +127,15 @@ function checkpointCheck(files: ReturnType<typeof stateFiles>): Check {
 function storeAndLogChecks(r: Reached | AirlockError): Check[] {
   if (r instanceof AirlockError) return [];
   const a = r.audit;
-  const store = a.status === 'cannot_verify' && a.reason?.startsWith('the daemon did not give the log')
-    ? fail('store', a.reason, 'sudo journalctl -u airlock says why the store failed')
-    : pass('store', `the daemon's store opens and serves the log (${a.entries} entries)`);
+  const journal = 'keep a copy of /var/lib/airlock, and see `sudo journalctl -u airlock`';
+  const store =
+    a.status === 'cannot_verify' && a.reason?.startsWith('the daemon did not give the log')
+      ? fail('store', a.reason, journal)
+      : r.store === null
+        ? pass('store', `the daemon's store opens and serves the log (${a.entries} entries); its consistency check is for approvers and admins`)
+        : r.store.ok
+          ? pass('store', `opens, serves the log, and passes its consistency check (quick_check)`)
+          : fail('store', `its consistency check (quick_check) fails: ${r.store.result.join('; ')}`, journal);
   const log =
     a.status === 'intact'
       ? pass('audit log', `intact: ${a.entries} entries verified with the key in ${a.key.path ?? 'the daemon'}${a.checkpoint ? `, consistent with the checkpoint of ${a.checkpoint.ts}` : ''}`)
@@ -167,7 +178,8 @@ export async function doctor(o: { stateDir: string; logDir: string; json?: boole
   const shown = checks.map((x) => (x.ok ? { name: x.name, ok: true, detail: x.detail } : x));
   if (o.json) printJson({ ok: failed === 0, checks: shown });
   else {
-    const line = (x: Check) => `${x.ok ? c.green('✓') : c.red('✗')} ${x.name}: ${x.detail}\n${x.ok || !x.fix ? '' : `  ${c.cyan('fix')}  ${x.fix}\n`}`;
+    // Details quote the host (user names, paths, the daemon's messages): escaped before the terminal.
+    const line = (x: Check) => `${x.ok ? c.green('✓') : c.red('✗')} ${escapeText(x.name)}: ${escapeText(x.detail)}\n${x.ok || !x.fix ? '' : `  ${c.cyan('fix')}  ${escapeText(x.fix)}\n`}`;
     process.stdout.write(checks.map(line).join('') + (failed ? `\n${failed} problem(s)\n` : '\nall good\n'));
   }
   return failed ? 1 : 0;

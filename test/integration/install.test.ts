@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startWorld, type World } from '../support/world.js';
+import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { typeAt } from '../support/terminal.js';
 import { Authenticator } from '../../src/sandbox/authenticator.js';
 import { EXAMPLE_POLICY } from '../../src/cli/example-policy.js';
@@ -157,7 +157,12 @@ test('doctor: approvers, second factors, the policy file, the checkpoint sink, t
   assert.equal(d.checks.get('second factors')!.ok, true);
   assert.equal(d.checks.get('policy file')!.ok, true);
   assert.equal(d.checks.get('store')!.ok, true);
+  assert.match(d.checks.get('store')!.detail, /its consistency check is for approvers and admins/);
   assert.match(d.checks.get('audit log')!.detail, /^intact: \d+ entries/);
+  // An approver's doctor runs the store's own check too.
+  const alice = await doctor('alice');
+  assert.equal(alice.checks.get('store')!.detail, 'opens, serves the log, and passes its consistency check (quick_check)');
+  assert.equal(alice.checks.get('second factors')!.ok, true);
   // An approver without a factor, then a policy file others may write: each fails with its fix, and doctor exits 1.
   await root('/usr/sbin/usermod', ['-aG', 'airlock-approvers', '--', 'carol']);
   await root('/usr/bin/chmod', ['666', '/etc/airlock/policy.toml']);
@@ -179,6 +184,13 @@ test('doctor: approvers, second factors, the policy file, the checkpoint sink, t
   lines.forEach((l, i) => {
     if (l.startsWith('  fix')) assert.match(lines[i - 1]!, /^✗ /, text.stdout);
   });
+});
+
+test('store.check answers approvers and admins only', async () => {
+  const dev = await w.as('frank', ['airlock-dev']);
+  await rejectsWith(dev.call('store.check', {}), 'authorization', 'not_an_approver');
+  const admin = await w.as('grace', ['airlock-admin']);
+  assert.deepEqual(await admin.call('store.check', {}), { ok: true, result: ['ok'] });
 });
 
 test('uninstall --purge lists what it deletes, asks or needs --yes, removes the append-only checkpoints, and says what it leaves', async (t) => {
