@@ -150,7 +150,7 @@ export async function uninstall(o: { purge?: boolean; yes?: boolean; json?: bool
     }
   }
   const kept = leftBehind(Boolean(o.purge));
-  if (o.json) printJson({ ok: true, done, kept });
+  if (o.json) printJson({ ok: true, done, ...(o.purge ? { deleted: list } : {}), kept });
   else {
     process.stdout.write(done.map((d) => `${c.green('✓')} ${d}\n`).join(''));
     process.stdout.write(`\nleft in place:\n${kept.map((k) => `  ${k.path}  (${k.what}): ${k.remove}\n`).join('')}`);
