@@ -209,6 +209,11 @@ test('uninstall --purge lists what it deletes, asks or needs --yes, removes the 
   assert.ok(await exists('/var/lib/airlock/audit.key'));
   assert.equal((await box().run('/usr/bin/systemctl', ['is-active', 'airlock'])).stdout.trim(), 'active');
 
+  const asJson = await box().run(AIRLOCK, ['uninstall', '--purge', '--json']);
+  assert.equal(asJson.code, 2, asJson.stderr);
+  assert.equal(JSON.parse(asJson.stdout).error.code, 'not_confirmed');
+  assert.ok(await exists('/var/lib/airlock/airlock.db'));
+
   const declined = await typeAt(`${AIRLOCK} uninstall --purge`, [['[y/N]', 'n']], { via: inside() });
   assert.equal(declined.code, 2, declined.out);
   assert.match(declined.out, /nothing was removed/);
