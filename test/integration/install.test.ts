@@ -175,6 +175,23 @@ test('doctor: approvers, second factors, the policy file, the checkpoint sink, t
   assert.match(d.checks.get('policy file')!.fix!, /chmod go-w \/etc\/airlock\/policy\.toml/);
   await root('/usr/bin/chmod', ['644', '/etc/airlock/policy.toml']);
   await root('/usr/bin/gpasswd', ['-d', 'carol', 'airlock-approvers']);
+  // An agent set up under erin's account (setup's MCP entry in her home): fine while she approves nothing...
+  const asErin = (args: string[]) => box().run('/usr/bin/setpriv', ['--reuid=erin', '--regid=erin', '--init-groups', '--', '/usr/bin/env', 'HOME=/home/erin', AIRLOCK, ...args]);
+  const setup = await asErin(['setup', '--claude', '--user', '--yes']);
+  assert.equal(setup.code, 0, setup.stderr + setup.stdout);
+  const agentCheck = async () => {
+    const r = await asErin(['doctor', '--json']);
+    return (JSON.parse(r.stdout) as { checks: DoctorCheck[] }).checks.find((c) => c.name === 'agent account')!;
+  };
+  let agent = await agentCheck();
+  assert.equal(agent.ok, true, agent.detail);
+  assert.match(agent.detail, /an agent runs as erin \(~\/\.claude\.json\), which is not an approver/);
+  // ...but an approver without a second factor is an account the agent shares with the approver.
+  await root('/usr/sbin/usermod', ['-aG', 'airlock-approvers', '--', 'erin']);
+  agent = await agentCheck();
+  assert.equal(agent.ok, false, agent.detail);
+  assert.match(agent.fix!, /airlock totp enroll/);
+  await root('/usr/bin/gpasswd', ['-d', 'erin', 'airlock-approvers']);
   // The sink is append-only where the file system allows it, and doctor says which.
   const attrs = (await root('/usr/bin/lsattr', ['--', '/var/log/airlock/checkpoints.log'])).split(' ')[0]!;
   assert.equal(d.checks.get('checkpoint sink')!.ok, attrs.includes('a'));
