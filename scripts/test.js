@@ -36,6 +36,9 @@ const NEEDED = {
   '/usr/sbin/lvm': 'lvm2', // LvmReport, ExtendLogicalVolume (test/scenarios/volumes.ts)
   '/usr/sbin/losetup': 'mount', // loop devices for the volumes scenarios
   '/usr/sbin/mkfs.ext4': 'e2fsprogs', // the ext4 the swap-file scenarios put their swap file on
+  '/usr/bin/zsh': 'zsh', // the zsh completion test
+  '/usr/bin/fish': 'fish', // the fish completion test
+  '/usr/bin/man': 'man-db', // the man page renders without warnings
 };
 
 const isRoot = process.getuid?.() === 0;

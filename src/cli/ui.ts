@@ -1,6 +1,7 @@
 /** Terminal output: colour only on a TTY without NO_COLOR, errors that say what to do next, documented exit codes. */
 import { AirlockError, type ErrorCategory } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
+import { ROLE_ERRORS, staleGroups, staleGroupsAdvice } from './stale-groups.js';
 
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: string) => (s: string) => (useColour ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -30,7 +31,7 @@ export function printJson(v: unknown): void {
 
 /** Prints an error (as JSON on stdout with --json, else to stderr) and returns the exit code for it. */
 export function reportError(e: unknown, json: boolean): number {
-  const err = e instanceof AirlockError ? e : new AirlockError('execution', 'client_error', (e as Error).message ?? String(e));
+  const err = withStaleGroups(e instanceof AirlockError ? e : new AirlockError('execution', 'client_error', (e as Error).message ?? String(e)));
   if (json) printJson({ ok: false, error: err.toWire() });
   else {
     // The daemon escaped its text already; a client-side error may quote anything.
@@ -38,6 +39,13 @@ export function reportError(e: unknown, json: boolean): number {
     if (err.hint) process.stderr.write(`${c.cyan('next')}  ${escapeText(err.hint)}\n`);
   }
   return EXIT[err.category];
+}
+
+/** A role refusal to a session that lacks groups /etc/group gives it: the fix is a new login, not an administrator. */
+function withStaleGroups(err: AirlockError): AirlockError {
+  if (err.category !== 'authorization' || !ROLE_ERRORS.has(err.code)) return err;
+  const stale = staleGroups();
+  return stale ? new AirlockError(err.category, err.code, err.message, staleGroupsAdvice(stale)) : err;
 }
 
 export function table(rows: string[][], header: string[]): string {

@@ -9,6 +9,7 @@ import { formatPublicKey, loadKeyFile, loadSeedFile } from '../audit/keys.js';
 import { sealEntry } from '../audit/entry.js';
 import { checkpointOrigin } from '../audit/checkpoint.js';
 import { AirlockError } from '../protocol/errors.js';
+import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE } from '../protocol/defaults.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { CheckpointWriter } from './checkpoints.js';
 import { Executor } from './executor.js';
@@ -66,9 +67,9 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     mkdirSync(dir, { recursive: true, mode });
     chmodSync(dir, mode); // mkdir's mode passes through the umask and leaves an existing directory as it was
   };
-  dirMode(dirname(c.socketPath), 0o755);
-  for (const p of new Set([c.dbPath, c.auditKeyPath, c.approvalKeyPath, c.totpKeyPath, c.maskKeyPath].map((p) => dirname(p)))) dirMode(p, 0o700);
-  dirMode(dirname(c.checkpointPath), 0o755);
+  dirMode(dirname(c.socketPath), RUNTIME_DIR_MODE);
+  for (const p of new Set([c.dbPath, c.auditKeyPath, c.approvalKeyPath, c.totpKeyPath, c.maskKeyPath].map((p) => dirname(p)))) dirMode(p, STATE_DIR_MODE);
+  dirMode(dirname(c.checkpointPath), LOG_DIR_MODE);
   const auditKey = loadSeedFile(c.auditKeyPath, c.createKeys);
   const approvalKey = loadSeedFile(c.approvalKeyPath, c.createKeys);
   if (auditKey.keyId === approvalKey.keyId) throw new AirlockError('integrity', 'same_keys', 'the audit key and the approval key must differ');

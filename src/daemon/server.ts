@@ -113,6 +113,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     'transaction.wait': (who, p, signal) => o.service.wait(who, p, signal),
     deny: (who, p) => o.service.deny(who, p),
     'audit.entries': (who, p) => o.service.auditEntries(who, p),
+    'store.check': () => o.service.storeCheck(),
   };
   const idleMs = o.idleMs ?? IDLE_MS;
   const perUid = new Map<number, number>();

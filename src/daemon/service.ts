@@ -14,6 +14,7 @@ import { AirlockError, fail } from '../protocol/errors.js';
 import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
 import type { ActionDescription, ApprovalAdvice, ApprovalGrant, AuditEntriesPage, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
+import { STORE_CHECK_MAX_LINES, type StoreCheck } from '../protocol/messages.js';
 import { minRoleForRisk, type JobState, type Risk, type TxState } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
 import type { SigningKey } from '../audit/keys.js';
@@ -608,6 +609,12 @@ export class AirlockService {
   /** A page of the signed log as stored, for any principal with a role: the client verifies it with the public key. */
   async auditEntries(_who: Identity, req: { after_seq?: unknown; limit?: unknown }): Promise<AuditEntriesPage> {
     return auditPage(this.o.store, req);
+  }
+
+  /** The store's own consistency check, for `airlock doctor` (approvers and admins). */
+  async storeCheck(): Promise<StoreCheck> {
+    const result = (await this.o.store.integrityCheck(STORE_CHECK_MAX_LINES)).slice(0, STORE_CHECK_MAX_LINES);
+    return { ok: result.length === 1 && result[0] === 'ok', result };
   }
 
   /** Wakes the requester's waits on this transaction: it changed in the store. */

@@ -5,6 +5,21 @@ export const DEFAULT_LOG_DIR = '/var/log/airlock';
 export const DEFAULT_CONFIG_DIR = '/etc/airlock';
 /** The human's policy (src/policy/policy.ts parses it). */
 export const DEFAULT_POLICY_PATH = '/etc/airlock/policy.toml';
+export const DEFAULT_RUNTIME_DIR = '/run/airlock';
+
+/**
+ * The directories' modes, one value each wherever they are set: the daemon at start,
+ * `airlock install`, the systemd unit and the tmpfiles entry a reboot applies.
+ * The socket's directory and the log directory are 0755: every client reaches the socket,
+ * and an auditor without root reads the world-readable checkpoint file (0644). The state
+ * directory (store and keys) is 0700: nobody but root reads it.
+ */
+export const RUNTIME_DIR_MODE = 0o755;
+export const STATE_DIR_MODE = 0o700;
+export const LOG_DIR_MODE = 0o755;
+export const CONFIG_DIR_MODE = 0o755;
+/** A mode as systemd and chmod(1) write it: 0755. */
+export const octal = (mode: number) => mode.toString(8).padStart(4, '0');
 
 export const stateFiles = (stateDir: string, logDir: string) => ({
   db: `${stateDir}/airlock.db`,

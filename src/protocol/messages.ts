@@ -310,6 +310,14 @@ export interface AuditPublicKey {
   public_key: string;
 }
 
+/** `store.check`: the store's own consistency check (SQLite's quick_check). */
+export interface StoreCheck {
+  ok: boolean;
+  /** ["ok"], or what is wrong (at most STORE_CHECK_MAX_LINES lines). */
+  result: string[];
+}
+export const STORE_CHECK_MAX_LINES = 20;
+
 /** `transaction.wait`'s timeout_ms: its default when absent, and the most a wait may ask for (5 minutes). */
 export const WAIT_DEFAULT_MS = 30_000;
 export const WAIT_MAX_MS = 300_000;

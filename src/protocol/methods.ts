@@ -20,6 +20,7 @@ import type {
   PolicyView,
   PreviewResult,
   ResultEnvelope,
+  StoreCheck,
   TotpConfirmed,
   TotpIssued,
   TotpResetDone,
@@ -72,6 +73,7 @@ export const METHOD_TABLE = {
   'transaction.wait': { params: { transaction_id: required<string>(), timeout_ms: optional<number>() }, returns: returns<WaitOutcome>() },
   deny: { params: { transaction_id: required<string>(), reason: optional<string>() }, returns: returns<TransactionView>() },
   'audit.entries': { params: { after_seq: optional<number>(), limit: optional<number>() }, returns: returns<AuditEntriesPage>() },
+  'store.check': { params: {}, returns: returns<StoreCheck>() },
 } as const satisfies Record<string, { params: Record<string, Param<unknown, boolean>>; returns: Returns<unknown> }>;
 
 export type Method = keyof typeof METHOD_TABLE;

@@ -440,6 +440,15 @@ export class SqliteStore implements Store {
     return this.head;
   }
 
+  async integrityCheck(max: number): Promise<string[]> {
+    const n = Math.max(1, Math.min(100, Math.trunc(max)));
+    try {
+      return (this.db.pragma(`quick_check(${n})`) as Array<{ quick_check: string }>).flatMap((r) => r.quick_check.split('\n')).slice(0, n);
+    } catch (e) {
+      return [`the check itself failed: ${(e as Error).message}`]; // a header too damaged to walk is a finding, not a crash
+    }
+  }
+
   async close(): Promise<void> {
     this.db.close();
   }

@@ -154,5 +154,7 @@ export interface Store {
   /** Appends free-standing entries (daemon start). */
   appendEntries(entries: EntryDraft[]): Promise<void>;
   logHead(): LogHead;
+  /** The database's own consistency check: ["ok"], or at most `max` lines saying what is wrong. */
+  integrityCheck(max: number): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import { AirlockClient } from '../../client/client.js';
 import { AirlockError } from '../../protocol/errors.js';
 import { ROLE_GROUPS } from '../../protocol/risk.js';
 import { parseGroup } from '../../protocol/account-files.js';
+import { staleGroups, staleGroupsAdvice } from '../stale-groups.js';
 
 export interface Check {
   name: string;
@@ -23,38 +24,43 @@ export interface Check {
 const MIN_NODE = 20;
 const isTcp = (t: string) => t.startsWith('tcp:');
 
-/** The role groups /etc/group puts `user` in, each with whether this process has it (it does not when added since this login began). */
-function roleGroupsOf(user: string, primaryGid: number): Array<{ name: string; sinceLogin: boolean }> {
+/** The role groups /etc/group puts `user` in (as a member or as its primary group). */
+function roleGroupsOf(user: string, primaryGid: number): string[] {
   let text: string;
   try {
     text = readFileSync('/etc/group', 'utf8');
   } catch {
     return [];
   }
-  const have = new Set(process.getgroups?.() ?? []);
   const roleGroups = new Set<string>(Object.values(ROLE_GROUPS));
   return parseGroup(text)
     .filter((g) => roleGroups.has(g.name) && (g.gid === primaryGid || g.members.includes(user)))
-    .map((g) => ({ name: g.name, sinceLogin: !have.has(g.gid) }));
+    .map((g) => g.name);
+}
+
+/** The role groups this login lacks though /etc/group gives them (stale-groups.ts, as every role error says it). */
+function staleRoles(): { groups: string[]; advice: string } | null {
+  const stale = staleGroups();
+  const roles = new Set<string>(Object.values(ROLE_GROUPS));
+  const groups = stale?.groups.filter((g) => roles.has(g)) ?? [];
+  return stale && groups.length ? { groups, advice: `${staleGroupsAdvice({ user: stale.user, groups })}, and restart the agent's editor or terminal` } : null;
 }
 
 const addToGroup = (user: string) => `sudo usermod -aG ${ROLE_GROUPS.dev} ${user}, then log in again`;
-const loginAgain = (user: string, groups: string[]) =>
-  `${user} is in ${groups.join(', ')} in /etc/group, but this login began before that: log out and in again (and restart the agent's editor or terminal)`;
 
 /** With no daemon to ask, what /etc/group says: no role group at all is the usual first problem. */
 function groupsCheck(user: string, primaryGid: number): Check {
   const groups = roleGroupsOf(user, primaryGid);
-  const since = groups.filter((g) => g.sinceLogin).map((g) => g.name);
+  const stale = staleRoles();
   if (groups.length === 0) {
     const fix = addToGroup(user);
     return { name: 'role', ok: false, detail: `not asked (no daemon to ask), and /etc/group puts the agent's account (${user}) in no airlock group: ${fix}`, fix };
   }
-  if (since.length === groups.length) {
-    const fix = loginAgain(user, since);
+  if (stale && stale.groups.length === groups.length) {
+    const fix = stale.advice;
     return { name: 'role', ok: false, detail: `not asked (no daemon to ask); ${fix}`, fix };
   }
-  return { name: 'role', ok: false, detail: `not asked (no daemon to ask); /etc/group puts ${user} in ${groups.map((g) => g.name).join(', ')}` };
+  return { name: 'role', ok: false, detail: `not asked (no daemon to ask); /etc/group puts ${user} in ${groups.join(', ')}` };
 }
 
 function nodeCheck(): Check {
@@ -90,7 +96,7 @@ function socketCheck(target: string, token: boolean): Check {
   }
 }
 
-async function roleCheck(target: string, user: string, primaryGid: number): Promise<Check> {
+async function roleCheck(target: string, user: string): Promise<Check> {
   try {
     const cl = await AirlockClient.connect(target, { timeoutMs: 5000, client: 'airlock-setup/0.1' });
     const p = cl.welcome.principal;
@@ -105,10 +111,7 @@ async function roleCheck(target: string, user: string, primaryGid: number): Prom
   } catch (e) {
     const err = e instanceof AirlockError ? e : new AirlockError('transient', 'daemon_unreachable', (e as Error).message);
     if (err.code === 'no_role') {
-      const since = roleGroupsOf(user, primaryGid)
-        .filter((g) => g.sinceLogin)
-        .map((g) => g.name);
-      const fix = since.length ? loginAgain(user, since) : addToGroup(user);
+      const fix = staleRoles()?.advice ?? addToGroup(user);
       return { name: 'role', ok: false, detail: `the agent's account (${user}) is in no airlock group: ${fix}`, fix };
     }
     if (err.code === 'bad_token') {
@@ -137,7 +140,7 @@ export async function runChecks(target: string, token: boolean): Promise<Check[]
   if (account) checks.push(account);
   const socket = socketCheck(target, token);
   checks.push(socket);
-  if (socket.ok) checks.push(await roleCheck(target, me.username, me.gid));
+  if (socket.ok) checks.push(await roleCheck(target, me.username));
   // Groups matter on the Unix socket only: a token names its principal itself.
   else if (!isTcp(target)) checks.push(groupsCheck(me.username, me.gid));
   return checks;

@@ -1,0 +1,53 @@
+/**
+ * The policy `airlock install` puts at /etc/airlock/policy.toml when there is none: every
+ * setting at its built-in default, and an example of each kind of entry, commented out.
+ * So the file means exactly what no file means (test/unit/example-policy.test.ts parses it
+ * with the daemon's parser), and a person edits it by uncommenting a line. Prose lines
+ * start with "# ", examples with "#" and no space (the test uncomments those and parses them too).
+ */
+export const EXAMPLE_POLICY = `# Airlock policy: what the daemon may approve by itself, and what it must ask for.
+# As installed it means exactly the built-in default. After editing it:
+#   sudo airlock policy check --file /etc/airlock/policy.toml   # what it means, with warnings
+#   sudo airlock policy reload                                  # the daemon reads it again
+# Keep it owned by root and writable by root only: the daemon refuses it otherwise.
+# The signed log records the digest (sha256) of the policy in force.
+
+# Low-risk reads declared non-sensitive are approved by the daemon ("auto"),
+# or every read waits for a person ("ask").
+reads = "auto"
+
+# Users who propose only: their requests are never approved by a rule, and wait in
+# \`airlock inbox\` for a person to run them (a cron job's or a CI runner's account).
+unattended = []
+#unattended = ["ci-runner"]
+
+[approval]
+# From which risk up an approver types their authenticator code: "high" or "medium".
+second_factor_from = "high"
+
+[risk]
+# Raise an action's risk (never lower it): higher risk needs a higher role to ask, and
+# an approver with that role.
+#CreateGroup = "high"
+
+[masking]
+# Besides secrets, show these as keyed pseudonyms (stable on this host): "email", "ip", "hostname".
+pseudonyms = []
+#pseudonyms = ["email", "ip", "hostname"]
+
+[notify]
+# Tell someone when a request waits for approval: a program (an argv, no shell; the
+# notification as JSON on stdin) and/or a webhook (a JSON POST).
+#command = ["/usr/bin/logger", "-t", "airlock"]
+#webhook = "https://chat.example.org/hooks/airlock"
+
+# Rules: the daemon approves by itself requests for one action whose parameters match
+# exactly (a literal, or a glob whose * and ? never match "/"), at most once per cooldown
+# and daily_cap times a day. Medium risk at most: High always waits for a person.
+#[[rule]]
+#id = "restart-nginx"
+#action = "RestartService"
+#params = { unit = "nginx.service" }
+#cooldown_minutes = 10
+#daily_cap = 6
+`;

@@ -1,0 +1,61 @@
+/**
+ * `airlock install` (root): the groups, the directories with their one mode each, the
+ * example policy (never over an existing one), the systemd unit and tmpfiles entry, the
+ * shell completions and the man page; then it starts the service.
+ */
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import { DEFAULT_POLICY_PATH, octal } from '../protocol/defaults.js';
+import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
+import { COMPLETION_PATHS, completionScript, rootOf, SHELLS } from './completion.js';
+import { EXAMPLE_POLICY } from './example-policy.js';
+import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile } from './installation.js';
+import { MAN_PATH, manPage } from './man.js';
+import { c, printJson } from './ui.js';
+
+/** Writes a generated file, making its directory (0755) first. */
+function put(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+  writeFileSync(path, text, { mode: 0o644 });
+  chmodSync(path, 0o644);
+}
+
+export function install(o: { start: boolean; json?: boolean }, cmd: Command): void {
+  requireRoot('install');
+  const done: string[] = [];
+  // The unit has PrivateTmp=yes: a checkout under /tmp or /var/tmp is invisible to the daemon it starts.
+  if (/^\/(var\/)?tmp\//.test(CHECKOUT + '/')) done.push(`WARNING: Airlock is in ${CHECKOUT}; the service's private /tmp hides it from the daemon, which will not start: clone it to /opt/airlock and install from there`);
+  for (const g of AIRLOCK_GROUPS) {
+    if (!groupExists(g)) {
+      run('/usr/sbin/groupadd', ['--system', '--', g]);
+      done.push(`created group ${g}`);
+    }
+  }
+  for (const d of DIRECTORIES) {
+    mkdirSync(d.path, { recursive: true, mode: d.mode });
+    chmodSync(d.path, d.mode); // mkdir's mode passes through the umask and leaves an existing directory as it was
+    done.push(`directory ${d.path} (${octal(d.mode)}): ${d.holds}`);
+  }
+  if (existsSync(DEFAULT_POLICY_PATH)) done.push(`kept the policy ${DEFAULT_POLICY_PATH} as it is`);
+  else {
+    writeFileSync(DEFAULT_POLICY_PATH, EXAMPLE_POLICY, { mode: 0o644, flag: 'wx' }); // wx: never over a file that appeared meanwhile
+    chmodSync(DEFAULT_POLICY_PATH, 0o644);
+    done.push(`wrote ${DEFAULT_POLICY_PATH}: the built-in defaults, with commented examples`);
+  }
+  put(UNIT_PATH, unitFile());
+  put(TMPFILES_PATH, tmpfilesConf());
+  done.push(`wrote ${UNIT_PATH}`, `wrote ${TMPFILES_PATH}`);
+  const program = rootOf(cmd);
+  for (const shell of SHELLS) put(COMPLETION_PATHS[shell], completionScript(shell, program));
+  done.push(`wrote the ${SHELLS.join(', ')} completions (${Object.values(COMPLETION_PATHS).join(', ')})`);
+  put(MAN_PATH, manPage(program));
+  done.push(`wrote the man page ${MAN_PATH} (man airlock)`);
+  if (o.start && systemdRunning()) {
+    run('/usr/bin/systemctl', ['daemon-reload']);
+    run('/usr/bin/systemctl', ['enable', '--now', 'airlock.service']);
+    done.push('enabled and started airlock.service');
+  } else if (o.start) done.push('systemd is not running here: start the daemon with `airlock daemon`');
+  if (o.json) printJson({ ok: true, done });
+  else process.stdout.write(done.map((d) => `${c.green('✓')} ${d}\n`).join('') + `\n${c.cyan('next')}  sudo usermod -aG ${ROLE_GROUPS.dev} AGENT_USER; sudo usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} YOU\n`);
+}
