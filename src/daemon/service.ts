@@ -31,7 +31,7 @@ import { bindMechanism } from './mechanism-binding.js';
 import { isUnattendedProposal, storedFlags, storedPreview } from './stored-preview.js';
 import { Slots } from './slots.js';
 import { inLane } from './run-context.js';
-import type { SecondFactor } from './second-factor.js';
+import { refuseSpentCode, type SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
 import { loadPolicyFile } from './policy-file.js';
 import { RefusalLog } from './refusals.js';
@@ -388,7 +388,7 @@ export class AirlockService {
     );
     if (outcome === 'not_pending') await this.refuseIfExpired(await this.tx(tx.id), now);
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
-    if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has already approved something: each code approves one transaction', 'wait for your authenticator to show the next code');
+    if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
     this.holdReceipt(tx.id, receipt, expiresAt);
     this.changed(tx.id); // a requester waiting for it gets the receipt now
     return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
