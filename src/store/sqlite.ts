@@ -127,7 +127,8 @@ export class SqliteStore implements Store {
   constructor(
     path: string,
     private readonly seal: Sealer,
-    private readonly onAppend: (head: LogHead) => void = () => {},
+    /** After each commit that appended entries: the new head and those entries, in order. */
+    private readonly onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void = () => {},
   ) {
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -189,10 +190,12 @@ export class SqliteStore implements Store {
   /** Runs fn and appends entries in one IMMEDIATE transaction; the in-memory head moves only on commit. */
   private atomically<T>(entries: (result: T) => EntryDraft[], fn: () => T): T {
     let head = this.head;
+    let appended: EntryDraft[] = [];
     const result = this.immediate(() => {
       head = this.head;
       const result = fn();
-      for (const draft of entries(result)) {
+      appended = entries(result);
+      for (const draft of appended) {
         const sealed = this.seal(draft, head.size + 1, head.hash);
         this.stmts.insertLog.run(sealed.seq, sealed.body, sealed.sig, sealed.hash);
         head = { size: sealed.seq, hash: sealed.hash };
@@ -201,7 +204,7 @@ export class SqliteStore implements Store {
     }) as T;
     if (head !== this.head) {
       this.head = head;
-      this.onAppend(head);
+      this.onAppend(head, appended);
     }
     return result;
   }
