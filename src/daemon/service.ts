@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
+import { paramErrorSentences } from '../catalogue/param-errors.js';
 import { actionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
@@ -25,7 +26,7 @@ import { autoApprovalLane, mayUnmask, isRequester, mayApprove, type ApprovalDeci
 import type { Method } from '../protocol/methods.js';
 import { errorForClient, maskForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
 import { Pseudonyms } from '../mask/pseudonyms.js';
-import { shownParams } from './secret-params.js';
+import { shownParams, shownValue } from './secret-params.js';
 import { countsForLog, type MaskCounts } from '../mask/mask.js';
 import { bindMechanism } from './mechanism-binding.js';
 import { isUnattendedProposal, storedFlags, storedPreview } from './stored-preview.js';
@@ -677,7 +678,7 @@ export class AirlockService {
 
   private parseParams(a: AnyAction, raw: unknown): Record<string, unknown> {
     const r = a.params.safeParse(raw ?? {});
-    if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${z.prettifyError(r.error).replace(/\n/g, '; ')}`, `see \`airlock describe ${a.name}\``);
+    if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${paramErrorSentences(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v)).join('; ')}`, `see \`airlock describe ${a.name}\``);
     try {
       canonicalize(r.data); // the request hash must cover exactly these values (no lone surrogates)
     } catch (e) {
