@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { paramErrorSentences } from '../catalogue/param-errors.js';
+import { unknownActionError } from '../protocol/catalogue-metadata.js';
 import { actionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
@@ -662,8 +663,8 @@ export class AirlockService {
 
   private action(name: unknown): AnyAction {
     const a = typeof name === 'string' ? CATALOGUE.get(name) : undefined;
-    if (!a) fail('validation', 'unknown_action', `there is no action named ${JSON.stringify(String(name).slice(0, 64))}`, 'list actions with `airlock actions`');
-    return a!;
+    if (!a) throw unknownActionError(name, [...CATALOGUE.keys()]);
+    return a;
   }
 
   private platformProblem(a: AnyAction): string | null {

@@ -25,7 +25,8 @@ function distance(a: string, b: string): number {
 /**
  * The names of `known` nearest to `typed`, best first: [the one name equal to it but for
  * case] when there is exactly one, else up to MAX_SUGGESTIONS within an edit distance of
- * a third of the name (at least 2), or holding it / held by it (3 letters or more).
+ * a third of the name (at least 2), or holding it / held by it (3 letters or more), and
+ * no more than one edit worse than the nearest.
  */
 export function nearestNames(typed: string, known: readonly string[]): string[] {
   if (typed.length === 0 || typed.length > MAX_TYPED) return [];
@@ -40,8 +41,11 @@ export function nearestNames(typed: string, known: readonly string[]): string[] 
     if (d <= Math.max(2, Math.floor(k.length / 3))) scored.push({ name, score: d });
     else if (t.length >= 3 && (k.includes(t) || t.includes(k))) scored.push({ name, score: 100 + Math.abs(k.length - t.length) });
   }
+  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
+  // A clearly nearer name stands alone: RestartServce suggests RestartService, not StartService too.
+  const best = scored[0]?.score ?? 0;
   return scored
-    .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
+    .filter((s) => s.score <= best + 1)
     .slice(0, MAX_SUGGESTIONS)
     .map((s) => s.name);
 }
