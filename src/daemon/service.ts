@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { paramErrorSentences } from '../catalogue/param-errors.js';
+import { exhaustedNote, laneNotes } from './policy-notes.js';
 import { unknownActionError } from '../protocol/catalogue-metadata.js';
 import { actionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
@@ -190,7 +191,7 @@ export class AirlockService {
     return { ...actionMetadata(a), risk, min_role: minRoleForRisk(risk), supported_here: this.platformProblem(a) === null };
   }
 
-  async preview(who: Identity, req: { action_name?: unknown; params?: unknown; proposal_id?: unknown; unmask?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {
+  async preview(who: Identity, req: { action_name?: unknown; params?: unknown; proposal_id?: unknown; unmask?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval; policy_notes?: string[] }> {
     const a = this.action(req.action_name);
     const unmask = req.unmask === true;
     if (req.unmask !== undefined && typeof req.unmask !== 'boolean') fail('validation', 'bad_unmask', 'unmask must be true or false');
@@ -275,9 +276,9 @@ export class AirlockService {
       this.changed(proposal.id);
     }
     const auto = unmask ? null : await this.autoApprove(who, a, risk, envelope, created);
-    if (auto) return { ...envelope, auto_approval: auto };
+    if (auto && 'grant' in auto) return { ...envelope, auto_approval: auto.grant };
     this.o.notify?.(this.policy, { event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
-    return envelope;
+    return auto?.notes.length ? { ...envelope, policy_notes: auto.notes } : envelope;
   }
 
   /**
@@ -286,12 +287,13 @@ export class AirlockService {
    * logged with the rule id and the policy digest. Unattended principals get the reads
    * lane only. Anything else, or a rule at its limit, waits for a person.
    */
-  private async autoApprove(who: Identity, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<AutoApproval | null> {
+  private async autoApprove(who: Identity, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<{ grant: AutoApproval } | { notes: string[] }> {
     const policy = this.policy;
-    const lane = autoApprovalLane(this.caller(who), a, risk, policy.reads);
-    if (!lane) return null;
+    const caller = this.caller(who);
+    const lane = autoApprovalLane(caller, a, risk, policy.reads);
     const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
-    if (lane === 'rules' && !rule) return null;
+    // Not for the policy to approve: the preview says which rules came close, and why not.
+    if (!lane || (lane === 'rules' && !rule)) return { notes: laneNotes(policy, caller, a, risk, lane, p.params, (n, v) => shownValue(a, n, v)) };
     const ruleId = rule?.id ?? READS_RULE;
     const approver = `policy:${ruleId}`;
     const claims = { transactionId: p.transaction_id, requestHash: p.request_hash, approver, executor: principalName(who), expiresAt: iso(now + this.o.receiptTtlMs) };
@@ -310,8 +312,10 @@ export class AirlockService {
         details: { preview_digest: p.preview_digest, receipt_commitment: commitment, executor: claims.executor, receipt_expires_at: claims.expiresAt, second_factor: 'none', rule_id: ruleId, policy_digest: policy.digest },
       },
     );
-    if (outcome !== 'approved') return null; // at its cap or cooldown (or no longer pending): a person decides
-    return { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest };
+    // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
+    if (outcome === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await this.o.store.ruleUsage(rule!.id, now), now)] };
+    if (outcome !== 'approved') return { notes: [] };
+    return { grant: { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest } };
   }
 
   /** The unattended proposal a re-preview answers: still pending, of the same action, and the caller may work the inbox. */
