@@ -196,7 +196,8 @@ describe('airlock CLI', () => {
 
     const users = await cliAs(observer.identity, [...down, 'actions', '--family', 'users']);
     assert.equal(users.code, 0, users.stderr);
-    assert.match(users.stdout, /\nUserInfo +users +low +observer/);
+    assert.match(users.stdout, /^users {2}\S/, 'the family is a header');
+    assert.match(users.stdout, /\n {2}UserInfo +low +observer/);
     assert.doesNotMatch(users.stdout, /HostInfo/);
     const d = await cliAs(observer.identity, [...down, 'describe', 'UserInfo']);
     assert.equal(d.code, 0, d.stderr);
