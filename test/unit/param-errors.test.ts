@@ -52,6 +52,22 @@ test('every parameter of every action: a wrong value gets a sentence naming it, 
   assert.ok(checked > 200, `only ${checked} parameters checked`);
 });
 
+test('every parameter of every action: wrong strings and numbers are refused in sentences with no regex either', () => {
+  const values: unknown[] = ['zz zz\u00e9', '-x', '', 'a'.repeat(5000), 'a/../b', 0, 99_999_999, 1.5];
+  for (const a of CATALOGUE.values()) {
+    for (const key of paramNames(a.params)) {
+      for (const v of values) {
+        const r = a.params.safeParse({ [key]: v });
+        if (r.success) continue;
+        for (const said of paramErrorSentences(a.params, { [key]: v }, r.error.issues, (n, x) => shownValue(a, n, x))) {
+          assert.doesNotMatch(said, REGEX_SOURCE, `${a.name}.${key}=${JSON.stringify(v).slice(0, 20)}: ${said}`);
+          assert.doesNotMatch(said, ZOD_WORDING, `${a.name}.${key}=${JSON.stringify(v).slice(0, 20)}: ${said}`);
+        }
+      }
+    }
+  }
+});
+
 test('the shared validators say what they accept, with an example', () => {
   const restart = CATALOGUE.get('RestartService')!;
   assert.deepEqual(sentences(restart, { unit: 'ngi nx' }), ['parameter `unit` got "ngi nx": a systemd unit name (letters, digits and : _ . @ -, up to 250 characters, ending in .service, .socket, .timer, .target, .path or .mount, e.g. nginx.service)']);
