@@ -20,7 +20,7 @@ function actor(e: EntryDraft): string {
   const p = e.principal;
   if (!p) return 'the daemon';
   if (p.person && !p.person.startsWith('none')) return text(p.person);
-  return text(`${p.user}(uid ${p.uid})`);
+  return text(p.uid < 0 ? p.user : `${p.user}(uid ${p.uid})`); // a token principal has no uid: its name, as principalName gives it
 }
 
 /** "2.1 s", "45 s", "3 min 5 s": as long as a person needs to read it. */

@@ -58,6 +58,8 @@ test('an approval by a policy rule names the rule; a root peer is named by the p
   assert.equal(journalLine(byRule), `policy rule \`restart-web\` approved CreateUser ${TX} requested by agent(uid 1002)`);
   const viaSudo = draft('totp_reset', { principal: { uid: 0, user: 'root', role: 'admin', person: 'carol(uid 1003) via sudo' } });
   assert.match(journalLine(viaSudo), /^carol\(uid 1003\) via sudo reset the second factor of alice\(uid 1001\)$/);
+  const byToken = draft('preview', { principal: { uid: -1, user: 'token:ci', role: 'dev' } });
+  assert.match(journalLine(byToken), /^token:ci previewed CreateUser /);
 });
 
 test('agent and host text is escaped: no control, C1 or bidi character reaches the journal', () => {
