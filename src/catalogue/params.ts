@@ -9,15 +9,20 @@ import { z } from 'zod';
 const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
 const noLeadingDash = (s: string) => !s.startsWith('-');
 
-/** A string matching `re`, with the universal refusals applied first so their message is the clear one. */
-export function token(re: RegExp, what: string, max = 255) {
+/**
+ * A string matching `re`, with the universal refusals applied first so their message is the
+ * clear one. `accepts` is the sentence a refusal ends with and `airlock describe` shows
+ * ("a package name (...), e.g. nginx"); the pattern itself is never shown to a person.
+ */
+export function token(re: RegExp, what: string, max = 255, accepts = `a ${what}`) {
   return z
     .string()
     .min(1, `${what} must not be empty`)
     .max(max, `${what} must be at most ${max} characters`)
     .refine(noControl, `${what} must not contain NUL, newlines or control characters`)
     .refine(noLeadingDash, `${what} must not start with '-'`)
-    .regex(re, `${what} has characters outside ${re.source}`);
+    .regex(re, accepts)
+    .describe(accepts);
 }
 
 /**
@@ -26,15 +31,16 @@ export function token(re: RegExp, what: string, max = 255) {
  * the daemon (totp.reset) and the policy file (unattended) all use it.
  */
 export const LOGIN_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
-export const userName = token(LOGIN_NAME, 'user name', 32);
-export const groupName = token(LOGIN_NAME, 'group name', 32);
-export const packageName = token(/^[a-z0-9][a-z0-9+.-]{1,99}$/, 'package name', 100);
-export const unitName = token(/^[A-Za-z0-9:_.@-]{1,240}\.(service|socket|timer|target|path|mount)$/, 'unit name', 250);
-export const hostName = token(/^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'host name (one label, RFC 1123)', 63);
-export const fqdn = token(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'host name', 253);
-export const timezone = token(/^(UTC|[A-Z][A-Za-z_+-]*(\/[A-Za-z0-9_+-]+){1,2})$/, 'time zone (Area/City)', 64);
-export const sysctlKey = token(/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$/, 'sysctl key (dotted, e.g. net.ipv4.ip_forward)', 128);
-export const sysctlValue = token(/^[A-Za-z0-9_ .:,/+-]{1,128}$/, 'sysctl value', 128);
+const LOGIN_CHARS = 'a lower-case letter or _, then lower-case letters, digits, _ and -, up to 32 characters';
+export const userName = token(LOGIN_NAME, 'user name', 32, `a user name (${LOGIN_CHARS}, e.g. alice)`);
+export const groupName = token(LOGIN_NAME, 'group name', 32, `a group name (${LOGIN_CHARS}, e.g. developers)`);
+export const packageName = token(/^[a-z0-9][a-z0-9+.-]{1,99}$/, 'package name', 100, 'a package name (lower-case letters, digits and + . -, 2 to 100 characters, starting with a letter or digit, e.g. nginx)');
+export const unitName = token(/^[A-Za-z0-9:_.@-]{1,240}\.(service|socket|timer|target|path|mount)$/, 'unit name', 250, 'a systemd unit name (letters, digits and : _ . @ -, up to 250 characters, ending in .service, .socket, .timer, .target, .path or .mount, e.g. nginx.service)');
+export const hostName = token(/^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'host name (one label, RFC 1123)', 63, 'a host name of one label (lower-case letters, digits and -, up to 63 characters, not starting or ending with -, e.g. web1)');
+export const fqdn = token(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'host name', 253, 'a host name (labels of lower-case letters, digits and - separated by dots, up to 253 characters, e.g. web1.example.com)');
+export const timezone = token(/^(UTC|[A-Z][A-Za-z_+-]*(\/[A-Za-z0-9_+-]+){1,2})$/, 'time zone (Area/City)', 64, 'a time zone, UTC or Area/City, e.g. Europe/Berlin');
+export const sysctlKey = token(/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$/, 'sysctl key (dotted, e.g. net.ipv4.ip_forward)', 128, 'a sysctl key (dotted lower-case words, e.g. net.ipv4.ip_forward)');
+export const sysctlValue = token(/^[A-Za-z0-9_ .:,/+-]{1,128}$/, 'sysctl value', 128, 'a sysctl value (letters, digits, spaces and _ . : , / + -, up to 128 characters, e.g. 1)');
 export const gecos = z
   .string()
   .max(64, 'comment must be at most 64 characters')
@@ -44,10 +50,11 @@ export const port = z.number().int().min(1).max(65535);
 export const ipAddress = z
   .string()
   .max(45)
-  .refine((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address');
+  .refine((s) => isIP(s) !== 0, 'an IPv4 or IPv6 address, e.g. 192.0.2.10 or 2001:db8::10')
+  .describe('an IPv4 or IPv6 address, e.g. 192.0.2.10 or 2001:db8::10');
 export const lineCount = z.number().int().min(1).max(10_000);
 /** A calendar date YYYY-MM-DD (proleptic Gregorian, 1970-01-01 or later) that really exists: 2031-02-30 is refused. */
-export const calendarDate = token(/^(19[7-9][0-9]|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/, 'date (YYYY-MM-DD)', 10).refine(
+export const calendarDate = token(/^(19[7-9][0-9]|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/, 'date (YYYY-MM-DD)', 10, 'a date YYYY-MM-DD, 1970 or later, e.g. 2031-12-31').refine(
   (s) => {
     const d = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
@@ -57,7 +64,7 @@ export const calendarDate = token(/^(19[7-9][0-9]|2[0-9]{3})-(0[1-9]|1[0-2])-(0[
 
 /** Login shells the catalogue may set: a fixed list, not a path. */
 export const LOGIN_SHELLS = ['/bin/bash', '/bin/sh', '/usr/bin/bash', '/usr/sbin/nologin', '/bin/false'] as const;
-export const loginShell = z.enum(LOGIN_SHELLS);
+export const loginShell = z.enum(LOGIN_SHELLS).describe(`a login shell, one of ${LOGIN_SHELLS.join(', ')}`);
 
 /** Absolute path: no '..', no '//' or '/./', no trailing slash, no control characters. Allowlists are the action's job. */
 export const absolutePath = z

@@ -51,9 +51,9 @@ export async function approveInteractively(cl: AirlockClient, id: string, quietS
         return await cl.approve(id, p.preview_digest, code);
       } catch (e) {
         // The daemon may still ask for a code (the policy changed meanwhile), or one was mistyped.
-        const again = e instanceof AirlockError && (e.code === 'totp_required' || (e.code === 'totp_invalid' && attempt < CODE_ATTEMPTS));
+        const again = e instanceof AirlockError && (e.code === 'totp_required' || ((e.code === 'totp_invalid' || e.code === 'totp_spent') && attempt < CODE_ATTEMPTS));
         if (!again) throw e;
-        if (e.code === 'totp_invalid') term.write(c.yellow(`${e.message}\n`));
+        if (e.code !== 'totp_required') term.write(c.yellow(`${e.message}\n`));
         code = await askCode(term);
       }
     }

@@ -5,12 +5,13 @@
  * (src/protocol/catalogue-metadata.ts), saying so, since the host's part is then unknown.
  */
 import type { Command } from 'commander';
-import { describeActionMetadata, listActionMetadata, type ActionMetadata } from '../protocol/catalogue-metadata.js';
+import { catalogueMetadata, describeActionMetadata, FAMILY_DESCRIPTIONS, listActionMetadata, resolveActionName, type ActionMetadata } from '../protocol/catalogue-metadata.js';
 import type { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import type { ActionDescription } from '../protocol/messages.js';
 import { withClientOrOffline } from './connect.js';
-import { c, printJson, riskColour, table } from './ui.js';
+import { c, EXIT, printJson, riskColour, table } from './ui.js';
+import { page } from './pager.js';
 
 /** An action described without a daemon: `supported_here` is null (unknown), `risk` the catalogue's. */
 type OfflineDescription = ActionMetadata & { supported_here: null };
@@ -26,7 +27,13 @@ function noteOffline(why: AirlockError): void {
   );
 }
 
-export async function listActions(opts: { family?: string; json?: boolean }, cmd: Command): Promise<void> {
+export async function listActions(opts: { family?: string; json?: boolean; pager?: boolean }, cmd: Command): Promise<void> {
+  const families = catalogueMetadata().families;
+  if (opts.family !== undefined && !families.includes(opts.family)) {
+    process.stderr.write(`${c.red('error')} there is no family named ${JSON.stringify(escapeText(opts.family.slice(0, 64)))}\n${c.cyan('next')}  families: ${families.join(', ')}\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
   const keep = (a: { family: string }) => !opts.family || a.family === opts.family;
   const list: Described[] = await withClientOrOffline(
     cmd,
@@ -34,14 +41,33 @@ export async function listActions(opts: { family?: string; json?: boolean }, cmd
     (why) => (noteOffline(why), listActionMetadata(opts.family).map(offline)),
   );
   if (opts.json) return printJson(list);
+  page(renderByFamily(list, families), { pager: opts.pager !== false });
+}
+
+/** The listing, a section per family in the catalogue's order: a header (name, what it covers), then its actions. */
+function renderByFamily(list: Described[], order: readonly string[]): string {
   const support = (a: Described) => (a.supported_here === false ? c.dim('n/a here') : '');
-  process.stdout.write(table(list.map((a) => [a.name, a.family, riskColour(a.risk), a.min_role, support(a), a.description]), ['action', 'family', 'risk', 'role', '', 'description']));
+  const rank = (f: string) => (order.includes(f) ? order.indexOf(f) : order.length);
+  const groups = [...new Set(list.map((a) => a.family))].sort((x, y) => rank(x) - rank(y));
+  // One set of column widths for the whole listing, so the sections line up.
+  const rows = list.map((a) => [a.name, riskColour(a.risk), a.min_role, support(a), escapeText(a.description)]);
+  const lines = table(rows, ['action', 'risk', 'role', '', 'description']).split('\n');
+  const [header, ...body] = lines;
+  const out: string[] = [];
+  for (const f of groups) {
+    const about = FAMILY_DESCRIPTIONS[f];
+    out.push(`${c.bold(escapeText(f))}${about ? c.dim(`  ${about}`) : ''}`, `  ${header}`);
+    list.forEach((a, i) => a.family === f && out.push(`  ${body[i]}`));
+    out.push('');
+  }
+  return out.join('\n');
 }
 
 export async function describeAction(name: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
   const a: Described = await withClientOrOffline(
     cmd,
-    (cl) => cl.call('actions.describe', { action_name: name }),
+    // A name in the wrong case (installpackage) means the one action it names.
+    (cl) => cl.call('actions.describe', { action_name: resolveActionName(name) ?? name }),
     (why) => (noteOffline(why), offline(describeActionMetadata(name))),
   );
   if (opts.json) return printJson(a);

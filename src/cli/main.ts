@@ -73,6 +73,7 @@ program
   .description('list the catalogue: every action the agent can ask for, with its risk (no daemon needed)')
   .addOption(jsonOpt())
   .option('--family <name>', 'only this family')
+  .option('--no-pager', 'do not page the listing at a terminal ($PAGER, else less -FRX)')
   .action(lazy(() => import('./catalogue.js'), 'listActions'));
 
 program

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { buildParams } from './params-arg.js';
 import { withClient } from './connect.js';
-import { renderPreview } from './render.js';
+import { renderPolicyNotes, renderPreview } from './render.js';
 import { c, printJson } from './ui.js';
 
 export async function preview(name: string, opts: { param: string[]; params?: string; json?: boolean; wait?: unknown }, cmd: Command): Promise<number | void> {
@@ -11,7 +11,7 @@ export async function preview(name: string, opts: { param: string[]; params?: st
     if (opts.wait !== undefined) return (await import('./wait-flow.js')).previewAndWait(cl, name, buildParams(opts.param, opts.params), { ...opts, wait: opts.wait }, cmd);
     const p = await cl.preview(name, buildParams(opts.param, opts.params));
     if (opts.json) return printJson(p);
-    process.stdout.write(renderPreview(p));
+    process.stdout.write(renderPreview(p) + renderPolicyNotes(p.policy_notes));
     if (p.auto_approval) {
       process.stdout.write(`\n${c.green('approved by policy')} (rule ${p.auto_approval.rule}); valid until ${p.auto_approval.expires_at}\n${c.dim('receipt')} ${p.auto_approval.receipt}\n`);
       process.stdout.write(`${c.cyan('next')}  airlock execute ${p.transaction_id} --receipt ${p.auto_approval.receipt}\n`);

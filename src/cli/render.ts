@@ -88,6 +88,16 @@ function renderDiff(d: ShownDiff): string {
   return lines.map((l) => `  ${l}`).join('\n');
 }
 
+
+/**
+ * Why the policy did not approve a preview, one line per note ("policy: rule `restart-web`
+ * does not approve this: cooldown, ..."), or "" when it says nothing. Printed after the
+ * preview by preview, run and --wait: kept apart from renderPreview on purpose.
+ */
+export function renderPolicyNotes(notes: readonly string[] | undefined): string {
+  if (!notes?.length) return '';
+  return '\n' + notes.map((n) => `${c.yellow('note')}  ${t(n)}\n`).join('');
+}
 export function renderResult(r: ResultEnvelope): string {
   const out = [`${stateColour(t(r.state))} ${t(r.summary)}  ${c.dim(t(r.transaction_id))}`];
   if (r.needs_reboot) out.push(c.yellow('  the host needs a reboot for this to take effect'));

@@ -9,14 +9,14 @@ import { AirlockError } from '../protocol/errors.js';
 import type { ApprovalGrant, ResultEnvelope } from '../protocol/messages.js';
 import { approveInteractively } from './approve.js';
 import { awaitApproval } from './wait.js';
-import { renderPreview, renderResult } from './render.js';
+import { renderPolicyNotes, renderPreview, renderResult } from './render.js';
 import { withClient } from './connect.js';
 import { buildParams } from './params-arg.js';
 import { c, EXIT, printJson } from './ui.js';
 
 export async function runFlow(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { json: boolean; proposal?: string }): Promise<ResultEnvelope> {
   const p = await cl.preview(action, params, o.proposal);
-  process.stderr.write(renderPreview(p));
+  process.stderr.write(renderPreview(p) + renderPolicyNotes(p.policy_notes));
   let receipt: string;
   if (p.auto_approval) {
     receipt = p.auto_approval.receipt;

@@ -129,9 +129,9 @@ async function withCode<T>(term: Terminal, prompt: string, send: (code?: string)
     try {
       return await send(code);
     } catch (e) {
-      const retry = e instanceof AirlockError && (e.code === 'totp_required' || e.code === 'totp_invalid') && attempt < CODE_ATTEMPTS;
+      const retry = e instanceof AirlockError && (e.code === 'totp_required' || e.code === 'totp_invalid' || e.code === 'totp_spent') && attempt < CODE_ATTEMPTS;
       if (!retry) throw e;
-      if (e.code === 'totp_invalid') term.write(c.yellow(`${e.message}\n`));
+      if (e.code !== 'totp_required') term.write(c.yellow(`${e.message}\n`));
       code = term.askHidden(prompt).replace(/\s+/g, '');
     }
   }

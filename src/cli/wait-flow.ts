@@ -11,7 +11,7 @@ import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import type { ResultEnvelope } from '../protocol/messages.js';
-import { renderPreview, renderResult } from './render.js';
+import { renderPolicyNotes, renderPreview, renderResult } from './render.js';
 import { c, EXIT, printJson } from './ui.js';
 import { awaitApproval, waitSeconds, whoApproves } from './wait.js';
 
@@ -37,7 +37,7 @@ export async function previewAndWait(cl: AirlockClient, action: string, params: 
   const json = Boolean(o.json);
   const seconds = waitSeconds(o.wait, cmd);
   const p = await cl.preview(action, params);
-  say(json, renderPreview(p));
+  say(json, renderPreview(p) + renderPolicyNotes(p.policy_notes));
   let receipt: string;
   if (p.auto_approval) {
     receipt = p.auto_approval.receipt;

@@ -18,6 +18,7 @@ import { detectPlatform } from './platform.js';
 import { resolvePrograms } from './programs.js';
 import { loadPolicyFile } from './policy-file.js';
 import { notifier } from './notify.js';
+import { journal } from './journal.js';
 import { startServer, VERSION } from './server.js';
 import { AirlockService } from './service.js';
 import { native } from './native.js';
@@ -79,8 +80,12 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const policy = loadPolicyFile(c.policyPath);
 
   const origin = checkpointOrigin(hostname(), auditKey.keyId);
+  const journalEntries = journal(log);
   const checkpoints = new CheckpointWriter(auditKey, origin, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
-  const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head) => checkpoints.note(head));
+  const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head, entries) => {
+    checkpoints.note(head);
+    journalEntries(entries);
+  });
   const seal = await openTotpSeal(store, c.totpKeyPath, log);
   const pseudonymKey = loadKeyFile(c.maskKeyPath, { create: true });
   const executor = new Executor({ programs: resolvePrograms() });

@@ -9,13 +9,23 @@
 import { fail } from '../protocol/errors.js';
 import type { EntryDraft } from '../audit/entry.js';
 import type { SpentStep, Store, TotpRecord } from '../store/store.js';
-import { matchStep, otpauthUri } from '../protocol/totp.js';
+import { matchStep, otpauthUri, secondsUntilStepAfter } from '../protocol/totp.js';
 import type { TotpSeal } from './totp-seal.js';
 
 /** Wrong codes in a row before a lockout, and how long it lasts. */
 export const MAX_FAILURES = 5;
 export const LOCKOUT_MS = 15 * 60_000;
 const ISSUER = 'Airlock';
+
+/**
+ * The refusal of a code whose step was already spent (by an approval, a re-enrolment, or a
+ * concurrent request that won the race): the one place that says how long to wait.
+ */
+export function refuseSpentCode(spentStep: number, nowMs: number): never {
+  const wait = secondsUntilStepAfter(spentStep, nowMs);
+  const next = wait > 0 ? `wait for the next code (in ${wait} s)` : 'type the code your authenticator shows now';
+  return fail('authorization', 'totp_spent', `that code was already used: ${next}`, 'each code is used once; a used code does not count toward the lockout');
+}
 
 export interface SecondFactorOptions {
   store: Store;
@@ -71,13 +81,15 @@ export class SecondFactor {
     if (code === undefined || code === null || code === '') {
       fail('authorization', 'totp_required', `${purpose.what} needs the 6-digit code from ${approver}'s authenticator app`, purpose.how);
     }
-    const step = typeof code === 'string' ? matchStep(this.o.seal.open(approver, rec.sealedSecret), code, now, rec.lastStep) : null;
-    if (step !== null) return { approver, step };
+    const match = typeof code === 'string' ? matchStep(this.o.seal.open(approver, rec.sealedSecret), code, now, rec.lastStep) : null;
+    if (match && !match.spent) return { approver, step: match.step };
+    // A right code typed twice is a person's slip, not a guess: refused, and not counted toward the lockout.
+    if (match) refuseSpentCode(rec.lastStep, now);
     const after = await this.o.store.recordTotpFailure(approver, now, { maxFailures: MAX_FAILURES, lockMs: LOCKOUT_MS }, entryFor({ approver, failures: MAX_FAILURES, locked_until: new Date(now + LOCKOUT_MS).toISOString() }));
     if (after.lockedUntil > now) {
       fail('authorization', 'totp_locked', `that code is wrong, and it was the ${MAX_FAILURES}th in a row: codes of ${approver} are refused for ${LOCKOUT_MS / 60_000} minutes`, 'the lockout is recorded in the audit log');
     }
-    return fail('authorization', 'totp_invalid', `that code is wrong, expired or already used (${MAX_FAILURES - after.failures} more tries before a ${LOCKOUT_MS / 60_000}-minute lockout)`, 'type the code your authenticator shows now; each code is used once');
+    return fail('authorization', 'totp_invalid', `that code is wrong or expired (${MAX_FAILURES - after.failures} more tries before a ${LOCKOUT_MS / 60_000}-minute lockout)`, 'type the code your authenticator shows now; each code is used once');
   }
 
   /** Whether `approver` has a confirmed second factor to give. */

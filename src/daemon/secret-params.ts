@@ -9,6 +9,7 @@ import type { AnyAction } from '../catalogue/action.js';
 import type { MaskCounts } from '../mask/mask.js';
 import { kindOfName } from '../mask/names.js';
 import { marker } from '../mask/span.js';
+import { maskForClient } from './output.js';
 
 export function shownParams(a: Pick<AnyAction, 'secretParams'>, params: Record<string, unknown>, counts: MaskCounts): Record<string, unknown> {
   if (!a.secretParams?.length) return params;
@@ -20,4 +21,17 @@ export function shownParams(a: Pick<AnyAction, 'secretParams'>, params: Record<s
     counts[kind] = (counts[kind] ?? 0) + 1;
   }
   return shown;
+}
+
+/** A refused value longer than this is cut (with …) in a validation error: it names the value, it does not return it. */
+export const SHOWN_VALUE_CHARS = 80;
+
+/**
+ * A parameter's value as a validation error quotes it: a declared secret as its marker,
+ * anything else as JSON, masked (before it is cut, so a secret is recognised whole) and escaped.
+ */
+export function shownValue(a: Pick<AnyAction, 'secretParams'>, name: string, value: unknown): string {
+  if (a.secretParams?.includes(name)) return marker(kindOfName(name));
+  const text = maskForClient(JSON.stringify(value) ?? String(value));
+  return text.length > SHOWN_VALUE_CHARS ? `${text.slice(0, SHOWN_VALUE_CHARS - 1)}…` : text;
 }

@@ -8,6 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
+import { paramErrorSentences } from '../catalogue/param-errors.js';
+import { exhaustedNote, laneNotes } from './policy-notes.js';
+import { unknownActionError } from '../protocol/catalogue-metadata.js';
 import { actionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
@@ -26,13 +29,13 @@ import { autoApprovalLane, mayUnmask, isRequester, mayApprove, type ApprovalDeci
 import type { Method } from '../protocol/methods.js';
 import { errorForClient, maskForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
 import { Pseudonyms } from '../mask/pseudonyms.js';
-import { shownParams } from './secret-params.js';
+import { shownParams, shownValue } from './secret-params.js';
 import { countsForLog, type MaskCounts } from '../mask/mask.js';
 import { bindMechanism } from './mechanism-binding.js';
 import { isUnattendedProposal, storedFlags, storedPreview } from './stored-preview.js';
 import { Slots } from './slots.js';
 import { inLane } from './run-context.js';
-import type { SecondFactor } from './second-factor.js';
+import { refuseSpentCode, type SecondFactor } from './second-factor.js';
 import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
 import { loadPolicyFile } from './policy-file.js';
 import { RefusalLog } from './refusals.js';
@@ -189,7 +192,7 @@ export class AirlockService {
     return { ...actionMetadata(a), risk, min_role: minRoleForRisk(risk), supported_here: this.platformProblem(a) === null };
   }
 
-  async preview(who: Identity, req: { action_name?: unknown; params?: unknown; proposal_id?: unknown; unmask?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval }> {
+  async preview(who: Identity, req: { action_name?: unknown; params?: unknown; proposal_id?: unknown; unmask?: unknown }): Promise<PreviewEnvelope & { auto_approval?: AutoApproval; policy_notes?: string[] }> {
     const a = this.action(req.action_name);
     const unmask = req.unmask === true;
     if (req.unmask !== undefined && typeof req.unmask !== 'boolean') fail('validation', 'bad_unmask', 'unmask must be true or false');
@@ -274,9 +277,9 @@ export class AirlockService {
       this.changed(proposal.id);
     }
     const auto = unmask ? null : await this.autoApprove(who, a, risk, envelope, created);
-    if (auto) return { ...envelope, auto_approval: auto };
+    if (auto && 'grant' in auto) return { ...envelope, auto_approval: auto.grant };
     this.o.notify?.(this.policy, { event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
-    return envelope;
+    return auto?.notes.length ? { ...envelope, policy_notes: auto.notes } : envelope;
   }
 
   /**
@@ -285,12 +288,13 @@ export class AirlockService {
    * logged with the rule id and the policy digest. Unattended principals get the reads
    * lane only. Anything else, or a rule at its limit, waits for a person.
    */
-  private async autoApprove(who: Identity, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<AutoApproval | null> {
+  private async autoApprove(who: Identity, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<{ grant: AutoApproval } | { notes: string[] }> {
     const policy = this.policy;
-    const lane = autoApprovalLane(this.caller(who), a, risk, policy.reads);
-    if (!lane) return null;
+    const caller = this.caller(who);
+    const lane = autoApprovalLane(caller, a, risk, policy.reads);
     const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
-    if (lane === 'rules' && !rule) return null;
+    // Not for the policy to approve: the preview says which rules came close, and why not.
+    if (!lane || (lane === 'rules' && !rule)) return { notes: laneNotes(policy, caller, a, risk, lane, p.params, (n, v) => shownValue(a, n, v)) };
     const ruleId = rule?.id ?? READS_RULE;
     const approver = `policy:${ruleId}`;
     const claims = { transactionId: p.transaction_id, requestHash: p.request_hash, approver, executor: principalName(who), expiresAt: iso(now + this.o.receiptTtlMs) };
@@ -309,8 +313,10 @@ export class AirlockService {
         details: { preview_digest: p.preview_digest, receipt_commitment: commitment, executor: claims.executor, receipt_expires_at: claims.expiresAt, second_factor: 'none', rule_id: ruleId, policy_digest: policy.digest },
       },
     );
-    if (outcome !== 'approved') return null; // at its cap or cooldown (or no longer pending): a person decides
-    return { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest };
+    // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
+    if (outcome === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await this.o.store.ruleUsage(rule!.id, now), now)] };
+    if (outcome !== 'approved') return { notes: [] };
+    return { grant: { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest } };
   }
 
   /** The unattended proposal a re-preview answers: still pending, of the same action, and the caller may work the inbox. */
@@ -389,7 +395,7 @@ export class AirlockService {
     );
     if (outcome === 'not_pending') await this.refuseIfExpired(await this.tx(tx.id), now);
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
-    if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has already approved something: each code approves one transaction', 'wait for your authenticator to show the next code');
+    if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
     this.holdReceipt(tx.id, receipt, expiresAt);
     this.changed(tx.id); // a requester waiting for it gets the receipt now
     return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
@@ -668,8 +674,8 @@ export class AirlockService {
 
   private action(name: unknown): AnyAction {
     const a = typeof name === 'string' ? CATALOGUE.get(name) : undefined;
-    if (!a) fail('validation', 'unknown_action', `there is no action named ${JSON.stringify(String(name).slice(0, 64))}`, 'list actions with `airlock actions`');
-    return a!;
+    if (!a) throw unknownActionError(name, [...CATALOGUE.keys()]);
+    return a;
   }
 
   private platformProblem(a: AnyAction): string | null {
@@ -684,7 +690,7 @@ export class AirlockService {
 
   private parseParams(a: AnyAction, raw: unknown): Record<string, unknown> {
     const r = a.params.safeParse(raw ?? {});
-    if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${z.prettifyError(r.error).replace(/\n/g, '; ')}`, `see \`airlock describe ${a.name}\``);
+    if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${paramErrorSentences(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v)).join('; ')}`, `see \`airlock describe ${a.name}\``);
     try {
       canonicalize(r.data); // the request hash must cover exactly these values (no lone surrogates)
     } catch (e) {

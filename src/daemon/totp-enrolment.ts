@@ -18,7 +18,7 @@ import { mayReset } from './authz.js';
 import { matchStep, newSecret } from '../protocol/totp.js';
 import type { Store } from '../store/store.js';
 import type { Identity } from './identity.js';
-import { MAX_FAILURES, type SecondFactor } from './second-factor.js';
+import { MAX_FAILURES, refuseSpentCode, type SecondFactor } from './second-factor.js';
 
 /** How long a pending secret waits for its first code. */
 export const PENDING_MS = 10 * 60_000;
@@ -67,7 +67,7 @@ export class TotpEnrolment {
       spend,
       this.entry('totp_issued', who, { approver, replaces: current ? 'confirmed' : 'none', pending_expires_at: iso(expiresAt) }),
     );
-    if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code has been used already: each code is used once', 'wait for your authenticator to show the next code');
+    if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
     return { approver, user: person.user, state: 'pending' as const, expires_at: iso(expiresAt), secret, uri: this.o.factor.uri(secret, person.user) };
   }
 
@@ -85,7 +85,7 @@ export class TotpEnrolment {
     if (code === undefined || code === '') {
       fail('authorization', 'totp_required', `confirming the enrolment of ${approver} needs the first 6-digit code the authenticator app shows`, 'run `airlock totp enroll` in a terminal: it asks for the code');
     }
-    const step = matchStep(this.o.factor.open(approver, pending!.sealedSecret), code!, now, 0);
+    const step = matchStep(this.o.factor.open(approver, pending!.sealedSecret), code!, now, 0)?.step ?? null;
     if (step === null) {
       const left = await this.o.store.recordPendingTotpFailure(approver, MAX_FAILURES);
       if (left === 0) fail('authorization', 'totp_invalid', `that code is wrong, and it was the ${MAX_FAILURES}th: the pending enrolment of ${approver} is dropped`, 'start again with `airlock totp enroll` and add the new secret to the app');

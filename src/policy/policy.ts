@@ -161,16 +161,27 @@ export function valueMatches(value: unknown, want: string | number | boolean): b
   return re.test(value);
 }
 
-/** The rule that covers this request exactly (same parameter names, each value meeting its constraint), if any. */
-export function matchingRule(policy: Policy, action: string, params: Record<string, unknown>): Rule | null {
-  const keys = Object.keys(params).sort();
-  for (const rule of policy.rules) {
-    if (rule.action !== action) continue;
-    const ruleKeys = Object.keys(rule.params).sort();
-    if (ruleKeys.length !== keys.length || ruleKeys.some((k, i) => k !== keys[i])) continue;
-    if (keys.every((k) => valueMatches(params[k], rule.params[k]!))) return rule;
+/**
+ * Why `rule` does not cover this request, in a person's words, or null when it does (same
+ * parameter names, each value meeting its constraint). `show` quotes a request value (the
+ * daemon masks and escapes it: it is the agent's text).
+ */
+export function ruleMismatch(rule: Rule, params: Record<string, unknown>, show: (name: string, value: unknown) => string = (_n, v) => JSON.stringify(v)): string | null {
+  const extra = Object.keys(params).filter((k) => !(k in rule.params));
+  if (extra.length) return `the request sets ${extra.map((k) => `\`${k}\``).join(', ')}, which the rule does not list`;
+  const missing = Object.keys(rule.params).filter((k) => !(k in params));
+  if (missing.length) return `the rule needs ${missing.map((k) => `\`${k}\``).join(', ')}, which the request does not set`;
+  for (const [k, want] of Object.entries(rule.params)) {
+    if (valueMatches(params[k], want)) continue;
+    const how = typeof want === 'string' && isGlob(want) ? `outside ${JSON.stringify(want)}` : `not ${JSON.stringify(want)}`;
+    return `parameter \`${k}\` is ${show(k, params[k])}, ${how}`;
   }
   return null;
+}
+
+/** The rule that covers this request exactly (same parameter names, each value meeting its constraint), if any. */
+export function matchingRule(policy: Policy, action: string, params: Record<string, unknown>): Rule | null {
+  return policy.rules.find((rule) => rule.action === action && ruleMismatch(rule, params) === null) ?? null;
 }
 
 /** One line per rule and setting for a person, with warnings for the dangerous ones. */

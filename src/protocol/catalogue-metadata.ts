@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { AirlockError } from './errors.js';
 import type { ActionDescription } from './messages.js';
+import { didYouMean, nearestNames } from './nearest.js';
 
 /** An action as its declaration describes it: ActionDescription less `supported_here`, with the catalogue's risk. */
 export type ActionMetadata = Omit<ActionDescription, 'supported_here'>;
@@ -47,9 +48,48 @@ export function listActionMetadata(family?: string): ActionMetadata[] {
   return family === undefined ? all : all.filter((a) => a.family === family);
 }
 
-/** One action by name; refuses an unknown name with the error the daemon's `actions.describe` gives. */
+/** One line per family, for the headers of `airlock actions`. */
+export const FAMILY_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  system: 'the host at a glance: release, disks, memory, uptime, processes',
+  services: 'systemd services and timers: state, logs, start, stop, enable, configure',
+  users: 'local accounts, groups, password ageing, sessions',
+  ssh: 'authorised keys and the SSH server configuration',
+  packages: 'packages, repositories, pins and automatic updates',
+  kernel: 'kernel parameters (sysctl) and modules',
+  identity: 'host name, time zone, locale and clock',
+  network: 'addresses, routes, links, resolvers and reachability',
+  files: 'reading the configuration files an allowlist names',
+  privilege: 'sudo grants and who may use them',
+  firewall: 'ports, rules and the default policy, fail2ban',
+  logging: 'the journal, journald, kernel messages and logrotate',
+  processes: 'processes: list, inspect, signal',
+  scheduling: 'cron jobs and systemd timers',
+  security: 'password policy, the audit system, AppArmor, SELinux, certificates',
+  storage: 'disks, file systems, mounts, swap and LVM',
+  containers: 'Podman containers and images: list, inspect, logs, start, stop',
+};
+
+/**
+ * The refusal of an action name nobody declared, with the nearest names (`installpackage`:
+ * did you mean InstallPackage?): the one error the daemon and every client give.
+ */
+export function unknownActionError(name: unknown, known: readonly string[]): AirlockError {
+  const typed = String(name).slice(0, 64);
+  return new AirlockError('validation', 'unknown_action', `there is no action named ${JSON.stringify(typed)}${didYouMean(typed, known)}`, 'list actions with `airlock actions`');
+}
+
+/** The declared name `name` means: itself, or the one name equal to it but for case; else null. */
+export function resolveActionName(name: string): string | null {
+  const names = catalogueMetadata().actions.map((a) => a.name);
+  if (names.includes(name)) return name;
+  const near = nearestNames(name, names);
+  return near.length === 1 && near[0]!.toLowerCase() === name.toLowerCase() ? near[0]! : null;
+}
+
+/** One action by name (or by its name in other case); refuses an unknown name with the error the daemon gives. */
 export function describeActionMetadata(name: string): ActionMetadata {
-  const a = catalogueMetadata().actions.find((x) => x.name === name);
-  if (!a) throw new AirlockError('validation', 'unknown_action', `there is no action named ${JSON.stringify(String(name).slice(0, 64))}`, 'list actions with `airlock actions`');
+  const resolved = resolveActionName(name);
+  const a = catalogueMetadata().actions.find((x) => x.name === resolved);
+  if (!a) throw unknownActionError(name, catalogueMetadata().actions.map((x) => x.name));
   return a;
 }

@@ -253,8 +253,11 @@ export interface ActionDescription {
   example: Record<string, unknown>;
 }
 
-/** `preview`: the envelope, and the receipt the daemon minted when the policy approved it. */
-export type PreviewResult = PreviewEnvelope & { auto_approval?: AutoApprovalGrant };
+/**
+ * `preview`: the envelope, and the receipt the daemon minted when the policy approved it;
+ * otherwise `policy_notes`, when a rule came close, saying which rule did not approve it and why.
+ */
+export type PreviewResult = PreviewEnvelope & { auto_approval?: AutoApprovalGrant; policy_notes?: string[] };
 
 /** `policy.show`: the policy in force (nothing secret in it). */
 export interface PolicyView {

@@ -64,22 +64,36 @@ export function hotp(secret: Buffer, counter: number, digits = DIGITS): string {
 
 export const codeAt = (secretB32: string, ms: number): string => hotp(base32Decode(secretB32), stepAt(ms));
 
+/** A code that matched a step of the window: `spent` when that step was used already (it approves nothing). */
+export interface StepMatch {
+  step: number;
+  spent: boolean;
+}
+
 /**
- * The step a code belongs to, among now ± DRIFT_STEPS and later than `usedStep`
- * (a step already spent cannot be spent again), or null. Compares in constant time.
+ * The step a code belongs to, among now ± DRIFT_STEPS, or null. A step no later than
+ * `usedStep` comes back `spent`: it cannot be spent again, but the person typed a right
+ * code and is told to wait for the next one rather than that it was wrong. Compares in
+ * constant time.
  */
-export function matchStep(secretB32: string, code: string, nowMs: number, usedStep: number): number | null {
+export function matchStep(secretB32: string, code: string, nowMs: number, usedStep: number): StepMatch | null {
   if (!/^[0-9]{6}$/.test(code)) return null;
   const secret = base32Decode(secretB32);
   const now = stepAt(nowMs);
-  let found: number | null = null;
+  let fresh: number | null = null;
+  let spent: number | null = null;
   for (let s = now - DRIFT_STEPS; s <= now + DRIFT_STEPS; s++) {
     // Every candidate is computed and compared, so timing does not tell which one matched.
     const same = timingSafeEqual(Buffer.from(hotp(secret, s)), Buffer.from(code));
-    if (same && s > usedStep && found === null) found = s;
+    if (same && s > usedStep && fresh === null) fresh = s;
+    if (same && s <= usedStep) spent = s;
   }
-  return found;
+  if (fresh !== null) return { step: fresh, spent: false };
+  return spent === null ? null : { step: spent, spent: true };
 }
+
+/** Whole seconds from `nowMs` until the step after `usedStep` begins (0 when it has). */
+export const secondsUntilStepAfter = (usedStep: number, nowMs: number): number => Math.max(0, Math.ceil(((usedStep + 1) * STEP_SECONDS * 1000 - nowMs) / 1000));
 
 /** The otpauth:// URI authenticator apps read from the QR code. */
 export function otpauthUri(secretB32: string, account: string, issuer: string): string {

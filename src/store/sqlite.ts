@@ -9,7 +9,7 @@ import { GENESIS_HASH } from '../audit/entry.js';
 import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
-import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -127,7 +127,8 @@ export class SqliteStore implements Store {
   constructor(
     path: string,
     private readonly seal: Sealer,
-    private readonly onAppend: (head: LogHead) => void = () => {},
+    /** After each commit that appended entries: the new head and those entries, in order. */
+    private readonly onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void = () => {},
   ) {
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -179,6 +180,7 @@ export class SqliteStore implements Store {
       ruleUse: this.db.prepare('INSERT INTO rule_use (rule_id, at) VALUES (?, ?)'),
       ruleUsage: this.db.prepare('SELECT COUNT(*) AS count FROM rule_use WHERE rule_id = ? AND at >= ?'),
       ruleLast: this.db.prepare('SELECT MAX(at) AS last FROM rule_use WHERE rule_id = ?'),
+      ruleFirstSince: this.db.prepare('SELECT MIN(at) AS first FROM rule_use WHERE rule_id = ? AND at >= ?'),
       totpFailure: this.db.prepare('UPDATE totp SET failures = failures + 1 WHERE approver = ?'),
       totpLock: this.db.prepare('UPDATE totp SET failures = 0, locked_until = ? WHERE approver = ?'),
       insertLog: this.db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)'),
@@ -189,10 +191,12 @@ export class SqliteStore implements Store {
   /** Runs fn and appends entries in one IMMEDIATE transaction; the in-memory head moves only on commit. */
   private atomically<T>(entries: (result: T) => EntryDraft[], fn: () => T): T {
     let head = this.head;
+    let appended: EntryDraft[] = [];
     const result = this.immediate(() => {
       head = this.head;
       const result = fn();
-      for (const draft of entries(result)) {
+      appended = entries(result);
+      for (const draft of appended) {
         const sealed = this.seal(draft, head.size + 1, head.hash);
         this.stmts.insertLog.run(sealed.seq, sealed.body, sealed.sig, sealed.hash);
         head = { size: sealed.seq, hash: sealed.hash };
@@ -201,7 +205,7 @@ export class SqliteStore implements Store {
     }) as T;
     if (head !== this.head) {
       this.head = head;
-      this.onAppend(head);
+      this.onAppend(head, appended);
     }
     return result;
   }
@@ -258,10 +262,20 @@ export class SqliteStore implements Store {
 
   /** At its daily cap (approvals in the last 24 hours) or inside its cooldown (since its last approval). */
   private ruleExhausted(rule: RuleLimit, now: number): boolean {
-    const day = this.stmts.ruleUsage.get(rule.id, now - DAY_MS) as { count: number };
-    if (day.count >= rule.dailyCap) return true;
-    const last = (this.stmts.ruleLast.get(rule.id) as { last: number | null }).last;
-    return last !== null && now - last < rule.cooldownMs;
+    const u = this.usageOf(rule.id, now);
+    if (u.lastDay >= rule.dailyCap) return true;
+    return u.last !== null && now - u.last < rule.cooldownMs;
+  }
+
+  private usageOf(ruleId: string, now: number): RuleUsage {
+    const day = this.stmts.ruleUsage.get(ruleId, now - DAY_MS) as { count: number };
+    const last = (this.stmts.ruleLast.get(ruleId) as { last: number | null }).last;
+    const first = (this.stmts.ruleFirstSince.get(ruleId, now - DAY_MS) as { first: number | null }).first;
+    return { lastDay: day.count, last, firstInDay: first };
+  }
+
+  async ruleUsage(ruleId: string, now: number): Promise<RuleUsage> {
+    return this.usageOf(ruleId, now);
   }
 
   async totpSecretsSealed(): Promise<boolean> {

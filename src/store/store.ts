@@ -83,6 +83,16 @@ export interface RuleLimit {
 
 export type ApprovalOutcome = 'approved' | 'not_pending' | 'step_spent' | 'rule_exhausted';
 
+/** How a policy rule has been used, as its cooldown and daily cap count it (the last 24 hours). */
+export interface RuleUsage {
+  /** Approvals in the last 24 hours. */
+  lastDay: number;
+  /** The last approval (ms), ever; null when none. */
+  last: number | null;
+  /** The oldest approval of the last 24 hours (ms): the cap frees a place 24 hours after it. */
+  firstInDay: number | null;
+}
+
 export interface LogHead {
   size: number;
   hash: string;
@@ -100,6 +110,8 @@ export interface Store {
    * cooldown, and otherwise records this approval against it: check and count cannot be
    * separated by another request, however the store's calls interleave.
    */
+  /** How `ruleId` has been used as of `now`: what a preview says when the rule is at its cooldown or cap. */
+  ruleUsage(ruleId: string, now: number): Promise<RuleUsage>;
   recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome>;
   /** Whether the second-factor secrets are sealed (meta totp_secrets = 'sealed-v1'); false for a new store or one from before sealing. */
   totpSecretsSealed(): Promise<boolean>;

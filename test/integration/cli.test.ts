@@ -196,7 +196,8 @@ describe('airlock CLI', () => {
 
     const users = await cliAs(observer.identity, [...down, 'actions', '--family', 'users']);
     assert.equal(users.code, 0, users.stderr);
-    assert.match(users.stdout, /\nUserInfo +users +low +observer/);
+    assert.match(users.stdout, /^users {2}\S/, 'the family is a header');
+    assert.match(users.stdout, /\n {2}UserInfo +low +observer/);
     assert.doesNotMatch(users.stdout, /HostInfo/);
     const d = await cliAs(observer.identity, [...down, 'describe', 'UserInfo']);
     assert.equal(d.code, 0, d.stderr);
@@ -266,6 +267,19 @@ describe('airlock CLI', () => {
     const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--receipt', receipt, '--json']);
     assert.equal(JSON.parse(r.stdout).state, 'Succeeded');
     assert.match((await w.d.box.readFile('/home/deploy/.ssh/authorized_keys'))!, /cli@test/);
+  });
+
+  test('approve at a terminal: a code already used says to wait for the next one and asks again', async () => {
+    const [p1, p2] = [0, 1].map(() => cliAs(agent.identity, ['preview', 'CreateUser', '--param', `user=reuse${Math.random().toString(36).slice(2, 8)}`, '--json']));
+    const first = JSON.parse((await p1!).stdout);
+    const second = JSON.parse((await p2!).stdout);
+    const used = await w.codes.code('alice');
+    await human.call('approve', { transaction_id: first.transaction_id, preview_digest: first.preview_digest, totp_code: used });
+    const ok = await atTerminal(human.identity, ['approve', second.transaction_id], [['Code from your authenticator app', used], ['Type the action name', 'CreateUser'], ['Code from your authenticator app', () => w.codes.code('alice')]]);
+    assert.equal(ok.code, 0, ok.out);
+    assert.match(ok.out, /that code was already used: wait for the next code \(in \d+ s\)/);
+    assert.doesNotMatch(ok.out, /that code is wrong/);
+    assert.match(ok.out, /approved/);
   });
 
   test('the approver prompt refuses at once (exit 3) when the daemon would refuse, before asking anything', async () => {

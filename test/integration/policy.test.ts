@@ -20,7 +20,7 @@ import { readSqliteLog } from '../../src/audit/log-file.js';
 import { policyDigest } from '../../src/policy/policy.js';
 import { airlock, DAEMON } from '../support/cli.js';
 
-type Preview = PreviewEnvelope & { auto_approval?: AutoApprovalGrant };
+type Preview = PreviewEnvelope & { auto_approval?: AutoApprovalGrant; policy_notes?: string[] };
 const POLICY = `unattended = ["cronbot"]
 [risk]
 ListGroups = "medium"
@@ -30,6 +30,12 @@ action = "CreateGroup"
 params = { group = "web-*" }
 cooldown_minutes = 60
 daily_cap = 1
+[[rule]]
+id = "ops-groups"
+action = "CreateGroup"
+params = { group = "ops-*" }
+cooldown_minutes = 30
+daily_cap = 5
 
 [notify]
 command = ["/usr/bin/tee", "--append", "NOTIFY_FILE"]
@@ -70,6 +76,13 @@ after(async () => {
 const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call('preview', { action_name: action, params });
 const execute = (who: Principal, p: Preview, receipt: string) => who.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt });
 const entries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null; principal: { user: string } | null; details: Record<string, unknown> });
+const DAY_MS = 24 * 60 * 60_000;
+/** "HH:MM UTC" (with the date when not today), as the daemon's notes write a time. */
+const hhmm = (ms: number) => {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 10) === new Date().toISOString().slice(0, 10) ? '' : `${iso.slice(0, 10)} `}${iso.slice(11, 16)} UTC`;
+};
+const approvalTime = (id: string) => (entries().find((e) => e.kind === 'approval_granted' && e.transaction_id === id) as unknown as { ts: string }).ts;
 const approvalOf = (id: string) => entries().find((e) => e.kind === 'approval_granted' && e.transaction_id === id);
 
 describe('auto-approval', () => {
@@ -98,11 +111,34 @@ describe('auto-approval', () => {
     assert.equal((await execute(agent, p, p.auto_approval!.receipt)).state, 'Succeeded');
     assert.match((await w.d.box.readFile('/etc/group'))!, /^web-1:/m);
     assert.equal(approvalOf(p.transaction_id)!.details.rule_id, 'web-groups');
-    // The cap (1 a day) and the cooldown (60 min) are spent: the next one waits for a person.
+    // The cap (1 a day) and the cooldown (60 min) are spent: the next one waits for a person, and the preview says why.
     const again = await preview(agent, 'CreateGroup', { group: 'web-2' });
     assert.equal(again.auto_approval, undefined);
+    assert.deepEqual(again.policy_notes, [`policy: rule \`web-groups\` does not approve this: daily cap, 1 of 1 approvals in the last 24 hours, next at ${hhmm(Date.parse(approvalTime(p.transaction_id)) + DAY_MS)}`]);
     // Not covered: another name, or a parameter the rule does not list.
-    assert.equal((await preview(agent, 'CreateGroup', { group: 'db-1' })).auto_approval, undefined);
+    const other = await preview(agent, 'CreateGroup', { group: 'db-1' });
+    assert.equal(other.auto_approval, undefined);
+    assert.deepEqual(other.policy_notes, [
+      'policy: rule `web-groups` does not approve this: parameter `group` is "db-1", outside "web-*"',
+      'policy: rule `ops-groups` does not approve this: parameter `group` is "db-1", outside "ops-*"',
+    ]);
+  });
+
+  test('a rule inside its cooldown says when it was last used and when it approves again', async () => {
+    const p = await preview(agent, 'CreateGroup', { group: 'ops-1' });
+    assert.equal(p.auto_approval?.rule, 'ops-groups');
+    const again = await preview(agent, 'CreateGroup', { group: 'ops-2' });
+    assert.equal(again.auto_approval, undefined);
+    const next = hhmm(Date.parse(approvalTime(p.transaction_id)) + 30 * 60_000);
+    assert.deepEqual(again.policy_notes, [`policy: rule \`ops-groups\` does not approve this: cooldown, last approved less than a minute ago, next at ${next}`]);
+  });
+
+  test('a sensitive read is left to a person by the reads rule, and the preview says so', async () => {
+    const p = await preview(agent, 'ShowJournaldConfig', {});
+    assert.equal(p.auto_approval, undefined);
+    assert.deepEqual(p.policy_notes, ['policy: rule `reads` does not approve this: ShowJournaldConfig is a sensitive read (it can show secrets), which a person approves']);
+    // A request no rule comes near has no notes at all.
+    assert.equal((await preview(agent, 'CreateUser', { user: 'pn1' })).policy_notes, undefined);
   });
 
   test('a person can still approve what the rule did not', async () => {
@@ -207,6 +243,7 @@ describe('unattended principals propose, never act', () => {
   test('even a rule that covers it does not approve it; non-sensitive reads still run', async () => {
     const p = await preview(cronbot, 'CreateGroup', { group: 'web-9' });
     assert.equal(p.auto_approval, undefined, 'rules never approve for an unattended principal');
+    assert.ok(p.policy_notes?.includes('policy: rule `web-groups` does not approve this: cronbot is unattended: it proposes, and a person decides'), JSON.stringify(p.policy_notes));
     const read = await preview(cronbot, 'ListUsers', {});
     assert.equal(read.auto_approval?.rule, 'reads');
     assert.equal((await execute(cronbot, read, read.auto_approval!.receipt)).state, 'Succeeded');

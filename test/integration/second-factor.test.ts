@@ -97,8 +97,26 @@ describe('TOTP on High approvals', () => {
     const p2 = await highPreview();
     const code = await fresh('alice');
     await approveWith(alice, p1, code);
-    await rejectsWith(approveWith(alice, p2, code), 'authorization', 'totp_invalid');
+    const e = await rejectsWith(approveWith(alice, p2, code), 'authorization', 'totp_spent');
+    assert.match(e.message, /^that code was already used: (wait for the next code \(in \d+ s\)|type the code your authenticator shows now)$/);
     assert.equal(await stateOf(p2), 'Previewed');
+  });
+
+  test('a used code typed again is refused as used, however often, and does not count toward the lockout', async () => {
+    const [sam] = await freshApprover('sam');
+    const used = await fresh('sam');
+    await approveWith(sam, await highPreview(), used);
+    const p = await highPreview();
+    for (let i = 0; i <= MAX_FAILURES; i++) {
+      const e = await rejectsWith(approveWith(sam, p, used), 'authorization', 'totp_spent');
+      assert.match(e.message, /^that code was already used: wait for the next code \(in \d+ s\)$/);
+    }
+    // A wrong code after all those is the first wrong one: the count was not touched.
+    const wrong = await rejectsWith(approveWith(sam, p, wrongFor(used, 500_000)), 'authorization', 'totp_invalid');
+    assert.match(wrong.message, new RegExp(`\\(${MAX_FAILURES - 1} more tries`));
+    assert.equal(await stateOf(p), 'Previewed');
+    assert.ok(!logEntries().some((e) => e.kind === 'totp_lockout' && String(e.details.approver).startsWith('sam(')));
+    await approveWith(sam, p, await fresh('sam'));
   });
 
   test('the same fresh code sent for two transactions at once approves exactly one', async () => {
@@ -194,7 +212,7 @@ describe('enrolment: a person enrols their own factor', () => {
     assert.equal(issued.state, 'pending');
     // The code that authorised the re-enrolment is spent: it approves nothing.
     const p = await highPreview();
-    await rejectsWith(approveWith(olive, p, current), 'authorization', 'totp_invalid');
+    await rejectsWith(approveWith(olive, p, current), 'authorization', 'totp_spent');
     // Until the new secret is confirmed, the old factor is the one that counts.
     await rejectsWith(approveWith(olive, p, codeAt(issued.secret, Date.now())), 'authorization', 'totp_invalid');
     await approveWith(olive, p, await fresh('olive'));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { base32Decode, base32Encode, codeAt, hotp, matchStep, newSecret, otpauthUri, stepAt } from '../../src/protocol/totp.js';
+import { base32Decode, base32Encode, codeAt, hotp, matchStep, newSecret, otpauthUri, secondsUntilStepAfter, stepAt } from '../../src/protocol/totp.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,18 +51,28 @@ test('base32 round-trips and secrets are 160 bits', () => {
   assert.throws(() => base32Decode('1!'));
 });
 
-test('a code matches its step and the neighbouring ones, once, and nothing else', () => {
+test('a code matches its step and the neighbouring ones; a spent step comes back spent; nothing else matches', () => {
   const secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
   const now = 1_800_000_000_000;
   const step = stepAt(now);
-  assert.equal(matchStep(secret, codeAt(secret, now), now, 0), step);
-  assert.equal(matchStep(secret, codeAt(secret, now - 30_000), now, 0), step - 1, 'one step of drift is accepted');
+  assert.deepEqual(matchStep(secret, codeAt(secret, now), now, 0), { step, spent: false });
+  assert.deepEqual(matchStep(secret, codeAt(secret, now - 30_000), now, 0), { step: step - 1, spent: false }, 'one step of drift is accepted');
   assert.equal(matchStep(secret, codeAt(secret, now - 90_000), now, 0), null, 'an expired code is refused');
-  assert.equal(matchStep(secret, codeAt(secret, now), now, step), null, 'a spent step cannot be spent again');
-  assert.equal(matchStep(secret, codeAt(secret, now - 30_000), now, step), null, 'nor an older one');
+  assert.deepEqual(matchStep(secret, codeAt(secret, now), now, step), { step, spent: true }, 'a spent step cannot be spent again');
+  assert.deepEqual(matchStep(secret, codeAt(secret, now - 30_000), now, step), { step: step - 1, spent: true }, 'nor an older one');
+  assert.deepEqual(matchStep(secret, codeAt(secret, now + 30_000), now, step), { step: step + 1, spent: false }, 'the next step is still fresh');
   for (const bad of ['', '12345', '1234567', 'abcdef', ' 123456', '12345\n']) assert.equal(matchStep(secret, bad, now, 0), null, JSON.stringify(bad));
   assert.equal(matchStep('GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', codeAt(secret, now), now, 0), null, "another secret's code does not match");
 });
+
+test('the wait for the next code counts whole seconds to the step after the spent one', () => {
+  const start = 1_800_000_000_000 - (1_800_000_000_000 % 30_000);
+  const step = stepAt(start);
+  assert.equal(secondsUntilStepAfter(step, start), 30);
+  assert.equal(secondsUntilStepAfter(step, start + 29_001), 1);
+  assert.equal(secondsUntilStepAfter(step - 1, start + 5_000), 0, 'the step after it has begun: no wait');
+});
+
 
 test('the otpauth URI carries the parameters authenticator apps need', () => {
   assert.equal(otpauthUri('ABC', 'alice@web1', 'Airlock'), 'otpauth://totp/Airlock%3Aalice%40web1?secret=ABC&issuer=Airlock&algorithm=SHA1&digits=6&period=30');
@@ -130,7 +140,7 @@ test('pending enrolments expire, wrong first codes drop them, and the confirming
     const first = codeAt(good.secret, clock);
     assert.equal((await enrol.confirm(who, person, { code: first })).state, 'confirmed');
     const entry = () => ({ kind: 'totp_lockout' as const, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
-    await failsWith(factor.check('alice(uid 1001)', 'alice', first, 'tx_1', entry), 'totp_invalid');
+    await failsWith(factor.check('alice(uid 1001)', 'alice', first, 'tx_1', entry), 'totp_spent');
     clock += 30_000;
     assert.deepEqual(await factor.check('alice(uid 1001)', 'alice', codeAt(good.secret, clock), 'tx_1', entry), { approver: 'alice(uid 1001)', step: stepAt(clock) });
     // Nothing in the file is the secret.

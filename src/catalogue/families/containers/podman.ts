@@ -17,7 +17,7 @@ import { firstLine } from '../../lib/text.js';
  * digits, which the name rule also admits). '..' is refused although podman allows it in
  * a name: no parameter of Airlock carries it.
  */
-export const containerRef = token(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/, 'container name or id ([a-zA-Z0-9][a-zA-Z0-9_.-]*, or 12 to 64 hex digits)', 128)
+export const containerRef = token(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/, 'container name or id', 128, 'a container name or id (a letter or digit, then letters, digits and _ . -, up to 128 characters, e.g. web or 3f2a9c1b7d4e)')
   .refine((s) => !s.includes('..'), "container name must not contain '..'")
   .describe('a container name as podman shows it (ListContainers), or its id (12 to 64 hex digits)');
 

@@ -1,0 +1,105 @@
+/**
+ * The daemon's journal lines (stderr, which systemd keeps in the journal): one sentence
+ * per signed log entry once it is committed, so `journalctl -u airlock` reads as what
+ * happened ("alice(uid 1001) approved CreateUser tx_... requested by agent(uid 1002)").
+ * The signed log stays the evidence and the thing to parse (`airlock audit`); nothing
+ * reads these lines but people, so they carry no JSON. Every piece of text that a client
+ * or the host wrote (summaries, reasons, names, codes) is escaped in 'line' mode: an
+ * agent cannot forge a line of its own, move the cursor or reorder what is read.
+ */
+import { escapeText } from '../protocol/escape-text.js';
+import type { EntryDraft } from '../audit/entry.js';
+
+/** Jobs whose start time is kept for the "in 2.1 s" of their outcome; the oldest is forgotten first. */
+export const MAX_TIMED_JOBS = 1024;
+
+type Details = EntryDraft['details'];
+const text = (v: unknown): string => escapeText(typeof v === 'string' ? v : JSON.stringify(v ?? null));
+/** Who made an entry: the person behind a root peer when there is one, else the peer. */
+function actor(e: EntryDraft): string {
+  const p = e.principal;
+  if (!p) return 'the daemon';
+  if (p.person && !p.person.startsWith('none')) return text(p.person);
+  return text(p.uid < 0 ? p.user : `${p.user}(uid ${p.uid})`); // a token principal has no uid: its name, as principalName gives it
+}
+
+/** "2.1 s", "45 s", "3 min 5 s": as long as a person needs to read it. */
+export function formatDuration(ms: number): string {
+  if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+const EXPIRED_WHILE: Record<string, string> = { Previewed: 'waiting for approval', Queued: 'approved but not executed' };
+
+/** The sentence for one entry; `tookMs` is how long its job ran, for an outcome. Pure. */
+export function journalLine(e: EntryDraft, tookMs?: number): string {
+  const d: Details = e.details;
+  const tx = text(e.transaction_id ?? '');
+  const act = text(e.action_name ?? '');
+  switch (e.kind) {
+    case 'daemon_started':
+      return `daemon ${text(d.version)} started on ${text(d.platform)} (audit key ${text(d.audit_key_id)}, policy ${text(d.policy_source)}, ${text(d.reconciled)} interrupted job(s) reconciled)`;
+    case 'preview':
+      return `${actor(e)} previewed ${act} ${tx} (${text(e.risk)}): ${text(d.summary)}`;
+    case 'approval_granted': {
+      const by = e.principal ? actor(e) : `policy rule \`${text(d.rule_id)}\``;
+      return `${by} approved ${act} ${tx} requested by ${text(d.executor)}${d.second_factor === 'totp' ? ', with a second factor' : ''}`;
+    }
+    case 'approval_consumed':
+      return `${actor(e)} presented the approval of ${act} ${tx}`;
+    case 'execution_started':
+      return `${actor(e)} started ${act} ${tx} (${text(d.steps)} step(s))`;
+    case 'outcome': {
+      const took = tookMs === undefined ? '' : ` in ${formatDuration(tookMs)}`;
+      const error = d.error_code ? `: ${text(d.error_category)}/${text(d.error_code)}` : '';
+      return `${tx} ${act} ${text(d.state)}${took}${error}${d.rolled_back ? ', changes rolled back' : ''}`;
+    }
+    case 'canceled':
+      return `${text(d.by)} canceled ${act} ${tx}${d.superseded_by ? ` (superseded by ${text(d.superseded_by)})` : ''}`;
+    case 'denied':
+      return `${text(d.by)} denied ${act} ${tx}${d.reason ? `: ${text(d.reason)}` : ''}`;
+    case 'expired':
+      return `${act} ${tx} expired ${EXPIRED_WHILE[String(d.previous_state)] ?? `in state ${text(d.previous_state)}`} (deadline ${text(d.deadline)})`;
+    case 'reconciled':
+      return `${tx} ${act} marked ${text(d.new_state)}: ${text(d.reason)}`;
+    case 'totp_issued':
+      return `${actor(e)} started enrolling a second factor for ${text(d.approver)}${d.replaces === 'confirmed' ? ', to replace the one it has' : ''}`;
+    case 'totp_enrolled':
+      return `${text(d.approver)} confirmed a second factor${d.replaced ? ', replacing the previous one' : ''}`;
+    case 'totp_lockout':
+      return `${text(d.approver)} typed ${text(d.failures)} wrong codes in a row: their codes are refused until ${text(d.locked_until)}`;
+    case 'totp_reset':
+      return `${actor(e)} reset the second factor of ${text(d.approver)}`;
+    case 'policy_reloaded':
+      return `${actor(e)} reloaded the policy from ${text(d.source)} (digest ${text(d.new_digest).slice(0, 16)}, ${text(d.tokens)} token(s))`;
+    case 'refused': {
+      const times = typeof d.count === 'number' && d.count > 1 ? ` (${d.count} times since ${text(d.since)})` : '';
+      return `refused ${text(d.method)}${tx ? ` of ${tx}` : ''} for ${actor(e)}: ${text(d.category)}/${text(d.code)}${times}`;
+    }
+  }
+}
+
+/**
+ * Writes the sentence of each committed entry to `log`, timing each job from its
+ * execution_started to its outcome (at most MAX_TIMED_JOBS start times are kept).
+ */
+export function journal(log: (line: string) => void, now: () => number = Date.now): (entries: readonly EntryDraft[]) => void {
+  const started = new Map<string, number>();
+  return (entries) => {
+    for (const e of entries) {
+      let took: number | undefined;
+      if (e.kind === 'execution_started' && e.transaction_id) {
+        if (started.size >= MAX_TIMED_JOBS) started.delete(started.keys().next().value!);
+        started.set(e.transaction_id, now());
+      }
+      if (e.kind === 'outcome' && e.transaction_id) {
+        const at = started.get(e.transaction_id);
+        started.delete(e.transaction_id);
+        if (at !== undefined) took = now() - at;
+      }
+      log(journalLine(e, took));
+    }
+  };
+}
