@@ -56,7 +56,7 @@ export const EXAMPLES: Example[] = [
   {
     intent: 'free some disk space on /var',
     uses: ['DiskUsageOf', 'VacuumJournal'],
-    answer: `${QUERY} {"action_name":"DiskUsageOf","params":{"path":"/var"}} first; if the journal is large: ${PROPOSE} {"summary":"Shrink the journal to 500 MB","steps":[{"action_name":"VacuumJournal","params":{"maxSize":"500M"},"reason":"the journal holds most of /var/log"}]}`,
+    answer: `${QUERY} {"action_name":"DiskUsageOf","params":{"path":"/var/log"}} first; if the journal is large: ${PROPOSE} {"summary":"Shrink the journal to 500 MB","steps":[{"action_name":"VacuumJournal","params":{"maxSize":"500M"},"reason":"the journal holds most of /var/log"}]}`,
   },
   {
     intent: 'install htop',
