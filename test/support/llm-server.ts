@@ -7,6 +7,20 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { HostContext } from '../../src/planner/contract.js';
+import { catalogueMetadata } from '../../src/protocol/catalogue-metadata.js';
+
+/** The key the tests' planners are configured with: every test asserts it shows up nowhere but the auth header. */
+export const TEST_KEY = 'sk-airlock-test-Kq7Vx2Lm9Pw4Rt6Yz8Nb3Hc5';
+
+/** A host running `id`, its catalogue the real one's actions for that distribution. */
+export function hostFor(id: string, pretty: string): HostContext {
+  return {
+    distribution: { id, version_id: '12', pretty_name: pretty },
+    actions: catalogueMetadata().actions.filter((a) => a.platforms.includes(id)).map((a) => ({ ...a, supported_here: true })),
+  };
+}
+export const DEBIAN = hostFor('debian', 'Debian GNU/Linux 12 (bookworm)');
 
 export type Wire = 'openai' | 'anthropic';
 

@@ -9,24 +9,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { catalogueMetadata } from '../../src/protocol/catalogue-metadata.js';
-import { DEFAULT_LIMITS, type HostContext, type PlannerLimits, type QueryRunner } from '../../src/planner/contract.js';
+import { DEFAULT_LIMITS, type PlannerLimits, type QueryRunner } from '../../src/planner/contract.js';
 import { llmPlanner } from '../../src/planner/llm/index.js';
 import { ApiKey } from '../../src/planner/llm/api-key.js';
 import { PlannerError } from '../../src/planner/llm/errors.js';
 import { UNTRUSTED_TAG } from '../../src/planner/llm/untrusted.js';
-import { errorReply, modelReply, startLlmServer, toolResults, type Call, type LlmServer, type Reply, type Received, type Wire } from '../support/llm-server.js';
+import { DEBIAN, TEST_KEY, errorReply, modelReply, startLlmServer, toolResults, type Call, type LlmServer, type Reply, type Received, type Wire } from '../support/llm-server.js';
 
-export const KEY = 'sk-airlock-test-Kq7Vx2Lm9Pw4Rt6Yz8Nb3Hc5';
+const KEY = TEST_KEY;
 const WIRES: Wire[] = ['openai', 'anthropic'];
-
-export function hostFor(id: string, pretty: string): HostContext {
-  return {
-    distribution: { id, version_id: '12', pretty_name: pretty },
-    actions: catalogueMetadata().actions.filter((a) => a.platforms.includes(id)).map((a) => ({ ...a, supported_here: true })),
-  };
-}
-export const DEBIAN = hostFor('debian', 'Debian GNU/Linux 12 (bookworm)');
 
 function plannerAt(wire: Wire, server: LlmServer, retries?: { attempt: number; waitMs: number; status: number | null }[]) {
   return llmPlanner({ provider: wire, model: 'scripted-model', baseURL: server.baseURL(wire), apiKey: new ApiKey(KEY) }, { backoffBaseMs: 40, onRetry: (attempt, waitMs, status) => retries?.push({ attempt, waitMs, status }) });
