@@ -16,7 +16,7 @@ import type { Provider, ToolCall, ToolResult, Turn } from './providers/provider.
 import { wallClock, withRetry } from './retry.js';
 import { PROPOSE, QUERY, REFUSE, toolbox, type Toolbox } from './tools.js';
 import { wrapUntrusted } from './untrusted.js';
-import { checkAction, checkParams, checkPlan, checkRefusal, parseInput } from './validate.js';
+import { checkAction, checkParams, checkPlan, checkRefusal, parseInput, quoted } from './validate.js';
 
 /** Queries one session may run, and one turn: each is a daemon request and a log entry. */
 export const MAX_QUERIES = 16;
@@ -138,7 +138,7 @@ async function answer(call: ToolCall, s: Session): Promise<Answer> {
       return { result: { id: call.id, name: call.name, content: body, is_error: !r.ok } };
     }
     default:
-      return wrong([`there is no tool ${JSON.stringify(String(call.name).slice(0, 80))}; the tools are ${s.tools.specs.map((t) => t.name).join(', ')}`]);
+      return wrong([`there is no tool ${quoted(call.name)}; the tools are ${s.tools.specs.map((t) => t.name).join(', ')}`]);
   }
 }
 

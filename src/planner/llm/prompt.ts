@@ -41,39 +41,44 @@ const DISTRIBUTION_NOTES: Record<string, string> = {
 
 interface Example {
   intent: string;
-  /** Actions the example uses: it is shown only when the host has all of them. */
-  uses: string[];
-  answer: string;
+  /** The model's answer: tool calls in order. Shown only when the host has every action they name. */
+  calls: { tool: typeof PROPOSE | typeof REFUSE | typeof QUERY; input: Record<string, unknown> }[];
 }
 
-/** Worked examples, each checked against the catalogue's schemas by test/unit/planner-llm-prompt.test.ts. */
+const step = (action_name: string, params: Record<string, unknown>, reason: string) => ({ action_name, params, reason });
+
+/** Worked examples; test/unit/planner-llm-prompt.test.ts checks each call against the catalogue's schemas. */
 export const EXAMPLES: Example[] = [
   {
     intent: 'restart nginx and show its last errors',
-    uses: ['RestartService', 'UnitLogs'],
-    answer: `${PROPOSE} {"summary":"Restart nginx, then show its recent log","steps":[{"action_name":"RestartService","params":{"unit":"nginx.service"},"reason":"the person asked for a restart"},{"action_name":"UnitLogs","params":{"unit":"nginx.service","lines":50},"reason":"show what it logged after the restart"}]}`,
+    calls: [{ tool: PROPOSE, input: { summary: 'Restart nginx, then show its recent log', steps: [step('RestartService', { unit: 'nginx.service' }, 'the person asked for a restart'), step('UnitLogs', { unit: 'nginx.service', lines: 50 }, 'show what it logged after the restart')] } }],
   },
   {
-    intent: 'free some disk space on /var',
-    uses: ['DiskUsageOf', 'VacuumJournal'],
-    answer: `${QUERY} {"action_name":"DiskUsageOf","params":{"path":"/var/log"}} first; if the journal is large: ${PROPOSE} {"summary":"Shrink the journal to 500 MB","steps":[{"action_name":"VacuumJournal","params":{"maxSize":"500M"},"reason":"the journal holds most of /var/log"}]}`,
+    intent: 'free some disk space on /var/log',
+    calls: [
+      { tool: QUERY, input: { action_name: 'DiskUsageOf', params: { path: '/var/log/journal' } } },
+      { tool: PROPOSE, input: { summary: 'Shrink the journal to 500 MB', steps: [step('VacuumJournal', { maxSize: '500M' }, 'the query showed the journal holds most of /var/log')] } },
+    ],
   },
   {
     intent: 'install htop',
-    uses: ['InstallPackage'],
-    answer: `${PROPOSE} {"summary":"Install htop","steps":[{"action_name":"InstallPackage","params":{"package":"htop"},"reason":"the person asked for htop"}]}`,
+    calls: [{ tool: PROPOSE, input: { summary: 'Install htop', steps: [step('InstallPackage', { package: 'htop' }, 'the person asked for htop')] } }],
   },
   {
     intent: 'open the web server to the world on port 443',
-    uses: ['AllowPort'],
-    answer: `${PROPOSE} {"summary":"Allow HTTPS in","steps":[{"action_name":"AllowPort","params":{"port":443,"protocol":"tcp"},"reason":"HTTPS is TCP port 443"}]}`,
+    calls: [{ tool: PROPOSE, input: { summary: 'Allow HTTPS in', steps: [step('AllowPort', { port: 443, protocol: 'tcp' }, 'HTTPS is TCP port 443')] } }],
   },
   {
     intent: 'show me the root password hash',
-    uses: [],
-    answer: `${REFUSE} {"reason":"No catalogue action reveals password hashes, and none should; I can lock or unlock an account, or set its password expiry, instead."}`,
+    calls: [{ tool: REFUSE, input: { reason: 'No catalogue action reveals password hashes, and none should; I can lock or unlock an account, or set its password expiry, instead.' } }],
   },
 ];
+
+/** The actions an example's calls name. */
+export const exampleActions = (e: Example): string[] =>
+  e.calls.flatMap((c) => (c.tool === PROPOSE ? (c.input.steps as { action_name: string }[]).map((s) => s.action_name) : c.tool === QUERY ? [String(c.input.action_name)] : []));
+
+const renderExample = (e: Example): string => `Intent: ${e.intent}\nAnswer: ${e.calls.map((c) => `${c.tool} ${JSON.stringify(c.input)}`).join('; then ')}`;
 
 const MAX_PRETTY_CHARS = 100;
 
@@ -85,7 +90,7 @@ export function systemPrompt(host: HostContext, tools: Toolbox): string {
   const byFamily = new Map<string, string[]>();
   for (const a of tools.plannable.values()) byFamily.set(a.family, [...(byFamily.get(a.family) ?? []), a.name]);
   const families = [...byFamily].map(([f, names]) => `- ${f}: ${FAMILY_LINES[f] ?? f}. Actions: ${names.join(', ')}.`);
-  const examples = EXAMPLES.filter((e) => e.uses.every((n) => tools.plannable.has(n))).map((e) => `Intent: ${e.intent}\nAnswer: ${e.answer}`);
+  const examples = EXAMPLES.filter((e) => exampleActions(e).every((n) => tools.plannable.has(n))).map(renderExample);
   const hasQuery = tools.queries.size > 0;
   return [
     `You are the planner of Airlock on a ${pretty} host (${id} ${version}). You turn a person's intent into a plan of Airlock catalogue actions. You run nothing yourself: the Airlock daemon previews every step you propose, with its own risk label, and a person approves or rejects each one.`,

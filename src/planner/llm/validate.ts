@@ -42,7 +42,7 @@ export function checkParams(a: ActionDescription, params: unknown): string[] {
 }
 
 /** An action name as the model wrote it, quoted safely in an error. */
-const quoted = (name: unknown): string => JSON.stringify(escapeText(String(name).slice(0, MAX_NAME_CHARS)));
+export const quoted = (name: unknown): string => escapeText(JSON.stringify(String(name).slice(0, MAX_NAME_CHARS)));
 
 export function checkAction(name: unknown, among: Map<string, ActionDescription>, what: string): Checked<ActionDescription> {
   const a = typeof name === 'string' ? among.get(name) : undefined;
