@@ -13,6 +13,7 @@ import { llmPlanner } from '../../src/planner/llm/index.js';
 import { ApiKey } from '../../src/planner/llm/api-key.js';
 import { PlannerError } from '../../src/planner/llm/errors.js';
 import { readCassette, recordCassette, replayCassette, requestKey } from '../../src/planner/llm/cassette.js';
+import { recordingPlanner, replayingPlanner } from '../../src/planner/llm/recorded.js';
 import { DEBIAN, TEST_KEY as KEY, errorReply, modelReply, startLlmServer, type Wire } from '../support/llm-server.js';
 
 const query: QueryRunner = async () => ({ ok: true, output: ['up 3 days'], transaction_id: 'tx_1' });
@@ -89,4 +90,39 @@ test('a provider that echoes the key in its answer: recording cuts it out of the
   const text = readFileSync(file, 'utf8');
   assert.match(text, /Incorrect API key provided: \*\*\*/);
   assert.ok(!text.includes(KEY));
+});
+
+test('recordingPlanner and replayingPlanner: the replay is the recorded provider, model and token field, from the file alone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-cassette-'));
+  // A compatible server at a base URL (max_tokens), and OpenAI's own endpoint (max_completion_tokens: routed via the cassette).
+  for (const [name, own] of [['compatible', false], ['own', true]] as const) {
+    const file = join(dir, `${name}.json`);
+    const upstream = await startLlmServer([modelReply('openai', [restart])]);
+    let recorded;
+    if (own) {
+      const rec = await recordCassette(file, upstream.baseURL('openai'));
+      recorded = await llmPlanner({ provider: 'openai', model: 'gpt-own', baseURL: null, apiKey: new ApiKey(KEY) }, { via: rec.baseURL }).plan('restart nginx', DEBIAN, query, limits);
+      await rec.close();
+    } else {
+      const rec = await recordingPlanner(file, { provider: 'openai', model: 'local-model', baseURL: upstream.baseURL('openai'), apiKey: new ApiKey(KEY) });
+      recorded = await rec.planner.plan('restart nginx', DEBIAN, query, limits);
+      await rec.close();
+    }
+    await upstream.close();
+    const body = upstream.received[0]!.body;
+    assert.equal(body.max_completion_tokens !== undefined, own, name);
+    assert.equal(body.max_tokens !== undefined, !own, name);
+
+    const play = await replayingPlanner(file);
+    try {
+      assert.equal(play.model, own ? 'gpt-own' : 'local-model');
+      const replayed = await play.planner.plan('restart nginx', DEBIAN, query, limits);
+      assert.deepEqual(replayed.verdict, recorded.verdict);
+      assert.deepEqual(replayed.planner, recorded.planner);
+      assert.deepEqual(play.misses, []);
+    } finally {
+      await play.close();
+    }
+    assert.ok(!readFileSync(file, 'utf8').includes(KEY));
+  }
 });

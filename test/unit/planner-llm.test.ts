@@ -272,3 +272,11 @@ test('an unreachable provider is retried, then ends as provider_unavailable', as
     return true;
   });
 });
+
+test('anthropic: an empty answer goes back as a non-empty assistant turn (the API refuses an empty one), then the nudge', async () => {
+  const r = await session('anthropic', [modelReply('anthropic', []), modelReply('anthropic', [restart])]);
+  assert.equal(r.report?.verdict.kind, 'plan');
+  const [, assistant, nudge] = r.received[1]!.body.messages as any[];
+  assert.deepEqual(assistant, { role: 'assistant', content: [{ type: 'text', text: '(no answer)' }] });
+  assert.equal(nudge.role, 'user');
+});

@@ -12,6 +12,8 @@ export interface LlmPlannerOptions {
   /** The first retry's backoff (retry.ts); tests shorten it. */
   backoffBaseMs?: number;
   onRetry?: (attempt: number, waitMs: number, status: number | null) => void;
+  /** Send the requests here (a cassette, recorded.ts) instead, everything else as configured. */
+  via?: string;
 }
 
 export const DEFAULT_BACKOFF_BASE_MS = 1000;
@@ -20,14 +22,14 @@ export function llmPlanner(config: PlannerConfig, options: LlmPlannerOptions = {
   return {
     kind: config.provider,
     async plan(intent: string, host: HostContext, query: QueryRunner, limits: PlannerLimits): Promise<PlannerReport> {
-      const provider = await providerFor(config);
+      const provider = await providerFor(config, options.via ?? null);
       return runSession(provider, intent, host, query, limits, { apiKey: config.apiKey, backoffBaseMs: options.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS, onRetry: options.onRetry });
     },
   };
 }
 
-async function providerFor(c: PlannerConfig): Promise<Provider> {
-  const o = { model: c.model, baseURL: c.baseURL, apiKey: c.apiKey };
+async function providerFor(c: PlannerConfig, via: string | null): Promise<Provider> {
+  const o = { model: c.model, baseURL: via ?? c.baseURL, apiKey: c.apiKey, tokenField: c.baseURL === null ? ('max_completion_tokens' as const) : ('max_tokens' as const) };
   if (c.provider === 'anthropic') return (await import('./providers/anthropic.js')).anthropicProvider(o);
   return (await import('./providers/openai.js')).openaiProvider(o);
 }

@@ -38,11 +38,11 @@ function toMessage(t: Turn): MessageParam {
   switch (t.role) {
     case 'user':
       return { role: 'user', content: t.text };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: [...(t.text ? [{ type: 'text' as const, text: t.text }] : []), ...t.calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: asObject(c.input) }))],
-      };
+    case 'assistant': {
+      const calls = t.calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: asObject(c.input) }));
+      // An empty answer cannot go back empty: the API refuses an assistant turn with no content.
+      return { role: 'assistant', content: [...(t.text || calls.length === 0 ? [{ type: 'text' as const, text: t.text || '(no answer)' }] : []), ...calls] };
+    }
     case 'tool':
       return { role: 'user', content: t.results.map((r) => ({ type: 'tool_result' as const, tool_use_id: r.id, content: r.content, is_error: r.is_error })) };
   }

@@ -21,15 +21,13 @@ export async function openaiProvider(o: ProviderOptions): Promise<Provider> {
     maxRetries: 0, // retry.ts retries, with the session's limits
     logLevel: 'off',
   });
-  // OpenAI's own models take max_completion_tokens; compatible servers know max_tokens.
-  const limitField = o.baseURL === null ? 'max_completion_tokens' : 'max_tokens';
   return {
     kind: 'openai',
     model: o.model,
     async complete(req: CompletionRequest): Promise<Completion> {
       const tools: ChatCompletionTool[] = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.input_schema } }));
       const r = await client.chat.completions.create(
-        { model: o.model, messages: [{ role: 'system', content: req.system }, ...req.turns.flatMap(toMessages)], tools, [limitField]: req.maxOutputTokens },
+        { model: o.model, messages: [{ role: 'system', content: req.system }, ...req.turns.flatMap(toMessages)], tools, [o.tokenField]: req.maxOutputTokens },
         { signal: req.signal },
       );
       const message = r.choices?.[0]?.message;

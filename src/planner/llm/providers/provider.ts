@@ -52,6 +52,9 @@ export interface Provider {
 /** What every provider is built from (PlannerConfig less the parts only config.ts needs). */
 export interface ProviderOptions {
   model: string;
+  /** Where requests go; null: the provider's own endpoint. */
   baseURL: string | null;
   apiKey: ApiKey | null;
+  /** OpenAI's own models take max_completion_tokens; compatible servers know max_tokens. */
+  tokenField: 'max_completion_tokens' | 'max_tokens';
 }
