@@ -37,14 +37,14 @@ const plan = (steps: { action_name: string; params: unknown; reason?: string }[]
 const restart = plan([{ action_name: 'RestartService', params: { unit: 'nginx.service' } }], 'Restart nginx');
 
 /** Runs one session on a fresh scripted server; the server is closed after. */
-async function session(wire: Wire, script: (Reply | ((r: Received) => Reply))[], o: { intent?: string; limits?: Partial<PlannerLimits>; outputs?: Record<string, string[]> } = {}) {
+async function session(wire: Wire, script: (Reply | ((r: Received) => Reply))[], o: { intent?: string; limits?: Partial<PlannerLimits>; outputs?: Record<string, string[]>; query?: QueryRunner } = {}) {
   const server = await startLlmServer(script);
   const q = queries(o.outputs ?? {});
   const retries: { attempt: number; waitMs: number; status: number | null }[] = [];
   try {
     const started = Date.now();
     const result = await plannerAt(wire, server, retries)
-      .plan(o.intent ?? 'restart nginx', DEBIAN, q.run, { ...DEFAULT_LIMITS, ...o.limits })
+      .plan(o.intent ?? 'restart nginx', DEBIAN, o.query ?? q.run, { ...DEFAULT_LIMITS, ...o.limits })
       .then(
         (report) => ({ report, error: null }),
         (error: unknown) => ({ report: null, error }),
@@ -239,10 +239,14 @@ test('limits: tokens are counted across turns; no call is made past maxTotalToke
   assert.equal(kept.report?.verdict.kind, 'plan');
 });
 
-test('limits: the wall clock aborts a slow provider, and a Retry-After past it ends the session at once', async () => {
+test('limits: the wall clock aborts a slow provider and a query that never answers; a Retry-After past it ends the session at once', async () => {
   const slow = await session('anthropic', [{ ...modelReply('anthropic', [restart]), delayMs: 5000 }], { limits: { wallClockMs: 300 } });
   plannerError(slow.error, 'wall_clock');
   assert.ok(slow.elapsed < 2000, `ended after ${slow.elapsed} ms`);
+
+  const hung = await session('openai', [modelReply('openai', [{ name: 'query', input: { action_name: 'Uptime', params: {} } }])], { limits: { wallClockMs: 300 }, query: () => new Promise(() => {}) });
+  plannerError(hung.error, 'wall_clock');
+  assert.ok(hung.elapsed < 2000, `a query that never answers ended after ${hung.elapsed} ms`);
 
   const later = await session('openai', [errorReply('openai', 429, 'later', { 'retry-after': '30' }), modelReply('openai', [restart])], { limits: { wallClockMs: 2000 } });
   const e = plannerError(later.error, 'provider_rate_limited');
