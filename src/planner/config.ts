@@ -57,7 +57,8 @@ export function loadPlannerConfig(env: Record<string, string | undefined>, home:
   const baseURL = setting('AIRLOCK_LLM_BASE_URL', 'base_url') ?? null;
   if (baseURL !== null) checkBaseURL(baseURL);
 
-  const keyText = nonEmpty(env.AIRLOCK_LLM_API_KEY) ?? nonEmpty(env[PROVIDER_KEY_ENV[name]]) ?? (file.api_key_env !== undefined ? nonEmpty(env[file.api_key_env]) : undefined) ?? fileKey(path, file);
+  const inFile = fileKey(path, file); // checked even when the environment has a key: others can read it all the same
+  const keyText = nonEmpty(env.AIRLOCK_LLM_API_KEY) ?? nonEmpty(env[PROVIDER_KEY_ENV[name]]) ?? (file.api_key_env !== undefined ? nonEmpty(env[file.api_key_env]) : undefined) ?? inFile;
   if (keyText === undefined && (name === 'anthropic' || baseURL === null)) {
     bad(`the ${name} planner has no API key`, `set AIRLOCK_LLM_API_KEY or ${PROVIDER_KEY_ENV[name]} (or [planner] api_key_env in ${path})`);
   }

@@ -68,6 +68,7 @@ test('an api_key in the file: only from a file no one else can read', () => {
   const e = refused(() => loadPlannerConfig({}, home(toml, 0o644)), /holds an api_key but its mode is 0644/);
   assert.match(e.hint!, /chmod 600/);
   refused(() => loadPlannerConfig({}, home(toml, 0o640)), /mode is 0640/);
+  refused(() => loadPlannerConfig({ AIRLOCK_LLM_API_KEY: 'from-env' }, home(toml, 0o604)), /mode is 0604/);
 });
 
 test('a configuration that cannot work says what to set, and never quotes the key', () => {
