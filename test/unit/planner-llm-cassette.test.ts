@@ -126,3 +126,27 @@ test('recordingPlanner and replayingPlanner: the replay is the recorded provider
     assert.ok(!readFileSync(file, 'utf8').includes(KEY));
   }
 });
+
+test('stories recorded through recordingPlanner replay strictly through replayingPlanner, story by story', async () => {
+  const { loadStories, runStories } = await import('../stories/run.js');
+  const { storyHost } = await import('../stories/host.js');
+  const stories = loadStories().slice(0, 12);
+  const host = storyHost();
+  // The scripted model refuses every intent, quoting it: each session is one exchange of its own.
+  const upstream = await startLlmServer(stories.map(() => (r: { body: any }) => modelReply('openai', [{ name: 'refuse', input: { reason: `not planned: ${JSON.stringify(r.body.messages[1].content).slice(0, 60)}` } }])));
+  const file = join(mkdtempSync(join(tmpdir(), 'airlock-cassette-')), 'stories.json');
+  const rec = await recordingPlanner(file, { provider: 'openai', model: 'story-model', baseURL: upstream.baseURL('openai'), apiKey: new ApiKey(KEY) });
+  const recorded = await runStories(rec.planner, host, { stories });
+  await rec.close();
+  await upstream.close();
+  assert.equal(upstream.received.length, stories.length);
+  const play = await replayingPlanner(file);
+  try {
+    const replayed = await runStories(play.planner, host, { stories });
+    assert.deepEqual(play.misses, []);
+    assert.deepEqual(replayed.map((r) => r.report?.verdict), recorded.map((r) => r.report?.verdict));
+    assert.ok(recorded.every((r) => r.report?.verdict.kind === 'refusal'));
+  } finally {
+    await play.close();
+  }
+});
