@@ -2,8 +2,9 @@
  * Detects the distribution from /etc/os-release, strictly: an unparseable file or
  * an unknown ID yields null, and a null platform gets read-only actions only.
  *
- * The file is parsed, never evaluated (src/protocol/os-release.ts). The ID is mapped through a fixed table of exact IDs; ID_LIKE is never
- * followed, since a derivative is not proven to behave like its parent.
+ * The file is parsed, never evaluated (src/protocol/os-release.ts). The ID is mapped
+ * through a fixed table of exact IDs; ID_LIKE is never followed, since a derivative is
+ * not proven to behave like its parent.
  */
 import type { Platform } from '../catalogue/action.js';
 import { assignments, parseOsRelease } from '../protocol/os-release.js';
