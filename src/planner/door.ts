@@ -16,14 +16,14 @@ import { secretSpans } from '../mask/mask.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { escapeText, hasUnsafeText } from '../protocol/escape-text.js';
 import type { ActionDescription, PreviewResult } from '../protocol/messages.js';
-import type { Method, ParamsArg, ResultOf } from '../protocol/methods.js';
+import type { Method, ParamsOf, ResultOf } from '../protocol/methods.js';
 import { assignments, parseOsRelease } from '../protocol/os-release.js';
 import type { Risk, Role } from '../protocol/risk.js';
 import { DEFAULT_LIMITS, type HostContext, type Planner, type PlannerLimits, type PlannerReport, type PlanStep, type QueryRecord, type QueryRunner } from './contract.js';
 
 /** What the door needs of a daemon connection: typed calls (an AirlockClient; in tests, a principal's process). */
 export interface DaemonCalls {
-  call<M extends Method>(method: M, ...params: ParamsArg<M>): Promise<ResultOf<M>>;
+  call<M extends Method>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
 }
 
 /** A plan a person can still read through step by step (airlock_propose has the same bound). */
@@ -77,7 +77,7 @@ export interface DoorOptions {
 export async function planIntent(intent: string, o: DoorOptions): Promise<Planned> {
   const limits = o.limits ?? DEFAULT_LIMITS;
   checkIntent(intent, limits);
-  const all = await o.client.call('actions.list');
+  const all = await o.client.call('actions.list', {});
   const host: HostContext = { distribution: distributionOf(o.osRelease === undefined ? readOsRelease() : o.osRelease), actions: all.filter((a) => a.supported_here) };
   const report = await withinBudget(o.planner.plan(intent, host, daemonQueries(o.client, all), limits), limits.wallClockMs);
   const steps = report.verdict.kind === 'plan' ? report.verdict.steps : [];
