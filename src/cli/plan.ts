@@ -94,14 +94,19 @@ export async function doFlow(cl: AirlockClient, planner: Planner, intent: string
 /** A plan that can run as it stands: the planner proposed steps and the daemon previewed every one. */
 const runnable = (v: PlanView) => v.verdict === 'plan' && v.steps.length > 0 && v.steps.every((s) => s.ok);
 
-/** Asks the person at the terminal (never stdin: a pipe from an agent cannot answer). A no cancels every step. */
+/** Asks the person at the terminal (never stdin: a pipe from an agent cannot answer). No terminal, or a no, cancels every step. */
 async function confirm(n: number, ids: string[], cl: AirlockClient): Promise<void> {
-  const term = Terminal.open('running a plan', 'read the plan, then add --yes to run it without this question (each step is still approved as `airlock run` approves it)');
-  let yes: string;
+  let yes = '';
   try {
-    yes = term.ask(`\nRun these ${n} step${n === 1 ? '' : 's'}? [y/N] `).toLowerCase();
-  } finally {
-    term.close();
+    const term = Terminal.open('running a plan', 'read the plan, then add --yes to run it without this question (each step is still approved as `airlock run` approves it)');
+    try {
+      yes = term.ask(`\nRun these ${n} step${n === 1 ? '' : 's'}? [y/N] `).toLowerCase();
+    } finally {
+      term.close();
+    }
+  } catch (e) {
+    await cancelAll(cl, ids);
+    throw e;
   }
   if (yes === 'y' || yes === 'yes') return;
   await cancelAll(cl, ids);
