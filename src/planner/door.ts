@@ -28,7 +28,7 @@ export interface DaemonCalls {
 
 /** A plan a person can still read through step by step (airlock_propose has the same bound). */
 export const MAX_PLAN_STEPS = 20;
-/** Reads one planning session may run through the daemon: each is a transaction in the log. */
+/** Reads one planning session may ask for (refused ones count): each one run is a transaction in the log. */
 export const MAX_QUERIES = 16;
 
 /** A step as the daemon previewed it: its facts, never the planner's claims (and never a receipt). */
@@ -56,6 +56,7 @@ export interface PlanView {
   summary: string;
   notes: string[];
   usage: PlannerReport['usage'];
+  /** The reads the planner asked for, as this door recorded them (not as the planner reports them). */
   queries: QueryRecord[];
   steps: PlannedStep[];
 }
@@ -79,7 +80,8 @@ export async function planIntent(intent: string, o: DoorOptions): Promise<Planne
   checkIntent(intent, limits);
   const all = await o.client.call('actions.list', {});
   const host: HostContext = { distribution: distributionOf(o.osRelease === undefined ? readOsRelease() : o.osRelease), actions: all.filter((a) => a.supported_here) };
-  const report = await withinBudget(o.planner.plan(intent, host, daemonQueries(o.client, all), limits), limits.wallClockMs);
+  const queries: QueryRecord[] = [];
+  const report = await withinBudget(o.planner.plan(intent, host, daemonQueries(o.client, all, queries), limits), limits.wallClockMs);
   const steps = report.verdict.kind === 'plan' ? report.verdict.steps : [];
   if (steps.length > MAX_PLAN_STEPS) throw new AirlockError('validation', 'plan_too_long', `the planner proposed ${steps.length} steps; a plan has at most ${MAX_PLAN_STEPS}`, 'ask for less at a time');
   const previews = new Map<string, PreviewResult>();
@@ -104,7 +106,7 @@ export async function planIntent(intent: string, o: DoorOptions): Promise<Planne
       summary: v.kind === 'plan' ? v.summary : v.reason,
       notes: report.notes,
       usage: report.usage,
-      queries: report.queries,
+      queries,
       steps: planned,
     },
     previews,
@@ -182,29 +184,33 @@ const errorLine = (w: WireError) => `[${w.category}/${w.code}] ${w.message}`;
  * not run (a person is not asked to approve a planner's look). The output is the
  * daemon's, masked as it sent it.
  */
-export function daemonQueries(client: DaemonCalls, actions: ActionDescription[]): QueryRunner {
+export function daemonQueries(client: DaemonCalls, actions: ActionDescription[], record: QueryRecord[] = []): QueryRunner {
   const byName = new Map(actions.map((a) => [a.name, a]));
-  let runs = 0;
   return async (action_name, params) => {
-    const a = byName.get(action_name);
-    if (!a || !a.supported_here) return { ok: false, error: `${action_name} is not an action of this host's catalogue`, transaction_id: null };
-    if (!a.read_only || a.risk !== 'low' || a.sensitive) {
-      return { ok: false, error: `${action_name} is not a Low, non-sensitive read (it is ${a.read_only ? 'a read' : 'a change'}, ${a.risk} risk${a.sensitive ? ', sensitive' : ''}): a planner may not run it; propose it as a step for a person to approve`, transaction_id: null };
-    }
-    if (++runs > MAX_QUERIES) return { ok: false, error: `at most ${MAX_QUERIES} reads per plan: propose the plan with what you know`, transaction_id: null };
-    let id: string | null = null;
-    try {
-      const p = await client.call('preview', { action_name, params });
-      id = p.transaction_id;
-      if (!p.auto_approval) {
-        await client.call('cancel', { transaction_id: id }).catch(() => {});
-        return { ok: false, error: `the host's policy does not approve ${action_name} on its own, so it was not run (canceled): propose it as a step instead`, transaction_id: id };
-      }
-      const r = await client.call('execute', { transaction_id: id, action_name, params: p.params, receipt: p.auto_approval.receipt });
-      if (r.state !== 'Succeeded') return { ok: false, error: r.error ? errorLine(r.error) : `${action_name} ended ${r.state}`, transaction_id: id };
-      return { ok: true, output: r.output, transaction_id: id };
-    } catch (e) {
-      return { ok: false, error: errorLine(wireOf(e)), transaction_id: id };
-    }
+    if (record.length >= MAX_QUERIES) return { ok: false, error: `at most ${MAX_QUERIES} reads per plan: propose the plan with what you know`, transaction_id: null };
+    const answer = await runQuery(client, byName.get(action_name), action_name, params);
+    record.push({ action_name, params, transaction_id: answer.transaction_id, ok: answer.ok });
+    return answer;
   };
+}
+
+async function runQuery(client: DaemonCalls, a: ActionDescription | undefined, action_name: string, params: Record<string, unknown>): ReturnType<QueryRunner> {
+  if (!a || !a.supported_here) return { ok: false, error: `${action_name} is not an action of this host's catalogue`, transaction_id: null };
+  if (!a.read_only || a.risk !== 'low' || a.sensitive) {
+    return { ok: false, error: `${action_name} is not a Low, non-sensitive read (it is ${a.read_only ? 'a read' : 'a change'}, ${a.risk} risk${a.sensitive ? ', sensitive' : ''}): a planner may not run it; propose it as a step for a person to approve`, transaction_id: null };
+  }
+  let id: string | null = null;
+  try {
+    const p = await client.call('preview', { action_name, params });
+    id = p.transaction_id;
+    if (!p.auto_approval) {
+      await client.call('cancel', { transaction_id: id }).catch(() => {});
+      return { ok: false, error: `the host's policy does not approve ${action_name} on its own, so it was not run (canceled): propose it as a step instead`, transaction_id: id };
+    }
+    const r = await client.call('execute', { transaction_id: id, action_name, params: p.params, receipt: p.auto_approval.receipt });
+    if (r.state !== 'Succeeded') return { ok: false, error: r.error ? errorLine(r.error) : `${action_name} ended ${r.state}`, transaction_id: id };
+    return { ok: true, output: r.output, transaction_id: id };
+  } catch (e) {
+    return { ok: false, error: errorLine(wireOf(e)), transaction_id: id };
+  }
 }

@@ -4,8 +4,9 @@
  * The daemon's preview is the truth: a step whose planner claims Low risk shows the
  * daemon's risk, a step the daemon refuses is shown refused; an intent with a secret never
  * reaches a planner, nor the daemon; the planner's reads run only when Low, read-only and
- * non-sensitive (refused before the daemon is asked otherwise), and each one is a
- * transaction in the history.
+ * non-sensitive (refused before the daemon is asked otherwise), each one is a transaction
+ * in the history, at most 16 are asked, the view lists them as the door saw them, and one
+ * the policy does not approve is canceled, not run.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -111,5 +112,32 @@ describe('planIntent', () => {
     assert.equal(view.verdict, 'refusal');
     assert.equal(view.steps.length, 0);
     assert.deepEqual(view.queries.map((q) => [q.action_name, q.ok]), [['ListSessions', false], ['LastLogins', false], ['CreateGroup', false], ['NoSuchRead', false], ['DiskUsage', true]]);
+  });
+
+  test("the reads in the view are the door's record, not the planner's report; at most 16 asked; a read the policy does not approve is canceled, not run", async () => {
+    const liar = {
+      kind: 'offline' as const,
+      plan: async (_i: string, _h: unknown, query: (a: string, p: Record<string, unknown>) => Promise<unknown>) => {
+        for (let i = 0; i < 20; i++) await query('Uptime', {});
+        return { verdict: { kind: 'refusal' as const, reason: 'n/a' }, planner: { kind: 'offline' as const, model: null }, notes: [], usage: { turns: 1, input_tokens: 0, output_tokens: 0, elapsed_ms: 0 }, queries: [{ action_name: 'MadeUp', params: {}, transaction_id: 'tx_' + '0'.repeat(24), ok: true }] };
+      },
+    };
+    const { view } = await planIntent('uptime?', { client, planner: liar });
+    assert.equal(view.queries.length, 16, 'the 17th and later were refused before the daemon was asked');
+    assert.ok(view.queries.every((q) => q.action_name === 'Uptime' && q.ok && q.transaction_id?.startsWith('tx_')));
+
+    // A host whose policy asks a person for every read: the planner's read is not run, and waits for nobody.
+    const strict = await startWorld([], 'overlay', { policy: 'reads = "ask"\n' });
+    try {
+      const a = await strict.as('agent', ['airlock-admin']);
+      const planner = scriptedPlanner({ queries: [{ action_name: 'DiskUsage', params: {} }], verdict: { kind: 'refusal', reason: 'n/a' } });
+      await planIntent('disks?', { client: { call: (m, p) => a.callUnchecked(m, p) as never }, planner });
+      const answer = planner.calls[0]!.answers[0]!;
+      assert.ok(!answer.ok && answer.transaction_id, JSON.stringify(answer));
+      assert.match(answer.error, /policy does not approve/);
+      assert.equal((await a.call('transaction.get', { transaction_id: answer.transaction_id })).state, 'Canceled');
+    } finally {
+      await strict.close();
+    }
   });
 });
