@@ -28,6 +28,14 @@ export interface DaemonCalls {
 
 /** A plan a person can still read through step by step (airlock_propose has the same bound). */
 export const MAX_PLAN_STEPS = 20;
+/** The planner's words kept in a view: its notes, and characters of one summary, reason or note. */
+export const MAX_NOTES = 20;
+export const MAX_WORDS_CHARS = 1000;
+const words = (t: unknown) => {
+  const s = String(t ?? '');
+  return s.length > MAX_WORDS_CHARS ? `${s.slice(0, MAX_WORDS_CHARS)}…` : s;
+};
+
 /** Reads one planning session may ask for (refused ones count): each one run is a transaction in the log. */
 export const MAX_QUERIES = 16;
 
@@ -88,7 +96,7 @@ export async function planIntent(intent: string, o: DoorOptions): Promise<Planne
   const planned: PlannedStep[] = [];
   for (const s of steps) {
     // Only these three fields of the planner's step are kept; a risk it claims is dropped here.
-    const step: PlanStep = { action_name: String(s.action_name), params: s.params, reason: String(s.reason ?? '') };
+    const step: PlanStep = { action_name: String(s.action_name), params: s.params, reason: words(s.reason) };
     try {
       const p = await o.client.call('preview', { action_name: step.action_name, params: step.params });
       previews.set(p.transaction_id, p);
@@ -103,8 +111,8 @@ export async function planIntent(intent: string, o: DoorOptions): Promise<Planne
       intent,
       planner: report.planner,
       verdict: v.kind,
-      summary: v.kind === 'plan' ? v.summary : v.reason,
-      notes: report.notes,
+      summary: words(v.kind === 'plan' ? v.summary : v.reason),
+      notes: report.notes.slice(0, MAX_NOTES).map(words),
       usage: report.usage,
       queries,
       steps: planned,

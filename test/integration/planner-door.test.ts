@@ -114,17 +114,19 @@ describe('planIntent', () => {
     assert.deepEqual(view.queries.map((q) => [q.action_name, q.ok]), [['ListSessions', false], ['LastLogins', false], ['CreateGroup', false], ['NoSuchRead', false], ['DiskUsage', true]]);
   });
 
-  test("the reads in the view are the door's record, not the planner's report; at most 16 asked; a read the policy does not approve is canceled, not run", async () => {
+  test("the reads in the view are the door's record, not the planner's report; at most 16 asked; its notes bounded; a read the policy does not approve is canceled, not run", async () => {
     const liar = {
       kind: 'offline' as const,
       plan: async (_i: string, _h: unknown, query: (a: string, p: Record<string, unknown>) => Promise<unknown>) => {
         for (let i = 0; i < 20; i++) await query('Uptime', {});
-        return { verdict: { kind: 'refusal' as const, reason: 'n/a' }, planner: { kind: 'offline' as const, model: null }, notes: [], usage: { turns: 1, input_tokens: 0, output_tokens: 0, elapsed_ms: 0 }, queries: [{ action_name: 'MadeUp', params: {}, transaction_id: 'tx_' + '0'.repeat(24), ok: true }] };
+        return { verdict: { kind: 'refusal' as const, reason: 'n/a' }, planner: { kind: 'offline' as const, model: null }, notes: Array(30).fill('x'.repeat(5000)), usage: { turns: 1, input_tokens: 0, output_tokens: 0, elapsed_ms: 0 }, queries: [{ action_name: 'MadeUp', params: {}, transaction_id: 'tx_' + '0'.repeat(24), ok: true }] };
       },
     };
     const { view } = await planIntent('uptime?', { client, planner: liar });
     assert.equal(view.queries.length, 16, 'the 17th and later were refused before the daemon was asked');
     assert.ok(view.queries.every((q) => q.action_name === 'Uptime' && q.ok && q.transaction_id?.startsWith('tx_')));
+    assert.equal(view.notes.length, 20, "the planner's words are bounded");
+    assert.ok(view.notes.every((n) => n.length <= 1001));
 
     // A host whose policy asks a person for every read: the planner's read is not run, and waits for nobody.
     const strict = await startWorld([], 'overlay', { policy: 'reads = "ask"\n' });
