@@ -162,6 +162,55 @@ program
   .addOption(jsonOpt())
   .action(lazy(() => import('./run.js'), 'run'));
 
+const PLANNER_OPTIONS = (c: Command) =>
+  c
+    .option('--provider <name>', 'offline, openai or anthropic: overrides the configuration for this run')
+    .option('--model <name>', "the provider's model: overrides the configuration for this run")
+    .addOption(jsonOpt());
+const PLAN_HELP = `
+The planner is an LLM when one is configured (~/.config/airlock/config.toml or the
+environment), else the offline planner: no key, no network. It only proposes: the daemon
+previews every step, and the risk shown is the daemon's, never the planner's. An intent
+that holds a secret (a password, a token, a key) is refused before any planner sees it.`;
+
+PLANNER_OPTIONS(
+  program
+    .command('plan')
+    .description('turn a sentence into catalogue steps, each previewed by the daemon; nothing runs')
+    .argument('<intent>', 'what you want done, in your words (quoted)'),
+).addHelpText('after', `${PLAN_HELP}
+
+Each step shows its action, the daemon's risk and summary, its transaction id and who
+approves it (\`airlock approve tx_...\`); then the planner's notes (the offline planner
+says what it did not understand). The steps wait for approval like any preview.
+  airlock plan "restart nginx"
+  airlock plan "create the group deployers" --json
+  airlock plan "free some disk space on /var" --provider offline
+Exit status: 0 every step previewed; 1 no plan to run as it stands (the planner refused or
+proposed nothing, or the daemon refused a step: shown with its error); 5 the intent was
+refused (a secret in it, too long); 7 the daemon or the provider unreachable, or too slow.`)
+  .action(lazy(() => import('./plan.js'), 'plan'));
+
+PLANNER_OPTIONS(
+  program
+    .command('do')
+    .description('plan, then run every step as `airlock run` does (after one question), stopping at the first that does not succeed')
+    .argument('<intent>', 'what you want done, in your words (quoted)'),
+)
+  .option('-y, --yes', 'do not ask "run these N steps?" (for scripts; each step is still approved as usual)')
+  .addHelpText('after', `${PLAN_HELP}
+
+It shows the plan, asks once at your terminal, then for each step in order: the preview,
+its approval (by the host's policy; by you, with your code, where you may; or by another
+approver while it waits: they run \`airlock approve tx_...\`), and its execution. It
+stops at the first step that fails, is denied or expires, and cancels the steps after it.
+When the daemon refuses any step, nothing runs.
+  airlock do "restart nginx and show its last errors"
+  airlock do "set the time zone to Europe/Paris" --yes --json
+Exit status: 0 every step done; 1 a step failed, or no plan to run; 3 a person denied a
+step, or you did not say yes; 4 a step expired; 5 the intent was refused; 7 unreachable.`)
+  .action(lazy(() => import('./plan.js'), 'doIntent'));
+
 program
   .command('cancel')
   .description('cancel a transaction that has not run (requester or an admin approver)')

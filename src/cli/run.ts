@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { ApprovalGrant, ResultEnvelope } from '../protocol/messages.js';
+import type { ApprovalGrant, PreviewResult, ResultEnvelope } from '../protocol/messages.js';
 import { approveInteractively } from './approve.js';
 import { awaitApproval } from './wait.js';
 import { renderPolicyNotes, renderPreview, renderResult } from './render.js';
@@ -16,6 +16,18 @@ import { c, EXIT, printJson } from './ui.js';
 
 export async function runFlow(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { json: boolean; proposal?: string }): Promise<ResultEnvelope> {
   const p = await cl.preview(action, params, o.proposal);
+  const r = await approveAndExecute(cl, p, o);
+  if (o.json) printJson({ preview: p, result: r });
+  else process.stdout.write(renderResult(r));
+  return r;
+}
+
+/**
+ * The flow from a fresh preview on (shown on stderr): its approval, by the policy, by this
+ * person with their factor, or by another approver while this waits; then execute. Also
+ * `airlock do`'s, for each step of a plan.
+ */
+export async function approveAndExecute(cl: AirlockClient, p: PreviewResult, o: { json: boolean }): Promise<ResultEnvelope> {
   process.stderr.write(renderPreview(p) + renderPolicyNotes(p.policy_notes));
   let receipt: string;
   if (p.auto_approval) {
@@ -34,10 +46,7 @@ export async function runFlow(cl: AirlockClient, action: string, params: Record<
       receipt = await waitForReceipt(cl, p.transaction_id, p.expires_at, o.json);
     }
   }
-  const r = await cl.execute(p.transaction_id, p.action_name, p.params, receipt);
-  if (o.json) printJson({ preview: p, result: r });
-  else process.stdout.write(renderResult(r));
-  return r;
+  return cl.execute(p.transaction_id, p.action_name, p.params, receipt);
 }
 
 /** Waits until an approver approves (the daemon hands the requester the receipt), or it is denied, canceled or expires (a typed error). */

@@ -2,23 +2,12 @@
  * Detects the distribution from /etc/os-release, strictly: an unparseable file or
  * an unknown ID yields null, and a null platform gets read-only actions only.
  *
- * The file is parsed, never evaluated: a line is `KEY=value` with a plain, a
- * double-quoted (no `$`, backquote or backslash) or a single-quoted value, or it is
- * ignored. The ID is mapped through a fixed table of exact IDs; ID_LIKE is never
- * followed, since a derivative is not proven to behave like its parent.
+ * The file is parsed, never evaluated (src/protocol/os-release.ts). The ID is mapped
+ * through a fixed table of exact IDs; ID_LIKE is never followed, since a derivative is
+ * not proven to behave like its parent.
  */
 import type { Platform } from '../catalogue/action.js';
-
-export function parseOsRelease(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    if (!line.trim() || line.startsWith('#')) continue;
-    const m = /^([A-Z0-9_]+)=("([^"\\`$]*)"|'([^']*)'|([A-Za-z0-9._:/+-]*))$/.exec(line.trim());
-    if (!m) continue; // lines we cannot parse strictly are ignored, never evaluated
-    out[m[1]!] = m[3] ?? m[4] ?? m[5] ?? '';
-  }
-  return out;
-}
+import { assignments, parseOsRelease } from '../protocol/os-release.js';
 
 /**
  * os-release ID -> platform. `rhel` also stands for the rebuilds that ship RHEL's own
@@ -34,9 +23,6 @@ const PLATFORM_OF_ID: Record<string, { platform: Platform; minMajor?: number }> 
   almalinux: { platform: 'rhel', minMajor: 8 },
   centos: { platform: 'rhel', minMajor: 8 },
 };
-
-/** Lines that assign `key`, parseable or not: an ID given twice (or once unparseably and once plainly) is ambiguous. */
-const assignments = (text: string, key: string) => text.split('\n').filter((l) => l.trim().startsWith(`${key}=`)).length;
 
 export function detectPlatform(osRelease: string | null): Platform | null {
   if (!osRelease) return null;

@@ -8,12 +8,15 @@ import { socketPath } from '../client/client.js';
 import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { HeldReceipts } from './held-receipts.js';
 import { buildServer } from './server.js';
+import type { Planner } from '../planner/contract.js';
 
 export interface ServeOptions {
   /** --socket; else $AIRLOCK_SOCKET, else the default socket (the CLI's rule). */
   socket?: string;
   pubkey?: string;
   checkpoints?: string;
+  /** airlock_plan's planner; absent: the configured one, chosen per call (src/planner/choose.ts). */
+  planner?: () => Planner;
 }
 
 const defaults = stateFiles(DEFAULT_STATE_DIR, DEFAULT_LOG_DIR);
@@ -24,6 +27,7 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
     target: { socket: socketPath(o.socket) },
     held: new HeldReceipts(),
     audit: { publicKeyPath: o.pubkey ?? defaults.publicKey, checkpointsPath: o.checkpoints ?? defaults.checkpoints },
+    ...(o.planner ? { planner: o.planner } : {}),
   };
   const server = buildServer(deps);
   const transport = new StdioServerTransport();

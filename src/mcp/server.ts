@@ -10,6 +10,7 @@ import type { ToolDeps } from './deps.js';
 import { INSTRUCTIONS, WORKFLOW_TEXT, WORKFLOW_URI } from './workflow.js';
 import { registerActions } from './tools/actions.js';
 import { registerPropose } from './tools/propose.js';
+import { registerPlan } from './tools/plan.js';
 import { registerExecute } from './tools/execute.js';
 import { registerStatus } from './tools/status.js';
 import { registerHistory } from './tools/history.js';
@@ -20,6 +21,7 @@ export function buildServer(deps: ToolDeps): McpServer {
   const server = new McpServer({ name: 'airlock', title: 'Airlock', version: VERSION }, { instructions: INSTRUCTIONS });
   registerActions(server, deps);
   registerPropose(server, deps);
+  registerPlan(server, deps);
   registerExecute(server, deps);
   registerStatus(server, deps);
   registerHistory(server, deps);

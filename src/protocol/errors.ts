@@ -43,6 +43,10 @@ export class AirlockError extends Error {
   static fromWire(e: WireError): AirlockError {
     return new AirlockError(e.category, e.code, e.message, e.hint);
   }
+  /** Any thrown value as a typed error: an AirlockError as it is, anything else an execution error of this client. */
+  static of(e: unknown): AirlockError {
+    return e instanceof AirlockError ? e : new AirlockError('execution', 'client_error', (e as Error)?.message ?? String(e));
+  }
 }
 
 export const fail = (category: ErrorCategory, code: string, message: string, hint?: string): never => {

@@ -26,7 +26,7 @@ import { newToken, tokenHash } from '../../src/protocol/token.js';
 import { startWorld, type World } from '../support/world.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
 
-const TOOLS = ['airlock_actions', 'airlock_describe_action', 'airlock_propose', 'airlock_execute', 'airlock_status', 'airlock_cancel', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify'];
+const TOOLS = ['airlock_actions', 'airlock_describe_action', 'airlock_propose', 'airlock_plan', 'airlock_execute', 'airlock_status', 'airlock_cancel', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify'];
 
 /** A token principal (a CI job, an agent in a VM behind a vsock bridge) reaches the daemon over TCP or the token socket. */
 const PORT = 30_000 + Math.floor(Math.random() * 20_000);

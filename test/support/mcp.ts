@@ -28,11 +28,13 @@ export interface McpSpawn {
   insidePid?: number;
   env: Record<string, string>;
   args?: string[];
+  /** What node runs instead of `airlock mcp-server` (a test's own server entry, test/support/mcp-scripted.ts). */
+  entry?: string[];
 }
 
 export async function startMcp(o: McpSpawn): Promise<McpSession> {
   const { uid, gid, groups } = o.identity;
-  const asUser = ['/usr/bin/setpriv', `--reuid=${uid}`, `--regid=${gid}`, `--groups=${groups.length ? groups.join(',') : gid}`, '--inh-caps=-all', '--', process.execPath, AIRLOCK, 'mcp-server', ...(o.args ?? [])];
+  const asUser = ['/usr/bin/setpriv', `--reuid=${uid}`, `--regid=${gid}`, `--groups=${groups.length ? groups.join(',') : gid}`, '--inh-caps=-all', '--', process.execPath, ...(o.entry ?? [AIRLOCK, 'mcp-server']), ...(o.args ?? [])];
   const argv = o.insidePid ? ['/usr/bin/nsenter', '-t', String(o.insidePid), '-m', '-u', '-i', '-r', '-w', '--', ...asUser] : asUser;
   const transport = new StdioClientTransport({
     command: argv[0]!,

@@ -158,7 +158,7 @@ test('the tool list is static and needs no daemon; a call without one says how t
   await client.connect(b);
   try {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 9);
+    assert.equal(tools.length, 10);
     for (const t of tools) {
       assert.match(t.name, /^airlock_[a-z_]+$/);
       assert.ok(t.title && t.description && t.outputSchema, t.name);

@@ -55,7 +55,7 @@ const previewed = z.object({
   approval,
 });
 const refused = z.object({ ok: z.literal(false), action_name: z.string(), params: z.record(z.string(), z.unknown()), error: wireError });
-const stepOut = z.discriminatedUnion('ok', [previewed, refused]);
+export const stepOut = z.discriminatedUnion('ok', [previewed, refused]);
 export type ProposedStep = z.infer<typeof stepOut>;
 
 /** Whether approving this risk takes the approver's authenticator code under this policy. */
@@ -74,7 +74,7 @@ export function approvalOf(p: PreviewResult, policy: Pick<PolicyView, 'second_fa
   };
 }
 
-function previewedStep(p: PreviewResult, policy: PolicyView | null): z.infer<typeof previewed> {
+export function previewedStep(p: PreviewResult, policy: PolicyView | null): z.infer<typeof previewed> {
   return {
     ok: true,
     transaction_id: p.transaction_id,

@@ -1,0 +1,178 @@
+/**
+ * `airlock plan "INTENT"` and `airlock do "INTENT"`: a sentence turned into catalogue steps
+ * by a planner (an LLM when one is configured, else the offline one), each step previewed
+ * by the daemon (src/planner/door.ts). `plan` shows the plan and leaves every step waiting;
+ * `do` asks once, then runs each step as `airlock run` does (approval by the policy, by you
+ * with your code, or by another approver while it waits), stopping at the first step that
+ * fails, is refused or denied, and canceling the steps it did not reach.
+ */
+import type { Command } from 'commander';
+import type { AirlockClient } from '../client/client.js';
+import { maskText } from '../mask/mask.js';
+import { AirlockError, type WireError } from '../protocol/errors.js';
+import { escapeText } from '../protocol/escape-text.js';
+import type { ResultEnvelope } from '../protocol/messages.js';
+import { plannerFor } from '../planner/choose.js';
+import { DEFAULT_LIMITS, type Planner } from '../planner/contract.js';
+import { checkIntent, planIntent, type PlanView, type StepPreview } from '../planner/door.js';
+import { withClient } from './connect.js';
+import { renderResult } from './render.js';
+import { approveAndExecute } from './run.js';
+import { Terminal } from './terminal.js';
+import { c, EXIT, printJson, riskColour } from './ui.js';
+
+export interface PlanOptions {
+  json?: boolean;
+  provider?: string;
+  model?: string;
+  yes?: boolean;
+}
+
+/** `airlock plan INTENT`: the command. */
+export async function plan(intent: string, opts: PlanOptions, cmd: Command): Promise<number> {
+  checkIntent(intent, DEFAULT_LIMITS); // before the daemon is reached too: a secret goes nowhere
+  const planner = plannerFor(opts);
+  return withClient(cmd, (cl) => planFlow(cl, planner, intent, opts));
+}
+
+/** `airlock do INTENT`: the command. */
+export async function doIntent(intent: string, opts: PlanOptions, cmd: Command): Promise<number> {
+  checkIntent(intent, DEFAULT_LIMITS);
+  const planner = plannerFor(opts);
+  return withClient(cmd, (cl) => doFlow(cl, planner, intent, opts));
+}
+
+/** Plans and shows the plan; 0 when the daemon previewed every step, 1 when there is no plan to run as it stands. */
+export async function planFlow(cl: AirlockClient, planner: Planner, intent: string, o: PlanOptions): Promise<number> {
+  const { view } = await planIntent(intent, { client: cl, planner });
+  if (o.json) printJson(view);
+  else process.stdout.write(renderPlan(view) + renderNext(view));
+  return runnable(view) ? EXIT.ok : EXIT.failed;
+}
+
+/** Plans, asks once, runs every step in order; the exit code of the first step that did not succeed. */
+export async function doFlow(cl: AirlockClient, planner: Planner, intent: string, o: PlanOptions): Promise<number> {
+  const planned = await planIntent(intent, { client: cl, planner });
+  const { view } = planned;
+  const ids = view.steps.flatMap((s) => (s.ok ? [s.preview.transaction_id] : []));
+  const done = (results: ResultEnvelope[], stopped: { step: number; error: WireError } | null, code: number) => {
+    if (o.json) printJson({ plan: view, results, stopped });
+    return code;
+  };
+  process.stderr.write(renderPlan(view));
+  if (!runnable(view)) {
+    await cancelAll(cl, ids);
+    process.stderr.write(c.red('\nnothing ran: ') + (view.verdict === 'refusal' || view.steps.length === 0 ? 'there is no plan to run.\n' : 'the daemon refused a step, so no step runs (the others were canceled).\n'));
+    return done([], null, EXIT.failed);
+  }
+  if (!o.yes) await confirm(ids.length, ids, cl);
+  const results: ResultEnvelope[] = [];
+  for (const [i, id] of ids.entries()) {
+    process.stderr.write(c.bold(`\nstep ${i + 1} of ${ids.length}\n`));
+    let r: ResultEnvelope;
+    try {
+      r = await approveAndExecute(cl, planned.previews.get(id)!, { json: Boolean(o.json) });
+    } catch (e) {
+      const err = AirlockError.of(e);
+      await cancelAll(cl, ids.slice(i));
+      process.stderr.write(stopLine(i, ids.length, `[${err.category}/${err.code}] ${escapeText(err.message)}`));
+      if (!o.json) throw err;
+      return done(results, { step: i + 1, error: err.toWire() }, EXIT[err.category]);
+    }
+    results.push(r);
+    if (!o.json) process.stdout.write(renderResult(r));
+    if (r.state !== 'Succeeded' && r.state !== 'NeedsReboot') {
+      await cancelAll(cl, ids.slice(i + 1));
+      process.stderr.write(stopLine(i, ids.length, `it ended ${r.state}`));
+      return done(results, { step: i + 1, error: r.error ?? { category: 'execution', code: 'step_failed', message: `${r.action_name} ended ${r.state}` } }, EXIT.failed);
+    }
+  }
+  process.stderr.write(c.green(`\nall ${ids.length} step${ids.length === 1 ? '' : 's'} done\n`));
+  return done(results, null, EXIT.ok);
+}
+
+/** A plan that can run as it stands: the planner proposed steps and the daemon previewed every one. */
+const runnable = (v: PlanView) => v.verdict === 'plan' && v.steps.length > 0 && v.steps.every((s) => s.ok);
+
+/** Asks the person at the terminal (never stdin: a pipe from an agent cannot answer). No terminal, or a no, cancels every step. */
+async function confirm(n: number, ids: string[], cl: AirlockClient): Promise<void> {
+  let yes = '';
+  try {
+    const term = Terminal.open('running a plan', 'read the plan, then add --yes to run it without this question (each step is still approved as `airlock run` approves it)');
+    try {
+      yes = term.ask(`\nRun these ${n} step${n === 1 ? '' : 's'}? [y/N] `).toLowerCase();
+    } finally {
+      term.close();
+    }
+  } catch (e) {
+    await cancelAll(cl, ids);
+    throw e;
+  }
+  if (yes === 'y' || yes === 'yes') return;
+  await cancelAll(cl, ids);
+  throw new AirlockError('authorization', 'not_confirmed', 'nothing ran: you did not say yes (the previewed steps were canceled)');
+}
+
+/** Withdraws previews that will not run, so none waits in anyone's inbox; one already gone is left as it is. */
+async function cancelAll(cl: AirlockClient, ids: string[]): Promise<void> {
+  for (const id of ids) await cl.call('cancel', { transaction_id: id }).catch(() => {});
+}
+
+const stopLine = (i: number, n: number, why: string) => c.red(`\nstopped at step ${i + 1} of ${n}: ${why}`) + (i + 1 < n ? `\nthe ${n - i - 1} step${n - i - 1 === 1 ? '' : 's'} after it did not run (canceled)\n` : '\n');
+
+/** A planner's words (or the daemon's): escaped for the terminal and masked, whoever wrote them. */
+const said = (text: string) => escapeText(maskText(text).text);
+
+const plannerLine = (v: PlanView) =>
+  v.planner.kind === 'offline' ? 'the offline planner (no model, no network)' : `${v.planner.kind}${v.planner.model ? `, model ${said(v.planner.model)}` : ''}`;
+
+/** The plan as a person reads it: who planned it, each step with the daemon's risk, summary, transaction and approval; notes; what was looked at. */
+export function renderPlan(v: PlanView): string {
+  const out: string[] = [];
+  out.push(`${c.bold('Plan')} for "${said(v.intent)}"`, `  planned by ${plannerLine(v)}; every risk below is the daemon's, from its preview`);
+  if (v.verdict === 'refusal') out.push('', `${c.yellow('The planner made no plan:')} ${said(v.summary)}`);
+  else if (v.summary) out.push('', said(v.summary));
+  if (v.verdict === 'plan' && v.steps.length === 0) out.push('', c.yellow('The planner proposed no step.'));
+  v.steps.forEach((s, i) => {
+    out.push('');
+    const name = c.bold(said(s.step.action_name));
+    if (!s.ok) {
+      out.push(`  ${i + 1}. ${name}  ${c.red('REFUSED by the daemon')} (nothing recorded)`, `     error [${s.error.category}/${s.error.code}] ${said(s.error.message)}`);
+      if (s.error.hint) out.push(`     next: ${said(s.error.hint)}`);
+    } else {
+      const p = s.preview;
+      out.push(`  ${i + 1}. ${name}  ${riskColour(p.risk)}  ${said(p.summary)}`, `     ${c.dim(p.transaction_id)}`);
+      for (const w of p.warnings) out.push(`     ${c.yellow('warning')} ${said(w)}`);
+      if (p.reboot_required) out.push(`     ${c.yellow('needs a reboot')}`);
+      out.push(`     approval: ${approvalText(s.preview)}`);
+    }
+    if (s.step.reason) out.push(`     why (the planner's words): ${said(s.step.reason)}`);
+  });
+  if (v.queries.length) {
+    out.push('', 'The planner looked at (reads through the daemon, in the log):');
+    for (const q of v.queries) out.push(`  ${said(q.action_name)} ${q.transaction_id ?? '(not run)'}${q.ok ? '' : c.yellow(' refused')}`);
+  }
+  if (v.notes.length) {
+    out.push('', 'Notes from the planner:');
+    for (const n of v.notes) out.push(`  - ${said(n)}`);
+  }
+  const u = v.usage;
+  out.push('', c.dim(`planning: ${u.turns} turn${u.turns === 1 ? '' : 's'}, ${u.input_tokens} tokens in, ${u.output_tokens} out, ${(u.elapsed_ms / 1000).toFixed(1)} s`));
+  return out.join('\n') + '\n';
+}
+
+function approvalText(p: StepPreview): string {
+  if (p.auto_approval) return c.green(`approved by the host's policy (rule ${p.auto_approval.rule})`);
+  if (p.unattended) return `a proposal for the inbox: a person runs ${c.bold(`airlock inbox run ${p.transaction_id}`)}`;
+  return `waiting for a person (role ${p.min_role} or above): ${c.bold(`airlock approve ${p.transaction_id}`)}`;
+}
+
+/** What to do with a plan that stays on the table. */
+function renderNext(v: PlanView): string {
+  if (!runnable(v)) return `\n${c.yellow('Nothing to run as it stands.')} Say it differently, or propose steps yourself: airlock run ACTION --param k=v\n`;
+  const waiting = v.steps.flatMap((s) => (s.ok && !s.preview.auto_approval && !s.preview.unattended ? [s.preview.transaction_id] : []));
+  const lines = ['', 'Next:'];
+  if (waiting.length) lines.push(`  a person approves each waiting step: ${waiting.map((id) => `airlock approve ${id}`).join('; ')}`);
+  lines.push(`  then you run each step, in order: airlock execute ID --wait`, `  or plan and run it in one go (it asks first): airlock do "${said(v.intent)}"`);
+  return lines.join('\n') + '\n';
+}
