@@ -31,10 +31,13 @@ export interface AuditSource {
   readonly shortfallHint?: string;
 }
 
-/** A checkpoint file to read as well: `required` (named by the person) fails when unreadable; otherwise its absence is a warning. */
+/**
+ * A checkpoint file to read as well. One this account cannot read is an error (it may hold the
+ * evidence); one that does not exist is left out, with a warning when the person `named` it.
+ */
 export interface CheckpointFile {
   path: string;
-  required: boolean;
+  named: boolean;
 }
 
 export interface SourceReport extends VerifyReport {
@@ -51,6 +54,7 @@ export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { 
   for (const f of opts.checkpointFiles ?? []) {
     const text = readCheckpointFile(f);
     if (text !== null) evidence.push({ from: f.path, text });
+    else if (f.named) warnings.push(`the checkpoint file ${f.path} does not exist`);
   }
   const own = await src.checkpoints();
   if (own.length > 0 && evidence.length === 0) {
@@ -72,7 +76,7 @@ function readCheckpointFile(f: CheckpointFile): string | null {
     return readFileSync(f.path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (!f.required && code === 'ENOENT') return null;
+    if (code === 'ENOENT') return null;
     if (code === 'EACCES') throw new AirlockError('authorization', 'permission_denied', `permission denied: ${f.path} (this account cannot read the checkpoint file)`, 'give a readable copy with --checkpoints FILE, or run with sudo');
     throw new AirlockError('validation', 'no_checkpoint_file', `cannot read the checkpoint file ${f.path}: ${code ?? (e as Error).message}`, 'give the checkpoint file or a syslog export with --checkpoints FILE');
   }

@@ -35,7 +35,7 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
   try {
     if (o.db !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'give --db or --bundle, not both');
     const pub = parsePublicKey(readKeyFile(o.pubkey));
-    const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, required: cmd.getOptionValueSource('checkpoints') !== 'default' }];
+    const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named: cmd.getOptionValueSource('checkpoints') !== 'default' }];
     const opts = { checkpointFiles, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
     if (o.db !== undefined) report = await verifySource(databaseSource(o.db, `airlock audit verify --pubkey ${o.pubkey}`), pub, opts);
     else if (o.bundle !== undefined) report = await verifySource(bundleSource(o.bundle), pub, opts);

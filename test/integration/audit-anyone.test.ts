@@ -151,7 +151,7 @@ describe('verify through the daemon', () => {
       const alone = await verifySource(liar, pub, { workers: 1 });
       assert.equal(alone.status, 'intact', 'consistent with what it chose to show');
       assert.ok(alone.warnings.some((x) => /alone: a source that cut the log's tail could leave out the checkpoints/.test(x)), alone.warnings.join('\n'));
-      const withFile = await verifySource(liar, pub, { workers: 1, checkpointFiles: [{ path: w.d.files.checkpoints, required: true }] });
+      const withFile = await verifySource(liar, pub, { workers: 1, checkpointFiles: [{ path: w.d.files.checkpoints, named: true }] });
       assert.equal(withFile.status, 'broken');
       assert.equal(withFile.first_broken!.seq, kept + 1);
       assert.match(withFile.first_broken!.reason, /tail was cut/);
