@@ -14,7 +14,7 @@ import { verifySource, type AuditSource, type CheckpointFile } from '../audit/so
 import { daemonSource } from '../client/audit-source.js';
 import { socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
-import { DEFAULT_LOG_DIR, stateFiles } from '../protocol/defaults.js';
+import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { withClient } from './connect.js';
 import { c, printJson, reportError } from './ui.js';
@@ -41,7 +41,9 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
     else if (o.bundle !== undefined) report = await verifySource(bundleSource(o.bundle), pub, opts);
     else report = await withClient(cmd, (cl) => verifySource(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket)), pub, opts));
   } catch (e) {
-    reportError(e, Boolean(o.json));
+    // Without the daemon there are still the other sources.
+    const unreachable = e instanceof AirlockError && e.code === 'daemon_unreachable';
+    reportError(unreachable ? new AirlockError(e.category, e.code, e.message, `${e.hint ?? 'start the daemon'}; or verify without it: --db ${DEFAULT_STATE_DIR}/airlock.db (as root, or a copy with its -wal file) or --bundle FILE (from \`airlock audit export\`)`) : e, Boolean(o.json));
     return 2;
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -202,6 +202,20 @@ describe('export to one file', () => {
     assert.equal(rep.source, `bundle ${bundle}`);
   });
 
+  test('root exports from the database itself (--db, with the checkpoint file); the bundle verifies the same', async () => {
+    const fromDb = join(dir, 'from-db.jsonl');
+    const r = await cliAs(null, ['audit', 'export', '--db', w.d.files.db, '--checkpoints', w.d.files.checkpoints, '--out', fromDb, '--json'], NO_DAEMON);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const wrote = JSON.parse(r.stdout);
+    assert.equal(wrote.source, `database ${w.d.files.db}`);
+    assert.equal(wrote.entries, logNow().length);
+    chmodSync(fromDb, 0o644);
+    const v = await verifyBundle(fromDb);
+    assert.equal(v.code, 0, v.stdout + v.stderr);
+    assert.deepEqual([JSON.parse(v.stdout).status, JSON.parse(v.stdout).entries], ['intact', wrote.entries]);
+    assert.equal(JSON.parse(readFileSync(fromDb, 'utf8').split('\n')[0]!).public_key, pubText.trim(), 'the key beside the database, for people');
+  });
+
   test('a tampered entry is broken, and the entry is named', async () => {
     let seq = 0;
     const p = variant('tampered.jsonl', (ls) =>
