@@ -71,22 +71,29 @@ export async function verifyLog(
   let expected = 1;
   let prev = GENESIS_HASH;
   const hashes: string[] = [];
-  let structural: { seq: number; reason: string } | null = null;
-  try {
-    for await (const row of rows) {
-      const reason = checkStructure(row, expected, prev, keyId);
-      if (reason) {
-        structural = { seq: row.seq, reason };
-        break;
-      }
-      prev = entryHash(row.body);
-      hashes.push(prev);
-      batch.seqs.push(row.seq);
-      batch.bodies.push(row.body);
-      batch.sigs.push(row.sig);
-      if (batch.bodies.length >= BATCH) flush();
-      expected++;
+  // Set inside take(); the cast keeps TypeScript from narrowing it to null out here.
+  let structural = null as { seq: number; reason: string } | null;
+  /** One row in order; false at the first structural fault, which ends the walk. */
+  const take = (row: LogRow): boolean => {
+    const reason = checkStructure(row, expected, prev, keyId);
+    if (reason) {
+      structural = { seq: row.seq, reason };
+      return false;
     }
+    prev = entryHash(row.body);
+    hashes.push(prev);
+    batch.seqs.push(row.seq);
+    batch.bodies.push(row.body);
+    batch.sigs.push(row.sig);
+    if (batch.bodies.length >= BATCH) flush();
+    expected++;
+    return true;
+  };
+  try {
+    // A plain loop for rows at hand (a database): `for await` costs about half a microsecond a row.
+    if (Symbol.asyncIterator in rows) {
+      for await (const row of rows) if (!take(row)) break;
+    } else for (const row of rows) if (!take(row)) break;
     flush();
     const bads = (await Promise.all(sigChecks)).filter((b) => b >= 0);
     const badSig = bads.length ? Math.min(...bads) : -1;
