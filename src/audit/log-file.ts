@@ -67,6 +67,6 @@ export function databaseSource(path: string, throughDaemon: string): AuditSource
     entries: () => readSqliteLog(path),
     ...(walSize > 0
       ? {}
-      : { shortfallHint: `${basename(path)} is a copy made without its ${basename(wal)} (${walExists ? 'the one beside it is empty' : 'there is none beside it'}), where a running daemon keeps its latest entries: copy both files, or write one file with \`airlock audit export --out FILE\`` }),
+      : { shortfallHint: `${basename(path)} may be a copy made without its ${basename(wal)} (${walExists ? 'the one beside it is empty' : 'there is none beside it'}), where a running daemon keeps its latest entries; copy both files, or write one file with \`airlock audit export --out FILE\`` }),
   };
 }

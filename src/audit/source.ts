@@ -68,6 +68,8 @@ export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { 
   if (r.status === 'broken' && r.checkpoint && r.entries < r.checkpoint.size && src.shortfallHint && r.first_broken) {
     r.first_broken = { ...r.first_broken, reason: `${r.first_broken.reason}, or ${src.shortfallHint}` };
   }
+  // Without a checkpoint nothing says how long the log should be: a copy missing its -wal looks whole.
+  if (r.status === 'intact' && !r.checkpoint && src.shortfallHint) warnings.push(`no checkpoint was compared, so a log missing its latest entries looks whole: ${src.shortfallHint}`);
   return { ...r, source: src.name, warnings: [...warnings, ...r.warnings] };
 }
 
