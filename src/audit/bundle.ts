@@ -23,7 +23,7 @@ import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { AirlockError } from '../protocol/errors.js';
 import { CHECKPOINT_TAG } from './checkpoint.js';
-import type { AuditSource } from './source.js';
+import { MAX_CHECKPOINT_BYTES, type AuditSource } from './source.js';
 import type { LogRow } from './verify.js';
 
 export const BUNDLE_TYPE = 'airlock-audit-bundle';
@@ -89,13 +89,23 @@ function exists(path: string): boolean {
   }
 }
 
-/** A bundle file as a source; every record is checked as it is read (a malformed bundle cannot be verified). */
+/**
+ * A bundle file as a source. Every record is checked as it is read, and the checkpoints are read
+ * in a pass over the whole file, so a malformed or incomplete bundle is refused before any entry
+ * is verified; the entries are read in a second pass, never held.
+ */
 export function bundleSource(path: string): AuditSource {
   return {
     name: `bundle ${path}`,
     checkpoints: async () => {
       const lines: string[] = [];
-      for await (const r of records(path)) if (r.type === 'checkpoint') lines.push(r.line);
+      let bytes = 0;
+      for await (const r of records(path)) {
+        if (r.type !== 'checkpoint') continue;
+        bytes += r.line.length + 1;
+        if (bytes > MAX_CHECKPOINT_BYTES) throw new AirlockError('validation', 'too_many_checkpoints', `${path} holds more than ${MAX_CHECKPOINT_BYTES} bytes of checkpoints`);
+        lines.push(r.line);
+      }
       return [{ from: `the checkpoints of bundle ${path}`, text: lines.join('\n') }];
     },
     entries: () => entriesOf(path),
@@ -114,7 +124,7 @@ const bad = (path: string, line: number, why: string) =>
 /** The checkpoint and entry records of a bundle, after its header and up to its end record, which must be there and count them. */
 async function* records(path: string): AsyncGenerator<BundleRecord> {
   let n = 0;
-  let counts = { checkpoints: 0, entries: 0 };
+  const counts = { checkpoints: 0, entries: 0 };
   let ended = false;
   for await (const text of lines(path)) {
     n++;
