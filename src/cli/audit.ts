@@ -13,7 +13,7 @@ import { c, printJson, reportError } from './ui.js';
 const defaults = stateFiles(DEFAULT_STATE_DIR, DEFAULT_LOG_DIR);
 
 export function auditCommand(): Command {
-  const audit = new Command('audit').description('check the signed audit log (no daemon or private key needed)');
+  const audit = new Command('audit').description('check the signed audit log with the public key alone: through the daemon (any role), or a database or bundle with no daemon');
 
   audit
     .command('verify')
