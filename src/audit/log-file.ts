@@ -1,8 +1,17 @@
 /**
  * Reads the audit log straight from a SQLite database file, read-only, so an
  * auditor can verify a copy of the database with no daemon running.
+ *
+ * The store runs in WAL mode: while the daemon runs, its latest entries are in
+ * `airlock.db-wal` beside the database, not yet in the file itself. A copy of
+ * airlock.db alone is an older log; databaseSource says so instead of letting it
+ * pass for the whole log.
  */
+import { accessSync, constants, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import Database from 'better-sqlite3';
+import { AirlockError } from '../protocol/errors.js';
+import type { AuditSource } from './source.js';
 import type { LogRow } from './verify.js';
 
 export function* readSqliteLog(dbPath: string): Generator<LogRow> {
@@ -13,4 +22,51 @@ export function* readSqliteLog(dbPath: string): Generator<LogRow> {
   } finally {
     db.close();
   }
+}
+
+/**
+ * A database to verify, checked before it is opened: it exists and this account can read it
+ * and its -wal file (throws a typed error naming the file, and what to do instead).
+ * `throughDaemon`: the command that verifies through the daemon instead, for the hint.
+ */
+export function databaseSource(path: string, throughDaemon: string): AuditSource {
+  const wal = `${path}-wal`;
+  const instead = `run \`${throughDaemon}\` to verify through the daemon, or sudo`;
+  let owner: number;
+  try {
+    owner = statSync(path).uid;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EACCES') throw new AirlockError('authorization', 'permission_denied', `permission denied: ${path} (only root can read it; ${instead})`);
+    if (code === 'ENOENT') throw new AirlockError('validation', 'no_database', `no database at ${path}`, `give the database or a copy of it with --db, or ${instead.replace(', or sudo', '')}`);
+    throw new AirlockError('validation', 'no_database', `cannot read ${path}: ${code ?? (e as Error).message}`);
+  }
+  const readable = (p: string) => {
+    try {
+      accessSync(p, constants.R_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!readable(path)) throw new AirlockError('authorization', 'permission_denied', `permission denied: ${path} (${owner === 0 ? 'only root can read it' : `this account cannot read it; uid ${owner} owns it`}; ${instead})`);
+  // An empty -wal is what opening a copy leaves beside it (SQLite creates one): it holds nothing either.
+  let walSize = 0;
+  try {
+    walSize = statSync(wal).size;
+  } catch {
+    walSize = -1;
+  }
+  const walExists = walSize >= 0;
+  if (walExists && !readable(wal)) {
+    throw new AirlockError('authorization', 'permission_denied', `permission denied: ${wal}, which holds the latest entries of ${path} (read without it, the log would look shorter than it is; ${instead})`);
+  }
+  return {
+    name: `database ${path}`,
+    checkpoints: async () => [],
+    entries: () => readSqliteLog(path),
+    ...(walSize > 0
+      ? {}
+      : { shortfallHint: `${basename(path)} may be a copy made without its ${basename(wal)} (${walExists ? 'the one beside it is empty' : 'there is none beside it'}), where a running daemon keeps its latest entries; copy both files, or write one file with \`airlock audit export --out FILE\`` }),
+  };
 }

@@ -1,78 +1,50 @@
 /**
- * `airlock audit`: verify the log offline with the public key alone, export the key, show checkpoints.
- * main.ts loads this file to declare the commands: what they run with (SQLite, the verifier,
- * the client) is imported inside each action, when it runs.
+ * `airlock audit`: verify the log with the public key alone (from the daemon, a database or a
+ * bundle), write the key file, export the log to one file, show checkpoints. main.ts loads this
+ * file to declare the commands: their code (audit-run.ts: SQLite, the verifier, the client) is
+ * loaded when one runs.
  */
 import { Command } from 'commander';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
+import { lazy } from './lazy.js';
 import { c, printJson, reportError } from './ui.js';
 
 const defaults = stateFiles(DEFAULT_STATE_DIR, DEFAULT_LOG_DIR);
 
 export function auditCommand(): Command {
-  const audit = new Command('audit').description('check the signed audit log (no daemon or private key needed)');
+  const audit = new Command('audit').description('check the signed audit log with the public key alone: through the daemon (any role), or a database or bundle with no daemon');
 
   audit
     .command('verify')
-    .description('verify every entry, the chain and the latest checkpoint')
-    .requiredOption('--pubkey <file>', 'the audit public key (from `airlock audit pubkey`)')
-    .option('--db <path>', 'the SQLite database, or a copy of it', defaults.db)
-    .option('--checkpoints <file>', 'the checkpoint file (or a syslog export with airlock-checkpoint lines)', defaults.checkpoints)
+    .description('verify every entry, the chain and the latest checkpoint: from the daemon (any role), a database, or a bundle')
+    .requiredOption('--pubkey <file>', 'the audit public key (from `airlock audit pubkey --out FILE`)')
+    .option('--db <path>', `read the log from this SQLite database or a copy of it (with its -wal file), e.g. ${defaults.db} as root; default: ask the daemon`)
+    .option('--bundle <file>', 'read the log from a bundle written by `airlock audit export`')
+    .option('--checkpoints <file>', 'a checkpoint file, or a syslog export with airlock-checkpoint lines, read as well (when it exists)', defaults.checkpoints)
     .option('--origin <origin>', 'count only checkpoints naming this log (HOST/airlock/KEYID, as the daemon logs at start)')
     .option('--json', 'print the report as JSON')
     .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify.')
-    .action(async (o) => {
-      const [{ parsePublicKey }, { readSqliteLog }, { verifyLog }] = await Promise.all([import('../audit/keys.js'), import('../audit/log-file.js'), import('../audit/verify.js')]);
-      let pub: Buffer;
-      try {
-        pub = parsePublicKey(readFileSync(o.pubkey, 'utf8'));
-        if (!existsSync(o.db)) throw new Error(`no database at ${o.db}`);
-      } catch (e) {
-        process.exitCode = 2;
-        return void reportErrorAs2(e, o.json);
-      }
-      const cpText = existsSync(o.checkpoints) ? readFileSync(o.checkpoints, 'utf8') : null;
-      const started = process.hrtime.bigint();
-      let report;
-      try {
-        report = await verifyLog(readSqliteLog(o.db), pub, cpText, o.origin === undefined ? {} : { origin: o.origin });
-      } catch (e) {
-        process.exitCode = 2;
-        return void reportErrorAs2(e, o.json);
-      }
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (o.json) printJson({ ...report, elapsed_ms: Math.round(ms) });
-      else {
-        if (report.status === 'intact') {
-          process.stdout.write(`${c.green('intact')}  ${report.entries} entries, head ${report.head_hash.slice(0, 16)}…${report.checkpoint ? `, consistent with the checkpoint of ${report.checkpoint.ts} (size ${report.checkpoint.size}, ${report.checkpoint.origin})` : ''} ${c.dim(`(${ms.toFixed(0)} ms)`)}\n`);
-        } else {
-          const fb = report.first_broken!;
-          process.stdout.write(`${c.red('BROKEN')}  ${fb.seq !== null ? `first broken entry: #${fb.seq}: ` : ''}${fb.reason}\n  ${report.entries} entries verified before it\n`);
-        }
-        for (const w of report.warnings) process.stdout.write(`${c.yellow('warning')} ${w}\n`);
-      }
-      process.exitCode = report.status === 'intact' ? 0 : 1;
-    });
+    .action(lazy(() => import('./audit-run.js'), 'verify'));
 
   audit
     .command('pubkey')
-    .description('print the audit public key (give it to auditors)')
+    .description('print the audit public key, or write it to a file for `audit verify --pubkey`')
+    .option('--out <file>', 'write the key file here and say its key id (refuses to replace a different key)')
+    .option('--force', 'with --out: replace a file that holds a different key')
     .option('--state-dir <dir>', 'read it from this state directory instead of asking the daemon')
-    .action(async (o, cmd: Command) => {
-      try {
-        if (o.stateDir) return void process.stdout.write(readFileSync(stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8'));
-        const { AirlockClient, socketPath } = await import('../client/client.js');
-        const cl = await AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket));
-        try {
-          process.stdout.write((await cl.call('audit.pubkey')).public_key + '\n');
-        } finally {
-          cl.close();
-        }
-      } catch (e) {
-        process.exitCode = reportError(e, false);
-      }
-    });
+    .option('--json', 'print JSON')
+    .action(lazy(() => import('./audit-run.js'), 'pubkey'));
+
+  audit
+    .command('export')
+    .description('write the signed log and its checkpoints to one bundle file that `audit verify --bundle` checks anywhere')
+    .requiredOption('--out <file>', 'the bundle file to write')
+    .option('--db <path>', 'read a database this account can read instead of asking the daemon')
+    .option('--checkpoints <file>', 'with --db: the checkpoint file to include', defaults.checkpoints)
+    .option('--force', 'replace an existing file')
+    .option('--json', 'print what was written as JSON')
+    .action(lazy(() => import('./audit-run.js'), 'exportLog'));
 
   audit
     .command('checkpoint')

@@ -45,7 +45,8 @@ The flow:
   agent$  airlock preview AddAuthorizedKey --param user=deploy --param key="ssh-ed25519 AAAA..."
   human$  airlock approve tx_...             # as yourself, no sudo: shows the preview, prints a receipt
   agent$  airlock execute tx_... --receipt alr1....
-  anyone$ airlock audit verify --pubkey audit.pub --db /var/lib/airlock/airlock.db
+  anyone$ airlock audit pubkey --out audit.pub   # once; compare its key id out of band
+  anyone$ airlock audit verify --pubkey audit.pub   # any role, through the daemon; or --db COPY, --bundle FILE
 
 Or the agent waits for the person, and nobody pastes a receipt:
   agent$  airlock preview CreateGroup --param group=web --wait   # says who approves, waits, executes

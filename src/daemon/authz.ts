@@ -58,6 +58,7 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   'actions.describe': 'principal',
   'audit.pubkey': 'principal',
   'audit.entries': 'principal', // the signed log as stored: a client verifies it with the public key
+  'audit.checkpoints': 'principal', // signed checkpoint lines as stored: verified with the public key too
   'policy.show': 'principal',
   history: 'principal',
   preview: 'principal', // then: the role the action's risk needs (mayPreview)

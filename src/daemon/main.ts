@@ -110,7 +110,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   sweep.unref();
 
   const svc = service;
-  const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
+  const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);
   let stopping: Promise<void> | null = null;
   return {

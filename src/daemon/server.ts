@@ -25,6 +25,7 @@ import type { TokenTable } from './tokens.js';
 import { entryPrincipal, type AirlockService } from './service.js';
 import { MAX_OUTPUT_LINES } from './output.js';
 import { onBehalfOf } from './run-context.js';
+import { checkpointPage } from './checkpoint-page.js';
 
 /** The hello must arrive within this: a client sends it as soon as it connects. */
 export const FIRST_FRAME_MS = 5_000;
@@ -76,6 +77,8 @@ export interface ServerOptions {
   socketPath: string;
   service: AirlockService;
   publicKeyText: string;
+  /** The checkpoint file that `audit.checkpoints` serves. */
+  checkpointPath: string;
   log: (msg: string) => void;
   /** A TCP listener authenticated by token (loopback or a configured address). */
   tcp?: { host: string; port: number };
@@ -113,6 +116,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     'transaction.wait': (who, p, signal) => o.service.wait(who, p, signal),
     deny: (who, p) => o.service.deny(who, p),
     'audit.entries': (who, p) => o.service.auditEntries(who, p),
+    'audit.checkpoints': async (_who, p) => checkpointPage(o.checkpointPath, p),
     'store.check': () => o.service.storeCheck(),
   };
   const idleMs = o.idleMs ?? IDLE_MS;

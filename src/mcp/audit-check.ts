@@ -10,10 +10,8 @@ import { readFileSync } from 'node:fs';
 import type { AirlockClient } from '../client/client.js';
 import { keyIdOf, parsePublicKey } from '../audit/keys.js';
 import { verifyLog, type LogRow, type VerifyReport } from '../audit/verify.js';
-import { auditPage } from './wait-methods.js';
+import { daemonEntries } from '../client/audit-source.js';
 
-/** The daemon's largest page (audit.entries `limit` at most 2000). */
-export const PAGE = 2000;
 /** Rows are held in memory to be verified: past this, verify a copy of the database with `airlock audit verify` instead. */
 export const MAX_ENTRIES = 1_000_000;
 
@@ -42,18 +40,14 @@ export interface AuditReport {
   warnings: string[];
 }
 
-/** The whole log as stored, page by page, in seq order. */
+/** The whole log as stored, page by page, in seq order (the one pager every client uses: daemonEntries). */
 export async function readLog(cl: AirlockClient, max = MAX_ENTRIES): Promise<LogRow[]> {
   const rows: LogRow[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await auditPage(cl, after, PAGE);
-    rows.push(...page.rows);
+  for await (const r of daemonEntries(cl)) {
+    rows.push(r);
     if (rows.length > max) throw new Error(`the log has more than ${max} entries: verify a copy of the database with \`airlock audit verify\``);
-    if (page.next_after_seq === null || page.rows.length === 0) return rows;
-    if (page.next_after_seq <= after) throw new Error(`the daemon's page after ${after} does not move forward (next ${page.next_after_seq})`);
-    after = page.next_after_seq;
   }
+  return rows;
 }
 
 /** The host's key file when this account can read it, else the daemon's own statement of its key. */

@@ -344,3 +344,10 @@ export interface AuditEntriesPage {
   /** The `after_seq` of the next page, or null when this page ends the log (as it stood). */
   next_after_seq: number | null;
 }
+
+/** `audit.checkpoints`: whole lines of the daemon's checkpoint file as stored, from a byte offset. */
+export interface AuditCheckpointsPage {
+  lines: string[];
+  /** The `offset` of the next page, or null when this page reached the end of the file (as it stood). */
+  next_offset: number | null;
+}

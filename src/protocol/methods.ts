@@ -14,6 +14,7 @@ import type { TxState } from './risk.js';
 import type {
   ActionDescription,
   ApprovalGrant,
+  AuditCheckpointsPage,
   AuditEntriesPage,
   AuditPublicKey,
   PolicyReloaded,
@@ -73,6 +74,7 @@ export const METHOD_TABLE = {
   'transaction.wait': { params: { transaction_id: required<string>(), timeout_ms: optional<number>() }, returns: returns<WaitOutcome>() },
   deny: { params: { transaction_id: required<string>(), reason: optional<string>() }, returns: returns<TransactionView>() },
   'audit.entries': { params: { after_seq: optional<number>(), limit: optional<number>() }, returns: returns<AuditEntriesPage>() },
+  'audit.checkpoints': { params: { offset: optional<number>() }, returns: returns<AuditCheckpointsPage>() },
   'store.check': { params: {}, returns: returns<StoreCheck>() },
 } as const satisfies Record<string, { params: Record<string, Param<unknown, boolean>>; returns: Returns<unknown> }>;
 

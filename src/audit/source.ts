@@ -1,0 +1,85 @@
+/**
+ * Where a log to verify comes from: a SQLite database (or a copy), a bundle file written by
+ * `airlock audit export`, or the daemon's socket. Every source gives the same two things, the
+ * signed checkpoints it holds and the signed entries, and one verifier (verifyLog) checks them
+ * all the same way with the public key alone: a source is trusted for nothing.
+ *
+ * The checkpoints are read before the entries, so that on a live log each checkpoint covers at
+ * most the entries read after it (a checkpoint read after the entries could cover entries
+ * appended meanwhile and look like a cut tail).
+ *
+ * A source's own checkpoints cannot show that the source itself cut the tail: a daemon that
+ * drops its last entries can drop the checkpoints that cover them. Independent copies (the
+ * host's append-only checkpoint file, a syslog export) are added with `checkpointFiles`, and
+ * when there are none the report says so.
+ */
+import { readFileSync } from 'node:fs';
+import { AirlockError } from '../protocol/errors.js';
+import { verifyLog, type CheckpointEvidence, type LogRow, type VerifyReport } from './verify.js';
+
+export interface AuditSource {
+  /** What it is, for people: "the daemon at /run/airlock/airlock.sock", "bundle audit.jsonl", "database airlock.db". */
+  readonly name: string;
+  /** The signed checkpoint lines the source itself holds (a database holds none: its checkpoints are files). */
+  checkpoints(): Promise<CheckpointEvidence[]>;
+  /** The entries in seq order, as stored, read once. */
+  entries(): Iterable<LogRow> | AsyncIterable<LogRow>;
+  /**
+   * When the log is shorter than its checkpoints, a cause other than a cut tail that this source
+   * can see (a database copied without its -wal file), said beside the finding.
+   */
+  readonly shortfallHint?: string;
+}
+
+/**
+ * A checkpoint file to read as well. One this account cannot read is an error (it may hold the
+ * evidence); one that does not exist is left out, with a warning when the person `named` it.
+ */
+export interface CheckpointFile {
+  path: string;
+  named: boolean;
+}
+
+export interface SourceReport extends VerifyReport {
+  /** The source's name. */
+  source: string;
+}
+
+/** The most checkpoint text held for one verification (a year of busy checkpoints is far less). */
+export const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
+
+export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { checkpointFiles?: CheckpointFile[]; origin?: string; workers?: number } = {}): Promise<SourceReport> {
+  const warnings: string[] = [];
+  const evidence: CheckpointEvidence[] = [];
+  for (const f of opts.checkpointFiles ?? []) {
+    const text = readCheckpointFile(f);
+    if (text !== null) evidence.push({ from: f.path, text });
+    else if (f.named) warnings.push(`the checkpoint file ${f.path} does not exist`);
+  }
+  const own = await src.checkpoints();
+  if (own.length > 0 && evidence.length === 0) {
+    warnings.push(`the checkpoints came from ${src.name} alone: a source that cut the log's tail could leave out the checkpoints that cover it too; give an independent copy (the host's checkpoint file, a syslog export) with --checkpoints FILE`);
+  }
+  evidence.unshift(...own);
+  const bytes = evidence.reduce((n, e) => n + e.text.length, 0);
+  if (bytes > MAX_CHECKPOINT_BYTES) throw new AirlockError('validation', 'too_many_checkpoints', `more than ${MAX_CHECKPOINT_BYTES} bytes of checkpoints`, 'give a shorter checkpoint file (its recent part covers the log)');
+  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}) });
+  // A checkpoint and fewer entries than it covers is verifyLog's one finding about length.
+  if (r.status === 'broken' && r.checkpoint && r.entries < r.checkpoint.size && src.shortfallHint && r.first_broken) {
+    r.first_broken = { ...r.first_broken, reason: `${r.first_broken.reason}, or ${src.shortfallHint}` };
+  }
+  // Without a checkpoint nothing says how long the log should be: a copy missing its -wal looks whole.
+  if (r.status === 'intact' && !r.checkpoint && src.shortfallHint) warnings.push(`no checkpoint was compared, so a log missing its latest entries looks whole: ${src.shortfallHint}`);
+  return { ...r, source: src.name, warnings: [...warnings, ...r.warnings] };
+}
+
+function readCheckpointFile(f: CheckpointFile): string | null {
+  try {
+    return readFileSync(f.path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'EACCES') throw new AirlockError('authorization', 'permission_denied', `permission denied: ${f.path} (this account cannot read the checkpoint file)`, 'give a readable copy with --checkpoints FILE, or run with sudo');
+    throw new AirlockError('validation', 'no_checkpoint_file', `cannot read the checkpoint file ${f.path}: ${code ?? (e as Error).message}`, 'give the checkpoint file or a syslog export with --checkpoints FILE');
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The bodies of `airlock audit verify`, `audit pubkey` and `audit export` (audit.ts declares
+ * them). verify reads the log from one source (a database, a bundle, or the daemon, which any
+ * role may ask) and checks it with one verifier (src/audit/source.ts verifySource); the public
+ * key is always the auditor's own file, never the source's word.
+ */
+import type { Command } from 'commander';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { formatPublicKey, keyIdOf, parsePublicKey } from '../audit/keys.js';
+import { databaseSource } from '../audit/log-file.js';
+import { bundleSource, writeBundle } from '../audit/bundle.js';
+import { verifySource, type AuditSource, type CheckpointFile } from '../audit/source.js';
+import { daemonSource } from '../client/audit-source.js';
+import { socketPath } from '../client/client.js';
+import { AirlockError } from '../protocol/errors.js';
+import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
+import { escapeText } from '../protocol/escape-text.js';
+import { withClient } from './connect.js';
+import { c, printJson, reportError } from './ui.js';
+
+interface VerifyOpts {
+  pubkey: string;
+  db?: string;
+  bundle?: string;
+  checkpoints: string;
+  origin?: string;
+  json?: boolean;
+}
+
+/** Exit status: 0 intact, 1 broken, 2 cannot verify (any error: an unreadable key, database, bundle or daemon). */
+export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
+  const started = process.hrtime.bigint();
+  let report;
+  try {
+    if (o.db !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'give --db or --bundle, not both');
+    const pub = parsePublicKey(readKeyFile(o.pubkey));
+    const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named: cmd.getOptionValueSource('checkpoints') !== 'default' }];
+    const opts = { checkpointFiles, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
+    if (o.db !== undefined) report = await verifySource(databaseSource(o.db, `airlock audit verify --pubkey ${o.pubkey}`), pub, opts);
+    else if (o.bundle !== undefined) report = await verifySource(bundleSource(o.bundle), pub, opts);
+    else report = await withClient(cmd, (cl) => verifySource(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket)), pub, opts));
+  } catch (e) {
+    // Without the daemon there are still the other sources.
+    const unreachable = e instanceof AirlockError && e.code === 'daemon_unreachable';
+    reportError(unreachable ? new AirlockError(e.category, e.code, e.message, `${e.hint ?? 'start the daemon'}; or verify without it: --db ${DEFAULT_STATE_DIR}/airlock.db (as root, or a copy with its -wal file) or --bundle FILE (from \`airlock audit export\`)`) : e, Boolean(o.json));
+    return 2;
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (o.json) printJson({ ...report, elapsed_ms: Math.round(ms) });
+  else {
+    const from = escapeText(report.source);
+    if (report.status === 'intact') {
+      const cp = report.checkpoint;
+      process.stdout.write(`${c.green('intact')}  ${report.entries} entries from ${from}, head ${report.head_hash.slice(0, 16)}…${cp ? `, consistent with the checkpoint of ${cp.ts} (size ${cp.size}, ${cp.origin})` : ''} ${c.dim(`(${ms.toFixed(0)} ms)`)}\n`);
+    } else {
+      const fb = report.first_broken!;
+      process.stdout.write(`${c.red('BROKEN')}  ${fb.seq !== null ? `first broken entry: #${fb.seq}: ` : ''}${escapeText(fb.reason)}\n  ${report.entries} entries of ${from} verified before it\n`);
+    }
+    for (const w of report.warnings) process.stdout.write(`${c.yellow('warning')} ${escapeText(w)}\n`);
+  }
+  return report.status === 'intact' ? 0 : 1;
+}
+
+function readKeyFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new AirlockError('validation', 'bad_pubkey', `no public key file at ${path}`, 'write one with `airlock audit pubkey --out audit.pub` (then compare its key id with the one the host\'s administrator gives you)');
+    if (code === 'EACCES') throw new AirlockError('authorization', 'permission_denied', `permission denied: ${path}`, 'write a copy you can read with `airlock audit pubkey --out audit.pub`');
+    throw new AirlockError('validation', 'bad_pubkey', `cannot read ${path}: ${code ?? (e as Error).message}`);
+  }
+}
+
+/**
+ * `airlock audit pubkey [--out FILE]`: the audit public key from the daemon (or a state
+ * directory), printed, or written to FILE with its key id. An existing FILE holding another
+ * key is refused without --force: replacing the key an auditor trusts must be deliberate.
+ */
+export async function pubkey(o: { out?: string; force?: boolean; stateDir?: string; json?: boolean }, cmd: Command): Promise<number> {
+  const text = o.stateDir ? readFileSync(stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8') : await withClient(cmd, async (cl) => (await cl.call('audit.pubkey')).public_key);
+  const raw = parsePublicKey(text);
+  const keyId = keyIdOf(raw);
+  const from = o.stateDir ? `${o.stateDir}/audit.pub` : 'the daemon';
+  if (o.out === undefined) {
+    if (o.json) printJson({ public_key: formatPublicKey(raw).trim(), key_id: keyId, from });
+    else process.stdout.write(formatPublicKey(raw));
+    return 0;
+  }
+  let held: Buffer | null = null;
+  try {
+    held = parsePublicKey(readFileSync(o.out, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && !o.force) {
+      throw new AirlockError('conflict', 'key_file_differs', `${o.out} exists and does not hold a public key this command can read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'choose another file, or add --force to replace it');
+    }
+  }
+  const same = held !== null && held.equals(raw);
+  if (held !== null && !same && !o.force) {
+    throw new AirlockError('conflict', 'key_file_differs', `${o.out} holds another key (key id ${keyIdOf(held)}), not this log's ${keyId}`, "if the log's key really changed, find out why before you trust the new one; then add --force to replace the file");
+  }
+  if (!same) writeFileSync(o.out, formatPublicKey(raw), { mode: 0o644 });
+  if (o.json) printJson({ path: o.out, public_key: formatPublicKey(raw).trim(), key_id: keyId, from, written: !same });
+  else {
+    process.stdout.write(`${same ? `${escapeText(o.out)} already holds` : `wrote ${escapeText(o.out)}:`} the audit public key of key id ${keyId} (from ${escapeText(from)})\n`);
+    if (!o.stateDir) process.stdout.write(`  this is the daemon's word: compare the key id with the one the host's administrator gives you, then verify with\n  airlock audit verify --pubkey ${escapeText(o.out)}\n`);
+  }
+  return 0;
+}
+
+/**
+ * `airlock audit export --out FILE`: the signed log and its checkpoints in one bundle file
+ * (src/audit/bundle.ts), from the daemon (any role), or with --db from a database this account
+ * can read and the checkpoint file.
+ */
+export async function exportLog(o: { out: string; db?: string; checkpoints: string; force?: boolean; json?: boolean }, cmd: Command): Promise<void> {
+  const write = async (src: AuditSource, publicKey: string | null) => {
+    const n = await writeBundle(src, o.out, { publicKey, force: Boolean(o.force) });
+    if (o.json) return printJson({ path: o.out, source: src.name, ...n });
+    process.stdout.write(`wrote ${escapeText(o.out)}: ${n.entries} entries and ${n.checkpoints} checkpoints from ${escapeText(src.name)}\n`);
+    process.stdout.write(`  verify it anywhere, with no daemon: airlock audit verify --bundle ${escapeText(o.out)} --pubkey audit.pub\n`);
+  };
+  if (o.db === undefined) {
+    return withClient(cmd, async (cl) => write(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket)), (await cl.call('audit.pubkey')).public_key));
+  }
+  const db = databaseSource(o.db, 'airlock audit export --out FILE');
+  const explicit = cmd.getOptionValueSource('checkpoints') !== 'default';
+  const checkpoints = async () => {
+    try {
+      return [{ from: o.checkpoints, text: readFileSync(o.checkpoints, 'utf8') }];
+    } catch (e) {
+      if (!explicit && (e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new AirlockError('validation', 'no_checkpoint_file', `cannot read the checkpoint file ${o.checkpoints}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  };
+  let publicKey: string | null = null;
+  try {
+    publicKey = formatPublicKey(parsePublicKey(readFileSync(join(dirname(o.db), 'audit.pub'), 'utf8'))).trim();
+  } catch {
+    // No key beside the database: the bundle says so (null); the verifier uses the auditor's key anyway.
+  }
+  await write({ ...db, checkpoints }, publicKey);
+}
