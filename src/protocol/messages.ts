@@ -178,6 +178,24 @@ export interface ResultEnvelope {
   error?: WireError;
 }
 
+/**
+ * Sent on the requesting connection while its `execute` runs: output lines as they come,
+ * masked and escaped like the result's (docs/protocol.md, "Output notifications"). It has no
+ * `id`, so a client that does not know it ignores it; the result still carries the output.
+ */
+export interface OutputNotice {
+  type: 'notification';
+  event: 'output';
+  /** The `id` of the execute request this output belongs to. */
+  request_id: string;
+  transaction_id: string;
+  lines: string[];
+  /** Lines left out just before these (the client was behind, or the stream's cap was reached). */
+  not_streamed: number;
+  /** Present (true) on the last notice of the execution. */
+  last?: true;
+}
+
 /** A receipt the daemon minted under a policy rule ("reads" for non-sensitive reads), returned with the preview. */
 export type AutoApprovalGrant = ApprovalGrant & { rule: string; policy_digest: string };
 
