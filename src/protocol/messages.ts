@@ -130,6 +130,21 @@ export interface ShownDiff {
   added: string[];
   /** Lines left out of this view; the digest still covers them. */
   not_shown: number;
+  /**
+   * The same change as `diff -u` shows it, for a file write whose old content the daemon read:
+   * hunks with up to 3 unchanged lines of context around the changes. Absent when the view
+   * would be longer than 200 lines (then `removed` and `added` alone, cut, as above).
+   */
+  hunks?: ShownHunk[];
+}
+
+/** One `@@ -old_start,old_lines +new_start,new_lines @@` hunk; each line starts with ' ', '-', '+', or is `\ No newline at end of file`. */
+export interface ShownHunk {
+  old_start: number;
+  old_lines: number;
+  new_start: number;
+  new_lines: number;
+  lines: string[];
 }
 
 /** Mode (octal, e.g. "0644") and owner a new file or directory gets; an existing file keeps its own. */
