@@ -60,10 +60,15 @@ export function renderResult(r: ResultEnvelope, o: { outputShown?: boolean } = {
   return out.join('\n') + '\n';
 }
 
+/** The longest "what" a history row shows; the whole summary is in `airlock show ID` and --json. */
+const WHAT_WIDTH = 60;
+const short = (s: string) => (s.length > WHAT_WIDTH ? s.slice(0, WHAT_WIDTH - 1) + '…' : s);
+
+/** One row per transaction; "what" is its summary (what changed: "Restart nginx.service", "Authorize ssh-ed25519 key SHA256:…"). */
 export function renderHistory(rows: TransactionView[]): string {
   if (rows.length === 0) return c.dim('no transactions match\n');
   return table(
-    rows.map((r) => [t(r.created_at.replace('T', ' ').slice(0, 19)), t(r.transaction_id), t(r.action_name), riskColour(t(r.risk)), stateColour(t(r.state)), t(r.requested_by), t(r.approved_by ?? '-')]),
-    ['created (UTC)', 'transaction', 'action', 'risk', 'state', 'requested by', 'approved by'],
+    rows.map((r) => [t(r.created_at.replace('T', ' ').slice(0, 19)), t(r.transaction_id), t(r.action_name), riskColour(t(r.risk)), stateColour(t(r.state)), t(r.requested_by), t(r.approved_by ?? '-'), short(t(r.summary))]),
+    ['created (UTC)', 'transaction', 'action', 'risk', 'state', 'requested by', 'approved by', 'what'],
   );
 }
