@@ -494,7 +494,7 @@ export class AirlockService {
       const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
       const out = releaseOutput(run.output, undefined, unmasked);
       out.truncated ||= run.truncated;
-      const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const summary = run.ok ? await this.outcomeSummary(a, params, tx.summary) : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
       const result: ResultEnvelope = {
         transaction_id: tx.id,
         action_name: a.name,
@@ -526,6 +526,20 @@ export class AirlockService {
       return result;
     } finally {
       release();
+    }
+  }
+
+  /**
+   * The summary of a change that succeeded: the action's statement of the state it left
+   * (read from the host again now), or the preview's summary when it has none or the read
+   * fails (the change is done either way; a failed read changes nothing of the outcome).
+   */
+  private async outcomeSummary(a: AnyAction, params: Record<string, unknown>, previewed: string): Promise<string> {
+    if (!a.outcome) return previewed;
+    try {
+      return maskForClient(a.outcome(params, await a.current(params, this.o.host)));
+    } catch {
+      return previewed;
     }
   }
 
