@@ -1,5 +1,5 @@
 /** A user's ~/.ssh/authorized_keys: listing its keys, adding one, removing one. */
-import { sshKeyFingerprint } from '../../../protocol/ssh-fingerprint.js';
+import { sshKeyFingerprint } from '../../lib/ssh-fingerprint.js';
 import { AirlockError } from '../../../protocol/errors.js';
 import { action, type Host, type PasswdEntry } from '../../action.js';
 import { fileScan, fileWrite } from '../../mechanism.js';
