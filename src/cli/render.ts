@@ -37,7 +37,7 @@ export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {})
     if (pc.change !== null) out.push(`  ${c.dim('proposed change')}\n${indent(json(pc.change))}`);
   }
   const changes = [...changeLines(pc.change), ...pc.mechanism.filter((m) => FILE_STEPS.has(m.kind)).flatMap((m) => fileDiff(m))];
-  out.push('', `  ${c.bold('what changes')}`, ...(changes.length ? changes : [`    ${c.dim('nothing beyond the steps below')}`]));
+  out.push('', `  ${c.bold('what changes')}`, ...(changes.length ? changes : [`    ${c.dim(pc.mechanism.every((m) => m.kind === 'fileScan') ? 'nothing: it only reads' : 'nothing beyond the steps below')}`]));
   for (const s of p.side_effects) out.push(`  ${c.yellow('side effect')} ${t(s)}`);
   for (const w of p.warnings) out.push(`  ${c.red('warning')} ${t(w)}`);
   out.push('', `  ${c.bold('how')} ${c.dim('(no shell)')}`, ...pc.mechanism.map((m) => `    ${stepLine(m, verbose)}`));

@@ -6,7 +6,8 @@
  * and the final result still carries the output whatever was streamed.
  *
  * Everything here is bounded and nothing waits for the client: lines are batched (at most
- * STREAM_LINES_PER_NOTE per notification, sent at least every STREAM_FLUSH_MS), at most
+ * STREAM_LINES_PER_NOTE lines and about STREAM_NOTE_CHARS characters per notification, sent
+ * at least every STREAM_FLUSH_MS), at most
  * STREAM_MAX_CHARS are streamed per transaction, and a batch the connection has no room for
  * (the client does not read) is dropped and counted; the next notification that goes out
  * says how many lines were not streamed. The executor only hands chunks over.
@@ -15,6 +16,8 @@ import { MAX_LINE_LENGTH, MAX_OUTPUT_CHARS, outputMaskStream, releaseLine } from
 import type { OutputNotice } from '../protocol/messages.js';
 
 export const STREAM_LINES_PER_NOTE = 100;
+/** Characters per notification, at most (plus one line): a notice stays far below a frame (MAX_FRAME) whatever its lines hold. */
+export const STREAM_NOTE_CHARS = 64 * 1024;
 export const STREAM_FLUSH_MS = 100;
 /** Characters streamed per transaction, at most: what a final result keeps too. */
 export const STREAM_MAX_CHARS = MAX_OUTPUT_CHARS;
@@ -41,6 +44,7 @@ export class OutputStream implements OutputFeed {
   /** Whether the piece being fed so far ends with a newline (a piece ends its own last line, as in releaseOutput). */
   private pieceOpen = false;
   private batch: string[] = [];
+  private batchChars = 0;
   private chars = 0;
   private dropped = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -99,7 +103,8 @@ export class OutputStream implements OutputFeed {
     const { line } = releaseLine(raw);
     this.batch.push(line);
     this.chars += line.length + 1;
-    if (this.batch.length >= STREAM_LINES_PER_NOTE) this.flush(false);
+    this.batchChars += line.length + 1;
+    if (this.batch.length >= STREAM_LINES_PER_NOTE || this.batchChars >= STREAM_NOTE_CHARS) this.flush(false);
     else this.timer ??= setTimeout(() => this.flush(false), STREAM_FLUSH_MS);
   }
 
@@ -109,6 +114,7 @@ export class OutputStream implements OutputFeed {
     if (this.batch.length === 0 && this.dropped === 0 && !last) return;
     const lines = this.batch;
     this.batch = [];
+    this.batchChars = 0;
     if (this.send({ transaction_id: this.transactionId, lines, not_streamed: this.dropped, ...(last ? { last: true as const } : {}) }, last)) this.dropped = 0;
     else this.dropped += lines.length;
   }

@@ -183,6 +183,12 @@ test('streamed output is batched and bounded: lines per notice, characters per t
   a.s.finish();
   assert.equal(a.lines().length, 1000);
   assert.ok(a.notices.every((n) => n.lines.length <= STREAM_LINES_PER_NOTE), 'at most STREAM_LINES_PER_NOTE lines per notice');
+  // Long lines of escaped control characters: each notice stays small enough for a frame.
+  const wide = stream();
+  wide.s.chunk(Array.from({ length: 300 }, () => '\x01'.repeat(5000)).join('\n') + '\n');
+  wide.s.finish();
+  assert.equal(wide.lines().length, 300);
+  assert.ok(wide.notices.every((n) => JSON.stringify(n).length < 256 * 1024), 'every notice far below a frame');
 
   const huge = Array.from({ length: 20_000 }, (_, i) => `${i} ${'y'.repeat(60)}`).join('\n') + '\n';
   const b = stream();
