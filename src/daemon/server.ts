@@ -9,7 +9,9 @@
  * MAX_UNAUTHENTICATED together. A bad frame length closes the connection (the stream can no longer be
  * framed); a bad body gets a typed error. Requests of one connection are taken one per turn of the
  * event loop, and only while it has room (MAX_IN_FLIGHT running, MAX_UNSENT_BYTES of replies unsent),
- * so one client cannot stall the others or grow the daemon.
+ * so one client cannot stall the others or grow the daemon. Besides responses, a connection gets the
+ * output notices of its running executes (output-stream.ts), only while less than
+ * MAX_UNSENT_NOTICE_BYTES of its frames wait unsent.
  */
 import { errorForClient } from './output.js';
 import net from 'node:net';
