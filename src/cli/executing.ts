@@ -17,10 +17,13 @@ export const status = (json: boolean, text: string): void => {
 
 export const exitFor = (r: ResultEnvelope): number => (r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed);
 
-/** Executes `tx` with `receipt`; prints the streamed output and the result unless `json` (then the caller prints). */
-export async function executeShown(cl: AirlockClient, tx: { transaction_id: string; action_name: string; params: Record<string, unknown> }, receipt: string, json: boolean): Promise<ResultEnvelope> {
+/**
+ * Executes `tx` with `receipt`; prints the streamed output and the result unless `json` (then
+ * the caller prints). `announced`: the caller said already that it executes.
+ */
+export async function executeShown(cl: AirlockClient, tx: { transaction_id: string; action_name: string; params: Record<string, unknown> }, receipt: string, json: boolean, o: { announced?: boolean } = {}): Promise<ResultEnvelope> {
   const started = Date.now();
-  status(json, `executing ${escapeText(tx.action_name)} ${tx.transaction_id}...`);
+  if (!o.announced) status(json, `executing ${escapeText(tx.action_name)} ${tx.transaction_id}...`);
   let streamed = 0;
   let gaps = false;
   const onOutput = (n: OutputNotice) => {

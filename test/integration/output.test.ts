@@ -20,6 +20,7 @@ import { frame, hello } from '../support/frames.js';
 import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
 import type { OutputNotice, PreviewResult, ResultEnvelope } from '../../src/protocol/messages.js';
 import { MAX_UNSENT_NOTICE_BYTES } from '../../src/daemon/server.js';
+import { AirlockClient } from '../../src/client/client.js';
 
 let w: World;
 let agent: Principal, human: Principal;
@@ -178,6 +179,26 @@ describe('execute streams its output', () => {
     assert.match(first, /^ {2}\S/, 'streamed output first');
     assert.equal(cli.stdout.split('\n').filter((l) => l === first).length, 1, 'output printed once, not again with the result');
     assert.match(cli.stdout, /^Succeeded List installed packages/m);
+  });
+
+  test('a long job streams its output while it runs: apt-get update, its lines long before its result', async () => {
+    const cl = await AirlockClient.connect(w.d.socket); // root, on the real socket
+    try {
+      const p = await cl.preview('AptUpdate', {});
+      const cara = await w.as('cara', ['airlock-admin', 'airlock-approvers']);
+      const g = await cara.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('cara') });
+      const seen: Array<{ at: number; lines: string[] }> = [];
+      const r = await cl.execute(p.transaction_id, p.action_name, p.params, g.receipt, (n) => seen.push({ at: Date.now(), lines: n.lines }));
+      const done = Date.now();
+      assert.equal(r.state, 'Succeeded', JSON.stringify(r));
+      const first = seen.find((n) => n.lines.length > 0);
+      assert.ok(first, 'output notices came');
+      assert.match(first.lines[0]!, /^(Get|Hit|Ign):\d+ /, 'apt output, as it prints it');
+      assert.ok(done - first.at >= 200, `the first lines came ${done - first.at} ms before the result`);
+      assert.deepEqual(seen.flatMap((n) => n.lines), r.output, 'the same lines as the result');
+    } finally {
+      cl.close();
+    }
   });
 
   test('a client that never reads: the execution finishes, the daemon queues at most its bound of notices, and the rest is counted', async () => {
