@@ -26,6 +26,9 @@ function keyNote(text: string, indent: string): string[] {
   return f ? [`${indent}${c.dim(`key ${t(fingerprintText(f))}`)}`] : [];
 }
 
+/** Fields that name what a change is to, put before its state when it has one. */
+const SUBJECTS = ['unit', 'user', 'group', 'package', 'module', 'interface'];
+
 /**
  * The action's own statement of the change (`proposed_change.change`), field by field:
  * `{from, to}` as `field: from -> to`, `text` as the sentence it is, lists joined, empty
@@ -35,7 +38,13 @@ export function changeLines(change: unknown, indent = '    '): string[] {
   if (change === null || change === undefined) return [];
   if (!isObject(change)) return [`${indent}${oneLine(change)}`, ...(typeof change === 'string' ? keyNote(change, indent + '  ') : [])];
   const out: string[] = [];
+  // What the change is to, with its state: `unit nginx.service: active, running, PID 812 -> restarted`.
+  const subject = SUBJECTS.find((k) => typeof change[k] === 'string');
+  const state = change.state;
+  const joined = subject !== undefined && isObject(state) && 'from' in state && 'to' in state;
+  if (joined) out.push(`${indent}${t(subject)} ${t(change[subject])}: ${oneLine(state.from)} ${c.bold('->')} ${oneLine(state.to)}`);
   for (const [key, v] of Object.entries(change)) {
+    if (joined && (key === subject || key === 'state')) continue;
     const name = t(key.replace(/_/g, ' '));
     if (v === null || v === '' || (Array.isArray(v) && v.length === 0)) continue;
     if (key === 'text' && typeof v === 'string') out.push(`${indent}${t(v)}`);

@@ -135,8 +135,7 @@ test('state changes read field: before -> after; the raw JSON of params, current
   const p = await previewOf([{ kind: 'command', program: 'systemctl', args: ['restart', '--', 'nginx.service'] }], {}, { unit: 'nginx.service', state: { from: 'active, running, PID 812', to: 'active' }, text: 'stops and starts nginx.service', dependents: [] });
   const shown = renderPreview(p);
   assert.match(shown, /^Set sshd MaxAuthTries 3\n {2}SetSshdOption, high risk, needs admin /, 'one line says what, the next which action, its risk and the role it needs');
-  assert.match(shown, /^ {4}state: active, running, PID 812 -> active$/m);
-  assert.match(shown, /^ {4}unit: nginx\.service$/m);
+  assert.match(shown, /^ {4}unit nginx\.service: active, running, PID 812 -> active$/m, 'what it is to, and its state before and after');
   assert.match(shown, /^ {4}run systemctl restart -- nginx\.service$/m, 'the mechanism stays visible');
   assert.doesNotMatch(shown, /dependents/, 'an empty field is left out');
   for (const raw of ['"in_force"', '"option"', '"from"']) assert.ok(!shown.includes(raw), `no raw JSON (${raw}) without verbose`);

@@ -79,7 +79,7 @@ export const restartService = action({
     summary: `Restart ${unit} (${describeState(cur)})`,
     change: {
       unit,
-      state: { from: describeState(cur), to: 'active' },
+      state: { from: describeState(cur), to: isRunning(cur) ? 'restarted (active, with a new main process)' : 'active' },
       text: isRunning(cur) ? changeText('stops and starts', unit, cur, 'restart') : changeText('starts', unit, cur),
       dependents: dependents(cur),
     },
