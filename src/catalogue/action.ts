@@ -144,6 +144,12 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
   /** Refuses (throws AirlockError) when the current state makes the change impossible or unsafe. */
   check?: (params: P, current: S) => void;
   mechanism: (params: P, current: S) => Step[];
+  /**
+   * What the result says after the steps succeeded, from the state `current` reads again then
+   * (a restarted unit's new main PID, not the old one the preview showed). Absent: the
+   * preview's summary.
+   */
+  outcome?: (params: P, after: S) => string;
   /** An example parameter object, used in docs and `airlock describe`. */
   example: P;
 }

@@ -30,12 +30,13 @@ export async function approvable(cl: AirlockClient, id: string): Promise<Transac
   return tx;
 }
 
-export async function approveInteractively(cl: AirlockClient, id: string, quietStdout: boolean): Promise<ApprovalGrant> {
+/** `verbose` (-v): the preview with its JSON and whole digests, as `airlock preview -v` shows it. */
+export async function approveInteractively(cl: AirlockClient, id: string, quietStdout: boolean, o: { verbose?: boolean } = {}): Promise<ApprovalGrant> {
   const tx = await approvable(cl, id);
   const term = Terminal.open();
   try {
     const show = (text: string) => (quietStdout ? term.write(text) : process.stdout.write(text));
-    show('\n' + renderPreview(tx.preview) + '\n');
+    show('\n' + renderPreview(tx.preview, { verbose: o.verbose === true }) + '\n');
     if (tx.your_approval.self_approval) show(c.yellow(`note: this was requested under your own account; your authenticator code is what shows it is you, not the agent.\n`));
     let code = tx.your_approval.second_factor ? await askCode(term) : undefined;
     const p = tx.preview;
@@ -65,9 +66,9 @@ export async function approveInteractively(cl: AirlockClient, id: string, quietS
 const askCode = (term: Terminal) => term.askHidden('Code from your authenticator app (not shown): ').replace(/\s+/g, '');
 
 /** `airlock approve TRANSACTION`: the command; prints the receipt and what the requester runs with it. */
-export async function approve(id: string, opts: { json: boolean }, cmd: Command): Promise<void> {
+export async function approve(id: string, opts: { json: boolean; verbose?: boolean }, cmd: Command): Promise<void> {
   await withClient(cmd, async (cl) => {
-    const grant = await approveInteractively(cl, id, opts.json);
+    const grant = await approveInteractively(cl, id, opts.json, { verbose: Boolean(opts.verbose) });
     if (opts.json) return printJson(grant);
     process.stdout.write(`\n${c.green('approved')} ${grant.transaction_id} by ${grant.approved_by}; valid until ${grant.expires_at}\n`);
     process.stdout.write(`${c.dim('receipt')} ${grant.receipt}\n${c.cyan('next')}  ${grant.executor} runs: airlock execute ${grant.transaction_id} --receipt ${grant.receipt}\n`);

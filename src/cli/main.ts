@@ -58,6 +58,8 @@ Exit codes: 0 ok, 1 action failed (or log broken), 2 usage (or cannot verify),
   );
 
 const jsonOpt = () => new Option('--json', 'print machine-readable JSON');
+/** -v: a preview with the raw JSON of its parameters, current state and change, and whole digests. */
+const verboseOpt = () => new Option('-v, --verbose', 'show the preview with its parameters, the state read from the host and the change as JSON, and whole digests');
 /** `--wait [SECONDS]` (src/cli/wait.ts): wait for a person instead of needing a receipt. */
 const waitOpt = (what: string) => new Option('-w, --wait [seconds]', `${what} (at most SECONDS; without a number, until the preview expires)`);
 const WAIT_HELP = `
@@ -91,6 +93,7 @@ program
   .option(...PARAM_OPTION)
   .option('--params <json>', 'all parameters as one JSON object')
   .addOption(waitOpt('then wait for a person to approve it, and execute it'))
+  .addOption(verboseOpt())
   .addOption(jsonOpt())
   .addHelpText('after', `
 With --wait it goes on: it prints the preview on stderr, says who must approve it and
@@ -102,6 +105,7 @@ program
   .command('show')
   .description('show a transaction: its preview, state and result')
   .argument('<transaction>')
+  .addOption(verboseOpt())
   .addOption(jsonOpt())
   .action(lazy(() => import('./show.js'), 'show'));
 
@@ -109,6 +113,7 @@ program
   .command('approve')
   .description(`approve a previewed transaction: a person in ${APPROVER_GROUP}, as themselves, at a terminal`)
   .argument('<transaction>')
+  .addOption(verboseOpt())
   .addOption(jsonOpt().default(false).argParser(() => true))
   .addHelpText(
     'after',
@@ -160,6 +165,7 @@ program
   .argument('<action>')
   .option(...PARAM_OPTION)
   .option('--params <json>', 'all parameters as one JSON object')
+  .addOption(verboseOpt())
   .addOption(jsonOpt())
   .action(lazy(() => import('./run.js'), 'run'));
 

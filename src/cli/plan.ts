@@ -80,7 +80,6 @@ export async function doFlow(cl: AirlockClient, planner: Planner, intent: string
       return done(results, { step: i + 1, error: err.toWire() }, EXIT[err.category]);
     }
     results.push(r);
-    if (!o.json) process.stdout.write(renderResult(r));
     if (r.state !== 'Succeeded' && r.state !== 'NeedsReboot') {
       await cancelAll(cl, ids.slice(i + 1));
       process.stderr.write(stopLine(i, ids.length, `it ended ${r.state}`));

@@ -5,13 +5,13 @@ import { withClient } from './connect.js';
 import { renderPolicyNotes, renderPreview } from './render.js';
 import { c, printJson } from './ui.js';
 
-export async function preview(name: string, opts: { param: string[]; params?: string; json?: boolean; wait?: unknown }, cmd: Command): Promise<number | void> {
+export async function preview(name: string, opts: { param: string[]; params?: string; json?: boolean; wait?: unknown; verbose?: boolean }, cmd: Command): Promise<number | void> {
   return withClient(cmd, async (cl) => {
     // --wait: preview, say who approves, wait for them, execute (src/cli/wait-flow.ts).
     if (opts.wait !== undefined) return (await import('./wait-flow.js')).previewAndWait(cl, name, buildParams(opts.param, opts.params), { ...opts, wait: opts.wait }, cmd);
     const p = await cl.preview(name, buildParams(opts.param, opts.params));
     if (opts.json) return printJson(p);
-    process.stdout.write(renderPreview(p) + renderPolicyNotes(p.policy_notes));
+    process.stdout.write(renderPreview(p, { verbose: Boolean(opts.verbose) }) + renderPolicyNotes(p.policy_notes));
     if (p.auto_approval) {
       process.stdout.write(`\n${c.green('approved by policy')} (rule ${p.auto_approval.rule}); valid until ${p.auto_approval.expires_at}\n${c.dim('receipt')} ${p.auto_approval.receipt}\n`);
       process.stdout.write(`${c.cyan('next')}  airlock execute ${p.transaction_id} --receipt ${p.auto_approval.receipt}\n`);

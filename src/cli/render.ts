@@ -5,89 +5,50 @@
  * terminal with a control character), before any colour is added.
  */
 import { escapeText } from '../protocol/escape-text.js';
-import type { CommandEntry, MechanismEntry, PreviewEnvelope, ResultEnvelope, ShownDiff, TransactionView } from '../protocol/messages.js';
+import type { PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import { changeLines, fileDiff, stepLine, t } from './preview-plan.js';
 import { c, riskColour, stateColour, table } from './ui.js';
 
 /** Recomputes the digest of what we are about to show, so the approver approves exactly what is on screen. */
 export { previewDigestMatches } from '../protocol/hash.js';
 
-/** One line of text, safe to print. */
-const t = (s: unknown) => escapeText(String(s));
 /** A multi-line block, safe to print (newlines and tabs kept). */
 const block = (s: string) => escapeText(s, 'block');
 const indent = (s: string, n = 4) => s.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
-const show = (v: unknown) => block(typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+const json = (v: unknown) => block(typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+const FILE_STEPS = new Set(['fileWrite', 'filePatch', 'fileDelete']);
 
-export function renderPreview(p: PreviewEnvelope): string {
+/**
+ * A preview as a plan: one line saying what, which action, its risk and the role it needs;
+ * then what changes (the action's statement of it, each file as a unified diff), side effects
+ * and warnings, how (the mechanism, one line per step, never a shell), and what the approval
+ * binds. `verbose` (-v) adds the parameters, the state read from the host and the change as
+ * JSON, and whole digests; --json prints the envelope itself instead.
+ */
+export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {}): string {
+  const verbose = o.verbose === true;
+  const pc = p.proposed_change;
   const out: string[] = [];
   out.push(`${c.bold(t(p.summary))}`);
-  out.push(`  ${c.dim('transaction')} ${t(p.transaction_id)}   ${c.dim('action')} ${t(p.action_name)}   ${c.dim('risk')} ${riskColour(t(p.risk))} ${c.dim(`(needs ${t(p.min_role)})`)}`);
-  out.push(`  ${c.dim('requested by')} ${t(p.requested_by)}   ${c.dim('expires')} ${t(p.expires_at)}`);
-  out.push(`  ${c.dim('parameters')}\n${indent(show(p.params))}`);
-  if (p.current_state !== null) out.push(`  ${c.dim('current state (read from the host now)')}\n${indent(show(p.current_state))}`);
-  const pc = p.proposed_change;
-  if (pc.change !== null) out.push(`  ${c.dim('proposed change')}\n${indent(show(pc.change))}`);
-  out.push(`  ${c.dim('mechanism (no shell)')}\n${pc.mechanism.map((m) => indent(renderStep(m))).join('\n')}`);
-  out.push(`  ${c.dim('mechanism digest')} ${t(pc.digest)}`);
+  out.push(`  ${t(p.action_name)}, ${riskColour(t(p.risk))} risk, needs ${t(p.min_role)}   ${c.dim(`${t(p.transaction_id)}, requested by ${t(p.requested_by)}, expires ${t(p.expires_at.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC'))}`)}`);
+  if (verbose) {
+    out.push(`  ${c.dim('parameters')}\n${indent(json(p.params))}`);
+    if (p.current_state !== null) out.push(`  ${c.dim('current state (read from the host now)')}\n${indent(json(p.current_state))}`);
+    if (pc.change !== null) out.push(`  ${c.dim('proposed change')}\n${indent(json(pc.change))}`);
+  }
+  const changes = [...changeLines(pc.change), ...pc.mechanism.filter((m) => FILE_STEPS.has(m.kind)).flatMap((m) => fileDiff(m))];
+  out.push('', `  ${c.bold('what changes')}`, ...(changes.length ? changes : [`    ${c.dim(pc.mechanism.every((m) => m.kind === 'fileScan') ? 'nothing: it only reads' : 'nothing beyond the steps below')}`]));
   for (const s of p.side_effects) out.push(`  ${c.yellow('side effect')} ${t(s)}`);
   for (const w of p.warnings) out.push(`  ${c.red('warning')} ${t(w)}`);
-  out.push(`  ${c.dim('reboot required')} ${p.reboot_required ? c.red('yes') : 'no'}   ${c.dim('rollback available')} ${p.rollback_available ? 'yes' : 'no'}`);
-  out.push(`  ${c.dim('request hash')} ${t(p.request_hash)}`);
+  out.push('', `  ${c.bold('how')} ${c.dim('(no shell)')}`, ...pc.mechanism.map((m) => `    ${stepLine(m, verbose)}`));
+  const facts = `reboot ${p.reboot_required ? c.red('required') : 'no'}, rollback ${p.rollback_available ? 'yes' : 'no'}`;
+  out.push('', `  ${c.dim(`${facts}; the approval binds mechanism digest ${verbose ? t(pc.digest) : `${t(pc.digest.slice(0, 12))}…`}`)}`);
+  if (verbose) out.push(`  ${c.dim(`request hash ${t(p.request_hash)}, preview digest ${t(p.preview_digest)}`)}`);
   return out.join('\n') + '\n';
 }
 
-/** A command as a person reads argv: words, with the quoting only where a word needs it. */
-const word = (s: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : JSON.stringify(s));
-function commandLine(m: CommandEntry): string {
-  const extras = [
-    m.env ? `env ${Object.entries(m.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : '',
-    m.ok_codes ? `ok exit ${m.ok_codes.join(',')}` : '',
-    m.timeout_ms !== undefined ? `limit ${Math.round(m.timeout_ms / 1000)}s` : '',
-    m.resource ? `needs ${m.resource}` : '',
-    m.unprivileged ? 'as nobody' : '',
-    m.paths?.length ? `paths checked ${m.paths.join(' ')}` : '',
-    m.file ? `fd 3 = ${m.file.path}${m.file.create ? ` (new, ${m.file.create.mode})` : ''}` : '',
-    m.expect ? `${m.expect.path} must still be that file` : '',
-    m.verdict ? `passes only with "${m.verdict.success}"` : '',
-  ].filter(Boolean);
-  return t([m.program, ...m.args].map(word).join(' ')) + (extras.length ? c.dim(`  (${t(extras.join('; '))})`) : '');
-}
-
-/** A mechanism step like `ansible --check --diff`: what it does, its digest, then its lines. */
-function renderStep(m: MechanismEntry): string {
-  switch (m.kind) {
-    case 'command':
-      return `${c.cyan('run')} ${commandLine(m)}${m.undo ? `\n  ${c.dim('undo')} ${commandLine(m.undo)}` : ''}`;
-    case 'fileScan':
-      return `${c.cyan('read')} ${t(m.path)}`;
-    case 'fileDelete':
-      return `${c.cyan('delete')} ${t(m.path)}${m.before ? c.dim(`  (${m.before.bytes} bytes, sha256 ${t(m.before.sha256)})`) : c.dim('  (absent now)')}`;
-    case 'filePatch':
-      return `${c.cyan('patch')} ${t(m.path)}${c.dim(`  (replaces the text below exactly once; sha256 ${t(m.sha256)})`)}\n${renderDiff(m.diff)}`;
-    case 'fileWrite': {
-      const attrs = `new-file mode ${t(m.mode)}${m.owner ? ` owner ${m.owner.uid}:${m.owner.gid}` : ''}${m.parent ? `, creates its directory (mode ${t(m.parent.mode)}${m.parent.owner ? ` owner ${m.parent.owner.uid}:${m.parent.owner.gid}` : ''})` : ''}`;
-      if (m.binds === 'own_lines') {
-        return `${c.cyan('edit')} ${t(m.path)}${c.dim(`  (keeps the lines other programs change meanwhile; approved are these lines: sha256 ${t(m.sha256)}; ${attrs})`)}\n${renderDiff(m.diff)}`;
-      }
-      const was = m.before ? `replaces ${m.before.bytes} bytes (sha256 ${t(m.before.sha256)})` : 'creates it';
-      const diff = m.diff ? renderDiff(m.diff) : `  ${c.dim('(too different from the current file to show line by line)')}`;
-      return `${c.cyan('write')} ${t(m.path)}${c.dim(`  (${m.bytes} bytes, sha256 ${t(m.sha256)}; ${was}; ${attrs})`)}\n${diff}`;
-    }
-    default: // a step this client does not know: shown whole rather than not at all
-      return t(JSON.stringify(m));
-  }
-}
-
-/** A line of a file: tabs kept as they are, everything else escaped, and never a line break. */
-const fileLine = (s: string) => block(s).replace(/\n/g, '\\x0a');
-
-function renderDiff(d: ShownDiff): string {
-  const lines = [...d.removed.map((l) => c.red(`- ${fileLine(l)}`)), ...d.added.map((l) => c.green(`+ ${fileLine(l)}`))];
-  if (d.not_shown > 0) lines.push(c.dim(`… ${d.not_shown} more lines, covered by the digest`));
-  if (lines.length === 0) lines.push(c.dim('(no line changes)'));
-  return lines.map((l) => `  ${l}`).join('\n');
-}
-
+/** A line of output as the daemon sent it (escaped again), indented under the result. */
+export const outputLine = (l: string) => '  ' + block(l);
 
 /**
  * Why the policy did not approve a preview, one line per note ("policy: rule `restart-web`
@@ -98,19 +59,26 @@ export function renderPolicyNotes(notes: readonly string[] | undefined): string 
   if (!notes?.length) return '';
   return '\n' + notes.map((n) => `${c.yellow('note')}  ${t(n)}\n`).join('');
 }
-export function renderResult(r: ResultEnvelope): string {
+
+/** `outputShown`: the output was printed already as it streamed, so only the rest of the result. */
+export function renderResult(r: ResultEnvelope, o: { outputShown?: boolean } = {}): string {
   const out = [`${stateColour(t(r.state))} ${t(r.summary)}  ${c.dim(t(r.transaction_id))}`];
   if (r.needs_reboot) out.push(c.yellow('  the host needs a reboot for this to take effect'));
   if (r.rollback_ref) out.push(c.yellow(`  changes were rolled back (ref ${t(r.rollback_ref)})`));
-  if (r.output.length) out.push(c.dim('  output:'), ...r.output.map((l) => '  ' + block(l)));
+  if (r.output.length && !o.outputShown) out.push(c.dim('  output:'), ...r.output.map(outputLine));
   if (r.output_truncated) out.push(c.dim('  (output truncated)'));
   return out.join('\n') + '\n';
 }
 
+/** The longest "what" a history row shows; the whole summary is in `airlock show ID` and --json. */
+const WHAT_WIDTH = 60;
+const short = (s: string) => (s.length > WHAT_WIDTH ? s.slice(0, WHAT_WIDTH - 1) + '…' : s);
+
+/** One row per transaction; "what" is its summary (what changed: "Restart nginx.service", "Authorize ssh-ed25519 key SHA256:…"). */
 export function renderHistory(rows: TransactionView[]): string {
   if (rows.length === 0) return c.dim('no transactions match\n');
   return table(
-    rows.map((r) => [t(r.created_at.replace('T', ' ').slice(0, 19)), t(r.transaction_id), t(r.action_name), riskColour(t(r.risk)), stateColour(t(r.state)), t(r.requested_by), t(r.approved_by ?? '-')]),
-    ['created (UTC)', 'transaction', 'action', 'risk', 'state', 'requested by', 'approved by'],
+    rows.map((r) => [t(r.created_at.replace('T', ' ').slice(0, 19)), t(r.transaction_id), t(r.action_name), riskColour(t(r.risk)), stateColour(t(r.state)), t(r.requested_by), t(r.approved_by ?? '-'), short(t(r.summary))]),
+    ['created (UTC)', 'transaction', 'action', 'risk', 'state', 'requested by', 'approved by', 'what'],
   );
 }

@@ -5,10 +5,10 @@ import { withClient } from './connect.js';
 import { renderPreview } from './render.js';
 import { c, printJson } from './ui.js';
 
-export async function show(id: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
+export async function show(id: string, opts: { json?: boolean; verbose?: boolean }, cmd: Command): Promise<void> {
   await withClient(cmd, async (cl) => {
     const t = await cl.transaction(id);
     if (opts.json) return printJson(t);
-    process.stdout.write(renderPreview(t.preview) + `  ${c.dim('state')} ${escapeText(t.state)}${t.approved_by ? `   ${c.dim('approved by')} ${escapeText(t.approved_by)}` : ''}\n`);
+    process.stdout.write(renderPreview(t.preview, { verbose: Boolean(opts.verbose) }) + `  ${c.dim('state')} ${escapeText(t.state)}${t.approved_by ? `   ${c.dim('approved by')} ${escapeText(t.approved_by)}` : ''}\n`);
   });
 }

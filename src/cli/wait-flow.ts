@@ -10,12 +10,11 @@ import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
-import type { ResultEnvelope } from '../protocol/messages.js';
-import { renderPolicyNotes, renderPreview, renderResult } from './render.js';
-import { c, EXIT, printJson } from './ui.js';
+import { renderPolicyNotes, renderPreview } from './render.js';
+import { executeShown, exitFor, status } from './executing.js';
+import { c, printJson } from './ui.js';
 import { awaitApproval, waitSeconds, whoApproves } from './wait.js';
 
-const exitFor = (r: ResultEnvelope) => (r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed);
 const say = (json: boolean, text: string) => !json && process.stderr.write(text);
 
 /** `airlock execute ID --wait [SECONDS]`: waits for the approval of one's own transaction, then executes it. */
@@ -26,18 +25,18 @@ export async function executeWhenApproved(cl: AirlockClient, id: string, o: { wa
   if (t.state === 'Previewed') say(json, `waiting for a person to approve ${t.transaction_id} (${escapeText(t.action_name)}, ${t.risk} risk); they run: ${c.bold(`airlock approve ${t.transaction_id}`)}\n`);
   const ok = await awaitApproval(cl, id, { seconds, quiet: json, expiresAt: t.expires_at });
   say(json, `${c.green('approved')} by ${escapeText(ok.approved_by)}; executing ${escapeText(t.action_name)} (${escapeText(t.summary)})...\n`);
-  const r = await cl.execute(id, t.action_name, t.preview.params, ok.receipt);
+  const r = await executeShown(cl, { transaction_id: id, action_name: t.action_name, params: t.preview.params }, ok.receipt, json, { announced: true });
   if (json) printJson(r);
-  else process.stdout.write(renderResult(r));
   return exitFor(r);
 }
 
 /** `airlock preview ACTION --wait [SECONDS]`: the preview, who must approve it and how, the wait, the execution. */
-export async function previewAndWait(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { wait: unknown; json?: boolean }, cmd: Command): Promise<number> {
+export async function previewAndWait(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { wait: unknown; json?: boolean; verbose?: boolean }, cmd: Command): Promise<number> {
   const json = Boolean(o.json);
   const seconds = waitSeconds(o.wait, cmd);
+  status(json, `previewing ${escapeText(action)}...`);
   const p = await cl.preview(action, params);
-  say(json, renderPreview(p) + renderPolicyNotes(p.policy_notes));
+  say(json, renderPreview(p, { verbose: o.verbose === true }) + renderPolicyNotes(p.policy_notes));
   let receipt: string;
   if (p.auto_approval) {
     receipt = p.auto_approval.receipt;
@@ -50,8 +49,7 @@ export async function previewAndWait(cl: AirlockClient, action: string, params: 
     receipt = ok.receipt;
     say(json, `${c.green('approved')} by ${escapeText(ok.approved_by)}\n`);
   }
-  const r = await cl.execute(p.transaction_id, p.action_name, p.params, receipt);
+  const r = await executeShown(cl, p, receipt, json);
   if (json) printJson({ preview: p, result: r });
-  else process.stdout.write(renderResult(r));
   return exitFor(r);
 }

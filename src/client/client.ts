@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader } from '../protocol/framing.js';
 import { DEFAULT_SOCKET } from '../protocol/defaults.js';
-import { PROTOCOL, type WelcomeMessage } from '../protocol/messages.js';
+import { PROTOCOL, type OutputNotice, type WelcomeMessage } from '../protocol/messages.js';
 import type { Method, ParamsArg, ResultOf } from '../protocol/methods.js';
 
 /** Where the daemon is: a Unix socket path, or tcp:HOST:PORT (then a token is needed). */
@@ -22,7 +22,7 @@ function tcpTarget(target: string): { host: string; port: number } | null {
 }
 
 export class AirlockClient {
-  private readonly pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void; notice?: (n: OutputNotice) => void }>();
   private closedError: AirlockError | null = null;
   private constructor(
     private readonly sock: net.Socket,
@@ -81,6 +81,11 @@ export class AirlockClient {
   }
 
   private onMessage(msg: any): void {
+    // A notice belongs to a request still running (docs/protocol.md, "Output notifications"); one for no such request is dropped.
+    if (msg?.type === 'notification') {
+      if (typeof msg.request_id === 'string' && msg.event === 'output' && Array.isArray(msg.lines)) this.pending.get(msg.request_id)?.notice?.(msg as OutputNotice);
+      return;
+    }
     const waiter = typeof msg?.id === 'string' ? this.pending.get(msg.id) : undefined;
     if (!waiter) {
       // An unsolicited error (id null) means the daemon is about to drop us.
@@ -108,7 +113,7 @@ export class AirlockClient {
    * (src/sandbox/principal-worker.ts) and for tests of what the daemon refuses. The result
    * is whatever the daemon answered.
    */
-  callUnchecked(method: string, params: unknown): Promise<unknown> {
+  callUnchecked(method: string, params: unknown, notice?: (n: OutputNotice) => void): Promise<unknown> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = randomBytes(8).toString('hex');
     return new Promise<unknown>((resolve, reject) => {
@@ -119,6 +124,7 @@ export class AirlockClient {
       this.pending.set(id, {
         resolve: (v) => (clearTimeout(timer), resolve(v)),
         reject: (e) => (clearTimeout(timer), reject(e)),
+        ...(notice ? { notice } : {}),
       });
       this.sock.write(encodeFrame({ type: 'request', id, method, params }));
     });
@@ -150,8 +156,9 @@ export class AirlockClient {
   totpReset(user: string) {
     return this.call('totp.reset', { user });
   }
-  execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string) {
-    return this.call('execute', { transaction_id, action_name, params, receipt });
+  /** `onOutput`: called with each output notice while it runs (lines as they come); the result carries the output anyway. */
+  execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string, onOutput?: (n: OutputNotice) => void): Promise<ResultOf<'execute'>> {
+    return this.callUnchecked('execute', { transaction_id, action_name, params, receipt } satisfies ParamsArg<'execute'>[0], onOutput) as Promise<ResultOf<'execute'>>;
   }
   transaction(transaction_id: string) {
     return this.call('transaction.get', { transaction_id });

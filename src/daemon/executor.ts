@@ -21,6 +21,8 @@ import { Slots } from './slots.js';
 import { runContext } from './run-context.js';
 import { checkTrustedPath } from './trusted-path.js';
 import { JobFiles } from './job-files.js';
+import type { OutputFeed } from './output-stream.js';
+import { StringDecoder } from 'node:string_decoder';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /**
@@ -92,20 +94,21 @@ export class Executor {
    * Runs one program. Right before it starts (after waiting for a process slot) its paths
    * are checked again and `verify` runs; `fd` becomes its descriptor 3.
    */
-  async run(step: CommandStep, opts: { fd?: number; verify?: () => Promise<void> } = {}): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
+  async run(step: CommandStep, opts: { fd?: number; verify?: () => Promise<void>; feed?: OutputFeed } = {}): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     const file = this.programPath(step);
     const { lane, principal } = runContext();
     const release = await (lane === 'change' ? this.changeSlots.take() : this.readSlots.take(principal));
     try {
       for (const p of stepPaths(step)) await checkTrustedPath(p);
       await opts.verify?.();
-      return await this.spawnOne(file, step, opts.fd);
+      return await this.spawnOne(file, step, opts.fd, opts.feed);
     } finally {
       release();
     }
   }
 
-  private spawnOne(file: string, step: CommandStep, fd?: number): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
+  /** `feed`: gets standard output as it comes (what the cap keeps), for streaming; it must not throw. */
+  private spawnOne(file: string, step: CommandStep, fd?: number, feed?: OutputFeed): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     return new Promise((resolve, reject) => {
       const child = spawn(file, step.args, {
         env: { ...BASE_ENV, ...(step.env ?? {}) },
@@ -132,7 +135,13 @@ export class Executor {
         sink.push(chunk.subarray(0, room));
         return size + Math.min(room, chunk.length);
       };
-      child.stdout!.on('data', (c: Buffer) => (outBytes = take(out, c, outBytes)));
+      // A chunk may end inside a UTF-8 character: the decoder holds its first bytes for the next one.
+      const live = feed ? new StringDecoder('utf8') : null;
+      child.stdout!.on('data', (c: Buffer) => {
+        const was = outBytes;
+        outBytes = take(out, c, outBytes);
+        if (live && outBytes > was) feed!.chunk(live.write(c.subarray(0, outBytes - was)));
+      });
       child.stderr!.on('data', (c: Buffer) => (errBytes = take(err, c, errBytes)));
       const timer = setTimeout(() => {
         timedOut = true;
@@ -149,6 +158,7 @@ export class Executor {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        if (live) feed!.chunk(live.end());
         resolve({
           code: code ?? (signal ? 128 : 1),
           stdout: Buffer.concat(out).toString('utf8'),
@@ -192,7 +202,7 @@ export class Executor {
    * `filesAsRead` (path -> SHA-256 of the content the approved mechanism was checked against, null: absent):
    * the first write or delete of such a path refuses if the file is no longer that one.
    */
-  async runSteps(steps: Step[], allowFiles: readonly string[], filesAsRead?: ReadonlyMap<string, string | null>): Promise<StepsOutcome> {
+  async runSteps(steps: Step[], allowFiles: readonly string[], filesAsRead?: ReadonlyMap<string, string | null>, feed?: OutputFeed): Promise<StepsOutcome> {
     const output: string[] = [];
     const touched = new Set<string>();
     let truncated = false;
@@ -215,7 +225,8 @@ export class Executor {
               fd = files.fd(step.file.path);
             }
             const expect = step.expect;
-            const r = await this.run(step, { ...(fd === undefined ? {} : { fd }), ...(expect ? { verify: () => files.expect(expect.path, expect.mode) } : {}) });
+            const r = await this.run(step, { ...(fd === undefined ? {} : { fd }), ...(expect ? { verify: () => files.expect(expect.path, expect.mode) } : {}), ...(feed ? { feed } : {}) });
+            feed?.endPiece();
             if (r.stdout) output.push(r.stdout);
             truncated ||= r.truncated;
             if (r.timedOut) throw new AirlockError('execution', 'timeout', `${step.program} did not finish in time and was killed`);
@@ -245,6 +256,8 @@ export class Executor {
             const content = await reads.get(i)!;
             if (content === null) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
             output.push(content.toString('utf8'));
+            feed?.chunk(content.toString('utf8'));
+            feed?.endPiece();
             break;
           }
           case 'fileWrite':

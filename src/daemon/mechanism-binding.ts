@@ -20,8 +20,8 @@ import type { CommandStep, FileWriteStep, Owner, Step } from '../catalogue/mecha
 import { matchesGlob } from '../catalogue/params.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { sha256Hex } from '../protocol/hash.js';
-import type { CommandEntry, FileFacts, FileWriteEntry, MechanismEntry, NewFileAttributes, ProposedChange, ShownDiff } from '../protocol/messages.js';
-import { lineDiff } from './line-diff.js';
+import type { CommandEntry, FileFacts, FileWriteEntry, MechanismEntry, NewFileAttributes, ProposedChange, ShownDiff, ShownHunk } from '../protocol/messages.js';
+import { hunks, lineEdits, type LineEdit } from './line-diff.js';
 
 /** Lines of a content-bound write shown to the approver; the digest covers the rest. */
 export const MAX_SHOWN_DIFF_LINES = 200;
@@ -92,8 +92,9 @@ async function bindStep(a: AnyAction, step: Step, read: (path: string) => Promis
 
 function bindWrite(a: AnyAction, step: FileWriteStep, before: string | null): Bound {
   const attributes = attributesOf(step);
+  const edits = lineEdits(before ?? '', step.content, MAX_OWN_LINES);
+  const own = edits && { removed: edits.filter((e) => e.op === '-').map((e) => e.line), added: edits.filter((e) => e.op === '+').map((e) => e.line) };
   if (rebuildsFile(a, step.path)) {
-    const own = lineDiff(before ?? '', step.content, MAX_OWN_LINES);
     if (own) {
       const { content: _content, ...rest } = step;
       const record = { ...jsonSafe(rest), removed: own.removed, added: own.added };
@@ -104,13 +105,12 @@ function bindWrite(a: AnyAction, step: FileWriteStep, before: string | null): Bo
         ...attributes,
         binds: 'own_lines',
         sha256: sha256Hex(canonicalize(record)),
-        diff: { removed: shownLines(own.removed, show), added: shownLines(own.added, show), not_shown: 0 },
+        diff: { removed: shownLines(own.removed, show), added: shownLines(own.added, show), not_shown: 0, ...shownHunks(edits!, show) },
       };
       return { record, entry };
     }
     // Too large a change to show line by line: bound by its whole content like any other write.
   }
-  const d = lineDiff(before ?? '', step.content, MAX_OWN_LINES);
   const entry: FileWriteEntry = {
     kind: 'fileWrite',
     path: step.path,
@@ -119,7 +119,7 @@ function bindWrite(a: AnyAction, step: FileWriteStep, before: string | null): Bo
     bytes: Buffer.byteLength(step.content, 'utf8'),
     sha256: sha256Hex(step.content),
     before: factsOf(before),
-    diff: d ? capped(shownLines(d.removed), shownLines(d.added)) : null,
+    diff: own ? { ...capped(shownLines(own.removed), shownLines(own.added)), ...shownHunks(edits!) } : null,
   };
   return { record: { ...jsonSafe(step), before: digestOf(before) }, entry };
 }
@@ -160,6 +160,25 @@ function shownLines(lines: string[], show?: (line: string) => string): string[] 
     const shown = show && text.trim() !== '' ? show(text) : text;
     return l.endsWith('\n') ? [shown] : [shown, NO_NEWLINE];
   });
+}
+
+/** Lines of context around each change in `hunks`, as `diff -u` keeps them. */
+export const DIFF_CONTEXT = 3;
+
+/**
+ * The change as `diff -u` hunks, each line shown as shownLines shows it (context lines of a
+ * file whose lines may hold secrets go through `show` too); none when longer than the view's cap.
+ */
+function shownHunks(edits: LineEdit[], show?: (line: string) => string): { hunks?: ShownHunk[] } {
+  const out: ShownHunk[] = [];
+  let size = 0;
+  for (const h of hunks(edits, DIFF_CONTEXT)) {
+    const lines = h.edits.flatMap((e) => shownLines([e.line], show).map((l, i) => (i === 0 ? e.op + l : l)));
+    size += lines.length;
+    if (size > MAX_SHOWN_DIFF_LINES) return {};
+    out.push({ old_start: h.oldStart, old_lines: h.oldLines, new_start: h.newStart, new_lines: h.newLines, lines });
+  }
+  return { hunks: out };
 }
 
 function capped(removed: string[], added: string[]): ShownDiff {

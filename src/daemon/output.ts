@@ -50,6 +50,23 @@ export function maskValueForClient<T>(value: T, counts: MaskCounts = {}): T {
   return maskDeep(value, options, counts).value;
 }
 
+/** A mask stream with the policy's options: what streamed output (output-stream.ts) is masked with, as releaseOutput masks. */
+export function outputMaskStream(): MaskStream {
+  return new MaskStream(options);
+}
+
+/**
+ * One masked line as it leaves the daemon: cut at MAX_LINE_LENGTH (never inside a surrogate
+ * pair, ending with `…`), then escaped: control and bidirectional characters would let output
+ * repaint a terminal or reorder what a person reads. Tab stays (layout only, see
+ * escape-text.ts); the escapes may make a line longer.
+ */
+export function releaseLine(raw: string): { line: string; cut: boolean } {
+  if (raw.length <= MAX_LINE_LENGTH) return { line: escapeText(raw, 'block'), cut: false };
+  const end = /[\ud800-\udbff]/.test(raw[MAX_LINE_LENGTH - 1]!) ? MAX_LINE_LENGTH - 1 : MAX_LINE_LENGTH;
+  return { line: escapeText(raw.slice(0, end) + '…', 'block'), cut: true };
+}
+
 /**
  * `unmasked`: the clear output an approver asked for with an unmasking approval
  * (docs/security.md); it is still capped and escaped, and still counted.
@@ -69,16 +86,8 @@ export function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINES, unm
       truncated = true;
       break;
     }
-    // Cut (never inside a surrogate pair), then escape: control and bidirectional characters
-    // would let output repaint a terminal or reorder what a person reads. Tab stays (layout
-    // only, see escape-text.ts); the escapes may make a line longer.
-    let cut = raw;
-    if (cut.length > MAX_LINE_LENGTH) {
-      const end = /[\ud800-\udbff]/.test(cut[MAX_LINE_LENGTH - 1]!) ? MAX_LINE_LENGTH - 1 : MAX_LINE_LENGTH;
-      cut = cut.slice(0, end) + '…';
-      truncated = true;
-    }
-    const line = escapeText(cut, 'block');
+    const { line, cut } = releaseLine(raw);
+    truncated ||= cut;
     lines.push(line);
     chars += line.length + 1;
   }

@@ -9,14 +9,16 @@
  * MAX_UNAUTHENTICATED together. A bad frame length closes the connection (the stream can no longer be
  * framed); a bad body gets a typed error. Requests of one connection are taken one per turn of the
  * event loop, and only while it has room (MAX_IN_FLIGHT running, MAX_UNSENT_BYTES of replies unsent),
- * so one client cannot stall the others or grow the daemon.
+ * so one client cannot stall the others or grow the daemon. Besides responses, a connection gets the
+ * output notices of its running executes (output-stream.ts), only while less than
+ * MAX_UNSENT_NOTICE_BYTES of its frames wait unsent.
  */
 import { errorForClient } from './output.js';
 import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/framing.js';
-import { PROTOCOL, SERVER_NAME, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
+import { PROTOCOL, SERVER_NAME, type OutputNotice, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
 import { METHODS, type Method, type ResultOf } from '../protocol/methods.js';
 import { ROLE_GROUPS } from '../protocol/risk.js';
 import { native } from './native.js';
@@ -26,6 +28,7 @@ import { entryPrincipal, type AirlockService } from './service.js';
 import { MAX_OUTPUT_LINES } from './output.js';
 import { onBehalfOf } from './run-context.js';
 import { checkpointPage } from './checkpoint-page.js';
+import type { NoticeSink } from './output-stream.js';
 
 /** The hello must arrive within this: a client sends it as soon as it connects. */
 export const FIRST_FRAME_MS = 5_000;
@@ -63,6 +66,12 @@ export const MAX_IN_FLIGHT = 8;
  * full-size frames; a running request may add one reply more each (MAX_IN_FLIGHT of them).
  */
 export const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+/**
+ * Output notices (output-stream.ts) are sent only while less than this waits unsent on the
+ * connection; past it a notice is dropped (and counted in the next one), so a client that does
+ * not read never makes the daemon buffer output, and the executor never waits for it.
+ */
+export const MAX_UNSENT_NOTICE_BYTES = 64 * 1024;
 export const VERSION = '0.1.0';
 
 /**
@@ -71,7 +80,7 @@ export const VERSION = '0.1.0';
  * compile. Parameters arrive as sent; each handler checks them. `signal` aborts when the
  * connection that asked closes (a wait lets go of what it holds then).
  */
-type Handlers = { [M in Method]: (who: Identity, params: Record<string, unknown>, signal: AbortSignal) => Promise<ResultOf<M>> };
+type Handlers = { [M in Method]: (who: Identity, params: Record<string, unknown>, signal: AbortSignal, notice: NoticeSink) => Promise<ResultOf<M>> };
 
 export interface ServerOptions {
   socketPath: string;
@@ -109,7 +118,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     'policy.show': async () => o.service.showPolicy(),
     'policy.reload': (who) => o.service.reloadPolicy(who),
     inbox: (who) => o.service.inbox(who),
-    execute: (who, p) => o.service.execute(who, p),
+    execute: (who, p, _signal, notice) => o.service.execute(who, p, notice),
     cancel: (who, p) => o.service.cancel(who, p),
     history: (who, p) => o.service.history(who, p),
     'audit.pubkey': async () => ({ public_key: o.publicKeyText.trim() }),
@@ -177,6 +186,13 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         void e;
       }
       sock.write(frame);
+    };
+    /** Notices for the request `id` of this connection: sent while it has room, else refused (the caller counts them). */
+    const noticeSink = (id: string): NoticeSink => (notice, last) => {
+      if (sock.destroyed || sock.writableEnded) return false;
+      if (!last && sock.writableLength > MAX_UNSENT_NOTICE_BYTES) return false;
+      send({ type: 'notification', event: 'output', request_id: id, ...notice } satisfies OutputNotice);
+      return true;
     };
     const refuse = (err: AirlockError) => {
       send({ type: 'response', id: null, ok: false, error: errorForClient(err) } satisfies ResponseMessage);
@@ -296,7 +312,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       }
       if (greeted) {
         inFlight++;
-        void dispatch(identity, msg, gone.signal).then((r) => {
+        void dispatch(identity, msg, gone.signal, noticeSink).then((r) => {
           inFlight--;
           send(r);
           pump();
@@ -331,7 +347,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     };
   }
 
-  async function dispatch(who: Identity, msg: unknown, signal: AbortSignal): Promise<ResponseMessage> {
+  async function dispatch(who: Identity, msg: unknown, signal: AbortSignal, notices: (id: string) => NoticeSink): Promise<ResponseMessage> {
     const m = msg as { type?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const id = typeof m?.id === 'string' && m.id.length <= 64 ? m.id : null;
     try {
@@ -346,7 +362,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new AirlockError('validation', 'bad_params', 'params must be an object');
       o.service.authorize(who, m.method as Method);
       // Programs this request runs count against its principal's share of the process slots.
-      const result = await onBehalfOf(String(who.uid), () => handlers[m.method as Method](who, params as Record<string, unknown>, signal));
+      const result = await onBehalfOf(String(who.uid), () => handlers[m.method as Method](who, params as Record<string, unknown>, signal, notices(id)));
       return { type: 'response', id, ok: true, result };
     } catch (e) {
       if (e instanceof AirlockError) {

@@ -27,6 +27,7 @@ import type { Executor } from './executor.js';
 import { principalName, type Identity } from './identity.js';
 import { autoApprovalLane, mayUnmask, isRequester, mayApprove, type ApprovalDecision, mayCall, mayDeny, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, mayWait, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/methods.js';
+import { OutputStream, type NoticeSink } from './output-stream.js';
 import { errorForClient, maskForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
 import { Pseudonyms } from '../mask/pseudonyms.js';
 import { shownParams, shownValue } from './secret-params.js';
@@ -426,7 +427,8 @@ export class AirlockService {
     return r;
   }
 
-  async execute(who: Identity, req: { transaction_id?: unknown; action_name?: unknown; params?: unknown; receipt?: unknown }): Promise<ResultEnvelope> {
+  /** `stream`: where output notices go while it runs (the requesting connection; output-stream.ts). */
+  async execute(who: Identity, req: { transaction_id?: unknown; action_name?: unknown; params?: unknown; receipt?: unknown }, stream?: NoticeSink): Promise<ResultEnvelope> {
     const tx = await this.tx(req.transaction_id);
     const a = this.action(tx.actionName);
     const risk = tx.risk;
@@ -456,13 +458,13 @@ export class AirlockService {
     const unlock = a.readOnly ? () => {} : await this.changes.take();
     try {
       // A change's programs (state readers and steps) take the change lane's slots, which reads cannot fill.
-      return await inLane(a.readOnly ? 'read' : 'change', () => this.executeLocked(who, tx, stored, a, risk, params, receipt));
+      return await inLane(a.readOnly ? 'read' : 'change', () => this.executeLocked(who, tx, stored, a, risk, params, receipt, stream));
     } finally {
       unlock();
     }
   }
 
-  private async executeLocked(who: Identity, tx: TxRecord, stored: PreviewEnvelope, a: AnyAction, risk: Risk, params: Record<string, unknown>, receipt: string): Promise<ResultEnvelope> {
+  private async executeLocked(who: Identity, tx: TxRecord, stored: PreviewEnvelope, a: AnyAction, risk: Risk, params: Record<string, unknown>, receipt: string, stream?: NoticeSink): Promise<ResultEnvelope> {
     // Re-read the host: the mechanism is built from the state at execution time, and a
     // check that no longer holds refuses before the receipt is spent.
     const current = await a.current(params, this.o.host);
@@ -491,12 +493,15 @@ export class AirlockService {
         const why = { already_consumed: 'was already used', expired: 'has expired', not_queued: 'is no longer valid', not_found: 'is unknown', mismatch: 'does not match', consumed: '' }[outcome];
         fail('stale_approval', `receipt_${outcome}`, `the receipt for ${tx.id} ${why}`, 'preview again and ask for a new approval');
       }
-      const run = await this.o.executor.runSteps(steps, a.files, bound.filesAsRead);
-      const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
       const unmasked = stored.unmask === true;
+      // Clear output (an unmasking approval) comes in the result alone, never streamed.
+      const live = stream && !unmasked ? new OutputStream(tx.id, stream) : undefined;
+      const run = await this.o.executor.runSteps(steps, a.files, bound.filesAsRead, live);
+      live?.finish();
+      const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
       const out = releaseOutput(run.output, undefined, unmasked);
       out.truncated ||= run.truncated;
-      const summary = run.ok ? tx.summary : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const summary = run.ok ? await this.outcomeSummary(a, params, tx.summary) : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
       const result: ResultEnvelope = {
         transaction_id: tx.id,
         action_name: a.name,
@@ -528,6 +533,20 @@ export class AirlockService {
       return result;
     } finally {
       release();
+    }
+  }
+
+  /**
+   * The summary of a change that succeeded: the action's statement of the state it left
+   * (read from the host again now), or the preview's summary when it has none or the read
+   * fails (the change is done either way; a failed read changes nothing of the outcome).
+   */
+  private async outcomeSummary(a: AnyAction, params: Record<string, unknown>, previewed: string): Promise<string> {
+    if (!a.outcome) return previewed;
+    try {
+      return maskForClient(a.outcome(params, await a.current(params, this.o.host)));
+    } catch {
+      return previewed;
     }
   }
 

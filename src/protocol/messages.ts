@@ -130,6 +130,21 @@ export interface ShownDiff {
   added: string[];
   /** Lines left out of this view; the digest still covers them. */
   not_shown: number;
+  /**
+   * The same change as `diff -u` shows it, for a file write whose old content the daemon read:
+   * hunks with up to 3 unchanged lines of context around the changes. Absent when the view
+   * would be longer than 200 lines (then `removed` and `added` alone, cut, as above).
+   */
+  hunks?: ShownHunk[];
+}
+
+/** One `@@ -old_start,old_lines +new_start,new_lines @@` hunk; each line starts with ' ', '-', '+', or is `\ No newline at end of file`. */
+export interface ShownHunk {
+  old_start: number;
+  old_lines: number;
+  new_start: number;
+  new_lines: number;
+  lines: string[];
 }
 
 /** Mode (octal, e.g. "0644") and owner a new file or directory gets; an existing file keeps its own. */
@@ -176,6 +191,24 @@ export interface ResultEnvelope {
   output: string[];
   output_truncated: boolean;
   error?: WireError;
+}
+
+/**
+ * Sent on the requesting connection while its `execute` runs: output lines as they come,
+ * masked and escaped like the result's (docs/protocol.md, "Output notifications"). It has no
+ * `id`, so a client that does not know it ignores it; the result still carries the output.
+ */
+export interface OutputNotice {
+  type: 'notification';
+  event: 'output';
+  /** The `id` of the execute request this output belongs to. */
+  request_id: string;
+  transaction_id: string;
+  lines: string[];
+  /** Lines left out just before these (the client was behind, or the stream's cap was reached). */
+  not_streamed: number;
+  /** Present (true) on the last notice of the execution. */
+  last?: true;
 }
 
 /** A receipt the daemon minted under a policy rule ("reads" for non-sensitive reads), returned with the preview. */

@@ -11,7 +11,9 @@ const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 const octalMode = z.string().regex(/^[0-7]{4,6}$/);
 const owner = z.strictObject({ uid: z.number().int().min(0), gid: z.number().int().min(0) }).nullable();
 const facts = z.strictObject({ bytes: z.number().int().min(0), sha256: hex64 });
-const shownDiff = z.strictObject({ removed: z.array(z.string()), added: z.array(z.string()), not_shown: z.number().int().min(0) });
+const count = z.number().int().min(0);
+const shownHunk = z.strictObject({ old_start: count, old_lines: count, new_start: count, new_lines: count, lines: z.array(z.string()) });
+const shownDiff = z.strictObject({ removed: z.array(z.string()), added: z.array(z.string()), not_shown: count, hunks: z.array(shownHunk).optional() });
 const newFile = { mode: octalMode, owner, parent: z.strictObject({ mode: octalMode, owner }).nullable() };
 
 const commandEntry: z.ZodType<CommandEntry> = z.lazy(() =>

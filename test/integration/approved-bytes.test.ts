@@ -61,7 +61,8 @@ describe('a file step bound by its content (sshd drop-in, booted test bed)', () 
     assert.equal(e.bytes, Buffer.byteLength(content));
     assert.deepEqual([e.mode, e.owner, e.parent], ['0644', { uid: 0, gid: 0 }, { mode: '0755', owner: { uid: 0, gid: 0 } }]);
     assert.equal(e.before, null, 'the drop-in does not exist yet');
-    assert.deepEqual(e.diff, { removed: [], added: [...HEADER.split('\n').slice(0, 2), 'MaxAuthTries 4'], not_shown: 0 });
+    const added = [...HEADER.split('\n').slice(0, 2), 'MaxAuthTries 4'];
+    assert.deepEqual(e.diff, { removed: [], added, not_shown: 0, hunks: [{ old_start: 0, old_lines: 0, new_start: 1, new_lines: 3, lines: added.map((l) => '+' + l) }] }, 'a new file: one hunk of added lines');
     assert.match(p.proposed_change.digest, /^[0-9a-f]{64}$/);
   });
 
@@ -93,7 +94,12 @@ describe('a file the action declares it rebuilds at execution (/etc/hosts, overl
     const p = await t.h.agent.call('preview', { action_name: 'AddHostsEntry', params: { ip: '10.77.0.1', names: ['mine.test'] } });
     const e = writeTo(p, '/etc/hosts');
     assert.equal(e.binds, 'own_lines');
-    assert.deepEqual(e.diff, { removed: [], added: ['10.77.0.1\tmine.test'], not_shown: 0 });
+    const { hunks, ...lines } = e.diff;
+    assert.deepEqual(lines, { removed: [], added: ['10.77.0.1\tmine.test'], not_shown: 0 });
+    // The unified view: the file's last (up to) 3 lines as context, then the line added at its end.
+    const now = (await t.h.w.d.box.readFile('/etc/hosts'))!.replace(/\n$/, '').split('\n');
+    const context = now.slice(-3);
+    assert.deepEqual(hunks, [{ old_start: now.length - context.length + 1, old_lines: context.length, new_start: now.length - context.length + 1, new_lines: context.length + 1, lines: [...context.map((l) => ' ' + l), '+10.77.0.1\tmine.test'] }]);
   });
 
   test('another program adding a line meanwhile: it still runs, and both lines are there', async () => {

@@ -176,7 +176,7 @@ describe('what a preview may show before anyone approves', () => {
     const p = await agent.call('preview', { action_name: 'ListAuthorizedKeys', params: { user: 'opsbot' } });
     const shown = JSON.stringify(p);
     assert.ok(!shown.includes('SUPERSECRET123'), shown);
-    assert.match(shown, /ssh-ed25519 …[A-Za-z0-9+/=]{12} attacker@evil \[with options\]/);
+    assert.match(shown, /ssh-ed25519 SHA256:[A-Za-z0-9+/]{43} attacker@evil \[with options\]/);
     assert.equal(p.risk, 'medium', 'reading authorized_keys is a sensitive read');
   });
 

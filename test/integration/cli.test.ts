@@ -253,7 +253,7 @@ describe('airlock CLI', () => {
     const code = await w.codes.code('alice');
     const refused = await atTerminal(human.identity, ['approve', p.transaction_id], [['Code from your authenticator app', code], ['Type the action name', 'yes']]);
     assert.equal(refused.code, 3, refused.out);
-    assert.match(refused.out, /Authorize a ssh-ed25519 key for deploy/);
+    assert.match(refused.out, /Authorize ssh-ed25519 key SHA256:[A-Za-z0-9+/]{43} \(cli@test\) for deploy/);
     assert.match(refused.out, /not approved: the action name was not typed/);
     assert.ok(refused.out.indexOf('Code from your authenticator app') < refused.out.indexOf('Type the action name'), 'the factor is asked before the action name');
     // A mistyped code may be typed again; neither is echoed.

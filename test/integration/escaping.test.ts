@@ -5,6 +5,7 @@
  * action output only as visible escapes (\x1b, \x9b, \u202e); so does agent text quoted
  * in an error; and parameters carrying such characters are refused outright.
  */
+import { sshKeyFingerprint } from '../../src/protocol/ssh-fingerprint.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -79,7 +80,7 @@ describe('host text in previews and output', () => {
     assertClean(p, 'the RemoveAuthorizedKey preview');
     const write = p.proposed_change.mechanism.find((m) => m.kind === 'fileWrite');
     assert.ok(write && write.kind === 'fileWrite' && write.binds === 'own_lines');
-    assert.deepEqual(write.diff.removed, [`ssh-ed25519 …${KEY.slice(-12)} ${ESCAPED}`]);
+    assert.deepEqual(write.diff.removed, [`ssh-ed25519 ${sshKeyFingerprint(KEY)!.sha256} ${ESCAPED}`]);
     await agent.call('cancel', { transaction_id: p.transaction_id });
   });
 });

@@ -118,11 +118,11 @@ test('the CLI renderer prints no raw control or bidirectional character, whateve
     assert.ok(text.includes('\\x1b[2J\\x9b31m\\u202e\\u2066'), `${what} shows the escapes`);
   }
   const shown = renderPreview(rawPreview());
-  assert.match(shown, /^ +\+ raw\\x1b/m, 'file lines are shown diff-style');
+  assert.match(shown, /^ +\+raw\\x1b/m, 'file lines are shown diff-style');
   assert.match(shown, /^ +undo rm /m, 'undo commands are shown');
   const tabbed = rawPreview();
   tabbed.proposed_change.mechanism = [{ kind: 'filePatch', path: '/etc/x', sha256: '0'.repeat(64), diff: { removed: ['a\tb'], added: ['forged\n  warning nothing to see'], not_shown: 0 } }];
   const text = renderPreview(tabbed);
-  assert.match(text, /^ +- a\tb$/m, 'a tab in a file line is shown as a tab');
-  assert.match(text, /^ +\+ forged\\x0a {2}warning nothing/m, 'a newline cannot start a line of its own');
+  assert.match(text, /^ +-a\tb$/m, 'a tab in a file line is shown as a tab');
+  assert.match(text, /^ +\+forged\\x0a {2}warning nothing/m, 'a newline cannot start a line of its own');
 });

@@ -93,7 +93,7 @@ test('a content-bound write shows the sha256 sum of its bytes, its size, mode, o
     bytes: 8,
     sha256: sha256('one\ntwo\n'),
     before: { bytes: 8, sha256: sha256('one\nold\n') },
-    diff: { removed: ['old'], added: ['two'], not_shown: 0 },
+    diff: { removed: ['old'], added: ['two'], not_shown: 0, hunks: [{ old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: [' one', '-old', '+two'] }] },
   });
   // A long new file is shown in part; the rest is counted, and covered by the digest.
   const long = Array.from({ length: MAX_SHOWN_DIFF_LINES + 50 }, (_, i) => `line ${i}\n`).join('');
@@ -101,6 +101,7 @@ test('a content-bound write shows the sha256 sum of its bytes, its size, mode, o
   assert.ok(big.binds === 'content' && big.diff);
   assert.equal(big.diff.added.length, MAX_SHOWN_DIFF_LINES);
   assert.equal(big.diff.not_shown, 50);
+  assert.equal(big.diff.hunks, undefined, 'no hunks when they would be longer than the view');
 });
 
 test('commands are shown with every field that runs, undo included', async () => {
@@ -128,7 +129,8 @@ test("a declared rebuild binds exactly the action's own lines, path, mode and ow
   const preview = await bind(rebuilding, [write('a\nb\nmine\n')], { [path]: 'a\nb\n' });
   const e = preview.mechanism[0] as FileWriteEntry;
   assert.equal(e.binds, 'own_lines');
-  assert.deepEqual(e.diff, { removed: [], added: ['<4 chars>'], not_shown: 0 }, 'shown through the declared showLine');
+  const hunks = [{ old_start: 1, old_lines: 2, new_start: 1, new_lines: 3, lines: [' <1 chars>', ' <1 chars>', '+<4 chars>'] }];
+  assert.deepEqual(e.diff, { removed: [], added: ['<4 chars>'], not_shown: 0, hunks }, 'shown through the declared showLine, context lines too');
   // Another program added and changed lines meanwhile: the rebuilt content keeps them, and the approval still holds.
   assert.equal(await digest(rebuilding, [write('A\nb\ntheirs\nmine\n')], { [path]: 'A\nb\ntheirs\n' }), preview.digest);
   // Its own part differs: another line, a line it would also remove, another mode, owner or parent.

@@ -29,6 +29,7 @@ export const startService = action({
     sideEffects: ['units it requires are started first if they are not running'],
   }),
   mechanism: ({ unit }) => [systemctl('start', unit)],
+  outcome: ({ unit }, after) => `Started ${unit}: now ${describeState(after)}`,
 });
 
 export const stopService = action({
@@ -57,6 +58,7 @@ export const stopService = action({
     warnings: lifelineWarnings('stop', unit, cur),
   }),
   mechanism: ({ unit }) => [systemctl('stop', unit)],
+  outcome: ({ unit }, after) => `Stopped ${unit}: now ${describeState(after)}`,
 });
 
 export const restartService = action({
@@ -77,7 +79,7 @@ export const restartService = action({
     summary: `Restart ${unit} (${describeState(cur)})`,
     change: {
       unit,
-      state: { from: describeState(cur), to: 'active' },
+      state: { from: describeState(cur), to: isRunning(cur) ? 'restarted (active, with a new main process)' : 'active' },
       text: isRunning(cur) ? changeText('stops and starts', unit, cur, 'restart') : changeText('starts', unit, cur),
       dependents: dependents(cur),
     },
@@ -85,6 +87,7 @@ export const restartService = action({
     warnings: lifelineWarnings('restart', unit, cur),
   }),
   mechanism: ({ unit }) => [systemctl('restart', unit)],
+  outcome: ({ unit }, after) => `Restarted ${unit}: now ${describeState(after)}`,
 });
 
 export const reloadService = action({
@@ -108,4 +111,5 @@ export const reloadService = action({
     sideEffects: ['a configuration error may make the service fail or keep its old settings'],
   }),
   mechanism: ({ unit }) => [systemctl('reload', unit)],
+  outcome: ({ unit }, after) => `Reloaded ${unit}: now ${describeState(after)}`,
 });

@@ -1,4 +1,5 @@
 /** A user's ~/.ssh/authorized_keys: listing its keys, adding one, removing one. */
+import { sshKeyFingerprint } from '../../lib/ssh-fingerprint.js';
 import { AirlockError } from '../../../protocol/errors.js';
 import { action, type Host, type PasswdEntry } from '../../action.js';
 import { fileScan, fileWrite } from '../../mechanism.js';
@@ -25,7 +26,7 @@ async function keyFile(user: string, host: Host): Promise<KeyFileState> {
   return { user: entry, path, exists: text !== null, lines: text === null ? [] : text.split('\n').filter((l) => l.trim() !== '') };
 }
 
-/** A key line as the preview shows it: type, a short fingerprint of the blob, comment; options only as a flag. */
+/** A key line as the preview shows it: type, its SHA256 fingerprint (as ssh-keygen -lf prints it), comment; options only as a flag. */
 function describeKeyLine(line: string): string {
   const blob = blobOf(line);
   const fields = line.trim().split(/\s+/);
@@ -33,11 +34,20 @@ function describeKeyLine(line: string): string {
   const type = at > 0 ? fields[at - 1] : '?';
   const comment = at >= 0 ? fields.slice(at + 1).join(' ') : '';
   const options = at > 1 ? ' [with options]' : '';
-  return `${type} …${blob ? blob.slice(-12) : '?'} ${comment}${options}`.trim();
+  // The fingerprint `ssh-keygen -lf` prints for the key, so a person can compare it with their own key file.
+  const fp = sshKeyFingerprint(line);
+  return `${type} ${fp ? fp.sha256 : `…${blob ? blob.slice(-12) : '?'}`} ${comment}${options}`.trim();
 }
 
 /** Shown in previews: what the file holds, never whole lines (forced-command options may carry secrets). */
 const showKeyFile = (cur: KeyFileState) => ({ user: cur.user.name, path: cur.path, exists: cur.exists, keys: cur.lines.map(describeKeyLine) });
+
+/** "ssh-ed25519 key SHA256:… (deploy@laptop)": what a summary, and so history, names a key by. */
+function keyName(key: string): string {
+  const k = parseSshKey(key)!;
+  const fp = sshKeyFingerprint(key);
+  return `${k.type} key${fp ? ` ${fp.sha256}` : ''}${k.comment ? ` (${k.comment})` : ''}`;
+}
 
 const blobOf = (line: string) => line.trim().split(/\s+/).find((f) => /^AAAA[A-Za-z0-9+/]+={0,2}$/.test(f));
 const withNewline = (lines: string[]) => (lines.length ? lines.join('\n') + '\n' : '');
@@ -83,7 +93,7 @@ export const addAuthorizedKey = action({
     }
   },
   preview: ({ user, key }, cur) => ({
-    summary: `Authorize a ${parseSshKey(key)!.type} key for ${user}`,
+    summary: `Authorize ${keyName(key)} for ${user}`,
     change: { file: cur.path, append_line: key, creates_file: !cur.exists },
     sideEffects: [`anyone holding the matching private key can log in as ${user}`],
     warnings: cur.user.uid === 0 ? ['this grants a root login'] : [],
@@ -119,7 +129,7 @@ export const removeAuthorizedKey = action({
     const blob = parseSshKey(key)!.blob;
     const removed = cur.lines.filter((l) => blobOf(l) === blob);
     return {
-      summary: `Revoke a ${parseSshKey(key)!.type} key of ${user}`,
+      summary: `Revoke ${keyName(key)} of ${user}`,
       change: { file: cur.path, remove_lines: removed.map(describeKeyLine) },
       sideEffects: ['open sessions that used this key stay open until they end'],
     };

@@ -1,0 +1,121 @@
+/**
+ * Output streamed to the requester while its `execute` runs (docs/protocol.md, "Output
+ * notifications"): a long apt install shows its progress as it comes instead of after a
+ * minute of silence. It is the final output's twin: the same mask (one MaskStream across
+ * the pieces, as releaseOutput masks them), the same line cut and escape (releaseLine),
+ * and the final result still carries the output whatever was streamed.
+ *
+ * Everything here is bounded and nothing waits for the client: lines are batched (at most
+ * STREAM_LINES_PER_NOTE lines and about STREAM_NOTE_CHARS characters per notification, sent
+ * at least every STREAM_FLUSH_MS), at most
+ * STREAM_MAX_CHARS are streamed per transaction, and a batch the connection has no room for
+ * (the client does not read) is dropped and counted; the next notification that goes out
+ * says how many lines were not streamed. The executor only hands chunks over.
+ */
+import { MAX_LINE_LENGTH, MAX_OUTPUT_CHARS, outputMaskStream, releaseLine } from './output.js';
+import type { OutputNotice } from '../protocol/messages.js';
+
+export const STREAM_LINES_PER_NOTE = 100;
+/** Characters per notification, at most (plus one line): a notice stays far below a frame (MAX_FRAME) whatever its lines hold. */
+export const STREAM_NOTE_CHARS = 64 * 1024;
+export const STREAM_FLUSH_MS = 100;
+/** Characters streamed per transaction, at most: what a final result keeps too. */
+export const STREAM_MAX_CHARS = MAX_OUTPUT_CHARS;
+
+/**
+ * Sends one notice to the requesting connection, or returns false when the connection has no
+ * room (its client is behind) or is gone; `last`: the one that ends the stream, always sent
+ * while the connection is open (one small frame per execute).
+ */
+export type NoticeSink = (notice: Omit<OutputNotice, 'type' | 'request_id' | 'event'>, last: boolean) => boolean;
+
+/** What the executor feeds: each command's standard output (or file read) in chunks, then the end of that piece. */
+export interface OutputFeed {
+  chunk(text: string): void;
+  endPiece(): void;
+}
+
+export class OutputStream implements OutputFeed {
+  private readonly mask = outputMaskStream();
+  /** Masked text after the last complete line. */
+  private partial = '';
+  /** The current line grew past MAX_LINE_LENGTH and was sent cut: the rest of it is skipped. */
+  private skipping = false;
+  /** Whether the piece being fed so far ends with a newline (a piece ends its own last line, as in releaseOutput). */
+  private pieceOpen = false;
+  private batch: string[] = [];
+  private batchChars = 0;
+  private chars = 0;
+  private dropped = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private ended = false;
+
+  constructor(
+    private readonly transactionId: string,
+    private readonly send: NoticeSink,
+  ) {}
+
+  chunk(text: string): void {
+    if (this.ended || text === '') return;
+    this.pieceOpen = !text.endsWith('\n');
+    this.take(this.mask.push(text));
+  }
+
+  endPiece(): void {
+    if (this.pieceOpen) this.chunk('\n');
+    this.pieceOpen = false;
+  }
+
+  /** The end of the execution: what the mask still holds, the last batch, and the count of lines not streamed. */
+  finish(): void {
+    if (this.ended) return;
+    this.take(this.mask.end());
+    if (this.partial !== '') this.line(this.partial);
+    this.partial = '';
+    this.ended = true;
+    this.flush(true);
+  }
+
+  private take(masked: string): void {
+    let text = masked;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
+      const rest = text.slice(0, nl);
+      if (this.skipping) this.skipping = false;
+      else this.line(this.partial + rest);
+      this.partial = '';
+      text = text.slice(nl + 1);
+    }
+    if (this.skipping) return;
+    this.partial += text;
+    // A line longer than a result keeps is sent cut now, not held: the stream holds at most one line.
+    if (this.partial.length > MAX_LINE_LENGTH) {
+      this.line(this.partial);
+      this.partial = '';
+      this.skipping = true;
+    }
+  }
+
+  private line(raw: string): void {
+    if (this.chars >= STREAM_MAX_CHARS) {
+      this.dropped++;
+      return;
+    }
+    const { line } = releaseLine(raw);
+    this.batch.push(line);
+    this.chars += line.length + 1;
+    this.batchChars += line.length + 1;
+    if (this.batch.length >= STREAM_LINES_PER_NOTE || this.batchChars >= STREAM_NOTE_CHARS) this.flush(false);
+    else this.timer ??= setTimeout(() => this.flush(false), STREAM_FLUSH_MS);
+  }
+
+  private flush(last: boolean): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.batch.length === 0 && this.dropped === 0 && !last) return;
+    const lines = this.batch;
+    this.batch = [];
+    this.batchChars = 0;
+    if (this.send({ transaction_id: this.transactionId, lines, not_streamed: this.dropped, ...(last ? { last: true as const } : {}) }, last)) this.dropped = 0;
+    else this.dropped += lines.length;
+  }
+}
