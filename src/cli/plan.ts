@@ -16,7 +16,6 @@ import { plannerFor } from '../planner/choose.js';
 import { DEFAULT_LIMITS, type Planner } from '../planner/contract.js';
 import { checkIntent, planIntent, type PlanView, type StepPreview } from '../planner/door.js';
 import { withClient } from './connect.js';
-import { renderResult } from './render.js';
 import { approveAndExecute } from './run.js';
 import { Terminal } from './terminal.js';
 import { c, EXIT, printJson, riskColour } from './ui.js';
