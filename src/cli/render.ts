@@ -4,6 +4,7 @@
  * again (defence in depth: a daemon of another version, or a bug, must not reach the
  * terminal with a control character), before any colour is added.
  */
+import { catalogueMetadata } from '../protocol/catalogue-metadata.js';
 import { escapeText } from '../protocol/escape-text.js';
 import type { CommandEntry, MechanismEntry, PreviewEnvelope, ResultEnvelope, ShownDiff, TransactionView } from '../protocol/messages.js';
 import { c, riskColour, stateColour, table } from './ui.js';
@@ -27,7 +28,8 @@ export function renderPreview(p: PreviewEnvelope): string {
   if (p.current_state !== null) out.push(`  ${c.dim('current state (read from the host now)')}\n${indent(show(p.current_state))}`);
   const pc = p.proposed_change;
   if (pc.change !== null) out.push(`  ${c.dim('proposed change')}\n${indent(show(pc.change))}`);
-  out.push(`  ${c.dim('mechanism (no shell)')}\n${pc.mechanism.map((m) => indent(renderStep(m))).join('\n')}`);
+  if (p.no_change) out.push(`  ${c.green('no change')} ${c.dim('the desired state already holds: nothing would run')}`);
+  else out.push(`  ${c.dim('mechanism (no shell)')}\n${pc.mechanism.map((m) => indent(renderStep(m))).join('\n')}`);
   out.push(`  ${c.dim('mechanism digest')} ${t(pc.digest)}`);
   for (const s of p.side_effects) out.push(`  ${c.yellow('side effect')} ${t(s)}`);
   for (const w of p.warnings) out.push(`  ${c.red('warning')} ${t(w)}`);
@@ -88,8 +90,12 @@ function renderDiff(d: ShownDiff): string {
   return lines.map((l) => `  ${l}`).join('\n');
 }
 
+/** A change that found its desired state in place: "ok (no change)", as ansible says ok. A read changes nothing either, but is shown as it ran. */
+const noChange = (r: ResultEnvelope) => r.changed === false && r.state === 'Succeeded' && catalogueMetadata().actions.find((a) => a.name === r.action_name)?.read_only === false;
+
 export function renderResult(r: ResultEnvelope): string {
-  const out = [`${stateColour(t(r.state))} ${t(r.summary)}  ${c.dim(t(r.transaction_id))}`];
+  const head = noChange(r) ? c.green('ok (no change)') : stateColour(t(r.state));
+  const out = [`${head} ${t(r.summary)}  ${c.dim(t(r.transaction_id))}`];
   if (r.needs_reboot) out.push(c.yellow('  the host needs a reboot for this to take effect'));
   if (r.rollback_ref) out.push(c.yellow(`  changes were rolled back (ref ${t(r.rollback_ref)})`));
   if (r.output.length) out.push(c.dim('  output:'), ...r.output.map((l) => '  ' + block(l)));

@@ -20,6 +20,11 @@ import { PSEUDONYM_CLASSES, type PseudonymClass } from '../mask/pseudonyms.js';
 export const RULE_MAX_RISK: Risk = 'medium';
 /** The rule id under which the daemon approves non-sensitive reads (`reads = "auto"`; which ones: autoApprovalLane in src/daemon/authz.ts). */
 export const READS_RULE = 'reads';
+/**
+ * The rule id under which the daemon approves a request whose desired state already holds:
+ * its preview says "no change" and nothing runs (autoApprovalLane; docs/security.md says why that is safe).
+ */
+export const NO_CHANGE_RULE = 'no-change';
 
 /**
  * Actions whose effect is to make the host run programs or code chosen elsewhere
@@ -104,10 +109,10 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     riskOverrides.set(name, risk);
   }
   const effectiveRisk = (a: AnyAction) => riskOverrides.get(a.name) ?? a.risk;
-  const seen = new Set<string>([READS_RULE]);
+  const seen = new Set<string>([READS_RULE, NO_CHANGE_RULE]);
   const rules = p.rule.map((rule): Rule => {
     const where = `rule ${rule.id}`;
-    if (seen.has(rule.id)) throw new PolicyError(`${where}: the id is used twice (or is the reserved "${READS_RULE}")`);
+    if (seen.has(rule.id)) throw new PolicyError(`${where}: the id is used twice (or is the reserved "${READS_RULE}" or "${NO_CHANGE_RULE}")`);
     seen.add(rule.id);
     const a = CATALOGUE.get(rule.action);
     if (!a) throw new PolicyError(`${where}: no action named ${rule.action}`);
