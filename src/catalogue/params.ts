@@ -29,7 +29,18 @@ export const LOGIN_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 export const userName = token(LOGIN_NAME, 'user name', 32);
 export const groupName = token(LOGIN_NAME, 'group name', 32);
 export const packageName = token(/^[a-z0-9][a-z0-9+.-]{1,99}$/, 'package name', 100);
-export const unitName = token(/^[A-Za-z0-9:_.@-]{1,240}\.(service|socket|timer|target|path|mount)$/, 'unit name', 250);
+/** Every unit type systemd knows (systemd.unit(5)): a name ending in one of these names its type. */
+const UNIT_TYPE_SUFFIX = /\.(service|socket|device|mount|automount|swap|target|path|timer|slice|scope)$/;
+/** As systemctl reads a unit name: one without a type suffix means NAME.service (`nginx` is nginx.service). */
+export const unitWithType = (name: string): string => (name === '' || UNIT_TYPE_SUFFIX.test(name) ? name : `${name}.service`);
+/**
+ * A unit name, normalised before anything else looks at it: the preview, the request hash and
+ * the log all carry `nginx.service` for `nginx`. Then the allowlist of the types Airlock manages.
+ */
+export const unitName = z.preprocess(
+  (v) => (typeof v === 'string' ? unitWithType(v) : v),
+  token(/^[A-Za-z0-9:_.@-]{1,240}\.(service|socket|timer|target|path|mount)$/, 'unit name', 250),
+);
 export const hostName = token(/^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'host name (one label, RFC 1123)', 63);
 export const fqdn = token(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'host name', 253);
 export const timezone = token(/^(UTC|[A-Z][A-Za-z_+-]*(\/[A-Za-z0-9_+-]+){1,2})$/, 'time zone (Area/City)', 64);
@@ -127,7 +138,7 @@ export function pathMatching(globs: readonly string[], what: string) {
 export const serviceUnit = unitName
   .refine((u) => /\.(service|timer)$/.test(u), 'only .service and .timer units are managed by this family')
   .refine((u) => !/@\.(service|timer)$/.test(u), 'a template unit needs an instance, e.g. getty@tty1.service')
-  .describe('a .service or .timer unit; a template needs its instance (getty@tty1.service)');
+  .describe('a .service or .timer unit; a template needs its instance (getty@tty1.service); a name without a suffix means NAME.service, as systemctl reads it');
 
 /** How many journal lines UnitLogs returns: 1 to 1000, 100 when omitted. */
 export const journalLines = z.number().int().min(1).max(1000);
