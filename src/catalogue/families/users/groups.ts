@@ -90,7 +90,7 @@ export const createGroup = action({
   current: async ({ group }, host) => ({ exists: (await host.groups()).some((g) => g.name === group) }),
   check: ({ group }, cur) => {
     refuseProtectedGroup(group);
-    if (cur.exists) throw new AirlockError('conflict', 'group_exists', `a group named ${group} already exists`);
+    if (cur.exists) return unchanged(`a group named ${group} already exists`);
   },
   preview: ({ group }) => ({
     summary: `Create group ${group}`,
