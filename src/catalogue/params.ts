@@ -29,10 +29,13 @@ export const LOGIN_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 export const userName = token(LOGIN_NAME, 'user name', 32);
 export const groupName = token(LOGIN_NAME, 'group name', 32);
 export const packageName = token(/^[a-z0-9][a-z0-9+.-]{1,99}$/, 'package name', 100);
-/** Every unit type systemd knows (systemd.unit(5)): a name ending in one of these names its type. */
-const UNIT_TYPE_SUFFIX = /\.(service|socket|device|mount|automount|swap|target|path|timer|slice|scope)$/;
-/** As systemctl reads a unit name: one without a type suffix means NAME.service (`nginx` is nginx.service). */
-export const unitWithType = (name: string): string => (name === '' || UNIT_TYPE_SUFFIX.test(name) ? name : `${name}.service`);
+/**
+ * As systemctl reads a unit name: one without a type suffix means NAME.service (`nginx` is
+ * nginx.service). Only a name with no dot at all gets the suffix: systemctl would also turn
+ * `cron.service.d` into `cron.service.d.service`, and a name that looks like something else
+ * is better refused than guessed.
+ */
+export const unitWithType = (name: string): string => (name === '' || name.includes('.') ? name : `${name}.service`);
 /**
  * A unit name, normalised before anything else looks at it: the preview, the request hash and
  * the log all carry `nginx.service` for `nginx`. Then the allowlist of the types Airlock manages.
@@ -138,7 +141,7 @@ export function pathMatching(globs: readonly string[], what: string) {
 export const serviceUnit = unitName
   .refine((u) => /\.(service|timer)$/.test(u), 'only .service and .timer units are managed by this family')
   .refine((u) => !/@\.(service|timer)$/.test(u), 'a template unit needs an instance, e.g. getty@tty1.service')
-  .describe('a .service or .timer unit; a template needs its instance (getty@tty1.service); a name without a suffix means NAME.service, as systemctl reads it');
+  .describe('a .service or .timer unit; a template needs its instance (getty@tty1.service); a name with no suffix (no dot) means NAME.service, as systemctl reads it');
 
 /** How many journal lines UnitLogs returns: 1 to 1000, 100 when omitted. */
 export const journalLines = z.number().int().min(1).max(1000);

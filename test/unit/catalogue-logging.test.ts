@@ -84,7 +84,8 @@ test('JournalQuery parameters: unit, priority, since and lines are allowlists', 
     bad('JournalQuery', { priority: s, lines: 10 });
     bad('JournalQuery', { since: s, lines: 10 });
   }
-  for (const u of ['x*.service', 'x?.service', '[a].service', 'ssh', '-u.service']) bad('JournalQuery', { unit: u, lines: 1 });
+  for (const u of ['x*.service', 'x?.service', '[a].service', 'ssh.bogus', '-u.service']) bad('JournalQuery', { unit: u, lines: 1 });
+  assert.equal((byName('JournalQuery').params.parse({ unit: 'ssh', lines: 1 }) as { unit: string }).unit, 'ssh.service', 'as systemctl reads it');
   for (const s of ['-1', '-1y', '-99999h', '+1h', 'now', 'tomorrow', '1h ago', '2024-02-30', '2024-13-01', '1969-12-31', '2024-01-01 24:00', '2024-01-01 12:60', '2024-01-01Z', '2024-01-01 12:00 UTC', '2024-1-1', ' today', 'today ', '--since=x', '-rf', '-1h;id']) {
     bad('JournalQuery', { since: s, lines: 1 });
   }

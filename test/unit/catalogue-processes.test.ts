@@ -97,9 +97,10 @@ test('pid, signal, by and unit parameters refuse injections and out-of-range val
   for (const bad of [...INJECTIONS, 'CPU', 'rss', undefined]) assert.equal(top.params.safeParse({ by: bad }).success, false, JSON.stringify(bad));
   assert.equal(top.params.safeParse({ by: 'cpu', count: 10 }).success, false, 'no count: ps cannot limit its rows');
   const su = byName('SignalUnit');
-  for (const bad of [...INJECTIONS, ...INJECTIONS.map((s) => `${s}.service`), 'apt-daily.timer', 'getty@.service', 'basic.target', 'nginx']) {
+  for (const bad of [...INJECTIONS, ...INJECTIONS.map((s) => `${s}.service`), 'apt-daily.timer', 'getty@.service', 'basic.target', 'getty@']) {
     assert.equal(su.params.safeParse({ unit: bad, signal: 'HUP' }).success, false, JSON.stringify(bad));
   }
+  assert.equal((su.params.parse({ unit: 'nginx', signal: 'HUP' }) as { unit: string }).unit, 'nginx.service', 'as systemctl reads it');
   for (const bad of [...INJECTIONS, 'control', 'MAIN']) assert.equal(su.params.safeParse({ unit: 'nginx.service', signal: 'HUP', whom: bad }).success, false, JSON.stringify(bad));
   assert.equal(su.params.safeParse({ unit: 'nginx.service', signal: 'HUP', extra: 1 }).success, false);
   assert.equal(byName('SignalProcess').params.safeParse({ pid: 1234, signal: 'TERM', force: true }).success, false);

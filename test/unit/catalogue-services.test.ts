@@ -89,9 +89,10 @@ test('unit parameters refuse injections, other unit types, templates and unknown
     for (const bad of [...INJECTIONS, ...INJECTIONS.map((s) => `${s}.service`), '-x.service', '--help.service', 'a/b.service', '../x.service', 'x*.service', 'x?.service', 'x[1].service', 'x\\x2d.service']) {
       assert.equal(a.params.safeParse({ unit: bad }).success, false, `${name} ${JSON.stringify(bad)}`);
     }
-    for (const other of ['basic.target', 'ssh.socket', 'home.mount', 'x.path', 'nginx', 'getty@.service', 'backup@.timer']) {
+    for (const other of ['basic.target', 'ssh.socket', 'home.mount', 'x.path', 'nginx.bogus', 'getty@.service', 'getty@', 'backup@.timer']) {
       assert.equal(a.params.safeParse({ unit: other }).success, false, `${name} ${other}`);
     }
+    assert.equal((a.params.parse({ unit: 'nginx' }) as { unit: string }).unit, 'nginx.service', `${name}: a name without a suffix is a service`);
     for (const good of ['nginx.service', 'getty@tty1.service', 'apt-daily.timer', 'systemd-journald.service', 'NetworkManager.service']) {
       assert.ok(a.params.safeParse({ unit: good }).success, `${name} ${good}`);
     }

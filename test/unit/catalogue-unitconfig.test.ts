@@ -127,7 +127,8 @@ test('validators refuse injection strings, in every unit parameter', () => {
 
 test('unit parameters: services for drop-ins, timers for timer actions, no templates', () => {
   assert.ok(configurableService.safeParse('getty@tty1.service').success);
-  for (const bad of ['logrotate.timer', 'getty@.service', 'ssh.socket', 'multi-user.target', 'cron', '../cron.service', 'cron.service/x', 'cron.service.d']) assert.equal(configurableService.safeParse(bad).success, false, bad);
+  for (const bad of ['logrotate.timer', 'getty@.service', 'ssh.socket', 'multi-user.target', 'cron.bogus', '../cron.service', 'cron.service/x', 'cron.service.d']) assert.equal(configurableService.safeParse(bad).success, false, bad);
+  assert.equal(configurableService.parse('cron'), 'cron.service', 'as systemctl reads it');
   assert.ok(timerUnit.safeParse(TIMER).success);
   for (const bad of [UNIT, 'e2scrub@.timer', 'fstrim', 'fstrim.timer ']) assert.equal(timerUnit.safeParse(bad).success, false, bad);
   for (const ok of [UNIT, 'ssh.socket', 'multi-user.target', 'srv-data.mount', 'getty@.service']) assert.ok(unitName.safeParse(ok).success, ok);

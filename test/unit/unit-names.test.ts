@@ -41,10 +41,11 @@ test('a name with a type suffix is kept, templates need their instance, and the 
   assert.equal(unitWithType('nginx'), 'nginx.service');
   assert.equal(unitWithType('getty@tty1'), 'getty@tty1.service');
   assert.equal(unitWithType('logrotate.timer'), 'logrotate.timer');
-  assert.equal(unitWithType('foo.bar'), 'foo.bar.service', 'as systemctl: .bar is no unit type');
+  assert.equal(unitWithType('foo.bar'), 'foo.bar', 'a name with a dot is taken as written (and refused when it has no known type)');
+  assert.equal(unitWithType('cron.service.d'), 'cron.service.d', 'a drop-in directory is not guessed into a unit');
   assert.equal(unitWithType('dev-sda1.swap'), 'dev-sda1.swap', 'a type Airlock does not manage is kept, and then refused');
   const restart = CATALOGUE.get('RestartService')!;
-  for (const bad of ['', '-x', 'getty@', '../nginx', 'ngi nx', 'nginx\n', 'dev-sda1.swap', 'a'.repeat(250)]) {
+  for (const bad of ['', '-x', 'getty@', '../nginx', 'ngi nx', 'nginx\n', 'dev-sda1.swap', 'foo.bar', 'cron.service.d', 'a'.repeat(250)]) {
     assert.equal(restart.params.safeParse({ unit: bad }).success, false, JSON.stringify(bad));
   }
   assert.equal(restart.params.safeParse({ unit: 42 }).success, false, 'a number is not normalised into a name');
