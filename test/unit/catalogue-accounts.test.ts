@@ -217,7 +217,7 @@ test('ForcePasswordChange refusals', async () => {
   await refused('ForcePasswordChange', { user: 'zed' }, hostWith(), 'no_such_user');
 });
 
-test('SetUserComment: usermod --comment with the old comment as undo; refuses uid 0 and no change', async () => {
+test('SetUserComment: usermod --comment with the old comment as undo; refuses uid 0; the same comment is no change', async () => {
   const { steps, preview } = await run('SetUserComment', { user: 'alice', comment: "Alice O'Hara" }, hostWith());
   assert.deepEqual(steps, [
     {

@@ -293,7 +293,7 @@ test('later changes apply only the difference; drops go first, accepts last', as
   assert.match(drift.preview.warnings!.join('\n'), /differs from the live table/);
 });
 
-test('nft changes refuse duplicates, loopback, foreign table content and a masked boot unit', async () => {
+test('nft changes: a duplicate is no change; they refuse loopback, foreign table content and a masked boot unit', async () => {
   await assertNoChange(run('AllowPort', { port: 22, protocol: 'tcp' }, world()), /already/);
   await assertNoChange(run('DenySource', { source: '203.0.113.7' }, world()), /already/);
   await refused('DenySource', { source: '127.0.0.0/8' }, world(), 'loopback', 'authorization');

@@ -42,7 +42,7 @@ test('SetHostname writes /etc/hostname then sets the running name, with an undo 
   assert.equal(setHostname.risk, 'medium');
 });
 
-test('SetHostname refuses a no-op and a host whose running name cannot be read', async () => {
+test('SetHostname: the same name is no change; refuses a host whose running name cannot be read', async () => {
   const p = setHostname.params.parse({ hostname: 'vm' });
   const host = hostnameHost('vm');
   await assertNoChange(async () => checked(setHostname, p, await setHostname.current(p, host)), /already/);

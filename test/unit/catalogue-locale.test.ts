@@ -86,7 +86,7 @@ test('SetNtp runs timedatectl set-ntp with the opposite as undo', async () => {
   assert.ok(container.preview.warnings!.some((w) => w.includes('start condition failed')));
 });
 
-test('SetNtp refuses a no-op and a host without an NTP service', async () => {
+test('SetNtp: the same setting is no change; refuses a host without an NTP service', async () => {
   await assertNoChange(run('SetNtp', { enabled: true }, timeHost({ ntp: true, active: 'active' })), /already/);
   await assertNoChange(run('SetNtp', { enabled: false }, timeHost({ ntp: false, unitFile: 'disabled' })), /already/);
   await refused('SetNtp', { enabled: true }, timeHost({ ntp: false, can: false }), 'no_ntp_service');
@@ -193,7 +193,7 @@ test('SetLocale: a line already enabled is not touched again; a duplicated comme
   assert.deepEqual(noGen.steps[0], { kind: 'fileWrite', path: '/etc/locale.gen', content: 'es_ES.UTF-8 UTF-8\n', mode: 0o644 });
 });
 
-test('SetLocale refusals: no-op, unknown locale, missing definition, a SUPPORTED line with a bad charset', async () => {
+test('SetLocale: the same LANG is no change; refusals: unknown locale, missing definition, a SUPPORTED line with a bad charset', async () => {
   await assertNoChange(run('SetLocale', { lang: 'en_US.UTF-8' }, localeHost()), /already/);
   await refused('SetLocale', { lang: 'zz_ZZ.UTF-8' }, localeHost(), 'unknown_locale');
   await refused('SetLocale', { lang: 'xx_XX.UTF-8' }, localeHost(), 'no_locale_definition');

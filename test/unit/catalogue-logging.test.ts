@@ -217,7 +217,7 @@ test('SetJournaldOption writes the drop-in keeping its other options, after rese
   assert.ok(none.preview.warnings!.some((w) => w.includes('drops every log message')));
 });
 
-test('SetJournaldOption refuses a no-op and an option a later drop-in overrides; earlier files do not matter', async () => {
+test('SetJournaldOption: the same value is no change; refuses an option a later drop-in overrides; earlier files do not matter', async () => {
   const text = `${HEADER}Compress=no\n`;
   await assertNoChange(run('SetJournaldOption', { option: 'Compress', value: 'no' }, new LoggingHost({ [DROPIN]: text }, { catConfig: catConfig([DROPIN, text]) })), /already/);
   const later = catConfig(['/usr/lib/systemd/journald.conf.d/10-vendor.conf', '[Journal]\nCompress=yes\n'], [DROPIN, text], ['/etc/systemd/journald.conf.d/99-local.conf', '[Journal]\nSystemMaxUse=1G\n']);

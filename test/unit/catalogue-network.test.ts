@@ -62,7 +62,7 @@ test('AddHostsEntry appends one line and keeps the rest verbatim', async () => {
   assert.equal((fresh.preview.change as { creates_file: boolean }).creates_file, true);
 });
 
-test('AddHostsEntry refuses a duplicate line and localhost names, warns about shadowed names', async () => {
+test('AddHostsEntry: a line that is there is no change; refuses localhost names, warns about shadowed names', async () => {
   await assertNoChange(() => run(addHostsEntry, { ip: '10.0.0.5', names: ['db.internal', 'db'] }), /already/);
   await assertNoChange(() => run(addHostsEntry, { ip: '127.0.1.1', names: ['vm'] }), /already/);
   await refusal(() => run(addHostsEntry, { ip: '10.0.0.9', names: ['localhost'] }), 'protected_name');

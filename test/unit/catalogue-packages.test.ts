@@ -219,7 +219,7 @@ test('RemovePackage pins the installed version and refuses protected, essential 
   assert.equal((await refusal('RemovePackage', { package: 'hello' }, held)).code, 'held');
 });
 
-test('Hold and Unhold use apt-mark with the opposite as undo, and refuse no-ops', async () => {
+test('Hold and Unhold use apt-mark with the opposite as undo; a no-op is no change', async () => {
   const free = aptHost({ installed: { hello: ['2.10-3', 'install', 'no', 'optional'] } });
   const hold = { kind: 'command', program: 'apt-mark', args: ['hold', '--', 'hello'], resource: 'dpkg' };
   const unhold = { kind: 'command', program: 'apt-mark', args: ['unhold', '--', 'hello'], resource: 'dpkg' };

@@ -583,7 +583,7 @@ test('firewalld zones and rich rules are read as firewalld prints them', () => {
   }
 });
 
-test('firewalld changes refuse no-ops, missing rules and anything that could cut SSH off', async () => {
+test('firewalld changes: a no-op is no change; they refuse missing rules and anything that could cut SSH off', async () => {
   await assertNoChange(run('AllowPort', { port: 443, protocol: 'tcp' }, machine('fedora', { zone: { ports: ['443/tcp'] } })), /already/);
   await refused('DenyPort', { port: 22, protocol: 'tcp' }, machine('fedora'), 'would_lock_out', 'authorization');
   await refused('DenySource', { source: '198.51.100.0/24' }, machine('rhel', { sessions: '0 0 10.1.2.3:22 198.51.100.20:50111\n' }), 'would_lock_out');

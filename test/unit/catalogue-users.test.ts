@@ -451,14 +451,14 @@ describe('users refusals', () => {
     await refused('SetAccountExpiry', { user: 'alice', date: 'never' }, 'no_shadow_entry', badExpiry);
   });
 
-  it('SetUserShell and SetAccountExpiry refuse no-ops and missing shells', async () => {
+  it('SetUserShell and SetAccountExpiry: a no-op is no change; a missing shell is refused', async () => {
     await assertNoChange(plan('SetUserShell', { user: 'alice', shell: '/bin/bash' }), /already/);
     await refused('SetUserShell', { user: 'alice', shell: '/bin/false' }, 'shell_missing', { ...fakeHost(), stat: async () => null });
     await assertNoChange(plan('SetAccountExpiry', { user: 'alice', date: 'never' }), /already/);
     await assertNoChange(plan('SetAccountExpiry', { user: 'bob', date: '2031-01-02' }), /already/);
   });
 
-  it('membership changes refuse when there is nothing to change', async () => {
+  it('membership changes that would change nothing are no change; a primary group is refused', async () => {
     await assertNoChange(plan('AddUserToGroup', { user: 'bob', group: 'users' }), /already/);
     await assertNoChange(plan('AddUserToGroup', { user: 'alice', group: 'alice' }), /already/);
     await assertNoChange(plan('RemoveUserFromGroup', { user: 'alice', group: 'users' }), /not|no /);
