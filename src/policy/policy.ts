@@ -184,6 +184,7 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   const warnings: string[] = [];
   lines.push(policy.source === 'default' ? 'no policy file: the built-in default applies' : `policy ${policy.digest}`);
   lines.push(policy.reads === 'auto' ? `reads: low-risk reads declared non-sensitive are approved by the daemon (rule "${READS_RULE}"); sensitive reads wait for a person, and so do reads that reach the network when a token principal asks` : 'reads: every read waits for a person');
+  lines.push(`no change: a change whose desired state already holds is approved by the daemon (rule "${NO_CHANGE_RULE}"), at any risk: nothing runs`);
   lines.push(`second factor: TOTP code required from ${policy.secondFactorFrom} risk up`);
   for (const [name, risk] of policy.riskOverrides) lines.push(`risk: ${name} raised from ${CATALOGUE.get(name)!.risk} to ${risk}`);
   if (policy.unattended.length) lines.push(`unattended (propose only, never approved): ${policy.unattended.join(', ')}`);
