@@ -141,8 +141,15 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
    */
   shown?: (current: S) => unknown;
   preview: (params: P, current: S) => PreviewParts;
-  /** Refuses (throws AirlockError) when the current state makes the change impossible or unsafe. */
-  check?: (params: P, current: S) => void;
+  /**
+   * Refuses (throws AirlockError) when the current state makes the change impossible or
+   * unsafe; returns `unchanged(reason)` when the desired state already holds (an installed
+   * package, a key that is there, a stopped unit to stop). Then nothing runs: the preview
+   * says "no change: reason" with no mechanism, and the result is Succeeded with
+   * `changed: false`, as apt and Ansible report "ok". A different thing in the way (another
+   * key under the name, a file with other content) is a conflict, never unchanged.
+   */
+  check?: (params: P, current: S) => Unchanged | void;
   mechanism: (params: P, current: S) => Step[];
   /**
    * What the result says after the steps succeeded, from the state `current` reads again then
@@ -173,6 +180,13 @@ export type ActionDeclaration<P extends Record<string, unknown>, S> = Omit<Actio
 export function action<P extends Record<string, unknown>, S>(d: ActionDeclaration<P, S>): ActionSpec<P, S> {
   return { ...d, reboot: d.reboot ?? false, rollback: d.rollback ?? false, platforms: d.platforms ?? DEBIAN_LIKE };
 }
+
+/** What check() returns when the desired state already holds; the one way an action says so. */
+export interface Unchanged {
+  readonly unchanged: string;
+}
+/** `reason` says what already holds, for a person: "nginx 1.22 is already installed". */
+export const unchanged = (reason: string): Unchanged => ({ unchanged: reason });
 
 /** Helper for read actions: current state is nothing to speak of, preview says what is read. */
 export const nothingToRead = async (): Promise<null> => null;

@@ -35,7 +35,21 @@ const LOGIN_CHARS = 'a lower-case letter or _, then lower-case letters, digits, 
 export const userName = token(LOGIN_NAME, 'user name', 32, `a user name (${LOGIN_CHARS}, e.g. alice)`);
 export const groupName = token(LOGIN_NAME, 'group name', 32, `a group name (${LOGIN_CHARS}, e.g. developers)`);
 export const packageName = token(/^[a-z0-9][a-z0-9+.-]{1,99}$/, 'package name', 100, 'a package name (lower-case letters, digits and + . -, 2 to 100 characters, starting with a letter or digit, e.g. nginx)');
-export const unitName = token(/^[A-Za-z0-9:_.@-]{1,240}\.(service|socket|timer|target|path|mount)$/, 'unit name', 250, 'a systemd unit name (letters, digits and : _ . @ -, up to 250 characters, ending in .service, .socket, .timer, .target, .path or .mount, e.g. nginx.service)');
+/**
+ * As systemctl reads a unit name: one without a type suffix means NAME.service (`nginx` is
+ * nginx.service). Only a name with no dot at all gets the suffix: systemctl would also turn
+ * `cron.service.d` into `cron.service.d.service`, and a name that looks like something else
+ * is better refused than guessed.
+ */
+export const unitWithType = (name: string): string => (name === '' || name.includes('.') ? name : `${name}.service`);
+/**
+ * A unit name, normalised before anything else looks at it: the preview, the request hash and
+ * the log all carry `nginx.service` for `nginx`. Then the allowlist of the types Airlock manages.
+ */
+const UNIT_ACCEPTS = 'a systemd unit name (letters, digits and : _ . @ -, up to 250 characters, ending in .service, .socket, .timer, .target, .path or .mount; a name with no dot means NAME.service, e.g. nginx)';
+export const unitName = z
+  .preprocess((v) => (typeof v === 'string' ? unitWithType(v) : v), token(/^[A-Za-z0-9:_.@-]{1,240}\.(service|socket|timer|target|path|mount)$/, 'unit name', 250, UNIT_ACCEPTS))
+  .describe(UNIT_ACCEPTS);
 export const hostName = token(/^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'host name (one label, RFC 1123)', 63, 'a host name of one label (lower-case letters, digits and -, up to 63 characters, not starting or ending with -, e.g. web1)');
 export const fqdn = token(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'host name', 253, 'a host name (labels of lower-case letters, digits and - separated by dots, up to 253 characters, e.g. web1.example.com)');
 export const timezone = token(/^(UTC|[A-Z][A-Za-z_+-]*(\/[A-Za-z0-9_+-]+){1,2})$/, 'time zone (Area/City)', 64, 'a time zone, UTC or Area/City, e.g. Europe/Berlin');
@@ -134,7 +148,7 @@ export function pathMatching(globs: readonly string[], what: string) {
 export const serviceUnit = unitName
   .refine((u) => /\.(service|timer)$/.test(u), 'only .service and .timer units are managed by this family')
   .refine((u) => !/@\.(service|timer)$/.test(u), 'a template unit needs an instance, e.g. getty@tty1.service')
-  .describe('a .service or .timer unit; a template needs its instance (getty@tty1.service)');
+  .describe('a .service or .timer unit; a template needs its instance (getty@tty1.service); a name with no suffix (no dot) means NAME.service, as systemctl reads it');
 
 /** How many journal lines UnitLogs returns: 1 to 1000, 100 when omitted. */
 export const journalLines = z.number().int().min(1).max(1000);

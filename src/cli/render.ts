@@ -4,6 +4,7 @@
  * again (defence in depth: a daemon of another version, or a bug, must not reach the
  * terminal with a control character), before any colour is added.
  */
+import { catalogueMetadata } from '../protocol/catalogue-metadata.js';
 import { escapeText } from '../protocol/escape-text.js';
 import type { PreviewEnvelope, ResultEnvelope, TransactionView } from '../protocol/messages.js';
 import { changeLines, fileDiff, stepLine, t } from './preview-plan.js';
@@ -37,7 +38,8 @@ export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {})
     if (pc.change !== null) out.push(`  ${c.dim('proposed change')}\n${indent(json(pc.change))}`);
   }
   const changes = [...changeLines(pc.change), ...pc.mechanism.filter((m) => FILE_STEPS.has(m.kind)).flatMap((m) => fileDiff(m))];
-  out.push('', `  ${c.bold('what changes')}`, ...(changes.length ? changes : [`    ${c.dim(pc.mechanism.every((m) => m.kind === 'fileScan') ? 'nothing: it only reads' : 'nothing beyond the steps below')}`]));
+  const nothing = p.no_change ? `${c.green('no change')} ${c.dim('the desired state already holds: nothing would run')}` : c.dim(pc.mechanism.every((m) => m.kind === 'fileScan') ? 'nothing: it only reads' : 'nothing beyond the steps below');
+  out.push('', `  ${c.bold('what changes')}`, ...(changes.length ? changes : [`    ${nothing}`]));
   for (const s of p.side_effects) out.push(`  ${c.yellow('side effect')} ${t(s)}`);
   for (const w of p.warnings) out.push(`  ${c.red('warning')} ${t(w)}`);
   out.push('', `  ${c.bold('how')} ${c.dim('(no shell)')}`, ...pc.mechanism.map((m) => `    ${stepLine(m, verbose)}`));
@@ -60,9 +62,13 @@ export function renderPolicyNotes(notes: readonly string[] | undefined): string 
   return '\n' + notes.map((n) => `${c.yellow('note')}  ${t(n)}\n`).join('');
 }
 
+/** A change that found its desired state in place: "ok (no change)", as ansible says ok. A read changes nothing either, but is shown as it ran. */
+const noChange = (r: ResultEnvelope) => r.changed === false && r.state === 'Succeeded' && catalogueMetadata().actions.find((a) => a.name === r.action_name)?.read_only === false;
+
 /** `outputShown`: the output was printed already as it streamed, so only the rest of the result. */
 export function renderResult(r: ResultEnvelope, o: { outputShown?: boolean } = {}): string {
-  const out = [`${stateColour(t(r.state))} ${t(r.summary)}  ${c.dim(t(r.transaction_id))}`];
+  const head = noChange(r) ? c.green('ok (no change)') : stateColour(t(r.state));
+  const out = [`${head} ${t(r.summary)}  ${c.dim(t(r.transaction_id))}`];
   if (r.needs_reboot) out.push(c.yellow('  the host needs a reboot for this to take effect'));
   if (r.rollback_ref) out.push(c.yellow(`  changes were rolled back (ref ${t(r.rollback_ref)})`));
   if (r.output.length && !o.outputShown) out.push(c.dim('  output:'), ...r.output.map(outputLine));

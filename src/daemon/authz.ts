@@ -252,9 +252,13 @@ export function mayUnmask(who: Caller, action: { name: string; readOnly: boolean
  * policy keeps `reads = "auto"`; a read that reaches the network also needs a principal the
  * kernel named (a token principal, over TCP or vsock, asks a person before it uses this
  * host's place on the network). Otherwise the exact rules, except for an unattended
- * principal, which only proposes. `null`: a person decides.
+ * principal, which only proposes. A change whose desired state already holds (its preview says
+ * "no change") gets the no-change lane. `null`: a person decides.
  */
-export function autoApprovalLane(who: Caller, action: ActionNature, risk: Risk, reads: 'auto' | 'ask'): 'reads' | 'rules' | null {
+export function autoApprovalLane(who: Caller, action: ActionNature, risk: Risk, reads: 'auto' | 'ask', noChange = false): 'no_change' | 'reads' | 'rules' | null {
+  // Nothing runs for a no-change preview (src/daemon/plan.ts), so no person's consent is at
+  // stake, at any risk and for any principal: docs/security.md, "No change".
+  if (noChange && !action.readOnly) return 'no_change';
   if (reads === 'auto' && risk === 'low' && action.readOnly && !action.sensitive && !(action.reachesNetwork && who.via === 'token')) return 'reads';
   return who.unattended ? null : 'rules';
 }

@@ -33,11 +33,12 @@ import { Pseudonyms } from '../mask/pseudonyms.js';
 import { shownParams, shownValue } from './secret-params.js';
 import { countsForLog, type MaskCounts } from '../mask/mask.js';
 import { bindMechanism } from './mechanism-binding.js';
+import { planOf } from './plan.js';
 import { isUnattendedProposal, storedFlags, storedPreview } from './stored-preview.js';
 import { Slots } from './slots.js';
 import { inLane } from './run-context.js';
 import { refuseSpentCode, type SecondFactor } from './second-factor.js';
-import { matchingRule, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
+import { matchingRule, NO_CHANGE_RULE, READS_RULE, type Policy, type Rule } from '../policy/policy.js';
 import { loadPolicyFile } from './policy-file.js';
 import { RefusalLog } from './refusals.js';
 import { TokenTable } from './tokens.js';
@@ -207,9 +208,8 @@ export class AirlockService {
     const hash = requestHash(a.name, params);
     const proposal = req.proposal_id === undefined ? null : await this.proposal(who, req.proposal_id, a.name);
     const current = await a.current(params, this.o.host);
-    a.check?.(params, current);
-    const parts = a.preview(params, current);
-    const steps = a.mechanism(params, current);
+    const plan = planOf(a, params, current);
+    const { parts, steps } = plan;
     await this.o.executor.checkPaths(steps); // a path handed to a program by name must be safe before anyone is asked
     const bound = await bindMechanism(a, parts.change, steps, this.o.host);
     const created = this.now();
@@ -235,6 +235,7 @@ export class AirlockService {
       rollback_available: a.rollback,
       warnings,
       requested_by: escapeText(principalName(who)),
+      ...(plan.changed ? {} : { no_change: true as const }),
       ...(this.isUnattended(who) ? { unattended: true as const } : {}),
       ...(unmask ? { unmask: true as const } : {}),
       ...(proposal ? { from_proposal: proposal.id } : {}),
@@ -292,11 +293,11 @@ export class AirlockService {
   private async autoApprove(who: Identity, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<{ grant: AutoApproval } | { notes: string[] }> {
     const policy = this.policy;
     const caller = this.caller(who);
-    const lane = autoApprovalLane(caller, a, risk, policy.reads);
+    const lane = autoApprovalLane(caller, a, risk, policy.reads, p.no_change === true);
     const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
     // Not for the policy to approve: the preview says which rules came close, and why not.
     if (!lane || (lane === 'rules' && !rule)) return { notes: laneNotes(policy, caller, a, risk, lane, p.params, (n, v) => shownValue(a, n, v)) };
-    const ruleId = rule?.id ?? READS_RULE;
+    const ruleId = rule?.id ?? (lane === 'no_change' ? NO_CHANGE_RULE : READS_RULE);
     const approver = `policy:${ruleId}`;
     const claims = { transactionId: p.transaction_id, requestHash: p.request_hash, approver, executor: principalName(who), expiresAt: iso(now + this.o.receiptTtlMs) };
     const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
@@ -468,14 +469,15 @@ export class AirlockService {
     // Re-read the host: the mechanism is built from the state at execution time, and a
     // check that no longer holds refuses before the receipt is spent.
     const current = await a.current(params, this.o.host);
-    a.check?.(params, current);
-    const steps = a.mechanism(params, current);
+    const plan = planOf(a, params, current);
+    const { steps } = plan;
     // What runs must be what was approved: the change and every byte of the mechanism rebuilt
     // from the host as it is now must hash as the previewed ones did (LACS §5,
-    // mechanism-binding.ts), or the receipt stays unspent.
+    // mechanism-binding.ts), or the receipt stays unspent. An approved "no change" that
+    // would now change something is stale too: nobody approved that change.
     const approved = stored.proposed_change.digest;
-    const bound = await bindMechanism(a, a.preview(params, current).change, steps, this.o.host);
-    if (bound.proposed.digest !== approved) {
+    const bound = await bindMechanism(a, plan.parts.change, steps, this.o.host);
+    if (bound.proposed.digest !== approved || plan.changed !== (stored.no_change !== true)) {
       fail('stale_approval', 'state_changed', `the host changed since ${tx.id} was previewed, so the change would differ from the approved one; the receipt was not used`, 'preview again and have the new preview approved');
     }
     const release = this.o.executor.claim(steps);
@@ -498,17 +500,20 @@ export class AirlockService {
       const live = stream && !unmasked ? new OutputStream(tx.id, stream) : undefined;
       const run = await this.o.executor.runSteps(steps, a.files, bound.filesAsRead, live);
       live?.finish();
-      const state: JobState = run.ok ? (a.reboot ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
+      const state: JobState = run.ok ? (a.reboot && plan.changed ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
+      // Whether the host was (or, for a failed job, may have been) changed: a read and a no-change change nothing.
+      const changed = plan.changed && !a.readOnly;
       const out = releaseOutput(run.output, undefined, unmasked);
       out.truncated ||= run.truncated;
-      const summary = run.ok ? await this.outcomeSummary(a, params, tx.summary) : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const summary = run.ok ? (plan.changed ? await this.outcomeSummary(a, params, tx.summary) : tx.summary) : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
       const result: ResultEnvelope = {
         transaction_id: tx.id,
         action_name: a.name,
         request_hash: tx.requestHash,
         state,
         summary,
-        needs_reboot: run.ok && a.reboot,
+        needs_reboot: state === 'NeedsReboot',
+        changed,
         rollback_ref: run.rolledBack ? tx.id : null,
         output: out.lines,
         output_truncated: out.truncated,
@@ -517,10 +522,11 @@ export class AirlockService {
       await this.o.store.finish(
         tx.id,
         state,
-        { state, summary, needs_reboot: result.needs_reboot, rollback_ref: result.rollback_ref, error: (run.error ? errorForClient(run.error) : null) },
+        { state, summary, needs_reboot: result.needs_reboot, changed, rollback_ref: result.rollback_ref, error: (run.error ? errorForClient(run.error) : null) },
         this.now(),
         this.entry('outcome', who, a.name, risk, tx.requestHash, tx.id, {
           state,
+          changed,
           error_category: run.error?.category ?? null,
           error_code: run.error?.code ?? null,
           rolled_back: run.rolledBack,

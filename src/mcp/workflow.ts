@@ -47,7 +47,8 @@ the chat approves anything.
    current state, the exact change and mechanism, side effects, warnings, and its
    approval state:
    - *approved by policy*: the host's policy approved it (by default: reads that
-     show nothing sensitive). It can run at once.
+     show nothing sensitive, and steps whose preview says "no change": the
+     desired state already holds, nothing runs). It can run at once.
    - *waiting for a person*: a person in \`${APPROVER_GROUP}\` with the role shown
      must approve it, as themselves, in their own terminal, with the command
      shown (\`airlock approve tx_...\`). High risk needs their authenticator code.

@@ -20,6 +20,11 @@ import { PSEUDONYM_CLASSES, type PseudonymClass } from '../mask/pseudonyms.js';
 export const RULE_MAX_RISK: Risk = 'medium';
 /** The rule id under which the daemon approves non-sensitive reads (`reads = "auto"`; which ones: autoApprovalLane in src/daemon/authz.ts). */
 export const READS_RULE = 'reads';
+/**
+ * The rule id under which the daemon approves a request whose desired state already holds:
+ * its preview says "no change" and nothing runs (autoApprovalLane; docs/security.md says why that is safe).
+ */
+export const NO_CHANGE_RULE = 'no-change';
 
 /**
  * Actions whose effect is to make the host run programs or code chosen elsewhere
@@ -104,10 +109,10 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     riskOverrides.set(name, risk);
   }
   const effectiveRisk = (a: AnyAction) => riskOverrides.get(a.name) ?? a.risk;
-  const seen = new Set<string>([READS_RULE]);
+  const seen = new Set<string>([READS_RULE, NO_CHANGE_RULE]);
   const rules = p.rule.map((rule): Rule => {
     const where = `rule ${rule.id}`;
-    if (seen.has(rule.id)) throw new PolicyError(`${where}: the id is used twice (or is the reserved "${READS_RULE}")`);
+    if (seen.has(rule.id)) throw new PolicyError(`${where}: the id is used twice (or is the reserved "${READS_RULE}" or "${NO_CHANGE_RULE}")`);
     seen.add(rule.id);
     const a = CATALOGUE.get(rule.action);
     if (!a) throw new PolicyError(`${where}: no action named ${rule.action}`);
@@ -190,6 +195,7 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   const warnings: string[] = [];
   lines.push(policy.source === 'default' ? 'no policy file: the built-in default applies' : `policy ${policy.digest}`);
   lines.push(policy.reads === 'auto' ? `reads: low-risk reads declared non-sensitive are approved by the daemon (rule "${READS_RULE}"); sensitive reads wait for a person, and so do reads that reach the network when a token principal asks` : 'reads: every read waits for a person');
+  lines.push(`no change: a change whose desired state already holds is approved by the daemon (rule "${NO_CHANGE_RULE}"), at any risk: nothing runs`);
   lines.push(`second factor: TOTP code required from ${policy.secondFactorFrom} risk up`);
   for (const [name, risk] of policy.riskOverrides) lines.push(`risk: ${name} raised from ${CATALOGUE.get(name)!.risk} to ${risk}`);
   if (policy.unattended.length) lines.push(`unattended (propose only, never approved): ${policy.unattended.join(', ')}`);

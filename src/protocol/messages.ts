@@ -66,6 +66,12 @@ export interface PreviewEnvelope {
   rollback_available: boolean;
   warnings: string[];
   requested_by: string;
+  /**
+   * Present (true) when the desired state already holds: the summary says "no change: ...",
+   * the proposed change is null with no mechanism step, nothing runs, and the daemon approves
+   * it itself (rule "no-change"). Covered by the preview digest like every field.
+   */
+  no_change?: true;
   /** Present (true) when the requester is unattended: a proposal no receipt is ever minted for. */
   unattended?: true;
   /** Present (true) for an unmasking preview: High, approved by its requester with their factor, output in clear to them alone. */
@@ -187,6 +193,8 @@ export interface ResultEnvelope {
   state: JobState;
   summary: string;
   needs_reboot: boolean;
+  /** Whether the host was changed (for a failed job: may have been): false for a read and for a no-change request. */
+  changed: boolean;
   rollback_ref: string | null;
   output: string[];
   output_truncated: boolean;

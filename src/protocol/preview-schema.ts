@@ -66,6 +66,7 @@ export const PreviewEnvelopeSchema: z.ZodType<PreviewEnvelope> = z.strictObject(
   rollback_available: z.boolean(),
   warnings: z.array(z.string()),
   requested_by: z.string(),
+  no_change: z.literal(true).optional(),
   unattended: z.literal(true).optional(),
   unmask: z.literal(true).optional(),
   from_proposal: z.string().regex(/^tx_[0-9a-f]{24}$/).optional(),

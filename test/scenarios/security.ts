@@ -17,6 +17,7 @@
  * scenarios' agent over the daemon's socket, with its real peer credentials.
  */
 import assert from 'node:assert/strict';
+import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import type { ResultEnvelope } from '../../src/protocol/messages.js';
 import { SANDBOXED_UNIT } from '../../src/sandbox/overlay.js';
@@ -56,9 +57,9 @@ async function write(box: SandboxView, path: string, content: string): Promise<v
 
 /**
  * Sends a preview to the daemon as the scenarios' agent (the harness's `agent` user,
- * through its socket, with real peer credentials) and returns the typed refusal.
+ * through its socket, with real peer credentials) and returns the envelope or the typed refusal.
  */
-async function refusal(box: SandboxView, action: string, params: Record<string, unknown>): Promise<AirlockError> {
+async function previewAsAgent(box: SandboxView, action: string, params: Record<string, unknown>): Promise<PreviewEnvelope | AirlockError> {
   const exec = await must(box, '/usr/bin/systemctl', ['show', '-p', 'ExecStart', '--value', '--', `${SANDBOXED_UNIT}.service`]);
   const socket = /--socket (\S+)/.exec(exec)?.[1];
   assert.ok(socket, `the daemon's socket in ${exec}`);
@@ -68,19 +69,28 @@ async function refusal(box: SandboxView, action: string, params: Record<string, 
   const groups = [...id.matchAll(/(\d+)\(/g)].slice(2).map((m) => Number(m[1]));
   const agent = Principal.spawn({ uid, gid, groups: [...new Set([gid, ...groups])] }, socket);
   try {
-    await agent.call('preview', { action_name: action, params });
+    return await agent.call('preview', { action_name: action, params });
   } catch (e) {
     assert.ok(e instanceof AirlockError, String(e));
     return e;
   } finally {
     agent.close();
   }
-  return assert.fail(`${action} ${JSON.stringify(params)} was not refused`);
 }
 
 async function refused(box: SandboxView, action: string, params: Record<string, unknown>, category: string, code: string): Promise<void> {
-  const e = await refusal(box, action, params);
+  const e = await previewAsAgent(box, action, params);
+  assert.ok(e instanceof AirlockError, `${action} ${JSON.stringify(params)} was not refused`);
   assert.deepEqual([e.category, e.code], [category, code], e.message);
+}
+
+/** The desired state already holds: the preview says no change, with nothing to run. */
+async function noChange(box: SandboxView, action: string, params: Record<string, unknown>, reason: RegExp): Promise<void> {
+  const p = await previewAsAgent(box, action, params);
+  assert.ok(!(p instanceof AirlockError), `${action} ${JSON.stringify(params)}: ${String(p)}`);
+  assert.equal(p.no_change, true, p.summary);
+  assert.match(p.summary, reason);
+  assert.deepEqual(p.proposed_change.mechanism, []);
 }
 
 // ---------------------------------------------------------------- libpwquality, asked directly
@@ -163,7 +173,7 @@ export const scenarios: Scenario[] = [
       assert.equal(await box.readFile(PWQ_MAIN), pwqualityConf, 'pwquality.conf untouched');
       // libpwquality (what pam_pwquality uses) now refuses a 13-character password.
       assert.deepEqual(await pwquality(box, 'Xk4!mQ2#pL9zW'), ['The password is shorter than 14 characters']);
-      await refused(box, 'SetPasswordPolicy', { option: 'minlen', value: 14 }, 'conflict', 'already_set');
+      await noChange(box, 'SetPasswordPolicy', { option: 'minlen', value: 14 }, /^no change: minlen is already 14/);
     },
   },
   {
@@ -243,7 +253,7 @@ export const scenarios: Scenario[] = [
       const shadow = lines(await box.readFile('/etc/shadow')).find((l) => l.startsWith('agingprobe:'))!.split(':');
       assert.deepEqual(shadow.slice(3, 6), ['0', '180', '14'], 'min, max, warn of the new account');
       await refused(box, 'SetPasswordAgingDefaults', { pass_min_days: 200 }, 'validation', 'min_above_max');
-      await refused(box, 'SetPasswordAgingDefaults', { pass_max_days: 180 }, 'conflict', 'no_change');
+      await noChange(box, 'SetPasswordAgingDefaults', { pass_max_days: 180 }, /^no change: \/etc\/login\.defs already has/);
     },
   },
 
@@ -315,7 +325,7 @@ export const scenarios: Scenario[] = [
       const rules = lines(await box.readFile(AUDIT_RULES));
       assert.ok(!rules.includes('-w /etc/passwd -p wa -k identity') && rules.includes('-w /etc/sudoers.d -p wa -k scope'), rules.join(' | '));
       assert.match(await must(box, '/usr/sbin/augenrules', ['--check']), /No change/);
-      await refused(box, 'RemoveAuditWatch', { name: 'passwd' }, 'conflict', 'no_such_watch');
+      await noChange(box, 'RemoveAuditWatch', { name: 'passwd' }, /60-airlock-passwd\.rules does not exist/);
     },
   },
 
@@ -347,7 +357,7 @@ export const scenarios: Scenario[] = [
       assert.match(r.summary, /in complain mode \(now enforce\)$/, 'no reload: AppArmor is off here');
       assert.match(text(r), /Setting \/etc\/apparmor\.d\/lsb_release to complain mode\./);
       await must(box, '/usr/sbin/apparmor_parser', ['-Q', '-K', '--', PROFILE]);
-      await refused(box, 'SetAppArmorMode', { profile: 'lsb_release', mode: 'complain' }, 'conflict', 'already_in_mode');
+      await noChange(box, 'SetAppArmorMode', { profile: 'lsb_release', mode: 'complain' }, /lsb_release is already in complain mode/);
       await refused(box, 'SetAppArmorMode', { profile: 'tunables', mode: 'complain' }, 'validation', 'not_a_profile');
       await refused(box, 'SetAppArmorMode', { profile: 'airlock-nothing', mode: 'complain' }, 'validation', 'no_such_profile');
       await refused(box, 'SetAppArmorMode', { profile: '../shadow', mode: 'complain' }, 'validation', 'bad_params');

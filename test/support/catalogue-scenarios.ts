@@ -16,7 +16,7 @@ import { rejectsWith, startWorld, type World } from './world.js';
 import { argvOnly } from '../unit/catalogue-fixture-host.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { Scenario, SandboxView } from '../scenarios/types.js';
-import type { ResultEnvelope } from '../../src/protocol/messages.js';
+import type { AutoApprovalGrant, PreviewEnvelope, ResultEnvelope } from '../../src/protocol/messages.js';
 import { undeclaredPaths, type DescribedStep } from './named-paths.js';
 import { NETWORK_PROGRAMS, shellViolation, type ProgramName } from '../../src/catalogue/programs.js';
 
@@ -54,6 +54,73 @@ export function registerShard(shard: number): void {
   const assigned = shardOf();
   if (shard === 0) registerCoverage();
   for (const family of families.filter((f) => assigned.get(f) === shard)) registerFamily(family);
+}
+
+/**
+ * Actions whose second identical request, right after a successful one, is not "no change",
+ * and why. Every other change action must preview the repeat as no change, which the daemon
+ * approves itself and which executes as Succeeded with changed: false.
+ */
+export const REPEAT_EXCEPTIONS: Record<string, { repeat: 'change' | 'refused' | 'change or refused'; why: string; when?: (params: Record<string, unknown>) => boolean }> = {
+  RestartService: { repeat: 'change', why: 'a restart is an event, not a state: every one restarts' },
+  ReloadService: { repeat: 'change', why: 'a reload is an event: every one reloads' },
+  RestartContainer: { repeat: 'change', why: 'a restart is an event' },
+  DaemonReload: { repeat: 'change', why: 'systemd re-reads its units every time' },
+  AptUpdate: { repeat: 'change', why: 'the lists are fetched again: the archive may have moved on' },
+  RunLogrotate: { repeat: 'change', why: 'logrotate runs again and decides by its own state' },
+  SignalProcess: { repeat: 'change or refused', why: 'a signal is an event: sent again, or refused once the process it ended is gone (STOP and CONT are states, and are no change)', when: (p) => !isStopOrCont(p) },
+  SignalUnit: { repeat: 'change or refused', why: 'a signal is an event: sent again, or refused once the unit it ended stopped (STOP and CONT are states, and are no change)', when: (p) => !isStopOrCont(p) },
+  ExtendLogicalVolume: { repeat: 'change', why: 'it grows the volume by the amount asked, each time' },
+  VacuumJournal: { repeat: 'refused', why: 'the archived files are gone: nothing_to_vacuum says so (a size or age target is not compared)' },
+  CreateUser: { repeat: 'refused', why: 'a user of that name exists; its attributes are not compared with the request, so it is a conflict, never assumed equal' },
+  DeleteUser: { repeat: 'refused', why: 'no_such_user: the name is validated against the account files before anything else' },
+  DeleteGroup: { repeat: 'refused', why: 'no_such_group, as DeleteUser' },
+  AddRepository: { repeat: 'refused', why: 'a repository of that name exists; its sources and key are not compared' },
+  AddRoute: { repeat: 'refused', why: 'a route to the destination exists; its gateway and device are not compared' },
+  CreateSudoGrant: { repeat: 'refused', why: 'a grant of that name exists; its rule is not compared' },
+  RemoveFirewallRule: { repeat: 'refused', why: 'a rule is named by its handle, which names it once' },
+  UfwDelete: { repeat: 'refused', why: 'the rule named is gone' },
+  RemoveLogrotatePolicy: { repeat: 'refused', why: 'no_such_policy: the name is validated against the files' },
+  AddCronJob: { repeat: 'refused', why: 'a cron file of that name exists; its content is not compared' },
+  RemoveCronJob: { repeat: 'refused', why: 'no_such_job: the name is validated against the files' },
+  CreateTimer: { repeat: 'refused', why: 'a timer of that name exists; its unit file is not compared' },
+  RemoveTimer: { repeat: 'refused', why: 'no_such_timer: the name is validated against the files' },
+  AddAuditWatch: { repeat: 'refused', why: 'a watch file of that name exists; its rule is not compared' },
+  CreateMountpoint: { repeat: 'refused', why: 'the path exists; what it is is not compared with the request' },
+  AddFstabEntry: { repeat: 'refused', why: 'an entry for the mount point exists; its fields are not compared' },
+  RemoveFstabEntry: { repeat: 'refused', why: 'no_fstab_entry: the entry is gone' },
+  CreateSwapFile: { repeat: 'refused', why: 'the path exists' },
+  RemoveSwapFile: { repeat: 'refused', why: 'not_a_swap_file: the file is gone' },
+};
+
+/** STOP and CONT leave a state (stopped, running) that a second one finds. */
+function isStopOrCont(p: Record<string, unknown>): boolean {
+  return p.signal === 'STOP' || p.signal === 'CONT';
+}
+
+/** The same request again, after a successful one: no change (approved by the daemon, changed: false), or the documented exception. */
+async function repeatIsNoChange(sc: Scenario, agent: Principal): Promise<void> {
+  const listed = REPEAT_EXCEPTIONS[sc.action];
+  const exception = listed && (listed.when?.(sc.params) ?? true) ? listed : undefined;
+  let again: (PreviewEnvelope & { auto_approval?: AutoApprovalGrant }) | null = null;
+  try {
+    again = await agent.call('preview', { action_name: sc.action, params: sc.params });
+  } catch (e) {
+    assert.match(exception?.repeat ?? 'no change', /refused/, `${sc.action} repeated: ${(e as Error).message}`);
+    return;
+  }
+  if (exception) {
+    await agent.call('cancel', { transaction_id: again!.transaction_id }).catch(() => {}); // an auto-approved one is Queued: cancel it too
+    assert.match(exception.repeat, /change/, `${sc.action} repeated previews (${again!.summary}), where REPEAT_EXCEPTIONS says it is refused`);
+    assert.equal(again!.no_change, undefined, `${sc.action} repeated is no change: remove it from REPEAT_EXCEPTIONS`);
+    return;
+  }
+  assert.equal(again!.no_change, true, `${sc.action} repeated is not "no change": ${again!.summary}`);
+  assert.deepEqual(again!.proposed_change.mechanism, []);
+  assert.equal(again!.auto_approval?.rule, 'no-change');
+  const r: ResultEnvelope = await agent.call('execute', { transaction_id: again!.transaction_id, action_name: sc.action, params: again!.params, receipt: again!.auto_approval!.receipt });
+  assert.equal(r.state, 'Succeeded');
+  assert.equal(r.changed, false);
 }
 
 function registerCoverage(): void {
@@ -103,6 +170,9 @@ function registerFamily(family: string): void {
         const declared = CATALOGUE.get(sc.action)!;
         for (const s of mechanism) if (s.kind === 'command' && NETWORK_PROGRAMS.includes(s.program as ProgramName)) assert.ok(declared.readOnly && declared.reachesNetwork, `${sc.action} runs ${s.program} but does not declare reachesNetwork`);
         assert.equal(r.state, sc.expect ?? 'Succeeded', `${r.summary} ${JSON.stringify(r.error ?? '')}`);
+        assert.equal(r.changed, !declared.readOnly && !p.no_change, 'changed: true for every real change, false for a read');
+        // The same again before the check, which may undo what a setup did (holds, files): a no-op changes nothing it looks at.
+        if (!declared.readOnly && r.state === 'Succeeded') await repeatIsNoChange(sc, agent);
         await sc.check(view, r);
       });
     }

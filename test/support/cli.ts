@@ -30,3 +30,20 @@ export function airlock(args: string[], opts: { entry?: string; timeoutMs?: numb
     });
   });
 }
+
+/** `airlock --socket SOCKET ARGS` as a real Unix user (setpriv), with no terminal, as an agent's shell tool runs it. */
+export function airlockAs(who: { uid: number; gid: number; groups: number[] }, socket: string, args: string[]): Promise<Run> {
+  const argv = ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',') || who.gid}`, '--inh-caps=-all', '--', process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', socket, ...args];
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 128, stdout, stderr });
+    });
+  });
+}

@@ -215,6 +215,25 @@ describe('which policy lane may approve without a person', () => {
     ['a change: only the exact rules', agent, { readOnly: false as const }, 'low', 'auto', 'rules'],
   ];
   for (const [name, who, action, risk, reads, want] of cases) test(name, () => assert.equal(autoApprovalLane(who, action, risk, reads), want));
+
+  // A change whose preview says "no change" runs nothing: the daemon approves it, whoever asks and whatever its risk.
+  const change = { readOnly: false as const };
+  for (const [name, who, risk, reads] of [
+    ['a no-change change: the no-change rule', agent, 'low', 'auto'],
+    ['a no-change change at High risk: the no-change rule still', agent, 'high', 'ask'],
+    ['a no-change change by an unattended principal: the no-change rule', cronjob, 'medium', 'auto'],
+    ['a no-change change from a token: the no-change rule', token, 'medium', 'ask'],
+  ] as const) {
+    test(name, () => assert.equal(autoApprovalLane(who, change, risk, reads, true), 'no_change'));
+  }
+  test('the no-change flag never widens a read: a sensitive read still waits for the exact rules', () => {
+    assert.equal(autoApprovalLane(agent, { ...read, sensitive: true }, 'low', 'auto', true), 'rules');
+    assert.equal(autoApprovalLane(cronjob, { ...read, sensitive: true }, 'low', 'auto', true), null);
+  });
+  test('without the flag a change is never in the no-change lane', () => {
+    assert.equal(autoApprovalLane(agent, change, 'low', 'auto', false), 'rules');
+    assert.equal(autoApprovalLane(cronjob, change, 'low', 'auto'), null);
+  });
 });
 
 describe('resetting a factor, and root requesters', () => {

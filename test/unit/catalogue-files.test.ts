@@ -6,7 +6,7 @@ import { listConfigDirectory } from '../../src/catalogue/families/files/metadata
 import type { AnyAction } from '../../src/catalogue/action.js';
 import { matchesGlob, pathMatching } from '../../src/catalogue/params.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { assertNoChange, checked, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const SECRETS = [
   '/etc/shadow',
@@ -100,7 +100,7 @@ const TREE: Record<string, Node> = {
 async function run(a: AnyAction, path: string) {
   const p = a.params.parse({ path });
   const cur = await a.current(p, new FixtureHost(TREE));
-  a.check?.(p, cur);
+  checked(a, p, cur);
   return a.mechanism(p, cur);
 }
 const refusal = (fn: () => Promise<unknown>, code: string) => assert.rejects(fn, (e: unknown) => e instanceof AirlockError && e.code === code);

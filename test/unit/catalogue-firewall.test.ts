@@ -10,7 +10,7 @@ import { duration, hostAddress, jailName, sourceAddress } from '../../src/catalo
 import { parseSockets } from '../../src/catalogue/families/firewall/sockets.js';
 import { netText, parseNet } from '../../src/catalogue/lib/net-address.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { assertNoChange, checked, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const actions = [...firewall.actions].filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a && 'name' in a);
 const byName = (n: string) => actions.find((a) => a.name === n)!;
@@ -90,7 +90,7 @@ async function run(name: string, params: Record<string, unknown>, host: FixtureH
   const a = byName(name);
   const p = a.params.parse(params);
   const cur = await a.current(p, host);
-  a.check?.(p, cur);
+  checked(a, p, cur);
   return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), cur, shown: a.shown ? a.shown(cur) : cur };
 }
 
@@ -293,9 +293,9 @@ test('later changes apply only the difference; drops go first, accepts last', as
   assert.match(drift.preview.warnings!.join('\n'), /differs from the live table/);
 });
 
-test('nft changes refuse duplicates, loopback, foreign table content and a masked boot unit', async () => {
-  await refused('AllowPort', { port: 22, protocol: 'tcp' }, world(), 'already_present', 'conflict');
-  await refused('DenySource', { source: '203.0.113.7' }, world(), 'already_present');
+test('nft changes: a duplicate is no change; they refuse loopback, foreign table content and a masked boot unit', async () => {
+  await assertNoChange(run('AllowPort', { port: 22, protocol: 'tcp' }, world()), /already/);
+  await assertNoChange(run('DenySource', { source: '203.0.113.7' }, world()), /already/);
   await refused('DenySource', { source: '127.0.0.0/8' }, world(), 'loopback', 'authorization');
   await refused('DenySource', { source: '::1' }, world(), 'loopback');
   await refused('DenyPort', { port: 80, protocol: 'tcp', source: '127.0.0.1' }, world(), 'loopback');
@@ -349,8 +349,8 @@ test('SetDefaultPolicy drop on input adds the baseline rules and names what beco
   const fwd = await run('SetDefaultPolicy', { chain: 'forward', policy: 'drop' }, world({ unit: 'enabled' }));
   assert.deepEqual(fwd.steps[2], { kind: 'command', program: 'nft', args: ['chain', 'inet', 'airlock', 'forward', '{ policy drop ; }'] });
   assert.match(fwd.preview.warnings![0]!, /containers and VMs/);
-  await refused('SetDefaultPolicy', { chain: 'input', policy: 'accept' }, world(), 'already_set', 'conflict');
-  await refused('SetDefaultPolicy', { chain: 'forward', policy: 'accept' }, world({ table: null }), 'already_set');
+  await assertNoChange(run('SetDefaultPolicy', { chain: 'input', policy: 'accept' }, world()), /already/);
+  await assertNoChange(run('SetDefaultPolicy', { chain: 'forward', policy: 'accept' }, world({ table: null })), /already/);
 });
 
 test('RemoveFirewallRule deletes one rule of table inet airlock by handle', async () => {
@@ -418,7 +418,7 @@ test('UfwAllow and UfwDeny run ufw with a port/protocol word and an undo', async
   const deny = await run('UfwDeny', { port: 8080, protocol: 'tcp' }, h(['allow 8080/tcp']));
   assert.deepEqual(deny.steps, [{ kind: 'command', program: 'ufw', args: ['deny', '8080/tcp'], undo: { kind: 'command', program: 'ufw', args: ['allow', '8080/tcp'] } }]);
   assert.deepEqual(deny.preview.change, { replaces: 'ufw allow 8080/tcp', with: 'ufw deny 8080/tcp' });
-  await refused('UfwAllow', { port: 8080, protocol: 'tcp' }, h(['allow 8080/tcp']), 'already_present', 'conflict');
+  await assertNoChange(run('UfwAllow', { port: 8080, protocol: 'tcp' }, h(['allow 8080/tcp'])), /already/);
   await refused('UfwDeny', { port: 22, protocol: 'tcp' }, h(['allow 22/tcp'], true), 'would_lock_out', 'authorization');
   const inactive = await run('UfwDeny', { port: 22, protocol: 'tcp' }, h([]));
   assert.match(inactive.preview.warnings!.join('\n'), /blocks every SSH login/);
@@ -476,12 +476,12 @@ test('Fail2banBan and Fail2banUnban: argv with undo, and their refusals', async 
   assert.deepEqual((await run('Fail2banUnban', { jail: 'sshd', ip: '2001:db8::9' }, h(['2001:db8::9']))).steps, [
     { kind: 'command', program: 'fail2ban-client', args: ['--', 'set', 'sshd', 'unbanip', '2001:db8::9'], undo: { kind: 'command', program: 'fail2ban-client', args: ['--', 'set', 'sshd', 'banip', '2001:db8::9'] } },
   ]);
-  await refused('Fail2banBan', { jail: 'sshd', ip: '203.0.113.9' }, h(['203.0.113.9']), 'already_banned', 'conflict');
+  await assertNoChange(run('Fail2banBan', { jail: 'sshd', ip: '203.0.113.9' }, h(['203.0.113.9'])), /already/);
   await refused('Fail2banBan', { jail: 'sshd', ip: '127.0.0.1' }, h(), 'loopback', 'authorization');
   await refused('Fail2banBan', { jail: 'sshd', ip: '::1' }, h(), 'loopback');
   await refused('Fail2banBan', { jail: 'sshd', ip: '0.0.0.0' }, h(), 'loopback');
   await refused('Fail2banBan', { jail: 'sshd', ip: '192.0.2.9' }, h([], SESSION), 'would_lock_out', 'authorization');
-  await refused('Fail2banUnban', { jail: 'sshd', ip: '203.0.113.9' }, h(), 'not_banned', 'conflict');
+  await assertNoChange(run('Fail2banUnban', { jail: 'sshd', ip: '203.0.113.9' }, h()), /not|no /);
   await refused('Fail2banBan', { jail: 'apache', ip: '203.0.113.9' }, h(), 'no_such_jail');
   assert.equal(byName('Fail2banBan').risk, 'high');
   assert.equal(byName('Fail2banUnban').risk, 'medium');
@@ -508,15 +508,15 @@ test('SetJailOption writes the drop-in, tests the configuration, reloads the jai
   const disable = await run('SetJailOption', { jail: 'sshd', option: 'enabled', value: false }, h());
   assert.match((disable.steps[0] as { content: string }).content, /\[sshd\]\nenabled = false\n/);
   assert.match(disable.preview.warnings![0]!, /bans are lifted/);
-  await refused('SetJailOption', { jail: 'sshd', option: 'maxretry', value: 3 }, h(`[sshd]\nmaxretry = 3\n`), 'already_set', 'conflict');
+  await assertNoChange(run('SetJailOption', { jail: 'sshd', option: 'maxretry', value: 3 }, h(`[sshd]\nmaxretry = 3\n`)), /already/);
   await refused('SetJailOption', { jail: 'nginx-x', option: 'maxretry', value: 3 }, h(), 'no_such_jail', 'validation');
   // A jail defined in a jail.d file of its own counts too.
   const own = world({ f2b: { running: true, jails: { sshd: [] } }, files: { '/etc/fail2ban/jail.conf': JAIL_CONF, '/etc/fail2ban/jail.d/mine.conf': '[mine]\nenabled = false\n', '/etc/fail2ban/jail.d/README': '[nope]\n' } });
   await run('SetJailOption', { jail: 'mine', option: 'maxretry', value: 2 }, own);
   await refused('SetJailOption', { jail: 'nope', option: 'maxretry', value: 2 }, own, 'no_such_jail');
   await refused('SetJailOption', { jail: 'sshd', option: 'maxretry', value: 3 }, h('[sshd]\n  continued line\n'), 'unrecognised_dropin', 'conflict');
-  await refused('SetJailOption', { jail: 'sshd', option: 'enabled', value: true }, h(), 'already_enabled');
-  await refused('SetJailOption', { jail: 'apache-auth', option: 'enabled', value: false }, h(), 'not_enabled');
+  await assertNoChange(run('SetJailOption', { jail: 'sshd', option: 'enabled', value: true }, h()), /already/);
+  await assertNoChange(run('SetJailOption', { jail: 'apache-auth', option: 'enabled', value: false }, h()), /not|no /);
 });
 
 test('SetJailOption validates each option with its own type', () => {

@@ -1,6 +1,6 @@
 /** A Host for catalogue unit tests: an in-memory file tree and scripted program answers. Nothing real is touched. */
 import assert from 'node:assert/strict';
-import type { AnyAction, CommandOutput, Host, Platform } from '../../src/catalogue/action.js';
+import type { AnyAction, CommandOutput, Host, Platform, Unchanged } from '../../src/catalogue/action.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { parseGroup, parsePasswd } from '../../src/protocol/account-files.js';
@@ -81,6 +81,24 @@ export const argvOnly = (a: AnyAction) => !a.platforms.includes('debian');
 /** Strings every free-text parameter must refuse. */
 export const INJECTIONS = ['; rm -rf /', '$(id)', '`id`', '-rf', '--help', '../etc', 'a\u0000b', 'a\nb', 'x'.repeat(5000), '', 'a b', 'a|b', 'a&b', "a'b", 'a"b', 'a>b'];
 
+/** What a test sees when an action's check finds the desired state already holds (the daemon previews "no change"). */
+export class NoChange extends Error {}
+
+/** An action's check as the daemon reads it (src/daemon/plan.ts): a refusal throws, and here a no-change throws NoChange. */
+export function checked<P extends Record<string, unknown>, S>(a: { check?: (p: P, cur: S) => Unchanged | void }, p: P, cur: S): void {
+  const held = a.check?.(p, cur);
+  if (held) throw new NoChange(held.unchanged);
+}
+
+/** Asserts that `fn` ends in a no-change whose reason matches. */
+export async function assertNoChange(fn: Promise<unknown> | (() => unknown), reason: RegExp): Promise<void> {
+  await assert.rejects(typeof fn === 'function' ? async () => fn() : fn, (e: unknown) => {
+    assert.ok(e instanceof NoChange, `expected no change, got ${String(e)}`);
+    assert.match(e.message, reason);
+    return true;
+  });
+}
+
 /** Runs an action's declaration against a fixture host the way the daemon does: parse, read, check, build. */
 export function actionRunner(actions: AnyAction[]) {
   const byName = (n: string) => actions.find((a) => a.name === n)!;
@@ -88,7 +106,7 @@ export function actionRunner(actions: AnyAction[]) {
     const a = byName(name);
     const p = a.params.parse(params);
     const cur = await a.current(p, host);
-    a.check?.(p, cur);
+    checked(a, p, cur);
     return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), cur, shown: a.shown ? a.shown(cur) : cur };
   }
   /** Asserts that the action refuses with this code (and category, when given). */

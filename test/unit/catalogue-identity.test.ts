@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { getHostname, setHostname } from '../../src/catalogue/families/identity/hostname.js';
 import { getTimezone, setTimezone } from '../../src/catalogue/families/identity/timezone.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { assertNoChange, checked, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const hostnameHost = (running: string, tree: Record<string, Node> = {}) =>
   new FixtureHost({ '/etc/hostname': `${running}\n`, '/etc/hosts': `127.0.0.1 localhost\n127.0.1.1 ${running}\n`, ...tree }, (program, args) =>
@@ -28,7 +28,7 @@ test('SetHostname writes /etc/hostname then sets the running name, with an undo 
   const host = hostnameHost('vm');
   const p = setHostname.params.parse({ hostname: 'web-01' });
   const cur = await setHostname.current(p, host);
-  setHostname.check!(p, cur);
+  checked(setHostname, p, cur);
   assert.deepEqual(setHostname.mechanism(p, cur), [
     { kind: 'fileWrite', path: '/etc/hostname', content: 'web-01\n', mode: 0o644 },
     { kind: 'command', program: 'hostname', args: ['--', 'web-01'], undo: { kind: 'command', program: 'hostname', args: ['--', 'vm'] } },
@@ -42,15 +42,15 @@ test('SetHostname writes /etc/hostname then sets the running name, with an undo 
   assert.equal(setHostname.risk, 'medium');
 });
 
-test('SetHostname refuses a no-op and a host whose running name cannot be read', async () => {
+test('SetHostname: the same name is no change; refuses a host whose running name cannot be read', async () => {
   const p = setHostname.params.parse({ hostname: 'vm' });
   const host = hostnameHost('vm');
-  await refusal(async () => setHostname.check!(p, await setHostname.current(p, host)), 'unchanged');
+  await assertNoChange(async () => checked(setHostname, p, await setHostname.current(p, host)), /already/);
   const broken = new FixtureHost({ '/etc/hostname': 'vm\n' }, () => ({ code: 1, stdout: '', stderr: 'boom' }));
   await refusal(() => setHostname.current(p, broken), 'hostname_unreadable');
   // Only the running name differs: not a no-op.
   const drift = hostnameHost('other', { '/etc/hostname': 'vm\n' });
-  setHostname.check!(p, await setHostname.current(p, drift));
+  checked(setHostname, p, await setHostname.current(p, drift));
 });
 
 test('GetHostname reads the file only when it exists', async () => {
@@ -80,7 +80,7 @@ const ZONES: Record<string, Node> = {
 async function tz(timezone: string, tree: Record<string, Node> = ZONES) {
   const p = setTimezone.params.parse({ timezone });
   const cur = await setTimezone.current(p, new FixtureHost(tree));
-  setTimezone.check!(p, cur);
+  checked(setTimezone, p, cur);
   return { p, cur, steps: setTimezone.mechanism(p, cur), preview: setTimezone.preview(p, cur) };
 }
 
@@ -115,7 +115,7 @@ test('SetTimezone resolves aliases inside zoneinfo to their canonical name', asy
   assert.deepEqual(us.cur.zone, { name: 'America/New_York', path: '/usr/share/zoneinfo/America/New_York' });
   assert.ok(us.preview.warnings!.some((w) => w.includes('alias of America/New_York')));
   // UTC -> Etc/UTC is what the host already has: a no-op.
-  await refusal(() => tz('UTC'), 'unchanged');
+  await assertNoChange(() => tz('UTC'), /already/);
 });
 
 test('SetTimezone refuses missing zones, directories, links leaving zoneinfo, and a localtime that is not a link', async () => {
@@ -128,7 +128,7 @@ test('SetTimezone refuses missing zones, directories, links leaving zoneinfo, an
   await refusal(() => tz('Europe/Paris', { ...ZONES, '/etc/localtime': 'TZif' }), 'localtime_not_link');
   const { '/etc/localtime': _gone, ...noLocaltime } = ZONES;
   await refusal(() => tz('Europe/Paris', noLocaltime), 'localtime_not_link');
-  await refusal(() => tz('Etc/UTC'), 'unchanged');
+  await assertNoChange(() => tz('Etc/UTC'), /already/);
 });
 
 test('SetTimezone leaves /etc/timezone alone on hosts without it', async () => {

@@ -5,7 +5,7 @@ import * as sysctl from '../../src/catalogue/families/kernel/sysctl.js';
 import { isSecretSysctl, LISTABLE_SYSCTLS_ERE, ROOT_HELPER_SYSCTLS, sysctlConfValue, sysctlDropIn, sysctlPath } from '../../src/catalogue/families/kernel/sysctl.js';
 import { listKernelModules } from '../../src/catalogue/families/kernel/modules.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { assertNoChange, checked, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 // What families/kernel.ts held: the sysctl actions and ListKernelModules.
 const actions: AnyAction[] = [...Object.values(sysctl).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a), listKernelModules];
@@ -28,7 +28,7 @@ async function run(name: string, raw: Record<string, unknown>, tree: Record<stri
   const p = a.params.parse(raw);
   const host = new FixtureHost(tree);
   const cur = await a.current(p, host);
-  a.check?.(p, cur);
+  checked(a, p, cur);
   return { steps: a.mechanism(p, cur), preview: a.preview(p, cur), host };
 }
 
@@ -118,7 +118,7 @@ test('SetSysctl refusals and warnings', async () => {
   assert.equal((await refusal('SetSysctl', { key: 'kernel.nope', value: '1' })).code, 'no_such_sysctl');
   assert.equal((await refusal('SetSysctl', { key: 'kernel.msgmax', value: '   ' })).code, 'empty_value');
   const done = { ...PROC, '/etc/sysctl.d/60-airlock-kernel.msgmax.conf': 'kernel.msgmax = 8192\n' };
-  assert.equal((await refusal('SetSysctl', { key: 'kernel.msgmax', value: '8192' }, done)).code, 'no_change');
+  await assertNoChange(run('SetSysctl', { key: 'kernel.msgmax', value: '8192' }, done), /already/);
   // Same running value but not persisted yet: allowed.
   assert.equal((await run('SetSysctl', { key: 'kernel.msgmax', value: '8192' })).steps.length, 2);
 

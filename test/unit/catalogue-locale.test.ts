@@ -5,7 +5,7 @@ import { ntpStatus, setNtp } from '../../src/catalogue/families/identity/clock.j
 import * as localeFile from '../../src/catalogue/families/identity/locale.js';
 import { localeName, localeVariable, normaliseLocale, withLang } from '../../src/catalogue/families/identity/locale.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { actionRunner, assertNoChange, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 /** What families/locale.ts held: the NTP actions (now in identity/clock.ts beside TimeStatus) and the locale ones. */
 const locale = { ntpStatus, setNtp, ...localeFile };
@@ -86,9 +86,9 @@ test('SetNtp runs timedatectl set-ntp with the opposite as undo', async () => {
   assert.ok(container.preview.warnings!.some((w) => w.includes('start condition failed')));
 });
 
-test('SetNtp refuses a no-op and a host without an NTP service', async () => {
-  await refused('SetNtp', { enabled: true }, timeHost({ ntp: true, active: 'active' }), 'unchanged');
-  await refused('SetNtp', { enabled: false }, timeHost({ ntp: false, unitFile: 'disabled' }), 'unchanged');
+test('SetNtp: the same setting is no change; refuses a host without an NTP service', async () => {
+  await assertNoChange(run('SetNtp', { enabled: true }, timeHost({ ntp: true, active: 'active' })), /already/);
+  await assertNoChange(run('SetNtp', { enabled: false }, timeHost({ ntp: false, unitFile: 'disabled' })), /already/);
   await refused('SetNtp', { enabled: true }, timeHost({ ntp: false, can: false }), 'no_ntp_service');
   await refused('SetNtp', { enabled: true }, timeHost({ ntp: false, broken: true }), 'timedated_unreachable');
 });
@@ -193,8 +193,8 @@ test('SetLocale: a line already enabled is not touched again; a duplicated comme
   assert.deepEqual(noGen.steps[0], { kind: 'fileWrite', path: '/etc/locale.gen', content: 'es_ES.UTF-8 UTF-8\n', mode: 0o644 });
 });
 
-test('SetLocale refusals: no-op, unknown locale, missing definition, a SUPPORTED line with a bad charset', async () => {
-  await refused('SetLocale', { lang: 'en_US.UTF-8' }, localeHost(), 'unchanged');
+test('SetLocale: the same LANG is no change; refusals: unknown locale, missing definition, a SUPPORTED line with a bad charset', async () => {
+  await assertNoChange(run('SetLocale', { lang: 'en_US.UTF-8' }, localeHost()), /already/);
   await refused('SetLocale', { lang: 'zz_ZZ.UTF-8' }, localeHost(), 'unknown_locale');
   await refused('SetLocale', { lang: 'xx_XX.UTF-8' }, localeHost(), 'no_locale_definition');
   await refused('SetLocale', { lang: 'bad_BD.UTF-8' }, localeHost(), 'unknown_locale');

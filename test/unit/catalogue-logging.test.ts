@@ -7,7 +7,7 @@ import { journalSection, splitCatConfig } from '../../src/catalogue/families/log
 import { logrotateEntries, logrotatePolicy } from '../../src/catalogue/families/logging/logrotate-config.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { actionRunner, assertNoChange, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 // The family's actions that were diagnostics.ts are in catalogue-diagnostics.test.ts.
 const FROM_DIAGNOSTICS = ['ListBoots', 'KernelMessages', 'ShowJournaldConfig', 'VerifyJournal'];
@@ -84,7 +84,8 @@ test('JournalQuery parameters: unit, priority, since and lines are allowlists', 
     bad('JournalQuery', { priority: s, lines: 10 });
     bad('JournalQuery', { since: s, lines: 10 });
   }
-  for (const u of ['x*.service', 'x?.service', '[a].service', 'ssh', '-u.service']) bad('JournalQuery', { unit: u, lines: 1 });
+  for (const u of ['x*.service', 'x?.service', '[a].service', 'ssh.bogus', '-u.service']) bad('JournalQuery', { unit: u, lines: 1 });
+  assert.equal((byName('JournalQuery').params.parse({ unit: 'ssh', lines: 1 }) as { unit: string }).unit, 'ssh.service', 'as systemctl reads it');
   for (const s of ['-1', '-1y', '-99999h', '+1h', 'now', 'tomorrow', '1h ago', '2024-02-30', '2024-13-01', '1969-12-31', '2024-01-01 24:00', '2024-01-01 12:60', '2024-01-01Z', '2024-01-01 12:00 UTC', '2024-1-1', ' today', 'today ', '--since=x', '-rf', '-1h;id']) {
     bad('JournalQuery', { since: s, lines: 1 });
   }
@@ -216,15 +217,15 @@ test('SetJournaldOption writes the drop-in keeping its other options, after rese
   assert.ok(none.preview.warnings!.some((w) => w.includes('drops every log message')));
 });
 
-test('SetJournaldOption refuses a no-op and an option a later drop-in overrides; earlier files do not matter', async () => {
+test('SetJournaldOption: the same value is no change; refuses an option a later drop-in overrides; earlier files do not matter', async () => {
   const text = `${HEADER}Compress=no\n`;
-  await refused('SetJournaldOption', { option: 'Compress', value: 'no' }, new LoggingHost({ [DROPIN]: text }, { catConfig: catConfig([DROPIN, text]) }), 'unchanged');
+  await assertNoChange(run('SetJournaldOption', { option: 'Compress', value: 'no' }, new LoggingHost({ [DROPIN]: text }, { catConfig: catConfig([DROPIN, text]) })), /already/);
   const later = catConfig(['/usr/lib/systemd/journald.conf.d/10-vendor.conf', '[Journal]\nCompress=yes\n'], [DROPIN, text], ['/etc/systemd/journald.conf.d/99-local.conf', '[Journal]\nSystemMaxUse=1G\n']);
   const host = new LoggingHost({ [DROPIN]: text }, { catConfig: later });
   await refused('SetJournaldOption', { option: 'SystemMaxUse', value: '2G' }, host, 'overridden');
   await run('SetJournaldOption', { option: 'Compress', value: 'yes' }, host); // 10-vendor.conf comes before ours
   // Set elsewhere to the same value and not overridden: a no-op too.
-  await refused('SetJournaldOption', { option: 'Storage', value: 'persistent' }, new LoggingHost({}, { catConfig: catConfig(['/etc/systemd/journald.conf.d/10-a.conf', '[Journal]\nStorage=persistent\n']) }), 'unchanged');
+  await assertNoChange(run('SetJournaldOption', { option: 'Storage', value: 'persistent' }, new LoggingHost({}, { catConfig: catConfig(['/etc/systemd/journald.conf.d/10-a.conf', '[Journal]\nStorage=persistent\n']) })), /already/);
   // A main file under /usr/lib sorts after "60-airlock.conf" by name, but is read before every drop-in.
   await run('SetJournaldOption', { option: 'SystemMaxUse', value: '2G' }, new LoggingHost({}, { catConfig: catConfig(['/usr/lib/systemd/journald.conf', '[Journal]\nSystemMaxUse=1G\n']) }));
   // A later drop-in counts even when ours does not exist yet.
@@ -243,8 +244,8 @@ test('ResetJournaldOption removes one option, deletes the file with the last one
   const gone = await run('ResetJournaldOption', { option: 'Compress' }, new LoggingHost({ [DROPIN]: last }, { catConfig: catConfig([DROPIN, last]) }));
   assert.deepEqual(gone.steps, [RESET_FAILED, { kind: 'fileDelete', path: DROPIN }, RESTART]);
   assert.equal((gone.preview.change as { deletes_file: boolean }).deletes_file, true);
-  await refused('ResetJournaldOption', { option: 'Storage' }, host, 'not_set');
-  await refused('ResetJournaldOption', { option: 'Storage' }, new LoggingHost({}), 'not_set');
+  await assertNoChange(run('ResetJournaldOption', { option: 'Storage' }, host), /not|no /);
+  await assertNoChange(run('ResetJournaldOption', { option: 'Storage' }, new LoggingHost({})), /not|no /);
 });
 
 test('journald parsers: cat-config files and [Journal] assignments', () => {
@@ -343,7 +344,7 @@ test('SetLogrotatePolicy writes the policy file, then checks the whole configura
   const replaced = await run('SetLogrotatePolicy', policy({ rotate: 7 }), lrHost({ [POLICY]: MYAPP_POLICY }));
   assert.equal(replaced.preview.summary, 'Replace the logrotate policy airlock-myapp for /var/log/myapp/app.log');
   assert.equal((replaced.preview.change as { replaces: string }).replaces, MYAPP_POLICY);
-  await refused('SetLogrotatePolicy', policy({ maxsize: '100M' }), lrHost({ [POLICY]: MYAPP_POLICY }), 'unchanged');
+  await assertNoChange(run('SetLogrotatePolicy', policy({ maxsize: '100M' }), lrHost({ [POLICY]: MYAPP_POLICY })), /already/);
   assert.equal(logrotatePolicy('myapp', { path: '/var/log/myapp/app.log', rotate: 14, frequency: 'daily', compress: true, maxsize: '100M' }), MYAPP_POLICY);
 });
 

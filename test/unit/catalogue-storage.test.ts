@@ -7,7 +7,7 @@ import { listSwap } from '../../src/catalogue/families/storage/swap.js';
 import { fstabSource, fstabWith, fstabWithout, mountOption, parseFstab } from '../../src/catalogue/families/storage/fstab.js';
 import { mountPoint, usagePath } from '../../src/catalogue/families/storage/mount-points.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
-import { actionRunner, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import { actionRunner, assertNoChange, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 // What families/storage.ts held: the fstab and mount actions, ListSwap and DiskUsageOf.
 const actions: AnyAction[] = [...Object.values(mounts).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a), listSwap, diskUsageOf];
@@ -208,7 +208,7 @@ test('Mount: mount -- MOUNTPOINT of an fstab entry; refusals', async () => {
   assert.deepEqual(steps, [{ kind: 'command', program: 'mount', args: ['--', MP], paths: [MP] }]);
   assert.ok(preview.warnings?.some((w) => w.includes('2 entries')), 'warns about hidden content');
   await refused('Mount', { mountpoint: MP }, hostWith(), 'no_fstab_entry');
-  await refused('Mount', { mountpoint: MP }, hostWith({ tree, mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } }), 'already_mounted');
+  await assertNoChange(run('Mount', { mountpoint: MP }, hostWith({ tree, mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } })), /already/);
   await refused('Mount', { mountpoint: '/srv/gone' }, hostWith({ tree: { '/etc/fstab': `${FSTAB}tmpfs /srv/gone tmpfs defaults 0 0\n` } }), 'mountpoint_missing');
   const linked = `${FSTAB}tmpfs /srv/agent/etc/profile.d tmpfs mode=1777 0 0\n`;
   await refused('Mount', { mountpoint: '/srv/agent/etc/profile.d' }, hostWith({ tree: { '/etc/fstab': linked, '/srv/agent': { dir: true, uid: 1001 }, '/srv/agent/etc': { link: '/etc' } } }), 'untrusted_path', 'authorization');
@@ -220,7 +220,7 @@ test('Unmount: umount -- MOUNTPOINT; refuses when nothing is mounted', async () 
   const { steps } = await run('Unmount', { mountpoint: MP }, h);
   assert.deepEqual(steps, [{ kind: 'command', program: 'umount', args: ['--', MP], paths: [MP] }]);
   assert.ok(h.calls.some(([p, a]) => p === 'findmnt' && a.join(' ') === `-J -o TARGET,SOURCE,FSTYPE,OPTIONS -M ${MP}`));
-  await refused('Unmount', { mountpoint: MP }, hostWith(), 'not_mounted', 'conflict');
+  await assertNoChange(run('Unmount', { mountpoint: MP }, hostWith()), /not|no /);
   // umount follows a link: /srv/boot -> /boot would detach /boot.
   await refused('Unmount', { mountpoint: '/srv/boot' }, hostWith({ tree: { '/srv/boot': { link: '/boot' } }, mounted: { '/srv/boot': { source: 'boot', fstype: 'ext4' } } }), 'untrusted_path', 'authorization');
   for (const mp of ['/', '/usr', '/var', '/boot', '/home', '/run']) assert.equal(byName('Unmount').params.safeParse({ mountpoint: mp }).success, false, mp);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
 import * as system from '../../src/catalogue/families/system/index.js';
-import { FixtureHost, INJECTIONS } from './catalogue-fixture-host.js';
+import { assertNoChange, checked, FixtureHost, INJECTIONS } from './catalogue-fixture-host.js';
 
 const actions: AnyAction[] = [...system.actions];
 const byName = (n: string) => actions.find((a) => a.name === n)!;
@@ -11,7 +11,7 @@ async function steps(name: string, host = new FixtureHost({})) {
   const a = byName(name);
   const p = a.params.parse({});
   const cur = await a.current(p, host);
-  a.check?.(p, cur);
+  checked(a, p, cur);
   return a.mechanism(p, cur);
 }
 

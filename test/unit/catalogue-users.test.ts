@@ -11,6 +11,7 @@ import { calendarDate, gecos } from '../../src/catalogue/params.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { parseGroup, parsePasswd } from '../../src/protocol/account-files.js';
 import { AirlockError } from '../../src/protocol/errors.js';
+import { assertNoChange, checked } from './catalogue-fixture-host.js';
 
 const HASH = '$6$salt$abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -85,7 +86,7 @@ async function plan(name: string, raw: Record<string, unknown>, host: Host = fak
   const a = act(name);
   const p = a.params.parse(raw);
   const current = await a.current(p, host);
-  a.check?.(p, current);
+  checked(a, p, current);
   return { steps: a.mechanism(p, current), preview: a.preview(p, current), current };
 }
 
@@ -438,9 +439,9 @@ describe('users refusals', () => {
   });
 
   it('LockUser and UnlockUser refuse changes that would do nothing or harm', async () => {
-    await refused('LockUser', { user: 'bob' }, 'already_locked');
-    await refused('LockUser', { user: 'carol' }, 'already_locked');
-    await refused('UnlockUser', { user: 'alice' }, 'not_locked');
+    await assertNoChange(plan('LockUser', { user: 'bob' }), /already/);
+    await assertNoChange(plan('LockUser', { user: 'carol' }), /already/);
+    await assertNoChange(plan('UnlockUser', { user: 'alice' }), /not|no /);
     // carol's field is a bare '!': unlocking would leave a passwordless account
     await refused('UnlockUser', { user: 'carol' }, 'no_password');
     await refused('LockUser', { user: 'dave' }, 'no_such_user');
@@ -450,23 +451,23 @@ describe('users refusals', () => {
     await refused('SetAccountExpiry', { user: 'alice', date: 'never' }, 'no_shadow_entry', badExpiry);
   });
 
-  it('SetUserShell and SetAccountExpiry refuse no-ops and missing shells', async () => {
-    await refused('SetUserShell', { user: 'alice', shell: '/bin/bash' }, 'no_change');
+  it('SetUserShell and SetAccountExpiry: a no-op is no change; a missing shell is refused', async () => {
+    await assertNoChange(plan('SetUserShell', { user: 'alice', shell: '/bin/bash' }), /already/);
     await refused('SetUserShell', { user: 'alice', shell: '/bin/false' }, 'shell_missing', { ...fakeHost(), stat: async () => null });
-    await refused('SetAccountExpiry', { user: 'alice', date: 'never' }, 'no_change');
-    await refused('SetAccountExpiry', { user: 'bob', date: '2031-01-02' }, 'no_change');
+    await assertNoChange(plan('SetAccountExpiry', { user: 'alice', date: 'never' }), /already/);
+    await assertNoChange(plan('SetAccountExpiry', { user: 'bob', date: '2031-01-02' }), /already/);
   });
 
-  it('membership changes refuse when there is nothing to change', async () => {
-    await refused('AddUserToGroup', { user: 'bob', group: 'users' }, 'already_member');
-    await refused('AddUserToGroup', { user: 'alice', group: 'alice' }, 'already_member');
-    await refused('RemoveUserFromGroup', { user: 'alice', group: 'users' }, 'not_member');
+  it('membership changes that would change nothing are no change; a primary group is refused', async () => {
+    await assertNoChange(plan('AddUserToGroup', { user: 'bob', group: 'users' }), /already/);
+    await assertNoChange(plan('AddUserToGroup', { user: 'alice', group: 'alice' }), /already/);
+    await assertNoChange(plan('RemoveUserFromGroup', { user: 'alice', group: 'users' }), /not|no /);
     await refused('RemoveUserFromGroup', { user: 'alice', group: 'alice' }, 'not_member');
     await refused('AddUserToGroup', { user: 'alice', group: 'nosuch' }, 'no_such_group');
   });
 
   it('group creation and deletion refuse existing, system and primary groups', async () => {
-    await refused('CreateGroup', { group: 'team' }, 'group_exists');
+    await assertNoChange(plan('CreateGroup', { group: 'team' }), /a group named team already exists/);
     await refused('DeleteGroup', { group: 'users' }, 'protected_group');
     await refused('DeleteGroup', { group: 'nogroup' }, 'protected_group');
     await refused('DeleteGroup', { group: 'alice' }, 'primary_group');

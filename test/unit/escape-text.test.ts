@@ -111,7 +111,7 @@ function rawPreview(): PreviewEnvelope {
 }
 
 test('the CLI renderer prints no raw control or bidirectional character, whatever the daemon sent (colour is off here: not a TTY)', () => {
-  const result: ResultEnvelope = { transaction_id: RAW, action_name: RAW, request_hash: RAW, state: 'Failed', summary: RAW, needs_reboot: false, rollback_ref: RAW, output: [RAW, `tab\there ${RAW}`], output_truncated: false };
+  const result: ResultEnvelope = { transaction_id: RAW, action_name: RAW, request_hash: RAW, state: 'Failed', summary: RAW, needs_reboot: false, changed: true, rollback_ref: RAW, output: [RAW, `tab\there ${RAW}`], output_truncated: false };
   const row: TransactionView = { transaction_id: RAW, action_name: RAW, risk: 'low', state: 'Succeeded', request_hash: RAW, requested_by: RAW, approved_by: RAW, created_at: RAW, updated_at: RAW, expires_at: RAW, summary: RAW };
   for (const [what, text] of [['preview', renderPreview(rawPreview())], ['result', renderResult(result)], ['history', renderHistory([row])]] as const) {
     assert.equal(hasUnsafeText(text, 'block'), false, `${what}: ${JSON.stringify(text)}`);

@@ -156,7 +156,7 @@ test('every error the sources can construct is found (no construction the scanne
   assert.deepEqual(unresolved, [], 'teach test/support/error-codes.ts the new construction, or write the category and code as literals');
   // Constructions of each kind the scanner follows, so a scanner that quietly finds less fails here.
   const found = new Set(pairs.map((p) => `${p.category}/${p.code}`));
-  for (const known of ['validation/bad_params', 'authorization/not_yours', 'stale_approval/receipt_already_consumed', 'execution/apt_failed', 'conflict/already_up', 'authorization/program_refused', 'integrity/internal']) {
+  for (const known of ['validation/bad_params', 'authorization/not_yours', 'stale_approval/receipt_already_consumed', 'execution/apt_failed', 'validation/bad_json', 'authorization/program_refused', 'integrity/internal']) {
     assert.ok(found.has(known), `the scan finds ${known}`);
   }
 });

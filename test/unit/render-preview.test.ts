@@ -144,7 +144,7 @@ test('state changes read field: before -> after; the raw JSON of params, current
 });
 
 test('a result whose output was streamed is not printed twice', () => {
-  const r: ResultEnvelope = { transaction_id: 'tx_1', action_name: 'A', request_hash: 'h', state: 'Succeeded', summary: 'did it', needs_reboot: false, rollback_ref: null, output: ['line one'], output_truncated: false };
+  const r: ResultEnvelope = { transaction_id: 'tx_1', action_name: 'A', request_hash: 'h', state: 'Succeeded', summary: 'did it', needs_reboot: false, changed: true, rollback_ref: null, output: ['line one'], output_truncated: false };
   assert.match(renderResult(r), /line one/);
   assert.doesNotMatch(renderResult(r, { outputShown: true }), /line one/);
 });

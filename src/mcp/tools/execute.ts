@@ -42,6 +42,8 @@ const stepOut = z.object({
   output_truncated: z.boolean(),
   warnings: z.array(z.string()),
   needs_reboot: z.boolean(),
+  /** Whether the host was changed: false for a read and for a step whose desired state already held (nothing ran). */
+  changed: z.boolean(),
   rollback_ref: z.string().nullable(),
   approval: z.object({
     how: z.enum(['receipt_given', 'policy', 'approved', 'denied', 'expired', 'canceled', 'pending', 'finished', 'unknown']),
@@ -64,6 +66,7 @@ const blank = (id: string): StepOut => ({
   output_truncated: false,
   warnings: [],
   needs_reboot: false,
+  changed: false,
   rollback_ref: null,
   approval: { how: 'unknown', approved_by: null, denied_by: null, reason: null },
   halt: null,
@@ -83,12 +86,13 @@ function undecided(s: StepOut, o: Exclude<WaitOutcome, { outcome: 'approved' }>,
       return { ...s, state: 'Previewed', approval: { ...s.approval, how: 'pending' }, halt: 'not_approved_yet' };
     case 'finished': {
       const done = o.state === 'Succeeded' || o.state === 'NeedsReboot';
-      const r = (tx.result ?? null) as { summary?: string; needs_reboot?: boolean; rollback_ref?: string | null } | null;
+      const r = (tx.result ?? null) as { summary?: string; needs_reboot?: boolean; changed?: boolean; rollback_ref?: string | null } | null;
       return {
         ...s,
         state: o.state,
         summary: r?.summary ?? s.summary,
         needs_reboot: r?.needs_reboot ?? false,
+        changed: r?.changed ?? false,
         rollback_ref: r?.rollback_ref ?? null,
         approval: { ...s.approval, how: 'finished', approved_by: tx.approved_by },
         halt: done ? null : 'failed',
@@ -100,7 +104,7 @@ function undecided(s: StepOut, o: Exclude<WaitOutcome, { outcome: 'approved' }>,
 function ran(s: StepOut, r: ResultEnvelope): StepOut {
   const { lines, truncated } = agentLines(r.output, r.output_truncated);
   const ok = r.state === 'Succeeded' || r.state === 'NeedsReboot';
-  return { ...s, state: r.state, ran: true, summary: r.summary, output: lines, output_truncated: truncated, needs_reboot: r.needs_reboot, rollback_ref: r.rollback_ref, halt: ok ? null : 'failed', error: r.error ?? null };
+  return { ...s, state: r.state, ran: true, summary: r.summary, output: lines, output_truncated: truncated, needs_reboot: r.needs_reboot, changed: r.changed, rollback_ref: r.rollback_ref, halt: ok ? null : 'failed', error: r.error ?? null };
 }
 
 interface RunContext {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
 import { params } from '../../params.js';
 import { containerAction, containerRef, describeContainer, podmanStep, requireContainer, type ContainerState } from './podman.js';
+import { unchanged } from '../../action.js';
 
 /** Seconds podman waits after the stop signal before it sends SIGKILL (podman's own default is 10). */
 export const stopTimeout = z.number().int().min(0).max(300).describe('seconds to wait after the stop signal before SIGKILL, 0 to 300 (default 10)');
@@ -43,7 +44,7 @@ export const startContainer = containerAction({
   example: { container: 'web' },
   check: ({ container }, t) => {
     const c = requireContainer(container, t);
-    if (c.status === 'running') throw new AirlockError('conflict', 'already_running', `${c.name} is already running`, 'RestartContainer restarts it');
+    if (c.status === 'running') return unchanged(`${c.name} is already running`);
     refuseUnsettled(c);
   },
   preview: ({ container }, t) => {
@@ -67,7 +68,7 @@ export const stopContainer = containerAction({
   example: { container: 'web', timeout: 30 },
   check: ({ container }, t) => {
     const c = requireContainer(container, t);
-    if (STARTABLE.includes(c.status)) throw new AirlockError('conflict', 'not_running', `${c.name} is not running (${c.status})`, 'ListContainers shows every container and its state');
+    if (STARTABLE.includes(c.status)) return unchanged(`${c.name} is not running (${c.status})`);
     refuseUnsettled(c);
   },
   preview: ({ container, timeout }, t) => {

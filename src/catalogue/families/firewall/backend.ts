@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, ALL_PLATFORMS, type Host } from '../../action.js';
+import { action, ALL_PLATFORMS, type Host, type Unchanged } from '../../action.js';
 import { checkFirewalldChange, firewalldChange, firewalldRunning, firewalldSteps, firewalldWarnings, readFirewalld, showFirewalld, type FirewalldPlan, type FirewalldState } from './firewalld.js';
 import { checkNftChange, nftChange, nftSteps, nftWarnings, type NftPlan } from './nft-change.js';
 import { readNft, showNft, type NftState } from './nft-state.js';
@@ -32,7 +32,7 @@ export function nftAction<P extends Record<string, unknown>>(spec: {
   /** Refuses what the parameters alone make unsafe, whichever firewall. */
   refuse?: (p: P) => void;
   /** Refuses what makes this change a no-op or impossible. */
-  check?: (p: P, cur: NftState) => void;
+  check?: (p: P, cur: NftState) => Unchanged | void;
   plan: (p: P, cur: NftState) => NftPlan;
   firewalld: ((p: P, cur: FirewalldState) => FirewalldPlan) | string;
   /** Parameters that name a rule of table inet airlock (a handle): the nft table even where firewalld runs. */
@@ -60,7 +60,8 @@ export function nftAction<P extends Record<string, unknown>>(spec: {
         spec.refuse?.(p);
         return checkFirewalldChange(cur, viaFirewalld(p, cur));
       }
-      spec.check?.(p, cur);
+      const held = spec.check?.(p, cur);
+      if (held) return held;
       spec.refuse?.(p);
       checkNftChange(cur, spec.plan(p, cur).next);
     },

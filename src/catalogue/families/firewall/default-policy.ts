@@ -1,6 +1,5 @@
 /** SetDefaultPolicy: what chain input or forward of table inet airlock does with packets no rule matches. */
 import { z } from 'zod';
-import { AirlockError } from '../../../protocol/errors.js';
 import { parseNet } from '../../lib/net-address.js';
 import { params } from '../../params.js';
 import { isLoopback, UNSPECIFIED } from './addresses.js';
@@ -10,6 +9,7 @@ import { BASELINE_RULES, parseSimpleRule } from './nft-rules.js';
 import { CHAINS } from './nft-table.js';
 import { ruleKey } from './simple-rule.js';
 import type { Listener } from './sockets.js';
+import { unchanged } from '../../action.js';
 
 const policyParams = params({ chain: z.enum(CHAINS), policy: z.enum(['accept', 'drop']) });
 
@@ -21,7 +21,7 @@ export const setDefaultPolicy = nftAction<z.infer<typeof policyParams>>({
   firewalld:
     "its zones already reject what no rule accepts (target default), and a drop policy in table inet airlock would also drop what firewalld accepts, since a packet must pass both tables",
   check: ({ chain, policy }, cur) => {
-    if (cur.table.chains[chain].policy === policy) throw new AirlockError('conflict', 'already_set', `chain ${chain} of table inet airlock already has policy ${policy}${cur.table.exists ? '' : ' (the table does not exist: nothing is filtered)'}`);
+    if (cur.table.chains[chain].policy === policy) return unchanged(`chain ${chain} of table inet airlock already has policy ${policy}${cur.table.exists ? '' : ' (the table does not exist: nothing is filtered)'}`);
   },
   plan: ({ chain, policy }, cur) => {
     const next = cloneModel(cur.table.chains);

@@ -1,6 +1,6 @@
 /** fail2ban: its jails and banned addresses, read and changed with fail2ban-client (status, manual bans and unbans). */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, ALL_PLATFORMS, type Host } from '../../action.js';
+import { action, ALL_PLATFORMS, type Host, unchanged } from '../../action.js';
 import { netContains, netText, parseNet } from '../../lib/net-address.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
@@ -84,10 +84,10 @@ function banAction(ban: boolean) {
       const addr = parseNet(ip)!;
       const isBanned = cur.banned.some((b) => { const n = parseNet(b); return n !== null && netText(n) === netText(addr); });
       if (!ban) {
-        if (!isBanned) throw new AirlockError('conflict', 'not_banned', `${ip} is not banned in jail ${jail}`);
+        if (!isBanned) return unchanged(`${ip} is not banned in jail ${jail}`);
         return;
       }
-      if (isBanned) throw new AirlockError('conflict', 'already_banned', `${ip} is already banned in jail ${jail}`);
+      if (isBanned) return unchanged(`${ip} is already banned in jail ${jail}`);
       if (isLoopback(addr) || UNSPECIFIED.some((u) => netText(u) === netText(addr))) {
         throw new AirlockError('authorization', 'loopback', `${ip} is a loopback or unspecified address: banning it breaks local services`);
       }

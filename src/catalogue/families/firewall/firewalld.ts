@@ -4,7 +4,7 @@
  * their refusals, preview and steps (`firewall-cmd --permanent`, then `--reload`).
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { RHEL_LIKE, type CommandOutput, type Host } from '../../action.js';
+import { RHEL_LIKE, type CommandOutput, type Host, unchanged, type Unchanged } from '../../action.js';
 import { netText, parseNet } from '../../lib/net-address.js';
 import { firstLine } from '../../lib/text.js';
 import { command, type Step } from '../../mechanism.js';
@@ -155,9 +155,9 @@ function zoneAfter(z: ZoneConfig, plan: FirewalldPlan): ZoneConfig {
 }
 
 /** The refusals every firewalld change shares: no no-op, nothing missing, and no new way to cut SSH off. */
-export function checkFirewalldChange(cur: FirewalldState, plan: FirewalldPlan): void {
+export function checkFirewalldChange(cur: FirewalldState, plan: FirewalldPlan): Unchanged | undefined {
   if (plan.add && entriesOf(cur.permanent, plan.add).includes(plan.add.value)) {
-    throw new AirlockError('conflict', 'already_present', `firewalld zone ${cur.zone} already has ${describeEntry(plan.add)}`);
+    return unchanged(`firewalld zone ${cur.zone} already has ${describeEntry(plan.add)}`);
   }
   if (plan.remove && !entriesOf(cur.permanent, plan.remove).includes(plan.remove.value)) {
     throw new AirlockError('validation', 'no_such_rule', `firewalld zone ${cur.zone} has no ${describeEntry(plan.remove)}`, "FirewallStatus lists the zone's ports and rich rules");

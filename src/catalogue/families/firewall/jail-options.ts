@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, ALL_PLATFORMS, type Host } from '../../action.js';
+import { action, ALL_PLATFORMS, type Host, unchanged } from '../../action.js';
 import { listDirectory } from '../../lib/host-files.js';
 import { command, fileWrite } from '../../mechanism.js';
 import { params } from '../../params.js';
@@ -109,9 +109,9 @@ export const setJailOption = action({
       throw new AirlockError('validation', 'no_such_jail', `no fail2ban configuration file defines jail ${p.jail}`, `jails come from ${JAIL_SOURCES.join(', ')} and ${JAIL_DIR}; Fail2banStatus lists the running ones`);
     }
     if (!cur.dropin) throw new AirlockError('conflict', 'unrecognised_dropin', `${JAIL_DROPIN} holds lines Airlock did not write`, 'a person fixes or removes it by hand');
-    if (cur.dropin.get(p.jail)?.get(p.option) === optionValue(p)) throw new AirlockError('conflict', 'already_set', `${JAIL_DROPIN} already sets ${p.option} = ${optionValue(p)} for jail ${p.jail}`);
+    if (cur.dropin.get(p.jail)?.get(p.option) === optionValue(p)) return unchanged(`${JAIL_DROPIN} already sets ${p.option} = ${optionValue(p)} for jail ${p.jail}`);
     if (p.option === 'enabled' && p.value === cur.jails.includes(p.jail)) {
-      throw new AirlockError('conflict', p.value ? 'already_enabled' : 'not_enabled', `jail ${p.jail} is ${p.value ? 'already running' : 'not running'}`);
+      return unchanged(`jail ${p.jail} is ${p.value ? 'already running' : 'not running'}`);
     }
   },
   preview: (p, cur) => {

@@ -12,11 +12,13 @@ import type { NftState } from './nft-state.js';
 import type { TableModel } from './nft-table.js';
 import { protocol, sourceAddress } from './params.js';
 import { ruleKey, ruleWhat, type Policy, type SimpleRule } from './simple-rule.js';
+import { unchanged, type Unchanged } from '../../action.js';
 
-/** Refuses a rule the input chain already has (comments aside). */
-function refuseDuplicate(cur: NftState, text: string): void {
+/** No change when the input chain already has the rule (comments aside). */
+function unchangedIfPresent(cur: NftState, text: string): Unchanged | undefined {
   const same = cur.table.chains.input.rules.find((r) => ruleKey(r.text) === ruleKey(text));
-  if (same) throw new AirlockError('conflict', 'already_present', `chain input already has \`${same.text}\` (handle ${same.handle})`);
+  if (same) return unchanged(`chain input already has \`${same.text}\` (handle ${same.handle})`);
+  return undefined;
 }
 
 /** Drop rules that come before an accept rule and catch the same packets, so the accept never applies. */
@@ -52,7 +54,7 @@ function ruleAction<P extends Record<string, unknown> & { source?: string; proto
         throw new AirlockError('authorization', 'loopback', `${p.source} covers loopback addresses: dropping them breaks local services (DNS stub, databases, Airlock itself)`);
       }
     },
-    check: (p, cur) => refuseDuplicate(cur, ruleText(spec.verdict, p)),
+    check: (p, cur) => unchangedIfPresent(cur, ruleText(spec.verdict, p)),
     plan: (p, cur) => {
       const text = ruleText(spec.verdict, p);
       const open = p.protocol && p.port !== undefined ? cur.sockets.listeners.filter((l) => l.proto === p.protocol && l.port === p.port) : [];

@@ -1,7 +1,7 @@
 /** ufw: rules allowed, denied and deleted with the ufw command (ufw keeps them in /etc/ufw/user*.rules itself); offered only where ufw is installed. */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params, port } from '../../params.js';
 import { lockOutError } from './lockout.js';
@@ -27,7 +27,7 @@ function ufwRuleAction(verb: 'allow' | 'deny') {
     check: ({ port: p, protocol: proto }, cur) => {
       refuseNoUfw(cur);
       const spec = `${p}/${proto}`;
-      if (ufwVerbFor(cur, spec) === verb) throw new AirlockError('conflict', 'already_present', `ufw already has \`${verb} ${spec}\``);
+      if (ufwVerbFor(cur, spec) === verb) return unchanged(`ufw already has \`${verb} ${spec}\``);
       if (verb === 'deny' && proto === 'tcp' && cur.sockets.sshPorts.includes(p) && cur.active) {
         throw lockOutError([`ufw is active and \`deny ${spec}\` blocks SSH on port ${p}`], 'deny SSH only from given sources, with DenySource or fail2ban, never the port as a whole');
       }

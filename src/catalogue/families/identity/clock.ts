@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { parseShow } from '../../lib/systemd.js';
@@ -91,7 +91,7 @@ export const setNtp = action({
     if (!cur.canNtp) throw new AirlockError('unsupported_platform', 'no_ntp_service', 'systemd-timedated knows no NTP service on this host', 'install systemd-timesyncd (or chrony)');
     // Off means nothing runs and nothing starts at boot; on means timedated reports an active service.
     const alreadyOff = !cur.ntp && cur.timesyncd.unitFile !== 'enabled';
-    if (enabled ? cur.ntp : alreadyOff) throw new AirlockError('conflict', 'unchanged', `network time synchronisation is already ${enabled ? 'on' : 'off'} (${describeNtp(cur)})`);
+    if (enabled ? cur.ntp : alreadyOff) return unchanged(`network time synchronisation is already ${enabled ? 'on' : 'off'} (${describeNtp(cur)})`);
   },
   preview: ({ enabled }, cur) => {
     const service = cur.timesyncd.load === 'loaded' ? TIMESYNCD : 'the NTP service';

@@ -3,7 +3,7 @@
  * pretty name systemd-hostnamed keeps.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileScan, fileWrite } from '../../mechanism.js';
 import { hostName, params, token } from '../../params.js';
 import { readHostsFile } from '../../lib/hosts-file.js';
@@ -59,7 +59,7 @@ export const setHostname = action({
   current: ({ hostname }, host) => hostnameState(hostname, host),
   check: ({ hostname }, cur) => {
     if (cur.configured === hostname && cur.running === hostname) {
-      throw new AirlockError('conflict', 'unchanged', `the host is already named ${hostname}`);
+      return unchanged(`the host is already named ${hostname}`);
     }
   },
   preview: ({ hostname }, cur) => ({
@@ -104,7 +104,7 @@ export const setPrettyHostname = action({
     if (cur.pretty === null) {
       throw new AirlockError('execution', 'hostnamed_unreachable', `hostnamectl could not read the pretty host name (${cur.error || 'no error text'}), so it could not be put back`, 'is systemd the init system, with dbus running?');
     }
-    if (cur.pretty === pretty) throw new AirlockError('conflict', 'no_change', `the pretty host name is already ${JSON.stringify(pretty)}`);
+    if (cur.pretty === pretty) return unchanged(`the pretty host name is already ${JSON.stringify(pretty)}`);
   },
   preview: ({ pretty }, cur) => ({
     summary: `Set the pretty host name from ${cur.pretty ? JSON.stringify(cur.pretty) : '(none)'} to ${JSON.stringify(pretty)}`,

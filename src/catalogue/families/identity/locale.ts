@@ -4,7 +4,7 @@
  * localedef).
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, filePatch, fileScan, fileWrite, type Step } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
@@ -150,7 +150,7 @@ export const setLocale = action({
   current: ({ lang }, host) => readLocaleState(host, lang),
   shown: (cur) => ({ lang: cur.file.lang, lc_all: cur.file.lcAll, compiled: cur.available, supported_charset: cur.charset, locale_gen: cur.gen.state }),
   check: ({ lang }, cur) => {
-    if (cur.file.lang === lang) throw new AirlockError('conflict', 'unchanged', `LANG is already ${lang}`);
+    if (cur.file.lang === lang) return unchanged(`LANG is already ${lang}`);
     if (cur.available) return;
     if (!cur.charset) throw new AirlockError('validation', 'unknown_locale', `${lang} is neither compiled on this host nor listed in ${SUPPORTED}`, 'ListLocales shows the compiled ones; names look like en_US.UTF-8');
     if (!cur.definition) {

@@ -1,6 +1,6 @@
 /** The time zone: /etc/localtime's link into /usr/share/zoneinfo, and /etc/timezone where the host has one. */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileScan, fileWrite } from '../../mechanism.js';
 import { params, timezone } from '../../params.js';
 import { linkTarget } from '../../lib/host-files.js';
@@ -80,7 +80,7 @@ export const setTimezone = action({
       throw new AirlockError('conflict', 'localtime_not_link', `/etc/localtime is ${cur.localtime === 'absent' ? 'missing' : 'not a symbolic link'}; Airlock only repoints the link, so the old setting could not be restored`, 'reinstall tzdata (dpkg-reconfigure tzdata) to restore the link');
     }
     if (cur.linkTarget === cur.zone.path && (cur.timezoneFile === null || cur.timezoneFile === cur.zone.name)) {
-      throw new AirlockError('conflict', 'unchanged', `the time zone is already ${cur.zone.name}`);
+      return unchanged(`the time zone is already ${cur.zone.name}`);
     }
   },
   preview: ({ timezone: tz }, cur) => ({

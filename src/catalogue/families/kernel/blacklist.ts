@@ -4,7 +4,7 @@
  * people are left alone).
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { fileDelete, fileScan, fileWrite } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { blacklistFile, BOOT_CRITICAL_MODULES, canonical, confFiles, moduleName, readModule } from './module-state.js';
@@ -39,7 +39,7 @@ export const blacklistModule = action({
   check: ({ module }, cur) => {
     const m = canonical(module);
     if (BOOT_CRITICAL_MODULES.includes(m)) throw new AirlockError('authorization', 'boot_critical_module', `${m} may be needed to reach the disks, root file system or network at boot; Airlock does not blacklist it`, 'a person does this from a console');
-    if (cur.airlockFile) throw new AirlockError('conflict', 'already_blacklisted', `${m} is already blacklisted by ${blacklistFile(m)}`);
+    if (cur.airlockFile) return unchanged(`${m} is already blacklisted by ${blacklistFile(m)}`);
   },
   preview: ({ module }, cur) => {
     const m = canonical(module);
@@ -73,9 +73,11 @@ export const unblacklistModule = action({
   current: async ({ module }, host) => readModule(host, module),
   check: ({ module }, cur) => {
     const m = canonical(module);
-    if (!cur.airlockFile) {
-      throw new AirlockError('conflict', 'not_blacklisted_by_airlock', `Airlock has no blacklist file for ${m}${cur.elsewhere.length ? `; it is named in ${cur.elsewhere.join(', ')}, which Airlock does not change` : ''}`);
+    // Blacklisted by a file that is not Airlock's: the module stays blacklisted, which this request cannot change.
+    if (!cur.airlockFile && cur.elsewhere.length) {
+      throw new AirlockError('conflict', 'not_blacklisted_by_airlock', `Airlock has no blacklist file for ${m}; it is named in ${cur.elsewhere.join(', ')}, which Airlock does not change`);
     }
+    if (!cur.airlockFile) return unchanged(`${m} is not blacklisted`);
   },
   preview: ({ module }, cur) => {
     const m = canonical(module);

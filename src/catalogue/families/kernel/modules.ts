@@ -5,7 +5,7 @@
  * (no_loadable_modules) and its argv is checked in the unit tests.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { blacklistFile, canonical, moduleName, readModule, type ModuleState } from './module-state.js';
@@ -58,7 +58,7 @@ export const loadModule = action({
   check: ({ module }, cur) => {
     const m = canonical(module);
     refuseNoModules(cur);
-    if (cur.loaded) throw new AirlockError('conflict', 'already_loaded', `${m} is already loaded`);
+    if (cur.loaded) return unchanged(`${m} is already loaded`);
     if (cur.builtin) throw new AirlockError('conflict', 'built_in', `${m} is built into this kernel: there is nothing to load`);
     if (cur.airlockFile || cur.elsewhere.length) {
       throw new AirlockError('conflict', 'module_blacklisted', `${m} is blacklisted by ${[...(cur.airlockFile ? [blacklistFile(m)] : []), ...cur.elsewhere].join(', ')}`, 'remove the blacklist first (UnblacklistModule for Airlock\'s own)');

@@ -4,7 +4,7 @@
  * is refused before anything runs.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileWrite } from '../../mechanism.js';
 import { params, sysctlKey, sysctlValue } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
@@ -155,7 +155,7 @@ export const setSysctl = action({
     if (!cur.writable) throw new AirlockError('validation', 'read_only_sysctl', `${key} is read-only`);
     if (normalise(value) === '') throw new AirlockError('validation', 'empty_value', 'the value must not be blank');
     if (cur.value === normalise(value) && cur.dropIn === `${key} = ${normalise(value)}\n`) {
-      throw new AirlockError('conflict', 'no_change', `${key} is already ${cur.value} and persisted in ${sysctlDropIn(key)}`);
+      return unchanged(`${key} is already ${cur.value} and persisted in ${sysctlDropIn(key)}`);
     }
   },
   preview: ({ key, value }, cur) => {

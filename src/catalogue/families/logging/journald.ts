@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileDelete, fileWrite, type CommandStep, type Step } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
@@ -125,7 +125,7 @@ export const setJournaldOption = action({
   current: (_p, host) => readJournald(host),
   check: ({ option, value }, cur) => {
     const now = cur.effective[option];
-    if (now?.value === String(value)) throw new AirlockError('conflict', 'unchanged', `${now.file} already sets ${option}=${value}, and journald uses it`);
+    if (now?.value === String(value)) return unchanged(`${now.file} already sets ${option}=${value}, and journald uses it`);
     const over = cur.later.filter((l) => l.options.includes(option)).map((l) => l.file);
     if (over.length) {
       throw new AirlockError('conflict', 'overridden', `${over.join(', ')} also set${over.length === 1 ? 's' : ''} ${option} and ${over.length === 1 ? 'is' : 'are'} read after ${JOURNALD_DROPIN}, so this setting would have no effect`, 'a person removes the option from that file');
@@ -160,7 +160,7 @@ export const resetJournaldOption = action({
   example: { option: 'SystemMaxUse' },
   current: (_p, host) => readJournald(host),
   check: ({ option }, cur) => {
-    if (!cur.own?.some(([k]) => k === option)) throw new AirlockError('conflict', 'not_set', `${JOURNALD_DROPIN} does not set ${option}`, 'only options Airlock set with SetJournaldOption can be reset');
+    if (!cur.own?.some(([k]) => k === option)) return unchanged(`${JOURNALD_DROPIN} does not set ${option}`);
   },
   preview: ({ option }, cur) => {
     const next = cur.own!.filter(([k]) => k !== option);

@@ -12,7 +12,7 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileDelete, fileScan, fileWrite } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
@@ -126,7 +126,7 @@ export const setLogrotatePolicy = action({
   current: ({ name, path }, host) => readSetPolicy(host, name, path),
   shown: (cur) => ({ file: cur.file, exists: cur.text !== null, clashes: cur.clashes, parent: cur.parent, target: cur.target, config_ok: cur.configOk }),
   check: ({ name, ...p }, cur) => {
-    if (cur.text === logrotatePolicy(name, p)) throw new AirlockError('conflict', 'unchanged', `${cur.file} already says exactly this`);
+    if (cur.text === logrotatePolicy(name, p)) return unchanged(`${cur.file} already says exactly this`);
     if (cur.clashes.length) {
       throw new AirlockError('conflict', 'already_rotated', `${cur.clashes.map((c) => `${c.file} (${c.pattern})`).join(', ')} already rotate${cur.clashes.length === 1 ? 's' : ''} ${p.path}; logrotate refuses a log named twice`, 'change that policy instead, or a person removes the entry');
     }

@@ -1,6 +1,5 @@
 /** AddAddress and RemoveAddress: an interface's addresses, changed with ip addr (runtime state only). */
-import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { addressText, parseCidr } from '../../lib/net-address.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
@@ -29,7 +28,7 @@ export const addAddress = action({
   check: (p, { net }) => {
     refuseLoopback(p.interface);
     const link = requireLink(net, p.interface);
-    if (findAddress(link, p.address)) throw new AirlockError('conflict', 'address_present', `${p.interface} already has ${p.address}`);
+    if (findAddress(link, p.address)) return unchanged(`${p.interface} already has ${p.address}`);
   },
   preview: (p, { net }) => {
     const link = requireLink(net, p.interface);
@@ -58,7 +57,7 @@ export const removeAddress = action({
     refuseLoopback(p.interface);
     const link = requireLink(net, p.interface);
     const addr = findAddress(link, p.address);
-    if (!addr) throw new AirlockError('conflict', 'address_absent', `${p.interface} has no address ${p.address}`, `its addresses: ${link.addresses.map((a) => `${a.local}/${a.prefixlen}`).join(', ') || 'none'}`);
+    if (!addr) return unchanged(`${p.interface} has no address ${p.address}`);
     const others = link.addresses.filter((a) => a !== addr && a.scope !== 'link' && a.scope !== 'host');
     if (others.length === 0) refuseDefaultRouteDev(net, p.interface, 'remove its last address');
   },

@@ -1,7 +1,7 @@
 /** /etc/hosts: the static host name table, read, and edited one line or one name at a time (never the loopback entries). */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { fixedRead } from '../../lib/fixed-read.js';
 import { parseHostsLine, readHostsFile } from '../../lib/hosts-file.js';
 import { fileScan, fileWrite } from '../../mechanism.js';
@@ -55,7 +55,7 @@ export const addHostsEntry = action({
       throw new AirlockError('authorization', 'protected_name', `${reserved.join(', ')} must keep resolving to the loopback address; Airlock does not map it`);
     }
     const dup = cur.entries.some((e) => sameIp(e.ip, ip) && e.names.length === names.length && e.names.every((n, i) => sameName(n, names[i]!)));
-    if (dup) throw new AirlockError('conflict', 'already_present', `${HOSTS} already has the line ${hostsLine(ip, names)}`);
+    if (dup) return unchanged(`${HOSTS} already has the line ${hostsLine(ip, names)}`);
   },
   preview: ({ ip, names }, cur) => {
     const elsewhere = cur.entries.flatMap((e) =>
@@ -110,7 +110,7 @@ export const removeHostsEntry = action({
       throw new AirlockError('authorization', 'protected_entry', `${name} on ${ip} is the loopback entry every host needs; Airlock does not remove it`);
     }
     if (cur.removed.length + cur.rewritten.length === 0) {
-      throw new AirlockError('conflict', 'not_present', `${HOSTS} has no line mapping ${name} to ${ip}`, 'list the entries with ListHostsEntries');
+      return unchanged(`${HOSTS} has no line mapping ${name} to ${ip}`);
     }
   },
   preview: ({ ip, name }, cur) => ({

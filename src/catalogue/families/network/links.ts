@@ -1,7 +1,6 @@
 /** SetLinkState: an interface up or down with ip link set (runtime state only; never lo, never the way out). */
 import { z } from 'zod';
-import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { describeLink, readNet, requireLink } from './ip-state.js';
@@ -23,7 +22,7 @@ export const setLinkState = action({
     refuseLoopback(p.interface);
     const link = requireLink(net, p.interface);
     if (p.state === 'down') refuseDefaultRouteDev(net, p.interface, 'take it down');
-    if (link.up === (p.state === 'up')) throw new AirlockError('conflict', p.state === 'up' ? 'already_up' : 'already_down', `${p.interface} is already ${p.state}`);
+    if (link.up === (p.state === 'up')) return unchanged(`${p.interface} is already ${p.state}`);
   },
   preview: (p, { net }) => {
     const link = requireLink(net, p.interface);

@@ -1,6 +1,6 @@
 /** AddRoute and RemoveRoute: routes of the main table, changed with ip route (runtime state only; never a default route replaced or removed). */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { canonicalIp, parseCidr } from '../../lib/net-address.js';
 import { command } from '../../mechanism.js';
 import { ipAddress, params } from '../../params.js';
@@ -85,7 +85,7 @@ export const removeRoute = action({
   shown: (net) => net.routes.map(describeRoute),
   check: (p, net) => {
     const found = matchingRoutes(net, p);
-    if (found.length === 0) throw new AirlockError('conflict', 'route_absent', `there is no route to ${p.destination}${p.dev ? ` on ${p.dev}` : ''}`, 'ListRoutes shows the routes');
+    if (found.length === 0) return unchanged(`there is no route to ${p.destination}${p.dev ? ` on ${p.dev}` : ''}`);
     if (found.length > 1) throw new AirlockError('validation', 'route_ambiguous', `there are ${found.length} routes to ${p.destination}: ${found.map(describeRoute).join('; ')}`, 'name the interface (dev)');
   },
   preview: (p, net) => {

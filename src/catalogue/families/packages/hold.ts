@@ -1,6 +1,6 @@
 /** Holds: keeping an installed package at its version through upgrades (apt only: dnf needs its versionlock plugin). */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { packageName, params } from '../../params.js';
 import { dpkgEntries } from '../../lib/apt.js';
@@ -21,7 +21,7 @@ export const holdPackage = action({
   current: async ({ package: name }, host) => ({ name, dpkg: await dpkgEntries(host, [name]) }),
   check: ({ package: name }, cur) => {
     if (!isInstalled(cur.dpkg)) throw new AirlockError('conflict', 'not_installed', `${name} is not installed`, 'see ListInstalledPackages');
-    if (isHeld(cur.dpkg)) throw new AirlockError('conflict', 'already_held', `${name} is already on hold`);
+    if (isHeld(cur.dpkg)) return unchanged(`${name} is already on hold`);
   },
   preview: ({ package: name }, cur) => ({
     summary: `Hold ${name} at ${installedVersion(cur.dpkg)}`,
@@ -43,7 +43,7 @@ export const unholdPackage = action({
   example: { package: 'linux-image-amd64' },
   current: async ({ package: name }, host) => ({ name, dpkg: await dpkgEntries(host, [name]) }),
   check: ({ package: name }, cur) => {
-    if (!isHeld(cur.dpkg)) throw new AirlockError('conflict', 'not_held', `${name} is not on hold`);
+    if (!isHeld(cur.dpkg)) return unchanged(`${name} is not on hold`);
   },
   preview: ({ package: name }, cur) => ({
     summary: `Release the hold on ${name}`,

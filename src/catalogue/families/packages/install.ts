@@ -1,6 +1,6 @@
 /** Installing one package at its candidate version (see ./manager.ts for how apt and dnf are held to exact names). */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, ALL_PLATFORMS } from '../../action.js';
+import { action, ALL_PLATFORMS, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { ARCH } from '../../lib/dnf.js';
@@ -29,7 +29,7 @@ export const installPackage = action({
   },
   check: ({ package: name }, cur) => {
     requireKnown(cur);
-    if (isInstalled(cur.dpkg)) throw new AirlockError('conflict', 'already_installed', `${name} ${installedVersion(cur.dpkg)} is already installed`, 'see ListUpgradable for newer versions');
+    if (isInstalled(cur.dpkg)) return unchanged(`${name} ${installedVersion(cur.dpkg)} is already installed`);
     if (!cur.version || !cur.sim) {
       throw new AirlockError('validation', 'no_candidate', `${cur.manager} has no installable version of ${name} (a virtual package, or not in the configured repositories)`, 'refresh the lists with AptUpdate, or install a package that provides it');
     }

@@ -4,7 +4,7 @@
  * the job, and the executor restores every file it wrote.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileDelete, fileWrite } from '../../mechanism.js';
 import { packageName, params, token } from '../../params.js';
 import { DEBIAN_VERSION, policyWithVersions, type PolicyWithVersions } from '../../lib/apt.js';
@@ -79,7 +79,7 @@ export const pinPackageVersion = action({
     if (!cur.policy.versions.some((v) => v.version === version)) {
       throw new AirlockError('validation', 'no_such_version', `apt offers no version ${version} of ${name} (it has ${cur.policy.versions.map((v) => v.version).join(', ') || 'none'})`, 'PackagePolicy lists the versions apt knows');
     }
-    if (cur.existing === pinContent(name, version)) throw new AirlockError('conflict', 'already_pinned', `${name} is already pinned to ${version} by ${cur.path}`);
+    if (cur.existing === pinContent(name, version)) return unchanged(`${name} is already pinned to ${version} by ${cur.path}`);
   },
   preview: ({ package: name, version }, cur) => ({
     summary: `Pin ${name} to ${version} (priority ${PIN_PRIORITY})`,
@@ -105,9 +105,11 @@ export const unpinPackage = action({
   example: { package: 'nginx' },
   current: ({ package: name }, host) => pinState(host, name),
   check: ({ package: name }, cur) => {
-    if (cur.existing === null) {
-      throw new AirlockError('conflict', 'not_pinned', `Airlock has no pin for ${name} (${cur.path} does not exist)`, cur.others.length ? `pins in ${cur.others.join(', ')} are not Airlock's: edit them at the console` : undefined);
+    // Pinned by a file that is not Airlock's: the package stays pinned, which this request cannot change.
+    if (cur.existing === null && cur.others.length) {
+      throw new AirlockError('conflict', 'not_pinned', `Airlock has no pin for ${name} (${cur.path} does not exist)`, `pins in ${cur.others.join(', ')} are not Airlock's: edit them at the console`);
     }
+    if (cur.existing === null) return unchanged(`Airlock has no pin for ${name} (${cur.path} does not exist)`);
   },
   preview: ({ package: name }, cur) => ({
     summary: `Unpin ${name} (pinned to ${pinnedVersion(cur.existing) ?? 'an unreadable version'})`,

@@ -1,6 +1,6 @@
 /** Removing one installed package and what requires it, never a protected, essential or required one. */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, ALL_PLATFORMS } from '../../action.js';
+import { action, ALL_PLATFORMS, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import type { Simulation } from '../../lib/apt.js';
@@ -30,7 +30,7 @@ export const removePackage = action({
     return { name, manager, dpkg, version, sim, removed };
   },
   check: ({ package: name }, cur) => {
-    if (!cur.version) throw new AirlockError('conflict', 'not_installed', `${name} is not installed`, 'see ListInstalledPackages');
+    if (!cur.version) return unchanged(`${name} is not installed`);
     const self = protectedSelf(name, cur.dpkg, cur.manager);
     if (self) throw new AirlockError('authorization', 'protected_package', `${name} is ${self}; Airlock never removes it`, 'this needs a person at the console');
     if (!cur.sim) throw new AirlockError('execution', 'no_simulation', `${cur.manager} did not plan the removal of ${name}`);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileDelete, fileWrite } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { firstError } from '../../lib/apt.js';
@@ -196,7 +196,7 @@ export const removeRepository = action({
     };
   },
   check: ({ name }, cur) => {
-    if (!cur.sourcesExists && !cur.keyringExists) throw new AirlockError('conflict', 'no_such_repository', `Airlock added no repository named ${name} (neither ${cur.sources} nor ${cur.keyring} exists)`, 'ListRepositories shows the sources; others are not Airlock\'s to remove');
+    if (!cur.sourcesExists && !cur.keyringExists) return unchanged(`Airlock added no repository named ${name} (neither ${cur.sources} nor ${cur.keyring} exists)`);
   },
   preview: ({ name }, cur) => ({
     summary: `Remove repository ${name}${cur.uris.length ? ` (${cur.uris.join(' ')} ${cur.suites ?? ''})`.replace(/ \)$/, ')') : ''}`,

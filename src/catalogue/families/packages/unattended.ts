@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileScan, fileWrite } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { dpkgEntries, firstError } from '../../lib/apt.js';
@@ -99,7 +99,7 @@ export const setUnattendedUpgrades = action({
   check: ({ enabled }, cur) => {
     if (enabled && !cur.installed) throw new AirlockError('conflict', 'not_installed', `${UU_PACKAGE} is not installed, so nothing would run the upgrades`, `install it first: InstallPackage {"package": "${UU_PACKAGE}"}`);
     if (cur.file === autoUpgradesText(cur.file, enabled)) {
-      throw new AirlockError('conflict', 'already_set', `${AUTO_UPGRADES} already switches them ${enabled ? 'on' : 'off'} (effective: ${PERIODIC_KEYS.map((k) => `${k}=${cur.effective[k] ?? 'unset'}`).join(', ')})`);
+      return unchanged(`${AUTO_UPGRADES} already switches them ${enabled ? 'on' : 'off'} (effective: ${PERIODIC_KEYS.map((k) => `${k}=${cur.effective[k] ?? 'unset'}`).join(', ')})`);
     }
   },
   preview: ({ enabled }, cur) => {

@@ -5,7 +5,7 @@
  * rebuilt at execution differs from the one a person approved.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, ALL_PLATFORMS } from '../../action.js';
+import { action, ALL_PLATFORMS, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import type { DpkgEntry } from '../../lib/apt.js';
@@ -40,7 +40,7 @@ export const upgradeAll = action({
   current: (_p, host) => plan(host, 'upgrade', UPGRADE_OPTS),
   check: (_p, cur) => {
     if (cur.sim.upgrade.length === 0) {
-      throw new AirlockError('conflict', 'nothing_to_upgrade', `no installed package has a newer candidate${cur.keptBack.length ? ` (kept back: ${cur.keptBack.join(', ')})` : ''}`, `refresh the lists with AptUpdate first; ListUpgradable shows what ${cur.manager} would do`);
+      return unchanged(`no installed package has a newer candidate${cur.keptBack.length ? ` (kept back: ${cur.keptBack.join(', ')})` : ''}`);
     }
     if (cur.sim.install.length || cur.sim.remove.length) {
       throw new AirlockError('conflict', 'unexpected_changes', 'apt plans to install or remove packages during a plain upgrade', 'inspect the apt configuration (ListUpgradable shows the plan)');
@@ -93,7 +93,7 @@ export const autoremove = action({
     return { manager, sim, builds, removed: await installedEntries(host, manager, [...new Set(sim.remove.map((p) => p.name))]) };
   },
   check: (_p, cur) => {
-    if (cur.sim.remove.length === 0) throw new AirlockError('conflict', 'nothing_to_remove', 'no package is unused: there is nothing to autoremove');
+    if (cur.sim.remove.length === 0) return unchanged('no package is unused: there is nothing to autoremove');
     if (cur.sim.install.length || cur.sim.upgrade.length) throw new AirlockError('conflict', 'unexpected_changes', 'apt plans to install or upgrade packages during an autoremove');
     const bad = cur.sim.remove
       .map((p) => p.name)

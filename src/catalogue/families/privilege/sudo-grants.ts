@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type GroupEntry, type PasswdEntry } from '../../action.js';
+import { action, type GroupEntry, type PasswdEntry, unchanged } from '../../action.js';
 import { command, fileDelete, fileWrite } from '../../mechanism.js';
 import { groupName, params, userName } from '../../params.js';
 import { agentCommandRefusal, commandArgument, MAX_COMMAND_ARGS, throwRefusal, type CommandRefusal } from '../../lib/agent-command.js';
@@ -131,7 +131,7 @@ export const revokeSudoGrant = action({
   current: async ({ name }, host) => ({ sudo: await readSudo(host, true), file: await readGrantFile(host, name) }),
   check: ({ name }, cur) => {
     refuseUnchangeable(cur.sudo);
-    if (!cur.file.exists) throw new AirlockError('conflict', 'no_such_grant', `there is no Airlock grant ${name} (${cur.file.path})`, 'ListSudoGrants lists them');
+    if (!cur.file.exists) return unchanged(`there is no Airlock grant ${name} (${cur.file.path})`);
     if (!cur.file.regular) throw new AirlockError('conflict', 'not_a_file', `${cur.file.path} is not a regular file`, 'a person removes it by hand');
   },
   preview: ({ name }, cur) => ({

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged, type Unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params, serviceOnly } from '../../params.js';
 import { allNames, describeState, parseShow, readDaemonUnit, readUnit, refuseProtectedUnit, refuseUnusableUnit, type UnitState } from '../../lib/systemd.js';
@@ -51,9 +51,10 @@ function lifelineWarning(names: string[]): string[] {
 const isStopped = (state: string) => state === 'T' || state === 't';
 
 /** A STOP to a stopped process or a CONT to a running one changes nothing. */
-function refuseNoOp(signal: SignalName, p: ProcessState): void {
-  if (signal === 'STOP' && isStopped(p.state)) throw new AirlockError('conflict', 'already_stopped', `${describeProcess(p)} is already stopped`, 'SIGCONT resumes it');
-  if (signal === 'CONT' && !isStopped(p.state)) throw new AirlockError('conflict', 'not_stopped', `${describeProcess(p)} is not stopped (state ${p.state}), so SIGCONT would change nothing`);
+function unchangedByNoOp(signal: SignalName, p: ProcessState): Unchanged | undefined {
+  if (signal === 'STOP' && isStopped(p.state)) return unchanged(`${describeProcess(p)} is already stopped`);
+  if (signal === 'CONT' && !isStopped(p.state)) return unchanged(`${describeProcess(p)} is not stopped (state ${p.state}): it runs`);
+  return undefined;
 }
 
 function stoppedWarning(signal: SignalName, p: ProcessState): string[] {
@@ -87,7 +88,7 @@ export const signalProcess = action({
     if (cur.state === 'Z' || cur.state === 'X') {
       throw new AirlockError('conflict', 'zombie', `${describeProcess(cur)} has already exited; only its parent (PID ${cur.ppid}) can reap it`, 'signal the parent, or wait for it');
     }
-    refuseNoOp(signal, cur);
+    return unchangedByNoOp(signal, cur);
   },
   preview: ({ pid, signal }, cur) => ({
     summary: `Send SIG${signal} to ${describeProcess(cur)}`,
@@ -135,7 +136,7 @@ export const signalUnit = action({
     refuseUnusableUnit(unit, cur);
     if ((whom ?? 'main') === 'main') {
       if (!cur.main?.exists) throw new AirlockError('conflict', 'no_main_process', `${unit} has no main process (${describeState(cur)})`, "whom: 'all' signals every process it has");
-      refuseNoOp(signal, cur.main);
+      return unchangedByNoOp(signal, cur.main);
     } else if (!['active', 'activating', 'deactivating', 'reloading'].includes(cur.active)) {
       throw new AirlockError('conflict', 'not_active', `${unit} is not running (${describeState(cur)})`);
     }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { clip } from '../../lib/text.js';
@@ -124,7 +124,7 @@ export const setAppArmorMode = action({
     if (cur.kind === 'other') throw new AirlockError('validation', 'not_a_profile', `${cur.path} is not a regular file (a directory or a link)`);
     if (cur.mode === null) throw new AirlockError('validation', 'not_a_profile', `${cur.path} declares no profile (it may be an abstraction or a tunable)`);
     if (cur.disabled) throw new AirlockError('conflict', 'profile_disabled', `${profile} is disabled (${APPARMOR_D}/disable/${profile} exists), so no mode of it is loaded`, 'a person enables it by hand');
-    if (cur.mode === mode) throw new AirlockError('conflict', 'already_in_mode', `${profile} is already in ${mode} mode`);
+    if (cur.mode === mode) return unchanged(`${profile} is already in ${mode} mode`);
   },
   preview: ({ profile, mode }, cur) => ({
     summary: `Put AppArmor profile ${profile} in ${mode} mode (now ${cur.mode ?? 'unknown'})${cur.kernel.enabled ? ' and reload it' : ''}`,

@@ -8,7 +8,7 @@
  * kernel half does not happen.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileDelete, fileScan, fileWrite, type CommandStep } from '../../mechanism.js';
 import { absolutePath, params, token } from '../../params.js';
 import { firstSymlink, regularFilesIn, ROOT } from './host-paths.js';
@@ -220,7 +220,7 @@ export const removeAuditWatch = action({
   current: ({ name }, host) => readWatch(host, name),
   shown: (cur) => ({ file: cur.file, exists: cur.existing !== null, rule: cur.existing === null ? null : parseWatchFile(cur.existing), kernel: showKernel(cur.kernel) }),
   check: (_p, cur) => {
-    if (cur.existing === null) throw new AirlockError('conflict', 'no_such_watch', `${cur.file} does not exist`, 'ListAuditRules shows the Airlock watches (60-airlock-*.rules)');
+    if (cur.existing === null) return unchanged(`${cur.file} does not exist`);
     if (!parseWatchFile(cur.existing)) throw new AirlockError('conflict', 'not_an_airlock_watch', `${cur.file} was edited and no longer holds exactly one watch rule; Airlock removes only what it wrote`, 'remove it by hand');
   },
   preview: (_p, cur) => {

@@ -4,7 +4,7 @@
  * their existing lines only, one exact line each, every other line kept.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { fileScan, type FilePatchStep } from '../../mechanism.js';
 import { days, params } from '../../params.js';
 import { applyPatch, linePatch } from '../../lib/line-patch.js';
@@ -109,7 +109,7 @@ export const setPasswordAgingDefaults = action({
   check: (p, cur) => {
     refuseNoLoginDefs(cur);
     const changes = agingPatches(p, cur);
-    if (changes.length === 0) throw new AirlockError('conflict', 'no_change', `${LOGIN_DEFS} already has ${describeAging(cur)}`);
+    if (changes.length === 0) return unchanged(`${LOGIN_DEFS} already has ${describeAging(cur)}`);
     const after = (k: AgingParam) => p[k] ?? Number(agingValue(cur, k));
     if (after('pass_min_days') > after('pass_max_days')) {
       throw new AirlockError('validation', 'min_above_max', `PASS_MIN_DAYS ${after('pass_min_days')} would exceed PASS_MAX_DAYS ${after('pass_max_days')}: new accounts could never change their password before it expires`);

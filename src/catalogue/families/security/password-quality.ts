@@ -9,7 +9,7 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { fileScan, fileWrite, type Step } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { dpkgEntries } from '../../lib/apt.js';
@@ -260,7 +260,7 @@ export const setPasswordPolicy = action({
       throw new AirlockError('conflict', 'overridden_by_pam', `pam_pwquality.so in ${PAM_PASSWORD} is given ${s.option}${cur.pam.args[s.option] ? `=${cur.pam.args[s.option]}` : ''}, which overrides every configuration file`, `change that line by hand (pam-auth-update manages ${PAM_PASSWORD})`);
     }
     if (cur.effective[s.option].value === s.value) {
-      throw new AirlockError('conflict', 'already_set', `${s.option} is already ${String(s.value)} (from ${cur.effective[s.option].from})`);
+      return unchanged(`${s.option} is already ${String(s.value)} (from ${cur.effective[s.option].from})`);
     }
     planPolicy(s, cur);
   },

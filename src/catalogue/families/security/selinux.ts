@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, RHEL_LIKE, type Host } from '../../action.js';
+import { action, RHEL_LIKE, type Host, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
@@ -103,7 +103,7 @@ export const setSelinuxMode = action({
     if (cur.modeLines.length !== 1 || cur.configured === null) {
       throw new AirlockError('conflict', 'unrecognised_config', `${SELINUX_CONFIG} has ${cur.modeLines.length} active SELINUX= lines; Airlock changes exactly one that it can read`, 'a person fixes the file by hand');
     }
-    if (cur.runtime === runtimeOf(mode) && cur.configured === mode) throw new AirlockError('conflict', 'already_set', `SELinux is already ${mode}, now and for the next boot`);
+    if (cur.runtime === runtimeOf(mode) && cur.configured === mode) return unchanged(`SELinux is already ${mode}, now and for the next boot`);
   },
   preview: ({ mode }, cur) => ({
     summary: `Set SELinux to ${mode} (now ${cur.runtime}, configured ${cur.configured})`,

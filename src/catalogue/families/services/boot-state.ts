@@ -3,7 +3,7 @@
  * its [Install] section names), mask and unmask it. Each change is undone by its opposite.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { params, serviceUnit } from '../../params.js';
 import { describeState, isRunning, readUnit, refuseMasked, refuseMissing, refuseProtected } from '../../lib/systemd.js';
 import { dependents, lifelineWarnings, systemctl } from './unit-changes.js';
@@ -69,7 +69,7 @@ export const enableService = action({
     refuseProtected('enable', unit, cur);
     refuseMissing(unit, cur);
     refuseMasked(unit, cur, 'enable');
-    if (cur.unitFile === 'enabled' || cur.unitFile === 'enabled-runtime') throw new AirlockError('conflict', 'already_enabled', `${unit} is already enabled`);
+    if (cur.unitFile === 'enabled' || cur.unitFile === 'enabled-runtime') return unchanged(`${unit} is already enabled`);
     if (!ENABLE_FROM.includes(cur.unitFile) || installLinks(unit, cur.install).length + cur.install.also.length === 0) {
       throw new AirlockError('conflict', 'not_installable', `${unit} cannot be enabled: its unit file state is ${cur.unitFile || 'unknown'} and it names no WantedBy=, RequiredBy= or Alias= to link`, 'a static unit starts when another unit pulls it in');
     }
@@ -101,7 +101,7 @@ export const disableService = action({
     refuseMissing(unit, cur);
     refuseMasked(unit, cur, 'disable');
     if (cur.unitFile !== 'enabled') {
-      throw new AirlockError('conflict', 'not_enabled', `${unit} is not enabled (its unit file state is ${cur.unitFile || 'unknown'})`, cur.unitFile === 'static' ? 'a static unit starts when another unit pulls it in; MaskService stops that' : undefined);
+      return unchanged(`${unit} is not enabled (its unit file state is ${cur.unitFile || 'unknown'})`);
     }
   },
   preview: ({ unit }, cur) => ({
@@ -130,7 +130,7 @@ export const maskService = action({
   check: ({ unit }, cur) => {
     refuseProtected('mask', unit, cur);
     refuseMissing(unit, cur);
-    if (cur.load === 'masked' || cur.unitFile.startsWith('masked')) throw new AirlockError('conflict', 'already_masked', `${unit} is already masked`);
+    if (cur.load === 'masked' || cur.unitFile.startsWith('masked')) return unchanged(`${unit} is already masked`);
     if (cur.fragmentPath === `/etc/systemd/system/${unit}`) {
       throw new AirlockError('conflict', 'unit_file_in_etc', `${unit} is defined by /etc/systemd/system/${unit} itself; masking would have to replace that file`, 'DisableService and StopService keep it from running');
     }
@@ -166,7 +166,7 @@ export const unmaskService = action({
     if (cur.unitFile === 'masked-runtime') {
       throw new AirlockError('conflict', 'masked_at_runtime', `${unit} is masked only until the next boot (in /run/systemd); Airlock unmasks persistent masks only`);
     }
-    if (cur.load !== 'masked' && cur.unitFile !== 'masked') throw new AirlockError('conflict', 'not_masked', `${unit} is not masked`);
+    if (cur.load !== 'masked' && cur.unitFile !== 'masked') return unchanged(`${unit} is not masked`);
   },
   preview: ({ unit }, cur) => ({
     summary: `Unmask ${unit}`,

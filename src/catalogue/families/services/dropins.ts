@@ -7,7 +7,7 @@
  */
 import { posix } from 'node:path';
 import { AirlockError } from '../../../protocol/errors.js';
-import type { Host } from '../../action.js';
+import { type Host, unchanged, type Unchanged } from '../../action.js';
 import { fileWrite, type Step } from '../../mechanism.js';
 import { serviceUnit } from '../../params.js';
 import { readUnit, refuseMissing, refuseProtected, type UnitState } from '../../lib/systemd.js';
@@ -92,8 +92,10 @@ export function refuseUnconfigurable(unit: string, cur: DropInTarget): void {
   }
 }
 
-export function refuseUnchanged(unit: string, cur: DropInTarget, content: string): void {
-  if (cur.existing === content) throw new AirlockError('conflict', 'unchanged', `${cur.file} already holds exactly these settings for ${unit}`);
+/** No change when the drop-in already holds exactly this content. */
+export function unchangedDropIn(unit: string, cur: DropInTarget, content: string): Unchanged | undefined {
+  if (cur.existing === content) return unchanged(`${cur.file} already holds exactly these settings for ${unit}`);
+  return undefined;
 }
 
 /** "Restart: on-failure -> always" pairs for the preview, by drop-in key. */

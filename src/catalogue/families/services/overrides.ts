@@ -5,7 +5,7 @@
  */
 import { posix } from 'node:path';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, fileDelete } from '../../mechanism.js';
 import { params, serviceUnit, unitName } from '../../params.js';
 import { describeState, readUnit, refuseMissing, refuseProtected, type UnitState } from '../../lib/systemd.js';
@@ -76,7 +76,7 @@ export const resetServiceOverrides = action({
   current: ({ unit }, host) => readOwnDropIns(host, unit),
   check: ({ unit }, cur) => {
     refuseProtected('reload', unit, cur); // aliases: the drop-ins live under the real name
-    if (cur.files.length === 0) throw new AirlockError('conflict', 'no_airlock_overrides', `${unit} has no Airlock drop-in in ${cur.dir}`, 'ShowServiceOverrides lists its drop-ins; only airlock-*.conf files are Airlock\'s');
+    if (cur.files.length === 0) return unchanged(`${unit} has no Airlock drop-in in ${cur.dir}`);
   },
   preview: ({ unit }, cur) => ({
     summary: `Remove Airlock's drop-ins of ${unit}: ${cur.files.map((f) => posix.basename(f.path)).join(', ')}`,

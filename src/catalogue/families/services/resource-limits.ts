@@ -9,7 +9,7 @@ import { action } from '../../action.js';
 import { params, token } from '../../params.js';
 import { allNames, isRunning, lifelineOf } from '../../lib/systemd.js';
 import { LIFELINE_UNITS } from '../../lib/guards.js';
-import { configurableService, dropInText, fromTo, propertiesOf, readDropInTarget, refuseUnchanged, refuseUnconfigurable, reloadedChange, sectionKeys, UNIT_DIR, writeDropIn } from './dropins.js';
+import { configurableService, dropInText, fromTo, propertiesOf, readDropInTarget, unchangedDropIn, refuseUnconfigurable, reloadedChange, sectionKeys, UNIT_DIR, writeDropIn } from './dropins.js';
 import { reloadEffect, showProperties } from './properties.js';
 
 const MIN_MEMORY_BYTES = 32 * 1024 ** 2;
@@ -76,7 +76,7 @@ export const setResourceLimits = action({
     if (cur.daemonUnit !== null && allNames(unit, cur).includes(cur.daemonUnit)) {
       throw new AirlockError('authorization', 'airlock_unit', `${unit} runs the Airlock daemon that is handling this request; it does not limit itself`, 'a person does this by hand');
     }
-    refuseUnchanged(unit, cur, dropInText(limitSettings(limits)));
+    return unchangedDropIn(unit, cur, dropInText(limitSettings(limits)));
   },
   preview: ({ unit, ...limits }, cur) => {
     const settings = limitSettings(limits);

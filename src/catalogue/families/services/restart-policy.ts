@@ -8,7 +8,7 @@ import { action } from '../../action.js';
 import { params } from '../../params.js';
 import { describeState, lifelineOf } from '../../lib/systemd.js';
 import { LIFELINE_UNITS } from '../../lib/guards.js';
-import { configurableService, dropInText, fromTo, propertiesOf, readDropInTarget, refuseUnchanged, refuseUnconfigurable, reloadedChange, UNIT_DIR, writeDropIn } from './dropins.js';
+import { configurableService, dropInText, fromTo, propertiesOf, readDropInTarget, unchangedDropIn, refuseUnconfigurable, reloadedChange, UNIT_DIR, writeDropIn } from './dropins.js';
 import { reloadEffect } from './properties.js';
 
 export const RESTART_POLICIES = ['no', 'on-success', 'on-failure', 'on-abnormal', 'on-watchdog', 'on-abort', 'always'] as const;
@@ -38,7 +38,7 @@ export const setRestartPolicy = action({
     if (cur.type === 'oneshot' && ONESHOT_FORBIDDEN.includes(restart)) {
       throw new AirlockError('validation', 'invalid_for_oneshot', `${unit} is Type=oneshot, for which systemd refuses Restart=${restart} (the unit would no longer load)`, 'use on-failure or on-abnormal');
     }
-    refuseUnchanged(unit, cur, dropInText(restartSettings(restart, restartSec)));
+    return unchangedDropIn(unit, cur, dropInText(restartSettings(restart, restartSec)));
   },
   preview: ({ unit, restart, restartSec }, cur) => {
     const settings = restartSettings(restart, restartSec);

@@ -3,7 +3,7 @@
  * enablement at boot is unchanged), with the refusals that keep the host reachable.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { params, serviceUnit } from '../../params.js';
 import { describeState, isRunning, readUnit, refuseMissing, refuseProtected, refuseUnrunnable } from '../../lib/systemd.js';
 import { changeText, dependents, lifelineWarnings, retriggerEffects, systemctl } from './unit-changes.js';
@@ -20,7 +20,7 @@ export const startService = action({
   current: ({ unit }, host) => readUnit(host, unit),
   check: ({ unit }, cur) => {
     refuseUnrunnable('start', unit, cur);
-    if (isRunning(cur)) throw new AirlockError('conflict', 'already_active', `${unit} is already ${describeState(cur)}`, 'RestartService restarts it');
+    if (isRunning(cur)) return unchanged(`${unit} is already ${describeState(cur)}`);
     if (!cur.canStart) throw new AirlockError('conflict', 'manual_start_refused', `${unit} refuses to be started by hand (RefuseManualStart=yes)`);
   },
   preview: ({ unit }, cur) => ({
@@ -47,7 +47,7 @@ export const stopService = action({
     // A masked unit or one whose file was deleted may still run; stopping it is what one then wants.
     if (!isRunning(cur)) {
       refuseMissing(unit, cur);
-      throw new AirlockError('conflict', 'not_active', `${unit} is not running (${describeState(cur)})`);
+      return unchanged(`${unit} is not running (${describeState(cur)})`);
     }
     if (!cur.canStop) throw new AirlockError('conflict', 'manual_stop_refused', `${unit} refuses to be stopped by hand (RefuseManualStop=yes)`);
   },

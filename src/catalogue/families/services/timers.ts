@@ -3,7 +3,7 @@
  * stopped now, together; each undone back to where the timer was.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import type { CommandStep } from '../../mechanism.js';
 import { params, serviceUnit } from '../../params.js';
 import { describeState, isRunning, readUnit, refuseMissing, refuseProtected, refuseUnrunnable, type UnitState } from '../../lib/systemd.js';
@@ -54,7 +54,7 @@ export const enableTimer = action({
   current: ({ unit }, host) => readTimer(host, unit),
   check: ({ unit }, cur) => {
     refuseUnrunnable('enable', unit, cur); // rescue units, aliases, unknown, masked or broken timers
-    if (isEnabled(cur) && cur.active === 'active') throw new AirlockError('conflict', 'already_enabled', `${unit} is already enabled and active (${describeState(cur)})`);
+    if (isEnabled(cur) && cur.active === 'active') return unchanged(`${unit} is already enabled and active (${describeState(cur)})`);
     if (!isEnabled(cur) && cur.unitFile !== 'disabled') {
       throw new AirlockError('conflict', 'not_installable', `${unit} cannot be enabled: its unit file state is ${cur.unitFile || 'unknown'}`, 'a static timer starts when another unit pulls it in; StartService starts it now');
     }
@@ -82,7 +82,7 @@ export const disableTimer = action({
     refuseProtected('disable', unit, cur);
     refuseMissing(unit, cur);
     if (!isEnabled(cur)) {
-      throw new AirlockError('conflict', 'not_enabled', `${unit} is not enabled (its unit file state is ${cur.unitFile || 'unknown'})`, isRunning(cur) ? 'StopService stops it until the next boot; MaskService keeps it from running at all' : undefined);
+      return unchanged(`${unit} is not enabled (its unit file state is ${cur.unitFile || 'unknown'})`);
     }
   },
   preview: ({ unit }, cur) => ({

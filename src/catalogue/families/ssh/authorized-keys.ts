@@ -1,7 +1,7 @@
 /** A user's ~/.ssh/authorized_keys: listing its keys, adding one, removing one. */
 import { sshKeyFingerprint } from '../../lib/ssh-fingerprint.js';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host, type PasswdEntry } from '../../action.js';
+import { action, type Host, type PasswdEntry, unchanged } from '../../action.js';
 import { fileScan, fileWrite } from '../../mechanism.js';
 import { params, parseSshKey, sshPublicKey, userName } from '../../params.js';
 import { requireUser } from '../../lib/accounts.js';
@@ -89,7 +89,7 @@ export const addAuthorizedKey = action({
   shown: showKeyFile,
   check: ({ key }, cur) => {
     if (cur.lines.some((l) => blobOf(l) === parseSshKey(key)!.blob)) {
-      throw new AirlockError('conflict', 'already_present', `this key is already in ${cur.path}`);
+      return unchanged(`this key is already in ${cur.path}`);
     }
   },
   preview: ({ user, key }, cur) => ({
@@ -122,7 +122,7 @@ export const removeAuthorizedKey = action({
   shown: showKeyFile,
   check: ({ key }, cur) => {
     if (!cur.lines.some((l) => blobOf(l) === parseSshKey(key)!.blob)) {
-      throw new AirlockError('conflict', 'not_present', `this key is not in ${cur.path}`);
+      return unchanged(`this key is not in ${cur.path}`);
     }
   },
   preview: ({ user, key }, cur) => {

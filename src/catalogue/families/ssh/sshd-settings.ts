@@ -9,7 +9,7 @@
  * refused. AllowUsers and AllowGroups are different: sshd adds up every line of them.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
@@ -49,7 +49,7 @@ export const setSshdOption = action({
   shown: showSshd,
   check: ({ option, value }, cur) => {
     refuseUnusable(cur);
-    if (dropinLineOf(cur, option) === optionLine(option, value)) throw new AirlockError('conflict', 'already_set', `${SSHD_DROPIN} already sets \`${optionLine(option, value)}\``);
+    if (dropinLineOf(cur, option) === optionLine(option, value)) return unchanged(`${SSHD_DROPIN} already sets \`${optionLine(option, value)}\``);
     const { before } = sources(cur, option);
     if (!isList(option) && before.length > 0) {
       throw new AirlockError(
@@ -101,7 +101,7 @@ export const resetSshdOption = action({
   shown: showSshd,
   check: ({ option }, cur) => {
     refuseUnusable(cur);
-    if (dropinLineOf(cur, option) === null) throw new AirlockError('conflict', 'not_set', `${SSHD_DROPIN} does not set ${option}`, 'ShowSshdConfig shows where the value in force comes from');
+    if (dropinLineOf(cur, option) === null) return unchanged(`${SSHD_DROPIN} does not set ${option}`);
   },
   preview: ({ option }, cur) => {
     const old = dropinLineOf(cur, option)!;

@@ -4,7 +4,7 @@
  * a warning such as a target reached through a link) restores the file.
  */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { command, fileScan, fileWrite, type Step } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
@@ -158,7 +158,7 @@ export const mount = action({
   shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted, dir: cur.dir, source: cur.source, hidden: cur.hidden }),
   check: ({ mountpoint }, cur) => {
     requireOneEntry(cur);
-    if (cur.mounted) throw new AirlockError('conflict', 'already_mounted', `${mountpoint} is already mounted (${cur.mounted.source}, ${cur.mounted.fstype})`);
+    if (cur.mounted) return unchanged(`${mountpoint} is already mounted (${cur.mounted.source}, ${cur.mounted.fstype})`);
     refuseNotDirectory(cur);
     refuseSource(cur.source);
   },
@@ -185,7 +185,7 @@ export const unmount = action({
   current: ({ mountpoint }, host) => readMountState(host, mountpoint),
   shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted }),
   check: ({ mountpoint }, cur) => {
-    if (!cur.mounted) throw new AirlockError('conflict', 'not_mounted', `nothing is mounted on ${mountpoint}`);
+    if (!cur.mounted) return unchanged(`nothing is mounted on ${mountpoint}`);
   },
   preview: ({ mountpoint }, cur) => ({
     summary: `Unmount ${cur.mounted!.source} (${cur.mounted!.fstype}) from ${mountpoint}`,

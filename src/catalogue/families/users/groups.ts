@@ -1,6 +1,6 @@
 /** Groups: creating and deleting them, and a user's supplementary memberships (never of a protected group). */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type GroupEntry, type Host, type PasswdEntry } from '../../action.js';
+import { action, type GroupEntry, type Host, type PasswdEntry, unchanged } from '../../action.js';
 import { command, type CommandStep } from '../../mechanism.js';
 import { groupName, params, userName } from '../../params.js';
 import { requireGroup, requireUser } from '../../lib/accounts.js';
@@ -41,7 +41,7 @@ export const addUserToGroup = action({
   check: ({ user, group }, cur) => {
     refuseProtectedGroup(group);
     refuseSystemGroup(cur.group);
-    if (cur.member || cur.primary) throw new AirlockError('conflict', 'already_member', `${user} is already in ${group}${cur.primary ? ' (its primary group)' : ''}`);
+    if (cur.member || cur.primary) return unchanged(`${user} is already in ${group}${cur.primary ? ' (its primary group)' : ''}`);
   },
   preview: ({ user, group }, cur) => ({
     summary: `Add ${user} to group ${group}`,
@@ -65,13 +65,8 @@ export const removeUserFromGroup = action({
   current: ({ user, group }, host) => membership(host, user, group),
   check: ({ user, group }, cur) => {
     refuseProtectedGroup(group);
-    if (!cur.member) {
-      throw new AirlockError(
-        'conflict',
-        'not_member',
-        cur.primary ? `${group} is ${user}'s primary group, not a supplementary one; it cannot be removed this way` : `${user} is not a member of ${group}`,
-      );
-    }
+    if (cur.primary) throw new AirlockError('conflict', 'not_member', `${group} is ${user}'s primary group, not a supplementary one; it cannot be removed this way`);
+    if (!cur.member) return unchanged(`${user} is not a member of ${group}`);
   },
   preview: ({ user, group }, cur) => ({
     summary: `Remove ${user} from group ${group}`,
@@ -95,7 +90,7 @@ export const createGroup = action({
   current: async ({ group }, host) => ({ exists: (await host.groups()).some((g) => g.name === group) }),
   check: ({ group }, cur) => {
     refuseProtectedGroup(group);
-    if (cur.exists) throw new AirlockError('conflict', 'group_exists', `a group named ${group} already exists`);
+    if (cur.exists) return unchanged(`a group named ${group} already exists`);
   },
   preview: ({ group }) => ({
     summary: `Create group ${group}`,

@@ -1,7 +1,7 @@
 /** Whether and how a user may log in: the password lock (usermod -L/-U) and the account expiry (chage -E). */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action } from '../../action.js';
+import { action, unchanged } from '../../action.js';
 import { command, type CommandStep } from '../../mechanism.js';
 import { calendarDate, params, userName } from '../../params.js';
 import { refuseProtectedUser } from './refusals.js';
@@ -26,7 +26,7 @@ export const lockUser = action({
   check: ({ user }, cur) => {
     refuseProtectedUser(cur.user);
     const shadow = shadowOf(cur);
-    if (shadow.locked) throw new AirlockError('conflict', 'already_locked', `${user}'s password is already locked${shadow.hasPassword ? '' : ' (it has no password at all)'}`);
+    if (shadow.locked) return unchanged(`${user}'s password is already locked${shadow.hasPassword ? '' : ' (it has no password at all)'}`);
   },
   preview: ({ user }, cur) => ({
     summary: `Lock the password of ${user}`,
@@ -54,7 +54,7 @@ export const unlockUser = action({
   check: ({ user }, cur) => {
     refuseProtectedUser(cur.user);
     const shadow = shadowOf(cur);
-    if (!shadow.locked) throw new AirlockError('conflict', 'not_locked', `${user}'s password is not locked`);
+    if (!shadow.locked) return unchanged(`${user}'s password is not locked`);
     if (!shadow.hasPassword) {
       throw new AirlockError('conflict', 'no_password', `${user} has no password behind the lock; unlocking would change nothing (or leave a passwordless account)`, 'log in with an SSH key instead');
     }
@@ -87,7 +87,7 @@ export const setAccountExpiry = action({
   current: async ({ user }, host) => ({ ...(await account(host, user)), today: today() }),
   check: ({ user, date }, cur) => {
     refuseProtectedUser(cur.user);
-    if (expiryText(shadowOf(cur).expires) === date) throw new AirlockError('conflict', 'no_change', `${user}'s account expiry is already ${date}`);
+    if (expiryText(shadowOf(cur).expires) === date) return unchanged(`${user}'s account expiry is already ${date}`);
   },
   preview: ({ user, date }, cur) => {
     const days = date === 'never' ? null : toDays(date);

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type Host } from '../../action.js';
+import { action, type Host, unchanged } from '../../action.js';
 import { command, type CommandStep } from '../../mechanism.js';
 import { days, params, userName } from '../../params.js';
 import { forcedChangeLocksOut } from '../../lib/guards.js';
@@ -131,7 +131,7 @@ export const setPasswordAging = action({
   shown: showAging,
   check: (p, cur) => {
     const now = agingOf(cur);
-    if (agingChanges(p, now).length === 0) throw new AirlockError('conflict', 'no_change', `${p.user}'s password ageing already has these values`);
+    if (agingChanges(p, now).length === 0) return unchanged(`${p.user}'s password ageing already has these values`);
     const after = agingAfter(p, now);
     if (after.mindays !== null && after.maxdays !== null && after.mindays > after.maxdays) {
       throw new AirlockError('validation', 'min_above_max', `mindays ${after.mindays} would exceed maxdays ${after.maxdays}: ${p.user} could never change the password before it expires`, 'lower mindays or raise maxdays');
@@ -170,7 +170,7 @@ export const forcePasswordChange = action({
   current: ({ user }, host) => agingAccount(host, user),
   shown: showAging,
   check: ({ user }, cur) => {
-    if (agingOf(cur).lastday === 0) throw new AirlockError('conflict', 'already_forced', `${user} must already change the password at the next login`);
+    if (agingOf(cur).lastday === 0) return unchanged(`${user} must already change the password at the next login`);
     const shadow = shadowOf(cur);
     if (forcedChangeLocksOut(shadow)) {
       // pam_unix asks for the current password first: with none (or a locked one) the change cannot succeed, so every login would fail.

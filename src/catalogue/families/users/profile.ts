@@ -1,6 +1,6 @@
 /** The account's entry in /etc/passwd: its login shell and its comment (GECOS) field. */
 import { AirlockError } from '../../../protocol/errors.js';
-import { action, type PasswdEntry } from '../../action.js';
+import { action, type PasswdEntry, unchanged } from '../../action.js';
 import { gecos, loginShell, params, userName } from '../../params.js';
 import { requireUser } from '../../lib/accounts.js';
 import { refuseProtectedUser } from './refusals.js';
@@ -21,7 +21,7 @@ export const setUserShell = action({
   current: async ({ user, shell }, host) => ({ user: await requireUser(host, user), shellPresent: (await host.stat(shell)) !== null }),
   check: ({ user, shell }, cur) => {
     refuseProtectedUser(cur.user);
-    if (cur.user.shell === shell) throw new AirlockError('conflict', 'no_change', `${user}'s shell is already ${shell}`);
+    if (cur.user.shell === shell) return unchanged(`${user}'s shell is already ${shell}`);
     if (!cur.shellPresent) throw new AirlockError('conflict', 'shell_missing', `${shell} does not exist on this host`, 'choose another shell');
   },
   preview: ({ user, shell }, cur) => ({
@@ -46,7 +46,7 @@ export const setUserComment = action({
   current: ({ user }, host) => requireUser(host, user),
   check: ({ user, comment }, u: PasswdEntry) => {
     if (u.uid === 0) throw new AirlockError('authorization', 'protected_account', `${user} has uid 0: root's entry in /etc/passwd is not changed through Airlock`, 'a person changes it by hand');
-    if (u.gecos === comment) throw new AirlockError('conflict', 'no_change', `${user}'s comment is already ${JSON.stringify(comment)}`);
+    if (u.gecos === comment) return unchanged(`${user}'s comment is already ${JSON.stringify(comment)}`);
   },
   preview: ({ user, comment }, u) => ({
     summary: comment === '' ? `Clear the comment of ${user}` : `Set the comment of ${user} to ${JSON.stringify(comment)}`,

@@ -1,0 +1,24 @@
+/**
+ * What an action would do on the host as it is now: the one place preview and execute
+ * turn an action's check, preview and mechanism into a plan, so both decide "no change"
+ * the same way (what is approved is what runs, and "nothing" is approved as nothing).
+ */
+import type { AnyAction, PreviewParts } from '../catalogue/action.js';
+import type { Step } from '../catalogue/mechanism.js';
+
+export type Plan =
+  /** The change the action states and the steps that make it. */
+  | { changed: true; parts: PreviewParts; steps: Step[] }
+  /** The desired state already holds (check returned unchanged): nothing runs. */
+  | { changed: false; parts: PreviewParts; steps: [] };
+
+/** The summary of a no-change preview starts with this, as a person reads "ok" in apt and Ansible. */
+export const NO_CHANGE_PREFIX = 'no change: ';
+
+/** Throws the action's refusal (check), or returns its plan for this state. */
+export function planOf(a: AnyAction, params: Record<string, unknown>, current: unknown): Plan {
+  const held = a.check?.(params, current);
+  // A no-change plan states no change and runs no step; its reason is the whole summary.
+  if (held) return { changed: false, parts: { summary: NO_CHANGE_PREFIX + held.unchanged, change: null }, steps: [] };
+  return { changed: true, parts: a.preview(params, current), steps: a.mechanism(params, current) };
+}
