@@ -70,7 +70,7 @@ test('every parameter of every action: wrong strings and numbers are refused in 
 
 test('the shared validators say what they accept, with an example', () => {
   const restart = CATALOGUE.get('RestartService')!;
-  assert.deepEqual(sentences(restart, { unit: 'ngi nx' }), ['parameter `unit` got "ngi nx": a systemd unit name (letters, digits and : _ . @ -, up to 250 characters, ending in .service, .socket, .timer, .target, .path or .mount, e.g. nginx.service)']);
+  assert.deepEqual(sentences(restart, { unit: 'ngi nx' }), ['parameter `unit` got "ngi nx": a systemd unit name (letters, digits and : _ . @ -, up to 250 characters, ending in .service, .socket, .timer, .target, .path or .mount; a name with no dot means NAME.service, e.g. nginx)']);
   const create = CATALOGUE.get('CreateUser')!;
   assert.deepEqual(sentences(create, {}), ['missing parameter `user`: a user name (a lower-case letter or _, then lower-case letters, digits, _ and -, up to 32 characters, e.g. alice)']);
   assert.deepEqual(sentences(create, { user: 'bob', usr: 'bob' }), ['unknown parameter `usr` (did you mean `user`?)']);
