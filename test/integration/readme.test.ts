@@ -130,7 +130,7 @@ async function follow(block: string, r: Reader): Promise<string[]> {
       assert.equal(res.code, 0, `README block ${block}, line "${line.text.trim()}" exited ${res.code}:\n${r.transcript.slice(-4).join('\n')}`);
       r.tx = /\b(tx_[0-9a-f]{24})\b/.exec(res.out)?.[1] ?? r.tx;
       r.receipt = /\b(alr1\.[A-Za-z0-9_.-]+)/.exec(res.out)?.[1] ?? r.receipt;
-      if (argv[0] === 'airlock' && argv[1] === 'preview') (r.action = argv[2], (r.risk = /\brisk (low|medium|high)\b/.exec(res.out)?.[1]));
+      if (argv[0] === 'airlock' && argv[1] === 'preview') (r.action = argv[2], (r.risk = /\b(low|medium|high) risk\b/.exec(res.out)?.[1]));
       outputs.push(res.out);
     }
   }

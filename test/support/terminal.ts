@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 /** What is typed once the prompt shows (a function sees the terminal's output so far). */
 export type Answer = [prompt: string, typed: string | ((tty: string) => string | Promise<string>)];
 
-export function typeAt(command: string, answers: Answer[], opts: { via?: string[] } = {}): Promise<{ code: number; out: string }> {
+/** A prompt that never shows fails the test after `timeoutMs` (exit 124, the output so far) instead of hanging it. */
+export function typeAt(command: string, answers: Answer[], opts: { via?: string[]; timeoutMs?: number } = {}): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     const argv = [...(opts.via ?? []), '/usr/bin/script', '-q', '-e', '-c', command, '/dev/null'];
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
@@ -30,6 +31,13 @@ export function typeAt(command: string, answers: Answer[], opts: { via?: string[
     });
     child.stderr.on('data', (d) => (out += d));
     if (answers.length === 0) child.stdin.end();
-    child.on('close', (code) => resolve({ code: code ?? 128, out }));
+    const timer = setTimeout(() => {
+      out += `\n(typeAt: no prompt "${answers[next]?.[0] ?? ''}" within ${opts.timeoutMs ?? 120_000} ms; stopped)\n`;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs ?? 120_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 124, out });
+    });
   });
 }
