@@ -7,16 +7,28 @@ import { offlinePlanner } from '../src/planner/offline/index.js';
 import { storyHost } from '../test/stories/host.js';
 import { passRate, runStories, type StoryResult } from '../test/stories/run.js';
 import type { Planner } from '../src/planner/contract.js';
+import { replayingPlanner } from '../src/planner/llm/recorded.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const OFFLINE_THRESHOLD = 0.8;
 
+/** Where `scripts/record-stories.ts` writes a provider's session over the whole suite. */
+const CASSETTES = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'cassettes');
+
 /**
- * The LLM planner in replay mode, one per recorded cassette in test/cassettes/: empty until
- * the cassettes are wired in (each row: the provider and model the cassette recorded, and a
- * Planner that replays it strictly).
+ * The LLM planner in replay mode, one per recorded cassette in test/cassettes/ (the provider
+ * and model it recorded, replayed strictly: a request it has no answer for fails its story).
  */
-export function providerRows(): { label: string; planner: Planner }[] {
-  return [];
+export async function providerRows(): Promise<{ label: string; planner: Planner; close(): Promise<void> }[]> {
+  const files = existsSync(CASSETTES) ? readdirSync(CASSETTES).filter((f) => f.endsWith('.json')).sort() : [];
+  return Promise.all(
+    files.map(async (f) => {
+      const rec = await replayingPlanner(join(CASSETTES, f));
+      return { label: `${rec.planner.kind} ${rec.model} (recorded)`, planner: rec.planner, close: rec.close };
+    }),
+  );
 }
 
 function row(label: string, results: StoryResult[]): string {
@@ -31,7 +43,15 @@ const offline = await runStories(offlinePlanner, host);
 const families = new Set(offline.map((r) => r.story.family));
 console.log(`Story suite: ${offline.length} intents across ${families.size} families, planned for ${host.distribution.pretty_name}\n`);
 console.log(row('offline', offline));
-for (const p of providerRows()) console.log(row(p.label, await runStories(p.planner, host)));
+const providers = await providerRows();
+for (const p of providers) {
+  try {
+    console.log(row(p.label, await runStories(p.planner, host)));
+  } finally {
+    await p.close();
+  }
+}
+if (providers.length === 0) console.log(`(no recorded provider session in test/cassettes/: \`node --import tsx scripts/record-stories.ts\` records one with the LLM you configure)`);
 if (verbose) {
   console.log('\nFailed (offline):');
   for (const r of offline.filter((x) => !x.passed)) console.log(`  ${r.story.hard === true ? '[hard] ' : ''}${r.story.family}: ${JSON.stringify(r.story.intent)}\n      ${r.problems.join('\n      ')}`);

@@ -67,7 +67,9 @@ export interface PlannerLimits {
 export const DEFAULT_LIMITS: PlannerLimits = {
   maxTurns: 8,
   maxOutputTokens: 2048,
-  maxTotalTokens: 60_000,
+  // Each request carries the tool schemas of this host's actions (about 22k tokens for
+  // Debian's catalogue), so a few turns need this much.
+  maxTotalTokens: 200_000,
   maxIntentChars: 2000,
   wallClockMs: 120_000,
   maxRetries: 3,
