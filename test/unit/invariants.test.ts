@@ -22,7 +22,7 @@ const files = (dir: string): string[] =>
     return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
   });
 const within = (d: string) => files(join(SRC, d)).filter(() => true);
-const safeDirs = ['client', 'cli', 'brain', 'mcp', 'sandbox', 'planner'].filter((d) => {
+const safeDirs = ['client', 'cli', 'mcp', 'sandbox', 'planner'].filter((d) => {
   try {
     return statSync(join(SRC, d)).isDirectory();
   } catch {
