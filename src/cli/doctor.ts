@@ -16,7 +16,7 @@ import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js
 import { policyFileProblem } from '../policy/file-trust.js';
 import { approversFrom, enrolledFromLog } from '../mcp/approvers.js';
 import { verifyAndKeep, type AuditReport } from '../mcp/audit-check.js';
-import { CHECKOUT, groupExists, run } from './installation.js';
+import { CHECKOUT, groupExists, run, untrustedCode } from './installation.js';
 import { agentEntries } from './setup/agent-entries.js';
 import type { Check } from './setup/checks.js';
 import { staleGroups, staleGroupsAdvice } from './stale-groups.js';
@@ -106,6 +106,13 @@ function agentAccountCheck(r: Reached | AirlockError): Check | null {
   return fail('agent account', `an agent runs as ${p.user} (${entries.join(', ')}), an approver with no second factor`, `\`airlock totp enroll\` now (then its requests need your code), or give the agent an account of its own outside ${APPROVER_GROUP} (see the README)`);
 }
 
+/** The code the root service runs (this node, this checkout): root's, and writable by nobody else. */
+function codeCheck(): Check {
+  const untrusted = untrustedCode();
+  if (untrusted.length === 0) return pass('daemon code', `${process.execPath} and ${CHECKOUT} are root's, writable by root only`);
+  return fail('daemon code', `the daemon runs as root code that others can change: ${untrusted.slice(0, 3).join('; ')}${untrusted.length > 3 ? ` (and ${untrusted.length - 3} more)` : ''}`, 'reinstall from a root-owned checkout and Node (README, Install on a server), or chown -R root: and chmod go-w the paths named');
+}
+
 function policyCheck(): Check {
   const problem = policyFileProblem(DEFAULT_POLICY_PATH);
   if (problem === 'absent') return pass('policy file', `${DEFAULT_POLICY_PATH} is absent: the built-in default applies`);
@@ -165,7 +172,7 @@ export async function runDoctor(o: { stateDir: string; logDir: string }, socket:
   checks.push(daemonCheck(socket, reached), sessionCheck(), ...approverChecks(reached));
   const agent = agentAccountCheck(reached);
   if (agent) checks.push(agent);
-  checks.push(policyCheck(), checkpointCheck(files), ...storeAndLogChecks(reached), ...keyChecks(files));
+  checks.push(codeCheck(), policyCheck(), checkpointCheck(files), ...storeAndLogChecks(reached), ...keyChecks(files));
   for (const g of AIRLOCK_GROUPS) if (!groupExists(g)) checks.push(fail(`group ${g}`, 'missing', 'sudo airlock install'));
   return checks;
 }

@@ -10,7 +10,8 @@ import { DEFAULT_POLICY_PATH, octal } from '../protocol/defaults.js';
 import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
 import { COMPLETION_PATHS, completionScript, rootOf, SHELLS } from './completion.js';
 import { EXAMPLE_POLICY } from './example-policy.js';
-import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile } from './installation.js';
+import { AirlockError } from '../protocol/errors.js';
+import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile, untrustedCode } from './installation.js';
 import { MAN_PATH, manPage } from './man.js';
 import { c, printJson } from './ui.js';
 
@@ -23,6 +24,10 @@ function put(path: string, text: string): void {
 
 export function install(o: { start: boolean; json?: boolean }, cmd: Command): void {
   requireRoot('install');
+  const untrusted = untrustedCode();
+  if (untrusted.length) {
+    throw new AirlockError('authorization', 'untrusted_code', `the daemon would run as root code that others can change: ${untrusted.slice(0, 5).join('; ')}${untrusted.length > 5 ? `; and ${untrusted.length - 5} more` : ''}`, 'install from a root-owned checkout with a root-owned Node, as the README does: sudo git clone ... /opt/airlock && cd /opt/airlock && sudo npm install, with Node from your distribution or NodeSource (not nvm in a home directory)');
+  }
   const done: string[] = [];
   // The unit has PrivateTmp=yes: a checkout under /tmp or /var/tmp is invisible to the daemon it starts.
   if (/^\/(var\/)?tmp\//.test(CHECKOUT + '/')) done.push(`WARNING: Airlock is in ${CHECKOUT}; the service's private /tmp hides it from the daemon, which will not start: clone it to /opt/airlock and install from there`);

@@ -96,6 +96,9 @@ function facts(tx: TxRecord): TxFacts {
   return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, ...storedFlags(tx) };
 }
 
+/** How long one store check's answer is reused (doctor runs it; a loop of calls costs one pass a minute). */
+export const STORE_CHECK_REUSE_MS = 60_000;
+
 export class AirlockService {
   private readonly now: () => number;
   private readonly changes = new Slots(1);
@@ -642,11 +645,23 @@ export class AirlockService {
     return auditPage(this.o.store, req);
   }
 
-  /** The store's own consistency check, for `airlock doctor` (approvers and admins). */
+  /**
+   * The store's own consistency check, for `airlock doctor` (approvers and admins). It blocks the daemon for a pass over the database, so one runs at a
+   * time and its answer is kept for STORE_CHECK_REUSE_MS: a loop of calls costs one pass a minute.
+   */
   async storeCheck(): Promise<StoreCheck> {
-    const result = (await this.o.store.integrityCheck(STORE_CHECK_MAX_LINES)).slice(0, STORE_CHECK_MAX_LINES);
-    return { ok: result.length === 1 && result[0] === 'ok', result };
+    const now = this.now();
+    if (this.lastStoreCheck && now - this.lastStoreCheck.at < STORE_CHECK_REUSE_MS) return this.lastStoreCheck.check;
+    this.storeCheckRunning ??= (async () => {
+      const result = (await this.o.store.integrityCheck(STORE_CHECK_MAX_LINES)).slice(0, STORE_CHECK_MAX_LINES);
+      const check = { ok: result.length === 1 && result[0] === 'ok', result };
+      this.lastStoreCheck = { at: this.now(), check };
+      return check;
+    })().finally(() => (this.storeCheckRunning = null));
+    return this.storeCheckRunning;
   }
+  private lastStoreCheck: { at: number; check: StoreCheck } | null = null;
+  private storeCheckRunning: Promise<StoreCheck> | null = null;
 
   /** Wakes the requester's waits on this transaction: it changed in the store. */
   private changed(id: string): void {

@@ -56,6 +56,21 @@ async function waitForSocket(): Promise<void> {
 
 test('install: policy, one log-directory mode, completions, man page; a reboot’s tmpfiles and a restart change nothing that works', async () => {
   await root('/usr/bin/cp', ['-a', '--', PROJECT, '/opt/airlock']);
+  // Code others can change would run as root at the daemon's next start: refused, nothing written.
+  for (const [how, path, fix] of [['g+w', '/opt/airlock/node_modules', 'g-w'], ['o+w', '/opt', 'o-w']] as const) {
+    await root('/usr/bin/chmod', [how, '--', path]);
+    const refused = await box().run('/opt/airlock/bin/airlock.js', ['install']);
+    await root('/usr/bin/chmod', [fix, '--', path]);
+    assert.equal(refused.code, 3, refused.stderr + refused.stdout);
+    assert.match(refused.stderr, new RegExp(`untrusted_code[\\s\\S]*${path} is writable by its group or by others`));
+    assert.equal(await exists('/etc/systemd/system/airlock.service'), false, 'nothing installed');
+  }
+  await root('/usr/sbin/useradd', ['-m', '--', 'owner']);
+  await root('/usr/bin/chown', ['owner', '--', '/opt/airlock/bin/airlock.js']);
+  const owned = await box().run('/opt/airlock/bin/airlock.js', ['install']);
+  await root('/usr/bin/chown', ['root', '--', '/opt/airlock/bin/airlock.js']);
+  assert.equal(owned.code, 3, owned.stderr);
+  assert.match(owned.stderr, /\/opt\/airlock\/bin\/airlock\.js is owned by uid \d+, not root/);
   const installed = await box().run('/opt/airlock/bin/airlock.js', ['install']);
   assert.equal(installed.code, 0, installed.stderr + installed.stdout);
   await root('/usr/bin/ln', ['-sf', '/opt/airlock/bin/airlock.js', AIRLOCK]);

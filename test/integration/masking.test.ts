@@ -21,7 +21,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -32,7 +31,7 @@ import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import { startWorld, type World } from '../support/world.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
-import { CLI } from '../support/cli.js';
+import { airlockAs } from '../support/cli.js';
 import { makeImage } from '../scenarios/containers.js';
 import type { SandboxView } from '../scenarios/types.js';
 
@@ -91,18 +90,8 @@ async function must(program: string, args: string[]): Promise<string> {
   return r.stdout;
 }
 
-/** Runs `airlock --socket S ARGS` as `who` on this host, with no terminal, as an agent's shell tool does. */
-function cliAs(who: UnixIdentity, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const argv = ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--inh-caps=-all', '--', process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
-  return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+/** `airlock --socket S ARGS` as `who`, with no terminal. */
+const cliAs = (who: UnixIdentity, args: string[]) => airlockAs(who, w.d.socket, args);
 
 /** Every string in a JSON value (keys too), decoded: what a client reads once it parses the answer. */
 function strings(v: unknown, out: string[] = []): string[] {

@@ -9,12 +9,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorld, type World } from '../support/world.js';
-import { CLI } from '../support/cli.js';
+import { airlockAs, CLI } from '../support/cli.js';
 import { typeAt } from '../support/terminal.js';
 import { frame, hello } from '../support/frames.js';
 import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
@@ -33,18 +33,8 @@ after(() => w?.close());
 
 const hostFile = (path: string) => `/proc/${w.d.box.pid}/root${path}`;
 
-/** `airlock --socket S ARGS` as `who`, no terminal. */
-function cliAs(who: UnixIdentity, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const argv = ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--', process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
-  return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+/** `airlock --socket S ARGS` as `who`, with no terminal. */
+const cliAs = (who: UnixIdentity, args: string[]) => airlockAs(who, w.d.socket, args);
 
 /** The same at a real pseudo-terminal (stdout and stderr both on it). */
 const atTerminal = (who: UnixIdentity, args: string[], answers: Array<[string, string]>) =>

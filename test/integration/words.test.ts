@@ -7,9 +7,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
-import { CLI } from '../support/cli.js';
+import { airlockAs } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { UnixIdentity } from '../../src/sandbox/principal.js';
 
@@ -30,17 +29,7 @@ before(async () => {
 after(() => w?.close());
 
 /** `airlock --socket S ARGS` as `who`, with no terminal. */
-function cliAs(who: UnixIdentity, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const argv = ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--', process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
-  return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+const cliAs = (who: UnixIdentity, args: string[]) => airlockAs(who, w.d.socket, args);
 const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call('preview', { action_name: action, params });
 /** The daemon's journal lines (stderr) that mention `text`, after it has had a moment to write them. */
 async function journalLines(text: string): Promise<string[]> {

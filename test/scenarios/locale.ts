@@ -113,9 +113,11 @@ export const scenarios: Scenario[] = [
       await run(box, SYSTEMCTL, 'daemon-reload');
       assert.equal(await ntp(box), 'no');
     },
+    // timedated returns once the start job is queued; timesyncd is "activating" until it reports ready.
+    settle: async (box) => {
+      for (let i = 0; i < 50 && ((await ntp(box)) !== 'yes' || (await unitWord(box, 'is-active')) === 'activating'); i++) await new Promise((r) => setTimeout(r, 200));
+    },
     check: async (box) => {
-      // timedated returns once the start job is queued; timesyncd is "activating" until it reports ready.
-      for (let i = 0; i < 50 && (await unitWord(box, 'is-active')) === 'activating'; i++) await new Promise((r) => setTimeout(r, 200));
       assert.equal(await unitWord(box, 'is-active'), 'active');
       assert.equal(await ntp(box), 'yes');
       assert.equal(await unitWord(box, 'is-enabled'), 'enabled');
@@ -135,9 +137,11 @@ export const scenarios: Scenario[] = [
     title: 'off',
     action: 'SetNtp',
     params: { enabled: false },
-    check: async (box) => {
-      // As with "on", timedated answers once the stop job is queued: wait for it to finish.
+    // As with "on", timedated answers once the stop job is queued: wait for it to finish.
+    settle: async (box) => {
       for (let i = 0; i < 50 && ((await ntp(box)) !== 'no' || (await unitWord(box, 'is-active')) === 'deactivating'); i++) await new Promise((r) => setTimeout(r, 200));
+    },
+    check: async (box) => {
       assert.equal(await ntp(box), 'no');
       assert.equal(await unitWord(box, 'is-active'), 'inactive');
       assert.equal(await unitWord(box, 'is-enabled'), 'disabled');

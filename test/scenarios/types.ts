@@ -35,6 +35,11 @@ export interface Scenario {
    * result and verifies that nothing changed.
    */
   refused?: string;
+  /**
+   * Waits until what the action started has finished (a job systemd runs after the action
+   * returns), before the same request is repeated and the effect checked.
+   */
+  settle?: (box: SandboxView) => Promise<void>;
   /** Checks the real effect; use node:assert. Reads get the result to check its output. */
   check: (box: SandboxView, result: ResultEnvelope) => Promise<void>;
 }

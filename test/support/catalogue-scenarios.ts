@@ -172,6 +172,7 @@ function registerFamily(family: string): void {
         assert.equal(r.state, sc.expect ?? 'Succeeded', `${r.summary} ${JSON.stringify(r.error ?? '')}`);
         assert.equal(r.changed, !declared.readOnly && !p.no_change, 'changed: true for every real change, false for a read');
         // The same again before the check, which may undo what a setup did (holds, files): a no-op changes nothing it looks at.
+        await sc.settle?.(view);
         if (!declared.readOnly && r.state === 'Succeeded') await repeatIsNoChange(sc, agent);
         await sc.check(view, r);
       });

@@ -104,3 +104,9 @@ test('retry arithmetic: Retry-After in seconds, a date or ms; backoff doubles wi
   assert.equal(redact('bad key sk-redact-me-0123456789abcdef given', key), 'bad key *** given');
   assert.ok(redact('x'.repeat(1000), null).length <= 301);
 });
+
+test("a provider's token counts are trusted only as whole numbers from 0 up (a string would reach the terminal and make the budget check NaN)", async () => {
+  const { tokenCount } = await import('../../src/planner/llm/loop.js');
+  assert.equal(tokenCount(1234), 1234);
+  for (const bad of ['0\u001b]0;pwned\u0007\u001b[2J', -5, 1.5, Number.NaN, Infinity, null, undefined, {}, 2 ** 60]) assert.equal(tokenCount(bad), 0, String(bad));
+});

@@ -13,8 +13,8 @@
  *   lists it in `misses`. The same request twice (a retry after a 429) replays the
  *   recorded answers in order.
  */
-import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { canonicalize } from '../../protocol/canonical.js';
@@ -132,9 +132,9 @@ async function forward(req: IncomingMessage, origin: string, secrets: Set<string
 function save(file: string, c: CassetteFile, secrets: Set<string>): void {
   let text = JSON.stringify(c, null, 2) + '\n';
   for (const s of secrets) text = text.split(s).join('***');
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
+  // A fresh name, created exclusively ('wx': O_EXCL, which no planted symlink satisfies).
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' });
   renameSync(tmp, file);
 }
 

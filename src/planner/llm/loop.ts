@@ -55,8 +55,8 @@ export async function runSession(provider: Provider, intent: string, host: HostC
         onRetry: o.onRetry,
       });
       usage.turns++;
-      usage.input_tokens += c.usage.input_tokens;
-      usage.output_tokens += c.usage.output_tokens;
+      usage.input_tokens += tokenCount(c.usage.input_tokens);
+      usage.output_tokens += tokenCount(c.usage.output_tokens);
       turns.push({ role: 'assistant', text: c.text, calls: c.calls });
       if (c.calls.length === 0) {
         s.corrections++;
@@ -152,4 +152,12 @@ function untilDeadline<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * A token count as the provider reported it, trusted only as a whole number from 0 up: a
+ * hostile endpoint's string would reach the terminal and turn the budget check into NaN.
+ */
+export function tokenCount(v: unknown): number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0;
 }
