@@ -154,10 +154,20 @@ describe('airlock plan', () => {
     assert.doesNotMatch(s.stderr, /Tr0ub4dor/);
     assert.equal((await agent.call('history', { limit: 200 })).length, before);
 
-    // No LLM configured: the offline planner, whatever it makes of the words.
+    // No LLM configured: the offline planner. Its step is previewed by the daemon (which may
+    // refuse it here, where no nginx is installed: the view then carries the daemon's refusal).
     const o = await airlockAs(agent, ['plan', 'restart nginx', '--json']);
     assert.ok(o.code === 0 || o.code === 1, o.stderr);
-    assert.equal(JSON.parse(o.stdout).planner.kind, 'offline');
+    const planned = JSON.parse(o.stdout);
+    assert.equal(planned.planner.kind, 'offline');
+    assert.deepEqual(planned.steps.map((s: { step: { action_name: string; params: unknown } }) => s.step), [{ action_name: 'RestartService', params: { unit: 'nginx.service' }, reason: 'restart nginx.service' }]);
+    assert.ok(planned.steps[0].ok ? planned.steps[0].preview.risk === 'medium' : /nginx/.test(planned.steps[0].error.message), o.stdout);
+    // A read it maps, run end to end by `do`: the policy approves the read, the output comes back.
+    const done = await airlockAs(agent, ['do', 'how much disk space is left?', '--yes']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stderr, /offline/);
+    assert.match(done.stdout, /Succeeded/);
+    assert.match(done.stdout, /\/\s/, 'df output, with the root file system');
     const bad = await airlockAs(agent, ['plan', 'restart nginx', '--provider', 'nope']);
     assert.equal(bad.code, 5);
     assert.match(bad.stderr, /unknown provider/);
