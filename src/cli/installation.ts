@@ -90,8 +90,7 @@ export const groupExists = (g: string) => parseGroup(readFileSync('/etc/group', 
  * from nvm) changes the code the daemon runs as root at its next start: root with no
  * approval. Returns the paths that fail, each with why; [] when all is root's.
  */
-export function untrustedCode(): string[] {
-  const code = [process.execPath, CHECKOUT, join(CHECKOUT, 'bin', 'airlock.js'), join(CHECKOUT, 'dist'), join(CHECKOUT, 'src'), join(CHECKOUT, 'node_modules'), join(CHECKOUT, 'native', 'build')];
+export function untrustedCode(code = [process.execPath, CHECKOUT, join(CHECKOUT, 'bin', 'airlock.js'), join(CHECKOUT, 'dist'), join(CHECKOUT, 'src'), join(CHECKOUT, 'node_modules'), join(CHECKOUT, 'native', 'build')]): string[] {
   const seen = new Set<string>();
   const problems: string[] = [];
   for (const path of code) {
@@ -101,8 +100,11 @@ export function untrustedCode(): string[] {
     for (let p = real; !seen.has(p); p = dirname(p)) {
       seen.add(p);
       const st = statSync(p);
+      // A sticky directory of root's above it (/tmp): others may add entries there, but neither
+      // rename nor remove root's, so what lies below stays root's.
+      const stickyAbove = p !== real && st.uid === 0 && (st.mode & 0o1000) !== 0;
       if (st.uid !== 0) problems.push(`${p} is owned by uid ${st.uid}, not root`);
-      else if (st.mode & 0o022) problems.push(`${p} is writable by its group or by others (mode ${(st.mode & 0o7777).toString(8)})`);
+      else if (st.mode & 0o022 && !stickyAbove) problems.push(`${p} is writable by its group or by others (mode ${(st.mode & 0o7777).toString(8)})`);
       if (p === sep) break;
     }
   }
