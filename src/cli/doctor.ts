@@ -19,7 +19,7 @@ import { verifyAndKeep, type AuditReport } from '../mcp/audit-check.js';
 import { CHECKOUT, groupExists, run, untrustedCode } from './installation.js';
 import { agentEntries } from './setup/agent-entries.js';
 import type { Check } from './setup/checks.js';
-import { staleGroups, staleGroupsAdvice } from './stale-groups.js';
+import { staleGroups, staleGroupsAdvice } from '../client/stale-groups.js';
 import { c, printJson } from './ui.js';
 
 const MIN_NODE = 20;

@@ -1,7 +1,7 @@
 /** Terminal output: colour only on a TTY without NO_COLOR, errors that say what to do next, documented exit codes. */
 import { AirlockError, type ErrorCategory } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
-import { ROLE_ERRORS, staleGroups, staleGroupsAdvice } from './stale-groups.js';
+import { ROLE_ERRORS, staleGroups, staleGroupsAdvice } from '../client/stale-groups.js';
 
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: string) => (s: string) => (useColour ? `\x1b[${code}m${s}\x1b[0m` : s);

@@ -26,7 +26,7 @@ const ALLOWED_FILES = new Set([
   'cli/totp.ts',
   'mcp/command.ts',
   'cli/setup/index.ts',
-  'cli/stale-groups.ts',
+  'client/stale-groups.ts',
   'protocol/account-files.ts',
   'protocol/defaults.ts',
   'protocol/errors.ts',

@@ -11,7 +11,7 @@ import { AirlockClient } from '../../client/client.js';
 import { AirlockError } from '../../protocol/errors.js';
 import { ROLE_GROUPS } from '../../protocol/risk.js';
 import { parseGroup } from '../../protocol/account-files.js';
-import { staleGroups, staleGroupsAdvice } from '../stale-groups.js';
+import { staleGroups, staleGroupsAdvice } from '../../client/stale-groups.js';
 
 export interface Check {
   name: string;

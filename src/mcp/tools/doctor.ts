@@ -18,7 +18,7 @@ import { role, wireError } from '../schemas.js';
 import { REMINDER } from '../workflow.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { auditReport } from './audit-verify.js';
-import { staleGroups, staleGroupsAdvice } from '../../cli/stale-groups.js';
+import { staleGroups, staleGroupsAdvice } from '../../client/stale-groups.js';
 
 const doctorOut = z.object({
   ok: z.boolean(),
@@ -48,7 +48,7 @@ function localAccount(groupText: string | null): Doctor['account'] {
 /** What the daemon said when it would not talk to us, as the fix a person makes. */
 function refusalFix(e: WireError, user: string): string {
   if (e.code === 'no_role') {
-    // Added to a group after the agent's session began: the same advice every role error gives (src/cli/stale-groups.ts).
+    // Added to a group after the agent's session began: the same advice every role error gives (src/client/stale-groups.ts).
     const stale = staleGroups();
     if (stale) return `${staleGroupsAdvice(stale)}; then restart the agent`;
     return `the agent's account is in no airlock group: sudo usermod -aG ${ROLE_GROUPS.dev} ${user}, then log in again (and restart the agent)`;
