@@ -23,14 +23,23 @@ export interface CheckpointEvidence {
   text: string;
 }
 
+/**
+ * intact: every entry verifies and the log is as long as its latest signed checkpoint says.
+ * broken: an entry, the chain or the length contradicts the signed evidence (first_broken says where).
+ * cannot_verify: nothing contradicts the log, but the evidence to rule out a cut tail is missing
+ * (no signed checkpoint of this log, or a checkpoint sink that should be there is not): never
+ * reported as intact, since a log whose tail was cut looks exactly like that.
+ */
 export interface VerifyReport {
-  status: 'intact' | 'broken';
+  status: 'intact' | 'broken' | 'cannot_verify';
   entries: number;
   head_hash: string;
   /** The latest valid checkpoint: its size, time and the log it names. */
   checkpoint: { size: number; ts: string; origin: string } | null;
   /** Present when broken: the first bad entry (or null when the problem is the log's length). */
   first_broken?: { seq: number | null; reason: string };
+  /** Present when cannot_verify: what evidence is missing and how to give it. */
+  reason?: string;
   warnings: string[];
 }
 
@@ -143,7 +152,7 @@ function checkStructure(row: LogRow, expected: number, prev: string, keyId: stri
 
 function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: string[], evidence: readonly CheckpointEvidence[], publicRaw: Buffer, origin: string | undefined): VerifyReport {
   if (evidence.length === 0) {
-    return { ...base, status: 'intact', warnings: ['no checkpoint file was given: a cut tail cannot be detected (pass --checkpoints FILE)'] };
+    return { ...base, status: 'cannot_verify', reason: 'no checkpoint was given: nothing signed says how long the log should be, so a cut tail cannot be ruled out (give the checkpoint file with --checkpoints FILE)' };
   }
   const publicKey = publicKeyFromRaw(publicRaw);
   const good: SignedCheckpoint[] = [];
@@ -159,7 +168,7 @@ function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: stri
   }
   if (good.length === 0) {
     const where = evidence.length > 1 ? `none of ${evidence.map((e) => e.from).join(', ')} holds a` : `${evidence[0]!.from} holds no`;
-    return { ...base, status: 'intact', warnings: [...base.warnings, `${where} valid checkpoint: a cut tail cannot be detected`] };
+    return { ...base, status: 'cannot_verify', reason: `${where} valid checkpoint of this log: nothing signed says how long the log should be, so a cut tail cannot be ruled out` };
   }
   const latest = good.reduce((a: SignedCheckpoint, b) => (b.checkpoint.size > a.checkpoint.size ? b : a));
   const cp = { size: latest.checkpoint.size, ts: latest.checkpoint.ts, origin: latest.checkpoint.origin };

@@ -35,7 +35,9 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
   try {
     if (o.db !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'give --db or --bundle, not both');
     const pub = parsePublicKey(readKeyFile(o.pubkey));
-    const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named: cmd.getOptionValueSource('checkpoints') !== 'default' }];
+    const named = cmd.getOptionValueSource('checkpoints') !== 'default';
+    // Read on the host (the daemon, a database), the host's checkpoint file must be there; a bundle carries its own.
+    const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named, required: o.bundle === undefined || named }];
     const opts = { checkpointFiles, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
     if (o.db !== undefined) report = await verifySource(databaseSource(o.db, `airlock audit verify --pubkey ${o.pubkey}`), pub, opts);
     else if (o.bundle !== undefined) report = await verifySource(bundleSource(o.bundle), pub, opts);
@@ -53,13 +55,15 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
     if (report.status === 'intact') {
       const cp = report.checkpoint;
       process.stdout.write(`${c.green('intact')}  ${report.entries} entries from ${from}, head ${report.head_hash.slice(0, 16)}…${cp ? `, consistent with the checkpoint of ${cp.ts} (size ${cp.size}, ${cp.origin})` : ''} ${c.dim(`(${ms.toFixed(0)} ms)`)}\n`);
+    } else if (report.status === 'cannot_verify') {
+      process.stdout.write(`${c.yellow('CANNOT VERIFY')}  ${escapeText(report.reason ?? 'the evidence is incomplete')}\n  ${report.entries} entries of ${from} verified, and nothing contradicts them; but this is not proof the log is whole\n`);
     } else {
       const fb = report.first_broken!;
       process.stdout.write(`${c.red('BROKEN')}  ${fb.seq !== null ? `first broken entry: #${fb.seq}: ` : ''}${escapeText(fb.reason)}\n  ${report.entries} entries of ${from} verified before it\n`);
     }
     for (const w of report.warnings) process.stdout.write(`${c.yellow('warning')} ${escapeText(w)}\n`);
   }
-  return report.status === 'intact' ? 0 : 1;
+  return report.status === 'intact' ? 0 : report.status === 'broken' ? 1 : 2;
 }
 
 function readKeyFile(path: string): string {

@@ -24,7 +24,7 @@ export function auditCommand(): Command {
     .option('--checkpoints <file>', 'a checkpoint file, or a syslog export with airlock-checkpoint lines, read as well (when it exists)', defaults.checkpoints)
     .option('--origin <origin>', 'count only checkpoints naming this log (HOST/airlock/KEYID, as the daemon logs at start)')
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify.')
+    .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify (no signed\ncheckpoint or tree head of this log, a checkpoint file that should be there and is not, an unreadable\nkey, database, bundle or daemon): nothing contradicts the log, but nothing proves it whole.')
     .action(lazy(() => import('./audit-run.js'), 'verify'));
 
   audit
