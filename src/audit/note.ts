@@ -29,6 +29,8 @@ const LINE_PREFIX = 'airlock-tree-head ';
 /** Key names: non-empty, no Unicode space, no "+", no control character (signed-note "Format"). */
 const KEY_NAME = /^[^\s+\p{Cc}\p{Zs}]+$/u;
 const DECIMAL = /^(?:0|[1-9][0-9]{0,15})$/;
+/** A string that UTF-8 cannot encode (Node 20's lib has no String.isWellFormed). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Standard base64 (RFC 4648 section 4) in its one canonical spelling, or null. */
@@ -118,7 +120,7 @@ export interface Note {
  */
 export function parseNote(text: string): Note | string {
   if (Buffer.byteLength(text, 'utf8') > MAX_NOTE_BYTES) return `the note is over ${MAX_NOTE_BYTES} bytes`;
-  if (!text.isWellFormed()) return 'the note is not valid UTF-8';
+  if (LONE_SURROGATE.test(text)) return 'the note is not valid UTF-8';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0009\u000b-\u001f\u007f]/.test(text)) return 'the note holds a control character other than newline';
   if (!text.endsWith('\n')) return 'the note does not end in a newline';

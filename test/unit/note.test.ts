@@ -152,6 +152,7 @@ test('every tampering of a tree head is refused', () => {
   assert.match(refused(head + sig.replace(/\n$/, '') + '\n'), /twice/);
   assert.match(refused(head.replace('\ntime', '\ntime 2026-12-01T23:10:00.123Z\ntime')), /does not verify|one extension/);
   assert.match(refused(head.replace('\n42\n', '\n42\r\n')), /control character/);
+  assert.match(refused(head.replace('host-a', 'host-\ud800')), /UTF-8/);
   assert.match(refused(head.replace('—', '-')), /not a signature line/);
   assert.match(refused(head + 'garbage\n'), /not a signature line/);
   assert.match(refused(head.replace(/=\n$/, '\n')), /base64/);
