@@ -62,6 +62,8 @@ CREATE TABLE IF NOT EXISTS audit_log (
   sig TEXT NOT NULL,
   hash TEXT NOT NULL
 );
+-- audit prove: a transaction's entries without a pass over the whole log.
+CREATE INDEX IF NOT EXISTS audit_log_tx ON audit_log(json_extract(body, '$.transaction_id'));
 `;
 const SCHEMA_VERSION = '1';
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed (absent: a store from before sealing, or a new one). */
@@ -159,6 +161,7 @@ export class SqliteStore implements Store {
       finish: this.db.prepare("UPDATE transactions SET state = ?, result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
       cancel: this.db.prepare("UPDATE transactions SET state = 'Canceled', updated_at = ?, result_json = COALESCE(?, result_json) WHERE id = ? AND state IN ('Previewed', 'Queued') AND (? IS NULL OR state = ?)"),
       logRows: this.db.prepare('SELECT seq, body, sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?'),
+      txRows: this.db.prepare("SELECT seq, body, sig FROM audit_log WHERE json_extract(body, '$.transaction_id') = ? ORDER BY seq LIMIT ?"),
       due: this.db.prepare("SELECT * FROM transactions WHERE state IN ('Previewed', 'Queued') AND expires_at <= ?"),
       running: this.db.prepare("SELECT * FROM transactions WHERE state = 'Running'"),
       fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
@@ -408,6 +411,10 @@ export class SqliteStore implements Store {
 
   async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
     return this.stmts.logRows.all(afterSeq, limit) as LogRow[];
+  }
+
+  async transactionEntries(id: string, limit: number): Promise<LogRow[]> {
+    return this.stmts.txRows.all(id, limit) as LogRow[];
   }
 
   async expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
