@@ -16,35 +16,17 @@ import { entrySignatureValid, type LogEntry } from './entry.js';
 import { keyIdOf, publicKeyFromRaw } from './keys.js';
 import { leafHash, verifyConsistency, verifyInclusion } from './merkle.js';
 import { parseTreeHead, strictBase64, type TreeHead } from './note.js';
-import type { LogRow } from './verify.js';
+import type { ConsistencyProofDoc, InclusionProofDoc, ProvenEntry } from '../protocol/messages.js';
 
-export const INCLUSION_TYPE = 'airlock-inclusion-proof';
-export const CONSISTENCY_TYPE = 'airlock-consistency-proof';
-export const PROOF_VERSION = 1;
+export type { ConsistencyProofDoc, InclusionProofDoc, ProvenEntry };
+
+export const INCLUSION_TYPE = 'airlock-inclusion-proof' as const;
+export const CONSISTENCY_TYPE = 'airlock-consistency-proof' as const;
+export const PROOF_VERSION = 1 as const;
 /** The longest proof a tree of 2^63 leaves needs; anything longer is not a proof. */
 const MAX_PROOF_HASHES = 64;
 /** One transaction has a handful of entries (preview, approval, consumed, started, outcome...). */
 export const MAX_PROVEN_ENTRIES = 64;
-
-export interface ProvenEntry extends LogRow {
-  proof: string[];
-}
-
-export interface InclusionProofDoc {
-  type: typeof INCLUSION_TYPE;
-  version: typeof PROOF_VERSION;
-  transaction_id: string;
-  tree_head: string;
-  entries: ProvenEntry[];
-}
-
-export interface ConsistencyProofDoc {
-  type: typeof CONSISTENCY_TYPE;
-  version: typeof PROOF_VERSION;
-  old_head: string;
-  new_head: string;
-  proof: string[];
-}
 
 export interface ProofCheck {
   status: 'valid' | 'invalid';
