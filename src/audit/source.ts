@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
-import { verifyLog, type CheckpointEvidence, type LogRow, type VerifyReport } from './verify.js';
+import { verifyLog, type CheckpointEvidence, type LogRow, type VerifyReport, type WitnessKey } from './verify.js';
 
 export interface AuditSource {
   /** What it is, for people: "the daemon at /run/airlock/airlock.sock", "bundle audit.jsonl", "database airlock.db". */
@@ -51,7 +51,7 @@ export interface SourceReport extends VerifyReport {
 /** The most checkpoint text held for one verification (a year of busy checkpoints is far less). */
 export const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
 
-export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { checkpointFiles?: CheckpointFile[]; origin?: string; workers?: number } = {}): Promise<SourceReport> {
+export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { checkpointFiles?: CheckpointFile[]; origin?: string; workers?: number; witnesses?: readonly WitnessKey[] } = {}): Promise<SourceReport> {
   const warnings: string[] = [];
   const evidence: CheckpointEvidence[] = [];
   const missing: string[] = [];
@@ -68,7 +68,7 @@ export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { 
   evidence.unshift(...own);
   const bytes = evidence.reduce((n, e) => n + e.text.length, 0);
   if (bytes > MAX_CHECKPOINT_BYTES) throw new AirlockError('validation', 'too_many_checkpoints', `more than ${MAX_CHECKPOINT_BYTES} bytes of checkpoints`, 'give a shorter checkpoint file (its recent part covers the log)');
-  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}) });
+  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}), ...(opts.witnesses ? { witnesses: opts.witnesses } : {}) });
   // A checkpoint and fewer entries than it covers is verifyLog's one finding about length.
   if (r.status === 'broken' && r.checkpoint && r.entries < r.checkpoint.size && src.shortfallHint && r.first_broken) {
     r.first_broken = { ...r.first_broken, reason: `${r.first_broken.reason}, or ${src.shortfallHint}` };

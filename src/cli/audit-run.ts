@@ -5,7 +5,7 @@
  * key is always the auditor's own file, never the source's word.
  */
 import type { Command } from 'commander';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { formatPublicKey, keyIdOf, parsePublicKey } from '../audit/keys.js';
 import { databaseSource } from '../audit/log-file.js';
@@ -16,6 +16,9 @@ import { socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { escapeText } from '../protocol/escape-text.js';
+import { readKeyFile } from './audit-keys.js';
+import { verifyProofFile } from './audit-proof.js';
+import { parseVkey, SIG_COSIGNATURE_V1 } from '../audit/note.js';
 import { withClient } from './connect.js';
 import { c, printJson, reportError } from './ui.js';
 
@@ -25,6 +28,8 @@ interface VerifyOpts {
   bundle?: string;
   checkpoints: string;
   origin?: string;
+  witness: string[];
+  proof?: string;
   json?: boolean;
 }
 
@@ -33,12 +38,17 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
   const started = process.hrtime.bigint();
   let report;
   try {
+    if (o.proof !== undefined) {
+      if (o.db !== undefined || o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'a proof file is checked on its own: give --proof without --db or --bundle');
+      return verifyProofFile(o.proof, { pubkey: o.pubkey, ...(o.origin !== undefined ? { origin: o.origin } : {}), ...(o.json ? { json: true } : {}) });
+    }
     if (o.db !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'give --db or --bundle, not both');
     const pub = parsePublicKey(readKeyFile(o.pubkey));
+    const witnesses = o.witness.map(readWitnessKey);
     const named = cmd.getOptionValueSource('checkpoints') !== 'default';
     // Read on the host (the daemon, a database), the host's checkpoint file must be there; a bundle carries its own.
     const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named, required: o.bundle === undefined || named }];
-    const opts = { checkpointFiles, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
+    const opts = { checkpointFiles, witnesses, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
     if (o.db !== undefined) report = await verifySource(databaseSource(o.db, `airlock audit verify --pubkey ${o.pubkey}`), pub, opts);
     else if (o.bundle !== undefined) report = await verifySource(bundleSource(o.bundle), pub, opts);
     else report = await withClient(cmd, (cl) => verifySource(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket)), pub, opts));
@@ -66,15 +76,10 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
   return report.status === 'intact' ? 0 : report.status === 'broken' ? 1 : 2;
 }
 
-function readKeyFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new AirlockError('validation', 'bad_pubkey', `no public key file at ${path}`, 'write one with `airlock audit pubkey --out audit.pub` (then compare its key id with the one the host\'s administrator gives you)');
-    if (code === 'EACCES') throw new AirlockError('authorization', 'permission_denied', `permission denied: ${path}`, 'write a copy you can read with `airlock audit pubkey --out audit.pub`');
-    throw new AirlockError('validation', 'bad_pubkey', `cannot read ${path}: ${code ?? (e as Error).message}`);
-  }
+/** A witness's verifier key, given as the vkey itself or a file holding it. */
+function readWitnessKey(text: string): { name: string; publicRaw: Buffer } {
+  const vkey = existsSync(text) ? readFileSync(text, 'utf8').trim() : text;
+  return parseVkey(vkey, [SIG_COSIGNATURE_V1]);
 }
 
 /**
