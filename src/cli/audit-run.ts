@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { formatPublicKey, keyIdOf, parsePublicKey } from '../audit/keys.js';
+import { formatPublicKey, keyIdOf, parsePublicKey, parsePublicKeys } from '../audit/keys.js';
 import { databaseSource } from '../audit/log-file.js';
 import { bundleSource, writeBundle } from '../audit/bundle.js';
 import { verifySource, type AuditSource, type CheckpointFile } from '../audit/source.js';
@@ -125,9 +125,9 @@ export async function pubkey(o: { out?: string; force?: boolean; stateDir?: stri
  */
 export async function exportLog(o: { out: string; db?: string; checkpoints: string; force?: boolean; json?: boolean }, cmd: Command): Promise<void> {
   const write = async (src: AuditSource, publicKey: string | null) => {
-    const n = await writeBundle(src, o.out, { publicKey, force: Boolean(o.force) });
+    const n = await writeBundle(src, o.out, { publicKey, publicKeys: publicKey ? parsePublicKeys(publicKey) : [], force: Boolean(o.force) });
     if (o.json) return printJson({ path: o.out, source: src.name, ...n });
-    process.stdout.write(`wrote ${escapeText(o.out)}: ${n.entries} entries and ${n.checkpoints} checkpoints from ${escapeText(src.name)}\n`);
+    process.stdout.write(`wrote ${escapeText(o.out)}: ${n.entries} entries, ${n.tree_heads} signed tree heads${n.checkpoints ? ` and ${n.checkpoints} older checkpoints` : ''} from ${escapeText(src.name)}\n`);
     process.stdout.write(`  verify it anywhere, with no daemon: airlock audit verify --bundle ${escapeText(o.out)} --pubkey audit.pub\n`);
   };
   if (o.db === undefined) {
