@@ -91,9 +91,23 @@ export class MerkleFrontier {
 
   /** The frontier of a tree of `size` leaves, from its stored nodes. */
   static async load(size: number, read: NodeReader): Promise<MerkleFrontier> {
+    const ids = MerkleFrontier.edgeIds(size);
+    return MerkleFrontier.fromEdge(size, await readNodes(read, ids));
+  }
+
+  /** The nodes a frontier of `size` leaves holds: the complete subtrees of size's binary decomposition, largest first. */
+  static edgeIds(size: number): NodeId[] {
     if (!isSize(size)) throw badRange(`tree size ${size} is not a non-negative safe integer`);
-    const ids = rangeNodes(0, size);
-    return new MerkleFrontier(size, await readNodes(read, ids));
+    return rangeNodes(0, size);
+  }
+
+  /** For a synchronous store: the frontier from the hashes of edgeIds(size), in that order. */
+  static fromEdge(size: number, hashes: readonly Buffer[]): MerkleFrontier {
+    const ids = MerkleFrontier.edgeIds(size);
+    if (hashes.length !== ids.length || !hashes.every(isHash)) {
+      throw new AirlockError('integrity', 'merkle_node_invalid', `a frontier of ${size} leaves needs ${ids.length} 32-byte hashes`);
+    }
+    return new MerkleFrontier(size, hashes.map((h) => Buffer.from(h)));
   }
 }
 
