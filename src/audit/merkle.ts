@@ -65,6 +65,7 @@ export class MerkleFrontier {
     return new MerkleFrontier(this.#size, [...this.#edge]);
   }
 
+  /** The returned hashes are shared with the frontier's state: write them, do not modify them. */
   append(leaf: Buffer): StoredNode[] {
     if (!isHash(leaf)) throw new AirlockError('validation', 'merkle_leaf_invalid', 'a Merkle leaf must be a 32-byte leaf hash');
     if (!Number.isSafeInteger(this.#size + 1)) throw new AirlockError('validation', 'merkle_tree_full', 'the Merkle tree is at its size limit');
@@ -133,7 +134,7 @@ export async function consistencyProof(size1: number, size2: number, read: NodeR
   // when it is the whole old tree, which the verifier already holds) and then its path to
   // the new root. The old root is the seed folded with the path's left siblings.
   const level = trailingZeros(size1);
-  const seed = (size1 - 1 - ((size1 - 1) % 2 ** level)) / 2 ** level;
+  const seed = Math.floor((size1 - 1) / 2 ** level);
   const ranges: Range[] = [];
   if (size1 !== 2 ** level) ranges.push(nodeRange(level, seed));
   ranges.push(...pathRanges(level, seed, size2));
