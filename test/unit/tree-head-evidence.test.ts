@@ -27,7 +27,7 @@ const witness2 = signingKeyFromSeed(randomBytes(32));
 const origin = checkpointOrigin('web1.example', key.keyId);
 const at = new Date('2026-11-30T10:00:00.000Z');
 const txIds = Array.from({ length: 6 }, () => 'tx_' + randomBytes(12).toString('hex'));
-const draft = (tx: string | null, kind: EntryDraft['kind']): EntryDraft => ({ kind, transaction_id: tx, action_name: tx ? 'RestartService' : null, risk: tx ? 'Medium' : null, request_hash: tx ? 'ab'.repeat(32) : null, principal: null, details: {} });
+const draft = (tx: string | null, kind: EntryDraft['kind']): EntryDraft => ({ kind, transaction_id: tx, action_name: tx ? 'RestartService' : null, risk: tx ? 'medium' : null, request_hash: tx ? 'ab'.repeat(32) : null, principal: null, details: {} });
 
 const dir = mkdtempSync(join(tmpdir(), 'airlock-th-'));
 const store = new SqliteStore(join(dir, 'a.db'), (d, seq, prev) => sealEntry(key, d, seq, prev, at));
