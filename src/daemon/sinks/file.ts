@@ -13,6 +13,8 @@ import type { Sink, TreeHead } from './sink.js';
 export class FileSink implements Sink {
   readonly name = 'file';
   private closed = false;
+  /** Whether chattr +a took (false on filesystems that refuse the attribute). */
+  readonly appendOnly: Promise<boolean>;
 
   constructor(readonly path: string) {
     if (!existsSync(path)) {
@@ -20,7 +22,7 @@ export class FileSink implements Sink {
       chmodSync(path, 0o644); // whatever the umask (an existing file may be append-only: left as it is)
     }
     // Best effort: overlayfs, tmpfs and some container filesystems refuse the attribute.
-    execFile('/usr/bin/chattr', ['+a', '--', path], { timeout: 5_000 }, () => {});
+    this.appendOnly = new Promise((resolve) => execFile('/usr/bin/chattr', ['+a', '--', path], { timeout: 5_000, env: {} }, (err) => resolve(!err)));
   }
 
   async publish(head: TreeHead): Promise<void> {

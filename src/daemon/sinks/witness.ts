@@ -50,6 +50,7 @@ export class WitnessSink implements Sink {
 
   async publish(head: TreeHead): Promise<void> {
     if (this.closed) throw new Error('the witness sink is closed');
+    if (head.size < this.cosignedSize) throw new Error(`the head of size ${head.size} is older than the one this witness cosigned (${this.cosignedSize})`);
     let answer = await this.submit(head, this.cosignedSize);
     if ('conflict' in answer) {
       const theirs = answer.conflict;
