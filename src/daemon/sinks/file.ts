@@ -26,8 +26,14 @@ export class FileSink implements Sink {
   }
 
   async publish(head: TreeHead): Promise<void> {
+    await this.append(head.legacy ? [head.legacy, head.line] : [head.line]);
+  }
+
+  /** Appends whole lines in one write (a cosigned head, from the witness sink, comes this way too). */
+  async append(lines: readonly string[]): Promise<void> {
     if (this.closed) throw new Error('the file sink is closed');
-    const text = (head.legacy ? `${head.legacy}\n` : '') + `${head.line}\n`;
+    if (lines.some((l) => /[\r\n]/.test(l))) throw new RangeError('a checkpoint line holds no line break');
+    const text = lines.map((l) => `${l}\n`).join('');
     // O_NOFOLLOW: a symbolic link put in the file's place is refused, not written through.
     const fd = await open(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
     try {
