@@ -95,9 +95,11 @@ export class TreeHeadPublisher<H extends { size: number }> {
 
   /** Signs the last head and waits (at most timeoutMs) until every sink has it or has failed. */
   async flush(timeoutMs = 5_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     this.publishNow();
     await Promise.all(this.lanes.map((l) => l.idle(timeoutMs)));
-    await Promise.all(this.lanes.map((l) => l.sink.flush?.(timeoutMs)));
+    const left = Math.max(0, deadline - Date.now());
+    await Promise.all(this.lanes.map((l) => l.sink.flush?.(left)));
   }
 
   /** flush(), then no more heads: the lanes stop and the sinks close. */
@@ -108,6 +110,12 @@ export class TreeHeadPublisher<H extends { size: number }> {
     if (this.schedule) clearInterval(this.schedule);
     if (this.soon) clearTimeout(this.soon);
     for (const l of this.lanes) l.stop();
-    await Promise.all(this.lanes.map((l) => l.sink.close().catch((e) => this.o.log(`checkpoint sink ${l.sink.name}: close failed: ${printable((e as Error).message)}`))));
+    // A sink that hangs in close() (a server that never answers) does not keep the daemon from stopping.
+    const closeOne = (l: Lane) =>
+      Promise.race([
+        l.sink.close().catch((e) => this.o.log(`checkpoint sink ${l.sink.name}: close failed: ${printable((e as Error).message)}`)),
+        new Promise<void>((r) => setTimeout(r, timeoutMs).unref()),
+      ]);
+    await Promise.all(this.lanes.map(closeOne));
   }
 }
