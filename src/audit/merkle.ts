@@ -65,6 +65,7 @@ export class MerkleFrontier {
     return new MerkleFrontier(this.#size, [...this.#edge]);
   }
 
+  /** The returned hashes are shared with the frontier's state: write them, do not modify them. */
   append(leaf: Buffer): StoredNode[] {
     if (!isHash(leaf)) throw new AirlockError('validation', 'merkle_leaf_invalid', 'a Merkle leaf must be a 32-byte leaf hash');
     if (!Number.isSafeInteger(this.#size + 1)) throw new AirlockError('validation', 'merkle_tree_full', 'the Merkle tree is at its size limit');
@@ -91,9 +92,23 @@ export class MerkleFrontier {
 
   /** The frontier of a tree of `size` leaves, from its stored nodes. */
   static async load(size: number, read: NodeReader): Promise<MerkleFrontier> {
+    const ids = MerkleFrontier.edgeIds(size);
+    return MerkleFrontier.fromEdge(size, await readNodes(read, ids));
+  }
+
+  /** The nodes a frontier of `size` leaves holds: the complete subtrees of size's binary decomposition, largest first. */
+  static edgeIds(size: number): NodeId[] {
     if (!isSize(size)) throw badRange(`tree size ${size} is not a non-negative safe integer`);
-    const ids = rangeNodes(0, size);
-    return new MerkleFrontier(size, await readNodes(read, ids));
+    return rangeNodes(0, size);
+  }
+
+  /** For a synchronous store: the frontier from the hashes of edgeIds(size), in that order. */
+  static fromEdge(size: number, hashes: readonly Buffer[]): MerkleFrontier {
+    const ids = MerkleFrontier.edgeIds(size);
+    if (hashes.length !== ids.length || !hashes.every(isHash)) {
+      throw new AirlockError('integrity', 'merkle_node_invalid', `a frontier of ${size} leaves needs ${ids.length} 32-byte hashes`);
+    }
+    return new MerkleFrontier(size, hashes.map((h) => Buffer.from(h)));
   }
 }
 
@@ -119,7 +134,7 @@ export async function consistencyProof(size1: number, size2: number, read: NodeR
   // when it is the whole old tree, which the verifier already holds) and then its path to
   // the new root. The old root is the seed folded with the path's left siblings.
   const level = trailingZeros(size1);
-  const seed = (size1 - 1 - ((size1 - 1) % 2 ** level)) / 2 ** level;
+  const seed = Math.floor((size1 - 1) / 2 ** level);
   const ranges: Range[] = [];
   if (size1 !== 2 ** level) ranges.push(nodeRange(level, seed));
   ranges.push(...pathRanges(level, seed, size2));

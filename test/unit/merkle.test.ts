@@ -284,6 +284,43 @@ test('subtree proofs: inclusion in random valid subtrees, and consistency of sub
   }
 });
 
+test('subtree consistency of subtrees inside the tree (start > 0, end < size, complete or not), with proofs built naively here', () => {
+  const rand = prng(19);
+  const hashes = LEAVES.map((l) => leafHash(l));
+  /** MTH over leaf hashes [a, b), by the definition. */
+  const mth = (a: number, b: number): Buffer => {
+    if (b - a === 1) return hashes[a]!;
+    let k = 1;
+    while (k * 2 < b - a) k *= 2;
+    return nodeHash(mth(a, a + k), mth(a + k, b));
+  };
+  let imperfect = 0;
+  for (let k = 0; k < 120; k += 1) {
+    const level = 1 + rand(7);
+    const start = (1 + rand(Math.floor(1500 / 2 ** level))) * 2 ** level;
+    const end = start + 1 + rand(2 ** level);
+    const size = end + 1 + rand(2000 - end);
+    // The proof: the subtree's rightmost complete node (unless that is the subtree), then
+    // the hash of every sibling on that node's path to the root of the tree of `size`.
+    let s = 0;
+    while ((end - start) % 2 ** (s + 1) === 0) s += 1;
+    let idx = Math.floor((end - 1) / 2 ** s);
+    const proof: Buffer[] = end - start === 2 ** s ? [] : [mth(idx * 2 ** s, (idx + 1) * 2 ** s)];
+    if (proof.length === 1) imperfect += 1;
+    for (let l = s, last = Math.floor((size - 1) / 2 ** s); last > 0; l += 1, idx = Math.floor(idx / 2), last = Math.floor(last / 2)) {
+      if (idx % 2 === 1) proof.push(mth((idx - 1) * 2 ** l, idx * 2 ** l));
+      else if (idx < last) proof.push(mth((idx + 1) * 2 ** l, Math.min((idx + 2) * 2 ** l, size)));
+    }
+    const subRoot = mth(start, end);
+    const root = tree.roots[size]!;
+    assert.ok(verifySubtreeConsistency(start, end, size, proof, subRoot, root), `[${start},${end}) in ${size}`);
+    for (const bad of mutations(proof, rand)) assert.ok(!verifySubtreeConsistency(start, end, size, bad, subRoot, root), `mutated [${start},${end}) in ${size}`);
+    assert.ok(!verifySubtreeConsistency(start, end, size, proof, mth(start, end - 1 > start ? end - 1 : end + 1), root), 'another subtree root');
+    assert.ok(!verifySubtreeConsistency(start, end, size, proof, subRoot, tree.roots[size - 1]!), 'another tree root');
+  }
+  assert.ok(imperfect > 20, 'incomplete subtrees were among the cases');
+});
+
 test('proof generation refuses impossible arguments, and a reader that answers wrongly is an integrity error', async () => {
   await assert.rejects(inclusionProof(5, 5, tree.read), { code: 'merkle_proof_range' });
   await assert.rejects(inclusionProof(-1, 5, tree.read), { code: 'merkle_proof_range' });
