@@ -279,6 +279,20 @@ describe('PostgreSQL on another server', () => {
     assert.equal((await admin.query(`SELECT count(*)::int AS n FROM ${schema}.airlock_tree_heads WHERE origin = 'db2/airlock/00000000000000aa'`)).rows[0].n, 1);
   });
 
+  test('a lost connection fails one publish at most, and the next one reconnects by itself', async () => {
+    const sink = new PostgresSink({ url: URL, origin: 'lost/airlock/00000000000000bb', schema });
+    try {
+      await sink.publish(head(1));
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'airlock-tree-heads' AND pid <> pg_backend_pid()`);
+      await sink.publish(head(2)).catch(() => {}); // the pool may find its connection dead now
+      await sink.publish(head(3));
+      const r = await admin.query(`SELECT size::int AS size FROM ${schema}.airlock_tree_heads WHERE origin = 'lost/airlock/00000000000000bb' ORDER BY size`);
+      assert.ok(r.rows.map((x) => x.size).includes(3));
+    } finally {
+      await sink.close();
+    }
+  });
+
   test('an unreachable server fails the publish with a reason, within the connect timeout', async () => {
     const sink = new PostgresSink({ url: 'postgres://root@127.0.0.1:1/test', origin: ORIGIN, schema, connectTimeoutMs: 1_000 });
     try {
