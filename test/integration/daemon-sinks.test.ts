@@ -63,19 +63,31 @@ test('the daemon sends its tree heads to the file, syslog, a witness and Postgre
   );
   chmodSync(policy, 0o644);
 
-  const daemon = spawn(process.execPath, ['--import', 'tsx', DAEMON, 'daemon', '--socket', join(dir, 's.sock'), '--state-dir', state, '--log-dir', logDir, '--no-syslog', '--policy', policy, '--tokens', join(dir, 'none.toml'), '--checkpoint-interval', '50'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  daemon.stderr!.on('data', (d) => (err += d));
+  const start = () => {
+    const p = spawn(process.execPath, ['--import', 'tsx', DAEMON, 'daemon', '--socket', join(dir, 's.sock'), '--state-dir', state, '--log-dir', logDir, '--no-syslog', '--policy', policy, '--tokens', join(dir, 'none.toml'), '--checkpoint-interval', '50'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const out = { p, err: '' };
+    p.stderr!.on('data', (d) => (out.err += d));
+    return out;
+  };
+  const stop = async (d: ReturnType<typeof start>) => {
+    d.p.kill('SIGTERM');
+    await new Promise((r) => (d.p.exitCode !== null ? r(null) : d.p.once('exit', r)));
+    assert.equal(d.p.exitCode, 0, d.err);
+  };
+  let d = start();
+  const file = join(logDir, 'checkpoints.log');
+  const notes = () => readTreeHeadLines(readFileSync(file, 'utf8')).flatMap((l) => ('note' in l ? [l.note] : []));
+  const cosignedNotes = () => notes().filter((n) => cosignatureValid(n, 'witness.test', witnessKey.publicRaw));
+  const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
+    const end = Date.now() + 30_000;
+    while (!(await ok())) {
+      assert.ok(d.p.exitCode === null, `the daemon exited: ${d.err}`);
+      assert.ok(Date.now() < end, `timed out waiting for ${what}: ${d.err}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
   try {
-    const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
-      const end = Date.now() + 30_000;
-      while (!(await ok())) {
-        assert.ok(daemon.exitCode === null, `the daemon exited: ${err}`);
-        assert.ok(Date.now() < end, `timed out waiting for ${what}: ${err}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
-    await until('the daemon to listen', () => /listening/.test(err));
+    await until('the daemon to listen', () => /listening/.test(d.err));
     // The start entry is urgent: its head goes out within the coalescing window.
     const [frame] = await collector.waitFrames(1, 30_000);
     const m = /^<37>1 \S+ \S+ airlock \d+ tree-head - airlock-tree-head (\S+)$/.exec(frame!);
@@ -89,21 +101,24 @@ test('the daemon sends its tree heads to the file, syslog, a witness and Postgre
     await until('the row in PostgreSQL', async () => (await rows()).length > 0);
     assert.deepEqual((await rows())[0], { origin, size: head.size, root: head.root.toString('hex'), note });
 
-    const file = join(logDir, 'checkpoints.log');
-    const notes = () => readTreeHeadLines(readFileSync(file, 'utf8')).flatMap((l) => ('note' in l ? [l.note] : []));
     await until('the cosigned head in the checkpoint file', () => notes().some((n) => n !== note && n.startsWith(note)));
     const cosigned = notes().find((n) => n.startsWith(note) && n !== note)!;
     assert.ok(cosignatureValid(cosigned, 'witness.test', witnessKey.publicRaw), 'the witness cosignature verifies');
     assert.match(readFileSync(file, 'utf8'), /^airlock-checkpoint /m, 'the chain checkpoint line is still written');
+
+    // A restart: the daemon no longer knows what the witness cosigned; the witness's 409 says
+    // size 1, and the head of the longer log is cosigned with a proof from the store's nodes.
+    await stop(d);
+    d = start();
+    await until('a cosigned head of the longer log', () => cosignedNotes().some((n) => (parseTreeHead(n, [key.publicRaw], origin) as { size: number }).size > head.size));
+    await stop(d);
   } finally {
-    daemon.kill('SIGTERM');
-    await new Promise((r) => (daemon.exitCode !== null ? r(null) : daemon.once('exit', r)));
+    d.p.kill('SIGKILL');
     await collector.stop();
     await new Promise((r) => witness.close(r));
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
     await admin.end();
   }
-  assert.equal(daemon.exitCode, 0, err);
   const v = await airlock(['audit', 'verify', '--pubkey', join(state, 'audit.pub'), '--db', join(state, 'airlock.db'), '--checkpoints', join(logDir, 'checkpoints.log'), '--json']);
   assert.equal(v.code, 0, v.stdout + v.stderr);
 });
