@@ -52,6 +52,22 @@ export function keyHash(name: string, type: number, publicRaw: Buffer): Buffer {
   return createHash('sha256').update(Buffer.concat([Buffer.from(name + '\n', 'utf8'), Buffer.from([type]), publicRaw])).digest().subarray(0, 4);
 }
 
+/**
+ * Building a KeyObject from raw bytes costs about as much as a verify; a reader checks many
+ * notes against the same few keys. Bounded: cleared when full.
+ */
+const keyObjects = new Map<string, ReturnType<typeof publicKeyFromRaw>>();
+function keyObject(raw: Buffer): ReturnType<typeof publicKeyFromRaw> {
+  const id = raw.toString('hex');
+  let k = keyObjects.get(id);
+  if (!k) {
+    if (keyObjects.size >= 64) keyObjects.clear();
+    k = publicKeyFromRaw(raw);
+    keyObjects.set(id, k);
+  }
+  return k;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Verifier keys: "<name>+<hex key hash>+<base64(type || public key)>"
 
@@ -236,7 +252,7 @@ export function verifyCheckpoint(noteText: string, logKeys: readonly Buffer[], o
     if (s.name !== checkpoint.origin) continue;
     const i = logKeys.findIndex((k) => keyHash(checkpoint.origin, SIG_ED25519, k).equals(s.keyHash));
     if (i < 0) continue;
-    if (!ed25519Verify(publicKeyFromRaw(logKeys[i]!), Buffer.from(note.body, 'utf8'), s.sig)) return `the log's signature by key ${keyIdOf(logKeys[i]!)} does not verify`;
+    if (!ed25519Verify(keyObject(logKeys[i]!), Buffer.from(note.body, 'utf8'), s.sig)) return `the log's signature by key ${keyIdOf(logKeys[i]!)} does not verify`;
     if (keyIndex < 0) keyIndex = i;
   }
   if (keyIndex < 0) return 'no signature of a known log key';
@@ -304,7 +320,7 @@ export function cosignatureValid(noteText: string, witnessName: string, witnessP
   const line = note.signatures.find((s) => s.name === witnessName && s.keyHash.equals(hash));
   const c = line && cosignatureOf(line);
   if (!c || c.timestamp === 0) return null;
-  return ed25519Verify(publicKeyFromRaw(witnessPubRaw), cosignedMessage(c.timestamp, note.body), c.sig) ? { timestamp: c.timestamp } : null;
+  return ed25519Verify(keyObject(witnessPubRaw), cosignedMessage(c.timestamp, note.body), c.sig) ? { timestamp: c.timestamp } : null;
 }
 
 // ---------------------------------------------------------------------------------------------
