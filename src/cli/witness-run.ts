@@ -9,6 +9,7 @@ import { loadWitnessConfig } from '../witness/config.js';
 import { WitnessState } from '../witness/state.js';
 import { OriginLocks } from '../witness/add-checkpoint.js';
 import { createWitnessServer } from '../witness/server.js';
+import { escapeText } from '../protocol/escape-text.js';
 import { printJson } from './ui.js';
 
 interface ServeOptions {
@@ -47,7 +48,7 @@ export async function serve(o: ServeOptions): Promise<number | void> {
   const { host, port } = parseListen(o.listen);
   if ((o.cert === undefined) !== (o.tlsKey === undefined)) throw new AirlockError('validation', 'tls_half', '--cert and --tls-key go together', 'give both for HTTPS, or neither for HTTP (behind a TLS proxy)');
   const tls = o.cert !== undefined && o.tlsKey !== undefined ? { cert: readFileSync(o.cert), key: readFileSync(o.tlsKey) } : undefined;
-  const server = createWitnessServer({ config, key, state, locks: new OriginLocks() }, { ...(tls ? { tls } : {}), log: (l) => process.stderr.write(`witness: ${l}\n`) });
+  const server = createWitnessServer({ config, key, state, locks: new OriginLocks() }, { ...(tls ? { tls } : {}), log: (l) => process.stderr.write(`witness: ${escapeText(l)}\n`) });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) => reject(new AirlockError('transient', 'listen_failed', `cannot listen on ${o.listen}: ${e.message}`, 'pick another --listen address or stop what holds it')));
     server.listen(port, host, resolve);

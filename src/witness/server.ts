@@ -2,7 +2,7 @@
  * The witness's HTTP(S) service: POST /add-checkpoint (C2SP tlog-witness) and the monitors'
  * GET /<hex SHA-256 of origin>/checkpoint. Everything that comes in is bounded: connections,
  * header and request time, body bytes (413 before the body is read when Content-Length says
- * so, and while reading when it lies or is absent).
+ * so, and as soon as the bytes read pass the bound when it lies or is absent).
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -14,6 +14,9 @@ export const MAX_CONNECTIONS = 256;
 const REQUEST_TIMEOUT_MS = 10_000;
 const HEADERS_TIMEOUT_MS = 5_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** What an oversized request may still send (dropped) before its connection is cut. */
+const DISCARD_BYTES = 8 * 1024 * 1024;
+const DISCARD_MS = 2_000;
 
 export interface ServerOptions {
   /** PEM certificate chain and key: HTTPS when given. */
@@ -42,8 +45,8 @@ export function createWitnessServer(w: Witness, o: ServerOptions = {}): Server {
   return server;
 }
 
-function send(res: ServerResponse, status: number, contentType: string, body: string, close = false): void {
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...(close ? { connection: 'close' } : {}) });
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -57,18 +60,8 @@ async function handle(w: Witness, byHash: Map<string, string>, req: IncomingMess
     return void send(res, 405, 'text/plain; charset=utf-8', 'add-checkpoint takes POST\n');
   }
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    // Not read: answer and close, so the sender's bytes go nowhere.
-    send(res, 413, 'text/plain; charset=utf-8', `body over ${MAX_BODY_BYTES} bytes\n`, true);
-    req.destroy();
-    return;
-  }
-  const body = await readBody(req);
-  if (body === null) {
-    send(res, 413, 'text/plain; charset=utf-8', `body over ${MAX_BODY_BYTES} bytes\n`, true);
-    req.destroy();
-    return;
-  }
+  const body = declared > MAX_BODY_BYTES ? null : await readBody(req);
+  if (body === null) return refuseOversized(req, res);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(body);
@@ -80,6 +73,26 @@ async function handle(w: Witness, byHash: Map<string, string>, req: IncomingMess
   send(res, a.status, a.contentType, a.body);
 }
 
+/**
+ * 413 at once; the rest of the body is read and dropped, up to DISCARD_BYTES within DISCARD_MS,
+ * then the connection is cut. Not cut at once: a reset makes the sender's kernel drop the 413
+ * unread, and the client would see a broken connection instead of the reason.
+ */
+function refuseOversized(req: IncomingMessage, res: ServerResponse): void {
+  let dropped = 0;
+  const socket = req.socket;
+  const done = setTimeout(() => socket.destroy(), DISCARD_MS);
+  done.unref();
+  req.on('data', (c: Buffer) => {
+    dropped += c.length;
+    if (dropped > DISCARD_BYTES) socket.destroy();
+  });
+  req.on('end', () => clearTimeout(done));
+  socket.once('close', () => clearTimeout(done));
+  req.resume();
+  send(res, 413, 'text/plain; charset=utf-8', `body over ${MAX_BODY_BYTES} bytes\n`);
+}
+
 /** The body, or null when it passes MAX_BODY_BYTES (reading stops there). */
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
@@ -89,7 +102,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
       n += c.length;
       if (n > MAX_BODY_BYTES) {
         req.off('data', onData);
-        req.pause();
         resolve(null);
         return;
       }
