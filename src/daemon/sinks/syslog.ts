@@ -73,9 +73,9 @@ export class SyslogSink implements Sink {
     this.queue = new BoundedQueue(o.queueMax ?? 1000);
     this.failures = new FailureLog(this.name, o.log);
     this.backoff = o.backoffMinMs ?? 500;
+    if (o.caFile && o.target.protocol !== 'tls') throw new RangeError('a syslog CA file goes with a tls:// collector');
     // Read at start: a CA file that is missing is a configuration error the operator sees now.
     this.ca = o.caFile ? readFileSync(o.caFile) : undefined;
-    if (o.caFile && o.target.protocol !== 'tls') throw new RangeError('a syslog CA file goes with a tls:// collector');
   }
 
   /** For tests and status: heads waiting, heads dropped since start, whether a connection is up. */
