@@ -123,3 +123,15 @@ test('the daemon sends its tree heads to the file, syslog, a witness and Postgre
   const v = await airlock(['audit', 'verify', '--pubkey', join(state, 'audit.pub'), '--db', join(state, 'airlock.db'), '--checkpoints', join(logDir, 'checkpoints.log'), '--json']);
   assert.equal(v.code, 0, v.stdout + v.stderr);
 });
+
+test('a syslog CA file the daemon cannot read stops the start (fail closed), saying which', async () => {
+  const d = join(dir, 'ca-missing');
+  mkdirSync(d, { mode: 0o700 });
+  const policy = join(d, 'policy.toml');
+  writeFileSync(policy, `[audit]\nsyslog = "tls://127.0.0.1:6514"\nsyslog_ca = "${join(d, 'no-such-ca.pem')}"\n`);
+  chmodSync(policy, 0o644);
+  const r = await airlock(['--socket', join(d, 's.sock'), '--state-dir', join(d, 'state'), '--log-dir', join(d, 'log'), '--no-syslog', '--policy', policy, '--tokens', join(d, 'none.toml')], { entry: DAEMON, timeoutMs: 20_000 });
+  assert.equal(r.code, 9, r.stderr);
+  assert.match(r.stderr, /cannot read \[audit\] syslog_ca .*no-such-ca\.pem.*ENOENT/);
+  spawnSync('/usr/bin/chattr', ['-a', '--', join(d, 'log', 'checkpoints.log')]);
+});

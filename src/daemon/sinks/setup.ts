@@ -9,6 +9,7 @@
  * `audit verify` and `audit export` find the witness's evidence beside the log's.
  * The sinks are built at start: a change of [audit] takes effect at the next start.
  */
+import { AirlockError } from '../../protocol/errors.js';
 import { formatCheckpointLine, signCheckpoint } from '../../audit/checkpoint.js';
 import type { SigningKey } from '../../audit/keys.js';
 import { cosignatureValid, signTreeHead, treeHeadLine } from '../../audit/note.js';
@@ -55,7 +56,14 @@ export function buildPublisher(s: PublisherSetup): TreeHeadPublisher<RootedHead>
   const sinks: Sink[] = [file];
   if (s.localSyslog) sinks.push(new LoggerSink());
   const a = s.audit;
-  if (a.syslog) sinks.push(new SyslogSink({ target: a.syslog, ...(a.syslogCa ? { caFile: a.syslogCa } : {}), hostname: s.hostName, log: s.log }));
+  if (a.syslog) {
+    try {
+      sinks.push(new SyslogSink({ target: a.syslog, ...(a.syslogCa ? { caFile: a.syslogCa } : {}), hostname: s.hostName, log: s.log }));
+    } catch (e) {
+      // Fail closed at start: a collector whose certificate cannot be checked gets nothing, and the operator hears it now.
+      throw new AirlockError('validation', 'syslog_ca_unreadable', `cannot read [audit] syslog_ca ${a.syslogCa}: ${(e as Error).message}`, 'fix the path in the policy, or remove syslog_ca to check the collector against the system CAs');
+    }
+  }
   for (const w of a.witnesses) {
     sinks.push(
       new WitnessSink({
