@@ -51,6 +51,22 @@ export function parsePublicKey(text: string): Buffer {
   return Buffer.from(m[1]!, 'hex');
 }
 
+/**
+ * A key file of one or more keys: one "ed25519:<64 hex>" per line (the log's key history, oldest
+ * first, as `airlock audit pubkey --history` writes it); text after the key on a line (its key id,
+ * from which entry) is for people. Blank lines and lines starting with # are skipped.
+ */
+export function parsePublicKeys(text: string): Buffer[] {
+  const keys: Buffer[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    keys.push(parsePublicKey(line.split(/\s+/)[0]!));
+  }
+  if (keys.length === 0) throw new AirlockError('validation', 'bad_pubkey', 'the public key file holds no key ("ed25519:" and 64 hex digits)', 'export it with `airlock audit pubkey`');
+  return keys;
+}
+
 /** Loads a seed file, creating it (mode 0600, O_EXCL) when absent and `create` is set. */
 export function loadSeedFile(path: string, create: boolean): SigningKey {
   return signingKeyFromSeed(loadKeyFile(path, { create }));
