@@ -120,8 +120,12 @@ test('the daemon sends its tree heads to the file, syslog, a witness and Postgre
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
     await admin.end();
   }
-  const v = await airlock(['audit', 'verify', '--pubkey', join(state, 'audit.pub'), '--db', join(state, 'airlock.db'), '--checkpoints', join(logDir, 'checkpoints.log'), '--json']);
+  const v = await airlock(['audit', 'verify', '--pubkey', join(state, 'audit.pub'), '--db', join(state, 'airlock.db'), '--checkpoints', join(logDir, 'checkpoints.log'), '--witness', formatWitnessVkey('witness.test', witnessKey.publicRaw), '--json']);
   assert.equal(v.code, 0, v.stdout + v.stderr);
+  // The cosigned head the daemon appended to its file is the witness's evidence for `audit verify`.
+  const rep = JSON.parse(v.stdout) as { status: string; witnessed: { size: number; witnesses: string[] } | null };
+  assert.equal(rep.status, 'intact');
+  assert.ok(rep.witnessed && rep.witnessed.size >= 2 && rep.witnessed.witnesses.includes('witness.test'), v.stdout);
 });
 
 test('a syslog CA file the daemon cannot read stops the start (fail closed), saying which', async () => {
