@@ -13,7 +13,8 @@ import { TreeHeads } from './tree-heads.js';
 import { AirlockError } from '../protocol/errors.js';
 import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE } from '../protocol/defaults.js';
 import { SqliteStore } from '../store/sqlite.js';
-import { CheckpointWriter } from './checkpoints.js';
+import { consistencyProof } from '../audit/merkle.js';
+import { buildPublisher } from './sinks/setup.js';
 import { Executor } from './executor.js';
 import { RealHost } from './host.js';
 import { detectPlatform } from './platform.js';
@@ -83,9 +84,20 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
 
   const origin = checkpointOrigin(hostname(), auditKey.keyId);
   const journalEntries = journal(log);
-  const checkpoints = new CheckpointWriter(auditKey, origin, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
+  // Signed tree heads to the local file and every sink the policy's [audit] names (src/daemon/sinks).
+  const checkpoints = buildPublisher({
+    key: auditKey,
+    origin,
+    file: c.checkpointPath,
+    hostName: hostname(),
+    audit: policy.audit,
+    coalesceMs: c.checkpointIntervalMs,
+    localSyslog: c.syslog,
+    proof: (oldSize, newSize) => consistencyProof(oldSize, newSize, store.merkleNodes),
+    log,
+  });
   const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head, entries) => {
-    checkpoints.note(head);
+    checkpoints.note(head, entries.map((e) => e.kind));
     journalEntries(entries);
   });
   const seal = await openTotpSeal(store, c.totpKeyPath, log);
@@ -122,7 +134,8 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
         clearInterval(sweep);
         await listener.close();
         await svc.refusals.flush(true).catch((e) => log(`could not record the last refusal counts: ${(e as Error).message}`));
-        checkpoints.flush();
+        // Bounded: a sink that does not answer cannot hold the stop (each sink has its own lane: the file never waits for the network).
+        await checkpoints.stop(3_000);
         await store.close();
       })()),
   };
