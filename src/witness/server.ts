@@ -7,6 +7,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { addCheckpoint, type Witness } from './add-checkpoint.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -14,6 +15,7 @@ export const MAX_CONNECTIONS = 256;
 const REQUEST_TIMEOUT_MS = 10_000;
 const HEADERS_TIMEOUT_MS = 5_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const IDLE_MS = 5_000;
 /** What an oversized request may still send (dropped) before its connection is cut. */
 const DISCARD_BYTES = 8 * 1024 * 1024;
 const DISCARD_MS = 2_000;
@@ -35,14 +37,33 @@ export function createWitnessServer(w: Witness, o: ServerOptions = {}): Server {
       else res.destroy();
     });
   };
-  const server = o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler) : createHttpServer(handler);
+  const http = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: 1000, maxHeaderSize: 16 * 1024 };
+  const server = o.tls ? createHttpsServer({ ...http, handshakeTimeout: HEADERS_TIMEOUT_MS, cert: o.tls.cert, key: o.tls.key }, handler) : createHttpServer(http, handler);
   server.maxConnections = MAX_CONNECTIONS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.maxHeadersCount = 64;
   server.maxRequestsPerSocket = 1000;
+  // A socket silent for IDLE_MS is closed. Node's own headersTimeout did not cut a connection
+  // that sent half a header (measured on Node 20.20), so the witness holds its own deadline:
+  // each request's headers must be in within HEADERS_TIMEOUT_MS of the connection or of the
+  // previous answer, its body within REQUEST_TIMEOUT_MS (readBody).
+  server.setTimeout(IDLE_MS);
+  server.on(o.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    socket.once('close', () => clearTimeout(headerDeadlines.get(socket)));
+    armHeaderDeadline(socket);
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    clearTimeout(headerDeadlines.get(req.socket));
+    res.once('finish', () => armHeaderDeadline(req.socket));
+  });
   return server;
+}
+
+const headerDeadlines = new WeakMap<Socket, NodeJS.Timeout>();
+function armHeaderDeadline(socket: Socket): void {
+  clearTimeout(headerDeadlines.get(socket));
+  const t = setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS);
+  t.unref();
+  headerDeadlines.set(socket, t);
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
@@ -98,6 +119,12 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let n = 0;
+    const deadline = setTimeout(() => {
+      req.socket.destroy();
+      reject(new Error(`the body did not arrive within ${REQUEST_TIMEOUT_MS} ms`));
+    }, REQUEST_TIMEOUT_MS);
+    deadline.unref();
+    req.once('close', () => clearTimeout(deadline));
     const onData = (c: Buffer) => {
       n += c.length;
       if (n > MAX_BODY_BYTES) {

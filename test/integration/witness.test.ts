@@ -10,6 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signingKeyFromSeed } from '../../src/audit/keys.js';
@@ -207,6 +208,34 @@ test('concurrent submissions from one size: exactly one is cosigned, the other i
   assert.equal(won.length, 1, JSON.stringify([a, b]));
   const lost = [a, b].find((r) => !('cosignatureLines' in r));
   assert.deepEqual(lost, { conflict: 'cosignatureLines' in a ? 15 : 17 });
+});
+
+test('connections are bounded: idle ones past the bound are dropped, and cut after the header deadline', async () => {
+  const { port } = new URL(url);
+  const idle = await Promise.all(
+    Array.from({ length: 270 }, () => new Promise<Socket>((resolve) => {
+      const s = connect(Number(port), '127.0.0.1', () => resolve(s));
+      s.on('error', () => undefined);
+    })),
+  );
+  // And one that sends half a header, then a byte every second: cut by the header deadline too.
+  const drip = connect(Number(port), '127.0.0.1', () => drip.write('POST /add-checkpoint HTTP/1.1\r\nHost: x\r\n'));
+  drip.on('error', () => undefined);
+  const dripper = setInterval(() => drip.writable && drip.write('X'), 1000);
+  const dripClosed = new Promise<number>((r) => drip.once('close', () => r(Date.now())));
+  const start = Date.now();
+  await new Promise((r) => setTimeout(r, 300));
+  const dropped = idle.filter((s) => s.destroyed || s.readableEnded).length;
+  assert.ok(dropped >= 270 - 256, `over the bound of 256, new connections are dropped at once (${dropped} were)`);
+  // Nobody sends a header: within the 5 s header deadline (checked each second) they are cut.
+  const t0 = Date.now();
+  await Promise.all(idle.map((s) => new Promise<void>((r) => (s.destroyed ? r() : s.once('close', () => r())))));
+  assert.ok(Date.now() - t0 < 8000, 'cut within the header deadline');
+  const dripAt = await dripClosed;
+  clearInterval(dripper);
+  assert.ok(dripAt - start < 8000, `a header sent a byte a second is cut (after ${dripAt - start} ms)`);
+  const after = await submit(await log.head(17), 0);
+  assert.ok('conflict' in after, `answered again once they are gone: ${JSON.stringify(after)}`);
 });
 
 test('a restart keeps the state: old size 0 is a conflict, a fork is still refused, the log goes on', async () => {
