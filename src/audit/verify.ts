@@ -9,7 +9,8 @@ import { Worker } from 'node:worker_threads';
 import { canonicalize } from '../protocol/canonical.js';
 import { parseCheckpoints, type SignedCheckpoint } from './checkpoint.js';
 import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
-import { keyIdOf, publicKeyFromRaw } from './keys.js';
+import { publicKeyFromRaw } from './keys.js';
+import { KeyChain, type KeySpan } from './key-chain.js';
 
 export interface LogRow {
   seq: number;
@@ -32,11 +33,23 @@ export interface VerifyReport {
   /** Present when broken: the first bad entry (or null when the problem is the log's length). */
   first_broken?: { seq: number | null; reason: string };
   warnings: string[];
+  /** Which key signed which entries, oldest first (key-chain.ts). */
+  keys: KeySpan[];
+  /**
+   * Present when the auditor's key file does not hold the key that signed entry 1 (status is
+   * 'broken', at entry 1): nothing could be checked, and the reason says to export the key
+   * history. The CLI exits 2 ("cannot verify") for it.
+   */
+  cannot_verify?: string;
 }
+
+export type { KeySpan };
 
 const BATCH = 2000;
 
 /**
+ * `publicRaw`: the auditor's trusted keys (one, or every key of their file). The log's first
+ * key must be among them; later keys come from the log's own verified rotations (key-chain.ts).
  * `rows` may be read lazily (a database, the daemon's pages, a bundle file): they are walked
  * once, in order, and not held. `checkpoints`: one text (a file), or several from several
  * places; null or none means no checkpoint evidence. `opts.origin`: the log the checkpoints
@@ -45,27 +58,27 @@ const BATCH = 2000;
  */
 export async function verifyLog(
   rows: Iterable<LogRow> | AsyncIterable<LogRow>,
-  publicRaw: Buffer,
+  publicRaw: Buffer | readonly Buffer[],
   checkpoints: string | null | readonly CheckpointEvidence[],
   opts: { workers?: number; origin?: string } = {},
 ): Promise<VerifyReport> {
   const evidence = typeof checkpoints === 'string' ? [{ from: 'the checkpoint file', text: checkpoints }] : (checkpoints ?? []);
-  const keyId = keyIdOf(publicRaw);
+  const chain = new KeyChain(Buffer.isBuffer(publicRaw) ? [publicRaw] : (publicRaw as readonly Buffer[]));
   const workerCount = Math.max(1, opts.workers ?? availableParallelism());
-  const workerData = { publicKeyHex: publicRaw.toString('hex') };
-  const workers = Array.from({ length: workerCount }, () => startVerifyWorker(workerData));
+  const workers = Array.from({ length: workerCount }, () => startVerifyWorker());
   const pending = new Map<number, (bad: number) => void>();
   for (const w of workers) w.on('message', (m: { id: number; bad: number }) => pending.get(m.id)?.(m.bad));
   const sigChecks: Promise<number>[] = [];
   let batchId = 0;
-  let batch = { seqs: [] as number[], bodies: [] as string[], sigs: [] as string[] };
+  // A batch is checked with one key: it is sent when full and whenever the key changes.
+  let batch = { publicKeyHex: '', seqs: [] as number[], bodies: [] as string[], sigs: [] as string[] };
   const flush = () => {
     if (batch.bodies.length === 0) return;
     const id = batchId++;
     const w = workers[id % workers.length]!;
     sigChecks.push(new Promise((resolve) => pending.set(id, resolve)));
     w.postMessage({ id, ...batch });
-    batch = { seqs: [], bodies: [], sigs: [] };
+    batch = { publicKeyHex: batch.publicKeyHex, seqs: [], bodies: [], sigs: [] };
   };
 
   let expected = 1;
@@ -75,10 +88,14 @@ export async function verifyLog(
   let structural = null as { seq: number; reason: string } | null;
   /** One row in order; false at the first structural fault, which ends the walk. */
   const take = (row: LogRow): boolean => {
-    const reason = checkStructure(row, expected, prev, keyId);
+    const reason = checkStructure(row, expected, prev, chain);
     if (reason) {
       structural = { seq: row.seq, reason };
       return false;
+    }
+    if (chain.currentHex !== batch.publicKeyHex) {
+      flush();
+      batch.publicKeyHex = chain.currentHex;
     }
     prev = entryHash(row.body);
     hashes.push(prev);
@@ -97,12 +114,16 @@ export async function verifyLog(
     flush();
     const bads = (await Promise.all(sigChecks)).filter((b) => b >= 0);
     const badSig = bads.length ? Math.min(...bads) : -1;
-    const base = { entries: hashes.length, head_hash: prev, checkpoint: null as VerifyReport['checkpoint'], warnings: [] as string[] };
+    const base = { entries: hashes.length, head_hash: prev, checkpoint: null as VerifyReport['checkpoint'], warnings: [] as string[], keys: chain.report() };
     if (badSig >= 0 && (!structural || badSig < structural.seq)) {
-      return { ...base, status: 'broken', first_broken: { seq: badSig, reason: 'signature does not verify: the entry was altered or not signed by this key' } };
+      const span = chain.spanOf(badSig);
+      const by = span && chain.spans.length > 1 ? `key ${span.key_id} (the current key from seq ${span.first_seq})` : 'this key';
+      return { ...base, status: 'broken', first_broken: { seq: badSig, reason: `signature does not verify: the entry was altered or not signed by ${by}` } };
     }
-    if (structural) return { ...base, status: 'broken', first_broken: structural };
-    return compareWithCheckpoints(base, hashes, evidence, publicRaw, opts.origin);
+    if (structural) {
+      return { ...base, status: 'broken', first_broken: structural, ...(chain.untrustedFirstKey !== null ? { cannot_verify: structural.reason } : {}) };
+    }
+    return compareWithCheckpoints(base, hashes, evidence, { logId: chain.checkpointLogId(), keys: chain.keys() }, opts.origin);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -113,14 +134,14 @@ export async function verifyLog(
  * a worker thread does not inherit tsx's loader on Node 20 (neither `--import tsx` nor
  * tsx's register() reach it), so the worker first registers tsx, then loads the .ts file.
  */
-function startVerifyWorker(workerData: { publicKeyHex: string }): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./verify-worker.js', import.meta.url), { workerData });
+function startVerifyWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./verify-worker.js', import.meta.url));
   const tsx = import.meta.resolve('tsx/esm/api');
   const src = new URL('./verify-worker.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(src)}); })`, { eval: true, workerData });
+  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(src)}); })`, { eval: true });
 }
 
-function checkStructure(row: LogRow, expected: number, prev: string, keyId: string): string | null {
+function checkStructure(row: LogRow, expected: number, prev: string, chain: KeyChain): string | null {
   if (row.seq !== expected) return row.seq > expected ? `entry ${expected} is missing (next is ${row.seq}): deleted or reordered` : `entry ${row.seq} is out of order`;
   if (typeof row.body !== 'string' || typeof row.sig !== 'string') return 'entry body or signature is missing';
   let e: LogEntry;
@@ -136,23 +157,24 @@ function checkStructure(row: LogRow, expected: number, prev: string, keyId: stri
   }
   if (e.seq !== row.seq) return `entry claims seq ${e.seq} but sits at ${row.seq}: moved`;
   if (e.prev_hash !== prev) return "entry does not chain to the previous entry's hash: an earlier entry was edited, deleted or reordered";
-  if (e.key_id !== keyId) return `entry was signed by key ${e.key_id}, not by this public key (${keyId})`;
   if (!(ENTRY_KINDS as readonly string[]).includes(e.kind)) return `unknown entry kind ${JSON.stringify(e.kind)}`;
-  return null;
+  // Last: it moves the chain on (a rotation), which only an otherwise sound entry may do.
+  return chain.admit(e);
 }
 
-function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: string[], evidence: readonly CheckpointEvidence[], publicRaw: Buffer, origin: string | undefined): VerifyReport {
+/** `log`: the log id checkpoints name, and the keys of its chain (a checkpoint is signed by the key current when it was written). */
+function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: string[], evidence: readonly CheckpointEvidence[], log: { logId: string; keys: Buffer[] }, origin: string | undefined): VerifyReport {
   if (evidence.length === 0) {
     return { ...base, status: 'intact', warnings: ['no checkpoint file was given: a cut tail cannot be detected (pass --checkpoints FILE)'] };
   }
-  const publicKey = publicKeyFromRaw(publicRaw);
+  const publicKey = log.keys.map(publicKeyFromRaw);
   const good: SignedCheckpoint[] = [];
   for (const { from, text } of evidence) {
     // Anyone can write a line into syslog: lines that are not validly signed are noise, reported but
     // never evidence, and so is a checkpoint of another log. Only a signed checkpoint of this log
     // that contradicts it breaks it.
     const where = evidence.length > 1 ? ` of ${from}` : '';
-    for (const p of parseCheckpoints(text, publicKey, origin === undefined ? {} : { origin })) {
+    for (const p of parseCheckpoints(text, publicKey, { logId: log.logId, ...(origin === undefined ? {} : { origin }) })) {
       if (p.ok) good.push(p.value);
       else base.warnings.push(`checkpoint line ${p.line}${where} ignored: ${p.reason}`);
     }
