@@ -27,6 +27,7 @@ import { inboxCommand, policyCommand } from './policy.js';
 import { tokenCommand } from './token.js';
 import { mcpServerCommand } from '../mcp/command.js';
 import { totpCommand } from './totp.js';
+import { keysCommand } from './keys.js';
 import { EXIT } from './ui.js';
 import { setupCommand } from './setup/index.js';
 
@@ -273,6 +274,7 @@ it and how many secrets of each kind the output held.`,
 program.addCommand(auditCommand());
 for (const sub of adminCommands()) program.addCommand(sub);
 program.addCommand(totpCommand());
+program.addCommand(keysCommand());
 program.addCommand(policyCommand());
 program.addCommand(inboxCommand());
 program.addCommand(tokenCommand());

@@ -17,7 +17,8 @@ export class CheckpointWriter {
   private written = 0;
 
   constructor(
-    private readonly key: SigningKey,
+    /** The audit key at the moment of writing: a rotation replaces it (sealer.ts). */
+    private readonly key: () => SigningKey,
     /** The log's name in every checkpoint (checkpointOrigin). */
     private readonly origin: string,
     private readonly file: string,
@@ -45,7 +46,7 @@ export class CheckpointWriter {
     this.timer = null;
     const head = this.latest;
     if (!head || head.size === this.written) return;
-    const line = formatCheckpointLine(signCheckpoint(this.key, this.origin, head.size, head.hash));
+    const line = formatCheckpointLine(signCheckpoint(this.key(), this.origin, head.size, head.hash));
     try {
       appendFileSync(this.file, line + '\n', { flag: 'a' });
     } catch (e) {

@@ -18,7 +18,7 @@ import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/framing.js';
-import { PROTOCOL, SERVER_NAME, type OutputNotice, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
+import { PROTOCOL, SERVER_NAME, type AuditPublicKey, type OutputNotice, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
 import { METHODS, type Method, type ResultOf } from '../protocol/methods.js';
 import { ROLE_GROUPS } from '../protocol/risk.js';
 import { native } from './native.js';
@@ -85,7 +85,8 @@ type Handlers = { [M in Method]: (who: Identity, params: Record<string, unknown>
 export interface ServerOptions {
   socketPath: string;
   service: AirlockService;
-  publicKeyText: string;
+  /** The current audit public key, the key history and the log id (they change when the key rotates). */
+  publicKey: () => AuditPublicKey;
   /** The checkpoint file that `audit.checkpoints` serves. */
   checkpointPath: string;
   log: (msg: string) => void;
@@ -121,12 +122,13 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     execute: (who, p, _signal, notice) => o.service.execute(who, p, notice),
     cancel: (who, p) => o.service.cancel(who, p),
     history: (who, p) => o.service.history(who, p),
-    'audit.pubkey': async () => ({ public_key: o.publicKeyText.trim() }),
+    'audit.pubkey': async () => o.publicKey(),
     'transaction.wait': (who, p, signal) => o.service.wait(who, p, signal),
     deny: (who, p) => o.service.deny(who, p),
     'audit.entries': (who, p) => o.service.auditEntries(who, p),
     'audit.checkpoints': async (_who, p) => checkpointPage(o.checkpointPath, p),
     'store.check': () => o.service.storeCheck(),
+    'keys.rotate': (who, p) => o.service.rotateKey(who, p),
   };
   const idleMs = o.idleMs ?? IDLE_MS;
   const perUid = new Map<number, number>();

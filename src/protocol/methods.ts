@@ -17,6 +17,7 @@ import type {
   AuditCheckpointsPage,
   AuditEntriesPage,
   AuditPublicKey,
+  KeyRotated,
   PolicyReloaded,
   PolicyView,
   PreviewResult,
@@ -76,6 +77,7 @@ export const METHOD_TABLE = {
   'audit.entries': { params: { after_seq: optional<number>(), limit: optional<number>() }, returns: returns<AuditEntriesPage>() },
   'audit.checkpoints': { params: { offset: optional<number>() }, returns: returns<AuditCheckpointsPage>() },
   'store.check': { params: {}, returns: returns<StoreCheck>() },
+  'keys.rotate': { params: { key: required<'audit' | 'approval'>() }, returns: returns<KeyRotated>() },
 } as const satisfies Record<string, { params: Record<string, Param<unknown, boolean>>; returns: Returns<unknown> }>;
 
 export type Method = keyof typeof METHOD_TABLE;

@@ -24,6 +24,7 @@ const ALLOWED_FILES = new Set([
   'cli/policy.ts',
   'cli/token.ts',
   'cli/totp.ts',
+  'cli/keys.ts',
   'mcp/command.ts',
   'cli/setup/index.ts',
   'client/stale-groups.ts',
