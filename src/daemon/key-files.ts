@@ -70,8 +70,8 @@ export class KeyFiles {
    */
   ensureHistory(): void {
     const h = this.history();
-    if (h.length === 0) return this.writeHistory([{ raw: this.key.publicRaw, keyId: this.key.keyId, fromSeq: 1 }]);
-    if (h.at(-1)!.keyId !== this.key.keyId) {
+    if (h.length === 0) this.writeHistory([{ raw: this.key.publicRaw, keyId: this.key.keyId, fromSeq: 1 }]);
+    else if (h.at(-1)!.keyId !== this.key.keyId) {
       throw new AirlockError('integrity', 'key_history_mismatch', `the current key in ${this.paths.seed} (key id ${this.key.keyId}) is not the last key of ${this.paths.history} (${h.at(-1)!.keyId})`, 'a key file was replaced by hand: restore it, or rotate keys only with `airlock keys rotate`');
     }
     this.writePublicKey();
