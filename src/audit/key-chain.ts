@@ -51,6 +51,22 @@ export class KeyChain {
   /** Set when entry 1 is signed by a key the auditor's file does not hold: the log cannot be checked with that file. */
   untrustedFirstKey: string | null = null;
 
+  /**
+   * After an untrusted entry 1: whether this row (not verified: nothing can be) is an audit
+   * rotation to a key of the auditor's file, i.e. they hold a later key of this log rather than
+   * another log's key. Returns its seq, or null. Only a hint for the message: either way the
+   * log is not intact.
+   */
+  namesTrustedKey(row: { seq: number; body: string }): number | null {
+    if (!row.body.includes('"key_rotated"')) return null;
+    try {
+      const e = JSON.parse(row.body) as LogEntry;
+      return e.kind === 'key_rotated' && e.details.key === 'audit' && typeof e.details.new_key_id === 'string' && this.trusted.has(e.details.new_key_id) ? row.seq : null;
+    } catch {
+      return null;
+    }
+  }
+
   constructor(trusted: readonly Buffer[]) {
     if (trusted.length === 0) throw new RangeError('no trusted key');
     for (const raw of trusted) this.trusted.set(keyIdOf(raw), raw);
@@ -72,7 +88,7 @@ export class KeyChain {
       if (!raw) {
         this.untrustedFirstKey = e.key_id;
         const held = [...this.trusted.keys()].join(', ');
-        return `entry 1 is signed by key ${e.key_id}, which your key file does not hold (it holds ${held}): if this log's key was rotated, your file has only a later key; export the whole key history with \`airlock audit pubkey --history --out FILE\` and verify with that file`;
+        return `entry 1 is signed by key ${e.key_id}, which your key file does not hold (it holds ${held})`;
       }
       this.logId = e.key_id;
       this.switchTo(chainKey(raw), 1, 'your key file');

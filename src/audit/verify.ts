@@ -36,9 +36,10 @@ export interface VerifyReport {
   /** Which key signed which entries, oldest first (key-chain.ts). */
   keys: KeySpan[];
   /**
-   * Present when the auditor's key file does not hold the key that signed entry 1 (status is
-   * 'broken', at entry 1): nothing could be checked, and the reason says to export the key
-   * history. The CLI exits 2 ("cannot verify") for it.
+   * Present when the auditor's key file holds a later key of this log (a rotation in it names
+   * one) but not the key that signed entry 1 (status is 'broken', at entry 1): nothing could be
+   * checked, and the reason says to export the key history. The CLI exits 2 ("cannot verify")
+   * for it. A file of unrelated keys is plainly broken at entry 1, as before rotation.
    */
   cannot_verify?: string;
 }
@@ -106,11 +107,18 @@ export async function verifyLog(
     expected++;
     return true;
   };
+  // After entry 1 turned out signed by a key the auditor does not hold: the rest is only read for
+  // a rotation to one of their keys (then they hold a later key, and need the history).
+  let laterKeyAt: number | null = null;
+  const step = (row: LogRow): boolean => {
+    if (chain.untrustedFirstKey !== null) return (laterKeyAt = chain.namesTrustedKey(row)) === null;
+    return take(row) || chain.untrustedFirstKey !== null;
+  };
   try {
     // A plain loop for rows at hand (a database): `for await` costs about half a microsecond a row.
     if (Symbol.asyncIterator in rows) {
-      for await (const row of rows) if (!take(row)) break;
-    } else for (const row of rows) if (!take(row)) break;
+      for await (const row of rows) if (!step(row)) break;
+    } else for (const row of rows) if (!step(row)) break;
     flush();
     const bads = (await Promise.all(sigChecks)).filter((b) => b >= 0);
     const badSig = bads.length ? Math.min(...bads) : -1;
@@ -120,9 +128,11 @@ export async function verifyLog(
       const by = span && chain.spans.length > 1 ? `key ${span.key_id} (the current key from seq ${span.first_seq})` : 'this key';
       return { ...base, status: 'broken', first_broken: { seq: badSig, reason: `signature does not verify: the entry was altered or not signed by ${by}` } };
     }
-    if (structural) {
-      return { ...base, status: 'broken', first_broken: structural, ...(chain.untrustedFirstKey !== null ? { cannot_verify: structural.reason } : {}) };
+    if (structural && laterKeyAt !== null) {
+      const reason = `${structural.reason}: it holds a later key of this log (the rotation at seq ${laterKeyAt} names it), not the first one; export the whole key history with \`airlock audit pubkey --history --out FILE\` and verify with that file`;
+      return { ...base, status: 'broken', first_broken: { seq: 1, reason }, cannot_verify: reason };
     }
+    if (structural) return { ...base, status: 'broken', first_broken: structural };
     return compareWithCheckpoints(base, hashes, evidence, { logId: chain.checkpointLogId(), keys: chain.keys() }, opts.origin);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));

@@ -188,8 +188,14 @@ test('a key file holding only a later key cannot verify the log, and says to exp
   const r = await verifyLog(rows, k2.publicRaw, null, { workers: 1 });
   assert.equal(r.status, 'broken');
   assert.equal(r.first_broken?.seq, 1);
-  assert.match(r.cannot_verify ?? '', /entry 1 is signed by key [0-9a-f]{16}, which your key file does not hold .*airlock audit pubkey --history --out FILE/);
+  assert.match(r.cannot_verify ?? '', /entry 1 is signed by key [0-9a-f]{16}, which your key file does not hold .*a later key of this log \(the rotation at seq 4 names it\).*airlock audit pubkey --history --out FILE/);
   assert.equal(r.entries, 0);
+  // A key of no rotation of this log: plainly broken at entry 1, no history advice.
+  const other = await verifyLog(rows, signingKeyFromSeed(Buffer.alloc(32, 77)).publicRaw, null, { workers: 1 });
+  assert.equal(other.status, 'broken');
+  assert.equal(other.first_broken?.seq, 1);
+  assert.equal(other.cannot_verify, undefined);
+  assert.match(other.first_broken!.reason, /which your key file does not hold/);
 });
 
 test('a rotation back to a retired key is refused', async () => {
