@@ -39,7 +39,7 @@ export interface SignedCheckpoint {
 /** What starts a checkpoint in a line of the file or of a syslog export. */
 export const CHECKPOINT_TAG = 'airlock-checkpoint ';
 
-/** "<host>/airlock/<key id>"; the host is lower case, [a-z0-9.-] only. */
+/** "<host>/airlock/<log id>"; the host is lower case, [a-z0-9.-] only. */
 const ORIGIN = /^([a-z0-9.-]{1,253})\/airlock\/([0-9a-f]{16})$/;
 const SIZE = /^(0|[1-9][0-9]{0,15})$/;
 const HASH = /^[0-9a-f]{64}$/;
@@ -47,9 +47,11 @@ const TS = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;
 
 /**
  * The origin names the log a checkpoint is about, as the first line of a C2SP checkpoint
- * does: "<host>/airlock/<audit key id>". The key id is what makes it unambiguous: every log
- * has its own audit key, created with its store, and a verifier holding the public key
- * derives the id itself, so a checkpoint of another log never counts for this one. The
+ * does: "<host>/airlock/<log id>". The log id is the key id of the log's first audit key
+ * (kept in the state directory's `log-id`; it stays when the key rotates), and is what makes
+ * the origin unambiguous: every log has its own first key, created with its store, and a
+ * verifier derives the id itself from the key that signed entry 1, so a checkpoint of another
+ * log never counts for this one. The
  * host name is for people and for the one case the key id cannot tell apart: a syslog
  * collector gathers checkpoints of many hosts, and a host cloned with its state directory
  * shares its key with the original, so an auditor who knows which host they audit can
@@ -61,10 +63,10 @@ const TS = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;
  * would split the line's fields, and a "/" the origin's parts. Two host names that map
  * to the same text still differ by their key id.
  */
-export function checkpointOrigin(hostName: string, keyId: string): string {
+export function checkpointOrigin(hostName: string, logId: string): string {
   const host = hostName.toLowerCase().replace(/[^a-z0-9.-]/g, '-').slice(0, 253) || 'unnamed-host';
-  const origin = `${host}/airlock/${keyId}`;
-  if (!ORIGIN.test(origin)) throw new RangeError(`not a key id: ${JSON.stringify(keyId)}`);
+  const origin = `${host}/airlock/${logId}`;
+  if (!ORIGIN.test(origin)) throw new RangeError(`not a log id: ${JSON.stringify(logId)}`);
   return origin;
 }
 
@@ -111,33 +113,41 @@ export type ParsedCheckpoint = { ok: true; value: SignedCheckpoint } | { ok: fal
 
 /**
  * Reads every checkpoint line in a text (a file, or a syslog export: a line counts from
- * "airlock-checkpoint " to its end), checking each signature over the stored bytes and
- * that its origin names the log of this public key (and is `origin`, when given).
+ * "airlock-checkpoint " to its end), checking each signature over the stored bytes with the
+ * log's keys and that its origin names the log (and is `origin`, when given).
+ *
+ * `publicKey`: the log's key, or every key of its chain (a rotated log's checkpoints are signed
+ * by the key current when each was written). `logId`: the log's id, the key id of its first
+ * audit key, which every origin names; without it, the key id of the first key given.
  */
-export function parseCheckpoints(text: string, publicKey: KeyObject, opts: { origin?: string } = {}): ParsedCheckpoint[] {
-  const keyId = keyIdOf(rawPublicKey(publicKey));
+export function parseCheckpoints(text: string, publicKey: KeyObject | readonly KeyObject[], opts: { origin?: string; logId?: string } = {}): ParsedCheckpoint[] {
+  const keys = Array.isArray(publicKey) ? (publicKey as readonly KeyObject[]) : [publicKey as KeyObject];
+  if (keys.length === 0) throw new RangeError('no key to check checkpoints with');
+  const logId = opts.logId ?? keyIdOf(rawPublicKey(keys[0]!));
   const out: ParsedCheckpoint[] = [];
   text.split('\n').forEach((raw, i) => {
     const at = raw.indexOf(CHECKPOINT_TAG);
     if (at < 0) return;
-    const r = readLine(raw.slice(at + CHECKPOINT_TAG.length).replace(/\r$/, ''), publicKey, keyId, opts.origin);
+    const r = readLine(raw.slice(at + CHECKPOINT_TAG.length).replace(/\r$/, ''), keys, logId, opts.origin);
     out.push(typeof r === 'string' ? { ok: false, line: i + 1, reason: r } : { ok: true, value: r });
   });
   return out;
 }
 
 /** One checkpoint (the line after its tag), or why it does not count. */
-function readLine(rest: string, publicKey: KeyObject, keyId: string, origin: string | undefined): SignedCheckpoint | string {
+function readLine(rest: string, keys: readonly KeyObject[], logId: string, origin: string | undefined): SignedCheckpoint | string {
   if (rest.startsWith('{')) return 'a JSON checkpoint of an earlier version (not signed over its stored bytes): not read; the next checkpoint covers the whole log';
   const sp = rest.lastIndexOf(' ');
   const text = rest.slice(0, Math.max(sp, 0));
   const sig = rest.slice(sp + 1);
   if (sp < 0 || !SIGNATURE_HEX.test(sig)) return 'malformed checkpoint: it does not end in a signature of 128 lower-case hex digits';
-  if (!ed25519Verify(publicKey, checkpointMessage(text), Buffer.from(sig, 'hex'))) return 'checkpoint signature does not verify with this public key';
+  const message = checkpointMessage(text);
+  const sigBytes = Buffer.from(sig, 'hex');
+  if (!keys.some((k) => ed25519Verify(k, message, sigBytes))) return `checkpoint signature does not verify with ${keys.length > 1 ? "any of the log's keys" : 'this public key'}`;
   const checkpoint = parseCheckpointText(text);
   if (!checkpoint) return 'malformed checkpoint: not "<origin> <size> <head_hash> <ts>" with each field in its one spelling';
   const names = ORIGIN.exec(checkpoint.origin)![2];
-  if (names !== keyId) return `checkpoint names another log (${checkpoint.origin}), not the log of key ${keyId}`;
+  if (names !== logId) return `checkpoint names another log (${checkpoint.origin}), not the log ${logId}`;
   if (origin !== undefined && checkpoint.origin !== origin) return `checkpoint names another log (${checkpoint.origin}), not ${origin}`;
   return { checkpoint, text, sig };
 }

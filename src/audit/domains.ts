@@ -5,6 +5,8 @@
 export const DOMAIN_LOG_ENTRY = Buffer.from('airlock/v1/log-entry\0', 'utf8');
 export const DOMAIN_CHECKPOINT = Buffer.from('airlock/v1/checkpoint\0', 'utf8');
 export const DOMAIN_RECEIPT = Buffer.from('airlock/v1/approval-receipt\0', 'utf8');
+/** A key's consent to a rotation (src/audit/rotation.ts): both the old and the new key sign the same statement. */
+export const DOMAIN_KEY_ROTATION = Buffer.from('airlock/v1/key-rotation\0', 'utf8');
 
 /** Injective framing: each field is a 4-byte big-endian length followed by its UTF-8 bytes. */
 export function frameFields(fields: string[]): Buffer {

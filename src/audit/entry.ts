@@ -32,6 +32,12 @@ export const ENTRY_KINDS = [
   'totp_reset',
   'policy_reloaded',
   'refused',
+  /**
+   * The audit or the approval key was replaced (src/audit/rotation.ts): both keys sign the
+   * statement in its details; sealed by the audit key current before it, and for an audit
+   * rotation every later entry is signed by the new key.
+   */
+  'key_rotated',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 

@@ -16,10 +16,10 @@
  * write into syslog): reported as a warning, never evidence. A witness cosignature counts only
  * for a witness key the auditor gave.
  */
-import { parseCheckpoints, CHECKPOINT_TAG, type SignedCheckpoint } from './checkpoint.js';
-import { keyIdOf, publicKeyFromRaw } from './keys.js';
+import { parseCheckpoints, parseCheckpointText, CHECKPOINT_TAG, type SignedCheckpoint } from './checkpoint.js';
+import { publicKeyFromRaw } from './keys.js';
 import { leafHash, MerkleFrontier } from './merkle.js';
-import { cosignatureValid, parseTreeHead, readTreeHeadLines, type TreeHead, type Vkey } from './note.js';
+import { cosignatureValid, parseCheckpointBody, parseNote, parseTreeHead, readTreeHeadLines, type TreeHead, type Vkey } from './note.js';
 
 /** Checkpoint text and where it came from ("the daemon's checkpoint file", a path): a warning about a line names both. */
 export interface CheckpointEvidence {
@@ -62,64 +62,59 @@ interface Head {
   from: string;
 }
 
+/** A tree head line as read before the walk: its size is known, its signatures not yet checked. */
+interface Candidate {
+  note: string;
+  from: string;
+  where: string;
+  line: number;
+}
+
 /**
- * The evidence of one verification. `logKeys`: the log's public keys (raw), any of which may sign
- * its checkpoints; `logId`: the id its origins must name (the key id of its first key).
+ * The evidence of one verification. It is read before the walk, for the sizes it names; its
+ * signatures are checked after it (judge), against the log's key chain, which only the walk
+ * reveals (a rotation brings in the next key).
  */
 export class Evidence {
   readonly warnings: string[] = [];
-  private readonly legacy: SignedCheckpoint[] = [];
-  private readonly heads: Head[] = [];
+  private readonly texts: readonly CheckpointEvidence[];
+  private readonly candidates: Candidate[] = [];
   /** Sizes the evidence names, each with what the walk saw there. */
   private readonly chainAt = new Map<number, string | null>();
   private readonly rootAt = new Map<number, string | null>();
   private readonly frontier = MerkleFrontier.empty();
-  private readonly sources: number;
 
-  constructor(evidence: readonly CheckpointEvidence[], logKeys: readonly Buffer[], logId: string, o: { origin?: string; witnesses?: readonly WitnessKey[] } = {}) {
-    this.sources = evidence.length;
-    // Older checkpoint lines predate key rotation: they are signed by the log's first key, whose id is the log id.
-    const firstKey = logKeys.find((k) => keyIdOf(k) === logId);
+  constructor(
+    evidence: readonly CheckpointEvidence[],
+    private readonly o: { origin?: string; witnesses?: readonly WitnessKey[] } = {},
+  ) {
+    this.texts = evidence;
     for (const { from, text } of evidence) {
       const where = evidence.length > 1 ? ` of ${from}` : '';
       if (text.includes(CHECKPOINT_TAG)) {
-        if (!firstKey) this.warnings.push(`the checkpoint lines${where} are signed by the log's first key ${logId}, which is not among the keys given: not read`);
-        else {
-          for (const p of parseCheckpoints(text, publicKeyFromRaw(firstKey), o.origin === undefined ? {} : { origin: o.origin })) {
-            if (p.ok) this.legacy.push(p.value);
-            else this.warnings.push(`checkpoint line ${p.line}${where} ignored: ${p.reason}`);
-          }
+        for (const raw of text.split('\n')) {
+          const at = raw.indexOf(CHECKPOINT_TAG);
+          if (at < 0) continue;
+          const rest = raw.slice(at + CHECKPOINT_TAG.length).replace(/\r$/, '');
+          const fields = parseCheckpointText(rest.slice(0, Math.max(0, rest.lastIndexOf(' '))));
+          if (fields) this.chainAt.set(fields.size, null);
         }
       }
-      if (text.includes(TREE_HEAD_TAG)) this.readHeads(text, where, from, logKeys, logId, o);
-    }
-    for (const c of this.legacy) this.chainAt.set(c.checkpoint.size, null);
-    for (const h of this.heads) this.rootAt.set(h.head.size, null);
-  }
-
-  private readHeads(text: string, where: string, from: string, logKeys: readonly Buffer[], logId: string, o: { origin?: string; witnesses?: readonly WitnessKey[] }): void {
-    // A syslog export prefixes each line: a tree head counts from its tag to the end of the line.
-    const lines = text.split('\n').map((l) => {
-      const at = l.indexOf(TREE_HEAD_TAG);
-      return at < 0 ? '' : l.slice(at).replace(/\r$/, '');
-    });
-    for (const r of readTreeHeadLines(lines.join('\n'))) {
-      if ('reason' in r) {
-        this.warnings.push(`tree head line ${r.line}${where} ignored: ${r.reason}`);
-        continue;
+      if (!text.includes(TREE_HEAD_TAG)) continue;
+      for (const r of readTreeHeadLines(text)) {
+        if ('reason' in r) {
+          this.warnings.push(`tree head line ${r.line}${where} ignored: ${r.reason}`);
+          continue;
+        }
+        const note = parseNote(r.note);
+        const body = typeof note === 'string' ? note : parseCheckpointBody(note.body);
+        if (typeof body === 'string') {
+          this.warnings.push(`tree head line ${r.line}${where} ignored: ${body}`);
+          continue;
+        }
+        this.rootAt.set(body.size, null);
+        this.candidates.push({ note: r.note, from, where, line: r.line });
       }
-      const head = parseTreeHead(r.note, logKeys, o.origin);
-      if (typeof head === 'string') {
-        this.warnings.push(`tree head line ${r.line}${where} ignored: ${head}`);
-        continue;
-      }
-      const named = ORIGIN.exec(head.origin)?.[1];
-      if (named !== logId) {
-        this.warnings.push(`tree head line ${r.line}${where} ignored: it names another log (${head.origin}), not log ${logId}`);
-        continue;
-      }
-      const witnesses = (o.witnesses ?? []).filter((w) => cosignatureValid(r.note, w.name, w.publicRaw) !== null).map((w) => w.name);
-      this.heads.push({ head, witnesses, from });
     }
   }
 
@@ -135,33 +130,38 @@ export class Evidence {
     return this.frontier.root();
   }
 
-  /** The verdict on the length and history of a log of `entries` entries, all of which verified. */
-  judge(entries: number): Judgement {
+  /**
+   * The verdict on the length and history of a log of `entries` entries, all of which verified.
+   * `logKeys`: every key of the log's chain (a checkpoint is signed by the key current when it was
+   * written); `logId`: the id its origins must name (the key id of entry 1's key).
+   */
+  judge(entries: number, logKeys: readonly Buffer[], logId: string): Judgement {
+    const { legacy, heads } = this.verified(logKeys, logId);
     const warnings = this.warnings;
     const none = { checkpoint: null, witnessed: null, warnings };
-    if (this.sources === 0) {
+    if (this.texts.length === 0) {
       return { ...none, status: 'cannot_verify', reason: 'no checkpoint was given: nothing signed says how long the log should be, so a cut tail cannot be ruled out (give the checkpoint file with --checkpoints FILE)' };
     }
-    if (this.legacy.length === 0 && this.heads.length === 0) {
+    if (legacy.length === 0 && heads.length === 0) {
       return { ...none, status: 'cannot_verify', reason: 'no valid checkpoint or tree head of this log was found: nothing signed says how long the log should be, so a cut tail cannot be ruled out' };
     }
-    const summaries = [...this.legacy.map(legacySummary), ...this.heads.map(headSummary)];
+    const summaries = [...legacy.map(legacySummary), ...heads.map(headSummary)];
     const latest = summaries.reduce((a, b) => (b.size > a.size || (b.size === a.size && b.kind === 'tree_head') ? b : a));
-    const witnessedHeads = this.heads.filter((h) => h.witnesses.length > 0).map(headSummary);
+    const witnessedHeads = heads.filter((h) => h.witnesses.length > 0).map(headSummary);
     const witnessed = witnessedHeads.length ? witnessedHeads.reduce((a, b) => (b.size > a.size ? b : a)) : null;
     const base = { checkpoint: latest, witnessed, warnings };
-    const fork = this.fork();
+    const fork = forkOf(heads);
     if (fork) return { ...base, status: 'broken', first_broken: fork };
     if (entries < latest.size) {
       const by = latest.witnesses?.length ? `, cosigned by ${latest.witnesses.join(', ')},` : '';
       return { ...base, status: 'broken', first_broken: { seq: entries + 1, reason: `log has ${entries} entries but the ${latest.kind === 'tree_head' ? 'tree head' : 'checkpoint'} of ${latest.ts}${by} covers ${latest.size}: the tail was cut` } };
     }
-    for (const c of this.legacy) {
+    for (const c of legacy) {
       if (c.checkpoint.size > 0 && this.chainAt.get(c.checkpoint.size) !== c.checkpoint.head_hash) {
         return { ...base, status: 'broken', first_broken: { seq: c.checkpoint.size, reason: `entry ${c.checkpoint.size} differs from the one the checkpoint of ${c.checkpoint.ts} signed: history was rewritten` } };
       }
     }
-    for (const { head } of this.heads) {
+    for (const { head } of heads) {
       const seen = head.size === 0 ? EMPTY_HEX : this.rootAt.get(head.size);
       if (seen !== head.root.toString('hex')) {
         return { ...base, status: 'broken', first_broken: { seq: head.size === 0 ? null : head.size, reason: `the first ${head.size} entries do not make the tree the head of ${head.time} signed (root ${head.root.toString('hex').slice(0, 16)}…): history was rewritten` } };
@@ -170,24 +170,54 @@ export class Evidence {
     return { ...base, status: 'intact' };
   }
 
-  /** Two signed heads of one size and different roots: the log key signed two histories. */
-  private fork(): { seq: number; reason: string } | null {
-    const bySize = new Map<number, Head>();
-    for (const h of this.heads) {
-      const other = bySize.get(h.head.size);
-      if (!other) {
-        bySize.set(h.head.size, h);
+  /** The evidence whose signatures verify with a key of the chain and that names this log; the rest becomes warnings. */
+  private verified(logKeys: readonly Buffer[], logId: string): { legacy: SignedCheckpoint[]; heads: Head[] } {
+    const legacy: SignedCheckpoint[] = [];
+    const keyObjects = logKeys.map(publicKeyFromRaw);
+    for (const { from, text } of this.texts) {
+      if (!text.includes(CHECKPOINT_TAG)) continue;
+      const where = this.texts.length > 1 ? ` of ${from}` : '';
+      for (const p of parseCheckpoints(text, keyObjects, { logId, ...(this.o.origin === undefined ? {} : { origin: this.o.origin }) })) {
+        if (p.ok) legacy.push(p.value);
+        else this.warnings.push(`checkpoint line ${p.line}${where} ignored: ${p.reason}`);
+      }
+    }
+    const heads: Head[] = [];
+    for (const c of this.candidates) {
+      const head = parseTreeHead(c.note, logKeys, this.o.origin);
+      if (typeof head === 'string') {
+        this.warnings.push(`tree head line ${c.line}${c.where} ignored: ${head}`);
         continue;
       }
-      if (other.head.root.equals(h.head.root)) continue;
-      const shown = (x: Head) => (x.witnesses.length ? `cosigned by ${x.witnesses.join(', ')}` : `in ${x.from}`);
-      return {
-        seq: h.head.size,
-        reason: `the log's key signed two different trees of size ${h.head.size} (roots ${other.head.root.toString('hex').slice(0, 16)}… ${shown(other)}, and ${h.head.root.toString('hex').slice(0, 16)}… ${shown(h)}): the log was forked, one history shown to some and another to others`,
-      };
+      const named = ORIGIN.exec(head.origin)?.[1];
+      if (named !== logId) {
+        this.warnings.push(`tree head line ${c.line}${c.where} ignored: it names another log (${head.origin}), not log ${logId}`);
+        continue;
+      }
+      const witnesses = (this.o.witnesses ?? []).filter((w) => cosignatureValid(c.note, w.name, w.publicRaw) !== null).map((w) => w.name);
+      heads.push({ head, witnesses, from: c.from });
     }
-    return null;
+    return { legacy, heads };
   }
+}
+
+/** Two signed heads of one size and different roots: the log key signed two histories. */
+function forkOf(heads: readonly Head[]): { seq: number; reason: string } | null {
+  const bySize = new Map<number, Head>();
+  for (const h of heads) {
+    const other = bySize.get(h.head.size);
+    if (!other) {
+      bySize.set(h.head.size, h);
+      continue;
+    }
+    if (other.head.root.equals(h.head.root)) continue;
+    const shown = (x: Head) => (x.witnesses.length ? `cosigned by ${x.witnesses.join(', ')}` : `in ${x.from}`);
+    return {
+      seq: h.head.size,
+      reason: `the log's key signed two different trees of size ${h.head.size} (roots ${other.head.root.toString('hex').slice(0, 16)}… ${shown(other)}, and ${h.head.root.toString('hex').slice(0, 16)}… ${shown(h)}): the log was forked, one history shown to some and another to others`,
+    };
+  }
+  return null;
 }
 
 const EMPTY_HEX = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';

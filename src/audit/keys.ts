@@ -51,20 +51,35 @@ export function parsePublicKey(text: string): Buffer {
   return Buffer.from(m[1]!, 'hex');
 }
 
+/** The most keys one key file may list (a key a month for eighty years): the verifier holds them all. */
+export const MAX_KEYS_IN_FILE = 1000;
+
 /**
- * A key file of one or more keys: one "ed25519:<64 hex>" per line (the log's key history, oldest
- * first, as `airlock audit pubkey --history` writes it); text after the key on a line (its key id,
- * from which entry) is for people. Blank lines and lines starting with # are skipped.
+ * A key file of one or several keys: one "ed25519:<64 hex>" (or bare 64-hex) per line, first
+ * column only, so a history file (`audit-keys.pub`: "ed25519:<hex>  <key id>  from seq N") reads
+ * as well as a one-key file. Blank lines and lines starting with "#" are skipped; anything else
+ * that is not a key is refused rather than skipped, since a mangled line may be the key needed.
  */
 export function parsePublicKeys(text: string): Buffer[] {
   const keys: Buffer[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    keys.push(parsePublicKey(line.split(/\s+/)[0]!));
+  const seen = new Set<string>();
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    const first = t.split(/\s+/)[0]!;
+    const raw = parsePublicKey(first);
+    if (seen.has(raw.toString('hex'))) continue;
+    seen.add(raw.toString('hex'));
+    keys.push(raw);
+    if (keys.length > MAX_KEYS_IN_FILE) throw new AirlockError('validation', 'bad_pubkey', `a public key file lists at most ${MAX_KEYS_IN_FILE} keys`);
   }
-  if (keys.length === 0) throw new AirlockError('validation', 'bad_pubkey', 'the public key file holds no key ("ed25519:" and 64 hex digits)', 'export it with `airlock audit pubkey`');
+  if (keys.length === 0) throw new AirlockError('validation', 'bad_pubkey', 'public key file must hold "ed25519:" and 64 hex digits', 'export it with `airlock audit pubkey`');
   return keys;
+}
+
+/** One line of a key history file: the key, its id, and the first entry it signs. */
+export function formatHistoryLine(raw: Buffer, fromSeq: number): string {
+  return `ed25519:${raw.toString('hex')}  ${keyIdOf(raw)}  from seq ${fromSeq}\n`;
 }
 
 /** Loads a seed file, creating it (mode 0600, O_EXCL) when absent and `create` is set. */

@@ -3,7 +3,7 @@
  * key), over the transaction, the request hash, who approved, who may execute, the
  * expiry and a random nonce. The store keeps only SHA-256 of the receipt.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import { DOMAIN_RECEIPT, frameFields } from './domains.js';
 import { ed25519Sign, ed25519Verify, type SigningKey } from './keys.js';
 
@@ -40,7 +40,7 @@ export function receiptCommitment(receipt: string): string {
 }
 
 /** True when the receipt is well-formed and signed by the approval key for exactly these claims. */
-export function verifyReceipt(key: SigningKey, claims: ReceiptClaims, receipt: string): boolean {
+export function verifyReceipt(key: { readonly publicKey: KeyObject }, claims: ReceiptClaims, receipt: string): boolean {
   if (typeof receipt !== 'string' || !receipt.startsWith(PREFIX) || receipt.length > 200) return false;
   const raw = Buffer.from(receipt.slice(PREFIX.length), 'base64url');
   if (raw.length !== NONCE_BYTES + 64 || raw.toString('base64url') !== receipt.slice(PREFIX.length)) return false;

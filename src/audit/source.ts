@@ -51,7 +51,7 @@ export interface SourceReport extends VerifyReport {
 /** The most checkpoint text held for one verification (a year of busy checkpoints is far less). */
 export const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
 
-export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { checkpointFiles?: CheckpointFile[]; origin?: string; workers?: number; witnesses?: readonly WitnessKey[] } = {}): Promise<SourceReport> {
+export async function verifySource(src: AuditSource, publicRaw: Buffer | readonly Buffer[], opts: { checkpointFiles?: CheckpointFile[]; origin?: string; workers?: number; witnesses?: readonly WitnessKey[] } = {}): Promise<SourceReport> {
   const warnings: string[] = [];
   const evidence: CheckpointEvidence[] = [];
   const missing: string[] = [];

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { canonicalize } from '../protocol/canonical.js';
 import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
 import { Evidence, type CheckpointEvidence, type EvidenceSummary, type WitnessKey } from './evidence.js';
-import { keyIdOf } from './keys.js';
+import { KeyChain, type KeySpan } from './key-chain.js';
 
 export interface LogRow {
   seq: number;
@@ -20,11 +20,13 @@ export interface LogRow {
 export type { CheckpointEvidence, WitnessKey } from './evidence.js';
 
 /**
- * intact: every entry verifies and the log is as long as its latest signed checkpoint says.
- * broken: an entry, the chain or the length contradicts the signed evidence (first_broken says where).
- * cannot_verify: nothing contradicts the log, but the evidence to rule out a cut tail is missing
- * (no signed checkpoint of this log, or a checkpoint sink that should be there is not): never
- * reported as intact, since a log whose tail was cut looks exactly like that.
+ * intact: every entry verifies and the log is as long as its latest signed checkpoint or tree head
+ * says, with the same root at every size the evidence names.
+ * broken: an entry, the chain, the length or the root contradicts the signed evidence (first_broken says where).
+ * cannot_verify: nothing contradicts the log, but the evidence is missing: no signed checkpoint of this
+ * log (a cut tail cannot be ruled out), a checkpoint sink that should be there is not, or the auditor's
+ * key file holds only a later key of this log (a rotation in it names one) and not the key of entry 1.
+ * Never reported as intact: a log whose tail was cut looks exactly like that.
  */
 export interface VerifyReport {
   status: 'intact' | 'broken' | 'cannot_verify';
@@ -41,11 +43,17 @@ export interface VerifyReport {
   /** Present when cannot_verify: what evidence is missing and how to give it. */
   reason?: string;
   warnings: string[];
+  /** Which key signed which entries, oldest first (key-chain.ts). */
+  keys: KeySpan[];
 }
+
+export type { KeySpan };
 
 const BATCH = 2000;
 
 /**
+ * `publicRaw`: the auditor's trusted keys (one, or every key of their file). The log's first
+ * key must be among them; later keys come from the log's own verified rotations (key-chain.ts).
  * `rows` may be read lazily (a database, the daemon's pages, a bundle file): they are walked
  * once, in order, and not held. `checkpoints`: one text (a file), or several from several
  * places; null or none means no checkpoint evidence. `opts.origin`: the log the checkpoints
@@ -54,30 +62,30 @@ const BATCH = 2000;
  */
 export async function verifyLog(
   rows: Iterable<LogRow> | AsyncIterable<LogRow>,
-  publicRaw: Buffer,
+  publicRaw: Buffer | readonly Buffer[],
   checkpoints: string | null | readonly CheckpointEvidence[],
   opts: { workers?: number; origin?: string; witnesses?: readonly WitnessKey[] } = {},
 ): Promise<VerifyReport> {
-  const keyId = keyIdOf(publicRaw);
-  const evidence = new Evidence(typeof checkpoints === 'string' ? [{ from: 'the checkpoint file', text: checkpoints }] : (checkpoints ?? []), [publicRaw], keyId, {
+  const evidence = new Evidence(typeof checkpoints === 'string' ? [{ from: 'the checkpoint file', text: checkpoints }] : (checkpoints ?? []), {
     ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
     ...(opts.witnesses ? { witnesses: opts.witnesses } : {}),
   });
+  const chain = new KeyChain(Buffer.isBuffer(publicRaw) ? [publicRaw] : (publicRaw as readonly Buffer[]));
   const workerCount = Math.max(1, opts.workers ?? availableParallelism());
-  const workerData = { publicKeyHex: publicRaw.toString('hex') };
-  const workers = Array.from({ length: workerCount }, () => startVerifyWorker(workerData));
+  const workers = Array.from({ length: workerCount }, () => startVerifyWorker());
   const pending = new Map<number, (bad: number) => void>();
   for (const w of workers) w.on('message', (m: { id: number; bad: number }) => pending.get(m.id)?.(m.bad));
   const sigChecks: Promise<number>[] = [];
   let batchId = 0;
-  let batch = { seqs: [] as number[], bodies: [] as string[], sigs: [] as string[] };
+  // A batch is checked with one key: it is sent when full and whenever the key changes.
+  let batch = { publicKeyHex: '', seqs: [] as number[], bodies: [] as string[], sigs: [] as string[] };
   const flush = () => {
     if (batch.bodies.length === 0) return;
     const id = batchId++;
     const w = workers[id % workers.length]!;
     sigChecks.push(new Promise((resolve) => pending.set(id, resolve)));
     w.postMessage({ id, ...batch });
-    batch = { seqs: [], bodies: [], sigs: [] };
+    batch = { publicKeyHex: batch.publicKeyHex, seqs: [], bodies: [], sigs: [] };
   };
 
   let expected = 1;
@@ -86,10 +94,14 @@ export async function verifyLog(
   let structural = null as { seq: number; reason: string } | null;
   /** One row in order; false at the first structural fault, which ends the walk. */
   const take = (row: LogRow): boolean => {
-    const reason = checkStructure(row, expected, prev, keyId);
+    const reason = checkStructure(row, expected, prev, chain);
     if (reason) {
       structural = { seq: row.seq, reason };
       return false;
+    }
+    if (chain.currentHex !== batch.publicKeyHex) {
+      flush();
+      batch.publicKeyHex = chain.currentHex;
     }
     prev = entryHash(row.body);
     evidence.observe(row.seq, prev, row.body);
@@ -100,20 +112,33 @@ export async function verifyLog(
     expected++;
     return true;
   };
+  // After entry 1 turned out signed by a key the auditor does not hold: the rest is only read for
+  // a rotation to one of their keys (then they hold a later key, and need the history).
+  let laterKeyAt: number | null = null;
+  const step = (row: LogRow): boolean => {
+    if (chain.untrustedFirstKey !== null) return (laterKeyAt = chain.namesTrustedKey(row)) === null;
+    return take(row) || chain.untrustedFirstKey !== null;
+  };
   try {
     // A plain loop for rows at hand (a database): `for await` costs about half a microsecond a row.
     if (Symbol.asyncIterator in rows) {
-      for await (const row of rows) if (!take(row)) break;
-    } else for (const row of rows) if (!take(row)) break;
+      for await (const row of rows) if (!step(row)) break;
+    } else for (const row of rows) if (!step(row)) break;
     flush();
     const bads = (await Promise.all(sigChecks)).filter((b) => b >= 0);
     const badSig = bads.length ? Math.min(...bads) : -1;
-    const base = { entries: expected - 1, head_hash: prev, root: evidence.root().toString('hex'), checkpoint: null, witnessed: null, warnings: evidence.warnings };
+    const base = { entries: expected - 1, head_hash: prev, root: evidence.root().toString('hex'), checkpoint: null, witnessed: null, warnings: evidence.warnings, keys: chain.report() };
     if (badSig >= 0 && (!structural || badSig < structural.seq)) {
-      return { ...base, status: 'broken', first_broken: { seq: badSig, reason: 'signature does not verify: the entry was altered or not signed by this key' } };
+      const span = chain.spanOf(badSig);
+      const by = span && chain.spans.length > 1 ? `key ${span.key_id} (the current key from seq ${span.first_seq})` : 'this key';
+      return { ...base, status: 'broken', first_broken: { seq: badSig, reason: `signature does not verify: the entry was altered or not signed by ${by}` } };
+    }
+    if (structural && laterKeyAt !== null) {
+      const reason = `${structural.reason}: it holds a later key of this log (the rotation at seq ${laterKeyAt} names it), not the first one; export the whole key history with \`airlock audit pubkey --history --out FILE\` and verify with that file`;
+      return { ...base, status: 'cannot_verify', reason };
     }
     if (structural) return { ...base, status: 'broken', first_broken: structural };
-    return { ...base, ...evidence.judge(expected - 1) };
+    return { ...base, ...evidence.judge(expected - 1, chain.keys(), chain.checkpointLogId()) };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -124,14 +149,14 @@ export async function verifyLog(
  * a worker thread does not inherit tsx's loader on Node 20 (neither `--import tsx` nor
  * tsx's register() reach it), so the worker first registers tsx, then loads the .ts file.
  */
-function startVerifyWorker(workerData: { publicKeyHex: string }): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./verify-worker.js', import.meta.url), { workerData });
+function startVerifyWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./verify-worker.js', import.meta.url));
   const tsx = import.meta.resolve('tsx/esm/api');
   const src = new URL('./verify-worker.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(src)}); })`, { eval: true, workerData });
+  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(src)}); })`, { eval: true });
 }
 
-function checkStructure(row: LogRow, expected: number, prev: string, keyId: string): string | null {
+function checkStructure(row: LogRow, expected: number, prev: string, chain: KeyChain): string | null {
   if (row.seq !== expected) return row.seq > expected ? `entry ${expected} is missing (next is ${row.seq}): deleted or reordered` : `entry ${row.seq} is out of order`;
   if (typeof row.body !== 'string' || typeof row.sig !== 'string') return 'entry body or signature is missing';
   let e: LogEntry;
@@ -147,7 +172,7 @@ function checkStructure(row: LogRow, expected: number, prev: string, keyId: stri
   }
   if (e.seq !== row.seq) return `entry claims seq ${e.seq} but sits at ${row.seq}: moved`;
   if (e.prev_hash !== prev) return "entry does not chain to the previous entry's hash: an earlier entry was edited, deleted or reordered";
-  if (e.key_id !== keyId) return `entry was signed by key ${e.key_id}, not by this public key (${keyId})`;
   if (!(ENTRY_KINDS as readonly string[]).includes(e.kind)) return `unknown entry kind ${JSON.stringify(e.kind)}`;
-  return null;
+  // Last: it moves the chain on (a rotation), which only an otherwise sound entry may do.
+  return chain.admit(e);
 }

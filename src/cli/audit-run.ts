@@ -43,7 +43,7 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
       return verifyProofFile(o.proof, { pubkey: o.pubkey, ...(o.origin !== undefined ? { origin: o.origin } : {}), ...(o.json ? { json: true } : {}) });
     }
     if (o.db !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'give --db or --bundle, not both');
-    const pub = parsePublicKey(readKeyFile(o.pubkey));
+    const pub = parsePublicKeys(readKeyFile(o.pubkey));
     const witnesses = o.witness.map(readWitnessKey);
     const named = cmd.getOptionValueSource('checkpoints') !== 'default';
     // Read on the host (the daemon, a database), the host's checkpoint file must be there; a bundle carries its own.
@@ -71,9 +71,16 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
       const fb = report.first_broken!;
       process.stdout.write(`${c.red('BROKEN')}  ${fb.seq !== null ? `first broken entry: #${fb.seq}: ` : ''}${escapeText(fb.reason)}\n  ${report.entries} entries of ${from} verified before it\n`);
     }
+    const spans = signedBy(report.keys);
+    if (spans) process.stdout.write(`  signed by: ${spans}\n`);
     for (const w of report.warnings) process.stdout.write(`${c.yellow('warning')} ${escapeText(w)}\n`);
   }
   return report.status === 'intact' ? 0 : report.status === 'broken' ? 1 : 2;
+}
+
+/** "KEYID entries 1-699, KEYID2 entries 700-812" (a key a rotation at the end made current: "from entry N"). */
+export function signedBy(keys: readonly { key_id: string; first_seq: number; last_seq: number }[]): string {
+  return keys.map((k) => (k.last_seq < k.first_seq ? `${k.key_id} from entry ${k.first_seq} (none yet)` : `${k.key_id} entries ${k.first_seq}-${k.last_seq}`)).join(', ');
 }
 
 /** A witness's verifier key, given as the vkey itself or a file holding it. */
@@ -83,37 +90,53 @@ function readWitnessKey(text: string): { name: string; publicRaw: Buffer } {
 }
 
 /**
- * `airlock audit pubkey [--out FILE]`: the audit public key from the daemon (or a state
- * directory), printed, or written to FILE with its key id. An existing FILE holding another
- * key is refused without --force: replacing the key an auditor trusts must be deliberate.
+ * `airlock audit pubkey [--out FILE] [--history]`: the audit public key from the daemon (or a
+ * state directory), printed, or written to FILE with its key id. With --history, every key the
+ * log has had, oldest first ("ed25519:<hex>  <key id>  from seq N" lines), which `audit verify
+ * --pubkey` reads as well. An existing FILE holding another key is refused without --force:
+ * replacing the key an auditor trusts must be deliberate (a history that keeps every key the file
+ * held only extends it, and is written).
  */
-export async function pubkey(o: { out?: string; force?: boolean; stateDir?: string; json?: boolean }, cmd: Command): Promise<number> {
-  const text = o.stateDir ? readFileSync(stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8') : await withClient(cmd, async (cl) => (await cl.call('audit.pubkey')).public_key);
-  const raw = parsePublicKey(text);
+export async function pubkey(o: { out?: string; force?: boolean; stateDir?: string; history?: boolean; json?: boolean }, cmd: Command): Promise<number> {
+  const from = o.stateDir ? `${o.stateDir}/${o.history ? 'audit-keys.pub' : 'audit.pub'}` : 'the daemon';
+  let text: string;
+  if (o.stateDir) text = readFileSync(o.history ? join(o.stateDir, 'audit-keys.pub') : stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8');
+  else {
+    const r = await withClient(cmd, (cl) => cl.call('audit.pubkey'));
+    if (o.history && r.key_history === undefined) throw new AirlockError('validation', 'no_key_history', 'this daemon keeps no key history (a version before key rotation): its one key is the whole history', 'write it with `airlock audit pubkey --out FILE`');
+    text = o.history ? r.key_history! : r.public_key;
+  }
+  const keys = o.history ? parsePublicKeys(text) : [parsePublicKey(text)];
+  const raw = keys.at(-1)!;
   const keyId = keyIdOf(raw);
-  const from = o.stateDir ? `${o.stateDir}/audit.pub` : 'the daemon';
+  // A history's lines as the daemon wrote them (key, id, first seq), each checked to be a key.
+  const content = o.history ? text.split('\n').filter((l) => l.trim() !== '').map((l) => `${l.trim()}\n`).join('') : formatPublicKey(raw);
+  const ids = keys.map((k) => keyIdOf(k));
   if (o.out === undefined) {
-    if (o.json) printJson({ public_key: formatPublicKey(raw).trim(), key_id: keyId, from });
-    else process.stdout.write(formatPublicKey(raw));
+    if (o.json) printJson({ public_key: formatPublicKey(raw).trim(), key_id: keyId, from, ...(o.history ? { keys: ids } : {}) });
+    else process.stdout.write(content);
     return 0;
   }
-  let held: Buffer | null = null;
+  let held: Buffer[] | null = null;
   try {
-    held = parsePublicKey(readFileSync(o.out, 'utf8'));
+    held = parsePublicKeys(readFileSync(o.out, 'utf8'));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && !o.force) {
       throw new AirlockError('conflict', 'key_file_differs', `${o.out} exists and does not hold a public key this command can read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'choose another file, or add --force to replace it');
     }
   }
-  const same = held !== null && held.equals(raw);
-  if (held !== null && !same && !o.force) {
-    throw new AirlockError('conflict', 'key_file_differs', `${o.out} holds another key (key id ${keyIdOf(held)}), not this log's ${keyId}`, "if the log's key really changed, find out why before you trust the new one; then add --force to replace the file");
+  const same = held !== null && readFileSync(o.out, 'utf8') === content;
+  const kept = held === null || held.every((h) => keys.some((k) => k.equals(h)));
+  if (!kept && !o.force) {
+    const other = held!.find((h) => !keys.some((k) => k.equals(h)))!;
+    throw new AirlockError('conflict', 'key_file_differs', `${o.out} holds another key (key id ${keyIdOf(other)}), not ${o.history ? `one of this log's ${ids.join(', ')}` : `this log's ${keyId}`}`, "if the log's key really changed, find out why before you trust the new one; then add --force to replace the file");
   }
-  if (!same) writeFileSync(o.out, formatPublicKey(raw), { mode: 0o644 });
-  if (o.json) printJson({ path: o.out, public_key: formatPublicKey(raw).trim(), key_id: keyId, from, written: !same });
+  if (!same) writeFileSync(o.out, content, { mode: 0o644 });
+  if (o.json) printJson({ path: o.out, public_key: formatPublicKey(raw).trim(), key_id: keyId, from, written: !same, ...(o.history ? { keys: ids } : {}) });
   else {
-    process.stdout.write(`${same ? `${escapeText(o.out)} already holds` : `wrote ${escapeText(o.out)}:`} the audit public key of key id ${keyId} (from ${escapeText(from)})\n`);
-    if (!o.stateDir) process.stdout.write(`  this is the daemon's word: compare the key id with the one the host's administrator gives you, then verify with\n  airlock audit verify --pubkey ${escapeText(o.out)}\n`);
+    const what = o.history ? `the audit key history (${ids.length} key${ids.length === 1 ? '' : 's'}: ${ids.join(', ')})` : `the audit public key of key id ${keyId}`;
+    process.stdout.write(`${same ? `${escapeText(o.out)} already holds` : `wrote ${escapeText(o.out)}:`} ${what} (from ${escapeText(from)})\n`);
+    if (!o.stateDir) process.stdout.write(`  this is the daemon's word: compare the key id${o.history ? ' of the first key' : ''} with the one the host's administrator gives you, then verify with\n  airlock audit verify --pubkey ${escapeText(o.out)}\n`);
   }
   return 0;
 }

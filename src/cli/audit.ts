@@ -18,7 +18,7 @@ export function auditCommand(): Command {
   audit
     .command('verify')
     .description('verify every entry, the chain and the latest checkpoint: from the daemon (any role), a database, or a bundle')
-    .requiredOption('--pubkey <file>', 'the audit public key (from `airlock audit pubkey --out FILE`)')
+    .requiredOption('--pubkey <file>', 'the audit public key, or the key history (from `airlock audit pubkey --out FILE [--history]`); every key in it is trusted')
     .option('--db <path>', `read the log from this SQLite database or a copy of it (with its -wal file), e.g. ${defaults.db} as root; default: ask the daemon`)
     .option('--bundle <file>', 'read the log from a bundle written by `airlock audit export`')
     .option('--checkpoints <file>', 'a checkpoint file, or a syslog export with airlock-checkpoint lines, read as well (when it exists)', defaults.checkpoints)
@@ -63,6 +63,7 @@ export function auditCommand(): Command {
     .command('pubkey')
     .description('print the audit public key, or write it to a file for `audit verify --pubkey`')
     .option('--out <file>', 'write the key file here and say its key id (refuses to replace a different key)')
+    .option('--history', 'every audit key the log has had, oldest first (for a log whose key was rotated), not only the current one')
     .option('--force', 'with --out: replace a file that holds a different key')
     .option('--state-dir <dir>', 'read it from this state directory instead of asking the daemon')
     .option('--json', 'print JSON')

@@ -28,6 +28,7 @@ import { inboxCommand, policyCommand } from './policy.js';
 import { tokenCommand } from './token.js';
 import { mcpServerCommand } from '../mcp/command.js';
 import { totpCommand } from './totp.js';
+import { keysCommand } from './keys.js';
 import { EXIT } from './ui.js';
 import { setupCommand } from './setup/index.js';
 
@@ -275,6 +276,7 @@ program.addCommand(auditCommand());
 program.addCommand(witnessCommand());
 for (const sub of adminCommands()) program.addCommand(sub);
 program.addCommand(totpCommand());
+program.addCommand(keysCommand());
 program.addCommand(policyCommand());
 program.addCommand(inboxCommand());
 program.addCommand(tokenCommand());

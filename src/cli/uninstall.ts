@@ -28,6 +28,9 @@ const KNOWN: Record<string, string> = {
   [FILES.totpKey]: "the key sealing approvers' second factors",
   [FILES.maskKey]: 'the pseudonym key',
   [FILES.publicKey]: 'the public audit key',
+  [`${DEFAULT_STATE_DIR}/audit-keys.pub`]: 'every public audit key the log has had (rotation)',
+  [`${DEFAULT_STATE_DIR}/approval-keys.pub`]: 'every public approval key (rotation)',
+  [`${DEFAULT_STATE_DIR}/log-id`]: "the log's id (its first audit key's id)",
   [FILES.checkpoints]: 'the signed checkpoints (append-only)',
 };
 

@@ -51,7 +51,9 @@ export type Access =
   /** a person who may hold a second factor: an approver (mayEnrol) */
   | 'enroller'
   /** a person in airlock-approvers, or an admin: sees proposals and other people's previews */
-  | 'reviewer';
+  | 'reviewer'
+  /** a person (never a token, never root with nobody behind it) with the admin role */
+  | 'admin-person';
 
 export const METHOD_ACCESS: Record<Method, Access> = {
   'actions.list': 'principal',
@@ -77,6 +79,7 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   'policy.reload': 'root',
   inbox: 'reviewer',
   'store.check': 'reviewer', // for `airlock doctor`: says nothing of any transaction
+  'keys.rotate': 'admin-person', // a key rotation is a person's act, signed into the log under their name
 };
 
 const ok: Decision = { ok: true };
@@ -98,6 +101,11 @@ export function mayCall(who: Caller, method: Method): Decision {
     }
     case 'reviewer':
       return isReviewer(who) ? ok : no('not_an_approver', `${method} is for approvers and admins; ${principalName(who)} is neither`);
+    case 'admin-person':
+      if (who.via === 'token') return no('token_not_a_person', `${who.user} is a token: ${method} is done by a person`, 'an administrator runs it from their own account or through sudo');
+      if (who.unattended) return no('unattended_approver', `${principalName(who)} is unattended in the policy: it proposes and never rotates keys`);
+      if (who.role !== 'admin') return no('not_an_admin', `${method} is for the admin role; ${principalName(who)} is not an admin`, 'an administrator runs it: `sudo airlock keys rotate ...`');
+      return personProblem(who) ?? ok;
   }
 }
 

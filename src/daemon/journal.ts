@@ -74,6 +74,8 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${actor(e)} reset the second factor of ${text(d.approver)}`;
     case 'policy_reloaded':
       return `${actor(e)} reloaded the policy from ${text(d.source)} (digest ${text(d.new_digest).slice(0, 16)}, ${text(d.tokens)} token(s))`;
+    case 'key_rotated':
+      return `${actor(e)} rotated the ${text(d.key)} key of log ${text(d.log_id)}: ${text(d.old_key_id)} is replaced by ${text(d.new_key_id)}`;
     case 'refused': {
       const times = typeof d.count === 'number' && d.count > 1 ? ` (${d.count} times since ${text(d.since)})` : '';
       return `refused ${text(d.method)}${tx ? ` of ${tx}` : ''} for ${actor(e)}: ${text(d.category)}/${text(d.code)}${times}`;

@@ -4,9 +4,12 @@
  * it cannot open) stops it with a message, rather than running half-configured.
  */
 import { chmodSync, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { formatPublicKey, loadKeyFile, loadSeedFile } from '../audit/keys.js';
-import { sealEntry } from '../audit/entry.js';
+import { dirname, join } from 'node:path';
+import { formatPublicKey, loadKeyFile, publicKeyFromRaw } from '../audit/keys.js';
+import { ROTATING_KEYS, type RotatingKey } from '../audit/rotation.js';
+import { KeyFiles } from './key-files.js';
+import { KeyRotator, recoverRotation } from './key-rotation.js';
+import { AuditSealer } from './sealer.js';
 import { checkpointOrigin } from '../audit/checkpoint.js';
 import { signTreeHead } from '../audit/note.js';
 import { TreeHeads } from './tree-heads.js';
@@ -74,19 +77,27 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   dirMode(dirname(c.socketPath), RUNTIME_DIR_MODE);
   for (const p of new Set([c.dbPath, c.auditKeyPath, c.approvalKeyPath, c.totpKeyPath, c.maskKeyPath].map((p) => dirname(p)))) dirMode(p, STATE_DIR_MODE);
   dirMode(dirname(c.checkpointPath), LOG_DIR_MODE);
-  const auditKey = loadSeedFile(c.auditKeyPath, c.createKeys);
-  const approvalKey = loadSeedFile(c.approvalKeyPath, c.createKeys);
-  if (auditKey.keyId === approvalKey.keyId) throw new AirlockError('integrity', 'same_keys', 'the audit key and the approval key must differ');
-  const pub = formatPublicKey(auditKey.publicRaw);
-  if (!existsSync(c.publicKeyPath) || readFileSync(c.publicKeyPath, 'utf8') !== pub) writeFileSync(c.publicKeyPath, pub);
-  chmodSync(c.publicKeyPath, 0o644); // public by design, whatever the umask
+  // Each rotating key: its seed, its history beside it, and for the audit key the one-line public key file.
+  const stateDir = dirname(c.auditKeyPath);
+  const files: Record<RotatingKey, KeyFiles> = {
+    audit: new KeyFiles({ seed: c.auditKeyPath, history: join(dirname(c.publicKeyPath), 'audit-keys.pub'), publicKey: c.publicKeyPath }, c.createKeys),
+    approval: new KeyFiles({ seed: c.approvalKeyPath, history: join(dirname(c.approvalKeyPath), 'approval-keys.pub') }, c.createKeys),
+  };
   const policy = loadPolicyFile(c.policyPath);
 
-  const origin = checkpointOrigin(hostname(), auditKey.keyId);
   const journalEntries = journal(log);
-  // Signed tree heads to the local file and every sink the policy's [audit] names (src/daemon/sinks).
-  const checkpoints = buildPublisher({
-    key: auditKey,
+  const sealer = new AuditSealer(files.audit.current);
+  // Nothing is appended before the publisher exists (it needs the log id, read from the store).
+  let checkpoints: ReturnType<typeof buildPublisher> | null = null;
+  const store = new SqliteStore(c.dbPath, sealer.seal, (head, entries) => {
+    checkpoints?.note(head, entries.map((e) => e.kind));
+    journalEntries(entries);
+  });
+  const logId = await loadLogId(join(stateDir, 'log-id'), store, files.audit.current.keyId);
+  const origin = checkpointOrigin(hostname(), logId);
+  // Signed tree heads to the local file and every sink the policy's [audit] names (src/daemon/sinks), with the key current at signing.
+  checkpoints = buildPublisher({
+    key: () => sealer.current,
     origin,
     file: c.checkpointPath,
     hostName: hostname(),
@@ -96,10 +107,14 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     proof: (oldSize, newSize) => consistencyProof(oldSize, newSize, store.merkleNodes),
     log,
   });
-  const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head, entries) => {
-    checkpoints.note(head, entries.map((e) => e.kind));
-    journalEntries(entries);
-  });
+  // A rotation the last run left half done is finished (the log names the pending key) or discarded.
+  for (const k of ROTATING_KEYS) await recoverRotation(store, k, files[k], log);
+  sealer.use(files.audit.current);
+  for (const k of ROTATING_KEYS) files[k].ensureHistory();
+  const auditKey = files.audit.current;
+  const approvalKey = files.approval.current;
+  if (auditKey.keyId === approvalKey.keyId) throw new AirlockError('integrity', 'same_keys', 'the audit key and the approval key must differ');
+  await checkLogHeadKey(store, auditKey.keyId, c.auditKeyPath);
   const seal = await openTotpSeal(store, c.totpKeyPath, log);
   const pseudonymKey = loadKeyFile(c.maskKeyPath, { create: true });
   const executor = new Executor({ programs: resolvePrograms() });
@@ -108,12 +123,30 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   // The second factor asks the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;
   const secondFactor = new SecondFactor({ store, now: Date.now, hostName: hostname(), seal });
-  service = new AirlockService({ store, host, executor, approvalKey, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
+  let daemon: RunningDaemon | null = null;
+  const rotator = new KeyRotator({
+    store,
+    sealer,
+    files,
+    logId,
+    // Fail closed: the log and the keys may disagree, so nothing more is signed until a restart settles it.
+    fatal: (why) => {
+      log(why);
+      void (daemon?.stop() ?? Promise.resolve()).finally(() => process.exit(9));
+    },
+  });
+  const approvalKeys = {
+    get current() {
+      return files.approval.current;
+    },
+    retired: () => files.approval.history().filter((l) => l.keyId !== files.approval.current.keyId).map((l) => publicKeyFromRaw(l.raw)),
+  };
+  service = new AirlockService({ store, host, executor, approvalKey: approvalKeys, rotator, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
   await store.appendEntries([
-    { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, reconciled: reconciled.length } },
+    { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length } },
   ]);
   const sweep = setInterval(() => {
     service.sweep().then(
@@ -124,19 +157,53 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   sweep.unref();
 
   const svc = service;
-  const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(auditKey, origin, size, root, new Date()));
-  const listener = await startServer({ socketPath: c.socketPath, service, treeHeads, publicKeyText: pub, checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
+  const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
+  const listener = await startServer({ socketPath: c.socketPath, service, treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId }), checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);
   let stopping: Promise<void> | null = null;
-  return {
+  return (daemon = {
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(sweep);
         await listener.close();
         await svc.refusals.flush(true).catch((e) => log(`could not record the last refusal counts: ${(e as Error).message}`));
         // Bounded: a sink that does not answer cannot hold the stop (each sink has its own lane: the file never waits for the network).
-        await checkpoints.stop(3_000);
+        await checkpoints?.stop(3_000);
         await store.close();
       })()),
-  };
+  });
+}
+
+/**
+ * The log's id (checkpoint origins and rotations name it): the key id of its first audit key, kept
+ * in `log-id` (16 hex digits, 0644). Absent, it is written: entry 1's key id, or for an empty log
+ * the current key's. Present, it must be entry 1's key id: a state directory put together from
+ * two logs does not start.
+ */
+async function loadLogId(path: string, store: SqliteStore, currentKeyId: string): Promise<string> {
+  const [first] = store.logHead().size > 0 ? await store.logRows(0, 1) : [];
+  const firstKey = first ? (JSON.parse(first.body) as { key_id?: unknown }).key_id : currentKeyId;
+  if (typeof firstKey !== 'string' || !/^[0-9a-f]{16}$/.test(firstKey)) throw new AirlockError('integrity', 'bad_log_id', 'the log\'s first entry names no key id');
+  if (!existsSync(path)) {
+    writeFileSync(path, `${firstKey}\n`, { mode: 0o644, flag: 'wx' });
+    chmodSync(path, 0o644);
+    return firstKey;
+  }
+  const text = readFileSync(path, 'utf8').trim();
+  if (!/^[0-9a-f]{16}$/.test(text)) throw new AirlockError('integrity', 'bad_log_id', `${path} does not hold a log id (16 hex digits)`, 'restore it: it is the key id of the log\'s first audit key, the key id of entry 1');
+  if (text !== firstKey) throw new AirlockError('integrity', 'bad_log_id', `${path} names log ${text}, but this log's first entry is signed by key ${firstKey}`, 'restore the log-id file that belongs to this store');
+  return text;
+}
+
+/** The log's last entry must be signed by the audit key the daemon holds: another key means a key file was replaced by hand. */
+async function checkLogHeadKey(store: SqliteStore, keyId: string, path: string): Promise<void> {
+  const head = store.logHead();
+  if (head.size === 0) return;
+  const [row] = await store.logRows(head.size - 1, 1);
+  const last = row ? (JSON.parse(row.body) as { key_id?: unknown; kind?: unknown; details?: Record<string, unknown> }) : null;
+  // After an audit rotation the entry is signed by the old key and names the new one.
+  const expected = last?.kind === 'key_rotated' && last.details?.key === 'audit' ? last.details.new_key_id : last?.key_id;
+  if (expected !== keyId) {
+    throw new AirlockError('integrity', 'audit_key_mismatch', `the log's last entry (seq ${head.size}) calls for audit key ${String(expected)}, but ${path} holds key ${keyId}`, 'restore the audit key file that belongs to this log; a new key enters only with `airlock keys rotate audit`');
+  }
 }

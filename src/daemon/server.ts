@@ -19,7 +19,7 @@ import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/framing.js';
-import { PROTOCOL, SERVER_NAME, type OutputNotice, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
+import { PROTOCOL, SERVER_NAME, type AuditPublicKey, type OutputNotice, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
 import { METHODS, type Method, type ResultOf } from '../protocol/methods.js';
 import { ROLE_GROUPS } from '../protocol/risk.js';
 import { native } from './native.js';
@@ -86,9 +86,10 @@ type Handlers = { [M in Method]: (who: Identity, params: Record<string, unknown>
 export interface ServerOptions {
   socketPath: string;
   service: AirlockService;
-  publicKeyText: string;
   /** Signs tree heads and builds proofs for `audit.tree_head`, `audit.prove`, `audit.consistency`. */
   treeHeads: TreeHeads;
+  /** The current audit public key, the key history and the log id (they change when the key rotates). */
+  publicKey: () => AuditPublicKey;
   /** The checkpoint file that `audit.checkpoints` serves. */
   checkpointPath: string;
   log: (msg: string) => void;
@@ -124,7 +125,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     execute: (who, p, _signal, notice) => o.service.execute(who, p, notice),
     cancel: (who, p) => o.service.cancel(who, p),
     history: (who, p) => o.service.history(who, p),
-    'audit.pubkey': async () => ({ public_key: o.publicKeyText.trim() }),
+    'audit.pubkey': async () => o.publicKey(),
     'transaction.wait': (who, p, signal) => o.service.wait(who, p, signal),
     deny: (who, p) => o.service.deny(who, p),
     'audit.entries': (who, p) => o.service.auditEntries(who, p),
@@ -133,6 +134,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     'audit.tree_head': (_who, p) => o.treeHeads.head(p),
     'audit.prove': (_who, p) => o.treeHeads.prove(p),
     'audit.consistency': (_who, p) => o.treeHeads.consistency(p),
+    'keys.rotate': (who, p) => o.service.rotateKey(who, p),
   };
   const idleMs = o.idleMs ?? IDLE_MS;
   const perUid = new Map<number, number>();

@@ -16,11 +16,13 @@ import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
-import type { ActionDescription, ApprovalAdvice, ApprovalGrant, AuditEntriesPage, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
+import type { ActionDescription, ApprovalAdvice, ApprovalGrant, AuditEntriesPage, KeyRotated, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
 import { STORE_CHECK_MAX_LINES, type StoreCheck } from '../protocol/messages.js';
 import { minRoleForRisk, type JobState, type Risk, type TxState } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
 import type { SigningKey } from '../audit/keys.js';
+import type { KeyObject } from 'node:crypto';
+import type { KeyRotator } from './key-rotation.js';
 import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.js';
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
@@ -48,11 +50,21 @@ import { Waiters } from './waiters.js';
 import { denialOf, waitOutcome, waitTimeout, type DenialResult } from './wait-outcome.js';
 import { auditPage } from './audit-page.js';
 
+/** The approval key as rotation changes it (key-files.ts). */
+export interface ApprovalKeys {
+  readonly current: SigningKey;
+  /** The public keys it had before the current one (read when a receipt fails: rare). */
+  retired(): KeyObject[];
+}
+
 export interface ServiceOptions {
   store: Store;
   host: Host;
   executor: Executor;
-  approvalKey: SigningKey;
+  /** The approval key, or (the daemon) its rotating files: the current key and the ones it replaced. */
+  approvalKey: SigningKey | ApprovalKeys;
+  /** Serves `keys.rotate` (the daemon; absent in tests that build a service alone). */
+  rotator?: KeyRotator;
   /** The policy in force at start; `reloadPolicy` replaces it (root only). */
   policy: Policy;
   /** Where the policy is re-read from on reload. */
@@ -118,6 +130,23 @@ export class AirlockService {
     usePseudonyms(new Pseudonyms(o.pseudonymKey, o.policy.pseudonyms));
     this.tokenTable = TokenTable.load(o.tokensPath);
     this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName, principal: entryPrincipal });
+  }
+
+  /** The approval key new receipts are signed with (the one a rotation made current). */
+  private get approvalKey(): SigningKey {
+    const k = this.o.approvalKey;
+    return 'privateKey' in k ? k : k.current;
+  }
+
+  private retiredApprovalKeys(): KeyObject[] {
+    const k = this.o.approvalKey;
+    return 'privateKey' in k ? [] : k.retired();
+  }
+
+  /** `keys.rotate` (admin persons only: authz.ts): the rotation entry is signed under their name. */
+  async rotateKey(who: Identity, req: { key?: unknown }): Promise<KeyRotated> {
+    if (!this.o.rotator) fail('integrity', 'internal', 'this daemon cannot rotate keys');
+    return this.o.rotator!.rotate(entryPrincipal(who), req.key);
   }
 
   get tokens(): TokenTable {
@@ -303,7 +332,7 @@ export class AirlockService {
     const ruleId = rule?.id ?? (lane === 'no_change' ? NO_CHANGE_RULE : READS_RULE);
     const approver = `policy:${ruleId}`;
     const claims = { transactionId: p.transaction_id, requestHash: p.request_hash, approver, executor: principalName(who), expiresAt: iso(now + this.o.receiptTtlMs) };
-    const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
+    const { receipt, commitment } = mintReceipt(this.approvalKey, claims);
     const outcome = await this.o.store.recordApproval(
       p.transaction_id,
       // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
@@ -385,7 +414,7 @@ export class AirlockService {
       : undefined;
     const expiresAt = now + this.o.receiptTtlMs;
     const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
-    const { receipt, commitment } = mintReceipt(this.o.approvalKey, claims);
+    const { receipt, commitment } = mintReceipt(this.approvalKey, claims);
     const outcome = await this.o.store.recordApproval(
       tx.id,
       { approvedBy: claims.approver, commitment, expiresAt, now, spend },
@@ -454,7 +483,11 @@ export class AirlockService {
       fail('stale_approval', tx.state === 'Previewed' ? 'not_approved' : 'not_queued', `transaction ${tx.id} is ${tx.state === 'Previewed' ? 'not approved yet' : tx.state}`);
     }
     const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver: tx.approvedBy!, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(tx.expiresAt) };
-    if (!verifyReceipt(this.o.approvalKey, claims, receipt)) {
+    if (!verifyReceipt(this.approvalKey, claims, receipt)) {
+      // Signed for exactly this approval, by a key rotated out since: a clear word, not "invalid".
+      if (this.retiredApprovalKeys().some((publicKey) => verifyReceipt({ publicKey }, claims, receipt))) {
+        fail('stale_approval', 'key_rotated', `the approval key was rotated after this approval of ${tx.id}: its receipt no longer counts`, 'approve it again: preview the action again and have the new preview approved');
+      }
       fail('stale_approval', 'bad_receipt', `the receipt is not a valid approval of ${tx.id}`, 'use the receipt printed by `airlock approve` for this transaction');
     }
     // Changes run one at a time: each re-reads the host after the previous one finished,

@@ -352,6 +352,23 @@ export interface TotpResetDone {
 /** `audit.pubkey`: the audit log's public key, `ed25519:` and 64 hex digits. */
 export interface AuditPublicKey {
   public_key: string;
+  /**
+   * Every audit key the log has had, oldest first, one "ed25519:<hex>  <key id>  from seq N"
+   * line each (the state directory's audit-keys.pub): what an auditor needs to verify a log whose
+   * key rotated when they hold only a later key. Absent from a daemon before rotation.
+   */
+  key_history?: string;
+  /** The log's id: the key id of its first audit key, which checkpoint origins name. */
+  log_id?: string;
+}
+
+/** `keys.rotate`: which key was replaced, by which, and the log entry that says so. */
+export interface KeyRotated {
+  key: 'audit' | 'approval';
+  old_key_id: string;
+  new_key_id: string;
+  /** The seq of the key_rotated entry. */
+  seq: number;
 }
 
 /** `store.check`: the store's own consistency check (SQLite's quick_check). */

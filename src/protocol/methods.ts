@@ -20,6 +20,7 @@ import type {
   AuditTreeHead,
   ConsistencyProofDoc,
   InclusionProofDoc,
+  KeyRotated,
   PolicyReloaded,
   PolicyView,
   PreviewResult,
@@ -82,6 +83,7 @@ export const METHOD_TABLE = {
   'audit.tree_head': { params: { size: optional<number>() }, returns: returns<AuditTreeHead>() },
   'audit.prove': { params: { transaction_id: required<string>() }, returns: returns<InclusionProofDoc>() },
   'audit.consistency': { params: { old_size: required<number>(), new_size: optional<number>() }, returns: returns<ConsistencyProofDoc>() },
+  'keys.rotate': { params: { key: required<'audit' | 'approval'>() }, returns: returns<KeyRotated>() },
 } as const satisfies Record<string, { params: Record<string, Param<unknown, boolean>>; returns: Returns<unknown> }>;
 
 export type Method = keyof typeof METHOD_TABLE;

@@ -170,10 +170,17 @@ describe('export to one file', () => {
   let total: number;
   before(async () => {
     bundle = join(dir, 'airlock-audit.jsonl');
+    // Heads are published a moment after the entries they cover: wait for one that covers the whole log.
+    const latestHead = () => {
+      const heads = readFileSync(w.d.files.checkpoints, 'utf8').split('\n').filter((l) => l.startsWith('airlock-tree-head '));
+      return heads.length ? Number(Buffer.from(heads.at(-1)!.slice('airlock-tree-head '.length), 'base64').toString('utf8').split('\n')[1]) : 0;
+    };
+    for (let i = 0; i < 100 && latestHead() < logNow().length; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(latestHead(), logNow().length, 'a tree head covers the whole log');
     const r = await asOlga(['audit', 'export', '--out', bundle]);
     assert.equal(r.code, 0, r.stderr);
     total = readFileSync(bundle, 'utf8').split('\n').filter((l) => l.includes('"type":"entry"')).length;
-    assert.match(r.stdout, new RegExp(`wrote ${bundle}: ${total} entries and \\d+ checkpoints from the daemon at`));
+    assert.match(r.stdout, new RegExp(`wrote ${bundle}: ${total} entries, \\d+ signed tree heads( and \\d+ older checkpoints)? from the daemon at`));
   });
   const lines = () => readFileSync(bundle, 'utf8').trimEnd().split('\n');
   const variant = (name: string, edit: (ls: string[]) => string[]) => {
@@ -186,9 +193,12 @@ describe('export to one file', () => {
   test('the export is one file of the signed entries and checkpoints, refused over an existing file', async () => {
     const ls = lines().map((l) => JSON.parse(l));
     assert.equal(ls[0].type, 'airlock-audit-bundle');
-    assert.equal(ls[0].version, 1);
+    assert.equal(ls[0].version, 2);
     assert.equal(ls[0].public_key, pubText.trim());
-    assert.deepEqual(ls.at(-1), { type: 'end', checkpoints: ls.filter((x) => x.type === 'checkpoint').length, entries: total });
+    const count = (type: string) => ls.filter((x) => x.type === type).length;
+    assert.ok(count('tree_head') > 0, 'the signed tree heads are in it');
+    assert.deepEqual(ls.filter((x) => x.type === 'public_key').map((x) => x.key), [pubText.trim()]);
+    assert.deepEqual(ls.at(-1), { type: 'end', checkpoints: count('checkpoint'), tree_heads: count('tree_head'), public_keys: 1, entries: total });
     const stored = logNow().slice(0, total);
     assert.deepEqual(ls.filter((x) => x.type === 'entry').map(({ seq, body, sig }) => ({ seq, body, sig })), stored, 'byte for byte what the store holds');
     const again = await asOlga(['audit', 'export', '--out', bundle]);
@@ -202,7 +212,8 @@ describe('export to one file', () => {
     const rep = JSON.parse(r.stdout);
     assert.equal(rep.status, 'intact');
     assert.equal(rep.entries, total);
-    assert.equal(rep.checkpoint.size, total, 'its checkpoints cover the whole export');
+    assert.equal(rep.checkpoint.kind, 'tree_head');
+    assert.equal(rep.checkpoint.size, total, 'its tree heads cover the whole export');
     assert.equal(rep.source, `bundle ${bundle}`);
   });
 
@@ -245,7 +256,8 @@ describe('export to one file', () => {
   test('a bundle whose last entries were removed (end record adjusted) is broken by its checkpoints; one cut short cannot be verified', async () => {
     const cut = variant('cut.jsonl', (ls) => {
       const kept = ls.slice(0, -3); // the end record and the last two entries
-      return [...kept, JSON.stringify({ type: 'end', checkpoints: kept.filter((l) => l.includes('"type":"checkpoint"')).length, entries: total - 2 })];
+      const n = (type: string) => kept.filter((l) => l.includes(`"type":"${type}"`)).length;
+      return [...kept, JSON.stringify({ type: 'end', checkpoints: n('checkpoint'), tree_heads: n('tree_head'), public_keys: n('public_key'), entries: total - 2 })];
     });
     const r = await verifyBundle(cut);
     assert.equal(r.code, 1, r.stdout + r.stderr);

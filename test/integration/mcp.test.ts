@@ -53,7 +53,8 @@ before(async () => {
   // The default policy: reads that show nothing sensitive are approved by it.
   w = await startWorld(['--listen-tcp', `127.0.0.1:${PORT}`, '--token-socket', TOKEN_SOCKET], 'overlay', { tokens: TOKENS });
   alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
-  agent = await mcpAs('agent', ['airlock-admin']);
+  // The host's checkpoint file is where this sandbox keeps it: without it the log cannot be verified (fail closed).
+  agent = await mcpAs('agent', ['airlock-admin'], ['--checkpoints', w.d.files.checkpoints]);
   agentId = (await w.as('agent', ['airlock-admin'])).identity;
   bob = await mcpAs('bob', ['airlock-admin']);
 });

@@ -53,6 +53,12 @@ describe('the method table', () => {
     ['a token never denies', token, 'deny', 'token_not_a_person'],
     ['root with nobody behind it never denies', rootService, 'deny', 'no_person'],
     ['alice via sudo may try to deny', aliceViaSudo, 'deny', null],
+    ['an admin person rotates keys', alice, 'keys.rotate', null],
+    ['so does alice through sudo', aliceViaSudo, 'keys.rotate', null],
+    ['a token never rotates keys, even an admin one', token, 'keys.rotate', 'token_not_a_person'],
+    ['root with nobody behind it never rotates keys', rootService, 'keys.rotate', 'no_person'],
+    ['a dev does not rotate keys', dora, 'keys.rotate', 'not_an_admin'],
+    ['an unattended admin does not rotate keys', cronjob, 'keys.rotate', 'unattended_approver'],
   ];
   for (const [name, who, method, code] of cases) {
     test(name, () => {

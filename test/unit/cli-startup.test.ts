@@ -25,6 +25,7 @@ const ALLOWED_FILES = new Set([
   'cli/token.ts',
   'cli/witness.ts',
   'cli/totp.ts',
+  'cli/keys.ts',
   'mcp/command.ts',
   'cli/setup/index.ts',
   'client/stale-groups.ts',

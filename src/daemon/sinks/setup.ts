@@ -31,7 +31,8 @@ export interface RootedHead {
 }
 
 export interface PublisherSetup {
-  key: SigningKey;
+  /** The audit key current when a head is signed (it changes when the key rotates). */
+  key: () => SigningKey;
   origin: string;
   /** The local append-only checkpoint file. */
   file: string;
@@ -77,7 +78,7 @@ export function buildPublisher(s: PublisherSetup): TreeHeadPublisher<RootedHead>
   }
   if (a.postgres) sinks.push(new PostgresSink({ url: a.postgres, origin: s.origin }));
   return new TreeHeadPublisher<RootedHead>({
-    sign: (head, now) => signHead(s.key, s.origin, head, now),
+    sign: (head, now) => signHead(s.key(), s.origin, head, now),
     sinks,
     coalesceMs: s.coalesceMs,
     scheduleMs: a.checkpointIntervalSeconds * 1000,
