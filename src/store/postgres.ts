@@ -106,11 +106,14 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
   const pool = makePool(o.url, o.pool);
   try {
     const client = await pool.connect();
+    const onError = () => {}; // the statement in flight rejects; see atomically()
+    client.on('error', onError);
     try {
       await ensureSchema(client, o.logId, o.origin, Date.now());
       const head = await readHead(client, o.logId);
       return new PostgresStore(pool, where, o.logId, o.seal, o.onAppend ?? (() => {}), head);
     } finally {
+      client.removeListener('error', onError);
       client.release();
     }
   } catch (e) {
@@ -158,7 +161,11 @@ export class PostgresStore implements Store {
       } catch (e) {
         throw storeError(e, this.where);
       }
+      // A connection cut while checked out emits 'error' on the client (not on the pool); the
+      // statement in flight rejects with it anyway, so the event only needs a listener.
       let broken: unknown = undefined;
+      const onError = (e: unknown) => (broken ??= e);
+      client.on('error', onError);
       let head: LogHead;
       let appended: EntryDraft[];
       let result: T;
@@ -175,10 +182,12 @@ export class PostgresStore implements Store {
         // the connection is destroyed rather than returned to the pool.
         await client.query('ROLLBACK').catch((re) => (broken = re));
         if (e !== STEP_SPENT) broken ??= e instanceof AirlockError ? undefined : e;
+        client.removeListener('error', onError);
         client.release(broken instanceof Error ? broken : undefined);
         throw e === STEP_SPENT ? e : storeError(e, this.where);
       }
-      client.release();
+      client.removeListener('error', onError);
+      client.release(broken instanceof Error ? broken : undefined);
       if (appended.length && head.size > this.head.size) {
         this.head = head;
         this.onAppend(head, appended);
@@ -531,8 +540,10 @@ export class PostgresStore implements Store {
     }
   }
 
-  async close(): Promise<void> {
-    await this.writes.drain();
-    await this.pool.end();
+  private closing: Promise<void> | null = null;
+
+  /** Waits for the queued writes, then ends the pool; closing again is harmless. */
+  close(): Promise<void> {
+    return (this.closing ??= this.writes.drain().then(() => this.pool.end()));
   }
 }
