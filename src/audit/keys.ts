@@ -51,6 +51,25 @@ export function parsePublicKey(text: string): Buffer {
   return Buffer.from(m[1]!, 'hex');
 }
 
+/**
+ * A file of several public keys (one per host, for `audit verify --all-hosts`): one key per
+ * line in the public key file's format; blank lines and lines starting with # are skipped.
+ * Any other line is an error naming its number, and a file with no key is one too.
+ */
+export function parsePublicKeys(text: string): Buffer[] {
+  const keys = new Map<string, Buffer>();
+  for (const [i, line] of text.split('\n').entries()) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    const m = /^(?:ed25519:)?([0-9a-f]{64})$/i.exec(t);
+    if (!m) throw new AirlockError('validation', 'bad_pubkey', `line ${i + 1} of the key file is not "ed25519:" and 64 hex digits`, 'one key per line, as `airlock audit pubkey` prints it');
+    const raw = Buffer.from(m[1]!, 'hex');
+    keys.set(keyIdOf(raw), raw);
+  }
+  if (keys.size === 0) throw new AirlockError('validation', 'bad_pubkey', 'the key file holds no public key', 'one key per line, as `airlock audit pubkey` prints it');
+  return [...keys.values()];
+}
+
 /** Loads a seed file, creating it (mode 0600, O_EXCL) when absent and `create` is set. */
 export function loadSeedFile(path: string, create: boolean): SigningKey {
   return signingKeyFromSeed(loadKeyFile(path, { create }));

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { formatPublicKey, keyIdOf, parsePublicKey } from '../audit/keys.js';
 import { databaseSource } from '../audit/log-file.js';
+import { isPostgresUrl } from '../audit/pg-url.js';
 import { bundleSource, writeBundle } from '../audit/bundle.js';
 import { verifySource, type AuditSource, type CheckpointFile } from '../audit/source.js';
 import { daemonSource } from '../client/audit-source.js';
@@ -25,15 +26,19 @@ interface VerifyOpts {
   bundle?: string;
   checkpoints: string;
   origin?: string;
+  allHosts?: boolean;
   json?: boolean;
 }
 
 /** Exit status: 0 intact, 1 broken, 2 cannot verify (any error: an unreadable key, database, bundle or daemon). */
 export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
+  // A PostgreSQL store holds a log per host: audit-hosts.ts verifies each with its own key.
+  if (o.db !== undefined && o.bundle === undefined && isPostgresUrl(o.db)) return (await import('./audit-hosts.js')).verifyHosts({ ...o, db: o.db }, cmd, readKeyFile);
   const started = process.hrtime.bigint();
   let report;
   try {
     if (o.db !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'give --db or --bundle, not both');
+    if (o.allHosts) throw new AirlockError('validation', 'bad_source', '--all-hosts reads a PostgreSQL store: give --db postgres://...');
     const pub = parsePublicKey(readKeyFile(o.pubkey));
     const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named: cmd.getOptionValueSource('checkpoints') !== 'default' }];
     const opts = { checkpointFiles, ...(o.origin !== undefined ? { origin: o.origin } : {}) };

@@ -11,6 +11,9 @@ import { checkpointOrigin } from '../audit/checkpoint.js';
 import { AirlockError } from '../protocol/errors.js';
 import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE } from '../protocol/defaults.js';
 import { SqliteStore } from '../store/sqlite.js';
+import { openPostgresStore } from '../store/postgres.js';
+import type { Store, Sealer, LogHead } from '../store/store.js';
+import type { EntryDraft } from '../audit/entry.js';
 import { CheckpointWriter } from './checkpoints.js';
 import { Executor } from './executor.js';
 import { RealHost } from './host.js';
@@ -29,6 +32,8 @@ import { hostname } from 'node:os';
 export interface DaemonConfig {
   socketPath: string;
   dbPath: string;
+  /** A PostgreSQL URL: the store lives there (this host's log among others) instead of in dbPath. */
+  storeUrl?: string;
   auditKeyPath: string;
   approvalKeyPath: string;
   /** Seals the second-factor secrets in the store (created with a store not yet sealed). */
@@ -82,10 +87,13 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const origin = checkpointOrigin(hostname(), auditKey.keyId);
   const journalEntries = journal(log);
   const checkpoints = new CheckpointWriter(auditKey, origin, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
-  const store = new SqliteStore(c.dbPath, (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev), (head, entries) => {
+  const sealer: Sealer = (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev);
+  const onAppend = (head: LogHead, entries: readonly EntryDraft[]) => {
     checkpoints.note(head);
     journalEntries(entries);
-  });
+  };
+  // The log id is the audit key id: each host's daemon has its own log in a shared database.
+  const store: Store = c.storeUrl !== undefined ? await openPostgresStore({ url: c.storeUrl, logId: auditKey.keyId, origin, seal: sealer, onAppend }) : new SqliteStore(c.dbPath, sealer, onAppend);
   const seal = await openTotpSeal(store, c.totpKeyPath, log);
   const pseudonymKey = loadKeyFile(c.maskKeyPath, { create: true });
   const executor = new Executor({ programs: resolvePrograms() });

@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { AirlockError } from '../protocol/errors.js';
+export { describeUrl } from '../audit/pg-url.js';
 
 export interface PoolLimits {
   /** Connections at most (1..32; default 4: writes are serialized per log anyway). */
@@ -54,18 +55,6 @@ export function makePool(url: string, limits: PoolLimits = {}): pg.Pool {
   // would end the daemon. The pool has already discarded the connection; the next call opens one.
   pool.on('error', () => {});
   return pool;
-}
-
-/** The URL without its password (and without its query, which can carry one): what messages and source names show. */
-export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    u.search = '';
-    return u.toString();
-  } catch {
-    return 'the configured PostgreSQL database';
-  }
 }
 
 /** SQLSTATE classes that mean the connection or the server is gone, not that the statement was wrong. */
