@@ -6,9 +6,11 @@
 import Database from 'better-sqlite3';
 import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
+import { leafHash, type MerkleFrontier, type NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
+import { MERKLE_SCHEMA, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
 import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 const SCHEMA = `
@@ -120,6 +122,10 @@ const DAY_MS = 24 * 60 * 60_000;
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private head: LogHead;
+  /** The Merkle tree's right edge at `head`; like head, replaced only when a transaction commits. */
+  private frontier: MerkleFrontier;
+  private readonly writeNodes: ReturnType<typeof nodeWriter>;
+  readonly merkleNodes: NodeReader;
   private readonly stmts;
   /** One IMMEDIATE transaction around body, built once: db.transaction() is costly to call per operation. */
   private readonly immediate: (body: () => unknown) => unknown;
@@ -138,6 +144,7 @@ export class SqliteStore implements Store {
     // does not linger in free space for a copy of the database to reveal.
     this.db.pragma('secure_delete = ON');
     this.db.exec(SCHEMA);
+    this.db.exec(MERKLE_SCHEMA);
     const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined;
     if (version === undefined) this.db.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
     else if (version !== SCHEMA_VERSION) throw new AirlockError('integrity', 'schema_version', `database schema ${version} is not the supported ${SCHEMA_VERSION}`);
@@ -145,7 +152,11 @@ export class SqliteStore implements Store {
     const columns = (this.db.prepare('PRAGMA table_info(transactions)').all() as { name: string }[]).map((c) => c.name);
     if (!columns.includes('requester_person_uid')) this.db.exec('ALTER TABLE transactions ADD COLUMN requester_person_uid INTEGER');
     const last = this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
-    this.head = last ? { size: last.seq, hash: last.hash } : { size: 0, hash: GENESIS_HASH };
+    // A store from before the tree gets its nodes built here, once, in one transaction.
+    this.frontier = openFrontier(this.db, last ? last.seq : 0);
+    this.head = { size: last ? last.seq : 0, hash: last ? last.hash : GENESIS_HASH, root: this.frontier.root().toString('hex') };
+    this.writeNodes = nodeWriter(this.db);
+    this.merkleNodes = sqliteNodeReader(this.db);
     this.stmts = {
       insertTx: this.db.prepare(`INSERT INTO transactions (id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
         requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at) VALUES
@@ -188,23 +199,37 @@ export class SqliteStore implements Store {
     this.immediate = this.db.transaction((body: () => unknown) => body()).immediate;
   }
 
-  /** Runs fn and appends entries in one IMMEDIATE transaction; the in-memory head moves only on commit. */
+  /**
+   * Runs fn and appends entries, with the Merkle nodes they finish, in one IMMEDIATE
+   * transaction; the in-memory head and frontier move only on commit.
+   */
   private atomically<T>(entries: (result: T) => EntryDraft[], fn: () => T): T {
     let head = this.head;
+    let frontier = this.frontier;
     let appended: EntryDraft[] = [];
     const result = this.immediate(() => {
       head = this.head;
       const result = fn();
       appended = entries(result);
+      if (appended.length === 0) return result;
+      // A copy: a rollback after this point must leave this.frontier as it was.
+      frontier = this.frontier.clone();
+      let { size, hash } = head;
       for (const draft of appended) {
-        const sealed = this.seal(draft, head.size + 1, head.hash);
+        const sealed = this.seal(draft, size + 1, hash);
+        // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
+        if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
         this.stmts.insertLog.run(sealed.seq, sealed.body, sealed.sig, sealed.hash);
-        head = { size: sealed.seq, hash: sealed.hash };
+        this.writeNodes(frontier.append(leafHash(sealed.body)));
+        size = sealed.seq;
+        hash = sealed.hash;
       }
+      head = { size, hash, root: frontier.root().toString('hex') };
       return result;
     }) as T;
     if (head !== this.head) {
       this.head = head;
+      this.frontier = frontier;
       this.onAppend(head, appended);
     }
     return result;

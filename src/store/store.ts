@@ -5,6 +5,7 @@
  * PostgreSQL backend implements the same interface.
  */
 import type { EntryDraft, SealedEntry } from '../audit/entry.js';
+import type { NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
 import type { Risk, Role, TxState } from '../protocol/risk.js';
 
@@ -95,7 +96,10 @@ export interface RuleUsage {
 
 export interface LogHead {
   size: number;
+  /** Hex hash of the last entry (the per-entry chain); GENESIS_HASH for an empty log. */
   hash: string;
+  /** Hex RFC 9162 Merkle root of the first `size` entries' bodies; EMPTY_ROOT for size 0. */
+  root: string;
 }
 
 export interface Store {
@@ -166,6 +170,11 @@ export interface Store {
   /** Appends free-standing entries (daemon start). */
   appendEntries(entries: EntryDraft[]): Promise<void>;
   logHead(): LogHead;
+  /**
+   * Reads stored Merkle nodes (complete subtrees, src/audit/merkle.ts) for proofs; throws
+   * AirlockError('integrity', 'merkle_node_missing') for one that is not there.
+   */
+  readonly merkleNodes: NodeReader;
   /** The database's own consistency check: ["ok"], or at most `max` lines saying what is wrong. */
   integrityCheck(max: number): Promise<string[]>;
   close(): Promise<void>;
