@@ -7,7 +7,9 @@
  *   - each stored hash is SHA-256 of its body, each body's seq is its row's seq, and each
  *     body's prev_hash is the hash of the entry before it (genesis for the first);
  *   - the database's head is not behind (nor different from) what this store last committed;
- *   - every transaction's state is one of the known states.
+ *   - every transaction's state is one of the known states;
+ *   - the Merkle tree has one leaf per entry, each leaf node the RFC 9162 leaf hash of its body
+ *     (the inner nodes are checked by every proof and by `airlock audit verify`).
  * Signatures are not checked here: that is `airlock audit verify`, with the public key.
  */
 import type pg from 'pg';
@@ -55,6 +57,18 @@ export async function pgIntegrityCheck(pool: pg.Pool, logId: string, head: LogHe
     } catch (e) {
       out.push(`an entry of log ${logId} is not JSON: ${(e as Error).message}`);
     }
+  }
+  if (room() > 0) {
+    const leaves = (await pool.query<{ n: number }>('SELECT COUNT(*)::bigint AS n FROM merkle_nodes WHERE log_id = $1 AND level = 0', [logId])).rows[0]!.n;
+    if (leaves !== span.n) out.push(`the Merkle tree of log ${logId} has ${leaves} leaves for ${span.n} entries`);
+  }
+  if (room() > 0) {
+    const bad = await pool.query<{ seq: number }>(
+      `SELECT a.seq FROM audit_log a JOIN merkle_nodes m ON m.log_id = a.log_id AND m.level = 0 AND m.idx = a.seq - 1
+        WHERE a.log_id = $1 AND m.hash <> sha256('\\x00'::bytea || convert_to(a.body, 'UTF8')) ORDER BY a.seq LIMIT $2`,
+      [logId, room()],
+    );
+    for (const r of bad.rows) out.push(`entry ${r.seq} of log ${logId}: its Merkle leaf is not the hash of its body`);
   }
   if (room() > 0) {
     const states = await pool.query<{ id: string; state: string }>('SELECT id, state FROM transactions WHERE log_id = $1 AND NOT (state = ANY($2::text[])) ORDER BY ord LIMIT $3', [logId, STATES, room()]);

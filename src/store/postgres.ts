@@ -24,12 +24,14 @@ import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
+import { leafHash, type MerkleFrontier, type NodeReader, type StoredNode } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
 import { describeUrl, makePool, storeError, type PoolLimits } from './postgres-pool.js';
 import { ensureSchema } from './postgres-schema.js';
 import { pgIntegrityCheck } from './postgres-check.js';
+import { frontierAt, pgNodeReader, writeNodes } from './postgres-merkle.js';
 import { WriteQueue } from './write-queue.js';
 import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
@@ -110,8 +112,20 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
     client.on('error', onError);
     try {
       await ensureSchema(client, o.logId, o.origin, Date.now());
-      const head = await readHead(client, o.logId);
-      return new PostgresStore(pool, where, o.logId, o.seal, o.onAppend ?? (() => {}), head);
+      // The tree's frontier at the head, under the log's lock (it builds any missing nodes).
+      await client.query('BEGIN');
+      let head: ChainHead;
+      let frontier: MerkleFrontier;
+      try {
+        await client.query('SELECT log_id FROM logs WHERE log_id = $1 FOR UPDATE', [o.logId]);
+        head = await readHead(client, o.logId);
+        frontier = await frontierAt(client, o.logId, head.size);
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      }
+      return new PostgresStore(pool, where, o.logId, o.seal, o.onAppend ?? (() => {}), { ...head, root: frontier.root().toString('hex') }, frontier);
     } finally {
       client.removeListener('error', onError);
       client.release();
@@ -122,13 +136,17 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
   }
 }
 
-async function readHead(c: PoolClient | pg.Pool, logId: string): Promise<LogHead> {
+/** The last entry's seq and hash, as the database has them. */
+type ChainHead = Omit<LogHead, 'root'>;
+
+async function readHead(c: PoolClient | pg.Pool, logId: string): Promise<ChainHead> {
   const r = await c.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_log WHERE log_id = $1 ORDER BY seq DESC LIMIT 1', [logId]);
   return r.rows[0] ? { size: r.rows[0].seq, hash: r.rows[0].hash } : { size: 0, hash: GENESIS_HASH };
 }
 
 export class PostgresStore implements Store {
   private readonly writes = new WriteQueue(1000);
+  readonly merkleNodes: NodeReader;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -138,7 +156,11 @@ export class PostgresStore implements Store {
     private readonly seal: Sealer,
     private readonly onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void,
     private head: LogHead,
-  ) {}
+    /** The Merkle tree's right edge at `head`; like head, replaced only when a transaction commits. */
+    private frontier: MerkleFrontier,
+  ) {
+    this.merkleNodes = pgNodeReader(pool, logId, (e) => storeError(e, where));
+  }
 
   /** One read outside any transaction; a failure is a store error, never an empty answer. */
   private async read<R extends pg.QueryResultRow>(sql: string, args: unknown[]): Promise<R[]> {
@@ -167,6 +189,7 @@ export class PostgresStore implements Store {
       const onError = (e: unknown) => (broken ??= e);
       client.on('error', onError);
       let head: LogHead;
+      let frontier = this.frontier;
       let appended: EntryDraft[];
       let result: T;
       try {
@@ -175,7 +198,8 @@ export class PostgresStore implements Store {
         if (lock.rowCount !== 1) throw new AirlockError('integrity', 'log_missing', `the log ${this.logId} has no row in the audit store at ${this.where}: it was deleted`);
         result = await fn(client);
         appended = entries(result);
-        head = appended.length ? await this.append(client, appended) : this.head;
+        if (appended.length) ({ head, frontier } = await this.append(client, appended));
+        else head = this.head;
         await client.query('COMMIT');
       } catch (e) {
         // A failed ROLLBACK means the connection is gone: the server rolls back on its own, and
@@ -190,20 +214,28 @@ export class PostgresStore implements Store {
       client.release(broken instanceof Error ? broken : undefined);
       if (appended.length && head.size > this.head.size) {
         this.head = head;
+        this.frontier = frontier;
         this.onAppend(head, appended);
       }
       return result;
     });
   }
 
-  /** Seals and inserts the entries after the head read from the database, inside the caller's transaction. */
-  private async append(c: PoolClient, drafts: EntryDraft[]): Promise<LogHead> {
+  /**
+   * Seals and inserts the entries after the head read from the database, with the Merkle
+   * nodes they complete, inside the caller's transaction. Returns the new head and frontier.
+   */
+  private async append(c: PoolClient, drafts: EntryDraft[]): Promise<{ head: LogHead; frontier: MerkleFrontier }> {
     let head = await readHead(c, this.logId);
     // The database is the truth for the next seq, but it must not be behind what this store
     // already committed: a shorter or different log means entries were removed or replaced.
     if (head.size < this.head.size || (head.size === this.head.size && head.hash !== this.head.hash)) {
       throw new AirlockError('integrity', 'log_rewritten', `the log ${this.logId} in the audit store at ${this.where} ends at ${head.size}, but this daemon wrote up to ${this.head.size}: entries were removed or replaced`);
     }
+    // Another writer of this log (a second store object) may have appended: the frontier then
+    // comes from the database too. A copy either way: a rollback must leave this.frontier as it was.
+    const frontier = head.size === this.frontier.size ? this.frontier.clone() : await frontierAt(c, this.logId, head.size);
+    const nodes: StoredNode[] = [];
     const seqs: number[] = [];
     const bodies: string[] = [];
     const sigs: string[] = [];
@@ -214,10 +246,14 @@ export class PostgresStore implements Store {
       bodies.push(sealed.body);
       sigs.push(sealed.sig);
       hashes.push(sealed.hash);
+      // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
+      if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
+      nodes.push(...frontier.append(leafHash(sealed.body)));
       head = { size: sealed.seq, hash: sealed.hash };
     }
     await c.query('INSERT INTO audit_log (log_id, seq, body, sig, hash) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[])', [this.logId, seqs, bodies, sigs, hashes]);
-    return head;
+    await writeNodes(c, this.logId, nodes);
+    return { head: { ...head, root: frontier.root().toString('hex') }, frontier };
   }
 
   async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {

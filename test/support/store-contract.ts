@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { sealEntry, type EntryDraft } from '../../src/audit/entry.js';
 import { signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
+import { EMPTY_ROOT, consistencyProof, inclusionProof, leafHash, nodeHash, rootAt, verifyConsistency, verifyInclusion } from '../../src/audit/merkle.js';
 import type { LogHead, Sealer, Store, TxRecord } from '../../src/store/store.js';
 
 export interface OpenOptions {
@@ -66,6 +67,15 @@ export async function allRows(store: Store, page = 50): Promise<LogRow[]> {
   }
 }
 
+/** RFC 9162's MTH by its definition, over the leaf hashes: what the stored tree must agree with. */
+export function naiveRoot(leaves: readonly Buffer[]): Buffer {
+  if (leaves.length === 0) return EMPTY_ROOT;
+  if (leaves.length === 1) return leaves[0]!;
+  let k = 1;
+  while (k * 2 < leaves.length) k *= 2;
+  return nodeHash(naiveRoot(leaves.slice(0, k)), naiveRoot(leaves.slice(k)));
+}
+
 export async function assertIntact(store: Store, key: SigningKey, size: number): Promise<void> {
   const rows = await allRows(store);
   assert.deepEqual(
@@ -76,6 +86,10 @@ export async function assertIntact(store: Store, key: SigningKey, size: number):
   assert.equal(report.status, 'intact', JSON.stringify(report.first_broken));
   assert.equal(report.entries, size);
   assert.deepEqual(store.logHead(), { ...store.logHead(), size, hash: report.head_hash });
+  // The Merkle tree: the head's root is the MTH of the stored bodies, and the stored nodes give it too.
+  const root = naiveRoot(rows.map((r) => leafHash(r.body)));
+  assert.equal(store.logHead().root, root.toString('hex'));
+  assert.deepEqual(await rootAt(size, store.merkleNodes), root);
 }
 
 const kinds = async (store: Store) => (await allRows(store)).map((r) => JSON.parse(r.body).kind as string);
@@ -356,6 +370,33 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       await store.resetTotp('al', (had) => draft('totp_reset', null, had));
       await assertIntact(store, key, 3 + 5 * 5 + 2);
       assert.deepEqual(await store.integrityCheck(5), ['ok']);
+    }));
+
+    test('Merkle: inclusion and consistency proofs from the stored nodes verify; a rolled-back append leaves the tree as it was', withStore(async (store) => {
+      const roots = new Map<number, Buffer>();
+      for (let i = 0; i < 37; i++) {
+        await store.appendEntries(i % 5 === 0 ? [draft('refused', null, { i }), draft('refused', null, { i, two: true })] : [draft('refused', null, { i })]);
+        roots.set(store.logHead().size, Buffer.from(store.logHead().root, 'hex'));
+      }
+      const size = store.logHead().size;
+      const rows = await allRows(store);
+      const root = Buffer.from(store.logHead().root, 'hex');
+      for (const index of [0, 1, 7, 20, size - 1]) {
+        const proof = await inclusionProof(index, size, store.merkleNodes);
+        assert.ok(verifyInclusion(index, size, leafHash(rows[index]!.body), proof, root), `leaf ${index}`);
+        assert.ok(!verifyInclusion(index, size, leafHash(rows[(index + 1) % size]!.body), proof, root), `a wrong leaf at ${index}`);
+      }
+      for (const [old] of [...roots].filter(([n]) => n % 3 === 0)) {
+        const proof = await consistencyProof(old, size, store.merkleNodes);
+        assert.ok(verifyConsistency(old, size, proof, roots.get(old)!, root), `${old} -> ${size}`);
+      }
+      // A refused finish appends nothing: the root and the stored nodes stay as they were.
+      await assert.rejects(store.finish('none', 'Succeeded', {}, now, draft('outcome', 'none')));
+      assert.equal(store.logHead().root, root.toString('hex'));
+      await store.appendEntries([draft('refused')]);
+      await assertIntact(store, key, size + 1);
+      assert.deepEqual(await store.integrityCheck(5), ['ok']);
+      await assert.rejects(store.merkleNodes([{ level: 0, index: size + 5 }]), (e: Error & { code?: string }) => e.code === 'merkle_node_missing');
     }));
 
     test('8 concurrent writers x 200 operations: seqs 1..N with no gap or repeat, and the log verifies', withStore(async (store, _s, heads) => {

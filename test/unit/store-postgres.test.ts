@@ -103,7 +103,13 @@ describe('PostgreSQL: a database shared by several logs', () => {
     try {
       await store.appendEntries([draft('daemon_started'), draft('refused'), draft('refused'), draft('refused')]);
       await schema.admin.query('DELETE FROM audit_log WHERE log_id = $1 AND seq = 2', [key.keyId]);
-      assert.deepEqual(await store.integrityCheck(5), [`entry 2 of log ${key.keyId} is missing`, `entry 3 of log ${key.keyId}: its seq or prev_hash does not follow the entry before it`]);
+      assert.deepEqual(await store.integrityCheck(5), [
+        `entry 2 of log ${key.keyId} is missing`,
+        `entry 3 of log ${key.keyId}: its seq or prev_hash does not follow the entry before it`,
+        `the Merkle tree of log ${key.keyId} has 4 leaves for 3 entries`,
+      ]);
+      await schema.admin.query("UPDATE merkle_nodes SET hash = decode(repeat('00', 32), 'hex') WHERE log_id = $1 AND level = 0 AND idx = 2", [key.keyId]);
+      assert.ok((await store.integrityCheck(5)).includes(`entry 3 of log ${key.keyId}: its Merkle leaf is not the hash of its body`));
       await schema.admin.query('DELETE FROM audit_log WHERE log_id = $1 AND seq = 4', [key.keyId]);
       await assert.rejects(store.appendEntries([draft('refused')]), (e: Error & { code?: string }) => e.code === 'log_rewritten');
       await schema.admin.query("UPDATE audit_log SET body = body || ' ' WHERE log_id = $1 AND seq = 1", [key.keyId]);
