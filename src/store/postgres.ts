@@ -31,7 +31,7 @@ import type { TxState } from '../protocol/risk.js';
 import { describeUrl, makePool, storeError, type PoolLimits } from './postgres-pool.js';
 import { ensureSchema } from './postgres-schema.js';
 import { pgIntegrityCheck } from './postgres-check.js';
-import { frontierAt, pgNodeReader, writeNodes } from './postgres-merkle.js';
+import { frontierAt, pgNodeReader } from './postgres-merkle.js';
 import { WriteQueue } from './write-queue.js';
 import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
@@ -251,8 +251,12 @@ export class PostgresStore implements Store {
       nodes.push(...frontier.append(leafHash(sealed.body)));
       head = { size: sealed.seq, hash: sealed.hash };
     }
-    await c.query('INSERT INTO audit_log (log_id, seq, body, sig, hash) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[])', [this.logId, seqs, bodies, sigs, hashes]);
-    await writeNodes(c, this.logId, nodes);
+    // Entries and nodes in one statement: one round trip fewer on a path serialized per log.
+    await c.query(
+      `WITH entries AS (INSERT INTO audit_log (log_id, seq, body, sig, hash) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]))
+        INSERT INTO merkle_nodes (log_id, level, idx, hash) SELECT $1, * FROM unnest($6::int[], $7::bigint[], $8::bytea[])`,
+      [this.logId, seqs, bodies, sigs, hashes, nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash)],
+    );
     return { head: { ...head, root: frontier.root().toString('hex') }, frontier };
   }
 
