@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { startWorld } from '../support/world.js';
-import { airlock } from '../support/cli.js';
+import { airlock, DAEMON } from '../support/cli.js';
 import { testSchema } from '../support/pg-schema.js';
 import { keyIdOf, parsePublicKey } from '../../src/audit/keys.js';
 
@@ -34,4 +34,10 @@ test('a daemon with --store postgres:// runs preview, approve, execute and its l
     await w.close();
     await schema.drop();
   }
+});
+
+test('--store takes a PostgreSQL URL and nothing else: exit 2 before anything starts', async () => {
+  const r = await airlock(['--store', 'mysql://root@127.0.0.1/test', '--state-dir', '/nonexistent/airlock-state'], { entry: DAEMON, timeoutMs: 20_000 });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--store takes a PostgreSQL URL/);
 });
