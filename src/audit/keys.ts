@@ -52,22 +52,19 @@ export function parsePublicKey(text: string): Buffer {
 }
 
 /**
- * A file of several public keys (one per host, for `audit verify --all-hosts`): one key per
- * line in the public key file's format; blank lines and lines starting with # are skipped.
- * Any other line is an error naming its number, and a file with no key is one too.
+ * A key file of one or more keys: one "ed25519:<64 hex>" per line (the log's key history, oldest
+ * first, as `airlock audit pubkey --history` writes it); text after the key on a line (its key id,
+ * from which entry) is for people. Blank lines and lines starting with # are skipped.
  */
 export function parsePublicKeys(text: string): Buffer[] {
-  const keys = new Map<string, Buffer>();
-  for (const [i, line] of text.split('\n').entries()) {
-    const t = line.trim();
-    if (t === '' || t.startsWith('#')) continue;
-    const m = /^(?:ed25519:)?([0-9a-f]{64})$/i.exec(t);
-    if (!m) throw new AirlockError('validation', 'bad_pubkey', `line ${i + 1} of the key file is not "ed25519:" and 64 hex digits`, 'one key per line, as `airlock audit pubkey` prints it');
-    const raw = Buffer.from(m[1]!, 'hex');
-    keys.set(keyIdOf(raw), raw);
+  const keys: Buffer[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    keys.push(parsePublicKey(line.split(/\s+/)[0]!));
   }
-  if (keys.size === 0) throw new AirlockError('validation', 'bad_pubkey', 'the key file holds no public key', 'one key per line, as `airlock audit pubkey` prints it');
-  return [...keys.values()];
+  if (keys.length === 0) throw new AirlockError('validation', 'bad_pubkey', 'the public key file holds no key ("ed25519:" and 64 hex digits)', 'export it with `airlock audit pubkey`');
+  return keys;
 }
 
 /** Loads a seed file, creating it (mode 0600, O_EXCL) when absent and `create` is set. */

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
-import { verifyLog, type CheckpointEvidence, type LogRow, type VerifyReport } from './verify.js';
+import { verifyLog, type CheckpointEvidence, type LogRow, type VerifyReport, type WitnessKey } from './verify.js';
 
 export interface AuditSource {
   /** What it is, for people: "the daemon at /run/airlock/airlock.sock", "bundle audit.jsonl", "database airlock.db". */
@@ -33,11 +33,14 @@ export interface AuditSource {
 
 /**
  * A checkpoint file to read as well. One this account cannot read is an error (it may hold the
- * evidence); one that does not exist is left out, with a warning when the person `named` it.
+ * evidence). One that does not exist is left out; when it is `required` (the host's own sink, for
+ * a log read on the host: the daemon or its database) the verdict is then cannot_verify, never
+ * intact: a missing sink is what an intruder who cut the tail would leave.
  */
 export interface CheckpointFile {
   path: string;
   named: boolean;
+  required?: boolean;
 }
 
 export interface SourceReport extends VerifyReport {
@@ -48,12 +51,14 @@ export interface SourceReport extends VerifyReport {
 /** The most checkpoint text held for one verification (a year of busy checkpoints is far less). */
 export const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
 
-export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { checkpointFiles?: CheckpointFile[]; origin?: string; workers?: number } = {}): Promise<SourceReport> {
+export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { checkpointFiles?: CheckpointFile[]; origin?: string; workers?: number; witnesses?: readonly WitnessKey[] } = {}): Promise<SourceReport> {
   const warnings: string[] = [];
   const evidence: CheckpointEvidence[] = [];
+  const missing: string[] = [];
   for (const f of opts.checkpointFiles ?? []) {
     const text = readCheckpointFile(f);
     if (text !== null) evidence.push({ from: f.path, text });
+    else if (f.required) missing.push(f.path);
     else if (f.named) warnings.push(`the checkpoint file ${f.path} does not exist`);
   }
   const own = await src.checkpoints();
@@ -63,13 +68,18 @@ export async function verifySource(src: AuditSource, publicRaw: Buffer, opts: { 
   evidence.unshift(...own);
   const bytes = evidence.reduce((n, e) => n + e.text.length, 0);
   if (bytes > MAX_CHECKPOINT_BYTES) throw new AirlockError('validation', 'too_many_checkpoints', `more than ${MAX_CHECKPOINT_BYTES} bytes of checkpoints`, 'give a shorter checkpoint file (its recent part covers the log)');
-  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}) });
+  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}), ...(opts.witnesses ? { witnesses: opts.witnesses } : {}) });
   // A checkpoint and fewer entries than it covers is verifyLog's one finding about length.
   if (r.status === 'broken' && r.checkpoint && r.entries < r.checkpoint.size && src.shortfallHint && r.first_broken) {
     r.first_broken = { ...r.first_broken, reason: `${r.first_broken.reason}, or ${src.shortfallHint}` };
   }
+  // A required sink that is gone leaves the tail unchecked whatever the source's own checkpoints say.
+  if (r.status !== 'broken' && missing.length > 0) {
+    r.status = 'cannot_verify';
+    r.reason = `the checkpoint file ${missing.join(', ')} does not exist: the host's independent record of the log's length is missing, so a cut tail cannot be ruled out (give a copy with --checkpoints FILE, or find out who removed it)`;
+  }
   // Without a checkpoint nothing says how long the log should be: a copy missing its -wal looks whole.
-  if (r.status === 'intact' && !r.checkpoint && src.shortfallHint) warnings.push(`no checkpoint was compared, so a log missing its latest entries looks whole: ${src.shortfallHint}`);
+  if (r.status === 'cannot_verify' && src.shortfallHint) r.reason = `${r.reason}; and ${src.shortfallHint}`;
   return { ...r, source: src.name, warnings: [...warnings, ...r.warnings] };
 }
 

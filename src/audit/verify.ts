@@ -7,9 +7,9 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { canonicalize } from '../protocol/canonical.js';
-import { parseCheckpoints, type SignedCheckpoint } from './checkpoint.js';
 import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
-import { keyIdOf, publicKeyFromRaw } from './keys.js';
+import { Evidence, type CheckpointEvidence, type EvidenceSummary, type WitnessKey } from './evidence.js';
+import { keyIdOf } from './keys.js';
 
 export interface LogRow {
   seq: number;
@@ -17,20 +17,29 @@ export interface LogRow {
   sig: string;
 }
 
-/** Checkpoint lines and where they came from ("the daemon's checkpoint file", a path): a warning about a line names both. */
-export interface CheckpointEvidence {
-  from: string;
-  text: string;
-}
+export type { CheckpointEvidence, WitnessKey } from './evidence.js';
 
+/**
+ * intact: every entry verifies and the log is as long as its latest signed checkpoint says.
+ * broken: an entry, the chain or the length contradicts the signed evidence (first_broken says where).
+ * cannot_verify: nothing contradicts the log, but the evidence to rule out a cut tail is missing
+ * (no signed checkpoint of this log, or a checkpoint sink that should be there is not): never
+ * reported as intact, since a log whose tail was cut looks exactly like that.
+ */
 export interface VerifyReport {
-  status: 'intact' | 'broken';
+  status: 'intact' | 'broken' | 'cannot_verify';
   entries: number;
   head_hash: string;
-  /** The latest valid checkpoint: its size, time and the log it names. */
-  checkpoint: { size: number; ts: string; origin: string } | null;
+  /** Hex Merkle root (RFC 9162) of the entries verified. */
+  root: string;
+  /** The latest valid checkpoint or tree head: its size, time and the log it names. */
+  checkpoint: EvidenceSummary | null;
+  /** The largest tree head a witness the auditor trusts cosigned (null: none, or no witness key given). */
+  witnessed: EvidenceSummary | null;
   /** Present when broken: the first bad entry (or null when the problem is the log's length). */
   first_broken?: { seq: number | null; reason: string };
+  /** Present when cannot_verify: what evidence is missing and how to give it. */
+  reason?: string;
   warnings: string[];
 }
 
@@ -47,10 +56,13 @@ export async function verifyLog(
   rows: Iterable<LogRow> | AsyncIterable<LogRow>,
   publicRaw: Buffer,
   checkpoints: string | null | readonly CheckpointEvidence[],
-  opts: { workers?: number; origin?: string } = {},
+  opts: { workers?: number; origin?: string; witnesses?: readonly WitnessKey[] } = {},
 ): Promise<VerifyReport> {
-  const evidence = typeof checkpoints === 'string' ? [{ from: 'the checkpoint file', text: checkpoints }] : (checkpoints ?? []);
   const keyId = keyIdOf(publicRaw);
+  const evidence = new Evidence(typeof checkpoints === 'string' ? [{ from: 'the checkpoint file', text: checkpoints }] : (checkpoints ?? []), [publicRaw], keyId, {
+    ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
+    ...(opts.witnesses ? { witnesses: opts.witnesses } : {}),
+  });
   const workerCount = Math.max(1, opts.workers ?? availableParallelism());
   const workerData = { publicKeyHex: publicRaw.toString('hex') };
   const workers = Array.from({ length: workerCount }, () => startVerifyWorker(workerData));
@@ -70,7 +82,6 @@ export async function verifyLog(
 
   let expected = 1;
   let prev = GENESIS_HASH;
-  const hashes: string[] = [];
   // Set inside take(); the cast keeps TypeScript from narrowing it to null out here.
   let structural = null as { seq: number; reason: string } | null;
   /** One row in order; false at the first structural fault, which ends the walk. */
@@ -81,7 +92,7 @@ export async function verifyLog(
       return false;
     }
     prev = entryHash(row.body);
-    hashes.push(prev);
+    evidence.observe(row.seq, prev, row.body);
     batch.seqs.push(row.seq);
     batch.bodies.push(row.body);
     batch.sigs.push(row.sig);
@@ -97,12 +108,12 @@ export async function verifyLog(
     flush();
     const bads = (await Promise.all(sigChecks)).filter((b) => b >= 0);
     const badSig = bads.length ? Math.min(...bads) : -1;
-    const base = { entries: hashes.length, head_hash: prev, checkpoint: null as VerifyReport['checkpoint'], warnings: [] as string[] };
+    const base = { entries: expected - 1, head_hash: prev, root: evidence.root().toString('hex'), checkpoint: null, witnessed: null, warnings: evidence.warnings };
     if (badSig >= 0 && (!structural || badSig < structural.seq)) {
       return { ...base, status: 'broken', first_broken: { seq: badSig, reason: 'signature does not verify: the entry was altered or not signed by this key' } };
     }
     if (structural) return { ...base, status: 'broken', first_broken: structural };
-    return compareWithCheckpoints(base, hashes, evidence, publicRaw, opts.origin);
+    return { ...base, ...evidence.judge(expected - 1) };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -139,42 +150,4 @@ function checkStructure(row: LogRow, expected: number, prev: string, keyId: stri
   if (e.key_id !== keyId) return `entry was signed by key ${e.key_id}, not by this public key (${keyId})`;
   if (!(ENTRY_KINDS as readonly string[]).includes(e.kind)) return `unknown entry kind ${JSON.stringify(e.kind)}`;
   return null;
-}
-
-function compareWithCheckpoints(base: Omit<VerifyReport, 'status'>, hashes: string[], evidence: readonly CheckpointEvidence[], publicRaw: Buffer, origin: string | undefined): VerifyReport {
-  if (evidence.length === 0) {
-    return { ...base, status: 'intact', warnings: ['no checkpoint file was given: a cut tail cannot be detected (pass --checkpoints FILE)'] };
-  }
-  const publicKey = publicKeyFromRaw(publicRaw);
-  const good: SignedCheckpoint[] = [];
-  for (const { from, text } of evidence) {
-    // Anyone can write a line into syslog: lines that are not validly signed are noise, reported but
-    // never evidence, and so is a checkpoint of another log. Only a signed checkpoint of this log
-    // that contradicts it breaks it.
-    const where = evidence.length > 1 ? ` of ${from}` : '';
-    for (const p of parseCheckpoints(text, publicKey, origin === undefined ? {} : { origin })) {
-      if (p.ok) good.push(p.value);
-      else base.warnings.push(`checkpoint line ${p.line}${where} ignored: ${p.reason}`);
-    }
-  }
-  if (good.length === 0) {
-    const where = evidence.length > 1 ? `none of ${evidence.map((e) => e.from).join(', ')} holds a` : `${evidence[0]!.from} holds no`;
-    return { ...base, status: 'intact', warnings: [...base.warnings, `${where} valid checkpoint: a cut tail cannot be detected`] };
-  }
-  const latest = good.reduce((a: SignedCheckpoint, b) => (b.checkpoint.size > a.checkpoint.size ? b : a));
-  const cp = { size: latest.checkpoint.size, ts: latest.checkpoint.ts, origin: latest.checkpoint.origin };
-  if (hashes.length < cp.size) {
-    return {
-      ...base,
-      checkpoint: cp,
-      status: 'broken',
-      first_broken: { seq: hashes.length + 1, reason: `log has ${hashes.length} entries but the checkpoint of ${cp.ts} covers ${cp.size}: the tail was cut` },
-    };
-  }
-  for (const c of good) {
-    if (c.checkpoint.size > 0 && hashes[c.checkpoint.size - 1] !== c.checkpoint.head_hash) {
-      return { ...base, checkpoint: cp, status: 'broken', first_broken: { seq: c.checkpoint.size, reason: `entry ${c.checkpoint.size} differs from the one the checkpoint of ${c.checkpoint.ts} signed: history was rewritten` } };
-    }
-  }
-  return { ...base, checkpoint: cp, status: 'intact' };
 }

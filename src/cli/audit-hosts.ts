@@ -12,6 +12,7 @@ import { keyIdOf, parsePublicKeys } from '../audit/keys.js';
 import { describeUrl } from '../audit/pg-url.js';
 import { postgresSources, type PostgresLogSource } from '../audit/postgres-source.js';
 import { verifySource, type CheckpointFile, type SourceReport } from '../audit/source.js';
+import type { WitnessKey } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { c, printJson, reportError } from './ui.js';
@@ -28,31 +29,39 @@ export interface HostReport {
 /** The key id an origin names (HOST/airlock/KEYID), or null. */
 const originKeyId = (origin: string) => /\/airlock\/([0-9a-f]{16})$/.exec(origin)?.[1] ?? null;
 
-async function verifyHost(src: PostgresLogSource, keys: Buffer[], checkpointFiles: CheckpointFile[]): Promise<HostReport> {
+async function verifyHost(src: PostgresLogSource, keys: Buffer[], checkpointFiles: CheckpointFile[], witnesses: readonly WitnessKey[]): Promise<HostReport> {
   const base = { origin: src.origin, log_id: src.logId };
   const id = originKeyId(src.origin);
   if (id === null || id !== src.logId) return { ...base, status: 'cannot_verify', reason: `its origin names no key id, or not its own log id ${src.logId}` };
   const key = keys.find((k) => keyIdOf(k) === id);
   if (!key) return { ...base, status: 'cannot_verify', reason: `no key in the key file has the key id ${id}` };
   try {
-    const report = await verifySource(src, key, { checkpointFiles, origin: src.origin });
-    return { ...base, status: report.status, report };
+    // Only this host's checkpoints count, from a file that may gather the whole fleet's.
+    const report = await verifySource(src, key, { checkpointFiles, witnesses, origin: src.origin });
+    return { ...base, status: report.status, ...(report.reason !== undefined ? { reason: report.reason } : {}), report };
   } catch (e) {
     return { ...base, status: 'cannot_verify', reason: (e as Error).message };
   }
 }
 
-export async function verifyHosts(o: { pubkey: string; db: string; allHosts?: boolean; checkpoints: string; json?: boolean }, cmd: Command, readKeyFile: (path: string) => string): Promise<number> {
+export async function verifyHosts(
+  o: { pubkey: string; db: string; allHosts?: boolean; checkpoints: string; witness: string[]; json?: boolean },
+  cmd: Command,
+  read: { keyFile: (path: string) => string; witnessKey: (text: string) => WitnessKey },
+): Promise<number> {
   const started = process.hrtime.bigint();
   const hosts: HostReport[] = [];
   try {
-    const keys = parsePublicKeys(readKeyFile(o.pubkey));
-    // The default checkpoint file is this machine's: it counts only when named.
-    const checkpointFiles: CheckpointFile[] = cmd.getOptionValueSource('checkpoints') === 'default' ? [] : [{ path: o.checkpoints, named: true }];
+    const keys = parsePublicKeys(read.keyFile(o.pubkey));
+    const witnesses = o.witness.map(read.witnessKey);
+    // The default checkpoint file is this machine's: it counts only when named (a syslog export of
+    // the fleet, say), and then it must be there. Without one, a host with no witnessed head
+    // cannot be verified: nothing says how long its log should be.
+    const checkpointFiles: CheckpointFile[] = cmd.getOptionValueSource('checkpoints') === 'default' ? [] : [{ path: o.checkpoints, named: true, required: true }];
     const first = keyIdOf(keys[0]!);
     const sources = (await postgresSources(o.db)).filter((s) => o.allHosts || s.logId === first);
     if (sources.length === 0) throw new AirlockError('validation', 'no_log', o.allHosts ? `the database ${describeUrl(o.db)} holds no log` : `the database ${describeUrl(o.db)} holds no log of the key ${first}`, o.allHosts ? undefined : 'give --all-hosts to verify every host\'s log');
-    for (const src of sources) hosts.push(await verifyHost(src, keys, checkpointFiles));
+    for (const src of sources) hosts.push(await verifyHost(src, keys, checkpointFiles, witnesses));
   } catch (e) {
     reportError(e, Boolean(o.json));
     return 2;

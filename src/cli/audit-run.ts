@@ -5,9 +5,9 @@
  * key is always the auditor's own file, never the source's word.
  */
 import type { Command } from 'commander';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { formatPublicKey, keyIdOf, parsePublicKey } from '../audit/keys.js';
+import { formatPublicKey, keyIdOf, parsePublicKey, parsePublicKeys } from '../audit/keys.js';
 import { databaseSource } from '../audit/log-file.js';
 import { isPostgresUrl } from '../audit/pg-url.js';
 import { bundleSource, writeBundle } from '../audit/bundle.js';
@@ -17,6 +17,9 @@ import { socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { escapeText } from '../protocol/escape-text.js';
+import { readKeyFile } from './audit-keys.js';
+import { verifyProofFile } from './audit-proof.js';
+import { parseVkey, SIG_COSIGNATURE_V1 } from '../audit/note.js';
 import { withClient } from './connect.js';
 import { c, printJson, reportError } from './ui.js';
 
@@ -27,21 +30,30 @@ interface VerifyOpts {
   checkpoints: string;
   origin?: string;
   allHosts?: boolean;
+  witness: string[];
+  proof?: string;
   json?: boolean;
 }
 
 /** Exit status: 0 intact, 1 broken, 2 cannot verify (any error: an unreadable key, database, bundle or daemon). */
 export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
   // A PostgreSQL store holds a log per host: audit-hosts.ts verifies each with its own key.
-  if (o.db !== undefined && o.bundle === undefined && isPostgresUrl(o.db)) return (await import('./audit-hosts.js')).verifyHosts({ ...o, db: o.db }, cmd, readKeyFile);
+  if (o.db !== undefined && o.bundle === undefined && isPostgresUrl(o.db)) return (await import('./audit-hosts.js')).verifyHosts({ ...o, db: o.db }, cmd, { keyFile: readKeyFile, witnessKey: readWitnessKey });
   const started = process.hrtime.bigint();
   let report;
   try {
+    if (o.proof !== undefined) {
+      if (o.db !== undefined || o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'a proof file is checked on its own: give --proof without --db or --bundle');
+      return verifyProofFile(o.proof, { pubkey: o.pubkey, ...(o.origin !== undefined ? { origin: o.origin } : {}), ...(o.json ? { json: true } : {}) });
+    }
     if (o.db !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'give --db or --bundle, not both');
     if (o.allHosts) throw new AirlockError('validation', 'bad_source', '--all-hosts reads a PostgreSQL store: give --db postgres://...');
     const pub = parsePublicKey(readKeyFile(o.pubkey));
-    const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named: cmd.getOptionValueSource('checkpoints') !== 'default' }];
-    const opts = { checkpointFiles, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
+    const witnesses = o.witness.map(readWitnessKey);
+    const named = cmd.getOptionValueSource('checkpoints') !== 'default';
+    // Read on the host (the daemon, a database), the host's checkpoint file must be there; a bundle carries its own.
+    const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named, required: o.bundle === undefined || named }];
+    const opts = { checkpointFiles, witnesses, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
     if (o.db !== undefined) report = await verifySource(databaseSource(o.db, `airlock audit verify --pubkey ${o.pubkey}`), pub, opts);
     else if (o.bundle !== undefined) report = await verifySource(bundleSource(o.bundle), pub, opts);
     else report = await withClient(cmd, (cl) => verifySource(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket)), pub, opts));
@@ -58,24 +70,21 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
     if (report.status === 'intact') {
       const cp = report.checkpoint;
       process.stdout.write(`${c.green('intact')}  ${report.entries} entries from ${from}, head ${report.head_hash.slice(0, 16)}…${cp ? `, consistent with the checkpoint of ${cp.ts} (size ${cp.size}, ${cp.origin})` : ''} ${c.dim(`(${ms.toFixed(0)} ms)`)}\n`);
+    } else if (report.status === 'cannot_verify') {
+      process.stdout.write(`${c.yellow('CANNOT VERIFY')}  ${escapeText(report.reason ?? 'the evidence is incomplete')}\n  ${report.entries} entries of ${from} verified, and nothing contradicts them; but this is not proof the log is whole\n`);
     } else {
       const fb = report.first_broken!;
       process.stdout.write(`${c.red('BROKEN')}  ${fb.seq !== null ? `first broken entry: #${fb.seq}: ` : ''}${escapeText(fb.reason)}\n  ${report.entries} entries of ${from} verified before it\n`);
     }
     for (const w of report.warnings) process.stdout.write(`${c.yellow('warning')} ${escapeText(w)}\n`);
   }
-  return report.status === 'intact' ? 0 : 1;
+  return report.status === 'intact' ? 0 : report.status === 'broken' ? 1 : 2;
 }
 
-function readKeyFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new AirlockError('validation', 'bad_pubkey', `no public key file at ${path}`, 'write one with `airlock audit pubkey --out audit.pub` (then compare its key id with the one the host\'s administrator gives you)');
-    if (code === 'EACCES') throw new AirlockError('authorization', 'permission_denied', `permission denied: ${path}`, 'write a copy you can read with `airlock audit pubkey --out audit.pub`');
-    throw new AirlockError('validation', 'bad_pubkey', `cannot read ${path}: ${code ?? (e as Error).message}`);
-  }
+/** A witness's verifier key, given as the vkey itself or a file holding it. */
+function readWitnessKey(text: string): { name: string; publicRaw: Buffer } {
+  const vkey = existsSync(text) ? readFileSync(text, 'utf8').trim() : text;
+  return parseVkey(vkey, [SIG_COSIGNATURE_V1]);
 }
 
 /**
@@ -121,9 +130,9 @@ export async function pubkey(o: { out?: string; force?: boolean; stateDir?: stri
  */
 export async function exportLog(o: { out: string; db?: string; checkpoints: string; force?: boolean; json?: boolean }, cmd: Command): Promise<void> {
   const write = async (src: AuditSource, publicKey: string | null) => {
-    const n = await writeBundle(src, o.out, { publicKey, force: Boolean(o.force) });
+    const n = await writeBundle(src, o.out, { publicKey, publicKeys: publicKey ? parsePublicKeys(publicKey) : [], force: Boolean(o.force) });
     if (o.json) return printJson({ path: o.out, source: src.name, ...n });
-    process.stdout.write(`wrote ${escapeText(o.out)}: ${n.entries} entries and ${n.checkpoints} checkpoints from ${escapeText(src.name)}\n`);
+    process.stdout.write(`wrote ${escapeText(o.out)}: ${n.entries} entries, ${n.tree_heads} signed tree heads${n.checkpoints ? ` and ${n.checkpoints} older checkpoints` : ''} from ${escapeText(src.name)}\n`);
     process.stdout.write(`  verify it anywhere, with no daemon: airlock audit verify --bundle ${escapeText(o.out)} --pubkey audit.pub\n`);
   };
   if (o.db === undefined) {

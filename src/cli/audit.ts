@@ -24,9 +24,41 @@ export function auditCommand(): Command {
     .option('--all-hosts', 'with --db postgres://...: verify every host\'s log in the database, each with the key its origin names (--pubkey: one key per line)')
     .option('--checkpoints <file>', 'a checkpoint file, or a syslog export with airlock-checkpoint lines, read as well (when it exists)', defaults.checkpoints)
     .option('--origin <origin>', 'count only checkpoints naming this log (HOST/airlock/KEYID, as the daemon logs at start)')
+    .option('--witness <vkey>', "a witness you trust: its verifier key (NAME+HASH+KEY, as `airlock witness key` prints) or a file holding it; heads it cosigned count as evidence (repeatable)", collect, [])
+    .option('--proof <file>', 'check a proof file from `audit prove` or `audit consistency` instead of a log (offline)')
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify.\nWith --all-hosts: 0 when every host is intact, 1 when any is broken, 2 when any cannot be verified and none is broken.')
+    .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify (no signed\ncheckpoint or tree head of this log, a checkpoint file that should be there and is not, an unreadable\nkey, database, bundle or daemon): nothing contradicts the log, but nothing proves it whole.\nWith --all-hosts: 0 when every host is intact, 1 when any is broken, 2 when any cannot be verified and none is broken.')
     .action(lazy(() => import('./audit-run.js'), 'verify'));
+
+  audit
+    .command('tree-head')
+    .description("print a signed tree head of the log now (a C2SP tlog-checkpoint note: origin, size, Merkle root, time, the log's signature)")
+    .option('--size <n>', 'the head of the first N entries instead of the whole log')
+    .option('--json', 'print {size, root, note} as JSON')
+    .action(lazy(() => import('./audit-proof.js'), 'treeHead'));
+
+  audit
+    .command('prove')
+    .description("prove that a transaction's entries are in the log: a signed tree head and an RFC 9162 inclusion proof per entry, checked here with your key")
+    .argument('<id>', 'the transaction id (tx_...)')
+    .requiredOption('--pubkey <file>', 'the audit public key (from `airlock audit pubkey --out FILE`)')
+    .option('--out <file>', 'write the proof to this file, for `airlock audit verify --proof FILE` anywhere')
+    .option('--force', 'with --out: replace an existing file')
+    .option('--json', 'print the proof document (or, with --out, what was written) as JSON')
+    .addHelpText('after', '\nExit status: 0 the proof verifies, 1 it does not (nothing is written), 2 an error.\nExample:\n  airlock audit prove tx_0123456789abcdef01234567 --pubkey audit.pub --out tx.proof\n  airlock audit verify --proof tx.proof --pubkey audit.pub')
+    .action(lazy(() => import('./audit-proof.js'), 'prove'));
+
+  audit
+    .command('consistency')
+    .description('prove that the log of size NEW extends the log of size OLD (nothing before entry OLD+1 changed): two signed tree heads and an RFC 9162 consistency proof')
+    .argument('<old>', 'the older tree size (from a tree head you kept)')
+    .argument('[new]', 'the newer tree size (default: the log now)')
+    .requiredOption('--pubkey <file>', 'the audit public key')
+    .option('--out <file>', 'write the proof to this file, for `airlock audit verify --proof FILE` anywhere')
+    .option('--force', 'with --out: replace an existing file')
+    .option('--json', 'print the proof document (or, with --out, what was written) as JSON')
+    .addHelpText('after', '\nExit status: 0 the proof verifies, 1 it does not (nothing is written), 2 an error.')
+    .action(lazy(() => import('./audit-proof.js'), 'consistency'));
 
   audit
     .command('pubkey')
@@ -71,6 +103,10 @@ export function auditCommand(): Command {
       }
     });
   return audit;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 /** `audit verify` and `audit checkpoint` exit 2 for "cannot verify", whatever the error's category. */

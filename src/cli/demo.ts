@@ -146,7 +146,7 @@ async function demo(fast: boolean): Promise<number> {
     const report = await verifyLog(readSqliteLog(files.db), parsePublicKey(readFileSync(files.publicKey, 'utf8')), readFileSync(files.checkpoints, 'utf8'));
     rmKept(kept);
     say(`  ${c.dim('$ airlock audit verify --pubkey audit.pub --db airlock.db --checkpoints checkpoints.log')}`);
-    say(`  ${report.status === 'intact' ? c.green('intact') : c.red('BROKEN')}  ${report.entries} signed entries, consistent with the latest checkpoint (size ${report.checkpoint?.size ?? 0})`);
+    say(`  ${report.status === 'intact' ? c.green('intact') : report.status === 'broken' ? c.red('BROKEN') : c.yellow('CANNOT VERIFY')}  ${report.entries} signed entries, consistent with the latest checkpoint (size ${report.checkpoint?.size ?? 0})`);
     say(`\n${c.bold('Done')} in ${((Date.now() - t0) / 1000).toFixed(1)} s. The throwaway host is gone; this machine did not change.`);
     say(c.dim('Next: README.md (install for real), docs/security.md (what this does and does not protect), `airlock --help`.'));
     return report.status === 'intact' ? 0 : 1;

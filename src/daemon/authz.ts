@@ -59,6 +59,9 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   'audit.pubkey': 'principal',
   'audit.entries': 'principal', // the signed log as stored: a client verifies it with the public key
   'audit.checkpoints': 'principal', // signed checkpoint lines as stored: verified with the public key too
+  'audit.tree_head': 'principal', // signed tree heads and proofs: each checked by the client with the public key
+  'audit.prove': 'principal',
+  'audit.consistency': 'principal',
   'policy.show': 'principal',
   history: 'principal',
   preview: 'principal', // then: the role the action's risk needs (mayPreview)

@@ -8,6 +8,8 @@ import { dirname } from 'node:path';
 import { formatPublicKey, loadKeyFile, loadSeedFile } from '../audit/keys.js';
 import { sealEntry } from '../audit/entry.js';
 import { checkpointOrigin } from '../audit/checkpoint.js';
+import { signTreeHead } from '../audit/note.js';
+import { TreeHeads } from './tree-heads.js';
 import { AirlockError } from '../protocol/errors.js';
 import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE } from '../protocol/defaults.js';
 import { SqliteStore } from '../store/sqlite.js';
@@ -118,7 +120,8 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   sweep.unref();
 
   const svc = service;
-  const listener = await startServer({ socketPath: c.socketPath, service, publicKeyText: pub, checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
+  const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(auditKey, origin, size, root, new Date()));
+  const listener = await startServer({ socketPath: c.socketPath, service, treeHeads, publicKeyText: pub, checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);
   let stopping: Promise<void> | null = null;
   return {

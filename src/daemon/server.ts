@@ -13,6 +13,7 @@
  * output notices of its running executes (output-stream.ts), only while less than
  * MAX_UNSENT_NOTICE_BYTES of its frames wait unsent.
  */
+import type { TreeHeads } from './tree-heads.js';
 import { errorForClient } from './output.js';
 import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
@@ -86,6 +87,8 @@ export interface ServerOptions {
   socketPath: string;
   service: AirlockService;
   publicKeyText: string;
+  /** Signs tree heads and builds proofs for `audit.tree_head`, `audit.prove`, `audit.consistency`. */
+  treeHeads: TreeHeads;
   /** The checkpoint file that `audit.checkpoints` serves. */
   checkpointPath: string;
   log: (msg: string) => void;
@@ -127,6 +130,9 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     'audit.entries': (who, p) => o.service.auditEntries(who, p),
     'audit.checkpoints': async (_who, p) => checkpointPage(o.checkpointPath, p),
     'store.check': () => o.service.storeCheck(),
+    'audit.tree_head': (_who, p) => o.treeHeads.head(p),
+    'audit.prove': (_who, p) => o.treeHeads.prove(p),
+    'audit.consistency': (_who, p) => o.treeHeads.consistency(p),
   };
   const idleMs = o.idleMs ?? IDLE_MS;
   const perUid = new Map<number, number>();

@@ -114,7 +114,7 @@ export async function verifyAndKeep(cl: AirlockClient, files: AuditFiles): Promi
     first_broken: r.first_broken ?? null,
     checkpoint: r.checkpoint,
     key: keyOut,
-    reason: null,
+    reason: r.reason ?? null,
     // verify.ts says "pass --checkpoints FILE" when there was none; the readable-or-not warning above says more.
     warnings: [...warnings, ...r.warnings.filter((w) => !(cp.text === null && w.startsWith('no checkpoint file was given')))],
   }, rows);

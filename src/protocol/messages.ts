@@ -386,6 +386,41 @@ export interface AuditEntriesPage {
   next_after_seq: number | null;
 }
 
+/** `audit.tree_head`: a signed tree head (C2SP tlog-checkpoint note) of the log at `size`. */
+export interface AuditTreeHead {
+  size: number;
+  /** Hex RFC 9162 Merkle root of the first `size` entries. */
+  root: string;
+  /** The signed note: origin, size, base64 root, `time ...`, a blank line, the log's signature line. */
+  note: string;
+}
+
+/** One entry of an inclusion proof: the row as stored and its RFC 9162 audit path (base64 hashes), leaf index seq - 1. */
+export interface ProvenEntry {
+  seq: number;
+  body: string;
+  sig: string;
+  proof: string[];
+}
+
+/** `audit.prove` (and `airlock audit prove`): every entry of a transaction, proven against one signed tree head. */
+export interface InclusionProofDoc {
+  type: 'airlock-inclusion-proof';
+  version: 1;
+  transaction_id: string;
+  tree_head: string;
+  entries: ProvenEntry[];
+}
+
+/** `audit.consistency` (and `airlock audit consistency`): the tree of the new head extends the tree of the old one. */
+export interface ConsistencyProofDoc {
+  type: 'airlock-consistency-proof';
+  version: 1;
+  old_head: string;
+  new_head: string;
+  proof: string[];
+}
+
 /** `audit.checkpoints`: whole lines of the daemon's checkpoint file as stored, from a byte offset. */
 export interface AuditCheckpointsPage {
   lines: string[];

@@ -17,6 +17,9 @@ import type {
   AuditCheckpointsPage,
   AuditEntriesPage,
   AuditPublicKey,
+  AuditTreeHead,
+  ConsistencyProofDoc,
+  InclusionProofDoc,
   PolicyReloaded,
   PolicyView,
   PreviewResult,
@@ -76,6 +79,9 @@ export const METHOD_TABLE = {
   'audit.entries': { params: { after_seq: optional<number>(), limit: optional<number>() }, returns: returns<AuditEntriesPage>() },
   'audit.checkpoints': { params: { offset: optional<number>() }, returns: returns<AuditCheckpointsPage>() },
   'store.check': { params: {}, returns: returns<StoreCheck>() },
+  'audit.tree_head': { params: { size: optional<number>() }, returns: returns<AuditTreeHead>() },
+  'audit.prove': { params: { transaction_id: required<string>() }, returns: returns<InclusionProofDoc>() },
+  'audit.consistency': { params: { old_size: required<number>(), new_size: optional<number>() }, returns: returns<ConsistencyProofDoc>() },
 } as const satisfies Record<string, { params: Record<string, Param<unknown, boolean>>; returns: Returns<unknown> }>;
 
 export type Method = keyof typeof METHOD_TABLE;

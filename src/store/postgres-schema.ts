@@ -86,6 +86,8 @@ CREATE TABLE IF NOT EXISTS audit_log (
   hash TEXT NOT NULL,
   PRIMARY KEY (log_id, seq)
 );
+-- audit prove: a transaction's entries without a pass over the whole log (bodies are canonical JSON).
+CREATE INDEX IF NOT EXISTS audit_log_tx ON audit_log (log_id, ((body::jsonb) ->> 'transaction_id'));
 -- The log's Merkle tree: the hash of every complete subtree (src/audit/merkle.ts), written with the entries.
 CREATE TABLE IF NOT EXISTS merkle_nodes (
   log_id TEXT NOT NULL REFERENCES logs(log_id),

@@ -502,6 +502,11 @@ export class PostgresStore implements Store {
     return this.read<LogRow>('SELECT seq, body, sig FROM audit_log WHERE log_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [this.logId, afterSeq, limit]);
   }
 
+  async transactionEntries(id: string, limit: number): Promise<LogRow[]> {
+    // The expression index audit_log_tx (postgres-schema.ts) answers this without a pass over the log.
+    return this.read<LogRow>("SELECT seq, body, sig FROM audit_log WHERE log_id = $1 AND (body::jsonb ->> 'transaction_id') = $2 ORDER BY seq LIMIT $3", [this.logId, id, limit]);
+  }
+
   /** Cancels one transaction past its deadline, recording which stage ran out; false when it was not due. */
   private async expireOne(c: PoolClient, id: string, now: number): Promise<boolean> {
     const r = await c.query(

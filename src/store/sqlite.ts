@@ -64,6 +64,8 @@ CREATE TABLE IF NOT EXISTS audit_log (
   sig TEXT NOT NULL,
   hash TEXT NOT NULL
 );
+-- audit prove: a transaction's entries without a pass over the whole log.
+CREATE INDEX IF NOT EXISTS audit_log_tx ON audit_log(json_extract(body, '$.transaction_id'));
 `;
 const SCHEMA_VERSION = '1';
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed (absent: a store from before sealing, or a new one). */
@@ -117,6 +119,15 @@ const toRecord = (r: Row): TxRecord => ({
 });
 
 const STEP_SPENT = Symbol('step spent');
+/** The most operations one group commit holds: bounds the batch's time and its memory. */
+export const MAX_BATCH = 256;
+
+interface PendingOp {
+  fn: () => unknown;
+  entries: (result: unknown) => EntryDraft[];
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
 const DAY_MS = 24 * 60 * 60_000;
 
 export class SqliteStore implements Store {
@@ -129,6 +140,9 @@ export class SqliteStore implements Store {
   private readonly stmts;
   /** One IMMEDIATE transaction around body, built once: db.transaction() is costly to call per operation. */
   private readonly immediate: (body: () => unknown) => unknown;
+  /** Operations waiting for the next group commit (atomically), in arrival order. */
+  private readonly pending: PendingOp[] = [];
+  private commitScheduled = false;
 
   constructor(
     path: string,
@@ -170,6 +184,7 @@ export class SqliteStore implements Store {
       finish: this.db.prepare("UPDATE transactions SET state = ?, result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
       cancel: this.db.prepare("UPDATE transactions SET state = 'Canceled', updated_at = ?, result_json = COALESCE(?, result_json) WHERE id = ? AND state IN ('Previewed', 'Queued') AND (? IS NULL OR state = ?)"),
       logRows: this.db.prepare('SELECT seq, body, sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?'),
+      txRows: this.db.prepare("SELECT seq, body, sig FROM audit_log WHERE json_extract(body, '$.transaction_id') = ? ORDER BY seq LIMIT ?"),
       due: this.db.prepare("SELECT * FROM transactions WHERE state IN ('Previewed', 'Queued') AND expires_at <= ?"),
       running: this.db.prepare("SELECT * FROM transactions WHERE state = 'Running'"),
       fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
@@ -195,48 +210,110 @@ export class SqliteStore implements Store {
       totpFailure: this.db.prepare('UPDATE totp SET failures = failures + 1 WHERE approver = ?'),
       totpLock: this.db.prepare('UPDATE totp SET failures = 0, locked_until = ? WHERE approver = ?'),
       insertLog: this.db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)'),
+      begin: this.db.prepare('BEGIN IMMEDIATE'),
+      commit: this.db.prepare('COMMIT'),
+      rollback: this.db.prepare('ROLLBACK'),
+      savepoint: this.db.prepare('SAVEPOINT op'),
+      release: this.db.prepare('RELEASE op'),
+      rollbackTo: this.db.prepare('ROLLBACK TO op'),
     };
     this.immediate = this.db.transaction((body: () => unknown) => body()).immediate;
   }
 
   /**
-   * Runs fn and appends entries, with the Merkle nodes they finish, in one IMMEDIATE
-   * transaction; the in-memory head and frontier move only on commit.
+   * Runs fn and appends entries, with the Merkle nodes they finish, atomically and durably: the
+   * promise settles only after the commit that holds them is on disk (synchronous = FULL).
+   *
+   * Group commit: operations that arrive while one commit is being prepared wait for the next
+   * turn of the event loop and share one IMMEDIATE transaction, each inside a savepoint of its
+   * own, in arrival order. An operation that throws rolls back to its savepoint alone (as if it
+   * had been a transaction of its own); the others commit. One fsync then covers the whole
+   * batch, which is what lets concurrent writers append many times faster than the disk syncs.
+   * A failed COMMIT rejects every operation of the batch: nothing of it was stored. The
+   * in-memory head and frontier move only once the batch is committed, and nobody learns an
+   * operation's outcome before then.
    */
-  private atomically<T>(entries: (result: T) => EntryDraft[], fn: () => T): T {
+  private atomically<T>(entries: (result: T) => EntryDraft[], fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, entries, resolve: resolve as (v: unknown) => void, reject } as PendingOp);
+      if (!this.commitScheduled) {
+        this.commitScheduled = true;
+        setImmediate(() => this.commitBatch());
+      }
+    });
+  }
+
+  private commitBatch(): void {
+    this.commitScheduled = false;
+    const batch = this.pending.splice(0, MAX_BATCH);
+    if (this.pending.length > 0) {
+      this.commitScheduled = true;
+      setImmediate(() => this.commitBatch());
+    }
     let head = this.head;
     let frontier = this.frontier;
-    let appended: EntryDraft[] = [];
-    const result = this.immediate(() => {
-      head = this.head;
-      const result = fn();
-      appended = entries(result);
-      if (appended.length === 0) return result;
-      // A copy: a rollback after this point must leave this.frontier as it was.
-      frontier = this.frontier.clone();
-      let { size, hash } = head;
-      for (const draft of appended) {
-        const sealed = this.seal(draft, size + 1, hash);
-        // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
-        if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
-        this.stmts.insertLog.run(sealed.seq, sealed.body, sealed.sig, sealed.hash);
-        this.writeNodes(frontier.append(leafHash(sealed.body)));
-        size = sealed.seq;
-        hash = sealed.hash;
-      }
-      head = { size, hash, root: frontier.root().toString('hex') };
-      return result;
-    }) as T;
-    if (head !== this.head) {
-      this.head = head;
-      this.frontier = frontier;
-      this.onAppend(head, appended);
+    const done: Array<{ op: PendingOp; ok: true; result: unknown; appended: EntryDraft[]; head: LogHead } | { op: PendingOp; ok: false; error: unknown }> = [];
+    try {
+      this.stmts.begin.run();
+    } catch (e) {
+      for (const op of batch) op.reject(e);
+      return;
     }
-    return result;
+    try {
+      for (const op of batch) {
+        this.stmts.savepoint.run();
+        const before = { head, frontier };
+        try {
+          const result = op.fn();
+          const appended = op.entries(result);
+          if (appended.length > 0) {
+            // A copy: rolling this operation back must leave the batch's frontier as it was.
+            frontier = frontier.clone();
+            let { size, hash } = head;
+            for (const draft of appended) {
+              const sealed = this.seal(draft, size + 1, hash);
+              // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
+              if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
+              this.stmts.insertLog.run(sealed.seq, sealed.body, sealed.sig, sealed.hash);
+              this.writeNodes(frontier.append(leafHash(sealed.body)));
+              size = sealed.seq;
+              hash = sealed.hash;
+            }
+            head = { size, hash, root: frontier.root().toString('hex') };
+          }
+          this.stmts.release.run();
+          done.push({ op, ok: true, result, appended, head });
+        } catch (error) {
+          this.stmts.rollbackTo.run();
+          this.stmts.release.run();
+          ({ head, frontier } = before);
+          done.push({ op, ok: false, error });
+        }
+      }
+      this.stmts.commit.run();
+    } catch (e) {
+      try {
+        this.stmts.rollback.run();
+      } catch {
+        // SQLite rolled back already (a failed COMMIT on a full disk does)
+      }
+      for (const op of batch) op.reject(e);
+      return;
+    }
+    this.head = head;
+    this.frontier = frontier;
+    for (const d of done) {
+      if (!d.ok) {
+        d.op.reject(d.error);
+        continue;
+      }
+      if (d.appended.length > 0) this.onAppend(d.head, d.appended);
+      d.op.resolve(d.result);
+    }
   }
 
   async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
-    this.atomically(
+    await this.atomically(
       () => [entry],
       () =>
         this.stmts.insertTx.run({
@@ -267,7 +344,7 @@ export class SqliteStore implements Store {
 
   async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome> {
     try {
-      return this.atomically(
+      return await this.atomically(
         (o) => (o === 'approved' ? [entry] : []),
         (): ApprovalOutcome => {
           // The rule is checked first, inside the same IMMEDIATE transaction that records its use.
@@ -329,7 +406,7 @@ export class SqliteStore implements Store {
 
   async issueTotp(approver: string, sealedSecret: string, now: number, expiresAt: number, spend: SpentStep | undefined, entry: EntryDraft): Promise<'issued' | 'step_spent'> {
     try {
-      return this.atomically(
+      return await this.atomically(
         () => [entry],
         () => {
           if (spend && this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
@@ -382,7 +459,7 @@ export class SqliteStore implements Store {
   }
 
   async recordTotpFailure(approver: string, now: number, limits: { maxFailures: number; lockMs: number }, lockoutEntry: EntryDraft): Promise<TotpRecord> {
-    const locked = this.atomically(
+    const locked = await this.atomically(
       (l) => (l ? [lockoutEntry] : []),
       () => {
         this.stmts.totpFailure.run(approver);
@@ -412,7 +489,7 @@ export class SqliteStore implements Store {
   }
 
   async finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void> {
-    this.atomically(
+    await this.atomically(
       () => [entry],
       () => {
         if (this.stmts.finish.run(state, JSON.stringify(result), now, id).changes !== 1) {
@@ -435,12 +512,16 @@ export class SqliteStore implements Store {
     return this.stmts.logRows.all(afterSeq, limit) as LogRow[];
   }
 
+  async transactionEntries(id: string, limit: number): Promise<LogRow[]> {
+    return this.stmts.txRows.all(id, limit) as LogRow[];
+  }
+
   async expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
     const due = () => (this.stmts.due.all(now) as Row[]).map(toRecord);
-    return this.atomically(
+    return (await this.atomically(
       (txs) => txs.map(entryFor),
       () => due().filter((tx) => this.stmts.expire.run(now, EXPIRED_PREVIEW, EXPIRED_RECEIPT, tx.id, now).changes === 1),
-    ).map((t) => t.id);
+    )).map((t) => t.id);
   }
 
   async expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null> {
@@ -455,10 +536,10 @@ export class SqliteStore implements Store {
 
   async reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
     const result = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
-    return this.atomically(
+    return (await this.atomically(
       (txs) => txs.map(entryFor),
       () => (this.stmts.running.all() as Row[]).map(toRecord).filter((tx) => this.stmts.fail.run(result, now, tx.id).changes === 1),
-    ).map((t) => t.id);
+    )).map((t) => t.id);
   }
 
   async history(f: HistoryFilter): Promise<TxRecord[]> {
@@ -472,7 +553,7 @@ export class SqliteStore implements Store {
   }
 
   async appendEntries(entries: EntryDraft[]): Promise<void> {
-    this.atomically(() => entries, () => undefined);
+    await this.atomically(() => entries, () => undefined);
   }
 
   logHead(): LogHead {
@@ -489,6 +570,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Operations already asked for are committed (or refused) before the database closes.
+    while (this.pending.length > 0) this.commitBatch();
     this.db.close();
   }
 }

@@ -167,6 +167,8 @@ export interface Store {
   history(filter: HistoryFilter): Promise<TxRecord[]>;
   /** Up to `limit` log rows with seq above `afterSeq`, in seq order, as stored (the signed bytes). */
   logRows(afterSeq: number, limit: number): Promise<LogRow[]>;
+  /** The log rows of one transaction (entries whose transaction_id is `id`), in seq order, at most `limit`. */
+  transactionEntries(id: string, limit: number): Promise<LogRow[]>;
   /** Appends free-standing entries (daemon start). */
   appendEntries(entries: EntryDraft[]): Promise<void>;
   logHead(): LogHead;

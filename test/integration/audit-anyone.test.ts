@@ -105,11 +105,15 @@ describe('verify through the daemon', () => {
     assert.ok(rep.entries > 10);
     assert.equal(rep.source, `the daemon at ${w.d.socket}`);
     assert.ok(rep.checkpoint && rep.checkpoint.size <= rep.entries);
-    const human = await asOlga(['audit', 'verify', '--pubkey', join(dir, 'audit.pub')]);
+    const human = await asOlga(['audit', 'verify', '--pubkey', join(dir, 'audit.pub'), '--checkpoints', cps]);
     assert.equal(human.code, 0, human.stdout + human.stderr);
     assert.match(human.stdout, /^intact {2}\d+ entries from the daemon at .*consistent with the checkpoint of/);
-    // With the daemon's checkpoints alone the report says what that cannot show.
-    assert.match(human.stdout, /the checkpoints came from the daemon at .* alone/);
+    // This sandbox's daemon keeps its file elsewhere: the host's own file (the default path) is missing, and
+    // the daemon's checkpoints alone cannot show a tail it cut: cannot verify, never intact with a warning.
+    const alone = await asOlga(['audit', 'verify', '--pubkey', join(dir, 'audit.pub')]);
+    assert.equal(alone.code, 2, alone.stdout + alone.stderr);
+    assert.match(alone.stdout, /^CANNOT VERIFY {2}the checkpoint file \/var\/log\/airlock\/checkpoints\.log does not exist/);
+    assert.match(alone.stdout, /the checkpoints came from the daemon at .* alone/);
   });
 
   // The source is the client side of the socket: a daemon that lies is a source that lies.
@@ -275,10 +279,11 @@ describe('a database on the command line', () => {
     assert.equal(rep.status, 'broken');
     assert.equal(rep.entries, inCopy);
     assert.match(rep.first_broken.reason, /tail was cut, or copy\.db may be a copy made without its copy\.db-wal \((there is none beside it|the one beside it is empty)\).*copy both files, or write one file with `airlock audit export --out FILE`/);
-    // With no checkpoint to compare with, nothing can say the log is short: the report says that much.
+    // With no checkpoint to compare with, nothing can say the log is short: cannot verify, and the likely cause is named.
     const blind = await asOlga(['audit', 'verify', '--pubkey', join(dir, 'audit.pub'), '--db', copy, '--checkpoints', join(dir, 'none.log'), '--json']);
-    assert.equal(blind.code, 0, blind.stdout + blind.stderr);
-    assert.ok(JSON.parse(blind.stdout).warnings.some((x: string) => /no checkpoint was compared, so a log missing its latest entries looks whole: copy\.db may be a copy made without its copy\.db-wal/.test(x)), blind.stdout);
+    assert.equal(blind.code, 2, blind.stdout + blind.stderr);
+    assert.equal(JSON.parse(blind.stdout).status, 'cannot_verify');
+    assert.match(JSON.parse(blind.stdout).reason, /copy\.db may be a copy made without its copy\.db-wal/, blind.stdout);
   });
 
   test('with its -wal file the copy is intact; a -wal file this account cannot read is permission denied', async () => {

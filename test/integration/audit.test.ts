@@ -128,10 +128,15 @@ describe('audit verify', () => {
     assert.match(JSON.parse(r.stdout).first_broken.reason, /tail was cut/);
   });
 
-  test('without a checkpoint file, verify says it cannot see a cut tail', async () => {
+  test('without its checkpoint file, verify fails closed: cannot verify (exit 2), never intact with a warning', async () => {
     const r = await airlock(['audit', 'verify', '--pubkey', pub, '--db', db, '--checkpoints', join(dir, 'none.log'), '--json']);
-    assert.equal(r.code, 0);
-    assert.match(JSON.parse(r.stdout).warnings.join(' '), /cut tail cannot be detected/);
+    assert.equal(r.code, 2, r.stdout);
+    const rep = JSON.parse(r.stdout);
+    assert.equal(rep.status, 'cannot_verify');
+    assert.match(rep.reason, /does not exist.*cut tail cannot be ruled out/);
+    const text = await airlock(['audit', 'verify', '--pubkey', pub, '--db', db, '--checkpoints', join(dir, 'none.log')]);
+    assert.equal(text.code, 2);
+    assert.match(text.stdout, /^CANNOT VERIFY {2}.*not proof the log is whole/s);
   });
 
   test('a forged checkpoint line is ignored with a warning: only signed checkpoints count', async () => {
@@ -158,8 +163,9 @@ describe('audit verify', () => {
     assert.deepEqual([cp.size, cp.origin], [total, origin]);
     const other = origin.replace(/^[^/]+/, 'another-host.example');
     const r = await verify(db, ['--origin', other]);
-    assert.equal(r.code, 0, r.stdout);
+    assert.equal(r.code, 2, r.stdout);
     const rep = JSON.parse(r.stdout);
+    assert.equal(rep.status, 'cannot_verify', 'with no checkpoint of its own, the log is not proven whole');
     assert.equal(rep.checkpoint, null, 'no checkpoint of another log vouches for this one');
     assert.match(rep.warnings.join(' '), /names another log/);
     const shown = JSON.parse((await airlock(['audit', 'checkpoint', '--pubkey', pub, '--checkpoints', cps, '--origin', other, '--json'])).stdout);

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { sealEntry, type EntryDraft } from '../../src/audit/entry.js';
 import { signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
+import { checkpointOrigin, formatCheckpointLine, signCheckpoint } from '../../src/audit/checkpoint.js';
 import { EMPTY_ROOT, consistencyProof, inclusionProof, leafHash, nodeHash, rootAt, verifyConsistency, verifyInclusion } from '../../src/audit/merkle.js';
 import type { LogHead, Sealer, Store, TxRecord } from '../../src/store/store.js';
 
@@ -82,7 +83,9 @@ export async function assertIntact(store: Store, key: SigningKey, size: number):
     rows.map((r) => r.seq),
     Array.from({ length: size }, (_, i) => i + 1),
   );
-  const report = await verifyLog(rows, key.publicRaw, null, { workers: 1 });
+  // A checkpoint of the head the store reports: the evidence of how long the log should be.
+  const checkpoint = formatCheckpointLine(signCheckpoint(key, checkpointOrigin('contract', key.keyId), store.logHead().size, store.logHead().hash));
+  const report = await verifyLog(rows, key.publicRaw, [{ from: 'the test', text: checkpoint }], { workers: 1 });
   assert.equal(report.status, 'intact', JSON.stringify(report.first_broken));
   assert.equal(report.entries, size);
   assert.deepEqual(store.logHead(), { ...store.logHead(), size, hash: report.head_hash });
@@ -353,6 +356,19 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
         await again.close();
       }
       // withStore closes `store` again: a second close must be harmless.
+    }));
+
+    test('transactionEntries: one transaction\'s rows in seq order, at most the limit; none for an unknown id', withStore(async (store) => {
+      for (const id of ['e1', 'e2']) await store.createTransaction(txRecord(id, now), draft('preview', id));
+      await store.appendEntries([draft('daemon_started')]);
+      await store.recordApproval('e1', { approvedBy: 'al', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', 'e1'));
+      await store.consumeReceipt('e1', 'c', now + 2, [draft('approval_consumed', 'e1'), draft('execution_started', 'e1')]);
+      assert.deepEqual((await store.transactionEntries('e1', 10)).map((r) => [r.seq, JSON.parse(r.body).kind]), [[1, 'preview'], [4, 'approval_granted'], [5, 'approval_consumed'], [6, 'execution_started']]);
+      assert.deepEqual((await store.transactionEntries('e1', 2)).map((r) => r.seq), [1, 4]);
+      assert.deepEqual((await store.transactionEntries('e2', 10)).map((r) => r.seq), [2]);
+      assert.deepEqual(await store.transactionEntries('nope', 10), []);
+      const all = await allRows(store);
+      assert.deepEqual(await store.transactionEntries('e1', 1), [all[0]]); // as stored, the signed bytes
     }));
 
     test('a mix of every operation leaves a log that verifies, and the store passes its own check', withStore(async (store) => {

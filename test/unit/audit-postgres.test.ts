@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sealEntry } from '../../src/audit/entry.js';
@@ -14,21 +14,25 @@ import { formatPublicKey, keyIdOf, parsePublicKeys, signingKeyFromSeed, type Sig
 import { PAGE_ROWS, postgresSources } from '../../src/audit/postgres-source.js';
 import { verifySource } from '../../src/audit/source.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
+import { CheckpointWriter } from '../../src/daemon/checkpoints.js';
 import { airlock } from '../support/cli.js';
+import { removeTree } from '../support/fs.js';
 import { draft } from '../support/store-contract.js';
 import { testSchema, type TestSchema } from '../support/pg-schema.js';
 
-test('a key file of several keys: one per line, comments and blank lines skipped, a bad line named', () => {
+test('a key file of several keys: one per line, comments and blank lines skipped, a bad line refused', () => {
   const [a, b] = [signingKeyFromSeed(randomBytes(32)), signingKeyFromSeed(randomBytes(32))];
   const text = `# fleet\n${formatPublicKey(a.publicRaw)}\n  ${b.publicRaw.toString('hex')}  \n${formatPublicKey(a.publicRaw)}`;
-  assert.deepEqual(parsePublicKeys(text).map(keyIdOf), [a.keyId, b.keyId]);
-  assert.throws(() => parsePublicKeys(`${formatPublicKey(a.publicRaw)}ed25519:zz\n`), /line 2 of the key file/);
-  assert.throws(() => parsePublicKeys('# nothing\n\n'), /holds no public key/);
+  assert.deepEqual([...new Set(parsePublicKeys(text).map(keyIdOf))], [a.keyId, b.keyId]);
+  assert.throws(() => parsePublicKeys(`${formatPublicKey(a.publicRaw)}ed25519:zz\n`), /ed25519/);
+  assert.throws(() => parsePublicKeys('# nothing\n\n'), /holds no key/);
 });
 
 describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
   let schema: TestSchema;
   let dir: string;
+  /** One checkpoint file gathering the three hosts' checkpoints, as a fleet's syslog export does. */
+  let fleet: string;
   const keys: SigningKey[] = [0, 1, 2].map(() => signingKeyFromSeed(randomBytes(32)));
   const origin = (k: SigningKey, i: number) => `host${i}.example/airlock/${k.keyId}`;
   const keyFile = (ks: SigningKey[]) => {
@@ -39,8 +43,10 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
   before(async () => {
     schema = await testSchema();
     dir = mkdtempSync(join(tmpdir(), 'airlock-audit-pg-'));
+    fleet = join(dir, 'fleet-checkpoints.log');
     for (const [i, k] of keys.entries()) {
-      const store = await openPostgresStore({ url: schema.url, logId: k.keyId, origin: origin(k, i), seal: (d, seq, prev) => sealEntry(k, d, seq, prev) });
+      const cps = new CheckpointWriter(k, origin(k, i), fleet, 0, false, (m) => assert.fail(m));
+      const store = await openPostgresStore({ url: schema.url, logId: k.keyId, origin: origin(k, i), seal: (d, seq, prev) => sealEntry(k, d, seq, prev), onAppend: (h) => cps.note(h) });
       // The first log spans more than one page of the reader.
       const n = i === 0 ? PAGE_ROWS + 500 : 10 + i;
       await store.appendEntries(Array.from({ length: n }, (_, j) => draft('refused', null, { j })));
@@ -49,7 +55,7 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
   });
   after(async () => {
     await schema.drop();
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir); // the checkpoint writer made its file append-only
   });
 
   test('one source per log, named by origin and the URL without secrets, each intact with its key', async () => {
@@ -58,14 +64,14 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
     for (const [i, k] of keys.entries()) {
       const src = sources.find((s) => s.logId === k.keyId)!;
       assert.equal(src.name, `log ${origin(k, i)} in postgres://postgres@127.0.0.1:5432/test`);
-      const r = await verifySource(src, k.publicRaw, { origin: src.origin });
+      const r = await verifySource(src, k.publicRaw, { origin: src.origin, checkpointFiles: [{ path: fleet, named: true, required: true }] });
       assert.equal(r.status, 'intact');
       assert.equal(r.entries, i === 0 ? PAGE_ROWS + 500 : 10 + i);
     }
   });
 
   test('--all-hosts with every key: exit 0, one line per host', async () => {
-    const r = await airlock(['audit', 'verify', '--db', schema.url, '--all-hosts', '--pubkey', keyFile(keys)]);
+    const r = await airlock(['audit', 'verify', '--db', schema.url, '--all-hosts', '--pubkey', keyFile(keys), '--checkpoints', fleet]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const lines = r.stdout.split('\n').filter((l) => l.startsWith('intact'));
     assert.equal(lines.length, 3, r.stdout);
@@ -73,7 +79,7 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
   });
 
   test('a host whose key is not in the file: exit 2, that host cannot be verified, the others are intact (--json)', async () => {
-    const r = await airlock(['audit', 'verify', '--db', schema.url, '--all-hosts', '--pubkey', keyFile(keys.slice(0, 2)), '--json']);
+    const r = await airlock(['audit', 'verify', '--db', schema.url, '--all-hosts', '--pubkey', keyFile(keys.slice(0, 2)), '--checkpoints', fleet, '--json']);
     assert.equal(r.code, 2, r.stdout + r.stderr);
     const j = JSON.parse(r.stdout);
     assert.equal(j.status, 'cannot_verify');
@@ -81,8 +87,15 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
     assert.deepEqual([by.get(keys[0]!.keyId), by.get(keys[1]!.keyId), by.get(keys[2]!.keyId)], ['intact', 'intact', 'cannot_verify']);
   });
 
+  test('no checkpoint file: nothing says how long each log should be, so every host cannot be verified (exit 2)', async () => {
+    const r = await airlock(['audit', 'verify', '--db', schema.url, '--all-hosts', '--pubkey', keyFile(keys)]);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('cannot verify')).length, 3, r.stdout);
+    assert.match(r.stdout, /--checkpoints/);
+  });
+
   test('without --all-hosts: only the log of the first key', async () => {
-    const r = await airlock(['audit', 'verify', '--db', schema.url, '--pubkey', keyFile([keys[1]!]), '--json']);
+    const r = await airlock(['audit', 'verify', '--db', schema.url, '--pubkey', keyFile([keys[1]!]), '--checkpoints', fleet, '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(JSON.parse(r.stdout).hosts.map((h: { log_id: string }) => h.log_id), [keys[1]!.keyId]);
   });
@@ -93,7 +106,7 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
     const evil = signingKeyFromSeed(randomBytes(32));
     await schema.admin.query('INSERT INTO logs (log_id, origin, created_at) VALUES ($1, $2, 0)', [evil.keyId, `x\u001b[2J\nintact  fake/airlock/${evil.keyId}`]);
     try {
-      const r = await airlock(['audit', 'verify', '--db', schema.url, '--all-hosts', '--pubkey', keyFile([...keys, evil])]);
+      const r = await airlock(['audit', 'verify', '--db', schema.url, '--all-hosts', '--pubkey', keyFile([...keys, evil]), '--checkpoints', fleet]);
       assert.equal(r.code, 1, r.stdout + r.stderr);
       assert.match(r.stdout, new RegExp(`BROKEN  ${origin(keys[2]!, 2).replace(/\./g, '\\.')}: first broken entry #4`));
       assert.ok(!r.stdout.includes('\u001b'), 'a terminal control reached the output');

@@ -96,13 +96,14 @@ test('verifyLog: a checkpoint of another log neither breaks nor vouches for this
   const both = `${mine}\n${theirs}\n`;
   const rep = await verifyLog(rows, key.publicRaw, both, { workers: 1, origin });
   assert.equal(rep.status, 'intact');
-  assert.deepEqual(rep.checkpoint, { size: 3, ts: at.toISOString(), origin });
+  assert.deepEqual(rep.checkpoint, { size: 3, ts: at.toISOString(), origin, kind: 'checkpoint' });
   assert.match(rep.warnings.join(' '), /names another log/);
   // Without --origin both name this key's log, so the clone's checkpoint is believed and contradicts it: loud, not silent.
   assert.equal((await verifyLog(rows, key.publicRaw, both, { workers: 1 })).status, 'broken');
   const alone = await verifyLog(rows, key.publicRaw, `${theirs}\n`, { workers: 1, origin });
-  assert.deepEqual([alone.status, alone.checkpoint], ['intact', null]);
-  assert.match(alone.warnings.join(' '), /no valid checkpoint/);
+  assert.deepEqual([alone.status, alone.checkpoint], ['cannot_verify', null], 'no checkpoint of its own: fails closed');
+  assert.match(alone.reason!, /no valid checkpoint or tree head of this log/);
+  assert.match(alone.warnings.join(' '), /names another log/);
 });
 
 test('the writer refuses fields the reader would refuse', () => {

@@ -1,0 +1,61 @@
+/**
+ * `audit.tree_head`, `audit.prove` and `audit.consistency`: signed tree heads of the log, and the
+ * RFC 9162 proofs that tie entries and older heads to them (src/audit/proof.ts says what a client
+ * checks). Any role may ask: the log is public evidence, and every answer is checked by the client
+ * with the public key, so a daemon that lied would be caught.
+ *
+ * A head is signed fresh, for the size asked (the current size by default): a tree head is the
+ * statement "the first N entries make this root", as true when signed later as when signed then.
+ * Heads signed for proofs are not published: the publisher (sinks) keeps the log's own schedule.
+ */
+import { fail } from '../protocol/errors.js';
+import { MAX_PROVEN_ENTRIES, b64, CONSISTENCY_TYPE, INCLUSION_TYPE, PROOF_VERSION, type ConsistencyProofDoc, type InclusionProofDoc } from '../audit/proof.js';
+import { consistencyProof, inclusionProof, rootAt } from '../audit/merkle.js';
+import type { Store } from '../store/store.js';
+
+/** Signs a tree head of the log (the current audit key, the log's origin): the note text. */
+export type HeadSigner = (size: number, root: Buffer) => string;
+
+export class TreeHeads {
+  constructor(
+    private readonly store: Store,
+    private readonly sign: HeadSigner,
+  ) {}
+
+  private size(v: unknown, what: string, dflt: number): number {
+    const current = this.store.logHead().size;
+    const n = v === undefined ? dflt : v;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) fail('validation', 'bad_audit_query', `${what} must be a whole number from 0 to ${current} (the log's size now)`);
+    if ((n as number) > current) fail('validation', 'bad_audit_query', `${what} ${n} is past the end of the log: it has ${current} entries`, 'ask for a size up to the current one (`airlock audit tree-head` shows it)');
+    return n as number;
+  }
+
+  async head(req: { size?: unknown }): Promise<{ size: number; root: string; note: string }> {
+    const size = this.size(req.size, 'size', this.store.logHead().size);
+    const root = await rootAt(size, this.store.merkleNodes);
+    return { size, root: root.toString('hex'), note: this.sign(size, root) };
+  }
+
+  async prove(req: { transaction_id?: unknown }): Promise<InclusionProofDoc> {
+    const id = req.transaction_id;
+    if (typeof id !== 'string' || !/^tx_[0-9a-f]{24}$/.test(id)) fail('validation', 'bad_transaction_id', 'transaction_id must look like tx_ followed by 24 hex digits');
+    // The head first: every entry found after it is at most its size (entries are only appended).
+    const size = this.store.logHead().size;
+    const root = await rootAt(size, this.store.merkleNodes);
+    const rows = (await this.store.transactionEntries(id as string, MAX_PROVEN_ENTRIES)).filter((r) => r.seq <= size);
+    if (rows.length === 0) fail('validation', 'no_such_transaction', `the log holds no entry of ${id}`, 'see `airlock history`');
+    const entries = [];
+    for (const r of rows) entries.push({ seq: r.seq, body: r.body, sig: r.sig, proof: b64(await inclusionProof(r.seq - 1, size, this.store.merkleNodes)) });
+    return { type: INCLUSION_TYPE, version: PROOF_VERSION, transaction_id: id as string, tree_head: this.sign(size, root), entries };
+  }
+
+  async consistency(req: { old_size?: unknown; new_size?: unknown }): Promise<ConsistencyProofDoc> {
+    const current = this.store.logHead().size;
+    const newSize = this.size(req.new_size, 'new_size', current);
+    const oldSize = this.size(req.old_size, 'old_size', 0);
+    if (oldSize > newSize) fail('validation', 'bad_audit_query', `old_size ${oldSize} is larger than new_size ${newSize}`);
+    const [oldRoot, newRoot] = [await rootAt(oldSize, this.store.merkleNodes), await rootAt(newSize, this.store.merkleNodes)];
+    const proof = await consistencyProof(oldSize, newSize, this.store.merkleNodes);
+    return { type: CONSISTENCY_TYPE, version: PROOF_VERSION, old_head: this.sign(oldSize, oldRoot), new_head: this.sign(newSize, newRoot), proof: b64(proof) };
+  }
+}
