@@ -11,9 +11,10 @@ export const EMPTY_ROOT: Buffer = createHash('sha256').digest();
 
 /** SHA-256(0x00 || data); a string is hashed as its UTF-8 bytes. */
 export function leafHash(data: Buffer | string): Buffer {
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  return createHash('sha256').update(Buffer.of(0)).update(bytes).digest();
+  // A string goes to the hash as UTF-8 directly: no copy of the body (the verifier hashes every entry).
+  return typeof data === 'string' ? createHash('sha256').update(LEAF_PREFIX).update(data, 'utf8').digest() : createHash('sha256').update(LEAF_PREFIX).update(data).digest();
 }
+const LEAF_PREFIX = Buffer.of(0);
 
 /** SHA-256(0x01 || left || right). */
 export function nodeHash(left: Buffer, right: Buffer): Buffer {

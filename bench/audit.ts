@@ -1,0 +1,232 @@
+/**
+ * Audit benchmarks for `npm run bench` (bench.ts prints them beside the physical limits of the
+ * same run):
+ *   - durable appends per second on each store backend, with concurrent writers: every append is
+ *     its own store operation that settles only once committed to disk (SQLite: group commit,
+ *     synchronous = FULL; PostgreSQL: its own commit). The limit shown is the raw one-row-per-
+ *     transaction insert rate of the same disk, which group commit is meant to exceed;
+ *   - verifying a 1,000,000-entry log (signatures, chain, Merkle root against a signed tree head)
+ *     beside the raw Ed25519 verify time of as many signatures on all cores;
+ *   - inclusion and consistency proofs built from the stored Merkle nodes of that log, and
+ *     checked, per proof.
+ * Targets (issue 14): >= 5,000 durable appends/s on SQLite; verify within 1.25 x raw; a proof < 1 ms.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { checkpointOrigin } from '../src/audit/checkpoint.js';
+import { DOMAIN_LOG_ENTRY } from '../src/audit/domains.js';
+import { GENESIS_HASH, sealEntry, type EntryDraft } from '../src/audit/entry.js';
+import { signingKeyFromSeed } from '../src/audit/keys.js';
+import { readSqliteLog } from '../src/audit/log-file.js';
+import { consistencyProof, inclusionProof, leafHash, MerkleFrontier, rootAt, verifyConsistency, verifyInclusion } from '../src/audit/merkle.js';
+import { signTreeHead, treeHeadLine } from '../src/audit/note.js';
+import { verifyLog } from '../src/audit/verify.js';
+import { canonicalize } from '../src/protocol/canonical.js';
+import { nodeWriter } from '../src/store/sqlite-merkle.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+import type { Store } from '../src/store/store.js';
+
+const CORES = availableParallelism();
+export const BIG_LOG = 1_000_000;
+const APPEND_WRITERS = 32;
+const APPEND_MS = 3000;
+const PROOFS = 300;
+
+const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
+
+/** Appends as concurrent writers do: each awaits its own one-entry operation, then asks again. */
+async function durableAppends(store: Store, draft: EntryDraft): Promise<number> {
+  let n = 0;
+  const end = performance.now() + APPEND_MS;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: APPEND_WRITERS }, async () => {
+      while (performance.now() < end) {
+        await store.appendEntries([draft]);
+        n++;
+      }
+    }),
+  );
+  return n / ((performance.now() - t0) / 1000);
+}
+
+export async function sqliteAppends(tmp: string, draft: EntryDraft): Promise<number> {
+  const key = signingKeyFromSeed(randomBytes(32));
+  const store = new SqliteStore(join(tmp, 'appends.db'), (d, seq, prev) => sealEntry(key, d, seq, prev));
+  progress(`durable appends on SQLite, ${APPEND_WRITERS} concurrent writers, ${APPEND_MS / 1000} s...`);
+  try {
+    return await durableAppends(store, draft);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The same on PostgreSQL (127.0.0.1:5432, database test), in a schema of its own, dropped after;
+ * null when the server or the PostgreSQL store is not there.
+ */
+export async function postgresAppends(draft: EntryDraft): Promise<{ rate: number; rawRate: number } | null> {
+  let mod: { openPostgresStore?: (o: Record<string, unknown>) => Promise<Store> };
+  let pg: typeof import('pg');
+  try {
+    mod = await import('../src/store/postgres.js' as string);
+    pg = (await import('pg')).default as unknown as typeof import('pg');
+  } catch {
+    return null;
+  }
+  if (!mod.openPostgresStore) return null;
+  const schema = `airlock_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ host: '127.0.0.1', port: 5432, database: 'test', user: 'postgres' });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    // The raw limit: one-row transactions from as many connections, each committing on its own.
+    await admin.query(`CREATE TABLE ${schema}.raw (id bigserial PRIMARY KEY, body text NOT NULL)`);
+    const pool = new pg.Pool({ host: '127.0.0.1', port: 5432, database: 'test', user: 'postgres', max: 8 });
+    let raw = 0;
+    const end = performance.now() + APPEND_MS;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (performance.now() < end) {
+        await pool.query(`INSERT INTO ${schema}.raw (body) VALUES ($1)`, ['x'.repeat(400)]);
+        raw++;
+      }
+    }));
+    const rawRate = raw / ((performance.now() - t0) / 1000);
+    await pool.end();
+    const key = signingKeyFromSeed(randomBytes(32));
+    const url = `postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${schema}`;
+    const store = await mod.openPostgresStore({ url, logId: key.keyId, origin: checkpointOrigin('bench', key.keyId), seal: (d: EntryDraft, seq: number, prev: string) => sealEntry(key, d, seq, prev) });
+    progress(`durable appends on PostgreSQL, ${APPEND_WRITERS} concurrent writers, ${APPEND_MS / 1000} s...`);
+    try {
+      return { rate: await durableAppends(store, draft), rawRate };
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+    await admin.end();
+  }
+}
+
+/** Signs bodies on every core: what building a million-entry log costs is not what is measured. */
+function signer(seedHex: string) {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { createPrivateKey, sign } = require('node:crypto');
+    const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(workerData.seed, 'hex')]), format: 'der', type: 'pkcs8' });
+    const tag = Buffer.from(workerData.tag, 'hex');
+    parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, sigs: m.bodies.map((b) => sign(null, Buffer.concat([tag, Buffer.from(b, 'utf8')]), key).toString('hex')) }));`;
+  const workers = Array.from({ length: CORES }, () => new Worker(code, { eval: true, workerData: { seed: seedHex, tag: DOMAIN_LOG_ENTRY.toString('hex') } }));
+  let next = 0;
+  const waiting = new Map<number, (s: string[]) => void>();
+  for (const w of workers) w.on('message', (m: { id: number; sigs: string[] }) => waiting.get(m.id)!(m.sigs));
+  return {
+    sign: (bodies: string[]) =>
+      new Promise<string[]>((resolve) => {
+        const id = next++;
+        waiting.set(id, resolve);
+        workers[id % workers.length]!.postMessage({ id, bodies });
+      }),
+    close: () => Promise.all(workers.map((w) => w.terminate())),
+  };
+}
+
+/**
+ * A log of `n` entries in a store's database, as the daemon writes it (the same bodies, signatures,
+ * chain and Merkle nodes), built fast: bodies in order, signatures on every core.
+ */
+async function buildBigLog(path: string, n: number, drafts: readonly EntryDraft[]) {
+  const seed = randomBytes(32);
+  const key = signingKeyFromSeed(seed);
+  await new SqliteStore(path, () => {
+    throw new Error('unused');
+  }).close(); // the schema
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  const insert = db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)');
+  const writeNodes = nodeWriter(db);
+  const frontier = MerkleFrontier.empty();
+  const sg = signer(seed.toString('hex'));
+  const ts = new Date().toISOString();
+  let prev = GENESIS_HASH;
+  const CHUNK = 5000;
+  let inFlight: Promise<void> = Promise.resolve();
+  for (let done = 0; done < n; done += CHUNK) {
+    const bodies: string[] = [];
+    const hashes: string[] = [];
+    for (let i = done; i < Math.min(n, done + CHUNK); i++) {
+      const body = canonicalize({ ...drafts[i % drafts.length]!, seq: i + 1, ts, key_id: key.keyId, prev_hash: prev });
+      prev = createHash('sha256').update(body, 'utf8').digest('hex');
+      bodies.push(body);
+      hashes.push(prev);
+    }
+    const signing = sg.sign(bodies);
+    const first = done;
+    await inFlight;
+    inFlight = signing.then((sigs) => {
+      db.transaction(() => {
+        for (let i = 0; i < bodies.length; i++) {
+          insert.run(first + i + 1, bodies[i], sigs[i], hashes[i]);
+          writeNodes(frontier.append(leafHash(bodies[i]!)));
+        }
+      })();
+    });
+    if (done % 200_000 === 0) progress(`  ${done.toLocaleString('en-US')} entries...`);
+  }
+  await inFlight;
+  await sg.close();
+  db.close();
+  return { key, root: frontier.root() };
+}
+
+export async function bigLogBench(tmp: string, drafts: readonly EntryDraft[], rawVerifyRate: number) {
+  const path = join(tmp, 'big.db');
+  progress(`building a ${BIG_LOG.toLocaleString('en-US')}-entry log (bodies in order, signatures on ${CORES} cores)...`);
+  const t0 = performance.now();
+  const { key, root } = await buildBigLog(path, BIG_LOG, drafts);
+  const buildS = (performance.now() - t0) / 1000;
+  const origin = checkpointOrigin('bench', key.keyId);
+  const head = treeHeadLine(signTreeHead(key, origin, BIG_LOG, root, new Date()));
+  progress(`verifying it: every signature, the chain, and the Merkle root against a signed tree head...`);
+  const t1 = performance.now();
+  const report = await verifyLog(readSqliteLog(path), key.publicRaw, [{ from: 'bench', text: head + '\n' }]);
+  const verifyS = (performance.now() - t1) / 1000;
+  if (report.status !== 'intact' || report.entries !== BIG_LOG) throw new Error(`verifyLog said ${report.status} with ${report.entries} entries: ${JSON.stringify(report.first_broken ?? report.reason)}`);
+  const rawS = BIG_LOG / (rawVerifyRate * CORES);
+
+  progress(`${PROOFS} inclusion and ${PROOFS} consistency proofs from the stored nodes, each checked...`);
+  const store = new SqliteStore(path, () => {
+    throw new Error('unused');
+  });
+  try {
+    const read = store.merkleNodes;
+    const size = store.logHead().size;
+    const bodyOf = new Database(path, { readonly: true }).prepare('SELECT body FROM audit_log WHERE seq = ?').pluck();
+    let t = performance.now();
+    for (let i = 0; i < PROOFS; i++) {
+      const index = Math.floor(Math.random() * size);
+      const proof = await inclusionProof(index, size, read);
+      if (!verifyInclusion(index, size, leafHash(bodyOf.get(index + 1) as string), proof, root)) throw new Error(`inclusion proof of ${index} failed`);
+    }
+    const inclusionMs = (performance.now() - t) / PROOFS;
+    t = performance.now();
+    for (let i = 0; i < PROOFS; i++) {
+      const old = 1 + Math.floor(Math.random() * (size - 1));
+      const proof = await consistencyProof(old, size, read);
+      if (!verifyConsistency(old, size, proof, await rootAt(old, read), root)) throw new Error(`consistency proof ${old} -> ${size} failed`);
+    }
+    const consistencyMs = (performance.now() - t) / PROOFS;
+    return { buildS, verifyS, rawS, verifyRate: BIG_LOG / verifyS, inclusionMs, consistencyMs };
+  } finally {
+    await store.close();
+  }
+}
