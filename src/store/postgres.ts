@@ -13,8 +13,9 @@
  * always the same one). Writes of different logs never wait for each other.
  *
  * The next seq is read from the database inside that lock, never from memory; the in-memory
- * head (for the synchronous logHead()) moves only after COMMIT returned. Within one process
- * writes also queue before taking a connection, so blocked writers do not hold the pool's
+ * head (for the synchronous logHead()) moves only after COMMIT returned. Within one process,
+ * writes are group-committed (atomically): those that arrive together share one transaction,
+ * each in a savepoint of its own, and one fsync, so blocked writers do not hold the pool's
  * connections and the heads reach onAppend in commit order.
  *
  * A transaction that cannot commit throws (store_unreachable when the server is gone):
@@ -32,7 +33,6 @@ import { describeUrl, makePool, storeError, type PoolLimits } from './postgres-p
 import { ensureSchema } from './postgres-schema.js';
 import { pgIntegrityCheck } from './postgres-check.js';
 import { frontierAt, pgNodeReader } from './postgres-merkle.js';
-import { WriteQueue } from './write-queue.js';
 import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
@@ -144,8 +144,24 @@ async function readHead(c: PoolClient | pg.Pool, logId: string): Promise<ChainHe
   return r.rows[0] ? { size: r.rows[0].seq, hash: r.rows[0].hash } : { size: 0, hash: GENESIS_HASH };
 }
 
+/** The most operations one group commit holds: bounds the batch's time (and the row lock's). */
+export const MAX_BATCH = 64;
+/** The most operations waiting for a batch; more are refused (transient/store_busy). */
+export const MAX_PENDING = 1000;
+
+interface PendingOp {
+  fn: (c: PoolClient) => Promise<unknown>;
+  entries: (result: unknown) => EntryDraft[];
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+type Done = { op: PendingOp; ok: true; result: unknown; drafts: EntryDraft[]; head: LogHead } | { op: PendingOp; ok: false; error: unknown };
+
 export class PostgresStore implements Store {
-  private readonly writes = new WriteQueue(1000);
+  /** Operations waiting for the next batch, in arrival order. */
+  private readonly pending: PendingOp[] = [];
+  private writing = false;
+  private readonly idle: Array<() => void> = [];
   readonly merkleNodes: NodeReader;
 
   constructor(
@@ -172,84 +188,145 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Runs fn and appends the entries it calls for in one transaction under the log's row lock;
-   * the in-memory head moves only after COMMIT.
+   * Runs fn and appends the entries it calls for, atomically and durably: the promise settles
+   * only after the COMMIT that holds them returned.
+   *
+   * Group commit: operations that arrive while a batch is being written wait for the next one,
+   * and a batch (at most MAX_BATCH, in arrival order) is one transaction under the log's row
+   * lock, each operation inside a savepoint of its own. One that throws rolls back to its
+   * savepoint alone, as if it had been a transaction of its own; the others commit. One fsync
+   * then covers the batch. A failed COMMIT (or a lost connection) rejects every operation of the
+   * batch: nothing of it is reported stored. The in-memory head moves only after COMMIT.
    */
   private atomically<T>(entries: (result: T) => EntryDraft[], fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    return this.writes.run(async () => {
-      let client: PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (e) {
-        throw storeError(e, this.where);
-      }
-      // A connection cut while checked out emits 'error' on the client (not on the pool); the
-      // statement in flight rejects with it anyway, so the event only needs a listener.
-      let broken: unknown = undefined;
-      const onError = (e: unknown) => (broken ??= e);
-      client.on('error', onError);
-      let head: LogHead;
-      let frontier = this.frontier;
-      let appended: EntryDraft[];
-      let result: T;
-      try {
-        await client.query('BEGIN');
-        const lock = await client.query('SELECT log_id FROM logs WHERE log_id = $1 FOR UPDATE', [this.logId]);
-        if (lock.rowCount !== 1) throw new AirlockError('integrity', 'log_missing', `the log ${this.logId} has no row in the audit store at ${this.where}: it was deleted`);
-        result = await fn(client);
-        appended = entries(result);
-        if (appended.length) ({ head, frontier } = await this.append(client, appended));
-        else head = this.head;
-        await client.query('COMMIT');
-      } catch (e) {
-        // A failed ROLLBACK means the connection is gone: the server rolls back on its own, and
-        // the connection is destroyed rather than returned to the pool.
-        await client.query('ROLLBACK').catch((re) => (broken = re));
-        if (e !== STEP_SPENT) broken ??= e instanceof AirlockError ? undefined : e;
-        client.removeListener('error', onError);
-        client.release(broken instanceof Error ? broken : undefined);
-        throw e === STEP_SPENT ? e : storeError(e, this.where);
-      }
-      client.removeListener('error', onError);
-      client.release(broken instanceof Error ? broken : undefined);
-      if (appended.length && head.size > this.head.size) {
-        this.head = head;
-        this.frontier = frontier;
-        this.onAppend(head, appended);
-      }
-      return result;
+    if (this.pending.length >= MAX_PENDING) {
+      return Promise.reject(new AirlockError('transient', 'store_busy', `more than ${MAX_PENDING} store writes are waiting`, 'retry in a moment'));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, entries: entries as PendingOp['entries'], resolve: resolve as PendingOp['resolve'], reject });
+      this.kick();
     });
   }
 
-  /**
-   * Seals and inserts the entries after the head read from the database, with the Merkle
-   * nodes they complete, inside the caller's transaction. Returns the new head and frontier.
-   */
-  private async append(c: PoolClient, drafts: EntryDraft[]): Promise<{ head: LogHead; frontier: MerkleFrontier }> {
-    let head = await readHead(c, this.logId);
-    // The database is the truth for the next seq, but it must not be behind what this store
-    // already committed: a shorter or different log means entries were removed or replaced.
-    if (head.size < this.head.size || (head.size === this.head.size && head.hash !== this.head.hash)) {
-      throw new AirlockError('integrity', 'log_rewritten', `the log ${this.logId} in the audit store at ${this.where} ends at ${head.size}, but this daemon wrote up to ${this.head.size}: entries were removed or replaced`);
+  /** Starts the next batch unless one is being written; wakes close() when there is nothing left. */
+  private kick(): void {
+    if (this.writing) return;
+    if (this.pending.length === 0) {
+      for (const wake of this.idle.splice(0)) wake();
+      return;
     }
-    // Another writer of this log (a second store object) may have appended: the frontier then
-    // comes from the database too. A copy either way: a rollback must leave this.frontier as it was.
-    const frontier = head.size === this.frontier.size ? this.frontier.clone() : await frontierAt(c, this.logId, head.size);
+    this.writing = true;
+    void this.writeBatch(this.pending.splice(0, MAX_BATCH)).finally(() => {
+      this.writing = false;
+      this.kick();
+    });
+  }
+
+  private async writeBatch(batch: PendingOp[]): Promise<void> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      for (const op of batch) op.reject(storeError(e, this.where));
+      return;
+    }
+    // A connection cut while checked out emits 'error' on the client (not on the pool); the
+    // statement in flight rejects with it anyway, so the event only needs a listener.
+    let broken: unknown = undefined;
+    const onError = (e: unknown) => (broken ??= e);
+    client.on('error', onError);
+    const done: Done[] = [];
+    let head = this.head;
+    let frontier = this.frontier;
+    try {
+      await client.query('BEGIN');
+      const lock = await client.query('SELECT log_id FROM logs WHERE log_id = $1 FOR UPDATE', [this.logId]);
+      if (lock.rowCount !== 1) throw new AirlockError('integrity', 'log_missing', `the log ${this.logId} has no row in the audit store at ${this.where}: it was deleted`);
+      ({ head, frontier } = await this.headInLock(client));
+      for (const op of batch) {
+        await client.query('SAVEPOINT op');
+        const before = { head, frontier };
+        try {
+          const result = await op.fn(client);
+          const drafts = op.entries(result);
+          if (drafts.length) ({ head, frontier } = await this.append(client, head, frontier, drafts));
+          await client.query('RELEASE SAVEPOINT op');
+          done.push({ op, ok: true, result, drafts, head });
+        } catch (error) {
+          // A statement that failed leaves the transaction aborted until this; a lost connection
+          // makes this throw too, which fails the whole batch below.
+          await client.query('ROLLBACK TO SAVEPOINT op');
+          await client.query('RELEASE SAVEPOINT op');
+          ({ head, frontier } = before);
+          done.push({ op, ok: false, error });
+        }
+      }
+      await client.query('COMMIT');
+    } catch (e) {
+      // A failed ROLLBACK means the connection is gone: the server rolls back on its own, and
+      // the connection is destroyed rather than returned to the pool.
+      await client.query('ROLLBACK').catch((re) => (broken ??= re));
+      broken ??= e instanceof AirlockError ? undefined : e;
+      client.removeListener('error', onError);
+      client.release(broken instanceof Error ? broken : undefined);
+      for (const op of batch) op.reject(storeError(e, this.where));
+      return;
+    }
+    client.removeListener('error', onError);
+    client.release(broken instanceof Error ? broken : undefined);
+    if (head.size > this.head.size) {
+      this.head = head;
+      this.frontier = frontier;
+    }
+    for (const d of done) {
+      if (!d.ok) d.op.reject(d.error === STEP_SPENT ? d.error : storeError(d.error, this.where));
+      else {
+        if (d.drafts.length) this.onAppend(d.head, d.drafts);
+        d.op.resolve(d.result);
+      }
+    }
+  }
+
+  /**
+   * The head as the database has it, read under the log's lock, with its tree's frontier. The
+   * database is the truth for the next seq, but it must not be behind what this store already
+   * committed: a shorter or different log means entries were removed or replaced. Another
+   * writer of this log (a second store object) may have appended: the frontier then comes
+   * from the database too.
+   */
+  private async headInLock(c: PoolClient): Promise<{ head: LogHead; frontier: MerkleFrontier }> {
+    const chain = await readHead(c, this.logId);
+    if (chain.size < this.head.size || (chain.size === this.head.size && chain.hash !== this.head.hash)) {
+      throw new AirlockError('integrity', 'log_rewritten', `the log ${this.logId} in the audit store at ${this.where} ends at ${chain.size}, but this daemon wrote up to ${this.head.size}: entries were removed or replaced`);
+    }
+    if (chain.size === this.head.size) return { head: this.head, frontier: this.frontier };
+    const frontier = await frontierAt(c, this.logId, chain.size);
+    return { head: { ...chain, root: frontier.root().toString('hex') }, frontier };
+  }
+
+  /**
+   * Seals and inserts the entries after `head`, with the Merkle nodes they complete, inside the
+   * batch's transaction. Appends to a copy of the frontier: a rollback must leave the one given as it was.
+   */
+  private async append(c: PoolClient, head: LogHead, given: MerkleFrontier, drafts: EntryDraft[]): Promise<{ head: LogHead; frontier: MerkleFrontier }> {
+    const frontier = given.clone();
+    let { size, hash } = head;
     const nodes: StoredNode[] = [];
     const seqs: number[] = [];
     const bodies: string[] = [];
     const sigs: string[] = [];
     const hashes: string[] = [];
     for (const draft of drafts) {
-      const sealed = this.seal(draft, head.size + 1, head.hash);
+      const sealed = this.seal(draft, size + 1, hash);
+      // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
+      if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
       seqs.push(sealed.seq);
       bodies.push(sealed.body);
       sigs.push(sealed.sig);
       hashes.push(sealed.hash);
-      // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
-      if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
       nodes.push(...frontier.append(leafHash(sealed.body)));
-      head = { size: sealed.seq, hash: sealed.hash };
+      size = sealed.seq;
+      hash = sealed.hash;
     }
     // Entries and nodes in one statement: one round trip fewer on a path serialized per log.
     await c.query(
@@ -257,7 +334,7 @@ export class PostgresStore implements Store {
         INSERT INTO merkle_nodes (log_id, level, idx, hash) SELECT $1, * FROM unnest($6::int[], $7::bigint[], $8::bytea[])`,
       [this.logId, seqs, bodies, sigs, hashes, nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash)],
     );
-    return { head: { ...head, root: frontier.root().toString('hex') }, frontier };
+    return { head: { size, hash, root: frontier.root().toString('hex') }, frontier };
   }
 
   async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
@@ -587,8 +664,11 @@ export class PostgresStore implements Store {
 
   private closing: Promise<void> | null = null;
 
-  /** Waits for the queued writes, then ends the pool; closing again is harmless. */
+  /** Waits for the pending writes, then ends the pool; closing again is harmless. */
   close(): Promise<void> {
-    return (this.closing ??= this.writes.drain().then(() => this.pool.end()));
+    return (this.closing ??= new Promise<void>((wake) => {
+      this.idle.push(wake);
+      this.kick();
+    }).then(() => this.pool.end()));
   }
 }

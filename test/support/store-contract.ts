@@ -415,6 +415,22 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       await assert.rejects(store.merkleNodes([{ level: 0, index: size + 5 }]), (e: Error & { code?: string }) => e.code === 'merkle_node_missing');
     }));
 
+    test('operations that arrive together: one that fails (a duplicate id, a refused finish) leaves no trace, the others commit', withStore(async (store, _s, heads) => {
+      const ids = Array.from({ length: 120 }, (_, i) => `g${i}`);
+      const ops = [
+        ...ids.map((id) => store.createTransaction(txRecord(id, now), draft('preview', id))),
+        store.createTransaction(txRecord('g60', now), draft('preview', 'g60')),
+        store.finish('g7', 'Succeeded', {}, now, draft('outcome', 'g7')),
+        ...Array.from({ length: 40 }, () => store.appendEntries([draft('daemon_started'), draft('refused')])),
+      ];
+      const settled = await Promise.allSettled(ops);
+      assert.deepEqual(settled.map((r, i) => (r.status === 'rejected' ? i : -1)).filter((i) => i >= 0), [120, 121]);
+      assert.equal((await store.history({ limit: 1000 })).length, 120);
+      await assertIntact(store, key, 120 + 80);
+      assert.deepEqual(heads.map((h) => h.size), [...new Set(heads.map((h) => h.size))].sort((a, b) => a - b)); // increasing, never repeated
+      assert.deepEqual(await store.integrityCheck(5), ['ok']);
+    }));
+
     test('8 concurrent writers x 200 operations: seqs 1..N with no gap or repeat, and the log verifies', withStore(async (store, _s, heads) => {
       const writers = 8;
       const ops = 200;
