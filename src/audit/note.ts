@@ -52,6 +52,22 @@ export function keyHash(name: string, type: number, publicRaw: Buffer): Buffer {
   return createHash('sha256').update(Buffer.concat([Buffer.from(name + '\n', 'utf8'), Buffer.from([type]), publicRaw])).digest().subarray(0, 4);
 }
 
+/**
+ * Building a KeyObject from raw bytes costs about as much as a verify; a reader checks many
+ * notes against the same few keys. Bounded: cleared when full.
+ */
+const keyObjects = new Map<string, ReturnType<typeof publicKeyFromRaw>>();
+function keyObject(raw: Buffer): ReturnType<typeof publicKeyFromRaw> {
+  const id = raw.toString('hex');
+  let k = keyObjects.get(id);
+  if (!k) {
+    if (keyObjects.size >= 64) keyObjects.clear();
+    k = publicKeyFromRaw(raw);
+    keyObjects.set(id, k);
+  }
+  return k;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Verifier keys: "<name>+<hex key hash>+<base64(type || public key)>"
 
@@ -236,7 +252,7 @@ export function verifyCheckpoint(noteText: string, logKeys: readonly Buffer[], o
     if (s.name !== checkpoint.origin) continue;
     const i = logKeys.findIndex((k) => keyHash(checkpoint.origin, SIG_ED25519, k).equals(s.keyHash));
     if (i < 0) continue;
-    if (!ed25519Verify(publicKeyFromRaw(logKeys[i]!), Buffer.from(note.body, 'utf8'), s.sig)) return `the log's signature by key ${keyIdOf(logKeys[i]!)} does not verify`;
+    if (!ed25519Verify(keyObject(logKeys[i]!), Buffer.from(note.body, 'utf8'), s.sig)) return `the log's signature by key ${keyIdOf(logKeys[i]!)} does not verify`;
     if (keyIndex < 0) keyIndex = i;
   }
   if (keyIndex < 0) return 'no signature of a known log key';
@@ -304,7 +320,7 @@ export function cosignatureValid(noteText: string, witnessName: string, witnessP
   const line = note.signatures.find((s) => s.name === witnessName && s.keyHash.equals(hash));
   const c = line && cosignatureOf(line);
   if (!c || c.timestamp === 0) return null;
-  return ed25519Verify(publicKeyFromRaw(witnessPubRaw), cosignedMessage(c.timestamp, note.body), c.sig) ? { timestamp: c.timestamp } : null;
+  return ed25519Verify(keyObject(witnessPubRaw), cosignedMessage(c.timestamp, note.body), c.sig) ? { timestamp: c.timestamp } : null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -314,9 +330,11 @@ export function cosignatureValid(noteText: string, witnessName: string, witnessP
 export const treeHeadLine = (note: string): string => LINE_PREFIX + Buffer.from(note, 'utf8').toString('base64');
 
 /**
- * Every tree head line of a file or a syslog stream, numbered from 1; blank lines skipped.
- * Each is a note's text (not yet verified: pass it to parseTreeHead) or a reason it was
- * refused. A line over MAX_TREE_HEAD_LINE is refused before it is decoded.
+ * Every tree head of a file or a syslog export, by line number from 1. As for checkpoint
+ * lines (checkpoint.ts), a tree head runs from "airlock-tree-head " to the end of its line
+ * (a syslog header before it is fine; a final CR is dropped), and lines without the tag are
+ * not read. Each is a note's text, NOT yet verified (pass it to parseTreeHead), or the
+ * reason it was refused. A line over MAX_TREE_HEAD_LINE is refused before it is decoded.
  */
 export function readTreeHeadLines(text: string): Array<{ line: number; note: string } | { line: number; reason: string }> {
   const out: Array<{ line: number; note: string } | { line: number; reason: string }> = [];
@@ -325,14 +343,15 @@ export function readTreeHeadLines(text: string): Array<{ line: number; note: str
   for (let n = 1; start < text.length; n++) {
     const end = text.indexOf('\n', start);
     const stop = end < 0 ? text.length : end;
-    const line = stop - start > MAX_TREE_HEAD_LINE ? null : text.slice(start, stop);
+    const at = text.indexOf(LINE_PREFIX, start);
+    const from = start;
     start = stop + 1;
-    if (line === null) {
+    if (at < 0 || at >= stop) continue;
+    if (stop - from > MAX_TREE_HEAD_LINE) {
       out.push({ line: n, reason: `line over ${MAX_TREE_HEAD_LINE} bytes` });
       continue;
     }
-    if (line === '') continue;
-    const bytes = line.startsWith(LINE_PREFIX) ? strictBase64(line.slice(LINE_PREFIX.length)) : null;
+    const bytes = strictBase64(text.slice(at + LINE_PREFIX.length, stop).replace(/\r$/, ''));
     if (!bytes) {
       out.push({ line: n, reason: `not "${LINE_PREFIX}<base64>"` });
       continue;

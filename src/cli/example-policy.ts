@@ -41,6 +41,20 @@ pseudonyms = []
 #command = ["/usr/bin/logger", "-t", "airlock"]
 #webhook = "https://chat.example.org/hooks/airlock"
 
+[audit]
+# Signed tree heads of the log go to the local append-only file, soon after each approval
+# and outcome, and on this schedule when the log grew. Copies that leave the host are
+# what show a cut or rewritten log: a syslog collector (tls:// verifies its certificate),
+# witnesses that cosign each head (\`airlock witness\`), a PostgreSQL table elsewhere
+# (give its role INSERT and SELECT only; a password goes in root's ~/.pgpass, not here).
+checkpoint_interval_seconds = 60
+#checkpoint_interval_seconds = 30
+#syslog = "tls://logs.example.org:6514"
+#syslog_ca = "/etc/airlock/syslog-ca.pem"
+witnesses = []
+#witnesses = [{ url = "https://witness.example.org/", key = "witness.example.org+d911b8da+BIqI4910CfGV/VLbLTy6XXLKZwm/HZQSG/N0iAG0D29c" }]
+#postgres = "postgres://airlock_host@db.example.org/audit"
+
 # Rules: the daemon approves by itself requests for one action whose parameters match
 # exactly (a literal, or a glob whose * and ? never match "/"), at most once per cooldown
 # and daily_cap times a day. Medium risk at most: High always waits for a person.

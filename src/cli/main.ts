@@ -22,6 +22,7 @@ import { Command, Option } from 'commander';
 import { APPROVER_GROUP } from '../protocol/risk.js';
 import { adminCommands } from './admin.js';
 import { auditCommand } from './audit.js';
+import { witnessCommand } from './witness.js';
 import { lazy } from './lazy.js';
 import { inboxCommand, policyCommand } from './policy.js';
 import { tokenCommand } from './token.js';
@@ -271,6 +272,7 @@ it and how many secrets of each kind the output held.`,
   .action(lazy(() => import('./unmask.js'), 'unmask'));
 
 program.addCommand(auditCommand());
+program.addCommand(witnessCommand());
 for (const sub of adminCommands()) program.addCommand(sub);
 program.addCommand(totpCommand());
 program.addCommand(policyCommand());

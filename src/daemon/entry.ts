@@ -25,7 +25,8 @@ Options:
   --receipt-ttl MIN      minutes a receipt stays valid (default ${RECEIPT_TTL_MINUTES})
   --approval-ttl MIN     minutes a preview waits for approval (default ${RECEIPT_TTL_MINUTES})
   --sweep-interval SEC   how often expired transactions are canceled (default 30)
-  --checkpoint-interval MS  coalescing window for signed checkpoints (default 200; 0 = every entry)
+  --checkpoint-interval MS  how soon after an approval or outcome a tree head is signed (default 200;
+                         0 = after every entry); the schedule and remote sinks are the policy's [audit]
   --idle-timeout SEC     drop a connection silent this long with no request running (default 120)
   --listen-tcp ADDR:PORT also listen on TCP (e.g. 127.0.0.1:7070); clients authenticate with a token
   --token-socket PATH    also listen on a Unix socket authenticated by token, for a vsock bridge
@@ -35,7 +36,7 @@ Options:
   --store URL            keep the store in PostgreSQL (postgres://user@host:port/db) instead of
                          the SQLite file in the state directory; many hosts may share one
                          database, each with its own log (named by its audit key id)
-  --no-syslog            do not copy checkpoints to syslog
+  --no-syslog            do not copy checkpoints to the local syslog (logger)
   -h, --help             this text
 
 Exit status: 0 after a clean stop (SIGTERM/SIGINT), 9 when start-up checks fail

@@ -16,7 +16,8 @@ import { SqliteStore } from '../store/sqlite.js';
 import { openPostgresStore } from '../store/postgres.js';
 import type { Store, Sealer, LogHead } from '../store/store.js';
 import type { EntryDraft } from '../audit/entry.js';
-import { CheckpointWriter } from './checkpoints.js';
+import { consistencyProof } from '../audit/merkle.js';
+import { buildPublisher } from './sinks/setup.js';
 import { Executor } from './executor.js';
 import { RealHost } from './host.js';
 import { detectPlatform } from './platform.js';
@@ -88,10 +89,21 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
 
   const origin = checkpointOrigin(hostname(), auditKey.keyId);
   const journalEntries = journal(log);
-  const checkpoints = new CheckpointWriter(auditKey, origin, c.checkpointPath, c.checkpointIntervalMs, c.syslog, log);
+  // Signed tree heads to the local file and every sink the policy's [audit] names (src/daemon/sinks).
+  const checkpoints = buildPublisher({
+    key: auditKey,
+    origin,
+    file: c.checkpointPath,
+    hostName: hostname(),
+    audit: policy.audit,
+    coalesceMs: c.checkpointIntervalMs,
+    localSyslog: c.syslog,
+    proof: (oldSize, newSize) => consistencyProof(oldSize, newSize, store.merkleNodes),
+    log,
+  });
   const sealer: Sealer = (draft, seq, prev) => sealEntry(auditKey, draft, seq, prev);
   const onAppend = (head: LogHead, entries: readonly EntryDraft[]) => {
-    checkpoints.note(head);
+    checkpoints.note(head, entries.map((e) => e.kind));
     journalEntries(entries);
   };
   // The log id is the audit key id: each host's daemon has its own log in a shared database.
@@ -130,7 +142,8 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
         clearInterval(sweep);
         await listener.close();
         await svc.refusals.flush(true).catch((e) => log(`could not record the last refusal counts: ${(e as Error).message}`));
-        checkpoints.flush();
+        // Bounded: a sink that does not answer cannot hold the stop (each sink has its own lane: the file never waits for the network).
+        await checkpoints.stop(3_000);
         await store.close();
       })()),
   };

@@ -15,6 +15,7 @@ import { LOGIN_NAME } from '../catalogue/params.js';
 import { RISKS, riskRank, type Risk } from '../protocol/risk.js';
 import { isGlob, ruleProblem } from './rule-params.js';
 import { PSEUDONYM_CLASSES, type PseudonymClass } from '../mask/pseudonyms.js';
+import { AuditSchema, auditSettings, explainAudit, type AuditSettings } from './audit-sinks.js';
 
 /** Rules never approve above this: High always waits for a person. */
 export const RULE_MAX_RISK: Risk = 'medium';
@@ -59,6 +60,7 @@ const PolicySchema = z.strictObject({
       webhook: z.url({ protocol: /^https?$/ }).optional(),
     })
     .default({}),
+  audit: AuditSchema,
 });
 
 export interface Rule {
@@ -81,6 +83,8 @@ export interface Policy {
   notify: { command?: string[]; webhook?: string };
   /** What besides secrets becomes a keyed pseudonym in what clients see ([masking] pseudonyms; none by default). */
   pseudonyms: PseudonymClass[];
+  /** Where signed tree heads go besides the local file ([audit]). */
+  audit: AuditSettings;
 }
 
 export class PolicyError extends Error {}
@@ -101,6 +105,8 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
   const r = PolicySchema.safeParse(raw);
   if (!r.success) throw new PolicyError(z.prettifyError(r.error).replace(/\n/g, '; '));
   const p = r.data;
+  const audit = auditSettings(p.audit);
+  if (typeof audit === 'string') throw new PolicyError(`[audit]: ${audit}`);
   const riskOverrides = new Map<string, Risk>();
   for (const [name, risk] of Object.entries(p.risk)) {
     const a = CATALOGUE.get(name);
@@ -135,6 +141,7 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     rules,
     notify: p.notify,
     pseudonyms: [...new Set(p.masking.pseudonyms)],
+    audit,
   };
 }
 
@@ -217,5 +224,6 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
       ? `masking: secrets become ⟦secret:KIND⟧, and ${policy.pseudonyms.join(', ')} become keyed pseudonyms (the same value, the same pseudonym on this host)`
       : 'masking: secrets become ⟦secret:KIND⟧; addresses and names are shown as they are ([masking] pseudonyms = ["email", "ip", "hostname"] to hide them)',
   );
+  lines.push(...explainAudit(policy.audit));
   return { lines, warnings };
 }

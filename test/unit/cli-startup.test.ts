@@ -23,6 +23,7 @@ const ALLOWED_FILES = new Set([
   'cli/audit.ts',
   'cli/policy.ts',
   'cli/token.ts',
+  'cli/witness.ts',
   'cli/totp.ts',
   'mcp/command.ts',
   'cli/setup/index.ts',

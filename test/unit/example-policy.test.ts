@@ -25,4 +25,9 @@ test('its commented examples, uncommented, are a valid policy that changes every
   assert.deepEqual(p.notify.command, ['/usr/bin/logger', '-t', 'airlock']);
   assert.equal(p.rules.length, 1);
   assert.equal(p.rules[0]!.action, 'RestartService');
+  assert.equal(p.audit.checkpointIntervalSeconds, 30);
+  assert.deepEqual(p.audit.syslog, { protocol: 'tls', host: 'logs.example.org', port: 6514 });
+  assert.equal(p.audit.syslogCa, '/etc/airlock/syslog-ca.pem');
+  assert.deepEqual(p.audit.witnesses.map((w) => [w.url, w.name]), [['https://witness.example.org/', 'witness.example.org']]);
+  assert.equal(p.audit.postgres, 'postgres://airlock_host@db.example.org/audit');
 });

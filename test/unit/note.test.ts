@@ -165,16 +165,17 @@ test('every tampering of a tree head is refused', () => {
   assert.match(refused(bareNote), /one extension line/);
 });
 
-test('tree head lines: round trip, and bad lines are reported by number, not thrown', () => {
-  const text = [treeHeadLine(head), '', 'junk', 'airlock-tree-head !!!', 'airlock-tree-head ' + Buffer.from([0xff, 0xfe]).toString('base64'), 'airlock-tree-head ' + 'A'.repeat(MAX_TREE_HEAD_LINE), treeHeadLine(head + 'x')].join('\n') + '\n';
+test('tree head lines: round trip, a syslog header before the tag, and bad lines reported by number, not thrown', () => {
+  const syslog = `<134>1 2026-12-01T23:10:00.123Z host-a airlock 4242 - - ${treeHeadLine(head)}\r`;
+  const text = [treeHeadLine(head), '', 'other syslog message', 'airlock-tree-head !!!', 'airlock-tree-head ' + Buffer.from([0xff, 0xfe]).toString('base64'), 'airlock-tree-head ' + 'A'.repeat(MAX_TREE_HEAD_LINE), treeHeadLine(head + 'x'), syslog].join('\n') + '\n';
   const r = readTreeHeadLines(text);
   assert.deepEqual(r[0], { line: 1, note: head });
-  assert.deepEqual(r.map((x) => x.line), [1, 3, 4, 5, 6, 7]);
+  assert.deepEqual(r.map((x) => x.line), [1, 4, 5, 6, 7, 8]);
   assert.match((r[1] as { reason: string }).reason, /not "airlock-tree-head/);
-  assert.match((r[2] as { reason: string }).reason, /not "airlock-tree-head/);
-  assert.match((r[3] as { reason: string }).reason, /UTF-8/);
-  assert.match((r[4] as { reason: string }).reason, /over 65536/);
+  assert.match((r[2] as { reason: string }).reason, /UTF-8/);
+  assert.match((r[3] as { reason: string }).reason, /over 65536/);
+  assert.deepEqual(r[5], { line: 8, note: head });
   // The line form carries the note; verifying it is the caller's step, and a tampered note fails there.
-  assert.equal(typeof parseTreeHead((r[5] as { note: string }).note, [logKey.publicRaw]), 'string');
+  assert.equal(typeof parseTreeHead((r[4] as { note: string }).note, [logKey.publicRaw]), 'string');
   assert.ok(typeof parseTreeHead((r[0] as { note: string }).note, [logKey.publicRaw]) !== 'string');
 });
