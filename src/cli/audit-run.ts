@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { formatPublicKey, keyIdOf, parsePublicKey, parsePublicKeys } from '../audit/keys.js';
 import { databaseSource } from '../audit/log-file.js';
+import { isPostgresUrl } from '../audit/pg-url.js';
 import { bundleSource, writeBundle } from '../audit/bundle.js';
 import { verifySource, type AuditSource, type CheckpointFile } from '../audit/source.js';
 import { daemonSource } from '../client/audit-source.js';
@@ -28,6 +29,7 @@ interface VerifyOpts {
   bundle?: string;
   checkpoints: string;
   origin?: string;
+  allHosts?: boolean;
   witness: string[];
   proof?: string;
   json?: boolean;
@@ -35,6 +37,8 @@ interface VerifyOpts {
 
 /** Exit status: 0 intact, 1 broken, 2 cannot verify (any error: an unreadable key, database, bundle or daemon). */
 export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
+  // A PostgreSQL store holds a log per host: audit-hosts.ts verifies each with its own key.
+  if (o.db !== undefined && o.bundle === undefined && isPostgresUrl(o.db)) return (await import('./audit-hosts.js')).verifyHosts({ ...o, db: o.db }, cmd, { keyFile: readKeyFile, witnessKey: readWitnessKey });
   const started = process.hrtime.bigint();
   let report;
   try {
@@ -43,6 +47,7 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
       return verifyProofFile(o.proof, { pubkey: o.pubkey, ...(o.origin !== undefined ? { origin: o.origin } : {}), ...(o.json ? { json: true } : {}) });
     }
     if (o.db !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', 'give --db or --bundle, not both');
+    if (o.allHosts) throw new AirlockError('validation', 'bad_source', '--all-hosts reads a PostgreSQL store: give --db postgres://...');
     const pub = parsePublicKeys(readKeyFile(o.pubkey));
     const witnesses = o.witness.map(readWitnessKey);
     const named = cmd.getOptionValueSource('checkpoints') !== 'default';

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_SOCKET, DEFAULT_STATE_DIR, RECEIPT_TTL_MINUTES, stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
 import { startDaemon } from './main.js';
+import { isPostgresUrl } from '../audit/pg-url.js';
 
 const HELP = `Usage: airlock daemon [options]
 
@@ -32,6 +33,9 @@ Options:
                          (socat VSOCK-LISTEN:PORT,fork UNIX-CONNECT:PATH or systemd-socket-proxyd)
   --tokens FILE          token principals: name, role, unattended, SHA-256 of the token
                          (default ${DEFAULT_CONFIG_DIR}/tokens.toml; root-owned, mode 0600)
+  --store URL            keep the store in PostgreSQL (postgres://user@host:port/db) instead of
+                         the SQLite file in the state directory; many hosts may share one
+                         database, each with its own log (named by its audit key id)
   --no-syslog            do not copy checkpoints to the local syslog (logger)
   -h, --help             this text
 
@@ -64,6 +68,7 @@ function main(): void {
         'checkpoint-interval': { type: 'string' },
         'idle-timeout': { type: 'string' },
         'no-syslog': { type: 'boolean' },
+        store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -95,10 +100,18 @@ function main(): void {
   }
   const stateDir = v['state-dir'] ?? DEFAULT_STATE_DIR;
   const files = stateFiles(stateDir, v['log-dir'] ?? DEFAULT_LOG_DIR);
-  const firstStart = !existsSync(files.db);
+  const storeUrl = v.store;
+  if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) {
+    process.stderr.write('--store takes a PostgreSQL URL: postgres://user@host:port/database\n');
+    process.exit(2);
+  }
+  // With PostgreSQL the first start of this host is the one with no audit key yet: new keys
+  // open a new log beside the others (its id is the new key id) and never continue an old one.
+  const firstStart = storeUrl !== undefined ? !existsSync(files.auditKey) : !existsSync(files.db);
   startDaemon({
     socketPath: v.socket ?? DEFAULT_SOCKET,
     dbPath: files.db,
+    ...(storeUrl !== undefined ? { storeUrl } : {}),
     auditKeyPath: files.auditKey,
     approvalKeyPath: files.approvalKey,
     totpKeyPath: files.totpKey,

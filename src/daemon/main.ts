@@ -16,6 +16,9 @@ import { TreeHeads } from './tree-heads.js';
 import { AirlockError } from '../protocol/errors.js';
 import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE } from '../protocol/defaults.js';
 import { SqliteStore } from '../store/sqlite.js';
+import { openPostgresStore } from '../store/postgres.js';
+import type { Store, LogHead } from '../store/store.js';
+import type { EntryDraft } from '../audit/entry.js';
 import { consistencyProof } from '../audit/merkle.js';
 import { buildPublisher } from './sinks/setup.js';
 import { Executor } from './executor.js';
@@ -35,6 +38,8 @@ import { hostname } from 'node:os';
 export interface DaemonConfig {
   socketPath: string;
   dbPath: string;
+  /** A PostgreSQL URL: the store lives there (this host's log among others) instead of in dbPath. */
+  storeUrl?: string;
   auditKeyPath: string;
   approvalKeyPath: string;
   /** Seals the second-factor secrets in the store (created with a store not yet sealed). */
@@ -89,11 +94,19 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const sealer = new AuditSealer(files.audit.current);
   // Nothing is appended before the publisher exists (it needs the log id, read from the store).
   let checkpoints: ReturnType<typeof buildPublisher> | null = null;
-  const store = new SqliteStore(c.dbPath, sealer.seal, (head, entries) => {
+  const onAppend = (head: LogHead, entries: readonly EntryDraft[]) => {
     checkpoints?.note(head, entries.map((e) => e.kind));
     journalEntries(entries);
-  });
-  const logId = await loadLogId(join(stateDir, 'log-id'), store, files.audit.current.keyId);
+  };
+  const logIdPath = join(stateDir, 'log-id');
+  // Each host's daemon has its own log in a shared PostgreSQL database, under its log id: the one in
+  // log-id, or for a new log the current audit key's (loadLogId then checks it against entry 1).
+  const claimedLogId = existsSync(logIdPath) ? readFileSync(logIdPath, 'utf8').trim() : files.audit.current.keyId;
+  const store: Store =
+    c.storeUrl !== undefined
+      ? await openPostgresStore({ url: c.storeUrl, logId: claimedLogId, origin: checkpointOrigin(hostname(), claimedLogId), seal: sealer.seal, onAppend })
+      : new SqliteStore(c.dbPath, sealer.seal, onAppend);
+  const logId = await loadLogId(logIdPath, store, files.audit.current.keyId);
   const origin = checkpointOrigin(hostname(), logId);
   // Signed tree heads to the local file and every sink the policy's [audit] names (src/daemon/sinks), with the key current at signing.
   checkpoints = buildPublisher({
@@ -180,7 +193,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
  * the current key's. Present, it must be entry 1's key id: a state directory put together from
  * two logs does not start.
  */
-async function loadLogId(path: string, store: SqliteStore, currentKeyId: string): Promise<string> {
+async function loadLogId(path: string, store: Store, currentKeyId: string): Promise<string> {
   const [first] = store.logHead().size > 0 ? await store.logRows(0, 1) : [];
   const firstKey = first ? (JSON.parse(first.body) as { key_id?: unknown }).key_id : currentKeyId;
   if (typeof firstKey !== 'string' || !/^[0-9a-f]{16}$/.test(firstKey)) throw new AirlockError('integrity', 'bad_log_id', 'the log\'s first entry names no key id');
@@ -196,7 +209,7 @@ async function loadLogId(path: string, store: SqliteStore, currentKeyId: string)
 }
 
 /** The log's last entry must be signed by the audit key the daemon holds: another key means a key file was replaced by hand. */
-async function checkLogHeadKey(store: SqliteStore, keyId: string, path: string): Promise<void> {
+async function checkLogHeadKey(store: Store, keyId: string, path: string): Promise<void> {
   const head = store.logHead();
   if (head.size === 0) return;
   const [row] = await store.logRows(head.size - 1, 1);

@@ -1,0 +1,674 @@
+/**
+ * PostgreSQL store: the same Store as SqliteStore (same outcomes, same refusals), for a
+ * fleet whose daemons share one database, each with its own log (log_id = its audit key id).
+ *
+ * Locking, and why not SERIALIZABLE: every method that writes runs one READ COMMITTED
+ * transaction that first takes its log's row lock (`SELECT ... FROM logs WHERE log_id = $1
+ * FOR UPDATE`). Every table row belongs to one log, so that lock serializes all writes of a
+ * log exactly as SQLite's IMMEDIATE transaction does for its one file: a rule's count and its
+ * new use, a step's check and its spending, and the next seq and its entry cannot be split by
+ * another writer, in this process or another. SERIALIZABLE would give the same safety but
+ * abort conflicting transactions, and each abort would need a retry that re-seals entries;
+ * one lock per log never aborts and cannot deadlock (it is the only lock taken first, and
+ * always the same one). Writes of different logs never wait for each other.
+ *
+ * The next seq is read from the database inside that lock, never from memory; the in-memory
+ * head (for the synchronous logHead()) moves only after COMMIT returned. Within one process,
+ * writes are group-committed (atomically): those that arrive together share one transaction,
+ * each in a savepoint of its own, and one fsync, so blocked writers do not hold the pool's
+ * connections and the heads reach onAppend in commit order.
+ *
+ * A transaction that cannot commit throws (store_unreachable when the server is gone):
+ * never success for something not written.
+ */
+import type pg from 'pg';
+import type { PoolClient } from 'pg';
+import type { EntryDraft } from '../audit/entry.js';
+import { GENESIS_HASH } from '../audit/entry.js';
+import { leafHash, type MerkleFrontier, type NodeReader, type StoredNode } from '../audit/merkle.js';
+import type { LogRow } from '../audit/verify.js';
+import { AirlockError } from '../protocol/errors.js';
+import type { TxState } from '../protocol/risk.js';
+import { describeUrl, makePool, storeError, type PoolLimits } from './postgres-pool.js';
+import { ensureSchema } from './postgres-schema.js';
+import { pgIntegrityCheck } from './postgres-check.js';
+import { frontierAt, pgNodeReader } from './postgres-merkle.js';
+import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+
+/** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
+const TOTP_SEALED = 'sealed-v1';
+const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
+const EXPIRED_RECEIPT = JSON.stringify({ state: 'Canceled', summary: 'expired: the receipt was not used before its deadline', expired: 'receipt' });
+const INTERRUPTED = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
+const STEP_SPENT = Symbol('step spent');
+const DAY_MS = 24 * 60 * 60_000;
+/** A log id is an audit key id: 16 lower-case hex digits (keyIdOf). Anything else is refused before it reaches SQL. */
+const LOG_ID = /^[0-9a-f]{16}$/;
+
+interface Row {
+  id: string;
+  action_name: string;
+  params_json: string;
+  request_hash: string;
+  risk: string;
+  state: string;
+  requester_uid: number;
+  requester_name: string;
+  requester_role: string;
+  requester_person_uid: number | null;
+  preview_json: string;
+  preview_digest: string;
+  summary: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+  approved_by: string | null;
+  receipt_commitment: string | null;
+  result_json: string | null;
+}
+
+const toRecord = (r: Row): TxRecord => ({
+  id: r.id,
+  actionName: r.action_name,
+  params: JSON.parse(r.params_json),
+  requestHash: r.request_hash,
+  risk: r.risk as TxRecord['risk'],
+  state: r.state as TxState,
+  requesterUid: r.requester_uid,
+  requesterName: r.requester_name,
+  requesterRole: r.requester_role as TxRecord['requesterRole'],
+  requesterPersonUid: r.requester_person_uid ?? null,
+  preview: JSON.parse(r.preview_json),
+  previewDigest: r.preview_digest,
+  summary: r.summary,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  expiresAt: r.expires_at,
+  approvedBy: r.approved_by,
+  receiptCommitment: r.receipt_commitment,
+  result: r.result_json ? JSON.parse(r.result_json) : null,
+});
+
+export interface PostgresStoreOptions {
+  /** postgres://user@host:port/db (an `options=-c search_path=...` query parameter picks the schema). */
+  url: string;
+  /** This daemon's log: its audit key id. */
+  logId: string;
+  /** The log's checkpoint origin (checkpointOrigin): recorded with the log, checked at every open. */
+  origin: string;
+  seal: Sealer;
+  /** After each commit that appended entries: the new head and those entries, in order. */
+  onAppend?: (head: LogHead, entries: readonly EntryDraft[]) => void;
+  pool?: PoolLimits;
+}
+
+export async function openPostgresStore(o: PostgresStoreOptions): Promise<PostgresStore> {
+  if (!LOG_ID.test(o.logId)) throw new AirlockError('validation', 'bad_log_id', `a log id is 16 hex digits (an audit key id), not ${JSON.stringify(o.logId.slice(0, 40))}`);
+  const where = describeUrl(o.url);
+  const pool = makePool(o.url, o.pool);
+  try {
+    const client = await pool.connect();
+    const onError = () => {}; // the statement in flight rejects; see atomically()
+    client.on('error', onError);
+    try {
+      await ensureSchema(client, o.logId, o.origin, Date.now());
+      // The tree's frontier at the head, under the log's lock (it builds any missing nodes).
+      await client.query('BEGIN');
+      let head: ChainHead;
+      let frontier: MerkleFrontier;
+      try {
+        await client.query('SELECT log_id FROM logs WHERE log_id = $1 FOR UPDATE', [o.logId]);
+        head = await readHead(client, o.logId);
+        frontier = await frontierAt(client, o.logId, head.size);
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      }
+      return new PostgresStore(pool, where, o.logId, o.seal, o.onAppend ?? (() => {}), { ...head, root: frontier.root().toString('hex') }, frontier);
+    } finally {
+      client.removeListener('error', onError);
+      client.release();
+    }
+  } catch (e) {
+    await pool.end().catch(() => {});
+    throw storeError(e, where);
+  }
+}
+
+/** The last entry's seq and hash, as the database has them. */
+type ChainHead = Omit<LogHead, 'root'>;
+
+async function readHead(c: PoolClient | pg.Pool, logId: string): Promise<ChainHead> {
+  const r = await c.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_log WHERE log_id = $1 ORDER BY seq DESC LIMIT 1', [logId]);
+  return r.rows[0] ? { size: r.rows[0].seq, hash: r.rows[0].hash } : { size: 0, hash: GENESIS_HASH };
+}
+
+/** The most operations one group commit holds: bounds the batch's time (and the row lock's). */
+export const MAX_BATCH = 64;
+/** The most operations waiting for a batch; more are refused (transient/store_busy). */
+export const MAX_PENDING = 1000;
+
+interface PendingOp {
+  fn: (c: PoolClient) => Promise<unknown>;
+  entries: (result: unknown) => EntryDraft[];
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+type Done = { op: PendingOp; ok: true; result: unknown; drafts: EntryDraft[]; head: LogHead } | { op: PendingOp; ok: false; error: unknown };
+
+export class PostgresStore implements Store {
+  /** Operations waiting for the next batch, in arrival order. */
+  private readonly pending: PendingOp[] = [];
+  private writing = false;
+  private readonly idle: Array<() => void> = [];
+  readonly merkleNodes: NodeReader;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    /** The database, without its password: what errors name. */
+    readonly where: string,
+    readonly logId: string,
+    private readonly seal: Sealer,
+    private readonly onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void,
+    private head: LogHead,
+    /** The Merkle tree's right edge at `head`; like head, replaced only when a transaction commits. */
+    private frontier: MerkleFrontier,
+  ) {
+    this.merkleNodes = pgNodeReader(pool, logId, (e) => storeError(e, where));
+  }
+
+  /** One read outside any transaction; a failure is a store error, never an empty answer. */
+  private async read<R extends pg.QueryResultRow>(sql: string, args: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>(sql, args)).rows;
+    } catch (e) {
+      throw storeError(e, this.where);
+    }
+  }
+
+  /**
+   * Runs fn and appends the entries it calls for, atomically and durably: the promise settles
+   * only after the COMMIT that holds them returned.
+   *
+   * Group commit: operations that arrive while a batch is being written wait for the next one,
+   * and a batch (at most MAX_BATCH, in arrival order) is one transaction under the log's row
+   * lock, each operation inside a savepoint of its own. One that throws rolls back to its
+   * savepoint alone, as if it had been a transaction of its own; the others commit. One fsync
+   * then covers the batch. A failed COMMIT (or a lost connection) rejects every operation of the
+   * batch: nothing of it is reported stored. The in-memory head moves only after COMMIT.
+   */
+  private atomically<T>(entries: (result: T) => EntryDraft[], fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    if (this.pending.length >= MAX_PENDING) {
+      return Promise.reject(new AirlockError('transient', 'store_busy', `more than ${MAX_PENDING} store writes are waiting`, 'retry in a moment'));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, entries: entries as PendingOp['entries'], resolve: resolve as PendingOp['resolve'], reject });
+      this.kick();
+    });
+  }
+
+  /** Starts the next batch unless one is being written; wakes close() when there is nothing left. */
+  private kick(): void {
+    if (this.writing) return;
+    if (this.pending.length === 0) {
+      for (const wake of this.idle.splice(0)) wake();
+      return;
+    }
+    this.writing = true;
+    void this.writeBatch(this.pending.splice(0, MAX_BATCH)).finally(() => {
+      this.writing = false;
+      this.kick();
+    });
+  }
+
+  private async writeBatch(batch: PendingOp[]): Promise<void> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      for (const op of batch) op.reject(storeError(e, this.where));
+      return;
+    }
+    // A connection cut while checked out emits 'error' on the client (not on the pool); the
+    // statement in flight rejects with it anyway, so the event only needs a listener.
+    let broken: unknown = undefined;
+    const onError = (e: unknown) => (broken ??= e);
+    client.on('error', onError);
+    const done: Done[] = [];
+    let head = this.head;
+    let frontier = this.frontier;
+    try {
+      await client.query('BEGIN');
+      const lock = await client.query('SELECT log_id FROM logs WHERE log_id = $1 FOR UPDATE', [this.logId]);
+      if (lock.rowCount !== 1) throw new AirlockError('integrity', 'log_missing', `the log ${this.logId} has no row in the audit store at ${this.where}: it was deleted`);
+      ({ head, frontier } = await this.headInLock(client));
+      for (const op of batch) {
+        await client.query('SAVEPOINT op');
+        const before = { head, frontier };
+        try {
+          const result = await op.fn(client);
+          const drafts = op.entries(result);
+          if (drafts.length) ({ head, frontier } = await this.append(client, head, frontier, drafts));
+          await client.query('RELEASE SAVEPOINT op');
+          done.push({ op, ok: true, result, drafts, head });
+        } catch (error) {
+          // A statement that failed leaves the transaction aborted until this; a lost connection
+          // makes this throw too, which fails the whole batch below.
+          await client.query('ROLLBACK TO SAVEPOINT op');
+          await client.query('RELEASE SAVEPOINT op');
+          ({ head, frontier } = before);
+          done.push({ op, ok: false, error });
+        }
+      }
+      await client.query('COMMIT');
+    } catch (e) {
+      // A failed ROLLBACK means the connection is gone: the server rolls back on its own, and
+      // the connection is destroyed rather than returned to the pool.
+      await client.query('ROLLBACK').catch((re) => (broken ??= re));
+      broken ??= e instanceof AirlockError ? undefined : e;
+      client.removeListener('error', onError);
+      client.release(broken instanceof Error ? broken : undefined);
+      for (const op of batch) op.reject(storeError(e, this.where));
+      return;
+    }
+    client.removeListener('error', onError);
+    client.release(broken instanceof Error ? broken : undefined);
+    if (head.size > this.head.size) {
+      this.head = head;
+      this.frontier = frontier;
+    }
+    for (const d of done) {
+      if (!d.ok) d.op.reject(d.error === STEP_SPENT ? d.error : storeError(d.error, this.where));
+      else {
+        if (d.drafts.length) this.onAppend(d.head, d.drafts);
+        d.op.resolve(d.result);
+      }
+    }
+  }
+
+  /**
+   * The head as the database has it, read under the log's lock, with its tree's frontier. The
+   * database is the truth for the next seq, but it must not be behind what this store already
+   * committed: a shorter or different log means entries were removed or replaced. Another
+   * writer of this log (a second store object) may have appended: the frontier then comes
+   * from the database too.
+   */
+  private async headInLock(c: PoolClient): Promise<{ head: LogHead; frontier: MerkleFrontier }> {
+    const chain = await readHead(c, this.logId);
+    if (chain.size < this.head.size || (chain.size === this.head.size && chain.hash !== this.head.hash)) {
+      throw new AirlockError('integrity', 'log_rewritten', `the log ${this.logId} in the audit store at ${this.where} ends at ${chain.size}, but this daemon wrote up to ${this.head.size}: entries were removed or replaced`);
+    }
+    if (chain.size === this.head.size) return { head: this.head, frontier: this.frontier };
+    const frontier = await frontierAt(c, this.logId, chain.size);
+    return { head: { ...chain, root: frontier.root().toString('hex') }, frontier };
+  }
+
+  /**
+   * Seals and inserts the entries after `head`, with the Merkle nodes they complete, inside the
+   * batch's transaction. Appends to a copy of the frontier: a rollback must leave the one given as it was.
+   */
+  private async append(c: PoolClient, head: LogHead, given: MerkleFrontier, drafts: EntryDraft[]): Promise<{ head: LogHead; frontier: MerkleFrontier }> {
+    const frontier = given.clone();
+    let { size, hash } = head;
+    const nodes: StoredNode[] = [];
+    const seqs: number[] = [];
+    const bodies: string[] = [];
+    const sigs: string[] = [];
+    const hashes: string[] = [];
+    for (const draft of drafts) {
+      const sealed = this.seal(draft, size + 1, hash);
+      // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
+      if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
+      seqs.push(sealed.seq);
+      bodies.push(sealed.body);
+      sigs.push(sealed.sig);
+      hashes.push(sealed.hash);
+      nodes.push(...frontier.append(leafHash(sealed.body)));
+      size = sealed.seq;
+      hash = sealed.hash;
+    }
+    // Entries and nodes in one statement: one round trip fewer on a path serialized per log.
+    await c.query(
+      `WITH entries AS (INSERT INTO audit_log (log_id, seq, body, sig, hash) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]))
+        INSERT INTO merkle_nodes (log_id, level, idx, hash) SELECT $1, * FROM unnest($6::int[], $7::bigint[], $8::bytea[])`,
+      [this.logId, seqs, bodies, sigs, hashes, nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash)],
+    );
+    return { head: { size, hash, root: frontier.root().toString('hex') }, frontier };
+  }
+
+  async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
+    await this.atomically(
+      () => [entry],
+      (c) =>
+        c.query(
+          `INSERT INTO transactions (log_id, id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
+            requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+          [this.logId, tx.id, tx.actionName, JSON.stringify(tx.params), tx.requestHash, tx.risk, tx.state, tx.requesterUid, tx.requesterName, tx.requesterRole,
+            tx.requesterPersonUid, JSON.stringify(tx.preview), tx.previewDigest, tx.summary, tx.createdAt, tx.updatedAt, tx.expiresAt],
+        ),
+    );
+  }
+
+  async getTransaction(id: string): Promise<TxRecord | null> {
+    const r = await this.read<Row>('SELECT * FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id]);
+    return r[0] ? toRecord(r[0]) : null;
+  }
+
+  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome> {
+    try {
+      return await this.atomically(
+        (o) => (o === 'approved' ? [entry] : []),
+        async (c): Promise<ApprovalOutcome> => {
+          // The rule is checked first, under the same row lock that records its use.
+          if (a.rule && (await this.ruleExhausted(c, a.rule, a.now))) return 'rule_exhausted';
+          const ok = await c.query(
+            `UPDATE transactions SET state = 'Queued', approved_by = $3, receipt_commitment = $4, expires_at = $5, updated_at = $6
+              WHERE log_id = $1 AND id = $2 AND state = 'Previewed' AND expires_at > $6`,
+            [this.logId, id, a.approvedBy, a.commitment, a.expiresAt, a.now],
+          );
+          if (ok.rowCount !== 1) return 'not_pending';
+          // Throwing rolls the approval back with the transaction: both happen or neither does.
+          if (a.spend && !(await this.spendStep(c, a.spend))) throw STEP_SPENT;
+          if (a.rule) await c.query('INSERT INTO rule_use (log_id, rule_id, at) VALUES ($1, $2, $3)', [this.logId, a.rule.id, a.now]);
+          return 'approved';
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      throw e;
+    }
+  }
+
+  private async spendStep(c: PoolClient, s: SpentStep): Promise<boolean> {
+    const r = await c.query('UPDATE totp SET last_step = $3, failures = 0 WHERE log_id = $1 AND approver = $2 AND last_step < $3', [this.logId, s.approver, s.step]);
+    return r.rowCount === 1;
+  }
+
+  /** At its daily cap (approvals in the last 24 hours) or inside its cooldown (since its last approval). */
+  private async ruleExhausted(c: PoolClient, rule: RuleLimit, now: number): Promise<boolean> {
+    const u = await this.usageOf(c, rule.id, now);
+    if (u.lastDay >= rule.dailyCap) return true;
+    return u.last !== null && now - u.last < rule.cooldownMs;
+  }
+
+  private async usageOf(c: PoolClient | pg.Pool, ruleId: string, now: number): Promise<RuleUsage> {
+    const r = await c.query<{ day: number; last: number | null; first: number | null }>(
+      `SELECT COUNT(*) FILTER (WHERE at >= $3) AS day, MAX(at) AS last, MIN(at) FILTER (WHERE at >= $3) AS first
+        FROM rule_use WHERE log_id = $1 AND rule_id = $2`,
+      [this.logId, ruleId, now - DAY_MS],
+    );
+    const row = r.rows[0]!;
+    return { lastDay: row.day, last: row.last, firstInDay: row.first };
+  }
+
+  async ruleUsage(ruleId: string, now: number): Promise<RuleUsage> {
+    try {
+      return await this.usageOf(this.pool, ruleId, now);
+    } catch (e) {
+      throw storeError(e, this.where);
+    }
+  }
+
+  private async meta(c: PoolClient | null, key: string): Promise<string | undefined> {
+    const sql = 'SELECT value FROM meta WHERE log_id = $1 AND key = $2';
+    const rows = c ? (await c.query<{ value: string }>(sql, [this.logId, key])).rows : await this.read<{ value: string }>(sql, [this.logId, key]);
+    return rows[0]?.value;
+  }
+
+  async totpSecretsSealed(): Promise<boolean> {
+    return (await this.meta(null, 'totp_secrets')) === TOTP_SEALED;
+  }
+
+  async sealTotpSecrets(seal: (approver: string, secret: string) => string): Promise<number> {
+    const sealed = await this.atomically(
+      () => [],
+      async (c) => {
+        if ((await this.meta(c, 'totp_secrets')) === TOTP_SEALED) return 0;
+        let n = 0;
+        for (const table of ['totp', 'totp_pending'] as const) {
+          const rows = await c.query<{ approver: string; secret: string }>(`SELECT approver, secret FROM ${table} WHERE log_id = $1`, [this.logId]);
+          for (const r of rows.rows) {
+            await c.query(`UPDATE ${table} SET secret = $3 WHERE log_id = $1 AND approver = $2`, [this.logId, r.approver, seal(r.approver, r.secret)]);
+            n++;
+          }
+        }
+        await c.query('INSERT INTO meta (log_id, key, value) VALUES ($1, $2, $3) ON CONFLICT (log_id, key) DO UPDATE SET value = excluded.value', [this.logId, 'totp_secrets', TOTP_SEALED]);
+        return n;
+      },
+    );
+    // The old row versions still hold the clear text until the table is rewritten: VACUUM FULL
+    // writes the live rows into new files and drops the old ones (the server's WAL segments keep
+    // a copy until they are recycled, which this store cannot force).
+    if (sealed > 0) await this.read('VACUUM FULL totp, totp_pending', []);
+    return sealed;
+  }
+
+  async issueTotp(approver: string, sealedSecret: string, now: number, expiresAt: number, spend: SpentStep | undefined, entry: EntryDraft): Promise<'issued' | 'step_spent'> {
+    try {
+      return await this.atomically(
+        () => [entry],
+        async (c) => {
+          if (spend && !(await this.spendStep(c, spend))) throw STEP_SPENT;
+          await c.query(
+            `INSERT INTO totp_pending (log_id, approver, secret, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+              ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, issued_at = excluded.issued_at, expires_at = excluded.expires_at, failures = 0`,
+            [this.logId, approver, sealedSecret, now, expiresAt],
+          );
+          return 'issued' as const;
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      throw e;
+    }
+  }
+
+  async pendingTotp(approver: string): Promise<PendingTotp | null> {
+    const r = (await this.read<{ approver: string; secret: string; issued_at: number; expires_at: number; failures: number }>('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver]))[0];
+    return r ? { approver: r.approver, sealedSecret: r.secret, issuedAt: r.issued_at, expiresAt: r.expires_at, failures: r.failures } : null;
+  }
+
+  async confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean> {
+    return this.atomically(
+      (ok) => (ok ? [entry] : []),
+      async (c) => {
+        const took = await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2 AND secret = $3 AND expires_at > $4', [this.logId, approver, sealedSecret, now]);
+        if (took.rowCount !== 1) return false;
+        await c.query(
+          `INSERT INTO totp (log_id, approver, secret, enrolled_at, last_step) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0`,
+          [this.logId, approver, sealedSecret, now, step],
+        );
+        return true;
+      },
+    );
+  }
+
+  async recordPendingTotpFailure(approver: string, maxFailures: number): Promise<number> {
+    return this.atomically(
+      () => [],
+      async (c) => {
+        const r = await c.query<{ failures: number }>('UPDATE totp_pending SET failures = failures + 1 WHERE log_id = $1 AND approver = $2 RETURNING failures', [this.logId, approver]);
+        const failures = r.rows[0]?.failures;
+        if (failures === undefined) return 0;
+        if (failures < maxFailures) return maxFailures - failures;
+        await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver]);
+        return 0;
+      },
+    );
+  }
+
+  async resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft): Promise<{ factor: boolean; pending: boolean }> {
+    return this.atomically(
+      (had) => (had.factor || had.pending ? [entryFor(had)] : []),
+      async (c) => ({
+        factor: (await c.query('DELETE FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
+        pending: (await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
+      }),
+    );
+  }
+
+  async totp(approver: string): Promise<TotpRecord | null> {
+    const r = (await this.read<{ approver: string; secret: string; enrolled_at: number; last_step: number; failures: number; locked_until: number }>('SELECT * FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver]))[0];
+    return r ? { approver: r.approver, sealedSecret: r.secret, enrolledAt: r.enrolled_at, lastStep: r.last_step, failures: r.failures, lockedUntil: r.locked_until } : null;
+  }
+
+  async recordTotpFailure(approver: string, now: number, limits: { maxFailures: number; lockMs: number }, lockoutEntry: EntryDraft): Promise<TotpRecord> {
+    const locked = await this.atomically(
+      (l) => (l ? [lockoutEntry] : []),
+      async (c) => {
+        const r = await c.query<{ failures: number }>('UPDATE totp SET failures = failures + 1 WHERE log_id = $1 AND approver = $2 RETURNING failures', [this.logId, approver]);
+        if ((r.rows[0]?.failures ?? 0) < limits.maxFailures) return false;
+        await c.query('UPDATE totp SET failures = 0, locked_until = $3 WHERE log_id = $1 AND approver = $2', [this.logId, approver, now + limits.lockMs]);
+        return true;
+      },
+    );
+    const rec = await this.totp(approver);
+    return locked ? { ...rec!, failures: limits.maxFailures } : rec!;
+  }
+
+  async consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {
+    return this.atomically(
+      (o) => (o === 'consumed' ? entries : []),
+      async (c): Promise<ConsumeOutcome> => {
+        const r = await c.query(
+          `UPDATE transactions SET state = 'Running', consumed_at = $3, updated_at = $3
+            WHERE log_id = $1 AND id = $2 AND state = 'Queued' AND consumed_at IS NULL AND receipt_commitment = $4 AND expires_at > $3`,
+          [this.logId, id, now, commitment],
+        );
+        if (r.rowCount === 1) return 'consumed';
+        const p = (await c.query<{ state: string; consumed_at: number | null; receipt_commitment: string | null }>('SELECT state, consumed_at, receipt_commitment FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id])).rows[0];
+        if (!p) return 'not_found';
+        if (p.consumed_at !== null) return 'already_consumed';
+        if (p.state !== 'Queued') return 'not_queued';
+        if (p.receipt_commitment !== commitment) return 'mismatch';
+        return 'expired';
+      },
+    );
+  }
+
+  async finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void> {
+    await this.atomically(
+      () => [entry],
+      async (c) => {
+        const r = await c.query("UPDATE transactions SET state = $3, result_json = $4, updated_at = $5 WHERE log_id = $1 AND id = $2 AND state = 'Running'", [this.logId, id, state, JSON.stringify(result), now]);
+        if (r.rowCount !== 1) throw new AirlockError('integrity', 'not_running', `transaction ${id} is not Running`);
+      },
+    );
+  }
+
+  async cancel(id: string, now: number, entry: EntryDraft, opts: { result?: Record<string, unknown>; onlyFrom?: 'Previewed' } = {}): Promise<boolean> {
+    const result = opts.result ? JSON.stringify(opts.result) : null;
+    const from = opts.onlyFrom ?? null;
+    return this.atomically(
+      (ok) => (ok ? [entry] : []),
+      async (c) =>
+        (
+          await c.query(
+            `UPDATE transactions SET state = 'Canceled', updated_at = $3, result_json = COALESCE($4, result_json)
+              WHERE log_id = $1 AND id = $2 AND state IN ('Previewed', 'Queued') AND ($5::text IS NULL OR state = $5::text)`,
+            [this.logId, id, now, result, from],
+          )
+        ).rowCount === 1,
+    );
+  }
+
+  async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
+    return this.read<LogRow>('SELECT seq, body, sig FROM audit_log WHERE log_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [this.logId, afterSeq, limit]);
+  }
+
+  async transactionEntries(id: string, limit: number): Promise<LogRow[]> {
+    // The expression index audit_log_tx (postgres-schema.ts) answers this without a pass over the log.
+    return this.read<LogRow>("SELECT seq, body, sig FROM audit_log WHERE log_id = $1 AND (body::jsonb ->> 'transaction_id') = $2 ORDER BY seq LIMIT $3", [this.logId, id, limit]);
+  }
+
+  /** Cancels one transaction past its deadline, recording which stage ran out; false when it was not due. */
+  private async expireOne(c: PoolClient, id: string, now: number): Promise<boolean> {
+    const r = await c.query(
+      `UPDATE transactions SET state = 'Canceled', updated_at = $3, result_json = CASE state WHEN 'Previewed' THEN $4 ELSE $5 END
+        WHERE log_id = $1 AND id = $2 AND state IN ('Previewed', 'Queued') AND expires_at <= $3`,
+      [this.logId, id, now, EXPIRED_PREVIEW, EXPIRED_RECEIPT],
+    );
+    return r.rowCount === 1;
+  }
+
+  async expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
+    const expired = await this.atomically<TxRecord[]>(
+      (txs) => txs.map(entryFor),
+      async (c) => {
+        const due = (await c.query<Row>("SELECT * FROM transactions WHERE log_id = $1 AND state IN ('Previewed', 'Queued') AND expires_at <= $2 ORDER BY ord", [this.logId, now])).rows.map(toRecord);
+        const done: TxRecord[] = [];
+        for (const tx of due) if (await this.expireOne(c, tx.id, now)) done.push(tx);
+        return done;
+      },
+    );
+    return expired.map((t) => t.id);
+  }
+
+  async expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null> {
+    return this.atomically(
+      (tx) => (tx ? [entryFor(tx)] : []),
+      async (c) => {
+        const r = (await c.query<Row>('SELECT * FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id])).rows[0];
+        return r && (await this.expireOne(c, id, now)) ? toRecord(r) : null;
+      },
+    );
+  }
+
+  async reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
+    const failed = await this.atomically<TxRecord[]>(
+      (txs) => txs.map(entryFor),
+      async (c) => {
+        const running = (await c.query<Row>("SELECT * FROM transactions WHERE log_id = $1 AND state = 'Running' ORDER BY ord", [this.logId])).rows.map(toRecord);
+        const done: TxRecord[] = [];
+        for (const tx of running) {
+          const r = await c.query("UPDATE transactions SET state = 'Failed', result_json = $3, updated_at = $4 WHERE log_id = $1 AND id = $2 AND state = 'Running'", [this.logId, tx.id, INTERRUPTED, now]);
+          if (r.rowCount === 1) done.push(tx);
+        }
+        return done;
+      },
+    );
+    return failed.map((t) => t.id);
+  }
+
+  async history(f: HistoryFilter): Promise<TxRecord[]> {
+    const where = ['log_id = $1'];
+    const args: unknown[] = [this.logId];
+    const add = (sql: string, v: unknown) => (args.push(v), where.push(sql.replace('?', `$${args.length}`)));
+    if (f.state) add('state = ?', f.state);
+    if (f.action) add('action_name = ?', f.action);
+    if (f.sinceMs !== undefined) add('created_at >= ?', f.sinceMs);
+    args.push(f.limit);
+    const rows = await this.read<Row>(`SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, ord DESC LIMIT $${args.length}`, args);
+    return rows.map(toRecord);
+  }
+
+  async appendEntries(entries: EntryDraft[]): Promise<void> {
+    await this.atomically(() => entries, async () => undefined);
+  }
+
+  logHead(): LogHead {
+    return this.head;
+  }
+
+  async integrityCheck(max: number): Promise<string[]> {
+    const n = Math.max(1, Math.min(100, Math.trunc(max)));
+    try {
+      return await pgIntegrityCheck(this.pool, this.logId, this.head, n);
+    } catch (e) {
+      return [`the check itself failed: ${storeError(e, this.where).message}`];
+    }
+  }
+
+  private closing: Promise<void> | null = null;
+
+  /** Waits for the pending writes, then ends the pool; closing again is harmless. */
+  close(): Promise<void> {
+    return (this.closing ??= new Promise<void>((wake) => {
+      this.idle.push(wake);
+      this.kick();
+    }).then(() => this.pool.end()));
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The real daemon on a PostgreSQL store (`airlock daemon --store postgres://...`): one
+ * preview, approval and execution through the socket, every step in this host's log in the
+ * database (no SQLite file), and `airlock audit verify --db postgres://...` finds it intact.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { startWorld } from '../support/world.js';
+import { airlock, DAEMON } from '../support/cli.js';
+import { testSchema } from '../support/pg-schema.js';
+import { keyIdOf, parsePublicKey } from '../../src/audit/keys.js';
+
+test('a daemon with --store postgres:// runs preview, approve, execute and its log verifies from the database', async () => {
+  const schema = await testSchema();
+  const w = await startWorld(['--store', schema.url, '--checkpoint-interval', '0']);
+  try {
+    const agent = await w.as('agent', ['airlock-admin']);
+    const human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+    const { r } = await w.lifecycle(agent, human, 'CreateGroup', { group: 'pgaudit' });
+    assert.equal(r.state, 'Succeeded', JSON.stringify(r));
+    assert.equal(existsSync(w.d.files.db), false, 'the daemon wrote a SQLite store too');
+    const keyId = keyIdOf(parsePublicKey(readFileSync(w.d.files.publicKey, 'utf8')));
+    const kinds = (await schema.admin.query<{ kind: string }>("SELECT body::jsonb->>'kind' AS kind FROM audit_log WHERE log_id = $1 ORDER BY seq", [keyId])).rows.map((x) => x.kind);
+    for (const k of ['daemon_started', 'totp_enrolled', 'preview', 'approval_granted', 'approval_consumed', 'execution_started', 'outcome']) assert.ok(kinds.includes(k), `${k} missing from ${kinds.join(', ')}`);
+    const tx = await schema.admin.query<{ state: string }>("SELECT state FROM transactions WHERE log_id = $1 AND action_name = 'CreateGroup'", [keyId]);
+    assert.deepEqual(tx.rows.map((x) => x.state), ['Succeeded']);
+    const v = await airlock(['audit', 'verify', '--db', schema.url, '--pubkey', w.d.files.publicKey, '--checkpoints', w.d.files.checkpoints, '--json']);
+    assert.equal(v.code, 0, v.stdout + v.stderr);
+    const report = JSON.parse(v.stdout);
+    assert.equal(report.hosts[0].report.entries, kinds.length);
+    assert.ok(report.hosts[0].report.checkpoint, 'the host\'s checkpoint file was compared');
+  } finally {
+    await w.close();
+    await schema.drop();
+  }
+});
+
+test('--store takes a PostgreSQL URL and nothing else: exit 2 before anything starts', async () => {
+  const r = await airlock(['--store', 'mysql://root@127.0.0.1/test', '--state-dir', '/nonexistent/airlock-state'], { entry: DAEMON, timeoutMs: 20_000 });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--store takes a PostgreSQL URL/);
+});

@@ -1,0 +1,453 @@
+/**
+ * The Store contract, written once and run against every backend (SQLite and PostgreSQL):
+ * every method's outcomes and refusals, that a refused or failed operation leaves no entry,
+ * that the log verifies with the public key after a mix of operations, that a reopened store
+ * continues its log, and that concurrent writers never lose or repeat a seq.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { sealEntry, type EntryDraft } from '../../src/audit/entry.js';
+import { signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
+import { verifyLog, type LogRow } from '../../src/audit/verify.js';
+import { checkpointOrigin, formatCheckpointLine, signCheckpoint } from '../../src/audit/checkpoint.js';
+import { EMPTY_ROOT, consistencyProof, inclusionProof, leafHash, nodeHash, rootAt, verifyConsistency, verifyInclusion } from '../../src/audit/merkle.js';
+import type { LogHead, Sealer, Store, TxRecord } from '../../src/store/store.js';
+
+export interface OpenOptions {
+  seal: Sealer;
+  onAppend?: (head: LogHead, entries: readonly EntryDraft[]) => void;
+}
+
+/** One place a store lives (a file, a schema and log id): open it, again after close, and remove it. */
+export interface StoreSite {
+  open(o: OpenOptions): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+export const draft = (kind: EntryDraft['kind'], id: string | null = null, details: EntryDraft['details'] = {}): EntryDraft => ({
+  kind,
+  transaction_id: id,
+  action_name: id ? 'CreateGroup' : null,
+  risk: id ? 'medium' : null,
+  request_hash: id ? 'h' : null,
+  principal: null,
+  details,
+});
+
+export const txRecord = (id: string, now: number, over: Partial<TxRecord> = {}): TxRecord => ({
+  id,
+  actionName: 'CreateGroup',
+  params: { group: id, nested: { list: [1, 'two', null], flag: true } },
+  requestHash: `hash-${id}`,
+  risk: 'medium',
+  state: 'Previewed',
+  requesterUid: 1000,
+  requesterName: 'agent',
+  requesterRole: 'admin',
+  requesterPersonUid: null,
+  preview: { summary: `create ${id}`, change: { group: 'created' } },
+  previewDigest: `digest-${id}`,
+  summary: `Create group ${id}`,
+  createdAt: now,
+  updatedAt: now,
+  expiresAt: now + 60_000,
+  approvedBy: null,
+  receiptCommitment: null,
+  result: null,
+  ...over,
+});
+
+/** Every row of the store's log, paged as an auditor reads it. */
+export async function allRows(store: Store, page = 50): Promise<LogRow[]> {
+  const out: LogRow[] = [];
+  for (;;) {
+    const rows = await store.logRows(out.length ? out[out.length - 1]!.seq : 0, page);
+    out.push(...rows);
+    if (rows.length < page) return out;
+  }
+}
+
+/** RFC 9162's MTH by its definition, over the leaf hashes: what the stored tree must agree with. */
+export function naiveRoot(leaves: readonly Buffer[]): Buffer {
+  if (leaves.length === 0) return EMPTY_ROOT;
+  if (leaves.length === 1) return leaves[0]!;
+  let k = 1;
+  while (k * 2 < leaves.length) k *= 2;
+  return nodeHash(naiveRoot(leaves.slice(0, k)), naiveRoot(leaves.slice(k)));
+}
+
+export async function assertIntact(store: Store, key: SigningKey, size: number): Promise<void> {
+  const rows = await allRows(store);
+  assert.deepEqual(
+    rows.map((r) => r.seq),
+    Array.from({ length: size }, (_, i) => i + 1),
+  );
+  // A checkpoint of the head the store reports: the evidence of how long the log should be.
+  const checkpoint = formatCheckpointLine(signCheckpoint(key, checkpointOrigin('contract', key.keyId), store.logHead().size, store.logHead().hash));
+  const report = await verifyLog(rows, key.publicRaw, [{ from: 'the test', text: checkpoint }], { workers: 1 });
+  assert.equal(report.status, 'intact', JSON.stringify(report.first_broken));
+  assert.equal(report.entries, size);
+  assert.deepEqual(store.logHead(), { ...store.logHead(), size, hash: report.head_hash });
+  // The Merkle tree: the head's root is the MTH of the stored bodies, and the stored nodes give it too.
+  const root = naiveRoot(rows.map((r) => leafHash(r.body)));
+  assert.equal(store.logHead().root, root.toString('hex'));
+  assert.deepEqual(await rootAt(size, store.merkleNodes), root);
+}
+
+const kinds = async (store: Store) => (await allRows(store)).map((r) => JSON.parse(r.body).kind as string);
+
+export function storeContract(name: string, site: () => Promise<StoreSite>): void {
+  const key = signingKeyFromSeed(randomBytes(32));
+  const seal: Sealer = (d, seq, prev) => sealEntry(key, d, seq, prev);
+  /** Runs body on a fresh store, closed and removed afterwards. */
+  const withStore = (body: (store: Store, s: StoreSite, heads: LogHead[]) => Promise<void>) => async () => {
+    const s = await site();
+    const heads: LogHead[] = [];
+    const store = await s.open({ seal, onAppend: (h) => heads.push(h) });
+    try {
+      await body(store, s, heads);
+    } finally {
+      await store.close();
+      await s.cleanup();
+    }
+  };
+  const now = 1_800_000_000_000;
+
+  describe(`Store contract: ${name}`, () => {
+    test('a transaction round-trips every field; an unknown id is null', withStore(async (store) => {
+      const tx = txRecord('t1', now, { requesterPersonUid: 1001, risk: 'high' });
+      await store.createTransaction(tx, draft('preview', 't1'));
+      assert.deepEqual(await store.getTransaction('t1'), tx);
+      assert.equal(await store.getTransaction('nope'), null);
+      assert.equal((await store.getTransaction('t1'))!.requesterPersonUid, 1001);
+      await store.createTransaction(txRecord('t2', now), draft('preview', 't2'));
+      assert.equal((await store.getTransaction('t2'))!.requesterPersonUid, null);
+      await assertIntact(store, key, 2);
+    }));
+
+    test('a duplicate transaction id is refused and appends nothing', withStore(async (store) => {
+      await store.createTransaction(txRecord('t1', now), draft('preview', 't1'));
+      await assert.rejects(store.createTransaction(txRecord('t1', now), draft('preview', 't1')));
+      await assertIntact(store, key, 1);
+    }));
+
+    test('approval: approved once, then not_pending; an expired preview is not_pending; no entry when refused', withStore(async (store) => {
+      await store.createTransaction(txRecord('a', now), draft('preview', 'a'));
+      await store.createTransaction(txRecord('late', now, { expiresAt: now + 10 }), draft('preview', 'late'));
+      const grant = { approvedBy: 'alice', commitment: 'c-a', expiresAt: now + 900_000, now: now + 1 };
+      assert.equal(await store.recordApproval('a', grant, draft('approval_granted', 'a')), 'approved');
+      const a = (await store.getTransaction('a'))!;
+      assert.equal(a.state, 'Queued');
+      assert.equal(a.approvedBy, 'alice');
+      assert.equal(a.receiptCommitment, 'c-a');
+      assert.equal(a.expiresAt, now + 900_000);
+      assert.equal(a.updatedAt, now + 1);
+      assert.equal(await store.recordApproval('a', grant, draft('approval_granted', 'a')), 'not_pending');
+      assert.equal(await store.recordApproval('late', { ...grant, now: now + 10 }, draft('approval_granted', 'late')), 'not_pending');
+      assert.equal(await store.recordApproval('missing', grant, draft('approval_granted', 'missing')), 'not_pending');
+      assert.deepEqual(await kinds(store), ['preview', 'preview', 'approval_granted']);
+    }));
+
+    test('approval with a spent TOTP step is step_spent and rolls the approval back', withStore(async (store) => {
+      await store.issueTotp('alice', 'sealed-1', now, now + 600_000, undefined, draft('totp_issued'));
+      assert.equal(await store.confirmTotp('alice', 'sealed-1', 100, now, draft('totp_enrolled')), true);
+      await store.createTransaction(txRecord('x', now), draft('preview', 'x'));
+      await store.createTransaction(txRecord('y', now), draft('preview', 'y'));
+      const g = { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1 };
+      assert.equal(await store.recordApproval('x', { ...g, spend: { approver: 'alice', step: 100 } }, draft('approval_granted', 'x')), 'step_spent');
+      assert.equal((await store.getTransaction('x'))!.state, 'Previewed');
+      assert.equal(await store.recordApproval('x', { ...g, spend: { approver: 'alice', step: 101 } }, draft('approval_granted', 'x')), 'approved');
+      assert.equal((await store.totp('alice'))!.lastStep, 101);
+      assert.equal(await store.recordApproval('y', { ...g, spend: { approver: 'alice', step: 101 } }, draft('approval_granted', 'y')), 'step_spent');
+      assert.equal((await store.getTransaction('y'))!.state, 'Previewed');
+      assert.deepEqual(await kinds(store), ['totp_issued', 'totp_enrolled', 'preview', 'preview', 'approval_granted']);
+    }));
+
+    test('a rule: its daily cap and cooldown refuse with rule_exhausted, and ruleUsage counts the last 24 hours', withStore(async (store) => {
+      const rule = { id: 'r1', dailyCap: 2, cooldownMs: 1000 };
+      for (const id of ['r-a', 'r-b', 'r-c', 'r-d']) await store.createTransaction(txRecord(id, now, { expiresAt: now + 10 * 86_400_000 }), draft('preview', id));
+      const g = (at: number) => ({ approvedBy: 'alice', commitment: 'c', expiresAt: at + 900_000, now: at, rule });
+      assert.deepEqual(await store.ruleUsage('r1', now), { lastDay: 0, last: null, firstInDay: null });
+      assert.equal(await store.recordApproval('r-a', g(now), draft('approval_granted', 'r-a')), 'approved');
+      assert.equal(await store.recordApproval('r-b', g(now + 500), draft('approval_granted', 'r-b')), 'rule_exhausted');
+      assert.equal((await store.getTransaction('r-b'))!.state, 'Previewed');
+      assert.equal(await store.recordApproval('r-b', g(now + 1000), draft('approval_granted', 'r-b')), 'approved');
+      assert.equal(await store.recordApproval('r-c', g(now + 5000), draft('approval_granted', 'r-c')), 'rule_exhausted');
+      assert.deepEqual(await store.ruleUsage('r1', now + 5000), { lastDay: 2, last: now + 1000, firstInDay: now });
+      // A day after the first, one place is free again.
+      const later = now + 86_400_000 + 1;
+      assert.deepEqual(await store.ruleUsage('r1', later), { lastDay: 1, last: now + 1000, firstInDay: now + 1000 });
+      assert.equal(await store.recordApproval('r-c', g(later), draft('approval_granted', 'r-c')), 'approved');
+      assert.deepEqual(await store.ruleUsage('other', later), { lastDay: 0, last: null, firstInDay: null });
+      assert.deepEqual(await kinds(store), ['preview', 'preview', 'preview', 'preview', 'approval_granted', 'approval_granted', 'approval_granted']);
+    }));
+
+    test('a rule with a cap of one: concurrent approvals grant exactly one', withStore(async (store) => {
+      const rule = { id: 'once', dailyCap: 1, cooldownMs: 0 };
+      const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);
+      for (const id of ids) await store.createTransaction(txRecord(id, now), draft('preview', id));
+      const outcomes = await Promise.all(ids.map((id) => store.recordApproval(id, { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1, rule }, draft('approval_granted', id))));
+      assert.equal(outcomes.filter((o) => o === 'approved').length, 1);
+      assert.equal(outcomes.filter((o) => o === 'rule_exhausted').length, 11);
+      await assertIntact(store, key, 13);
+    }));
+
+    test('consumeReceipt: consumed once; then already_consumed; mismatch, expired, not_queued, not_found', withStore(async (store) => {
+      for (const id of ['q', 'm', 'e', 'p']) await store.createTransaction(txRecord(id, now), draft('preview', id));
+      for (const id of ['q', 'm', 'e']) {
+        await store.recordApproval(id, { approvedBy: 'alice', commitment: `c-${id}`, expiresAt: id === 'e' ? now + 5 : now + 900_000, now: now + 1 }, draft('approval_granted', id));
+      }
+      const started = [draft('approval_consumed', 'q'), draft('execution_started', 'q')];
+      assert.equal(await store.consumeReceipt('m', 'c-wrong', now + 2, started), 'mismatch');
+      assert.equal(await store.consumeReceipt('e', 'c-e', now + 5, started), 'expired');
+      assert.equal(await store.consumeReceipt('p', 'c-p', now + 2, started), 'not_queued');
+      assert.equal(await store.consumeReceipt('none', 'c', now + 2, started), 'not_found');
+      assert.equal(await store.consumeReceipt('q', 'c-q', now + 2, started), 'consumed');
+      assert.equal((await store.getTransaction('q'))!.state, 'Running');
+      assert.equal(await store.consumeReceipt('q', 'c-q', now + 3, started), 'already_consumed');
+      assert.deepEqual((await kinds(store)).slice(-2), ['approval_consumed', 'execution_started']);
+      await assertIntact(store, key, 4 + 3 + 2);
+    }));
+
+    test('finish: Running to a terminal state with its result; finishing again is refused and appends nothing', withStore(async (store) => {
+      await store.createTransaction(txRecord('f', now), draft('preview', 'f'));
+      await store.recordApproval('f', { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', 'f'));
+      await store.consumeReceipt('f', 'c', now + 2, [draft('approval_consumed', 'f')]);
+      await store.finish('f', 'Succeeded', { state: 'Succeeded', summary: 'done' }, now + 3, draft('outcome', 'f'));
+      const f = (await store.getTransaction('f'))!;
+      assert.equal(f.state, 'Succeeded');
+      assert.deepEqual(f.result, { state: 'Succeeded', summary: 'done' });
+      assert.equal(f.updatedAt, now + 3);
+      await assert.rejects(store.finish('f', 'Failed', {}, now + 4, draft('outcome', 'f')), (e: Error & { code?: string }) => e.code === 'not_running');
+      await assertIntact(store, key, 4);
+    }));
+
+    test('cancel: from Previewed or Queued, with a result; onlyFrom Previewed leaves a Queued one; never twice', withStore(async (store) => {
+      for (const id of ['k1', 'k2', 'k3']) await store.createTransaction(txRecord(id, now), draft('preview', id));
+      await store.recordApproval('k2', { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', 'k2'));
+      await store.recordApproval('k3', { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', 'k3'));
+      assert.equal(await store.cancel('k1', now + 2, draft('denied', 'k1'), { result: { denied_by: 'bob' }, onlyFrom: 'Previewed' }), true);
+      assert.deepEqual((await store.getTransaction('k1'))!.result, { denied_by: 'bob' });
+      assert.equal((await store.getTransaction('k1'))!.state, 'Canceled');
+      assert.equal(await store.cancel('k2', now + 2, draft('denied', 'k2'), { onlyFrom: 'Previewed' }), false);
+      assert.equal((await store.getTransaction('k2'))!.state, 'Queued');
+      assert.equal(await store.cancel('k2', now + 2, draft('canceled', 'k2')), true);
+      assert.equal((await store.getTransaction('k2'))!.result, null);
+      assert.equal(await store.cancel('k2', now + 3, draft('canceled', 'k2')), false);
+      assert.equal(await store.cancel('absent', now + 3, draft('canceled', 'absent')), false);
+      assert.deepEqual((await kinds(store)).slice(5), ['denied', 'canceled']);
+    }));
+
+    test('expireDue and expire: each stage that ran out is named; a transaction not due is left alone', withStore(async (store) => {
+      await store.createTransaction(txRecord('p1', now, { expiresAt: now + 10 }), draft('preview', 'p1'));
+      await store.createTransaction(txRecord('q1', now, { expiresAt: now + 10 }), draft('preview', 'q1'));
+      await store.createTransaction(txRecord('fresh', now, { expiresAt: now + 100_000 }), draft('preview', 'fresh'));
+      await store.createTransaction(txRecord('one', now, { expiresAt: now + 10 }), draft('preview', 'one'));
+      await store.recordApproval('q1', { approvedBy: 'alice', commitment: 'c', expiresAt: now + 20, now: now + 1 }, draft('approval_granted', 'q1'));
+      assert.equal(await store.expire('fresh', now + 30, (tx) => draft('expired', tx.id)), null);
+      const one = await store.expire('one', now + 30, (tx) => draft('expired', tx.id));
+      assert.equal(one?.id, 'one');
+      assert.equal(one?.state, 'Previewed'); // as it was
+      assert.equal(await store.expire('one', now + 31, (tx) => draft('expired', tx.id)), null);
+      const ids = await store.expireDue(now + 30, (tx) => draft('expired', tx.id, { from: tx.state }));
+      assert.deepEqual(ids.sort(), ['p1', 'q1']);
+      assert.equal((await store.getTransaction('p1'))!.result!.expired, 'preview');
+      assert.equal((await store.getTransaction('q1'))!.result!.expired, 'receipt');
+      assert.equal((await store.getTransaction('fresh'))!.state, 'Previewed');
+      assert.deepEqual(await store.expireDue(now + 30, (tx) => draft('expired', tx.id)), []);
+      const rows = await allRows(store);
+      const froms = rows.map((r) => JSON.parse(r.body)).filter((e) => e.kind === 'expired' && e.transaction_id !== 'one').map((e) => e.details.from).sort();
+      assert.deepEqual(froms, ['Previewed', 'Queued']);
+      await assertIntact(store, key, 8);
+    }));
+
+    test('reconcileInterrupted marks Running transactions Failed, one entry each', withStore(async (store) => {
+      for (const id of ['r1', 'r2', 'idle']) await store.createTransaction(txRecord(id, now), draft('preview', id));
+      for (const id of ['r1', 'r2']) {
+        await store.recordApproval(id, { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', id));
+        await store.consumeReceipt(id, 'c', now + 2, [draft('approval_consumed', id)]);
+      }
+      const ids = await store.reconcileInterrupted(now + 3, (tx) => draft('reconciled', tx.id, { was: tx.state }));
+      assert.deepEqual(ids.sort(), ['r1', 'r2']);
+      assert.equal((await store.getTransaction('r1'))!.state, 'Failed');
+      assert.match(String((await store.getTransaction('r2'))!.result!.summary), /interrupted/);
+      assert.equal((await store.getTransaction('idle'))!.state, 'Previewed');
+      assert.deepEqual(await store.reconcileInterrupted(now + 4, (tx) => draft('reconciled', tx.id)), []);
+      const rec = (await allRows(store)).map((r) => JSON.parse(r.body)).filter((e) => e.kind === 'reconciled');
+      assert.deepEqual(rec.map((e) => e.details.was), ['Running', 'Running']);
+    }));
+
+    test('TOTP: issue, confirm, wrong codes, lockout, pending failures, reset', withStore(async (store) => {
+      assert.equal(await store.totp('alice'), null);
+      assert.equal(await store.pendingTotp('alice'), null);
+      assert.equal(await store.issueTotp('alice', 's1', now, now + 600_000, undefined, draft('totp_issued')), 'issued');
+      assert.deepEqual(await store.pendingTotp('alice'), { approver: 'alice', sealedSecret: 's1', issuedAt: now, expiresAt: now + 600_000, failures: 0 });
+      assert.equal(await store.recordPendingTotpFailure('alice', 3), 2);
+      assert.equal(await store.recordPendingTotpFailure('alice', 3), 1);
+      assert.equal(await store.confirmTotp('alice', 'other', 5, now, draft('totp_enrolled')), false);
+      assert.equal(await store.confirmTotp('alice', 's1', 5, now + 600_000, draft('totp_enrolled')), false); // expired
+      assert.equal(await store.confirmTotp('alice', 's1', 5, now + 1, draft('totp_enrolled')), true);
+      assert.equal(await store.pendingTotp('alice'), null);
+      assert.deepEqual(await store.totp('alice'), { approver: 'alice', sealedSecret: 's1', enrolledAt: now + 1, lastStep: 5, failures: 0, lockedUntil: 0 });
+      // A new pending secret, issued with a step of the confirmed factor spent.
+      assert.equal(await store.issueTotp('alice', 's2', now, now + 600_000, { approver: 'alice', step: 5 }, draft('totp_issued')), 'step_spent');
+      assert.equal(await store.pendingTotp('alice'), null);
+      assert.equal(await store.issueTotp('alice', 's2', now, now + 600_000, { approver: 'alice', step: 6 }, draft('totp_issued')), 'issued');
+      assert.equal((await store.totp('alice'))!.sealedSecret, 's1'); // still in force until confirmed
+      assert.equal(await store.recordPendingTotpFailure('alice', 1), 0);
+      assert.equal(await store.pendingTotp('alice'), null); // dropped at the limit
+      assert.equal(await store.recordPendingTotpFailure('nobody', 3), 0);
+      const limits = { maxFailures: 2, lockMs: 60_000 };
+      assert.equal((await store.recordTotpFailure('alice', now, limits, draft('totp_lockout'))).failures, 1);
+      const locked = await store.recordTotpFailure('alice', now, limits, draft('totp_lockout'));
+      assert.equal(locked.failures, 2);
+      assert.equal(locked.lockedUntil, now + 60_000);
+      assert.equal((await store.totp('alice'))!.failures, 0);
+      assert.deepEqual(await store.resetTotp('alice', (had) => draft('totp_reset', null, had)), { factor: true, pending: false });
+      assert.deepEqual(await store.resetTotp('alice', (had) => draft('totp_reset', null, had)), { factor: false, pending: false });
+      assert.equal(await store.totp('alice'), null);
+      assert.deepEqual(await kinds(store), ['totp_issued', 'totp_enrolled', 'totp_issued', 'totp_lockout', 'totp_reset']);
+    }));
+
+    test('sealing the TOTP secrets seals each once and marks the store sealed', withStore(async (store) => {
+      assert.equal(await store.totpSecretsSealed(), false);
+      await store.issueTotp('a', 'clear-a', now, now + 600_000, undefined, draft('totp_issued'));
+      await store.confirmTotp('a', 'clear-a', 1, now, draft('totp_enrolled'));
+      await store.issueTotp('b', 'clear-b', now, now + 600_000, undefined, draft('totp_issued'));
+      assert.equal(await store.sealTotpSecrets((who, s) => `sealed(${who},${s})`), 2);
+      assert.equal(await store.totpSecretsSealed(), true);
+      assert.equal((await store.totp('a'))!.sealedSecret, 'sealed(a,clear-a)');
+      assert.equal((await store.pendingTotp('b'))!.sealedSecret, 'sealed(b,clear-b)');
+      assert.equal(await store.sealTotpSecrets((who, s) => `again(${who},${s})`), 0);
+      assert.equal((await store.totp('a'))!.sealedSecret, 'sealed(a,clear-a)');
+    }));
+
+    test('history: newest first, filtered by state, action and time, limited', withStore(async (store) => {
+      for (let i = 0; i < 6; i++) await store.createTransaction(txRecord(`h${i}`, now + (i < 3 ? 0 : i), { actionName: i % 2 ? 'DeleteGroup' : 'CreateGroup' }), draft('preview', `h${i}`));
+      await store.cancel('h4', now + 10, draft('canceled', 'h4'));
+      assert.deepEqual((await store.history({ limit: 10 })).map((t) => t.id), ['h5', 'h4', 'h3', 'h2', 'h1', 'h0']);
+      assert.deepEqual((await store.history({ limit: 2 })).map((t) => t.id), ['h5', 'h4']);
+      assert.deepEqual((await store.history({ limit: 10, state: 'Canceled' })).map((t) => t.id), ['h4']);
+      assert.deepEqual((await store.history({ limit: 10, action: 'DeleteGroup' })).map((t) => t.id), ['h5', 'h3', 'h1']);
+      assert.deepEqual((await store.history({ limit: 10, sinceMs: now + 4 })).map((t) => t.id), ['h5', 'h4']);
+      assert.deepEqual((await store.history({ limit: 10, sinceMs: now + 4, action: 'CreateGroup' })).map((t) => t.id), ['h4']);
+    }));
+
+    test('appendEntries, logRows pages, logHead and onAppend follow each commit; a reopened store continues the log', withStore(async (store, s, heads) => {
+      assert.deepEqual(store.logHead(), { ...store.logHead(), size: 0, hash: '0'.repeat(64) });
+      await store.appendEntries([]);
+      assert.equal(heads.length, 0);
+      await store.appendEntries([draft('daemon_started'), draft('policy_reloaded')]);
+      assert.equal(store.logHead().size, 2);
+      assert.deepEqual(heads.map((h) => h.size), [2]);
+      assert.deepEqual((await store.logRows(1, 10)).map((r) => r.seq), [2]);
+      assert.deepEqual(await store.logRows(2, 10), []);
+      assert.deepEqual((await store.logRows(0, 1)).map((r) => r.seq), [1]);
+      const head = store.logHead();
+      await store.close();
+      const again = await s.open({ seal });
+      try {
+        assert.deepEqual(again.logHead(), head);
+        await again.appendEntries([draft('daemon_started')]);
+        await assertIntact(again, key, 3);
+        assert.deepEqual(await again.integrityCheck(10), ['ok']);
+      } finally {
+        await again.close();
+      }
+      // withStore closes `store` again: a second close must be harmless.
+    }));
+
+    test('transactionEntries: one transaction\'s rows in seq order, at most the limit; none for an unknown id', withStore(async (store) => {
+      for (const id of ['e1', 'e2']) await store.createTransaction(txRecord(id, now), draft('preview', id));
+      await store.appendEntries([draft('daemon_started')]);
+      await store.recordApproval('e1', { approvedBy: 'al', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', 'e1'));
+      await store.consumeReceipt('e1', 'c', now + 2, [draft('approval_consumed', 'e1'), draft('execution_started', 'e1')]);
+      assert.deepEqual((await store.transactionEntries('e1', 10)).map((r) => [r.seq, JSON.parse(r.body).kind]), [[1, 'preview'], [4, 'approval_granted'], [5, 'approval_consumed'], [6, 'execution_started']]);
+      assert.deepEqual((await store.transactionEntries('e1', 2)).map((r) => r.seq), [1, 4]);
+      assert.deepEqual((await store.transactionEntries('e2', 10)).map((r) => r.seq), [2]);
+      assert.deepEqual(await store.transactionEntries('nope', 10), []);
+      const all = await allRows(store);
+      assert.deepEqual(await store.transactionEntries('e1', 1), [all[0]]); // as stored, the signed bytes
+    }));
+
+    test('a mix of every operation leaves a log that verifies, and the store passes its own check', withStore(async (store) => {
+      await store.appendEntries([draft('daemon_started')]);
+      await store.issueTotp('al', 's', now, now + 600_000, undefined, draft('totp_issued'));
+      await store.confirmTotp('al', 's', 1, now, draft('totp_enrolled'));
+      for (let i = 0; i < 5; i++) {
+        const id = `mix${i}`;
+        await store.createTransaction(txRecord(id, now), draft('preview', id));
+        await store.recordApproval(id, { approvedBy: 'al', commitment: 'c', expiresAt: now + 900_000, now: now + 1, spend: { approver: 'al', step: 2 + i } }, draft('approval_granted', id));
+        await store.consumeReceipt(id, 'c', now + 2, [draft('approval_consumed', id), draft('execution_started', id)]);
+        await store.finish(id, i % 2 ? 'Failed' : 'Succeeded', { i }, now + 3, draft('outcome', id));
+      }
+      await store.recordTotpFailure('al', now, { maxFailures: 1, lockMs: 1 }, draft('totp_lockout'));
+      await store.resetTotp('al', (had) => draft('totp_reset', null, had));
+      await assertIntact(store, key, 3 + 5 * 5 + 2);
+      assert.deepEqual(await store.integrityCheck(5), ['ok']);
+    }));
+
+    test('Merkle: inclusion and consistency proofs from the stored nodes verify; a rolled-back append leaves the tree as it was', withStore(async (store) => {
+      const roots = new Map<number, Buffer>();
+      for (let i = 0; i < 37; i++) {
+        await store.appendEntries(i % 5 === 0 ? [draft('refused', null, { i }), draft('refused', null, { i, two: true })] : [draft('refused', null, { i })]);
+        roots.set(store.logHead().size, Buffer.from(store.logHead().root, 'hex'));
+      }
+      const size = store.logHead().size;
+      const rows = await allRows(store);
+      const root = Buffer.from(store.logHead().root, 'hex');
+      for (const index of [0, 1, 7, 20, size - 1]) {
+        const proof = await inclusionProof(index, size, store.merkleNodes);
+        assert.ok(verifyInclusion(index, size, leafHash(rows[index]!.body), proof, root), `leaf ${index}`);
+        assert.ok(!verifyInclusion(index, size, leafHash(rows[(index + 1) % size]!.body), proof, root), `a wrong leaf at ${index}`);
+      }
+      for (const [old] of [...roots].filter(([n]) => n % 3 === 0)) {
+        const proof = await consistencyProof(old, size, store.merkleNodes);
+        assert.ok(verifyConsistency(old, size, proof, roots.get(old)!, root), `${old} -> ${size}`);
+      }
+      // A refused finish appends nothing: the root and the stored nodes stay as they were.
+      await assert.rejects(store.finish('none', 'Succeeded', {}, now, draft('outcome', 'none')));
+      assert.equal(store.logHead().root, root.toString('hex'));
+      await store.appendEntries([draft('refused')]);
+      await assertIntact(store, key, size + 1);
+      assert.deepEqual(await store.integrityCheck(5), ['ok']);
+      await assert.rejects(store.merkleNodes([{ level: 0, index: size + 5 }]), (e: Error & { code?: string }) => e.code === 'merkle_node_missing');
+    }));
+
+    test('operations that arrive together: one that fails (a duplicate id, a refused finish) leaves no trace, the others commit', withStore(async (store, _s, heads) => {
+      const ids = Array.from({ length: 120 }, (_, i) => `g${i}`);
+      const ops = [
+        ...ids.map((id) => store.createTransaction(txRecord(id, now), draft('preview', id))),
+        store.createTransaction(txRecord('g60', now), draft('preview', 'g60')),
+        store.finish('g7', 'Succeeded', {}, now, draft('outcome', 'g7')),
+        ...Array.from({ length: 40 }, () => store.appendEntries([draft('daemon_started'), draft('refused')])),
+      ];
+      const settled = await Promise.allSettled(ops);
+      assert.deepEqual(settled.map((r, i) => (r.status === 'rejected' ? i : -1)).filter((i) => i >= 0), [120, 121]);
+      assert.equal((await store.history({ limit: 1000 })).length, 120);
+      await assertIntact(store, key, 120 + 80);
+      assert.deepEqual(heads.map((h) => h.size), [...new Set(heads.map((h) => h.size))].sort((a, b) => a - b)); // increasing, never repeated
+      assert.deepEqual(await store.integrityCheck(5), ['ok']);
+    }));
+
+    test('8 concurrent writers x 200 operations: seqs 1..N with no gap or repeat, and the log verifies', withStore(async (store, _s, heads) => {
+      const writers = 8;
+      const ops = 200;
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          for (let i = 0; i < ops; i++) {
+            const id = `w${w}-${i}`;
+            if (i % 4 === 0) await store.createTransaction(txRecord(id, now), draft('preview', id));
+            else if (i % 4 === 1) await store.recordApproval(`w${w}-${i - 1}`, { approvedBy: 'al', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', `w${w}-${i - 1}`));
+            else if (i % 4 === 2) await store.consumeReceipt(`w${w}-${i - 2}`, 'c', now + 2, [draft('approval_consumed', `w${w}-${i - 2}`)]);
+            else await store.appendEntries([draft('refused', null, { n: i })]);
+          }
+        }),
+      );
+      await assertIntact(store, key, writers * ops);
+      // The heads reached onAppend in commit order.
+      assert.deepEqual(heads.map((h) => h.size), Array.from({ length: writers * ops }, (_, i) => i + 1));
+    }));
+  });
+}
