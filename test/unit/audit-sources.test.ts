@@ -82,7 +82,7 @@ test('a bundle holds the source as it was, verifies on its own, and is refused w
     const { rows, cps } = log(23);
     const src: AuditSource = { name: 'a test log', checkpoints: async () => [{ from: 'its checkpoints', text: cps.join('\n') + '\n' }], entries: () => rows };
     const out = join(dir, 'log.jsonl');
-    assert.deepEqual(await writeBundle(src, out, { publicKey: null, force: false, now: at }), { checkpoints: 4, entries: 23 });
+    assert.deepEqual(await writeBundle(src, out, { publicKey: null, force: false, now: at }), { checkpoints: 4, tree_heads: 0, public_keys: 0, entries: 23 });
     const r = await verifySource(bundleSource(out), key.publicRaw, { workers: 1 });
     assert.deepEqual([r.status, r.entries, r.checkpoint?.size], ['intact', 23, 20]);
     assert.ok(r.warnings.some((w) => /came from bundle .* alone/.test(w)), 'its checkpoints are its own word');
@@ -99,16 +99,18 @@ test('a bundle holds the source as it was, verifies on its own, and is refused w
       return bundleSource(p);
     };
     // An entry in the middle removed, the end record adjusted: the chain names the gap.
-    const gap = variant('gap.jsonl', [...lines.slice(0, 10), ...lines.slice(11, -1), JSON.stringify({ type: 'end', checkpoints: 4, entries: 22 })]);
+    const gap = variant('gap.jsonl', [...lines.slice(0, 10), ...lines.slice(11, -1), JSON.stringify({ type: 'end', checkpoints: 4, tree_heads: 0, public_keys: 0, entries: 22 })]);
     const g = await verifySource(gap, key.publicRaw, { workers: 1 });
     assert.equal(g.status, 'broken');
     assert.match(g.first_broken!.reason, /entry 6 is missing/);
     const header = JSON.parse(lines[0]!);
     const refusals: Array<[string, string[], RegExp]> = [
-      ['version.jsonl', [JSON.stringify({ ...header, version: 2 }), ...lines.slice(1)], /version 2; this airlock reads version 1/],
-      ['type.jsonl', [...lines.slice(0, 3), JSON.stringify({ type: 'tree_head', size: 3 }), ...lines.slice(3)], /type "tree_head", which this version does not know/],
+      ['version.jsonl', [JSON.stringify({ ...header, version: 3 }), ...lines.slice(1)], /version 3; this airlock reads versions 1 and 2/],
+      ['type.jsonl', [...lines.slice(0, 3), JSON.stringify({ type: 'cosignature', size: 3 }), ...lines.slice(3)], /type "cosignature", which this version does not know/],
+      ['v1-tree-head.jsonl', [JSON.stringify({ ...header, version: 1 }), ...lines.slice(1, 3), JSON.stringify({ type: 'tree_head', note: 'x' }), ...lines.slice(3)], /type "tree_head", which this version does not know/],
+      ['tree-head-types.jsonl', [...lines.slice(0, 3), JSON.stringify({ type: 'tree_head', size: 3 }), ...lines.slice(3)], /a tree head record without its note/],
       ['after-end.jsonl', [...lines, lines[7]!], /a record after the end record/],
-      ['counts.jsonl', [...lines.slice(0, 10), ...lines.slice(11)], /end record counts 4 checkpoints and 23 entries, the bundle holds 4 and 22/],
+      ['counts.jsonl', [...lines.slice(0, 10), ...lines.slice(11)], /end record counts 4 checkpoints, 0 tree heads, 0 public keys and 23 entries, the bundle holds 4, 0, 0 and 22/],
       ['not-a-bundle.jsonl', lines.slice(1), /not an audit bundle/],
       ['entry-types.jsonl', [...lines.slice(0, 6), JSON.stringify({ type: 'entry', seq: '1', body: 'x', sig: 'y' }), ...lines.slice(6)], /needs seq \(a number\)/],
     ];

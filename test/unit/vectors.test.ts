@@ -150,8 +150,9 @@ test('log-entry.json: entries sealed again byte for byte and chained; verifyLog 
   }
   const rows = v.log.rows as LogRow[];
   assert.deepEqual(rows, v.valid.map((c: any) => ({ seq: c.entry.seq, body: c.body_utf8, sig: c.signature_hex })));
+  // With no checkpoint nothing rules out a cut tail: every entry verifies, and the verdict is cannot_verify (fail closed).
   const rep = await verifyLog(rows, key.publicRaw, null, { workers: 1 });
-  assert.deepEqual([rep.status, rep.entries, rep.head_hash], ['intact', v.log.entries, v.log.head_hash]);
+  assert.deepEqual([rep.status, rep.entries, rep.head_hash, rep.first_broken], ['cannot_verify', v.log.entries, v.log.head_hash, undefined]);
   for (const c of v.invalid) {
     const r = await verifyLog(c.rows as LogRow[], key.publicRaw, null, { workers: 1 });
     assert.deepEqual([r.status, r.first_broken?.seq], ['broken', c.first_broken_seq], `${c.name}: ${r.first_broken?.reason}`);
