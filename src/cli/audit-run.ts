@@ -19,7 +19,7 @@ import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defa
 import { escapeText } from '../protocol/escape-text.js';
 import { readKeyFile } from './audit-keys.js';
 import { verifyProofFile } from './audit-proof.js';
-import { parseVkey, SIG_COSIGNATURE_V1 } from '../audit/note.js';
+import { formatVkey, parseVkey, SIG_COSIGNATURE_V1 } from '../audit/note.js';
 import { withClient } from './connect.js';
 import { c, printJson, reportError } from './ui.js';
 
@@ -88,6 +88,21 @@ export function signedBy(keys: readonly { key_id: string; first_seq: number; las
   return keys.map((k) => (k.last_seq < k.first_seq ? `${k.key_id} from entry ${k.first_seq} (none yet)` : `${k.key_id} entries ${k.first_seq}-${k.last_seq}`)).join(', ');
 }
 
+/**
+ * `airlock audit pubkey --vkey`: the log's verifier key, "<origin>+<key hash>+<key>" (C2SP signed-note),
+ * what a witness's config names the log by. It is the daemon's word, like the key itself: compare
+ * its key with the one the host's administrator gives you before a witness trusts it.
+ */
+async function printVkey(o: { json?: boolean }, cmd: Command): Promise<number> {
+  const r = await withClient(cmd, (cl) => cl.call('audit.pubkey'));
+  if (r.origin === undefined) throw new AirlockError('validation', 'no_origin', 'this daemon does not say its origin (a version before tree heads)', 'upgrade the daemon, or read the origin from its start-up line in the journal');
+  const raw = parsePublicKey(r.public_key);
+  const vkey = formatVkey(r.origin, raw);
+  if (o.json) printJson({ vkey, origin: r.origin, key_id: keyIdOf(raw) });
+  else process.stdout.write(`${vkey}\n`);
+  return 0;
+}
+
 /** A witness's verifier key, given as the vkey itself or a file holding it. */
 function readWitnessKey(text: string): { name: string; publicRaw: Buffer } {
   const vkey = existsSync(text) ? readFileSync(text, 'utf8').trim() : text;
@@ -102,7 +117,8 @@ function readWitnessKey(text: string): { name: string; publicRaw: Buffer } {
  * replacing the key an auditor trusts must be deliberate (a history that keeps every key the file
  * held only extends it, and is written).
  */
-export async function pubkey(o: { out?: string; force?: boolean; stateDir?: string; history?: boolean; json?: boolean }, cmd: Command): Promise<number> {
+export async function pubkey(o: { out?: string; force?: boolean; stateDir?: string; history?: boolean; vkey?: boolean; json?: boolean }, cmd: Command): Promise<number> {
+  if (o.vkey) return printVkey(o, cmd);
   const from = o.stateDir ? `${o.stateDir}/${o.history ? 'audit-keys.pub' : 'audit.pub'}` : 'the daemon';
   let text: string;
   if (o.stateDir) text = readFileSync(o.history ? join(o.stateDir, 'audit-keys.pub') : stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8');

@@ -45,7 +45,7 @@ export function auditCommand(): Command {
     .option('--out <file>', 'write the proof to this file, for `airlock audit verify --proof FILE` anywhere')
     .option('--force', 'with --out: replace an existing file')
     .option('--json', 'print the proof document (or, with --out, what was written) as JSON')
-    .addHelpText('after', '\nExit status: 0 the proof verifies, 1 it does not (nothing is written), 2 an error.\nExample:\n  airlock audit prove tx_0123456789abcdef01234567 --pubkey audit.pub --out tx.proof\n  airlock audit verify --proof tx.proof --pubkey audit.pub')
+    .addHelpText('after', '\nExit status: 0 the proof verifies, 1 it does not (nothing is written); any other error exits\nwith the code of its category (5 a bad id or size, 7 no daemon: docs/cli.md).\nExample:\n  airlock audit prove tx_0123456789abcdef01234567 --pubkey audit.pub --out tx.proof\n  airlock audit verify --proof tx.proof --pubkey audit.pub')
     .action(lazy(() => import('./audit-proof.js'), 'prove'));
 
   audit
@@ -57,7 +57,7 @@ export function auditCommand(): Command {
     .option('--out <file>', 'write the proof to this file, for `airlock audit verify --proof FILE` anywhere')
     .option('--force', 'with --out: replace an existing file')
     .option('--json', 'print the proof document (or, with --out, what was written) as JSON')
-    .addHelpText('after', '\nExit status: 0 the proof verifies, 1 it does not (nothing is written), 2 an error.')
+    .addHelpText('after', '\nExit status: 0 the proof verifies, 1 it does not (nothing is written); any other error exits\nwith the code of its category (5 a bad id or size, 7 no daemon: docs/cli.md).')
     .action(lazy(() => import('./audit-proof.js'), 'consistency'));
 
   audit
@@ -67,6 +67,7 @@ export function auditCommand(): Command {
     .option('--history', 'every audit key the log has had, oldest first (for a log whose key was rotated), not only the current one')
     .option('--force', 'with --out: replace a file that holds a different key')
     .option('--state-dir <dir>', 'read it from this state directory instead of asking the daemon')
+    .option('--vkey', "print the log's verifier key (ORIGIN+HASH+KEY) for a witness's config (`airlock witness serve`) instead")
     .option('--json', 'print JSON')
     .action(lazy(() => import('./audit-run.js'), 'pubkey'));
 

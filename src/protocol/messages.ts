@@ -360,6 +360,8 @@ export interface AuditPublicKey {
   key_history?: string;
   /** The log's id: the key id of its first audit key, which checkpoint origins name. */
   log_id?: string;
+  /** The log's origin, "<host>/airlock/<log id>": the key name of its tree heads (and of its vkey, for a witness's config). */
+  origin?: string;
 }
 
 /** `keys.rotate`: which key was replaced, by which, and the log entry that says so. */
