@@ -21,6 +21,7 @@
  * A transaction that cannot commit throws (store_unreachable when the server is gone):
  * never success for something not written.
  */
+import { EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { EntryDraft } from '../audit/entry.js';
@@ -37,57 +38,11 @@ import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTo
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
 const TOTP_SEALED = 'sealed-v1';
-const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
-const EXPIRED_RECEIPT = JSON.stringify({ state: 'Canceled', summary: 'expired: the receipt was not used before its deadline', expired: 'receipt' });
 const INTERRUPTED = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
 const STEP_SPENT = Symbol('step spent');
 const DAY_MS = 24 * 60 * 60_000;
 /** A log id is an audit key id: 16 lower-case hex digits (keyIdOf). Anything else is refused before it reaches SQL. */
 const LOG_ID = /^[0-9a-f]{16}$/;
-
-interface Row {
-  id: string;
-  action_name: string;
-  params_json: string;
-  request_hash: string;
-  risk: string;
-  state: string;
-  requester_uid: number;
-  requester_name: string;
-  requester_role: string;
-  requester_person_uid: number | null;
-  preview_json: string;
-  preview_digest: string;
-  summary: string;
-  created_at: number;
-  updated_at: number;
-  expires_at: number;
-  approved_by: string | null;
-  receipt_commitment: string | null;
-  result_json: string | null;
-}
-
-const toRecord = (r: Row): TxRecord => ({
-  id: r.id,
-  actionName: r.action_name,
-  params: JSON.parse(r.params_json),
-  requestHash: r.request_hash,
-  risk: r.risk as TxRecord['risk'],
-  state: r.state as TxState,
-  requesterUid: r.requester_uid,
-  requesterName: r.requester_name,
-  requesterRole: r.requester_role as TxRecord['requesterRole'],
-  requesterPersonUid: r.requester_person_uid ?? null,
-  preview: JSON.parse(r.preview_json),
-  previewDigest: r.preview_digest,
-  summary: r.summary,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  expiresAt: r.expires_at,
-  approvedBy: r.approved_by,
-  receiptCommitment: r.receipt_commitment,
-  result: r.result_json ? JSON.parse(r.result_json) : null,
-});
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/db (an `options=-c search_path=...` query parameter picks the schema). */

@@ -11,6 +11,7 @@ import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
 import { MERKLE_SCHEMA, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
+import { EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
 import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 const SCHEMA = `
@@ -70,54 +71,6 @@ CREATE INDEX IF NOT EXISTS audit_log_tx ON audit_log(json_extract(body, '$.trans
 const SCHEMA_VERSION = '1';
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed (absent: a store from before sealing, or a new one). */
 const TOTP_SEALED = 'sealed-v1';
-/** What an expired transaction's result says: which stage ran out. */
-const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
-const EXPIRED_RECEIPT = JSON.stringify({ state: 'Canceled', summary: 'expired: the receipt was not used before its deadline', expired: 'receipt' });
-
-interface Row {
-  id: string;
-  action_name: string;
-  params_json: string;
-  request_hash: string;
-  risk: string;
-  state: string;
-  requester_uid: number;
-  requester_name: string;
-  requester_role: string;
-  requester_person_uid: number | null;
-  preview_json: string;
-  preview_digest: string;
-  summary: string;
-  created_at: number;
-  updated_at: number;
-  expires_at: number;
-  approved_by: string | null;
-  receipt_commitment: string | null;
-  result_json: string | null;
-}
-
-const toRecord = (r: Row): TxRecord => ({
-  id: r.id,
-  actionName: r.action_name,
-  params: JSON.parse(r.params_json),
-  requestHash: r.request_hash,
-  risk: r.risk as TxRecord['risk'],
-  state: r.state as TxState,
-  requesterUid: r.requester_uid,
-  requesterName: r.requester_name,
-  requesterRole: r.requester_role as TxRecord['requesterRole'],
-  requesterPersonUid: r.requester_person_uid ?? null,
-  preview: JSON.parse(r.preview_json),
-  previewDigest: r.preview_digest,
-  summary: r.summary,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  expiresAt: r.expires_at,
-  approvedBy: r.approved_by,
-  receiptCommitment: r.receipt_commitment,
-  result: r.result_json ? JSON.parse(r.result_json) : null,
-});
-
 const STEP_SPENT = Symbol('step spent');
 /** The most operations one group commit holds: bounds the batch's time and its memory. */
 export const MAX_BATCH = 256;

@@ -1,0 +1,54 @@
+/**
+ * A transaction as both stores keep it: one row of the transactions table (the same columns in
+ * SQLite and PostgreSQL), read back into a TxRecord, and the results an expiry stores.
+ */
+import type { TxState } from '../protocol/risk.js';
+import type { TxRecord } from './store.js';
+
+/** What an expired transaction's result says: which stage ran out. */
+export const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
+export const EXPIRED_RECEIPT = JSON.stringify({ state: 'Canceled', summary: 'expired: the receipt was not used before its deadline', expired: 'receipt' });
+
+export interface Row {
+  id: string;
+  action_name: string;
+  params_json: string;
+  request_hash: string;
+  risk: string;
+  state: string;
+  requester_uid: number;
+  requester_name: string;
+  requester_role: string;
+  requester_person_uid: number | null;
+  preview_json: string;
+  preview_digest: string;
+  summary: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+  approved_by: string | null;
+  receipt_commitment: string | null;
+  result_json: string | null;
+}
+
+export const toRecord = (r: Row): TxRecord => ({
+  id: r.id,
+  actionName: r.action_name,
+  params: JSON.parse(r.params_json),
+  requestHash: r.request_hash,
+  risk: r.risk as TxRecord['risk'],
+  state: r.state as TxState,
+  requesterUid: r.requester_uid,
+  requesterName: r.requester_name,
+  requesterRole: r.requester_role as TxRecord['requesterRole'],
+  requesterPersonUid: r.requester_person_uid ?? null,
+  preview: JSON.parse(r.preview_json),
+  previewDigest: r.preview_digest,
+  summary: r.summary,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  expiresAt: r.expires_at,
+  approvedBy: r.approved_by,
+  receiptCommitment: r.receipt_commitment,
+  result: r.result_json ? JSON.parse(r.result_json) : null,
+});
