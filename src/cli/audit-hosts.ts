@@ -1,7 +1,8 @@
 /**
  * `airlock audit verify --db postgres://... [--all-hosts] --pubkey KEYS`: every host's log in a
  * shared PostgreSQL store, each checked with the key its origin names (KEYS holds one public
- * key per line). A log with no key in KEYS cannot be verified; it is never skipped in silence.
+ * key per line). A log with no key in KEYS cannot be verified; it is never skipped in silence, and
+ * with --all-hosts neither is a key in KEYS that signs no log in the database (a log deleted whole).
  * Without --all-hosts, only the log of the first key in KEYS.
  *
  * Exit status: 0 when every host is intact, 1 when any is broken, 2 when any cannot be
@@ -62,6 +63,16 @@ export async function verifyHosts(
     const sources = (await postgresSources(o.db)).filter((s) => o.allHosts || s.logId === first);
     if (sources.length === 0) throw new AirlockError('validation', 'no_log', o.allHosts ? `the database ${describeUrl(o.db)} holds no log` : `the database ${describeUrl(o.db)} holds no log of the key ${first}`, o.allHosts ? undefined : 'give --all-hosts to verify every host\'s log');
     for (const src of sources) hosts.push(await verifyHost(src, keys, checkpointFiles, witnesses));
+    // A whole log deleted (its row and its entries) leaves no source to verify: a key of the file
+    // that no host's log was signed with is a host missing, never skipped in silence.
+    if (o.allHosts) {
+      const used = new Set(hosts.flatMap((h) => [h.log_id, ...(h.report?.keys ?? []).map((k) => k.key_id)]));
+      for (const k of keys) {
+        const id = keyIdOf(k);
+        if (used.has(id)) continue;
+        hosts.push({ origin: `(no log of key ${id})`, log_id: id, status: 'cannot_verify', reason: `your key file holds key ${id}, but no log in the database is signed with it: a host's log may have been deleted, or the key is of a host this database does not keep (remove it from the file if so)` });
+      }
+    }
   } catch (e) {
     reportError(e, Boolean(o.json));
     return 2;

@@ -25,7 +25,7 @@ test('a key file of several keys: one per line, comments and blank lines skipped
   const text = `# fleet\n${formatPublicKey(a.publicRaw)}\n  ${b.publicRaw.toString('hex')}  \n${formatPublicKey(a.publicRaw)}`;
   assert.deepEqual([...new Set(parsePublicKeys(text).map(keyIdOf))], [a.keyId, b.keyId]);
   assert.throws(() => parsePublicKeys(`${formatPublicKey(a.publicRaw)}ed25519:zz\n`), /ed25519/);
-  assert.throws(() => parsePublicKeys('# nothing\n\n'), /holds no key/);
+  assert.throws(() => parsePublicKeys('# nothing\n\n'), /must hold "ed25519:"/);
 });
 
 describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
@@ -86,6 +86,18 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
     assert.equal(j.status, 'cannot_verify');
     const by = new Map(j.hosts.map((h: { log_id: string; status: string }) => [h.log_id, h.status]));
     assert.deepEqual([by.get(keys[0]!.keyId), by.get(keys[1]!.keyId), by.get(keys[2]!.keyId)], ['intact', 'intact', 'cannot_verify']);
+  });
+
+  test("a key of the file that signs no log (a host's log deleted whole): that host cannot be verified, never skipped", async () => {
+    const gone = signingKeyFromSeed(randomBytes(32));
+    const r = await airlock(['audit', 'verify', '--db', schema.url, '--all-hosts', '--pubkey', keyFile([...keys, gone]), '--checkpoints', fleet, '--json']);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.status, 'cannot_verify');
+    const missing = j.hosts.find((h: { log_id: string }) => h.log_id === gone.keyId);
+    assert.equal(missing.status, 'cannot_verify');
+    assert.match(missing.reason, /no log in the database is signed with it: a host's log may have been deleted/);
+    assert.equal(j.hosts.filter((h: { status: string }) => h.status === 'intact').length, 3);
   });
 
   test('no checkpoint file: nothing says how long each log should be, so every host cannot be verified (exit 2)', async () => {
