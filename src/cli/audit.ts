@@ -83,21 +83,29 @@ export function auditCommand(): Command {
 
   audit
     .command('checkpoint')
-    .description('show the latest signed checkpoint in the sink file, checked against the public key')
+    .description('show the latest signed tree head and checkpoint in the sink file, checked against the public key')
     .requiredOption('--pubkey <file>', 'the audit public key')
     .option('--checkpoints <file>', 'the checkpoint file', defaults.checkpoints)
     .option('--origin <origin>', 'count only checkpoints naming this log (HOST/airlock/KEYID)')
     .option('--json', 'print JSON')
     .action(async (o) => {
       try {
-        const [{ parseCheckpoints }, { parsePublicKey, publicKeyFromRaw }] = await Promise.all([import('../audit/checkpoint.js'), import('../audit/keys.js')]);
-        const parsed = parseCheckpoints(readFileSync(o.checkpoints, 'utf8'), publicKeyFromRaw(parsePublicKey(readFileSync(o.pubkey, 'utf8'))), o.origin === undefined ? {} : { origin: o.origin });
+        const [{ parseCheckpoints }, { parsePublicKeys, publicKeyFromRaw }, { parseTreeHead, readTreeHeadLines }] = await Promise.all([import('../audit/checkpoint.js'), import('../audit/keys.js'), import('../audit/note.js')]);
+        const text = readFileSync(o.checkpoints, 'utf8');
+        const keys = parsePublicKeys(readFileSync(o.pubkey, 'utf8'));
+        const parsed = parseCheckpoints(text, keys.map(publicKeyFromRaw), o.origin === undefined ? {} : { origin: o.origin });
         const good = parsed.flatMap((p) => (p.ok ? [p.value] : []));
-        const bad = parsed.filter((p) => !p.ok);
+        const heads = readTreeHeadLines(text).map((r) => ('note' in r ? parseTreeHead(r.note, keys, o.origin) : r.reason));
+        const goodHeads = heads.flatMap((h) => (typeof h === 'string' ? [] : [h]));
+        const bad = [...parsed.filter((p) => !p.ok), ...heads.filter((h) => typeof h === 'string')];
         const latest = good.reduce<(typeof good)[number] | null>((a, b) => (a === null || b.checkpoint.size > a.checkpoint.size ? b : a), null);
-        if (o.json) return void printJson({ latest, valid: good.length, invalid: bad.length });
-        if (!latest) process.stdout.write('no checkpoint yet\n');
-        else process.stdout.write(`latest checkpoint of ${latest.checkpoint.origin}: size ${latest.checkpoint.size}, head ${latest.checkpoint.head_hash.slice(0, 16)}…, at ${latest.checkpoint.ts} (${good.length} valid${bad.length ? `, ${c.red(`${bad.length} invalid`)}` : ''})\n`);
+        const head = goodHeads.reduce<(typeof goodHeads)[number] | null>((a, b) => (a === null || b.size > a.size ? b : a), null);
+        const headOut = head && { origin: head.origin, size: head.size, root: head.root.toString('hex'), time: head.time, key_id: head.logKeyId, cosignatures: head.cosignatures.map((x) => x.name) };
+        if (o.json) return void printJson({ latest, latest_tree_head: headOut, valid: good.length + goodHeads.length, invalid: bad.length });
+        if (!latest && !head) process.stdout.write('no checkpoint yet\n');
+        if (headOut) process.stdout.write(`latest tree head of ${headOut.origin}: size ${headOut.size}, root ${headOut.root.slice(0, 16)}…, signed ${headOut.time} by key ${headOut.key_id}${headOut.cosignatures.length ? `, cosigned by ${headOut.cosignatures.length} (unchecked here: \`audit verify --witness\` checks them)` : ''}\n`);
+        if (latest) process.stdout.write(`latest checkpoint of ${latest.checkpoint.origin}: size ${latest.checkpoint.size}, head ${latest.checkpoint.head_hash.slice(0, 16)}…, at ${latest.checkpoint.ts}\n`);
+        process.stdout.write(`${good.length + goodHeads.length} valid${bad.length ? `, ${c.red(`${bad.length} invalid`)}` : ''}\n`);
         process.exitCode = bad.length ? 1 : 0;
       } catch (e) {
         process.exitCode = 2;
