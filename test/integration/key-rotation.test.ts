@@ -134,13 +134,13 @@ describe('verifying a rotated log as an observer', () => {
     const out = await cliAs(olga.identity, ['audit', 'pubkey', '--history', '--out', file]);
     assert.equal(out.code, 0, out.stderr);
     assert.equal(parsePublicKeys(readFileSync(file, 'utf8')).length, 3);
-    const v = await cliAs(olga.identity, ['audit', 'verify', '--pubkey', file, '--checkpoints', join(dir, 'none.log')]);
+    const v = await cliAs(olga.identity, ['audit', 'verify', '--pubkey', file, '--checkpoints', w.d.files.checkpoints]);
     assert.equal(v.code, 0, v.stdout + v.stderr);
     const [a1, , a2] = rotations as [KeyRotated, KeyRotated, KeyRotated];
     const total = entries().length;
     assert.match(v.stdout, /^intact/);
     assert.match(v.stdout, new RegExp(`signed by: ${a1.old_key_id} entries 1-${a1.seq}, ${a1.new_key_id} entries ${a1.seq + 1}-${a2.seq}, ${a2.new_key_id} entries ${a2.seq + 1}-\\d+`));
-    const j = await cliAs(olga.identity, ['audit', 'verify', '--pubkey', file, '--json']);
+    const j = await cliAs(olga.identity, ['audit', 'verify', '--pubkey', file, '--checkpoints', w.d.files.checkpoints, '--json']);
     const rep = JSON.parse(j.stdout);
     assert.equal(rep.status, 'intact');
     assert.ok(rep.entries >= total);
@@ -155,7 +155,8 @@ describe('verifying a rotated log as an observer', () => {
   test('with the first key alone (the file the auditor always had): intact', async () => {
     const file = join(dir, 'first.pub');
     writeFileSync(file, readFileSync(join(w.d.stateDir, 'audit-keys.pub'), 'utf8').split('\n')[0]!.split(' ')[0] + '\n', { mode: 0o644 });
-    const v = await cliAs(olga.identity, ['audit', 'verify', '--pubkey', file]);
+    // The host's checkpoint file is where this sandbox keeps it (the default path would be missing: cannot verify).
+    const v = await cliAs(olga.identity, ['audit', 'verify', '--pubkey', file, '--checkpoints', w.d.files.checkpoints]);
     assert.equal(v.code, 0, v.stdout + v.stderr);
     assert.match(v.stdout, /signed by: .*, .*, /);
   });
@@ -164,7 +165,8 @@ describe('verifying a rotated log as an observer', () => {
     const file = join(dir, 'current.pub');
     const out = await cliAs(olga.identity, ['audit', 'pubkey', '--out', file]);
     assert.equal(out.code, 0, out.stderr);
-    const v = await cliAs(olga.identity, ['audit', 'verify', '--pubkey', file]);
+    // The host's checkpoint file is where this sandbox keeps it (the default path would be missing: cannot verify).
+    const v = await cliAs(olga.identity, ['audit', 'verify', '--pubkey', file, '--checkpoints', w.d.files.checkpoints]);
     assert.equal(v.code, 2, v.stdout + v.stderr);
     assert.match(v.stdout, /entry 1 is signed by key [0-9a-f]{16}, which your key file does not hold/);
     assert.match(v.stdout, /airlock audit pubkey --history --out FILE/);

@@ -264,7 +264,7 @@ describe('enrolment: a person enrols their own factor', () => {
   });
 
   test('every enrolment, confirmation and reset is a signed entry, and none carries a secret', async () => {
-    const report = await verifyLog(readSqliteLog(w.d.files.db), parsePublicKey(readFileSync(w.d.files.publicKey, 'utf8')), null, { workers: 1 });
+    const report = await verifyLog(readSqliteLog(w.d.files.db), parsePublicKey(readFileSync(w.d.files.publicKey, 'utf8')), readFileSync(w.d.files.checkpoints, 'utf8'), { workers: 1 });
     assert.equal(report.status, 'intact', JSON.stringify(report.first_broken));
     const kinds = new Set(logEntries().map((e) => e.kind));
     for (const k of ['totp_issued', 'totp_enrolled', 'totp_reset', 'totp_lockout']) assert.ok(kinds.has(k), k);

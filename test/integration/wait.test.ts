@@ -6,6 +6,7 @@
  * disconnects; the idle deadline does not cut it. `deny` is for people who may approve, and is
  * a signed entry. `audit.entries` pages verify with the public key alone.
  */
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AirlockClient } from '../../src/client/client.js';
@@ -132,7 +133,7 @@ describe('what a wait ends with', () => {
     assert.equal(denied[0]!.details.by, view.denied_by);
     assert.equal(denied[0]!.details.reason, view.deny_reason);
     assert.equal(denied[0]!.details.preview_digest, p.preview_digest);
-    const report = await verifyLog(readSqliteLog(w.d.files.db), parsePublicKey((await olga.call('audit.pubkey')).public_key), null, { workers: 1 });
+    const report = await verifyLog(readSqliteLog(w.d.files.db), parsePublicKey((await olga.call('audit.pubkey')).public_key), readFileSync(w.d.files.checkpoints, 'utf8'), { workers: 1 });
     assert.equal(report.status, 'intact', JSON.stringify(report.first_broken));
     // Denied is final: neither approved nor denied again afterwards.
     await rejectsWith(w.approve(alice, p), 'stale_approval', 'not_pending');
@@ -222,6 +223,8 @@ describe('bounds', () => {
 
 describe('audit.entries', () => {
   test('pages of the signed log verify with verifyLog and the public key alone, and are the stored bytes', async () => {
+    // The checkpoints first: each then covers at most the entries read after it.
+    const checkpoints = readFileSync(w.d.files.checkpoints, 'utf8');
     const rows: LogRow[] = [];
     let after = 0;
     for (let pages = 0; ; pages++) {
@@ -236,7 +239,7 @@ describe('audit.entries', () => {
     assert.ok(rows.length > 20);
     assert.deepEqual(rows.map((r) => r.seq), rows.map((_, i) => i + 1), 'seq order, no gap');
     const pub = parsePublicKey((await olga.call('audit.pubkey')).public_key);
-    const report = await verifyLog(rows, pub, null, { workers: 1 });
+    const report = await verifyLog(rows, pub, checkpoints, { workers: 1 });
     assert.equal(report.status, 'intact', JSON.stringify(report.first_broken));
     assert.equal(report.entries, rows.length);
     assert.ok(rows.some((r) => JSON.parse(r.body).kind === 'denied'), 'denials are among them, a kind verifyLog knows');

@@ -12,7 +12,10 @@ export const auditReport = z.object({
   entries: z.number().int(),
   head_hash: z.string().nullable(),
   first_broken: z.object({ seq: z.number().int().nullable(), reason: z.string() }).nullable(),
-  checkpoint: z.object({ size: z.number().int(), ts: z.string(), origin: z.string() }).nullable(),
+  // The latest signed tree head (with its Merkle root and the trusted witnesses that cosigned it) or older checkpoint line.
+  checkpoint: z
+    .object({ size: z.number().int(), ts: z.string(), origin: z.string(), kind: z.enum(['tree_head', 'checkpoint']), root: z.string().optional(), witnesses: z.array(z.string()).optional() })
+    .nullable(),
   key: z.object({ source: z.enum(['file', 'daemon', 'none']), path: z.string().nullable(), key_id: z.string().nullable() }),
   reason: z.string().nullable(),
   warnings: z.array(z.string()),
@@ -24,7 +27,7 @@ export function registerAuditVerify(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Verify the Airlock audit log',
       description:
-        "Check the daemon's signed log here, in this process: every entry's Ed25519 signature, the hash chain, and the latest signed checkpoint (a cut tail), with the host's public key file where this account can read it (else the key the daemon states, and the report says so). " +
+        "Check the daemon's signed log here, in this process: every entry's Ed25519 signature, the hash chain, and the latest signed tree head (a cut tail or a rewritten history), with the host's public key file where this account can read it (else the key the daemon states, and the report says so). " +
         'Returns intact, broken (with the first offending entry and why) or cannot_verify. Nothing changes. ' + REMINDER,
       inputSchema: z.strictObject({}),
       outputSchema: auditReport,
