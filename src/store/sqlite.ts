@@ -177,8 +177,8 @@ export class SqliteStore implements Store {
    * Runs fn and appends entries, with the Merkle nodes they finish, atomically and durably: the
    * promise settles only after the commit that holds them is on disk (synchronous = FULL).
    *
-   * Group commit: operations that arrive while one commit is being prepared wait for the next
-   * turn of the event loop and share one IMMEDIATE transaction, each inside a savepoint of its
+   * Group commit: operations asked for in the same turn of the event loop (a microtask runs the
+   * commit: a lone operation waits for no timer or I/O poll) share one IMMEDIATE transaction, each inside a savepoint of its
    * own, in arrival order. An operation that throws rolls back to its savepoint alone (as if it
    * had been a transaction of its own); the others commit. One fsync then covers the whole
    * batch, which is what lets concurrent writers append many times faster than the disk syncs.
@@ -191,7 +191,7 @@ export class SqliteStore implements Store {
       this.pending.push({ fn, entries, resolve: resolve as (v: unknown) => void, reject } as PendingOp);
       if (!this.commitScheduled) {
         this.commitScheduled = true;
-        setImmediate(() => this.commitBatch());
+        queueMicrotask(() => this.commitBatch());
       }
     });
   }
