@@ -120,7 +120,7 @@ export class Evidence {
 
   /** Called for each entry in order: its seq, chain hash and stored body. */
   observe(seq: number, chainHash: string, body: string): void {
-    this.frontier.append(leafHash(body));
+    this.frontier.push(leafHash(body));
     if (this.chainAt.has(seq)) this.chainAt.set(seq, chainHash);
     if (this.rootAt.has(seq)) this.rootAt.set(seq, this.frontier.root().toString('hex'));
   }

@@ -86,6 +86,19 @@ export class MerkleFrontier {
     return done;
   }
 
+  /**
+   * append() for a reader that stores nothing (a verifier walking a million entries): the same
+   * tree, without the list of finished nodes or a copy of the leaf. The leaf must not change after.
+   */
+  push(leaf: Buffer): void {
+    if (!isHash(leaf)) throw new AirlockError('validation', 'merkle_leaf_invalid', 'a Merkle leaf must be a 32-byte leaf hash');
+    if (!Number.isSafeInteger(this.#size + 1)) throw new AirlockError('validation', 'merkle_tree_full', 'the Merkle tree is at its size limit');
+    let hash = leaf;
+    for (let index = this.#size; index % 2 === 1; index = (index - 1) / 2) hash = nodeHash(this.#edge.pop() as Buffer, hash);
+    this.#edge.push(hash);
+    this.#size += 1;
+  }
+
   root(): Buffer {
     return foldRight(this.#edge);
   }

@@ -354,3 +354,17 @@ test('verifiers refuse garbage of every type without throwing', () => {
   // A proof longer than any tree of safe-integer size is refused before any hashing.
   assert.equal(verifyInclusion(0, 5, leaf, Array.from({ length: 10_000 }, () => leaf), root), false);
 });
+
+test('push builds the same tree as append, for a verifier that stores nothing', async () => {
+  const { MerkleFrontier: F, leafHash: lh } = await import('../../src/audit/merkle.js');
+  const a = F.empty();
+  const b = F.empty();
+  for (let i = 0; i < 300; i++) {
+    const leaf = lh(`leaf ${i}`);
+    a.append(leaf);
+    b.push(leaf);
+    assert.deepEqual(b.root(), a.root(), `size ${i + 1}`);
+  }
+  assert.equal(b.size, 300);
+  assert.throws(() => b.push(Buffer.alloc(31)), /32-byte leaf hash/);
+});
