@@ -19,7 +19,7 @@
 import { parseCheckpoints, parseCheckpointText, CHECKPOINT_TAG, type SignedCheckpoint } from './checkpoint.js';
 import { publicKeyFromRaw } from './keys.js';
 import { leafHash, MerkleFrontier } from './merkle.js';
-import { cosignatureValid, parseCheckpointBody, parseNote, parseTreeHead, readTreeHeadLines, type TreeHead, type Vkey } from './note.js';
+import { cosignatureValid, keyHash, parseCheckpointBody, parseNote, parseTreeHead, readTreeHeadLines, SIG_ED25519, type TreeHead, type Vkey } from './note.js';
 
 /** Checkpoint text and where it came from ("the daemon's checkpoint file", a path): a warning about a line names both. */
 export interface CheckpointEvidence {
@@ -136,7 +136,7 @@ export class Evidence {
    * written); `logId`: the id its origins must name (the key id of entry 1's key).
    */
   judge(entries: number, logKeys: readonly Buffer[], logId: string): Judgement {
-    const { legacy, heads } = this.verified(logKeys, logId);
+    const { legacy, heads, unknownKey } = this.verified(logKeys, logId);
     const warnings = this.warnings;
     const none = { checkpoint: null, witnessed: null, warnings };
     if (this.texts.length === 0) {
@@ -167,11 +167,23 @@ export class Evidence {
         return { ...base, status: 'broken', first_broken: { seq: head.size === 0 ? null : head.size, reason: `the first ${head.size} entries do not make the tree the head of ${head.time} signed (root ${head.root.toString('hex').slice(0, 16)}…): history was rewritten` } };
       }
     }
+    // A head of this log signed by a key the auditor does not hold (one a rotation the log no longer
+    // shows brought in, say: its tail cut before the rotation) could cover more than the log has:
+    // nothing proves the log whole until that key is given.
+    if (unknownKey.length > 0) {
+      const largest = Math.max(...unknownKey);
+      return { ...base, status: 'cannot_verify', reason: `${unknownKey.length} tree head(s) naming this log (the largest of size ${largest}) are signed by a key you do not hold: a later key of the log, after a rotation the log no longer shows, would make it shorter than they say; verify with the whole key history (\`airlock audit pubkey --history --out FILE\`, from the host's administrator)` };
+    }
+    // Witnesses named but none of them cosigned: the heads are the host's word alone.
+    const asked = this.o.witnesses ?? [];
+    if (asked.length > 0 && witnessed === null) {
+      return { ...base, status: 'cannot_verify', reason: `no tree head of this log is cosigned by the witness${asked.length > 1 ? 'es' : ''} you named (${asked.map((w) => w.name).join(', ')}): the heads are the host's own word, which a rewritten log would carry too` };
+    }
     return { ...base, status: 'intact' };
   }
 
   /** The evidence whose signatures verify with a key of the chain and that names this log; the rest becomes warnings. */
-  private verified(logKeys: readonly Buffer[], logId: string): { legacy: SignedCheckpoint[]; heads: Head[] } {
+  private verified(logKeys: readonly Buffer[], logId: string): { legacy: SignedCheckpoint[]; heads: Head[]; unknownKey: number[] } {
     const legacy: SignedCheckpoint[] = [];
     const keyObjects = logKeys.map(publicKeyFromRaw);
     for (const { from, text } of this.texts) {
@@ -183,10 +195,13 @@ export class Evidence {
       }
     }
     const heads: Head[] = [];
+    const unknownKey: number[] = [];
     for (const c of this.candidates) {
       const head = parseTreeHead(c.note, logKeys, this.o.origin);
       if (typeof head === 'string') {
         this.warnings.push(`tree head line ${c.line}${c.where} ignored: ${head}`);
+        const size = namesLogWithUnknownKey(c.note, logKeys, logId);
+        if (size !== null) unknownKey.push(size);
         continue;
       }
       const named = ORIGIN.exec(head.origin)?.[1];
@@ -197,7 +212,7 @@ export class Evidence {
       const witnesses = (this.o.witnesses ?? []).filter((w) => cosignatureValid(c.note, w.name, w.publicRaw) !== null).map((w) => w.name);
       heads.push({ head, witnesses, from: c.from });
     }
-    return { legacy, heads };
+    return { legacy, heads, unknownKey };
   }
 }
 
@@ -218,6 +233,21 @@ function forkOf(heads: readonly Head[]): { seq: number; reason: string } | null 
     };
   }
   return null;
+}
+
+/**
+ * The size of a tree head that names this log and whose log signature line (the origin as key name)
+ * is of a key not among `logKeys`; null otherwise (another log, malformed, or signed by a key we
+ * hold and failing: that is a forgery, noise like any other).
+ */
+function namesLogWithUnknownKey(noteText: string, logKeys: readonly Buffer[], logId: string): number | null {
+  const note = parseNote(noteText);
+  if (typeof note === 'string') return null;
+  const body = parseCheckpointBody(note.body);
+  if (typeof body === 'string' || ORIGIN.exec(body.origin)?.[1] !== logId) return null;
+  const ours = logKeys.map((k) => keyHash(body.origin, SIG_ED25519, k));
+  const lines = note.signatures.filter((x) => x.name === body.origin);
+  return lines.length > 0 && lines.every((x) => !ours.some((h) => h.equals(x.keyHash))) ? body.size : null;
 }
 
 const EMPTY_HEX = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';

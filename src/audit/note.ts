@@ -340,10 +340,14 @@ export function readTreeHeadLines(text: string): Array<{ line: number; note: str
   const out: Array<{ line: number; note: string } | { line: number; reason: string }> = [];
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let start = 0;
+  // The next tag at or after `start`, found once: searching ahead from every line would be
+  // quadratic in a large syslog export with one tag near its end.
+  let nextAt = text.indexOf(LINE_PREFIX);
   for (let n = 1; start < text.length; n++) {
     const end = text.indexOf('\n', start);
     const stop = end < 0 ? text.length : end;
-    const at = text.indexOf(LINE_PREFIX, start);
+    if (nextAt >= 0 && nextAt < start) nextAt = text.indexOf(LINE_PREFIX, start);
+    const at = nextAt;
     const from = start;
     start = stop + 1;
     if (at < 0 || at >= stop) continue;

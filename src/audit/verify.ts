@@ -70,7 +70,8 @@ export async function verifyLog(
     ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
     ...(opts.witnesses ? { witnesses: opts.witnesses } : {}),
   });
-  const chain = new KeyChain(Buffer.isBuffer(publicRaw) ? [publicRaw] : (publicRaw as readonly Buffer[]));
+  const trusted: readonly Buffer[] = Buffer.isBuffer(publicRaw) ? [publicRaw] : (publicRaw as readonly Buffer[]);
+  const chain = new KeyChain(trusted);
   const workerCount = Math.max(1, opts.workers ?? availableParallelism());
   const workers = Array.from({ length: workerCount }, () => startVerifyWorker());
   const pending = new Map<number, (bad: number) => void>();
@@ -138,7 +139,10 @@ export async function verifyLog(
       return { ...base, status: 'cannot_verify', reason };
     }
     if (structural) return { ...base, status: 'broken', first_broken: structural };
-    return { ...base, ...evidence.judge(expected - 1, chain.keys(), chain.checkpointLogId()) };
+    // Heads are checked against the chain's keys and every key the auditor trusts: a later key the
+    // walked log no longer introduces (its tail cut before a rotation) still counts as evidence.
+    const evidenceKeys = [...chain.keys(), ...trusted].filter((k, i, all) => all.findIndex((x) => x.equals(k)) === i);
+    return { ...base, ...evidence.judge(expected - 1, evidenceKeys, chain.checkpointLogId()) };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }

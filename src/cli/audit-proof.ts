@@ -9,6 +9,7 @@
 import type { Command } from 'commander';
 import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
 import { checkProof, type ProofCheck } from '../audit/proof.js';
+import { parseTreeHead } from '../audit/note.js';
 import type { ConsistencyProofDoc, InclusionProofDoc } from '../protocol/messages.js';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
@@ -23,8 +24,16 @@ const MAX_PROOF_FILE = 4 * 1024 * 1024;
 export async function treeHead(o: { size?: string; pubkey?: string; json?: boolean }, cmd: Command): Promise<number> {
   const size = o.size === undefined ? undefined : wholeNumber(o.size, '--size');
   const head = await withClient(cmd, (cl) => cl.call('audit.tree_head', size === undefined ? {} : { size }));
+  // With a key, the head is checked before it is shown: the daemon's word is not evidence.
+  if (o.pubkey !== undefined) {
+    const checked = parseTreeHead(head.note, readPublicKeys(o.pubkey));
+    if (typeof checked === 'string') {
+      process.stdout.write(`${c.red('INVALID')}  the daemon's tree head does not verify with your key: ${escapeText(checked)}\n`);
+      return 1;
+    }
+  }
   if (o.json) printJson(head);
-  else process.stdout.write(head.note);
+  else process.stdout.write(escapeText(head.note, 'block'));
   return 0;
 }
 

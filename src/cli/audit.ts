@@ -34,6 +34,7 @@ export function auditCommand(): Command {
     .command('tree-head')
     .description("print a signed tree head of the log now (a C2SP tlog-checkpoint note: origin, size, Merkle root, time, the log's signature)")
     .option('--size <n>', 'the head of the first N entries instead of the whole log')
+    .option('--pubkey <file>', 'check the head with this key file before printing it (exit 1 when it does not verify)')
     .option('--json', 'print {size, root, note} as JSON')
     .action(lazy(() => import('./audit-proof.js'), 'treeHead'));
 

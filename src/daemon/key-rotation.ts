@@ -66,6 +66,7 @@ export class KeyRotator {
         files.discard();
         throw e;
       }
+      this.o.sealer.poison(`the ${key} key rotation's append failed after it was sealed`);
       this.o.fatal(`the ${key} key rotation entry was sealed but its append failed (${(e as Error).message}): stopping, since the log and the keys may disagree; the next start finishes or discards the rotation by what the log holds`);
       throw new AirlockError('integrity', 'rotation_failed', `the ${key} key rotation could not be confirmed in the log; the daemon stops, and its next start settles it`, 'start the daemon again, then check with `airlock audit verify`');
     }

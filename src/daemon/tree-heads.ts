@@ -22,6 +22,20 @@ export class TreeHeads {
     private readonly sign: HeadSigner,
   ) {}
 
+  /**
+   * The root of the first `size` entries, from the stored nodes; at the head, it must be the root
+   * this daemon computed as it wrote them: nodes changed under it (another writer of a shared
+   * database, a hand edit) are never signed.
+   */
+  private async root(size: number): Promise<Buffer> {
+    const head = this.store.logHead();
+    const root = await rootAt(size, this.store.merkleNodes);
+    if (size === head.size && root.toString('hex') !== head.root) {
+      fail('integrity', 'merkle_nodes_changed', `the stored Merkle nodes of the first ${size} entries do not give the root this daemon wrote: nothing is signed`, 'keep a copy of the store as evidence, and run `airlock audit verify`');
+    }
+    return root;
+  }
+
   private size(v: unknown, what: string, dflt: number): number {
     const current = this.store.logHead().size;
     const n = v === undefined ? dflt : v;
@@ -32,7 +46,7 @@ export class TreeHeads {
 
   async head(req: { size?: unknown }): Promise<{ size: number; root: string; note: string }> {
     const size = this.size(req.size, 'size', this.store.logHead().size);
-    const root = await rootAt(size, this.store.merkleNodes);
+    const root = await this.root(size);
     return { size, root: root.toString('hex'), note: this.sign(size, root) };
   }
 
@@ -41,7 +55,7 @@ export class TreeHeads {
     if (typeof id !== 'string' || !/^tx_[0-9a-f]{24}$/.test(id)) fail('validation', 'bad_transaction_id', 'transaction_id must look like tx_ followed by 24 hex digits');
     // The head first: every entry found after it is at most its size (entries are only appended).
     const size = this.store.logHead().size;
-    const root = await rootAt(size, this.store.merkleNodes);
+    const root = await this.root(size);
     const rows = (await this.store.transactionEntries(id as string, MAX_PROVEN_ENTRIES)).filter((r) => r.seq <= size);
     if (rows.length === 0) fail('validation', 'no_such_transaction', `the log holds no entry of ${id}`, 'see `airlock history`');
     const entries = [];
@@ -54,7 +68,7 @@ export class TreeHeads {
     const newSize = this.size(req.new_size, 'new_size', current);
     const oldSize = this.size(req.old_size, 'old_size', 0);
     if (oldSize > newSize) fail('validation', 'bad_audit_query', `old_size ${oldSize} is larger than new_size ${newSize}`);
-    const [oldRoot, newRoot] = [await rootAt(oldSize, this.store.merkleNodes), await rootAt(newSize, this.store.merkleNodes)];
+    const [oldRoot, newRoot] = [await rootAt(oldSize, this.store.merkleNodes), await this.root(newSize)];
     const proof = await consistencyProof(oldSize, newSize, this.store.merkleNodes);
     return { type: CONSISTENCY_TYPE, version: PROOF_VERSION, old_head: this.sign(oldSize, oldRoot), new_head: this.sign(newSize, newRoot), proof: b64(proof) };
   }

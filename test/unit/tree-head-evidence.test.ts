@@ -145,3 +145,41 @@ test('a consistency proof between two heads verifies offline; between a head and
   await assert.rejects(heads.consistency({ old_size: 40 }), /past the end of the log/);
   await assert.rejects(heads.prove({ transaction_id: 'tx_' + '0'.repeat(24) }), /holds no entry/);
 });
+
+test("a head of this log signed by a key the auditor does not hold (a rotation's, say, with the log cut before it) fails closed; with that key given, it breaks the log", async () => {
+  // `other` stands for the key a rotation at the end of the log brought in: the log cut to 25 no longer shows it.
+  const later = signTreeHead(other, origin, 31, Buffer.from(store.logHead().root, 'hex'), at);
+  const cut = rows.slice(0, 25);
+  const early = await headAt(20);
+  const alone = await verifyLog(cut, key.publicRaw, evidence(early, later), { workers: 1 });
+  assert.equal(alone.status, 'cannot_verify', JSON.stringify(alone));
+  assert.match(alone.reason!, /1 tree head\(s\) naming this log \(the largest of size 31\) are signed by a key you do not hold/);
+  const withHistory = await verifyLog(cut, [key.publicRaw, other.publicRaw], evidence(early, later), { workers: 1 });
+  assert.equal(withHistory.status, 'broken');
+  assert.match(withHistory.first_broken!.reason, /covers 31: the tail was cut/);
+  // A line claiming the auditor's own key whose signature fails (size changed under it) is a forgery, noise as before.
+  const forged = (await headAt(31)).replace(/\n31\n/, '\n40\n');
+  assert.equal((await verifyLog(rows, key.publicRaw, evidence(await headAt(31), forged), { workers: 1 })).status, 'intact');
+});
+
+test('witnesses named but none cosigned a head: cannot verify, the heads being the host word alone', async () => {
+  const w = parseVkey(formatWitnessVkey('witness.example', witness.publicRaw));
+  const rep = await verifyLog(rows, key.publicRaw, evidence(await headAt(31)), { workers: 1, witnesses: [w] });
+  assert.equal(rep.status, 'cannot_verify');
+  assert.match(rep.reason!, /no tree head of this log is cosigned by the witness you named \(witness\.example\)/);
+});
+
+test('stored Merkle nodes changed under the daemon (another writer, a hand edit) are never signed', async () => {
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(join(dir, 'a.db'));
+  const old = db.prepare('SELECT hash FROM merkle_nodes WHERE level = 4 AND idx = 0').pluck().get() as Buffer;
+  db.prepare('UPDATE merkle_nodes SET hash = ? WHERE level = 4 AND idx = 0').run(Buffer.alloc(32, 9));
+  try {
+    await assert.rejects(heads.head({}), /do not give the root this daemon wrote: nothing is signed/);
+    await assert.rejects(heads.prove({ transaction_id: txIds[0] }), /nothing is signed/);
+  } finally {
+    db.prepare('UPDATE merkle_nodes SET hash = ? WHERE level = 4 AND idx = 0').run(old);
+    db.close();
+  }
+  assert.equal((await heads.head({})).size, 31, 'restored, it signs again');
+});
