@@ -59,8 +59,7 @@ export class AuditSealer {
   }
 
   /**
-   * Set when a sealed rotation entry did not make it into the log (its seq is being sealed again,
-   * or its append failed): from then on nothing is sealed, so no entry signed with a key the log
+   * Set when a sealed rotation entry's append failed: from then on nothing is sealed, so no entry signed with a key the log
    * never announced can be committed. The daemon stops; its next start settles the rotation.
    */
   private poisoned: string | null = null;
@@ -73,11 +72,6 @@ export class AuditSealer {
   readonly seal = (draft: EntryDraft, seq: number, prevHash: string): SealedEntry => {
     if (this.poisoned !== null) throw new Error(`nothing is sealed any more: ${this.poisoned}`);
     const r = this.rotating;
-    // The rotation entry's seq sealed again: its operation was rolled back (a group commit keeps the others).
-    if (r && r.sealedAt !== null && seq <= r.sealedAt && !(draft.kind === 'key_rotated' && draft.details.new_key_id === r.next.keyId)) {
-      this.poison(`the ${r.key} key rotation entry sealed at seq ${r.sealedAt} was rolled back`);
-      throw new Error(`nothing is sealed any more: ${this.poisoned}`);
-    }
     if (r && draft.kind === 'key_rotated' && draft.details.key === r.key && draft.details.new_key_id === r.next.keyId) {
       r.sealedAt = seq;
       return sealEntry(this.key, draft, seq, prevHash);
