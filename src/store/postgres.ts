@@ -21,7 +21,7 @@
  * A transaction that cannot commit throws (store_unreachable when the server is gone):
  * never success for something not written.
  */
-import { EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
+import { consumeRefusal, EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { EntryDraft } from '../audit/entry.js';
@@ -495,11 +495,7 @@ export class PostgresStore implements Store {
         );
         if (r.rowCount === 1) return 'consumed';
         const p = (await c.query<{ state: string; consumed_at: number | null; receipt_commitment: string | null }>('SELECT state, consumed_at, receipt_commitment FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id])).rows[0];
-        if (!p) return 'not_found';
-        if (p.consumed_at !== null) return 'already_consumed';
-        if (p.state !== 'Queued') return 'not_queued';
-        if (p.receipt_commitment !== commitment) return 'mismatch';
-        return 'expired';
+        return consumeRefusal(p, commitment);
       },
     );
   }

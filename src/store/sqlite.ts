@@ -11,7 +11,7 @@ import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
 import { MERKLE_SCHEMA, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
-import { EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
+import { consumeRefusal, EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
 import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 const SCHEMA = `
@@ -432,11 +432,7 @@ export class SqliteStore implements Store {
       (): ConsumeOutcome => {
         if (this.stmts.consume.run(now, now, id, commitment, now).changes === 1) return 'consumed';
         const p = this.stmts.consumeProbe.get(id) as { state: string; consumed_at: number | null; receipt_commitment: string | null; expires_at: number } | undefined;
-        if (!p) return 'not_found';
-        if (p.consumed_at !== null) return 'already_consumed';
-        if (p.state !== 'Queued') return 'not_queued';
-        if (p.receipt_commitment !== commitment) return 'mismatch';
-        return 'expired';
+        return consumeRefusal(p, commitment);
       },
     );
   }

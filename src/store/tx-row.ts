@@ -3,7 +3,7 @@
  * SQLite and PostgreSQL), read back into a TxRecord, and the results an expiry stores.
  */
 import type { TxState } from '../protocol/risk.js';
-import type { TxRecord } from './store.js';
+import type { ConsumeOutcome, TxRecord } from './store.js';
 
 /** What an expired transaction's result says: which stage ran out. */
 export const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
@@ -52,3 +52,15 @@ export const toRecord = (r: Row): TxRecord => ({
   receiptCommitment: r.receipt_commitment,
   result: r.result_json ? JSON.parse(r.result_json) : null,
 });
+
+/**
+ * Why a receipt was not consumed, from the transaction as it is after the failed update (null:
+ * there is none): both stores answer `consumeReceipt` with the same outcome for the same state.
+ */
+export function consumeRefusal(p: { state: string; consumed_at: number | null; receipt_commitment: string | null } | undefined, commitment: string): Exclude<ConsumeOutcome, 'consumed'> {
+  if (!p) return 'not_found';
+  if (p.consumed_at !== null) return 'already_consumed';
+  if (p.state !== 'Queued') return 'not_queued';
+  if (p.receipt_commitment !== commitment) return 'mismatch';
+  return 'expired';
+}

@@ -8,6 +8,7 @@
  * So a sink that refuses one head for good (a witness that saw a fork) still gets every
  * later one, and its failures are logged, rate-limited, with its name.
  */
+import { drained } from './drained.js';
 import { BoundedQueue } from './bounded-queue.js';
 import { FailureLog } from './rate-limit.js';
 import { printable, type Sink, type TreeHead } from './sink.js';
@@ -56,17 +57,7 @@ export class Lane {
   /** Resolves when the queue is empty and nothing is in the sink's hands, or after timeoutMs. */
   idle(timeoutMs: number): Promise<void> {
     if (!this.running && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = setTimeout(done, timeoutMs);
-      const waiters = this.idleWaiters;
-      function done() {
-        clearTimeout(t);
-        const i = waiters.indexOf(done);
-        if (i >= 0) waiters.splice(i, 1);
-        resolve();
-      }
-      waiters.push(done);
-    });
+    return drained(this.idleWaiters, timeoutMs);
   }
 
   /** No more heads; a backoff in progress ends now. */

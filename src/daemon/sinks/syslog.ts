@@ -15,6 +15,7 @@
  * RESEND_WINDOW_MS of that write: a collector that closes idle connections had the time
  * to read it, and gets no copy per reconnect.)
  */
+import { drained } from './drained.js';
 import { Socket, connect as tcpConnect, isIP } from 'node:net';
 import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { readFileSync } from 'node:fs';
@@ -93,17 +94,7 @@ export class SyslogSink implements Sink {
   /** Resolves when everything queued has been written to the socket, or after timeoutMs. */
   flush(timeoutMs: number): Promise<void> {
     if (this.queue.length === 0 && this.inflight.length === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = setTimeout(done, timeoutMs);
-      const waiters = this.waiters;
-      function done() {
-        clearTimeout(t);
-        const i = waiters.indexOf(done);
-        if (i >= 0) waiters.splice(i, 1);
-        resolve();
-      }
-      waiters.push(done);
-    });
+    return drained(this.waiters, timeoutMs);
   }
 
   async close(): Promise<void> {
