@@ -6,8 +6,11 @@
  *     synchronous = FULL; PostgreSQL: its own commit). The limit shown is the raw one-row-per-
  *     transaction insert rate of the same disk, which group commit is meant to exceed;
  *   - verifying a 1,000,000-entry log (signatures, chain, Merkle root against a signed tree head)
- *     beside the raw Ed25519 verify time of as many signatures on all cores, each over a message
- *     of an entry's size (what the log's signatures cover);
+ *     beside the raw Ed25519 verify time of as many signatures on all cores at once, each over one
+ *     of that log's own messages (what its signatures cover). That limit is measured, not one
+ *     thread's rate times the cores: on a small VM two threads verify well under twice as fast as
+ *     one. It is measured just before and just after the verify, and the two are averaged, so that
+ *     a noisy neighbour weighs on both sides alike; the one-thread extrapolation is printed too;
  *   - inclusion and consistency proofs built from the stored Merkle nodes of that log, and
  *     checked, per proof.
  * Targets (issue 14): >= 5,000 durable appends/s on SQLite; verify within 1.25 x raw; a proof < 1 ms.
@@ -20,7 +23,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { checkpointOrigin } from '../src/audit/checkpoint.js';
 import { DOMAIN_LOG_ENTRY } from '../src/audit/domains.js';
-import { GENESIS_HASH, sealEntry, type EntryDraft } from '../src/audit/entry.js';
+import { entryMessage, GENESIS_HASH, sealEntry, type EntryDraft } from '../src/audit/entry.js';
 import { signingKeyFromSeed } from '../src/audit/keys.js';
 import { readSqliteLog } from '../src/audit/log-file.js';
 import { consistencyProof, inclusionProof, leafHash, MerkleFrontier, rootAt, verifyConsistency, verifyInclusion } from '../src/audit/merkle.js';
@@ -141,6 +144,49 @@ function signer(seedHex: string) {
   };
 }
 
+/** Entries of the log sampled for the raw verify: enough for seconds of work on each core. */
+const RAW_SAMPLE = 100_000;
+
+/**
+ * Seconds for raw Ed25519 verify of `sample` (prebuilt messages and signatures) on every core at
+ * once: each worker takes its share, verifies it with nothing else to do, and the clock stops at
+ * the last. Workers start and receive their messages before the clock starts.
+ */
+async function rawVerifyAllCoresSeconds(publicRaw: Buffer, sample: { message: Buffer; sig: Buffer }[]): Promise<number> {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { createPublicKey, verify } = require('node:crypto');
+    const key = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(workerData.pub, 'hex')]), format: 'der', type: 'spki' });
+    const { messages, sigs } = workerData;
+    parentPort.postMessage('ready');
+    parentPort.once('message', () => {
+      let ok = true;
+      for (let i = 0; i < messages.length; i++) ok = verify(null, messages[i], key, sigs[i]) && ok;
+      parentPort.postMessage(ok);
+    });`;
+  const share = Math.ceil(sample.length / CORES);
+  const workers = Array.from({ length: CORES }, (_, w) => {
+    const part = sample.slice(w * share, (w + 1) * share);
+    return new Worker(code, { eval: true, workerData: { pub: publicRaw.toString('hex'), messages: part.map((p) => p.message), sigs: part.map((p) => p.sig) } });
+  });
+  try {
+    await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))));
+    const t0 = performance.now();
+    const results = await Promise.all(
+      workers.map((w) => {
+        const done = new Promise((resolve) => w.once('message', resolve));
+        w.postMessage('go');
+        return done;
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    if (!results.every((ok) => ok === true)) throw new Error('raw verify of the sample failed');
+    return seconds;
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
 /**
  * A log of `n` entries in a store's database, as the daemon writes it (the same bodies, signatures,
  * chain and Merkle nodes), built fast: bodies in order, signatures on every core.
@@ -197,12 +243,21 @@ export async function bigLogBench(tmp: string, drafts: readonly EntryDraft[], ra
   const buildS = (performance.now() - t0) / 1000;
   const origin = checkpointOrigin('bench', key.keyId);
   const head = treeHeadLine(signTreeHead(key, origin, BIG_LOG, root, new Date()));
+  const sampleDb = new Database(path, { readonly: true });
+  const sample = (sampleDb.prepare('SELECT body, sig FROM audit_log ORDER BY seq LIMIT ?').all(RAW_SAMPLE) as { body: string; sig: string }[]).map((r) => ({ message: entryMessage(r.body), sig: Buffer.from(r.sig, 'hex') }));
+  sampleDb.close();
+  progress(`raw Ed25519 verify of ${sample.length.toLocaleString('en-US')} of its entries on ${CORES} cores at once (the limit, before)...`);
+  const rawBeforeS = await rawVerifyAllCoresSeconds(key.publicRaw, sample);
   progress(`verifying it: every signature, the chain, and the Merkle root against a signed tree head...`);
   const t1 = performance.now();
   const report = await verifyLog(readSqliteLog(path), key.publicRaw, [{ from: 'bench', text: head + '\n' }]);
   const verifyS = (performance.now() - t1) / 1000;
   if (report.status !== 'intact' || report.entries !== BIG_LOG) throw new Error(`verifyLog said ${report.status} with ${report.entries} entries: ${JSON.stringify(report.first_broken ?? report.reason)}`);
-  const rawS = BIG_LOG / (rawVerifyRate * CORES);
+  progress(`raw Ed25519 verify on ${CORES} cores at once again (the limit, after)...`);
+  const rawAfterS = await rawVerifyAllCoresSeconds(key.publicRaw, sample);
+  const rawS = (BIG_LOG / sample.length) * ((rawBeforeS + rawAfterS) / 2);
+  // What one thread's rate promises on every core, for comparison: perfect scaling.
+  const idealS = BIG_LOG / (rawVerifyRate * CORES);
 
   progress(`${PROOFS} inclusion and ${PROOFS} consistency proofs from the stored nodes, each checked...`);
   const store = new SqliteStore(path, () => {
@@ -226,7 +281,7 @@ export async function bigLogBench(tmp: string, drafts: readonly EntryDraft[], ra
       if (!verifyConsistency(old, size, proof, await rootAt(old, read), root)) throw new Error(`consistency proof ${old} -> ${size} failed`);
     }
     const consistencyMs = (performance.now() - t) / PROOFS;
-    return { buildS, verifyS, rawS, verifyRate: BIG_LOG / verifyS, inclusionMs, consistencyMs };
+    return { buildS, verifyS, rawS, rawBeforeS, rawAfterS, sampleSize: sample.length, idealS, verifyRate: BIG_LOG / verifyS, inclusionMs, consistencyMs };
   } finally {
     await store.close();
   }

@@ -4,7 +4,7 @@
  * the log-entry domain tag and those bytes. The entry hash (SHA-256 of the bytes)
  * chains the next entry and will serve as a Merkle leaf.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalize } from '../protocol/canonical.js';
 import type { Risk, Role } from '../protocol/risk.js';
 import { DOMAIN_LOG_ENTRY } from './domains.js';
@@ -92,12 +92,16 @@ export function sealEntry(key: SigningKey, draft: EntryDraft, seq: number, prevH
 
 /** What an entry's signature covers: the log-entry domain tag, then the stored body's UTF-8 bytes. */
 export function entryMessage(body: string): Buffer {
-  return Buffer.concat([DOMAIN_LOG_ENTRY, Buffer.from(body, 'utf8')]);
+  // One allocation, the body written in place (a verifier builds one per entry).
+  const message = Buffer.allocUnsafe(DOMAIN_LOG_ENTRY.length + Buffer.byteLength(body, 'utf8'));
+  DOMAIN_LOG_ENTRY.copy(message, 0);
+  message.write(body, DOMAIN_LOG_ENTRY.length, 'utf8');
+  return message;
 }
 
 /** Hex SHA-256 of the stored body: what the next entry's prev_hash and checkpoints carry. */
 export function entryHash(body: string): string {
-  return createHash('sha256').update(body, 'utf8').digest('hex');
+  return hash('sha256', body, 'hex'); // the one-shot form: half the cost of a createHash chain
 }
 
 export function entrySignatureValid(publicKey: KeyObject, body: string, sigHex: string): boolean {

@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { canonicalize } from '../protocol/canonical.js';
+import { isCanonicalForm } from '../protocol/canonical.js';
 import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
 import { Evidence, type CheckpointEvidence, type EvidenceSummary, type WitnessKey } from './evidence.js';
 import { KeyChain, type KeySpan } from './key-chain.js';
@@ -169,11 +169,7 @@ function checkStructure(row: LogRow, expected: number, prev: string, chain: KeyC
   } catch {
     return 'entry is not JSON';
   }
-  try {
-    if (canonicalize(e) !== row.body) return 'entry is not in canonical form: it was edited';
-  } catch {
-    return 'entry cannot be canonicalized';
-  }
+  if (!isCanonicalForm(row.body, e)) return 'entry is not in canonical form: it was edited';
   if (e.seq !== row.seq) return `entry claims seq ${e.seq} but sits at ${row.seq}: moved`;
   if (e.prev_hash !== prev) return "entry does not chain to the previous entry's hash: an earlier entry was edited, deleted or reordered";
   if (!(ENTRY_KINDS as readonly string[]).includes(e.kind)) return `unknown entry kind ${JSON.stringify(e.kind)}`;

@@ -46,6 +46,40 @@ function encode(value: unknown, depth: number): string {
   }
 }
 
+/**
+ * Whether `text` is exactly the JCS form of `parsed` (JSON.parse of that text): what
+ * `canonicalize(parsed) === text` says, and false where canonicalize refuses. The verifier asks
+ * this of every log entry, so it avoids re-encoding where it can: JSON.stringify already writes
+ * JCS when every object's keys enumerate in UTF-16 order, no string holds a lone surrogate (only
+ * a `\u` escape or a malformed text can bring one) and nothing nests past the limit. Any other
+ * text is decided by canonicalize itself.
+ */
+export function isCanonicalForm(text: string, parsed: unknown): boolean {
+  if (!text.includes('\\u') && isWellFormed(text) && keysInOrder(parsed, 0)) return JSON.stringify(parsed) === text;
+  try {
+    return canonicalize(parsed) === text;
+  } catch {
+    return false;
+  }
+}
+
+/** Every object's keys enumerate in UTF-16 order, and no value sits deeper than encode allows. */
+function keysInOrder(value: unknown, depth: number): boolean {
+  if (depth > MAX_JSON_DEPTH) return false;
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (!keysInOrder(v, depth + 1)) return false;
+    return true;
+  }
+  let previous: string | null = null;
+  for (const k in value) {
+    if (previous !== null && !(previous < k)) return false;
+    if (!keysInOrder((value as Record<string, unknown>)[k], depth + 1)) return false;
+    previous = k;
+  }
+  return true;
+}
+
 function compareUtf16(a: string, b: string): number {
   // Default sort compares UTF-16 code units, which is what RFC 8785 3.2.3 asks for.
   return a < b ? -1 : a > b ? 1 : 0;
