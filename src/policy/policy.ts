@@ -16,6 +16,7 @@ import { RISKS, riskRank, type Risk } from '../protocol/risk.js';
 import { isGlob, ruleProblem } from './rule-params.js';
 import { PSEUDONYM_CLASSES, type PseudonymClass } from '../mask/pseudonyms.js';
 import { AuditSchema, auditSettings, explainAudit, type AuditSettings } from './audit-sinks.js';
+import { explainStore, StoreSchema, storeSettings, type StoreSettings } from './store-settings.js';
 
 /** Rules never approve above this: High always waits for a person. */
 export const RULE_MAX_RISK: Risk = 'medium';
@@ -61,6 +62,7 @@ const PolicySchema = z.strictObject({
     })
     .default({}),
   audit: AuditSchema,
+  store: StoreSchema,
 });
 
 export interface Rule {
@@ -85,6 +87,8 @@ export interface Policy {
   pseudonyms: PseudonymClass[];
   /** Where signed tree heads go besides the local file ([audit]). */
   audit: AuditSettings;
+  /** Retention, archival and free-space limits of the store ([store]). */
+  store: StoreSettings;
 }
 
 export class PolicyError extends Error {}
@@ -107,6 +111,8 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
   const p = r.data;
   const audit = auditSettings(p.audit);
   if (typeof audit === 'string') throw new PolicyError(`[audit]: ${audit}`);
+  const store = storeSettings(p.store);
+  if (typeof store === 'string') throw new PolicyError(`[store]: ${store}`);
   const riskOverrides = new Map<string, Risk>();
   for (const [name, risk] of Object.entries(p.risk)) {
     const a = CATALOGUE.get(name);
@@ -142,6 +148,7 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     notify: p.notify,
     pseudonyms: [...new Set(p.masking.pseudonyms)],
     audit,
+    store,
   };
 }
 
@@ -225,5 +232,6 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
       : 'masking: secrets become ⟦secret:KIND⟧; addresses and names are shown as they are ([masking] pseudonyms = ["email", "ip", "hostname"] to hide them)',
   );
   lines.push(...explainAudit(policy.audit));
+  lines.push(...explainStore(policy.store));
   return { lines, warnings };
 }

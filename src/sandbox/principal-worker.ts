@@ -19,7 +19,8 @@ type Command =
   | { id: number; op: 'call'; method: string; params: unknown; fresh?: boolean }
   | { id: number; op: 'parallel'; method: string; params: unknown; count: number }
   | { id: number; op: 'serveApprovals'; path: string }
-  | { id: number; op: 'lifecycles'; action: string; params: Record<string, unknown>; count: number; concurrency: number; approver: string; timeLimitMs: number };
+  | { id: number; op: 'lifecycles'; action: string; params: Record<string, unknown>; count: number; concurrency: number; approver: string; timeLimitMs: number }
+  | { id: number; op: 'agentLoop'; action: string; params: Record<string, unknown>; count: number; concurrency: number; timeLimitMs: number };
 
 const settle = (p: Promise<unknown>) =>
   p.then(
@@ -30,6 +31,7 @@ const settle = (p: Promise<unknown>) =>
 async function handle(cmd: Command): Promise<unknown> {
   if (cmd.op === 'serveApprovals') return settle(serveApprovals(cmd.path));
   if (cmd.op === 'lifecycles') return settle(lifecycles(cmd));
+  if (cmd.op === 'agentLoop') return settle(agentLoop(cmd));
   if (cmd.op === 'call') {
     if (cmd.fresh) {
       return settle(
@@ -149,6 +151,41 @@ async function lifecycles(cmd: Extract<Command, { op: 'lifecycles' }>) {
   const wallMs = performance.now() - t0;
   for (const l of lanes) (l.client.close(), l.approver.close());
   return { timings, errors, wallMs };
+}
+
+/**
+ * An agent's loop over a read the policy approves by itself: preview, then execute with the
+ * receipt the preview carried, on `concurrency` connections, until `count` lifecycles or
+ * timeLimitMs. Refusals are counted by their typed code (a store under disk pressure refuses
+ * previews, and the loop carries on, as an agent would).
+ */
+async function agentLoop(cmd: Extract<Command, { op: 'agentLoop' }>) {
+  const lanes = await Promise.all(Array.from({ length: cmd.concurrency }, () => AirlockClient.connect(socket)));
+  let done = 0;
+  let started = 0;
+  const refused: Record<string, number> = {};
+  const t0 = performance.now();
+  const deadline = t0 + cmd.timeLimitMs;
+  await Promise.all(
+    lanes.map(async (client) => {
+      while (started < cmd.count && performance.now() < deadline) {
+        started++;
+        try {
+          const p = await client.call('preview', { action_name: cmd.action, params: cmd.params });
+          if (!p.auto_approval) throw new AirlockError('conflict', 'not_auto_approved', `${cmd.action} was not approved by the policy`);
+          const r = await client.call('execute', { transaction_id: p.transaction_id, action_name: cmd.action, params: p.params, receipt: p.auto_approval.receipt });
+          if (r.state !== 'Succeeded') throw new AirlockError('execution', 'not_succeeded', `execute ended ${r.state}: ${r.summary}`);
+          done++;
+        } catch (e) {
+          const code = e instanceof AirlockError ? `${e.category}/${e.code}` : `client/${String((e as Error).message ?? e).slice(0, 80)}`;
+          refused[code] = (refused[code] ?? 0) + 1;
+          if (!(e instanceof AirlockError)) break;
+        }
+      }
+    }),
+  );
+  for (const l of lanes) l.close();
+  return { done, refused, wallMs: performance.now() - t0 };
 }
 
 createInterface({ input: process.stdin }).on('line', (line) => {

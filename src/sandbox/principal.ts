@@ -97,8 +97,8 @@ export class Principal {
     return r.result as Array<{ ok: boolean; result?: ResultOf<M>; error?: WireError }>;
   }
 
-  /** A benchmark op of principal-worker.ts ('serveApprovals', 'lifecycles'); rejects with the worker's typed error. */
-  async op<T = any>(op: 'serveApprovals' | 'lifecycles', args: Record<string, unknown>): Promise<T> {
+  /** A benchmark op of principal-worker.ts ('serveApprovals', 'lifecycles', 'agentLoop'); rejects with the worker's typed error. */
+  async op<T = any>(op: 'serveApprovals' | 'lifecycles' | 'agentLoop', args: Record<string, unknown>): Promise<T> {
     const r = await this.send({ ...args, op });
     if (!r.ok) throw AirlockError.fromWire(r.error);
     return r.result as T;
