@@ -38,6 +38,12 @@ export const ENTRY_KINDS = [
    * rotation every later entry is signed by the new key.
    */
   'key_rotated',
+  /**
+   * A segment of the log (entries first_seq..last_seq) was written to the archive as a
+   * verifiable bundle and removed from the live store (src/daemon/archiver.ts): its file, the
+   * file's SHA-256 and the root of the tree at last_seq. Appended in the removal's transaction.
+   */
+  'archived',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 

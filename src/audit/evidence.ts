@@ -82,7 +82,9 @@ export class Evidence {
   /** Sizes the evidence names, each with what the walk saw there. */
   private readonly chainAt = new Map<number, string | null>();
   private readonly rootAt = new Map<number, string | null>();
-  private readonly frontier = MerkleFrontier.empty();
+  private frontier = MerkleFrontier.empty();
+  /** Entries 1..startSeq were archived: the walk began after them (seed). */
+  private startSeq = 0;
 
   constructor(
     evidence: readonly CheckpointEvidence[],
@@ -118,6 +120,18 @@ export class Evidence {
     }
   }
 
+  /**
+   * Before the walk, for a log whose entries 1..seq were archived: the tree as it stood at seq
+   * (its frontier) and the chain hash of entry seq. Evidence of smaller sizes is then about the
+   * archive (checked with it), and a head of size seq must vouch for this frontier.
+   */
+  seed(seq: number, chainHash: string, frontier: readonly Buffer[]): void {
+    this.frontier = MerkleFrontier.fromEdge(seq, frontier);
+    this.startSeq = seq;
+    if (this.chainAt.has(seq)) this.chainAt.set(seq, chainHash);
+    if (this.rootAt.has(seq)) this.rootAt.set(seq, this.frontier.root().toString('hex'));
+  }
+
   /** Called for each entry in order: its seq, chain hash and stored body. */
   observe(seq: number, chainHash: string, body: string): void {
     this.frontier.push(leafHash(body));
@@ -136,7 +150,11 @@ export class Evidence {
    * written); `logId`: the id its origins must name (the key id of entry 1's key).
    */
   judge(entries: number, logKeys: readonly Buffer[], logId: string): Judgement {
-    const { legacy, heads, unknownKey } = this.verified(logKeys, logId);
+    const all = this.verified(logKeys, logId);
+    // Sizes before the start speak of archived entries, which this walk did not read.
+    const legacy = all.legacy.filter((c) => c.checkpoint.size >= this.startSeq);
+    const heads = all.heads.filter((h) => h.head.size >= this.startSeq);
+    const unknownKey = all.unknownKey.filter((size) => size >= this.startSeq);
     const warnings = this.warnings;
     const none = { checkpoint: null, witnessed: null, warnings };
     if (this.texts.length === 0) {
@@ -144,6 +162,11 @@ export class Evidence {
     }
     if (legacy.length === 0 && heads.length === 0) {
       return { ...none, status: 'cannot_verify', reason: 'no valid checkpoint or tree head of this log was found: nothing signed says how long the log should be, so a cut tail cannot be ruled out' };
+    }
+    // A walk that began after archived entries: a signed head of that size must vouch for the
+    // tree it began from (its root is checked with the others below).
+    if (this.startSeq > 0 && !heads.some((h) => h.head.size === this.startSeq)) {
+      return { ...none, status: 'cannot_verify', reason: `the log starts after entry ${this.startSeq} (entries 1 to ${this.startSeq} are archived), and no tree head of size ${this.startSeq} signed by a key you hold vouches for where it starts: verify it with its archive (\`airlock audit verify --archive DIR\`)` };
     }
     const summaries = [...legacy.map(legacySummary), ...heads.map(headSummary)];
     const latest = summaries.reduce((a, b) => (b.size > a.size || (b.size === a.size && b.kind === 'tree_head') ? b : a));

@@ -67,7 +67,14 @@ export class KeyChain {
     }
   }
 
-  constructor(trusted: readonly Buffer[]) {
+  /**
+   * `start`: the walk begins after entry start.seq (entries 1..seq were archived) of the log
+   * start.logId; its first entry is then signed by a key of the auditor's file, as entry 1 is.
+   */
+  constructor(
+    trusted: readonly Buffer[],
+    private readonly start: { seq: number; logId: string } | null = null,
+  ) {
     if (trusted.length === 0) throw new RangeError('no trusted key');
     for (const raw of trusted) this.trusted.set(keyIdOf(raw), raw);
   }
@@ -83,15 +90,16 @@ export class KeyChain {
    * the one the chain expects and a rotation in it is valid, else why not.
    */
   admit(e: LogEntry): string | null {
-    if (e.seq === 1) {
+    if (this.current === null) {
       const raw = this.trusted.get(e.key_id);
       if (!raw) {
         this.untrustedFirstKey = e.key_id;
         const held = [...this.trusted.keys()].join(', ');
-        return `entry 1 is signed by key ${e.key_id}, which your key file does not hold (it holds ${held})`;
+        const which = this.start ? `entry ${e.seq}, the first after the archived ones,` : 'entry 1';
+        return `${which} is signed by key ${e.key_id}, which your key file does not hold (it holds ${held})`;
       }
-      this.logId = e.key_id;
-      this.switchTo(chainKey(raw), 1, 'your key file');
+      this.logId = this.start ? this.start.logId : e.key_id;
+      this.switchTo(chainKey(raw), e.seq, 'your key file');
     } else if (this.next) {
       this.switchTo(this.next.key, e.seq, `rotation at seq ${this.next.at}`);
       this.next = null;

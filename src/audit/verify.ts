@@ -30,7 +30,10 @@ export type { CheckpointEvidence, WitnessKey } from './evidence.js';
  */
 export interface VerifyReport {
   status: 'intact' | 'broken' | 'cannot_verify';
+  /** The seq of the last entry verified (entries 1..archived were not in this walk). */
   entries: number;
+  /** Entries 1..archived were archived and not read by this walk (absent: it began at entry 1). */
+  archived?: number;
   head_hash: string;
   /** Hex Merkle root (RFC 9162) of the entries verified. */
   root: string;
@@ -52,6 +55,19 @@ export type { KeySpan };
 const BATCH = 2000;
 
 /**
+ * Where a walk over a log whose entries 1..seq were archived begins (a store's LogBase, or a
+ * segment bundle's start record): the chain hash of entry seq, the Merkle frontier there (hex
+ * hashes of MerkleFrontier.edgeIds(seq), largest first) and the log's id. A signed tree head of
+ * size seq among the evidence must vouch for the frontier (else cannot_verify).
+ */
+export interface LogStart {
+  seq: number;
+  hash: string;
+  frontier: readonly string[];
+  logId: string;
+}
+
+/**
  * `publicRaw`: the auditor's trusted keys (one, or every key of their file). The log's first
  * key must be among them; later keys come from the log's own verified rotations (key-chain.ts).
  * `rows` may be read lazily (a database, the daemon's pages, a bundle file): they are walked
@@ -64,14 +80,16 @@ export async function verifyLog(
   rows: Iterable<LogRow> | AsyncIterable<LogRow>,
   publicRaw: Buffer | readonly Buffer[],
   checkpoints: string | null | readonly CheckpointEvidence[],
-  opts: { workers?: number; origin?: string; witnesses?: readonly WitnessKey[] } = {},
+  opts: { workers?: number; origin?: string; witnesses?: readonly WitnessKey[]; start?: LogStart | null } = {},
 ): Promise<VerifyReport> {
   const evidence = new Evidence(typeof checkpoints === 'string' ? [{ from: 'the checkpoint file', text: checkpoints }] : (checkpoints ?? []), {
     ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
     ...(opts.witnesses ? { witnesses: opts.witnesses } : {}),
   });
   const trusted: readonly Buffer[] = Buffer.isBuffer(publicRaw) ? [publicRaw] : (publicRaw as readonly Buffer[]);
-  const chain = new KeyChain(trusted);
+  const start = opts.start && opts.start.seq > 0 ? opts.start : null;
+  const chain = new KeyChain(trusted, start ? { seq: start.seq, logId: start.logId } : null);
+  if (start) evidence.seed(start.seq, start.hash, start.frontier.map((h) => Buffer.from(h, 'hex')));
   const workerCount = Math.max(1, opts.workers ?? availableParallelism());
   const workers = Array.from({ length: workerCount }, () => startVerifyWorker());
   const pending = new Map<number, (bad: number) => void>();
@@ -89,8 +107,8 @@ export async function verifyLog(
     batch = { publicKeyHex: batch.publicKeyHex, seqs: [], bodies: [], sigs: [] };
   };
 
-  let expected = 1;
-  let prev = GENESIS_HASH;
+  let expected = start ? start.seq + 1 : 1;
+  let prev = start ? start.hash : GENESIS_HASH;
   // Set inside take(); the cast keeps TypeScript from narrowing it to null out here.
   let structural = null as { seq: number; reason: string } | null;
   /** One row in order; false at the first structural fault, which ends the walk. */
@@ -128,7 +146,7 @@ export async function verifyLog(
     flush();
     const bads = (await Promise.all(sigChecks)).filter((b) => b >= 0);
     const badSig = bads.length ? Math.min(...bads) : -1;
-    const base = { entries: expected - 1, head_hash: prev, root: evidence.root().toString('hex'), checkpoint: null, witnessed: null, warnings: evidence.warnings, keys: chain.report() };
+    const base = { entries: expected - 1, ...(start ? { archived: start.seq } : {}), head_hash: prev, root: evidence.root().toString('hex'), checkpoint: null, witnessed: null, warnings: evidence.warnings, keys: chain.report() };
     if (badSig >= 0 && (!structural || badSig < structural.seq)) {
       const span = chain.spanOf(badSig);
       const by = span && chain.spans.length > 1 ? `key ${span.key_id} (the current key from seq ${span.first_seq})` : 'this key';

@@ -15,18 +15,19 @@
 import type pg from 'pg';
 import { GENESIS_HASH } from '../audit/entry.js';
 import { JOB_STATES } from '../protocol/risk.js';
-import type { LogHead } from './store.js';
+import type { LogBase, LogHead } from './store.js';
 
 const STATES = ['Previewed', ...JOB_STATES];
 
-export async function pgIntegrityCheck(pool: pg.Pool, logId: string, head: LogHead, max: number): Promise<string[]> {
+export async function pgIntegrityCheck(pool: pg.Pool, logId: string, head: LogHead, max: number, base: Pick<LogBase, 'seq' | 'hash'>): Promise<string[]> {
   const out: string[] = [];
   const room = () => max - out.length;
   const logRow = await pool.query('SELECT 1 FROM logs WHERE log_id = $1', [logId]);
   if (logRow.rowCount !== 1) out.push(`the log ${logId} has no row in the logs table`);
 
   const span = (await pool.query<{ n: number; lo: number | null; hi: number | null }>('SELECT COUNT(*)::bigint AS n, MIN(seq) AS lo, MAX(seq) AS hi FROM audit_log WHERE log_id = $1', [logId])).rows[0]!;
-  if (span.n > 0 && span.lo !== 1) out.push(`the log ${logId} starts at seq ${span.lo}, not 1`);
+  // Entries up to the base were archived (store.ts LogBase): the live log starts after it.
+  if (span.n > 0 && span.lo !== base.seq + 1) out.push(`the log ${logId} starts at seq ${span.lo}, not ${base.seq + 1}${base.seq > 0 ? ` (entries 1 to ${base.seq} are archived)` : ''}`);
   if (span.n > 0 && room() > 0 && span.hi !== (span.lo ?? 1) + span.n - 1) {
     // Not contiguous: name the missing ranges.
     const gaps = await pool.query<{ a: number; b: number }>(
@@ -51,7 +52,7 @@ export async function pgIntegrityCheck(pool: pg.Pool, logId: string, head: LogHe
       const chain = await pool.query<{ seq: number }>(
         `SELECT seq FROM (SELECT seq, body::jsonb AS b, lag(hash) OVER (ORDER BY seq) AS prev FROM audit_log WHERE log_id = $1) s
           WHERE (b->>'seq') IS DISTINCT FROM seq::text OR (b->>'prev_hash') IS DISTINCT FROM COALESCE(prev, $2) ORDER BY seq LIMIT $3`,
-        [logId, GENESIS_HASH, room()],
+        [logId, base.seq > 0 ? base.hash : GENESIS_HASH, room()],
       );
       for (const r of chain.rows) out.push(`entry ${r.seq} of log ${logId}: its seq or prev_hash does not follow the entry before it`);
     } catch (e) {
@@ -59,7 +60,7 @@ export async function pgIntegrityCheck(pool: pg.Pool, logId: string, head: LogHe
     }
   }
   if (room() > 0) {
-    const leaves = (await pool.query<{ n: number }>('SELECT COUNT(*)::bigint AS n FROM merkle_nodes WHERE log_id = $1 AND level = 0', [logId])).rows[0]!.n;
+    const leaves = (await pool.query<{ n: number }>('SELECT COUNT(*)::bigint AS n FROM merkle_nodes WHERE log_id = $1 AND level = 0 AND idx >= $2', [logId, base.seq])).rows[0]!.n;
     if (leaves !== span.n) out.push(`the Merkle tree of log ${logId} has ${leaves} leaves for ${span.n} entries`);
   }
   if (room() > 0) {

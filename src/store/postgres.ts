@@ -33,8 +33,9 @@ import type { TxState } from '../protocol/risk.js';
 import { describeUrl, makePool, storeError, type PoolLimits } from './postgres-pool.js';
 import { ensureSchema } from './postgres-schema.js';
 import { pgIntegrityCheck } from './postgres-check.js';
-import { frontierAt, pgNodeReader } from './postgres-merkle.js';
-import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import { frontierAt, pgNodeReader, pruneArchivedNodes } from './postgres-merkle.js';
+import { archiveRange, LOG_BASE_KEY, readBase } from './log-base.js';
+import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogBase, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
 const TOTP_SEALED = 'sealed-v1';
@@ -71,16 +72,18 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
       await client.query('BEGIN');
       let head: ChainHead;
       let frontier: MerkleFrontier;
+      let base: LogBase;
       try {
         await client.query('SELECT log_id FROM logs WHERE log_id = $1 FOR UPDATE', [o.logId]);
         head = await readHead(client, o.logId);
         frontier = await frontierAt(client, o.logId, head.size);
+        base = readBase((await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [o.logId, LOG_BASE_KEY])).rows[0]?.value);
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK').catch(() => {});
         throw e;
       }
-      return new PostgresStore(pool, where, o.logId, o.seal, o.onAppend ?? (() => {}), { ...head, root: frontier.root().toString('hex') }, frontier);
+      return new PostgresStore(pool, where, o.logId, o.seal, o.onAppend ?? (() => {}), { ...head, root: frontier.root().toString('hex') }, frontier, base);
     } finally {
       client.removeListener('error', onError);
       client.release();
@@ -129,6 +132,7 @@ export class PostgresStore implements Store {
     private head: LogHead,
     /** The Merkle tree's right edge at `head`; like head, replaced only when a transaction commits. */
     private frontier: MerkleFrontier,
+    private base: LogBase,
   ) {
     this.merkleNodes = pgNodeReader(pool, logId, (e) => storeError(e, where));
   }
@@ -604,10 +608,33 @@ export class PostgresStore implements Store {
     return this.head;
   }
 
+  logBase(): LogBase {
+    return this.base;
+  }
+
+  async archiveSegment(upTo: number, treeHead: string, entry: EntryDraft): Promise<LogBase> {
+    const base = await this.atomically(
+      () => [entry],
+      async (c): Promise<LogBase> => {
+        const head = await readHead(c, this.logId);
+        if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > head.size) throw archiveRange(upTo, this.base, { ...head, root: '' });
+        const hash = (await c.query<{ hash: string }>('SELECT hash FROM audit_log WHERE log_id = $1 AND seq = $2', [this.logId, upTo])).rows[0]?.hash;
+        if (hash === undefined) throw new AirlockError('integrity', 'archive_entry_missing', `entry ${upTo} of log ${this.logId} is not in the store`);
+        await c.query('DELETE FROM audit_log WHERE log_id = $1 AND seq <= $2', [this.logId, upTo]);
+        const frontier = (await pruneArchivedNodes(c, this.logId, upTo)).map((h) => h.toString('hex'));
+        const next: LogBase = { seq: upTo, hash, frontier, tree_head: treeHead };
+        await c.query('INSERT INTO meta (log_id, key, value) VALUES ($1, $2, $3) ON CONFLICT (log_id, key) DO UPDATE SET value = excluded.value', [this.logId, LOG_BASE_KEY, JSON.stringify(next)]);
+        return next;
+      },
+    );
+    this.base = base;
+    return base;
+  }
+
   async integrityCheck(max: number): Promise<string[]> {
     const n = Math.max(1, Math.min(100, Math.trunc(max)));
     try {
-      return await pgIntegrityCheck(this.pool, this.logId, this.head, n);
+      return await pgIntegrityCheck(this.pool, this.logId, this.head, n, this.base);
     } catch (e) {
       return [`the check itself failed: ${storeError(e, this.where).message}`];
     }

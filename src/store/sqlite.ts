@@ -10,9 +10,10 @@ import { leafHash, type MerkleFrontier, type NodeReader } from '../audit/merkle.
 import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
-import { MERKLE_SCHEMA, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
+import { MERKLE_SCHEMA, nodeWriter, openFrontier, pruneArchivedNodes, sqliteNodeReader } from './sqlite-merkle.js';
+import { archiveRange, LOG_BASE_KEY, readBase } from './log-base.js';
 import { consumeRefusal, EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
-import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import { type ApprovalOutcome, type ConsumeOutcome, type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type RuleLimit, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -86,6 +87,7 @@ const DAY_MS = 24 * 60 * 60_000;
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private head: LogHead;
+  private base: LogBase;
   /** The Merkle tree's right edge at `head`; like head, replaced only when a transaction commits. */
   private frontier: MerkleFrontier;
   private readonly writeNodes: ReturnType<typeof nodeWriter>;
@@ -124,6 +126,7 @@ export class SqliteStore implements Store {
     this.head = { size: last ? last.seq : 0, hash: last ? last.hash : GENESIS_HASH, root: this.frontier.root().toString('hex') };
     this.writeNodes = nodeWriter(this.db);
     this.merkleNodes = sqliteNodeReader(this.db);
+    this.base = readBase(this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(LOG_BASE_KEY) as string | undefined);
     this.stmts = {
       insertTx: this.db.prepare(`INSERT INTO transactions (id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
         requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at) VALUES
@@ -507,6 +510,28 @@ export class SqliteStore implements Store {
 
   logHead(): LogHead {
     return this.head;
+  }
+
+  logBase(): LogBase {
+    return this.base;
+  }
+
+  async archiveSegment(upTo: number, treeHead: string, entry: EntryDraft): Promise<LogBase> {
+    const base = await this.atomically(
+      () => [entry],
+      (): LogBase => {
+        if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > this.head.size) throw archiveRange(upTo, this.base, this.head);
+        const hash = this.db.prepare('SELECT hash FROM audit_log WHERE seq = ?').pluck().get(upTo) as string | undefined;
+        if (hash === undefined) throw new AirlockError('integrity', 'archive_entry_missing', `entry ${upTo} is not in the store`);
+        this.db.prepare('DELETE FROM audit_log WHERE seq <= ?').run(upTo);
+        const frontier = pruneArchivedNodes(this.db, upTo).map((h) => h.toString('hex'));
+        const next: LogBase = { seq: upTo, hash, frontier, tree_head: treeHead };
+        this.stmts.putMeta.run(LOG_BASE_KEY, JSON.stringify(next));
+        return next;
+      },
+    );
+    this.base = base;
+    return base;
   }
 
   async integrityCheck(max: number): Promise<string[]> {

@@ -102,6 +102,23 @@ export interface LogHead {
   root: string;
 }
 
+/**
+ * Where the live log starts: entries 1..seq were archived (src/daemon/archiver.ts) and are no
+ * longer in the store. What a verifier needs to take the walk up at seq + 1: the chain hash of
+ * entry seq, the Merkle frontier at seq (the hashes of MerkleFrontier.edgeIds(seq), largest
+ * first, hex) and the signed tree head of size seq that vouches for that frontier's root.
+ */
+export interface LogBase {
+  seq: number;
+  /** Hex hash of entry seq; GENESIS_HASH for 0. */
+  hash: string;
+  frontier: string[];
+  /** The tree head note of size seq (null for 0: nothing was archived). */
+  tree_head: string | null;
+}
+
+export const NO_BASE: LogBase = Object.freeze({ seq: 0, hash: '0'.repeat(64), frontier: [], tree_head: null }) as LogBase;
+
 export interface Store {
   /** Persists a previewed transaction and its preview entry. */
   createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void>;
@@ -165,13 +182,23 @@ export interface Store {
   /** Marks transactions left Running by a crash as Failed; one entry each. */
   reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]>;
   history(filter: HistoryFilter): Promise<TxRecord[]>;
-  /** Up to `limit` log rows with seq above `afterSeq`, in seq order, as stored (the signed bytes). */
+  /** Up to `limit` log rows with seq above `afterSeq`, in seq order, as stored (the signed bytes); archived rows are not there. */
   logRows(afterSeq: number, limit: number): Promise<LogRow[]>;
   /** The log rows of one transaction (entries whose transaction_id is `id`), in seq order, at most `limit`. */
   transactionEntries(id: string, limit: number): Promise<LogRow[]>;
   /** Appends free-standing entries (daemon start). */
   appendEntries(entries: EntryDraft[]): Promise<void>;
   logHead(): LogHead;
+  /** Where the live log starts (NO_BASE until a segment was archived). */
+  logBase(): LogBase;
+  /**
+   * Removes the archived segment base.seq+1..upTo from the live store, in one transaction with
+   * `entry` (the signed `archived` entry naming the segment's file): its rows, and the Merkle
+   * nodes no proof of a later entry needs (all but the frontier at upTo); the base moves to
+   * upTo with `treeHead` (the signed head of size upTo). The caller has written the segment's
+   * file first. Refuses (conflict/archive_range) unless base.seq < upTo <= the head's size.
+   */
+  archiveSegment(upTo: number, treeHead: string, entry: EntryDraft): Promise<LogBase>;
   /**
    * Reads stored Merkle nodes (complete subtrees, src/audit/merkle.ts) for proofs; throws
    * AirlockError('integrity', 'merkle_node_missing') for one that is not there.

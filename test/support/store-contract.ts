@@ -7,7 +7,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { sealEntry, type EntryDraft } from '../../src/audit/entry.js';
+import { entryHash, sealEntry, type EntryDraft } from '../../src/audit/entry.js';
+import { signTreeHead, treeHeadLine } from '../../src/audit/note.js';
+import type { AirlockError } from '../../src/protocol/errors.js';
 import { signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
 import { checkpointOrigin, formatCheckpointLine, signCheckpoint } from '../../src/audit/checkpoint.js';
@@ -345,7 +347,7 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       assert.deepEqual(await store.logRows(2, 10), []);
       assert.deepEqual((await store.logRows(0, 1)).map((r) => r.seq), [1]);
       const head = store.logHead();
-      await store.close();
+      await store.close(); // withStore closes it again at the end, which is harmless
       const again = await s.open({ seal });
       try {
         assert.deepEqual(again.logHead(), head);
@@ -429,6 +431,58 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       await assertIntact(store, key, 120 + 80);
       assert.deepEqual(heads.map((h) => h.size), [...new Set(heads.map((h) => h.size))].sort((a, b) => a - b)); // increasing, never repeated
       assert.deepEqual(await store.integrityCheck(5), ['ok']);
+    }));
+
+    test('archiving a segment: its rows leave the store with the entry that says so; the rest verifies from the base; proofs of later entries still work; the base survives a reopen', withStore(async (store, s) => {
+      for (let i = 0; i < 100; i++) await store.appendEntries([draft('refused', null, { n: i })]);
+      const before = await allRows(store);
+      const origin = checkpointOrigin('contract', key.keyId);
+      const headAt = async (size: number) => treeHeadLine(signTreeHead(key, origin, size, await rootAt(size, store.merkleNodes), new Date()));
+      const note37 = signTreeHead(key, origin, 37, await rootAt(37, store.merkleNodes), new Date());
+      // Refused: nothing archived past the head, nor an empty segment.
+      await assert.rejects(store.archiveSegment(101, note37, draft('archived')), (e: AirlockError) => e.code === 'archive_range');
+      await assert.rejects(store.archiveSegment(0, note37, draft('archived')), (e: AirlockError) => e.code === 'archive_range');
+      const base = await store.archiveSegment(37, note37, draft('archived', null, { first_seq: 1, last_seq: 37 }));
+      assert.deepEqual({ ...base, frontier: base.frontier.length }, { seq: 37, hash: entryHash(before[36]!.body), frontier: 3, tree_head: note37 });
+      assert.deepEqual(store.logBase(), base);
+      const rows = await allRows(store);
+      assert.deepEqual([rows[0]!.seq, rows.at(-1)!.seq, rows.length], [38, 101, 64]);
+      assert.equal(JSON.parse(rows.at(-1)!.body).kind, 'archived');
+      assert.deepEqual(await store.integrityCheck(5), ['ok']);
+      const start = { ...base, logId: key.keyId };
+      const evidence = (...lines: string[]) => [{ from: 'the test', text: lines.join('\n') + '\n' }];
+      const rep = await verifyLog(rows, key.publicRaw, evidence(treeHeadLine(note37), await headAt(101)), { workers: 1, start });
+      assert.equal(rep.status, 'intact', JSON.stringify(rep));
+      assert.deepEqual([rep.entries, rep.archived, rep.root], [101, 37, store.logHead().root]);
+      // Without a head of size 37, nothing vouches for where the live log starts.
+      const unvouched = await verifyLog(rows, key.publicRaw, evidence(await headAt(101)), { workers: 1, start });
+      assert.equal(unvouched.status, 'cannot_verify');
+      assert.match(unvouched.reason!, /archived/);
+      // A start that is not the archived tree's (a frontier hash changed) contradicts the head of size 37.
+      const forged = { ...start, frontier: [start.frontier[0]!.replace(/^./, (c) => (c === '0' ? '1' : '0')), ...start.frontier.slice(1)] };
+      assert.equal((await verifyLog(rows, key.publicRaw, evidence(treeHeadLine(note37), await headAt(101)), { workers: 1, start: forged })).status, 'broken');
+      // Proofs of every live entry, and consistency from every live size, from what the store kept.
+      const root = await rootAt(101, store.merkleNodes);
+      for (let i = 37; i < 101; i++) assert.ok(verifyInclusion(i, 101, leafHash(rows[i - 37]!.body), await inclusionProof(i, 101, store.merkleNodes), root), `inclusion of leaf ${i}`);
+      for (let m = 37; m <= 101; m++) assert.ok(verifyConsistency(m, 101, await consistencyProof(m, 101, store.merkleNodes), await rootAt(m, store.merkleNodes), root), `consistency from ${m}`);
+      await assert.rejects(inclusionProof(5, 101, store.merkleNodes), (e: AirlockError) => e.code === 'merkle_node_missing');
+      // A second archival takes the next segment; reopened, the store keeps its base and continues its log.
+      const note80 = signTreeHead(key, origin, 80, await rootAt(80, store.merkleNodes), new Date());
+      await assert.rejects(store.archiveSegment(37, note80, draft('archived')), (e: AirlockError) => e.code === 'archive_range');
+      await store.archiveSegment(80, note80, draft('archived', null, { first_seq: 38, last_seq: 80 }));
+      await store.close(); // withStore closes it again at the end, which is harmless
+      const again = await s.open({ seal });
+      try {
+        assert.equal(again.logBase().seq, 80);
+        await again.appendEntries([draft('daemon_started')]);
+        const live = await allRows(again);
+        assert.deepEqual([live[0]!.seq, live.at(-1)!.seq], [81, 103]);
+        const rep2 = await verifyLog(live, key.publicRaw, evidence(treeHeadLine(note80), treeHeadLine(signTreeHead(key, origin, 103, await rootAt(103, again.merkleNodes), new Date()))), { workers: 1, start: { ...again.logBase(), logId: key.keyId } });
+        assert.equal(rep2.status, 'intact', JSON.stringify(rep2));
+        assert.deepEqual(await again.integrityCheck(5), ['ok']);
+      } finally {
+        await again.close();
+      }
     }));
 
     test('8 concurrent writers x 200 operations: seqs 1..N with no gap or repeat, and the log verifies', withStore(async (store, _s, heads) => {
