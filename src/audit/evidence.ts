@@ -88,7 +88,8 @@ export class Evidence {
 
   constructor(
     evidence: readonly CheckpointEvidence[],
-    private readonly o: { origin?: string; witnesses?: readonly WitnessKey[] } = {},
+    /** end: the log given is a segment ending there; evidence of larger sizes is about later entries. */
+    private readonly o: { origin?: string; witnesses?: readonly WitnessKey[]; end?: number } = {},
   ) {
     this.texts = evidence;
     for (const { from, text } of evidence) {
@@ -152,9 +153,11 @@ export class Evidence {
   judge(entries: number, logKeys: readonly Buffer[], logId: string): Judgement {
     const all = this.verified(logKeys, logId);
     // Sizes before the start speak of archived entries, which this walk did not read.
-    const legacy = all.legacy.filter((c) => c.checkpoint.size >= this.startSeq);
-    const heads = all.heads.filter((h) => h.head.size >= this.startSeq);
-    const unknownKey = all.unknownKey.filter((size) => size >= this.startSeq);
+    const end = this.o.end ?? Infinity;
+    const about = (size: number) => size >= this.startSeq && size <= end;
+    const legacy = all.legacy.filter((c) => about(c.checkpoint.size));
+    const heads = all.heads.filter((h) => about(h.head.size));
+    const unknownKey = all.unknownKey.filter(about);
     const warnings = this.warnings;
     const none = { checkpoint: null, witnessed: null, warnings };
     if (this.texts.length === 0) {

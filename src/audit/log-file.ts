@@ -13,6 +13,18 @@ import Database from 'better-sqlite3';
 import { AirlockError } from '../protocol/errors.js';
 import type { AuditSource } from './source.js';
 import type { LogRow } from './verify.js';
+import { parseLogBase, startOfBase, type LogBase } from './log-base.js';
+
+/** The base of a database's live log (entries before it were archived), read-only; NO_BASE when there is none. */
+export function readSqliteBase(dbPath: string): LogBase {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const meta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").pluck().get();
+    return parseLogBase(meta ? (db.prepare("SELECT value FROM meta WHERE key = 'log_base'").pluck().get() as string | undefined) : undefined);
+  } finally {
+    db.close();
+  }
+}
 
 export function* readSqliteLog(dbPath: string): Generator<LogRow> {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
@@ -65,6 +77,7 @@ export function databaseSource(path: string, throughDaemon: string): AuditSource
     name: `database ${path}`,
     checkpoints: async () => [],
     entries: () => readSqliteLog(path),
+    start: async () => startOfBase(readSqliteBase(path)),
     ...(walSize > 0
       ? {}
       : { shortfallHint: `${basename(path)} may be a copy made without its ${basename(wal)} (${walExists ? 'the one beside it is empty' : 'there is none beside it'}), where a running daemon keeps its latest entries; copy both files, or write one file with \`airlock audit export --out FILE\`` }),

@@ -15,7 +15,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
-import { verifyLog, type CheckpointEvidence, type LogRow, type VerifyReport, type WitnessKey } from './verify.js';
+import { treeHeadLine } from './note.js';
+import { verifyLog, type CheckpointEvidence, type LogRow, type LogStart, type VerifyReport, type WitnessKey } from './verify.js';
 
 export interface AuditSource {
   /** What it is, for people: "the daemon at /run/airlock/airlock.sock", "bundle audit.jsonl", "database airlock.db". */
@@ -24,6 +25,13 @@ export interface AuditSource {
   checkpoints(): Promise<CheckpointEvidence[]>;
   /** The entries in seq order, as stored, read once. */
   entries(): Iterable<LogRow> | AsyncIterable<LogRow>;
+  /**
+   * Where its entries start when entries 1..N are not in it (archived): the walk's start and
+   * the signed tree head of size N the source holds for it. Null or absent: they start at 1.
+   */
+  start?(): Promise<{ start: LogStart; treeHead: string } | null>;
+  /** For an archived segment: its last entry. Evidence of larger sizes is about later entries, not a cut tail. */
+  segmentEnd?(): Promise<number | null>;
   /**
    * When the log is shorter than its checkpoints, a cause other than a cut tail that this source
    * can see (a database copied without its -wal file), said beside the finding.
@@ -66,9 +74,12 @@ export async function verifySource(src: AuditSource, publicRaw: Buffer | readonl
     warnings.push(`the checkpoints came from ${src.name} alone: a source that cut the log's tail could leave out the checkpoints that cover it too; give an independent copy (the host's checkpoint file, a syslog export) with --checkpoints FILE`);
   }
   evidence.unshift(...own);
+  // The source's head of where its entries start counts like its other checkpoints: its word, signed.
+  const start = (await src.start?.()) ?? null;
+  if (start) evidence.unshift({ from: `${src.name} (the tree head its entries start from)`, text: treeHeadLine(start.treeHead) + '\n' });
   const bytes = evidence.reduce((n, e) => n + e.text.length, 0);
   if (bytes > MAX_CHECKPOINT_BYTES) throw new AirlockError('validation', 'too_many_checkpoints', `more than ${MAX_CHECKPOINT_BYTES} bytes of checkpoints`, 'give a shorter checkpoint file (its recent part covers the log)');
-  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}), ...(opts.witnesses ? { witnesses: opts.witnesses } : {}) });
+  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}), ...(opts.witnesses ? { witnesses: opts.witnesses } : {}), start: start?.start ?? null, end: (await src.segmentEnd?.()) ?? null });
   // A checkpoint and fewer entries than it covers is verifyLog's one finding about length.
   if (r.status === 'broken' && r.checkpoint && r.entries < r.checkpoint.size && src.shortfallHint && r.first_broken) {
     r.first_broken = { ...r.first_broken, reason: `${r.first_broken.reason}, or ${src.shortfallHint}` };

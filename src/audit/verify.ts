@@ -80,11 +80,12 @@ export async function verifyLog(
   rows: Iterable<LogRow> | AsyncIterable<LogRow>,
   publicRaw: Buffer | readonly Buffer[],
   checkpoints: string | null | readonly CheckpointEvidence[],
-  opts: { workers?: number; origin?: string; witnesses?: readonly WitnessKey[]; start?: LogStart | null } = {},
+  opts: { workers?: number; origin?: string; witnesses?: readonly WitnessKey[]; start?: LogStart | null; end?: number | null } = {},
 ): Promise<VerifyReport> {
   const evidence = new Evidence(typeof checkpoints === 'string' ? [{ from: 'the checkpoint file', text: checkpoints }] : (checkpoints ?? []), {
     ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
     ...(opts.witnesses ? { witnesses: opts.witnesses } : {}),
+    ...(opts.end !== undefined && opts.end !== null ? { end: opts.end } : {}),
   });
   const trusted: readonly Buffer[] = Buffer.isBuffer(publicRaw) ? [publicRaw] : (publicRaw as readonly Buffer[]);
   const start = opts.start && opts.start.seq > 0 ? opts.start : null;

@@ -11,7 +11,8 @@ import { formatPublicKey, keyIdOf, parsePublicKey, parsePublicKeys } from '../au
 import { databaseSource } from '../audit/log-file.js';
 import { isPostgresUrl } from '../audit/pg-url.js';
 import { bundleSource, writeBundle } from '../audit/bundle.js';
-import { verifySource, type AuditSource, type CheckpointFile } from '../audit/source.js';
+import { verifySource, type AuditSource, type CheckpointFile, type SourceReport } from '../audit/source.js';
+import { archiveSource, listSegments, tilingGap } from '../audit/archive-source.js';
 import { daemonSource } from '../client/audit-source.js';
 import { socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
@@ -27,6 +28,7 @@ interface VerifyOpts {
   pubkey: string;
   db?: string;
   bundle?: string;
+  archive?: string;
   checkpoints: string;
   origin?: string;
   allHosts?: boolean;
@@ -54,9 +56,12 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
     // Read on the host (the daemon, a database), the host's checkpoint file must be there; a bundle carries its own.
     const checkpointFiles: CheckpointFile[] = [{ path: o.checkpoints, named, required: o.bundle === undefined || named }];
     const opts = { checkpointFiles, witnesses, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
-    if (o.db !== undefined) report = await verifySource(databaseSource(o.db, `airlock audit verify --pubkey ${o.pubkey}`), pub, opts);
+    if (o.archive !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', '--archive walks the archive and the live log (the daemon, or --db): give a segment alone with --bundle, without --archive');
+    // With --archive, the live source is walked after the archive's segments, from entry 1.
+    const run = (src: AuditSource) => (o.archive !== undefined ? verifyWithArchive(o.archive, src, pub, opts) : verifySource(src, pub, opts));
+    if (o.db !== undefined) report = await run(databaseSource(o.db, `airlock audit verify --pubkey ${o.pubkey}`));
     else if (o.bundle !== undefined) report = await verifySource(bundleSource(o.bundle), pub, opts);
-    else report = await withClient(cmd, (cl) => verifySource(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket)), pub, opts));
+    else report = await withClient(cmd, (cl) => run(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket))));
   } catch (e) {
     // Without the daemon there are still the other sources.
     const unreachable = e instanceof AirlockError && e.code === 'daemon_unreachable';
@@ -81,6 +86,22 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
     for (const w of report.warnings) process.stdout.write(`${c.yellow('warning')} ${escapeText(w)}\n`);
   }
   return report.status === 'intact' ? 0 : report.status === 'broken' ? 1 : 2;
+}
+
+/**
+ * The archive's segments, then the live source, as one log (audit/archive-source.ts): segments
+ * that do not tile the history up to where the live log starts are cannot_verify, said before any walk.
+ */
+async function verifyWithArchive(dir: string, live: AuditSource, pub: Buffer[], opts: Parameters<typeof verifySource>[2]): Promise<SourceReport> {
+  const started = (await live.start?.()) ?? null;
+  const liveBase = started?.start.seq ?? 0;
+  const segments = listSegments(dir, started?.start.logId ?? keyIdOf(pub[0]!));
+  const gap = tilingGap(segments, liveBase);
+  if (gap) {
+    return { status: 'cannot_verify', entries: 0, head_hash: '', root: '', checkpoint: null, witnessed: null, keys: [], warnings: [], source: `the archive ${dir} and ${live.name}`, reason: `${gap}: the history before entry ${liveBase + 1} cannot be checked (find the missing segment files; the log's \`archived\` entries name each one)` };
+  }
+  const { start: _ignored, ...withoutStart } = live;
+  return verifySource(archiveSource(dir, segments, withoutStart, liveBase), pub, opts);
 }
 
 /** "KEYID entries 1-699, KEYID2 entries 700-812" (a key a rotation at the end made current: "from entry N"). */

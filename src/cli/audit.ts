@@ -20,14 +20,15 @@ export function auditCommand(): Command {
     .description('verify every entry, the chain and the latest checkpoint: from the daemon (any role), a database, or a bundle')
     .requiredOption('--pubkey <file>', 'the audit public key, or the key history (from `airlock audit pubkey --out FILE [--history]`); every key in it is trusted; with --all-hosts, the keys of every host')
     .option('--db <path>', `read the log from this SQLite database or a copy of it (with its -wal file), e.g. ${defaults.db} as root, or a PostgreSQL store (postgres://...); default: ask the daemon`)
-    .option('--bundle <file>', 'read the log from a bundle written by `airlock audit export`')
+    .option('--bundle <file>', 'read the log from a bundle written by `airlock audit export`, or one archived segment (.jsonl.gz)')
+    .option('--archive <dir>', `walk the whole history: the archived segments in DIR (${defaults.archive} unless the policy's [store] archive_dir says otherwise), then the live log, as one log`)
     .option('--all-hosts', 'with --db postgres://...: verify every host\'s log in the database, each with the key its origin names (--pubkey: one key per line)')
     .option('--checkpoints <file>', 'a checkpoint file, or a syslog export with airlock-checkpoint lines, read as well (when it exists)', defaults.checkpoints)
     .option('--origin <origin>', 'count only checkpoints naming this log (HOST/airlock/KEYID, as the daemon logs at start)')
     .option('--witness <vkey>', "a witness you trust: its verifier key (NAME+HASH+KEY, as `airlock witness key` prints) or a file holding it; heads it cosigned count as evidence (repeatable)", collect, [])
     .option('--proof <file>', 'check a proof file from `audit prove` or `audit consistency` instead of a log (offline)')
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify (no signed\ncheckpoint or tree head of this log, a checkpoint file that should be there and is not, an unreadable\nkey, database, bundle or daemon): nothing contradicts the log, but nothing proves it whole.\nWith --all-hosts: 0 when every host is intact, 1 when any is broken, 2 when any cannot be verified and none is broken.')
+    .addHelpText('after', '\nExit status: 0 intact, 1 broken (names the first broken entry and why), 2 cannot verify (no signed\ncheckpoint or tree head of this log, a checkpoint file that should be there and is not, an unreadable\nkey, database, bundle or daemon): nothing contradicts the log, but nothing proves it whole.\nOnce segments are archived, the live log is checked from where they end (a signed tree head there\nvouches for it); --archive DIR checks everything from entry 1 (a segment missing from DIR: 2).\nWith --all-hosts: 0 when every host is intact, 1 when any is broken, 2 when any cannot be verified and none is broken.')
     .action(lazy(() => import('./audit-run.js'), 'verify'));
 
   audit

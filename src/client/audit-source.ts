@@ -8,6 +8,7 @@
 import { AirlockError } from '../protocol/errors.js';
 import { MAX_CHECKPOINT_BYTES, type AuditSource } from '../audit/source.js';
 import type { LogRow } from '../audit/verify.js';
+import { checkLogBase, startOfBase } from '../audit/log-base.js';
 import type { AirlockClient } from './client.js';
 
 /** The daemon's largest page of entries (audit.entries `limit` at most 2000). */
@@ -18,6 +19,10 @@ export function daemonSource(cl: AirlockClient, where: string): AuditSource {
     name: `the daemon at ${where}`,
     checkpoints: async () => [{ from: `the daemon's checkpoint file`, text: await daemonCheckpoints(cl) }],
     entries: () => daemonEntries(cl),
+    start: async () => {
+      const page = await cl.call('audit.entries', { after_seq: 0, limit: 1 });
+      return page.base ? startOfBase(checkLogBase(page.base)) : null;
+    },
   };
 }
 

@@ -34,5 +34,7 @@ export async function auditPage(store: Store, req: { after_seq?: unknown; limit?
     rows.push(row);
   }
   const more = found.length > rows.length;
-  return { rows, next_after_seq: more ? rows[rows.length - 1]!.seq : null };
+  // A page that begins at or before the archived base says where the live log starts.
+  const base = store.logBase();
+  return { rows, next_after_seq: more ? rows[rows.length - 1]!.seq : null, ...(base.seq > 0 && (after as number) <= base.seq ? { base } : {}) };
 }

@@ -76,6 +76,8 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${actor(e)} reloaded the policy from ${text(d.source)} (digest ${text(d.new_digest).slice(0, 16)}, ${text(d.tokens)} token(s))`;
     case 'key_rotated':
       return `${actor(e)} rotated the ${text(d.key)} key of log ${text(d.log_id)}: ${text(d.old_key_id)} is replaced by ${text(d.new_key_id)}`;
+    case 'archived':
+      return `archived entries ${text(d.first_seq)} to ${text(d.last_seq)} of the log to ${text(d.file)} (${text(d.bytes)} bytes, sha256 ${text(d.sha256)}); they left the live store`;
     case 'refused': {
       const times = typeof d.count === 'number' && d.count > 1 ? ` (${d.count} times since ${text(d.since)})` : '';
       return `refused ${text(d.method)}${tx ? ` of ${tx}` : ''} for ${actor(e)}: ${text(d.category)}/${text(d.code)}${times}`;

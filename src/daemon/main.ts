@@ -14,13 +14,15 @@ import { checkpointOrigin } from '../audit/checkpoint.js';
 import { signTreeHead } from '../audit/note.js';
 import { TreeHeads } from './tree-heads.js';
 import { AirlockError } from '../protocol/errors.js';
-import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE } from '../protocol/defaults.js';
+import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE, stateFiles } from '../protocol/defaults.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { openPostgresStore } from '../store/postgres.js';
 import type { Store, LogHead } from '../store/store.js';
 import type { EntryDraft } from '../audit/entry.js';
 import { consistencyProof } from '../audit/merkle.js';
 import { buildPublisher } from './sinks/setup.js';
+import { Archiver } from './archiver.js';
+import { startOfBase } from '../audit/log-base.js';
 import { Executor } from './executor.js';
 import { RealHost } from './host.js';
 import { detectPlatform } from './platform.js';
@@ -161,11 +163,22 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   await store.appendEntries([
     { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length } },
   ]);
+  // The oldest segment of the log moves to the archive when one is due (src/daemon/archiver.ts).
+  const archiver = new Archiver({
+    store,
+    dir: () => service!.currentPolicy.store.archiveDir ?? stateFiles(dirname(c.dbPath), dirname(c.checkpointPath)).archive,
+    settings: () => service!.currentPolicy.store,
+    sign: (size, root, at) => signTreeHead(sealer.current, origin, size, root, at),
+    publicKeys: () => ({ all: files.audit.history().map((l) => l.raw), current: sealer.current.publicRaw }),
+    logId,
+    log,
+  });
   const sweep = setInterval(() => {
     service.sweep().then(
       (ids) => ids.length && log(`expired ${ids.length} transaction(s)`),
       (e) => log(`sweep failed: ${(e as Error).message}`),
     );
+    archiver.archiveDue().catch((e) => log(`archival failed (the log stays in the store; retried at the next sweep): ${(e as Error).message}`));
   }, c.sweepIntervalMs);
   sweep.unref();
 
@@ -194,8 +207,10 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
  * two logs does not start.
  */
 async function loadLogId(path: string, store: Store, currentKeyId: string): Promise<string> {
-  const [first] = store.logHead().size > 0 ? await store.logRows(0, 1) : [];
-  const firstKey = first ? (JSON.parse(first.body) as { key_id?: unknown }).key_id : currentKeyId;
+  // Once entries were archived, entry 1 is in the archive: the base's signed tree head names the log.
+  const archived = startOfBase(store.logBase());
+  const [first] = !archived && store.logHead().size > 0 ? await store.logRows(0, 1) : [];
+  const firstKey = archived ? archived.start.logId : first ? (JSON.parse(first.body) as { key_id?: unknown }).key_id : currentKeyId;
   if (typeof firstKey !== 'string' || !/^[0-9a-f]{16}$/.test(firstKey)) throw new AirlockError('integrity', 'bad_log_id', 'the log\'s first entry names no key id');
   if (!existsSync(path)) {
     writeFileSync(path, `${firstKey}\n`, { mode: 0o644, flag: 'wx' });

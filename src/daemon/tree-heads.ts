@@ -41,6 +41,8 @@ export class TreeHeads {
     const n = v === undefined ? dflt : v;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) fail('validation', 'bad_audit_query', `${what} must be a whole number from 0 to ${current} (the log's size now)`);
     if ((n as number) > current) fail('validation', 'bad_audit_query', `${what} ${n} is past the end of the log: it has ${current} entries`, 'ask for a size up to the current one (`airlock audit tree-head` shows it)');
+    const base = this.store.logBase().seq;
+    if ((n as number) > 0 && (n as number) < base) fail('validation', 'archived', `${what} ${n} is inside the archived part of the log: entries 1 to ${base} left the live store`, 'verify it with the archive: `airlock audit verify --archive DIR` (the segments beside the store)');
     return n as number;
   }
 
@@ -57,7 +59,8 @@ export class TreeHeads {
     const size = this.store.logHead().size;
     const root = await this.root(size);
     const rows = (await this.store.transactionEntries(id as string, MAX_PROVEN_ENTRIES)).filter((r) => r.seq <= size);
-    if (rows.length === 0) fail('validation', 'no_such_transaction', `the log holds no entry of ${id}`, 'see `airlock history`');
+    const base = this.store.logBase().seq;
+    if (rows.length === 0) fail('validation', 'no_such_transaction', `the live log holds no entry of ${id}${base > 0 ? ` (entries 1 to ${base} are archived: its entries may be there)` : ''}`, base > 0 ? 'verify the archive with `airlock audit verify --archive DIR`, or see `airlock history`' : 'see `airlock history`');
     const entries = [];
     for (const r of rows) entries.push({ seq: r.seq, body: r.body, sig: r.sig, proof: b64(await inclusionProof(r.seq - 1, size, this.store.merkleNodes)) });
     return { type: INCLUSION_TYPE, version: PROOF_VERSION, transaction_id: id as string, tree_head: this.sign(size, root), entries };

@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import type { AirlockClient } from '../client/client.js';
 import { keyIdOf, parsePublicKey } from '../audit/keys.js';
 import { verifyLog, type LogRow, type VerifyReport } from '../audit/verify.js';
-import { daemonEntries } from '../client/audit-source.js';
+import { daemonEntries, daemonSource } from '../client/audit-source.js';
+import { treeHeadLine } from '../audit/note.js';
+import type { AuditSource } from '../audit/source.js';
 
 /** Rows are held in memory to be verified: past this, verify a copy of the database with `airlock audit verify` instead. */
 export const MAX_ENTRIES = 1_000_000;
@@ -101,12 +103,16 @@ export async function verifyAndKeep(cl: AirlockClient, files: AuditFiles): Promi
   const cp = readCheckpoints(files.checkpointsPath);
   if (cp.warning) warnings.push(cp.warning);
   let rows: LogRow[];
+  let started: Awaited<ReturnType<NonNullable<AuditSource['start']>>>;
   try {
+    // Entries archived off the live store: the walk starts where the daemon's base says, which a signed head vouches for.
+    started = await daemonSource(cl, 'the daemon').start!();
     rows = await readLog(cl);
   } catch (e) {
     return report({ ...none, status: 'cannot_verify', key: keyOut, reason: `the daemon did not give the log: ${(e as Error).message}`, warnings });
   }
-  const r = await verifyLog(rows, key.raw, cp.text);
+  const evidence = [...(cp.text !== null ? [{ from: files.checkpointsPath, text: cp.text }] : []), ...(started ? [{ from: 'the daemon (the tree head its live log starts from)', text: treeHeadLine(started.treeHead) + '\n' }] : [])];
+  const r = await verifyLog(rows, key.raw, evidence.length > 0 ? evidence : null, { start: started?.start ?? null });
   return report({
     status: r.status,
     entries: r.entries,

@@ -31,6 +31,8 @@ export const stateFiles = (stateDir: string, logDir: string) => ({
   maskKey: `${stateDir}/mask.key`,
   publicKey: `${stateDir}/audit.pub`,
   checkpoints: `${logDir}/checkpoints.log`,
+  /** Archived segments of the signed log (src/daemon/archiver.ts), unless the policy's [store] archive_dir names another place. */
+  archive: `${stateDir}/archive`,
 });
 
 export const RECEIPT_TTL_MINUTES = 15;

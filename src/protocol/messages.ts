@@ -403,6 +403,11 @@ export interface AuditEntriesPage {
   rows: Array<{ seq: number; body: string; sig: string }>;
   /** The `after_seq` of the next page, or null when this page ends the log (as it stood). */
   next_after_seq: number | null;
+  /**
+   * On a page asked for at or before it: where the live log starts, entries 1..base.seq having
+   * been archived (the chain hash and Merkle frontier there, and the signed tree head of that size).
+   */
+  base?: { seq: number; hash: string; frontier: string[]; tree_head: string | null };
 }
 
 /** `audit.tree_head`: a signed tree head (C2SP tlog-checkpoint note) of the log at `size`. */

@@ -102,22 +102,8 @@ export interface LogHead {
   root: string;
 }
 
-/**
- * Where the live log starts: entries 1..seq were archived (src/daemon/archiver.ts) and are no
- * longer in the store. What a verifier needs to take the walk up at seq + 1: the chain hash of
- * entry seq, the Merkle frontier at seq (the hashes of MerkleFrontier.edgeIds(seq), largest
- * first, hex) and the signed tree head of size seq that vouches for that frontier's root.
- */
-export interface LogBase {
-  seq: number;
-  /** Hex hash of entry seq; GENESIS_HASH for 0. */
-  hash: string;
-  frontier: string[];
-  /** The tree head note of size seq (null for 0: nothing was archived). */
-  tree_head: string | null;
-}
-
-export const NO_BASE: LogBase = Object.freeze({ seq: 0, hash: '0'.repeat(64), frontier: [], tree_head: null }) as LogBase;
+export { NO_BASE, type LogBase } from '../audit/log-base.js';
+import type { LogBase } from '../audit/log-base.js';
 
 export interface Store {
   /** Persists a previewed transaction and its preview entry. */

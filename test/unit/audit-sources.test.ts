@@ -4,6 +4,7 @@
  * (written whole or not at all, read strictly, verified by the one verifier).
  */
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +83,9 @@ test('a bundle holds the source as it was, verifies on its own, and is refused w
     const { rows, cps } = log(23);
     const src: AuditSource = { name: 'a test log', checkpoints: async () => [{ from: 'its checkpoints', text: cps.join('\n') + '\n' }], entries: () => rows };
     const out = join(dir, 'log.jsonl');
-    assert.deepEqual(await writeBundle(src, out, { publicKey: null, force: false, now: at }), { checkpoints: 4, tree_heads: 0, public_keys: 0, entries: 23 });
+    const written = await writeBundle(src, out, { publicKey: null, force: false, now: at });
+    assert.deepEqual({ ...written, bytes: undefined, sha256: undefined }, { checkpoints: 4, tree_heads: 0, public_keys: 0, entries: 23, bytes: undefined, sha256: undefined });
+    assert.deepEqual([written.bytes, written.sha256], [readFileSync(out).length, createHash('sha256').update(readFileSync(out)).digest('hex')], 'the size and digest of the file on disk');
     const r = await verifySource(bundleSource(out), key.publicRaw, { workers: 1 });
     assert.deepEqual([r.status, r.entries, r.checkpoint?.size], ['intact', 23, 20]);
     assert.ok(r.warnings.some((w) => /came from bundle .* alone/.test(w)), 'its checkpoints are its own word');
@@ -105,7 +108,7 @@ test('a bundle holds the source as it was, verifies on its own, and is refused w
     assert.match(g.first_broken!.reason, /entry 6 is missing/);
     const header = JSON.parse(lines[0]!);
     const refusals: Array<[string, string[], RegExp]> = [
-      ['version.jsonl', [JSON.stringify({ ...header, version: 3 }), ...lines.slice(1)], /version 3; this airlock reads versions 1 and 2/],
+      ['version.jsonl', [JSON.stringify({ ...header, version: 4 }), ...lines.slice(1)], /version 4; this airlock reads versions 1 to 3/],
       ['type.jsonl', [...lines.slice(0, 3), JSON.stringify({ type: 'cosignature', size: 3 }), ...lines.slice(3)], /type "cosignature", which this version does not know/],
       ['v1-tree-head.jsonl', [JSON.stringify({ ...header, version: 1 }), ...lines.slice(1, 3), JSON.stringify({ type: 'tree_head', note: 'x' }), ...lines.slice(3)], /type "tree_head", which this version does not know/],
       ['tree-head-types.jsonl', [...lines.slice(0, 3), JSON.stringify({ type: 'tree_head', size: 3 }), ...lines.slice(3)], /a tree head record without its note/],

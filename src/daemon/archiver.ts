@@ -1,0 +1,134 @@
+/**
+ * Moves the oldest segment of the signed log out of the live store, so that the store stays
+ * bounded while every entry stays verifiable. A segment is written as a verifiable bundle
+ * (src/audit/bundle.ts, gzip) to the archive directory FIRST, synced and renamed into place;
+ * only then does one store transaction remove its rows (and the Merkle nodes no later proof
+ * needs) and append the signed `archived` entry that names the file, its SHA-256 and the tree
+ * at the segment's end. Nothing disappears without that entry, and a crash between the two
+ * steps leaves the rows in the store and a file that the next attempt replaces.
+ *
+ * When ([store] in the policy, src/policy/store-settings.ts):
+ *   - the live log holds two segments or more: the oldest one goes (so at least one segment's
+ *     worth of recent entries stays live, for history and proofs of recent transactions);
+ *   - or its first live entry is older than archive_after: up to a segment of what is there.
+ * One segment per call; a backlog drains over the following sweeps.
+ *
+ * Each segment stands alone: a start record (where the previous segment ended: the chain hash
+ * and Merkle frontier there), the signed tree head of that size, the head of its own end, the
+ * log's public keys and its entries byte for byte. `airlock audit verify --bundle SEGMENT`
+ * checks one; `--archive DIR` walks them all and the live log as one log.
+ */
+import { mkdirSync, chmodSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { BundleWriter, startRecord } from '../audit/bundle.js';
+import type { EntryDraft } from '../audit/entry.js';
+import { formatPublicKey } from '../audit/keys.js';
+import { startOfBase } from '../audit/log-base.js';
+import { rootAt } from '../audit/merkle.js';
+import { AirlockError } from '../protocol/errors.js';
+import { STATE_DIR_MODE } from '../protocol/defaults.js';
+import type { StoreSettings } from '../policy/store-settings.js';
+import type { Store } from '../store/store.js';
+
+/** Rows read from the store per page while a segment is written: bounds the memory of an archival. */
+const PAGE = 1000;
+
+export interface ArchivedSegment {
+  first: number;
+  last: number;
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface ArchiverOptions {
+  store: Store;
+  /** The archive directory (the policy's archive_dir, or `archive` beside the store). */
+  dir: () => string;
+  settings: () => StoreSettings;
+  /** Signs a tree head of the log with the current audit key: the note. */
+  sign: (size: number, root: Buffer, at: Date) => string;
+  /** The log's public keys, oldest first (the key history), and the current one. */
+  publicKeys: () => { all: Buffer[]; current: Buffer };
+  logId: string;
+  log: (msg: string) => void;
+  now?: () => number;
+}
+
+/** A segment's file name: the log and its entry range, zero-padded so that names sort in log order. */
+export const segmentName = (logId: string, first: number, last: number) => `${logId}-${String(first).padStart(12, '0')}-${String(last).padStart(12, '0')}.jsonl.gz`;
+export const SEGMENT_NAME = /^([0-9a-f]{16})-([0-9]{12})-([0-9]{12})\.jsonl\.gz$/;
+
+export class Archiver {
+  private running: Promise<ArchivedSegment | null> | null = null;
+  private readonly now: () => number;
+
+  constructor(private readonly o: ArchiverOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** The end of the segment due for archival now, or null when none is. */
+  async due(): Promise<number | null> {
+    const s = this.o.settings();
+    const base = this.o.store.logBase().seq;
+    const size = this.o.store.logHead().size;
+    const live = size - base;
+    if (live >= 2 * s.archiveSegmentEntries) return base + s.archiveSegmentEntries;
+    // The newest entry stays: an archival always leaves the live log an entry to start after the base.
+    if (live < 2) return null;
+    const [first] = await this.o.store.logRows(base, 1);
+    const ts = first ? Date.parse((JSON.parse(first.body) as { ts?: string }).ts ?? '') : NaN;
+    if (!Number.isFinite(ts) || ts > this.now() - s.archiveAfterMs) return null;
+    return Math.min(base + s.archiveSegmentEntries, size - 1);
+  }
+
+  /** Archives the segment due, if any (one at a time: a call while one runs waits for it). */
+  archiveDue(): Promise<ArchivedSegment | null> {
+    return (this.running ??= this.run().finally(() => (this.running = null)));
+  }
+
+  private async run(): Promise<ArchivedSegment | null> {
+    const upTo = await this.due();
+    if (upTo === null) return null;
+    const { store } = this.o;
+    const base = store.logBase();
+    const first = base.seq + 1;
+    const at = new Date(this.now());
+    const root = await rootAt(upTo, store.merkleNodes);
+    const head = this.o.sign(upTo, root, at);
+    const dir = this.o.dir();
+    mkdirSync(dir, { recursive: true, mode: STATE_DIR_MODE });
+    chmodSync(dir, STATE_DIR_MODE);
+    const file = join(dir, segmentName(this.o.logId, first, upTo));
+    // Replaced if there: a file without its `archived` entry is what a crash between the two steps leaves.
+    const w = new BundleWriter(file, { force: true, gzip: true });
+    let written;
+    try {
+      const keys = this.o.publicKeys();
+      const start = startOfBase(base);
+      await w.preamble({ publicKey: formatPublicKey(keys.current).trim(), publicKeys: keys.all, start: start ? startRecord(start.start) : null, treeHeads: [...(start ? [start.treeHead] : []), head], now: at, segment: { first_seq: first, last_seq: upTo } });
+      for (let after = base.seq; after < upTo; ) {
+        const rows = await store.logRows(after, Math.min(PAGE, upTo - after));
+        if (rows.length === 0 || rows[0]!.seq !== after + 1) throw new AirlockError('integrity', 'archive_gap', `the live log has no entry ${after + 1} to archive`);
+        for (const r of rows) await w.entry(r);
+        after = rows.at(-1)!.seq;
+      }
+      if (w.counts.entries !== upTo - base.seq) throw new AirlockError('integrity', 'archive_gap', `read ${w.counts.entries} entries for the segment ${first}-${upTo}`);
+      written = await w.finish();
+    } finally {
+      w.abort();
+    }
+    const entry: EntryDraft = {
+      kind: 'archived',
+      transaction_id: null,
+      action_name: null,
+      risk: null,
+      request_hash: null,
+      principal: null,
+      details: { first_seq: first, last_seq: upTo, entries: upTo - base.seq, file: basename(file), bytes: written.bytes, sha256: written.sha256, root: root.toString('hex') },
+    };
+    await store.archiveSegment(upTo, head, entry);
+    this.o.log(`archived entries ${first} to ${upTo} of the log to ${file} (${written.bytes} bytes)`);
+    return { first, last: upTo, file, bytes: written.bytes, sha256: written.sha256 };
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The log's oldest segments leave the live store for the archive, and nothing is lost: a real
+ * daemon with small segments ([store] archive_segment_entries = 40) and a fast sweep, an agent
+ * (a real Unix user) running auto-approved reads, and an auditor (olga, airlock-observer) running
+ * the real CLI. Each archival is a signed `archived` entry naming its file and digest; the live
+ * log verifies from where the archive ends (a signed tree head vouches for it); `--archive DIR`
+ * verifies the whole history from entry 1, and each segment verifies on its own. A segment
+ * removed from the archive is cannot_verify (exit 2); one edited is broken (exit 1). Proofs of
+ * live entries still work; a size inside the archive is refused with `archived`.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { startWorld, rejectsWith, type World } from '../support/world.js';
+import { CLI } from '../support/cli.js';
+import { removeTree, tempDir } from '../support/fs.js';
+import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
+import { readSqliteLog } from '../../src/audit/log-file.js';
+
+const SEGMENT = 40;
+let w: World;
+let agent: Principal;
+let olga: Principal;
+let dir: string;
+let archive: string;
+
+before(async () => {
+  w = await startWorld(['--sweep-interval', '0.2', '--checkpoint-interval', '0'], 'overlay', { policy: `[store]\narchive_segment_entries = ${SEGMENT}\n` });
+  agent = await w.as('agent', ['airlock-observer']);
+  olga = await w.as('olga', ['airlock-observer']);
+  // 40 lifecycles: 200 entries and more, so several segments are due.
+  const r = await agent.op<{ done: number; refused: Record<string, number> }>('agentLoop', { action: 'Uptime', params: {}, count: 40, concurrency: 4, timeLimitMs: 60_000 });
+  assert.deepEqual([r.done, r.refused], [40, {}]);
+  archive = join(w.d.stateDir, 'archive');
+  // The sweep archives one segment at a time: wait until the live log holds under two segments.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const rows = [...readSqliteLog(w.d.files.db)];
+    if (rows.length < 2 * SEGMENT + 5) break;
+    if (Date.now() > deadline) throw new Error(`still ${rows.length} live entries`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  dir = tempDir('airlock-archive-');
+  chmodSync(dir, 0o777);
+  writeFileSync(join(dir, 'audit.pub'), readFileSync(w.d.files.publicKey, 'utf8'), { mode: 0o644 });
+});
+after(async () => {
+  await w?.close();
+  if (dir) removeTree(dir);
+});
+
+function run(as: Principal | null, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const who: UnixIdentity | null = as ? as.identity : null;
+  const node = [process.execPath, '--import', import.meta.resolve('tsx'), CLI, ...args];
+  const argv = who ? ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--', ...node] : node;
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', AIRLOCK_SOCKET: w.d.socket } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
+  });
+}
+const pub = () => join(dir, 'audit.pub');
+const segments = () => readdirSync(archive).filter((n) => n.endsWith('.jsonl.gz')).sort();
+const verifyJson = async (as: Principal | null, extra: string[]) => {
+  // The host's checkpoint file goes with the live log; a segment carries its own heads (and later heads are not about it).
+  const checkpoints = extra.includes('--bundle') ? [] : ['--checkpoints', w.d.files.checkpoints];
+  const r = await run(as, ['audit', 'verify', '--pubkey', pub(), ...checkpoints, '--json', ...extra]);
+  return { code: r.code, report: JSON.parse(r.stdout || '{}') as { status: string; entries: number; archived?: number; reason?: string; first_broken?: { reason: string } }, stderr: r.stderr };
+};
+
+describe('archived segments', () => {
+  test('segments of the configured size left the store, each with a signed archived entry naming its file and digest', async () => {
+    const names = segments();
+    assert.ok(names.length >= 3, `segments: ${names.join(', ')}`);
+    const live = [...readSqliteLog(w.d.files.db)];
+    const base = live[0]!.seq - 1;
+    assert.equal(base, names.length * SEGMENT, 'the live log starts where the last segment ends');
+    const archived = live.map((r) => JSON.parse(r.body)).filter((e) => e.kind === 'archived');
+    // The last archival's entry is live; the earlier ones went into later segments.
+    const last = archived.at(-1)!;
+    assert.deepEqual([last.details.first_seq, last.details.last_seq, last.details.file], [base - SEGMENT + 1, base, names.at(-1)]);
+    const file = readFileSync(join(archive, names.at(-1)!));
+    assert.equal(last.details.sha256, (await import('node:crypto')).createHash('sha256').update(file).digest('hex'));
+    assert.equal(last.details.bytes, file.length);
+  });
+
+  test('the live log verifies from the archived base (as anyone, through the daemon), and the whole history with --archive', async () => {
+    const live = await verifyJson(olga, []);
+    assert.equal(live.code, 0, JSON.stringify(live));
+    assert.equal(live.report.archived, segments().length * SEGMENT);
+    const whole = await verifyJson(null, ['--archive', archive]);
+    assert.equal(whole.code, 0, JSON.stringify(whole));
+    assert.equal(whole.report.archived, undefined, 'walked from entry 1');
+    assert.equal(whole.report.entries, live.report.entries);
+    // And straight from the database (root), the same.
+    const db = await verifyJson(null, ['--db', w.d.files.db, '--archive', archive]);
+    assert.equal(db.code, 0, JSON.stringify(db));
+  });
+
+  test('every segment verifies on its own, with the public key alone', async () => {
+    for (const name of segments()) {
+      const r = await verifyJson(null, ['--bundle', join(archive, name)]);
+      assert.equal(r.code, 0, `${name}: ${JSON.stringify(r)}`);
+      // With the host's checkpoint file too: its later heads are about later entries, not a cut tail of the segment.
+      const withHost = await run(null, ['audit', 'verify', '--pubkey', pub(), '--bundle', join(archive, name), '--checkpoints', w.d.files.checkpoints]);
+      assert.equal(withHost.code, 0, `${name} with the host's checkpoints: ${withHost.stdout}`);
+    }
+  });
+
+  test('a segment missing from the archive is cannot_verify; one edited is broken', async () => {
+    const copy = join(dir, 'archive');
+    cpSync(archive, copy, { recursive: true });
+    const names = segments();
+    renameSync(join(copy, names[1]!), join(dir, 'moved.jsonl.gz'));
+    const missing = await verifyJson(null, ['--archive', copy]);
+    assert.equal(missing.code, 2, JSON.stringify(missing));
+    assert.match(missing.report.reason!, new RegExp(`entries ${SEGMENT + 1} to ${2 * SEGMENT} are in no segment`));
+    renameSync(join(dir, 'moved.jsonl.gz'), join(copy, names[1]!));
+    // An entry's body edited inside the second segment (re-compressed, so only the content differs).
+    const text = gunzipSync(readFileSync(join(copy, names[1]!))).toString('utf8');
+    const edited = text.replace('Uptime', 'Uptimf'); // the first is inside an entry's signed body
+    assert.notEqual(edited, text);
+    writeFileSync(join(copy, names[1]!), gzipSync(edited));
+    const broken = await verifyJson(null, ['--archive', copy]);
+    assert.equal(broken.code, 1, JSON.stringify(broken));
+    const alone = await verifyJson(null, ['--bundle', join(copy, names[1]!)]);
+    assert.equal(alone.code, 1, JSON.stringify(alone));
+  });
+
+  test('proofs of live entries still verify; a size inside the archive is refused with archived', async () => {
+    const live = [...readSqliteLog(w.d.files.db)];
+    const recent = live.map((r) => JSON.parse(r.body)).find((e) => e.kind === 'outcome' && e.seq > live[0]!.seq + 5);
+    const proof = await run(olga, ['audit', 'prove', recent.transaction_id, '--pubkey', pub()]);
+    assert.equal(proof.code, 0, proof.stderr);
+    const base = live[0]!.seq - 1;
+    const cons = await run(olga, ['audit', 'consistency', String(base), '--pubkey', pub()]);
+    assert.equal(cons.code, 0, cons.stderr);
+    const e = await rejectsWith(olga.call('audit.consistency', { old_size: 3 }), 'validation', 'archived');
+    assert.match(e.message, /archived/);
+  });
+});
