@@ -76,6 +76,12 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${actor(e)} reloaded the policy from ${text(d.source)} (digest ${text(d.new_digest).slice(0, 16)}, ${text(d.tokens)} token(s))`;
     case 'key_rotated':
       return `${actor(e)} rotated the ${text(d.key)} key of log ${text(d.log_id)}: ${text(d.old_key_id)} is replaced by ${text(d.new_key_id)}`;
+    case 'storage_pressure': {
+      const free = `${text(d.free_bytes)} bytes free in ${text(d.state_dir)} (min_free ${text(d.min_free_bytes)})`;
+      if (d.state === 'ok') return `disk space recovered: ${free}; previews are accepted again`;
+      if (d.state === 'low') return `disk space low: ${free}; new previews are refused, approved executes still run`;
+      return `disk space full: ${free}; the reserve is released for approved executes and the log, new previews are refused`;
+    }
     case 'refused': {
       const times = typeof d.count === 'number' && d.count > 1 ? ` (${d.count} times since ${text(d.since)})` : '';
       return `refused ${text(d.method)}${tx ? ` of ${tx}` : ''} for ${actor(e)}: ${text(d.category)}/${text(d.code)}${times}`;
