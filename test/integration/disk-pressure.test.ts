@@ -8,8 +8,8 @@
  * - a write that finds no space at all fails that one request with a typed error (never
  *   integrity/internal, never a crash);
  * - once the filler is gone, previews work again and the reserve is written again;
- * - doctor says so both ways; the store's check passes and the log verifies at the end, with
- *   one storage_pressure entry per change of state.
+ * - doctor says so both ways, the notifier is told of each change once; the store's check
+ *   passes and the log verifies at the end, with one storage_pressure entry per change of state.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +24,9 @@ import { airlock } from '../support/cli.js';
 import { fill, freeBytes, loopFs } from '../support/loop-fs.js';
 
 const MB = 1024 * 1024;
-const POLICY = '[store]\nmin_free_mb = 16\nreserve_mb = 8\n';
+// The notifier: a program (no shell) that appends each notification it reads on stdin to a file inside the sandbox.
+const NOTIFIED = '/tmp/airlock-notified.jsonl';
+const POLICY = `[store]\nmin_free_mb = 16\nreserve_mb = 8\n\n[notify]\ncommand = ["/usr/bin/tee", "-a", "${NOTIFIED}"]\n`;
 type Preview = PreviewEnvelope & { auto_approval?: AutoApprovalGrant };
 
 let d: SandboxDaemon;
@@ -150,6 +152,14 @@ test('low, full, recovered: previews refused, approved executes completed, the r
   assert.match(okDoctor.detail, /MB free in .*previews stop under 16 MB; 8 MB reserved/);
 
   assert.ok(!d.logs.some((l) => /internal error/.test(l)), d.logs.join('\n'));
+
+  // The notifier was told of each change, once.
+  const told = await until('three notifications', async () => {
+    const lines = ((await d.box.readFile(NOTIFIED)) ?? '').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; state: string; min_free_bytes: number });
+    return lines.length >= 3 ? lines : undefined;
+  });
+  assert.deepEqual(told.map((n) => `${n.event}:${n.state}`), ['storage_pressure:low', 'storage_pressure:full', 'storage_pressure:ok']);
+  assert.equal(told[0]!.min_free_bytes, 16 * MB);
 });
 
 test('the log: one storage_pressure entry per change, the approved outcomes, and it verifies', async () => {
