@@ -181,7 +181,8 @@ export class DiskSpace {
     const tmp = this.reservePath + '.tmp';
     this.writing = (async () => {
       const zeros = Buffer.alloc(Math.min(WRITE_CHUNK, bytes));
-      const f = await open(tmp, 'w', 0o600);
+      this.unlinkQuietly(tmp);
+      const f = await open(tmp, 'wx', 0o600); // a new file: never through a link someone left
       try {
         for (let done = 0; done < bytes; ) {
           const { bytesWritten } = await f.write(zeros, 0, Math.min(zeros.length, bytes - done));
