@@ -35,7 +35,8 @@ export function listSegments(dir: string, logId: string | null): Segment[] {
     names = readdirSync(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new AirlockError(code === 'EACCES' ? 'authorization' : 'validation', code === 'EACCES' ? 'permission_denied' : 'no_archive', `cannot read the archive directory ${dir}: ${code ?? (e as Error).message}`, code === 'EACCES' ? 'run with sudo, or give a readable copy of the directory' : 'give the directory the daemon archives to (`archive` beside its store, or the policy\'s [store] archive_dir)');
+    if (code === 'EACCES') throw new AirlockError('authorization', 'permission_denied', `permission denied: the archive directory ${dir}`, 'run with sudo, or give a readable copy of the directory');
+    throw new AirlockError('validation', 'no_archive', `cannot read the archive directory ${dir}: ${code ?? (e as Error).message}`, "give the directory the daemon archives to (`archive` beside its store, or the policy's [store] archive_dir)");
   }
   const out: Segment[] = [];
   for (const name of names) {

@@ -44,6 +44,12 @@ export const ENTRY_KINDS = [
    * file's SHA-256 and the root of the tree at last_seq. Appended in the removal's transaction.
    */
   'archived',
+  /**
+   * Free space in the state directory changed state (src/daemon/disk-pressure.ts): `low`
+   * (previews refused), `full` (the reserve released), `ok` (previews allowed again). One
+   * entry per change, never one per refused preview.
+   */
+  'storage_pressure',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 

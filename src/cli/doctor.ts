@@ -5,15 +5,16 @@
  * (totp_enrolled / totp_reset entries, src/mcp/approvers.ts), verified here with the public
  * key, never from the store. What the host says (groups, file modes) is read here.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Principal, StoreCheck } from '../protocol/messages.js';
+import type { Principal, StorageSpace, StoreCheck } from '../protocol/messages.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { DEFAULT_POLICY_PATH, DEFAULT_SOCKET, stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
 import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
 import { policyFileProblem } from '../policy/file-trust.js';
+import { DEFAULT_POLICY, parsePolicy } from '../policy/policy.js';
 import { approversFrom, enrolledFromLog } from '../mcp/approvers.js';
 import { verifyAndKeep, type AuditReport } from '../mcp/audit-check.js';
 import { CHECKOUT, groupExists, run, untrustedCode } from './installation.js';
@@ -152,6 +153,43 @@ function storeAndLogChecks(r: Reached | AirlockError): Check[] {
   return [store, log];
 }
 
+const MB = 1024 * 1024;
+
+/**
+ * Free space in the state directory against the policy's [store] thresholds: as the daemon
+ * measures and judges it (store.check), or, when the daemon cannot say, measured here against
+ * the policy file's thresholds.
+ */
+function diskSpaceCheck(r: Reached | AirlockError, stateDir: string): Check {
+  const s = r instanceof AirlockError ? undefined : r.store?.space;
+  const local = s ?? localSpace(stateDir);
+  if (typeof local === 'string') return fail('disk space', local, `sudo airlock doctor (as root, or as an approver while the daemon runs)`);
+  const free = `${Math.floor(local.free_bytes / MB)} MB free in ${local.state_dir}`;
+  const limits = `previews stop under ${Math.floor(local.min_free_bytes / MB)} MB; ${Math.floor(local.reserve_bytes / MB)} MB reserved for approved executes and the log`;
+  const fix = `free space in ${local.state_dir} (or lower min_free_mb in the [store] section of ${DEFAULT_POLICY_PATH}, then \`sudo airlock policy reload\`)`;
+  if (local.state === 'ok') return pass('disk space', `${free} (${limits}${s ? (local.reserve_held ? ', held' : ', not held yet') : ''})`);
+  if (local.state === 'low') return fail('disk space', `only ${free}: the daemon refuses new previews (${limits})`, fix);
+  return fail('disk space', `${free}: the disk was full and the reserve was released; the daemon refuses new previews`, fix);
+}
+
+/** The state directory measured here, against the policy file's thresholds (the daemon's answer is better: it knows the policy in force). */
+function localSpace(stateDir: string): StorageSpace | string {
+  let free: number;
+  try {
+    const st = statfsSync(stateDir);
+    free = st.bavail * st.bsize;
+  } catch (e) {
+    return `cannot measure ${stateDir}: ${(e as Error).message}`;
+  }
+  let store = DEFAULT_POLICY.store;
+  try {
+    if (existsSync(DEFAULT_POLICY_PATH)) store = parsePolicy(readFileSync(DEFAULT_POLICY_PATH, 'utf8')).store;
+  } catch {
+    // the policy check says what is wrong with the file; the defaults stand in here
+  }
+  return { state: free < store.minFreeBytes ? 'low' : 'ok', state_dir: stateDir, free_bytes: free, min_free_bytes: store.minFreeBytes, reserve_bytes: store.reserveBytes, reserve_held: false };
+}
+
 function keyChecks(files: ReturnType<typeof stateFiles>): Check[] {
   if (process.getuid?.() !== 0) return [];
   return [files.auditKey, files.approvalKey, files.totpKey, files.maskKey].map((k) => {
@@ -172,7 +210,7 @@ export async function runDoctor(o: { stateDir: string; logDir: string }, socket:
   checks.push(daemonCheck(socket, reached), sessionCheck(), ...approverChecks(reached));
   const agent = agentAccountCheck(reached);
   if (agent) checks.push(agent);
-  checks.push(codeCheck(), policyCheck(), checkpointCheck(files), ...storeAndLogChecks(reached), ...keyChecks(files));
+  checks.push(codeCheck(), policyCheck(), checkpointCheck(files), ...storeAndLogChecks(reached), diskSpaceCheck(reached, o.stateDir), ...keyChecks(files));
   for (const g of AIRLOCK_GROUPS) if (!groupExists(g)) checks.push(fail(`group ${g}`, 'missing', 'sudo airlock install'));
   return checks;
 }

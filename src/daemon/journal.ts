@@ -78,6 +78,12 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${actor(e)} rotated the ${text(d.key)} key of log ${text(d.log_id)}: ${text(d.old_key_id)} is replaced by ${text(d.new_key_id)}`;
     case 'archived':
       return `archived entries ${text(d.first_seq)} to ${text(d.last_seq)} of the log to ${text(d.file)} (${text(d.bytes)} bytes, sha256 ${text(d.sha256)}); they left the live store`;
+    case 'storage_pressure': {
+      const free = `${text(d.free_bytes)} bytes free in ${text(d.state_dir)} (min_free ${text(d.min_free_bytes)})`;
+      if (d.state === 'ok') return `disk space recovered: ${free}; previews are accepted again`;
+      if (d.state === 'low') return `disk space low: ${free}; new previews are refused, approved executes still run`;
+      return `disk space full: ${free}; the reserve is released for approved executes and the log, new previews are refused`;
+    }
     case 'refused': {
       const times = typeof d.count === 'number' && d.count > 1 ? ` (${d.count} times since ${text(d.since)})` : '';
       return `refused ${text(d.method)}${tx ? ` of ${tx}` : ''} for ${actor(e)}: ${text(d.category)}/${text(d.code)}${times}`;

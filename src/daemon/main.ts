@@ -29,6 +29,8 @@ import { detectPlatform } from './platform.js';
 import { resolvePrograms } from './programs.js';
 import { loadPolicyFile } from './policy-file.js';
 import { notifier } from './notify.js';
+import { DiskSpace } from './disk-space.js';
+import type { StorageSpace } from '../protocol/messages.js';
 import { journal } from './journal.js';
 import { startServer, VERSION } from './server.js';
 import { AirlockService } from './service.js';
@@ -156,7 +158,15 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     },
     retired: () => files.approval.history().filter((l) => l.keyId !== files.approval.current.keyId).map((l) => publicKeyFromRaw(l.raw)),
   };
-  service = new AirlockService({ store, host, executor, approvalKey: approvalKeys, rotator, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify: notifier(log), approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
+  const notify = notifier(log);
+  // Disk pressure in the store's directory: each change of state goes to stderr, the notifier and the signed log, once.
+  const space = new DiskSpace({
+    dir: dirname(c.dbPath),
+    thresholds: () => (service?.currentPolicy ?? policy).store,
+    log,
+    onTransition: (s) => pressureChanged(s, service?.currentPolicy ?? policy, { store, notify, log }),
+  });
+  service = new AirlockService({ store, host, executor, approvalKey: approvalKeys, rotator, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
@@ -173,7 +183,9 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     logId,
     log,
   });
+  space.sample(); // a disk already low at start is recorded now; the reserve is written if there is room
   const sweep = setInterval(() => {
+    space.sample(); // recovery is seen with no preview asking
     service.sweep().then(
       (ids) => ids.length && log(`expired ${ids.length} transaction(s)`),
       (e) => log(`sweep failed: ${(e as Error).message}`),
@@ -195,9 +207,23 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
         await svc.refusals.flush(true).catch((e) => log(`could not record the last refusal counts: ${(e as Error).message}`));
         // Bounded: a sink that does not answer cannot hold the stop (each sink has its own lane: the file never waits for the network).
         await checkpoints?.stop(3_000);
+        await space.settled();
         await store.close();
       })()),
   });
+}
+
+/**
+ * A change of disk pressure: told to the notifier, and recorded as a signed entry, whose journal
+ * line (journal.ts) says it on stderr; when the disk does not let even that be written, stderr
+ * says so directly.
+ */
+function pressureChanged(s: StorageSpace, policy: ReturnType<typeof loadPolicyFile>, o: { store: Store; notify: ReturnType<typeof notifier>; log: (m: string) => void }): void {
+  o.notify(policy, { event: 'storage_pressure', state: s.state, state_dir: s.state_dir, free_bytes: s.free_bytes, min_free_bytes: s.min_free_bytes, at: new Date().toISOString() });
+  const details = { state: s.state, state_dir: s.state_dir, free_bytes: s.free_bytes, min_free_bytes: s.min_free_bytes, reserve_bytes: s.reserve_bytes, reserve_held: s.reserve_held };
+  o.store
+    .appendEntries([{ kind: 'storage_pressure', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details }])
+    .catch((e: Error) => o.log(`disk space ${s.state}: ${s.free_bytes} bytes free in ${s.state_dir} (min_free ${s.min_free_bytes}); this could not be recorded in the log: ${e.message}`));
 }
 
 /**

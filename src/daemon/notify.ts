@@ -1,6 +1,6 @@
 /**
  * Tells people that something waits for them: a preview pending approval, or an
- * unattended principal's proposal; and that root reset somebody's second factor. Through the policy's command (an argv, run without
+ * unattended principal's proposal; and that root reset somebody's second factor; and that free space in the state directory changed state (disk-pressure.ts). Through the policy's command (an argv, run without
  * a shell, the notification as JSON on stdin) and/or webhook (a JSON POST). Events name
  * the action, risk, summary and requester, never parameters. Fire and forget: a slow
  * or failing notifier never delays or fails the preview; failures go to the daemon's log.
@@ -38,10 +38,27 @@ export interface FactorResetEvent {
   at: string;
 }
 
-export type NotifyEvent = PendingEvent | FactorResetEvent;
+/**
+ * Free space in the daemon's state directory changed state (disk-pressure.ts): `low` (new
+ * previews are refused), `full` (the reserve was released), `ok` (recovered). Sent once per
+ * change: an agent's refused previews never send one each.
+ */
+export interface StoragePressureEvent {
+  event: 'storage_pressure';
+  state: 'ok' | 'low' | 'full';
+  state_dir: string;
+  free_bytes: number;
+  min_free_bytes: number;
+  at: string;
+}
 
-/** What the command reads on stdin and the webhook receives: one requester's pending events, or a reset. */
-export type Notification = PendingNotification | FactorResetEvent;
+/** Sent as they come, not coalesced per requester: resets and disk pressure. */
+type ImmediateEvent = FactorResetEvent | StoragePressureEvent;
+
+export type NotifyEvent = PendingEvent | ImmediateEvent;
+
+/** What the command reads on stdin and the webhook receives: one requester's pending events, a reset, or disk pressure. */
+export type Notification = PendingNotification | ImmediateEvent;
 
 export interface PendingNotification {
   event: 'pending';
@@ -76,8 +93,8 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
   const now = opts.now ?? Date.now;
   /** Per requester, in arrival order: what its next notification says. */
   const waiting = new Map<string, { pending: PendingEvent[]; notListed: number }>();
-  /** Resets, sent as they come (only root makes them), within the same concurrency; at most NOTIFY_MAX_REQUESTERS wait. */
-  const resets: FactorResetEvent[] = [];
+  /** Resets and disk pressure, sent as they come (only root and the disk make them), within the same concurrency; at most NOTIFY_MAX_REQUESTERS wait. */
+  const resets: ImmediateEvent[] = [];
   /** When each requester was last notified (entries older than the interval are forgotten). */
   const lastSent = new Map<string, number>();
   let target: Policy['notify'] = {};

@@ -381,6 +381,9 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         }
         return { type: 'response', id, ok: false, error: errorForClient(e) };
       }
+      // A write refused for want of space: typed, and the store kept nothing of it (disk-space.ts).
+      const full = o.service.writeFailed(e);
+      if (full) return { type: 'response', id, ok: false, error: errorForClient(full) };
       // Anything unexpected fails closed with no internals leaked to the client.
       o.log(`internal error on ${String(m?.method)}: ${(e as Error).stack ?? e}`);
       return { type: 'response', id, ok: false, error: { category: 'integrity', code: 'internal', message: 'the daemon hit an internal error and changed nothing further; see its log' } };

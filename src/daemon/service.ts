@@ -49,6 +49,7 @@ import { TotpEnrolment } from './totp-enrolment.js';
 import { Waiters } from './waiters.js';
 import { denialOf, waitOutcome, waitTimeout, type DenialResult } from './wait-outcome.js';
 import { auditPage } from './audit-page.js';
+import type { DiskSpace } from './disk-space.js';
 
 /** The approval key as rotation changes it (key-files.ts). */
 export interface ApprovalKeys {
@@ -82,6 +83,8 @@ export interface ServiceOptions {
   now?: () => number;
   /** The daemon's own log (stderr / journal). */
   log?: (msg: string) => void;
+  /** Free space in the state directory (the daemon; absent in tests that build a service alone). */
+  space?: DiskSpace;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -234,6 +237,7 @@ export class AirlockService {
     const risk: Risk = unmask ? 'high' : this.riskOf(a);
     if (unmask) enforce(mayUnmask(this.caller(who), a));
     enforce(mayPreview(this.caller(who), a.name, risk));
+    this.o.space?.refuseNewWork(); // new work waits for disk space; what is approved already still runs
     const problem = this.platformProblem(a);
     if (problem) fail('unsupported_platform', 'platform', problem);
     const params = this.parseParams(a, req.params);
@@ -521,10 +525,13 @@ export class AirlockService {
       const now = this.now();
       const base = { preview_digest: tx.previewDigest, receipt_commitment: receiptCommitment(receipt) };
       this.heldReceipts.delete(tx.id);
-      const outcome = await this.o.store.consumeReceipt(tx.id, receiptCommitment(receipt), now, [
-        this.entry('approval_consumed', who, a.name, risk, tx.requestHash, tx.id, base),
-        this.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length }),
-      ]);
+      this.o.space?.ensureMargin(); // a full disk releases the reserve before this execute writes
+      const outcome = await this.durably(() =>
+        this.o.store.consumeReceipt(tx.id, receiptCommitment(receipt), now, [
+          this.entry('approval_consumed', who, a.name, risk, tx.requestHash, tx.id, base),
+          this.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length }),
+        ]),
+      );
       if (outcome === 'expired') await this.refuseIfExpired((await this.o.store.getTransaction(tx.id)) ?? tx, now);
       if (outcome === 'consumed') this.changed(tx.id);
       if (outcome !== 'consumed') {
@@ -555,7 +562,7 @@ export class AirlockService {
         output_truncated: out.truncated,
         ...(run.error ? { error: errorForClient(run.error) } : {}),
       };
-      await this.o.store.finish(
+      await this.durably(() => this.o.store.finish(
         tx.id,
         state,
         { state, summary, needs_reboot: result.needs_reboot, changed, rollback_ref: result.rollback_ref, error: (run.error ? errorForClient(run.error) : null) },
@@ -571,7 +578,7 @@ export class AirlockService {
           masked: countsForLog(out.masked),
           ...(unmasked ? { unmasked: true } : {}),
         }),
-      );
+      ));
       return result;
     } finally {
       release();
@@ -684,17 +691,36 @@ export class AirlockService {
    */
   async storeCheck(): Promise<StoreCheck> {
     const now = this.now();
-    if (this.lastStoreCheck && now - this.lastStoreCheck.at < STORE_CHECK_REUSE_MS) return this.lastStoreCheck.check;
+    const space = this.o.space ? { space: this.o.space.sample(true) } : {}; // measured now: it is cheap, and it changes
+    if (this.lastStoreCheck && now - this.lastStoreCheck.at < STORE_CHECK_REUSE_MS) return { ...this.lastStoreCheck.check, ...space };
     this.storeCheckRunning ??= (async () => {
       const result = (await this.o.store.integrityCheck(STORE_CHECK_MAX_LINES)).slice(0, STORE_CHECK_MAX_LINES);
       const check = { ok: result.length === 1 && result[0] === 'ok', result };
       this.lastStoreCheck = { at: this.now(), check };
       return check;
     })().finally(() => (this.storeCheckRunning = null));
-    return this.storeCheckRunning;
+    return { ...(await this.storeCheckRunning), ...space };
   }
   private lastStoreCheck: { at: number; check: StoreCheck } | null = null;
   private storeCheckRunning: Promise<StoreCheck> | null = null;
+
+  /**
+   * An approved execute's write, kept: refused for want of space, it is tried once more after
+   * the reserve is released (the store kept nothing of the failed one, so trying again is safe).
+   */
+  private async durably<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (e) {
+      if (!this.o.space?.writeFailed(e)?.retry) throw e;
+      return write();
+    }
+  }
+
+  /** A write the store refused for want of space, as the request's typed error (null: another failure). */
+  writeFailed(e: unknown): AirlockError | null {
+    return this.o.space?.writeFailed(e)?.error ?? null;
+  }
 
   /** Wakes the requester's waits on this transaction: it changed in the store. */
   private changed(id: string): void {

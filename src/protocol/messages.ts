@@ -378,8 +378,26 @@ export interface StoreCheck {
   ok: boolean;
   /** ["ok"], or what is wrong (at most STORE_CHECK_MAX_LINES lines). */
   result: string[];
+  /** Free space in the daemon's state directory against the policy's [store] thresholds (absent from daemons before it). */
+  space?: StorageSpace;
 }
 export const STORE_CHECK_MAX_LINES = 20;
+
+/**
+ * Disk pressure in the state directory (src/daemon/disk-pressure.ts): `ok`; `low` (under
+ * min_free: new previews are refused); `full` (also no reserve left to release: it was released
+ * so that approved executes and the log could still be written).
+ */
+export interface StorageSpace {
+  state: 'ok' | 'low' | 'full';
+  state_dir: string;
+  /** What an unprivileged writer gets (statfs bavail x bsize), the reserve file counted as used. */
+  free_bytes: number;
+  min_free_bytes: number;
+  reserve_bytes: number;
+  /** Whether the reserve file holds reserve_bytes now. */
+  reserve_held: boolean;
+}
 
 /** `transaction.wait`'s timeout_ms: its default when absent, and the most a wait may ask for (5 minutes). */
 export const WAIT_DEFAULT_MS = 30_000;

@@ -3,7 +3,7 @@
  * `airlock daemon` with its socket, database, keys and checkpoints in the shared
  * directory. Used by `airlock demo`, the integration tests and the benchmark.
  */
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { nodeCommand } from './node-command.js';
 import { dirname, join } from 'node:path';
@@ -39,6 +39,8 @@ export interface SandboxDaemonOptions {
   tokens?: string;
   /** A state directory (store and keys, as a stopped daemon left it) that the daemon starts on, copied; default: a fresh one. */
   state?: string;
+  /** A file system mounted on the state directory before the daemon starts (a small one, to fill), and unmounted after it stopped. */
+  stateMount?: { mount(stateDir: string): void; unmount(stateDir: string): void };
 }
 
 export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promise<SandboxDaemon> {
@@ -50,8 +52,13 @@ export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promi
     prepare: (shared) => {
       if (opts.policy !== undefined) writeFileSync(join(shared, 'policy.toml'), opts.policy, { mode: 0o644 });
       if (opts.tokens !== undefined) writeFileSync(join(shared, 'tokens.toml'), opts.tokens, { mode: 0o600 });
+      if (opts.stateMount) {
+        mkdirSync(join(shared, 'state'), { mode: 0o700 });
+        opts.stateMount.mount(join(shared, 'state'));
+      }
       if (opts.state !== undefined) cpSync(opts.state, join(shared, 'state'), { recursive: true });
     },
+    ...(opts.stateMount ? { cleanup: (shared: string) => opts.stateMount!.unmount(join(shared, 'state')) } : {}),
     command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--policy', `${shared}/policy.toml`, '--tokens', `${shared}/tokens.toml`, ...(opts.daemonArgs ?? [])],
     onOutput: (l) => {
       logs.push(l);

@@ -29,7 +29,9 @@ mount('-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${join(base,
 let child: ChildProcess;
 if (mode === 'chroot') {
   for (const fs of ['/proc', '/dev', '/sys']) mount('--rbind', fs, merged + fs);
-  mount('--bind', shared, merged + shared);
+  // Recursive: a file system mounted under the shared directory before the start (a small one
+  // under the daemon's state directory, to fill it) is the one the daemon sees.
+  mount('--rbind', shared, merged + shared);
   child = spawn('/usr/sbin/chroot', [merged, ...command], { stdio: 'inherit' });
   writeFileSync(pidFile, String(child.pid));
 } else {

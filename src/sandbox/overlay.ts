@@ -47,6 +47,8 @@ export interface SandboxOptions {
   onOutput?: (line: string) => void;
   /** Writes files into the shared directory before the command starts (a policy file, say). */
   prepare?: (shared: string) => void;
+  /** Undoes what prepare did that removing the directory cannot (an unmount): after the command stopped, before the shared directory is moved or removed. */
+  cleanup?: (shared: string) => void;
 }
 
 const ENTER = join(dirname(fileURLToPath(import.meta.url)), 'enter.js');
@@ -110,6 +112,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       clearTimeout(t);
     }
     // The namespaces die with their last process, taking the mounts with them.
+    opts.cleanup?.(shared);
     if (o.keepSharedAs) renameSync(shared, o.keepSharedAs);
     try {
       rmSync(base, { recursive: true, force: true });

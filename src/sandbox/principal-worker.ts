@@ -172,12 +172,13 @@ async function agentLoop(cmd: Extract<Command, { op: 'agentLoop' }>) {
         started++;
         try {
           const p = await client.call('preview', { action_name: cmd.action, params: cmd.params });
-          if (!p.auto_approval) throw new AirlockError('conflict', 'not_auto_approved', `${cmd.action} was not approved by the policy`);
+          if (!p.auto_approval) throw new Error(`${cmd.action} was not approved by the policy`);
           const r = await client.call('execute', { transaction_id: p.transaction_id, action_name: cmd.action, params: p.params, receipt: p.auto_approval.receipt });
-          if (r.state !== 'Succeeded') throw new AirlockError('execution', 'not_succeeded', `execute ended ${r.state}: ${r.summary}`);
+          if (r.state !== 'Succeeded') throw new Error(`execute ended ${r.state}: ${r.summary}`);
           done++;
         } catch (e) {
-          const code = e instanceof AirlockError ? `${e.category}/${e.code}` : `client/${String((e as Error).message ?? e).slice(0, 80)}`;
+          // The daemon's typed refusals are counted and the loop goes on; anything else ends this lane.
+          const code = e instanceof AirlockError ? `${e.category}/${e.code}` : `client: ${String((e as Error).message ?? e).slice(0, 120)}`;
           refused[code] = (refused[code] ?? 0) + 1;
           if (!(e instanceof AirlockError)) break;
         }

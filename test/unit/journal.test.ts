@@ -28,6 +28,8 @@ const DETAILS: Record<EntryKind, EntryDraft['details']> = {
   totp_reset: { approver: 'alice(uid 1001)', factor: true, pending: false },
   policy_reloaded: { old_digest: 'a', new_digest: 'b'.repeat(64), source: '/etc/airlock/policy.toml', tokens: 0 },
   key_rotated: { key: 'audit', log_id: '0123456789abcdef', old_key_id: '0123456789abcdef', new_key_id: 'fedcba9876543210', old_public_key: 'ed25519:00', new_public_key: 'ed25519:11', old_key_signature: 'aa', new_key_signature: 'bb' },
+  archived: { first_seq: 1, last_seq: 100000, entries: 100000, file: '0123456789abcdef-000000000001-000000100000.jsonl.gz', bytes: 7200000, sha256: 'ab'.repeat(32), root: 'cd'.repeat(32) },
+  storage_pressure: { state: 'low', state_dir: '/var/lib/airlock', free_bytes: 1000, min_free_bytes: 2000, reserve_bytes: 500, reserve_held: true },
   refused: { method: 'approve', category: 'authorization', code: 'not_approver', count: 3, since: '2030-01-01T00:00:00.000Z' },
 };
 const draft = (kind: EntryKind, over: Partial<EntryDraft> = {}): EntryDraft => ({
@@ -51,6 +53,7 @@ test('every kind of log entry reads as a sentence, without JSON or holes', () =>
   assert.equal(journalLine(draft('preview')), `agent(uid 1002) previewed CreateUser ${TX} (high): Create user bob`);
   assert.equal(journalLine(draft('outcome'), 2100), `${TX} CreateUser Succeeded in 2.1 s`);
   assert.equal(journalLine(draft('denied')), `alice(uid 1001) denied CreateUser ${TX}: not today`);
+  assert.equal(journalLine(draft('storage_pressure', { principal: null })), 'disk space low: 1000 bytes free in /var/lib/airlock (min_free 2000); new previews are refused, approved executes still run');
   assert.equal(journalLine(draft('refused', { transaction_id: null })), 'refused approve for agent(uid 1002): authorization/not_approver (3 times since 2030-01-01T00:00:00.000Z)');
 });
 

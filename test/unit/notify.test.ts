@@ -92,3 +92,19 @@ test('no notifier configured: nothing is queued or sent', async () => {
   await sleep(100);
   assert.equal(received.length, 0);
 });
+
+test('a change of disk pressure is sent at once, as it is, beside the pending events', async () => {
+  reset(0);
+  const logs: string[] = [];
+  const notify = notifier((m) => logs.push(m), { intervalMs: 600 });
+  notify(policy, event('agent'));
+  notify(policy, { event: 'storage_pressure', state: 'low', state_dir: '/var/lib/airlock', free_bytes: 1000, min_free_bytes: 2000, at: '2030-01-01T00:00:00.000Z' });
+  await quiet(300);
+  const sent = received.map((r) => r.n as unknown as Record<string, unknown>);
+  assert.equal(sent.length, 2);
+  assert.deepEqual(
+    sent.find((n) => n.event === 'storage_pressure'),
+    { event: 'storage_pressure', state: 'low', state_dir: '/var/lib/airlock', free_bytes: 1000, min_free_bytes: 2000, at: '2030-01-01T00:00:00.000Z' },
+  );
+  assert.deepEqual(logs, []);
+});
