@@ -76,6 +76,10 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${actor(e)} reloaded the policy from ${text(d.source)} (digest ${text(d.new_digest).slice(0, 16)}, ${text(d.tokens)} token(s))`;
     case 'key_rotated':
       return `${actor(e)} rotated the ${text(d.key)} key of log ${text(d.log_id)}: ${text(d.old_key_id)} is replaced by ${text(d.new_key_id)}`;
+    case 'compacted':
+      return `compacted the details of ${text(d.count)} transaction(s) finished before ${text(d.finished_before)} (ids sha256 ${text(d.ids_sha256).slice(0, 16)})`;
+    case 'history_pruned':
+      return `removed ${text(d.count)} compacted transaction(s) finished before ${text(d.finished_before)} from the store; their entries stay in the log (ids sha256 ${text(d.ids_sha256).slice(0, 16)})`;
     case 'refused': {
       const times = typeof d.count === 'number' && d.count > 1 ? ` (${d.count} times since ${text(d.since)})` : '';
       return `refused ${text(d.method)}${tx ? ` of ${tx}` : ''} for ${actor(e)}: ${text(d.category)}/${text(d.code)}${times}`;

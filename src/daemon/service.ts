@@ -302,6 +302,7 @@ export class AirlockService {
         approvedBy: null,
         receiptCommitment: null,
         result: null,
+        compactedAt: null,
       },
       this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary, warnings, masked: countsForLog(masked), ...(unmask ? { unmask: true } : {}), ...(proposal ? { from_proposal: proposal.id } : {}) }),
     );

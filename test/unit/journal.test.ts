@@ -27,6 +27,8 @@ const DETAILS: Record<EntryKind, EntryDraft['details']> = {
   totp_issued: { approver: 'alice(uid 1001)', replaces: 'none', pending_expires_at: 't' },
   totp_reset: { approver: 'alice(uid 1001)', factor: true, pending: false },
   policy_reloaded: { old_digest: 'a', new_digest: 'b'.repeat(64), source: '/etc/airlock/policy.toml', tokens: 0 },
+  compacted: { count: 500, finished_before: '2030-01-01T00:00:00.000Z', ids_sha256: 'ab'.repeat(32) },
+  history_pruned: { count: 500, finished_before: '2030-01-01T00:00:00.000Z', ids_sha256: 'ab'.repeat(32) },
   key_rotated: { key: 'audit', log_id: '0123456789abcdef', old_key_id: '0123456789abcdef', new_key_id: 'fedcba9876543210', old_public_key: 'ed25519:00', new_public_key: 'ed25519:11', old_key_signature: 'aa', new_key_signature: 'bb' },
   refused: { method: 'approve', category: 'authorization', code: 'not_approver', count: 3, since: '2030-01-01T00:00:00.000Z' },
 };
