@@ -32,6 +32,7 @@ import { startServer, VERSION } from './server.js';
 import { AirlockService } from './service.js';
 import { native } from './native.js';
 import { SecondFactor } from './second-factor.js';
+import { RetentionSweep } from './retention.js';
 import { openTotpSeal } from './totp-seal.js';
 import { hostname } from 'node:os';
 
@@ -161,15 +162,17 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   await store.appendEntries([
     { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length } },
   ]);
+  const svc = service;
+  const retention = new RetentionSweep(store, () => svc.currentPolicy.store, Date.now, log);
   const sweep = setInterval(() => {
     service.sweep().then(
       (ids) => ids.length && log(`expired ${ids.length} transaction(s)`),
       (e) => log(`sweep failed: ${(e as Error).message}`),
     );
+    void retention.run(); // logs its own failures; skips a turn while the last one runs
   }, c.sweepIntervalMs);
   sweep.unref();
 
-  const svc = service;
   const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
   const listener = await startServer({ socketPath: c.socketPath, service, treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin }), checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);
