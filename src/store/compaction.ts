@@ -36,7 +36,8 @@ export function compactedResult(state: string, resultJson: string | null): strin
     // an unreadable result compacts to its state alone: compaction must not stop on one bad row
   }
   const e = r.error as Record<string, unknown> | null | undefined;
-  const error = e && typeof e === 'object' && typeof e.category === 'string' && typeof e.code === 'string' ? { category: e.category, code: e.code } : null;
+  // The error's category and code alone (a replacer list keeps just those keys; the message and hint go).
+  const error = e && typeof e === 'object' && typeof e.category === 'string' && typeof e.code === 'string' ? JSON.parse(JSON.stringify(e, ERROR_KEPT)) : null;
   return JSON.stringify({
     state,
     changed: r.changed === true,
@@ -46,6 +47,8 @@ export function compactedResult(state: string, resultJson: string | null): strin
     ...(r.expired === 'preview' || r.expired === 'receipt' ? { expired: r.expired } : {}),
   });
 }
+
+const ERROR_KEPT = ['category', 'code'];
 
 /** The `ids_sha256` of a compacted or pruned batch: SHA-256 hex over its ids, sorted, joined by "\n". */
 export function idsDigest(ids: readonly string[]): string {
