@@ -842,7 +842,8 @@ function compactedPreview(tx: TxRecord): CompactedPreview {
     action_name: tx.actionName,
     request_hash: tx.requestHash,
     preview_digest: tx.previewDigest,
-    statement: `compacted at ${iso(tx.compactedAt!)}: its preview, parameters and result messages are no longer stored; the signed log keeps its entries, which carry this preview digest`,
+    // The view's compacted_at says when; this says what that means.
+    statement: 'its preview, parameters and result messages are no longer stored; the signed log keeps its entries, which carry this preview digest',
   };
 }
 

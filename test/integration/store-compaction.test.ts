@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startWorld, type World } from '../support/world.js';
+import { airlockAs } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { databaseSource } from '../../src/audit/log-file.js';
 import { verifySource } from '../../src/audit/source.js';
@@ -21,6 +22,7 @@ import type { TransactionDetail, TransactionView } from '../../src/protocol/mess
 
 const LOOP = 50;
 const LONG = '[store]\nkeep_details = "1h"\nkeep_history = "2h"\n';
+const COMPACT = '[store]\nkeep_details = "1s"\nkeep_history = "1h"\n';
 const SHORT = '[store]\nkeep_details = "1s"\nkeep_history = "3s"\n';
 
 let w: World;
@@ -77,6 +79,7 @@ async function logVerifies(): Promise<void> {
 
 describe('store retention', () => {
   let readId: string;
+  let readDigest: string;
   let outputLines: string[];
 
   test("a read's output is returned to its requester and never stored with its transaction", async () => {
@@ -87,6 +90,7 @@ describe('store retention', () => {
     outputLines = (r.output as string[]).filter((l) => l.trim().length >= 4);
     assert.ok(outputLines.length >= 2, `Uptime printed its two files: ${JSON.stringify(r.output)}`);
     readId = p.transaction_id;
+    readDigest = p.preview_digest;
     const t: TransactionDetail = await agent.call('transaction.get', { transaction_id: readId });
     assert.equal(t.state, 'Succeeded');
     assert.equal((t.result as Record<string, unknown>).output, undefined);
@@ -115,8 +119,11 @@ describe('store retention', () => {
     await new Promise((ok) => setTimeout(ok, 1_000));
     assert.equal(logEntries().filter((e) => e.kind === 'compacted').length, 0);
 
-    writeFileSync(join(w.d.box.shared, 'policy.toml'), SHORT);
-    await root.call('policy.reload');
+    const reload = async (text: string) => {
+      writeFileSync(join(w.d.box.shared, 'policy.toml'), text);
+      await root.call('policy.reload');
+    };
+    await reload(COMPACT);
 
     const compacted: TransactionDetail = await until('the loop is compacted', async () => {
       const t = await agent.call('transaction.get', { transaction_id: ours[0]!.transaction_id });
@@ -141,7 +148,22 @@ describe('store retention', () => {
     console.log(`transactions table per lifecycle (${before.rows} rows): before compaction ${per(before)}; after ${per(afterCompaction)} (${afterCompaction.rows} rows)`);
     assert.ok(afterCompaction.payload / afterCompaction.rows < before.payload / before.rows / 2, 'compaction at least halves the bytes a lifecycle keeps');
 
-    // Then removed: history no longer lists them, and transaction.get says there is none.
+    // The command line says so too: show, history, and execute refused for what it is.
+    const cli = (args: string[]) => airlockAs(agent.identity, w.d.socket, args);
+    const shown = await cli(['show', readId]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /compacted \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z: its preview, parameters and result messages are no longer stored/);
+    assert.match(shown.stdout, new RegExp(`preview digest ${readDigest}`));
+    assert.match(shown.stdout, /state Succeeded/);
+    const hist = await cli(['history', '--action', 'Uptime', '--limit', '5']);
+    assert.equal(hist.code, 0, hist.stderr);
+    assert.equal(hist.stdout.split('\n').filter((l) => l.includes('(compacted)')).length, 5, hist.stdout);
+    const ex = await cli(['execute', readId, '--receipt', 'x']);
+    assert.notEqual(ex.code, 0);
+    assert.match(ex.stderr, /stale_approval\/transaction_compacted/);
+
+    // Then removed once keep_history has passed too: history no longer lists them, and transaction.get says there is none.
+    await reload(SHORT);
     await until('history no longer lists them', async () => ((await agent.call('history', { action: 'Uptime', limit: 1000 })) as TransactionView[]).length === 0);
     const gone = await agent.call('transaction.get', { transaction_id: readId }).then(() => null, (e: { code?: string }) => e);
     assert.equal(gone?.code, 'no_such_transaction');
