@@ -168,9 +168,16 @@ export class SqliteStore implements Store {
       ruleFirstSince: this.db.prepare('SELECT MIN(at) AS first FROM rule_use WHERE rule_id = ? AND at >= ?'),
       totpFailure: this.db.prepare('UPDATE totp SET failures = failures + 1 WHERE approver = ?'),
       totpLock: this.db.prepare('UPDATE totp SET failures = 0, locked_until = ? WHERE approver = ?'),
-      dueForCompaction: this.db.prepare(`SELECT id, state, result_json FROM transactions WHERE compacted_at IS NULL AND updated_at < ? AND ${FINISHED_SQL} ORDER BY updated_at LIMIT ?`),
-      compact: this.db.prepare(`UPDATE transactions SET params_json = '${COMPACTED_JSON}', preview_json = '${COMPACTED_JSON}', receipt_commitment = NULL, result_json = ?, compacted_at = ?
-        WHERE id = ? AND compacted_at IS NULL`),
+      dueForCompaction: this.db.prepare(`SELECT * FROM transactions WHERE compacted_at IS NULL AND updated_at < ? AND ${FINISHED_SQL} ORDER BY updated_at LIMIT ?`),
+      // Compaction deletes the row and inserts its compacted form (a new rowid) rather than
+      // updating it in place: SQLite never merges the pages a shrunken row leaves mostly empty,
+      // so in-place updates free no page; deleted runs of old rows empty whole pages, which go
+      // to the freelist and hold new rows, while the compacted rows pack densely at the end.
+      compactDelete: this.db.prepare('DELETE FROM transactions WHERE id = ? AND compacted_at IS NULL'),
+      compactInsert: this.db.prepare(`INSERT INTO transactions (id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
+        requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at, approved_by, receipt_commitment, consumed_at, result_json, compacted_at) VALUES
+        (@id, @action_name, '${COMPACTED_JSON}', @request_hash, @risk, @state, @requester_uid, @requester_name, @requester_role, @requester_person_uid, '${COMPACTED_JSON}', @preview_digest,
+        @summary, @created_at, @updated_at, @expires_at, @approved_by, NULL, @consumed_at, @result_json, @compacted_at)`),
       dueForPruning: this.db.prepare('SELECT id FROM transactions WHERE compacted_at IS NOT NULL AND updated_at < ? ORDER BY updated_at LIMIT ?').pluck(),
       prune: this.db.prepare('DELETE FROM transactions WHERE id = ? AND compacted_at IS NOT NULL'),
       pruneRuleUse: this.db.prepare(`DELETE FROM rule_use WHERE rowid IN (SELECT rowid FROM rule_use AS r WHERE at < ?
@@ -518,8 +525,14 @@ export class SqliteStore implements Store {
     const done = await this.atomically(
       (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
       () => {
-        const due = this.stmts.dueForCompaction.all(cutoffMs, limit) as Array<{ id: string; state: string; result_json: string | null }>;
-        return due.filter((r) => this.stmts.compact.run(compactedResult(r.state, r.result_json), now, r.id).changes === 1).map((r) => r.id);
+        const due = this.stmts.dueForCompaction.all(cutoffMs, limit) as Array<Row & { consumed_at: number | null }>;
+        return due
+          .filter((r) => this.stmts.compactDelete.run(r.id).changes === 1)
+          .map((r) => {
+            const { id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at } = r;
+            this.stmts.compactInsert.run({ id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at, result_json: compactedResult(r.state, r.result_json), compacted_at: now });
+            return id;
+          });
       },
     );
     return done.length;
