@@ -851,7 +851,7 @@ function compactedPreview(tx: TxRecord): CompactedPreview {
 function denialFields(tx: TxRecord): Pick<TransactionView, 'denied_by' | 'deny_reason'> {
   const d = denialOf(tx);
   if (!d) return {};
-  return { denied_by: escapeText(d.denied_by), ...(typeof d.reason === 'string' ? { deny_reason: escapeText(d.reason) } : {}) };
+  return { denied_by: escapeText(d.denied_by), ...(d.reason !== null ? { deny_reason: escapeText(d.reason) } : {}) };
 }
 
 /** A wait that ended before anyone decided. */
