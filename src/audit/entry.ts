@@ -50,6 +50,10 @@ export const ENTRY_KINDS = [
    * entry per change, never one per refused preview.
    */
   'storage_pressure',
+  /** Retention: finished transactions' details were compacted (src/store/compaction.ts); details {count, finished_before, ids_sha256}. */
+  'compacted',
+  /** Retention: compacted transactions were deleted from the store (their entries stay here); same details. */
+  'history_pruned',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 

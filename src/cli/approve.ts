@@ -14,6 +14,7 @@ import { previewDigestMatches, renderPreview } from './render.js';
 import { Terminal } from './terminal.js';
 import { withClient } from './connect.js';
 import { c, printJson } from './ui.js';
+import { livePreview } from '../protocol/compacted.js';
 
 /** Wrong codes the terminal lets a person retype before giving up (the daemon counts them too). */
 const CODE_ATTEMPTS = 3;
@@ -21,7 +22,7 @@ const CODE_ATTEMPTS = 3;
 /** The transaction, checked: its preview matches its digest, it waits for approval, and this caller may approve it. */
 export async function approvable(cl: AirlockClient, id: string): Promise<TransactionDetail> {
   const tx = await cl.transaction(id);
-  if (!previewDigestMatches(tx.preview)) {
+  if (!previewDigestMatches(livePreview(tx))) {
     throw new AirlockError('integrity', 'preview_digest', 'the preview the daemon returned does not match its own digest; refusing to show or approve it');
   }
   if (tx.state !== 'Previewed') throw new AirlockError('stale_approval', 'not_pending', `${id} is ${tx.state}, not waiting for approval`);
@@ -36,10 +37,10 @@ export async function approveInteractively(cl: AirlockClient, id: string, quietS
   const term = Terminal.open();
   try {
     const show = (text: string) => (quietStdout ? term.write(text) : process.stdout.write(text));
-    show('\n' + renderPreview(tx.preview, { verbose: o.verbose === true }) + '\n');
+    const p = livePreview(tx);
+    show('\n' + renderPreview(p, { verbose: o.verbose === true }) + '\n');
     if (tx.your_approval.self_approval) show(c.yellow(`note: this was requested under your own account; your authenticator code is what shows it is you, not the agent.\n`));
     let code = tx.your_approval.second_factor ? await askCode(term) : undefined;
-    const p = tx.preview;
     if (p.risk === 'high') {
       const typed = term.ask(`${c.red('High risk.')} Type the action name (${p.action_name}) to approve, anything else to refuse: `);
       if (typed !== p.action_name) throw new AirlockError('authorization', 'not_confirmed', 'not approved: the action name was not typed');

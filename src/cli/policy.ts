@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_POLICY_PATH } from '../protocol/defaults.js';
 import { c, EXIT, printJson, reportError } from './ui.js';
+import { livePreview } from '../protocol/compacted.js';
 
 const connect = () => import('./connect.js');
 
@@ -115,7 +116,7 @@ export function inboxCommand(): Command {
         const [{ withClient }, { runFlow }] = await Promise.all([connect(), import('./run.js')]);
         const r = await withClient(cmd, async (cl) => {
           const t = await cl.transaction(id);
-          return runFlow(cl, t.action_name, t.preview.params, { json: Boolean(o.json), proposal: id });
+          return runFlow(cl, t.action_name, livePreview(t).params, { json: Boolean(o.json), proposal: id });
         });
         process.exitCode = r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed;
       } catch (e) {

@@ -84,7 +84,7 @@ const short = (s: string) => (s.length > WHAT_WIDTH ? s.slice(0, WHAT_WIDTH - 1)
 export function renderHistory(rows: TransactionView[]): string {
   if (rows.length === 0) return c.dim('no transactions match\n');
   return table(
-    rows.map((r) => [t(r.created_at.replace('T', ' ').slice(0, 19)), t(r.transaction_id), t(r.action_name), riskColour(t(r.risk)), stateColour(t(r.state)), t(r.requested_by), t(r.approved_by ?? '-'), short(t(r.summary))]),
+    rows.map((r) => [t(r.created_at.replace('T', ' ').slice(0, 19)), t(r.transaction_id), t(r.action_name), riskColour(t(r.risk)), stateColour(t(r.state)), t(r.requested_by), t(r.approved_by ?? '-'), short(t(r.summary)) + (r.compacted_at ? c.dim(' (compacted)') : '')]),
     ['created (UTC)', 'transaction', 'action', 'risk', 'state', 'requested by', 'approved by', 'what'],
   );
 }

@@ -1,6 +1,8 @@
-/** `airlock show TRANSACTION`: its stored preview, state and approver. */
+/** `airlock show TRANSACTION`: its stored preview, state and approver (for a compacted one, what is left of it). */
 import type { Command } from 'commander';
+import { isCompactedPreview } from '../protocol/compacted.js';
 import { escapeText } from '../protocol/escape-text.js';
+import type { TransactionDetail } from '../protocol/messages.js';
 import { withClient } from './connect.js';
 import { renderPreview } from './render.js';
 import { c, printJson } from './ui.js';
@@ -9,6 +11,20 @@ export async function show(id: string, opts: { json?: boolean; verbose?: boolean
   await withClient(cmd, async (cl) => {
     const t = await cl.transaction(id);
     if (opts.json) return printJson(t);
-    process.stdout.write(renderPreview(t.preview, { verbose: Boolean(opts.verbose) }) + `  ${c.dim('state')} ${escapeText(t.state)}${t.approved_by ? `   ${c.dim('approved by')} ${escapeText(t.approved_by)}` : ''}\n`);
+    const head = isCompactedPreview(t.preview) ? renderCompacted(t) : renderPreview(t.preview, { verbose: Boolean(opts.verbose) });
+    process.stdout.write(head + `  ${c.dim('state')} ${escapeText(t.state)}${t.approved_by ? `   ${c.dim('approved by')} ${escapeText(t.approved_by)}` : ''}\n`);
   });
+}
+
+/** A compacted transaction: what history keeps, and the statement and digest in place of its preview. */
+function renderCompacted(t: TransactionDetail): string {
+  const p = t.preview as { statement: string; preview_digest: string };
+  return [
+    `${c.bold(escapeText(t.action_name))} ${escapeText(t.transaction_id)} (${escapeText(t.risk)} risk)`,
+    `  ${escapeText(t.summary)}`,
+    `  ${c.dim('requested by')} ${escapeText(t.requested_by)}   ${c.dim('created')} ${escapeText(t.created_at)}   ${c.dim('finished')} ${escapeText(t.updated_at)}`,
+    `  ${c.dim('compacted')} ${escapeText(t.compacted_at ?? '')}: ${escapeText(p.statement)}`,
+    `  ${c.dim('preview digest')} ${escapeText(p.preview_digest)}`,
+    '',
+  ].join('\n');
 }

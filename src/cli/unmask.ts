@@ -10,11 +10,12 @@ import { escapeText } from '../protocol/escape-text.js';
 import { approveInteractively } from './approve.js';
 import { withClient } from './connect.js';
 import { c, EXIT, printJson } from './ui.js';
+import { livePreview } from '../protocol/compacted.js';
 
 export async function unmask(id: string, opts: { json?: boolean }, cmd: Command): Promise<void> {
   await withClient(cmd, async (cl) => {
     const tx = await cl.transaction(id);
-    const p = await cl.preview(tx.action_name, tx.preview.params, undefined, true);
+    const p = await cl.preview(tx.action_name, livePreview(tx).params, undefined, true);
     const grant = await approveInteractively(cl, p.transaction_id, !!opts.json);
     const r = await cl.execute(p.transaction_id, p.action_name, p.params, grant.receipt);
     if (opts.json) return printJson(r);

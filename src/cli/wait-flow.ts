@@ -14,6 +14,7 @@ import { renderPolicyNotes, renderPreview } from './render.js';
 import { executeShown, exitFor, status } from './executing.js';
 import { c, printJson } from './ui.js';
 import { awaitApproval, waitSeconds, whoApproves } from './wait.js';
+import { livePreview } from '../protocol/compacted.js';
 
 const say = (json: boolean, text: string) => !json && process.stderr.write(text);
 
@@ -25,7 +26,7 @@ export async function executeWhenApproved(cl: AirlockClient, id: string, o: { wa
   if (t.state === 'Previewed') say(json, `waiting for a person to approve ${t.transaction_id} (${escapeText(t.action_name)}, ${t.risk} risk); they run: ${c.bold(`airlock approve ${t.transaction_id}`)}\n`);
   const ok = await awaitApproval(cl, id, { seconds, quiet: json, expiresAt: t.expires_at });
   say(json, `${c.green('approved')} by ${escapeText(ok.approved_by)}; executing ${escapeText(t.action_name)} (${escapeText(t.summary)})...\n`);
-  const r = await executeShown(cl, { transaction_id: id, action_name: t.action_name, params: t.preview.params }, ok.receipt, json, { announced: true });
+  const r = await executeShown(cl, { transaction_id: id, action_name: t.action_name, params: livePreview(t).params }, ok.receipt, json, { announced: true });
   if (json) printJson(r);
   return exitFor(r);
 }

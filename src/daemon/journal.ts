@@ -84,6 +84,10 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       if (d.state === 'low') return `disk space low: ${free}; new previews are refused, approved executes still run`;
       return `disk space full: ${free}; the reserve is released for approved executes and the log, new previews are refused`;
     }
+    case 'compacted':
+      return `compacted the details of ${text(d.count)} transaction(s) finished before ${text(d.finished_before)} (ids sha256 ${text(d.ids_sha256).slice(0, 16)})`;
+    case 'history_pruned':
+      return `removed ${text(d.count)} compacted transaction(s) finished before ${text(d.finished_before)} from the store; their entries stay in the log (ids sha256 ${text(d.ids_sha256).slice(0, 16)})`;
     case 'refused': {
       const times = typeof d.count === 'number' && d.count > 1 ? ` (${d.count} times since ${text(d.since)})` : '';
       return `refused ${text(d.method)}${tx ? ` of ${tx}` : ''} for ${actor(e)}: ${text(d.category)}/${text(d.code)}${times}`;

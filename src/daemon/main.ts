@@ -36,6 +36,7 @@ import { startServer, VERSION } from './server.js';
 import { AirlockService } from './service.js';
 import { native } from './native.js';
 import { SecondFactor } from './second-factor.js';
+import { RetentionSweep } from './retention.js';
 import { openTotpSeal } from './totp-seal.js';
 import { hostname } from 'node:os';
 
@@ -173,17 +174,19 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   await store.appendEntries([
     { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length } },
   ]);
+  const svc = service;
   // The oldest segment of the log moves to the archive when one is due (src/daemon/archiver.ts).
   const archiver = new Archiver({
     store,
-    dir: () => service!.currentPolicy.store.archiveDir ?? stateFiles(dirname(c.dbPath), dirname(c.checkpointPath)).archive,
-    settings: () => service!.currentPolicy.store,
+    dir: () => svc.currentPolicy.store.archiveDir ?? stateFiles(dirname(c.dbPath), dirname(c.checkpointPath)).archive,
+    settings: () => svc.currentPolicy.store,
     sign: (size, root, at) => signTreeHead(sealer.current, origin, size, root, at),
     publicKeys: () => ({ all: files.audit.history().map((l) => l.raw), current: sealer.current.publicRaw }),
     logId,
     log,
   });
   space.sample(); // a disk already low at start is recorded now; the reserve is written if there is room
+  const retention = new RetentionSweep(store, () => svc.currentPolicy.store, Date.now, log);
   const sweep = setInterval(() => {
     space.sample(); // recovery is seen with no preview asking
     service.sweep().then(
@@ -191,10 +194,10 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
       (e) => log(`sweep failed: ${(e as Error).message}`),
     );
     archiver.archiveDue().catch((e) => log(`archival failed (the log stays in the store; retried at the next sweep): ${(e as Error).message}`));
+    void retention.run(); // logs its own failures; skips a turn while the last one runs
   }, c.sweepIntervalMs);
   sweep.unref();
 
-  const svc = service;
   const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
   const listener = await startServer({ socketPath: c.socketPath, service, treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin }), checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);

@@ -16,7 +16,7 @@ import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
-import type { ActionDescription, ApprovalAdvice, ApprovalGrant, AuditEntriesPage, KeyRotated, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
+import type { ActionDescription, ApprovalAdvice, CompactedPreview, ApprovalGrant, AuditEntriesPage, KeyRotated, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
 import { STORE_CHECK_MAX_LINES, type StoreCheck } from '../protocol/messages.js';
 import { minRoleForRisk, type JobState, type Risk, type TxState } from '../protocol/risk.js';
 import type { EntryDraft } from '../audit/entry.js';
@@ -306,6 +306,7 @@ export class AirlockService {
         approvedBy: null,
         receiptCommitment: null,
         result: null,
+        compactedAt: null,
       },
       this.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary, warnings, masked: countsForLog(masked), ...(unmask ? { unmask: true } : {}), ...(proposal ? { from_proposal: proposal.id } : {}) }),
     );
@@ -378,7 +379,7 @@ export class AirlockService {
     // The preview shows host state (key lines, account flags): only the requester, approvers and admins see it.
     enforce(mayRead(this.caller(who), facts(tx)));
     const held = isRequester(who, facts(tx)) && tx.state === 'Queued' ? this.heldReceipts.get(tx.id) : undefined;
-    return { ...view(tx), preview: storedPreview(tx), result: tx.result, your_approval: await this.approvalAdvice(who, tx), ...(held && held.expiresAt > this.now() ? { receipt: held.receipt } : {}) };
+    return { ...view(tx), preview: tx.compactedAt !== null ? compactedPreview(tx) : storedPreview(tx), result: tx.result, your_approval: await this.approvalAdvice(who, tx), ...(held && held.expiresAt > this.now() ? { receipt: held.receipt } : {}) };
   }
 
   /**
@@ -470,6 +471,8 @@ export class AirlockService {
     const a = this.action(tx.actionName);
     const risk = tx.risk;
     enforce(mayExecute(this.caller(who), facts(tx), a.name));
+    // Finished long ago (compaction takes only finished ones): its preview is gone, not altered.
+    if (tx.compactedAt !== null) fail('stale_approval', 'transaction_compacted', `${tx.id} is ${tx.state} and was compacted at ${iso(tx.compactedAt)}: its preview and parameters are no longer stored`, 'preview the action again');
     if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${String(req.action_name)}`);
     // A client sends back the parameters as the preview showed them; a declared secret shows
     // masked, and then the stored value is the one the approval covers.
@@ -853,6 +856,20 @@ function view(tx: TxRecord): TransactionView {
     expires_at: iso(tx.expiresAt),
     summary: escapeText(tx.summary),
     ...denialFields(tx),
+    ...(tx.compactedAt !== null ? { compacted_at: iso(tx.compactedAt) } : {}),
+  };
+}
+
+/** In place of the preview of a compacted transaction: which one it was, and that the rest is gone. */
+function compactedPreview(tx: TxRecord): CompactedPreview {
+  return {
+    compacted: true,
+    transaction_id: tx.id,
+    action_name: tx.actionName,
+    request_hash: tx.requestHash,
+    preview_digest: tx.previewDigest,
+    // The view's compacted_at says when; this says what that means.
+    statement: 'its preview, parameters and result messages are no longer stored; the signed log keeps its entries, which carry this preview digest',
   };
 }
 

@@ -32,7 +32,8 @@ export interface DenialResult {
 
 export function denialOf(tx: TxRecord): DenialResult | null {
   const r = tx.result as Partial<DenialResult> | null;
-  return tx.state === 'Canceled' && r && typeof r.denied_by === 'string' ? (r as DenialResult) : null;
+  // A compacted result keeps who denied it, not the reason they gave (compaction.ts).
+  return tx.state === 'Canceled' && r && typeof r.denied_by === 'string' ? { ...(r as DenialResult), reason: typeof r.reason === 'string' ? r.reason : null } : null;
 }
 
 export function waitOutcome(tx: TxRecord, heldReceipt: string | undefined): WaitOutcome | null {

@@ -35,6 +35,8 @@ export const transactionView = z.object({
   approved_by: z.string().nullable(),
   denied_by: z.string().optional(),
   deny_reason: z.string().optional(),
+  /** Once the store's retention compacted it: when (its preview and parameters are gone). */
+  compacted_at: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
   expires_at: z.string(),
@@ -76,5 +78,6 @@ export function pickView(v: import('../protocol/messages.js').TransactionView): 
     transaction_id, action_name, risk, state, request_hash, requested_by, approved_by, created_at, updated_at, expires_at, summary,
     ...(v.denied_by !== undefined ? { denied_by: v.denied_by } : {}),
     ...(v.deny_reason !== undefined ? { deny_reason: v.deny_reason } : {}),
+    ...(v.compacted_at !== undefined ? { compacted_at: v.compacted_at } : {}),
   };
 }

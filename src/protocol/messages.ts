@@ -247,6 +247,22 @@ export interface TransactionView {
   denied_by?: string;
   /** Present when the person who denied it gave a reason (escaped text). */
   deny_reason?: string;
+  /** Present once its details were compacted by the store's retention: when (its preview, parameters and result messages are gone). */
+  compacted_at?: string;
+}
+
+/**
+ * What `transaction.get` gives for the preview of a compacted transaction: which transaction
+ * and preview it was (the digest the approver approved, which its log entries carry), and a
+ * sentence saying the rest is gone. `compacted: true` tells it from a PreviewEnvelope.
+ */
+export interface CompactedPreview {
+  compacted: true;
+  transaction_id: string;
+  action_name: string;
+  request_hash: string;
+  preview_digest: string;
+  statement: string;
 }
 
 /** Whether the caller may approve a transaction, and with which factor: the daemon's own decision, told before anyone is asked. */
@@ -262,7 +278,8 @@ export interface ApprovalAdvice {
 
 /** `transaction.get`: the stored preview, the result, and what the caller may do with it. */
 export interface TransactionDetail extends TransactionView {
-  preview: PreviewEnvelope;
+  /** The stored preview; for a compacted transaction (`compacted_at`), what is left of it. */
+  preview: PreviewEnvelope | CompactedPreview;
   result: unknown;
   your_approval: ApprovalAdvice;
   /** For the requester of an approved (Queued) transaction: the receipt the approver received, to execute with. */

@@ -74,6 +74,8 @@ CREATE TABLE IF NOT EXISTS transactions (
   receipt_commitment TEXT,
   consumed_at BIGINT,
   result_json TEXT,
+  -- When its details were compacted (src/store/compaction.ts); a store from before retention gets the column from MIGRATIONS.
+  compacted_at BIGINT,
   PRIMARY KEY (log_id, id)
 );
 CREATE INDEX IF NOT EXISTS tx_state_expiry ON transactions(log_id, state, expires_at);
@@ -98,6 +100,13 @@ CREATE TABLE IF NOT EXISTS merkle_nodes (
 );
 `;
 
+/** Columns and indexes added after schema 1 shipped, for a database created before them (each idempotent). */
+const MIGRATIONS = `
+ALTER TABLE transactions ADD COLUMN IF NOT EXISTS compacted_at BIGINT;
+CREATE INDEX IF NOT EXISTS tx_to_compact ON transactions(log_id, updated_at) WHERE compacted_at IS NULL;
+CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(log_id, updated_at) WHERE compacted_at IS NOT NULL;
+`;
+
 /** The database-wide meta row (schema version) uses this log id, which no key id can be (16 hex digits). */
 export const GLOBAL_LOG = '*';
 
@@ -111,6 +120,7 @@ export async function ensureSchema(client: PoolClient, logId: string, origin: st
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
     await client.query(TABLES);
+    await client.query(MIGRATIONS);
     const v = await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [GLOBAL_LOG, 'schema_version']);
     if (v.rows.length === 0) await client.query('INSERT INTO meta (log_id, key, value) VALUES ($1, $2, $3)', [GLOBAL_LOG, 'schema_version', SCHEMA_VERSION]);
     else if (v.rows[0]!.value !== SCHEMA_VERSION) throw new AirlockError('integrity', 'schema_version', `database schema ${v.rows[0]!.value} is not the supported ${SCHEMA_VERSION}`);

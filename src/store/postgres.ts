@@ -21,6 +21,7 @@
  * A transaction that cannot commit throws (store_unreachable when the server is gone):
  * never success for something not written.
  */
+import { COMPACTED_JSON, compactedResult, FINISHED_SQL, idsDigest, RULE_USE_KEEP_MS } from './compaction.js';
 import { consumeRefusal, EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
@@ -598,6 +599,48 @@ export class PostgresStore implements Store {
     args.push(f.limit);
     const rows = await this.read<Row>(`SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, ord DESC LIMIT $${args.length}`, args);
     return rows.map(toRecord);
+  }
+
+  async compactFinished(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
+    const done = await this.atomically<string[]>(
+      (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
+      async (c) => {
+        const due = (
+          await c.query<{ id: string; state: string; result_json: string | null }>(
+            `SELECT id, state, result_json FROM transactions WHERE log_id = $1 AND compacted_at IS NULL AND updated_at < $2 AND ${FINISHED_SQL} ORDER BY updated_at, ord LIMIT $3`,
+            [this.logId, cutoffMs, limit],
+          )
+        ).rows;
+        if (due.length === 0) return [];
+        const r = await c.query<{ id: string }>(
+          `UPDATE transactions AS t SET params_json = '${COMPACTED_JSON}', preview_json = '${COMPACTED_JSON}', receipt_commitment = NULL, result_json = u.result, compacted_at = $2
+            FROM unnest($3::text[], $4::text[]) AS u(id, result) WHERE t.log_id = $1 AND t.id = u.id AND t.compacted_at IS NULL RETURNING t.id`,
+          [this.logId, now, due.map((d) => d.id), due.map((d) => compactedResult(d.state, d.result_json))],
+        );
+        return r.rows.map((x) => x.id);
+      },
+    );
+    return done.length;
+  }
+
+  async pruneHistory(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
+    const done = await this.atomically<string[]>(
+      (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
+      async (c) => {
+        await c.query(
+          `DELETE FROM rule_use WHERE ctid IN (SELECT ctid FROM rule_use AS r WHERE r.log_id = $1 AND r.at < $2
+            AND r.at < (SELECT MAX(l.at) FROM rule_use AS l WHERE l.log_id = r.log_id AND l.rule_id = r.rule_id) LIMIT $3)`,
+          [this.logId, now - RULE_USE_KEEP_MS, limit],
+        );
+        const r = await c.query<{ id: string }>(
+          `DELETE FROM transactions WHERE log_id = $1 AND id IN (SELECT id FROM transactions WHERE log_id = $1 AND compacted_at IS NOT NULL AND updated_at < $2
+            ORDER BY updated_at, ord LIMIT $3) RETURNING id`,
+          [this.logId, cutoffMs, limit],
+        );
+        return r.rows.map((x) => x.id);
+      },
+    );
+    return done.length;
   }
 
   async appendEntries(entries: EntryDraft[]): Promise<void> {

@@ -12,6 +12,7 @@ import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
 import { MERKLE_SCHEMA, nodeWriter, openFrontier, pruneArchivedNodes, sqliteNodeReader } from './sqlite-merkle.js';
 import { archiveRange, LOG_BASE_KEY, readBase } from './log-base.js';
+import { COMPACTED_JSON, compactedResult, FINISHED_SQL, idsDigest, RULE_USE_KEEP_MS } from './compaction.js';
 import { consumeRefusal, EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
 import { type ApprovalOutcome, type ConsumeOutcome, type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type RuleLimit, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
@@ -56,7 +57,8 @@ CREATE TABLE IF NOT EXISTS transactions (
   approved_by TEXT,
   receipt_commitment TEXT,
   consumed_at INTEGER,
-  result_json TEXT
+  result_json TEXT,
+  compacted_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS tx_state_expiry ON transactions(state, expires_at);
 CREATE INDEX IF NOT EXISTS tx_created ON transactions(created_at);
@@ -120,6 +122,10 @@ export class SqliteStore implements Store {
     // Added after schema 1 shipped: the person behind a root requester (for self-approval).
     const columns = (this.db.prepare('PRAGMA table_info(transactions)').all() as { name: string }[]).map((c) => c.name);
     if (!columns.includes('requester_person_uid')) this.db.exec('ALTER TABLE transactions ADD COLUMN requester_person_uid INTEGER');
+    // Added with retention (compaction.ts); the partial indexes find what is due without a pass over the rest.
+    if (!columns.includes('compacted_at')) this.db.exec('ALTER TABLE transactions ADD COLUMN compacted_at INTEGER');
+    this.db.exec(`CREATE INDEX IF NOT EXISTS tx_to_compact ON transactions(updated_at) WHERE compacted_at IS NULL;
+      CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(updated_at) WHERE compacted_at IS NOT NULL;`);
     const last = this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     // A store from before the tree gets its nodes built here, once, in one transaction.
     this.frontier = openFrontier(this.db, last ? last.seq : 0);
@@ -165,6 +171,20 @@ export class SqliteStore implements Store {
       ruleFirstSince: this.db.prepare('SELECT MIN(at) AS first FROM rule_use WHERE rule_id = ? AND at >= ?'),
       totpFailure: this.db.prepare('UPDATE totp SET failures = failures + 1 WHERE approver = ?'),
       totpLock: this.db.prepare('UPDATE totp SET failures = 0, locked_until = ? WHERE approver = ?'),
+      dueForCompaction: this.db.prepare(`SELECT * FROM transactions WHERE compacted_at IS NULL AND updated_at < ? AND ${FINISHED_SQL} ORDER BY updated_at LIMIT ?`),
+      // Compaction deletes the row and inserts its compacted form (a new rowid) rather than
+      // updating it in place: SQLite never merges the pages a shrunken row leaves mostly empty,
+      // so in-place updates free no page; deleted runs of old rows empty whole pages, which go
+      // to the freelist and hold new rows, while the compacted rows pack densely at the end.
+      compactDelete: this.db.prepare('DELETE FROM transactions WHERE id = ? AND compacted_at IS NULL'),
+      compactInsert: this.db.prepare(`INSERT INTO transactions (id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
+        requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at, approved_by, receipt_commitment, consumed_at, result_json, compacted_at) VALUES
+        (@id, @action_name, '${COMPACTED_JSON}', @request_hash, @risk, @state, @requester_uid, @requester_name, @requester_role, @requester_person_uid, '${COMPACTED_JSON}', @preview_digest,
+        @summary, @created_at, @updated_at, @expires_at, @approved_by, NULL, @consumed_at, @result_json, @compacted_at)`),
+      dueForPruning: this.db.prepare('SELECT id FROM transactions WHERE compacted_at IS NOT NULL AND updated_at < ? ORDER BY updated_at LIMIT ?').pluck(),
+      prune: this.db.prepare('DELETE FROM transactions WHERE id = ? AND compacted_at IS NOT NULL'),
+      pruneRuleUse: this.db.prepare(`DELETE FROM rule_use WHERE rowid IN (SELECT rowid FROM rule_use AS r WHERE at < ?
+        AND at < (SELECT MAX(at) FROM rule_use AS l WHERE l.rule_id = r.rule_id) LIMIT ?)`),
       insertLog: this.db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)'),
       begin: this.db.prepare('BEGIN IMMEDIATE'),
       commit: this.db.prepare('COMMIT'),
@@ -502,6 +522,34 @@ export class SqliteStore implements Store {
     if (f.sinceMs !== undefined) (where.push('created_at >= ?'), args.push(f.sinceMs));
     const sql = `SELECT * FROM transactions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
     return (this.db.prepare(sql).all(...args, f.limit) as Row[]).map(toRecord);
+  }
+
+  async compactFinished(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
+    const done = await this.atomically(
+      (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
+      () => {
+        const due = this.stmts.dueForCompaction.all(cutoffMs, limit) as Array<Row & { consumed_at: number | null }>;
+        return due
+          .filter((r) => this.stmts.compactDelete.run(r.id).changes === 1)
+          .map((r) => {
+            const { id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at } = r;
+            this.stmts.compactInsert.run({ id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at, result_json: compactedResult(r.state, r.result_json), compacted_at: now });
+            return id;
+          });
+      },
+    );
+    return done.length;
+  }
+
+  async pruneHistory(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
+    const done = await this.atomically(
+      (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
+      () => {
+        this.stmts.pruneRuleUse.run(now - RULE_USE_KEEP_MS, limit);
+        return (this.stmts.dueForPruning.all(cutoffMs, limit) as string[]).filter((id) => this.stmts.prune.run(id).changes === 1);
+      },
+    );
+    return done.length;
   }
 
   async appendEntries(entries: EntryDraft[]): Promise<void> {

@@ -33,6 +33,8 @@ export interface TxRecord {
   approvedBy: string | null;
   receiptCommitment: string | null;
   result: Record<string, unknown> | null;
+  /** When its details were compacted (src/store/compaction.ts); null while they are whole. */
+  compactedAt: number | null;
 }
 
 export type ConsumeOutcome = 'consumed' | 'not_found' | 'not_queued' | 'already_consumed' | 'expired' | 'mismatch';
@@ -168,6 +170,19 @@ export interface Store {
   /** Marks transactions left Running by a crash as Failed; one entry each. */
   reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]>;
   history(filter: HistoryFilter): Promise<TxRecord[]>;
+  /**
+   * Retention, step one (src/store/compaction.ts): in one transaction, up to `limit` finished
+   * (TERMINAL_STATES) transactions updated before `cutoffMs` and not yet compacted lose their
+   * parameters, preview, receipt commitment and result messages (compactedResult), with one
+   * `compacted` entry from entryFor(count, idsSha256). Returns the count; 0 appends nothing.
+   */
+  compactFinished(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number>;
+  /**
+   * Retention, step two: deletes up to `limit` compacted transactions updated before `cutoffMs`,
+   * with one `history_pruned` entry (0: none and no entry), and the rule uses a daily cap no
+   * longer counts (RULE_USE_KEEP_MS; each rule's last use stays, for its cooldown).
+   */
+  pruneHistory(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number>;
   /** Up to `limit` log rows with seq above `afterSeq`, in seq order, as stored (the signed bytes); archived rows are not there. */
   logRows(afterSeq: number, limit: number): Promise<LogRow[]>;
   /** The log rows of one transaction (entries whose transaction_id is `id`), in seq order, at most `limit`. */

@@ -29,6 +29,7 @@ export interface Row {
   approved_by: string | null;
   receipt_commitment: string | null;
   result_json: string | null;
+  compacted_at: number | null;
 }
 
 export const toRecord = (r: Row): TxRecord => ({
@@ -51,6 +52,7 @@ export const toRecord = (r: Row): TxRecord => ({
   approvedBy: r.approved_by,
   receiptCommitment: r.receipt_commitment,
   result: r.result_json ? JSON.parse(r.result_json) : null,
+  compactedAt: r.compacted_at ?? null,
 });
 
 /**

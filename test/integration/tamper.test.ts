@@ -81,6 +81,7 @@ const txRecord = (id: string): TxRecord => ({
   expiresAt: now + 600_000,
   approvedBy: null,
   receiptCommitment: null,
+  compactedAt: null,
   result: null,
 });
 

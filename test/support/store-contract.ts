@@ -15,6 +15,7 @@ import { verifyLog, type LogRow } from '../../src/audit/verify.js';
 import { checkpointOrigin, formatCheckpointLine, signCheckpoint } from '../../src/audit/checkpoint.js';
 import { EMPTY_ROOT, consistencyProof, inclusionProof, leafHash, nodeHash, rootAt, verifyConsistency, verifyInclusion } from '../../src/audit/merkle.js';
 import type { LogHead, Sealer, Store, TxRecord } from '../../src/store/store.js';
+import { idsDigest } from '../../src/store/compaction.js';
 
 export interface OpenOptions {
   seal: Sealer;
@@ -25,6 +26,8 @@ export interface OpenOptions {
 export interface StoreSite {
   open(o: OpenOptions): Promise<Store>;
   cleanup(): Promise<void>;
+  /** Makes the closed store one from before retention: no compacted_at column, no retention indexes. */
+  removeCompactedAt(): Promise<void>;
 }
 
 export const draft = (kind: EntryDraft['kind'], id: string | null = null, details: EntryDraft['details'] = {}): EntryDraft => ({
@@ -57,6 +60,7 @@ export const txRecord = (id: string, now: number, over: Partial<TxRecord> = {}):
   approvedBy: null,
   receiptCommitment: null,
   result: null,
+  compactedAt: null,
   ...over,
 });
 
@@ -371,6 +375,132 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       assert.deepEqual(await store.transactionEntries('nope', 10), []);
       const all = await allRows(store);
       assert.deepEqual(await store.transactionEntries('e1', 1), [all[0]]); // as stored, the signed bytes
+    }));
+
+    // Retention (src/store/compaction.ts): a transaction driven to each state, then compacted and pruned.
+    const finished = async (store: Store, id: string, state: 'Succeeded' | 'Failed' | 'NeedsReboot' | 'RolledBack', at: number) => {
+      await store.createTransaction(txRecord(id, at, { expiresAt: at + 900_000 }), draft('preview', id));
+      await store.recordApproval(id, { approvedBy: 'alice(uid 1001)', commitment: `c-${id}`, expiresAt: at + 900_000, now: at + 1 }, draft('approval_granted', id));
+      await store.consumeReceipt(id, `c-${id}`, at + 2, [draft('approval_consumed', id)]);
+      const error = state === 'Failed' ? { category: 'execution', code: 'program_failed', message: 'useradd said: secret-ish text', hint: 'look' } : null;
+      await store.finish(id, state, { state, summary: `the summary of ${id}`, needs_reboot: state === 'NeedsReboot', changed: true, rollback_ref: null, error }, at + 3, draft('outcome', id));
+    };
+    const retention = (kind: 'compacted' | 'history_pruned', before: number) => (count: number, ids: string) => draft(kind, null, { count, finished_before: new Date(before).toISOString(), ids_sha256: ids });
+
+    test('compactFinished: only finished, old, not yet compacted transactions; one verifying entry; limit; idempotent', withStore(async (store) => {
+      for (const [id, state] of [['s', 'Succeeded'], ['f', 'Failed'], ['n', 'NeedsReboot'], ['r', 'RolledBack']] as const) await finished(store, id, state, now);
+      await store.createTransaction(txRecord('c', now), draft('preview', 'c'));
+      await store.cancel('c', now + 3, draft('denied', 'c'), { result: { state: 'Canceled', summary: 'denied', denied_by: 'bob(uid 1002)', reason: 'not today' } });
+      await store.createTransaction(txRecord('pv', now, { expiresAt: now + 900_000 }), draft('preview', 'pv'));
+      await store.createTransaction(txRecord('qu', now, { expiresAt: now + 900_000 }), draft('preview', 'qu'));
+      await store.recordApproval('qu', { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', 'qu'));
+      await store.createTransaction(txRecord('ru', now, { expiresAt: now + 900_000 }), draft('preview', 'ru'));
+      await store.recordApproval('ru', { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1 }, draft('approval_granted', 'ru'));
+      await store.consumeReceipt('ru', 'c', now + 2, [draft('approval_consumed', 'ru')]);
+      await finished(store, 'young', 'Succeeded', now + 10_000); // finished after the cutoff
+      const size = store.logHead().size;
+      const before = (await store.getTransaction('f'))!;
+      const cutoff = now + 5_000;
+      const at = now + 20_000;
+      // A limit of 2: the two that finished first (updated_at order), one entry.
+      assert.equal(await store.compactFinished(cutoff, 2, at, retention('compacted', cutoff)), 2);
+      assert.equal(store.logHead().size, size + 1);
+      assert.equal(await store.compactFinished(cutoff, 100, at, retention('compacted', cutoff)), 3);
+      assert.equal(await store.compactFinished(cutoff, 100, at + 1, retention('compacted', cutoff)), 0, 'a second pass has nothing to do');
+      assert.equal(store.logHead().size, size + 2, 'and appends nothing');
+      const rows = await allRows(store);
+      const entries = rows.slice(-2).map((r) => JSON.parse(r.body));
+      assert.deepEqual(entries.map((e) => [e.kind, e.details.count]), [['compacted', 2], ['compacted', 3]]);
+      const compacted = ['s', 'f', 'n', 'r', 'c'];
+      const first = entries[0].details.ids_sha256 as string;
+      const second = entries[1].details.ids_sha256 as string;
+      assert.ok([first, second].every((d) => /^[0-9a-f]{64}$/.test(d)));
+      // Together the two batches are the five finished ones, each once.
+      const pairs = compacted.flatMap((a) => compacted.filter((b) => a < b).map((b) => [a, b]));
+      const firstPair = pairs.find((p) => idsDigest(p) === first);
+      assert.ok(firstPair, 'the first entry digests two of the finished ids');
+      assert.equal(second, idsDigest(compacted.filter((x) => !firstPair!.includes(x))));
+      assert.equal(entries[0].details.finished_before, new Date(cutoff).toISOString());
+      // What a compacted transaction keeps, and what it loses.
+      const f = (await store.getTransaction('f'))!;
+      assert.deepEqual(f, {
+        ...before,
+        params: {},
+        preview: {},
+        receiptCommitment: null,
+        result: { state: 'Failed', changed: true, needs_reboot: false, error: { category: 'execution', code: 'program_failed' } },
+        compactedAt: at,
+      });
+      assert.equal(f.approvedBy, 'alice(uid 1001)');
+      assert.deepEqual((await store.getTransaction('n'))!.result, { state: 'NeedsReboot', changed: true, needs_reboot: true, error: null });
+      assert.deepEqual((await store.getTransaction('c'))!.result, { state: 'Canceled', changed: false, needs_reboot: false, error: null, denied_by: 'bob(uid 1002)' });
+      // Never a transaction still in progress, nor one finished after the cutoff.
+      for (const id of ['pv', 'qu', 'ru', 'young']) {
+        const t = (await store.getTransaction(id))!;
+        assert.equal(t.compactedAt, null, id);
+        assert.deepEqual(t.params, txRecord(id, now).params, id);
+      }
+      assert.equal((await store.getTransaction('qu'))!.receiptCommitment, 'c');
+      // Even far past every deadline, a Previewed, Queued or Running transaction is left whole.
+      assert.equal(await store.compactFinished(now + 10 ** 9, 100, at + 2, retention('compacted', now + 10 ** 9)), 1); // 'young' alone
+      for (const id of ['pv', 'qu', 'ru']) assert.equal((await store.getTransaction(id))!.compactedAt, null, id);
+      assert.equal((await store.history({ limit: 100 })).length, 9, 'history still lists every one');
+      await assertIntact(store, key, size + 3);
+    }));
+
+    test('pruneHistory: deletes only compacted transactions past the cutoff, with one entry; limit; idempotent; old rule uses go', withStore(async (store) => {
+      for (const id of ['a', 'b', 'c']) await finished(store, id, 'Succeeded', now);
+      await finished(store, 'whole', 'Succeeded', now); // finished as long ago, but never compacted
+      await store.createTransaction(txRecord('pv', now, { expiresAt: now + 10 ** 10 }), draft('preview', 'pv'));
+      const cutoff = now + 5_000;
+      assert.equal(await store.compactFinished(cutoff, 3, now + 6_000, retention('compacted', cutoff)), 3);
+      const size = store.logHead().size;
+      const notYet = await store.pruneHistory(now, 100, now + 7_000, retention('history_pruned', now)); // nothing updated before `now`
+      assert.equal(notYet, 0);
+      assert.equal(store.logHead().size, size, 'nothing pruned: no entry');
+      assert.equal(await store.pruneHistory(cutoff, 2, now + 7_000, retention('history_pruned', cutoff)), 2);
+      assert.equal(await store.pruneHistory(cutoff, 100, now + 7_000, retention('history_pruned', cutoff)), 1);
+      assert.equal(await store.pruneHistory(cutoff, 100, now + 7_000, retention('history_pruned', cutoff)), 0);
+      const entries = (await allRows(store)).slice(size).map((r) => JSON.parse(r.body));
+      assert.deepEqual(entries.map((e) => [e.kind, e.details.count]), [['history_pruned', 2], ['history_pruned', 1]]);
+      for (const id of ['a', 'b', 'c']) assert.equal(await store.getTransaction(id), null, id);
+      assert.equal((await store.getTransaction('whole'))!.compactedAt, null, 'an uncompacted transaction is never deleted');
+      assert.ok(await store.getTransaction('pv'));
+      assert.deepEqual((await store.history({ limit: 100 })).map((t) => t.id).sort(), ['pv', 'whole']);
+      // The entries of the deleted transactions stay in the log.
+      assert.equal((await store.transactionEntries('a', 10)).length, 4);
+      await assertIntact(store, key, size + 2);
+
+      // Rule uses: those no daily cap counts go, except each rule's last (its cooldown measures from it).
+      const rule = (id: string) => ({ id, dailyCap: 100, cooldownMs: 0 });
+      const day = 86_400_000;
+      for (const [i, [rid, at]] of ([['old', now], ['old', now + 1000], ['recent', now], ['recent', now + 2 * day]] as const).entries()) {
+        const id = `ru${i}`;
+        await store.createTransaction(txRecord(id, now, { expiresAt: now + 10 * day }), draft('preview', id));
+        assert.equal(await store.recordApproval(id, { approvedBy: 'al', commitment: 'c', expiresAt: now + 10 * day, now: at, rule: rule(rid) }, draft('approval_granted', id)), 'approved');
+      }
+      const later = now + 2 * day + 60_000;
+      assert.deepEqual(await store.ruleUsage('old', later), { lastDay: 0, last: now + 1000, firstInDay: null });
+      await store.pruneHistory(cutoff, 100, later, retention('history_pruned', cutoff));
+      assert.deepEqual(await store.ruleUsage('old', later), { lastDay: 0, last: now + 1000, firstInDay: null }, 'the last use stays for the cooldown');
+      assert.deepEqual(await store.ruleUsage('recent', later), { lastDay: 1, last: now + 2 * day, firstInDay: now + 2 * day });
+      // A day cap counts exactly what it counted before: one place used by 'recent' in the last day.
+      assert.equal(await store.recordApproval('pv', { approvedBy: 'al', commitment: 'c', expiresAt: now + 10 * day, now: later, rule: { id: 'recent', dailyCap: 1, cooldownMs: 0 } }, draft('approval_granted', 'pv')), 'rule_exhausted');
+    }));
+
+    test('a store from before retention gains compacted_at when opened, and its transactions compact', withStore(async (first, s) => {
+      await finished(first, 'old', 'Succeeded', now);
+      await first.close();
+      await s.removeCompactedAt();
+      const store = await s.open({ seal });
+      try {
+        assert.equal((await store.getTransaction('old'))!.compactedAt, null);
+        assert.equal(await store.compactFinished(now + 5_000, 10, now + 6_000, retention('compacted', now + 5_000)), 1);
+        assert.equal((await store.getTransaction('old'))!.compactedAt, now + 6_000);
+        await assertIntact(store, key, 5);
+      } finally {
+        await store.close();
+      }
     }));
 
     test('a mix of every operation leaves a log that verifies, and the store passes its own check', withStore(async (store) => {

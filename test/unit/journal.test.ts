@@ -27,6 +27,8 @@ const DETAILS: Record<EntryKind, EntryDraft['details']> = {
   totp_issued: { approver: 'alice(uid 1001)', replaces: 'none', pending_expires_at: 't' },
   totp_reset: { approver: 'alice(uid 1001)', factor: true, pending: false },
   policy_reloaded: { old_digest: 'a', new_digest: 'b'.repeat(64), source: '/etc/airlock/policy.toml', tokens: 0 },
+  compacted: { count: 500, finished_before: '2030-01-01T00:00:00.000Z', ids_sha256: 'ab'.repeat(32) },
+  history_pruned: { count: 500, finished_before: '2030-01-01T00:00:00.000Z', ids_sha256: 'ab'.repeat(32) },
   key_rotated: { key: 'audit', log_id: '0123456789abcdef', old_key_id: '0123456789abcdef', new_key_id: 'fedcba9876543210', old_public_key: 'ed25519:00', new_public_key: 'ed25519:11', old_key_signature: 'aa', new_key_signature: 'bb' },
   archived: { first_seq: 1, last_seq: 100000, entries: 100000, file: '0123456789abcdef-000000000001-000000100000.jsonl.gz', bytes: 7200000, sha256: 'ab'.repeat(32), root: 'cd'.repeat(32) },
   storage_pressure: { state: 'low', state_dir: '/var/lib/airlock', free_bytes: 1000, min_free_bytes: 2000, reserve_bytes: 500, reserve_held: true },

@@ -68,6 +68,7 @@ const tx = (id: string, now: number): TxRecord => ({
   expiresAt: now + 60_000,
   approvedBy: null,
   receiptCommitment: null,
+  compactedAt: null,
   result: null,
 });
 const approval = (now: number, rule?: { id: string; dailyCap: number; cooldownMs: number }) => ({ approvedBy: 'policy:r', commitment: randomBytes(8).toString('hex'), expiresAt: now + 60_000, now, ...(rule ? { rule } : {}) });

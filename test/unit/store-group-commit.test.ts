@@ -23,7 +23,7 @@ const key = signingKeyFromSeed(randomBytes(32));
 const draft = (kind: EntryDraft['kind'], tx: string | null = null): EntryDraft => ({ kind, transaction_id: tx, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
 const txRecord = (id: string): TxRecord => ({
   id, actionName: 'Uptime', params: {}, requestHash: 'ab'.repeat(32), risk: 'low', state: 'Previewed', requesterUid: 1001, requesterName: 'agent', requesterRole: 'observer',
-  requesterPersonUid: null, preview: {}, previewDigest: 'cd'.repeat(32), summary: 'uptime', createdAt: 1, updatedAt: 1, expiresAt: Date.now() + 60_000, approvedBy: null, receiptCommitment: null, result: null,
+  requesterPersonUid: null, preview: {}, previewDigest: 'cd'.repeat(32), summary: 'uptime', createdAt: 1, updatedAt: 1, expiresAt: Date.now() + 60_000, approvedBy: null, receiptCommitment: null, result: null, compactedAt: null,
 });
 
 test('concurrent operations commit together: each all or nothing, every seq once, the log verifies', async () => {

@@ -74,6 +74,7 @@ const txOf = (p: PreviewEnvelope): TxRecord => ({
   expiresAt: 0,
   approvedBy: null,
   receiptCommitment: null,
+  compactedAt: null,
   result: null,
 });
 

@@ -18,6 +18,7 @@ import { forAgent } from '../agent-hints.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { waitOnce, type WaitOutcome } from '../wait-methods.js';
 import { MAX_STEPS } from './propose.js';
+import { isCompactedPreview, livePreview } from '../../protocol/compacted.js';
 
 const stepIn = z.strictObject({
   transaction_id: transactionId,
@@ -122,7 +123,7 @@ async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<Ste
   } catch (e) {
     return { ...s, halt: 'refused', error: forAgent(wireOf(e)) };
   }
-  s = { ...s, action_name: tx.action_name, state: tx.state, summary: tx.summary, warnings: tx.preview.warnings };
+  s = { ...s, action_name: tx.action_name, state: tx.state, summary: tx.summary, warnings: isCompactedPreview(tx.preview) ? [] : tx.preview.warnings };
   let receipt = step.receipt;
   if (receipt !== undefined) s.approval = { ...s.approval, how: 'receipt_given', approved_by: tx.approved_by };
   else if ((receipt = c.deps.held.get(step.transaction_id)) !== undefined) s.approval = { ...s.approval, how: 'policy', approved_by: tx.approved_by };
@@ -139,7 +140,7 @@ async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<Ste
     s.approval = { ...s.approval, how: 'approved', approved_by: o.approved_by };
   }
   try {
-    const r = await c.cl.execute(step.transaction_id, tx.action_name, tx.preview.params, receipt);
+    const r = await c.cl.execute(step.transaction_id, tx.action_name, livePreview(tx).params, receipt);
     c.deps.held.drop(step.transaction_id);
     return ran(s, r);
   } catch (e) {

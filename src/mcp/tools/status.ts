@@ -11,6 +11,7 @@ import { hints, type ToolDeps } from '../deps.js';
 import { pickView, transactionId, transactionView, wireError } from '../schemas.js';
 import { REMINDER } from '../workflow.js';
 import { answer, errorText, failure } from '../tool-result.js';
+import { isCompactedPreview } from '../../protocol/compacted.js';
 
 const result = z
   .object({
@@ -43,7 +44,7 @@ function resultOf(r: unknown): z.infer<typeof result> {
 }
 
 export function statusOf(t: TransactionDetail): z.infer<typeof statusOut> {
-  const waiting = t.state === 'Previewed' ? (t.preview.unattended ? `a person to run \`airlock inbox run ${t.transaction_id}\`` : `a person to approve it: \`airlock approve ${t.transaction_id}\``) : null;
+  const waiting = t.state === 'Previewed' ? (!isCompactedPreview(t.preview) && t.preview.unattended ? `a person to run \`airlock inbox run ${t.transaction_id}\`` : `a person to approve it: \`airlock approve ${t.transaction_id}\``) : null;
   return { ...pickView(t), result: resultOf(t.result), waiting_for: waiting };
 }
 
