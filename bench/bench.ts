@@ -45,6 +45,7 @@ import { maskingBench } from './masking.js';
 import { checkpointOrigin } from '../src/audit/checkpoint.js';
 import { signTreeHead, treeHeadLine } from '../src/audit/note.js';
 import { bigLogBench, postgresAppends, sqliteAppends, BIG_LOG } from './audit.js';
+import { storeBench } from './store.js';
 
 const JSON_OUT = process.argv.includes('--json');
 const CORES = availableParallelism();
@@ -384,6 +385,8 @@ const fmt = (v: number, unit: string) => {
   if (unit === '/s') return `${Math.round(v).toLocaleString('en-US')}/s`;
   if (unit === 'MB') return `${v.toFixed(0)} MB`;
   if (unit === 's') return `${v.toFixed(1)} s`;
+  if (unit === 'B') return `${Math.round(v).toLocaleString('en-US')} B`;
+  if (unit === 'MiB') return `${v.toFixed(1)} MiB`;
   if (unit === 'MB/s') return `${v.toFixed(1)} MB/s`;
   if (unit === '%') return `${(v * 100).toFixed(v < 0.01 ? 3 : 2)} %`;
   return `${v} ${unit}`;
@@ -417,6 +420,8 @@ async function main(): Promise<number> {
     const appendsSqlite = await sqliteAppends(tmp2, drafts[0]!);
     const appendsPg = await postgresAppends(drafts[0]!);
     const big = await bigLogBench(tmp2, drafts, raw.verifyEntryRate);
+    await runCleanups();
+    const st = await storeBench(cleanups);
     await runCleanups();
     progress('masking: recall, false positives and throughput on the generated corpus');
     const mk = maskingBench();
@@ -454,6 +459,12 @@ async function main(): Promise<number> {
       { key: 'verify_1m_vs_one_thread', label: `  same, vs 1-thread verify rate x ${CORES} cores`, value: big.verifyS, unit: 's', limit: big.idealS, ratio: big.idealS / big.verifyS, target: null, pass: null },
       { key: 'inclusion_proof_ms', label: `inclusion proof + check, ${(BIG_LOG / 1e6).toFixed(0)}M log`, value: big.inclusionMs, unit: 'ms', limit: null, ratio: null, target: '< 1 ms', pass: big.inclusionMs < 1 },
       { key: 'consistency_proof_ms', label: `consistency proof + check, ${(BIG_LOG / 1e6).toFixed(0)}M log`, value: big.consistencyMs, unit: 'ms', limit: null, ratio: null, target: '< 1 ms', pass: big.consistencyMs < 1 },
+      // Bytes a read's lifecycle stores (bench/store.ts): as run, per kind; then what a compacted read keeps
+      // (limit: its record's own bytes, without page overhead and indexes); the target is issue 15's.
+      ...st.kinds.map((k) => ({ key: `store_bytes_as_run_${k.action}`, label: `store bytes per lifecycle as run, ${k.action}`, value: k.asRun, unit: 'B', limit: null, ratio: null, target: null, pass: null })),
+      { key: 'store_bytes_compacted_read', label: 'store bytes per auto-approved read, compacted', value: st.compacted, unit: 'B', limit: st.compactedRecord, ratio: st.compactedRecord / st.compacted, target: '<= 1,024 B', pass: st.compacted <= 1024 },
+      { key: 'archive_bytes_per_lifecycle', label: 'archive bytes per lifecycle (gzip, off the store)', value: st.archiveBytesPerLifecycle, unit: 'B', limit: null, ratio: null, target: null, pass: null },
+      { key: 'store_size_after_n', label: `store files after ${st.lifecycles.toLocaleString('en-US')} lifecycles (archived)`, value: st.storeBytes / 1048576, unit: 'MiB', limit: null, ratio: null, target: null, pass: null },
       // Masking: recall's and false positives' limit is perfection; throughput's is one regex reading the same bytes.
       { key: 'mask_recall', label: `masking recall, ${mk.secrets} planted secrets`, value: mk.recall, unit: '%', limit: 1, ratio: mk.recall, target: '>= 99 %', pass: mk.recall >= 0.99 },
       { key: 'mask_false_positives', label: `masking false positives, ${mk.lines.toLocaleString('en-US')} lines`, value: mk.falsePositiveRate, unit: '%', limit: 0, ratio: null, target: '< 0.1 % of lines', pass: mk.falsePositiveRate < 0.001 },
@@ -514,6 +525,7 @@ async function main(): Promise<number> {
         ` (so <= ${Math.round(floorThroughput).toLocaleString('en-US')}/s; at c=${CONCURRENCY}, p50 >= ${CONCURRENCY} x that).`,
       `verify limit = raw verify x ${CORES} cores; target is half of it.`,
       `1M verify limit = raw Ed25519 verify of ${big.sampleSize.toLocaleString('en-US')} of the log's own entries on ${CORES} cores at once, ${big.rawBeforeS.toFixed(2)} s before and ${big.rawAfterS.toFixed(2)} s after the verify, the faster of the two scaled to ${(BIG_LOG / 1e6).toFixed(0)}M (${big.rawS.toFixed(1)} s); one thread's rate x ${CORES} would be ${big.idealS.toFixed(1)} s. Log built in ${big.buildS.toFixed(0)} s.`,
+      `store: ${st.kinds.map((k) => `${k.action} ${Math.round(k.transactionAsRun)} B of transaction + ${Math.round(k.logAsRun)} B of log`).join(', ')} per lifecycle as run; compacted, a read keeps ${Math.round(st.compacted)} B (its record ${Math.round(st.compactedRecord)} B); store files ${(st.storeBytesBeforeArchival / 1048576).toFixed(1)} MiB before archival, ${(st.storeBytes / 1048576).toFixed(1)} MiB after, of which ${(st.storeInUse / 1048576).toFixed(1)} MiB in use (${st.liveEntries} live entries; SQLite reuses the pages it frees, so the files stop growing rather than shrink).`,
       `masking: ${mk.missed} of ${mk.secrets} planted secrets missed, ${mk.changedLines} of ${mk.lines.toLocaleString('en-US')} ordinary lines changed; throughput over ${(mk.bytes / 1e6).toFixed(1)} MB, limit = one pass of /password|secret|token|key/gi over the same bytes.`,
       `phases p50, c=1:  ${ph(lc.c1)}`,
       `phases p50, c=${CONCURRENCY}: ${ph(lc.c16)}`,
