@@ -193,7 +193,7 @@ describe('export to one file', () => {
   test('the export is one file of the signed entries and checkpoints, refused over an existing file', async () => {
     const ls = lines().map((l) => JSON.parse(l));
     assert.equal(ls[0].type, 'airlock-audit-bundle');
-    assert.equal(ls[0].version, 2);
+    assert.equal(ls[0].version, 3);
     assert.equal(ls[0].public_key, pubText.trim());
     const count = (type: string) => ls.filter((x) => x.type === type).length;
     assert.ok(count('tree_head') > 0, 'the signed tree heads are in it');
