@@ -55,6 +55,29 @@ witnesses = []
 #witnesses = [{ url = "https://witness.example.org/", key = "witness.example.org+d911b8da+BIqI4910CfGV/VLbLTy6XXLKZwm/HZQSG/N0iAG0D29c" }]
 #postgres = "postgres://airlock_host@db.example.org/audit"
 
+[store]
+# What the store keeps, and for how long (durations: 30s, 15m, 12h, 7d). A finished
+# transaction's preview, parameters and result are compacted after keep_details to what
+# history and audits need (action, parameters' digest, risk, who, when, outcome, preview
+# digest); \`airlock history\` lists it until keep_history. The signed log moves to the
+# archive directory in verifiable segments (each archival is a signed entry; verify the
+# whole history with \`airlock audit verify --archive DIR\`); keep copies off the host.
+# Under min_free_mb free in the state directory new previews are refused, and reserve_mb
+# stays set aside for approved executes and the log's own writes.
+keep_details = "7d"
+#keep_details = "1d"
+keep_history = "90d"
+#keep_history = "30d"
+archive_segment_entries = 100000
+#archive_segment_entries = 50000
+archive_after = "30d"
+#archive_after = "7d"
+#archive_dir = "/srv/airlock-archive"
+min_free_mb = 256
+#min_free_mb = 512
+reserve_mb = 64
+#reserve_mb = 128
+
 # Rules: the daemon approves by itself requests for one action whose parameters match
 # exactly (a literal, or a glob whose * and ? never match "/"), at most once per cooldown
 # and daily_cap times a day. Medium risk at most: High always waits for a person.

@@ -30,4 +30,5 @@ test('its commented examples, uncommented, are a valid policy that changes every
   assert.equal(p.audit.syslogCa, '/etc/airlock/syslog-ca.pem');
   assert.deepEqual(p.audit.witnesses.map((w) => [w.url, w.name]), [['https://witness.example.org/', 'witness.example.org']]);
   assert.equal(p.audit.postgres, 'postgres://airlock_host@db.example.org/audit');
+  assert.deepEqual(p.store, { keepDetailsMs: 86_400_000, keepHistoryMs: 30 * 86_400_000, archiveSegmentEntries: 50_000, archiveAfterMs: 7 * 86_400_000, archiveDir: '/srv/airlock-archive', minFreeBytes: 512 * 1048576, reserveBytes: 128 * 1048576 });
 });
