@@ -20,7 +20,9 @@
  */
 import { mkdirSync, chmodSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { BundleWriter, startRecord } from '../audit/bundle.js';
+import { BundleWriter, evidenceRecords, startRecord } from '../audit/bundle.js';
+import { checkpointLineSize } from '../audit/checkpoint-size.js';
+import { treeHeadLine } from '../audit/note.js';
 import type { EntryDraft } from '../audit/entry.js';
 import { formatPublicKey } from '../audit/keys.js';
 import { startOfBase } from '../audit/log-base.js';
@@ -53,6 +55,12 @@ export interface ArchiverOptions {
   logId: string;
   log: (msg: string) => void;
   now?: () => number;
+  /**
+   * The host's checkpoint file (sinks/file.ts): its lines about the segment go into it (with any
+   * witness cosignatures), and afterwards the file keeps only the head of the new base and later
+   * lines, so it stays bounded with the store.
+   */
+  checkpoints?: { read(): Promise<string>; trimThrough(upTo: number, first: readonly string[]): Promise<{ kept: number; dropped: number }> };
 }
 
 /** A segment's file name: the log and its entry range, zero-padded so that names sort in log order. */
@@ -106,7 +114,12 @@ export class Archiver {
     try {
       const keys = this.o.publicKeys();
       const start = startOfBase(base);
-      await w.preamble({ publicKey: formatPublicKey(keys.current).trim(), publicKeys: keys.all, start: start ? startRecord(start.start) : null, treeHeads: [...(start ? [start.treeHead] : []), head], now: at, segment: { first_seq: first, last_seq: upTo } });
+      // The host's own heads and checkpoints of the segment's sizes go with it, cosignatures and all.
+      const about = (size: number | null) => size !== null && size > base.seq && size <= upTo;
+      const own = this.o.checkpoints ? evidenceRecords([await this.o.checkpoints.read()]) : { treeHeads: [], checkpointLines: [] };
+      const treeHeads = [...(start ? [start.treeHead] : []), ...own.treeHeads.filter((n) => about(checkpointLineSize(treeHeadLine(n)))), head];
+      const checkpointLines = own.checkpointLines.filter((l) => about(checkpointLineSize(l)));
+      await w.preamble({ publicKey: formatPublicKey(keys.current).trim(), publicKeys: keys.all, start: start ? startRecord(start.start) : null, treeHeads, checkpointLines, now: at, segment: { first_seq: first, last_seq: upTo } });
       for (let after = base.seq; after < upTo; ) {
         const rows = await store.logRows(after, Math.min(PAGE, upTo - after));
         if (rows.length === 0 || rows[0]!.seq !== after + 1) throw new AirlockError('integrity', 'archive_gap', `the live log has no entry ${after + 1} to archive`);
@@ -129,6 +142,8 @@ export class Archiver {
     };
     await store.archiveSegment(upTo, head, entry);
     this.o.log(`archived entries ${first} to ${upTo} of the log to ${file} (${written.bytes} bytes)`);
+    // The segment's lines are in its file now; the checkpoint file starts again from the new base.
+    await this.o.checkpoints?.trimThrough(upTo, [treeHeadLine(head)]).catch((e: Error) => this.o.log(`the checkpoint file was not trimmed after archiving through ${upTo} (it keeps growing until the next archival): ${e.message}`));
     return { first, last: upTo, file, bytes: written.bytes, sha256: written.sha256 };
   }
 }

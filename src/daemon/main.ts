@@ -184,6 +184,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     publicKeys: () => ({ all: files.audit.history().map((l) => l.raw), current: sealer.current.publicRaw }),
     logId,
     log,
+    checkpoints: checkpoints.file,
   });
   space.sample(); // a disk already low at start is recorded now; the reserve is written if there is room
   const retention = new RetentionSweep(store, () => svc.currentPolicy.store, Date.now, log);

@@ -18,6 +18,10 @@ import { FileSink } from '../../src/daemon/sinks/file.js';
 import { PostgresSink } from '../../src/daemon/sinks/postgres.js';
 import { TreeHeadPublisher } from '../../src/daemon/sinks/publisher.js';
 import type { Sink, TreeHead } from '../../src/daemon/sinks/sink.js';
+import { checkpointLineSize } from '../../src/audit/checkpoint-size.js';
+import { checkpointOrigin, formatCheckpointLine, signCheckpoint } from '../../src/audit/checkpoint.js';
+import { signingKeyFromSeed } from '../../src/audit/keys.js';
+import { signTreeHead, treeHeadLine } from '../../src/audit/note.js';
 
 const ORIGIN = 'web1.example/airlock/0123456789abcdef';
 const AT = new Date('2026-03-01T12:00:00.000Z');
@@ -221,6 +225,35 @@ describe('the append-only file', () => {
       await assert.rejects(sink.publish(head(3)), /ELOOP/);
       assert.equal(readFileSync(join(dir, 'elsewhere'), 'utf8'), '');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the append-only file, trimmed after an archival', () => {
+  test('it keeps the new base head first, then every line of a later size or none it can read; the rest is gone; appends go on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-file-'));
+    try {
+      const path = join(dir, 'checkpoints.log');
+      const sink = new FileSink(path);
+      const key = signingKeyFromSeed(Buffer.alloc(32, 9));
+      const origin = checkpointOrigin('web1.example', key.keyId);
+      const real = (size: number) => treeHeadLine(signTreeHead(key, origin, size, createHash('sha256').update(String(size)).digest(), AT));
+      const legacy = (size: number) => formatCheckpointLine(signCheckpoint(key, origin, size, 'ab'.repeat(32), AT));
+      await sink.append([legacy(5), real(5), 'a line of no size', real(9), legacy(12), real(12)]);
+      // Appends asked for while the trim runs wait their turn: none is lost.
+      const [trim] = await Promise.all([sink.trimThrough(9, [real(9)]), sink.append([real(13)])]);
+      assert.deepEqual(trim, { kept: 4, dropped: 3 }); // the append asked for after it runs after it
+      assert.equal(readFileSync(path, 'utf8'), [real(9), 'a line of no size', legacy(12), real(12), real(13)].map((l) => `${l}\n`).join(''));
+      assert.equal(statSync(path).mode & 0o777, 0o644);
+      assert.deepEqual(readFileSync(path, 'utf8').trim().split('\n').map(checkpointLineSize), [9, null, 12, 12, 13]);
+      if (await sink.appendOnly) assert.throws(() => writeFileSync(path, 'rewritten'), /EPERM/, 'append-only again after the trim');
+    } finally {
+      try {
+        execFileSync('/usr/bin/chattr', ['-a', '--', join(dir, 'checkpoints.log')], { stdio: 'ignore' });
+      } catch {
+        // not append-only, or already gone
+      }
       rmSync(dir, { recursive: true, force: true });
     }
   });

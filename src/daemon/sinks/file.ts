@@ -6,13 +6,21 @@
  * an auditor on the host finds first, and the one the others are compared with.
  */
 import { chmodSync, closeSync, constants, existsSync, openSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import { checkpointLineSize } from '../../audit/checkpoint-size.js';
 import type { Sink, TreeHead } from './sink.js';
+
+/** chattr, by path, with no environment: sets or clears the append-only attribute (false: the file system refused). */
+const chattr = (flag: '+a' | '-a', path: string) => new Promise<boolean>((resolve) => execFile('/usr/bin/chattr', [flag, '--', path], { timeout: 5_000, env: {} }, (err) => resolve(!err)));
 
 export class FileSink implements Sink {
   readonly name = 'file';
   private closed = false;
+  /** Appends and trims run one at a time, in the order asked. */
+  private serial: Promise<unknown> = Promise.resolve();
   /** Whether chattr +a took (false on filesystems that refuse the attribute). */
   readonly appendOnly: Promise<boolean>;
 
@@ -22,7 +30,62 @@ export class FileSink implements Sink {
       chmodSync(path, 0o644); // whatever the umask (an existing file may be append-only: left as it is)
     }
     // Best effort: overlayfs, tmpfs and some container filesystems refuse the attribute.
-    this.appendOnly = new Promise((resolve) => execFile('/usr/bin/chattr', ['+a', '--', path], { timeout: 5_000, env: {} }, (err) => resolve(!err)));
+    this.appendOnly = chattr('+a', path);
+  }
+
+  private inTurn<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(op, op);
+    this.serial = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The file's text as it stands (between appends). */
+  read(): Promise<string> {
+    return this.inTurn(() => readFile(this.path, { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW }));
+  }
+
+  /**
+   * After a segment of the log ending at `upTo` was archived with the lines of its sizes: the
+   * file keeps `first` (the head of size upTo, where the live log now starts) and every line of a
+   * size past upTo, or of no size it can read; the rest went into the archive. Rewritten whole
+   * (a temporary file, synced, renamed over it), the append-only attribute lifted meanwhile and
+   * put back: so the file holds what the live log needs instead of growing with the log forever.
+   */
+  trimThrough(upTo: number, first: readonly string[]): Promise<{ kept: number; dropped: number }> {
+    return this.inTurn(async () => {
+      if (first.some((l) => /[\r\n]/.test(l))) throw new RangeError('a checkpoint line holds no line break');
+      const lines = (await readFile(this.path, { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW })).split('\n').filter((l) => l !== '');
+      const kept = lines.filter((l) => {
+        const size = checkpointLineSize(l);
+        return size === null || size > upTo;
+      });
+      const tmp = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`);
+      const fd = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+      try {
+        await fd.write([...first, ...kept].map((l) => `${l}\n`).join(''));
+        await fd.chmod(0o644);
+        await fd.sync();
+      } finally {
+        await fd.close();
+      }
+      const wasAppendOnly = await this.appendOnly;
+      try {
+        if (wasAppendOnly) await chattr('-a', this.path);
+        await rename(tmp, this.path);
+      } catch (e) {
+        await unlink(tmp).catch(() => {});
+        if (wasAppendOnly) await chattr('+a', this.path);
+        throw e;
+      }
+      const dir = await open(dirname(this.path), constants.O_RDONLY | constants.O_DIRECTORY);
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+      if (wasAppendOnly) await chattr('+a', this.path);
+      return { kept: first.length + kept.length, dropped: lines.length - kept.length };
+    });
   }
 
   async publish(head: TreeHead): Promise<void> {
@@ -30,7 +93,11 @@ export class FileSink implements Sink {
   }
 
   /** Appends whole lines in one write (a cosigned head, from the witness sink, comes this way too). */
-  async append(lines: readonly string[]): Promise<void> {
+  append(lines: readonly string[]): Promise<void> {
+    return this.inTurn(() => this.appendNow(lines));
+  }
+
+  private async appendNow(lines: readonly string[]): Promise<void> {
     if (this.closed) throw new Error('the file sink is closed');
     if (lines.some((l) => /[\r\n]/.test(l))) throw new RangeError('a checkpoint line holds no line break');
     const text = lines.map((l) => `${l}\n`).join('');

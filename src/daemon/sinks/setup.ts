@@ -52,7 +52,7 @@ export function signHead(key: SigningKey, origin: string, head: RootedHead, now:
   return { size: head.size, root: head.root, note, line: treeHeadLine(note), legacy: formatCheckpointLine(signCheckpoint(key, origin, head.size, head.hash, now)) };
 }
 
-export function buildPublisher(s: PublisherSetup): TreeHeadPublisher<RootedHead> {
+export function buildPublisher(s: PublisherSetup): TreeHeadPublisher<RootedHead> & { file: FileSink } {
   const file = new FileSink(s.file);
   const sinks: Sink[] = [file];
   if (s.localSyslog) sinks.push(new LoggerSink());
@@ -77,11 +77,15 @@ export function buildPublisher(s: PublisherSetup): TreeHeadPublisher<RootedHead>
     );
   }
   if (a.postgres) sinks.push(new PostgresSink({ url: a.postgres, origin: s.origin }));
-  return new TreeHeadPublisher<RootedHead>({
-    sign: (head, now) => signHead(s.key(), s.origin, head, now),
-    sinks,
-    coalesceMs: s.coalesceMs,
-    scheduleMs: a.checkpointIntervalSeconds * 1000,
-    log: s.log,
-  });
+  // The file sink is also what the archiver trims after each segment (archiver.ts).
+  return Object.assign(
+    new TreeHeadPublisher<RootedHead>({
+      sign: (head, now) => signHead(s.key(), s.origin, head, now),
+      sinks,
+      coalesceMs: s.coalesceMs,
+      scheduleMs: a.checkpointIntervalSeconds * 1000,
+      log: s.log,
+    }),
+    { file },
+  );
 }
