@@ -11,6 +11,7 @@ import { AirlockError } from '../protocol/errors.js';
 import { describeUrl } from './pg-url.js';
 import type { AuditSource } from './source.js';
 import type { LogRow } from './verify.js';
+import { parseLogBase, startOfBase, type LogBase } from './log-base.js';
 
 export interface PostgresLogSource extends AuditSource {
   /** As the database says: untrusted text, escaped wherever it is shown. */
@@ -89,5 +90,19 @@ export async function postgresSources(url: string): Promise<PostgresLogSource[]>
     name: `log ${l.origin} in ${where}`,
     checkpoints: async () => [],
     entries: () => readLog(url, l.log_id),
+    start: async () => startOfBase(await readBase(url, l.log_id)),
   }));
+}
+
+/** Where the log starts once its first segments were archived (the store's base row; none: entry 1). */
+async function readBase(url: string, logId: string): Promise<LogBase> {
+  const client = await connect(url);
+  try {
+    const r = await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [logId, 'log_base']);
+    return parseLogBase(r.rows[0]?.value);
+  } catch (e) {
+    throw e instanceof AirlockError ? e : unreachable(url, e);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

@@ -15,6 +15,8 @@ import { PAGE_ROWS, postgresSources } from '../../src/audit/postgres-source.js';
 import { verifySource } from '../../src/audit/source.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { formatCheckpointLine, signCheckpoint } from '../../src/audit/checkpoint.js';
+import { signTreeHead, treeHeadLine } from '../../src/audit/note.js';
+import { rootAt } from '../../src/audit/merkle.js';
 import { airlock } from '../support/cli.js';
 import { removeTree } from '../support/fs.js';
 import { draft } from '../support/store-contract.js';
@@ -134,5 +136,26 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.match(r.stdout + r.stderr, /cannot read the PostgreSQL database postgres:\/\/postgres@127\.0\.0\.1:1\/test/);
     assert.ok(!(r.stdout + r.stderr).includes('s3cret'));
+  });
+
+  test('a host whose first segment was archived verifies from its base: the signed head there vouches for it', async () => {
+    const k = signingKeyFromSeed(randomBytes(32));
+    const o = `host9.example/airlock/${k.keyId}`;
+    const store = await openPostgresStore({ url: schema.url, logId: k.keyId, origin: o, seal: (d, seq, prev) => sealEntry(k, d, seq, prev) });
+    let head: string;
+    try {
+      await store.appendEntries(Array.from({ length: 30 }, (_, j) => draft('refused', null, { j })));
+      const base = signTreeHead(k, o, 20, await rootAt(20, store.merkleNodes), new Date());
+      await store.archiveSegment(20, base, draft('archived', null, { first_seq: 1, last_seq: 20 }));
+      head = treeHeadLine(signTreeHead(k, o, 31, await rootAt(31, store.merkleNodes), new Date()));
+    } finally {
+      await store.close();
+    }
+    const cps = join(dir, 'host9-checkpoints.log');
+    writeFileSync(cps, `${head}\n`);
+    const src = (await postgresSources(schema.url)).find((s) => s.logId === k.keyId)!;
+    const r = await verifySource(src, k.publicRaw, { origin: o, checkpointFiles: [{ path: cps, named: true, required: true }] });
+    assert.equal(r.status, 'intact', JSON.stringify(r));
+    assert.deepEqual([r.entries, r.archived], [31, 20]);
   });
 });
