@@ -10,14 +10,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { startWorld, rejectsWith, type World } from '../support/world.js';
-import { CLI } from '../support/cli.js';
+import { airlock, airlockAs } from '../support/cli.js';
 import { removeTree, tempDir } from '../support/fs.js';
-import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
+import type { Principal } from '../../src/sandbox/principal.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import { checkpointLineSize } from '../../src/audit/checkpoint-size.js';
 
@@ -54,19 +53,8 @@ after(async () => {
   if (dir) removeTree(dir);
 });
 
-function run(as: Principal | null, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const who: UnixIdentity | null = as ? as.identity : null;
-  const node = [process.execPath, '--import', import.meta.resolve('tsx'), CLI, ...args];
-  const argv = who ? ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--', ...node] : node;
-  return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', AIRLOCK_SOCKET: w.d.socket } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+/** The real CLI: as a real Unix user (olga), or as root (who reads the archive and the database). */
+const run = (as: Principal | null, args: string[]) => (as ? airlockAs(as.identity, w.d.socket, args) : airlock(['--socket', w.d.socket, ...args]));
 const pub = () => join(dir, 'audit.pub');
 const segments = () => readdirSync(archive).filter((n) => n.endsWith('.jsonl.gz')).sort();
 const verifyJson = async (as: Principal | null, extra: string[]) => {

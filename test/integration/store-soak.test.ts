@@ -10,11 +10,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startWorld, type World } from '../support/world.js';
-import { CLI } from '../support/cli.js';
+import { airlock } from '../support/cli.js';
 import { removeTree, tempDir } from '../support/fs.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
@@ -64,16 +63,7 @@ after(async () => {
   if (dir) removeTree(dir);
 });
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), CLI, ...args], { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', AIRLOCK_SOCKET: w.d.socket } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => airlock(['--socket', w.d.socket, ...args]);
 
 describe('a store under an agent loop', () => {
   test('the database levels off while the archive grows; the live log stays within two segments and a round', () => {
