@@ -153,6 +153,11 @@ export async function verifyLog(
       const by = span && chain.spans.length > 1 ? `key ${span.key_id} (the current key from seq ${span.first_seq})` : 'this key';
       return { ...base, status: 'broken', first_broken: { seq: badSig, reason: `signature does not verify: the entry was altered or not signed by ${by}` } };
     }
+    // After archived entries, the key current at the base may be one the auditor's file lacks (a rotation
+    // in the archive brought it in): not a contradiction, a missing key.
+    if (structural && start && chain.untrustedFirstKey !== null) {
+      return { ...base, status: 'cannot_verify', reason: `${structural.reason}: the key may have rotated in the archived part of the log; verify with the whole key history (\`airlock audit pubkey --history --out FILE\`), or walk the archive with --archive DIR` };
+    }
     if (structural && laterKeyAt !== null) {
       const reason = `${structural.reason}: it holds a later key of this log (the rotation at seq ${laterKeyAt} names it), not the first one; export the whole key history with \`airlock audit pubkey --history --out FILE\` and verify with that file`;
       return { ...base, status: 'cannot_verify', reason };
