@@ -10,6 +10,7 @@ import { isCanonicalForm } from '../protocol/canonical.js';
 import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
 import { Evidence, type CheckpointEvidence, type EvidenceSummary, type WitnessKey } from './evidence.js';
 import { KeyChain, type KeySpan } from './key-chain.js';
+import { MerkleFrontier } from './merkle.js';
 
 export interface LogRow {
   seq: number;
@@ -108,6 +109,12 @@ export async function verifyLog(
     batch = { publicKeyHex: batch.publicKeyHex, seqs: [], bodies: [], sigs: [] };
   };
 
+  // A live log that starts after archived entries must hold the signed `archived` entry that moved
+  // its base there (the archival appends it after the segment, so it is always live): otherwise
+  // entries 1..base left the store with nothing signed saying so. A segment on its own (`end`)
+  // does not hold the entry that archived its predecessor; its start head vouches for it alone.
+  const baseRoot = start ? MerkleFrontier.fromEdge(start.seq, start.frontier.map((h) => Buffer.from(h, 'hex'))).root().toString('hex') : null;
+  let archivalOfBase: boolean | null = start && (opts.end === undefined || opts.end === null) ? false : null;
   let expected = start ? start.seq + 1 : 1;
   let prev = start ? start.hash : GENESIS_HASH;
   // Set inside take(); the cast keeps TypeScript from narrowing it to null out here.
@@ -125,6 +132,7 @@ export async function verifyLog(
     }
     prev = entryHash(row.body);
     evidence.observe(row.seq, prev, row.body);
+    if (archivalOfBase === false && row.body.includes('"kind":"archived"')) archivalOfBase = namesBase(row.body, start!, baseRoot!) || false;
     batch.seqs.push(row.seq);
     batch.bodies.push(row.body);
     batch.sigs.push(row.sig);
@@ -163,6 +171,9 @@ export async function verifyLog(
       return { ...base, status: 'cannot_verify', reason };
     }
     if (structural) return { ...base, status: 'broken', first_broken: structural };
+    if (archivalOfBase === false) {
+      return { ...base, status: 'broken', first_broken: { seq: start!.seq + 1, reason: `the log starts after entry ${start!.seq}, but no signed archived entry in it says entries 1 to ${start!.seq} were archived (with that tree's root): they were removed from the store, not archived` } };
+    }
     // Heads are checked against the chain's keys and every key the auditor trusts: a later key the
     // walked log no longer introduces (its tail cut before a rotation) still counts as evidence.
     const evidenceKeys = [...chain.keys(), ...trusted].filter((k, i, all) => all.findIndex((x) => x.equals(k)) === i);
@@ -182,6 +193,16 @@ function startVerifyWorker(): Worker {
   const tsx = import.meta.resolve('tsx/esm/api');
   const src = new URL('./verify-worker.ts', import.meta.url).href;
   return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(src)}); })`, { eval: true });
+}
+
+/** Whether an `archived` entry's body says the segment ending at the start was archived, with the start's root. */
+function namesBase(body: string, start: LogStart, root: string): boolean {
+  try {
+    const e = JSON.parse(body) as LogEntry;
+    return e.kind === 'archived' && e.details.last_seq === start.seq && e.details.root === root;
+  } catch {
+    return false;
+  }
 }
 
 function checkStructure(row: LogRow, expected: number, prev: string, chain: KeyChain): string | null {

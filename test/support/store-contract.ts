@@ -572,7 +572,8 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       // Refused: nothing archived past the head, nor an empty segment.
       await assert.rejects(store.archiveSegment(101, note37, draft('archived')), (e: AirlockError) => e.code === 'archive_range');
       await assert.rejects(store.archiveSegment(0, note37, draft('archived')), (e: AirlockError) => e.code === 'archive_range');
-      const base = await store.archiveSegment(37, note37, draft('archived', null, { first_seq: 1, last_seq: 37 }));
+      const root37 = (await rootAt(37, store.merkleNodes)).toString('hex');
+      const base = await store.archiveSegment(37, note37, draft('archived', null, { first_seq: 1, last_seq: 37, root: root37 }));
       assert.deepEqual({ ...base, frontier: base.frontier.length }, { seq: 37, hash: entryHash(before[36]!.body), frontier: 3, tree_head: note37 });
       assert.deepEqual(store.logBase(), base);
       const rows = await allRows(store);
@@ -584,6 +585,10 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       const rep = await verifyLog(rows, key.publicRaw, evidence(treeHeadLine(note37), await headAt(101)), { workers: 1, start });
       assert.equal(rep.status, 'intact', JSON.stringify(rep));
       assert.deepEqual([rep.entries, rep.archived, rep.root], [101, 37, store.logHead().root]);
+      // Rows removed and a base set with no archived entry saying so (a forged base): broken.
+      const unannounced = await verifyLog(rows.filter((r) => JSON.parse(r.body).kind !== 'archived'), key.publicRaw, evidence(treeHeadLine(note37), await headAt(100)), { workers: 1, start });
+      assert.equal(unannounced.status, 'broken');
+      assert.match(unannounced.first_broken!.reason, /no signed archived entry/);
       // Without a head of size 37, nothing vouches for where the live log starts.
       const unvouched = await verifyLog(rows, key.publicRaw, evidence(await headAt(101)), { workers: 1, start });
       assert.equal(unvouched.status, 'cannot_verify');
@@ -599,7 +604,7 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       // A second archival takes the next segment; reopened, the store keeps its base and continues its log.
       const note80 = signTreeHead(key, origin, 80, await rootAt(80, store.merkleNodes), new Date());
       await assert.rejects(store.archiveSegment(37, note80, draft('archived')), (e: AirlockError) => e.code === 'archive_range');
-      await store.archiveSegment(80, note80, draft('archived', null, { first_seq: 38, last_seq: 80 }));
+      await store.archiveSegment(80, note80, draft('archived', null, { first_seq: 38, last_seq: 80, root: (await rootAt(80, store.merkleNodes)).toString('hex') }));
       await store.close(); // withStore closes it again at the end, which is harmless
       const again = await s.open({ seal });
       try {

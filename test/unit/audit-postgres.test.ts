@@ -146,7 +146,7 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
     try {
       await store.appendEntries(Array.from({ length: 30 }, (_, j) => draft('refused', null, { j })));
       const base = signTreeHead(k, o, 20, await rootAt(20, store.merkleNodes), new Date());
-      await store.archiveSegment(20, base, draft('archived', null, { first_seq: 1, last_seq: 20 }));
+      await store.archiveSegment(20, base, draft('archived', null, { first_seq: 1, last_seq: 20, root: (await rootAt(20, store.merkleNodes)).toString('hex') }));
       head = treeHeadLine(signTreeHead(k, o, 31, await rootAt(31, store.merkleNodes), new Date()));
     } finally {
       await store.close();

@@ -22,13 +22,15 @@ const d: EntryDraft = { kind: 'refused', transaction_id: null, action_name: null
 const sub = (rows: LogRow[]) => rows.reduce((f, r) => (f.push(leafHash(r.body)), f), MerkleFrontier.empty()).root().toString('hex');
 
 /** A log of n entries, the first ten signed by `first` and the rest by `rest` (key ids only: no rotation entry). */
-function log(n: number, rest = first) {
+function log(n: number, rest = first, announced = true) {
   const rows: LogRow[] = [];
   const frontiers: MerkleFrontier[] = [];
   const hashes: string[] = [GENESIS_HASH];
   const tree = MerkleFrontier.empty();
   for (let seq = 1; seq <= n; seq++) {
-    const s = sealEntry(seq <= 10 ? first : rest, d, seq, hashes.at(-1)!);
+    // Entry 11 is the archival that moved the base to 10, as the daemon appends it.
+    const draft: EntryDraft = seq === 11 && announced ? { ...d, kind: 'archived', details: { first_seq: 1, last_seq: 10, root: frontiers[9]!.root().toString('hex') } } : d;
+    const s = sealEntry(seq <= 10 ? first : rest, draft, seq, hashes.at(-1)!);
     rows.push({ seq, body: s.body, sig: s.sig });
     hashes.push(s.hash);
     tree.push(leafHash(s.body));
@@ -54,6 +56,13 @@ test('from a base, a head of its size vouches for the start; without one the log
   const gap = await verifyLog(l.rows.slice(11), first.publicRaw, ev(head(10), head(30)), { workers: 1, start });
   assert.equal(gap.status, 'broken');
   assert.match(gap.first_broken!.reason, /entry 11 is missing/);
+  // A live log with no signed archived entry for its base (rows deleted and a base made up from a
+  // signed head of the checkpoint file): entries 1-10 were removed, not archived.
+  const silent = log(30, first, false);
+  const silentStart = { ...start, hash: silent.hashes[10]!, frontier: [sub(silent.rows.slice(0, 8)), sub(silent.rows.slice(8, 10))] };
+  const removed = await verifyLog(silent.rows.slice(10), first.publicRaw, [{ from: 'test', text: [10, 30].map((n) => treeHeadLine(signTreeHead(first, origin, n, silent.root(n), new Date()))).join('\n') + '\n' }], { workers: 1, start: silentStart });
+  assert.equal(removed.status, 'broken', JSON.stringify(removed));
+  assert.match(removed.first_broken!.reason, /no signed archived entry/);
   // A base whose chain hash is not entry 10's: the first live entry does not chain to it.
   const wrong = await verifyLog(l.rows.slice(10), first.publicRaw, ev(head(10), head(30)), { workers: 1, start: { ...start, hash: 'ab'.repeat(32) } });
   assert.equal(wrong.status, 'broken');
