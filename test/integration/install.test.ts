@@ -222,7 +222,9 @@ test('store.check answers approvers and admins only', async () => {
   const dev = await w.as('frank', ['airlock-dev']);
   await rejectsWith(dev.call('store.check', {}), 'authorization', 'not_an_approver');
   const admin = await w.as('grace', ['airlock-admin']);
-  assert.deepEqual(await admin.call('store.check', {}), { ok: true, result: ['ok'] });
+  const check = await admin.call('store.check', {});
+  assert.deepEqual([check.ok, check.result], [true, ['ok']]);
+  assert.equal(check.space?.state, 'ok', 'and the free space of the state directory, judged');
 });
 
 test('uninstall --purge lists what it deletes, asks or needs --yes, removes the append-only checkpoints, and says what it leaves', async (t) => {
