@@ -47,6 +47,13 @@ export interface ArchiverOptions {
   store: Store;
   /** The archive directory (the policy's archive_dir, or `archive` beside the store). */
   dir: () => string;
+  /**
+   * Refuses a directory that someone other than root could swap for a link before the daemon
+   * (root) creates, chmods and writes into it: a policy's archive_dir under a user's directory
+   * would otherwise let that user point the chmod and the segments at /etc. Called before each
+   * archival (the file system changes between sweeps).
+   */
+  trustDir: (dir: string) => Promise<void>;
   settings: () => StoreSettings;
   /** Signs a tree head of the log with the current audit key: the note. */
   sign: (size: number, root: Buffer, at: Date) => string;
@@ -105,6 +112,7 @@ export class Archiver {
     const root = await rootAt(upTo, store.merkleNodes);
     const head = this.o.sign(upTo, root, at);
     const dir = this.o.dir();
+    await this.o.trustDir(dir);
     mkdirSync(dir, { recursive: true, mode: STATE_DIR_MODE });
     chmodSync(dir, STATE_DIR_MODE);
     const file = join(dir, segmentName(this.o.logId, first, upTo));
