@@ -16,6 +16,10 @@ import { CLI } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { removeTree, tempDir } from '../support/fs.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
+import { daemonSource } from '../../src/client/audit-source.js';
+import { verifySource } from '../../src/audit/source.js';
+import { parsePublicKey } from '../../src/audit/keys.js';
+import type { AirlockClient } from '../../src/client/client.js';
 import { bundleSource } from '../../src/audit/bundle.js';
 import { leafHash, nodeHash } from '../../src/audit/merkle.js';
 import { parseCheckpointBody, parseNote, readTreeHeadLines } from '../../src/audit/note.js';
@@ -161,6 +165,29 @@ describe('archival under attack (write access to the store and the archive, no a
     // The host's checkpoint file holds heads of every size up to the segment's real end.
     const r = await verify(['--bundle', forged, '--checkpoints', w.d.files.checkpoints]);
     assert.notEqual(r.report.status, 'intact', `entries ${cut + 1} to ${cut + 10} were cut from ${name}, and verify says ${JSON.stringify(r.report)}`);
+  });
+
+  test('an archival while the daemon\'s log is being read is not reported as entries deleted', async () => {
+    // The auditor's reader (the real daemonSource, over a real user's connection) learns the base...
+    const src = daemonSource(agent as unknown as AirlockClient, w.d.socket);
+    const started = await src.start!();
+    assert.ok(started);
+    // ...and before its pages come, the sweep archives the next segment (as it may at any time).
+    const r = await agent.op<{ done: number }>('agentLoop', { action: 'Uptime', params: {}, count: 20, concurrency: 4, timeLimitMs: 60_000 });
+    assert.equal(r.done, 20);
+    const deadline = Date.now() + 30_000;
+    const watcher = daemonSource(agent as unknown as AirlockClient, w.d.socket);
+    while (((await watcher.start!())?.start.seq ?? 0) === started.start.seq) {
+      if (Date.now() > deadline) throw new Error('no archival came');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const pub = parsePublicKey(readFileSync(w.d.files.publicKey, 'utf8'));
+    const outcome = await verifySource({ ...src, start: async () => started }, pub, { workers: 1 }).then(
+      (rep) => rep.status,
+      (e: { category?: string; code?: string }) => `${e.category}/${e.code}`,
+    );
+    // Nothing was deleted: a reader that saw the log move on says so (run again), it does not cry tampering.
+    assert.equal(outcome, 'transient/log_archived');
   });
 
   // Last: it changes the policy in force.
