@@ -167,6 +167,29 @@ describe('archival under attack (write access to the store and the archive, no a
     assert.notEqual(r.report.status, 'intact', `entries ${cut + 1} to ${cut + 10} were cut from ${name}, and verify says ${JSON.stringify(r.report)}`);
   });
 
+  test('a segment cut short to a size no signed head covers is cannot_verify on its own; with the host\'s heads, it says its range is unsigned', async () => {
+    const name = segments()[1]!;
+    const lines = gunzipSync(readFileSync(join(archive, name))).toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const header = lines[0] as { segment: { first_seq: number; last_seq: number } };
+    const realEnd = header.segment.last_seq;
+    const cut = realEnd - 10;
+    // The entries past the cut, and the segment's own head of its real end, go.
+    const kept = lines.filter((r) => !(r.type === 'entry' && (r.seq as number) > cut) && !(r.type === 'tree_head' && (r.note as string).split('\n')[1] === String(realEnd)));
+    header.segment.last_seq = cut;
+    const end = kept.at(-1)!;
+    end.entries = kept.filter((r) => r.type === 'entry').length;
+    end.tree_heads = kept.filter((r) => r.type === 'tree_head').length;
+    const forged = join(dir, `alone-${name}`);
+    writeFileSync(forged, gzipSync(kept.map((r) => JSON.stringify(r)).join('\n') + '\n'));
+    const alone = await verify(['--bundle', forged]);
+    assert.equal(alone.report.status, 'cannot_verify', JSON.stringify(alone.report));
+    assert.match(alone.report.reason!, new RegExp(`ends at entry ${cut}`));
+    // The untouched segment with the host's later heads: intact, and the report says what its range rests on.
+    const whole = await cli(['audit', 'verify', '--pubkey', join(dir, 'audit.pub'), '--json', '--bundle', join(archive, name), '--checkpoints', w.d.files.checkpoints]);
+    assert.equal(whole.code, 0, whole.stdout);
+    assert.ok((JSON.parse(whole.stdout) as { warnings: string[] }).warnings.some((x) => /header's word/.test(x)), whole.stdout);
+  });
+
   test('an archival while the daemon\'s log is being read is not reported as entries deleted', async () => {
     // The auditor's reader (the real daemonSource, over a real user's connection) learns the base...
     const src = daemonSource(agent as unknown as AirlockClient, w.d.socket);
