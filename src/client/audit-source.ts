@@ -15,22 +15,41 @@ import type { AirlockClient } from './client.js';
 export const ENTRY_PAGE = 2000;
 
 export function daemonSource(cl: AirlockClient, where: string): AuditSource {
+  /** The base start() saw: the pages must start there (an archival since moves it). */
+  let startedAt: number | undefined;
   return {
     name: `the daemon at ${where}`,
     checkpoints: async () => [{ from: `the daemon's checkpoint file`, text: await daemonCheckpoints(cl) }],
-    entries: () => daemonEntries(cl),
+    entries: () => daemonEntries(cl, startedAt),
     start: async () => {
       const page = await cl.call('audit.entries', { after_seq: 0, limit: 1 });
-      return page.base ? startOfBase(checkLogBase(page.base)) : null;
+      const started = page.base ? startOfBase(checkLogBase(page.base)) : null;
+      startedAt = started?.start.seq ?? 0;
+      return started;
     },
   };
 }
 
-/** The daemon's whole log as stored, page by page, in seq order; a page that does not move forward is an error. */
-export async function* daemonEntries(cl: AirlockClient): AsyncGenerator<LogRow> {
+/**
+ * The daemon's whole live log as stored, page by page, in seq order; a page that does not move
+ * forward is an error. `base`: where the reader was told the live log starts (its start()).
+ *
+ * The daemon's sweep may archive a segment while the pages are read: the rows this reader is
+ * about to ask for then left the store (with a signed `archived` entry), and the next page would
+ * start past them, which a verifier must call entries deleted. A page says where the live log
+ * starts whenever it begins at or before the base; one that names a base other than the one this
+ * reader started from is `transient/log_archived`: run again, nothing is missing.
+ */
+export async function* daemonEntries(cl: AirlockClient, base?: number): AsyncGenerator<LogRow> {
   let after = 0;
+  let startedAt = base;
   for (;;) {
     const page = await cl.call('audit.entries', { after_seq: after, limit: ENTRY_PAGE });
+    const now = page.base ? checkLogBase(page.base).seq : after === 0 ? 0 : null;
+    startedAt ??= now ?? 0;
+    if (now !== null && now !== startedAt) {
+      throw new AirlockError('transient', 'log_archived', `the daemon archived the log's entries up to ${now} while they were being read (from entry ${startedAt + 1}, at entry ${after}): nothing is missing, the live log moved on`, 'run it again; or verify the whole history, archive included, with `airlock audit verify --archive DIR`');
+    }
     yield* page.rows;
     if (page.next_after_seq === null || page.rows.length === 0) return;
     if (page.next_after_seq <= after) throw new AirlockError('integrity', 'bad_audit_page', `the daemon's page after entry ${after} does not move forward (next ${page.next_after_seq})`);

@@ -18,7 +18,7 @@
  * log's public keys and its entries byte for byte. `airlock audit verify --bundle SEGMENT`
  * checks one; `--archive DIR` walks them all and the live log as one log.
  */
-import { mkdirSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BundleWriter, evidenceRecords, startRecord } from '../audit/bundle.js';
 import { checkpointLineSize } from '../audit/checkpoint-size.js';
@@ -47,6 +47,13 @@ export interface ArchiverOptions {
   store: Store;
   /** The archive directory (the policy's archive_dir, or `archive` beside the store). */
   dir: () => string;
+  /**
+   * Refuses a directory that someone other than root could swap for a link before the daemon
+   * (root) creates, chmods and writes into it: a policy's archive_dir under a user's directory
+   * would otherwise let that user point the chmod and the segments at /etc. Called before each
+   * archival (the file system changes between sweeps).
+   */
+  trustDir: (dir: string) => Promise<void>;
   settings: () => StoreSettings;
   /** Signs a tree head of the log with the current audit key: the note. */
   sign: (size: number, root: Buffer, at: Date) => string;
@@ -105,8 +112,10 @@ export class Archiver {
     const root = await rootAt(upTo, store.merkleNodes);
     const head = this.o.sign(upTo, root, at);
     const dir = this.o.dir();
+    await this.o.trustDir(dir);
     mkdirSync(dir, { recursive: true, mode: STATE_DIR_MODE });
     chmodSync(dir, STATE_DIR_MODE);
+    this.removeLeftovers(dir, first);
     const file = join(dir, segmentName(this.o.logId, first, upTo));
     // Replaced if there: a file without its `archived` entry is what a crash between the two steps leaves.
     const w = new BundleWriter(file, { force: true, gzip: true });
@@ -145,5 +154,21 @@ export class Archiver {
     // The segment's lines are in its file now; the checkpoint file starts again from the new base.
     await this.o.checkpoints?.trimThrough(upTo, [treeHeadLine(head)]).catch((e: Error) => this.o.log(`the checkpoint file was not trimmed after archiving through ${upTo} (it keeps growing until the next archival): ${e.message}`));
     return { first, last: upTo, file, bytes: written.bytes, sha256: written.sha256 };
+  }
+
+  /**
+   * A segment of this log that starts at the live log's first entry was never archived: no
+   * `archived` entry names it (a crash, or a failed store transaction, came between its file and
+   * its entry). The next attempt may cover another range (an age-triggered one takes what is
+   * there, or the policy's segment size changed), and a leftover beside it would overlap it in
+   * the archive, which `audit verify --archive` refuses; so they go before the new one is written.
+   */
+  private removeLeftovers(dir: string, first: number): void {
+    for (const name of readdirSync(dir)) {
+      const m = SEGMENT_NAME.exec(name);
+      if (!m || m[1] !== this.o.logId || Number(m[2]) !== first) continue;
+      unlinkSync(join(dir, name));
+      this.o.log(`removed ${join(dir, name)}: a segment file an earlier archival left without its archived entry`);
+    }
   }
 }

@@ -38,6 +38,7 @@ import { native } from './native.js';
 import { SecondFactor } from './second-factor.js';
 import { RetentionSweep } from './retention.js';
 import { openTotpSeal } from './totp-seal.js';
+import { checkTrustedPath } from './trusted-path.js';
 import { hostname } from 'node:os';
 
 export interface DaemonConfig {
@@ -179,6 +180,10 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const archiver = new Archiver({
     store,
     dir: () => svc.currentPolicy.store.archiveDir ?? stateFiles(dirname(c.dbPath), dirname(c.checkpointPath)).archive,
+    // The default lies inside the state directory, which only root can change; a policy's archive_dir may lie anywhere.
+    trustDir: async (dir) => {
+      if (svc.currentPolicy.store.archiveDir !== null) await checkTrustedPath(dir);
+    },
     settings: () => svc.currentPolicy.store,
     sign: (size, root, at) => signTreeHead(sealer.current, origin, size, root, at),
     publicKeys: () => ({ all: files.audit.history().map((l) => l.raw), current: sealer.current.publicRaw }),

@@ -43,9 +43,9 @@ export interface AuditReport {
 }
 
 /** The whole log as stored, page by page, in seq order (the one pager every client uses: daemonEntries). */
-export async function readLog(cl: AirlockClient, max = MAX_ENTRIES): Promise<LogRow[]> {
+export async function readLog(cl: AirlockClient, max = MAX_ENTRIES, base?: number): Promise<LogRow[]> {
   const rows: LogRow[] = [];
-  for await (const r of daemonEntries(cl)) {
+  for await (const r of daemonEntries(cl, base)) {
     rows.push(r);
     if (rows.length > max) throw new Error(`the log has more than ${max} entries: verify a copy of the database with \`airlock audit verify\``);
   }
@@ -107,7 +107,7 @@ export async function verifyAndKeep(cl: AirlockClient, files: AuditFiles): Promi
   try {
     // Entries archived off the live store: the walk starts where the daemon's base says, which a signed head vouches for.
     started = await daemonSource(cl, 'the daemon').start!();
-    rows = await readLog(cl);
+    rows = await readLog(cl, MAX_ENTRIES, started?.start.seq ?? 0);
   } catch (e) {
     return report({ ...none, status: 'cannot_verify', key: keyOut, reason: `the daemon did not give the log: ${(e as Error).message}`, warnings });
   }
