@@ -72,7 +72,12 @@ export function archiveSource(dir: string, segments: readonly Segment[], live: A
   const inLog = segments.filter((s) => s.last <= liveBase);
   return {
     name: `the archive ${dir} (${inLog.length} segment${inLog.length === 1 ? '' : 's'}) and ${live.name}`,
-    checkpoints: async () => [...(await Promise.all(inLog.map((s) => bundleSource(s.path).checkpoints()))).flat(), ...(await live.checkpoints())],
+    checkpoints: async () => {
+      // One segment open at a time: an archive of many small segments must not exhaust descriptors.
+      const all = [];
+      for (const s of inLog) all.push(...(await bundleSource(s.path).checkpoints()));
+      return [...all, ...(await live.checkpoints())];
+    },
     entries: () => concatenated(inLog, live),
     ...(live.shortfallHint ? { shortfallHint: live.shortfallHint } : {}),
   };

@@ -22,7 +22,7 @@ import { chmodSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BundleWriter, evidenceRecords, startRecord } from '../audit/bundle.js';
 import { checkpointLineSize } from '../audit/checkpoint-size.js';
-import { treeHeadLine } from '../audit/note.js';
+import { parseNote, treeHeadLine } from '../audit/note.js';
 import type { EntryDraft } from '../audit/entry.js';
 import { formatPublicKey } from '../audit/keys.js';
 import { startOfBase } from '../audit/log-base.js';
@@ -34,6 +34,14 @@ import type { Store } from '../store/store.js';
 
 /** Rows read from the store per page while a segment is written: bounds the memory of an archival. */
 const PAGE = 1000;
+/** Witness-cosigned heads a segment carries at most (the latest of its sizes): its evidence stays small. */
+const MAX_COSIGNED_HEADS = 1000;
+
+/** Whether a note carries a signature besides the log's own (a witness cosigned it). */
+function isCosigned(note: string): boolean {
+  const n = parseNote(note);
+  return typeof n !== 'string' && n.signatures.length > 1;
+}
 
 export interface ArchivedSegment {
   first: number;
@@ -123,12 +131,15 @@ export class Archiver {
     try {
       const keys = this.o.publicKeys();
       const start = startOfBase(base);
-      // The host's own heads and checkpoints of the segment's sizes go with it, cosignatures and all.
+      // Of the host's heads of the segment's sizes, the cosigned ones go with it: a witness's word is
+      // evidence no later head replaces. The host's own heads add nothing its end head does not say
+      // (a head of size N commits to every entry before N), and would make the archive's evidence,
+      // read whole by `--archive`, grow with every head ever signed.
       const about = (size: number | null) => size !== null && size > base.seq && size <= upTo;
-      const own = this.o.checkpoints ? evidenceRecords([await this.o.checkpoints.read()]) : { treeHeads: [], checkpointLines: [] };
-      const treeHeads = [...(start ? [start.treeHead] : []), ...own.treeHeads.filter((n) => about(checkpointLineSize(treeHeadLine(n)))), head];
-      const checkpointLines = own.checkpointLines.filter((l) => about(checkpointLineSize(l)));
-      await w.preamble({ publicKey: formatPublicKey(keys.current).trim(), publicKeys: keys.all, start: start ? startRecord(start.start) : null, treeHeads, checkpointLines, now: at, segment: { first_seq: first, last_seq: upTo } });
+      const own = this.o.checkpoints ? evidenceRecords([await this.o.checkpoints.read()]).treeHeads : [];
+      const cosigned = own.filter((n) => about(checkpointLineSize(treeHeadLine(n))) && isCosigned(n));
+      const treeHeads = [...(start ? [start.treeHead] : []), ...cosigned.slice(-MAX_COSIGNED_HEADS), head];
+      await w.preamble({ publicKey: formatPublicKey(keys.current).trim(), publicKeys: keys.all, start: start ? startRecord(start.start) : null, treeHeads, now: at, segment: { first_seq: first, last_seq: upTo } });
       for (let after = base.seq; after < upTo; ) {
         const rows = await store.logRows(after, Math.min(PAGE, upTo - after));
         if (rows.length === 0 || rows[0]!.seq !== after + 1) throw new AirlockError('integrity', 'archive_gap', `the live log has no entry ${after + 1} to archive`);

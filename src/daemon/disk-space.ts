@@ -15,6 +15,7 @@
  * for the request that made it: SQLite rolled the transaction back, so nothing half-written
  * stays, and the daemon goes on.
  */
+import { randomFillSync } from 'node:crypto';
 import { closeSync, fsyncSync, lstatSync, openSync, renameSync, statfsSync, unlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -175,17 +176,22 @@ export class DiskSpace {
     }
   }
 
-  /** Writes the reserve in the background: zeros, fsync'd, then renamed into place. One at a time. */
+  /**
+   * Writes the reserve in the background: random bytes (zeros take no blocks on a file system
+   * that compresses, ZFS or btrfs, and would reserve nothing), fsync'd, then renamed into place.
+   * One at a time.
+   */
   private writeReserve(bytes: number): void {
     if (this.writing || this.now() < this.nextWriteAt) return;
     const tmp = this.reservePath + '.tmp';
     this.writing = (async () => {
-      const zeros = Buffer.alloc(Math.min(WRITE_CHUNK, bytes));
+      const chunk = Buffer.alloc(Math.min(WRITE_CHUNK, bytes));
       this.unlinkQuietly(tmp);
       const f = await open(tmp, 'wx', 0o600); // a new file: never through a link someone left
       try {
         for (let done = 0; done < bytes; ) {
-          const { bytesWritten } = await f.write(zeros, 0, Math.min(zeros.length, bytes - done));
+          randomFillSync(chunk); // a fresh chunk each time: no record repeats for deduplication to fold
+          const { bytesWritten } = await f.write(chunk, 0, Math.min(chunk.length, bytes - done));
           done += bytesWritten;
         }
         await f.sync();

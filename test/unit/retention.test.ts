@@ -12,7 +12,12 @@ import { join } from 'node:path';
 import { sealEntry } from '../../src/audit/entry.js';
 import { signingKeyFromSeed } from '../../src/audit/keys.js';
 import { DEFAULT_STORE_SETTINGS } from '../../src/policy/store-settings.js';
-import { applyRetention, RETENTION_BATCH, RETENTION_OPS_PER_SWEEP, RetentionSweep } from '../../src/daemon/retention.js';
+import { applyRetention as applyWithLimits, RETENTION_BATCH, RetentionSweep, type RetentionLimits } from '../../src/daemon/retention.js';
+
+// A sweep's share in these tests: RETENTION_BATCH per operation, four operations (the daemon's is larger, and time-bounded).
+const RETENTION_OPS_PER_SWEEP = 4;
+const TEST_LIMITS: RetentionLimits = { batch: RETENTION_BATCH, ops: RETENTION_OPS_PER_SWEEP, budgetMs: 60_000 };
+const applyRetention = (...a: [Parameters<typeof applyWithLimits>[0], Parameters<typeof applyWithLimits>[1], number]) => applyWithLimits(...a, TEST_LIMITS);
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { allRows, draft, txRecord } from '../support/store-contract.js';
 
@@ -97,5 +102,15 @@ test('a failing run is logged and the next one does the work; two runs never ove
     current = { ...settings, keepHistoryMs: 60_000 };
     clock += 1_000;
     assert.deepEqual(await sweep.run(), { compacted: 0, pruned: 10 });
+  });
+});
+
+test('a sweep stops at its time budget however many operations it may do, and the next one goes on', async () => {
+  await withStore(async (store) => {
+    await finishedAt(store, 50, now);
+    const noTime: RetentionLimits = { batch: 10, ops: 1000, budgetMs: 0 };
+    // One batch and the budget is spent: the rest waits for the next sweep.
+    assert.deepEqual(await applyWithLimits(store, settings, now + 61_000, noTime), { compacted: 10, pruned: 0 });
+    assert.deepEqual(await applyWithLimits(store, settings, now + 61_000, { ...noTime, budgetMs: 60_000 }), { compacted: 40, pruned: 0 });
   });
 });
