@@ -36,6 +36,7 @@ import { formatPublicKey, keyIdOf } from './keys.js';
 import { readTreeHeadLines, treeHeadLine } from './note.js';
 import { MAX_CHECKPOINT_BYTES, type AuditSource } from './source.js';
 import type { LogRow, LogStart } from './verify.js';
+import type { SegmentRange } from './segment-range.js';
 
 export const BUNDLE_TYPE = 'airlock-audit-bundle';
 export const BUNDLE_VERSION = 3;
@@ -49,8 +50,8 @@ export interface BundleHeader {
   version: 1 | 2 | 3;
   exported_at: string;
   public_key: string | null;
-  /** An archived segment (version 3): the entries it holds, and no more; heads past its end are about later entries. */
-  segment?: { first_seq: number; last_seq: number };
+  /** An archived segment (version 3): the entries it holds, and no more, signed by the log's key (segment-range.ts). */
+  segment?: SegmentRange;
 }
 
 /** A bundle's start record: entries 1..seq are not in it. */
@@ -107,7 +108,7 @@ export class BundleWriter {
   }
 
   /** Header, public keys, start, tree heads, checkpoint lines: what precedes the entries. */
-  async preamble(o: { publicKey: string | null; publicKeys?: readonly Buffer[]; start?: StartRecord | null; treeHeads?: readonly string[]; checkpointLines?: readonly string[]; now?: Date; segment?: { first_seq: number; last_seq: number } }): Promise<void> {
+  async preamble(o: { publicKey: string | null; publicKeys?: readonly Buffer[]; start?: StartRecord | null; treeHeads?: readonly string[]; checkpointLines?: readonly string[]; now?: Date; segment?: SegmentRange }): Promise<void> {
     await this.put({ type: BUNDLE_TYPE, version: BUNDLE_VERSION, exported_at: (o.now ?? new Date()).toISOString(), public_key: o.publicKey, ...(o.segment ? { segment: o.segment } : {}) } satisfies BundleHeader);
     for (const k of o.publicKeys ?? []) {
       await this.put({ type: 'public_key', key: formatPublicKey(k).trim(), key_id: keyIdOf(k) });
@@ -232,8 +233,8 @@ export function bundleSource(path: string): AuditSource {
       return [{ from: `the checkpoints of bundle ${path}`, text: lines.join('\n') }];
     },
     entries: () => entriesOf(path),
-    segmentEnd: async () => {
-      for await (const r of records(path)) return r.type === 'segment' ? r.last_seq : null;
+    segment: async () => {
+      for await (const r of records(path)) return r.type === 'segment' ? { log_id: r.log_id, first_seq: r.first_seq, last_seq: r.last_seq, sig: r.sig } : null;
       return null;
     },
     start: async () => {
@@ -256,7 +257,7 @@ async function* entriesOf(path: string): AsyncGenerator<LogRow> {
   for await (const r of records(path)) if (r.type === 'entry') yield { seq: r.seq, body: r.body, sig: r.sig };
 }
 
-type BundleRecord = { type: 'segment'; first_seq: number; last_seq: number } | { type: 'checkpoint'; line: string } | { type: 'tree_head'; note: string } | { type: 'public_key'; key: string } | StartRecord | { type: 'entry'; seq: number; body: string; sig: string };
+type BundleRecord = ({ type: 'segment' } & SegmentRange) | { type: 'checkpoint'; line: string } | { type: 'tree_head'; note: string } | { type: 'public_key'; key: string } | StartRecord | { type: 'entry'; seq: number; body: string; sig: string };
 
 const bad = (path: string, line: number, why: string) =>
   new AirlockError('validation', 'bad_bundle', `${path} line ${line}: ${why}`, 'export the log again with `airlock audit export --out FILE`');
@@ -282,10 +283,10 @@ async function* records(path: string): AsyncGenerator<BundleRecord> {
       version = r.version;
       if (!READABLE_VERSIONS.includes(r.version)) throw new AirlockError('validation', 'bad_bundle', `${path} is a bundle of version ${JSON.stringify(r.version)}; this airlock reads versions ${READABLE_VERSIONS[0]} to ${READABLE_VERSIONS.at(-1)}`, 'verify it with the airlock version that exported it, or a newer one');
       if (r.segment !== undefined) {
-        const g = r.segment as { first_seq?: unknown; last_seq?: unknown } | null;
-        const ok = g !== null && typeof g === 'object' && Number.isSafeInteger(g.first_seq) && Number.isSafeInteger(g.last_seq) && (g.first_seq as number) >= 1 && (g.last_seq as number) >= (g.first_seq as number);
-        if (!ok || version === 1 || version === 2) throw bad(path, n, 'the header\'s segment names no range of entries');
-        yield { type: 'segment', first_seq: g.first_seq as number, last_seq: g.last_seq as number };
+        const g = r.segment as { first_seq?: unknown; last_seq?: unknown; log_id?: unknown; sig?: unknown } | null;
+        const ok = g !== null && typeof g === 'object' && Number.isSafeInteger(g.first_seq) && Number.isSafeInteger(g.last_seq) && (g.first_seq as number) >= 1 && (g.last_seq as number) >= (g.first_seq as number) && typeof g.log_id === 'string' && /^[0-9a-f]{16}$/.test(g.log_id) && typeof g.sig === 'string';
+        if (!ok || version === 1 || version === 2) throw bad(path, n, "the header's segment names no range of entries of a log, with its signature");
+        yield { type: 'segment', log_id: g.log_id as string, first_seq: g.first_seq as number, last_seq: g.last_seq as number, sig: g.sig as string };
       }
       continue;
     }

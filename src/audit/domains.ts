@@ -19,3 +19,5 @@ export function frameFields(fields: string[]): Buffer {
   }
   return Buffer.concat(parts);
 }
+/** An archived segment's range (src/audit/segment-range.ts): which entries of which log one file holds. */
+export const DOMAIN_SEGMENT = Buffer.from('airlock/v1/archived-segment\0', 'utf8');

@@ -171,14 +171,14 @@ export class Evidence {
     if (this.startSeq > 0 && !heads.some((h) => h.head.size === this.startSeq)) {
       return { ...none, status: 'cannot_verify', reason: `the log starts after entry ${this.startSeq} (entries 1 to ${this.startSeq} are archived), and no tree head of size ${this.startSeq} signed by a key you hold vouches for where it starts: verify it with its archive (\`airlock audit verify --archive DIR\`)` };
     }
-    // A segment's range is its header's word, not signed: the archiver puts the signed head of
-    // its last size in it, and without one nothing the log's key signed ends where it says.
+    // A segment's range is signed (verify.ts checks it, segment-range.ts), and the archiver puts the
+    // signed head of its last size in it: without one, nothing the log's key signed ends there.
     if (this.o.end !== undefined) {
       if (!heads.some((h) => h.head.size === end)) {
         return { ...none, status: 'cannot_verify', reason: `the segment says it ends at entry ${end}, but no tree head of size ${end} signed by a key you hold is among its evidence: nothing signed says the segment ends there` };
       }
       const later = all.heads.filter((h) => h.head.size > end).length + all.legacy.filter((c) => c.checkpoint.size > end).length;
-      if (later > 0) warnings.push(`the segment's range (to entry ${end}) is its own header's word: ${later} checkpoint(s) of larger sizes were set aside as about later entries; that the segment is whole is shown by the signed \`archived\` entry that names it (its last_seq and sha256), or by verifying the archive with the live log (\`--archive DIR\`)`);
+      if (later > 0) warnings.push(`${later} checkpoint(s) of sizes past the segment's signed range (to entry ${end}) were set aside: they are about later entries, verified with those (\`--archive DIR\` walks the segments and the live log together)`);
     }
     const summaries = [...legacy.map(legacySummary), ...heads.map(headSummary)];
     const latest = summaries.reduce((a, b) => (b.size > a.size || (b.size === a.size && b.kind === 'tree_head') ? b : a));

@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
 import { treeHeadLine } from './note.js';
+import type { SegmentRange } from './segment-range.js';
 import { verifyLog, type CheckpointEvidence, type LogRow, type LogStart, type VerifyReport, type WitnessKey } from './verify.js';
 
 export interface AuditSource {
@@ -30,8 +31,8 @@ export interface AuditSource {
    * the signed tree head of size N the source holds for it. Null or absent: they start at 1.
    */
   start?(): Promise<{ start: LogStart; treeHead: string } | null>;
-  /** For an archived segment: its last entry. Evidence of larger sizes is about later entries, not a cut tail. */
-  segmentEnd?(): Promise<number | null>;
+  /** For an archived segment: the range it holds, as the log's key signed it. Evidence of larger sizes is about later entries, not a cut tail. */
+  segment?(): Promise<SegmentRange | null>;
   /**
    * When the log is shorter than its checkpoints, a cause other than a cut tail that this source
    * can see (a database copied without its -wal file), said beside the finding.
@@ -79,7 +80,7 @@ export async function verifySource(src: AuditSource, publicRaw: Buffer | readonl
   if (start) evidence.unshift({ from: `${src.name} (the tree head its entries start from)`, text: treeHeadLine(start.treeHead) + '\n' });
   const bytes = evidence.reduce((n, e) => n + e.text.length, 0);
   if (bytes > MAX_CHECKPOINT_BYTES) throw new AirlockError('validation', 'too_many_checkpoints', `more than ${MAX_CHECKPOINT_BYTES} bytes of checkpoints`, 'give a shorter checkpoint file (its recent part covers the log)');
-  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}), ...(opts.witnesses ? { witnesses: opts.witnesses } : {}), start: start?.start ?? null, end: (await src.segmentEnd?.()) ?? null });
+  const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}), ...(opts.witnesses ? { witnesses: opts.witnesses } : {}), start: start?.start ?? null, segment: (await src.segment?.()) ?? null });
   // A checkpoint and fewer entries than it covers is verifyLog's one finding about length.
   if (r.status === 'broken' && r.checkpoint && r.entries < r.checkpoint.size && src.shortfallHint && r.first_broken) {
     r.first_broken = { ...r.first_broken, reason: `${r.first_broken.reason}, or ${src.shortfallHint}` };

@@ -11,6 +11,7 @@ import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js'
 import { Evidence, type CheckpointEvidence, type EvidenceSummary, type WitnessKey } from './evidence.js';
 import { KeyChain, type KeySpan } from './key-chain.js';
 import { MerkleFrontier } from './merkle.js';
+import { segmentRangeValid, type SegmentRange } from './segment-range.js';
 
 export interface LogRow {
   seq: number;
@@ -81,12 +82,12 @@ export async function verifyLog(
   rows: Iterable<LogRow> | AsyncIterable<LogRow>,
   publicRaw: Buffer | readonly Buffer[],
   checkpoints: string | null | readonly CheckpointEvidence[],
-  opts: { workers?: number; origin?: string; witnesses?: readonly WitnessKey[]; start?: LogStart | null; end?: number | null } = {},
+  opts: { workers?: number; origin?: string; witnesses?: readonly WitnessKey[]; start?: LogStart | null; segment?: SegmentRange | null } = {},
 ): Promise<VerifyReport> {
   const evidence = new Evidence(typeof checkpoints === 'string' ? [{ from: 'the checkpoint file', text: checkpoints }] : (checkpoints ?? []), {
     ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
     ...(opts.witnesses ? { witnesses: opts.witnesses } : {}),
-    ...(opts.end !== undefined && opts.end !== null ? { end: opts.end } : {}),
+    ...(opts.segment ? { end: opts.segment.last_seq } : {}),
   });
   const trusted: readonly Buffer[] = Buffer.isBuffer(publicRaw) ? [publicRaw] : (publicRaw as readonly Buffer[]);
   const start = opts.start && opts.start.seq > 0 ? opts.start : null;
@@ -114,7 +115,7 @@ export async function verifyLog(
   // entries 1..base left the store with nothing signed saying so. A segment on its own (`end`)
   // does not hold the entry that archived its predecessor; its start head vouches for it alone.
   const baseRoot = start ? MerkleFrontier.fromEdge(start.seq, start.frontier.map((h) => Buffer.from(h, 'hex'))).root().toString('hex') : null;
-  let archivalOfBase: boolean | null = start && (opts.end === undefined || opts.end === null) ? false : null;
+  let archivalOfBase: boolean | null = start && !opts.segment ? false : null;
   let expected = start ? start.seq + 1 : 1;
   let prev = start ? start.hash : GENESIS_HASH;
   // Set inside take(); the cast keeps TypeScript from narrowing it to null out here.
@@ -171,6 +172,23 @@ export async function verifyLog(
       return { ...base, status: 'cannot_verify', reason };
     }
     if (structural) return { ...base, status: 'broken', first_broken: structural };
+    // A segment's range sets later heads aside: the log's key must have signed exactly that range.
+    const seg = opts.segment;
+    if (seg) {
+      const keys = [...chain.keys(), ...trusted];
+      const why = !segmentRangeValid(seg, keys)
+        ? `its range (entries ${seg.first_seq} to ${seg.last_seq}) is not signed by the log's key: the header was changed`
+        : seg.log_id !== chain.checkpointLogId()
+          ? `it is a segment of log ${seg.log_id}, not of this one (${chain.checkpointLogId()})`
+          : seg.first_seq !== (start ? start.seq + 1 : 1)
+            ? `its range begins at entry ${seg.first_seq}, but its entries begin at ${start ? start.seq + 1 : 1}`
+            : expected - 1 < seg.last_seq
+              ? `its range ends at entry ${seg.last_seq}, but it holds entries only to ${expected - 1}: the rest were cut`
+              : expected - 1 > seg.last_seq
+                ? `it holds entries past the end of its range (${seg.last_seq})`
+                : null;
+      if (why) return { ...base, status: 'broken', first_broken: { seq: null, reason: `the segment is not the one archived: ${why}` } };
+    }
     if (archivalOfBase === false) {
       return { ...base, status: 'broken', first_broken: { seq: start!.seq + 1, reason: `the log starts after entry ${start!.seq}, but no signed archived entry in it says entries 1 to ${start!.seq} were archived (with that tree's root): they were removed from the store, not archived` } };
     }

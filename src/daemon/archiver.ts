@@ -30,6 +30,7 @@ import { rootAt } from '../audit/merkle.js';
 import { AirlockError } from '../protocol/errors.js';
 import { STATE_DIR_MODE } from '../protocol/defaults.js';
 import type { StoreSettings } from '../policy/store-settings.js';
+import type { SegmentRange } from '../audit/segment-range.js';
 import type { Store } from '../store/store.js';
 
 /** Rows read from the store per page while a segment is written: bounds the memory of an archival. */
@@ -65,6 +66,8 @@ export interface ArchiverOptions {
   settings: () => StoreSettings;
   /** Signs a tree head of the log with the current audit key: the note. */
   sign: (size: number, root: Buffer, at: Date) => string;
+  /** Signs the segment's range with the current audit key (segment-range.ts). */
+  signRange: (first: number, last: number) => SegmentRange;
   /** The log's public keys, oldest first (the key history), and the current one. */
   publicKeys: () => { all: Buffer[]; current: Buffer };
   logId: string;
@@ -139,7 +142,7 @@ export class Archiver {
       const own = this.o.checkpoints ? evidenceRecords([await this.o.checkpoints.read()]).treeHeads : [];
       const cosigned = own.filter((n) => about(checkpointLineSize(treeHeadLine(n))) && isCosigned(n));
       const treeHeads = [...(start ? [start.treeHead] : []), ...cosigned.slice(-MAX_COSIGNED_HEADS), head];
-      await w.preamble({ publicKey: formatPublicKey(keys.current).trim(), publicKeys: keys.all, start: start ? startRecord(start.start) : null, treeHeads, now: at, segment: { first_seq: first, last_seq: upTo } });
+      await w.preamble({ publicKey: formatPublicKey(keys.current).trim(), publicKeys: keys.all, start: start ? startRecord(start.start) : null, treeHeads, now: at, segment: this.o.signRange(first, upTo) });
       for (let after = base.seq; after < upTo; ) {
         const rows = await store.logRows(after, Math.min(PAGE, upTo - after));
         if (rows.length === 0 || rows[0]!.seq !== after + 1) throw new AirlockError('integrity', 'archive_gap', `the live log has no entry ${after + 1} to archive`);

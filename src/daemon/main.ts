@@ -22,6 +22,7 @@ import type { EntryDraft } from '../audit/entry.js';
 import { consistencyProof } from '../audit/merkle.js';
 import { buildPublisher } from './sinks/setup.js';
 import { Archiver } from './archiver.js';
+import { signSegmentRange } from '../audit/segment-range.js';
 import { startOfBase } from '../audit/log-base.js';
 import { Executor } from './executor.js';
 import { RealHost } from './host.js';
@@ -186,6 +187,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     },
     settings: () => svc.currentPolicy.store,
     sign: (size, root, at) => signTreeHead(sealer.current, origin, size, root, at),
+    signRange: (first, last) => signSegmentRange(sealer.current, logId, first, last),
     publicKeys: () => ({ all: files.audit.history().map((l) => l.raw), current: sealer.current.publicRaw }),
     logId,
     log,

@@ -146,10 +146,9 @@ describe('archival under attack (write access to the store and the archive, no a
     assert.notEqual(r.code, 0);
   });
 
-  // Open (see the review's report): the header's segment range is unsigned, and heads past it are
-  // set aside, so a segment cut to a size some head of the host's covers verifies alone. --archive
-  // catches it (the next segment's chain starts at the real end); the fix needs a signed range.
-  test('a segment cut short, its header and end record rewritten to the shorter range, is not intact on its own', { todo: 'the segment range is unsigned: needs a signed end (a tree head extension naming the segment)' }, async () => {
+  // The header's segment range sets later heads aside, so it is signed by the log's key: a segment
+  // cut to a size some head covers, relabelled, is not the segment archived.
+  test('a segment cut short, its header and end record rewritten to the shorter range, is not intact on its own', async () => {
     const names = segments();
     const name = names[1]!;
     const lines = gunzipSync(readFileSync(join(archive, name))).toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -167,7 +166,7 @@ describe('archival under attack (write access to the store and the archive, no a
     assert.notEqual(r.report.status, 'intact', `entries ${cut + 1} to ${cut + 10} were cut from ${name}, and verify says ${JSON.stringify(r.report)}`);
   });
 
-  test('a segment cut short to a size no signed head covers is cannot_verify on its own; with the host\'s heads, it says its range is unsigned', async () => {
+  test('a segment cut short to a size no signed head covers is broken on its own (its signed range no longer matches); untouched, with the host\'s later heads, it is intact', async () => {
     const name = segments()[1]!;
     const lines = gunzipSync(readFileSync(join(archive, name))).toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const header = lines[0] as { segment: { first_seq: number; last_seq: number } };
@@ -185,12 +184,12 @@ describe('archival under attack (write access to the store and the archive, no a
     const forged = join(dir, `alone-${name}`);
     writeFileSync(forged, gzipSync(kept.map((r) => JSON.stringify(r)).join('\n') + '\n'));
     const alone = await verify(['--bundle', forged]);
-    assert.equal(alone.report.status, 'cannot_verify', JSON.stringify(alone.report));
-    assert.match(alone.report.reason!, new RegExp(`ends at entry ${cut}`));
-    // The untouched segment with the host's later heads: intact, and the report says what its range rests on.
+    assert.equal(alone.report.status, 'broken', JSON.stringify(alone.report));
+    assert.match(alone.report.first_broken!.reason, /range \(entries \d+ to \d+\) is not signed by the log's key/);
+    // The untouched segment with the host's later heads: intact, those heads set aside as about later entries.
     const whole = await cli(['audit', 'verify', '--pubkey', join(dir, 'audit.pub'), '--json', '--bundle', join(archive, name), '--checkpoints', w.d.files.checkpoints]);
     assert.equal(whole.code, 0, whole.stdout);
-    assert.ok((JSON.parse(whole.stdout) as { warnings: string[] }).warnings.some((x) => /header's word/.test(x)), whole.stdout);
+    assert.ok((JSON.parse(whole.stdout) as { warnings: string[] }).warnings.some((x) => /set aside/.test(x)), whole.stdout);
   });
 
   test('an archival while the daemon\'s log is being read is not reported as entries deleted', async () => {

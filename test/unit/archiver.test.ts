@@ -5,6 +5,7 @@
  * archival takes what is there); the leftover must not stay in the archive, where it overlaps
  * the real segment and makes `airlock audit verify --archive` cannot_verify for ever.
  */
+import { signSegmentRange } from '../../src/audit/segment-range.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -52,6 +53,7 @@ test('a segment file left by a failed archival is replaced, not kept beside the 
       // Age-triggered (every entry is old): up to a segment of what is there, leaving the newest live.
       settings: () => ({ ...DEFAULT_STORE_SETTINGS, archiveSegmentEntries: 16, archiveAfterMs: 0 }),
       sign: (size, root, at) => signTreeHead(key, origin, size, root, at),
+      signRange: (first, last) => signSegmentRange(key, key.keyId, first, last),
       publicKeys: () => ({ all: [key.publicRaw], current: key.publicRaw }),
       logId: key.keyId,
       log: () => {},
