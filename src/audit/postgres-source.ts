@@ -49,10 +49,17 @@ function toSeq(v: unknown): number {
   return n;
 }
 
-async function* readLog(url: string, logId: string): AsyncGenerator<LogRow> {
+/**
+ * The log's live rows, page by page. `startedAt`: the base its source's start() read. The host's
+ * daemon may archive a segment meanwhile, and the rows not yet read leave the store: a page that
+ * does not begin where the last one ended is checked against the base again, and one moved past
+ * it is `transient/log_archived` (run again: nothing is missing), never a gap to call deletion.
+ */
+async function* readLog(url: string, logId: string, startedAt: number): AsyncGenerator<LogRow> {
   const client = await connect(url);
   try {
     let after = 0;
+    let next = startedAt + 1;
     for (;;) {
       let rows: Array<{ seq: unknown; body: string; sig: string }>;
       try {
@@ -60,10 +67,15 @@ async function* readLog(url: string, logId: string): AsyncGenerator<LogRow> {
       } catch (e) {
         throw unreachable(url, e);
       }
+      if (rows.length > 0 && toSeq(rows[0]!.seq) !== next) {
+        const base = await baseOn(client, url, logId);
+        if (base.seq >= next) throw new AirlockError('transient', 'log_archived', `the log's entries up to ${base.seq} were archived while they were being read (from entry ${startedAt + 1}, at entry ${next}): nothing is missing, the live log moved on`, 'run it again; or verify the whole history, archive included, with `airlock audit verify --archive DIR`');
+      }
       for (const r of rows) {
         after = toSeq(r.seq);
         yield { seq: after, body: r.body, sig: r.sig };
       }
+      next = after + 1;
       if (rows.length < PAGE_ROWS) return;
     }
   } finally {
@@ -84,25 +96,40 @@ export async function postgresSources(url: string): Promise<PostgresLogSource[]>
   }
   if (logs.length > MAX_LOGS) throw new AirlockError('validation', 'too_many_logs', `the database ${describeUrl(url)} lists more than ${MAX_LOGS} logs`);
   const where = describeUrl(url);
-  return logs.map((l) => ({
-    logId: l.log_id,
-    origin: l.origin,
-    name: `log ${l.origin} in ${where}`,
-    checkpoints: async () => [],
-    entries: () => readLog(url, l.log_id),
-    start: async () => startOfBase(await readBase(url, l.log_id)),
-  }));
+  return logs.map((l) => {
+    /** The base start() read: the rows must begin right after it. */
+    let startedAt = 0;
+    return {
+      logId: l.log_id,
+      origin: l.origin,
+      name: `log ${l.origin} in ${where}`,
+      checkpoints: async () => [],
+      entries: () => readLog(url, l.log_id, startedAt),
+      start: async () => {
+        const base = await readBase(url, l.log_id);
+        startedAt = base.seq;
+        return startOfBase(base);
+      },
+    };
+  });
 }
 
 /** Where the log starts once its first segments were archived (the store's base row; none: entry 1). */
 async function readBase(url: string, logId: string): Promise<LogBase> {
   const client = await connect(url);
   try {
-    const r = await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [logId, 'log_base']);
-    return parseLogBase(r.rows[0]?.value);
-  } catch (e) {
-    throw e instanceof AirlockError ? e : unreachable(url, e);
+    return await baseOn(client, url, logId);
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+async function baseOn(client: pg.Client, url: string, logId: string): Promise<LogBase> {
+  let value: string | undefined;
+  try {
+    value = (await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [logId, 'log_base'])).rows[0]?.value;
+  } catch (e) {
+    throw unreachable(url, e);
+  }
+  return parseLogBase(value);
 }

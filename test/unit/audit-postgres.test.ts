@@ -158,4 +158,24 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
     assert.equal(r.status, 'intact', JSON.stringify(r));
     assert.deepEqual([r.entries, r.archived], [31, 20]);
   });
+
+  test('an archival between start() and the pages is transient/log_archived, never a gap called deletion', async () => {
+    const k = signingKeyFromSeed(randomBytes(32));
+    const o = `host10.example/airlock/${k.keyId}`;
+    const store = await openPostgresStore({ url: schema.url, logId: k.keyId, origin: o, seal: (d, seq, prev) => sealEntry(k, d, seq, prev) });
+    try {
+      await store.appendEntries(Array.from({ length: 30 }, (_, j) => draft('refused', null, { j })));
+      const src = (await postgresSources(schema.url)).find((s) => s.logId === k.keyId)!;
+      assert.equal(await src.start!(), null, 'nothing archived yet');
+      await store.archiveSegment(20, signTreeHead(k, o, 20, await rootAt(20, store.merkleNodes), new Date()), draft('archived', null, { first_seq: 1, last_seq: 20, root: (await rootAt(20, store.merkleNodes)).toString('hex') }));
+      await assert.rejects(
+        (async () => {
+          for await (const _row of src.entries() as AsyncIterable<unknown>) void _row;
+        })(),
+        (e: { code?: string }) => e.code === 'log_archived',
+      );
+    } finally {
+      await store.close();
+    }
+  });
 });
