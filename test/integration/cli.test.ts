@@ -16,6 +16,7 @@ import { typeAt, type Answer } from '../support/terminal.js';
 import type { UnixIdentity, Principal } from '../../src/sandbox/principal.js';
 import type { ApprovalGrant } from '../../src/protocol/messages.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
+import { livePreview } from '../../src/protocol/compacted.js';
 
 let w: World;
 let agent: Principal, human: Principal, observer: Principal;
@@ -314,7 +315,7 @@ describe('airlock CLI', () => {
     const child = spawnCli(agent.identity, ['run', 'CreateGroup', '--param', 'group=ops2']);
     const id = await new Promise<string>((resolve) => child.stderr.on('data', () => /waiting for another approver/.test(child.err()) && resolve(/airlock approve (tx_[0-9a-f]{24})/.exec(child.err())![1]!)));
     const p = await human.call('transaction.get', { transaction_id: id });
-    await w.approve(human, p.preview);
+    await w.approve(human, livePreview(p));
     assert.equal(await child.done, 0, child.err());
     assert.match(child.err(), /approved by alice\(uid \d+\)/);
     assert.match((await w.d.box.readFile('/etc/group'))!, /^ops2:/m);

@@ -25,6 +25,7 @@ import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import { newToken, tokenHash } from '../../src/protocol/token.js';
 import { startWorld, type World } from '../support/world.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
+import { livePreview } from '../../src/protocol/compacted.js';
 
 const TOOLS = ['airlock_actions', 'airlock_describe_action', 'airlock_propose', 'airlock_plan', 'airlock_execute', 'airlock_status', 'airlock_cancel', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify'];
 
@@ -76,7 +77,7 @@ const propose = (s: McpSession, steps: Array<{ action_name: string; params: Reco
 const execute = (s: McpSession, steps: Array<{ transaction_id: string; receipt?: string }>, wait?: number, onprogress?: (p: Progress) => void) =>
   call(s, 'airlock_execute', { steps, ...(wait !== undefined ? { wait_for_approval: wait } : {}) }, onprogress);
 /** The stored preview, as the approver's own client reads it before approving. */
-const previewOf = async (id: string): Promise<PreviewEnvelope> => (await alice.call('transaction.get', { transaction_id: id })).preview;
+const previewOf = async (id: string): Promise<PreviewEnvelope> => livePreview(await alice.call('transaction.get', { transaction_id: id }));
 const approve = async (id: string) => w.approve(alice, await previewOf(id));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Resolves once `cond` holds (polled), or fails after ms. */

@@ -19,6 +19,7 @@ import { CLI } from '../support/cli.js';
 import type { PlannerScript } from '../support/scripted-planner.js';
 import { typeAt } from '../support/terminal.js';
 import { startWorld, type World } from '../support/world.js';
+import { livePreview } from '../../src/protocol/compacted.js';
 
 const DOOR_CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'support', 'door-cli.ts');
 const TSX = import.meta.resolve('tsx');
@@ -64,7 +65,7 @@ async function txOf(action: string, summary: RegExp, state?: 'Previewed') {
   }
   throw new Error(`no ${action} transaction matching ${summary}`);
 }
-const approveTx = async (id: string) => w.approve(alice, (await alice.call('transaction.get', { transaction_id: id })).preview);
+const approveTx = async (id: string) => w.approve(alice, livePreview(await alice.call('transaction.get', { transaction_id: id })));
 
 describe('airlock do', () => {
   test('runs a two-step plan end to end: the read approved by the policy, the change by a person while it waits', async () => {

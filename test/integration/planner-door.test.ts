@@ -17,6 +17,7 @@ import { parseOsRelease } from '../../src/protocol/os-release.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { scriptedPlanner } from '../support/scripted-planner.js';
+import { livePreview } from '../../src/protocol/compacted.js';
 
 let w: World;
 let agent: Principal;
@@ -60,7 +61,7 @@ describe('planIntent', () => {
     assert.equal(group.preview.auto_approval, null, 'a change waits for a person');
     const tx = await agent.call('transaction.get', { transaction_id: group.preview.transaction_id });
     assert.equal(tx.state, 'Previewed');
-    assert.equal(tx.preview.risk, 'medium');
+    assert.equal(livePreview(tx).risk, 'medium');
     assert.ok(previews.has(group.preview.transaction_id));
     assert.ok(unknown && !unknown.ok && unknown.error.category === 'validation', JSON.stringify(unknown));
     assert.ok(bad && !bad.ok && bad.error.category === 'validation', JSON.stringify(bad));

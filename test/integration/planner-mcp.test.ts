@@ -16,6 +16,7 @@ import type { Principal } from '../../src/sandbox/principal.js';
 import type { PlannerScript } from '../support/scripted-planner.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
 import { startWorld, type World } from '../support/world.js';
+import { livePreview } from '../../src/protocol/compacted.js';
 
 const SCRIPTED = join(dirname(fileURLToPath(import.meta.url)), '..', 'support', 'mcp-scripted.ts');
 
@@ -68,7 +69,7 @@ describe('airlock_plan', () => {
       assert.equal(step.ok, true);
       const tx = await agent.call('transaction.get', { transaction_id: step.transaction_id });
       assert.equal(tx.preview.action_name, step.action_name, 'a real transaction of the daemon');
-      assert.equal(tx.preview.risk, step.risk);
+      assert.equal(livePreview(tx).risk, step.risk);
     }
     assert.equal(change.risk, 'medium', "the daemon's risk, whatever the planner said");
     assert.equal(change.reason, 'trivial, low risk');

@@ -19,6 +19,7 @@ import type { AutoApprovalGrant, PreviewEnvelope } from '../../src/protocol/mess
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import { policyDigest } from '../../src/policy/policy.js';
 import { airlock, DAEMON } from '../support/cli.js';
+import { livePreview } from '../../src/protocol/compacted.js';
 
 type Preview = PreviewEnvelope & { auto_approval?: AutoApprovalGrant; policy_notes?: string[] };
 const POLICY = `unattended = ["cronbot"]
@@ -252,7 +253,7 @@ describe('unattended principals propose, never act', () => {
   test('a person re-previews a proposal as their own transaction', async () => {
     const proposal = (await alice.call('inbox')).find((t) => t.summary.includes('nightly'))!;
     const t = await alice.call('transaction.get', { transaction_id: proposal.transaction_id });
-    const fresh = await preview(agent, t.preview.action_name, t.preview.params);
+    const fresh = await preview(agent, livePreview(t).action_name, livePreview(t).params);
     assert.equal(fresh.unattended, undefined);
     const g = await w.approve(alice, fresh);
     assert.equal((await execute(agent, fresh, g.receipt)).state, 'Succeeded');

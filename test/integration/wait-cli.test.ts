@@ -10,6 +10,7 @@ import { startWorld, type World } from '../support/world.js';
 import { CLI } from '../support/cli.js';
 import { typeAt } from '../support/terminal.js';
 import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
+import { livePreview } from '../../src/protocol/compacted.js';
 
 let w: World;
 let agent: Principal, alice: Principal, olga: Principal;
@@ -165,7 +166,7 @@ describe('airlock preview --wait', () => {
     let id = '';
     const r = await cliAs(agent.identity, ['preview', 'CreateGroup', '--params', JSON.stringify({ group: name }), '--wait', '60'], once(/ {2}airlock approve (tx_[0-9a-f]{24})\n/, (m) => {
       id = m[1]!;
-      void alice.call('transaction.get', { transaction_id: id }).then((t) => w.approve(alice, t.preview));
+      void alice.call('transaction.get', { transaction_id: id }).then((t) => w.approve(alice, livePreview(t)));
     }));
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /Create group/);

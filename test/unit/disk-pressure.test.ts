@@ -53,7 +53,7 @@ test('hysteresis: low stays low until min_free plus a margin is free again', () 
   let state: PressureState = 'ok';
   let changes = 0;
   for (let i = 0; i < 100; i++) {
-    const next = judgePressure(at(16 * MB + (i % 2 ? 1 : -1) * (margin / 2), state)).state;
+    const next: PressureState = judgePressure(at(16 * MB + (i % 2 ? 1 : -1) * (margin / 2), state)).state;
     if (next !== state) changes++;
     state = next;
   }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { MAX_WAITS, MAX_WAITS_PER_PRINCIPAL, Waiters } from '../../src/daemon/waiters.js';
 import { auditPage, MAX_ENTRIES, PAGE_BYTES } from '../../src/daemon/audit-page.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import type { Store } from '../../src/store/store.js';
+import { NO_BASE, type Store } from '../../src/store/store.js';
 
 const refusedCode = (fn: () => unknown): string | null => {
   try {
@@ -118,7 +118,17 @@ describe('audit pages', () => {
     ({
       logRows: async (after: number, limit: number) =>
         Array.from({ length: n }, (_, i) => ({ seq: i + 1, body: 'x'.repeat(size), sig: 'a'.repeat(128) })).filter((r) => r.seq > after).slice(0, limit),
+      logBase: () => NO_BASE,
     }) as unknown as Store;
+
+  test('a page asked for at or before the archived base says where the live log starts; later pages do not', async () => {
+    const base = { seq: 4, hash: 'ab'.repeat(32), frontier: ['cd'.repeat(32)], tree_head: 'h.example/airlock/0123456789abcdef\n4\nx\n\n— sig\n' };
+    const store = { ...storeOf(10), logRows: async (after: number, limit: number) => (await storeOf(10).logRows(Math.max(after, 4), limit)), logBase: () => base } as unknown as Store;
+    const first = await auditPage(store, { after_seq: 0, limit: 3 });
+    assert.deepEqual([first.rows.map((r) => r.seq), first.base], [[5, 6, 7], base]);
+    assert.deepEqual((await auditPage(store, { after_seq: 4, limit: 3 })).base, base);
+    assert.equal((await auditPage(store, { after_seq: 7, limit: 3 })).base, undefined);
+  });
 
   test('rows after after_seq in seq order, limit rows at most, and where the next page starts', async () => {
     const p = await auditPage(storeOf(10), { after_seq: 2, limit: 3 });
