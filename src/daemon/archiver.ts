@@ -13,8 +13,9 @@
  *   - or its first live entry is older than archive_after: up to a segment of what is there.
  * One segment per call; a backlog drains over the following sweeps.
  *
- * Each segment stands alone: a start record (where the previous segment ended: the chain hash
- * and Merkle frontier there), the signed tree head of that size, the head of its own end, the
+ * Each segment stands alone: its range, signed by the audit key (segment-range.ts), a start
+ * record (where the previous segment ended: the chain hash and Merkle frontier there), the signed
+ * tree head of that size, the head of its own end and any witness-cosigned heads between, the
  * log's public keys and its entries byte for byte. `airlock audit verify --bundle SEGMENT`
  * checks one; `--archive DIR` walks them all and the live log as one log.
  */
