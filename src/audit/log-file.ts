@@ -19,18 +19,34 @@ import { parseLogBase, startOfBase, type LogBase } from './log-base.js';
 export function readSqliteBase(dbPath: string): LogBase {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    const meta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").pluck().get();
-    return parseLogBase(meta ? (db.prepare("SELECT value FROM meta WHERE key = 'log_base'").pluck().get() as string | undefined) : undefined);
+    return baseIn(db);
   } finally {
     db.close();
   }
 }
 
-export function* readSqliteLog(dbPath: string): Generator<LogRow> {
+function baseIn(db: Database.Database): LogBase {
+  const meta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").pluck().get();
+  return parseLogBase(meta ? (db.prepare("SELECT value FROM meta WHERE key = 'log_base'").pluck().get() as string | undefined) : undefined);
+}
+
+/**
+ * The database's live rows in seq order, in one read transaction (one snapshot, however the
+ * daemon writes meanwhile). `startedAt`: the base the reader's start() saw; a daemon that
+ * archived a segment since moved it, and those rows are gone from this snapshot: that is
+ * `transient/log_archived` (run again: nothing is missing), never a gap to call deletion.
+ */
+export function* readSqliteLog(dbPath: string, startedAt?: number): Generator<LogRow> {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
+    db.exec('BEGIN');
+    if (startedAt !== undefined) {
+      const now = baseIn(db).seq;
+      if (now !== startedAt) throw new AirlockError('transient', 'log_archived', `the daemon archived the log's entries up to ${now} while ${basename(dbPath)} was being read (from entry ${startedAt + 1}): nothing is missing, the live log moved on`, 'run it again; or verify the whole history, archive included, with `airlock audit verify --archive DIR`');
+    }
     const stmt = db.prepare('SELECT seq, body, sig FROM audit_log ORDER BY seq');
     for (const row of stmt.iterate() as Iterable<LogRow>) yield row;
+    db.exec('COMMIT');
   } finally {
     db.close();
   }
@@ -73,11 +89,17 @@ export function databaseSource(path: string, throughDaemon: string): AuditSource
   if (walExists && !readable(wal)) {
     throw new AirlockError('authorization', 'permission_denied', `permission denied: ${wal}, which holds the latest entries of ${path} (read without it, the log would look shorter than it is; ${instead})`);
   }
+  /** The base start() read: the rows must begin right after it (an archival since moves it). */
+  let startedAt: number | undefined;
   return {
     name: `database ${path}`,
     checkpoints: async () => [],
-    entries: () => readSqliteLog(path),
-    start: async () => startOfBase(readSqliteBase(path)),
+    entries: () => readSqliteLog(path, startedAt),
+    start: async () => {
+      const base = readSqliteBase(path);
+      startedAt = base.seq;
+      return startOfBase(base);
+    },
     ...(walSize > 0
       ? {}
       : { shortfallHint: `${basename(path)} may be a copy made without its ${basename(wal)} (${walExists ? 'the one beside it is empty' : 'there is none beside it'}), where a running daemon keeps its latest entries; copy both files, or write one file with \`airlock audit export --out FILE\`` }),

@@ -122,3 +122,28 @@ test('a bundle holds the source as it was, verifies on its own, and is refused w
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a database archived between its start and its rows is transient/log_archived, not entries deleted', async () => {
+  const { SqliteStore } = await import('../../src/store/sqlite.js');
+  const { databaseSource } = await import('../../src/audit/log-file.js');
+  const { rootAt } = await import('../../src/audit/merkle.js');
+  const { signTreeHead } = await import('../../src/audit/note.js');
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-db-race-'));
+  const key = signingKeyFromSeed(Buffer.alloc(32, 4));
+  const store = new SqliteStore(join(dir, 'airlock.db'), (d, seq, prev) => sealEntry(key, d, seq, prev));
+  try {
+    const d = { kind: 'refused' as const, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} };
+    for (let i = 0; i < 30; i++) await store.appendEntries([d]);
+    const src = databaseSource(join(dir, 'airlock.db'), 'airlock audit verify');
+    assert.equal(await src.start!(), null);
+    const root = await rootAt(20, store.merkleNodes);
+    await store.archiveSegment(20, signTreeHead(key, checkpointOrigin('h', key.keyId), 20, root, new Date()), { ...d, kind: 'archived', details: { first_seq: 1, last_seq: 20, root: root.toString('hex') } });
+    assert.throws(() => [...(src.entries() as Iterable<LogRow>)], (e: { code?: string }) => e.code === 'log_archived');
+    // Asked again, it starts from the new base.
+    assert.equal((await src.start!())!.start.seq, 20);
+    assert.equal([...(src.entries() as Iterable<LogRow>)][0]!.seq, 21);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
