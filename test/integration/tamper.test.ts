@@ -254,10 +254,11 @@ function postgresBackend(): Backend {
       }
     },
     async copy() {
-      // A schema of its own holding copies of the tables verification reads (the logs and their
-      // entries), with the same definitions: primary keys, checks and indexes included.
+      // A schema of its own holding copies of the tables verification reads (the logs, their
+      // entries, and meta, where a log's archived base is kept), with the same definitions:
+      // primary keys, checks and indexes included.
       const s = await testSchema();
-      for (const t of ['logs', 'audit_log']) {
+      for (const t of ['logs', 'meta', 'audit_log']) {
         await s.admin.query(`CREATE TABLE ${t} (LIKE ${base.name}.${t} INCLUDING ALL)`);
         await s.admin.query(`INSERT INTO ${t} SELECT * FROM ${base.name}.${t}`);
       }
