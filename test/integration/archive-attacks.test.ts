@@ -6,13 +6,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startWorld, type World } from '../support/world.js';
-import { CLI } from '../support/cli.js';
+import { airlock } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { removeTree, tempDir } from '../support/fs.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
@@ -51,17 +50,7 @@ after(async () => {
   if (dir) removeTree(dir);
 });
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const argv = [process.execPath, '--import', import.meta.resolve('tsx'), CLI, ...args];
-  return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', AIRLOCK_SOCKET: w.d.socket } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => airlock(['--socket', w.d.socket, ...args]);
 const verify = async (extra: string[]) => {
   const r = await cli(['audit', 'verify', '--pubkey', join(dir, 'audit.pub'), '--json', ...extra]);
   return { code: r.code, report: JSON.parse(r.stdout || '{}') as { status: string; entries: number; archived?: number; reason?: string; first_broken?: { reason: string } }, stderr: r.stderr };
