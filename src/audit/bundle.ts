@@ -33,7 +33,7 @@ import { createGunzip, createGzip, constants as zlibConstants } from 'node:zlib'
 import { AirlockError } from '../protocol/errors.js';
 import { CHECKPOINT_TAG } from './checkpoint.js';
 import { formatPublicKey, keyIdOf } from './keys.js';
-import { readTreeHeadLines, treeHeadLine } from './note.js';
+import { readTreeHeadLines, TREE_HEAD_TAG, treeHeadLine } from './note.js';
 import { MAX_CHECKPOINT_BYTES, type AuditSource } from './source.js';
 import type { LogRow, LogStart } from './verify.js';
 import type { SegmentRange } from './segment-range.js';
@@ -41,7 +41,6 @@ import type { SegmentRange } from './segment-range.js';
 export const BUNDLE_TYPE = 'airlock-audit-bundle';
 export const BUNDLE_VERSION = 3;
 const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
-const TREE_HEAD_TAG = 'airlock-tree-head ';
 /** The longest record line read (an entry is at most a frame, 1 MiB, as the daemon pages it). */
 export const MAX_BUNDLE_LINE = 4 * 1024 * 1024;
 

@@ -5,9 +5,7 @@
  * which reads them wherever they end up, checks every one.
  */
 import { CHECKPOINT_TAG, parseCheckpointText } from './checkpoint.js';
-import { readTreeHeadLines } from './note.js';
-
-const TREE_HEAD_TAG = 'airlock-tree-head ';
+import { readTreeHeadLines, TREE_HEAD_TAG } from './note.js';
 
 /** The size the line names, or null for a line that is neither kind (or malformed). */
 export function checkpointLineSize(line: string): number | null {

@@ -16,10 +16,11 @@
  * write into syslog): reported as a warning, never evidence. A witness cosignature counts only
  * for a witness key the auditor gave.
  */
-import { parseCheckpoints, parseCheckpointText, CHECKPOINT_TAG, type SignedCheckpoint } from './checkpoint.js';
+import { parseCheckpoints, CHECKPOINT_TAG, type SignedCheckpoint } from './checkpoint.js';
 import { publicKeyFromRaw } from './keys.js';
 import { leafHash, MerkleFrontier } from './merkle.js';
-import { cosignatureValid, keyHash, parseCheckpointBody, parseNote, parseTreeHead, readTreeHeadLines, SIG_ED25519, type TreeHead, type Vkey } from './note.js';
+import { cosignatureValid, keyHash, parseCheckpointBody, parseNote, parseTreeHead, readTreeHeadLines, SIG_ED25519, TREE_HEAD_TAG, type TreeHead, type Vkey } from './note.js';
+import { checkpointLineSize } from './checkpoint-size.js';
 
 /** Checkpoint text and where it came from ("the daemon's checkpoint file", a path): a warning about a line names both. */
 export interface CheckpointEvidence {
@@ -52,7 +53,6 @@ export interface Judgement {
   warnings: string[];
 }
 
-const TREE_HEAD_TAG = 'airlock-tree-head ';
 /** "<host>/airlock/<log id>" (checkpoint.ts checkpointOrigin). */
 const ORIGIN = /^[a-z0-9.-]{1,253}\/airlock\/([0-9a-f]{16})$/;
 
@@ -96,11 +96,8 @@ export class Evidence {
       const where = evidence.length > 1 ? ` of ${from}` : '';
       if (text.includes(CHECKPOINT_TAG)) {
         for (const raw of text.split('\n')) {
-          const at = raw.indexOf(CHECKPOINT_TAG);
-          if (at < 0) continue;
-          const rest = raw.slice(at + CHECKPOINT_TAG.length).replace(/\r$/, '');
-          const fields = parseCheckpointText(rest.slice(0, Math.max(0, rest.lastIndexOf(' '))));
-          if (fields) this.chainAt.set(fields.size, null);
+          const size = raw.includes(CHECKPOINT_TAG) ? checkpointLineSize(raw) : null;
+          if (size !== null) this.chainAt.set(size, null);
         }
       }
       if (!text.includes(TREE_HEAD_TAG)) continue;

@@ -25,7 +25,9 @@ export const MAX_SIGNATURES = 64;
 export const MAX_TREE_HEAD_LINE = 64 * 1024;
 
 const EM_DASH = '\u2014';
-const LINE_PREFIX = 'airlock-tree-head ';
+/** What begins the one-line form of a tree head (treeHeadLine), wherever such a line is read. */
+export const TREE_HEAD_TAG = 'airlock-tree-head ';
+const LINE_PREFIX = TREE_HEAD_TAG;
 /** Key names: non-empty, no Unicode space, no "+", no control character (signed-note "Format"). */
 const KEY_NAME = /^[^\s+\p{Cc}\p{Zs}]+$/u;
 const DECIMAL = /^(?:0|[1-9][0-9]{0,15})$/;
