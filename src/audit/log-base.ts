@@ -45,6 +45,14 @@ export function checkLogBase(b: unknown): LogBase {
   return { seq: v.seq, hash: v.hash, frontier: [...v.frontier], tree_head: v.tree_head };
 }
 
+/**
+ * A reader's rows moved on under it: the daemon archived entries up to `now` after the reader
+ * learned the log starts after `startedAt`. Nothing is missing, so it is never a verdict.
+ */
+export function logArchived(now: number, startedAt: number, what: string): AirlockError {
+  return new AirlockError('transient', 'log_archived', `the log's entries up to ${now} were archived while ${what} was being read (from entry ${startedAt + 1}): nothing is missing, the live log moved on`, 'run it again; or verify the whole history, archive included, with `airlock audit verify --archive DIR`');
+}
+
 /** A source's start (audit/source.ts) from a base: null for a log that starts at entry 1. */
 export function startOfBase(base: LogBase | null | undefined): { start: LogStart; treeHead: string } | null {
   if (!base || base.seq === 0 || base.tree_head === null) return null;

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { AirlockError } from '../protocol/errors.js';
 import type { AuditSource } from './source.js';
 import type { LogRow } from './verify.js';
-import { parseLogBase, startOfBase, type LogBase } from './log-base.js';
+import { logArchived, parseLogBase, startOfBase, type LogBase } from './log-base.js';
 
 /** The base of a database's live log (entries before it were archived), read-only; NO_BASE when there is none. */
 export function readSqliteBase(dbPath: string): LogBase {
@@ -42,7 +42,7 @@ export function* readSqliteLog(dbPath: string, startedAt?: number): Generator<Lo
     db.exec('BEGIN');
     if (startedAt !== undefined) {
       const now = baseIn(db).seq;
-      if (now !== startedAt) throw new AirlockError('transient', 'log_archived', `the daemon archived the log's entries up to ${now} while ${basename(dbPath)} was being read (from entry ${startedAt + 1}): nothing is missing, the live log moved on`, 'run it again; or verify the whole history, archive included, with `airlock audit verify --archive DIR`');
+      if (now !== startedAt) throw logArchived(now, startedAt, basename(dbPath));
     }
     const stmt = db.prepare('SELECT seq, body, sig FROM audit_log ORDER BY seq');
     for (const row of stmt.iterate() as Iterable<LogRow>) yield row;

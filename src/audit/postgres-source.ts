@@ -11,7 +11,7 @@ import { AirlockError } from '../protocol/errors.js';
 import { describeUrl } from './pg-url.js';
 import type { AuditSource } from './source.js';
 import type { LogRow } from './verify.js';
-import { parseLogBase, startOfBase, type LogBase } from './log-base.js';
+import { logArchived, parseLogBase, startOfBase, type LogBase } from './log-base.js';
 
 export interface PostgresLogSource extends AuditSource {
   /** As the database says: untrusted text, escaped wherever it is shown. */
@@ -69,7 +69,7 @@ async function* readLog(url: string, logId: string, startedAt: number): AsyncGen
       }
       if (rows.length > 0 && toSeq(rows[0]!.seq) !== next) {
         const base = await baseOn(client, url, logId);
-        if (base.seq >= next) throw new AirlockError('transient', 'log_archived', `the log's entries up to ${base.seq} were archived while they were being read (from entry ${startedAt + 1}, at entry ${next}): nothing is missing, the live log moved on`, 'run it again; or verify the whole history, archive included, with `airlock audit verify --archive DIR`');
+        if (base.seq >= next) throw logArchived(base.seq, startedAt, `log ${logId}`);
       }
       for (const r of rows) {
         after = toSeq(r.seq);

@@ -10,8 +10,7 @@ import { isCanonicalForm } from '../protocol/canonical.js';
 import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
 import { Evidence, type CheckpointEvidence, type EvidenceSummary, type WitnessKey } from './evidence.js';
 import { KeyChain, type KeySpan } from './key-chain.js';
-import { MerkleFrontier } from './merkle.js';
-import { segmentRangeValid, type SegmentRange } from './segment-range.js';
+import { segmentRangeProblem, type SegmentRange } from './segment-range.js';
 
 export interface LogRow {
   seq: number;
@@ -114,8 +113,9 @@ export async function verifyLog(
   // its base there (the archival appends it after the segment, so it is always live): otherwise
   // entries 1..base left the store with nothing signed saying so. A segment on its own (`end`)
   // does not hold the entry that archived its predecessor; its start head vouches for it alone.
-  const baseRoot = start ? MerkleFrontier.fromEdge(start.seq, start.frontier.map((h) => Buffer.from(h, 'hex'))).root().toString('hex') : null;
-  let archivalOfBase: boolean | null = start && !opts.segment ? false : null;
+  const baseRoot = start ? evidence.root().toString('hex') : null; // the seeded tree, before any entry
+  const mustFindArchival = start !== null && !opts.segment;
+  let archivalFound = false;
   let expected = start ? start.seq + 1 : 1;
   let prev = start ? start.hash : GENESIS_HASH;
   // Set inside take(); the cast keeps TypeScript from narrowing it to null out here.
@@ -133,7 +133,7 @@ export async function verifyLog(
     }
     prev = entryHash(row.body);
     evidence.observe(row.seq, prev, row.body);
-    if (archivalOfBase === false && row.body.includes('"kind":"archived"')) archivalOfBase = namesBase(row.body, start!, baseRoot!) || false;
+    if (mustFindArchival && !archivalFound && row.body.includes('"kind":"archived"')) archivalFound = namesBase(row.body, start!, baseRoot!);
     batch.seqs.push(row.seq);
     batch.bodies.push(row.body);
     batch.sigs.push(row.sig);
@@ -172,29 +172,15 @@ export async function verifyLog(
       return { ...base, status: 'cannot_verify', reason };
     }
     if (structural) return { ...base, status: 'broken', first_broken: structural };
+    // Heads and a segment's range are checked against the chain's keys and every key the auditor
+    // trusts: a later key the walked log no longer introduces (its tail cut before a rotation) still counts.
+    const evidenceKeys = [...chain.keys(), ...trusted].filter((k, i, all) => all.findIndex((x) => x.equals(k)) === i);
     // A segment's range sets later heads aside: the log's key must have signed exactly that range.
-    const seg = opts.segment;
-    if (seg) {
-      const keys = [...chain.keys(), ...trusted];
-      const why = !segmentRangeValid(seg, keys)
-        ? `its range (entries ${seg.first_seq} to ${seg.last_seq}) is not signed by the log's key: the header was changed`
-        : seg.log_id !== chain.checkpointLogId()
-          ? `it is a segment of log ${seg.log_id}, not of this one (${chain.checkpointLogId()})`
-          : seg.first_seq !== (start ? start.seq + 1 : 1)
-            ? `its range begins at entry ${seg.first_seq}, but its entries begin at ${start ? start.seq + 1 : 1}`
-            : expected - 1 < seg.last_seq
-              ? `its range ends at entry ${seg.last_seq}, but it holds entries only to ${expected - 1}: the rest were cut`
-              : expected - 1 > seg.last_seq
-                ? `it holds entries past the end of its range (${seg.last_seq})`
-                : null;
-      if (why) return { ...base, status: 'broken', first_broken: { seq: null, reason: `the segment is not the one archived: ${why}` } };
-    }
-    if (archivalOfBase === false) {
+    const wrongRange = opts.segment ? segmentRangeProblem(opts.segment, evidenceKeys, { logId: chain.checkpointLogId(), first: start ? start.seq + 1 : 1, last: expected - 1 }) : null;
+    if (wrongRange) return { ...base, status: 'broken', first_broken: { seq: null, reason: `the segment is not the one archived: ${wrongRange}` } };
+    if (mustFindArchival && !archivalFound) {
       return { ...base, status: 'broken', first_broken: { seq: start!.seq + 1, reason: `the log starts after entry ${start!.seq}, but no signed archived entry in it says entries 1 to ${start!.seq} were archived (with that tree's root): they were removed from the store, not archived` } };
     }
-    // Heads are checked against the chain's keys and every key the auditor trusts: a later key the
-    // walked log no longer introduces (its tail cut before a rotation) still counts as evidence.
-    const evidenceKeys = [...chain.keys(), ...trusted].filter((k, i, all) => all.findIndex((x) => x.equals(k)) === i);
     return { ...base, ...evidence.judge(expected - 1, evidenceKeys, chain.checkpointLogId()) };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));

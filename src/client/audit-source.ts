@@ -8,7 +8,7 @@
 import { AirlockError } from '../protocol/errors.js';
 import { MAX_CHECKPOINT_BYTES, type AuditSource } from '../audit/source.js';
 import type { LogRow } from '../audit/verify.js';
-import { checkLogBase, startOfBase } from '../audit/log-base.js';
+import { checkLogBase, logArchived, startOfBase } from '../audit/log-base.js';
 import type { AirlockClient } from './client.js';
 
 /** The daemon's largest page of entries (audit.entries `limit` at most 2000). */
@@ -48,7 +48,7 @@ export async function* daemonEntries(cl: AirlockClient, base?: number): AsyncGen
     const now = page.base ? checkLogBase(page.base).seq : after === 0 ? 0 : null;
     startedAt ??= now ?? 0;
     if (now !== null && now !== startedAt) {
-      throw new AirlockError('transient', 'log_archived', `the daemon archived the log's entries up to ${now} while they were being read (from entry ${startedAt + 1}, at entry ${after}): nothing is missing, the live log moved on`, 'run it again; or verify the whole history, archive included, with `airlock audit verify --archive DIR`');
+      throw logArchived(now, startedAt, "the daemon's log");
     }
     yield* page.rows;
     if (page.next_after_seq === null || page.rows.length === 0) return;

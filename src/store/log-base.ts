@@ -4,7 +4,6 @@
  */
 import { AirlockError } from '../protocol/errors.js';
 import { parseLogBase, type LogBase } from '../audit/log-base.js';
-import type { LogHead } from './store.js';
 
 /** meta log_base: where the live log starts (store.ts LogBase), as JSON; absent until a segment was archived. */
 export const LOG_BASE_KEY = 'log_base';
@@ -12,6 +11,6 @@ export const LOG_BASE_KEY = 'log_base';
 /** The stored base, checked for shape: a store whose base is unreadable does not open. */
 export const readBase = parseLogBase;
 
-export const archiveRange = (upTo: number, base: LogBase, head: LogHead) =>
-  new AirlockError('conflict', 'archive_range', `cannot archive up to entry ${upTo}: the live log holds entries ${base.seq + 1} to ${head.size}`);
+export const archiveRange = (upTo: number, base: LogBase, size: number) =>
+  new AirlockError('conflict', 'archive_range', `cannot archive up to entry ${upTo}: the live log holds entries ${base.seq + 1} to ${size}`);
 

@@ -660,7 +660,7 @@ export class PostgresStore implements Store {
       () => [entry],
       async (c): Promise<LogBase> => {
         const head = await readHead(c, this.logId);
-        if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > head.size) throw archiveRange(upTo, this.base, { ...head, root: '' });
+        if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > head.size) throw archiveRange(upTo, this.base, head.size);
         const hash = (await c.query<{ hash: string }>('SELECT hash FROM audit_log WHERE log_id = $1 AND seq = $2', [this.logId, upTo])).rows[0]?.hash;
         if (hash === undefined) throw new AirlockError('integrity', 'archive_entry_missing', `entry ${upTo} of log ${this.logId} is not in the store`);
         await c.query('DELETE FROM audit_log WHERE log_id = $1 AND seq <= $2', [this.logId, upTo]);

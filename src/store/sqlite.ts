@@ -568,7 +568,7 @@ export class SqliteStore implements Store {
     const base = await this.atomically(
       () => [entry],
       (): LogBase => {
-        if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > this.head.size) throw archiveRange(upTo, this.base, this.head);
+        if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > this.head.size) throw archiveRange(upTo, this.base, this.head.size);
         const hash = this.db.prepare('SELECT hash FROM audit_log WHERE seq = ?').pluck().get(upTo) as string | undefined;
         if (hash === undefined) throw new AirlockError('integrity', 'archive_entry_missing', `entry ${upTo} is not in the store`);
         this.db.prepare('DELETE FROM audit_log WHERE seq <= ?').run(upTo);
