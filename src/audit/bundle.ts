@@ -191,7 +191,7 @@ export async function writeBundle(src: AuditSource, out: string, o: { publicKey:
   try {
     const start = (await src.start?.()) ?? null;
     const { treeHeads, checkpointLines } = evidenceRecords((await src.checkpoints()).map((c) => c.text));
-    if (start) treeHeads.unshift(start.treeHead);
+    if (start?.treeHead) treeHeads.unshift(start.treeHead);
     await w.preamble({ publicKey: o.publicKey, ...(o.publicKeys ? { publicKeys: o.publicKeys } : {}), start: start ? startRecord(start.start) : null, treeHeads, checkpointLines, ...(o.now ? { now: o.now } : {}) });
     for await (const r of src.entries()) await w.entry(r);
     return await w.finish();
@@ -237,17 +237,12 @@ export function bundleSource(path: string): AuditSource {
       return null;
     },
     start: async () => {
-      let start: StartRecord | null = null;
-      const heads: string[] = [];
       for await (const r of records(path)) {
-        if (r.type === 'start') start = r;
-        else if (r.type === 'tree_head') heads.push(r.note);
-        else if (r.type === 'entry') break;
+        if (r.type === 'entry') break;
+        // The head of the start's size is among the bundle's own tree heads (its checkpoints).
+        if (r.type === 'start') return { start: { seq: r.seq, hash: r.hash, frontier: r.frontier, logId: r.log_id }, treeHead: null };
       }
-      if (!start) return null;
-      // The bundle's own heads are its evidence (bundleSource's checkpoints); the one of the start's size names where it starts.
-      const treeHead = heads.find((n) => n.split('\n')[1] === String(start.seq)) ?? heads[0] ?? '';
-      return { start: { seq: start.seq, hash: start.hash, frontier: start.frontier, logId: start.log_id }, treeHead };
+      return null;
     },
   };
 }

@@ -28,9 +28,10 @@ export interface AuditSource {
   entries(): Iterable<LogRow> | AsyncIterable<LogRow>;
   /**
    * Where its entries start when entries 1..N are not in it (archived): the walk's start and
-   * the signed tree head of size N the source holds for it. Null or absent: they start at 1.
+   * the signed tree head of size N the source holds for it (null when it is already among the
+   * source's checkpoints, as a bundle's is). Null or absent: they start at 1.
    */
-  start?(): Promise<{ start: LogStart; treeHead: string } | null>;
+  start?(): Promise<{ start: LogStart; treeHead: string | null } | null>;
   /** For an archived segment: the range it holds, as the log's key signed it. Evidence of larger sizes is about later entries, not a cut tail. */
   segment?(): Promise<SegmentRange | null>;
   /**
@@ -77,7 +78,7 @@ export async function verifySource(src: AuditSource, publicRaw: Buffer | readonl
   evidence.unshift(...own);
   // The source's head of where its entries start counts like its other checkpoints: its word, signed.
   const start = (await src.start?.()) ?? null;
-  if (start) evidence.unshift({ from: `${src.name} (the tree head its entries start from)`, text: treeHeadLine(start.treeHead) + '\n' });
+  if (start?.treeHead) evidence.unshift({ from: `${src.name} (the tree head its entries start from)`, text: treeHeadLine(start.treeHead) + '\n' });
   const bytes = evidence.reduce((n, e) => n + e.text.length, 0);
   if (bytes > MAX_CHECKPOINT_BYTES) throw new AirlockError('validation', 'too_many_checkpoints', `more than ${MAX_CHECKPOINT_BYTES} bytes of checkpoints`, 'give a shorter checkpoint file (its recent part covers the log)');
   const r = await verifyLog(src.entries(), publicRaw, evidence, { ...(opts.origin !== undefined ? { origin: opts.origin } : {}), ...(opts.workers !== undefined ? { workers: opts.workers } : {}), ...(opts.witnesses ? { witnesses: opts.witnesses } : {}), start: start?.start ?? null, segment: (await src.segment?.()) ?? null });

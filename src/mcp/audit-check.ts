@@ -111,7 +111,7 @@ export async function verifyAndKeep(cl: AirlockClient, files: AuditFiles): Promi
   } catch (e) {
     return report({ ...none, status: 'cannot_verify', key: keyOut, reason: `the daemon did not give the log: ${(e as Error).message}`, warnings });
   }
-  const evidence = [...(cp.text !== null ? [{ from: files.checkpointsPath, text: cp.text }] : []), ...(started ? [{ from: 'the daemon (the tree head its live log starts from)', text: treeHeadLine(started.treeHead) + '\n' }] : [])];
+  const evidence = [...(cp.text !== null ? [{ from: files.checkpointsPath, text: cp.text }] : []), ...(started?.treeHead ? [{ from: 'the daemon (the tree head its live log starts from)', text: treeHeadLine(started.treeHead) + '\n' }] : [])];
   const r = await verifyLog(rows, key.raw, evidence.length > 0 ? evidence : null, { start: started?.start ?? null });
   return report({
     status: r.status,

@@ -6,11 +6,10 @@
  * an auditor on the host finds first, and the one the others are compared with.
  */
 import { chmodSync, closeSync, constants, existsSync, openSync } from 'node:fs';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
 import { checkpointLineSize } from '../../audit/checkpoint-size.js';
+import { atomicWrite } from '../safe-fs.js';
 import type { Sink, TreeHead } from './sink.js';
 
 /** chattr, by path, with no environment: sets or clears the append-only attribute (false: the file system refused). */
@@ -59,31 +58,15 @@ export class FileSink implements Sink {
         const size = checkpointLineSize(l);
         return size === null || size > upTo;
       });
-      const tmp = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`);
-      const fd = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-      try {
-        await fd.write([...first, ...kept].map((l) => `${l}\n`).join(''));
-        await fd.chmod(0o644);
-        await fd.sync();
-      } finally {
-        await fd.close();
-      }
+      // The catalogue's atomic write (temporary file, synced, renamed, directory synced, no link
+      // followed); an append-only file cannot be replaced, so the attribute is lifted around it.
       const wasAppendOnly = await this.appendOnly;
+      if (wasAppendOnly) await chattr('-a', this.path);
       try {
-        if (wasAppendOnly) await chattr('-a', this.path);
-        await rename(tmp, this.path);
-      } catch (e) {
-        await unlink(tmp).catch(() => {});
-        if (wasAppendOnly) await chattr('+a', this.path);
-        throw e;
-      }
-      const dir = await open(dirname(this.path), constants.O_RDONLY | constants.O_DIRECTORY);
-      try {
-        await dir.sync();
+        await atomicWrite(this.path, [...first, ...kept].map((l) => `${l}\n`).join(''), { mode: 0o644, force: true });
       } finally {
-        await dir.close();
+        if (wasAppendOnly) await chattr('+a', this.path);
       }
-      if (wasAppendOnly) await chattr('+a', this.path);
       return { kept: first.length + kept.length, dropped: lines.length - kept.length };
     });
   }
