@@ -10,11 +10,11 @@ import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, 
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startWorld, type World } from '../support/world.js';
+import { startArchivingWorld } from '../support/archiving-world.js';
+import type { World } from '../support/world.js';
 import { airlock } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
-import { removeTree, tempDir } from '../support/fs.js';
-import { readSqliteLog } from '../../src/audit/log-file.js';
+import { removeTree } from '../support/fs.js';
 import { daemonSource } from '../../src/client/audit-source.js';
 import { verifySource } from '../../src/audit/source.js';
 import { parsePublicKey } from '../../src/audit/keys.js';
@@ -30,20 +30,7 @@ let dir: string;
 let archive: string;
 
 before(async () => {
-  w = await startWorld(['--sweep-interval', '0.2', '--checkpoint-interval', '0'], 'overlay', { policy: `[store]\narchive_segment_entries = ${SEGMENT}\n` });
-  agent = await w.as('agent', ['airlock-observer']);
-  const r = await agent.op<{ done: number; refused: Record<string, number> }>('agentLoop', { action: 'Uptime', params: {}, count: 40, concurrency: 4, timeLimitMs: 60_000 });
-  assert.deepEqual([r.done, r.refused], [40, {}]);
-  archive = join(w.d.stateDir, 'archive');
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if ([...readSqliteLog(w.d.files.db)].length < 2 * SEGMENT + 5) break;
-    if (Date.now() > deadline) throw new Error('archival did not catch up');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  dir = tempDir('airlock-archive-attack-');
-  chmodSync(dir, 0o755);
-  writeFileSync(join(dir, 'audit.pub'), readFileSync(w.d.files.publicKey, 'utf8'), { mode: 0o644 });
+  ({ w, agent, archive, dir } = await startArchivingWorld(SEGMENT, 40));
 });
 after(async () => {
   await w?.close();

@@ -10,12 +10,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { startWorld, rejectsWith, type World } from '../support/world.js';
+import { startArchivingWorld } from '../support/archiving-world.js';
+import { rejectsWith, type World } from '../support/world.js';
 import { airlock, airlockAs } from '../support/cli.js';
-import { removeTree, tempDir } from '../support/fs.js';
+import { removeTree } from '../support/fs.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import { checkpointLineSize } from '../../src/audit/checkpoint-size.js';
@@ -28,25 +29,9 @@ let dir: string;
 let archive: string;
 
 before(async () => {
-  w = await startWorld(['--sweep-interval', '0.2', '--checkpoint-interval', '0'], 'overlay', { policy: `[store]\narchive_segment_entries = ${SEGMENT}\n` });
-  agent = await w.as('agent', ['airlock-observer']);
-  olga = await w.as('olga', ['airlock-observer']);
   // 40 lifecycles: 200 entries and more, so several segments are due.
-  const r = await agent.op<{ done: number; refused: Record<string, number> }>('agentLoop', { action: 'Uptime', params: {}, count: 40, concurrency: 4, timeLimitMs: 60_000 });
-  assert.deepEqual([r.done, r.refused], [40, {}]);
-  archive = join(w.d.stateDir, 'archive');
-  // The sweep archives one segment at a time: wait until the live log holds under two segments.
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const rows = [...readSqliteLog(w.d.files.db)];
-    if (rows.length < 2 * SEGMENT) break; // no segment is due any more
-    if (Date.now() > deadline) throw new Error(`still ${rows.length} live entries`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  await new Promise((r) => setTimeout(r, 1000)); // the last archival's trim of the checkpoint file follows its commit
-  dir = tempDir('airlock-archive-');
-  chmodSync(dir, 0o777);
-  writeFileSync(join(dir, 'audit.pub'), readFileSync(w.d.files.publicKey, 'utf8'), { mode: 0o644 });
+  ({ w, agent, archive, dir } = await startArchivingWorld(SEGMENT, 40));
+  olga = await w.as('olga', ['airlock-observer']);
 });
 after(async () => {
   await w?.close();
