@@ -6,6 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { planInstall } from './apt-plan.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (s) => process.stdout.write(`[airlock test] ${s}\n`);
@@ -42,6 +43,27 @@ const NEEDED = {
 };
 
 const isRoot = process.getuid?.() === 0;
+
+/**
+ * Installs the missing packages and nothing else: no installed package is upgraded unless
+ * AIRLOCK_TEST_ALLOW_UPGRADES=1 says so (CI sets it; its machine is thrown away).
+ */
+function installMissing(missing) {
+  say(`installing the Debian packages the tests need that are missing: ${missing.join(' ')}`);
+  execFileSync('/usr/bin/apt-get', ['update', '-q'], { stdio: 'inherit' });
+  const { specs, upgrades } = planInstall(missing);
+  if (upgrades.length) {
+    const list = upgrades.map((u) => `${u.name} ${u.from} -> ${u.to}`).join(', ');
+    if (process.env.AIRLOCK_TEST_ALLOW_UPGRADES !== '1') {
+      say(`installing ${specs.join(' ')} would also upgrade packages installed here: ${list}.`);
+      say('Nothing was installed. Upgrade them yourself (apt-get upgrade), or allow it for this run:');
+      say('  AIRLOCK_TEST_ALLOW_UPGRADES=1 npm test');
+      process.exit(1);
+    }
+    say(`AIRLOCK_TEST_ALLOW_UPGRADES=1: this also upgrades ${list}`);
+  }
+  execFileSync('/usr/bin/apt-get', ['install', '-y', '-q', '--no-install-recommends', ...specs], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
 const unitFiles = readdirSync(join(root, 'test', 'unit')).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', 'unit', f));
 const integrationFiles = readdirSync(join(root, 'test', 'integration')).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', 'integration', f));
 
@@ -53,11 +75,7 @@ if (!existsSync(join(root, 'native', 'build', 'Release', 'airlock_native.node'))
 let files = unitFiles;
 if (isRoot) {
   const missing = [...new Set(Object.entries(NEEDED).filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg))];
-  if (missing.length) {
-    say(`installing Debian packages the tests need: ${missing.join(' ')}`);
-    execFileSync('/usr/bin/apt-get', ['update', '-q'], { stdio: 'inherit' });
-    execFileSync('/usr/bin/apt-get', ['install', '-y', '-q', '--no-install-recommends', ...missing], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  }
+  if (missing.length) installMissing(missing);
   files = [...unitFiles, ...integrationFiles];
   // The booted Debian test bed's root is built once per run (skipped when a complete one exists).
   const build = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src', 'sandbox', 'testbed-root.ts')], { cwd: root, stdio: 'inherit' });

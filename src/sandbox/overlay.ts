@@ -6,12 +6,13 @@
  * Needs root; runs only programs by absolute path, never a shell.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, renameSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, renameSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from './node-command.js';
+import { loginDefsFor, reserveUidBlock, type UidBlock } from './uid-block.js';
 
 export interface CommandResult {
   code: number;
@@ -71,6 +72,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   await fsp.chmod(base, 0o755);
   await fsp.chmod(shared, 0o755);
   opts.prepare?.(shared);
+  // A copy of this host shares its pid namespace: its users get uids of their own (uid-block.ts).
+  let uids: UidBlock | null = null;
+  if (mode === 'chroot' && existsSync('/etc/login.defs')) {
+    uids = reserveUidBlock();
+    mkdirSync(join(base, 'upper', 'etc'), { mode: 0o755 });
+    writeFileSync(join(base, 'upper', 'etc', 'login.defs'), loginDefsFor(readFileSync('/etc/login.defs', 'utf8'), uids), { mode: 0o644 });
+  }
   const child = spawn(
     '/usr/bin/unshare',
     ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
@@ -112,6 +120,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       clearTimeout(t);
     }
     // The namespaces die with their last process, taking the mounts with them.
+    uids?.release();
     opts.cleanup?.(shared);
     if (o.keepSharedAs) renameSync(shared, o.keepSharedAs);
     try {
