@@ -15,58 +15,103 @@ import { isWellFormed } from './canonical.js';
 
 const ESCAPED_BASE = 0xdc00;
 
-/** The text of `bytes`: valid UTF-8 decoded, every other byte as U+DC00 + byte. Linear. */
+/** The text of `bytes`: valid UTF-8 decoded, every other byte as U+DC00 + byte. One linear pass. */
 export function fileText(bytes: Buffer): string {
   if (isUtf8(bytes)) return bytes.toString('utf8');
-  let out = '';
-  let run = 0; // start of the current run of valid sequences
-  let i = 0;
-  while (i < bytes.length) {
-    const n = sequenceLength(bytes, i);
-    if (n > 0) {
-      i += n;
-      continue;
+  // UTF-16LE, written byte by byte: one code unit per byte at most (a 4-byte sequence gives a pair).
+  const le = Buffer.allocUnsafe(bytes.length * 2);
+  let n = 0;
+  for (let i = 0; i < bytes.length; ) {
+    const c = bytes[i]!;
+    const len = sequenceLength(bytes, i);
+    let u: number;
+    if (len <= 1) u = len === 0 ? ESCAPED_BASE + c : c;
+    else if (len === 2) u = ((c & 0x1f) << 6) | (bytes[i + 1]! & 0x3f);
+    else if (len === 3) u = ((c & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f);
+    else {
+      const cp = (((c & 0x07) << 18) | ((bytes[i + 1]! & 0x3f) << 12) | ((bytes[i + 2]! & 0x3f) << 6) | (bytes[i + 3]! & 0x3f)) - 0x10000;
+      const high = 0xd800 + (cp >> 10);
+      le[n++] = high & 0xff;
+      le[n++] = high >> 8;
+      u = 0xdc00 + (cp & 0x3ff);
     }
-    out += bytes.toString('utf8', run, i) + String.fromCharCode(ESCAPED_BASE + bytes[i]!);
-    run = ++i;
+    le[n++] = u & 0xff;
+    le[n++] = u >> 8;
+    i += Math.max(len, 1);
   }
-  return out + bytes.toString('utf8', run, i);
+  return le.toString('utf16le', 0, n);
 }
 
-/** The bytes of a text fileText made (or any well-formed text): the inverse of fileText. */
+/** The bytes of a text fileText made (or any well-formed text): the inverse of fileText. One linear pass. */
 export function fileBytes(text: string): Buffer {
   if (isWellFormed(text)) return Buffer.from(text, 'utf8');
-  const parts: Buffer[] = [];
-  let run = 0;
-  for (const m of text.matchAll(LONE_SURROGATE)) {
-    const unit = m[0].charCodeAt(0);
-    // Only U+DC80..U+DCFF stand for a byte; any other lone surrogate came from nowhere fileText knows.
-    if (unit < ESCAPED_BASE + 0x80 || unit > ESCAPED_BASE + 0xff) throw new RangeError(`a lone surrogate U+${unit.toString(16).toUpperCase()} stands for no byte`);
-    parts.push(Buffer.from(text.slice(run, m.index), 'utf8'), Buffer.of(unit - ESCAPED_BASE));
-    run = m.index! + 1;
+  const out = Buffer.allocUnsafe(text.length * 3); // a UTF-16 code unit is at most 3 bytes of UTF-8
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    if (u < 0x80) {
+      out[n++] = u;
+    } else if (u < 0x800) {
+      out[n++] = 0xc0 | (u >> 6);
+      out[n++] = 0x80 | (u & 0x3f);
+    } else if (u < 0xd800 || u > 0xdfff) {
+      out[n++] = 0xe0 | (u >> 12);
+      out[n++] = 0x80 | ((u >> 6) & 0x3f);
+      out[n++] = 0x80 | (u & 0x3f);
+    } else if (u <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      const cp = 0x10000 + ((u - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+      out[n++] = 0xf0 | (cp >> 18);
+      out[n++] = 0x80 | ((cp >> 12) & 0x3f);
+      out[n++] = 0x80 | ((cp >> 6) & 0x3f);
+      out[n++] = 0x80 | (cp & 0x3f);
+    } else if (u >= ESCAPED_BASE + 0x80 && u <= ESCAPED_BASE + 0xff) {
+      out[n++] = u - ESCAPED_BASE; // a byte that is not UTF-8, back as itself
+    } else {
+      // Any other lone surrogate came from nowhere fileText knows: refused, never written as U+FFFD.
+      throw new RangeError(`a lone surrogate U+${u.toString(16).toUpperCase()} stands for no byte`);
+    }
   }
-  parts.push(Buffer.from(text.slice(run), 'utf8'));
-  return Buffer.concat(parts);
+  return Buffer.from(out.subarray(0, n));
 }
 
-/** How many bytes in `text` (made by fileText) are not valid UTF-8. */
+/** How many bytes in `text` (made by fileText) are not valid UTF-8. Linear. */
 export function notUtf8Bytes(text: string): number {
   if (isWellFormed(text)) return 0;
   let n = 0;
-  for (const _ of text.matchAll(LONE_SURROGATE)) n++;
+  for (let i = nextLone(text, 0); i >= 0; i = nextLone(text, i + 1)) {
+    const unit = text.charCodeAt(i);
+    if (unit >= ESCAPED_BASE + 0x80 && unit <= ESCAPED_BASE + 0xff) n++;
+  }
   return n;
 }
 
-/** A surrogate that is not half of a pair (no 'u' flag: the regex sees UTF-16 code units). */
+/** Index of the first surrogate at or after `from` that is not half of a pair, or -1. */
+function nextLone(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    if (u < 0xd800 || u > 0xdfff) continue;
+    if (u <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      i++; // a pair
+      continue;
+    }
+    return i;
+  }
+  return -1;
+}
+
+/** A surrogate that is not half of a pair, for escape-text.ts (no 'u' flag: the regex sees UTF-16 code units). */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Bytes of the valid UTF-8 sequence at `i` (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF), or 0. */
 function sequenceLength(b: Buffer, i: number): number {
   const c = b[i]!;
   if (c < 0x80) return 1;
-  const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c >= 0xe0 && c <= 0xef) return cont(1, c === 0xe0 ? 0xa0 : 0x80, c === 0xed ? 0x9f : 0xbf) && cont(2) ? 3 : 0;
-  if (c >= 0xf0 && c <= 0xf4) return cont(1, c === 0xf0 ? 0x90 : 0x80, c === 0xf4 ? 0x8f : 0xbf) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xc2 && c <= 0xdf) return within(b, i + 1, 0x80, 0xbf) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) return within(b, i + 1, c === 0xe0 ? 0xa0 : 0x80, c === 0xed ? 0x9f : 0xbf) && within(b, i + 2, 0x80, 0xbf) ? 3 : 0;
+  if (c >= 0xf0 && c <= 0xf4) {
+    return within(b, i + 1, c === 0xf0 ? 0x90 : 0x80, c === 0xf4 ? 0x8f : 0xbf) && within(b, i + 2, 0x80, 0xbf) && within(b, i + 3, 0x80, 0xbf) ? 4 : 0;
+  }
   return 0;
 }
+
+const within = (b: Buffer, k: number, lo: number, hi: number): boolean => k < b.length && b[k]! >= lo && b[k]! <= hi;

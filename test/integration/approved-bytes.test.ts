@@ -215,7 +215,7 @@ describe('a file that is not valid UTF-8 (overlay host)', () => {
       assert.equal(r.state, 'Succeeded', JSON.stringify(r.error ?? ''));
       assert.deepEqual(await t.bytes('/etc/hosts'), bytes(planted, '10.77.0.10\tten.test\n'));
       // The approver saw those bytes escaped in the context of the change, and was told.
-      assert.deepEqual(writeTo(tx.p, '/etc/hosts').diff.hunks?.at(-1)?.lines.slice(-2), [' 10.77.0.9\tcaf\\xe9.test # \\x80\\xfe', '+10.77.0.10\tten.test']);
+      assert.deepEqual(writeTo(tx.p, '/etc/hosts').diff?.hunks?.at(-1)?.lines.slice(-2), [' 10.77.0.9\tcaf\\xe9.test # \\x80\\xfe', '+10.77.0.10\tten.test']);
       assert.ok(tx.p.warnings.some((w) => w.includes('/etc/hosts is not valid UTF-8')), JSON.stringify(tx.p.warnings));
     } finally {
       await t.put('/etc/hosts', original);
