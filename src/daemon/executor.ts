@@ -10,9 +10,9 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { AirlockError } from '../protocol/errors.js';
-import { fileBytes, fileText } from '../protocol/file-text.js';
+import { fileBytes, fileText, refuseNotUtf8 } from '../protocol/file-text.js';
 import type { CommandOutput } from '../catalogue/action.js';
-import { RESOURCE_LOCKS, stepPaths, verdictProblems, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
+import { RESOURCE_LOCKS, commandTexts, stepPaths, verdictProblems, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
 import type { ProgramTable } from './programs.js';
 import { shellViolation } from '../catalogue/programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
@@ -97,6 +97,7 @@ export class Executor {
    */
   async run(step: CommandStep, opts: { fd?: number; verify?: () => Promise<void>; feed?: OutputFeed } = {}): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     const file = this.programPath(step);
+    refuseNotUtf8(commandTexts(step), step.program);
     const { lane, principal } = runContext();
     const release = await (lane === 'change' ? this.changeSlots.take() : this.readSlots.take(principal));
     try {

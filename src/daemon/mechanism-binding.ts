@@ -21,10 +21,10 @@
  * The entries returned are raw host and agent text: the service escapes them for display.
  */
 import type { AnyAction, Host } from '../catalogue/action.js';
-import type { CommandStep, FileWriteStep, Owner, Step } from '../catalogue/mechanism.js';
+import { commandTexts, type CommandStep, type FileWriteStep, type Owner, type Step } from '../catalogue/mechanism.js';
 import { matchesGlob } from '../catalogue/params.js';
 import { canonicalize, isWellFormed } from '../protocol/canonical.js';
-import { fileBytes, notUtf8Bytes } from '../protocol/file-text.js';
+import { fileBytes, notUtf8Bytes, refuseNotUtf8 } from '../protocol/file-text.js';
 import { sha256Hex } from '../protocol/hash.js';
 import type { CommandEntry, FileFacts, FileWriteEntry, MechanismEntry, NewFileAttributes, ProposedChange, ShownDiff, ShownHunk } from '../protocol/messages.js';
 import { hunks, lineEdits, type LineEdit } from './line-diff.js';
@@ -104,6 +104,7 @@ interface Bound {
 async function bindStep(a: AnyAction, step: Step, read: (path: string) => Promise<string | null>): Promise<Bound> {
   switch (step.kind) {
     case 'command':
+      refuseNotUtf8(commandTexts(step), step.program); // at preview already, not first at execution
       return { record: jsonSafe(step), entry: commandEntry(step) };
     case 'fileScan':
       return { record: jsonSafe(step), entry: { kind: 'fileScan', path: step.path } };

@@ -20,8 +20,6 @@
  *   newline, which are layout only: neither can move the cursor back over printed text.
  *   Output is split into lines before it is escaped, so an output line keeps its tabs.
  */
-import { LONE_SURROGATE } from './file-text.js';
-
 export type EscapeMode = 'line' | 'block';
 
 /** Bidirectional formatting characters: LRE RLE PDF LRO RLO, LRI RLI FSI PDI, LRM RLM, ALM. */
@@ -36,7 +34,8 @@ export const LINE_SEPARATORS = [0x2028, 0x2029] as const;
  */
 export const INVISIBLES = [0x00ad, 0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff] as const;
 
-const LONE = LONE_SURROGATE.source;
+/** A surrogate that is not half of a pair (no 'u' flag: the regex sees UTF-16 code units). */
+const LONE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
 const LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]|\\udb40[\\udc00-\\udc7f]|${LONE}`, 'g');
 const BLOCK = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]|\\udb40[\\udc00-\\udc7f]|${LONE}`, 'g');
 

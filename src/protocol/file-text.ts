@@ -12,6 +12,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { isWellFormed } from './canonical.js';
+import { AirlockError } from './errors.js';
 
 const ESCAPED_BASE = 0xdc00;
 
@@ -99,8 +100,18 @@ function nextLone(text: string, from: number): number {
   return -1;
 }
 
-/** A surrogate that is not half of a pair, for escape-text.ts (no 'u' flag: the regex sees UTF-16 code units). */
-export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/**
+ * Refuses texts that would reach a program as argv, environment or a path name while holding a
+ * byte that is not UTF-8: the kernel gets them UTF-8 encoded, so such a byte would arrive as
+ * U+FFFD, which is not what was approved. `what` names the program, for the message.
+ */
+export function refuseNotUtf8(texts: Iterable<unknown>, what: string): void {
+  for (const t of texts) {
+    if (typeof t !== 'string' || isWellFormed(t)) continue; // only a string can hold a lone surrogate
+    throw new AirlockError('conflict', 'not_utf8', `an argument for ${what} holds bytes that are not UTF-8 (from a file it was read from); Airlock passes a program only UTF-8`, 'make the file it came from valid UTF-8 by hand, then preview again');
+  }
+}
+
 
 /** Bytes of the valid UTF-8 sequence at `i` (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF), or 0. */
 function sequenceLength(b: Buffer, i: number): number {

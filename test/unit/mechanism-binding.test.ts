@@ -334,3 +334,14 @@ test('the executor patches and writes bytes that are not UTF-8 back as they were
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a byte that is not UTF-8 never reaches a program as U+FFFD: a command holding one is refused at preview and at execution', async () => {
+  const name = fileText(Buffer.from('caf\xe9', 'latin1'));
+  const steps: Step[] = [{ kind: 'command', program: 'ls', args: ['--', `/srv/${name}`] }];
+  await assert.rejects(bindMechanism(plain, null, steps, new FixtureHost({})), (e: AirlockError) => e.code === 'not_utf8');
+  const undone: Step[] = [{ kind: 'command', program: 'ls', args: ['/'], undo: { kind: 'command', program: 'ls', args: [name] } }];
+  await assert.rejects(bindMechanism(plain, null, undone, new FixtureHost({})), (e: AirlockError) => e.code === 'not_utf8', 'its undo too');
+  const ex = new Executor({ programs: { ls: '/usr/bin/ls' } as never });
+  await assert.rejects(ex.run(steps[0] as CommandStep), (e: AirlockError) => e.code === 'not_utf8');
+  assert.equal((await ex.run({ kind: 'command', program: 'ls', args: ['-d', '--', '/'] })).code, 0, 'UTF-8 arguments run');
+});
