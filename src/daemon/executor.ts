@@ -313,7 +313,8 @@ export class Executor {
       if (at < 0 || text.indexOf(step.search, at + 1) >= 0) {
         throw new AirlockError('conflict', 'patch_mismatch', `${step.path} changed since the preview: the text to replace is no longer there exactly once`, 'preview again');
       }
-      await atomicWrite(step.path, fileBytes(text.slice(0, at) + step.replace + text.slice(at + step.search.length)), { mode: snap.mode! });
+      const patched = text.slice(0, at) + step.replace + text.slice(at + step.search.length);
+      await atomicWrite(step.path, fileBytes(patched), { mode: snap.mode! });
     } else {
       if (!snap.existed) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
       await deleteFile(step.path);

@@ -73,7 +73,7 @@ export async function bindMechanism(a: AnyAction, change: unknown, steps: Step[]
   }
   for (const e of mechanism) if (e.kind === 'filePatch' && e.not_utf8) notUtf8.add(e.path);
   const digest = recordDigest({ change: shownChange, steps: bound });
-  const notes = [...notUtf8].map((p) => `${p} is not valid UTF-8: the bytes that are not UTF-8 are shown as \\xNN and kept exactly as they are`);
+  const notes = [...notUtf8].map((p) => `${p} is not valid UTF-8: ${NOT_UTF8_SHOWN}`);
   return { proposed: { change: shownChange, mechanism, digest }, filesAsRead, notes };
 }
 
@@ -90,6 +90,8 @@ function byteExact(v: unknown): unknown {
   if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [key(k), byteExact(x)]));
   return v;
 }
+
+const NOT_UTF8_SHOWN = 'the bytes that are not UTF-8 are shown as \\xNN and kept exactly as they are';
 
 /** Whether the action declares that it rebuilds this file at execution. */
 export const rebuildsFile = (a: AnyAction, path: string): boolean => a.rebuildsAtExecute?.files.some((g) => matchesGlob(path, g)) ?? false;
@@ -115,7 +117,8 @@ async function bindStep(a: AnyAction, step: Step, read: (path: string) => Promis
     case 'filePatch': {
       const record = jsonSafe(step);
       const diff: ShownDiff = { removed: step.search.split('\n'), added: step.replace.split('\n'), not_shown: 0 };
-      return { record, entry: { kind: 'filePatch', path: step.path, sha256: recordDigest(record), diff, ...notUtf8Of(step.search, step.replace) } };
+      const entry = { kind: 'filePatch' as const, path: step.path, sha256: recordDigest(record), diff, ...notUtf8Of(step.search, step.replace) };
+      return { record, entry };
     }
     case 'fileWrite':
       return bindWrite(a, step, await read(step.path));

@@ -8,8 +8,8 @@
  * Unicode line and paragraph separators start a new line in some renderers. Each of these
  * is replaced by a visible escape: `\x1b`, `\x9b` for code points up to U+00FF, `\u202e`
  * above. A lone surrogate is no character at all: U+DC80..U+DCFF is a file's byte that is not
- * UTF-8 (file-text.ts) and shows as that byte, `\xe9`; any other shows as `\ud800`. Everything else, backslashes included, is left as it is, so escaping twice
- * changes nothing more than escaping once: the daemon escapes, and a client may escape
+ * UTF-8 (file-text.ts) and shows as that byte, `\xe9`; any other shows as `\ud800`.
+ * Everything else, backslashes included, is left as it is, so escaping twice changes nothing more than escaping once: the daemon escapes, and a client may escape
  * again before it prints (defence in depth) without doubling anything.
  *
  * Two modes:

@@ -30,7 +30,7 @@ export function fileText(bytes: Buffer): string {
     else if (len === 2) u = ((c & 0x1f) << 6) | (bytes[i + 1]! & 0x3f);
     else if (len === 3) u = ((c & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f);
     else {
-      const cp = (((c & 0x07) << 18) | ((bytes[i + 1]! & 0x3f) << 12) | ((bytes[i + 2]! & 0x3f) << 6) | (bytes[i + 3]! & 0x3f)) - 0x10000;
+      const cp = ((c & 0x07) << 18) + ((bytes[i + 1]! & 0x3f) << 12) + ((bytes[i + 2]! & 0x3f) << 6) + (bytes[i + 3]! & 0x3f) - 0x10000;
       const high = 0xd800 + (cp >> 10);
       le[n++] = high & 0xff;
       le[n++] = high >> 8;
@@ -108,7 +108,8 @@ function nextLone(text: string, from: number): number {
 export function refuseNotUtf8(texts: Iterable<unknown>, what: string): void {
   for (const t of texts) {
     if (typeof t !== 'string' || isWellFormed(t)) continue; // only a string can hold a lone surrogate
-    throw new AirlockError('conflict', 'not_utf8', `an argument for ${what} holds bytes that are not UTF-8 (from a file it was read from); Airlock passes a program only UTF-8`, 'make the file it came from valid UTF-8 by hand, then preview again');
+    const why = `an argument for ${what} holds bytes that are not UTF-8 (taken from a file); Airlock passes a program only UTF-8`;
+    throw new AirlockError('conflict', 'not_utf8', why, 'make the file it came from valid UTF-8 by hand, then preview again');
   }
 }
 
@@ -117,12 +118,16 @@ export function refuseNotUtf8(texts: Iterable<unknown>, what: string): void {
 function sequenceLength(b: Buffer, i: number): number {
   const c = b[i]!;
   if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) return within(b, i + 1, 0x80, 0xbf) ? 2 : 0;
-  if (c >= 0xe0 && c <= 0xef) return within(b, i + 1, c === 0xe0 ? 0xa0 : 0x80, c === 0xed ? 0x9f : 0xbf) && within(b, i + 2, 0x80, 0xbf) ? 3 : 0;
+  if (c >= 0xc2 && c <= 0xdf) return within(b, i + 1) ? 2 : 0;
+  // The second byte's range rules out overlong forms (E0, F0), surrogates (ED) and code points past U+10FFFF (F4).
+  if (c >= 0xe0 && c <= 0xef) {
+    return within(b, i + 1, c === 0xe0 ? 0xa0 : 0x80, c === 0xed ? 0x9f : 0xbf) && within(b, i + 2) ? 3 : 0;
+  }
   if (c >= 0xf0 && c <= 0xf4) {
-    return within(b, i + 1, c === 0xf0 ? 0x90 : 0x80, c === 0xf4 ? 0x8f : 0xbf) && within(b, i + 2, 0x80, 0xbf) && within(b, i + 3, 0x80, 0xbf) ? 4 : 0;
+    return within(b, i + 1, c === 0xf0 ? 0x90 : 0x80, c === 0xf4 ? 0x8f : 0xbf) && within(b, i + 2) && within(b, i + 3) ? 4 : 0;
   }
   return 0;
 }
 
-const within = (b: Buffer, k: number, lo: number, hi: number): boolean => k < b.length && b[k]! >= lo && b[k]! <= hi;
+/** Whether byte `k` exists and lies in [lo, hi] (by default: a continuation byte). */
+const within = (b: Buffer, k: number, lo = 0x80, hi = 0xbf): boolean => k < b.length && b[k]! >= lo && b[k]! <= hi;
