@@ -33,7 +33,11 @@ export interface CommandOutput {
 /** Read-only view of the real host, implemented by the daemon. Nothing here changes anything. */
 export interface Host {
   readonly platform: Platform | null;
-  /** File contents, or null when absent. Refuses symlinks on the path. */
+  /**
+   * File contents, or null when absent. Refuses symlinks on the path. Lossless: a byte that is
+   * not UTF-8 comes as U+DC00 + byte (protocol/file-text.ts), so text built from it and written
+   * back keeps that byte; never compare or hash it as UTF-8.
+   */
   readFile(path: string): Promise<string | null>;
   /** Mode/owner/size of a path without following symlinks, or null when absent. */
   stat(path: string): Promise<{ mode: number; uid: number; gid: number; size: number; isFile: boolean; isDir: boolean; isSymlink: boolean } | null>;

@@ -77,6 +77,8 @@ export const FD3 = '/proc/self/fd/3';
 /** What the approver sees of a command step besides its argv: the paths it acts on and how (and so what execution must match). */
 /** Every path a command step acts on by name or through a held file: what the trusted-path rule checks. */
 export const stepPaths = (s: CommandStep): string[] => [...(s.paths ?? []), ...(s.file ? [s.file.path] : []), ...(s.expect ? [s.expect.path] : [])];
+/** Every text a command step hands its program (argv, environment, the paths it names), its undo's too. */
+export const commandTexts = (s: CommandStep): string[] => [...s.args, ...Object.entries(s.env ?? {}).flat(), ...stepPaths(s), ...(s.undo ? commandTexts(s.undo) : [])];
 
 export interface FileScanStep {
   kind: 'fileScan';

@@ -10,8 +10,9 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { AirlockError } from '../protocol/errors.js';
+import { fileBytes, fileText, refuseNotUtf8 } from '../protocol/file-text.js';
 import type { CommandOutput } from '../catalogue/action.js';
-import { RESOURCE_LOCKS, stepPaths, verdictProblems, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
+import { RESOURCE_LOCKS, commandTexts, stepPaths, verdictProblems, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
 import type { ProgramTable } from './programs.js';
 import { shellViolation } from '../catalogue/programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
@@ -96,6 +97,7 @@ export class Executor {
    */
   async run(step: CommandStep, opts: { fd?: number; verify?: () => Promise<void>; feed?: OutputFeed } = {}): Promise<CommandOutput & { timedOut: boolean; truncated: boolean }> {
     const file = this.programPath(step);
+    refuseNotUtf8(commandTexts(step), step.program);
     const { lane, principal } = runContext();
     const release = await (lane === 'change' ? this.changeSlots.take() : this.readSlots.take(principal));
     try {
@@ -302,15 +304,17 @@ export class Executor {
 
   private async applyFileStep(step: Extract<Step, { kind: 'fileWrite' | 'filePatch' | 'fileDelete' }>, snap: FileSnapshot): Promise<void> {
     if (step.kind === 'fileWrite') {
-      await atomicWrite(step.path, step.content, step, snap.createdDirs);
+      await atomicWrite(step.path, fileBytes(step.content), step, snap.createdDirs);
     } else if (step.kind === 'filePatch') {
       if (!snap.existed) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
-      const text = snap.content!.toString('utf8');
+      // Lossless text: a byte that is not UTF-8 is found and written back as that byte (file-text.ts).
+      const text = fileText(snap.content!);
       const at = text.indexOf(step.search);
       if (at < 0 || text.indexOf(step.search, at + 1) >= 0) {
         throw new AirlockError('conflict', 'patch_mismatch', `${step.path} changed since the preview: the text to replace is no longer there exactly once`, 'preview again');
       }
-      await atomicWrite(step.path, text.slice(0, at) + step.replace + text.slice(at + step.search.length), { mode: snap.mode! });
+      const patched = text.slice(0, at) + step.replace + text.slice(at + step.search.length);
+      await atomicWrite(step.path, fileBytes(patched), { mode: snap.mode! });
     } else {
       if (!snap.existed) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
       await deleteFile(step.path);
@@ -321,7 +325,7 @@ export class Executor {
 /** A file another program changed between the approval check and this step is not overwritten. */
 function checkAsRead(snap: FileSnapshot, filesAsRead: ReadonlyMap<string, string | null> | undefined): void {
   if (!filesAsRead?.has(snap.path)) return;
-  const now = snap.existed ? createHash('sha256').update(snap.content!.toString('utf8')).digest('hex') : null;
+  const now = snap.existed ? createHash('sha256').update(snap.content!).digest('hex') : null; // the bytes, as bound
   if (now !== filesAsRead.get(snap.path)) {
     throw new AirlockError('conflict', 'file_changed', `${snap.path} changed after the approved change was checked against it; it was not overwritten`, 'preview again and have the new preview approved');
   }

@@ -7,6 +7,7 @@ import { HeldDir, readRegularFile } from './safe-fs.js';
 import { checkTrustedPath } from './trusted-path.js';
 import type { Executor } from './executor.js';
 import { parseGroup, parsePasswd } from '../protocol/account-files.js';
+import { fileText } from '../protocol/file-text.js';
 
 export class RealHost implements Host {
   constructor(
@@ -16,7 +17,7 @@ export class RealHost implements Host {
 
   async readFile(path: string): Promise<string | null> {
     const b = await readRegularFile(path);
-    return b === null ? null : b.toString('utf8');
+    return b === null ? null : fileText(b);
   }
 
   async stat(path: string) {

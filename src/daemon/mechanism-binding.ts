@@ -13,12 +13,18 @@
  * lines it removes and adds (computed here, by the daemon, against the file as it is) with
  * its path, mode and owner. The approver sees those lines; execution refuses when they differ.
  *
+ * Files are bound as bytes. A file's text keeps each byte that is not UTF-8 as U+DC00 + byte
+ * (protocol/file-text.ts): digests are taken over fileBytes, never over a UTF-8 encoding of the
+ * text (which would turn every such byte into U+FFFD, so two files differing only there would
+ * bind alike), and the approver is told which files hold such bytes (they show as \xNN).
+ *
  * The entries returned are raw host and agent text: the service escapes them for display.
  */
 import type { AnyAction, Host } from '../catalogue/action.js';
-import type { CommandStep, FileWriteStep, Owner, Step } from '../catalogue/mechanism.js';
+import { commandTexts, type CommandStep, type FileWriteStep, type Owner, type Step } from '../catalogue/mechanism.js';
 import { matchesGlob } from '../catalogue/params.js';
-import { canonicalize } from '../protocol/canonical.js';
+import { canonicalize, isWellFormed } from '../protocol/canonical.js';
+import { fileBytes, notUtf8Bytes, refuseNotUtf8 } from '../protocol/file-text.js';
 import { sha256Hex } from '../protocol/hash.js';
 import type { CommandEntry, FileFacts, FileWriteEntry, MechanismEntry, NewFileAttributes, ProposedChange, ShownDiff, ShownHunk } from '../protocol/messages.js';
 import { hunks, lineEdits, type LineEdit } from './line-diff.js';
@@ -38,6 +44,8 @@ export interface Binding {
    * checks the file is still this one right before it changes it (Executor.runSteps).
    */
   filesAsRead: ReadonlyMap<string, string | null>;
+  /** Warnings for the approver: each file a step reads or writes that holds bytes that are not UTF-8. */
+  notes: string[];
 }
 
 export async function bindMechanism(a: AnyAction, change: unknown, steps: Step[], host: Host): Promise<Binding> {
@@ -56,9 +64,34 @@ export async function bindMechanism(a: AnyAction, change: unknown, steps: Step[]
   }
   const shownChange = jsonSafe(change ?? null);
   const filesAsRead = new Map<string, string | null>();
-  for (const [path, text] of reads) filesAsRead.set(path, digestOf(await text));
-  return { proposed: { change: shownChange, mechanism, digest: sha256Hex(canonicalize({ change: shownChange, steps: bound })) }, filesAsRead };
+  // Files that hold bytes that are not UTF-8, as read or in a patch's texts: the approver is told.
+  const notUtf8 = new Set<string>();
+  for (const [path, read] of reads) {
+    const text = await read;
+    filesAsRead.set(path, digestOf(text));
+    if (text !== null && notUtf8Bytes(text) > 0) notUtf8.add(path);
+  }
+  for (const e of mechanism) if (e.kind === 'filePatch' && e.not_utf8) notUtf8.add(e.path);
+  const digest = recordDigest({ change: shownChange, steps: bound });
+  const notes = [...notUtf8].map((p) => `${p} is not valid UTF-8: ${NOT_UTF8_SHOWN}`);
+  return { proposed: { change: shownChange, mechanism, digest }, filesAsRead, notes };
 }
+
+/**
+ * The digest of what a record binds, over bytes: JCS cannot carry a lone surrogate, so a string
+ * holding a byte that is not UTF-8 is bound as { bytes_base64 } of its exact bytes.
+ */
+const recordDigest = (record: unknown): string => sha256Hex(canonicalize(byteExact(record)));
+
+function byteExact(v: unknown): unknown {
+  const key = (k: string) => (isWellFormed(k) ? k : `bytes_base64:${fileBytes(k).toString('base64')}`);
+  if (typeof v === 'string') return isWellFormed(v) ? v : { bytes_base64: fileBytes(v).toString('base64') };
+  if (Array.isArray(v)) return v.map(byteExact);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [key(k), byteExact(x)]));
+  return v;
+}
+
+const NOT_UTF8_SHOWN = 'the bytes that are not UTF-8 are shown as \\xNN and kept exactly as they are';
 
 /** Whether the action declares that it rebuilds this file at execution. */
 export const rebuildsFile = (a: AnyAction, path: string): boolean => a.rebuildsAtExecute?.files.some((g) => matchesGlob(path, g)) ?? false;
@@ -73,6 +106,7 @@ interface Bound {
 async function bindStep(a: AnyAction, step: Step, read: (path: string) => Promise<string | null>): Promise<Bound> {
   switch (step.kind) {
     case 'command':
+      refuseNotUtf8(commandTexts(step), step.program); // at preview already, not first at execution
       return { record: jsonSafe(step), entry: commandEntry(step) };
     case 'fileScan':
       return { record: jsonSafe(step), entry: { kind: 'fileScan', path: step.path } };
@@ -83,7 +117,8 @@ async function bindStep(a: AnyAction, step: Step, read: (path: string) => Promis
     case 'filePatch': {
       const record = jsonSafe(step);
       const diff: ShownDiff = { removed: step.search.split('\n'), added: step.replace.split('\n'), not_shown: 0 };
-      return { record, entry: { kind: 'filePatch', path: step.path, sha256: sha256Hex(canonicalize(record)), diff } };
+      const entry = { kind: 'filePatch' as const, path: step.path, sha256: recordDigest(record), diff, ...notUtf8Of(step.search, step.replace) };
+      return { record, entry };
     }
     case 'fileWrite':
       return bindWrite(a, step, await read(step.path));
@@ -104,8 +139,9 @@ function bindWrite(a: AnyAction, step: FileWriteStep, before: string | null): Bo
         path: step.path,
         ...attributes,
         binds: 'own_lines',
-        sha256: sha256Hex(canonicalize(record)),
+        sha256: recordDigest(record),
         diff: { removed: shownLines(own.removed, show), added: shownLines(own.added, show), not_shown: 0, ...shownHunks(edits!, show) },
+        ...notUtf8Of(...own.removed, ...own.added),
       };
       return { record, entry };
     }
@@ -116,10 +152,11 @@ function bindWrite(a: AnyAction, step: FileWriteStep, before: string | null): Bo
     path: step.path,
     ...attributes,
     binds: 'content',
-    bytes: Buffer.byteLength(step.content, 'utf8'),
-    sha256: sha256Hex(step.content),
+    bytes: fileBytes(step.content).length,
+    sha256: sha256Hex(fileBytes(step.content)),
     before: factsOf(before),
     diff: own ? { ...capped(shownLines(own.removed), shownLines(own.added)), ...shownHunks(edits!) } : null,
+    ...notUtf8Of(step.content),
   };
   return { record: { ...jsonSafe(step), before: digestOf(before) }, entry };
 }
@@ -150,8 +187,17 @@ function attributesOf(s: FileWriteStep): NewFileAttributes {
   return { mode: octal(s.mode), owner: ownerOf(s.owner), parent: s.parent ? { mode: octal(s.parent.mode), owner: ownerOf(s.parent.owner) } : null };
 }
 
-const digestOf = (text: string | null): string | null => (text === null ? null : sha256Hex(text));
-const factsOf = (text: string | null): FileFacts | null => (text === null ? null : { bytes: Buffer.byteLength(text, 'utf8'), sha256: sha256Hex(text) });
+const digestOf = (text: string | null): string | null => (text === null ? null : sha256Hex(fileBytes(text)));
+const factsOf = (text: string | null): FileFacts | null => {
+  if (text === null) return null;
+  const bytes = fileBytes(text);
+  return { bytes: bytes.length, sha256: sha256Hex(bytes), ...notUtf8Of(text) };
+};
+/** { not_utf8: N } when the texts hold N bytes that are not UTF-8; nothing when they hold none. */
+function notUtf8Of(...texts: string[]): { not_utf8?: number } {
+  const n = texts.reduce((sum, t) => sum + notUtf8Bytes(t), 0);
+  return n > 0 ? { not_utf8: n } : {};
+}
 
 /** Lines (each with its '\n') as a person reads them: without the newline, and diff's marker where one is missing. */
 function shownLines(lines: string[], show?: (line: string) => string): string[] {

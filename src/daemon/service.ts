@@ -255,7 +255,7 @@ export class AirlockService {
     // `bound.proposed.digest` covers the raw bytes, so what runs is still bound byte for byte.
     const masked: MaskCounts = {};
     const summary = maskForClient(parts.summary, masked);
-    const warnings = (parts.warnings ?? []).map((t) => maskForClient(t, masked));
+    const warnings = [...(parts.warnings ?? []), ...bound.notes].map((t) => maskForClient(t, masked));
     const body: Omit<PreviewEnvelope, 'preview_digest'> = {
       transaction_id: id,
       action_name: a.name,

@@ -86,7 +86,7 @@ function compareUtf16(a: string, b: string): number {
 }
 
 /** No lone surrogate (Node 20's String.prototype.isWellFormed; the typings target ES2022). */
-function isWellFormed(s: string): boolean {
+export function isWellFormed(s: string): boolean {
   return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 

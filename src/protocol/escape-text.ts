@@ -7,8 +7,9 @@
  * reads without changing the bytes (U+202E makes "txt.exe" read as "exe.txt"), and the
  * Unicode line and paragraph separators start a new line in some renderers. Each of these
  * is replaced by a visible escape: `\x1b`, `\x9b` for code points up to U+00FF, `\u202e`
- * above. Everything else, backslashes included, is left as it is, so escaping twice
- * changes nothing more than escaping once: the daemon escapes, and a client may escape
+ * above. A lone surrogate is no character at all: U+DC80..U+DCFF is a file's byte that is not
+ * UTF-8 (file-text.ts) and shows as that byte, `\xe9`; any other shows as `\ud800`.
+ * Everything else, backslashes included, is left as it is, so escaping twice changes nothing more than escaping once: the daemon escapes, and a client may escape
  * again before it prints (defence in depth) without doubling anything.
  *
  * Two modes:
@@ -33,14 +34,17 @@ export const LINE_SEPARATORS = [0x2028, 0x2029] as const;
  */
 export const INVISIBLES = [0x00ad, 0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff] as const;
 
-const LINE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
-const BLOCK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
+/** A surrogate that is not half of a pair (no 'u' flag: the regex sees UTF-16 code units). */
+const LONE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]|\\udb40[\\udc00-\\udc7f]|${LONE}`, 'g');
+const BLOCK = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]|\\udb40[\\udc00-\\udc7f]|${LONE}`, 'g');
 
 const LINE_ANY = new RegExp(LINE.source);
 const BLOCK_ANY = new RegExp(BLOCK.source);
 
 const visible = (ch: string): string => {
   const cp = ch.codePointAt(0)!;
+  if (cp >= 0xdc80 && cp <= 0xdcff && ch.length === 1) return `\\x${(cp - 0xdc00).toString(16)}`;
   if (cp > 0xffff) return `\\u{${cp.toString(16)}}`;
   return cp <= 0xff ? `\\x${cp.toString(16).padStart(2, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
 };

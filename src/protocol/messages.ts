@@ -128,6 +128,8 @@ export interface FileScanEntry {
 export interface FileFacts {
   bytes: number;
   sha256: string;
+  /** Bytes of the file that are not valid UTF-8 (absent: none); they show as \xNN and are kept as they are. */
+  not_utf8?: number;
 }
 
 /** Lines a file step removes and adds, for a person to read (a line's missing final newline is a line of its own, as in diff). */
@@ -168,9 +170,15 @@ export interface NewFileAttributes {
  * (`diff`, complete) with the path, mode and owner, and sha256 is the digest of that part.
  */
 export type FileWriteEntry = { kind: 'fileWrite'; path: string } & NewFileAttributes &
-  ({ binds: 'content'; bytes: number; sha256: string; before: FileFacts | null; diff: ShownDiff | null } | { binds: 'own_lines'; sha256: string; diff: ShownDiff });
+  ({ binds: 'content'; bytes: number; sha256: string; before: FileFacts | null; diff: ShownDiff | null } | { binds: 'own_lines'; sha256: string; diff: ShownDiff }) &
+  NotUtf8;
 
-export interface FilePatchEntry {
+/** Bytes of what a file step writes (for a patch: its search and replace texts) that are not valid UTF-8, shown as \xNN (absent: none). */
+export interface NotUtf8 {
+  not_utf8?: number;
+}
+
+export interface FilePatchEntry extends NotUtf8 {
   kind: 'filePatch';
   path: string;
   /** Digest of the exact search and replace texts; the diff shows them line by line. */

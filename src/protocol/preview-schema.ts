@@ -10,8 +10,10 @@ import type { CommandEntry, FileWriteEntry, MechanismEntry, PreviewEnvelope, Pro
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 const octalMode = z.string().regex(/^[0-7]{4,6}$/);
 const owner = z.strictObject({ uid: z.number().int().min(0), gid: z.number().int().min(0) }).nullable();
-const facts = z.strictObject({ bytes: z.number().int().min(0), sha256: hex64 });
 const count = z.number().int().min(0);
+/** Bytes that are not valid UTF-8 (messages.ts NotUtf8): present only when there are some. */
+const notUtf8 = { not_utf8: z.number().int().min(1).optional() };
+const facts = z.strictObject({ bytes: count, sha256: hex64, ...notUtf8 });
 const shownHunk = z.strictObject({ old_start: count, old_lines: count, new_start: count, new_lines: count, lines: z.array(z.string()) });
 const shownDiff = z.strictObject({ removed: z.array(z.string()), added: z.array(z.string()), not_shown: count, hunks: z.array(shownHunk).optional() });
 const newFile = { mode: octalMode, owner, parent: z.strictObject({ mode: octalMode, owner }).nullable() };
@@ -35,15 +37,15 @@ const commandEntry: z.ZodType<CommandEntry> = z.lazy(() =>
 );
 
 const fileWriteEntry: z.ZodType<FileWriteEntry> = z.union([
-  z.strictObject({ kind: z.literal('fileWrite'), path: z.string(), ...newFile, binds: z.literal('content'), bytes: z.number().int().min(0), sha256: hex64, before: facts.nullable(), diff: shownDiff.nullable() }),
-  z.strictObject({ kind: z.literal('fileWrite'), path: z.string(), ...newFile, binds: z.literal('own_lines'), sha256: hex64, diff: shownDiff }),
+  z.strictObject({ kind: z.literal('fileWrite'), path: z.string(), ...newFile, binds: z.literal('content'), bytes: z.number().int().min(0), sha256: hex64, before: facts.nullable(), diff: shownDiff.nullable(), ...notUtf8 }),
+  z.strictObject({ kind: z.literal('fileWrite'), path: z.string(), ...newFile, binds: z.literal('own_lines'), sha256: hex64, diff: shownDiff, ...notUtf8 }),
 ]);
 
 const mechanismEntry: z.ZodType<MechanismEntry> = z.union([
   commandEntry,
   z.strictObject({ kind: z.literal('fileScan'), path: z.string() }),
   fileWriteEntry,
-  z.strictObject({ kind: z.literal('filePatch'), path: z.string(), sha256: hex64, diff: shownDiff }),
+  z.strictObject({ kind: z.literal('filePatch'), path: z.string(), sha256: hex64, diff: shownDiff, ...notUtf8 }),
   z.strictObject({ kind: z.literal('fileDelete'), path: z.string(), before: facts.nullable() }),
 ]);
 

@@ -20,7 +20,8 @@ import { Executor } from '../../src/daemon/executor.js';
 import { isUnattendedProposal, storedPreview } from '../../src/daemon/stored-preview.js';
 import { canonicalize } from '../../src/protocol/canonical.js';
 import { AirlockError } from '../../src/protocol/errors.js';
-import type { FileWriteEntry, PreviewEnvelope } from '../../src/protocol/messages.js';
+import { fileText } from '../../src/protocol/file-text.js';
+import type { FilePatchEntry, FileWriteEntry, PreviewEnvelope } from '../../src/protocol/messages.js';
 import type { TxRecord } from '../../src/store/store.js';
 import { FixtureHost } from './catalogue-fixture-host.js';
 
@@ -285,4 +286,62 @@ test('the executor does not overwrite or delete a file that changed after the bi
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// ---------------------------------------------------------------- bytes that are not UTF-8
+
+test('bytes that are not UTF-8 are bound as bytes: files differing only there bind apart, digests are of the bytes', async () => {
+  const a = Buffer.from('k = caf\xe9\n', 'latin1');
+  const b = Buffer.from('k = caf\xe8\n', 'latin1');
+  const bytesSha = (x: Buffer) => createHash('sha256').update(x).digest('hex');
+  const del: Step[] = [{ kind: 'fileDelete', path: '/etc/gone' }];
+  const withA = await bindMechanism(plain, null, del, new FixtureHost({ '/etc/gone': fileText(a) }));
+  const withB = await bindMechanism(plain, null, del, new FixtureHost({ '/etc/gone': fileText(b) }));
+  assert.notEqual(withA.proposed.digest, withB.proposed.digest);
+  assert.deepEqual(withA.proposed.mechanism[0], { kind: 'fileDelete', path: '/etc/gone', before: { bytes: a.length, sha256: bytesSha(a), not_utf8: 1 } });
+  assert.deepEqual([...withA.filesAsRead], [['/etc/gone', bytesSha(a)]], 'what the executor compares with the bytes on disk');
+  assert.deepEqual(withA.notes, ['/etc/gone is not valid UTF-8: the bytes that are not UTF-8 are shown as \\xNN and kept exactly as they are']);
+  // A write of such text: its digest and size are of the bytes written.
+  const write = (await bind(plain, [{ kind: 'fileWrite', path: '/etc/own', content: fileText(a), mode: 0o644 }])).mechanism[0] as FileWriteEntry;
+  assert.ok(write.binds === 'content');
+  assert.deepEqual([write.sha256, write.bytes, write.not_utf8], [bytesSha(a), a.length, 1]);
+  // A patch whose search text differs only in such a byte.
+  const patch = (t: Buffer): Step[] => [{ kind: 'filePatch', path: '/etc/patched', search: fileText(t), replace: 'k = 1\n' }];
+  assert.notEqual(await digest(plain, patch(a)), await digest(plain, patch(b)));
+  assert.equal(((await bind(plain, patch(a))).mechanism[0] as FilePatchEntry).not_utf8, 1);
+  // Text without such bytes binds exactly as before (no not_utf8, no note).
+  const clean = await bindMechanism(plain, null, del, new FixtureHost({ '/etc/gone': 'k = café\n' }));
+  assert.deepEqual([clean.proposed.mechanism[0], clean.notes], [{ kind: 'fileDelete', path: '/etc/gone', before: { bytes: 10, sha256: sha256('k = café\n') } }, []]);
+});
+
+test('the executor patches and writes bytes that are not UTF-8 back as they were', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-binding-'));
+  try {
+    const path = join(dir, 'conf');
+    const before = Buffer.concat([Buffer.from('# r\xe9sum\xe9\n', 'latin1'), Buffer.from('k = 1 # \xff\n', 'latin1')]);
+    writeFileSync(path, before);
+    const ex = new Executor({ programs: {} as never });
+    const text = fileText(before);
+    const patched = await ex.runSteps([{ kind: 'filePatch', path, search: 'k = 1', replace: 'k = 2' }], [path]);
+    assert.equal(patched.ok, true, patched.error?.message);
+    assert.deepEqual(readFileSync(path), Buffer.from(before.toString('latin1').replace('k = 1', 'k = 2'), 'latin1'));
+    const steps: Step[] = [{ kind: 'fileWrite', path, content: text.replace('k = 1', 'k = 3'), mode: 0o644 }];
+    const { filesAsRead } = await bindMechanism(plain, null, steps, new FixtureHost({ [path]: fileText(readFileSync(path)) }));
+    const written = await ex.runSteps(steps, [path], filesAsRead);
+    assert.equal(written.ok, true, written.error?.message);
+    assert.deepEqual(readFileSync(path), Buffer.from(before.toString('latin1').replace('k = 1', 'k = 3'), 'latin1'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a byte that is not UTF-8 never reaches a program as U+FFFD: a command holding one is refused at preview and at execution', async () => {
+  const name = fileText(Buffer.from('caf\xe9', 'latin1'));
+  const steps: Step[] = [{ kind: 'command', program: 'ls', args: ['--', `/srv/${name}`] }];
+  await assert.rejects(bindMechanism(plain, null, steps, new FixtureHost({})), (e: AirlockError) => e.code === 'not_utf8');
+  const undone: Step[] = [{ kind: 'command', program: 'ls', args: ['/'], undo: { kind: 'command', program: 'ls', args: [name] } }];
+  await assert.rejects(bindMechanism(plain, null, undone, new FixtureHost({})), (e: AirlockError) => e.code === 'not_utf8', 'its undo too');
+  const ex = new Executor({ programs: { ls: '/usr/bin/ls' } as never });
+  await assert.rejects(ex.run(steps[0] as CommandStep), (e: AirlockError) => e.code === 'not_utf8');
+  assert.equal((await ex.run({ kind: 'command', program: 'ls', args: ['-d', '--', '/'] })).code, 0, 'UTF-8 arguments run');
 });

@@ -1,13 +1,14 @@
 /**
  * The log's Merkle tree against three independent references: the transparency-dev/merkle
- * vector suite (every file, read where it lies, each must give its wantErr exactly), the
+ * vector suite (every file of test/data/merkle, each must give its wantErr exactly), the
  * RFC 9162 roots of TOOLCHAIN.md, and a naive recursive MTH written here. Proofs come from
  * a node map built by the frontier, as a store would keep it; mutated proofs must fail.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   EMPTY_ROOT,
   MerkleFrontier,
@@ -25,7 +26,8 @@ import {
 } from '../../src/audit/merkle.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 
-const VECTORS = '/work/shared/testdata/merkle';
+/** The suite, kept in the repository with its licence (test/data/merkle/README.md). */
+const VECTORS = join(dirname(fileURLToPath(import.meta.url)), '..', 'data', 'merkle');
 
 // --- the vector suite ---
 
