@@ -5,26 +5,24 @@
  * whatever stdin, terminal and working directory that caller has, so the program and
  * every argument are fixed now and must hold no way out:
  *
- * - the program is an absolute path directly in a system binary directory
- *   (PROGRAM_DIRS), every component real (no symbolic link), root-owned and writable
- *   by root alone, the file an ordinary ELF executable with one name (a script runs
- *   its interpreter; a hard link is a second name for possibly another program);
- * - it is not in the table of shells, interpreters and program runners
- *   (./program-runners.ts), whatever its arguments;
- * - arguments the agent wrote (argsFrom 'agent') use a small alphabet that neither
- *   sudoers nor cron's /bin/sh reads anything into (commandArgument), and every file
- *   they name is an absolute path that root alone controls, every existing component
- *   checked like the program's. A unit's own command lines (argsFrom 'unit') were
- *   written by root; only their programs are checked.
+ * - the program is one of the allowlist (./agent-programs.ts), by its real path, and the
+ *   file there is what the table means: every component real (no symbolic link),
+ *   root-owned and writable by root alone, an ordinary ELF executable with one name (a
+ *   script runs its interpreter; a hard link is a second name for possibly another program);
+ * - its arguments use a small alphabet that neither sudoers nor cron's /bin/sh reads
+ *   anything into (commandArgument) and fit one of the program's usage lines
+ *   (./command-grammar.ts); every file they name passes the trusted-path rule
+ *   (./trusted-path.ts) and what its type asks (a directory, root's own configuration).
+ *
+ * The same check serves the unit a timer starts: root wrote its command lines, but the
+ * agent chooses which unit runs on a schedule, so each of them must be allowed too.
  */
-import { posix } from 'node:path';
 import { z } from 'zod';
 import { AirlockError, type ErrorCategory } from '../../protocol/errors.js';
 import type { Host } from '../action.js';
-import { programRunner } from './program-runners.js';
+import { AGENT_GRAMMARS, allowedText, typesText } from './agent-programs.js';
+import { matchGrammar, type TypedPath } from './command-grammar.js';
 
-/** Where a program the agent names may live: the system's binary directories, directly. */
-export const PROGRAM_DIRS = ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/usr/local/sbin', '/bin', '/sbin'];
 export const MAX_COMMAND_ARGS = 32;
 
 const ARG_CHARS = /^[A-Za-z0-9._/@+=:,-]+$/;
@@ -64,8 +62,6 @@ export interface AgentCommand {
   what: string;
   program: string;
   args: readonly string[];
-  /** Who wrote the arguments: the agent (checked here) or root, in a unit file a timer only schedules. */
-  argsFrom: 'agent' | 'unit';
 }
 
 /** Why the command is refused, as the typed error its action throws. */
@@ -102,42 +98,69 @@ export async function untrustedPath(host: Host, path: string, mustExist: boolean
 export async function agentCommandRefusal(host: Host, cmd: AgentCommand): Promise<CommandRefusal | null> {
   const { what, program } = cmd;
   const refuse = (category: ErrorCategory, code: string, why: string, hint: string): CommandRefusal => ({ category, code, message: `refusing ${what}: ${why}`, hint });
-  const runner = programRunner(program);
-  if (runner) {
-    return refuse('authorization', 'program_refused', `${program} ${runner.why}, so running it for the agent is running anything`, 'name a program that does one fixed job; a person does the rest by hand');
-  }
-  if (!normalisedAbsolute(program) || !PROGRAM_DIRS.includes(posix.dirname(program))) {
-    return refuse('validation', 'program_location', `${program} is not directly in ${PROGRAM_DIRS.join(', ')}`, 'install the program, root-owned, in /usr/local/bin or /usr/local/sbin');
-  }
-  const untrusted = await untrustedPath(host, program, true);
-  if (untrusted) return refuse('validation', 'untrusted_program', untrusted, 'name a root-owned program by its real path (e.g. /usr/bin/..., not /bin/... on a merged-/usr system)');
-  const st = (await host.stat(program))!;
-  if (!st.isFile) return refuse('validation', 'untrusted_program', `${program} is not a regular file`, 'name a program file');
-  if ((st.mode & 0o111) === 0) return refuse('validation', 'untrusted_program', `${program} is not executable`, 'name an executable program');
-  const head = await host.fileHead(program, ELF_MAGIC.length);
-  if (!head) return refuse('validation', 'untrusted_program', `${program} could not be opened without following a link`, 'name the real path');
-  if (head.links !== 1) return refuse('validation', 'untrusted_program', `${program} has ${head.links} names (hard links): it may be another program under a harmless name`, 'name a program file with a single name');
-  if (!ELF_MAGIC.every((b, i) => head.head[i] === b)) {
-    const script = head.head[0] === 0x23 && head.head[1] === 0x21; // "#!"
+  const grammars = AGENT_GRAMMARS.get(program);
+  if (!grammars) {
     return refuse(
-      'validation',
-      'not_a_binary',
-      `${program} is ${script ? 'a script: what runs is its interpreter, reading a file' : 'not an ELF executable'}`,
-      'name a compiled program; for a script, a person writes the sudo rule, cron line or unit by hand',
+      'authorization',
+      'program_refused',
+      `${program} is not one of the programs Airlock lets root run later on the agent's behalf; these are, each with its usage:\n${allowedText()}`,
+      'use one of these programs as shown; a person writes any other sudo rule, cron line or unit by hand',
     );
   }
-  if (cmd.argsFrom === 'agent') {
-    if (cmd.args.length > MAX_COMMAND_ARGS) return refuse('validation', 'bad_argument', `more than ${MAX_COMMAND_ARGS} arguments`, 'name fewer arguments');
-    for (const arg of cmd.args) {
-      const syntax = commandArgument.safeParse(arg);
-      if (!syntax.success) return refuse('validation', 'bad_argument', `argument ${JSON.stringify(arg)}: ${syntax.error.issues[0]!.message}`, 'fix the argument');
-      const path = argumentPath(arg);
-      const why = path === null ? null : await untrustedPath(host, path, false);
-      if (why) return refuse('validation', 'untrusted_argument', `argument ${arg} names a file someone other than root can change or redirect: ${why}`, 'name files under root-owned directories that only root can write');
-      // A program handed to a program is a program run by it (apt-get -oDir::Bin::dpkg=/bin/sh, agetty -l /bin/sh): refused whatever the first one is.
-      const target = path === null ? null : await host.stat(path);
-      if (target?.isFile && (target.mode & 0o111) !== 0) return refuse('authorization', 'program_argument', `argument ${arg} names an executable file: the program would be handed another program to run`, 'name data files only; a person writes a rule that runs two programs by hand');
-    }
+  const untrusted = await untrustedPath(host, program, true);
+  if (untrusted) return refuse('validation', 'untrusted_program', untrusted, 'a person repairs the program file (root-owned, writable by root alone, no link on its path)');
+  const st = (await host.stat(program))!;
+  if (!st.isFile) return refuse('validation', 'untrusted_program', `${program} is not a regular file`, 'a person repairs the program file');
+  if ((st.mode & 0o111) === 0) return refuse('validation', 'untrusted_program', `${program} is not executable`, 'a person repairs the program file');
+  const head = await host.fileHead(program, ELF_MAGIC.length);
+  if (!head) return refuse('validation', 'untrusted_program', `${program} could not be opened without following a link`, 'a person repairs the program file');
+  if (head.links !== 1) return refuse('validation', 'untrusted_program', `${program} has ${head.links} names (hard links): it may be another program under a harmless name`, 'a person removes the second name');
+  if (!ELF_MAGIC.every((b, i) => head.head[i] === b)) {
+    const script = head.head[0] === 0x23 && head.head[1] === 0x21; // "#!"
+    return refuse('validation', 'not_a_binary', `${program} is ${script ? 'a script: what runs is its interpreter, reading a file' : 'not an ELF executable'}`, 'a person writes the sudo rule, cron line or unit by hand');
+  }
+  if (cmd.args.length > MAX_COMMAND_ARGS) return refuse('validation', 'bad_argument', `more than ${MAX_COMMAND_ARGS} arguments`, 'name fewer arguments');
+  for (const arg of cmd.args) {
+    const syntax = commandArgument.safeParse(arg);
+    if (!syntax.success) return refuse('validation', 'bad_argument', `argument ${JSON.stringify(arg)}: ${syntax.error.issues[0]!.message}`, 'fix the argument');
+  }
+  const matches = grammars.map((g) => matchGrammar(g, cmd.args));
+  const fit = matches.find((m) => 'paths' in m);
+  if (!fit) {
+    const whys = matches.map((m, i) => `${grammars[i]!.usage}: ${'why' in m ? m.why : ''}`);
+    const types = typesText(program);
+    return refuse(
+      'authorization',
+      'arguments_refused',
+      `${[program, ...cmd.args].join(' ')} fits none of the usage lines Airlock allows for it (${whys.join('; ')})${types ? `; ${types}` : ''}`,
+      `write the arguments as one of: ${grammars.map((g) => g.usage).join('; ')}`,
+    );
+  }
+  for (const p of fit.paths) {
+    const why = await typedPathRefusal(host, p);
+    if (why) return refuse('validation', 'untrusted_argument', `argument ${p.path}: ${why}`, `name ${p.type.describe}`);
+  }
+  return null;
+}
+
+/** Why a file an argument names fails its type (the trusted-path rule, then what the type asks), or null. */
+async function typedPathRefusal(host: Host, { path, type }: TypedPath): Promise<string | null> {
+  if (!normalisedAbsolute(path)) return "it is not an absolute, normalised path (no '..', '.', '//' or trailing '/')";
+  // A directory acted on below is an ancestor of what is acted on: the rule asks it be root's too.
+  const judged = type.path === 'dir' ? (path === '/' ? '/*' : `${path}/*`) : path;
+  try {
+    await host.trustedPath(judged);
+  } catch (e) {
+    if (e instanceof AirlockError) return `${e.message} (someone other than root could change or redirect it)`;
+    throw e;
+  }
+  const st = await host.stat(path);
+  // A program handed to a program is a program run by it: no argument names an executable file.
+  if (st?.isFile && (st.mode & 0o111) !== 0) return 'it names an executable file: the program would be handed another program';
+  if (type.path === 'dir' && !st?.isDir) return 'it is not an existing directory';
+  if (type.path === 'config') {
+    if (!st?.isFile) return 'it is not an existing regular file';
+    if (st.uid !== 0 || (st.mode & 0o022) !== 0) return `its content is run as root, yet it is not root's alone (uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')})`;
   }
   return null;
 }
