@@ -20,23 +20,25 @@ import { parseGrammar, type Grammar } from './command-grammar.js';
 /** The parameter types of the usage lines below. A value never starts with '-' (command-grammar.ts). */
 export const VALUE_TYPES = {
   /** A service by name; no template instance (systemd pastes the instance name into the unit's command lines). */
-  SERVICE: { syntax: /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,200}\.service$/, describe: 'a service unit name (name.service, no template instance name@x.service)' },
-  INT: { syntax: /^[0-9]{1,6}$/, describe: 'a whole number (at most 6 digits)' },
-  SIZE: { syntax: /^[0-9]{1,6}[KMG]$/, describe: 'a size: a number and K, M or G' },
-  AGE: { syntax: /^[0-9]{1,6}(s|min|h|d|weeks|months|years)$/, describe: 'a time span: a number and s, min, h, d, weeks, months or years' },
-  TAG: { syntax: /^[A-Za-z0-9_.-]{1,32}$/, describe: 'a syslog tag: up to 32 letters, digits, _ . -' },
-  PRIORITY: { syntax: /^(user|daemon|cron|local[0-7])\.(emerg|alert|crit|err|warning|notice|info|debug)$/, describe: 'a syslog priority facility.level (user, daemon, cron, local0-7; emerg .. debug)' },
-  WORD: { syntax: /^[A-Za-z0-9_.,:=+@]{1,64}$/, describe: 'a word of a log message: letters, digits and _ . , : = + @' },
+  SERVICE: { syntax: /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,200}\.service$/, describe: 'a service unit name (name.service, no template instance name@x.service)', sample: 'cron.service' },
+  INT: { syntax: /^[0-9]{1,6}$/, describe: 'a whole number (at most 6 digits)', sample: '7' },
+  SIZE: { syntax: /^[0-9]{1,6}[KMG]$/, describe: 'a size: a number and K, M or G', sample: '500M' },
+  AGE: { syntax: /^[0-9]{1,6}(s|min|h|d|weeks|months|years)$/, describe: 'a time span: a number and s, min, h, d, weeks, months or years', sample: '2weeks' },
+  TAG: { syntax: /^[A-Za-z0-9_.-]{1,32}$/, describe: 'a syslog tag: up to 32 letters, digits, _ . -', sample: 'airlock' },
+  PRIORITY: { syntax: /^(user|daemon|cron|local[0-7])\.(emerg|alert|crit|err|warning|notice|info|debug)$/, describe: 'a syslog priority facility.level (user, daemon, cron, local0-7; emerg .. debug)', sample: 'user.info' },
+  WORD: { syntax: /^[A-Za-z0-9_.,:=+@]{1,64}$/, describe: 'a word of a log message: letters, digits and _ . , : = + @', sample: 'ran' },
   FIELDS: {
     syntax: /^(source|fstype|itotal|iused|iavail|ipcent|size|used|avail|pcent|file|target)(,(source|fstype|itotal|iused|iavail|ipcent|size|used|avail|pcent|file|target)){0,11}$/,
     describe: 'df output fields separated by commas (source, fstype, size, used, avail, pcent, target, ...)',
+    sample: 'source,size',
   },
-  PATH: { syntax: /^\/[A-Za-z0-9._/@+=:,-]{0,254}$/, describe: 'an absolute path whose every directory only root can change (the trusted-path rule)', path: 'any' },
-  DIR: { syntax: /^\/[A-Za-z0-9._/@+=:,-]{0,254}$/, describe: 'an existing directory that only root can change, under directories only root can change', path: 'dir' },
+  PATH: { syntax: /^\/[A-Za-z0-9._/@+=:,-]{0,254}$/, describe: 'an absolute path whose every directory only root can change (the trusted-path rule)', path: 'any', sample: '/srv' },
+  DIR: { syntax: /^\/[A-Za-z0-9._/@+=:,-]{0,254}$/, describe: 'an existing directory that only root can change, under directories only root can change', path: 'dir', sample: '/srv' },
   LOGROTATE_CONF: {
     syntax: /^\/etc\/logrotate\.(conf|d\/[A-Za-z0-9_.-]{1,64})$/,
     describe: "/etc/logrotate.conf or a file in /etc/logrotate.d: root's own file, writable by root alone (its scripts run as root)",
     path: 'config',
+    sample: '/etc/logrotate.conf',
   },
 } as const satisfies Record<string, ValueType>;
 

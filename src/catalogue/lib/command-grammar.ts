@@ -23,6 +23,8 @@ export interface ValueType {
   describe: string;
   /** A value that names a file: checked on the host by the trusted-path rule (../agent-command.ts). */
   path?: 'any' | 'dir' | 'config';
+  /** A value of this type, for examples and tests (on Debian 12 a path sample exists and passes its checks). */
+  sample: string;
 }
 
 type Word =
@@ -120,4 +122,10 @@ export function matchGrammar(g: Grammar, args: readonly string[]): { paths: Type
 
 function describeWord(w: Word): string {
   return w.kind === 'literal' ? w.options.join(' or ') : `${w.prefix}${w.name}`;
+}
+
+/** A command line this grammar accepts, from each type's sample: only the words it needs, or every optional group too. */
+export function exampleArgs(g: Grammar, full: boolean): string[] {
+  const word = (w: Word) => (w.kind === 'literal' ? w.options[0]! : w.prefix + w.type.sample);
+  return g.items.filter((i) => full || !i.optional).flatMap((i) => i.words.map(word));
 }
