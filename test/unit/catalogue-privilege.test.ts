@@ -181,7 +181,7 @@ test('CreateSudoGrant refusals', async () => {
   await refused('CreateSudoGrant', { name: 'g', group: 'nogroup', program: '/usr/bin/df', args: [] }, host(), 'no_such_group');
   // Off the allowlist, whatever the file: refused, and the refusal lists what is allowed.
   for (const program of ['/usr/bin/missing', '/usr/local/bin/x', '/home/alice/bin/tool', '/usr/bin', '/bin/uptime', '/usr/sbin/nginx-reload']) {
-    await refused('CreateSudoGrant', grant({ program }), host({ tree: { '/usr/local/bin/x': EXE(), '/usr/sbin/nginx-reload': EXE() } }), 'program_refused', /is not one of the programs .*\n\/usr\/bin\/systemctl: systemctl /);
+    await refused('CreateSudoGrant', grant({ program }), host({ tree: { '/usr/local/bin/x': EXE(), '/usr/sbin/nginx-reload': EXE() } }), 'program_refused', /is not one of the programs .*; these are, each with its usage: \/usr\/bin\/systemctl: systemctl /);
   }
   // On the allowlist, but the file there is not what the table means.
   await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': undefined as unknown as Node } }), 'untrusted_program', /does not exist/);

@@ -103,7 +103,7 @@ export async function agentCommandRefusal(host: Host, cmd: AgentCommand): Promis
     return refuse(
       'authorization',
       'program_refused',
-      `${program} is not one of the programs Airlock lets root run later on the agent's behalf; these are, each with its usage:\n${allowedText()}`,
+      `${program} is not one of the programs Airlock lets root run later on the agent's behalf; these are, each with its usage: ${allowedText()}`,
       'use one of these programs as shown; a person writes any other sudo rule, cron line or unit by hand',
     );
   }

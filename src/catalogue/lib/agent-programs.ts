@@ -65,10 +65,9 @@ export const AGENT_PROGRAMS: readonly AgentProgram[] = [
 /** Each program's grammars, parsed once (a table error throws at load, and in the unit test). */
 export const AGENT_GRAMMARS: ReadonlyMap<string, readonly Grammar[]> = new Map(AGENT_PROGRAMS.map((p) => [p.program, p.usage.map((u) => parseGrammar(u, VALUE_TYPES))]));
 
-/** The table as a person reads it in a refusal: one program and its usage lines per line. */
-export function allowedText(program?: string): string {
-  const rows = AGENT_PROGRAMS.filter((p) => program === undefined || p.program === program);
-  return rows.map((p) => `${p.program}: ${p.usage.join('; ')}`).join('\n');
+/** The table as a person reads it in a refusal (one line: messages are escaped for a terminal): each program and its usage lines. */
+export function allowedText(): string {
+  return AGENT_PROGRAMS.map((p) => `${p.program}: ${p.usage.join(' or ')}`).join('; ');
 }
 
 /** The types a program's usage lines name, with what each means. */
