@@ -189,8 +189,8 @@ test('CreateSudoGrant refusals', async () => {
   await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': EXE(0o757) } }), 'untrusted_program', /writable/);
   await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': EXE(0o775) } }), 'untrusted_program', /writable/);
   await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': EXE(0o644) } }), 'untrusted_program', /not executable/);
-  await refused('CreateSudoGrant', grant(), host({ owners: { '/usr/bin/uptime': 1000 } }), 'untrusted_program', /not owned by root/);
-  await refused('CreateSudoGrant', grant(), host({ owners: { '/usr': 1000 } }), 'untrusted_program', /\/usr is not owned by root/);
+  await refused('CreateSudoGrant', grant(), host({ owners: { '/usr/bin/uptime': 1000 } }), 'untrusted_program', /\/usr\/bin\/uptime: it belongs to uid 1000, not root/);
+  await refused('CreateSudoGrant', grant(), host({ owners: { '/usr': 1000 } }), 'untrusted_program', /\/usr belongs to uid 1000, not root/);
   await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': { file: '#!/bin/sh\nexec uptime\n', mode: 0o755 } } }), 'not_a_binary', /a script/);
   // Arguments outside the usage lines, and files someone other than root could change or redirect.
   await refused('CreateSudoGrant', grant({ args: ['-V'] }), host(), 'arguments_refused', /fits none of the usage lines Airlock allows for it \(uptime \[ -p\|-s \]: argument 1 \(-V\) is not expected there\)/);

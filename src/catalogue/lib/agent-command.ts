@@ -74,50 +74,68 @@ export interface CommandRefusal {
 
 const ELF_MAGIC = [0x7f, 0x45, 0x4c, 0x46];
 
-/**
- * Why a path cannot be trusted to stay what it is, or null: from / down, every
- * component that exists is real (no symbolic link), owned by root and not writable by
- * group or others; a missing tail is fine (only root can create it under such a parent).
- * `mustExist` asks for the whole path to exist.
- */
-export async function untrustedPath(host: Host, path: string, mustExist: boolean): Promise<string | null> {
-  const segs = path.split('/').filter(Boolean);
-  for (let i = 0; i <= segs.length; i++) {
-    const at = '/' + segs.slice(0, i).join('/');
-    const st = await host.stat(at);
-    if (!st) return mustExist ? `${at} does not exist` : null;
-    if (st.isSymlink) return `${at} is a symbolic link: name the real path (what it points to can change, and the name hides what runs)`;
-    if (st.uid !== 0) return `${at} is not owned by root`;
-    if ((st.mode & 0o022) !== 0) return `${at} is writable by its group or by others (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')})`;
-    if (i < segs.length && !st.isDir) return `${at} is not a directory`;
-  }
+const mode4 = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
+
+/** Why a file is not root's alone (owned by root, writable by root only), or null. */
+function notRootsAlone(st: { uid: number; mode: number }): string | null {
+  if (st.uid !== 0) return `it belongs to uid ${st.uid}, not root`;
+  if ((st.mode & 0o022) !== 0) return `it is writable by its group or by others (mode ${mode4(st.mode)})`;
   return null;
 }
+
+/** The trusted-path rule (./trusted-path.ts, through the host) as a reason, or null. */
+async function untrustedPath(host: Host, path: string): Promise<string | null> {
+  try {
+    await host.trustedPath(path);
+    return null;
+  } catch (e) {
+    if (e instanceof AirlockError) return e.message;
+    throw e;
+  }
+}
+
+/** Why the file at a program's path is not what the table means, or null. */
+async function programFileRefusal(host: Host, program: string): Promise<string | null> {
+  const why = await untrustedPath(host, program);
+  if (why) return why;
+  const st = await host.stat(program);
+  if (!st) return `${program} does not exist`;
+  if (!st.isFile) return `${program} is not a regular file`;
+  const owner = notRootsAlone(st);
+  if (owner) return `${program}: ${owner}`;
+  if ((st.mode & 0o111) === 0) return `${program} is not executable`;
+  return null;
+}
+
+const SCRIPT_HINT = 'a person writes the sudo rule, cron line or unit by hand';
 
 /** Why this command must not be run on the agent's behalf, or null. Reads the host; changes nothing. */
 export async function agentCommandRefusal(host: Host, cmd: AgentCommand): Promise<CommandRefusal | null> {
   const { what, program } = cmd;
-  const refuse = (category: ErrorCategory, code: string, why: string, hint: string): CommandRefusal => ({ category, code, message: `refusing ${what}: ${why}`, hint });
+  const refuse = (category: ErrorCategory, code: string, why: string, hint: string): CommandRefusal => ({
+    category,
+    code,
+    message: `refusing ${what}: ${why}`,
+    hint,
+  });
   const grammars = AGENT_GRAMMARS.get(program);
   if (!grammars) {
-    return refuse(
-      'authorization',
-      'program_refused',
-      `${program} is not one of the programs Airlock lets root run later on the agent's behalf; these are, each with its usage: ${allowedText()}`,
-      'use one of these programs as shown; a person writes any other sudo rule, cron line or unit by hand',
-    );
+    const why = `${program} is not one of the programs Airlock lets root run later on the agent's behalf`;
+    return refuse('authorization', 'program_refused', `${why}; these are, each with its usage: ${allowedText()}`, `use one of these as shown; ${SCRIPT_HINT}`);
   }
-  const untrusted = await untrustedPath(host, program, true);
-  if (untrusted) return refuse('validation', 'untrusted_program', untrusted, 'a person repairs the program file (root-owned, writable by root alone, no link on its path)');
-  const st = (await host.stat(program))!;
-  if (!st.isFile) return refuse('validation', 'untrusted_program', `${program} is not a regular file`, 'a person repairs the program file');
-  if ((st.mode & 0o111) === 0) return refuse('validation', 'untrusted_program', `${program} is not executable`, 'a person repairs the program file');
+  const repair = 'a person repairs the program file (root-owned, writable by root alone, no link on its path)';
+  const file = await programFileRefusal(host, program);
+  if (file) return refuse('validation', 'untrusted_program', file, repair);
   const head = await host.fileHead(program, ELF_MAGIC.length);
-  if (!head) return refuse('validation', 'untrusted_program', `${program} could not be opened without following a link`, 'a person repairs the program file');
-  if (head.links !== 1) return refuse('validation', 'untrusted_program', `${program} has ${head.links} names (hard links): it may be another program under a harmless name`, 'a person removes the second name');
+  if (!head) return refuse('validation', 'untrusted_program', `${program} could not be opened without following a link`, repair);
+  if (head.links !== 1) {
+    const why = `${program} has ${head.links} names (hard links): it may be another program under a harmless name`;
+    return refuse('validation', 'untrusted_program', why, 'a person removes the second name');
+  }
   if (!ELF_MAGIC.every((b, i) => head.head[i] === b)) {
     const script = head.head[0] === 0x23 && head.head[1] === 0x21; // "#!"
-    return refuse('validation', 'not_a_binary', `${program} is ${script ? 'a script: what runs is its interpreter, reading a file' : 'not an ELF executable'}`, 'a person writes the sudo rule, cron line or unit by hand');
+    const is = script ? 'a script: what runs is its interpreter, reading a file' : 'not an ELF executable';
+    return refuse('validation', 'not_a_binary', `${program} is ${is}`, SCRIPT_HINT);
   }
   if (cmd.args.length > MAX_COMMAND_ARGS) return refuse('validation', 'bad_argument', `more than ${MAX_COMMAND_ARGS} arguments`, 'name fewer arguments');
   for (const arg of cmd.args) {
@@ -127,14 +145,10 @@ export async function agentCommandRefusal(host: Host, cmd: AgentCommand): Promis
   const matches = grammars.map((g) => matchGrammar(g, cmd.args));
   const fit = matches.find((m) => 'paths' in m);
   if (!fit) {
-    const whys = matches.map((m, i) => `${grammars[i]!.usage}: ${'why' in m ? m.why : ''}`);
+    const whys = matches.map((m, i) => `${grammars[i]!.usage}: ${'why' in m ? m.why : ''}`).join('; ');
     const types = typesText(program);
-    return refuse(
-      'authorization',
-      'arguments_refused',
-      `${[program, ...cmd.args].join(' ')} fits none of the usage lines Airlock allows for it (${whys.join('; ')})${types ? `; ${types}` : ''}`,
-      `write the arguments as one of: ${grammars.map((g) => g.usage).join('; ')}`,
-    );
+    const why = `${[program, ...cmd.args].join(' ')} fits none of the usage lines Airlock allows for it (${whys})${types ? `; ${types}` : ''}`;
+    return refuse('authorization', 'arguments_refused', why, `write the arguments as one of: ${grammars.map((g) => g.usage).join('; ')}`);
   }
   for (const p of fit.paths) {
     const why = await typedPathRefusal(host, p);
@@ -147,20 +161,16 @@ export async function agentCommandRefusal(host: Host, cmd: AgentCommand): Promis
 async function typedPathRefusal(host: Host, { path, type }: TypedPath): Promise<string | null> {
   if (!normalisedAbsolute(path)) return "it is not an absolute, normalised path (no '..', '.', '//' or trailing '/')";
   // A directory acted on below is an ancestor of what is acted on: the rule asks it be root's too.
-  const judged = type.path === 'dir' ? (path === '/' ? '/*' : `${path}/*`) : path;
-  try {
-    await host.trustedPath(judged);
-  } catch (e) {
-    if (e instanceof AirlockError) return `${e.message} (someone other than root could change or redirect it)`;
-    throw e;
-  }
+  const untrusted = await untrustedPath(host, type.path === 'dir' ? (path === '/' ? '/*' : `${path}/*`) : path);
+  if (untrusted) return untrusted;
   const st = await host.stat(path);
   // A program handed to a program is a program run by it: no argument names an executable file.
   if (st?.isFile && (st.mode & 0o111) !== 0) return 'it names an executable file: the program would be handed another program';
   if (type.path === 'dir' && !st?.isDir) return 'it is not an existing directory';
   if (type.path === 'config') {
     if (!st?.isFile) return 'it is not an existing regular file';
-    if (st.uid !== 0 || (st.mode & 0o022) !== 0) return `its content is run as root, yet it is not root's alone (uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')})`;
+    const owner = notRootsAlone(st);
+    if (owner) return `root runs what it says, yet ${owner}`;
   }
   return null;
 }
