@@ -17,23 +17,48 @@
 import type { ValueType } from './command-grammar.js';
 import { parseGrammar, type Grammar } from './command-grammar.js';
 
+const DF_FIELD = '(source|fstype|itotal|iused|iavail|ipcent|size|used|avail|pcent|file|target)';
+const PATH_SYNTAX = /^\/[A-Za-z0-9._/@+=:,-]{0,254}$/;
+
 /** The parameter types of the usage lines below. A value never starts with '-' (command-grammar.ts). */
 export const VALUE_TYPES = {
   /** A service by name; no template instance (systemd pastes the instance name into the unit's command lines). */
-  SERVICE: { syntax: /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,200}\.service$/, describe: 'a service unit name (name.service, no template instance name@x.service)', sample: 'cron.service' },
+  SERVICE: {
+    syntax: /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,200}\.service$/,
+    describe: 'a service unit name (name.service, no template instance name@x.service)',
+    sample: 'cron.service',
+  },
   INT: { syntax: /^[0-9]{1,6}$/, describe: 'a whole number (at most 6 digits)', sample: '7' },
   SIZE: { syntax: /^[0-9]{1,6}[KMG]$/, describe: 'a size: a number and K, M or G', sample: '500M' },
-  AGE: { syntax: /^[0-9]{1,6}(s|min|h|d|weeks|months|years)$/, describe: 'a time span: a number and s, min, h, d, weeks, months or years', sample: '2weeks' },
+  AGE: {
+    syntax: /^[0-9]{1,6}(s|min|h|d|weeks|months|years)$/,
+    describe: 'a time span: a number and s, min, h, d, weeks, months or years',
+    sample: '2weeks',
+  },
   TAG: { syntax: /^[A-Za-z0-9_.-]{1,32}$/, describe: 'a syslog tag: up to 32 letters, digits, _ . -', sample: 'airlock' },
-  PRIORITY: { syntax: /^(user|daemon|cron|local[0-7])\.(emerg|alert|crit|err|warning|notice|info|debug)$/, describe: 'a syslog priority facility.level (user, daemon, cron, local0-7; emerg .. debug)', sample: 'user.info' },
+  PRIORITY: {
+    syntax: /^(user|daemon|cron|local[0-7])\.(emerg|alert|crit|err|warning|notice|info|debug)$/,
+    describe: 'a syslog priority facility.level (user, daemon, cron, local0-7; emerg .. debug)',
+    sample: 'user.info',
+  },
   WORD: { syntax: /^[A-Za-z0-9_.,:=+@]{1,64}$/, describe: 'a word of a log message: letters, digits and _ . , : = + @', sample: 'ran' },
   FIELDS: {
-    syntax: /^(source|fstype|itotal|iused|iavail|ipcent|size|used|avail|pcent|file|target)(,(source|fstype|itotal|iused|iavail|ipcent|size|used|avail|pcent|file|target)){0,11}$/,
+    syntax: new RegExp(`^${DF_FIELD}(,${DF_FIELD}){0,11}$`),
     describe: 'df output fields separated by commas (source, fstype, size, used, avail, pcent, target, ...)',
     sample: 'source,size',
   },
-  PATH: { syntax: /^\/[A-Za-z0-9._/@+=:,-]{0,254}$/, describe: 'an absolute path whose every directory only root can change (the trusted-path rule)', path: 'any', sample: '/srv' },
-  DIR: { syntax: /^\/[A-Za-z0-9._/@+=:,-]{0,254}$/, describe: 'an existing directory that only root can change, under directories only root can change', path: 'dir', sample: '/srv' },
+  PATH: {
+    syntax: PATH_SYNTAX,
+    describe: 'an absolute path whose every directory only root can change (the trusted-path rule)',
+    path: 'any',
+    sample: '/srv',
+  },
+  DIR: {
+    syntax: PATH_SYNTAX,
+    describe: 'an existing directory that only root can change, under directories only root can change',
+    path: 'dir',
+    sample: '/srv',
+  },
   LOGROTATE_CONF: {
     syntax: /^\/etc\/logrotate\.(conf|d\/[A-Za-z0-9_.-]{1,64})$/,
     describe: "/etc/logrotate.conf or a file in /etc/logrotate.d: root's own file, writable by root alone (its scripts run as root)",
@@ -50,12 +75,24 @@ export interface AgentProgram {
 }
 
 export const AGENT_PROGRAMS: readonly AgentProgram[] = [
-  { program: '/usr/bin/systemctl', usage: ['systemctl [ --no-block ] start|stop|restart|try-restart|reload|reload-or-restart SERVICE...'] },
-  { program: '/usr/bin/apt-get', usage: ['apt-get [ -q|-qq ] update', 'apt-get [ -q|-qq ] -y upgrade|dist-upgrade', 'apt-get [ -q|-qq ] clean|autoclean'] },
+  {
+    program: '/usr/bin/systemctl',
+    usage: ['systemctl [ --no-block ] start|stop|restart|try-restart|reload|reload-or-restart SERVICE...'],
+  },
+  {
+    program: '/usr/bin/apt-get',
+    usage: ['apt-get [ -q|-qq ] update', 'apt-get [ -q|-qq ] -y upgrade|dist-upgrade', 'apt-get [ -q|-qq ] clean|autoclean'],
+  },
   { program: '/usr/sbin/logrotate', usage: ['logrotate [ --force ] [ --verbose ] LOGROTATE_CONF'] },
-  { program: '/usr/bin/journalctl', usage: ['journalctl --rotate', 'journalctl --vacuum-size=SIZE', 'journalctl --vacuum-time=AGE', 'journalctl --vacuum-files=INT'] },
+  {
+    program: '/usr/bin/journalctl',
+    usage: ['journalctl --rotate', 'journalctl --vacuum-size=SIZE', 'journalctl --vacuum-time=AGE', 'journalctl --vacuum-files=INT'],
+  },
   { program: '/usr/sbin/fstrim', usage: ['fstrim [ --verbose ] --all', 'fstrim [ --verbose ] DIR'] },
-  { program: '/usr/bin/find', usage: ['find DIR [ -xdev ] [ -mindepth INT ] [ -maxdepth INT ] [ -type f|d ] -mtime|-mmin +INT -delete'] },
+  {
+    program: '/usr/bin/find',
+    usage: ['find DIR [ -xdev ] [ -mindepth INT ] [ -maxdepth INT ] [ -type f|d ] -mtime|-mmin +INT -delete'],
+  },
   { program: '/usr/bin/logger', usage: ['logger [ -t TAG ] [ -p PRIORITY ] WORD...'] },
   { program: '/usr/bin/df', usage: ['df [ -h ] [ --output=FIELDS ] [ PATH... ]'] },
   { program: '/usr/bin/free', usage: ['free [ -b|-k|-m|-g|-h ] [ -w ] [ -t ]'] },
@@ -63,7 +100,9 @@ export const AGENT_PROGRAMS: readonly AgentProgram[] = [
 ];
 
 /** Each program's grammars, parsed once (a table error throws at load, and in the unit test). */
-export const AGENT_GRAMMARS: ReadonlyMap<string, readonly Grammar[]> = new Map(AGENT_PROGRAMS.map((p) => [p.program, p.usage.map((u) => parseGrammar(u, VALUE_TYPES))]));
+export const AGENT_GRAMMARS: ReadonlyMap<string, readonly Grammar[]> = new Map(
+  AGENT_PROGRAMS.map((p) => [p.program, p.usage.map((u) => parseGrammar(u, VALUE_TYPES))]),
+);
 
 /** The table as a person reads it in a refusal (one line: messages are escaped for a terminal): each program and its usage lines. */
 export function allowedText(): string {
@@ -72,7 +111,8 @@ export function allowedText(): string {
 
 /** The types a program's usage lines name, with what each means. */
 export function typesText(program: string): string {
-  const used = new Set((AGENT_PROGRAMS.find((p) => p.program === program)?.usage ?? []).flatMap((u) => [...u.matchAll(/[A-Z][A-Z_]*/g)].map((m) => m[0])));
+  const usage = AGENT_PROGRAMS.find((p) => p.program === program)?.usage ?? [];
+  const used = new Set(usage.flatMap((u) => [...u.matchAll(/[A-Z][A-Z_]*/g)].map((m) => m[0])));
   return Object.entries(VALUE_TYPES)
     .filter(([name]) => used.has(name))
     .map(([name, t]) => `${name} is ${t.describe}`)

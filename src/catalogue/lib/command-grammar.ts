@@ -72,9 +72,10 @@ export function parseGrammar(usage: string, types: Readonly<Record<string, Value
       if (end < 0) throw new Error(`grammar: unclosed [ in ${usage}`);
       const parsed = tokens.slice(i + 1, end).map((w) => parseWord(w, types));
       const repeat = parsed.some((p) => p.repeat);
-      if (repeat && (parsed.length !== 1 || end !== tokens.length - 1)) throw new Error(`grammar: [X...] only alone and last, in ${usage}`);
+      if (repeat && (parsed.length !== 1 || end !== tokens.length - 1)) throw new Error(`grammar: [X...] only alone and last: ${usage}`);
       const head = parsed[0]?.word;
-      if (!repeat && !(head?.kind === 'literal' || head?.prefix)) throw new Error(`grammar: an optional group must start with a literal or --option=, in ${usage}`);
+      // Greedy reading needs the group's first word to be told apart from a value of the next item.
+      if (!repeat && !(head?.kind === 'literal' || head?.prefix)) throw new Error(`grammar: a group starts with a literal or --option=: ${usage}`);
       items.push({ words: parsed.map((p) => p.word), optional: true, repeat });
       i = end;
     } else {
