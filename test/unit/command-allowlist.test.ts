@@ -132,3 +132,17 @@ test('a refusal says what is allowed: the whole table for a program off it, the 
   assert.match(on.message, /SIZE is a size: a number and K, M or G/);
   assert.equal(on.hint, 'write the arguments as one of: journalctl --rotate; journalctl --vacuum-size=SIZE; journalctl --vacuum-time=AGE; journalctl --vacuum-files=INT');
 });
+
+test('the actions whose commands pass this check are the ones policy knows make the host run programs', async () => {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { RUNS_PROGRAMS } = await import('../../src/policy/policy.js');
+  const families = join(import.meta.dirname, '..', '..', 'src', 'catalogue', 'families');
+  const callers: string[] = [];
+  for (const f of await readdir(families, { recursive: true })) {
+    if (f.endsWith('.ts') && (await readFile(join(families, f), 'utf8')).includes('agentCommandRefusal(')) callers.push(f);
+  }
+  // A new caller names its actions here, and in RUNS_PROGRAMS (policy check warns on rules for them).
+  assert.deepEqual(callers.sort(), ['privilege/sudo-grants.ts', 'scheduling/cron.ts', 'scheduling/timers.ts']);
+  for (const a of ['CreateSudoGrant', 'AddCronJob', 'CreateTimer']) assert.ok(RUNS_PROGRAMS.includes(a), a);
+});
