@@ -308,6 +308,9 @@ test('CreateTimer refusals', async () => {
   // Root wrote the unit's arguments, but the agent chooses that root runs them on a schedule: they fit a usage line too.
   await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/fstrim --freeze /' } }), 'arguments_refused', 'authorization');
   await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/logrotate /etc/logrotate.d/open' } }), 'untrusted_argument');
+  // An argument holding " ; " (the separator of systemctl show's fields) stays in argv, and is refused there.
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/fstrim --all ; x' } }), 'bad_argument');
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/fstrim --verbose --all x' } }), 'arguments_refused', 'authorization');
   await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '' } }), 'unit_commands_unknown');
   // A template instance: the agent would choose the text systemd pastes into its command lines.
   await refused('CreateTimer', { ...p, unit: 'backup@x.service' }, hostWith(TREE, { 'backup@x.service': {} }), 'template_instance', 'authorization');

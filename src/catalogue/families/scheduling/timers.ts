@@ -77,7 +77,8 @@ export interface UnitCommand {
 export async function readUnitCommands(host: Host, unit: string): Promise<UnitCommand[] | null> {
   const r = await host.run('systemctl', ['show', '--no-pager', '-p', EXEC_PROPERTIES.join(','), '--', unit]);
   if (r.code !== 0) return null;
-  return [...r.stdout.matchAll(/\{ path=(\S+) ; argv\[\]=([^;]*) ;/g)].map((m) => ({ program: m[1]!, argv: m[2]!.trim().split(' ') }));
+  // Up to the next field systemd prints, so an argument holding " ; " stays in argv (and is refused there).
+  return [...r.stdout.matchAll(/\{ path=(\S+) ; argv\[\]=(.*?) ; ignore_errors=/g)].map((m) => ({ program: m[1]!, argv: m[2]!.split(' ') }));
 }
 
 /** Why the timer may not start this service: a template instance, a command the one check refuses, or commands unknown. */
