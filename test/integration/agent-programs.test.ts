@@ -44,6 +44,7 @@ before(async () => {
   await put('/var/tmp/logger', '#!/bin/sh\nexec /usr/bin/id\n');
   await ok('/usr/bin/install', ['-m', '0755', '--', '/var/tmp/logger', '/usr/bin/logger']); // a script
   await ok('/usr/bin/install', ['-m', '0666', '--', '/etc/logrotate.conf', '/etc/logrotate.d/open']); // config others can write
+  await ok('/usr/bin/install', ['-d', '-o', 'deploy', '--', '/var/log/deploy-app']); // a directory a user owns
   // Services a timer could start: one runs a shell, one runs env, one runs fstrim outside its grammar, one is a template.
   await put('/etc/systemd/system/airlock-sh-job.service', `[Service]\nType=oneshot\nExecStart=${DASH} -c "id > /var/tmp/sh-job"\n`);
   await put('/etc/systemd/system/airlock-env-job.service', '[Service]\nType=oneshot\nExecStart=/usr/bin/env touch /var/tmp/env-job\n');
@@ -84,7 +85,8 @@ describe('sudo grants that are shells in disguise', () => {
     await rejectsWith(cron('/usr/bin/find', ['/var/cache', '-mtime', '+7', '-exec', 'rm']), 'authorization', 'arguments_refused');
     await rejectsWith(cron('/usr/bin/apt-get', ['-oAPT::Update::Pre-Invoke::=id', 'update']), 'authorization', 'arguments_refused');
     await rejectsWith(cron('/usr/sbin/logrotate', ['/etc/logrotate.d/open']), 'validation', 'untrusted_argument');
-    await rejectsWith(cron('/usr/bin/find', ['/tmp', '-mtime', '+7', '-delete']), 'validation', 'untrusted_argument');
+    await rejectsWith(cron('/usr/bin/find', ['/etc', '-mtime', '+7', '-delete']), 'authorization', 'arguments_refused');
+    await rejectsWith(cron('/usr/bin/find', ['/var/log/deploy-app', '-mtime', '+7', '-delete']), 'validation', 'untrusted_argument');
   });
 
   test('programs that run the program named in their arguments are refused, whatever the arguments', async () => {

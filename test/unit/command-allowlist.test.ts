@@ -42,7 +42,7 @@ test('the six programs the review got past the denylist are refused, as a grant,
 });
 
 const root = (): FixtureHost => {
-  const t: Record<string, Node> = { '/': { dir: true }, '/srv': { dir: true }, '/srv/cache': { dir: true }, '/etc/logrotate.conf': 'weekly\n', '/tmp': { dir: true, mode: 0o1777 } };
+  const t: Record<string, Node> = { '/': { dir: true }, '/srv': { dir: true }, '/srv/cache': { dir: true }, '/var/cache/apt': { dir: true }, '/etc/logrotate.conf': 'weekly\n', '/tmp': { dir: true, mode: 0o1777 } };
   for (const p of AGENT_PROGRAMS) t[p.program] = EXE;
   return new FixtureHost(t);
 };
@@ -95,6 +95,9 @@ test('what the grammars leave out: programs run by options, free output files, p
     ['/usr/bin/find', ['/srv/cache', '-mtime', '+7', '-delete', '-o', '-delete']],
     ['/usr/bin/find', ['-L', '/srv/cache', '-mtime', '+7', '-delete']],
     ['/usr/bin/find', ['/tmp', '-mtime', '+7', '-delete']],
+    ['/usr/bin/find', ['/', '-mtime', '+7', '-delete']],
+    ['/usr/bin/find', ['/etc/ssh', '-mtime', '+7', '-delete']],
+    ['/usr/bin/find', ['/var/log', '-mtime', '+7', '-delete']],
     ['/usr/bin/apt-get', ['-o', 'APT::Update::Pre-Invoke::=x', 'update']],
     ['/usr/bin/apt-get', ['-oDir::Bin::dpkg=/srv/x', 'update']],
     ['/usr/bin/apt-get', ['install', '-y', 'x']],

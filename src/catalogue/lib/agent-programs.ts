@@ -6,7 +6,7 @@
  *
  * What an administrator legitimately schedules or grants: restart a service, refresh or
  * upgrade packages, rotate logs, vacuum the journal, trim file systems, delete old files
- * under a directory root owns, log a line, read disk and memory use. Left out on purpose:
+ * under a data, cache, log or backup directory root owns, log a line, read disk and memory use. Left out on purpose:
  * every program that runs another (shells, interpreters, env, nice, timeout, cgexec, sudo,
  * su, runuser, setpriv, chroot, the loader, xargs; find -exec), and every option that runs
  * a program or writes a file the agent names (find -exec/-fprint, apt-get -o, logrotate
@@ -59,6 +59,13 @@ export const VALUE_TYPES = {
     path: 'dir',
     sample: '/srv',
   },
+  /** Where old files are deleted: data, caches, logs and backups, never the system's own trees (/etc, /usr, /boot, /). */
+  CLEANUP_DIR: {
+    syntax: /^\/(srv|opt|var\/cache|var\/log|var\/backups)(\/[A-Za-z0-9._@+=:,-]{1,64}){1,8}$/,
+    describe: 'a directory below /srv, /opt, /var/cache, /var/log or /var/backups that only root can change, under directories only root can change',
+    path: 'dir',
+    sample: '/var/cache/apt',
+  },
   LOGROTATE_CONF: {
     syntax: /^\/etc\/logrotate\.(conf|d\/[A-Za-z0-9_.-]{1,64})$/,
     describe: "/etc/logrotate.conf or a file in /etc/logrotate.d: root's own file, writable by root alone (its scripts run as root)",
@@ -91,7 +98,7 @@ export const AGENT_PROGRAMS: readonly AgentProgram[] = [
   { program: '/usr/sbin/fstrim', usage: ['fstrim [ --verbose ] --all', 'fstrim [ --verbose ] DIR'] },
   {
     program: '/usr/bin/find',
-    usage: ['find DIR [ -xdev ] [ -mindepth INT ] [ -maxdepth INT ] [ -type f|d ] -mtime|-mmin +INT -delete'],
+    usage: ['find CLEANUP_DIR [ -xdev ] [ -mindepth INT ] [ -maxdepth INT ] [ -type f|d ] -mtime|-mmin +INT -delete'],
   },
   { program: '/usr/bin/logger', usage: ['logger [ -t TAG ] [ -p PRIORITY ] WORD...'] },
   { program: '/usr/bin/df', usage: ['df [ -h ] [ --output=FIELDS ] [ PATH... ]'] },
