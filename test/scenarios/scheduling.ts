@@ -9,12 +9,13 @@ import type { SandboxView, Scenario } from './types.js';
 export const host = 'testbed';
 
 const SYSTEMCTL = '/usr/bin/systemctl';
-/** The cron job: one fixed command line (a root-owned ELF with fixed arguments) that leaves a journal entry carrying its uid. */
+/** The cron job: one command line of the allowlist (logger and a usage line of it) that leaves a journal entry carrying its uid. */
 const PROBE_TAG = 'airlock-cron-probe';
 const PROBE = ['/usr/bin/logger', '-t', PROBE_TAG, 'ran'];
 const CRON_FILE = '/etc/cron.d/airlock-probe';
+/** The service the timer starts: its command is on the allowlist too. */
 const JOB_UNIT = 'airlock-demo-job.service';
-const JOB_OUT = '/var/tmp/airlock-demo-job.ran';
+const JOB_TAG = 'airlock-demo-job';
 const TIMER = 'airlock-demo.timer';
 const TIMER_FILE = `/etc/systemd/system/${TIMER}`;
 const WANTS_LINK = `/etc/systemd/system/timers.target.wants/${TIMER}`;
@@ -33,9 +34,9 @@ async function waitFor(what: string, ok: () => Promise<boolean>, ms: number): Pr
   }
 }
 
-/** The probe's journal entries: what it logged and as which uid. */
-async function probeRuns(box: SandboxView): Promise<Array<{ message: string; uid: string }>> {
-  const r = await box.run('/usr/bin/journalctl', ['-t', PROBE_TAG, '--no-pager', '-o', 'json', '--output-fields=MESSAGE,_UID']);
+/** The journal entries logger wrote with this tag (the cron probe's by default): what it logged and as which uid. */
+async function probeRuns(box: SandboxView, tag = PROBE_TAG): Promise<Array<{ message: string; uid: string }>> {
+  const r = await box.run('/usr/bin/journalctl', ['-t', tag, '--no-pager', '-o', 'json', '--output-fields=MESSAGE,_UID']);
   return r.stdout
     .split('\n')
     .filter(Boolean)
@@ -71,7 +72,7 @@ export const scenarios: Scenario[] = [
     params: { name: 'demo', onCalendar: '*:*:0/10', unit: JOB_UNIT },
     setup: async (box) => {
       assert.ok(box.writeFile);
-      await box.writeFile(`/etc/systemd/system/${JOB_UNIT}`, `[Unit]\nDescription=Airlock demo job\n[Service]\nType=oneshot\nExecStart=/usr/bin/touch ${JOB_OUT}\n`);
+      await box.writeFile(`/etc/systemd/system/${JOB_UNIT}`, `[Unit]\nDescription=Airlock demo job\n[Service]\nType=oneshot\nExecStart=/usr/bin/logger -t ${JOB_TAG} ran\n`);
       assert.equal((await box.run(SYSTEMCTL, ['daemon-reload'])).code, 0);
     },
     check: async (box) => {
@@ -124,7 +125,7 @@ export const scenarios: Scenario[] = [
     params: { name: 'demo' },
     setup: async (box) => {
       // By now the timer has had more than a minute: it must have started the job (AccuracySec= defaults to 1 min).
-      await waitFor('the timer to start the job', async () => (await box.readFile(JOB_OUT)) !== null, 75_000);
+      await waitFor('the timer to start the job', async () => (await probeRuns(box, JOB_TAG)).length > 0, 75_000);
       assert.notEqual(await systemctl(box, 'show', '-p', 'LastTriggerUSec', '--value', '--', TIMER), '');
     },
     check: async (box) => {

@@ -36,7 +36,7 @@ function host(o: Opts = {}) {
     '/etc/group': GROUP,
     '/usr/bin/uptime': EXE(),
     '/usr/bin/df': EXE(),
-    '/usr/sbin/nginx-reload': EXE(0o750),
+    '/usr/bin/free': EXE(),
     ...o.tree,
   };
   const h = new FixtureHost(tree, (program: ProgramName, args: string[]): CommandOutput => {
@@ -166,7 +166,7 @@ test('CreateSudoGrant for a group writes %group and warns about its members; wit
   assert.equal((steps[0] as { content: string }).content.split('\n')[1], '%ops ALL=(root) NOEXEC: /usr/bin/df ""');
   assert.ok(preview.warnings!.some((w) => /group ops \(now: alice, bob\)/.test(w)));
   assert.ok(!preview.warnings!.some((w) => /NOPASSWD/.test(w)));
-  const sys = await run('CreateSudoGrant', { name: 'web', user: 'www-data', program: '/usr/sbin/nginx-reload', args: [] }, host());
+  const sys = await run('CreateSudoGrant', { name: 'web', user: 'www-data', program: '/usr/bin/free', args: ['-h'] }, host());
   assert.ok(sys.preview.warnings!.some((w) => /system account/.test(w)));
 });
 
@@ -179,19 +179,24 @@ test('CreateSudoGrant refusals', async () => {
   await refused('CreateSudoGrant', { name: 'r', group: 'root', program: '/usr/bin/df', args: [] }, host(), 'root_grant');
   await refused('CreateSudoGrant', grant({ user: 'mallory' }), host(), 'no_such_user');
   await refused('CreateSudoGrant', { name: 'g', group: 'nogroup', program: '/usr/bin/df', args: [] }, host(), 'no_such_group');
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin/missing' }), host(), 'untrusted_program', /does not exist/);
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin/editor-link' }), host({ tree: { '/usr/bin/editor-link': { link: '/usr/bin/uptime' } } }), 'untrusted_program', /symbolic link/);
-  await refused('CreateSudoGrant', grant({ program: '/bin/uptime' }), host({ tree: { '/bin': { link: 'usr/bin' }, '/bin/uptime': EXE() } }), 'untrusted_program', /\/bin is a symbolic link/);
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin/w-able' }), host({ tree: { '/usr/bin/w-able': EXE(0o757) } }), 'untrusted_program', /writable/);
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin/g-able' }), host({ tree: { '/usr/bin/g-able': EXE(0o775) } }), 'untrusted_program', /writable/);
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin/noexec' }), host({ tree: { '/usr/bin/noexec': EXE(0o644) } }), 'untrusted_program', /not executable/);
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin/mine' }), host({ tree: { '/usr/bin/mine': EXE() }, owners: { '/usr/bin/mine': 1000 } }), 'untrusted_program', /not owned by root/);
-  await refused('CreateSudoGrant', grant({ program: '/usr/local/bin/x' }), host({ tree: { '/usr/local/bin/x': EXE() }, owners: { '/usr/local': 1000 } }), 'untrusted_program', /\/usr\/local is not owned by root/);
-  await refused('CreateSudoGrant', grant({ program: '/usr/local/bin/tool.sh' }), host({ tree: { '/usr/local/bin/tool.sh': { file: '#!/bin/sh\nexec uptime\n', mode: 0o755 } } }), 'not_a_binary', /a script/);
-  await refused('CreateSudoGrant', grant({ program: '/home/alice/bin/tool' }), host({ tree: { '/home/alice/bin/tool': EXE() } }), 'program_location');
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin' }), host(), 'program_location');
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['/home/alice/x'] }), host({ tree: { '/home/alice/notes': 'x' }, owners: { '/home/alice': 1000 } }), 'untrusted_argument', /\/home\/alice is not owned by root/);
-  await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['--file=/tmp/x'] }), host({ tree: { '/tmp': { file: '', mode: 0o1777 } } }), 'untrusted_argument', /writable by its group or by others \(mode 1777\)/);
+  // Off the allowlist, whatever the file: refused, and the refusal lists what is allowed.
+  for (const program of ['/usr/bin/missing', '/usr/local/bin/x', '/home/alice/bin/tool', '/usr/bin', '/bin/uptime', '/usr/sbin/nginx-reload']) {
+    await refused('CreateSudoGrant', grant({ program }), host({ tree: { '/usr/local/bin/x': EXE(), '/usr/sbin/nginx-reload': EXE() } }), 'program_refused', /is not one of the programs .*; these are, each with its usage: \/usr\/bin\/systemctl: systemctl /);
+  }
+  // On the allowlist, but the file there is not what the table means.
+  await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': undefined as unknown as Node } }), 'untrusted_program', /does not exist/);
+  await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': { link: '/usr/bin/df' } } }), 'untrusted_program', /symbolic link/);
+  await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': EXE(0o757) } }), 'untrusted_program', /writable/);
+  await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': EXE(0o775) } }), 'untrusted_program', /writable/);
+  await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': EXE(0o644) } }), 'untrusted_program', /not executable/);
+  await refused('CreateSudoGrant', grant(), host({ owners: { '/usr/bin/uptime': 1000 } }), 'untrusted_program', /\/usr\/bin\/uptime: it belongs to uid 1000, not root/);
+  await refused('CreateSudoGrant', grant(), host({ owners: { '/usr': 1000 } }), 'untrusted_program', /\/usr belongs to uid 1000, not root/);
+  await refused('CreateSudoGrant', grant(), host({ tree: { '/usr/bin/uptime': { file: '#!/bin/sh\nexec uptime\n', mode: 0o755 } } }), 'not_a_binary', /a script/);
+  // Arguments outside the usage lines, and files someone other than root could change or redirect.
+  await refused('CreateSudoGrant', grant({ args: ['-V'] }), host(), 'arguments_refused', /fits none of the usage lines Airlock allows for it \(uptime \[ -p\|-s \]: argument 1 \(-V\) is not expected there\)/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['--file=/tmp/x'] }), host(), 'arguments_refused');
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['/home/alice/x'] }), host({ tree: { '/home/alice/notes': 'x' }, owners: { '/home/alice': 1000 } }), 'untrusted_argument', /\/home\/alice belongs to uid 1000, not root/);
+  await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['/tmp/x'] }), host({ tree: { '/tmp': { dir: true, mode: 0o1777 } } }), 'untrusted_argument', /\/tmp is writable by others/);
   await refused('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['/etc/link/x'] }), host({ tree: { '/etc/link': { link: '/home/alice' } } }), 'untrusted_argument', /symbolic link/);
   // A missing file under a directory only root can write can only be created by root: allowed.
   assert.ok(await run('CreateSudoGrant', grant({ program: '/usr/bin/df', args: ['/srv/not-yet'] }), host()));

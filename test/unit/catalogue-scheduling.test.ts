@@ -18,7 +18,7 @@ const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534::/nonexist
 /** A root-owned ELF executable (what a job may run) and a root-owned script (which it may not). */
 const EXE = { file: '\x7fELF\x02\x01', mode: 0o755 };
 const SCRIPT = { file: '#!/bin/sh\n', mode: 0o755 };
-/** A Debian-like tree: cron installed, /usr/local/sbin/backup a root-owned executable, /bin a link. */
+/** A Debian-like tree: cron installed, programs of the allowlist root-owned executables, /bin a link. */
 const TREE: Record<string, Node> = {
   '/': { dir: true },
   '/etc/passwd': PASSWD,
@@ -31,6 +31,14 @@ const TREE: Record<string, Node> = {
   '/usr/local/bin/uptime-link': { link: '/usr/bin/true' },
   '/var/spool/cron/crontabs/alice': '# DO NOT EDIT\n* * * * * /home/alice/bin/x --token=secret\n',
   '/usr/local/sbin/backup': EXE,
+  '/usr/sbin/fstrim': EXE,
+  '/usr/bin/df': EXE,
+  '/usr/bin/uptime': EXE,
+  '/usr/bin/logger': EXE,
+  '/usr/sbin/logrotate': EXE,
+  '/etc/logrotate.conf': 'weekly\n',
+  '/etc/logrotate.d/open': { file: 'x', mode: 0o666 },
+  '/srv/data': { dir: true },
   '/usr/bin/true': EXE,
   '/usr/bin/README': { file: 'x', mode: 0o644 },
   '/usr/local/sbin/open': { file: '\x7fELF', mode: 0o777 },
@@ -52,8 +60,9 @@ function hostWith(tree: Record<string, Node> = TREE, units: Record<string, Recor
     const last = args[args.length - 1]!;
     // The commands a service runs: `{ path=... ; argv[]=... }` per command, as systemctl show prints ExecStart=.
     if (program === 'systemctl' && args[0] === 'show' && args.some((a) => a.includes('ExecStart'))) {
-      const exec = units[last]?.ExecStart ?? (units[last] ? '/usr/local/sbin/backup' : '');
-      return { code: 0, stdout: exec.split(' && ').filter(Boolean).map((c) => `ExecStart={ path=${c} ; argv[]=${c} --now ; ignore_errors=no ; start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }\n`).join(''), stderr: '' };
+      const exec = units[last]?.ExecStart ?? (units[last] ? '/usr/sbin/fstrim --all' : '');
+      const line = (c: string) => `ExecStart={ path=${c.split(' ')[0]} ; argv[]=${c} ; ignore_errors=no ; start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }\n`;
+      return { code: 0, stdout: exec.split(' && ').filter(Boolean).map(line).join(''), stderr: '' };
     }
     if (program === 'systemctl' && args[0] === 'show') return { code: 0, stdout: show(last, units[last] ?? NOT_FOUND), stderr: '' };
     if (program === 'systemd-analyze' && args[0] === 'calendar') {
@@ -165,63 +174,83 @@ test('ListCronJobs scans every file cron reads and lists the run-parts directori
 });
 
 test('AddCronJob writes one root-owned 0644 file with a fixed environment and one line', async () => {
-  const r = await run('AddCronJob', { name: 'backup', schedule: '30 2 * * *', user: 'alice', program: '/usr/local/sbin/backup' }, hostWith());
-  const content = '# Written by Airlock (AddCronJob backup); RemoveCronJob removes it.\nSHELL=/bin/sh\nPATH=/usr/sbin:/usr/bin:/sbin:/bin\n30 2 * * * alice /usr/local/sbin/backup\n';
-  assert.equal(cronFileContent('backup', '30 2 * * *', 'alice', '/usr/local/sbin/backup'), content);
+  const r = await run('AddCronJob', { name: 'backup', schedule: '30 2 * * *', user: 'alice', program: '/usr/bin/uptime' }, hostWith());
+  const content = '# Written by Airlock (AddCronJob backup); RemoveCronJob removes it.\nSHELL=/bin/sh\nPATH=/usr/sbin:/usr/bin:/sbin:/bin\n30 2 * * * alice /usr/bin/uptime\n';
+  assert.equal(cronFileContent('backup', '30 2 * * *', 'alice', '/usr/bin/uptime'), content);
   assert.deepEqual(r.steps, [{ kind: 'fileWrite', path: '/etc/cron.d/airlock-backup', content, mode: 0o644, owner: { uid: 0, gid: 0 } }]);
-  assert.deepEqual((r.preview.change as { job: unknown }).job, { schedule: '30 2 * * *', user: 'alice', program: '/usr/local/sbin/backup', args: [] });
+  assert.deepEqual((r.preview.change as { job: unknown }).job, { schedule: '30 2 * * *', user: 'alice', program: '/usr/bin/uptime', args: [] });
   // Fixed arguments go on the line as they are: their alphabet means nothing to cron's /bin/sh.
-  const withArgs = await run('AddCronJob', { name: 'trim', schedule: '@daily', user: 'root', program: '/usr/local/sbin/backup', args: ['--all', '--target=/srv', 'a,b:c'] }, hostWith());
-  assert.equal((withArgs.steps[0] as { content: string }).content.split('\n')[3], '@daily root /usr/local/sbin/backup --all --target=/srv a,b:c');
-  assert.deepEqual(parseCronFile((withArgs.steps[0] as { content: string }).content).jobs, [{ schedule: '@daily', user: 'root', program: '/usr/local/sbin/backup', args: ['--all', '--target=/srv', 'a,b:c'] }]);
+  const dfArgs = ['-h', '--output=source,size', '/srv/data'];
+  const withArgs = await run('AddCronJob', { name: 'trim', schedule: '@daily', user: 'root', program: '/usr/bin/df', args: dfArgs }, hostWith());
+  assert.equal((withArgs.steps[0] as { content: string }).content.split('\n')[3], '@daily root /usr/bin/df -h --output=source,size /srv/data');
+  assert.deepEqual(parseCronFile((withArgs.steps[0] as { content: string }).content).jobs, [{ schedule: '@daily', user: 'root', program: '/usr/bin/df', args: dfArgs }]);
   for (const bad of ['a b', '%', 'x;id', '$(id)', '`id`', 'a|b', 'a>b', "'", '"', '*', '~', '#x', 'a&b', 'rel/path']) {
     assert.equal(byName('AddCronJob').params.safeParse({ name: 'x', schedule: '@daily', user: 'root', program: '/usr/bin/true', args: [bad] }).success, false, JSON.stringify(bad));
   }
   assert.deepEqual(r.preview.warnings, []);
-  const root = await run('AddCronJob', { name: 'boot', schedule: '@reboot', user: 'root', program: '/usr/bin/true' }, hostWith(TREE, { 'cron.service': { ActiveState: 'inactive', SubState: 'dead' } }));
+  const root = await run('AddCronJob', { name: 'boot', schedule: '@reboot', user: 'root', program: '/usr/bin/uptime' }, hostWith(TREE, { 'cron.service': { ActiveState: 'inactive', SubState: 'dead' } }));
   assert.ok(root.preview.warnings!.some((w) => w.startsWith('it runs as root')));
   assert.ok(root.preview.warnings!.some((w) => w.startsWith('cron.service is inactive')));
   assert.ok(root.preview.sideEffects![0]!.includes('at each boot'));
-  const sys = await run('AddCronJob', { name: 'n', schedule: '@daily', user: 'nobody', program: '/usr/bin/true' }, hostWith());
+  const sys = await run('AddCronJob', { name: 'n', schedule: '@daily', user: 'nobody', program: '/usr/bin/uptime' }, hostWith());
   assert.ok(sys.preview.warnings!.some((w) => w.includes('system account')));
-  const power = await run('AddCronJob', { name: 'n', schedule: '@hourly', user: 'root', program: '/usr/sbin/reboot' }, hostWith({ ...TREE, '/usr/sbin/reboot': EXE }));
-  assert.ok(power.preview.warnings!.some((w) => w.includes('shuts down or restarts the host')));
 });
 
 test('AddCronJob refusals', async () => {
-  const p = { name: 'backup', schedule: '30 2 * * *', user: 'alice', program: '/usr/local/sbin/backup' };
+  const p = { name: 'backup', schedule: '30 2 * * *', user: 'alice', program: '/usr/sbin/fstrim', args: ['--all'] };
   await refused('AddCronJob', p, hostWith({ ...TREE, '/etc/cron.d/airlock-backup': 'x\n' }), 'already_exists');
   await refused('AddCronJob', { ...p, user: 'mallory' }, hostWith(), 'no_such_user');
   await refused('AddCronJob', p, hostWith(TREE, {}), 'no_cron');
-  for (const [program, code, why] of [
-    ['/usr/local/sbin/missing', 'untrusted_program', /does not exist/],
-    ['/bin/true', 'untrusted_program', /\/bin is a symbolic link: name the real path/],
-    ['/usr/local/bin/uptime-link', 'untrusted_program', /\/usr\/local\/bin\/uptime-link is a symbolic link/],
-    ['/usr/bin/README', 'untrusted_program', /not executable/],
-    ['/usr/local/sbin/open', 'untrusted_program', /writable by its group or by others \(mode 0777\)/],
-    ['/usr/local/sbin', 'program_location', /is not directly in \/usr\/bin/],
-    ['/opt/app/run', 'program_location', /is not directly in/],
-    ['/usr/local/sbin/backup.sh', 'not_a_binary', /a script: what runs is its interpreter/],
-    ['/usr/bin/awk', 'program_refused', /interpreter/],
-    ['/usr/bin/dash', 'program_refused', /shell/],
-    ['/usr/bin/env', 'program_refused', /runs the program named in its arguments/],
+  // A program off the allowlist is refused whatever it is, and the refusal lists what is allowed.
+  for (const program of ['/usr/local/sbin/backup', '/usr/local/sbin/missing', '/bin/true', '/usr/bin/true', '/usr/bin/awk', '/usr/bin/dash', '/usr/bin/env', '/opt/app/run']) {
+    await assert.rejects(
+      run('AddCronJob', { ...p, program }, hostWith()),
+      (e: unknown) => e instanceof AirlockError && e.code === 'program_refused' && e.message.includes(`${program} is not one of the programs`) && e.message.includes('/usr/sbin/fstrim: fstrim [ --verbose ] --all'),
+      program,
+    );
+  }
+  // A program of the table whose file is not what the table means.
+  for (const [node, code, why] of [
+    [undefined, 'untrusted_program', /does not exist/],
+    [{ link: '/usr/bin/true' }, 'untrusted_program', /\/usr\/sbin\/fstrim is a symbolic link/],
+    [{ file: 'x', mode: 0o644 }, 'untrusted_program', /not executable/],
+    [{ file: '\x7fELF', mode: 0o777 }, 'untrusted_program', /writable by its group or by others \(mode 0777\)/],
+    [SCRIPT, 'not_a_binary', /a script: what runs is its interpreter/],
   ] as const) {
-    await assert.rejects(run('AddCronJob', { ...p, program }, hostWith()), (e: unknown) => e instanceof AirlockError && e.code === code && why.test(e.message), program);
+    const tree: Record<string, Node> = { ...TREE };
+    if (node === undefined) delete tree['/usr/sbin/fstrim'];
+    else tree['/usr/sbin/fstrim'] = node;
+    await assert.rejects(run('AddCronJob', p, hostWith(tree)), (e: unknown) => e instanceof AirlockError && e.code === code && why.test(e.message), why.source);
   }
   // A second name (hard link) for a program: it may be a shell under a harmless name.
-  const linked = new FixtureHost(TREE, (program, args) => (program === 'systemctl' ? { code: 0, stdout: show(args[args.length - 1]!), stderr: '' } : { code: 127, stdout: '', stderr: '' }), 'debian', { '/usr/local/sbin/backup': 2 });
+  const linked = new FixtureHost(TREE, (program, args) => (program === 'systemctl' ? { code: 0, stdout: show(args[args.length - 1]!), stderr: '' } : { code: 127, stdout: '', stderr: '' }), 'debian', { '/usr/sbin/fstrim': 2 });
   await assert.rejects(run('AddCronJob', p, linked), (e: unknown) => e instanceof AirlockError && e.code === 'untrusted_program' && /2 names \(hard links\)/.test(e.message));
-  // An argument naming a file in a directory others can write (or a user's home) could be redirected.
-  await assert.rejects(run('AddCronJob', { ...p, args: ['/usr/local/sbin/open/x'] }, hostWith()), (e: unknown) => e instanceof AirlockError && e.code === 'untrusted_argument');
+  // Arguments outside the program's usage lines; the refusal shows them.
+  for (const args of [['--freeze', '/'], [], ['--all', '--all'], ['-a'], ['/srv/data', '--all']]) {
+    await assert.rejects(
+      run('AddCronJob', { ...p, args }, hostWith()),
+      (e: unknown) => e instanceof AirlockError && e.code === 'arguments_refused' && e.hint!.includes('fstrim [ --verbose ] DIR') && e.message.includes('DIR is an existing directory'),
+      args.join(' '),
+    );
+  }
+  // A file an argument names: in a directory others can write (or a file), missing where a directory is asked, or root's script not root's alone.
+  const refusedArg = (program: string, args: string[], why: RegExp) =>
+    assert.rejects(run('AddCronJob', { ...p, program, args }, hostWith()), (e: unknown) => e instanceof AirlockError && e.code === 'untrusted_argument' && why.test(e.message), args.join(' '));
+  await refusedArg('/usr/bin/df', ['/usr/local/sbin/open/x'], /\/usr\/local\/sbin\/open is not a directory/);
+  await refusedArg('/usr/sbin/fstrim', ['/srv/missing'], /not an existing directory/);
+  await refusedArg('/usr/bin/df', ['/usr/bin/dash'], /names an executable file/);
+  await refusedArg('/usr/sbin/logrotate', ['/etc/logrotate.d/open'], /root runs what it says, yet it is writable by its group or by others \(mode 0666\)/);
+  await run('AddCronJob', { ...p, program: '/usr/sbin/logrotate', args: ['--force', '/etc/logrotate.conf'] }, hostWith());
+  await run('AddCronJob', { ...p, args: ['--verbose', '/srv/data'] }, hostWith());
   // A program in a directory someone else owns could be swapped: refused.
   class NotRootDir extends FixtureHost {
     override async stat(path: string) {
       const st = await super.stat(path);
-      return st && path === '/usr/local/sbin' ? { ...st, uid: 1000 } : st;
+      return st && path === '/usr/sbin' ? { ...st, uid: 1000 } : st;
     }
   }
   const h = new NotRootDir(TREE, (program, args) => (program === 'systemctl' ? { code: 0, stdout: show(args[args.length - 1]!), stderr: '' } : { code: 127, stdout: '', stderr: '' }));
-  await assert.rejects(run('AddCronJob', p, h), (e: unknown) => e instanceof AirlockError && e.code === 'untrusted_program' && /\/usr\/local\/sbin is not owned by root/.test(e.message));
+  await assert.rejects(run('AddCronJob', p, h), (e: unknown) => e instanceof AirlockError && e.code === 'untrusted_program' && /\/usr\/sbin belongs to uid 1000, not root/.test(e.message));
 });
 
 test('RemoveCronJob deletes only airlock-NAME and shows only lines of the shape Airlock writes', async () => {
@@ -254,7 +283,7 @@ test('CreateTimer writes the timer, verifies it, reloads systemd and enables it 
     { kind: 'command', program: 'systemctl', args: ['enable', '--now', '--', 'airlock-backup.timer'], undo: { kind: 'command', program: 'systemctl', args: ['disable', '--now', '--', 'airlock-backup.timer'] } },
   ]);
   assert.deepEqual((r.preview.change as { on_calendar: unknown }).on_calendar, { given: 'daily', normalized: '*-*-* 00:00:00' });
-  assert.deepEqual((r.preview.change as { runs: unknown }).runs, ['/usr/local/sbin/backup'], 'the approver sees what the service runs');
+  assert.deepEqual((r.preview.change as { runs: unknown }).runs, ['/usr/sbin/fstrim --all'], 'the approver sees what the service runs');
   assert.deepEqual(parseTimerFile(content), { onCalendar: ['daily'], unit: 'backup.service' });
   const triggered = await run('CreateTimer', { name: 'b2', onCalendar: '*:0/15', unit: 'backup.service' }, hostWith(TREE, { 'backup.service': { TriggeredBy: 'backup.timer' } }));
   assert.deepEqual(triggered.preview.warnings, ['backup.service is already started by backup.timer']);
@@ -273,9 +302,15 @@ test('CreateTimer refusals', async () => {
   await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { LoadState: 'masked', UnitFileState: 'masked' } }), 'unit_masked');
   await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { LoadState: 'bad-setting' } }), 'unit_not_loaded');
   // What the service runs passes the one check for commands run on the agent's behalf.
-  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/local/sbin/backup && /usr/bin/dash' } }), 'program_refused', 'authorization');
-  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/local/sbin/backup.sh' } }), 'not_a_binary');
-  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/bin/true' } }), 'untrusted_program');
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/fstrim --all && /usr/bin/dash' } }), 'program_refused', 'authorization');
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/local/sbin/backup' } }), 'program_refused', 'authorization');
+  await refused('CreateTimer', p, hostWith({ ...TREE, '/usr/sbin/logrotate': SCRIPT }, { 'backup.service': { ExecStart: '/usr/sbin/logrotate /etc/logrotate.conf' } }), 'not_a_binary');
+  // Root wrote the unit's arguments, but the agent chooses that root runs them on a schedule: they fit a usage line too.
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/fstrim --freeze /' } }), 'arguments_refused', 'authorization');
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/logrotate /etc/logrotate.d/open' } }), 'untrusted_argument');
+  // An argument holding " ; " (the separator of systemctl show's fields) stays in argv, and is refused there.
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/fstrim --all ; x' } }), 'bad_argument');
+  await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '/usr/sbin/fstrim --verbose --all x' } }), 'arguments_refused', 'authorization');
   await refused('CreateTimer', p, hostWith(TREE, { 'backup.service': { ExecStart: '' } }), 'unit_commands_unknown');
   // A template instance: the agent would choose the text systemd pastes into its command lines.
   await refused('CreateTimer', { ...p, unit: 'backup@x.service' }, hostWith(TREE, { 'backup@x.service': {} }), 'template_instance', 'authorization');

@@ -5,26 +5,24 @@
  * whatever stdin, terminal and working directory that caller has, so the program and
  * every argument are fixed now and must hold no way out:
  *
- * - the program is an absolute path directly in a system binary directory
- *   (PROGRAM_DIRS), every component real (no symbolic link), root-owned and writable
- *   by root alone, the file an ordinary ELF executable with one name (a script runs
- *   its interpreter; a hard link is a second name for possibly another program);
- * - it is not in the table of shells, interpreters and program runners
- *   (./program-runners.ts), whatever its arguments;
- * - arguments the agent wrote (argsFrom 'agent') use a small alphabet that neither
- *   sudoers nor cron's /bin/sh reads anything into (commandArgument), and every file
- *   they name is an absolute path that root alone controls, every existing component
- *   checked like the program's. A unit's own command lines (argsFrom 'unit') were
- *   written by root; only their programs are checked.
+ * - the program is one of the allowlist (./agent-programs.ts), by its real path, and the
+ *   file there is what the table means: every component real (no symbolic link),
+ *   root-owned and writable by root alone, an ordinary ELF executable with one name (a
+ *   script runs its interpreter; a hard link is a second name for possibly another program);
+ * - its arguments use a small alphabet that neither sudoers nor cron's /bin/sh reads
+ *   anything into (commandArgument) and fit one of the program's usage lines
+ *   (./command-grammar.ts); every file they name passes the trusted-path rule
+ *   (./trusted-path.ts) and what its type asks (a directory, root's own configuration).
+ *
+ * The same check serves the unit a timer starts: root wrote its command lines, but the
+ * agent chooses which unit runs on a schedule, so each of them must be allowed too.
  */
-import { posix } from 'node:path';
 import { z } from 'zod';
 import { AirlockError, type ErrorCategory } from '../../protocol/errors.js';
 import type { Host } from '../action.js';
-import { programRunner } from './program-runners.js';
+import { AGENT_GRAMMARS, allowedText, typesText } from './agent-programs.js';
+import { matchGrammar, type TypedPath } from './command-grammar.js';
 
-/** Where a program the agent names may live: the system's binary directories, directly. */
-export const PROGRAM_DIRS = ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/usr/local/sbin', '/bin', '/sbin'];
 export const MAX_COMMAND_ARGS = 32;
 
 const ARG_CHARS = /^[A-Za-z0-9._/@+=:,-]+$/;
@@ -64,8 +62,6 @@ export interface AgentCommand {
   what: string;
   program: string;
   args: readonly string[];
-  /** Who wrote the arguments: the agent (checked here) or root, in a unit file a timer only schedules. */
-  argsFrom: 'agent' | 'unit';
 }
 
 /** Why the command is refused, as the typed error its action throws. */
@@ -78,66 +74,103 @@ export interface CommandRefusal {
 
 const ELF_MAGIC = [0x7f, 0x45, 0x4c, 0x46];
 
-/**
- * Why a path cannot be trusted to stay what it is, or null: from / down, every
- * component that exists is real (no symbolic link), owned by root and not writable by
- * group or others; a missing tail is fine (only root can create it under such a parent).
- * `mustExist` asks for the whole path to exist.
- */
-export async function untrustedPath(host: Host, path: string, mustExist: boolean): Promise<string | null> {
-  const segs = path.split('/').filter(Boolean);
-  for (let i = 0; i <= segs.length; i++) {
-    const at = '/' + segs.slice(0, i).join('/');
-    const st = await host.stat(at);
-    if (!st) return mustExist ? `${at} does not exist` : null;
-    if (st.isSymlink) return `${at} is a symbolic link: name the real path (what it points to can change, and the name hides what runs)`;
-    if (st.uid !== 0) return `${at} is not owned by root`;
-    if ((st.mode & 0o022) !== 0) return `${at} is writable by its group or by others (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')})`;
-    if (i < segs.length && !st.isDir) return `${at} is not a directory`;
-  }
+const mode4 = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
+
+/** Why a file is not root's alone (owned by root, writable by root only), or null. */
+function notRootsAlone(st: { uid: number; mode: number }): string | null {
+  if (st.uid !== 0) return `it belongs to uid ${st.uid}, not root`;
+  if ((st.mode & 0o022) !== 0) return `it is writable by its group or by others (mode ${mode4(st.mode)})`;
   return null;
 }
+
+/** The trusted-path rule (./trusted-path.ts, through the host) as a reason, or null. */
+async function untrustedPath(host: Host, path: string): Promise<string | null> {
+  try {
+    await host.trustedPath(path);
+    return null;
+  } catch (e) {
+    if (e instanceof AirlockError) return e.message;
+    throw e;
+  }
+}
+
+/** Why the file at a program's path is not what the table means, or null. */
+async function programFileRefusal(host: Host, program: string): Promise<string | null> {
+  const why = await untrustedPath(host, program);
+  if (why) return why;
+  const st = await host.stat(program);
+  if (!st) return `${program} does not exist`;
+  if (!st.isFile) return `${program} is not a regular file`;
+  const owner = notRootsAlone(st);
+  if (owner) return `${program}: ${owner}`;
+  if ((st.mode & 0o111) === 0) return `${program} is not executable`;
+  return null;
+}
+
+const SCRIPT_HINT = 'a person writes the sudo rule, cron line or unit by hand';
 
 /** Why this command must not be run on the agent's behalf, or null. Reads the host; changes nothing. */
 export async function agentCommandRefusal(host: Host, cmd: AgentCommand): Promise<CommandRefusal | null> {
   const { what, program } = cmd;
-  const refuse = (category: ErrorCategory, code: string, why: string, hint: string): CommandRefusal => ({ category, code, message: `refusing ${what}: ${why}`, hint });
-  const runner = programRunner(program);
-  if (runner) {
-    return refuse('authorization', 'program_refused', `${program} ${runner.why}, so running it for the agent is running anything`, 'name a program that does one fixed job; a person does the rest by hand');
+  const refuse = (category: ErrorCategory, code: string, why: string, hint: string): CommandRefusal => ({
+    category,
+    code,
+    message: `refusing ${what}: ${why}`,
+    hint,
+  });
+  const grammars = AGENT_GRAMMARS.get(program);
+  if (!grammars) {
+    const why = `${program} is not one of the programs Airlock lets root run later on the agent's behalf`;
+    return refuse('authorization', 'program_refused', `${why}; these are, each with its usage: ${allowedText()}`, `use one of these as shown; ${SCRIPT_HINT}`);
   }
-  if (!normalisedAbsolute(program) || !PROGRAM_DIRS.includes(posix.dirname(program))) {
-    return refuse('validation', 'program_location', `${program} is not directly in ${PROGRAM_DIRS.join(', ')}`, 'install the program, root-owned, in /usr/local/bin or /usr/local/sbin');
-  }
-  const untrusted = await untrustedPath(host, program, true);
-  if (untrusted) return refuse('validation', 'untrusted_program', untrusted, 'name a root-owned program by its real path (e.g. /usr/bin/..., not /bin/... on a merged-/usr system)');
-  const st = (await host.stat(program))!;
-  if (!st.isFile) return refuse('validation', 'untrusted_program', `${program} is not a regular file`, 'name a program file');
-  if ((st.mode & 0o111) === 0) return refuse('validation', 'untrusted_program', `${program} is not executable`, 'name an executable program');
+  const repair = 'a person repairs the program file (root-owned, writable by root alone, no link on its path)';
+  const file = await programFileRefusal(host, program);
+  if (file) return refuse('validation', 'untrusted_program', file, repair);
   const head = await host.fileHead(program, ELF_MAGIC.length);
-  if (!head) return refuse('validation', 'untrusted_program', `${program} could not be opened without following a link`, 'name the real path');
-  if (head.links !== 1) return refuse('validation', 'untrusted_program', `${program} has ${head.links} names (hard links): it may be another program under a harmless name`, 'name a program file with a single name');
+  if (!head) return refuse('validation', 'untrusted_program', `${program} could not be opened without following a link`, repair);
+  if (head.links !== 1) {
+    const why = `${program} has ${head.links} names (hard links): it may be another program under a harmless name`;
+    return refuse('validation', 'untrusted_program', why, 'a person removes the second name');
+  }
   if (!ELF_MAGIC.every((b, i) => head.head[i] === b)) {
     const script = head.head[0] === 0x23 && head.head[1] === 0x21; // "#!"
-    return refuse(
-      'validation',
-      'not_a_binary',
-      `${program} is ${script ? 'a script: what runs is its interpreter, reading a file' : 'not an ELF executable'}`,
-      'name a compiled program; for a script, a person writes the sudo rule, cron line or unit by hand',
-    );
+    const is = script ? 'a script: what runs is its interpreter, reading a file' : 'not an ELF executable';
+    return refuse('validation', 'not_a_binary', `${program} is ${is}`, SCRIPT_HINT);
   }
-  if (cmd.argsFrom === 'agent') {
-    if (cmd.args.length > MAX_COMMAND_ARGS) return refuse('validation', 'bad_argument', `more than ${MAX_COMMAND_ARGS} arguments`, 'name fewer arguments');
-    for (const arg of cmd.args) {
-      const syntax = commandArgument.safeParse(arg);
-      if (!syntax.success) return refuse('validation', 'bad_argument', `argument ${JSON.stringify(arg)}: ${syntax.error.issues[0]!.message}`, 'fix the argument');
-      const path = argumentPath(arg);
-      const why = path === null ? null : await untrustedPath(host, path, false);
-      if (why) return refuse('validation', 'untrusted_argument', `argument ${arg} names a file someone other than root can change or redirect: ${why}`, 'name files under root-owned directories that only root can write');
-      // A program handed to a program is a program run by it (apt-get -oDir::Bin::dpkg=/bin/sh, agetty -l /bin/sh): refused whatever the first one is.
-      const target = path === null ? null : await host.stat(path);
-      if (target?.isFile && (target.mode & 0o111) !== 0) return refuse('authorization', 'program_argument', `argument ${arg} names an executable file: the program would be handed another program to run`, 'name data files only; a person writes a rule that runs two programs by hand');
-    }
+  if (cmd.args.length > MAX_COMMAND_ARGS) return refuse('validation', 'bad_argument', `more than ${MAX_COMMAND_ARGS} arguments`, 'name fewer arguments');
+  for (const arg of cmd.args) {
+    const syntax = commandArgument.safeParse(arg);
+    if (!syntax.success) return refuse('validation', 'bad_argument', `argument ${JSON.stringify(arg)}: ${syntax.error.issues[0]!.message}`, 'fix the argument');
+  }
+  const matches = grammars.map((g) => matchGrammar(g, cmd.args));
+  const fit = matches.find((m) => 'paths' in m);
+  if (!fit) {
+    const whys = matches.map((m, i) => `${grammars[i]!.usage}: ${'why' in m ? m.why : ''}`).join('; ');
+    const types = typesText(program);
+    const why = `${[program, ...cmd.args].join(' ')} fits none of the usage lines Airlock allows for it (${whys})${types ? `; ${types}` : ''}`;
+    return refuse('authorization', 'arguments_refused', why, `write the arguments as one of: ${grammars.map((g) => g.usage).join('; ')}`);
+  }
+  for (const p of fit.paths) {
+    const why = await typedPathRefusal(host, p);
+    if (why) return refuse('validation', 'untrusted_argument', `argument ${p.path}: ${why}`, `name ${p.type.describe}`);
+  }
+  return null;
+}
+
+/** Why a file an argument names fails its type (the trusted-path rule, then what the type asks), or null. */
+async function typedPathRefusal(host: Host, { path, type }: TypedPath): Promise<string | null> {
+  if (!normalisedAbsolute(path)) return "it is not an absolute, normalised path (no '..', '.', '//' or trailing '/')";
+  // A directory acted on below is an ancestor of what is acted on: the rule asks it be root's too.
+  const untrusted = await untrustedPath(host, type.path === 'dir' ? (path === '/' ? '/*' : `${path}/*`) : path);
+  if (untrusted) return untrusted;
+  const st = await host.stat(path);
+  // A program handed to a program is a program run by it: no argument names an executable file.
+  if (st?.isFile && (st.mode & 0o111) !== 0) return 'it names an executable file: the program would be handed another program';
+  if (type.path === 'dir' && !st?.isDir) return 'it is not an existing directory';
+  if (type.path === 'config') {
+    if (!st?.isFile) return 'it is not an existing regular file';
+    const owner = notRootsAlone(st);
+    if (owner) return `root runs what it says, yet ${owner}`;
   }
   return null;
 }

@@ -4,8 +4,8 @@
  * `PRINCIPAL ALL=(root) NOEXEC: [NOPASSWD: ]PROGRAM ARG...` (`PROGRAM ""` for none), so sudo
  * allows that line and nothing else; a grant with free arguments cannot be expressed
  * (./grant-file.ts). The command passes the one check for commands run on the agent's behalf
- * (../../lib/agent-command.ts: a root-owned ELF program in a system binary directory,
- * not a shell, interpreter or program runner, its arguments fixed and its files root's).
+ * (../../lib/agent-command.ts: a program of the allowlist, its arguments fixed, fitting one
+ * of its usage lines, and its files root's).
  * The candidate file is checked with `visudo -c -f` and then the whole policy with
  * `visudo -c`; either failing fails the job and the executor restores the previous state.
  * Airlock never runs sudo itself: ShowSudoPolicyFor asks cvtsudoers which rules match.
@@ -59,7 +59,7 @@ export const createSudoGrant = action({
   name: 'CreateSudoGrant',
   family: 'privilege',
   description:
-    'Let one user or group run one command line as root with sudo, with exactly the arguments named (none: []) and no others, through a drop-in /etc/sudoers.d/60-airlock-NAME checked with visudo. The program must be a root-owned ELF executable in a system binary directory and not a shell, interpreter or program runner.',
+    'Let one user or group run one command line as root with sudo, with exactly the arguments named (none: []) and no others, through a drop-in /etc/sudoers.d/60-airlock-NAME checked with visudo. The program and its arguments must fit the allowlist of programs and usage lines (a refusal lists it).',
   risk: 'high',
   rollback: true,
   readOnly: false,
@@ -71,7 +71,7 @@ export const createSudoGrant = action({
     file: await readGrantFile(host, p.name),
     user: p.user !== undefined ? await requireUser(host, p.user) : null,
     group: p.group !== undefined ? await requireGroup(host, p.group) : null,
-    refusal: await agentCommandRefusal(host, { what: 'the sudo grant', program: p.program, args: p.args, argsFrom: 'agent' }),
+    refusal: await agentCommandRefusal(host, { what: 'the sudo grant', program: p.program, args: p.args }),
   }),
   check: (p, cur) => {
     refuseUnchangeable(cur.sudo);

@@ -145,9 +145,6 @@ interface AddCronState {
   cron: UnitState;
 }
 
-/** Programs that, run without arguments, take the host down: allowed, with a warning. */
-const POWER_PROGRAMS = ['reboot', 'poweroff', 'halt', 'shutdown', 'telinit', 'init', 'systemctl'];
-
 /** The job's command line as cron's /bin/sh reads it: its words need no quoting (jobProgram, commandArgument). */
 const jobCommand = (program: string, args: readonly string[]) => [program, ...args].join(' ');
 
@@ -160,7 +157,7 @@ export const addCronJob = action({
   name: 'AddCronJob',
   family: 'scheduling',
   description:
-    'Run one command line (a root-owned ELF program in a system binary directory, not a shell, interpreter or program runner, with fixed arguments) as a user on a cron schedule, in a new file /etc/cron.d/airlock-NAME.',
+    'Run one command line (a program on the allowlist, with fixed arguments that fit one of its usage lines) as a user on a cron schedule, in a new file /etc/cron.d/airlock-NAME.',
   risk: 'high',
   rollback: true,
   readOnly: false,
@@ -172,7 +169,7 @@ export const addCronJob = action({
     exists: (await host.stat(cronFile(name))) !== null,
     cronDir: (await host.stat(CRON_D))?.isDir === true,
     user: await requireUser(host, user),
-    refusal: await agentCommandRefusal(host, { what: 'the cron job', program, args: args ?? [], argsFrom: 'agent' }),
+    refusal: await agentCommandRefusal(host, { what: 'the cron job', program, args: args ?? [] }),
     cron: await cronState(host),
   }),
   check: ({ name }, cur) => {
@@ -195,7 +192,6 @@ export const addCronJob = action({
     ],
     warnings: [
       ...(cur.user.uid === 0 ? [`it runs as root: whatever ${program} does, it does with full control of this host`] : isProtectedUser(cur.user) ? [`${user} is a system account (uid ${cur.user.uid})`] : []),
-      ...(POWER_PROGRAMS.includes(program.split('/').pop()!) ? [`${program} shuts down or restarts the host: on a schedule this can keep it down or rebooting`] : []),
       ...cronWarnings(cur.cron),
     ],
   }),

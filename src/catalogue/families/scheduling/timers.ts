@@ -2,9 +2,9 @@
  * Timers (family 'scheduling'): Airlock's own timers, /etc/systemd/system/airlock-NAME.timer,
  * each starting an existing service on a calendar schedule, created and removed. Every
  * command the service runs passes the one check for commands run on the agent's behalf
- * (../../lib/agent-command.ts): root wrote their arguments in the unit, so only the
- * programs are checked; a template instance, whose name the agent would choose and
- * systemd pastes into them, is refused.
+ * (../../lib/agent-command.ts), arguments included: root wrote them, but the agent
+ * chooses which unit root runs on a schedule. A template instance, whose name the agent
+ * would choose and systemd pastes into them, is refused.
  */
 import { AirlockError } from '../../../protocol/errors.js';
 import { action, type Host } from '../../action.js';
@@ -63,19 +63,26 @@ const systemctl = (...args: string[]): CommandStep => command('systemctl', args)
 /** Every command systemd runs for a service's start, reload and stop, in the order it runs them. */
 const EXEC_PROPERTIES = ['ExecCondition', 'ExecStartPre', 'ExecStart', 'ExecStartPost', 'ExecReload', 'ExecStop', 'ExecStopPost'];
 
+/** One command a service runs: the program systemd executes, and argv as systemd reports it. */
+export interface UnitCommand {
+  program: string;
+  argv: string[];
+}
+
 /**
- * The programs a service runs (`systemctl show`: `{ path=/usr/bin/x ; argv[]=... }` per
- * command), or null when systemd did not report them. Their arguments are root's, from
- * the unit file; only the programs are the agent's choice, by choosing the unit.
+ * The commands a service runs (`systemctl show`: `{ path=/usr/bin/x ; argv[]=x a b ; ...}`
+ * per command), or null when systemd did not report them. systemd joins argv with spaces;
+ * the one check's alphabet has none, so a unit whose arguments held one is refused.
  */
-export async function readUnitPrograms(host: Host, unit: string): Promise<string[] | null> {
+export async function readUnitCommands(host: Host, unit: string): Promise<UnitCommand[] | null> {
   const r = await host.run('systemctl', ['show', '--no-pager', '-p', EXEC_PROPERTIES.join(','), '--', unit]);
   if (r.code !== 0) return null;
-  return [...r.stdout.matchAll(/\{ path=(\S+) ;/g)].map((m) => m[1]!);
+  // Up to the next field systemd prints, so an argument holding " ; " stays in argv (and is refused there).
+  return [...r.stdout.matchAll(/\{ path=(\S+) ; argv\[\]=(.*?) ; ignore_errors=/g)].map((m) => ({ program: m[1]!, argv: m[2]!.split(' ') }));
 }
 
 /** Why the timer may not start this service: a template instance, a command the one check refuses, or commands unknown. */
-async function timerTargetRefusal(host: Host, unit: string, programs: string[] | null): Promise<CommandRefusal | null> {
+async function timerTargetRefusal(host: Host, unit: string, commands: UnitCommand[] | null): Promise<CommandRefusal | null> {
   const what = `the timer for ${unit}`;
   if (unit.includes('@')) {
     const instance = unit.slice(unit.indexOf('@') + 1, unit.lastIndexOf('.'));
@@ -86,11 +93,15 @@ async function timerTargetRefusal(host: Host, unit: string, programs: string[] |
       hint: 'a person writes a unit of its own for this job',
     };
   }
-  if (!programs || programs.length === 0) {
+  if (!commands || commands.length === 0) {
     return { category: 'validation', code: 'unit_commands_unknown', message: `refusing ${what}: systemd reported no command for it`, hint: 'ServiceStatus and ShowUnitFile show what systemd found' };
   }
-  for (const program of programs) {
-    const r = await agentCommandRefusal(host, { what, program, args: [], argsFrom: 'unit' });
+  for (const { program, argv } of commands) {
+    // ExecStart=@/usr/bin/x name ...: argv[0] differs from the program, and multi-call programs act on argv[0].
+    if (argv[0] !== program && argv[0] !== program.slice(program.lastIndexOf('/') + 1)) {
+      return { category: 'authorization', code: 'program_refused', message: `refusing ${what}: it runs ${program} under the name ${argv[0]}`, hint: 'a person writes the timer by hand' };
+    }
+    const r = await agentCommandRefusal(host, { what, program, args: argv.slice(1) });
     if (r) return r;
   }
   return null;
@@ -100,7 +111,7 @@ export const createTimer = action({
   name: 'CreateTimer',
   family: 'scheduling',
   description:
-    'Start an existing service on a calendar schedule with a new timer /etc/systemd/system/airlock-NAME.timer (Persistent=true), enabled and started now. Every program the service runs must be a root-owned ELF executable in a system binary directory and not a shell, interpreter or program runner; template instances are refused.',
+    'Start an existing service on a calendar schedule with a new timer /etc/systemd/system/airlock-NAME.timer (Persistent=true), enabled and started now. Every command the service runs must be on the allowlist of programs and usage lines that AddCronJob and CreateSudoGrant accept; template instances are refused.',
   risk: 'high',
   rollback: true,
   readOnly: false,
@@ -108,7 +119,7 @@ export const createTimer = action({
   files: [`${TIMER_DIR}/airlock-*.timer`],
   example: { name: 'nightly-backup', onCalendar: '*-*-* 02:30:00', unit: 'backup.service' },
   current: async ({ name, onCalendar, unit }, host) => {
-    const programs = await readUnitPrograms(host, unit);
+    const commands = await readUnitCommands(host, unit);
     return {
       path: timerPath(name),
       timer: timerName(name),
@@ -117,8 +128,8 @@ export const createTimer = action({
       calendar: await normaliseCalendar(host, onCalendar),
       target: await readUnit(host, unit),
       /** What the service runs, checked like every command run on the agent's behalf. */
-      programs,
-      refusal: await timerTargetRefusal(host, unit, programs),
+      commands,
+      refusal: await timerTargetRefusal(host, unit, commands),
     };
   },
   check: ({ unit }, cur) => {
@@ -142,7 +153,7 @@ export const createTimer = action({
         content: timerContent(name, onCalendar, unit).split('\n'),
         timer: cur.timer,
         activates: unit,
-        runs: cur.programs ?? [],
+        runs: (cur.commands ?? []).map((c) => c.argv.join(' ')),
         on_calendar: { given: onCalendar, normalized },
         text: `writes ${cur.path}, checks it with systemd-analyze verify, reloads systemd, then enables and starts ${cur.timer}`,
       },
