@@ -14,9 +14,9 @@ export const SCHEMA_VERSION = '1';
  * lock around CREATE TABLE IF NOT EXISTS, which is not safe under concurrency on its own
  * (both can see the table missing and the second then fails on the catalog's unique index).
  */
-const SCHEMA_LOCK = 0x4169726c6f636b; // "Airlock"
+export const SCHEMA_LOCK = 0x4169726c6f636b; // "Airlock"
 
-const TABLES = `
+export const TABLES = `
 CREATE TABLE IF NOT EXISTS logs (
   log_id TEXT PRIMARY KEY,
   origin TEXT NOT NULL,
@@ -101,10 +101,13 @@ CREATE TABLE IF NOT EXISTS merkle_nodes (
 `;
 
 /** Columns and indexes added after schema 1 shipped, for a database created before them (each idempotent). */
-const MIGRATIONS = `
+export const MIGRATIONS = `
 ALTER TABLE transactions ADD COLUMN IF NOT EXISTS compacted_at BIGINT;
 CREATE INDEX IF NOT EXISTS tx_to_compact ON transactions(log_id, updated_at) WHERE compacted_at IS NULL;
 CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(log_id, updated_at) WHERE compacted_at IS NOT NULL;
+-- The host's MAC over the row (src/store/row-mac.ts): what the daemon trusts for a decision.
+ALTER TABLE transactions ADD COLUMN IF NOT EXISTS mac TEXT;
+ALTER TABLE totp ADD COLUMN IF NOT EXISTS mac TEXT;
 `;
 
 /** The database-wide meta row (schema version) uses this log id, which no key id can be (16 hex digits). */
@@ -119,8 +122,17 @@ export async function ensureSchema(client: PoolClient, logId: string, origin: st
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-    await client.query(TABLES);
-    await client.query(MIGRATIONS);
+    // A fleet database (postgres-roles.ts): the owner made the tables, and this role may touch one log.
+    const fleet = (await client.query<{ present: boolean }>("SELECT to_regclass('fleet_roles') IS NOT NULL AS present")).rows[0]!.present;
+    const roles = fleet ? await client.query<{ log_id: string | null }>('SELECT log_id FROM fleet_roles WHERE role_name = current_user') : null;
+    const bound = roles?.rows[0]?.log_id ?? null;
+    if (bound !== null && bound !== logId) {
+      throw new AirlockError('integrity', 'role_log', `this database role may write the log ${bound}, not ${logId}`, 'give each host its own role: `airlock install --store URL` creates it for this host\'s log');
+    }
+    if (bound === null) {
+      await client.query(TABLES);
+      await client.query(MIGRATIONS);
+    }
     const v = await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [GLOBAL_LOG, 'schema_version']);
     if (v.rows.length === 0) await client.query('INSERT INTO meta (log_id, key, value) VALUES ($1, $2, $3)', [GLOBAL_LOG, 'schema_version', SCHEMA_VERSION]);
     else if (v.rows[0]!.value !== SCHEMA_VERSION) throw new AirlockError('integrity', 'schema_version', `database schema ${v.rows[0]!.value} is not the supported ${SCHEMA_VERSION}`);

@@ -1,0 +1,117 @@
+/**
+ * Issue 22, finding 3: one fleet database, and no host can touch another's decisions. Attacks
+ * against the real PostgreSQL server: host A's daemon connection (its own role) goes after host
+ * B's factor and finished transaction; a superuser (a DBA, who bypasses row-level security)
+ * edits B's rows directly; and the lifecycle check of `audit verify` names the rule a log breaks.
+ */
+import { test, after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { sealEntry } from '../../src/audit/entry.js';
+import { signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres.js';
+import type { Sealer } from '../../src/store/store.js';
+import { draft, txRecord } from '../support/store-contract.js';
+import { TEST_ROW_KEY, testSchema, type TestSchema } from '../support/pg-schema.js';
+import { provisionHost, provisionAuditor, dropRoles, roleUrl } from '../support/pg-roles.js';
+
+const sealWith = (key: SigningKey): Sealer => (d, seq, prev) => sealEntry(key, d, seq, prev);
+const now = 1_800_000_000_000;
+
+describe('fleet isolation on a shared PostgreSQL database', () => {
+  let schema: TestSchema;
+  const keyA = signingKeyFromSeed(randomBytes(32));
+  const keyB = signingKeyFromSeed(randomBytes(32));
+  const suffix = randomBytes(4).toString('hex');
+  const roleA = `airlock_host_a_${suffix}`;
+  const roleB = `airlock_host_b_${suffix}`;
+  const auditor = `airlock_audit_${suffix}`;
+  let a: PostgresStore;
+  let b: PostgresStore;
+  let asA: pg.Client;
+  let asAuditor: pg.Client;
+
+  before(async () => {
+    schema = await testSchema();
+    await provisionHost(schema, roleA, keyA.keyId);
+    await provisionHost(schema, roleB, keyB.keyId);
+    await provisionAuditor(schema, auditor);
+    a = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: roleUrl(schema, roleA), logId: keyA.keyId, origin: `a/airlock/${keyA.keyId}`, seal: sealWith(keyA) });
+    b = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: roleUrl(schema, roleB), logId: keyB.keyId, origin: `b/airlock/${keyB.keyId}`, seal: sealWith(keyB) });
+    asA = new pg.Client({ connectionString: roleUrl(schema, roleA) });
+    await asA.connect();
+    asAuditor = new pg.Client({ connectionString: roleUrl(schema, auditor) });
+    await asAuditor.connect();
+    // B: a confirmed factor for alice, and a transaction approved, executed and finished.
+    await b.issueTotp('alice', 'sealed-alice', now, now + 60_000, undefined, draft('totp_issued'));
+    assert.equal(await b.confirmTotp('alice', 'sealed-alice', 100, now, draft('totp_enrolled', null, { approver: 'alice', replaced: false })), true);
+    await b.createTransaction(txRecord('done', now), draft('preview', 'done'));
+    assert.equal(await b.recordApproval('done', { approvedBy: 'alice', commitment: 'c-done', expiresAt: now + 60_000, now }, draft('approval_granted', 'done')), 'approved');
+    assert.equal(await b.consumeReceipt('done', 'c-done', now + 1, [draft('approval_consumed', 'done'), draft('execution_started', 'done')]), 'consumed');
+    await b.finish('done', 'Succeeded', { state: 'Succeeded' }, now + 2, draft('outcome', 'done'));
+  });
+  after(async () => {
+    await asA?.end();
+    await asAuditor?.end();
+    await a?.close();
+    await b?.close();
+    await schema.drop();
+    await dropRoles([roleA, roleB, auditor]);
+  });
+
+  test("host A's role cannot delete host B's factor row nor set B's finished transaction back to Queued", async () => {
+    const del = await asA.query('DELETE FROM totp WHERE log_id = $1', [keyB.keyId]).catch((e: Error) => e);
+    const upd = await asA.query("UPDATE transactions SET state = 'Queued', consumed_at = NULL WHERE log_id = $1", [keyB.keyId]).catch((e: Error) => e);
+    const peek = await asA.query('SELECT * FROM transactions WHERE log_id = $1', [keyB.keyId]).catch((e: Error) => e);
+    // Nothing of B's changed, whatever form A's refusal took (no row visible, or an error).
+    assert.ok(del instanceof Error || del.rowCount === 0, 'A deleted B\'s factor');
+    assert.ok(upd instanceof Error || upd.rowCount === 0, 'A updated B\'s transaction');
+    assert.ok(peek instanceof Error || peek.rowCount === 0, 'A read B\'s transactions');
+    assert.equal((await b.totp('alice'))?.sealedSecret, 'sealed-alice');
+    assert.equal((await b.getTransaction('done'))?.state, 'Succeeded');
+    assert.equal(await b.consumeReceipt('done', 'c-done', now + 3, [draft('approval_consumed', 'done')]), 'already_consumed');
+    // A inserting a row under B's log id is refused too.
+    const forged = await asA.query('INSERT INTO rule_use (log_id, rule_id, at) VALUES ($1, $2, $3)', [keyB.keyId, 'r', now]).catch((e: Error) => e);
+    assert.ok(forged instanceof Error, 'A wrote a row into B\'s log');
+    // A's own rows still work through its own store.
+    await a.createTransaction(txRecord('mine', now), draft('preview', 'mine'));
+    assert.equal((await a.getTransaction('mine'))?.state, 'Previewed');
+  });
+
+  test('the auditor role reads every host and writes nothing', async () => {
+    const seen = await asAuditor.query<{ log_id: string }>('SELECT DISTINCT log_id FROM audit_log ORDER BY log_id');
+    assert.deepEqual(seen.rows.map((r) => r.log_id), [keyA.keyId, keyB.keyId].sort());
+    const w = await asAuditor.query('DELETE FROM totp').catch((e: Error) => e);
+    assert.ok(w instanceof Error && /permission denied/.test(w.message), String(w));
+  });
+
+  test("a superuser's edit of B's finished transaction back to Queued: B's store fails closed and nothing executes twice", async () => {
+    await b.createTransaction(txRecord('twice', now), draft('preview', 'twice'));
+    assert.equal(await b.recordApproval('twice', { approvedBy: 'alice', commitment: 'c-twice', expiresAt: now + 60_000, now }, draft('approval_granted', 'twice')), 'approved');
+    assert.equal(await b.consumeReceipt('twice', 'c-twice', now + 1, [draft('approval_consumed', 'twice')]), 'consumed');
+    await b.finish('twice', 'Succeeded', { state: 'Succeeded' }, now + 2, draft('outcome', 'twice'));
+    await schema.admin.query("UPDATE transactions SET state = 'Queued', consumed_at = NULL WHERE log_id = $1 AND id = 'twice'", [keyB.keyId]);
+    const again = await b.consumeReceipt('twice', 'c-twice', now + 3, [draft('approval_consumed', 'twice')]).catch((e: Error) => e);
+    assert.ok(again instanceof Error && (again as Error & { code?: string }).code === 'row_mac', `the receipt was consumed again: ${String(again)}`);
+    await assert.rejects(b.getTransaction('twice'), (e: Error & { code?: string }) => e.code === 'row_mac');
+  });
+
+  test("a superuser's edit of B's factor (its last spent step set back): B's store refuses the factor", async () => {
+    await schema.admin.query("UPDATE totp SET last_step = 0 WHERE log_id = $1 AND approver = 'alice'", [keyB.keyId]);
+    await assert.rejects(b.totp('alice'), (e: Error & { code?: string }) => e.code === 'row_mac');
+    await b.createTransaction(txRecord('replay', now), draft('preview', 'replay'));
+    await assert.rejects(
+      b.recordApproval('replay', { approvedBy: 'alice', commitment: 'c', expiresAt: now + 60_000, now, spend: { approver: 'alice', step: 50 } }, draft('approval_granted', 'replay')),
+      (e: Error & { code?: string }) => e.code === 'row_mac',
+    );
+    assert.equal((await schema.admin.query("SELECT state FROM transactions WHERE log_id = $1 AND id = 'replay'", [keyB.keyId])).rows[0].state, 'Previewed');
+  });
+
+  test('a superuser deleting the MAC of a row does not make it trusted', async () => {
+    await b.createTransaction(txRecord('bare', now), draft('preview', 'bare'));
+    await schema.admin.query("UPDATE transactions SET mac = NULL WHERE log_id = $1 AND id = 'bare'", [keyB.keyId]).catch(() => {});
+    await assert.rejects(b.getTransaction('bare'), (e: Error & { code?: string }) => e.code === 'row_mac');
+  });
+});
+
