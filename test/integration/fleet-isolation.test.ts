@@ -8,8 +8,12 @@ import { test, after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sealEntry } from '../../src/audit/entry.js';
-import { signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
+import { formatPublicKey, signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
+import { airlock } from '../support/cli.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres.js';
 import type { Sealer } from '../../src/store/store.js';
 import { draft, txRecord } from '../support/store-contract.js';
@@ -106,6 +110,29 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
       (e: Error & { code?: string }) => e.code === 'row_mac',
     );
     assert.equal((await schema.admin.query("SELECT state FROM transactions WHERE log_id = $1 AND id = 'replay'", [keyB.keyId])).rows[0].state, 'Previewed');
+  });
+
+  test("a superuser's deletion of B's factor: the agent's enrolment over it is found by audit verify (as the auditor role), naming enrolment_after_reset", async () => {
+    await schema.admin.query("DELETE FROM totp WHERE log_id = $1 AND approver = 'alice'", [keyB.keyId]);
+    // What the daemon's enrolment does (src/daemon/totp-enrolment.ts): it finds no factor, so none is replaced.
+    const replaced = (await b.totp('alice')) !== null;
+    await b.issueTotp('alice', 'sealed-agent', now, now + 60_000, undefined, draft('totp_issued', null, { approver: 'alice', replaces: 'none' }));
+    assert.equal(await b.confirmTotp('alice', 'sealed-agent', 200, now, draft('totp_enrolled', null, { approver: 'alice', replaced })), true);
+    const enrolledAt = b.logHead().size;
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-fleet-'));
+    try {
+      writeFileSync(join(dir, 'keys.pub'), formatPublicKey(keyB.publicRaw));
+      writeFileSync(join(dir, 'checkpoints'), '');
+      const v = await airlock(['audit', 'verify', '--db', roleUrl(schema, auditor), '--pubkey', join(dir, 'keys.pub'), '--checkpoints', join(dir, 'checkpoints'), '--json']);
+      const report = JSON.parse(v.stdout);
+      const host = report.hosts.find((h: { log_id?: string; report?: { first_broken?: unknown } }) => JSON.stringify(h).includes(keyB.keyId));
+      assert.ok(host, v.stdout);
+      assert.equal(host.report.status, 'broken', v.stdout);
+      assert.deepEqual([host.report.first_broken.seq, host.report.first_broken.rule], [enrolledAt, 'enrolment_after_reset']);
+      assert.notEqual(v.code, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a superuser deleting the MAC of a row does not make it trusted', async () => {
