@@ -42,6 +42,14 @@ CREATE POLICY airlock_auditor ON ${t} FOR SELECT USING (${IS_AUDITOR});`,
 -- The database-wide schema version (log id '*') is read by every daemon.
 DROP POLICY IF EXISTS airlock_global ON meta;
 CREATE POLICY airlock_global ON meta FOR SELECT USING (log_id = '*');
+-- A host role made before its host had a key binds itself to one log at its daemon's first start
+-- (postgres-schema.ts): it may insert its own row, once (role_name is the key), for a log no other
+-- role holds (log_id is unique); it can never change nor delete it.
+ALTER TABLE fleet_roles ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS airlock_read ON fleet_roles;
+CREATE POLICY airlock_read ON fleet_roles FOR SELECT USING (true);
+DROP POLICY IF EXISTS airlock_claim ON fleet_roles;
+CREATE POLICY airlock_claim ON fleet_roles FOR INSERT WITH CHECK (role_name = current_user AND NOT auditor);
 `;
 
 function checkRole(role: string): void {
@@ -53,18 +61,22 @@ const createRole = (role: string) =>
   `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF; END $$;`;
 const schemaUsage = (role: string) => `DO $$ BEGIN EXECUTE format('GRANT USAGE ON SCHEMA %I TO ${role}', current_schema()); END $$;`;
 
-/** A host's role, limited to its log. */
-export function hostRoleSql(role: string, logId: string): string {
+/** A host's role, limited to its log: `logId` now, or (null) the one its daemon opens first. */
+export function hostRoleSql(role: string, logId: string | null): string {
   checkRole(role);
-  if (!LOG_ID.test(logId)) throw new AirlockError('validation', 'bad_log_id', `a log id is 16 hex digits (the host's audit key id), not ${JSON.stringify(logId.slice(0, 40))}`);
+  if (logId !== null && !LOG_ID.test(logId)) throw new AirlockError('validation', 'bad_log_id', `a log id is 16 hex digits (the host's audit key id), not ${JSON.stringify(logId.slice(0, 40))}`);
   return [
     createRole(role),
     schemaUsage(role),
     ...FLEET_TABLES.map((t) => `GRANT SELECT, INSERT, DELETE${APPEND_ONLY.has(t) ? '' : ', UPDATE'} ON ${t} TO ${role};`),
-    `GRANT SELECT ON fleet_roles TO ${role};`,
-    `INSERT INTO fleet_roles (role_name, log_id) VALUES ('${role}', '${logId}') ON CONFLICT (role_name) DO NOTHING;`,
-    // A role already bound to another log keeps it: one role, one log, never moved silently.
-    `DO $$ BEGIN IF (SELECT log_id FROM fleet_roles WHERE role_name = '${role}') IS DISTINCT FROM '${logId}' THEN RAISE EXCEPTION 'role ${role} already belongs to another log'; END IF; END $$;`,
+    `GRANT SELECT, INSERT ON fleet_roles TO ${role};`,
+    ...(logId === null
+      ? []
+      : [
+          `INSERT INTO fleet_roles (role_name, log_id) VALUES ('${role}', '${logId}') ON CONFLICT (role_name) DO NOTHING;`,
+          // A role already bound to another log keeps it: one role, one log, never moved silently.
+          `DO $$ BEGIN IF (SELECT log_id FROM fleet_roles WHERE role_name = '${role}') IS DISTINCT FROM '${logId}' THEN RAISE EXCEPTION 'role ${role} already belongs to another log'; END IF; END $$;`,
+        ]),
   ].join('\n');
 }
 
@@ -81,7 +93,7 @@ export function auditorRoleSql(role: string): string {
 }
 
 /** The whole script for the tables' owner: tables, policies, then the roles asked for (idempotent). */
-export function fleetSql(o: { host?: { role: string; logId: string }; auditor?: string }): string {
+export function fleetSql(o: { host?: { role: string; logId: string | null }; auditor?: string }): string {
   const parts = ['BEGIN;', `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK});`, TABLES.trim(), MIGRATIONS.trim(), POLICIES.trim(),
     // Written by the owner here: a host role may not write the database-wide row.
     `INSERT INTO meta (log_id, key, value) VALUES ('${GLOBAL_LOG}', 'schema_version', '${SCHEMA_VERSION}') ON CONFLICT (log_id, key) DO NOTHING;`];

@@ -113,6 +113,25 @@ ALTER TABLE totp ADD COLUMN IF NOT EXISTS mac TEXT;
 /** The database-wide meta row (schema version) uses this log id, which no key id can be (16 hex digits). */
 export const GLOBAL_LOG = '*';
 
+/** Whether this connection's role is a fleet host's (the tables exist, with fleet_roles, and it does not own them). */
+async function isHostRole(client: PoolClient): Promise<boolean> {
+  const r = await client.query<{ host: boolean }>(
+    `SELECT to_regclass('fleet_roles') IS NOT NULL AND NOT pg_has_role(current_user, c.relowner, 'MEMBER') AS host
+      FROM pg_class c WHERE c.oid = to_regclass('audit_log')`,
+  );
+  return r.rows[0]?.host === true;
+}
+
+/** A host role's one log: the one provisioning named, or (first start) this one, claimed now for good. */
+async function bindRole(client: PoolClient, logId: string): Promise<void> {
+  const bound = (await client.query<{ log_id: string | null }>('SELECT log_id FROM fleet_roles WHERE role_name = current_user')).rows[0];
+  if (bound === undefined) {
+    const claimed = await client.query("INSERT INTO fleet_roles (role_name, log_id) SELECT current_user, $1 WHERE NOT EXISTS (SELECT 1 FROM fleet_roles WHERE log_id = $1)", [logId]);
+    if (claimed.rowCount === 1) return;
+  } else if (bound.log_id === logId) return;
+  throw new AirlockError('integrity', 'role_log', `this database role may not write the log ${logId}: ${bound ? `it belongs to the log ${bound.log_id}` : 'another role holds it'}`, 'give each host its own role: `airlock install --store URL` creates one');
+}
+
 /**
  * Creates the tables when missing, checks the schema version, and registers this log (or
  * checks that the row already there names the same origin: a second daemon claiming the
@@ -122,14 +141,9 @@ export async function ensureSchema(client: PoolClient, logId: string, origin: st
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-    // A fleet database (postgres-roles.ts): the owner made the tables, and this role may touch one log.
-    const fleet = (await client.query<{ present: boolean }>("SELECT to_regclass('fleet_roles') IS NOT NULL AS present")).rows[0]!.present;
-    const roles = fleet ? await client.query<{ log_id: string | null }>('SELECT log_id FROM fleet_roles WHERE role_name = current_user') : null;
-    const bound = roles?.rows[0]?.log_id ?? null;
-    if (bound !== null && bound !== logId) {
-      throw new AirlockError('integrity', 'role_log', `this database role may write the log ${bound}, not ${logId}`, 'give each host its own role: `airlock install --store URL` creates it for this host\'s log');
-    }
-    if (bound === null) {
+    // A fleet database (postgres-roles.ts): the owner made the tables, and a host's role may touch one log.
+    if (await isHostRole(client)) await bindRole(client, logId);
+    else {
       await client.query(TABLES);
       await client.query(MIGRATIONS);
     }

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { sealEntry } from '../../src/audit/entry.js';
 import { formatPublicKey, signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
 import { airlock } from '../support/cli.js';
+import { provisionFleet } from '../../src/store/postgres-roles.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres.js';
 import type { Sealer } from '../../src/store/store.js';
 import { draft, txRecord } from '../support/store-contract.js';
@@ -132,6 +133,25 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
       assert.notEqual(v.code, 0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a role made before its host had a key binds itself to the first log its daemon opens, for good; no role takes a bound log', async () => {
+    const late = `airlock_host_late_${suffix}`;
+    const keyC = signingKeyFromSeed(randomBytes(32));
+    try {
+      await provisionFleet(schema.url, { host: { role: late, logId: null } });
+      const open = (logId: string) => openPostgresStore({ rowKey: TEST_ROW_KEY, url: roleUrl(schema, late), logId, origin: `c/airlock/${logId}`, seal: sealWith(keyC) });
+      await assert.rejects(open(keyB.keyId), (e: Error & { code?: string }) => e.code === 'role_log');
+      const c = await open(keyC.keyId);
+      await c.close();
+      const other = signingKeyFromSeed(randomBytes(32));
+      await assert.rejects(open(other.keyId), (e: Error & { code?: string }) => e.code === 'role_log' && e.message.includes(keyC.keyId));
+      const moved = await asA.query('UPDATE fleet_roles SET log_id = $1 WHERE role_name = $2', [keyB.keyId, roleA]).catch((e: Error) => e);
+      assert.ok(moved instanceof Error, 'a host role rebound itself');
+    } finally {
+      await schema.admin.query('DELETE FROM fleet_roles WHERE role_name = $1', [late]);
+      await dropRoles([late]);
     }
   });
 
