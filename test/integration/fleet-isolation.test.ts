@@ -155,6 +155,26 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     }
   });
 
+  test('`airlock install --store URL --print-sql` prints the script a DBA runs: it makes the host role, the auditor role and the policies', async () => {
+    const host = `airlock_host_sql_${suffix}`;
+    const aud = `airlock_audit_sql_${suffix}`;
+    try {
+      const r = await airlock(['install', '--store', schema.url, '--store-role', host, '--auditor-role', aud, '--print-sql']);
+      assert.equal(r.code, 0, r.stderr);
+      await schema.admin.query(r.stdout);
+      const roles = await schema.admin.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE rolname = ANY($1) ORDER BY rolname', [[host, aud]]);
+      assert.deepEqual(roles.rows.map((x) => x.rolname), [aud, host].sort());
+      const policies = await schema.admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_policies WHERE schemaname = $1 AND policyname = 'airlock_host'", [schema.name]);
+      assert.equal(policies.rows[0]!.n, 8);
+      const bad = await airlock(['install', '--store', schema.url, '--store-role', 'Robert"); DROP', '--print-sql']);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /a database role name is lower-case letters/);
+    } finally {
+      await schema.admin.query('DELETE FROM fleet_roles WHERE role_name = ANY($1)', [[host, aud]]);
+      await dropRoles([host, aud]);
+    }
+  });
+
   test('a superuser deleting the MAC of a row does not make it trusted', async () => {
     await b.createTransaction(txRecord('bare', now), draft('preview', 'bare'));
     await schema.admin.query("UPDATE transactions SET mac = NULL WHERE log_id = $1 AND id = 'bare'", [keyB.keyId]).catch(() => {});
