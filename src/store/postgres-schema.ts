@@ -108,6 +108,7 @@ CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(log_id, updated_at) WHER
 -- The host's MAC over the row (src/store/row-mac.ts): what the daemon trusts for a decision.
 ALTER TABLE transactions ADD COLUMN IF NOT EXISTS mac TEXT;
 ALTER TABLE totp ADD COLUMN IF NOT EXISTS mac TEXT;
+ALTER TABLE rule_use ADD COLUMN IF NOT EXISTS mac TEXT;
 `;
 
 /** The database-wide meta row (schema version) uses this log id, which no key id can be (16 hex digits). */

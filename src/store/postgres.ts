@@ -44,6 +44,8 @@ const TOTP_SEALED = 'sealed-v1';
 const INTERRUPTED = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
 const STEP_SPENT = Symbol('step spent');
 const DAY_MS = 24 * 60 * 60_000;
+/** The most uses of one rule in 24 hours: the largest daily_cap a policy may give (src/policy/policy.ts). */
+const MAX_RULE_ROWS = 10_000;
 /** A log id is an audit key id: 16 lower-case hex digits (keyIdOf). Anything else is refused before it reaches SQL. */
 const LOG_ID = /^[0-9a-f]{16}$/;
 
@@ -104,11 +106,12 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
   }
 }
 
-/** The key column of each table whose rows carry a MAC. */
-const KEY_OF: Record<MacTable, string> = { transactions: 'id', totp: 'approver' };
+/** The key column of each table whose rows are changed in place (rule_use rows are inserted with their MAC). */
+const KEY_OF = { transactions: 'id', totp: 'approver' } as const;
+type KeyedTable = keyof typeof KEY_OF;
 
 /** Writes the MAC of each row (as RETURNING * gave it) into the row. */
-async function sealRows(c: PoolClient, mac: RowMac, logId: string, table: MacTable, rows: readonly Record<string, unknown>[]): Promise<void> {
+async function sealRows(c: PoolClient, mac: RowMac, logId: string, table: KeyedTable, rows: readonly Record<string, unknown>[]): Promise<void> {
   if (rows.length === 0) return;
   await c.query(`UPDATE ${table} AS t SET mac = u.mac FROM unnest($2::text[], $3::text[]) AS u(k, mac) WHERE t.log_id = $1 AND t.${KEY_OF[table]} = u.k`, [
     logId,
@@ -123,6 +126,13 @@ async function adoptRows(c: PoolClient, mac: RowMac, logId: string): Promise<voi
     const rows = await c.query(`SELECT * FROM ${table} WHERE log_id = $1 AND mac IS NULL`, [logId]);
     await sealRows(c, mac, logId, table, rows.rows);
   }
+  const uses = await c.query<{ tid: string; rule_id: string; at: number }>('SELECT ctid::text AS tid, rule_id, at FROM rule_use WHERE log_id = $1 AND mac IS NULL', [logId]);
+  if (uses.rows.length === 0) return;
+  await c.query('UPDATE rule_use AS t SET mac = u.mac FROM unnest($2::tid[], $3::text[]) AS u(k, mac) WHERE t.log_id = $1 AND t.ctid = u.k', [
+    logId,
+    uses.rows.map((r) => r.tid),
+    uses.rows.map((r) => mac.of('rule_use', r)),
+  ]);
 }
 
 /** The last entry's seq and hash, as the database has them. */
@@ -176,7 +186,7 @@ export class PostgresStore implements Store {
   }
 
   /** Seals the rows a write returned (RETURNING *) with this host's MAC; returns the result. */
-  private async sealed<R extends pg.QueryResultRow>(c: PoolClient, table: MacTable, r: pg.QueryResult<R>): Promise<pg.QueryResult<R>> {
+  private async sealed<R extends pg.QueryResultRow>(c: PoolClient, table: KeyedTable, r: pg.QueryResult<R>): Promise<pg.QueryResult<R>> {
     await sealRows(c, this.mac, this.logId, table, r.rows);
     return r;
   }
@@ -386,7 +396,7 @@ export class PostgresStore implements Store {
           if (ok.rowCount !== 1) return 'not_pending';
           // Throwing rolls the approval back with the transaction: both happen or neither does.
           if (a.spend && !(await this.spendStep(c, a.spend))) throw STEP_SPENT;
-          if (a.rule) await c.query('INSERT INTO rule_use (log_id, rule_id, at) VALUES ($1, $2, $3)', [this.logId, a.rule.id, a.now]);
+          if (a.rule) await c.query('INSERT INTO rule_use (log_id, rule_id, at, mac) VALUES ($1, $2, $3, $4)', [this.logId, a.rule.id, a.now, this.mac.of('rule_use', { rule_id: a.rule.id, at: a.now })]);
           return 'approved';
         },
       );
@@ -409,14 +419,22 @@ export class PostgresStore implements Store {
     return u.last !== null && now - u.last < rule.cooldownMs;
   }
 
+  /**
+   * Counted in this process from the rule's rows of the last 24 hours and its last one, each
+   * checked: a use edited (moved back in time) fails closed. At most MAX_RULE_ROWS are read;
+   * more than that within a day is not what any cap allows, and is refused too.
+   */
   private async usageOf(c: PoolClient | pg.Pool, ruleId: string, now: number): Promise<RuleUsage> {
-    const r = await c.query<{ day: number; last: number | null; first: number | null }>(
-      `SELECT COUNT(*) FILTER (WHERE at >= $3) AS day, MAX(at) AS last, MIN(at) FILTER (WHERE at >= $3) AS first
-        FROM rule_use WHERE log_id = $1 AND rule_id = $2`,
-      [this.logId, ruleId, now - DAY_MS],
+    const r = await c.query<{ rule_id: string; at: number; mac: string | null }>(
+      `(SELECT rule_id, at, mac FROM rule_use WHERE log_id = $1 AND rule_id = $2 AND at >= $3 LIMIT $4)
+        UNION ALL (SELECT rule_id, at, mac FROM rule_use WHERE log_id = $1 AND rule_id = $2 AND at < $3 ORDER BY at DESC LIMIT 1)`,
+      [this.logId, ruleId, now - DAY_MS, MAX_RULE_ROWS + 1],
     );
-    const row = r.rows[0]!;
-    return { lastDay: row.day, last: row.last, firstInDay: row.first };
+    const rows = this.checked('rule_use', r.rows);
+    const day = rows.filter((x) => x.at >= now - DAY_MS);
+    if (day.length > MAX_RULE_ROWS) throw new AirlockError('integrity', 'rule_use_overflow', `the rule ${ruleId} has more than ${MAX_RULE_ROWS} uses in 24 hours in the store: they were not written by this daemon's caps`);
+    const ats = rows.map((x) => x.at);
+    return { lastDay: day.length, last: ats.length ? Math.max(...ats) : null, firstInDay: day.length ? Math.min(...day.map((x) => x.at)) : null };
   }
 
   async ruleUsage(ruleId: string, now: number): Promise<RuleUsage> {

@@ -1,6 +1,6 @@
 /**
  * The rows a daemon decides on (a transaction's state and consumed receipt, an approver's
- * factor) carry an HMAC-SHA256 under a key only this host holds (row.key, root-only, never in
+ * factor, a rule's uses) carry an HMAC-SHA256 under a key only this host holds (row.key, root-only, never in
  * the database). Whoever else can write the database (another host's role, a DBA, a superuser
  * bypassing row-level security) can delete such a row but not make or edit one this daemon
  * will act on: every read is checked, and a row without this host's MAC is refused
@@ -17,10 +17,12 @@ export const MAC_COLUMNS = {
   transactions: ['id', 'action_name', 'params_json', 'request_hash', 'risk', 'state', 'requester_uid', 'requester_name', 'requester_role', 'requester_person_uid',
     'preview_json', 'preview_digest', 'summary', 'created_at', 'updated_at', 'expires_at', 'approved_by', 'receipt_commitment', 'consumed_at', 'result_json', 'compacted_at'],
   totp: ['approver', 'secret', 'enrolled_at', 'last_step', 'failures', 'locked_until'],
+  /** A rule's approvals, counted for its cooldown and daily cap: inserted once, never changed. */
+  rule_use: ['rule_id', 'at'],
 } as const;
 export type MacTable = keyof typeof MAC_COLUMNS;
 /** What the row is called in an error: its key column. */
-const KEY_COLUMN: Record<MacTable, string> = { transactions: 'id', totp: 'approver' };
+const KEY_COLUMN: Record<MacTable, string> = { transactions: 'id', totp: 'approver', rule_use: 'rule_id' };
 
 export class RowMac {
   constructor(

@@ -175,6 +175,18 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     }
   });
 
+  test("a superuser's edit of B's rule use (moved back a day to lift its cap and cooldown): B's store refuses the rule's approvals", async () => {
+    const rule = { id: 'nightly', dailyCap: 1, cooldownMs: 60_000 };
+    await b.createTransaction(txRecord('r1', now), draft('preview', 'r1'));
+    await b.createTransaction(txRecord('r2', now), draft('preview', 'r2'));
+    const grant = (id: string) => b.recordApproval(id, { approvedBy: 'policy:nightly', commitment: `c-${id}`, expiresAt: now + 60_000, now, rule }, draft('approval_granted', id));
+    assert.equal(await grant('r1'), 'approved');
+    assert.equal(await grant('r2'), 'rule_exhausted');
+    await schema.admin.query("UPDATE rule_use SET at = at - 86400000 * 2 WHERE log_id = $1 AND rule_id = 'nightly'", [keyB.keyId]);
+    await assert.rejects(grant('r2'), (e: Error & { code?: string }) => e.code === 'row_mac');
+    await assert.rejects(b.ruleUsage('nightly', now), (e: Error & { code?: string }) => e.code === 'row_mac');
+  });
+
   test('a superuser deleting the MAC of a row does not make it trusted', async () => {
     await b.createTransaction(txRecord('bare', now), draft('preview', 'bare'));
     await schema.admin.query("UPDATE transactions SET mac = NULL WHERE log_id = $1 AND id = 'bare'", [keyB.keyId]).catch(() => {});
