@@ -100,6 +100,9 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     const again = await b.consumeReceipt('twice', 'c-twice', now + 3, [draft('approval_consumed', 'twice')]).catch((e: Error) => e);
     assert.ok(again instanceof Error && (again as Error & { code?: string }).code === 'row_mac', `the receipt was consumed again: ${String(again)}`);
     await assert.rejects(b.getTransaction('twice'), (e: Error & { code?: string }) => e.code === 'row_mac');
+    // The store's own check names the row too, without waiting for a read.
+    const found = await b.integrityCheck(10);
+    assert.ok(found.some((l) => /the transactions row "twice" of log .* does not carry this host's MAC/.test(l)), found.join('\n'));
   });
 
   test("a superuser's edit of B's factor (its last spent step set back): B's store refuses the factor", async () => {
