@@ -49,7 +49,7 @@ export class RowMac {
         'integrity',
         'row_mac',
         `the ${table} row ${JSON.stringify(name)} of log ${this.logId} does not carry this host's MAC: it was written or changed outside this daemon, so nothing is decided on it`,
-        'compare the row with the signed log (`airlock audit verify` names the broken lifecycle rule); restore the database from a backup or cancel the transaction',
+        'compare the row with the signed log (`airlock audit verify` names a broken lifecycle rule); restore the row from a backup, or have the DBA delete it (its entries stay in the log; a deleted factor is enrolled again)',
       );
     }
     return row;
