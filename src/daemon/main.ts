@@ -83,7 +83,7 @@ export interface RunningDaemon {
  * first start like the other keys. Rows without a MAC are adopted only when the key is new.
  */
 function rowKey(stateDir: string): { rowKey: Buffer; adoptRows: boolean } {
-  const path = join(stateDir, 'row.key');
+  const path = stateFiles(stateDir, '').rowKey;
   const adoptRows = !existsSync(path);
   return { rowKey: loadKeyFile(path, { create: true }), adoptRows };
 }
