@@ -396,7 +396,10 @@ export class PostgresStore implements Store {
           if (ok.rowCount !== 1) return 'not_pending';
           // Throwing rolls the approval back with the transaction: both happen or neither does.
           if (a.spend && !(await this.spendStep(c, a.spend))) throw STEP_SPENT;
-          if (a.rule) await c.query('INSERT INTO rule_use (log_id, rule_id, at, mac) VALUES ($1, $2, $3, $4)', [this.logId, a.rule.id, a.now, this.mac.of('rule_use', { rule_id: a.rule.id, at: a.now })]);
+          if (a.rule) {
+            const mac = this.mac.of('rule_use', { rule_id: a.rule.id, at: a.now });
+            await c.query('INSERT INTO rule_use (log_id, rule_id, at, mac) VALUES ($1, $2, $3, $4)', [this.logId, a.rule.id, a.now, mac]);
+          }
           return 'approved';
         },
       );
@@ -408,7 +411,12 @@ export class PostgresStore implements Store {
 
   private async spendStep(c: PoolClient, s: SpentStep): Promise<boolean> {
     await this.totpRow(c, s.approver);
-    const r = await this.sealed(c, 'totp', await c.query('UPDATE totp SET last_step = $3, failures = 0 WHERE log_id = $1 AND approver = $2 AND last_step < $3 RETURNING *', [this.logId, s.approver, s.step]));
+    const spent = await c.query('UPDATE totp SET last_step = $3, failures = 0 WHERE log_id = $1 AND approver = $2 AND last_step < $3 RETURNING *', [
+      this.logId,
+      s.approver,
+      s.step,
+    ]);
+    const r = await this.sealed(c, 'totp', spent);
     return r.rowCount === 1;
   }
 
