@@ -21,3 +21,5 @@ export function frameFields(fields: string[]): Buffer {
 }
 /** An archived segment's range (src/audit/segment-range.ts): which entries of which log one file holds. */
 export const DOMAIN_SEGMENT = Buffer.from('airlock/v1/archived-segment\0', 'utf8');
+/** A host's MAC over a store row it decides on (src/store/row-mac.ts). */
+export const DOMAIN_ROW_MAC = Buffer.from('airlock/v1/store-row\0', 'utf8');

@@ -10,6 +10,7 @@ import { isCanonicalForm } from '../protocol/canonical.js';
 import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
 import { Evidence, type CheckpointEvidence, type EvidenceSummary, type WitnessKey } from './evidence.js';
 import { KeyChain, type KeySpan } from './key-chain.js';
+import { LifecycleCheck, type LifecycleBreak } from './lifecycle.js';
 import { segmentRangeProblem, type SegmentRange } from './segment-range.js';
 
 export interface LogRow {
@@ -42,8 +43,8 @@ export interface VerifyReport {
   checkpoint: EvidenceSummary | null;
   /** The largest tree head a witness the auditor trusts cosigned (null: none, or no witness key given). */
   witnessed: EvidenceSummary | null;
-  /** Present when broken: the first bad entry (or null when the problem is the log's length). */
-  first_broken?: { seq: number | null; reason: string };
+  /** Present when broken: the first bad entry (or null when the problem is the log's length); `rule`: the lifecycle rule it breaks (lifecycle.ts). */
+  first_broken?: { seq: number | null; reason: string; rule?: string };
   /** Present when cannot_verify: what evidence is missing and how to give it. */
   reason?: string;
   warnings: string[];
@@ -120,13 +121,17 @@ export async function verifyLog(
   let prev = start ? start.hash : GENESIS_HASH;
   // Set inside take(); the cast keeps TypeScript from narrowing it to null out here.
   let structural = null as { seq: number; reason: string } | null;
+  // The first entry that breaks a lifecycle rule: judged once every signature and the chain hold.
+  const lifecycle = new LifecycleCheck(start === null);
+  let lifecycleBreak = null as LifecycleBreak | null;
   /** One row in order; false at the first structural fault, which ends the walk. */
   const take = (row: LogRow): boolean => {
-    const reason = checkStructure(row, expected, prev, chain);
-    if (reason) {
-      structural = { seq: row.seq, reason };
+    const checked = checkStructure(row, expected, prev, chain);
+    if (typeof checked === 'string') {
+      structural = { seq: row.seq, reason: checked };
       return false;
     }
+    lifecycleBreak ??= lifecycle.observe(checked);
     if (chain.currentHex !== batch.publicKeyHex) {
       flush();
       batch.publicKeyHex = chain.currentHex;
@@ -172,6 +177,7 @@ export async function verifyLog(
       return { ...base, status: 'cannot_verify', reason };
     }
     if (structural) return { ...base, status: 'broken', first_broken: structural };
+    if (lifecycleBreak) return { ...base, status: 'broken', first_broken: lifecycleBreak };
     // Heads and a segment's range are checked against the chain's keys and every key the auditor
     // trusts: a later key the walked log no longer introduces (its tail cut before a rotation) still counts.
     const evidenceKeys = [...chain.keys(), ...trusted].filter((k, i, all) => all.findIndex((x) => x.equals(k)) === i);
@@ -209,7 +215,8 @@ function namesBase(body: string, start: LogStart, root: string): boolean {
   }
 }
 
-function checkStructure(row: LogRow, expected: number, prev: string, chain: KeyChain): string | null {
+/** The entry, or why it does not belong at this place in the log. */
+function checkStructure(row: LogRow, expected: number, prev: string, chain: KeyChain): string | LogEntry {
   if (row.seq !== expected) return row.seq > expected ? `entry ${expected} is missing (next is ${row.seq}): deleted or reordered` : `entry ${row.seq} is out of order`;
   if (typeof row.body !== 'string' || typeof row.sig !== 'string') return 'entry body or signature is missing';
   let e: LogEntry;
@@ -223,5 +230,5 @@ function checkStructure(row: LogRow, expected: number, prev: string, chain: KeyC
   if (e.prev_hash !== prev) return "entry does not chain to the previous entry's hash: an earlier entry was edited, deleted or reordered";
   if (!(ENTRY_KINDS as readonly string[]).includes(e.kind)) return `unknown entry kind ${JSON.stringify(e.kind)}`;
   // Last: it moves the chain on (a rotation), which only an otherwise sound entry may do.
-  return chain.admit(e);
+  return chain.admit(e) ?? e;
 }

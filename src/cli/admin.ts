@@ -13,6 +13,10 @@ export function adminCommands(): Command[] {
   const install = new Command('install')
     .description('set up this host (root): groups, directories, an example policy, a hardened systemd unit, completions, a man page')
     .option('--no-start', 'do not enable and start the service')
+    .option('--store <url>', 'a fleet PostgreSQL database (postgres://OWNER@HOST/DB): create its tables, row-level security and this host\'s role')
+    .option('--store-role <name>', 'with --store: this host\'s database role (default airlock_HOSTNAME)')
+    .option('--auditor-role <name>', 'with --store: also a role that reads every host\'s rows and writes none')
+    .option('--print-sql', 'with --store: print the SQL for a DBA to run as the tables\' owner, and change nothing')
     .option('--json', 'print what was done as JSON')
     .addHelpText(
       'after',

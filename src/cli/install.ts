@@ -1,7 +1,8 @@
 /**
  * `airlock install` (root): the groups, the directories with their one mode each, the
  * example policy (never over an existing one), the systemd unit and tmpfiles entry, the
- * shell completions and the man page; then it starts the service.
+ * shell completions and the man page; with --store, this host's role in a fleet database
+ * (install-store.ts); then it starts the service.
  */
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -14,6 +15,7 @@ import { AirlockError } from '../protocol/errors.js';
 import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile, untrustedCode } from './installation.js';
 import { MAN_PATH, manPage } from './man.js';
 import { c, printJson } from './ui.js';
+import { installStore, storeSql, type StoreInstallOptions } from './install-store.js';
 
 /** Writes a generated file, making its directory (0755) first. */
 function put(path: string, text: string): void {
@@ -22,7 +24,13 @@ function put(path: string, text: string): void {
   chmodSync(path, 0o644);
 }
 
-export function install(o: { start: boolean; json?: boolean }, cmd: Command): void {
+export async function install(o: { start: boolean; json?: boolean; printSql?: boolean } & Partial<StoreInstallOptions>, cmd: Command): Promise<void> {
+  const store = o.store !== undefined ? { store: o.store, ...(o.storeRole ? { storeRole: o.storeRole } : {}), ...(o.auditorRole ? { auditorRole: o.auditorRole } : {}) } : null;
+  if (o.printSql) {
+    if (!store) throw new AirlockError('validation', 'bad_params', '--print-sql prints the fleet database script: give --store postgres://OWNER@HOST/DB');
+    process.stdout.write(storeSql(store));
+    return;
+  }
   requireRoot('install');
   const untrusted = untrustedCode();
   if (untrusted.length) {
@@ -56,6 +64,7 @@ export function install(o: { start: boolean; json?: boolean }, cmd: Command): vo
   done.push(`wrote the ${SHELLS.join(', ')} completions (${Object.values(COMPLETION_PATHS).join(', ')})`);
   put(MAN_PATH, manPage(program));
   done.push(`wrote the man page ${MAN_PATH} (man airlock)`);
+  if (store) done.push(...(await installStore(store)));
   if (o.start && systemdRunning()) {
     run('/usr/bin/systemctl', ['daemon-reload']);
     run('/usr/bin/systemctl', ['enable', '--now', 'airlock.service']);

@@ -27,6 +27,7 @@ const KNOWN: Record<string, string> = {
   [FILES.approvalKey]: 'the approval (receipt) signing key',
   [FILES.totpKey]: "the key sealing approvers' second factors",
   [FILES.maskKey]: 'the pseudonym key',
+  [FILES.rowKey]: "the key of this host's row MACs in a PostgreSQL store",
   [FILES.publicKey]: 'the public audit key',
   [`${DEFAULT_STATE_DIR}/audit-keys.pub`]: 'every public audit key the log has had (rotation)',
   [`${DEFAULT_STATE_DIR}/approval-keys.pub`]: 'every public approval key (rotation)',

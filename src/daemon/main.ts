@@ -78,6 +78,16 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
+/**
+ * The key of this host's row MACs in a shared database (src/store/row-mac.ts), created at the
+ * first start like the other keys. Rows without a MAC are adopted only when the key is new.
+ */
+function rowKey(stateDir: string): { rowKey: Buffer; adoptRows: boolean } {
+  const path = stateFiles(stateDir, '').rowKey;
+  const adoptRows = !existsSync(path);
+  return { rowKey: loadKeyFile(path, { create: true }), adoptRows };
+}
+
 export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const log = c.log ?? ((m: string) => process.stderr.write(`airlock-daemon: ${m}\n`));
   native(); // fail now, not at the first connection, if the addon is missing
@@ -111,7 +121,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const claimedLogId = existsSync(logIdPath) ? readFileSync(logIdPath, 'utf8').trim() : files.audit.current.keyId;
   const store: Store =
     c.storeUrl !== undefined
-      ? await openPostgresStore({ url: c.storeUrl, logId: claimedLogId, origin: checkpointOrigin(hostname(), claimedLogId), seal: sealer.seal, onAppend })
+      ? await openPostgresStore({ url: c.storeUrl, logId: claimedLogId, origin: checkpointOrigin(hostname(), claimedLogId), seal: sealer.seal, onAppend, ...rowKey(stateDir) })
       : new SqliteStore(c.dbPath, sealer.seal, onAppend);
   const logId = await loadLogId(logIdPath, store, files.audit.current.keyId);
   const origin = checkpointOrigin(hostname(), logId);

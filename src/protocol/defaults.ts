@@ -29,6 +29,8 @@ export const stateFiles = (stateDir: string, logDir: string) => ({
   totpKey: `${stateDir}/totp.key`,
   /** Keys the pseudonyms the policy's [masking] asks for (HMAC-SHA256): stable on this host, unguessable elsewhere. */
   maskKey: `${stateDir}/mask.key`,
+  /** A PostgreSQL store's row MACs (src/store/row-mac.ts, HMAC-SHA256): never in the database; made at the first start. */
+  rowKey: `${stateDir}/row.key`,
   publicKey: `${stateDir}/audit.pub`,
   checkpoints: `${logDir}/checkpoints.log`,
   /** Archived segments of the signed log (src/daemon/archiver.ts), unless the policy's [store] archive_dir names another place. */

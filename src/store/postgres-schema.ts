@@ -14,9 +14,9 @@ export const SCHEMA_VERSION = '1';
  * lock around CREATE TABLE IF NOT EXISTS, which is not safe under concurrency on its own
  * (both can see the table missing and the second then fails on the catalog's unique index).
  */
-const SCHEMA_LOCK = 0x4169726c6f636b; // "Airlock"
+export const SCHEMA_LOCK = 0x4169726c6f636b; // "Airlock"
 
-const TABLES = `
+export const TABLES = `
 CREATE TABLE IF NOT EXISTS logs (
   log_id TEXT PRIMARY KEY,
   origin TEXT NOT NULL,
@@ -101,14 +101,37 @@ CREATE TABLE IF NOT EXISTS merkle_nodes (
 `;
 
 /** Columns and indexes added after schema 1 shipped, for a database created before them (each idempotent). */
-const MIGRATIONS = `
+export const MIGRATIONS = `
 ALTER TABLE transactions ADD COLUMN IF NOT EXISTS compacted_at BIGINT;
 CREATE INDEX IF NOT EXISTS tx_to_compact ON transactions(log_id, updated_at) WHERE compacted_at IS NULL;
 CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(log_id, updated_at) WHERE compacted_at IS NOT NULL;
+-- The host's MAC over the row (src/store/row-mac.ts): what the daemon trusts for a decision.
+ALTER TABLE transactions ADD COLUMN IF NOT EXISTS mac TEXT;
+ALTER TABLE totp ADD COLUMN IF NOT EXISTS mac TEXT;
+ALTER TABLE rule_use ADD COLUMN IF NOT EXISTS mac TEXT;
 `;
 
 /** The database-wide meta row (schema version) uses this log id, which no key id can be (16 hex digits). */
 export const GLOBAL_LOG = '*';
+
+/** Whether this connection's role is a fleet host's (the tables exist, with fleet_roles, and it does not own them). */
+async function isHostRole(client: PoolClient): Promise<boolean> {
+  const r = await client.query<{ host: boolean }>(
+    `SELECT to_regclass('fleet_roles') IS NOT NULL AND NOT pg_has_role(current_user, c.relowner, 'MEMBER') AS host
+      FROM pg_class c WHERE c.oid = to_regclass('audit_log')`,
+  );
+  return r.rows[0]?.host === true;
+}
+
+/** A host role's one log: the one provisioning named, or (first start) this one, claimed now for good. */
+async function bindRole(client: PoolClient, logId: string): Promise<void> {
+  const bound = (await client.query<{ log_id: string | null }>('SELECT log_id FROM fleet_roles WHERE role_name = current_user')).rows[0];
+  if (bound === undefined) {
+    const claimed = await client.query("INSERT INTO fleet_roles (role_name, log_id) SELECT current_user, $1 WHERE NOT EXISTS (SELECT 1 FROM fleet_roles WHERE log_id = $1)", [logId]);
+    if (claimed.rowCount === 1) return;
+  } else if (bound.log_id === logId) return;
+  throw new AirlockError('integrity', 'role_log', `this database role may not write the log ${logId}: ${bound ? `it belongs to the log ${bound.log_id}` : 'another role holds it'}`, 'give each host its own role: `airlock install --store URL` creates one');
+}
 
 /**
  * Creates the tables when missing, checks the schema version, and registers this log (or
@@ -119,8 +142,12 @@ export async function ensureSchema(client: PoolClient, logId: string, origin: st
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-    await client.query(TABLES);
-    await client.query(MIGRATIONS);
+    // A fleet database (postgres-roles.ts): the owner made the tables, and a host's role may touch one log.
+    if (await isHostRole(client)) await bindRole(client, logId);
+    else {
+      await client.query(TABLES);
+      await client.query(MIGRATIONS);
+    }
     const v = await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [GLOBAL_LOG, 'schema_version']);
     if (v.rows.length === 0) await client.query('INSERT INTO meta (log_id, key, value) VALUES ($1, $2, $3)', [GLOBAL_LOG, 'schema_version', SCHEMA_VERSION]);
     else if (v.rows[0]!.value !== SCHEMA_VERSION) throw new AirlockError('integrity', 'schema_version', `database schema ${v.rows[0]!.value} is not the supported ${SCHEMA_VERSION}`);

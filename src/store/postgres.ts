@@ -36,6 +36,7 @@ import { ensureSchema } from './postgres-schema.js';
 import { pgIntegrityCheck } from './postgres-check.js';
 import { frontierAt, pgNodeReader, pruneArchivedNodes } from './postgres-merkle.js';
 import { archiveRange, LOG_BASE_KEY, readBase } from './log-base.js';
+import { RowMac, type MacTable } from './row-mac.js';
 import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogBase, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
@@ -43,6 +44,8 @@ const TOTP_SEALED = 'sealed-v1';
 const INTERRUPTED = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
 const STEP_SPENT = Symbol('step spent');
 const DAY_MS = 24 * 60 * 60_000;
+/** The most uses of one rule in 24 hours: the largest daily_cap a policy may give (src/policy/policy.ts). */
+const MAX_RULE_ROWS = 10_000;
 /** A log id is an audit key id: 16 lower-case hex digits (keyIdOf). Anything else is refused before it reaches SQL. */
 const LOG_ID = /^[0-9a-f]{16}$/;
 
@@ -54,6 +57,13 @@ export interface PostgresStoreOptions {
   /** The log's checkpoint origin (checkpointOrigin): recorded with the log, checked at every open. */
   origin: string;
   seal: Sealer;
+  /** This host's row MAC key (row.key, src/store/row-mac.ts): never in the database. */
+  rowKey: Buffer;
+  /**
+   * Give the rows that have no MAC yet this host's MAC, once, at open: only when the key was
+   * just created (a store from before row MACs). Otherwise a row without one is refused.
+   */
+  adoptRows?: boolean;
   /** After each commit that appended entries: the new head and those entries, in order. */
   onAppend?: (head: LogHead, entries: readonly EntryDraft[]) => void;
   pool?: PoolLimits;
@@ -79,12 +89,13 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
         head = await readHead(client, o.logId);
         frontier = await frontierAt(client, o.logId, head.size);
         base = readBase((await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [o.logId, LOG_BASE_KEY])).rows[0]?.value);
+        if (o.adoptRows) await adoptRows(client, new RowMac(o.rowKey, o.logId), o.logId);
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK').catch(() => {});
         throw e;
       }
-      return new PostgresStore(pool, where, o.logId, o.seal, o.onAppend ?? (() => {}), { ...head, root: frontier.root().toString('hex') }, frontier, base);
+      return new PostgresStore(pool, where, o.logId, new RowMac(o.rowKey, o.logId), o.seal, o.onAppend ?? (() => {}), { ...head, root: frontier.root().toString('hex') }, frontier, base);
     } finally {
       client.removeListener('error', onError);
       client.release();
@@ -93,6 +104,35 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
     await pool.end().catch(() => {});
     throw storeError(e, where);
   }
+}
+
+/** The key column of each table whose rows are changed in place (rule_use rows are inserted with their MAC). */
+const KEY_OF = { transactions: 'id', totp: 'approver' } as const;
+type KeyedTable = keyof typeof KEY_OF;
+
+/** Writes the MAC of each row (as RETURNING * gave it) into the row. */
+async function sealRows(c: PoolClient, mac: RowMac, logId: string, table: KeyedTable, rows: readonly Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await c.query(`UPDATE ${table} AS t SET mac = u.mac FROM unnest($2::text[], $3::text[]) AS u(k, mac) WHERE t.log_id = $1 AND t.${KEY_OF[table]} = u.k`, [
+    logId,
+    rows.map((r) => r[KEY_OF[table]]),
+    rows.map((r) => mac.of(table, r)),
+  ]);
+}
+
+/** A store from before row MACs, at the first start with a new row key: its rows get this host's MAC. */
+async function adoptRows(c: PoolClient, mac: RowMac, logId: string): Promise<void> {
+  for (const table of ['transactions', 'totp'] as const) {
+    const rows = await c.query(`SELECT * FROM ${table} WHERE log_id = $1 AND mac IS NULL`, [logId]);
+    await sealRows(c, mac, logId, table, rows.rows);
+  }
+  const uses = await c.query<{ tid: string; rule_id: string; at: number }>('SELECT ctid::text AS tid, rule_id, at FROM rule_use WHERE log_id = $1 AND mac IS NULL', [logId]);
+  if (uses.rows.length === 0) return;
+  await c.query('UPDATE rule_use AS t SET mac = u.mac FROM unnest($2::tid[], $3::text[]) AS u(k, mac) WHERE t.log_id = $1 AND t.ctid = u.k', [
+    logId,
+    uses.rows.map((r) => r.tid),
+    uses.rows.map((r) => mac.of('rule_use', r)),
+  ]);
 }
 
 /** The last entry's seq and hash, as the database has them. */
@@ -128,6 +168,7 @@ export class PostgresStore implements Store {
     /** The database, without its password: what errors name. */
     readonly where: string,
     readonly logId: string,
+    private readonly mac: RowMac,
     private readonly seal: Sealer,
     private readonly onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void,
     private head: LogHead,
@@ -136,6 +177,29 @@ export class PostgresStore implements Store {
     private base: LogBase,
   ) {
     this.merkleNodes = pgNodeReader(pool, logId, (e) => storeError(e, where));
+  }
+
+  /** Rows of `table` this host wrote, or integrity/row_mac for the first that it did not. */
+  private checked<R extends object>(table: MacTable, rows: R[]): R[] {
+    for (const r of rows) this.mac.check(table, r as Record<string, unknown>);
+    return rows;
+  }
+
+  /** Seals the rows a write returned (RETURNING *) with this host's MAC; returns the result. */
+  private async sealed<R extends pg.QueryResultRow>(c: PoolClient, table: KeyedTable, r: pg.QueryResult<R>): Promise<pg.QueryResult<R>> {
+    await sealRows(c, this.mac, this.logId, table, r.rows);
+    return r;
+  }
+
+  /** A transaction's row, checked, inside a write: nothing is decided on a row this host did not write. */
+  private async txRow(c: PoolClient, id: string): Promise<(Row & { consumed_at: number | null }) | undefined> {
+    const r = await c.query<Row & { consumed_at: number | null }>('SELECT * FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id]);
+    return this.checked('transactions', r.rows)[0];
+  }
+
+  /** An approver's factor row, checked, inside a write. */
+  private async totpRow(c: PoolClient, approver: string): Promise<void> {
+    this.checked('totp', (await c.query('SELECT * FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rows);
   }
 
   /** One read outside any transaction; a failure is a store error, never an empty answer. */
@@ -300,19 +364,19 @@ export class PostgresStore implements Store {
   async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
     await this.atomically(
       () => [entry],
-      (c) =>
-        c.query(
+      async (c) =>
+        this.sealed(c, 'transactions', await c.query(
           `INSERT INTO transactions (log_id, id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
             requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING *`,
           [this.logId, tx.id, tx.actionName, JSON.stringify(tx.params), tx.requestHash, tx.risk, tx.state, tx.requesterUid, tx.requesterName, tx.requesterRole,
             tx.requesterPersonUid, JSON.stringify(tx.preview), tx.previewDigest, tx.summary, tx.createdAt, tx.updatedAt, tx.expiresAt],
-        ),
+        )),
     );
   }
 
   async getTransaction(id: string): Promise<TxRecord | null> {
-    const r = await this.read<Row>('SELECT * FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id]);
+    const r = this.checked('transactions', await this.read<Row>('SELECT * FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id]));
     return r[0] ? toRecord(r[0]) : null;
   }
 
@@ -323,15 +387,19 @@ export class PostgresStore implements Store {
         async (c): Promise<ApprovalOutcome> => {
           // The rule is checked first, under the same row lock that records its use.
           if (a.rule && (await this.ruleExhausted(c, a.rule, a.now))) return 'rule_exhausted';
-          const ok = await c.query(
+          await this.txRow(c, id);
+          const ok = await this.sealed(c, 'transactions', await c.query(
             `UPDATE transactions SET state = 'Queued', approved_by = $3, receipt_commitment = $4, expires_at = $5, updated_at = $6
-              WHERE log_id = $1 AND id = $2 AND state = 'Previewed' AND expires_at > $6`,
+              WHERE log_id = $1 AND id = $2 AND state = 'Previewed' AND expires_at > $6 RETURNING *`,
             [this.logId, id, a.approvedBy, a.commitment, a.expiresAt, a.now],
-          );
+          ));
           if (ok.rowCount !== 1) return 'not_pending';
           // Throwing rolls the approval back with the transaction: both happen or neither does.
           if (a.spend && !(await this.spendStep(c, a.spend))) throw STEP_SPENT;
-          if (a.rule) await c.query('INSERT INTO rule_use (log_id, rule_id, at) VALUES ($1, $2, $3)', [this.logId, a.rule.id, a.now]);
+          if (a.rule) {
+            const mac = this.mac.of('rule_use', { rule_id: a.rule.id, at: a.now });
+            await c.query('INSERT INTO rule_use (log_id, rule_id, at, mac) VALUES ($1, $2, $3, $4)', [this.logId, a.rule.id, a.now, mac]);
+          }
           return 'approved';
         },
       );
@@ -342,7 +410,13 @@ export class PostgresStore implements Store {
   }
 
   private async spendStep(c: PoolClient, s: SpentStep): Promise<boolean> {
-    const r = await c.query('UPDATE totp SET last_step = $3, failures = 0 WHERE log_id = $1 AND approver = $2 AND last_step < $3', [this.logId, s.approver, s.step]);
+    await this.totpRow(c, s.approver);
+    const spent = await c.query('UPDATE totp SET last_step = $3, failures = 0 WHERE log_id = $1 AND approver = $2 AND last_step < $3 RETURNING *', [
+      this.logId,
+      s.approver,
+      s.step,
+    ]);
+    const r = await this.sealed(c, 'totp', spent);
     return r.rowCount === 1;
   }
 
@@ -353,14 +427,22 @@ export class PostgresStore implements Store {
     return u.last !== null && now - u.last < rule.cooldownMs;
   }
 
+  /**
+   * Counted in this process from the rule's rows of the last 24 hours and its last one, each
+   * checked: a use edited (moved back in time) fails closed. At most MAX_RULE_ROWS are read;
+   * more than that within a day is not what any cap allows, and is refused too.
+   */
   private async usageOf(c: PoolClient | pg.Pool, ruleId: string, now: number): Promise<RuleUsage> {
-    const r = await c.query<{ day: number; last: number | null; first: number | null }>(
-      `SELECT COUNT(*) FILTER (WHERE at >= $3) AS day, MAX(at) AS last, MIN(at) FILTER (WHERE at >= $3) AS first
-        FROM rule_use WHERE log_id = $1 AND rule_id = $2`,
-      [this.logId, ruleId, now - DAY_MS],
+    const r = await c.query<{ rule_id: string; at: number; mac: string | null }>(
+      `(SELECT rule_id, at, mac FROM rule_use WHERE log_id = $1 AND rule_id = $2 AND at >= $3 LIMIT $4)
+        UNION ALL (SELECT rule_id, at, mac FROM rule_use WHERE log_id = $1 AND rule_id = $2 AND at < $3 ORDER BY at DESC LIMIT 1)`,
+      [this.logId, ruleId, now - DAY_MS, MAX_RULE_ROWS + 1],
     );
-    const row = r.rows[0]!;
-    return { lastDay: row.day, last: row.last, firstInDay: row.first };
+    const rows = this.checked('rule_use', r.rows);
+    const day = rows.filter((x) => x.at >= now - DAY_MS);
+    if (day.length > MAX_RULE_ROWS) throw new AirlockError('integrity', 'rule_use_overflow', `the rule ${ruleId} has more than ${MAX_RULE_ROWS} uses in 24 hours in the store: they were not written by this daemon's caps`);
+    const ats = rows.map((x) => x.at);
+    return { lastDay: day.length, last: ats.length ? Math.max(...ats) : null, firstInDay: day.length ? Math.min(...day.map((x) => x.at)) : null };
   }
 
   async ruleUsage(ruleId: string, now: number): Promise<RuleUsage> {
@@ -388,9 +470,11 @@ export class PostgresStore implements Store {
         if ((await this.meta(c, 'totp_secrets')) === TOTP_SEALED) return 0;
         let n = 0;
         for (const table of ['totp', 'totp_pending'] as const) {
-          const rows = await c.query<{ approver: string; secret: string }>(`SELECT approver, secret FROM ${table} WHERE log_id = $1`, [this.logId]);
+          const rows = await c.query<{ approver: string; secret: string }>(`SELECT * FROM ${table} WHERE log_id = $1`, [this.logId]);
+          if (table === 'totp') this.checked('totp', rows.rows);
           for (const r of rows.rows) {
-            await c.query(`UPDATE ${table} SET secret = $3 WHERE log_id = $1 AND approver = $2`, [this.logId, r.approver, seal(r.approver, r.secret)]);
+            const u = await c.query(`UPDATE ${table} SET secret = $3 WHERE log_id = $1 AND approver = $2 RETURNING *`, [this.logId, r.approver, seal(r.approver, r.secret)]);
+            if (table === 'totp') await this.sealed(c, 'totp', u);
             n++;
           }
         }
@@ -436,11 +520,12 @@ export class PostgresStore implements Store {
       async (c) => {
         const took = await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2 AND secret = $3 AND expires_at > $4', [this.logId, approver, sealedSecret, now]);
         if (took.rowCount !== 1) return false;
-        await c.query(
+        await this.sealed(c, 'totp', await c.query(
           `INSERT INTO totp (log_id, approver, secret, enrolled_at, last_step) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0`,
+            ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0
+            RETURNING *`,
           [this.logId, approver, sealedSecret, now, step],
-        );
+        ));
         return true;
       },
     );
@@ -471,7 +556,7 @@ export class PostgresStore implements Store {
   }
 
   async totp(approver: string): Promise<TotpRecord | null> {
-    const r = (await this.read<{ approver: string; secret: string; enrolled_at: number; last_step: number; failures: number; locked_until: number }>('SELECT * FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver]))[0];
+    const r = this.checked('totp', await this.read<{ approver: string; secret: string; enrolled_at: number; last_step: number; failures: number; locked_until: number }>('SELECT * FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver]))[0];
     return r ? { approver: r.approver, sealedSecret: r.secret, enrolledAt: r.enrolled_at, lastStep: r.last_step, failures: r.failures, lockedUntil: r.locked_until } : null;
   }
 
@@ -479,9 +564,10 @@ export class PostgresStore implements Store {
     const locked = await this.atomically(
       (l) => (l ? [lockoutEntry] : []),
       async (c) => {
-        const r = await c.query<{ failures: number }>('UPDATE totp SET failures = failures + 1 WHERE log_id = $1 AND approver = $2 RETURNING failures', [this.logId, approver]);
+        await this.totpRow(c, approver);
+        const r = await this.sealed(c, 'totp', await c.query<{ failures: number }>('UPDATE totp SET failures = failures + 1 WHERE log_id = $1 AND approver = $2 RETURNING *', [this.logId, approver]));
         if ((r.rows[0]?.failures ?? 0) < limits.maxFailures) return false;
-        await c.query('UPDATE totp SET failures = 0, locked_until = $3 WHERE log_id = $1 AND approver = $2', [this.logId, approver, now + limits.lockMs]);
+        await this.sealed(c, 'totp', await c.query('UPDATE totp SET failures = 0, locked_until = $3 WHERE log_id = $1 AND approver = $2 RETURNING *', [this.logId, approver, now + limits.lockMs]));
         return true;
       },
     );
@@ -493,13 +579,13 @@ export class PostgresStore implements Store {
     return this.atomically(
       (o) => (o === 'consumed' ? entries : []),
       async (c): Promise<ConsumeOutcome> => {
-        const r = await c.query(
+        const p = await this.txRow(c, id);
+        const r = await this.sealed(c, 'transactions', await c.query(
           `UPDATE transactions SET state = 'Running', consumed_at = $3, updated_at = $3
-            WHERE log_id = $1 AND id = $2 AND state = 'Queued' AND consumed_at IS NULL AND receipt_commitment = $4 AND expires_at > $3`,
+            WHERE log_id = $1 AND id = $2 AND state = 'Queued' AND consumed_at IS NULL AND receipt_commitment = $4 AND expires_at > $3 RETURNING *`,
           [this.logId, id, now, commitment],
-        );
+        ));
         if (r.rowCount === 1) return 'consumed';
-        const p = (await c.query<{ state: string; consumed_at: number | null; receipt_commitment: string | null }>('SELECT state, consumed_at, receipt_commitment FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id])).rows[0];
         return consumeRefusal(p, commitment);
       },
     );
@@ -509,7 +595,8 @@ export class PostgresStore implements Store {
     await this.atomically(
       () => [entry],
       async (c) => {
-        const r = await c.query("UPDATE transactions SET state = $3, result_json = $4, updated_at = $5 WHERE log_id = $1 AND id = $2 AND state = 'Running'", [this.logId, id, state, JSON.stringify(result), now]);
+        await this.txRow(c, id);
+        const r = await this.sealed(c, 'transactions', await c.query("UPDATE transactions SET state = $3, result_json = $4, updated_at = $5 WHERE log_id = $1 AND id = $2 AND state = 'Running' RETURNING *", [this.logId, id, state, JSON.stringify(result), now]));
         if (r.rowCount !== 1) throw new AirlockError('integrity', 'not_running', `transaction ${id} is not Running`);
       },
     );
@@ -520,14 +607,15 @@ export class PostgresStore implements Store {
     const from = opts.onlyFrom ?? null;
     return this.atomically(
       (ok) => (ok ? [entry] : []),
-      async (c) =>
-        (
-          await c.query(
-            `UPDATE transactions SET state = 'Canceled', updated_at = $3, result_json = COALESCE($4, result_json)
-              WHERE log_id = $1 AND id = $2 AND state IN ('Previewed', 'Queued') AND ($5::text IS NULL OR state = $5::text)`,
-            [this.logId, id, now, result, from],
-          )
-        ).rowCount === 1,
+      async (c) => {
+        await this.txRow(c, id);
+        const r = await c.query(
+          `UPDATE transactions SET state = 'Canceled', updated_at = $3, result_json = COALESCE($4, result_json)
+            WHERE log_id = $1 AND id = $2 AND state IN ('Previewed', 'Queued') AND ($5::text IS NULL OR state = $5::text) RETURNING *`,
+          [this.logId, id, now, result, from],
+        );
+        return (await this.sealed(c, 'transactions', r)).rowCount === 1;
+      },
     );
   }
 
@@ -542,11 +630,12 @@ export class PostgresStore implements Store {
 
   /** Cancels one transaction past its deadline, recording which stage ran out; false when it was not due. */
   private async expireOne(c: PoolClient, id: string, now: number): Promise<boolean> {
-    const r = await c.query(
+    await this.txRow(c, id);
+    const r = await this.sealed(c, 'transactions', await c.query(
       `UPDATE transactions SET state = 'Canceled', updated_at = $3, result_json = CASE state WHEN 'Previewed' THEN $4 ELSE $5 END
-        WHERE log_id = $1 AND id = $2 AND state IN ('Previewed', 'Queued') AND expires_at <= $3`,
+        WHERE log_id = $1 AND id = $2 AND state IN ('Previewed', 'Queued') AND expires_at <= $3 RETURNING *`,
       [this.logId, id, now, EXPIRED_PREVIEW, EXPIRED_RECEIPT],
-    );
+    ));
     return r.rowCount === 1;
   }
 
@@ -554,7 +643,7 @@ export class PostgresStore implements Store {
     const expired = await this.atomically<TxRecord[]>(
       (txs) => txs.map(entryFor),
       async (c) => {
-        const due = (await c.query<Row>("SELECT * FROM transactions WHERE log_id = $1 AND state IN ('Previewed', 'Queued') AND expires_at <= $2 ORDER BY ord", [this.logId, now])).rows.map(toRecord);
+        const due = this.checked('transactions', (await c.query<Row>("SELECT * FROM transactions WHERE log_id = $1 AND state IN ('Previewed', 'Queued') AND expires_at <= $2 ORDER BY ord", [this.logId, now])).rows).map(toRecord);
         const done: TxRecord[] = [];
         for (const tx of due) if (await this.expireOne(c, tx.id, now)) done.push(tx);
         return done;
@@ -567,7 +656,7 @@ export class PostgresStore implements Store {
     return this.atomically(
       (tx) => (tx ? [entryFor(tx)] : []),
       async (c) => {
-        const r = (await c.query<Row>('SELECT * FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id])).rows[0];
+        const r = await this.txRow(c, id);
         return r && (await this.expireOne(c, id, now)) ? toRecord(r) : null;
       },
     );
@@ -577,10 +666,10 @@ export class PostgresStore implements Store {
     const failed = await this.atomically<TxRecord[]>(
       (txs) => txs.map(entryFor),
       async (c) => {
-        const running = (await c.query<Row>("SELECT * FROM transactions WHERE log_id = $1 AND state = 'Running' ORDER BY ord", [this.logId])).rows.map(toRecord);
+        const running = this.checked('transactions', (await c.query<Row>("SELECT * FROM transactions WHERE log_id = $1 AND state = 'Running' ORDER BY ord", [this.logId])).rows).map(toRecord);
         const done: TxRecord[] = [];
         for (const tx of running) {
-          const r = await c.query("UPDATE transactions SET state = 'Failed', result_json = $3, updated_at = $4 WHERE log_id = $1 AND id = $2 AND state = 'Running'", [this.logId, tx.id, INTERRUPTED, now]);
+          const r = await this.sealed(c, 'transactions', await c.query("UPDATE transactions SET state = 'Failed', result_json = $3, updated_at = $4 WHERE log_id = $1 AND id = $2 AND state = 'Running' RETURNING *", [this.logId, tx.id, INTERRUPTED, now]));
           if (r.rowCount === 1) done.push(tx);
         }
         return done;
@@ -598,7 +687,7 @@ export class PostgresStore implements Store {
     if (f.sinceMs !== undefined) add('created_at >= ?', f.sinceMs);
     args.push(f.limit);
     const rows = await this.read<Row>(`SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, ord DESC LIMIT $${args.length}`, args);
-    return rows.map(toRecord);
+    return this.checked('transactions', rows).map(toRecord);
   }
 
   async compactFinished(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
@@ -606,17 +695,19 @@ export class PostgresStore implements Store {
       (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
       async (c) => {
         const due = (
-          await c.query<{ id: string; state: string; result_json: string | null }>(
-            `SELECT id, state, result_json FROM transactions WHERE log_id = $1 AND compacted_at IS NULL AND updated_at < $2 AND ${FINISHED_SQL} ORDER BY updated_at, ord LIMIT $3`,
+          await c.query<Row>(
+            `SELECT * FROM transactions WHERE log_id = $1 AND compacted_at IS NULL AND updated_at < $2 AND ${FINISHED_SQL} ORDER BY updated_at, ord LIMIT $3`,
             [this.logId, cutoffMs, limit],
           )
         ).rows;
+        this.checked('transactions', due);
         if (due.length === 0) return [];
         const r = await c.query<{ id: string }>(
           `UPDATE transactions AS t SET params_json = '${COMPACTED_JSON}', preview_json = '${COMPACTED_JSON}', receipt_commitment = NULL, result_json = u.result, compacted_at = $2
-            FROM unnest($3::text[], $4::text[]) AS u(id, result) WHERE t.log_id = $1 AND t.id = u.id AND t.compacted_at IS NULL RETURNING t.id`,
+            FROM unnest($3::text[], $4::text[]) AS u(id, result) WHERE t.log_id = $1 AND t.id = u.id AND t.compacted_at IS NULL RETURNING t.*`,
           [this.logId, now, due.map((d) => d.id), due.map((d) => compactedResult(d.state, d.result_json))],
         );
+        await this.sealed(c, 'transactions', r);
         return r.rows.map((x) => x.id);
       },
     );
@@ -677,10 +768,37 @@ export class PostgresStore implements Store {
   async integrityCheck(max: number): Promise<string[]> {
     const n = Math.max(1, Math.min(100, Math.trunc(max)));
     try {
-      return await pgIntegrityCheck(this.pool, this.logId, this.head, n, this.base);
+      const found = (await pgIntegrityCheck(this.pool, this.logId, this.head, n, this.base)).filter((l) => l !== 'ok');
+      found.push(...(await this.unsealedRows(n - found.length)));
+      return found.length ? found.slice(0, n) : ['ok'];
     } catch (e) {
       return [`the check itself failed: ${storeError(e, this.where).message}`];
     }
+  }
+
+  /** Up to `max` rows of this log that do not carry this host's MAC (what a read would refuse), in pages. */
+  private async unsealedRows(max: number): Promise<string[]> {
+    const out: string[] = [];
+    const PAGE = 1000;
+    for (const table of ['transactions', 'totp', 'rule_use'] as const) {
+      // By physical row id: a TID range scan, each page where the last one ended.
+      for (let after = '(0,0)'; out.length < max; ) {
+        const rows = await this.read<Record<string, unknown> & { ctid: string }>(
+          `SELECT ctid::text AS ctid, * FROM ${table} WHERE log_id = $1 AND ctid > $2::tid ORDER BY ctid LIMIT $3`,
+          [this.logId, after, PAGE],
+        );
+        for (const r of rows) {
+          try {
+            this.mac.check(table, r);
+          } catch (e) {
+            if (out.length < max) out.push((e as Error).message);
+          }
+        }
+        if (rows.length < PAGE) break;
+        after = rows[rows.length - 1]!.ctid;
+      }
+    }
+    return out;
   }
 
   private closing: Promise<void> | null = null;

@@ -10,6 +10,9 @@ import { startWorld } from '../support/world.js';
 import { airlock, DAEMON } from '../support/cli.js';
 import { testSchema } from '../support/pg-schema.js';
 import { keyIdOf, parsePublicKey } from '../../src/audit/keys.js';
+import { randomBytes } from 'node:crypto';
+import { provisionFleet } from '../../src/store/postgres-roles.js';
+import { dropRoles, roleUrl } from '../support/pg-roles.js';
 
 test('a daemon with --store postgres:// runs preview, approve, execute and its log verifies from the database', async () => {
   const schema = await testSchema();
@@ -33,6 +36,28 @@ test('a daemon with --store postgres:// runs preview, approve, execute and its l
   } finally {
     await w.close();
     await schema.drop();
+  }
+});
+
+test('a daemon connecting as its own host role (row-level security) runs the lifecycle and binds the role to its log', async () => {
+  const schema = await testSchema();
+  const role = `airlock_host_${randomBytes(4).toString('hex')}`;
+  await provisionFleet(schema.url, { host: { role, logId: null } });
+  const w = await startWorld(['--store', roleUrl(schema, role), '--checkpoint-interval', '0']);
+  try {
+    const agent = await w.as('agent', ['airlock-admin']);
+    const human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+    const { r } = await w.lifecycle(agent, human, 'CreateGroup', { group: 'pgrole' });
+    assert.equal(r.state, 'Succeeded', JSON.stringify(r));
+    const keyId = keyIdOf(parsePublicKey(readFileSync(w.d.files.publicKey, 'utf8')));
+    const bound = await schema.admin.query<{ log_id: string }>('SELECT log_id FROM fleet_roles WHERE role_name = $1', [role]);
+    assert.deepEqual(bound.rows.map((x) => x.log_id), [keyId]);
+    const macs = await schema.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions WHERE log_id = $1 AND mac IS NULL', [keyId]);
+    assert.equal(macs.rows[0]!.n, 0, 'a transaction row without its MAC');
+  } finally {
+    await w.close();
+    await schema.drop();
+    await dropRoles([role]);
   }
 });
 

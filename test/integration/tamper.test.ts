@@ -36,6 +36,7 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import type { Sealer, Store, TxRecord } from '../../src/store/store.js';
 import { testSchema, type TestSchema } from '../support/pg-schema.js';
+import { TEST_ROW_KEY } from '../support/pg-schema.js';
 
 const key = signingKeyFromSeed(randomBytes(32));
 const attackerKey = signingKeyFromSeed(randomBytes(32));
@@ -240,8 +241,8 @@ function postgresBackend(): Backend {
     name: 'PostgreSQL',
     async build(dir) {
       base = await testSchema();
-      const store = await openPostgresStore({ url: base.url, logId: key.keyId, origin, seal: sealerOf(key) });
-      const other = await openPostgresStore({ url: base.url, logId: otherKey.keyId, origin: otherOrigin, seal: sealerOf(otherKey) });
+      const store = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: base.url, logId: key.keyId, origin, seal: sealerOf(key) });
+      const other = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: base.url, logId: otherKey.keyId, origin: otherOrigin, seal: sealerOf(otherKey) });
       try {
         // Interleaved, as two daemons sharing the database write.
         await Promise.all([fillLog(store, TXS), fillLog(other, 3)]);

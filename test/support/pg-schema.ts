@@ -40,3 +40,6 @@ export async function terminateBackends(s: TestSchema): Promise<number> {
   const r = await s.admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()', [s.name]);
   return r.rowCount ?? 0;
 }
+
+/** One row MAC key (src/store/row-mac.ts) for every store a test process opens: a reopened store must find its rows sealed. */
+export const TEST_ROW_KEY = randomBytes(32);

@@ -21,6 +21,7 @@ import { airlock } from '../support/cli.js';
 import { removeTree } from '../support/fs.js';
 import { draft } from '../support/store-contract.js';
 import { testSchema, type TestSchema } from '../support/pg-schema.js';
+import { TEST_ROW_KEY } from '../support/pg-schema.js';
 
 test('a key file of several keys: one per line, comments and blank lines skipped, a bad line refused', () => {
   const [a, b] = [signingKeyFromSeed(randomBytes(32)), signingKeyFromSeed(randomBytes(32))];
@@ -49,7 +50,7 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
     for (const [i, k] of keys.entries()) {
       // Each commit's head signed into the fleet's file, as each host's daemon would send it.
       const note = (h: { size: number; hash: string }) => appendFileSync(fleet, `${formatCheckpointLine(signCheckpoint(k, origin(k, i), h.size, h.hash))}\n`);
-      const store = await openPostgresStore({ url: schema.url, logId: k.keyId, origin: origin(k, i), seal: (d, seq, prev) => sealEntry(k, d, seq, prev), onAppend: note });
+      const store = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId: k.keyId, origin: origin(k, i), seal: (d, seq, prev) => sealEntry(k, d, seq, prev), onAppend: note });
       // The first log spans more than one page of the reader.
       const n = i === 0 ? PAGE_ROWS + 500 : 10 + i;
       await store.appendEntries(Array.from({ length: n }, (_, j) => draft('refused', null, { j })));
@@ -141,7 +142,7 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
   test('a host whose first segment was archived verifies from its base: the signed head there vouches for it', async () => {
     const k = signingKeyFromSeed(randomBytes(32));
     const o = `host9.example/airlock/${k.keyId}`;
-    const store = await openPostgresStore({ url: schema.url, logId: k.keyId, origin: o, seal: (d, seq, prev) => sealEntry(k, d, seq, prev) });
+    const store = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId: k.keyId, origin: o, seal: (d, seq, prev) => sealEntry(k, d, seq, prev) });
     let head: string;
     try {
       await store.appendEntries(Array.from({ length: 30 }, (_, j) => draft('refused', null, { j })));
@@ -162,7 +163,7 @@ describe('a PostgreSQL store of three hosts, verified with no daemon', () => {
   test('an archival between start() and the pages is transient/log_archived, never a gap called deletion', async () => {
     const k = signingKeyFromSeed(randomBytes(32));
     const o = `host10.example/airlock/${k.keyId}`;
-    const store = await openPostgresStore({ url: schema.url, logId: k.keyId, origin: o, seal: (d, seq, prev) => sealEntry(k, d, seq, prev) });
+    const store = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId: k.keyId, origin: o, seal: (d, seq, prev) => sealEntry(k, d, seq, prev) });
     try {
       await store.appendEntries(Array.from({ length: 30 }, (_, j) => draft('refused', null, { j })));
       const src = (await postgresSources(schema.url)).find((s) => s.logId === k.keyId)!;

@@ -13,6 +13,7 @@ import { openPostgresStore, type PostgresStore } from '../../src/store/postgres.
 import type { Sealer } from '../../src/store/store.js';
 import { assertIntact, draft, storeContract, txRecord } from '../support/store-contract.js';
 import { terminateBackends, testSchema, type TestSchema } from '../support/pg-schema.js';
+import { TEST_ROW_KEY } from '../support/pg-schema.js';
 
 const logIdOf = () => randomBytes(8).toString('hex');
 const sealWith = (key: SigningKey): Sealer => (d, seq, prev) => sealEntry(key, d, seq, prev);
@@ -21,7 +22,7 @@ storeContract('PostgreSQL', async () => {
   const schema = await testSchema();
   const logId = logIdOf();
   return {
-    open: (o) => openPostgresStore({ url: schema.url, logId, origin: `test/airlock/${logId}`, seal: o.seal, ...(o.onAppend ? { onAppend: o.onAppend } : {}) }),
+    open: (o) => openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId, origin: `test/airlock/${logId}`, seal: o.seal, ...(o.onAppend ? { onAppend: o.onAppend } : {}) }),
     cleanup: () => schema.drop(),
     // Dropping the column drops the partial indexes on it too.
     removeCompactedAt: async () => void (await schema.admin.query('ALTER TABLE transactions DROP COLUMN compacted_at')),
@@ -36,7 +37,7 @@ describe('PostgreSQL: a database shared by several logs', () => {
   after(async () => {
     await schema.drop();
   });
-  const open = (key: SigningKey, logId = key.keyId) => openPostgresStore({ url: schema.url, logId, origin: `host-${logId}/airlock/${logId}`, seal: sealWith(key) });
+  const open = (key: SigningKey, logId = key.keyId) => openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId, origin: `host-${logId}/airlock/${logId}`, seal: sealWith(key) });
   const now = 1_800_000_000_000;
 
   test('3 stores (3 logs) in one database, 4 writers x 100 operations each, at once: every log is 1..N and verifies', async () => {
@@ -90,14 +91,14 @@ describe('PostgreSQL: a database shared by several logs', () => {
     const key = signingKeyFromSeed(randomBytes(32));
     const first = await open(key);
     await first.close();
-    await assert.rejects(openPostgresStore({ url: schema.url, logId: key.keyId, origin: `other/airlock/${key.keyId}`, seal: sealWith(key) }), (e: Error & { code?: string }) => e.code === 'log_origin');
-    await assert.rejects(openPostgresStore({ url: schema.url, logId: "x'; DROP TABLE logs; --", origin: 'o', seal: sealWith(key) }), (e: Error & { code?: string }) => e.code === 'bad_log_id');
+    await assert.rejects(openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId: key.keyId, origin: `other/airlock/${key.keyId}`, seal: sealWith(key) }), (e: Error & { code?: string }) => e.code === 'log_origin');
+    await assert.rejects(openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId: "x'; DROP TABLE logs; --", origin: 'o', seal: sealWith(key) }), (e: Error & { code?: string }) => e.code === 'bad_log_id');
   });
 
   test('an unreachable server fails the open with a sentence that names it and no password', async () => {
     const key = signingKeyFromSeed(randomBytes(32));
     await assert.rejects(
-      openPostgresStore({ url: 'postgres://postgres:hunter2@127.0.0.1:1/test', logId: key.keyId, origin: 'o', seal: sealWith(key), pool: { connectMs: 500 } }),
+      openPostgresStore({ rowKey: TEST_ROW_KEY, url: 'postgres://postgres:hunter2@127.0.0.1:1/test', logId: key.keyId, origin: 'o', seal: sealWith(key), pool: { connectMs: 500 } }),
       (e: Error & { code?: string }) => e.code === 'store_unreachable' && /unreachable: nothing is executed until it is back/.test(e.message) && !e.message.includes('hunter2'),
     );
   });
@@ -134,7 +135,7 @@ describe('PostgreSQL: connection loss fails closed and recovers', () => {
   const now = 1_800_000_000_000;
   before(async () => {
     schema = await testSchema();
-    store = await openPostgresStore({ url: schema.url, logId: key.keyId, origin: `h/airlock/${key.keyId}`, seal: sealWith(key) });
+    store = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId: key.keyId, origin: `h/airlock/${key.keyId}`, seal: sealWith(key) });
   });
   after(async () => {
     await store.close();
@@ -179,7 +180,7 @@ describe('PostgreSQL: connection loss fails closed and recovers', () => {
   });
 
   test('a read that cannot reach the database throws; it never answers "not found"', async () => {
-    const other = await openPostgresStore({ url: schema.url, logId: key.keyId, origin: `h/airlock/${key.keyId}`, seal: sealWith(key) });
+    const other = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId: key.keyId, origin: `h/airlock/${key.keyId}`, seal: sealWith(key) });
     await other.close(); // its pool is gone: every call must fail, not return null
     await assert.rejects(other.getTransaction('after'), (e: Error & { code?: string }) => e.code === 'store_unreachable' || e.code === 'store_failed');
     await assert.rejects(other.appendEntries([draft('refused')]), (e: Error & { code?: string }) => e.code === 'store_unreachable' || e.code === 'store_failed');

@@ -1,0 +1,56 @@
+/**
+ * `airlock install --store postgres://OWNER@db/NAME`: this host's part of a fleet database
+ * (src/store/postgres-roles.ts). Connecting as the tables' owner, it creates the tables, the
+ * row-level security policies, and a role of this host's own bound to its log (the audit key's
+ * id when the daemon already made the key; otherwise the role binds itself to the log its daemon
+ * opens first). With --print-sql it changes nothing and prints the script for a DBA instead.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { isPostgresUrl, describeUrl } from '../audit/pg-url.js';
+import { keyIdOf, parsePublicKey } from '../audit/keys.js';
+import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
+import { AirlockError } from '../protocol/errors.js';
+import { fleetSql, provisionFleet } from '../store/postgres-roles.js';
+
+export interface StoreInstallOptions {
+  store: string;
+  storeRole?: string;
+  auditorRole?: string;
+}
+
+/** airlock_ and the host name, as a plain lower-case identifier. */
+export function defaultRole(host = hostname()): string {
+  return `airlock_${host.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63);
+}
+
+/** This host's log id when its daemon has made the audit key; null before its first start. */
+function localLogId(): string | null {
+  const pub = stateFiles(DEFAULT_STATE_DIR, DEFAULT_LOG_DIR).publicKey;
+  return existsSync(pub) ? keyIdOf(parsePublicKey(readFileSync(pub, 'utf8'))) : null;
+}
+
+function plan(o: StoreInstallOptions) {
+  if (!isPostgresUrl(o.store)) throw new AirlockError('validation', 'bad_store', '--store takes a PostgreSQL URL: postgres://owner@host:port/database');
+  const role = o.storeRole ?? defaultRole();
+  const logId = localLogId();
+  return { role, logId, sql: fleetSql({ host: { role, logId }, ...(o.auditorRole ? { auditor: o.auditorRole } : {}) }) };
+}
+
+/** The script a DBA runs as the tables' owner. */
+export function storeSql(o: StoreInstallOptions): string {
+  return plan(o).sql;
+}
+
+/** Runs the script on the database; returns what was done, for install's list. */
+export async function installStore(o: StoreInstallOptions): Promise<string[]> {
+  const p = plan(o);
+  await provisionFleet(o.store, { host: { role: p.role, logId: p.logId }, ...(o.auditorRole ? { auditor: o.auditorRole } : {}) });
+  const url = new URL(o.store);
+  url.username = p.role;
+  url.password = '';
+  return [
+    `database ${describeUrl(o.store)}: tables, row-level security, and the role ${p.role} for ${p.logId ? `the log ${p.logId}` : 'the log its daemon opens first'}${o.auditorRole ? `; the read-only auditor role ${o.auditorRole}` : ''}`,
+    `set how ${p.role} logs in (a password or a client certificate), then run the daemon with --store ${url.toString()}`,
+  ];
+}

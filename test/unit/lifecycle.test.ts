@@ -1,0 +1,49 @@
+/**
+ * The lifecycle rules of `airlock audit verify` (src/audit/lifecycle.ts): logs whose every entry
+ * is signed and chained, but whose story cannot happen, are broken and the report names the rule.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { GENESIS_HASH, sealEntry, type EntryDraft } from '../../src/audit/entry.js';
+import { signingKeyFromSeed } from '../../src/audit/keys.js';
+import { verifyLog, type LogRow } from '../../src/audit/verify.js';
+import { draft } from '../support/store-contract.js';
+
+const key = signingKeyFromSeed(randomBytes(32));
+
+function log(drafts: EntryDraft[]): LogRow[] {
+  let prev = GENESIS_HASH;
+  return drafts.map((d, i) => {
+    const s = sealEntry(key, d, i + 1, prev);
+    prev = s.hash;
+    return { seq: s.seq, body: s.body, sig: s.sig };
+  });
+}
+
+const lifecycle = (id: string) => [draft('preview', id), draft('approval_granted', id), draft('approval_consumed', id), draft('execution_started', id), draft('outcome', id)];
+const enrol = (approver: string, replaced: boolean) => draft('totp_enrolled', null, { approver, replaced });
+
+test('an ordinary log breaks no lifecycle rule (it is cannot_verify only for want of a checkpoint)', async () => {
+  const r = await verifyLog(log([draft('daemon_started'), enrol('alice', false), ...lifecycle('t1'), enrol('alice', true), draft('totp_reset', null, { approver: 'alice' }), enrol('alice', false), ...lifecycle('t2')]), key.publicRaw, null, { workers: 1 });
+  assert.equal(r.status, 'cannot_verify', JSON.stringify(r.first_broken));
+});
+
+test('a receipt consumed a second time after its outcome: one_consumption_per_approval, at that entry', async () => {
+  const r = await verifyLog(log([draft('daemon_started'), ...lifecycle('t1'), draft('approval_consumed', 't1'), draft('execution_started', 't1')]), key.publicRaw, null, { workers: 1 });
+  assert.equal(r.status, 'broken');
+  assert.deepEqual([r.first_broken?.seq, r.first_broken?.rule], [7, 'one_consumption_per_approval']);
+});
+
+test('an execution with no approval consumed: execute_after_approval', async () => {
+  const r = await verifyLog(log([draft('daemon_started'), draft('preview', 't1'), draft('execution_started', 't1')]), key.publicRaw, null, { workers: 1 });
+  assert.deepEqual([r.status, r.first_broken?.seq, r.first_broken?.rule], ['broken', 3, 'execute_after_approval']);
+  const none = await verifyLog(log([draft('daemon_started'), draft('approval_consumed', 'ghost')]), key.publicRaw, null, { workers: 1 });
+  assert.deepEqual([none.first_broken?.seq, none.first_broken?.rule], [2, 'one_consumption_per_approval']);
+});
+
+test('an enrolment over a confirmed factor with no reset: enrolment_after_reset names the approver and the first enrolment', async () => {
+  const r = await verifyLog(log([draft('daemon_started'), enrol('alice', false), enrol('bob', false), enrol('alice', false)]), key.publicRaw, null, { workers: 1 });
+  assert.deepEqual([r.status, r.first_broken?.seq, r.first_broken?.rule], ['broken', 4, 'enrolment_after_reset']);
+  assert.match(r.first_broken!.reason, /"alice".*seq 2 has no totp_reset/);
+});
