@@ -17,7 +17,8 @@ import { policyFileProblem } from '../policy/file-trust.js';
 import { DEFAULT_POLICY, parsePolicy } from '../policy/policy.js';
 import { approversFrom, enrolledFromLog } from '../mcp/approvers.js';
 import { verifyAndKeep, type AuditReport } from '../mcp/audit-check.js';
-import { CHECKOUT, groupExists, run, untrustedCode } from './installation.js';
+import { CHECKOUT, groupExists, run } from './installation.js';
+import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
 import { agentEntries } from './setup/agent-entries.js';
 import type { Check } from './setup/checks.js';
 import { staleGroups, staleGroupsAdvice } from '../client/stale-groups.js';
@@ -107,11 +108,11 @@ function agentAccountCheck(r: Reached | AirlockError): Check | null {
   return fail('agent account', `an agent runs as ${p.user} (${entries.join(', ')}), an approver with no second factor`, `\`airlock totp enroll\` now (then its requests need your code), or give the agent an account of its own outside ${APPROVER_GROUP} (see the README)`);
 }
 
-/** The code the root service runs (this node, this checkout): root's, and writable by nobody else. */
+/** The code the root service loads (this node, this checkout's whole package tree): root's, and writable by nobody else. */
 function codeCheck(): Check {
-  const untrusted = untrustedCode();
-  if (untrusted.length === 0) return pass('daemon code', `${process.execPath} and ${CHECKOUT} are root's, writable by root only`);
-  return fail('daemon code', `the daemon runs as root code that others can change: ${untrusted.slice(0, 3).join('; ')}${untrusted.length > 3 ? ` (and ${untrusted.length - 3} more)` : ''}`, 'reinstall from a root-owned checkout and Node (README, Install on a server), or chown -R root: and chmod go-w the paths named');
+  const { problems, walked } = checkDaemonCode(CHECKOUT);
+  if (problems.length === 0) return pass('daemon code', `${process.execPath} and the ${walked} files and directories the daemon loads from ${CHECKOUT} are root's, writable by root only`);
+  return fail('daemon code', `the daemon runs as root code that others can change: ${describeUntrusted(problems, 3)}`, untrustedFix(problems));
 }
 
 function policyCheck(): Check {

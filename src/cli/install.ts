@@ -11,7 +11,8 @@ import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js
 import { COMPLETION_PATHS, completionScript, rootOf, SHELLS } from './completion.js';
 import { EXAMPLE_POLICY } from './example-policy.js';
 import { AirlockError } from '../protocol/errors.js';
-import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile, untrustedCode } from './installation.js';
+import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile } from './installation.js';
+import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
 import { MAN_PATH, manPage } from './man.js';
 import { c, printJson } from './ui.js';
 
@@ -24,9 +25,9 @@ function put(path: string, text: string): void {
 
 export function install(o: { start: boolean; json?: boolean }, cmd: Command): void {
   requireRoot('install');
-  const untrusted = untrustedCode();
-  if (untrusted.length) {
-    throw new AirlockError('authorization', 'untrusted_code', `the daemon would run as root code that others can change: ${untrusted.slice(0, 5).join('; ')}${untrusted.length > 5 ? `; and ${untrusted.length - 5} more` : ''}`, 'install from a root-owned checkout with a root-owned Node, as the README does: sudo git clone ... /opt/airlock && cd /opt/airlock && sudo npm install, with Node from your distribution or NodeSource (not nvm in a home directory)');
+  const { problems } = checkDaemonCode(CHECKOUT);
+  if (problems.length) {
+    throw new AirlockError('authorization', 'untrusted_code', `the daemon would run as root code that others can change: ${describeUntrusted(problems, 5)}`, `${untrustedFix(problems)}; or install from a root-owned checkout with a root-owned Node, as the README does: sudo git clone ... /opt/airlock && cd /opt/airlock && sudo npm install, with Node from your distribution or NodeSource (not nvm in a home directory)`);
   }
   const done: string[] = [];
   // The unit has PrivateTmp=yes: a checkout under /tmp or /var/tmp is invisible to the daemon it starts.
