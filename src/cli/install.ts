@@ -3,7 +3,7 @@
  * example policy (never over an existing one), the systemd unit and tmpfiles entry, the
  * shell completions and the man page; then it starts the service.
  */
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_POLICY_PATH, octal } from '../protocol/defaults.js';
@@ -14,6 +14,8 @@ import { AirlockError } from '../protocol/errors.js';
 import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile } from './installation.js';
 import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
 import { MAN_PATH, manPage } from './man.js';
+import { accountNamed, cacheRisk, DROP_IN_PATH, personBehindRoot, readSudoers, sudoCache } from './sudo-cache.js';
+import { writeNoCacheDropIn } from './sudo-drop-in.js';
 import { c, printJson } from './ui.js';
 
 /** Writes a generated file, making its directory (0755) first. */
@@ -23,7 +25,7 @@ function put(path: string, text: string): void {
   chmodSync(path, 0o644);
 }
 
-export function install(o: { start: boolean; json?: boolean }, cmd: Command): void {
+export function install(o: { start: boolean; json?: boolean; sudoNoCache?: string }, cmd: Command): void {
   requireRoot('install');
   const { problems } = checkDaemonCode(CHECKOUT);
   if (problems.length) {
@@ -57,6 +59,11 @@ export function install(o: { start: boolean; json?: boolean }, cmd: Command): vo
   done.push(`wrote the ${SHELLS.join(', ')} completions (${Object.values(COMPLETION_PATHS).join(', ')})`);
   put(MAN_PATH, manPage(program));
   done.push(`wrote the man page ${MAN_PATH} (man airlock)`);
+  if (o.sudoNoCache) done.push(writeNoCacheDropIn(o.sudoNoCache));
+  else {
+    const offer = sudoCacheOffer();
+    if (offer) done.push(offer);
+  }
   if (o.start && systemdRunning()) {
     run('/usr/bin/systemctl', ['daemon-reload']);
     run('/usr/bin/systemctl', ['enable', '--now', 'airlock.service']);
@@ -64,4 +71,21 @@ export function install(o: { start: boolean; json?: boolean }, cmd: Command): vo
   } else if (o.start) done.push('systemd is not running here: start the daemon with `airlock daemon`');
   if (o.json) printJson({ ok: true, done });
   else process.stdout.write(done.map((d) => `${c.green('✓')} ${d}\n`).join('') + `\n${c.cyan('next')}  sudo usermod -aG ${ROLE_GROUPS.dev} AGENT_USER; sudo usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} YOU\n`);
+}
+
+/**
+ * The one-account layout's weak point, said where the person installing can act on it: when
+ * sudo caches their password, an agent running as them borrows it and is root. Install only
+ * offers the fix (--sudo-no-cache), never writes sudo's configuration unasked.
+ */
+function sudoCacheOffer(): string | null {
+  const person = personBehindRoot();
+  if (!person) return null;
+  let risk: string | null;
+  try {
+    risk = cacheRisk(person, sudoCache(readSudoers(), accountNamed(person, readFileSync('/etc/passwd', 'utf8'), readFileSync('/etc/group', 'utf8'))!));
+  } catch {
+    return null; // no sudo here, or a configuration doctor reports on
+  }
+  return risk && `NOTE: ${risk} (the one-account layout). \`sudo airlock install --no-start --sudo-no-cache ${person}\` writes ${DROP_IN_PATH} (Defaults:${person} timestamp_timeout=0: sudo then asks every time); an agent with an account of its own that may not sudo needs none of this`;
 }
