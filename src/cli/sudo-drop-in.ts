@@ -25,15 +25,15 @@ function visudo(args: string[]): string | null {
 
 /** Writes the drop-in for `user`; what was done, one line. */
 export function writeNoCacheDropIn(user: string): string {
-  if (!plainAccountName(user)) throw new AirlockError('validation', 'invalid_params', `--sudo-no-cache: ${JSON.stringify(user)} is not an account name`, 'name the account the agent runs under, e.g. --sudo-no-cache alice');
+  if (!plainAccountName(user)) throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: ${JSON.stringify(user)} is not an account name`, 'name the account the agent runs under, e.g. --sudo-no-cache alice');
   const account = accountNamed(user, readFileSync('/etc/passwd', 'utf8'), readFileSync('/etc/group', 'utf8'));
-  if (!account) throw new AirlockError('validation', 'invalid_params', `--sudo-no-cache: there is no account ${user}`, 'name an account in /etc/passwd');
+  if (!account) throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no account ${user}`, 'name an account in /etc/passwd');
   const dir = dirname(DROP_IN_PATH);
   let st;
   try {
     st = lstatSync(dir);
   } catch {
-    throw new AirlockError('validation', 'invalid_params', `--sudo-no-cache: there is no ${dir}, so sudo is not installed here`, 'leave out --sudo-no-cache on a host without sudo');
+    throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no ${dir}, so sudo is not installed here`, 'leave out --sudo-no-cache on a host without sudo');
   }
   if (!st.isDirectory() || st.uid !== 0 || st.mode & 0o022) throw new AirlockError('authorization', 'untrusted_code', `${dir} is not a directory of root's that only root can write`, `chown root:root ${dir}; chmod 0750 ${dir}`);
   const tmp = join(dir, '.airlock-no-cache.new'); // sudo ignores names with a '.': nothing reads it before visudo has
