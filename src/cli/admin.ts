@@ -18,6 +18,7 @@ export function adminCommands(): Command[] {
     .option('--auditor-role <name>', 'with --store: also a role that reads every host\'s rows and writes none')
     .option('--print-sql', 'with --store: print the SQL for a DBA to run as the tables\' owner, and change nothing')
     .option('--json', 'print what was done as JSON')
+    .option('--sudo-no-cache <user>', `turn sudo's password cache off for USER (writes /etc/sudoers.d/airlock-no-cache, checked by visudo): an agent running as USER cannot borrow USER's sudo`)
     .addHelpText(
       'after',
       `
@@ -25,6 +26,7 @@ Creates the groups ${AIRLOCK_GROUPS.join(', ')}; ${DEFAULT_STATE_DIR} (${octal(S
 ${DEFAULT_POLICY_PATH} (the built-in defaults with commented examples; an existing one is kept);
 the systemd unit, a tmpfiles entry, bash, zsh and fish completions and the man page.
 Keys are created by the daemon at its first start.
+Where sudo caches the password of the person installing, install says so and offers --sudo-no-cache.
 Then: add people with \`usermod -aG ${ROLE_GROUPS.dev} NAME\` (agents) and \`usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} NAME\` (approvers).`,
     )
     .action(lazy(() => import('./install.js'), 'install'));

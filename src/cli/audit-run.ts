@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { formatPublicKey, keyIdOf, parsePublicKey, parsePublicKeys } from '../audit/keys.js';
 import { databaseSource } from '../audit/log-file.js';
 import { isPostgresUrl } from '../audit/pg-url.js';
@@ -58,10 +58,19 @@ export async function verify(o: VerifyOpts, cmd: Command): Promise<number> {
     const opts = { checkpointFiles, witnesses, ...(o.origin !== undefined ? { origin: o.origin } : {}) };
     if (o.archive !== undefined && o.bundle !== undefined) throw new AirlockError('validation', 'bad_source', '--archive walks the archive and the live log (the daemon, or --db): give a segment alone with --bundle, without --archive');
     // With --archive, the live source is walked after the archive's segments, from entry 1.
-    const run = (src: AuditSource) => (o.archive !== undefined ? verifyWithArchive(o.archive, src, pub, opts) : verifySource(src, pub, opts));
+    const run = (src: AuditSource, files = checkpointFiles) => {
+      const withFiles = { ...opts, checkpointFiles: files };
+      return o.archive !== undefined ? verifyWithArchive(o.archive, src, pub, withFiles) : verifySource(src, pub, withFiles);
+    };
     if (o.db !== undefined) report = await run(databaseSource(o.db, `airlock audit verify --pubkey ${o.pubkey}`));
     else if (o.bundle !== undefined) report = await verifySource(bundleSource(o.bundle), pub, opts);
-    else report = await withClient(cmd, (cl) => run(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket))));
+    else {
+      report = await withClient(cmd, async (cl) => {
+        // The host's record is the file this daemon writes (its --log-dir), not the default path: read here, by this process.
+        const own = named ? undefined : (await cl.call('audit.pubkey')).checkpoint_file;
+        return run(daemonSource(cl, socketPath(cmd.optsWithGlobals().socket)), own && isAbsolute(own) ? [{ path: own, named: false, required: true }] : checkpointFiles);
+      });
+    }
   } catch (e) {
     // Without the daemon there are still the other sources.
     const unreachable = e instanceof AirlockError && e.code === 'daemon_unreachable';

@@ -17,7 +17,9 @@ import { policyFileProblem } from '../policy/file-trust.js';
 import { DEFAULT_POLICY, parsePolicy } from '../policy/policy.js';
 import { approversFrom, enrolledFromLog } from '../mcp/approvers.js';
 import { verifyAndKeep, type AuditReport } from '../mcp/audit-check.js';
-import { CHECKOUT, groupExists, run, untrustedCode } from './installation.js';
+import { CHECKOUT, groupExists, run } from './installation.js';
+import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
+import { accountNamed, cacheRisk, DROP_IN_PATH, personBehindRoot, readSudoers, sudoCache } from './sudo-cache.js';
 import { agentEntries } from './setup/agent-entries.js';
 import type { Check } from './setup/checks.js';
 import { staleGroups, staleGroupsAdvice } from '../client/stale-groups.js';
@@ -107,11 +109,37 @@ function agentAccountCheck(r: Reached | AirlockError): Check | null {
   return fail('agent account', `an agent runs as ${p.user} (${entries.join(', ')}), an approver with no second factor`, `\`airlock totp enroll\` now (then its requests need your code), or give the agent an account of its own outside ${APPROVER_GROUP} (see the README)`);
 }
 
-/** The code the root service runs (this node, this checkout): root's, and writable by nobody else. */
+/** The code the root service loads (this node, this checkout's whole package tree): root's, and writable by nobody else. */
 function codeCheck(): Check {
-  const untrusted = untrustedCode();
-  if (untrusted.length === 0) return pass('daemon code', `${process.execPath} and ${CHECKOUT} are root's, writable by root only`);
-  return fail('daemon code', `the daemon runs as root code that others can change: ${untrusted.slice(0, 3).join('; ')}${untrusted.length > 3 ? ` (and ${untrusted.length - 3} more)` : ''}`, 'reinstall from a root-owned checkout and Node (README, Install on a server), or chown -R root: and chmod go-w the paths named');
+  const { problems, walked } = checkDaemonCode(CHECKOUT);
+  if (problems.length === 0) return pass('daemon code', `${process.execPath} and the ${walked} files and directories the daemon loads from ${CHECKOUT} are root's, writable by root only`);
+  return fail('daemon code', `the daemon runs as root code that others can change: ${describeUntrusted(problems, 3)}`, untrustedFix(problems));
+}
+
+/**
+ * For the person behind this root process (the kernel's login uid: whoever ran sudo): whether
+ * sudo caches their password. Only root reads sudo's configuration, and the person who just ran
+ * `sudo airlock doctor` is the one whose cached sudo an agent under their account would borrow.
+ */
+function sudoCheck(): Check | null {
+  if (process.getuid?.() !== 0) return null;
+  const person = personBehindRoot();
+  if (!person) return null;
+  let lines;
+  try {
+    lines = readSudoers();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // no sudo here
+    return fail('sudo cache', `cannot read sudo's configuration: ${(e as Error).message}`, 'sudo visudo -c says what is wrong with it');
+  }
+  const account = accountNamed(person, readText('/etc/passwd') ?? '', readText('/etc/group') ?? '')!;
+  const s = sudoCache(lines, account);
+  const risk = cacheRisk(person, s);
+  if (!risk) return pass('sudo cache', s.maySudo ? `sudo asks ${person} for the password every time (timestamp_timeout=0)` : `${person} may not run sudo`);
+  const own = 'or run the agent under an account of its own that may not sudo (README: Give the agent an account)';
+  return fail('sudo cache', `${risk}, and read the approval key`, s.noPassword
+    ? `remove NOPASSWD for ${person} (${s.noPassword}), ${own}`
+    : `sudo airlock install --no-start --sudo-no-cache ${person} (writes ${DROP_IN_PATH}: Defaults:${person} timestamp_timeout=0, so sudo asks every time), ${own}`);
 }
 
 function policyCheck(): Check {
@@ -210,7 +238,8 @@ export async function runDoctor(o: { stateDir: string; logDir: string }, socket:
   checks.push(daemonCheck(socket, reached), sessionCheck(), ...approverChecks(reached));
   const agent = agentAccountCheck(reached);
   if (agent) checks.push(agent);
-  checks.push(codeCheck(), policyCheck(), checkpointCheck(files), ...storeAndLogChecks(reached), diskSpaceCheck(reached, o.stateDir), ...keyChecks(files));
+  const sudo = sudoCheck();
+  checks.push(codeCheck(), ...(sudo ? [sudo] : []), policyCheck(), checkpointCheck(files), ...storeAndLogChecks(reached), diskSpaceCheck(reached, o.stateDir), ...keyChecks(files));
   for (const g of AIRLOCK_GROUPS) if (!groupExists(g)) checks.push(fail(`group ${g}`, 'missing', 'sudo airlock install'));
   return checks;
 }

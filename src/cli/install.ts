@@ -4,7 +4,7 @@
  * shell completions and the man page; with --store, this host's role in a fleet database
  * (install-store.ts); then it starts the service.
  */
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_POLICY_PATH, octal } from '../protocol/defaults.js';
@@ -12,8 +12,11 @@ import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js
 import { COMPLETION_PATHS, completionScript, rootOf, SHELLS } from './completion.js';
 import { EXAMPLE_POLICY } from './example-policy.js';
 import { AirlockError } from '../protocol/errors.js';
-import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile, untrustedCode } from './installation.js';
+import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile } from './installation.js';
+import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
 import { MAN_PATH, manPage } from './man.js';
+import { accountNamed, cacheRisk, DROP_IN_PATH, personBehindRoot, readSudoers, sudoCache } from './sudo-cache.js';
+import { writeNoCacheDropIn } from './sudo-drop-in.js';
 import { c, printJson } from './ui.js';
 import { installStore, storeSql, type StoreInstallOptions } from './install-store.js';
 
@@ -24,7 +27,7 @@ function put(path: string, text: string): void {
   chmodSync(path, 0o644);
 }
 
-export async function install(o: { start: boolean; json?: boolean; printSql?: boolean } & Partial<StoreInstallOptions>, cmd: Command): Promise<void> {
+export async function install(o: { start: boolean; json?: boolean; printSql?: boolean; sudoNoCache?: string } & Partial<StoreInstallOptions>, cmd: Command): Promise<void> {
   const store = o.store !== undefined ? { store: o.store, ...(o.storeRole ? { storeRole: o.storeRole } : {}), ...(o.auditorRole ? { auditorRole: o.auditorRole } : {}) } : null;
   if (o.printSql) {
     if (!store) throw new AirlockError('validation', 'bad_params', '--print-sql prints the fleet database script: give --store postgres://OWNER@HOST/DB');
@@ -32,9 +35,9 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
     return;
   }
   requireRoot('install');
-  const untrusted = untrustedCode();
-  if (untrusted.length) {
-    throw new AirlockError('authorization', 'untrusted_code', `the daemon would run as root code that others can change: ${untrusted.slice(0, 5).join('; ')}${untrusted.length > 5 ? `; and ${untrusted.length - 5} more` : ''}`, 'install from a root-owned checkout with a root-owned Node, as the README does: sudo git clone ... /opt/airlock && cd /opt/airlock && sudo npm install, with Node from your distribution or NodeSource (not nvm in a home directory)');
+  const { problems } = checkDaemonCode(CHECKOUT);
+  if (problems.length) {
+    throw new AirlockError('authorization', 'untrusted_code', `the daemon would run as root code that others can change: ${describeUntrusted(problems, 5)}`, `${untrustedFix(problems)}; or install from a root-owned checkout with a root-owned Node, as the README does: sudo git clone ... /opt/airlock && cd /opt/airlock && sudo npm install, with Node from your distribution or NodeSource (not nvm in a home directory)`);
   }
   const done: string[] = [];
   // The unit has PrivateTmp=yes: a checkout under /tmp or /var/tmp is invisible to the daemon it starts.
@@ -65,6 +68,11 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
   put(MAN_PATH, manPage(program));
   done.push(`wrote the man page ${MAN_PATH} (man airlock)`);
   if (store) done.push(...(await installStore(store)));
+  if (o.sudoNoCache) done.push(writeNoCacheDropIn(o.sudoNoCache));
+  else {
+    const offer = sudoCacheOffer();
+    if (offer) done.push(offer);
+  }
   if (o.start && systemdRunning()) {
     run('/usr/bin/systemctl', ['daemon-reload']);
     run('/usr/bin/systemctl', ['enable', '--now', 'airlock.service']);
@@ -72,4 +80,21 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
   } else if (o.start) done.push('systemd is not running here: start the daemon with `airlock daemon`');
   if (o.json) printJson({ ok: true, done });
   else process.stdout.write(done.map((d) => `${c.green('✓')} ${d}\n`).join('') + `\n${c.cyan('next')}  sudo usermod -aG ${ROLE_GROUPS.dev} AGENT_USER; sudo usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} YOU\n`);
+}
+
+/**
+ * The one-account layout's weak point, said where the person installing can act on it: when
+ * sudo caches their password, an agent running as them borrows it and is root. Install only
+ * offers the fix (--sudo-no-cache), never writes sudo's configuration unasked.
+ */
+function sudoCacheOffer(): string | null {
+  const person = personBehindRoot();
+  if (!person) return null;
+  let risk: string | null;
+  try {
+    risk = cacheRisk(person, sudoCache(readSudoers(), accountNamed(person, readFileSync('/etc/passwd', 'utf8'), readFileSync('/etc/group', 'utf8'))!));
+  } catch {
+    return null; // no sudo here, or a configuration doctor reports on
+  }
+  return risk && `NOTE: ${risk} (the one-account layout). \`sudo airlock install --no-start --sudo-no-cache ${person}\` writes ${DROP_IN_PATH} (Defaults:${person} timestamp_timeout=0: sudo then asks every time); an agent with an account of its own that may not sudo needs none of this`;
 }

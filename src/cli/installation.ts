@@ -5,8 +5,8 @@
  * the shell completions and the man page.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   CONFIG_DIR_MODE, DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_RUNTIME_DIR, DEFAULT_STATE_DIR, LOG_DIR_MODE, octal, RUNTIME_DIR_MODE, STATE_DIR_MODE,
@@ -82,31 +82,3 @@ export const systemdRunning = () => existsSync('/run/systemd/system');
 /** A program by absolute path with an argv array (no shell); its stdout. */
 export const run = (file: string, args: string[]) => execFileSync(file, args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 export const groupExists = (g: string) => parseGroup(readFileSync('/etc/group', 'utf8')).some((e) => e.name === g);
-
-/**
- * What the root service runs: node itself and this checkout's code. Each of these, and every
- * directory above each, must be root's and writable by nobody else, or whoever can write
- * there (very often the agent's own account, for a checkout in a home directory or a Node
- * from nvm) changes the code the daemon runs as root at its next start: root with no
- * approval. Returns the paths that fail, each with why; [] when all is root's.
- */
-export function untrustedCode(code = [process.execPath, CHECKOUT, join(CHECKOUT, 'bin', 'airlock.js'), join(CHECKOUT, 'dist'), join(CHECKOUT, 'src'), join(CHECKOUT, 'node_modules'), join(CHECKOUT, 'native', 'build')]): string[] {
-  const seen = new Set<string>();
-  const problems: string[] = [];
-  for (const path of code) {
-    if (!existsSync(path)) continue;
-    const real = realpathSync(path);
-    // The path itself, then every directory above it, up to /.
-    for (let p = real; !seen.has(p); p = dirname(p)) {
-      seen.add(p);
-      const st = statSync(p);
-      // A sticky directory of root's above it (/tmp): others may add entries there, but neither
-      // rename nor remove root's, so what lies below stays root's.
-      const stickyAbove = p !== real && st.uid === 0 && (st.mode & 0o1000) !== 0;
-      if (st.uid !== 0) problems.push(`${p} is owned by uid ${st.uid}, not root`);
-      else if (st.mode & 0o022 && !stickyAbove) problems.push(`${p} is writable by its group or by others (mode ${(st.mode & 0o7777).toString(8)})`);
-      if (p === sep) break;
-    }
-  }
-  return problems;
-}

@@ -12,6 +12,7 @@ import { DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_RUNTIME_DIR, DEFAULT_STATE
 import { AirlockError } from '../protocol/errors.js';
 import { AIRLOCK_GROUPS } from '../protocol/risk.js';
 import { COMPLETION_PATHS } from './completion.js';
+import { DROP_IN_PATH } from './sudo-cache.js';
 import { CHECKOUT, groupExists, LINK_PATH, requireRoot, run, systemdRunning, TMPFILES_PATH, UNIT_PATH } from './installation.js';
 import { MAN_PATH } from './man.js';
 import { c, EXIT, printJson, reportError } from './ui.js';
@@ -61,6 +62,8 @@ function leftBehind(purge: boolean): Array<{ path: string; what: string; remove:
     link = lstatSync(LINK_PATH).isSymbolicLink() ? readlinkSync(LINK_PATH) : null;
   } catch {}
   if (link !== null) kept.push({ path: LINK_PATH, what: `the link to ${link}`, remove: `sudo rm ${LINK_PATH}` });
+  // It protects the account whether or not Airlock is installed: left for the person to decide.
+  if (existsSync(DROP_IN_PATH)) kept.push({ path: DROP_IN_PATH, what: "sudo's password cache off, from install --sudo-no-cache", remove: `sudo rm ${DROP_IN_PATH}` });
   kept.push({ path: CHECKOUT, what: 'this checkout', remove: `sudo rm -r ${CHECKOUT}` });
   return kept;
 }

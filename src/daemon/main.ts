@@ -4,7 +4,7 @@
  * it cannot open) stops it with a message, rather than running half-configured.
  */
 import { chmodSync, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { formatPublicKey, loadKeyFile, publicKeyFromRaw } from '../audit/keys.js';
 import { ROTATING_KEYS, type RotatingKey } from '../audit/rotation.js';
 import { KeyFiles } from './key-files.js';
@@ -217,7 +217,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   sweep.unref();
 
   const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
-  const listener = await startServer({ socketPath: c.socketPath, service, treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin }), checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
+  const listener = await startServer({ socketPath: c.socketPath, service, treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin, checkpoint_file: resolve(c.checkpointPath) }), checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);
   let stopping: Promise<void> | null = null;
   return (daemon = {

@@ -96,7 +96,7 @@ export const MAX_PREVIEW_BYTES = 256 * 1024;
 const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${p.uid})`;
 /** Receipts kept for their requester to fetch (`airlock run` waiting for another approver), at most this many. */
 const MAX_HELD_RECEIPTS = 4096;
-/** The longest reason a person may give for a denial, in characters. */
+/** The longest reason a person may give for a denial, in UTF-16 code units (the string's length). */
 export const MAX_DENY_REASON = 500;
 /** Whose waits count together: the principal, and for root the person behind it (as isRequester tells requesters apart). */
 const waitKey = (who: Identity) => (who.uid === 0 && who.via !== 'token' ? `0/${who.person?.uid ?? 'none'}` : String(who.uid));
@@ -622,7 +622,7 @@ export class AirlockService {
     const tx = await this.tx(req.transaction_id);
     enforce(mayDeny(this.caller(who), facts(tx)));
     if (req.reason !== undefined && (typeof req.reason !== 'string' || req.reason.length > MAX_DENY_REASON)) {
-      fail('validation', 'bad_reason', `reason must be text of at most ${MAX_DENY_REASON} characters`);
+      fail('validation', 'bad_reason', `reason must be text of at most ${MAX_DENY_REASON} UTF-16 code units (an emoji counts two)`);
     }
     // Shown to the requester and to anyone reading the log: masked and escaped like all text, never refused for it.
     const reason = typeof req.reason === 'string' && req.reason.trim() !== '' ? maskForClient(req.reason.trim()) : null;

@@ -60,7 +60,12 @@ export class TreeHeads {
     const root = await this.root(size);
     const rows = (await this.store.transactionEntries(id as string, MAX_PROVEN_ENTRIES)).filter((r) => r.seq <= size);
     const base = this.store.logBase().seq;
-    if (rows.length === 0) fail('validation', 'no_such_transaction', `the live log holds no entry of ${id}${base > 0 ? ` (entries 1 to ${base} are archived: its entries may be there)` : ''}`, base > 0 ? 'verify the archive with `airlock audit verify --archive DIR`, or see `airlock history`' : 'see `airlock history`');
+    if (rows.length === 0) {
+      const archive = 'verify the archive with `airlock audit verify --archive DIR` (the segments beside the store)';
+      // A transaction the store still has, with no live entry: its entries went to the archive.
+      if (base > 0 && (await this.store.getTransaction(id as string))) fail('validation', 'archived', `every entry of ${id} is in the archived part of the log (entries 1 to ${base}): a proof covers live entries only`, archive);
+      fail('validation', 'no_such_transaction', `the live log holds no entry of ${id}${base > 0 ? ` (entries 1 to ${base} are archived: a transaction removed from the store after its entries were archived is there)` : ''}`, base > 0 ? `${archive}, or see \`airlock history\`` : 'see `airlock history`');
+    }
     const entries = [];
     for (const r of rows) entries.push({ seq: r.seq, body: r.body, sig: r.sig, proof: b64(await inclusionProof(r.seq - 1, size, this.store.merkleNodes)) });
     return { type: INCLUSION_TYPE, version: PROOF_VERSION, transaction_id: id as string, tree_head: this.sign(size, root), entries };

@@ -387,6 +387,8 @@ export interface AuditPublicKey {
   log_id?: string;
   /** The log's origin, "<host>/airlock/<log id>": the key name of its tree heads (and of its vkey, for a witness's config). */
   origin?: string;
+  /** The file the daemon appends its checkpoints to (its --log-dir): what a verifier on this host reads as its own record. */
+  checkpoint_file?: string;
 }
 
 /** `keys.rotate`: which key was replaced, by which, and the log entry that says so. */

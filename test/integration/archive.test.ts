@@ -125,5 +125,14 @@ describe('archived segments', () => {
     assert.equal(cons.code, 0, cons.stderr);
     const e = await rejectsWith(olga.call('audit.consistency', { old_size: 3 }), 'validation', 'archived');
     assert.match(e.message, /archived/);
+    // A transaction whose entries all left for the archive is archived, not unknown: its own code, and where to look.
+    const liveIds = new Set(live.map((r) => JSON.parse(r.body).transaction_id));
+    const first = gunzipSync(readFileSync(join(archive, segments()[0]!))).toString('utf8');
+    const archivedId = [...first.matchAll(/tx_[0-9a-f]{24}/g)].map((m) => m[0]).find((id) => !liveIds.has(id))!;
+    assert.ok(archivedId, 'the first segment holds a transaction with no live entry');
+    const gone = await rejectsWith(olga.call('audit.prove', { transaction_id: archivedId }), 'validation', 'archived');
+    assert.match(gone.message, new RegExp(`every entry of ${archivedId} is in the archived part of the log \\(entries 1 to ${base}\\)`));
+    assert.match((gone as { hint?: string }).hint ?? '', /airlock audit verify --archive DIR/);
+    await rejectsWith(olga.call('audit.prove', { transaction_id: 'tx_' + '0'.repeat(24) }), 'validation', 'no_such_transaction');
   });
 });

@@ -108,11 +108,17 @@ describe('verify through the daemon', () => {
     const human = await asOlga(['audit', 'verify', '--pubkey', join(dir, 'audit.pub'), '--checkpoints', cps]);
     assert.equal(human.code, 0, human.stdout + human.stderr);
     assert.match(human.stdout, /^intact {2}\d+ entries from the daemon at .*consistent with the checkpoint of/);
-    // This sandbox's daemon keeps its file elsewhere: the host's own file (the default path) is missing, and
-    // the daemon's checkpoints alone cannot show a tail it cut: cannot verify, never intact with a warning.
-    const alone = await asOlga(['audit', 'verify', '--pubkey', join(dir, 'audit.pub')]);
+    // This sandbox's daemon keeps its file elsewhere (--log-dir), not at the default path: with no --checkpoints
+    // the host's record is that file, the daemon's own, read by this process, never a default path that is missing.
+    const own = await asOlga(['audit', 'verify', '--pubkey', join(dir, 'audit.pub'), '--json']);
+    assert.equal(own.code, 0, own.stdout + own.stderr);
+    const ownRep = JSON.parse(own.stdout) as { status: string; warnings: string[] };
+    assert.equal(ownRep.status, 'intact');
+    assert.ok(!ownRep.warnings.some((x) => /came from the daemon at .* alone/.test(x)), ownRep.warnings.join('\n'));
+    // A file named that is gone leaves only the daemon's word: cannot verify, never intact with a warning.
+    const alone = await asOlga(['audit', 'verify', '--pubkey', join(dir, 'audit.pub'), '--checkpoints', join(dir, 'gone.log')]);
     assert.equal(alone.code, 2, alone.stdout + alone.stderr);
-    assert.match(alone.stdout, /^CANNOT VERIFY {2}the checkpoint file \/var\/log\/airlock\/checkpoints\.log does not exist/);
+    assert.match(alone.stdout, /^CANNOT VERIFY {2}the checkpoint file .*gone\.log does not exist/);
     assert.match(alone.stdout, /the checkpoints came from the daemon at .* alone/);
   });
 

@@ -71,6 +71,24 @@ test('install: policy, one log-directory mode, completions, man page; a rebootâ€
   await root('/usr/bin/chown', ['root', '--', '/opt/airlock/bin/airlock.js']);
   assert.equal(owned.code, 3, owned.stderr);
   assert.match(owned.stderr, /\/opt\/airlock\/bin\/airlock\.js is owned by uid \d+, not root/);
+  // Deep in the tree the daemon loads: its compiled entry point (the sources where nothing is built) owned by
+  // another account, a module deep in node_modules anyone can write. Each refused, with the fix for its tree.
+  const entry = (await exists('/opt/airlock/dist/daemon/entry.js')) ? '/opt/airlock/dist/daemon/entry.js' : '/opt/airlock/src/daemon/entry.ts';
+  const deep = '/opt/airlock/node_modules/commander/lib/command.js';
+  for (const [change, undo, path, why, tree] of [
+    [['/usr/bin/chown', 'owner', '--', entry], ['/usr/bin/chown', 'root', '--', entry], entry, /owned by uid \d+, not root/, entry.split('/').slice(0, 4).join('/')],
+    [['/usr/bin/chmod', '666', '--', deep], ['/usr/bin/chmod', '644', '--', deep], deep, /writable by its group or by others \(mode 666\)/, '/opt/airlock/node_modules'],
+  ] as const) {
+    await root(change[0], change.slice(1));
+    const refused = await box().run('/opt/airlock/bin/airlock.js', ['install', '--json']);
+    await root(undo[0], undo.slice(1));
+    assert.equal(refused.code, 3, refused.stderr + refused.stdout);
+    const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string; hint: string } }).error;
+    assert.equal(error.code, 'untrusted_code');
+    assert.match(error.message, new RegExp(`${path.replaceAll('.', '\\.')} is ${why.source}`));
+    assert.ok(error.hint.startsWith(`as root: chown -R root:root ${tree}; chmod -R go-w ${tree}`), error.hint);
+    assert.equal(await exists('/etc/systemd/system/airlock.service'), false, 'nothing installed');
+  }
   const installed = await box().run('/opt/airlock/bin/airlock.js', ['install']);
   assert.equal(installed.code, 0, installed.stderr + installed.stdout);
   await root('/usr/bin/ln', ['-sf', '/opt/airlock/bin/airlock.js', AIRLOCK]);
@@ -189,6 +207,14 @@ test('doctor: approvers, second factors, the policy file, the checkpoint sink, t
   assert.equal(d.checks.get('policy file')!.ok, false);
   assert.match(d.checks.get('policy file')!.fix!, /chmod go-w \/etc\/airlock\/policy\.toml/);
   await root('/usr/bin/chmod', ['644', '/etc/airlock/policy.toml']);
+  // A module deep in node_modules that anyone can write: the daemon would load it as root at its next start.
+  assert.equal(d.checks.get('daemon code')!.ok, true, d.checks.get('daemon code')!.detail);
+  await root('/usr/bin/chmod', ['666', '/opt/airlock/node_modules/commander/lib/help.js']);
+  const code = (await doctor('erin')).checks.get('daemon code')!;
+  await root('/usr/bin/chmod', ['644', '/opt/airlock/node_modules/commander/lib/help.js']);
+  assert.equal(code.ok, false);
+  assert.match(code.detail, /\/opt\/airlock\/node_modules\/commander\/lib\/help\.js is writable by its group or by others \(mode 666\)/);
+  assert.equal(code.fix, 'as root: chown -R root:root /opt/airlock/node_modules; chmod -R go-w /opt/airlock/node_modules');
   await root('/usr/bin/gpasswd', ['-d', 'carol', 'airlock-approvers']);
   // An agent set up under erin's account (setup's MCP entry in her home): fine while she approves nothing...
   const asErin = (args: string[]) => box().run('/usr/bin/setpriv', ['--reuid=erin', '--regid=erin', '--init-groups', '--', '/usr/bin/env', 'HOME=/home/erin', AIRLOCK, ...args]);

@@ -1,0 +1,66 @@
+/**
+ * `airlock install --sudo-no-cache USER`: writes /etc/sudoers.d/airlock-no-cache, which turns
+ * sudo's password cache off for USER (sudo-cache.ts says why), only when asked. The file is
+ * written under a name sudo ignores (it has a '.'), root's and 0440 through its descriptor,
+ * checked by `visudo -cf`, renamed into place, and the whole configuration checked again
+ * (`visudo -c`), then read back: a later line that turns caching on again is reported.
+ */
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { AirlockError } from '../protocol/errors.js';
+import { accountNamed, dropIn, DROP_IN_PATH, plainAccountName, readSudoers, sudoCache } from './sudo-cache.js';
+
+const VISUDO = '/usr/sbin/visudo';
+
+function visudo(args: string[]): string | null {
+  try {
+    execFileSync(VISUDO, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    return null;
+  } catch (e) {
+    const err = e as { stderr?: Buffer; message: string };
+    return (err.stderr?.toString() || err.message).trim();
+  }
+}
+
+/** Writes the drop-in for `user`; what was done, one line. */
+export function writeNoCacheDropIn(user: string): string {
+  if (!plainAccountName(user)) throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: ${JSON.stringify(user)} is not an account name`, 'name the account the agent runs under, e.g. --sudo-no-cache alice');
+  const account = accountNamed(user, readFileSync('/etc/passwd', 'utf8'), readFileSync('/etc/group', 'utf8'));
+  if (!account) throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no account ${user}`, 'name an account in /etc/passwd');
+  const dir = dirname(DROP_IN_PATH);
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no ${dir}, so sudo is not installed here`, 'leave out --sudo-no-cache on a host without sudo');
+  }
+  if (!st.isDirectory() || st.uid !== 0 || st.mode & 0o022) throw new AirlockError('authorization', 'untrusted_code', `${dir} is not a directory of root's that only root can write`, `chown root:root ${dir}; chmod 0750 ${dir}`);
+  const tmp = join(dir, '.airlock-no-cache.new'); // sudo ignores names with a '.': nothing reads it before visudo has
+  try {
+    unlinkSync(tmp); // a leftover of an install that stopped half-way; the directory is root's alone
+  } catch {}
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o440);
+  try {
+    writeSync(fd, dropIn(user));
+    fchownSync(fd, 0, 0);
+    fchmodSync(fd, 0o440);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const bad = visudo(['-cf', tmp]);
+  if (bad) {
+    unlinkSync(tmp);
+    throw new AirlockError('execution', 'sudoers_invalid', `visudo refused the drop-in: ${bad}`, 'nothing was written; report this');
+  }
+  renameSync(tmp, DROP_IN_PATH);
+  const whole = visudo(['-c']);
+  if (whole) {
+    unlinkSync(DROP_IN_PATH);
+    throw new AirlockError('execution', 'sudoers_invalid', `with the drop-in, visudo -c refused the configuration: ${whole}`, `the drop-in was removed again; fix what visudo -c says first`);
+  }
+  const after = sudoCache(readSudoers(), account);
+  if (after.timeout !== 0) throw new AirlockError('execution', 'sudoers_invalid', `wrote ${DROP_IN_PATH}, but sudo still caches ${user}'s password (timestamp_timeout=${after.timeout}, set in ${after.where.join(', ') || 'sudo\'s defaults'})`, `the line named comes after the drop-in or /etc/sudoers does not read ${dir} (@includedir ${dir}): fix that line`);
+  return `wrote ${DROP_IN_PATH} (0440, checked by visudo): sudo asks ${user} for the password every time, so an agent running as ${user} cannot borrow a cached one`;
+}
