@@ -77,8 +77,7 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     if (!id) throw new Error(`rootAs: create ${name} with as() first`);
     let p = rootClients.get(name);
     if (!p) {
-      // Root (CAP_AUDIT_CONTROL) sets its own login uid, as pam_loginuid does at a login; the client inherits it.
-      p = Principal.spawnVia(['/bin/sh', '-c', 'printf %s "$0" > /proc/self/loginuid && exec "$@"', String(id.uid)], d.socket);
+      p = Principal.spawnRootInSessionOf(id.uid, d.socket);
       rootClients.set(name, p);
     }
     return p;
