@@ -127,6 +127,9 @@ export function rootPeerOf(proc: PeerProcess | null): { rootPeer: RootPeer; pers
   if (proc.realUid !== 0 || proc.savedUid !== 0) {
     return { rootPeer: { ...base, noPerson: `not root through and through (real uid ${proc.realUid}, saved uid ${proc.savedUid}): a setuid program, whose environment its caller chose` }, personUid: null, via: null };
   }
+  if (proc.sudoUid !== '' && sudoUid === null) {
+    return { rootPeer: { ...base, noPerson: 'SUDO_UID is set but is no uid, so it cannot agree with the login session' }, personUid: null, via: null };
+  }
   if (sudoUid !== null && loginUid !== null && sudoUid !== loginUid) {
     return { rootPeer: { ...base, noPerson: `sudo names uid ${sudoUid} but the login session is uid ${loginUid}` }, personUid: null, via: null };
   }

@@ -191,7 +191,8 @@ describe('the person behind a root peer', () => {
     ['witnesses that disagree name nobody', { loginUid: 1002, sudoUid: '1006', sudoUser: 'bob', realUid: 0, savedUid: 0 }, null, null],
     ['a system service', { loginUid: -1, sudoUid: '', sudoUser: '', realUid: 0, savedUid: 0 }, null, null],
     ['root logged in as root', { loginUid: 0, sudoUid: '', sudoUser: '', realUid: 0, savedUid: 0 }, null, null],
-    ['a malformed SUDO_UID is ignored', { loginUid: -1, sudoUid: '10x2', sudoUser: 'alice', realUid: 0, savedUid: 0 }, null, null],
+    ['a malformed SUDO_UID names nobody', { loginUid: -1, sudoUid: '10x2', sudoUser: 'alice', realUid: 0, savedUid: 0 }, null, null],
+    ['a malformed SUDO_UID does not agree with a login session either', { loginUid: 1002, sudoUid: '1002 ', sudoUser: 'alice', realUid: 0, savedUid: 0 }, null, null],
     ['no pidfd: nobody', null, null, null],
     ['a setuid-root program (real uid of its caller) names nobody, whatever its environment says', { loginUid: -1, sudoUid: '1002', sudoUser: 'alice', realUid: 1001, savedUid: 0 }, null, null],
   ];
