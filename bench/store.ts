@@ -15,6 +15,7 @@ import { statSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startSandboxDaemon, type SandboxDaemon } from '../src/sandbox/daemon.js';
+import { Authenticator } from '../src/sandbox/authenticator.js';
 import { Principal } from '../src/sandbox/principal.js';
 
 /** Reads of different shapes: fixed file reads, a program's table, a program's long output. */
@@ -107,12 +108,18 @@ export async function storeBench(cleanups: Array<() => unknown>): Promise<StoreB
   const d: SandboxDaemon = await startSandboxDaemon({ policy: LONG, daemonArgs: ['--sweep-interval', '0.2'] });
   cleanups.push(() => d.stop());
   const agent = Principal.spawn(await d.addUser('bench-store-agent', ['airlock-observer']), d.socket);
-  const root = Principal.spawn({ uid: 0, gid: 0, groups: [0] }, d.socket);
-  cleanups.push(() => (agent.close(), root.close()));
+  // The policy is reloaded as for real: an admin approver, root in their login session (login uid), with their code.
+  const keeperId = await d.addUser('bench-store-keeper', ['airlock-admin', 'airlock-approvers']);
+  const keeper = Principal.spawn(keeperId, d.socket);
+  const phone = new Authenticator();
+  phone.add('keeper', (await keeper.call('totp.enroll', {})).secret);
+  await keeper.call('totp.confirm', { code: await phone.code('keeper') });
+  const root = Principal.spawnRootInSessionOf(keeperId.uid, d.socket);
+  cleanups.push(() => (agent.close(), keeper.close(), root.close()));
   const db = d.files.db;
   const reload = async (text: string) => {
     writeFileSync(join(d.box.shared, 'policy.toml'), text);
-    await root.call('policy.reload');
+    await root.call('policy.reload', { totp_code: await phone.code('keeper') });
   };
   const kinds: StoreBench['kinds'] = [];
   for (const [action, params] of KINDS) {

@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_POLICY_PATH } from '../protocol/defaults.js';
+import { withOwnCode } from './code-prompt.js';
 import { c, EXIT, printJson, reportError } from './ui.js';
 import { livePreview } from '../protocol/compacted.js';
 
@@ -77,12 +78,13 @@ Example policy:
     });
   policy
     .command('reload')
-    .description('make the daemon re-read the policy file (root only); logged with the old and new digests')
+    .description('make the daemon re-read the policy file (an admin approver through sudo, with your own code); logged with both digests')
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       try {
         const { withClient } = await connect();
-        const r = await withClient(cmd, (cl) => cl.call('policy.reload'));
+        const hint = 'an admin approver runs `sudo airlock policy reload` in a terminal of their own';
+        const r = await withClient(cmd, (cl) => withOwnCode('reloading the policy', hint, (code) => cl.call('policy.reload', code ? { totp_code: code } : {})));
         if (o.json) return printJson(r);
         process.stdout.write(r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`);
       } catch (e) {

@@ -3,7 +3,8 @@
  * enroll: a person enrols their own, from their own account; the QR code and the secret
  * go to their terminal (/dev/tty) only, never to stdout or --json, and the first code
  * from the app confirms the enrolment. confirm: that first code, for an enrolment left
- * pending. reset: root deletes a person's factor (logged and notified); they enrol again.
+ * pending. reset: an admin approver, through sudo and with their own code, deletes another
+person's factor (logged and notified); they enrol again.
  * Codes are read from the terminal without echo.
  * main.ts loads this file to declare the commands: the client, the terminal and the QR
  * renderer are imported inside each action, when it runs.
@@ -12,6 +13,7 @@ import { Command, Option } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { Terminal } from './terminal.js';
+import { withCode, withOwnCode } from './code-prompt.js';
 import { c, printJson, reportError } from './ui.js';
 
 const connect = () => import('./connect.js');
@@ -25,18 +27,17 @@ your terminal only (never on stdout, never in --json); the first code the app sh
 confirms the enrolment, and until then it approves nothing (a pending enrolment lapses
 after 10 minutes). The daemon keeps the secret sealed in its store and never shows it again.
 
-Replacing your factor needs a code from the one you have. Lost it? Root deletes it (a
-signed log entry, and the policy's notifier is told), and you enrol again.
+Replacing your factor needs a code from the one you have. Lost it? Another admin
+approver deletes it through sudo, with their own code (a signed log entry, and the
+policy's notifier is told), and you enrol again.
 
   airlock totp enroll                    # as yourself: scan the QR code, type the first code
   airlock totp confirm                   # if enroll was interrupted before the first code
-  sudo airlock totp reset --user alice   # root: delete alice's factor
+  sudo airlock totp reset --user alice   # another admin approver: delete alice's factor
   airlock approve tx_...                 # asks for the 6-digit code when the risk needs one`;
 
 const CURRENT_PROMPT = 'Code from your authenticator app, for the factor you have now: ';
 const FIRST_PROMPT = 'First code from the app, to confirm: ';
-/** Codes a person may type for one request before the command gives up (the daemon counts wrong ones too). */
-const CODE_ATTEMPTS = 3;
 
 export function totpCommand(): Command {
   const totp = new Command('totp').description('your second factor for approvals: authenticator-app codes (RFC 6238)').addHelpText('after', HELP);
@@ -76,7 +77,7 @@ export function totpCommand(): Command {
         const [{ Terminal }, { withClient }] = await Promise.all([terminal(), connect()]);
         const term = Terminal.open('confirming a second factor', 'run `airlock totp confirm` yourself, in your own terminal');
         try {
-          done(await withClient(cmd, (cl) => withCode(term, FIRST_PROMPT, (code) => cl.totpConfirm(code ?? ''), term.askHidden(FIRST_PROMPT))), Boolean(o.json));
+          done(await withClient(cmd, (cl) => withCode(() => term, FIRST_PROMPT, (code) => cl.totpConfirm(code ?? ''), term.askHidden(FIRST_PROMPT))), Boolean(o.json));
         } finally {
           term.close();
         }
@@ -86,13 +87,14 @@ export function totpCommand(): Command {
     });
   totp
     .command('reset')
-    .description("delete a person's second factor (root only): logged and notified; they enrol again")
+    .description("delete another person's second factor (an admin approver through sudo, with your own code): logged and notified; they enrol again")
     .requiredOption('--user <name>', 'the person whose factor is deleted')
     .option('--json', 'print {approver, user, factor, pending} as JSON')
     .action(async (o, cmd: Command) => {
       try {
         const { withClient } = await connect();
-        const r = await withClient(cmd, (cl) => cl.totpReset(o.user));
+        const hint = 'an admin approver runs `sudo airlock totp reset --user NAME` in a terminal of their own';
+        const r = await withClient(cmd, (cl) => withOwnCode(`resetting ${o.user}'s factor`, hint, (code) => cl.totpReset(o.user, code)));
         if (o.json) return void printJson(r);
         process.stdout.write(`${c.green('reset')} ${r.approver}: ${r.factor ? 'the second factor' : 'the pending enrolment'} is deleted (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`\n`);
       } catch (e) {
@@ -104,7 +106,7 @@ export function totpCommand(): Command {
 
 /** Enrols (with a code of the current factor when the daemon asks for one), shows the secret on the terminal, confirms. */
 async function enrolAt(term: Terminal, cl: AirlockClient) {
-  const issued = await withCode(term, CURRENT_PROMPT, (code) => cl.totpEnroll(code));
+  const issued = await withCode(() => term, CURRENT_PROMPT, (code) => cl.totpEnroll(code));
   const { renderUnicodeCompact } = await import('uqr');
   term.write(
     `\n${renderUnicodeCompact(issued.uri, { border: 2 })}\n` +
@@ -112,28 +114,10 @@ async function enrolAt(term: Terminal, cl: AirlockClient) {
       c.dim(`(shown once, on this terminal only; keep it only in the app. It approves nothing until confirmed, by ${issued.expires_at})\n`),
   );
   try {
-    return await withCode(term, FIRST_PROMPT, (code) => cl.totpConfirm(code ?? ''), term.askHidden(FIRST_PROMPT));
+    return await withCode(() => term, FIRST_PROMPT, (code) => cl.totpConfirm(code ?? ''), term.askHidden(FIRST_PROMPT));
   } catch (e) {
     if (!(e instanceof AirlockError) || e.code !== 'totp_invalid') throw e;
     throw new AirlockError(e.category, e.code, e.message, `the enrolment stays pending until ${issued.expires_at}: confirm it with \`airlock totp confirm\`, or start again with \`airlock totp enroll\``);
-  }
-}
-
-/**
- * Sends `first` (or nothing), asking on the terminal, without echo, for a code when the
- * daemon says one is needed or the one typed was wrong, a few times at most.
- */
-async function withCode<T>(term: Terminal, prompt: string, send: (code?: string) => Promise<T>, first?: string): Promise<T> {
-  let code = first;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await send(code);
-    } catch (e) {
-      const retry = e instanceof AirlockError && (e.code === 'totp_required' || e.code === 'totp_invalid' || e.code === 'totp_spent') && attempt < CODE_ATTEMPTS;
-      if (!retry) throw e;
-      if (e.code !== 'totp_required') term.write(c.yellow(`${e.message}\n`));
-      code = term.askHidden(prompt).replace(/\s+/g, '');
-    }
   }
 }
 

@@ -152,9 +152,9 @@ export class AirlockClient {
   totpConfirm(code: string) {
     return this.call('totp.confirm', { code });
   }
-  /** Root only: deletes a person's factor (logged and notified); they enrol again. */
-  totpReset(user: string) {
-    return this.call('totp.reset', { user });
+  /** An admin approver through sudo, with their own code: deletes another person's factor (logged and notified). */
+  totpReset(user: string, totp_code?: string) {
+    return this.call('totp.reset', { user, ...(totp_code ? { totp_code } : {}) });
   }
   /** `onOutput`: called with each output notice while it runs (lines as they come); the result carries the output anyway. */
   execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string, onOutput?: (n: OutputNotice) => void): Promise<ResultOf<'execute'>> {

@@ -6,8 +6,9 @@
  *
  * The approval model (docs/security.md):
  * - an approver is a person in airlock-approvers, judged by their own groups: a root
- *   peer counts as the person behind sudo or the login session, and root with nobody
- *   behind it (a system service) never approves;
+ *   peer counts as the person whose login session it runs in (the kernel's login uid),
+ *   and root with nobody behind it previews and denies, never approves, enrols, resets
+ *   a factor or reloads the policy;
  * - a token never approves, nor does a principal the policy marks unattended;
  * - approving needs the role the transaction's risk needs, read once at preview;
  * - approving a request made under one's own account (the agent runs as the human)
@@ -44,8 +45,6 @@ export interface TxFacts {
 export type Access =
   /** any principal the daemon talks to (its role admitted it) */
   | 'principal'
-  /** a uid-0 Unix peer (a person through sudo, or a root service) */
-  | 'root'
   /** a person at their own account (not a token; root only with a person behind it) */
   | 'person'
   /** a person who may hold a second factor: an approver (mayEnrol) */
@@ -53,7 +52,9 @@ export type Access =
   /** a person in airlock-approvers, or an admin: sees proposals and other people's previews */
   | 'reviewer'
   /** a person (never a token, never root with nobody behind it) with the admin role */
-  | 'admin-person';
+  | 'admin-person'
+  /** root with a person behind it in airlock-admin and airlock-approvers (the service then checks their own factor) */
+  | 'root-admin-approver';
 
 export const METHOD_ACCESS: Record<Method, Access> = {
   'actions.list': 'principal',
@@ -72,11 +73,11 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   cancel: 'principal', // then: the requester or an admin approver (mayCancel)
   'transaction.wait': 'principal', // then: only the requester (mayWait)
   approve: 'person', // then: mayApprove
-  deny: 'person', // then: mayDeny
+  deny: 'principal', // then: mayDeny (root with nobody behind it may: refusing only stops a request)
   'totp.enroll': 'enroller',
   'totp.confirm': 'enroller',
-  'totp.reset': 'root',
-  'policy.reload': 'root',
+  'totp.reset': 'root-admin-approver', // then: mayReset, and the caller's own code
+  'policy.reload': 'root-admin-approver', // then: the caller's own code
   inbox: 'reviewer',
   'store.check': 'reviewer', // for `airlock doctor`: says nothing of any transaction
   'keys.rotate': 'admin-person', // a key rotation is a person's act, signed into the log under their name
@@ -91,8 +92,6 @@ export function mayCall(who: Caller, method: Method): Decision {
   switch (METHOD_ACCESS[method]) {
     case 'principal':
       return ok;
-    case 'root':
-      return who.uid === 0 && who.via !== 'token' ? ok : no('root_only', `${method} is for root only`, `run it with sudo: \`sudo airlock ...\``);
     case 'person':
       return personProblem(who) ?? ok;
     case 'enroller': {
@@ -106,14 +105,31 @@ export function mayCall(who: Caller, method: Method): Decision {
       if (who.unattended) return no('unattended_approver', `${principalName(who)} is unattended in the policy: it proposes and never rotates keys`);
       if (who.role !== 'admin') return no('not_an_admin', `${method} is for the admin role; ${principalName(who)} is not an admin`, 'an administrator runs it: `sudo airlock keys rotate ...`');
       return personProblem(who) ?? ok;
+    case 'root-admin-approver':
+      return rootAdminApproverProblem(who, method) ?? ok;
   }
+}
+
+/**
+ * Why `who` may not act as the host's administrator (reset a factor, reload the policy), or
+ * null: root, with a person behind it who is an admin approver. Their own code follows.
+ */
+function rootAdminApproverProblem(who: Caller, what: string): Decision | null {
+  if (who.uid !== 0 || who.via === 'token') return no('root_only', `${what} is for root only`, 'an admin approver runs it through sudo: `sudo airlock ...`');
+  const notPerson = personProblem(who);
+  if (notPerson) return notPerson;
+  const p = who.person!;
+  if (!(p.approver && p.role === 'admin') || who.unattended) {
+    return no('not_an_admin_approver', `${what} needs a person in ${ROLE_GROUPS.admin} and ${APPROVER_GROUP}; ${principalName(who)} is not one${who.unattended ? ' (unattended in the policy)' : ''}`, 'an admin approver runs it through sudo from their own login session, with their second factor');
+  }
+  return null;
 }
 
 /** Why no person stands behind this caller, or null when one does. */
 function personProblem(who: Caller): Decision | null {
   if (who.via === 'token') return no('token_not_a_person', `${who.user} is a token: tokens never approve or enrol`, 'a person approves from their own account: `airlock approve ID`');
   if (!who.person) {
-    return no('no_person', `this root process stands for nobody the daemon can name (${who.rootPeer?.noPerson ?? 'unknown'}), and only a person approves`, 'approve as yourself, without sudo: `airlock approve ID`');
+    return no('no_person', `this root process stands for nobody the daemon can name (${who.rootPeer?.noPerson ?? 'unknown'}), and only a person does this`, 'run it as yourself, or through sudo from your own login session (the kernel\'s login uid names you)');
   }
   return null;
 }
@@ -136,17 +152,17 @@ export function mayEnrol(who: Caller): EnrolDecision {
 }
 
 /**
- * Who may delete a person's factor. Root only; and through sudo, only an admin approver
- * other than its owner: an agent running as alice with alice's sudo would otherwise reset
- * her factor and enrol one of its own. Root with nobody behind it (a root login) may.
+ * Who may delete a person's factor: root with an admin approver behind it (who then gives
+ * their own code), never its owner: an agent running as alice with alice's sudo would
+ * otherwise reset her factor and enrol one of its own. Root with nobody behind it never.
  */
 export function mayReset(who: Caller, owner: { uid: number; user: string }): Decision {
-  if (who.uid !== 0 || who.via === 'token') return no('root_only', 'only root resets a second factor', 'run `sudo airlock totp reset --user NAME`');
-  const p = who.person;
-  if (p && p.uid === owner.uid) {
-    return no('reset_own_factor', `${p.user} may not reset their own second factor, even through sudo: an agent running as ${p.user} could then enrol a factor of its own`, 'another admin approver resets it (`sudo airlock totp reset --user NAME`), or root at a root login');
+  const problem = rootAdminApproverProblem(who, `resetting ${owner.user}'s second factor`);
+  if (problem) return problem;
+  const p = who.person!;
+  if (p.uid === owner.uid) {
+    return no('reset_own_factor', `${p.user} may not reset their own second factor, even through sudo: an agent running as ${p.user} could then enrol a factor of its own`, 'another admin approver resets it: `sudo airlock totp reset --user NAME`');
   }
-  if (p && !(p.approver && p.role === 'admin')) return no('not_an_admin_approver', `resetting ${owner.user}'s factor through sudo needs an admin approver; ${p.user} is not one`, 'an admin approver, or root at a root login, resets it');
   return ok;
 }
 
@@ -222,6 +238,7 @@ export function mayApprove(who: Caller, tx: TxFacts, factorFrom: Risk): Approval
  * and an unattended principal's proposal may be refused too (it is never approved).
  */
 export function mayDeny(who: Caller, tx: TxFacts): Decision {
+  if (who.uid === 0 && who.via !== 'token' && !who.person) return ok; // root with nobody behind it: the host's own stop
   return approverProblem(who, tx, 'deny') ?? ok;
 }
 

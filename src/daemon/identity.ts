@@ -6,9 +6,10 @@
  *
  * Who approves is a person, never "root" as such. For a root peer the daemon looks
  * behind it, through the pidfd that pins the peer process (so a recycled pid cannot
- * answer), at what only root can have set: the invoking user sudo put in the
- * command's environment (SUDO_UID) and the audit login uid a PAM login session set.
- * That person's own groups then decide what they may approve.
+ * answer), at the kernel's audit login uid, which a PAM login session sets and every
+ * child inherits. That uid alone names the person; SUDO_UID is only an environment
+ * variable (any root launcher sets it: `systemd-run -E SUDO_UID=N`), so when present it
+ * must agree. That person's own groups then decide what they may approve.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { APPROVER_GROUP, ROLE_GROUPS, type Role } from '../protocol/risk.js';
@@ -26,7 +27,7 @@ export interface Person {
 
 /** What the daemon found behind a uid-0 peer (recorded in the log with every entry it makes). */
 export interface RootPeer {
-  /** SUDO_UID from the peer's environment, or null. */
+  /** SUDO_UID from the peer's environment, or null: a witness that must agree, never a name on its own. */
   sudoUid: number | null;
   /** /proc/PID/loginuid, or null when unset. */
   loginUid: number | null;
@@ -113,9 +114,9 @@ export function personByUid(uid: number, via: Person['via'], a: Accounts = accou
 }
 
 /**
- * Names the person behind a root peer. SUDO_UID says who ran sudo; the login uid says
- * whose login session this is. Either alone names the person; when both are set they
- * must agree, or nobody is named (fail closed). Root itself is not a person.
+ * Names the person behind a root peer: the kernel's login uid (whose login session this
+ * is). SUDO_UID, when set, must agree with it, or nobody is named (fail closed); alone it
+ * names nobody. Root itself is not a person.
  */
 export function rootPeerOf(proc: PeerProcess | null): { rootPeer: RootPeer; personUid: number | null; via: 'sudo' | 'login' | null } {
   if (!proc) return { rootPeer: { sudoUid: null, loginUid: null, noPerson: 'the kernel gave no pidfd for this peer, so nothing behind it can be read safely' }, personUid: null, via: null };
@@ -126,11 +127,17 @@ export function rootPeerOf(proc: PeerProcess | null): { rootPeer: RootPeer; pers
   if (proc.realUid !== 0 || proc.savedUid !== 0) {
     return { rootPeer: { ...base, noPerson: `not root through and through (real uid ${proc.realUid}, saved uid ${proc.savedUid}): a setuid program, whose environment its caller chose` }, personUid: null, via: null };
   }
+  if (proc.sudoUid !== '' && sudoUid === null) {
+    return { rootPeer: { ...base, noPerson: 'SUDO_UID is set but is no uid, so it cannot agree with the login session' }, personUid: null, via: null };
+  }
   if (sudoUid !== null && loginUid !== null && sudoUid !== loginUid) {
     return { rootPeer: { ...base, noPerson: `sudo names uid ${sudoUid} but the login session is uid ${loginUid}` }, personUid: null, via: null };
   }
-  const personUid = sudoUid ?? loginUid;
-  if (personUid === null) return { rootPeer: { ...base, noPerson: 'a root process with no sudo user and no login uid (a system service)' }, personUid: null, via: null };
+  if (loginUid === null) {
+    const why = sudoUid === null ? 'a root process with no sudo user and no login uid (a system service)' : `SUDO_UID ${sudoUid} with no login uid: the kernel names no login session behind this root process, and an environment variable names nobody`;
+    return { rootPeer: { ...base, noPerson: why }, personUid: null, via: null };
+  }
+  const personUid = loginUid;
   if (personUid === 0) return { rootPeer: { ...base, noPerson: 'root itself (logged in as root, or sudo from root)' }, personUid: null, via: null };
   return { rootPeer: { ...base, noPerson: null }, personUid, via: sudoUid !== null ? 'sudo' : 'login' };
 }

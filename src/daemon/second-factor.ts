@@ -37,7 +37,7 @@ export interface SecondFactorOptions {
 }
 
 /** What a code is being checked for, in the words its refusals use. */
-interface Purpose {
+export interface Purpose {
   /** "approving tx_...": the subject of "... needs the 6-digit code". */
   what: string;
   /** How to give the code next time. */
@@ -52,10 +52,17 @@ export class SecondFactor {
    * spends it atomically with the approval. Every refusal says what to do next.
    */
   async check(approver: string, user: string, code: unknown, txId: string, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
-    const purpose = { what: `approving ${txId}`, how: `run \`airlock approve ${txId}\` in a terminal: it asks for the code` };
+    return this.checkFor(approver, user, code, { what: `approving ${txId}`, how: `run \`airlock approve ${txId}\` in a terminal: it asks for the code` }, entryFor);
+  }
+
+  /**
+   * The same check for another act a person does with their own factor (resetting someone's
+   * factor, reloading the policy): `purpose` says what it is and how to give the code.
+   */
+  async checkFor(approver: string, user: string, code: unknown, purpose: Purpose, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
     const rec = await this.o.store.totp(approver);
     if (!rec) {
-      fail('authorization', 'totp_not_enrolled', `approving ${txId} needs a second factor, and ${approver} has none enrolled`, `${user} enrols once, as themselves and without sudo, in their own terminal: \`airlock totp enroll\`; then approve again`);
+      fail('authorization', 'totp_not_enrolled', `${purpose.what} needs a second factor, and ${approver} has none enrolled`, `${user} enrols once, as themselves, in their own terminal: \`airlock totp enroll\`; then try again`);
     }
     return this.verify(rec!, code, purpose, entryFor);
   }

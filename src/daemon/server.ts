@@ -120,7 +120,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     'totp.confirm': (who, p) => o.service.totpConfirm(who, p),
     'totp.reset': (who, p) => o.service.totpReset(who, p),
     'policy.show': async () => o.service.showPolicy(),
-    'policy.reload': (who) => o.service.reloadPolicy(who),
+    'policy.reload': (who, p) => o.service.reloadPolicy(who, p),
     inbox: (who) => o.service.inbox(who),
     execute: (who, p, _signal, notice) => o.service.execute(who, p, notice),
     cancel: (who, p) => o.service.cancel(who, p),

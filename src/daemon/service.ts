@@ -128,7 +128,7 @@ export class AirlockService {
   readonly waiters = new Waiters();
   constructor(private readonly o: ServiceOptions) {
     this.now = o.now ?? Date.now;
-    this.refusals = new RefusalLog((entries) => o.store.appendEntries(entries), this.now, o.log ?? (() => {}));
+    this.refusals = new RefusalLog(async (entries) => void (await o.store.appendEntries(entries)), this.now, o.log ?? (() => {}));
     this.policy = o.policy;
     usePseudonyms(new Pseudonyms(o.pseudonymKey, o.policy.pseudonyms));
     this.tokenTable = TokenTable.load(o.tokensPath);
@@ -165,16 +165,21 @@ export class AirlockService {
   }
 
   /**
-   * Root re-reads the policy file. A file that fails its checks changes nothing; a good
+   * An admin approver, through sudo and with their own code, has the daemon re-read the
+   * policy file. A file that fails its checks changes nothing (and spends no code); a good
    * one takes effect at once and the signed log records the old and new digests.
    */
-  async reloadPolicy(who: Identity): Promise<PolicyReloaded> {
+  async reloadPolicy(who: Identity, req: { totp_code?: unknown }): Promise<PolicyReloaded> {
     const next = loadPolicyFile(this.o.policyPath);
     const nextTokens = TokenTable.load(this.o.tokensPath);
     const old = this.policy;
-    await this.o.store.appendEntries([
-      { kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: entryPrincipal(who), details: { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size } },
-    ]);
+    const how = 'run `sudo airlock policy reload` in a terminal: it asks for your code';
+    const spend = await this.enrolment.ownCode(who, req.totp_code, { what: 'reloading the policy', how });
+    const appended = await this.o.store.appendEntries(
+      [{ kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: entryPrincipal(who), details: { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size } }],
+      spend,
+    );
+    if (appended === 'step_spent') refuseSpentCode(spend.step, this.now());
     this.policy = next;
     usePseudonyms(new Pseudonyms(this.o.pseudonymKey, next.pseudonyms));
     this.tokenTable = nextTokens;
@@ -460,7 +465,7 @@ export class AirlockService {
 
   /** Root deletes a person's factor, logged; whoever the policy names is told. */
   async totpReset(who: Identity, req: Record<string, unknown>) {
-    const r = await this.enrolment.reset(who, req);
+    const r = await this.enrolment.reset(this.caller(who), req);
     this.o.notify?.(this.policy, { event: 'totp_reset', approver: r.approver, by: principalName(who), at: iso(this.now()) });
     return r;
   }

@@ -5,8 +5,9 @@
  * `totp.confirm` with a first valid code makes it the person's factor. A pending secret
  * expires after PENDING_MS, and a new enrolment replaces only a pending one. Replacing a
  * confirmed factor needs a code from it, checked as an approval code is (lockout,
- * failure count, a step spends once); without one, root resets the factor
- * (`totp.reset`), which the service also notifies. Each step is a signed entry:
+ * failure count, a step spends once); without one, another admin approver resets the
+ * factor through sudo with their own code (`totp.reset`), which the service also
+ * notifies. Each step is a signed entry:
  * totp_issued, totp_enrolled (confirmed: from now on the factor counts), totp_reset.
  */
 import { z } from 'zod';
@@ -14,11 +15,11 @@ import type { Host } from '../catalogue/action.js';
 import { LOGIN_NAME } from '../catalogue/params.js';
 import type { EntryDraft } from '../audit/entry.js';
 import { AirlockError, fail } from '../protocol/errors.js';
-import { mayReset } from './authz.js';
+import { mayReset, type Caller } from './authz.js';
 import { matchStep, newSecret } from '../protocol/totp.js';
-import type { Store } from '../store/store.js';
+import type { SpentStep, Store } from '../store/store.js';
 import type { Identity } from './identity.js';
-import { MAX_FAILURES, refuseSpentCode, type SecondFactor } from './second-factor.js';
+import { MAX_FAILURES, refuseSpentCode, type Purpose, type SecondFactor } from './second-factor.js';
 
 /** How long a pending secret waits for its first code. */
 export const PENDING_MS = 10 * 60_000;
@@ -41,7 +42,7 @@ export interface EnrolmentOptions {
 
 const EnrolParams = z.strictObject({ current_code: z.string().max(16).optional() });
 const ConfirmParams = z.strictObject({ code: z.string().max(16).optional() });
-const ResetParams = z.strictObject({ user: z.string().regex(LOGIN_NAME) });
+const ResetParams = z.strictObject({ user: z.string().regex(LOGIN_NAME), totp_code: z.string().max(16).optional() });
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export class TotpEnrolment {
@@ -97,19 +98,38 @@ export class TotpEnrolment {
     return { approver, user: person.user, state: 'confirmed' as const };
   }
 
-  /** Root deletes a person's factor (and any pending secret); they enrol again as if for the first time. */
-  async reset(who: Identity, req: unknown) {
+  /**
+   * An admin approver, through sudo, deletes another person's factor (and any pending secret)
+   * with their own code; the owner enrols again as if for the first time.
+   */
+  async reset(who: Caller, req: unknown) {
     const p = ResetParams.safeParse(req ?? {});
-    if (!p.success) fail('validation', 'bad_user', 'totp.reset takes user, a login name such as alice');
+    if (!p.success) fail('validation', 'bad_user', 'totp.reset takes user, a login name such as alice, and totp_code, your own code');
     const name = p.data!.user;
     const account = (await this.o.host.users()).find((u) => u.name === name);
     if (!account) fail('validation', 'no_such_user', `there is no user ${name} on this host`);
-    const d = mayReset({ ...who, unattended: false }, { uid: account!.uid, user: account!.name });
+    const d = mayReset(who, { uid: account!.uid, user: account!.name });
     if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint);
     const approver = this.o.name({ uid: account!.uid, user: account!.name });
-    const had = await this.o.store.resetTotp(approver, (h) => this.entry('totp_reset', who, { approver, factor: h.factor, pending: h.pending }));
-    if (!had.factor && !had.pending) fail('validation', 'no_factor', `${approver} has no second factor to reset`, `${name} enrols with \`airlock totp enroll\``);
+    // Nothing to reset is said before any code is asked for (and spent).
+    const noFactor = () => fail('validation', 'no_factor', `${approver} has no second factor to reset`, `${name} enrols with \`airlock totp enroll\``);
+    if (!(await this.o.store.totp(approver)) && !(await this.o.store.pendingTotp(approver))) noFactor();
+    const how = `run \`sudo airlock totp reset --user ${name}\` in a terminal: it asks for your code`;
+    const spend = await this.ownCode(who, p.data!.totp_code, { what: `resetting ${approver}'s second factor`, how });
+    const had = await this.o.store.resetTotp(approver, (h) => this.entry('totp_reset', who, { approver, factor: h.factor, pending: h.pending }), spend);
+    if (had === 'step_spent') return refuseSpentCode(spend.step, this.o.now());
+    if (!had.factor && !had.pending) noFactor();
     return { approver, user: name, ...had };
+  }
+
+  /**
+   * The step of the caller's own factor that `code` gives, for an act of the host's
+   * administrator (resetting a factor, reloading the policy); the caller spends it with the act.
+   */
+  async ownCode(who: Identity, code: unknown, purpose: Purpose): Promise<SpentStep> {
+    const p = who.person;
+    if (!p) fail('authorization', 'no_person', `${purpose.what} is done by a person with their own second factor`);
+    return this.o.factor.checkFor(this.o.name(p!), p!.user, code, purpose, (details) => this.entry('totp_lockout', who, details));
   }
 
   private entry(kind: EntryDraft['kind'], who: Identity, details: EntryDraft['details']): EntryDraft {

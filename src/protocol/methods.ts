@@ -61,9 +61,9 @@ export const METHOD_TABLE = {
   },
   'totp.enroll': { params: { current_code: optional<string>() }, returns: returns<TotpIssued>() },
   'totp.confirm': { params: { code: required<string>() }, returns: returns<TotpConfirmed>() },
-  'totp.reset': { params: { user: required<string>() }, returns: returns<TotpResetDone>() },
+  'totp.reset': { params: { user: required<string>(), totp_code: optional<string>() }, returns: returns<TotpResetDone>() },
   'policy.show': { params: {}, returns: returns<PolicyView>() },
-  'policy.reload': { params: {}, returns: returns<PolicyReloaded>() },
+  'policy.reload': { params: { totp_code: optional<string>() }, returns: returns<PolicyReloaded>() },
   inbox: { params: {}, returns: returns<TransactionView[]>() },
   execute: {
     params: { transaction_id: required<string>(), action_name: required<string>(), params: optional<Record<string, unknown>>(), receipt: required<string>() },

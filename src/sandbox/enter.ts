@@ -11,13 +11,19 @@
  * argv: BASE LOWER MODE PROJECT -- COMMAND...
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [base, lower, mode, project, sep, ...command] = process.argv.slice(2);
 if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || sep !== '--') {
   process.stderr.write('usage: enter BASE LOWER chroot|boot PROJECT -- COMMAND...\n');
   process.exit(2);
+}
+/** A checkout whose node_modules is a link elsewhere (a git worktree sharing one): that folder is bound in too. */
+function modulesElsewhere(): string[] {
+  const modules = join(project!, 'node_modules');
+  const real = realpathSync(modules);
+  return real === modules || real.startsWith(project! + '/') ? [] : [`--bind-ro=${real}`];
 }
 const merged = join(base, 'merged');
 const shared = join(base, 'shared');
@@ -32,12 +38,19 @@ if (mode === 'chroot') {
   // Recursive: a file system mounted under the shared directory before the start (a small one
   // under the daemon's state directory, to fill it) is the one the daemon sees.
   mount('--rbind', shared, merged + shared);
+  // A checkout whose node_modules is a mount of its own (git worktrees sharing one): an overlay of / does not show
+  // submounts, so it is bound in, read-only.
+  const modules = join(project, 'node_modules');
+  if (readFileSync('/proc/self/mountinfo', 'utf8').split('\n').some((l) => l.split(' ')[4] === modules)) {
+    mount('--rbind', modules, merged + modules);
+    mount('-o', 'remount,bind,ro', merged + modules);
+  }
   child = spawn('/usr/sbin/chroot', [merged, ...command], { stdio: 'inherit' });
   writeFileSync(pidFile, String(child.pid));
 } else {
   child = spawn(
     '/usr/bin/systemd-nspawn',
-    ['-D', merged, '-b', '--register=no', '--keep-unit', '--private-network', '--quiet', `--bind-ro=${process.execPath}`, `--bind-ro=${project}`, `--bind=${shared}`],
+    ['-D', merged, '-b', '--register=no', '--keep-unit', '--private-network', '--quiet', `--bind-ro=${process.execPath}`, `--bind-ro=${project}`, ...modulesElsewhere(), `--bind=${shared}`],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   // nspawn forks a short-lived helper before the container's init: publish the pid of the

@@ -69,6 +69,15 @@ export class Principal {
     return new Principal(identity, child);
   }
 
+  /**
+   * A root client in the login session of `uid`, as after `sudo` from that person's login:
+   * root (CAP_AUDIT_CONTROL) sets its own audit login uid, as pam_loginuid does, and the
+   * client inherits it; the daemon names that person behind the root peer.
+   */
+  static spawnRootInSessionOf(uid: number, socket: string): Principal {
+    return Principal.spawnVia(['/bin/sh', '-c', 'printf %s "$0" > /proc/self/loginuid && exec "$@"', String(uid)], socket);
+  }
+
   private send(cmd: Record<string, unknown>): Promise<Reply> {
     const id = this.next++;
     return new Promise((resolve) => {

@@ -545,14 +545,22 @@ export class PostgresStore implements Store {
     );
   }
 
-  async resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft): Promise<{ factor: boolean; pending: boolean }> {
-    return this.atomically(
-      (had) => (had.factor || had.pending ? [entryFor(had)] : []),
-      async (c) => ({
-        factor: (await c.query('DELETE FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
-        pending: (await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
-      }),
-    );
+  async resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'> {
+    try {
+      return await this.atomically<{ factor: boolean; pending: boolean }>(
+        (had) => (had.factor || had.pending ? [entryFor(had)] : []),
+        async (c) => {
+          if (spend && !(await this.spendStep(c, spend))) throw STEP_SPENT;
+          return {
+            factor: (await c.query('DELETE FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
+            pending: (await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
+          };
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      throw e;
+    }
   }
 
   async totp(approver: string): Promise<TotpRecord | null> {
@@ -734,8 +742,19 @@ export class PostgresStore implements Store {
     return done.length;
   }
 
-  async appendEntries(entries: EntryDraft[]): Promise<void> {
-    await this.atomically(() => entries, async () => undefined);
+  async appendEntries(entries: EntryDraft[], spend?: SpentStep): Promise<'appended' | 'step_spent'> {
+    try {
+      return await this.atomically(
+        () => entries,
+        async (c) => {
+          if (spend && !(await this.spendStep(c, spend))) throw STEP_SPENT;
+          return 'appended' as const;
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      throw e;
+    }
   }
 
   logHead(): LogHead {

@@ -422,11 +422,19 @@ export class SqliteStore implements Store {
     }) as number;
   }
 
-  async resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft): Promise<{ factor: boolean; pending: boolean }> {
-    return this.atomically(
-      (had) => (had.factor || had.pending ? [entryFor(had)] : []),
-      () => ({ factor: this.stmts.deleteTotp.run(approver).changes === 1, pending: this.stmts.deletePending.run(approver).changes === 1 }),
-    );
+  async resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'> {
+    try {
+      return await this.atomically<{ factor: boolean; pending: boolean }>(
+        (had) => (had.factor || had.pending ? [entryFor(had)] : []),
+        () => {
+          if (spend && this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
+          return { factor: this.stmts.deleteTotp.run(approver).changes === 1, pending: this.stmts.deletePending.run(approver).changes === 1 };
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      throw e;
+    }
   }
 
   async totp(approver: string): Promise<TotpRecord | null> {
@@ -552,8 +560,19 @@ export class SqliteStore implements Store {
     return done.length;
   }
 
-  async appendEntries(entries: EntryDraft[]): Promise<void> {
-    await this.atomically(() => entries, () => undefined);
+  async appendEntries(entries: EntryDraft[], spend?: SpentStep): Promise<'appended' | 'step_spent'> {
+    try {
+      return await this.atomically(
+        () => entries,
+        () => {
+          if (spend && this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
+          return 'appended' as const;
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      throw e;
+    }
   }
 
   logHead(): LogHead {

@@ -143,8 +143,11 @@ export interface Store {
   confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean>;
   /** Counts a wrong confirmation code; at `maxFailures` the pending secret is dropped. Returns the tries left. */
   recordPendingTotpFailure(approver: string, maxFailures: number): Promise<number>;
-  /** Deletes an approver's factor and pending secret, with the entry, when there was either; says which there were. */
-  resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft): Promise<{ factor: boolean; pending: boolean }>;
+  /**
+   * Deletes an approver's factor and pending secret, with the entry, when there was either; says
+   * which there were. `spend` (the resetting person's code) is spent in the same transaction.
+   */
+  resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'>;
   totp(approver: string): Promise<TotpRecord | null>;
   /**
    * Counts a wrong code. At `maxFailures` the approver is locked until now + lockMs and
@@ -187,8 +190,8 @@ export interface Store {
   logRows(afterSeq: number, limit: number): Promise<LogRow[]>;
   /** The log rows of one transaction (entries whose transaction_id is `id`), in seq order, at most `limit`. */
   transactionEntries(id: string, limit: number): Promise<LogRow[]>;
-  /** Appends free-standing entries (daemon start). */
-  appendEntries(entries: EntryDraft[]): Promise<void>;
+  /** Appends free-standing entries (daemon start); with `spend`, that step is spent in the same transaction. */
+  appendEntries(entries: EntryDraft[], spend?: SpentStep): Promise<'appended' | 'step_spent'>;
   logHead(): LogHead;
   /** Where the live log starts (NO_BASE until a segment was archived). */
   logBase(): LogBase;

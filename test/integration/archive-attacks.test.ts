@@ -203,7 +203,7 @@ describe('archival under attack (write access to the store and the archive, no a
     chownSync(theirs, agent.identity.uid, agent.identity.gid);
     symlinkSync(target, join(theirs, 'archive'));
     writeFileSync(join(w.d.box.shared, 'policy.toml'), `[store]\narchive_segment_entries = ${SEGMENT}\narchive_dir = "${join(theirs, 'archive')}"\n`);
-    await (await w.root()).call('policy.reload');
+    await w.reload();
     const r = await agent.op<{ done: number }>('agentLoop', { action: 'Uptime', params: {}, count: 40, concurrency: 4, timeLimitMs: 60_000 });
     assert.equal(r.done, 40);
     // Several sweeps at 0.2 s: an archival is due (the live log holds two segments and more).

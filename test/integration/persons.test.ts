@@ -1,7 +1,8 @@
 /**
- * Who approves is a person: on the booted test bed (real sudo, real PAM), a root
- * peer is attributed to the person who ran sudo, inside a PAM login session (which
- * sets the audit login uid) and outside one; that person's own groups decide; a
+ * Who approves is a person: on the booted test bed (real sudo, real PAM, real su), a
+ * root peer is attributed to the person whose PAM login session it runs in (the kernel's
+ * audit login uid); SUDO_UID alone (a transient unit, sudo after su from a service) names
+ * nobody; that person's own groups decide; a
  * person approving a request made under their own account needs their factor; a
  * root process with nobody behind it never approves; and the signed log names both.
  */
@@ -54,6 +55,18 @@ function sudoWithoutLogin(name: string): Principal {
   spawned.push(p);
   return p;
 }
+/** Root in a transient unit (no login uid) that sets SUDO_UID itself: what an attacker with a root launcher does. */
+function transientUnitClaiming(name: string): Principal {
+  const p = Principal.spawnVia([...inside(), '/usr/bin/systemd-run', '--quiet', '--pipe', '--wait', '--collect', '-E', `SUDO_UID=${ids.get(name)!.uid}`, '-E', `SUDO_USER=${name}`, '--'], w.d.socket);
+  spawned.push(p);
+  return p;
+}
+/** A root service runs `su NAME` (su's PAM stack sets no login uid here), and as NAME, sudo: SUDO_UID is NAME's, the login uid unset. */
+function suThenSudo(name: string): Principal {
+  const p = Principal.spawnVia([...inside(), '/usr/bin/su', '-s', '/usr/bin/sudo', name, '--', '-n', '--'], w.d.socket);
+  spawned.push(p);
+  return p;
+}
 /** A root process with neither: a system service. */
 function rootService(): Principal {
   const p = Principal.spawnVia(inside(), w.d.socket);
@@ -83,19 +96,36 @@ describe('an approval through sudo is the person behind it', () => {
     assert.equal(r.state, 'Succeeded');
   });
 
-  test('in a session with no login uid: still alice via sudo', async () => {
+  test('a root process with no sudo user and no login uid approves nothing, and the log says so', async () => {
+    const p = await preview(agent, 'CreateGroup', { group: 'web6' });
+    const svc = rootService();
+    const e = await rejectsWith(approveCall(svc, p), 'authorization', 'no_person');
+    assert.match(e.message, /no sudo user and no login uid/);
+    // The refusal itself is a signed entry, naming the root peer and that nobody stood behind it.
+    const refused = entries().filter((x) => x.kind === 'refused' && x.transaction_id === p.transaction_id);
+    assert.equal(refused.length, 1);
+    assert.match(refused[0]!.principal?.person ?? '', /^none: a root process with no sudo user and no login uid/);
+    assert.equal(refused[0]!.details.code, 'no_person');
+  });
+
+  test('SUDO_UID with no login uid names nobody: a transient unit, sudo outside a login session, su then sudo', async () => {
     const p = await preview(agent, 'CreateGroup', { group: 'web2' });
-    const g = await approveCall(sudoWithoutLogin('alice'), p);
-    assert.equal(g.approved_by, `alice(uid ${ids.get('alice')!.uid}) via sudo`);
-    assert.equal(grantEntry(p.transaction_id).principal?.login_uid, null);
-    assert.equal(grantEntry(p.transaction_id).principal?.sudo_uid, ids.get('alice')!.uid);
+    // Attack: root in a transient systemd-run unit (no login uid) claims SUDO_UID=alice.
+    // Each is refused with what the daemon read through the peer's pidfd: alice's SUDO_UID, no login uid.
+    // (Refusals of root for one reason within a minute fold into one signed entry: the messages tell them apart here.)
+    const claim = new RegExp(`SUDO_UID ${ids.get('alice')!.uid} with no login uid`);
+    for (const peer of [transientUnitClaiming('alice'), sudoWithoutLogin('alice'), suThenSudo('alice')]) {
+      assert.match((await rejectsWith(approveCall(peer, p), 'authorization', 'no_person')).message, claim);
+    }
+    // Root with nobody behind it may still deny (refusing only stops a request).
+    const d = await transientUnitClaiming('alice').call('deny', { transaction_id: p.transaction_id, reason: 'stopped by a root service' });
+    assert.equal(d.state, 'Canceled');
   });
 
   test('a sudoer who is not an approver cannot approve, sudo or not', async () => {
     const p = await preview(agent, 'CreateGroup', { group: 'web3' });
     const e = await rejectsWith(approveCall(sudoInLoginSession('bob'), p), 'authorization', 'not_an_approver');
     assert.match(e.message, /sudo does not make anyone an approver/);
-    await rejectsWith(approveCall(sudoWithoutLogin('bob'), p), 'authorization', 'not_an_approver');
   });
 
   test("alice approving through sudo a request made under alice's own account is a self-approval: her factor, at any risk", async () => {
@@ -103,7 +133,7 @@ describe('an approval through sudo is the person behind it', () => {
     const asAlice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
     const p = await preview(asAlice, 'CreateGroup', { group: 'web4' });
     assert.equal(p.risk, 'medium');
-    const viaSudo = sudoWithoutLogin('alice');
+    const viaSudo = sudoInLoginSession('alice');
     await rejectsWith(approveCall(viaSudo, p), 'authorization', 'totp_required');
     const g = await approveCall(viaSudo, p, await w.codes.code('alice'));
     assert.equal(grantEntry(p.transaction_id).details.self_approval, true);
@@ -119,28 +149,19 @@ describe('an approval through sudo is the person behind it', () => {
     await rejectsWith(approveCall(asAlice, p), 'authorization', 'totp_required');
   });
 
-  test('a root process with no sudo user and no login uid approves nothing, and the log says so', async () => {
-    const p = await preview(agent, 'CreateGroup', { group: 'web6' });
-    const svc = rootService();
-    const e = await rejectsWith(approveCall(svc, p), 'authorization', 'no_person');
-    assert.match(e.message, /no sudo user and no login uid/);
-    // The refusal itself is a signed entry, naming the root peer and that nobody stood behind it.
-    const refused = entries().filter((x) => x.kind === 'refused' && x.transaction_id === p.transaction_id);
-    assert.equal(refused.length, 1);
-    assert.match(refused[0]!.principal?.person ?? '', /^none: a root process with no sudo user and no login uid/);
-    assert.equal(refused[0]!.details.code, 'no_person');
-  });
-
-  test("alice's cached sudo cannot reset alice's own factor (her agent would then enrol one of its own); a sudoer who is no admin approver resets nobody's", async () => {
-    await rejectsWith(sudoWithoutLogin('alice').call('totp.reset', { user: 'alice' }), 'authorization', 'reset_own_factor');
+  test("alice's sudo cannot reset alice's own factor (her agent would then enrol one of its own); root with nobody behind it, or a sudoer who is no admin approver, resets nobody's", async () => {
+    await rejectsWith(sudoInLoginSession('alice').call('totp.reset', { user: 'alice', totp_code: await w.codes.code('alice') }), 'authorization', 'reset_own_factor');
     await rejectsWith(sudoInLoginSession('bob').call('totp.reset', { user: 'alice' }), 'authorization', 'not_an_admin_approver');
+    await rejectsWith(transientUnitClaiming('alice').call('totp.reset', { user: 'alice' }), 'authorization', 'no_person');
+    await rejectsWith(rootService().call('totp.reset', { user: 'alice' }), 'authorization', 'no_person');
+    await rejectsWith(rootService().call('policy.reload'), 'authorization', 'no_person');
     // Her factor is still there: her own request still needs her code.
     const mine = await preview(await w.as('alice', ['airlock-admin', 'airlock-approvers']), 'CreateGroup', { group: 'web7' });
-    await rejectsWith(approveCall(sudoWithoutLogin('alice'), mine), 'authorization', 'totp_required');
+    await rejectsWith(approveCall(sudoInLoginSession('alice'), mine), 'authorization', 'totp_required');
   });
 
   test('an unattended user stays unattended through sudo: its preview is a proposal nobody approves', async () => {
-    const p = await preview(sudoWithoutLogin('carol'), 'CreateGroup', { group: 'web8' });
+    const p = await preview(sudoInLoginSession('carol'), 'CreateGroup', { group: 'web8' });
     assert.equal(p.unattended, true);
     await rejectsWith(approveCall(sudoInLoginSession('alice'), p), 'authorization', 'unattended_proposal');
   });

@@ -47,7 +47,7 @@ let w: World;
 let agent: Principal, alice: Principal, cronbot: Principal;
 let policyPath: string, notifyFile: string;
 /** A webhook receiver in this process: the overlay daemon shares the host's network. */
-const hooked: Array<{ path: string; type: string; body: { pending: Array<Record<string, string>> } }> = [];
+const hooked: Array<{ path: string; type: string; body: { pending?: Array<Record<string, string>> } }> = [];
 const hook = createServer((req, res) => {
   let body = '';
   req.on('data', (d) => (body += d)).on('end', () => {
@@ -67,7 +67,7 @@ before(async () => {
   agent = await w.as('agent', ['airlock-admin', 'airlock-approvers']);
   alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   cronbot = await w.as('cronbot', ['airlock-dev']);
-  await (await w.root()).call('policy.reload');
+  await w.reload();
 });
 after(async () => {
   hook.close();
@@ -76,7 +76,7 @@ after(async () => {
 
 const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call('preview', { action_name: action, params });
 const execute = (who: Principal, p: Preview, receipt: string) => who.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt });
-const entries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null; principal: { user: string } | null; details: Record<string, unknown> });
+const entries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null; principal: { user: string; person?: string } | null; details: Record<string, unknown> });
 const DAY_MS = 24 * 60 * 60_000;
 /** "HH:MM UTC" (with the date when not today), as the daemon's notes write a time. */
 const hhmm = (ms: number) => {
@@ -157,25 +157,48 @@ describe('the policy file is the human\'s', () => {
     await rejectsWith(agent.call('policy.reload'), 'authorization', 'root_only');
     await rejectsWith(alice.call('policy.reload'), 'authorization', 'root_only');
     assert.equal((await agent.call('policy.show')).digest, before);
-    const r = await (await w.root()).call('policy.reload');
+    const r = await w.reload();
     assert.equal(r.old_digest, before);
     assert.notEqual(r.new_digest, before);
     const logged = entries().filter((e) => e.kind === 'policy_reloaded').at(-1)!;
     assert.deepEqual([logged.details.old_digest, logged.details.new_digest, logged.principal?.user], [before, r.new_digest, 'root']);
+    assert.match(logged.principal?.person ?? '', /^keeper(-\d+)?\(uid \d+\) via login$/);
     assert.equal((await preview(agent, 'CreateGroup', { group: 'web-4' })).auto_approval?.rule, 'web-groups');
+  });
+
+  test('root with nobody behind it reloads nothing; an admin approver reloads only with their own code', async () => {
+    const before = (await agent.call('policy.show')).digest;
+    writeFileSync(policyPath, policyText().replace('daily_cap = 5', 'daily_cap = 6'));
+    // Attack: a root process no login session stands behind (a service, a transient unit).
+    const nobody = await rejectsWith((await w.root()).call('policy.reload'), 'authorization', 'no_person');
+    assert.match(nobody.message, /no sudo user and no login uid/);
+    // An admin approver through sudo: their code, checked as an approval code is.
+    const asAlice = await w.rootAs('alice');
+    await rejectsWith(asAlice.call('policy.reload'), 'authorization', 'totp_required');
+    await rejectsWith(asAlice.call('policy.reload', { totp_code: 'abcdef' }), 'authorization', 'totp_invalid');
+    // An admin who is no approver, through sudo, has no factor to give: refused before any code.
+    await w.as('bert', ['airlock-admin']);
+    await rejectsWith((await w.rootAs('bert')).call('policy.reload', { totp_code: '123456' }), 'authorization', 'not_an_admin_approver');
+    assert.equal((await agent.call('policy.show')).digest, before);
+    const r = await asAlice.call('policy.reload', { totp_code: await w.codes.code('alice') });
+    assert.notEqual(r.new_digest, before);
+    const logged = entries().filter((e) => e.kind === 'policy_reloaded').at(-1)!;
+    assert.equal(logged.principal?.person, `alice(uid ${alice.identity.uid}) via login`);
+    writeFileSync(policyPath, policyText());
+    await w.reload();
   });
 
   test('a file the agent owns, or one that lowers a risk, is refused at reload and the old policy stays', async () => {
     const before = (await agent.call('policy.show')).digest;
     writeFileSync(policyPath, '[risk]\nCreateUser = "low"\n');
-    await rejectsWith((await w.root()).call('policy.reload'), 'validation', 'policy_invalid');
+    await rejectsWith(w.reload(), 'validation', 'policy_invalid');
     writeFileSync(policyPath, 'reads = "auto"\n[[rule]]\nid = "all"\naction = "CreateGroup"\nparams = { group = "x*" }\ncooldown_minutes = 0\ndaily_cap = 100\n');
     chownSync(policyPath, agent.identity.uid, agent.identity.gid);
-    await rejectsWith((await w.root()).call('policy.reload'), 'integrity', 'policy_untrusted');
+    await rejectsWith(w.reload(), 'integrity', 'policy_untrusted');
     chownSync(policyPath, 0, 0);
     assert.equal((await agent.call('policy.show')).digest, before);
     writeFileSync(policyPath, policyText());
-    await (await w.root()).call('policy.reload');
+    await w.reload();
   });
 });
 
@@ -218,7 +241,7 @@ describe('a rule the daemon cannot apply is refused everywhere', () => {
     const before = (await agent.call('policy.show')).digest;
     writeFileSync(policyPath, policyText() + ARRAY_RULE);
     try {
-      const e = await rejectsWith((await w.root()).call('policy.reload'), 'validation', 'policy_invalid');
+      const e = await rejectsWith(w.reload(), 'validation', 'policy_invalid');
       assert.match(e.message, WHY);
       assert.equal((await agent.call('policy.show')).digest, before);
     } finally {
@@ -324,8 +347,8 @@ describe('notifications', () => {
       await new Promise((r) => setTimeout(r, 100));
       text = readFileSync(notifyFile, 'utf8');
     }
-    // One line per notification: a requester's pending events.
-    const events = text.trim().split('\n').flatMap((l) => (JSON.parse(l) as { pending: Array<Record<string, string>> }).pending);
+    // One line per notification: a requester's pending events (and others, such as an enrolment, with none).
+    const events = text.trim().split('\n').flatMap((l) => (JSON.parse(l) as { pending?: Array<Record<string, string>> }).pending ?? []);
     const pe = events.find((e) => e.transaction_id === p.transaction_id)!;
     assert.deepEqual([pe.event, pe.action, pe.risk], ['pending_approval', 'CreateUser', 'high']);
     assert.equal(events.find((e) => e.transaction_id === q.transaction_id)?.event, 'proposal');
@@ -333,7 +356,7 @@ describe('notifications', () => {
     // The summary is the preview's one line, which may name the user: it is what an approver is told.
     assert.ok(events.every((e) => !JSON.stringify(e).includes('"params"')));
     // The webhook got the same event as JSON.
-    const postedEvent = () => hooked.flatMap((h) => h.body.pending.map((e) => ({ ...h, event: e }))).find((h) => h.event.transaction_id === q.transaction_id);
+    const postedEvent = () => hooked.flatMap((h) => (h.body.pending ?? []).map((e) => ({ ...h, event: e }))).find((h) => h.event.transaction_id === q.transaction_id);
     for (let i = 0; i < 150 && !postedEvent(); i++) await new Promise((r) => setTimeout(r, 100));
     const posted = postedEvent()!;
     assert.deepEqual([posted.path, posted.type, posted.event.event, posted.event.risk], ['/airlock', 'application/json', 'proposal', 'medium']);

@@ -36,7 +36,7 @@ before(async () => {
   w = await startWorld();
   notifyFile = join(w.d.box.shared, 'notify.jsonl');
   writeFileSync(join(w.d.box.shared, 'policy.toml'), `[notify]\ncommand = ["/usr/bin/tee", "--append", "${notifyFile}"]\n`);
-  await (await w.root()).call('policy.reload');
+  await w.reload();
   agent = await w.as('agent', ['airlock-admin']);
   alice = await w.as('alice', APPROVER, { enrol: false });
   aliceSecret = await w.enrol(alice, 'alice');
@@ -66,7 +66,7 @@ const freshApprover = async (name: string): Promise<[Principal, string]> => {
   secrets.push(secret);
   return [who, secret];
 };
-type Entry = { kind: string; transaction_id: string | null; principal: { uid: number; user: string } | null; details: Record<string, unknown> };
+type Entry = { kind: string; transaction_id: string | null; principal: { uid: number; user: string; person?: string } | null; details: Record<string, unknown> };
 const logEntries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as Entry);
 
 describe('TOTP on High approvals', () => {
@@ -236,19 +236,30 @@ describe('enrolment: a person enrols their own factor', () => {
     assert.ok(logEntries().some((e) => e.kind === 'totp_lockout' && String(e.details.approver).startsWith('paula(')));
   });
 
-  test('root resets a factor: a signed entry, a notification, and the person enrols again without a code', async () => {
+  test("another admin approver resets a factor through sudo with their own code: a signed entry, a notification, and the person enrols again without a code", async () => {
     const [quinn] = await freshApprover('quinn');
     await rejectsWith(quinn.call('totp.reset', { user: 'quinn' }), 'authorization', 'root_only');
     await rejectsWith(agent.call('totp.reset', { user: 'quinn' }), 'authorization', 'root_only');
-    const root = await w.root();
+    // Attack: root with nobody behind it (a service, a transient unit) resets nobody's factor, so the agent cannot enrol its own in its place.
+    const nobody = await rejectsWith((await w.root()).call('totp.reset', { user: 'quinn' }), 'authorization', 'no_person');
+    assert.match(nobody.message, /no sudo user and no login uid/);
+    // Attack: quinn's own sudo (which an agent running as quinn may have) never resets quinn's own factor, code or not.
+    await rejectsWith((await w.rootAs('quinn')).call('totp.reset', { user: 'quinn', totp_code: await fresh('quinn') }), 'authorization', 'reset_own_factor');
+    // An admin who is no approver has no standing (and no factor) to reset anyone's.
+    await w.as('rhea', ['airlock-admin']);
+    await rejectsWith((await w.rootAs('rhea')).call('totp.reset', { user: 'quinn', totp_code: '123456' }), 'authorization', 'not_an_admin_approver');
+    const root = await w.rootAs('alice');
     await rejectsWith(root.call('totp.reset', { user: '--help' }), 'validation', 'bad_user');
     await rejectsWith(root.call('totp.reset', { user: 'nobody-here' }), 'validation', 'no_such_user');
-    await rejectsWith(root.call('totp.reset', { user: 'agent' }), 'validation', 'no_factor');
-    const r = await root.call('totp.reset', { user: 'quinn' });
+    await rejectsWith(root.call('totp.reset', { user: 'quinn' }), 'authorization', 'totp_required');
+    await rejectsWith(root.call('totp.reset', { user: 'quinn', totp_code: 'abcdef' }), 'authorization', 'totp_invalid');
+    await rejectsWith(root.call('totp.reset', { user: 'agent', totp_code: await fresh('alice') }), 'validation', 'no_factor');
+    const r = await root.call('totp.reset', { user: 'quinn', totp_code: await fresh('alice') });
     assert.match(r.approver, /^quinn\(uid \d+\)$/);
     assert.equal(r.factor, true);
     const entry = logEntries().find((e) => e.kind === 'totp_reset' && e.details.approver === r.approver);
     assert.equal(entry?.principal?.user, 'root');
+    assert.equal(entry?.principal?.person, `alice(uid ${alice.identity.uid}) via login`);
     await rejectsWith(approveWith(quinn, await highPreview(), await fresh('quinn')), 'authorization', 'totp_not_enrolled');
     let events: Array<Record<string, string>> = [];
     for (let i = 0; i < 50 && !events.some((e) => e.event === 'totp_reset'); i++) {
@@ -256,7 +267,7 @@ describe('enrolment: a person enrols their own factor', () => {
       events = existsSync(notifyFile) ? readFileSync(notifyFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>) : [];
     }
     const told = events.find((e) => e.event === 'totp_reset');
-    assert.deepEqual([told?.approver, told?.by], [r.approver, 'root(uid 0)']);
+    assert.deepEqual([told?.approver, told?.by], [r.approver, `alice(uid ${alice.identity.uid}) via login`]);
     // With the factor gone, quinn enrols again as a first enrolment.
     const again = await quinn.call('totp.enroll', {});
     secrets.push(again.secret);

@@ -122,7 +122,7 @@ describe('store retention', () => {
 
     const reload = async (text: string) => {
       writeFileSync(join(w.d.box.shared, 'policy.toml'), text);
-      await root.call('policy.reload');
+      await w.reload();
     };
     await reload(COMPACT);
 

@@ -103,10 +103,10 @@ describe('the token socket (what a vsock bridge forwards to)', () => {
   test('a token file others can read is refused at reload and the old tokens stay', async () => {
     const file = join(w.d.box.shared, 'tokens.toml');
     chmodSync(file, 0o644);
-    await rejectsWith((await w.root()).call('policy.reload'), 'integrity', 'tokens_untrusted');
+    await rejectsWith(w.reload(), 'integrity', 'tokens_untrusted');
     chmodSync(file, 0o600);
     writeFileSync(file, entry('ci', 'dev', false, ci));
-    await (await w.root()).call('policy.reload');
+    await w.reload();
     await rejectsWith(viaTcp(cron), 'authorization', 'bad_token'); // removed from the file
     const cl = await viaTcp(ci);
     assert.equal(cl.welcome.principal.user, 'token:ci');

@@ -121,7 +121,7 @@ describe('pseudonyms by policy', () => {
   test('with [masking] pseudonyms = ["ip"], addresses become the HMAC of the daemon key; off again after a reload', async () => {
     const policy = join(w.d.box.shared, 'policy.toml');
     writeFileSync(policy, '[masking]\npseudonyms = ["ip"]\n');
-    await (await w.root()).call('policy.reload');
+    await w.reload();
     assert.deepEqual((await agent.call('policy.show')).pseudonyms, ['ip']);
     writeFileSync(`/proc/${w.d.box.pid}/root/etc/hosts`, '127.0.0.1\tlocalhost\n192.0.2.10\tdb1.lab\n198.51.100.7\tbackup\n', { mode: 0o644 });
     const hosts = { path: '/etc/hosts' };
@@ -132,7 +132,7 @@ describe('pseudonyms by policy', () => {
     assert.deepEqual(first, ['127.0.0.1\tlocalhost', `${p.of('ip', '192.0.2.10')}\tdb1.lab`, `${p.of('ip', '198.51.100.7')}\tbackup`]);
     assert.deepEqual(again, first, 'stable');
     writeFileSync(policy, '');
-    await (await w.root()).call('policy.reload');
+    await w.reload();
     assert.deepEqual((await w.lifecycle(agent, alice, 'ReadConfigFile', hosts)).r.output[1], '192.0.2.10\tdb1.lab');
   });
 });

@@ -6,7 +6,8 @@
 import { startSandboxDaemon, type SandboxDaemon } from '../../src/sandbox/daemon.js';
 import { Principal } from '../../src/sandbox/principal.js';
 import { Authenticator } from '../../src/sandbox/authenticator.js';
-import type { PreviewEnvelope, ApprovalGrant, ResultEnvelope } from '../../src/protocol/messages.js';
+import type { PreviewEnvelope, ApprovalGrant, ResultEnvelope, PolicyReloaded } from '../../src/protocol/messages.js';
+import type { UnixIdentity } from '../../src/sandbox/principal.js';
 
 export interface World {
   d: SandboxDaemon;
@@ -19,8 +20,18 @@ export interface World {
   enrol(who: Principal, name: string): Promise<string>;
   /** The approvers' authenticator apps: every approver `as` creates has enrolled itself. */
   codes: Authenticator;
-  /** Root's own client (uid 0: admin and approver). */
+  /** Root's own client with nobody behind it (no login uid, like a system service): it previews and denies, no more. */
   root(): Promise<Principal>;
+  /**
+   * A root client in `name`'s login session (its audit login uid is theirs, as after `sudo`
+   * from their login): the daemon names `name` behind it. `name` was created with `as`.
+   */
+  rootAs(name: string): Promise<Principal>;
+  /**
+   * The policy reloaded as it is done for real: an admin approver (a "keeper" the world
+   * creates, or a deputy keeper when the current codes are spent) through sudo, with their code.
+   */
+  reload(): Promise<PolicyReloaded>;
   /** `approver` approves `p`, typing a fresh TOTP code when its risk needs one (waiting for the next step if need be). */
   approve(approver: Principal, p: PreviewEnvelope): Promise<ApprovalGrant>;
   /**
@@ -38,6 +49,8 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
   const d = await startSandboxDaemon({ daemonArgs, host, ...opts });
   const principals = new Map<string, Principal>();
   const names = new Map<Principal, { name: string; groups: string[] }>();
+  const identities = new Map<string, UnixIdentity>();
+  const rootClients = new Map<string, Principal>();
   const codes = new Authenticator();
   let rootClient: Principal | undefined;
   const root = async () => (rootClient ??= Principal.spawn({ uid: 0, gid: 0, groups: [0] }, d.socket));
@@ -50,12 +63,32 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
   const as = async (name: string, groups: string[], opts: { enrol?: boolean } = {}) => {
     let p = principals.get(name);
     if (!p) {
-      p = Principal.spawn(await d.addUser(name, groups), d.socket);
+      const id = await d.addUser(name, groups);
+      identities.set(name, id);
+      p = Principal.spawn(id, d.socket);
       principals.set(name, p);
       names.set(p, { name, groups });
       if (groups.includes('airlock-approvers') && opts.enrol !== false) await enrol(p, name);
     }
     return p;
+  };
+  const rootAs = async (name: string) => {
+    const id = identities.get(name);
+    if (!id) throw new Error(`rootAs: create ${name} with as() first`);
+    let p = rootClients.get(name);
+    if (!p) {
+      p = Principal.spawnRootInSessionOf(id.uid, d.socket);
+      rootClients.set(name, p);
+    }
+    return p;
+  };
+  const reload = async (): Promise<PolicyReloaded> => {
+    for (let k = 1; ; k++) {
+      const name = k === 1 ? 'keeper' : `keeper-${k}`;
+      await as(name, ['airlock-admin', 'airlock-approvers']);
+      const code = codes.freshCode(name);
+      if (code) return (await rootAs(name)).call('policy.reload', { totp_code: code });
+    }
   };
   const needsCode = (p: PreviewEnvelope) => p.risk === 'high';
   const grant = (who: Principal, p: PreviewEnvelope, totp_code?: string) =>
@@ -77,6 +110,8 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     d,
     codes,
     root,
+    rootAs,
+    reload,
     as,
     enrol,
     approve,
@@ -94,6 +129,7 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     close: async (opts) => {
       for (const p of principals.values()) p.close();
       rootClient?.close();
+      for (const p of rootClients.values()) p.close();
       await d.stop(opts);
     },
   };

@@ -21,7 +21,7 @@ const cronjob = unix(1005, 'cronjob', 'admin', true, { unattended: true });
 const token: Caller = { uid: -7, user: 'token:ci', role: 'admin', approver: false, pid: 0, via: 'token', unattended: false, person: null };
 const rootService: Caller = { uid: 0, user: 'root', role: 'admin', approver: false, pid: 1, unattended: false, person: null, rootPeer: { sudoUid: null, loginUid: null, noPerson: 'a root process with no sudo user and no login uid (a system service)' } };
 const aliceViaSudo: Caller = { uid: 0, user: 'root', role: 'admin', approver: true, pid: 1, unattended: false, person: person(1002, 'alice', 'admin', true, 'sudo'), rootPeer: { sudoUid: 1002, loginUid: 1002, noPerson: null } };
-const bobViaSudo: Caller = { uid: 0, user: 'root', role: 'admin', approver: false, pid: 1, unattended: false, person: person(1006, 'bob', 'admin', false, 'sudo'), rootPeer: { sudoUid: 1006, loginUid: null, noPerson: null } };
+const bobViaSudo: Caller = { uid: 0, user: 'root', role: 'admin', approver: false, pid: 1, unattended: false, person: person(1006, 'bob', 'admin', false, 'sudo'), rootPeer: { sudoUid: 1006, loginUid: 1006, noPerson: null } };
 
 const tx = (over: Partial<TxFacts> = {}): TxFacts => ({ id: 'tx_' + '0'.repeat(24), risk: 'medium', requesterUid: 1001, requesterName: 'agent', requesterPersonUid: 1001, unattended: false, unmask: false, ...over });
 
@@ -32,7 +32,9 @@ describe('the method table', () => {
   const cases: Array<[string, Caller, (typeof METHODS)[number], string | null]> = [
     ['anyone lists actions', olga, 'actions.list', null],
     ['a token lists actions', token, 'actions.list', null],
-    ['root reloads the policy', rootService, 'policy.reload', null],
+    ['root with nobody behind it never reloads the policy', rootService, 'policy.reload', 'no_person'],
+    ['alice, an admin approver, reloads it through sudo (with her factor)', aliceViaSudo, 'policy.reload', null],
+    ['bob, an admin but no approver, does not reload it', bobViaSudo, 'policy.reload', 'not_an_admin_approver'],
     ['alice is not root', alice, 'policy.reload', 'root_only'],
     ['a token named uid 0 is still not root', { ...token, uid: 0 }, 'policy.reload', 'root_only'],
     ['a token never approves', token, 'approve', 'token_not_a_person'],
@@ -46,12 +48,14 @@ describe('the method table', () => {
     ['a token has no factor to enrol', token, 'totp.confirm', 'enrol_as_yourself'],
     ['the agent is no approver, so enrols nothing', agent, 'totp.enroll', 'not_an_approver'],
     ['only root resets a factor', alice, 'totp.reset', 'root_only'],
+    ['root with nobody behind it resets nobody\'s factor', rootService, 'totp.reset', 'no_person'],
+    ['an admin approver through sudo may try to reset one', aliceViaSudo, 'totp.reset', null],
     ['anyone may ask to wait (then only the requester does)', olga, 'transaction.wait', null],
     ['a token may ask to wait for its own requests', token, 'transaction.wait', null],
     ['anyone with a role reads the signed log', olga, 'audit.entries', null],
     ['a token reads the signed log too', token, 'audit.entries', null],
-    ['a token never denies', token, 'deny', 'token_not_a_person'],
-    ['root with nobody behind it never denies', rootService, 'deny', 'no_person'],
+    ['a token may ask to deny (then mayDeny refuses it)', token, 'deny', null],
+    ['root with nobody behind it may deny (the safe direction)', rootService, 'deny', null],
     ['alice via sudo may try to deny', aliceViaSudo, 'deny', null],
     ['an admin person rotates keys', alice, 'keys.rotate', null],
     ['so does alice through sudo', aliceViaSudo, 'keys.rotate', null],
@@ -162,7 +166,7 @@ describe('denials: the people who may approve, without the factor', () => {
     ['a dev approver cannot deny high', dora, tx({ risk: 'high' }), 'role_too_low'],
     ['a dev approver denies medium', dora, tx(), null],
     ['a token denies nothing', token, tx(), 'token_not_a_person'],
-    ['root with nobody behind it denies nothing', rootService, tx(), 'no_person'],
+    ['root with nobody behind it denies (refusing only stops a request)', rootService, tx(), null],
     ['an unattended approver denies nothing', cronjob, tx(), 'unattended_approver'],
   ];
   for (const [name, who, facts, code] of cases) {
@@ -182,12 +186,13 @@ describe('denials: the people who may approve, without the factor', () => {
 describe('the person behind a root peer', () => {
   const cases: Array<[string, Parameters<typeof rootPeerOf>[0], number | null, 'sudo' | 'login' | null]> = [
     ['sudo in a login session', { loginUid: 1002, sudoUid: '1002', sudoUser: 'alice', realUid: 0, savedUid: 0 }, 1002, 'sudo'],
-    ['sudo with no login uid', { loginUid: -1, sudoUid: '1002', sudoUser: 'alice', realUid: 0, savedUid: 0 }, 1002, 'sudo'],
+    ['SUDO_UID with no login uid names nobody (systemd-run -E SUDO_UID=N, or sudo outside a login session)', { loginUid: -1, sudoUid: '1002', sudoUser: 'alice', realUid: 0, savedUid: 0 }, null, null],
     ['su in a login session (no sudo)', { loginUid: 1002, sudoUid: '', sudoUser: '', realUid: 0, savedUid: 0 }, 1002, 'login'],
     ['witnesses that disagree name nobody', { loginUid: 1002, sudoUid: '1006', sudoUser: 'bob', realUid: 0, savedUid: 0 }, null, null],
     ['a system service', { loginUid: -1, sudoUid: '', sudoUser: '', realUid: 0, savedUid: 0 }, null, null],
     ['root logged in as root', { loginUid: 0, sudoUid: '', sudoUser: '', realUid: 0, savedUid: 0 }, null, null],
-    ['a malformed SUDO_UID is ignored', { loginUid: -1, sudoUid: '10x2', sudoUser: 'alice', realUid: 0, savedUid: 0 }, null, null],
+    ['a malformed SUDO_UID names nobody', { loginUid: -1, sudoUid: '10x2', sudoUser: 'alice', realUid: 0, savedUid: 0 }, null, null],
+    ['a malformed SUDO_UID does not agree with a login session either', { loginUid: 1002, sudoUid: '1002 ', sudoUser: 'alice', realUid: 0, savedUid: 0 }, null, null],
     ['no pidfd: nobody', null, null, null],
     ['a setuid-root program (real uid of its caller) names nobody, whatever its environment says', { loginUid: -1, sudoUid: '1002', sudoUser: 'alice', realUid: 1001, savedUid: 0 }, null, null],
   ];
@@ -248,11 +253,14 @@ describe('resetting a factor, and root requesters', () => {
     const d = mayReset(aliceViaSudo, alicePerson);
     assert.equal(d.ok ? null : d.refusal.code, 'reset_own_factor');
   });
-  test("an admin approver through sudo resets someone else's; a non-approver does not; root at a root login does", () => {
+  test("an admin approver through sudo resets someone else's; a non-approver does not; nor does root with nobody behind it", () => {
     assert.equal(mayReset(aliceViaSudo, { uid: 1003, user: 'dora' }).ok, true);
     const bob = mayReset(bobViaSudo, alicePerson);
     assert.equal(bob.ok ? null : bob.refusal.code, 'not_an_admin_approver');
-    assert.equal(mayReset(rootService, alicePerson).ok, true);
+    const nobody = mayReset(rootService, alicePerson);
+    assert.equal(nobody.ok ? null : nobody.refusal.code, 'no_person');
+    const approve = mayApprove(rootService, tx(), 'high');
+    assert.equal(approve.ok ? null : approve.refusal.code, 'no_person');
     const notRoot = mayReset(alice, { uid: 1003, user: 'dora' });
     assert.equal(notRoot.ok ? null : notRoot.refusal.code, 'root_only');
   });
