@@ -3,8 +3,8 @@
  * example policy (never over an existing one), the systemd unit and tmpfiles entry, the
  * shell completions and the man page; then it starts the service.
  */
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { makeFolderSafely, writeFileSafely } from '../protocol/safe-write.js';
 import type { Command } from 'commander';
 import { DEFAULT_POLICY_PATH, octal } from '../protocol/defaults.js';
 import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
@@ -15,11 +15,9 @@ import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, T
 import { MAN_PATH, manPage } from './man.js';
 import { c, printJson } from './ui.js';
 
-/** Writes a generated file, making its directory (0755) first. */
+/** Writes a generated file (0644), making its directory (0755) first, through safe-write.ts. */
 function put(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
-  writeFileSync(path, text, { mode: 0o644 });
-  chmodSync(path, 0o644);
+  writeFileSafely(path, text, { mode: 0o644, folders: { mode: 0o755 } });
 }
 
 export function install(o: { start: boolean; json?: boolean }, cmd: Command): void {
@@ -38,14 +36,12 @@ export function install(o: { start: boolean; json?: boolean }, cmd: Command): vo
     }
   }
   for (const d of DIRECTORIES) {
-    mkdirSync(d.path, { recursive: true, mode: d.mode });
-    chmodSync(d.path, d.mode); // mkdir's mode passes through the umask and leaves an existing directory as it was
+    makeFolderSafely(d.path, d.mode); // the mode set on the folder's descriptor, an existing folder's too
     done.push(`directory ${d.path} (${octal(d.mode)}): ${d.holds}`);
   }
   if (existsSync(DEFAULT_POLICY_PATH)) done.push(`kept the policy ${DEFAULT_POLICY_PATH} as it is`);
   else {
-    writeFileSync(DEFAULT_POLICY_PATH, EXAMPLE_POLICY, { mode: 0o644, flag: 'wx' }); // wx: never over a file that appeared meanwhile
-    chmodSync(DEFAULT_POLICY_PATH, 0o644);
+    writeFileSafely(DEFAULT_POLICY_PATH, EXAMPLE_POLICY, { mode: 0o644, exclusive: true }); // never over a file that appeared meanwhile
     done.push(`wrote ${DEFAULT_POLICY_PATH}: the built-in defaults, with commented examples`);
   }
   put(UNIT_PATH, unitFile());
