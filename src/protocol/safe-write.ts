@@ -331,9 +331,14 @@ export function removeFileSafely(path: string, keep = dirname(resolve(path))): v
     folder.close();
   }
   for (let d = dirname(full); d.startsWith(keep + '/'); d = dirname(d)) {
-    const parent = HeldFolder.open(dirname(d), d);
+    let parent: HeldFolder;
     try {
-      rmdirSync(parent.at(basename(d)));
+      parent = HeldFolder.open(dirname(d), d);
+    } catch {
+      return; // a folder left in place is no harm
+    }
+    try {
+      rmdirSync(parent.at(basename(d))); // rmdir never follows a link, and only empties go
     } catch {
       return;
     } finally {
