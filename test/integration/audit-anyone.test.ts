@@ -37,7 +37,7 @@ before(async () => {
   await w.lifecycle(agent, human, 'CreateGroup', { group: 'auditors' });
   pubText = readFileSync(w.d.files.publicKey, 'utf8');
   dir = tempDir('airlock-anyone-');
-  chmodSync(dir, 0o777); // olga writes her files here
+  chmodSync(dir, 0o1777); // olga writes her files here (sticky, as /tmp: the CLI refuses a folder anyone can swap names in)
 });
 after(async () => {
   await w?.close();
