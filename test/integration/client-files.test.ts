@@ -15,6 +15,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../support/cli.js';
 
@@ -26,14 +27,13 @@ const AGENT = { uid: 61734, gid: 61734 };
 const TEAM = 61735;
 const RACER = new URL('../support/link-racer.mjs', import.meta.url).pathname;
 
-// On /var/tmp (a disk, usually): the fsync before the rename widens the racer's window.
-const scratch = mkdtempSync(join('/var/tmp', 'airlock-client-files-'));
+const scratch = mkdtempSync(join(tmpdir(), 'airlock-client-files-'));
 chmodSync(scratch, 0o755);
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** An agent's configuration of several MiB (a long history), so the merge takes a while. */
 function bigConfig(): string {
-  const history = Array.from({ length: 20_000 }, (_, i) => ({ display: `step ${i} ${'x'.repeat(100)}`, pastedContents: {} }));
+  const history = Array.from({ length: 60_000 }, (_, i) => ({ display: `step ${i} ${'x'.repeat(100)}`, pastedContents: {} }));
   return JSON.stringify({ numStartups: 3, mcpServers: {}, projects: { '/srv': { history } } }, null, 2) + '\n';
 }
 const BIG = bigConfig();
@@ -51,7 +51,7 @@ function run(argv: string[], env: Record<string, string>, cwd: string): Promise<
 
 const as = (who: { uid: number; gid: number }, groups: number[]) => ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${groups.join(',')}`, '--inh-caps=-all', '--'];
 
-/** The racer, as the agent, swapping every `prefix*` entry of `dir` for a link to `victim` until stopped. */
+/** The racer, as the agent, swapping every `prefix*` entry of `dir` (a writer's temporary `.NAME.airlock-*`) for a link to `victim` until stopped. */
 async function startRacer(dir: string, prefix: string, victim: string): Promise<{ child: ChildProcess; stop(): Promise<number> }> {
   const child = spawn(as(AGENT, [AGENT.gid, TEAM])[0]!, [...as(AGENT, [AGENT.gid, TEAM]).slice(1), process.execPath, RACER, dir, prefix, victim], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -89,7 +89,7 @@ test('person: a racer in a shared project folder never reaches the person\'s ~/.
   chownSync(project, PERSON.uid, TEAM);
   chmodSync(project, 0o2775);
   const config = join(project, '.mcp.json');
-  const racer = await startRacer(project, '.mcp.json.airlock-', victim);
+  const racer = await startRacer(project, '..mcp.json.airlock-', victim);
   const outcomes = new Map<string, number>();
   try {
     for (let i = 0; i < RUNS; i++) {
@@ -119,7 +119,7 @@ test('sudo: a racer in the agent\'s home never reaches a root-only file through 
   writeFileSync(victim, 'root secret\n', { mode: 0o600 });
   const before = fingerprint(victim);
   const config = join(home, '.claude.json');
-  const racer = await startRacer(home, '.claude.json.airlock-', victim);
+  const racer = await startRacer(home, '..claude.json.airlock-', victim);
   const outcomes = new Map<string, number>();
   let swaps = 0;
   try {
