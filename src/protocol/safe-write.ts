@@ -259,7 +259,15 @@ export class NewFile {
           throw e;
         }
         unlinkSync(this.folder.at(this.tmp));
-      } else renameSync(this.folder.at(this.tmp), this.folder.at(basename(this.path)));
+      } else {
+        try {
+          renameSync(this.folder.at(this.tmp), this.folder.at(basename(this.path)));
+        } catch (e) {
+          // In a sticky folder (/tmp) only a file's owner may replace it.
+          if (errno(e) === 'EPERM') throw unsafe(this.path, 'another account owns it, in a folder where only its owner may replace it', 'write to another name, or ask its owner to remove it');
+          throw e;
+        }
+      }
       this.settled = true;
       fsyncSync(this.folder.fd);
     } finally {
