@@ -26,11 +26,11 @@
  * this reader reads all three, and refuses a version or a record type it does not know rather
  * than verifying part of a bundle.
  */
-import { closeSync, constants, createReadStream, fsyncSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, basename, join } from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, constants, createReadStream, lstatSync, openSync, readSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createGunzip, createGzip, constants as zlibConstants } from 'node:zlib';
 import { AirlockError } from '../protocol/errors.js';
+import { NewFile } from '../protocol/safe-write.js';
 import { CHECKPOINT_TAG } from './checkpoint.js';
 import { formatPublicKey, keyIdOf } from './keys.js';
 import { readTreeHeadLines, TREE_HEAD_TAG, treeHeadLine } from './note.js';
@@ -75,8 +75,7 @@ export interface BundleCounts {
  * and size it returns are of the bytes on disk, as the archive's entries name them.
  */
 export class BundleWriter {
-  private readonly tmp: string;
-  private readonly fd: number;
+  private readonly file: NewFile;
   private readonly gzip: ReturnType<typeof createGzip> | null;
   private readonly digest = createHash('sha256');
   private bytes = 0;
@@ -88,14 +87,13 @@ export class BundleWriter {
     o: { force: boolean; gzip?: boolean },
   ) {
     if (!o.force && exists(out)) throw new AirlockError('conflict', 'file_exists', `${out} exists`, 'choose another file, or add --force to replace it');
-    this.tmp = join(dirname(out), `.${basename(out)}.${randomBytes(6).toString('hex')}.tmp`);
-    this.fd = openSync(this.tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    this.file = NewFile.create(out, { mode: 0o644, exclusive: !o.force });
     this.gzip = o.gzip ? createGzip({ level: zlibConstants.Z_BEST_COMPRESSION }) : null;
     this.gzip?.on('data', (chunk: Buffer) => this.raw(chunk));
   }
 
   private raw(chunk: Buffer): void {
-    for (let at = 0; at < chunk.length; ) at += writeSync(this.fd, chunk, at);
+    this.file.write(chunk);
     this.digest.update(chunk);
     this.bytes += chunk.length;
   }
@@ -138,17 +136,8 @@ export class BundleWriter {
       this.gzip.resume();
       await ended;
     }
-    fsyncSync(this.fd);
-    closeSync(this.fd);
     this.settled = true;
-    renameSync(this.tmp, this.out);
-    // The rename itself is durable only once the directory is synced.
-    const dir = openSync(dirname(this.out), constants.O_RDONLY | constants.O_DIRECTORY);
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
+    this.file.commit(); // synced, renamed within its held folder, and the folder synced
     return { ...this.counts, bytes: this.bytes, sha256: this.digest.digest('hex') };
   }
 
@@ -157,12 +146,7 @@ export class BundleWriter {
     if (this.settled) return;
     this.settled = true;
     this.gzip?.destroy();
-    closeSync(this.fd);
-    try {
-      unlinkSync(this.tmp);
-    } catch {
-      // already gone
-    }
+    this.file.abort();
   }
 }
 

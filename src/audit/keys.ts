@@ -4,8 +4,9 @@
  * read is refused: the daemon will not start with it.
  */
 import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
+import { writeFileSafely } from '../protocol/safe-write.js';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -102,9 +103,7 @@ export function loadKeyFile(path: string, o: { create: boolean; missing?: () => 
       throw new AirlockError('integrity', 'key_unreadable', `cannot open key file ${path}: ${(e as Error).message}`, 'run `sudo airlock install` to create keys');
     }
     const key = randomBytes(32);
-    const wfd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    writeSync(wfd, key);
-    closeSync(wfd);
+    writeFileSafely(path, key, { mode: 0o600, exclusive: true });
     return key;
   }
   try {

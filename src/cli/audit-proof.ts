@@ -7,7 +7,8 @@
  * checks on any machine, with no daemon.
  */
 import type { Command } from 'commander';
-import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileSafely } from '../protocol/safe-write.js';
 import { checkProof, type ProofCheck } from '../audit/proof.js';
 import { parseTreeHead } from '../audit/note.js';
 import type { ConsistencyProofDoc, InclusionProofDoc } from '../protocol/messages.js';
@@ -103,18 +104,12 @@ function wholeNumber(text: string, what: string): number {
   return Number(text);
 }
 
-/** Writes a new file (never through a link); an existing one only with `force`. */
+/** Writes a new file; an existing one is replaced only with `force`. */
 function writeNew(path: string, text: string, force: boolean): void {
-  let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (force ? constants.O_TRUNC : constants.O_EXCL), 0o644);
+    writeFileSafely(path, text, { mode: 0o644, exclusive: !force });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AirlockError('conflict', 'file_exists', `${path} exists`, 'choose another file, or add --force to replace it');
+    if (e instanceof AirlockError && e.code === 'file_exists') throw new AirlockError('conflict', 'file_exists', `${path} exists`, 'choose another file, or add --force to replace it');
     throw e;
-  }
-  try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
   }
 }

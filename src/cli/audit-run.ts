@@ -5,7 +5,8 @@
  * key is always the auditor's own file, never the source's word.
  */
 import type { Command } from 'commander';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileSafely } from '../protocol/safe-write.js';
 import { dirname, isAbsolute, join } from 'node:path';
 import { formatPublicKey, keyIdOf, parsePublicKey, parsePublicKeys } from '../audit/keys.js';
 import { databaseSource } from '../audit/log-file.js';
@@ -182,7 +183,7 @@ export async function pubkey(o: { out?: string; force?: boolean; stateDir?: stri
     const other = held!.find((h) => !keys.some((k) => k.equals(h)))!;
     throw new AirlockError('conflict', 'key_file_differs', `${o.out} holds another key (key id ${keyIdOf(other)}), not ${o.history ? `one of this log's ${ids.join(', ')}` : `this log's ${keyId}`}`, "if the log's key really changed, find out why before you trust the new one; then add --force to replace the file");
   }
-  if (!same) writeFileSync(o.out, content, { mode: 0o644 });
+  if (!same) writeFileSafely(o.out, content, { mode: 0o644 });
   if (o.json) printJson({ path: o.out, public_key: formatPublicKey(raw).trim(), key_id: keyId, from, written: !same, ...(o.history ? { keys: ids } : {}) });
   else {
     const what = o.history ? `the audit key history (${ids.length} key${ids.length === 1 ? '' : 's'}: ${ids.join(', ')})` : `the audit public key of key id ${keyId}`;

@@ -4,8 +4,8 @@
  * shell completions and the man page; with --store, this host's role in a fleet database
  * (install-store.ts); then it starts the service.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { makeFolderSafely, writeFileSafely } from '../protocol/safe-write.js';
 import type { Command } from 'commander';
 import { DEFAULT_POLICY_PATH, octal } from '../protocol/defaults.js';
 import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
@@ -20,11 +20,9 @@ import { writeNoCacheDropIn } from './sudo-drop-in.js';
 import { c, printJson } from './ui.js';
 import { installStore, storeSql, type StoreInstallOptions } from './install-store.js';
 
-/** Writes a generated file, making its directory (0755) first. */
+/** Writes a generated file (0644), making its directory (0755) first, through safe-write.ts. */
 function put(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
-  writeFileSync(path, text, { mode: 0o644 });
-  chmodSync(path, 0o644);
+  writeFileSafely(path, text, { mode: 0o644, folders: { mode: 0o755 } });
 }
 
 export async function install(o: { start: boolean; json?: boolean; printSql?: boolean; sudoNoCache?: string } & Partial<StoreInstallOptions>, cmd: Command): Promise<void> {
@@ -49,14 +47,12 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
     }
   }
   for (const d of DIRECTORIES) {
-    mkdirSync(d.path, { recursive: true, mode: d.mode });
-    chmodSync(d.path, d.mode); // mkdir's mode passes through the umask and leaves an existing directory as it was
+    makeFolderSafely(d.path, d.mode); // the mode set on the folder's descriptor, an existing folder's too
     done.push(`directory ${d.path} (${octal(d.mode)}): ${d.holds}`);
   }
   if (existsSync(DEFAULT_POLICY_PATH)) done.push(`kept the policy ${DEFAULT_POLICY_PATH} as it is`);
   else {
-    writeFileSync(DEFAULT_POLICY_PATH, EXAMPLE_POLICY, { mode: 0o644, flag: 'wx' }); // wx: never over a file that appeared meanwhile
-    chmodSync(DEFAULT_POLICY_PATH, 0o644);
+    writeFileSafely(DEFAULT_POLICY_PATH, EXAMPLE_POLICY, { mode: 0o644, exclusive: true }); // never over a file that appeared meanwhile
     done.push(`wrote ${DEFAULT_POLICY_PATH}: the built-in defaults, with commented examples`);
   }
   put(UNIT_PATH, unitFile());

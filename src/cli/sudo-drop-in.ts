@@ -6,8 +6,9 @@
  * (`visudo -c`), then read back: a later line that turns caching on again is reported.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, fchmodSync, fchownSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { NewFile, removeFileSafely } from '../protocol/safe-write.js';
 import { AirlockError } from '../protocol/errors.js';
 import { accountNamed, dropIn, DROP_IN_PATH, plainAccountName, readSudoers, sudoCache } from './sudo-cache.js';
 
@@ -29,35 +30,28 @@ export function writeNoCacheDropIn(user: string): string {
   const account = accountNamed(user, readFileSync('/etc/passwd', 'utf8'), readFileSync('/etc/group', 'utf8'));
   if (!account) throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no account ${user}`, 'name an account in /etc/passwd');
   const dir = dirname(DROP_IN_PATH);
-  let st;
+  if (!existsSync(dir)) throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no ${dir}, so sudo is not installed here`, 'leave out --sudo-no-cache on a host without sudo');
+  // Through the held folder (safe-write.ts): the temporary name has a '.', which sudo ignores,
+  // and visudo checks it there before it is renamed into place.
+  const file = NewFile.create(DROP_IN_PATH, { mode: 0o440, owner: { uid: 0, gid: 0 } });
   try {
-    st = lstatSync(dir);
-  } catch {
-    throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no ${dir}, so sudo is not installed here`, 'leave out --sudo-no-cache on a host without sudo');
+    file.write(dropIn(user));
+    // visudo judges the owner and mode too: give the staged file its final ones before it looks.
+    fchownSync(file.fd, 0, 0);
+    fchmodSync(file.fd, 0o440);
+  } catch (e) {
+    file.abort();
+    throw e;
   }
-  if (!st.isDirectory() || st.uid !== 0 || st.mode & 0o022) throw new AirlockError('authorization', 'untrusted_code', `${dir} is not a directory of root's that only root can write`, `chown root:root ${dir}; chmod 0750 ${dir}`);
-  const tmp = join(dir, '.airlock-no-cache.new'); // sudo ignores names with a '.': nothing reads it before visudo has
-  try {
-    unlinkSync(tmp); // a leftover of an install that stopped half-way; the directory is root's alone
-  } catch {}
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o440);
-  try {
-    writeSync(fd, dropIn(user));
-    fchownSync(fd, 0, 0);
-    fchmodSync(fd, 0o440);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  const bad = visudo(['-cf', tmp]);
+  const bad = visudo(['-cf', file.stagedPath]);
   if (bad) {
-    unlinkSync(tmp);
+    file.abort();
     throw new AirlockError('execution', 'sudoers_invalid', `visudo refused the drop-in: ${bad}`, 'nothing was written; report this');
   }
-  renameSync(tmp, DROP_IN_PATH);
+  file.commit();
   const whole = visudo(['-c']);
   if (whole) {
-    unlinkSync(DROP_IN_PATH);
+    removeFileSafely(DROP_IN_PATH);
     throw new AirlockError('execution', 'sudoers_invalid', `with the drop-in, visudo -c refused the configuration: ${whole}`, `the drop-in was removed again; fix what visudo -c says first`);
   }
   const after = sudoCache(readSudoers(), account);

@@ -7,9 +7,9 @@
  * A state file that exists but does not parse is an error, not a fresh start: starting empty
  * would accept old size 0 for every log again, which is exactly a fork.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, constants, unlinkSync } from 'node:fs';
-import { dirname, basename, join } from 'node:path';
+import { closeSync, openSync, readFileSync, constants } from 'node:fs';
 import { AirlockError } from '../protocol/errors.js';
+import { writeFileSafely } from '../protocol/safe-write.js';
 import { strictBase64, strictDecimal } from '../audit/note.js';
 
 export interface LogState {
@@ -97,29 +97,7 @@ function serialize(logs: Map<string, LogState>): string {
   return JSON.stringify(doc, null, 1) + '\n';
 }
 
-/** temp + fsync + rename + fsync(dir): after it returns, the new content survives a power cut. */
+/** temp + fsync + rename + fsync(dir), through safe-write.ts: after it returns, the new content survives a power cut. */
 function writeAtomically(path: string, text: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
-  try {
-    const buf = Buffer.from(text, 'utf8');
-    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* best effort: the error that matters is the write's */
-    }
-    throw e;
-  }
-  closeSync(fd);
-  renameSync(tmp, path);
-  const dfd = openSync(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    fsyncSync(dfd);
-  } finally {
-    closeSync(dfd);
-  }
+  writeFileSafely(path, text, { mode: 0o600 });
 }

@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startWorld, type World } from '../support/world.js';
 import { CLI } from '../support/cli.js';
@@ -37,7 +37,7 @@ before(async () => {
   await w.lifecycle(agent, human, 'CreateGroup', { group: 'auditors' });
   pubText = readFileSync(w.d.files.publicKey, 'utf8');
   dir = tempDir('airlock-anyone-');
-  chmodSync(dir, 0o777); // olga writes her files here
+  chmodSync(dir, 0o1777); // olga writes her files here (sticky, as /tmp: the CLI refuses a folder anyone can swap names in)
 });
 after(async () => {
   await w?.close();
@@ -83,7 +83,7 @@ describe('the public key file', () => {
 
     const other = join(dir, 'other.pub');
     writeFileSync(other, formatPublicKey(signingKeyFromSeed(Buffer.alloc(32, 7)).publicRaw));
-    chmodSync(other, 0o666);
+    chownSync(other, olga.identity.uid, olga.identity.gid); // her own older file (the folder is sticky: only she may replace it)
     const refused = await asOlga(['audit', 'pubkey', '--out', other]);
     assert.equal(refused.code, 6, 'conflict');
     assert.match(refused.stderr, /holds another key \(key id [0-9a-f]{16}\), not this log's/);

@@ -33,7 +33,7 @@ before(async () => {
   txId = created.p.transaction_id;
   await w.lifecycle(agent, human, 'ListUsers', {});
   dir = tempDir('airlock-proofs-');
-  chmodSync(dir, 0o777);
+  chmodSync(dir, 0o1777); // sticky, as /tmp: the CLI refuses a folder anyone can swap names in
   writeFileSync(join(dir, 'audit.pub'), readFileSync(w.d.files.publicKey, 'utf8'), { mode: 0o644 });
   writeFileSync(join(dir, 'other.pub'), formatPublicKey(signingKeyFromSeed(Buffer.alloc(32, 3)).publicRaw), { mode: 0o644 });
 });

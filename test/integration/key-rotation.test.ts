@@ -40,7 +40,7 @@ before(async () => {
   alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   olga = await w.as('olga', ['airlock-observer']);
   dir = tempDir('airlock-rotation-');
-  chmodSync(dir, 0o777); // olga writes her key files here
+  chmodSync(dir, 0o1777); // olga writes her key files here (sticky, as /tmp: the CLI refuses a folder anyone can swap names in)
   await w.lifecycle(agent, alice, 'ListUsers', {});
   firstSeed = readFileSync(w.d.files.auditKey);
 });

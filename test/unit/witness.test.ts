@@ -73,7 +73,7 @@ test('locks: one origin runs one at a time, others in parallel, and a failure do
 test('persist before answer: when the state cannot be written, nothing is cosigned and the head is not remembered', async () => {
   const w = { config: parseWitnessConfig(configText), key: witnessKey, state: WitnessState.load(join(dir, 'no-such-dir', 'state.json')), locks: new OriginLocks() };
   const root = nodeHash(leafHash('a'), leafHash('b'));
-  await assert.rejects(addCheckpoint(w, `old 0\n\n${signTreeHead(logKey, origin, 2, root, new Date())}`), /ENOENT/);
+  await assert.rejects(addCheckpoint(w, `old 0\n\n${signTreeHead(logKey, origin, 2, root, new Date())}`), /no-such-dir does not exist/);
   assert.equal(w.state.get(origin), undefined);
   // And the decision on a good state: size 0 must be the empty root.
   const ok = { ...w, state: WitnessState.load(join(dir, 'state-2.json')) };

@@ -1,15 +1,17 @@
 /**
  * Reading and writing the clients' files. A write goes to a temporary file beside the target
- * and is renamed over it, so a client never reads half a file; a symlink (a dotfiles manager's)
+ * and is renamed over it, so a client never reads half a file, all through the held folder of
+ * src/protocol/safe-write.ts (nothing by name once the folder is open); a symlink (a dotfiles manager's)
  * is followed and its target written, not replaced, but only a symlink of this account's own
  * (or root's): a project folder is often writable by others (the agent itself), and a link
  * planted there would otherwise send setup's write, as this account or as root, to a file of
  * the planter's choosing. The mode is kept, or 0600 for a file that holds a token. Only UTF-8
  * text is read: anything else is refused, never re-encoded.
  */
-import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join, resolve } from 'node:path';
+import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { umask } from 'node:process';
+import { dirname, join, resolve } from 'node:path';
+import { removeFileSafely, writeFileSafely } from '../../protocol/safe-write.js';
 
 /** Far above any client configuration (~/.claude.json grows with history, a few MiB at most). */
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -101,41 +103,24 @@ function existingAncestor(dir: string): string {
 }
 
 /**
- * Writes `text` to `real` whole. Run as root on another account's files (sudo with that
- * HOME), new files and directories go to the owner of the folder they are made in, and an
- * existing file keeps its owner, so the account can still read its own configuration.
+ * Writes `text` to `real` whole, through safe-write.ts: the folder is held by descriptor and
+ * refused when an account other than this one, root and the file's owner can change it. Run as
+ * root on another account's files (sudo with that HOME), new files and directories go to the
+ * owner of the folder they are made in, and an existing file keeps its owner, so the account
+ * can still read its own configuration.
  */
 export function writeWhole(s: Extract<FileState, { ok: true }>, text: string, secret: boolean): number {
-  const dir = dirname(s.real);
   const asRoot = process.getuid?.() === 0;
-  const parent = statSync(existingAncestor(dir));
-  const made = mkdirSync(dir, { recursive: true });
-  if (made && asRoot) for (let d = dir; d.length >= made.length; d = dirname(d)) chownSync(d, parent.uid, parent.gid);
-  const tmp = join(dir, `.${basename(s.real)}.airlock-${randomBytes(4).toString('hex')}`);
+  const parent = statSync(existingAncestor(dirname(s.real)));
+  const owner = asRoot ? { uid: s.uid ?? parent.uid, gid: s.gid ?? parent.gid } : undefined;
   // A new file without a token gets what the umask gives; a token's file is never more than 0600.
-  const mode = secret ? 0o600 : s.mode;
-  try {
-    writeFileSync(tmp, text, { mode: mode ?? 0o666, flag: 'wx' });
-    if (asRoot) chownSync(tmp, s.uid ?? parent.uid, s.gid ?? parent.gid);
-    if (mode !== null) chmodSync(tmp, mode);
-    renameSync(tmp, s.real);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {}
-    throw e;
-  }
-  return statSync(s.real).mode & 0o7777;
+  const mode = secret ? 0o600 : (s.mode ?? 0o666 & ~umask());
+  const dirOwner = asRoot ? { uid: parent.uid, gid: parent.gid } : undefined;
+  writeFileSafely(s.real, text, { mode, owner, folders: { mode: 0o777 & ~umask(), owner: dirOwner } });
+  return mode;
 }
 
 /** Deletes the file, then each directory above it that is left empty, up to (not including) `base`. */
 export function deleteWhole(real: string, base: string): void {
-  unlinkSync(real);
-  for (let d = dirname(real); d.startsWith(base + '/'); d = dirname(d)) {
-    try {
-      rmdirSync(d);
-    } catch {
-      return;
-    }
-  }
+  removeFileSafely(real, base);
 }

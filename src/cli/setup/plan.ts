@@ -7,6 +7,7 @@ import type { Client } from './clients/index.js';
 import { shown, type Place } from './detect.js';
 import { assertStillLeads, deleteWhole, readState, writeWhole, type FileState } from './files.js';
 import type { Target } from './targets.js';
+import { AirlockError } from '../../protocol/errors.js';
 
 export type Action = 'create' | 'update' | 'unchanged' | 'remove' | 'delete' | 'refused' | 'held';
 
@@ -70,7 +71,9 @@ export function apply(steps: ClientStep[]): void {
       if (f.after === null) deleteWhole(f.state!.real, f.target.base);
       else f.mode = writeWhole(f.state!, f.after!, f.target.secret).toString(8).padStart(4, '0');
     } catch (e) {
-      Object.assign(f, { action: 'refused', reason: `${f.shown}: it could not be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      // A refusal of safe-write.ts is a sentence with what to do; a system error is its code.
+      const why = e instanceof AirlockError ? `${e.message}${e.hint ? `: ${e.hint}` : ''}` : `it could not be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+      Object.assign(f, { action: 'refused', reason: `${f.shown}: ${why}` });
     }
   }
 }

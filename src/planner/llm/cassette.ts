@@ -14,7 +14,8 @@
  *   recorded answers in order.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileSafely } from '../../protocol/safe-write.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { canonicalize } from '../../protocol/canonical.js';
@@ -132,10 +133,7 @@ async function forward(req: IncomingMessage, origin: string, secrets: Set<string
 function save(file: string, c: CassetteFile, secrets: Set<string>): void {
   let text = JSON.stringify(c, null, 2) + '\n';
   for (const s of secrets) text = text.split(s).join('***');
-  // A fresh name, created exclusively ('wx': O_EXCL, which no planted symlink satisfies).
-  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' });
-  renameSync(tmp, file);
+  writeFileSafely(file, text, { mode: 0o600 });
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
