@@ -2,7 +2,7 @@
  * `airlock install` (root): the groups, the directories with their one mode each, the
  * example policy (never over an existing one), the systemd unit and tmpfiles entry, the
  * shell completions and the man page; with --store, this host's role in a fleet database
- * (install-store.ts); then it starts the service.
+ * (provision-store.ts); then it starts the service.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { makeFolderSafely, writeFileSafely } from '../protocol/safe-write.js';
@@ -18,7 +18,7 @@ import { MAN_PATH, manPage } from './man.js';
 import { accountNamed, cacheRisk, DROP_IN_PATH, personBehindRoot, readSudoers, sudoCache } from './sudo-cache.js';
 import { writeNoCacheDropIn } from './sudo-drop-in.js';
 import { c, printJson } from './ui.js';
-import { installStore, storeSql, type StoreInstallOptions } from './install-store.js';
+import { provisionStore, type StoreInstallOptions } from './provision-store.js';
 
 /** Writes a generated file (0644), making its directory (0755) first, through safe-write.ts. */
 function put(path: string, text: string): void {
@@ -29,7 +29,7 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
   const store = o.store !== undefined ? { store: o.store, ...(o.storeRole ? { storeRole: o.storeRole } : {}), ...(o.auditorRole ? { auditorRole: o.auditorRole } : {}) } : null;
   if (o.printSql) {
     if (!store) throw new AirlockError('validation', 'bad_params', '--print-sql prints the fleet database script: give --store postgres://OWNER@HOST/DB');
-    process.stdout.write(storeSql(store));
+    process.stdout.write(provisionStore(store, { printSql: true }).join(''));
     return;
   }
   requireRoot('install');
@@ -63,7 +63,7 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
   done.push(`wrote the ${SHELLS.join(', ')} completions (${Object.values(COMPLETION_PATHS).join(', ')})`);
   put(MAN_PATH, manPage(program));
   done.push(`wrote the man page ${MAN_PATH} (man airlock)`);
-  if (store) done.push(...(await installStore(store)));
+  if (store) done.push(...provisionStore(store, { printSql: false }));
   if (o.sudoNoCache) done.push(writeNoCacheDropIn(o.sudoNoCache));
   else {
     const offer = sudoCacheOffer();

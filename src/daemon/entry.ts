@@ -8,6 +8,23 @@ import { DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_SOCKET, DEFAULT_STATE_DIR,
 import { AirlockError } from '../protocol/errors.js';
 import { startDaemon } from './main.js';
 import { isPostgresUrl } from '../audit/pg-url.js';
+import { installStore, storeSql, type StoreInstallOptions } from '../store/fleet-install.js';
+
+/** --provision-store: the script (--print-sql), or what was done one line each; errors as JSON on stderr. */
+function provision(o: Partial<StoreInstallOptions> & { store: string }, printSql: boolean): void {
+  const opts: StoreInstallOptions = { store: o.store, ...(o.storeRole ? { storeRole: o.storeRole } : {}), ...(o.auditorRole ? { auditorRole: o.auditorRole } : {}) };
+  const fail = (e: unknown) => {
+    const err = e instanceof AirlockError ? e : new AirlockError('execution', 'bad_store', (e as Error).message);
+    process.stderr.write(`${JSON.stringify(err.toWire())}\n`);
+    process.exit(1);
+  };
+  try {
+    if (printSql) return void process.stdout.write(storeSql(opts));
+    installStore(opts).then((done) => process.stdout.write(done.map((d) => `${d}\n`).join('')), fail);
+  } catch (e) {
+    fail(e);
+  }
+}
 
 const HELP = `Usage: airlock daemon [options]
 
@@ -37,6 +54,9 @@ Options:
                          the SQLite file in the state directory; many hosts may share one
                          database, each with its own log (named by its audit key id)
   --no-syslog            do not copy checkpoints to the local syslog (logger)
+  --provision-store URL  do not start: create this host's part of a fleet database (tables,
+                         row-level security, its role; --store-role R, --auditor-role A) and
+                         exit; with --print-sql, print that script instead (\`airlock install --store\`)
   -h, --help             this text
 
 Exit status: 0 after a clean stop (SIGTERM/SIGINT), 9 when start-up checks fail
@@ -69,6 +89,10 @@ function main(): void {
         'idle-timeout': { type: 'string' },
         'no-syslog': { type: 'boolean' },
         store: { type: 'string' },
+        'provision-store': { type: 'string' },
+        'store-role': { type: 'string' },
+        'auditor-role': { type: 'string' },
+        'print-sql': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -78,6 +102,10 @@ function main(): void {
   }
   if (v.help) {
     process.stdout.write(HELP);
+    return;
+  }
+  if (v['provision-store'] !== undefined) {
+    provision({ store: v['provision-store'], storeRole: v['store-role'], auditorRole: v['auditor-role'] }, v['print-sql'] === true);
     return;
   }
   const num = (name: string, raw: string | undefined, dflt: number, min: number) => {

@@ -1,6 +1,7 @@
 /**
  * `airlock install --store postgres://OWNER@db/NAME`: this host's part of a fleet database
- * (src/store/postgres-roles.ts). Connecting as the tables' owner, it creates the tables, the
+ * (postgres-roles.ts). Store code, so the CLI never loads it: install runs it through the
+ * privileged entry point (`airlock daemon --provision-store URL`, daemon/entry.ts). Connecting as the tables' owner, it creates the tables, the
  * row-level security policies, and a role of this host's own bound to its log (the audit key's
  * id when the daemon already made the key; otherwise the role binds itself to the log its daemon
  * opens first). With --print-sql it changes nothing and prints the script for a DBA instead.
@@ -11,7 +12,7 @@ import { isPostgresUrl, describeUrl } from '../audit/pg-url.js';
 import { keyIdOf, parsePublicKey } from '../audit/keys.js';
 import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
-import { fleetSql, provisionFleet } from '../store/postgres-roles.js';
+import { fleetSql, provisionFleet } from './postgres-roles.js';
 
 export interface StoreInstallOptions {
   store: string;
