@@ -8,13 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
-import { paramErrorSentences } from '../catalogue/param-errors.js';
 import { exhaustedNote, laneNotes } from './policy-notes.js';
 import { unknownActionError } from '../protocol/catalogue-metadata.js';
 import { actionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
-import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
+import { escapeDeep, escapeText } from '../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
 import type { ActionDescription, ApprovalAdvice, CompactedPreview, ApprovalGrant, AuditEntriesPage, KeyRotated, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
 import { STORE_CHECK_MAX_LINES, type StoreCheck } from '../protocol/messages.js';
@@ -33,6 +32,7 @@ import { OutputStream, type NoticeSink } from './output-stream.js';
 import { errorForClient, maskForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
 import { Pseudonyms } from '../mask/pseudonyms.js';
 import { shownParams, shownValue } from './secret-params.js';
+import { parseActionParams } from './request-params.js';
 import { countsForLog, type MaskCounts } from '../mask/mask.js';
 import { bindMechanism } from './mechanism-binding.js';
 import { planOf } from './plan.js';
@@ -240,7 +240,7 @@ export class AirlockService {
     this.o.space?.refuseNewWork(); // new work waits for disk space; what is approved already still runs
     const problem = this.platformProblem(a);
     if (problem) fail('unsupported_platform', 'platform', problem);
-    const params = this.parseParams(a, req.params);
+    const params = parseActionParams(a, req.params);
     const hash = requestHash(a.name, params);
     const proposal = req.proposal_id === undefined ? null : await this.proposal(who, req.proposal_id, a.name);
     const current = await a.current(params, this.o.host);
@@ -477,7 +477,7 @@ export class AirlockService {
     // A client sends back the parameters as the preview showed them; a declared secret shows
     // masked, and then the stored value is the one the approval covers.
     const stored = storedPreview(tx); // checked against its digest once, for the parameters shown and the change approved
-    const params = a.secretParams?.length && canonicalize(req.params ?? {}) === canonicalize(stored.params) ? tx.params : this.parseParams(a, req.params);
+    const params = a.secretParams?.length && canonicalize(req.params ?? {}) === canonicalize(stored.params) ? tx.params : parseActionParams(a, req.params);
     if (requestHash(a.name, params) !== tx.requestHash) {
       fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
     }
@@ -788,22 +788,6 @@ export class AirlockService {
     return p === null
       ? 'this distribution is not recognised (/etc/os-release): only low-risk read-only actions are available'
       : `${a.name} supports ${a.platforms.join(', ')}, not ${p}`;
-  }
-
-  private parseParams(a: AnyAction, raw: unknown): Record<string, unknown> {
-    const r = a.params.safeParse(raw ?? {});
-    if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${paramErrorSentences(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v)).join('; ')}`, `see \`airlock describe ${a.name}\``);
-    try {
-      canonicalize(r.data); // the request hash must cover exactly these values (no lone surrogates)
-    } catch (e) {
-      fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${(e as Error).message}`);
-    }
-    // Parameters reach every client unescaped (the request hash covers them as sent): none may
-    // carry a control character other than newline and tab, or a bidirectional control.
-    if (hasUnsafeTextDeep(r.data)) {
-      fail('validation', 'bad_params', `invalid parameters for ${a.name}: a value holds a control character or a bidirectional control`, 'send plain text: newline and tab are the only control characters allowed');
-    }
-    return r.data as Record<string, unknown>;
   }
 
   private async tx(id: unknown): Promise<TxRecord> {
