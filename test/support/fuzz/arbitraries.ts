@@ -266,3 +266,77 @@ export const policyText: fc.Arbitrary<string> = fc.oneof(
   },
   { weight: 1, arbitrary: text(['[rule]', '[[rule]]', 'reads = "auto"', '\n', '=', '"', 'a.b.c = 1', '[risk]', ...SPECIAL], 4096) },
 );
+
+// --- checkpoints and notes ---------------------------------------------------
+
+/** `base` with a piece cut out and another put in at one place (a typo, a truncation, a splice). */
+export const mutated = (base: fc.Arbitrary<string>, pieces: readonly string[] = SPECIAL): fc.Arbitrary<string> =>
+  fc.tuple(base, fc.nat(), fc.nat({ max: 8 }), fc.oneof(fc.constant(''), text(pieces, 64))).map(([t, at, cut, put]) => {
+    const i = at % (t.length + 1);
+    return t.slice(0, i) + put + t.slice(i + cut);
+  });
+
+const CHECKPOINT_PIECES = ['airlock-checkpoint ', ' ', 'host/airlock/0123456789abcdef', 'HOST/airlock/x', '00', '9007199254740993', '0'.repeat(64), '2026-02-30T00:00:00.000Z', '2026-01-01T00:00:00Z', 'f'.repeat(128), '{"size":1}', '\r', '\n'];
+
+/** Checkpoint text ("<origin> <size> <head_hash> <ts>"): fields from near-valid pools, or anything. */
+export const checkpointText: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(
+      fc.oneof(fc.constantFrom('h/airlock/0123456789abcdef', 'a.b-c/airlock/fedcba9876543210', 'H/airlock/0123456789abcdef', '/airlock/0123456789abcdef'), text()),
+      fc.oneof(fc.nat().map(String), fc.constantFrom('0', '01', '-1', '9007199254740993', '1e3', ' 1')),
+      fc.oneof(hex({ minLength: 64, maxLength: 64 }), hex({ maxLength: 66 })),
+      fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constantFrom('2026-02-30T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '+012026-01-01T00:00:00.000Z')),
+    )
+    .map((f) => f.join(' ')),
+  mutated(fc.constant('h/airlock/0123456789abcdef 1 ' + '0'.repeat(64) + ' 2026-01-01T00:00:00.000Z'), CHECKPOINT_PIECES),
+  text(CHECKPOINT_PIECES),
+);
+
+/** A checkpoint file or syslog export: lines signed for real (`signed`), the same mutated, and other lines. */
+export const checkpointFile = (signed: readonly string[]): fc.Arbitrary<string> =>
+  fc
+    .tuple(
+      fc.array(fc.oneof(fc.constantFrom(...signed), mutated(fc.constantFrom(...signed), CHECKPOINT_PIECES), checkpointText.map((t) => `airlock-checkpoint ${t} ${'0'.repeat(128)}`), text(CHECKPOINT_PIECES)), { maxLength: 5 }),
+      fc.constantFrom('\n', '\r\n'),
+    )
+    .map(([lines, eol]) => lines.join(eol));
+
+const NOTE_PIECES = ['\n', '\n\n', '\u2014 ', ' ', '+', '=', 'time ', 'AAAA', 'A'.repeat(43) + '=', '\u0000', '\t', '\ud800'];
+
+/** Signed-note text: notes signed for real (`signed`), the same mutated, notes assembled from pieces, anything. */
+export const noteText = (signed: readonly string[]): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom(...signed) },
+    { weight: 5, arbitrary: mutated(fc.constantFrom(...signed), NOTE_PIECES) },
+    { weight: 2, arbitrary: fc.array(text(NOTE_PIECES, 96), { maxLength: 6 }).map((l) => l.join('\n') + '\n') },
+    { weight: 1, arbitrary: text(NOTE_PIECES) },
+  );
+
+/** A file of tree-head lines: `airlock-tree-head <base64 of a note>` for real notes and mutated ones, and other lines. */
+export const treeHeadFile = (signedLines: readonly string[]): fc.Arbitrary<string> =>
+  fc
+    .array(fc.oneof(fc.constantFrom(...signedLines), mutated(fc.constantFrom(...signedLines), ['airlock-tree-head ', '=', '+', '/', '\r', '\n', '%'])), { maxLength: 4 })
+    .map((l) => l.join('\n'));
+
+/** A verifier key ("<name>+<8 hex>+<base64>"): real ones mutated, and assembled ones. */
+export const vkeyText = (real: readonly string[]): fc.Arbitrary<string> =>
+  fc.oneof(
+    mutated(fc.constantFrom(...real), ['+', 'A', '=', ' ', '/']),
+    fc.tuple(text(['w', 'a b', '']), hex({ maxLength: 9 }), fc.uint8Array({ maxLength: 34 })).map(([n, h, b]) => `${n}+${h}+${Buffer.from(b).toString('base64')}`),
+  );
+
+// --- the masker ----------------------------------------------------------------
+
+const MASK_PIECES = [
+  'key=', 'password', 'passwd: ', 'secret', 'token=', '=', ':', ' ', '\n', '\\n', '"', "'", '`', 'export ', '--password ', '-p',
+  '-----BEGIN OPENSSH PRIVATE KEY-----\n', 'b3BlbnNzaC1rZXktdjE=\n', '-----END OPENSSH PRIVATE KEY-----', 'Authorization: Bearer ',
+  'Basic dXNlcjpwYXNz', 'https://u:p@h.example/x', 'postgres://app:s3cr3t@db/app', 'AKIAIOSFODNN7EXAMPLE', 'ghp_' + 'a'.repeat(36),
+  'IDENTIFIED BY ', "PASSWORD '", 'mysql -u root -phunter2', 'alice@example.com', '10.0.0.1', 'db.internal.example',
+  '⟦secret:password⟧', '⟦', '⟧', '\u001b[36m', '\u001b[0m', '\u001b[', 'x'.repeat(40), '0123456789abcdef', '\r', '\t',
+];
+
+/** Text for the masker: secrets and the shapes detectors look for, glued together, bounded to MAX_TEXT (issue 23). */
+export const maskInput: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...MASK_PIECES) }, { weight: 1, arbitrary: fc.string({ unit: anyChar, maxLength: 6 }) }), { maxLength: 24 }).map((p) => p.join('').slice(0, MAX_TEXT)) },
+  { weight: 1, arbitrary: text(MASK_PIECES) },
+);
