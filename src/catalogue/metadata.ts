@@ -11,7 +11,25 @@ import type { ActionMetadata } from '../protocol/catalogue-metadata.js';
 import { minRoleForRisk } from '../protocol/risk.js';
 import type { AnyAction } from './action.js';
 
+/**
+ * Each action's metadata is made once per process: z.toJSONSchema of the whole catalogue takes
+ * hundreds of ms, which a daemon must not spend on its event loop while serving
+ * (warmActionMetadata runs before it listens; test/integration/fuzz-daemon.test.ts).
+ */
+const made = new Map<AnyAction, ActionMetadata>();
+
 export function actionMetadata(a: AnyAction): ActionMetadata {
+  let m = made.get(a);
+  if (!m) made.set(a, (m = metadataOf(a)));
+  return m;
+}
+
+/** Makes the metadata of every action given now, so no request pays for it later. */
+export function warmActionMetadata(actions: Iterable<AnyAction>): void {
+  for (const a of actions) actionMetadata(a);
+}
+
+function metadataOf(a: AnyAction): ActionMetadata {
   return {
     name: a.name,
     family: a.family,
