@@ -13,8 +13,8 @@ import type { AnyAction } from './action.js';
 
 /**
  * Each action's metadata is made once per process: z.toJSONSchema of the whole catalogue takes
- * hundreds of ms, which a daemon must not spend on its event loop while serving
- * (warmActionMetadata runs before it listens; test/integration/fuzz-daemon.test.ts).
+ * hundreds of ms, which a daemon must not spend in one turn of its event loop
+ * (warmActionMetadata makes it one action per turn; test/integration/fuzz-daemon.test.ts).
  */
 const made = new Map<AnyAction, ActionMetadata>();
 
@@ -24,9 +24,12 @@ export function actionMetadata(a: AnyAction): ActionMetadata {
   return m;
 }
 
-/** Makes the metadata of every action given now, so no request pays for it later. */
-export function warmActionMetadata(actions: Iterable<AnyAction>): void {
-  for (const a of actions) actionMetadata(a);
+/** Makes the metadata of every action given, one action per turn of the event loop, so other work runs between them. */
+export async function warmActionMetadata(actions: Iterable<AnyAction>): Promise<void> {
+  for (const a of actions) {
+    actionMetadata(a);
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
 function metadataOf(a: AnyAction): ActionMetadata {

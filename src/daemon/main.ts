@@ -41,8 +41,6 @@ import { RetentionSweep } from './retention.js';
 import { openTotpSeal } from './totp-seal.js';
 import { checkTrustedPath } from './trusted-path.js';
 import { hostname } from 'node:os';
-import { CATALOGUE } from '../catalogue/index.js';
-import { warmActionMetadata } from '../catalogue/metadata.js';
 
 export interface DaemonConfig {
   socketPath: string;
@@ -171,9 +169,6 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     log,
     onTransition: (s) => pressureChanged(s, service?.currentPolicy ?? policy, { store, notify, log }),
   });
-  // Every action's description (its JSON schema) is made now, before the socket opens: made on the
-  // first actions.list it held the event loop for hundreds of ms.
-  warmActionMetadata(CATALOGUE.values());
   service = new AirlockService({ store, host, executor, approvalKey: approvalKeys, rotator, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
 
   const reconciled = await service.reconcile();

@@ -10,7 +10,7 @@ import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { exhaustedNote, laneNotes } from './policy-notes.js';
 import { unknownActionError } from '../protocol/catalogue-metadata.js';
-import { actionMetadata } from '../catalogue/metadata.js';
+import { actionMetadata, warmActionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { escapeDeep, escapeText } from '../protocol/escape-text.js';
@@ -216,7 +216,14 @@ export class AirlockService {
    * schema to JSON Schema, which is too costly to repeat for each of a flood of requests.
    */
   private listing: { policy: Policy; actions: ActionDescription[] } | null = null;
-  listActions(who: Identity): ActionDescription[] {
+  /**
+   * Every action's metadata, made one action per turn as the daemon starts: made all at once
+   * on the first actions.list, it held the event loop for hundreds of ms.
+   */
+  private readonly metadataReady = warmActionMetadata(CATALOGUE.values());
+
+  async listActions(who: Identity): Promise<ActionDescription[]> {
+    await this.metadataReady;
     if (this.listing?.policy !== this.policy) this.listing = { policy: this.policy, actions: [...CATALOGUE.values()].map((a) => this.describe(who, a.name)) };
     return this.listing.actions;
   }
