@@ -74,6 +74,14 @@ export const objectOf = (names: readonly string[], hints: Record<string, fc.Arbi
   return fc.array(entry, { maxLength: names.length + 2 }).map((e) => Object.fromEntries(e));
 };
 
+/** An action's parameters: its own names (from its schema), with values near and far from valid ones. */
+export const actionParams = (a: AnyAction): fc.Arbitrary<unknown> => fc.oneof({ weight: 9, arbitrary: objectOf(paramNames(a.params)) }, { weight: 1, arbitrary: jsonValue });
+
+/** Any action, and parameters for it. */
+export const actionCall: fc.Arbitrary<{ action: AnyAction; params: unknown }> = fc
+  .constantFrom(...CATALOGUE.values())
+  .chain((action) => actionParams(action).map((params) => ({ action, params })));
+
 /** Lower-case hex digits. */
 const hex = (o: { minLength?: number; maxLength?: number }) => fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), ...o });
 
@@ -102,24 +110,19 @@ const METHOD_HINTS: Record<string, fc.Arbitrary<unknown>> = {
   unmask: fc.boolean(),
   // Never a valid key name: a generated case must not rotate the daemon's keys.
   key: fc.constantFrom('Audit', 'approval ', '', 'audit\u0000'),
+  // A preview's or execute's parameters: shaped like some action's (not always the one named).
+  params: fc.constantFrom(...CATALOGUE.values()).chain((a) => actionParams(a)),
 };
 
 /** A method's parameters: some of its own names with values near and far from valid ones. */
 export const methodParams = (m: Method): fc.Arbitrary<Record<string, unknown>> => objectOf(Object.keys(METHOD_TABLE[m].params), METHOD_HINTS);
 
-/** A method (mostly a real one) and parameters for it. */
+/** A method (mostly a real one) and parameters for it; a third of them previews of an action with parameters shaped like its own. */
 export const methodCall: fc.Arbitrary<{ method: string; params: unknown }> = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom(...METHODS).chain((method) => methodParams(method).map((params) => ({ method, params }))) },
+  { weight: 4, arbitrary: fc.constantFrom(...CATALOGUE.values()).chain((a) => actionParams(a).map((params) => ({ method: 'preview', params: { action_name: a.name, params } }))) },
   { weight: 1, arbitrary: fc.record({ method: text([...METHODS, ...SPECIAL]), params: jsonValue }) },
 );
-
-/** An action's parameters: its own names (from its schema), with values near and far from valid ones. */
-export const actionParams = (a: AnyAction): fc.Arbitrary<unknown> => fc.oneof({ weight: 9, arbitrary: objectOf(paramNames(a.params)) }, { weight: 1, arbitrary: jsonValue });
-
-/** Any action, and parameters for it. */
-export const actionCall: fc.Arbitrary<{ action: AnyAction; params: unknown }> = fc
-  .constantFrom(...CATALOGUE.values())
-  .chain((action) => actionParams(action).map((params) => ({ action, params })));
 
 // --- frames ------------------------------------------------------------------
 
