@@ -212,13 +212,12 @@ export class AirlockService {
 
   /**
    * The catalogue as clients see it, built once per policy (risks come from the policy's
-   * [risk] table, and a reload replaces the policy object): building it converts every
-   * schema to JSON Schema, which is too costly to repeat for each of a flood of requests.
+   * [risk] table, and a reload replaces the policy object) from each action's metadata.
    */
   private listing: { policy: Policy; actions: ActionDescription[] } | null = null;
   /**
-   * Every action's metadata, made one action per turn as the daemon starts: made all at once
-   * on the first actions.list, it held the event loop for hundreds of ms.
+   * Every action's metadata (its schema as JSON Schema), made one action per turn as the daemon
+   * starts: made all at once by the first actions.list, it held the event loop for hundreds of ms.
    */
   private readonly metadataReady = warmActionMetadata(CATALOGUE.values());
 
