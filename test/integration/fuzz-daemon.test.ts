@@ -1,15 +1,14 @@
 /**
- * Fuzz against the real daemon (issue 22, finding 9): generated method calls from real Unix
- * users (an admin and an observer, through their own processes, so the kernel's peer
- * credentials decide), and generated frame streams on raw connections (as root, the one
- * peer this process can be). Every answer is a result or a typed error of a known category,
+ * Fuzz against the real daemon (issue 22, finding 9): generated method calls and generated
+ * frame streams on raw connections, each from real Unix users (an admin and an observer
+ * calling, a dev sending raw bytes) through their own processes, so the kernel's peer
+ * credentials decide. Every answer is a result or a typed error of a known category,
  * never the daemon's `internal` error; the daemon stays up; and its event loop, measured
  * from outside by a concurrent probe (test/support/fuzz/loop-probe.ts), is never held
  * longer than MAX_CASE_MS.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import fc from 'fast-check';
 import { startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
@@ -17,18 +16,21 @@ import { AirlockError, ERROR_CATEGORIES } from '../../src/protocol/errors.js';
 import { frameStream, methodCall } from '../support/fuzz/arbitraries.js';
 import { CaseClock, MAX_CASE_MS, params, regressions, runs } from '../support/fuzz/harness.js';
 import { LoopProbe } from '../support/fuzz/loop-probe.js';
-import { frame, hello } from '../support/frames.js';
+import { RawWire } from '../support/fuzz/raw-wire.js';
 
 let w: World;
 let callers: Principal[];
+let wire: RawWire;
 let probe: LoopProbe;
 before(async () => {
   w = await startWorld();
   callers = [await w.as('fuzz-admin', ['airlock-admin']), await w.as('fuzz-observer', ['airlock-observer'])];
+  wire = RawWire.spawn(await w.d.addUser('fuzz-wire', ['airlock-dev']), w.d.socket);
   probe = await LoopProbe.start(w.d.socket, w.d.box.pid);
 });
 after(async () => {
   await probe?.stop();
+  wire?.close();
   await w?.close();
 });
 
@@ -60,36 +62,17 @@ async function callCase(who: number, call: { method: string; params: unknown }):
   }
 }
 
-/** Opens a connection, says hello (or not), sends the chunks and a last request; reads every reply until that one is answered or the daemon closes. */
+/** Connections the daemon welcomed: the raw cases reach past the hello as that user. */
+let welcomed = 0;
+
+/** One frame stream from a real user's connection; every message back must be a welcome, a notification or a response, and refusals typed. */
 async function frameCase(s: { frames: Array<{ bytes: Buffer; honest: boolean }>; chunks: Buffer[] }, greet: boolean): Promise<void> {
   probe.current = s.chunks.map((c) => c.toString('base64'));
-  const sock = net.createConnection(w.d.socket);
-  const replies: Array<Record<string, any>> = [];
-  let buf = Buffer.alloc(0);
-  const finished = new Promise<void>((resolve) => {
-    sock.on('data', (d) => {
-      buf = Buffer.concat([buf, d]);
-      while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
-        const reply = JSON.parse(buf.subarray(4, 4 + buf.readUInt32BE(0)).toString('utf8'));
-        buf = buf.subarray(4 + buf.readUInt32BE(0));
-        replies.push(reply);
-        if (reply.id === 'fuzz-last') sock.end();
-      }
-    });
-    sock.on('close', () => resolve());
-    sock.on('error', () => {});
-  });
-  const timer = setTimeout(() => sock.destroy(new Error('no answer')), 20_000);
-  // Without the hello, the first generated frame is what the daemon takes for one.
-  if (greet) sock.write(hello);
-  for (const c of s.chunks) sock.write(c);
-  // After a lying header the daemon waits for bytes that will not come (or has dropped the stream): end it.
-  if (s.frames.every((f) => f.honest)) sock.write(frame(JSON.stringify({ type: 'request', id: 'fuzz-last', method: 'audit.pubkey', params: {} })));
-  else sock.end();
-  await finished;
-  clearTimeout(timer);
-  assert.ok(!sock.errored, `the daemon neither answered nor closed within 20 s: ${JSON.stringify(probe.current)}`);
+  // After a lying header the daemon waits for bytes that will not come (or has dropped the stream): the worker ends it.
+  const { replies, stuck } = await wire.exchange(s.chunks, greet, s.frames.every((f) => f.honest));
+  assert.ok(!stuck, `the daemon neither answered nor closed within 20 s: ${JSON.stringify(probe.current)}`);
   for (const r of replies) {
+    if (r.type === 'welcome') welcomed++;
     if (r.type === 'response' && r.ok === false) assertTypedWire(r.error, probe.current);
     else assert.ok(r.type === 'welcome' || r.type === 'response' || r.type === 'notification', `unexpected message ${JSON.stringify(r).slice(0, 200)}`);
   }
@@ -150,6 +133,7 @@ test('generated frame streams on raw connections: typed answers, the daemon up, 
     params(runs(400)),
   );
   await probe.settle();
+  assert.ok(welcomed > clock.cases / 4, `the daemon welcomed only ${welcomed} of ${clock.cases} raw connections`);
   reportLag(clock, t);
 });
 
