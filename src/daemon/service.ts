@@ -12,7 +12,7 @@ import { exhaustedNote, laneNotes } from './policy-notes.js';
 import { unknownActionError } from '../protocol/catalogue-metadata.js';
 import { actionMetadata, warmActionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
-import { AirlockError, fail } from '../protocol/errors.js';
+import { AirlockError, fail, textOfWireValue } from '../protocol/errors.js';
 import { escapeDeep, escapeText } from '../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
 import type { ActionDescription, ApprovalAdvice, CompactedPreview, ApprovalGrant, AuditEntriesPage, KeyRotated, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
@@ -479,7 +479,7 @@ export class AirlockService {
     enforce(mayExecute(this.caller(who), facts(tx), a.name));
     // Finished long ago (compaction takes only finished ones): its preview is gone, not altered.
     if (tx.compactedAt !== null) fail('stale_approval', 'transaction_compacted', `${tx.id} is ${tx.state} and was compacted at ${iso(tx.compactedAt)}: its preview and parameters are no longer stored`, 'preview the action again');
-    if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${String(req.action_name)}`);
+    if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${textOfWireValue(req.action_name, 64)}`);
     // A client sends back the parameters as the preview showed them; a declared secret shows
     // masked, and then the stored value is the one the approval covers.
     const stored = storedPreview(tx); // checked against its digest once, for the parameters shown and the change approved
