@@ -11,7 +11,28 @@ import type { ActionMetadata } from '../protocol/catalogue-metadata.js';
 import { minRoleForRisk } from '../protocol/risk.js';
 import type { AnyAction } from './action.js';
 
+/**
+ * Each action's metadata is made once per process: z.toJSONSchema of the whole catalogue takes
+ * hundreds of ms, which a daemon must not spend in one turn of its event loop
+ * (warmActionMetadata makes it one action per turn; test/integration/fuzz-daemon.test.ts).
+ */
+const made = new Map<AnyAction, ActionMetadata>();
+
 export function actionMetadata(a: AnyAction): ActionMetadata {
+  let m = made.get(a);
+  if (!m) made.set(a, (m = metadataOf(a)));
+  return m;
+}
+
+/** Makes the metadata of every action given, one action per turn of the event loop, so other work runs between them. */
+export async function warmActionMetadata(actions: Iterable<AnyAction>): Promise<void> {
+  for (const a of actions) {
+    actionMetadata(a);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+function metadataOf(a: AnyAction): ActionMetadata {
   return {
     name: a.name,
     family: a.family,

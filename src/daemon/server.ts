@@ -17,7 +17,7 @@ import type { TreeHeads } from './tree-heads.js';
 import { errorForClient } from './output.js';
 import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
-import { AirlockError } from '../protocol/errors.js';
+import { AirlockError, textOfWireValue } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader, MAX_FRAME } from '../protocol/framing.js';
 import { PROTOCOL, SERVER_NAME, type AuditPublicKey, type OutputNotice, type ResponseMessage, type WelcomeMessage } from '../protocol/messages.js';
 import { METHODS, type Method, type ResultOf } from '../protocol/methods.js';
@@ -364,7 +364,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       }
       if (id === null) throw new AirlockError('validation', 'bad_id', 'request id must be a string of at most 64 characters');
       if (typeof m.method !== 'string' || !(METHODS as readonly string[]).includes(m.method)) {
-        throw new AirlockError('validation', 'unknown_method', `unknown method ${JSON.stringify(String(m.method).slice(0, 40))}; known: ${METHODS.join(', ')}`);
+        throw new AirlockError('validation', 'unknown_method', `unknown method ${JSON.stringify(textOfWireValue(m.method, 40))}; known: ${METHODS.join(', ')}`);
       }
       const params = m.params ?? {};
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new AirlockError('validation', 'bad_params', 'params must be an object');
@@ -377,7 +377,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         // Refusals of who may do what, and of stale or forged approvals, go into the signed log (coalesced).
         if (e.category === 'authorization' || e.category === 'stale_approval') {
           const tx = (m.params as { transaction_id?: unknown } | undefined)?.transaction_id;
-          o.service.refusals.record({ principal: entryPrincipal(who), method: String(m.method).slice(0, 40), category: e.category, code: e.code, transactionId: typeof tx === 'string' && /^tx_[0-9a-f]{24}$/.test(tx) ? tx : null });
+          o.service.refusals.record({ principal: entryPrincipal(who), method: textOfWireValue(m.method, 40), category: e.category, code: e.code, transactionId: typeof tx === 'string' && /^tx_[0-9a-f]{24}$/.test(tx) ? tx : null });
         }
         return { type: 'response', id, ok: false, error: errorForClient(e) };
       }
@@ -385,7 +385,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       const full = o.service.writeFailed(e);
       if (full) return { type: 'response', id, ok: false, error: errorForClient(full) };
       // Anything unexpected fails closed with no internals leaked to the client.
-      o.log(`internal error on ${String(m?.method)}: ${(e as Error).stack ?? e}`);
+      o.log(`internal error on ${textOfWireValue(m?.method, 40)}: ${(e as Error).stack ?? e}`);
       return { type: 'response', id, ok: false, error: { category: 'integrity', code: 'internal', message: 'the daemon hit an internal error and changed nothing further; see its log' } };
     }
   }

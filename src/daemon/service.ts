@@ -8,13 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AnyAction, Host } from '../catalogue/action.js';
 import { CATALOGUE } from '../catalogue/index.js';
-import { paramErrorSentences } from '../catalogue/param-errors.js';
 import { exhaustedNote, laneNotes } from './policy-notes.js';
 import { unknownActionError } from '../protocol/catalogue-metadata.js';
-import { actionMetadata } from '../catalogue/metadata.js';
+import { actionMetadata, warmActionMetadata } from '../catalogue/metadata.js';
 import { canonicalize } from '../protocol/canonical.js';
-import { AirlockError, fail } from '../protocol/errors.js';
-import { escapeDeep, escapeText, hasUnsafeTextDeep } from '../protocol/escape-text.js';
+import { AirlockError, fail, textOfWireValue } from '../protocol/errors.js';
+import { escapeDeep, escapeText } from '../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js';
 import type { ActionDescription, ApprovalAdvice, CompactedPreview, ApprovalGrant, AuditEntriesPage, KeyRotated, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
 import { STORE_CHECK_MAX_LINES, type StoreCheck } from '../protocol/messages.js';
@@ -33,6 +32,7 @@ import { OutputStream, type NoticeSink } from './output-stream.js';
 import { errorForClient, maskForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
 import { Pseudonyms } from '../mask/pseudonyms.js';
 import { shownParams, shownValue } from './secret-params.js';
+import { parseActionParams } from './request-params.js';
 import { countsForLog, type MaskCounts } from '../mask/mask.js';
 import { bindMechanism } from './mechanism-binding.js';
 import { planOf } from './plan.js';
@@ -217,11 +217,17 @@ export class AirlockService {
 
   /**
    * The catalogue as clients see it, built once per policy (risks come from the policy's
-   * [risk] table, and a reload replaces the policy object): building it converts every
-   * schema to JSON Schema, which is too costly to repeat for each of a flood of requests.
+   * [risk] table, and a reload replaces the policy object) from each action's metadata.
    */
   private listing: { policy: Policy; actions: ActionDescription[] } | null = null;
-  listActions(who: Identity): ActionDescription[] {
+  /**
+   * Every action's metadata (its schema as JSON Schema), made one action per turn as the daemon
+   * starts: made all at once by the first actions.list, it held the event loop for hundreds of ms.
+   */
+  private readonly metadataReady = warmActionMetadata(CATALOGUE.values());
+
+  async listActions(who: Identity): Promise<ActionDescription[]> {
+    await this.metadataReady;
     if (this.listing?.policy !== this.policy) this.listing = { policy: this.policy, actions: [...CATALOGUE.values()].map((a) => this.describe(who, a.name)) };
     return this.listing.actions;
   }
@@ -245,7 +251,7 @@ export class AirlockService {
     this.o.space?.refuseNewWork(); // new work waits for disk space; what is approved already still runs
     const problem = this.platformProblem(a);
     if (problem) fail('unsupported_platform', 'platform', problem);
-    const params = this.parseParams(a, req.params);
+    const params = parseActionParams(a, req.params);
     const hash = requestHash(a.name, params);
     const proposal = req.proposal_id === undefined ? null : await this.proposal(who, req.proposal_id, a.name);
     const current = await a.current(params, this.o.host);
@@ -478,11 +484,11 @@ export class AirlockService {
     enforce(mayExecute(this.caller(who), facts(tx), a.name));
     // Finished long ago (compaction takes only finished ones): its preview is gone, not altered.
     if (tx.compactedAt !== null) fail('stale_approval', 'transaction_compacted', `${tx.id} is ${tx.state} and was compacted at ${iso(tx.compactedAt)}: its preview and parameters are no longer stored`, 'preview the action again');
-    if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${String(req.action_name)}`);
+    if (req.action_name !== tx.actionName) fail('stale_approval', 'request_mismatch', `the receipt is for ${tx.actionName}, not ${textOfWireValue(req.action_name, 64)}`);
     // A client sends back the parameters as the preview showed them; a declared secret shows
     // masked, and then the stored value is the one the approval covers.
     const stored = storedPreview(tx); // checked against its digest once, for the parameters shown and the change approved
-    const params = a.secretParams?.length && canonicalize(req.params ?? {}) === canonicalize(stored.params) ? tx.params : this.parseParams(a, req.params);
+    const params = a.secretParams?.length && canonicalize(req.params ?? {}) === canonicalize(stored.params) ? tx.params : parseActionParams(a, req.params);
     if (requestHash(a.name, params) !== tx.requestHash) {
       fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
     }
@@ -793,22 +799,6 @@ export class AirlockService {
     return p === null
       ? 'this distribution is not recognised (/etc/os-release): only low-risk read-only actions are available'
       : `${a.name} supports ${a.platforms.join(', ')}, not ${p}`;
-  }
-
-  private parseParams(a: AnyAction, raw: unknown): Record<string, unknown> {
-    const r = a.params.safeParse(raw ?? {});
-    if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${paramErrorSentences(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v)).join('; ')}`, `see \`airlock describe ${a.name}\``);
-    try {
-      canonicalize(r.data); // the request hash must cover exactly these values (no lone surrogates)
-    } catch (e) {
-      fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${(e as Error).message}`);
-    }
-    // Parameters reach every client unescaped (the request hash covers them as sent): none may
-    // carry a control character other than newline and tab, or a bidirectional control.
-    if (hasUnsafeTextDeep(r.data)) {
-      fail('validation', 'bad_params', `invalid parameters for ${a.name}: a value holds a control character or a bidirectional control`, 'send plain text: newline and tab are the only control characters allowed');
-    }
-    return r.data as Record<string, unknown>;
   }
 
   private async tx(id: unknown): Promise<TxRecord> {

@@ -13,7 +13,7 @@
  * policy may raise and never lower.
  */
 import { readFileSync } from 'node:fs';
-import { AirlockError } from './errors.js';
+import { AirlockError, textOfWireValue } from './errors.js';
 import type { ActionDescription } from './messages.js';
 import { didYouMean, nearestNames } from './nearest.js';
 
@@ -74,7 +74,7 @@ export const FAMILY_DESCRIPTIONS: Readonly<Record<string, string>> = {
  * did you mean InstallPackage?): the one error the daemon and every client give.
  */
 export function unknownActionError(name: unknown, known: readonly string[]): AirlockError {
-  const typed = String(name).slice(0, 64);
+  const typed = textOfWireValue(name, 64);
   return new AirlockError('validation', 'unknown_action', `there is no action named ${JSON.stringify(typed)}${didYouMean(typed, known)}`, 'list actions with `airlock actions`');
 }
 

@@ -52,3 +52,10 @@ export class AirlockError extends Error {
 export const fail = (category: ErrorCategory, code: string, message: string, hint?: string): never => {
   throw new AirlockError(category, code, message, hint);
 };
+
+/**
+ * A value a client sent, as an error names it: a string as it is, anything else as its JSON,
+ * cut to `max` characters. Never String(): on an object from the wire such as
+ * {"toString": ""} it throws, and the refusal would become an internal error.
+ */
+export const textOfWireValue = (v: unknown, max: number): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? typeof v)).slice(0, max);
