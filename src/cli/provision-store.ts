@@ -32,7 +32,7 @@ export function provisionStore(o: StoreInstallOptions, opts: { printSql: boolean
       throw AirlockError.fromWire(JSON.parse(stderr.split('\n').pop()!));
     } catch (parsed) {
       if (parsed instanceof AirlockError) throw parsed;
-      throw new AirlockError('execution', 'bad_store', `the fleet database could not be set up: ${stderr || (e as Error).message}`);
+      throw new AirlockError('execution', 'provision_failed', `the fleet database could not be set up: ${stderr || (e as Error).message}`);
     }
   }
 }

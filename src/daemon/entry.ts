@@ -14,7 +14,7 @@ import { installStore, storeSql, type StoreInstallOptions } from '../store/fleet
 function provision(o: Partial<StoreInstallOptions> & { store: string }, printSql: boolean): void {
   const opts: StoreInstallOptions = { store: o.store, ...(o.storeRole ? { storeRole: o.storeRole } : {}), ...(o.auditorRole ? { auditorRole: o.auditorRole } : {}) };
   const fail = (e: unknown) => {
-    const err = e instanceof AirlockError ? e : new AirlockError('execution', 'bad_store', (e as Error).message);
+    const err = e instanceof AirlockError ? e : new AirlockError('execution', 'provision_failed', (e as Error).message);
     process.stderr.write(`${JSON.stringify(err.toWire())}\n`);
     process.exit(1);
   };
