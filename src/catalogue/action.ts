@@ -107,6 +107,13 @@ export interface ReadDeclaration {
 /** An action that changes the host declares neither: the `reads` rule never applies to it. */
 export interface ChangeDeclaration {
   readOnly: false;
+  /**
+   * The change makes the host run programs beyond its own fixed steps: package maintainer
+   * scripts, units, containers, scheduled jobs, commands granted to sudo. A rule that approves
+   * it automatically is as wide as what those programs do, so `policy check` warns on one.
+   * Every caller of the agent-command allowlist declares it (test/unit/command-allowlist.test.ts).
+   */
+  runsPrograms: boolean;
   sensitive?: never;
   reachesNetwork?: never;
 }

@@ -29,13 +29,10 @@ export const READS_RULE = 'reads';
 export const NO_CHANGE_RULE = 'no-change';
 
 /**
- * Actions whose effect is to make the host run programs or code chosen elsewhere
- * (package maintainer scripts, a unit's or container's command, a job's program, a
- * sudo grant's command).
- * A rule on one of these is allowed, but `policy check` warns: it is as wide as
- * what those programs do.
+ * The changes that declare `runsPrograms` (src/catalogue/action.ts, the one place that says which).
+ * A rule on one of these is allowed, but `policy check` warns: it is as wide as what those programs do.
  */
-export const RUNS_PROGRAMS = ['InstallPackage', 'UpgradeAll', 'StartService', 'RestartService', 'ReloadService', 'EnableService', 'StartContainer', 'RestartContainer', 'EnableTimer', 'RunLogrotate', 'AddCronJob', 'CreateTimer', 'SignalUnit', 'AptUpdate', 'CreateSudoGrant'];
+export const RUNS_PROGRAMS: readonly string[] = [...CATALOGUE.values()].filter((a) => !a.readOnly && a.runsPrograms).map((a) => a.name);
 
 const ruleId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a rule id is 1 to 40 lower-case letters, digits and -');
 /** A parameter constraint: a literal (string, number, boolean) or a glob string with * and ?. */

@@ -145,7 +145,25 @@ test('the actions whose commands pass this check are the ones policy knows make 
   for (const f of await readdir(families, { recursive: true })) {
     if (f.endsWith('.ts') && (await readFile(join(families, f), 'utf8')).includes('agentCommandRefusal(')) callers.push(f);
   }
-  // A new caller names its actions here, and in RUNS_PROGRAMS (policy check warns on rules for them).
+  // A new caller names its actions here, and they declare runsPrograms (policy check warns on rules for them).
   assert.deepEqual(callers.sort(), ['privilege/sudo-grants.ts', 'scheduling/cron.ts', 'scheduling/timers.ts']);
-  for (const a of ['CreateSudoGrant', 'AddCronJob', 'CreateTimer']) assert.ok(RUNS_PROGRAMS.includes(a), a);
+  const { CATALOGUE } = await import('../../src/catalogue/index.js');
+  for (const a of ['CreateSudoGrant', 'AddCronJob', 'CreateTimer']) {
+    const spec = CATALOGUE.get(a)!;
+    assert.ok(!spec.readOnly && spec.runsPrograms, `${a} declares runsPrograms`);
+    assert.ok(RUNS_PROGRAMS.includes(a), a);
+  }
+});
+
+test('every change declares whether it makes the host run programs, and policy reads only that declaration', async () => {
+  const { CATALOGUE } = await import('../../src/catalogue/index.js');
+  const { RUNS_PROGRAMS } = await import('../../src/policy/policy.js');
+  const changes = [...CATALOGUE.values()].filter((a) => !a.readOnly);
+  assert.deepEqual(changes.filter((a) => typeof (a as { runsPrograms?: unknown }).runsPrograms !== 'boolean').map((a) => a.name), []);
+  assert.deepEqual([...RUNS_PROGRAMS].sort(), changes.filter((a) => !a.readOnly && a.runsPrograms).map((a) => a.name).sort());
+  // What the declaration covers, by family: units started, packages' maintainer scripts, jobs, containers, grants.
+  for (const name of ['InstallPackage', 'UpgradeAll', 'StartService', 'RestartService', 'EnableTimer', 'AddCronJob', 'CreateTimer', 'StartContainer', 'CreateSudoGrant']) {
+    assert.ok(RUNS_PROGRAMS.includes(name), `${name} makes the host run programs`);
+  }
+  for (const name of ['CreateUser', 'SetSysctl', 'AddHostsEntry']) assert.ok(!RUNS_PROGRAMS.includes(name), `${name} runs no program of its own choosing`);
 });

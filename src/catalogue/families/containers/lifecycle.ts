@@ -40,6 +40,7 @@ export const startContainer = containerAction({
   description: 'Start an existing container that is not running (podman start); it runs its configured command again.',
   risk: 'medium',
   readOnly: false,
+  runsPrograms: true,
   params: params({ container: containerRef }),
   example: { container: 'web' },
   check: ({ container }, t) => {
@@ -64,6 +65,7 @@ export const stopContainer = containerAction({
   description: 'Stop a running container (podman stop): its stop signal, then SIGKILL after the timeout (10 s by default, at most 300).',
   risk: 'medium',
   readOnly: false,
+  runsPrograms: false,
   params: params({ container: containerRef, timeout: stopTimeout.optional() }),
   example: { container: 'web', timeout: 30 },
   check: ({ container }, t) => {
@@ -92,6 +94,7 @@ export const restartContainer = containerAction({
   description: 'Restart a container (podman restart): stop it if it runs (SIGKILL after the timeout, 10 s by default), then start it.',
   risk: 'medium',
   readOnly: false,
+  runsPrograms: true,
   params: params({ container: containerRef, timeout: stopTimeout.optional() }),
   example: { container: 'web' },
   check: ({ container }, t) => refuseUnsettled(requireContainer(container, t)),

@@ -49,6 +49,7 @@ export function nftAction<P extends Record<string, unknown>>(spec: {
     risk: 'high',
     rollback: true,
     readOnly: false,
+    runsPrograms: false,
     platforms: ALL_PLATFORMS,
     params: spec.params,
     files: NFT_FILES,

@@ -74,6 +74,7 @@ function banAction(ban: boolean) {
     risk: ban ? 'high' : 'medium',
     rollback: true,
     readOnly: false,
+    runsPrograms: false,
     params: params({ jail: jailName, ip: hostAddress }),
     files: [],
     example: { jail: 'sshd', ip: '203.0.113.7' },

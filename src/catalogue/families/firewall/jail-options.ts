@@ -86,6 +86,7 @@ export const setJailOption = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: jailOptionParams,
   files: [JAIL_DROPIN],
   example: { jail: 'sshd', option: 'maxretry', value: 3 },

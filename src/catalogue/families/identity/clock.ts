@@ -83,6 +83,7 @@ export const setNtp = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ enabled: z.boolean() }),
   files: [],
   example: { enabled: true },

@@ -142,6 +142,7 @@ export const setLocale = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ lang: localeName }),
   files: [DEFAULT_LOCALE, LOCALE_GEN],
   // Lines other programs (or a person) change in /etc/locale.gen stay; /etc/default/locale is bound whole.

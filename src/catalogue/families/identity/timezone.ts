@@ -59,6 +59,7 @@ export const setTimezone = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ timezone }),
   files: ['/etc/timezone', '/etc/localtime'],
   example: { timezone: 'Europe/Paris' },

@@ -50,6 +50,7 @@ export const loadModule = action({
   description: 'Load a kernel module and its dependencies with modprobe, until the next reboot. Refused for a blacklisted, loaded or built-in module, or a kernel without loadable modules.',
   risk: 'high',
   readOnly: false,
+  runsPrograms: false,
   rollback: true,
   params: params({ module: moduleName }),
   files: [],

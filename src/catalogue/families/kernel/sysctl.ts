@@ -142,6 +142,7 @@ export const setSysctl = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ key: sysctlKey, value: sysctlValue }),
   files: DROP_INS,
   example: { key: 'net.ipv4.ip_forward', value: '1' },

@@ -59,6 +59,7 @@ export const vacuumJournal = action({
   description: 'Delete archived journal files, oldest first, down to a total size (maxSize) or older than an age (maxAge); the active files are kept.',
   risk: 'high',
   readOnly: false,
+  runsPrograms: false,
   params: params({ maxSize: vacuumSize.optional(), maxAge: timeSpan.optional() }).refine((p) => (p.maxSize === undefined) !== (p.maxAge === undefined), 'give exactly one of maxSize and maxAge'),
   files: [],
   example: { maxSize: '500M' },

@@ -113,6 +113,7 @@ export const setLogrotatePolicy = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({
     name: policyName,
     path: rotatedLogPath,
@@ -167,6 +168,7 @@ export const removeLogrotatePolicy = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ name: policyName }),
   files: [`${LOGROTATE_DIR}/airlock-*`],
   example: { name: 'myapp' },
@@ -187,6 +189,7 @@ export const runLogrotate = action({
   description: 'Rotate the logs of one Airlock policy now (logrotate -f /etc/logrotate.d/airlock-NAME), whether or not they are due.',
   risk: 'medium',
   readOnly: false,
+  runsPrograms: true,
   params: params({ name: policyName }),
   files: [],
   example: { name: 'myapp' },

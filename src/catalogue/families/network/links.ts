@@ -13,6 +13,7 @@ export const setLinkState = action({
   description: `Bring an interface up or down with ip link set; refuses lo and taking down the interface that carries the default route; ${RUNTIME_ONLY}.`,
   risk: 'high',
   readOnly: false,
+  runsPrograms: false,
   params: params({ interface: interfaceName, state: z.enum(['up', 'down']) }),
   files: [],
   example: { interface: 'eth1', state: 'up' },

@@ -14,6 +14,7 @@ export const installPackage = action({
   description: 'Install one package at its current candidate version, with its dependencies but without recommends (weak dependencies), never removing anything.',
   risk: 'medium',
   readOnly: false,
+  runsPrograms: true,
   platforms: ALL_PLATFORMS,
   params: params({ package: anyPackageName }),
   files: [],

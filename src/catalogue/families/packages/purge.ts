@@ -14,6 +14,7 @@ export const purgePackage = action({
   description: 'Remove one package and delete its configuration files (apt-get purge), or delete what a removed package left behind; same refusals as RemovePackage.',
   risk: 'high',
   readOnly: false,
+  runsPrograms: false,
   params: params({ package: packageName }),
   files: [],
   example: { package: 'htop' },

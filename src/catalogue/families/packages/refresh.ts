@@ -13,6 +13,7 @@ export const aptUpdate = action({
   description: "Refresh the package lists from the configured repositories (apt-get update; on Fedora and RHEL, dnf makecache --refresh).",
   risk: 'medium',
   readOnly: false,
+  runsPrograms: true,
   platforms: ALL_PLATFORMS,
   params: params({}),
   files: [],

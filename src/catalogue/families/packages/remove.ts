@@ -14,6 +14,7 @@ export const removePackage = action({
   description: 'Remove one installed package (configuration files stay) and what requires it; refuses essential, required and protected packages, also as a consequence.',
   risk: 'high',
   readOnly: false,
+  runsPrograms: false,
   platforms: ALL_PLATFORMS,
   params: params({ package: anyPackageName }),
   files: [],

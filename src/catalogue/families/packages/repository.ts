@@ -102,6 +102,7 @@ export const addRepository = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ name: repositoryName, uri: repositoryUri, suite: suiteName, components: componentList, key: armoredPublicKey }),
   files: REPOSITORY_FILES,
   example: {
@@ -176,6 +177,7 @@ export const removeRepository = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ name: repositoryName }),
   files: REPOSITORY_FILES,
   example: { name: 'example' },

@@ -92,6 +92,7 @@ export const setUnattendedUpgrades = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ enabled: z.boolean() }),
   files: [AUTO_UPGRADES],
   example: { enabled: true },

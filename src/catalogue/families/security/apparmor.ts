@@ -98,6 +98,7 @@ export const setAppArmorMode = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ profile: appArmorProfile, mode: z.enum(['complain', 'enforce']) }),
   files: [],
   example: { profile: 'usr.sbin.cupsd', mode: 'complain' },

@@ -98,6 +98,7 @@ export const setPasswordAgingDefaults = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ pass_max_days: days(1, 99999).optional(), pass_min_days: days(0, 99999).optional(), pass_warn_age: days(0, 365).optional() }).refine(
     (p) => AGING_PARAMS.some((k) => p[k] !== undefined),
     'give at least one of pass_max_days, pass_min_days, pass_warn_age',

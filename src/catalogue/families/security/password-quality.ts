@@ -249,6 +249,7 @@ export const setPasswordPolicy = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: passwordPolicySetting,
   files: [PWQ_DROP_IN, PWQ_MAIN],
   example: { option: 'minlen', value: 12 },

@@ -89,6 +89,7 @@ export const setSelinuxMode = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   platforms: RHEL_LIKE,
   params: params({
     mode: z.enum(SELINUX_MODES, 'mode is enforcing or permissive: disabling SELinux takes a reboot (and selinux=0 on the kernel command line on Fedora and RHEL 9), which Airlock does not do'),
@@ -154,6 +155,7 @@ export const setSelinuxBoolean = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   platforms: RHEL_LIKE,
   params: params({ name: selinuxBoolean, value: z.boolean() }),
   files: [],

@@ -70,6 +70,7 @@ export const resetServiceOverrides = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ unit: serviceUnit }),
   files: [OWN_DROPINS_GLOB],
   example: { unit: 'nginx.service' },

@@ -57,6 +57,7 @@ export const setResourceLimits = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ unit: configurableService, memoryMax: memoryMax.optional(), cpuQuota: cpuQuota.optional(), tasksMax: tasksMax.optional(), limitNofile: openFilesLimit.optional() }).refine(
     (p) => limitSettings(p).length > 0,
     'give at least one of memoryMax, cpuQuota, tasksMax and limitNofile',

@@ -29,6 +29,7 @@ export const setRestartPolicy = action({
   risk: 'medium',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ unit: configurableService, restart: z.enum(RESTART_POLICIES), restartSec: restartDelay.optional() }),
   files: [`${UNIT_DIR}/*.d/${RESTART_DROPIN}`],
   example: { unit: 'nginx.service', restart: 'on-failure', restartSec: 5 },

@@ -96,6 +96,7 @@ export const daemonReloadAction = action({
   description: 'Make systemd read every unit file and drop-in again and rerun its generators (systemctl daemon-reload); running services keep running.',
   risk: 'medium',
   readOnly: false,
+  runsPrograms: false,
   params: params({}),
   files: [],
   example: {},

@@ -127,6 +127,7 @@ export const extendLogicalVolume = action({
     'Grow one logical volume by N MiB or GiB (lvextend --size +N), when its volume group has the free extents; optionally grow the ext2/3/4 or XFS file system on it too (--resizefs, active volumes only). Never shrinks.',
   risk: 'high',
   readOnly: false,
+  runsPrograms: false,
   params: params({
     vg: lvmName('volume group name'),
     lv: lvmName('logical volume name'),

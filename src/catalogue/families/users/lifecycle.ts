@@ -20,6 +20,7 @@ export const createUser = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({
     user: userName,
     comment: gecos.optional(),
@@ -99,6 +100,7 @@ export const deleteUser = action({
   description: 'Delete a local user, and with removeHome its home directory under /home and its mail spool.',
   risk: 'high',
   readOnly: false,
+  runsPrograms: false,
   params: params({ user: userName, removeHome: z.boolean() }),
   files: [],
   example: { user: 'deploy', removeHome: false },

@@ -19,6 +19,7 @@ export const lockUser = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ user: userName }),
   files: [],
   example: { user: 'deploy' },
@@ -47,6 +48,7 @@ export const unlockUser = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({ user: userName }),
   files: [],
   example: { user: 'deploy' },
@@ -78,6 +80,7 @@ export const setAccountExpiry = action({
   risk: 'high',
   rollback: true,
   readOnly: false,
+  runsPrograms: false,
   params: params({
     user: userName,
     date: z.union([z.literal('never'), calendarDate.refine((d) => d > '1970-01-01', 'date must be after 1970-01-01')]),
