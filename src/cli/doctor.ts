@@ -48,7 +48,7 @@ async function askDaemon(sock: string, files: ReturnType<typeof stateFiles>): Pr
   const { AirlockClient } = await import('../client/client.js');
   const cl = await AirlockClient.connect(sock, { timeoutMs: 5000, client: 'airlock-doctor/0.1' });
   try {
-    const { report, rows } = await verifyAndKeep(cl, { publicKeyPath: files.publicKey, checkpointsPath: files.checkpoints });
+    const { report, rows } = await verifyAndKeep(cl, { publicKeyPath: files.publicKey, checkpointsPath: null });
     const p = cl.welcome.principal;
     const store = p.approver || p.role === 'admin' ? await cl.call('store.check') : null;
     return { principal: p, audit: report, enrolled: rows ? enrolledFromLog(rows) : null, store };

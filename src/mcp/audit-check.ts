@@ -19,7 +19,8 @@ export const MAX_ENTRIES = 1_000_000;
 
 export interface AuditFiles {
   publicKeyPath: string;
-  checkpointsPath: string;
+  /** null: the checkpoint file the daemon itself writes (audit.pubkey's checkpoint_file), not a default path. */
+  checkpointsPath: string | null;
 }
 
 export interface KeyChoice {
@@ -100,7 +101,10 @@ export async function verifyAndKeep(cl: AirlockClient, files: AuditFiles): Promi
     if (stated !== null && stated !== key.key_id) warnings.push(`the daemon reports key ${stated}, but ${key.path} holds ${key.key_id}: verified with the file's key`);
   }
   // The checkpoints first, then the entries: every checkpoint read then covers at most the entries read after it.
-  const cp = readCheckpoints(files.checkpointsPath);
+  const checkpointsPath = files.checkpointsPath ?? (await cl.call('audit.pubkey').then((k) => k.checkpoint_file ?? null).catch(() => null));
+  const cp = checkpointsPath === null
+    ? { text: null, warning: 'the daemon did not say where it writes its checkpoints: a cut tail of the log cannot be detected (give --checkpoints FILE)' }
+    : readCheckpoints(checkpointsPath);
   if (cp.warning) warnings.push(cp.warning);
   let rows: LogRow[];
   let started: Awaited<ReturnType<NonNullable<AuditSource['start']>>>;
@@ -111,7 +115,7 @@ export async function verifyAndKeep(cl: AirlockClient, files: AuditFiles): Promi
   } catch (e) {
     return report({ ...none, status: 'cannot_verify', key: keyOut, reason: `the daemon did not give the log: ${(e as Error).message}`, warnings });
   }
-  const evidence = [...(cp.text !== null ? [{ from: files.checkpointsPath, text: cp.text }] : []), ...(started?.treeHead ? [{ from: 'the daemon (the tree head its live log starts from)', text: treeHeadLine(started.treeHead) + '\n' }] : [])];
+  const evidence = [...(cp.text !== null && checkpointsPath !== null ? [{ from: checkpointsPath, text: cp.text }] : []), ...(started?.treeHead ? [{ from: 'the daemon (the tree head its live log starts from)', text: treeHeadLine(started.treeHead) + '\n' }] : [])];
   const r = await verifyLog(rows, key.raw, evidence.length > 0 ? evidence : null, { start: started?.start ?? null });
   return report({
     status: r.status,

@@ -7,7 +7,7 @@ export interface ToolDeps {
   target: DaemonTarget;
   held: HeldReceipts;
   /** The host's copy of the audit public key (readable or not), and its checkpoint file. */
-  audit: { publicKeyPath: string; checkpointsPath: string };
+  audit: { publicKeyPath: string; checkpointsPath: string | null };
   /** The planner airlock_plan uses; absent: the configured one (src/planner/choose.ts), chosen per call. */
   planner?: () => Planner;
 }

@@ -26,7 +26,7 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   const deps = {
     target: { socket: socketPath(o.socket) },
     held: new HeldReceipts(),
-    audit: { publicKeyPath: o.pubkey ?? defaults.publicKey, checkpointsPath: o.checkpoints ?? defaults.checkpoints },
+    audit: { publicKeyPath: o.pubkey ?? defaults.publicKey, checkpointsPath: o.checkpoints ?? null },
     ...(o.planner ? { planner: o.planner } : {}),
   };
   const server = buildServer(deps);

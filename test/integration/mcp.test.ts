@@ -212,6 +212,12 @@ describe('propose, approve from another account, execute', () => {
     assert.equal(v2.status, 'intact');
     assert.deepEqual([v2.key.source, v2.key.path], ['file', copy]);
     assert.equal(v2.key.key_id, v.key.key_id);
+    // Without --checkpoints the server reads the file the daemon says it writes, not a default path.
+    const own = await mcpAs('agent', ['airlock-admin'], ['--pubkey', copy]);
+    const { out: v3, text: t3 } = await call(own, 'airlock_audit_verify', {});
+    assert.equal(v3.status, 'intact', t3);
+    assert.ok(v3.checkpoint, `a checkpoint of the daemon's own file was used: ${t3}`);
+    assert.ok(!v3.warnings.some((x: string) => x.includes('cut tail')), t3);
   });
 });
 
