@@ -11,7 +11,7 @@ export function mcpServerCommand(): Command {
   return new Command('mcp-server')
     .description("serve the agent's tools over MCP (stdio): propose, wait for a person's approval, execute, check")
     .option('--pubkey <file>', "the audit public key airlock_audit_verify trusts (where readable; else the daemon's, and it says so)", defaults.publicKey)
-    .option('--checkpoints <file>', 'the checkpoint file, to catch a cut tail of the log (where readable)', defaults.checkpoints)
+    .option('--checkpoints <file>', 'the checkpoint file, to catch a cut tail of the log (where readable; default: the one the daemon says it writes)')
     .addHelpText(
       'after',
       `
@@ -20,7 +20,7 @@ carries MCP frames only, logs go to stderr. It reaches the daemon like the CLI d
 --socket, else $AIRLOCK_SOCKET, else /run/airlock/airlock.sock; $AIRLOCK_TOKEN on TCP
 and the token socket. \`airlock setup\` writes the client's configuration.`,
     )
-    .action(async (o: { pubkey: string; checkpoints: string }, cmd: Command) => {
+    .action(async (o: { pubkey: string; checkpoints?: string }, cmd: Command) => {
       const { serveMcp } = await import('./serve.js');
       await serveMcp({ socket: cmd.optsWithGlobals().socket, pubkey: o.pubkey, checkpoints: o.checkpoints });
     });
