@@ -45,7 +45,28 @@ export interface Purpose {
 }
 
 export class SecondFactor {
+  /** Per approver, the tail of the codes being checked: see serially(). */
+  private readonly checking = new Map<string, Promise<unknown>>();
+
   constructor(private readonly o: SecondFactorOptions) {}
+
+  /**
+   * One code of an approver is compared at a time, against the factor's row read afresh and after
+   * the failure of the code before it is stored: a burst of parallel guesses (every connection's
+   * every request) counts toward the lockout one by one, instead of all being compared against
+   * the row as it was before any of them failed. The queue is bounded by the daemon's connection
+   * and in-flight request bounds.
+   */
+  private serially<T>(approver: string, work: () => Promise<T>): Promise<T> {
+    const run = (this.checking.get(approver) ?? Promise.resolve()).then(work, work);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.checking.set(approver, tail);
+    void tail.then(() => this.checking.get(approver) === tail && this.checking.delete(approver));
+    return run;
+  }
 
   /**
    * Checks `code` for `approver` and returns the step it would spend; the caller
@@ -60,11 +81,13 @@ export class SecondFactor {
    * factor, reloading the policy): `purpose` says what it is and how to give the code.
    */
   async checkFor(approver: string, user: string, code: unknown, purpose: Purpose, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
-    const rec = await this.o.store.totp(approver);
-    if (!rec) {
-      fail('authorization', 'totp_not_enrolled', `${purpose.what} needs a second factor, and ${approver} has none enrolled`, `${user} enrols once, as themselves, in their own terminal: \`airlock totp enroll\`; then try again`);
-    }
-    return this.verify(rec!, code, purpose, entryFor);
+    return this.serially(approver, async () => {
+      const rec = await this.o.store.totp(approver);
+      if (!rec) {
+        fail('authorization', 'totp_not_enrolled', `${purpose.what} needs a second factor, and ${approver} has none enrolled`, `${user} enrols once, as themselves, in their own terminal: \`airlock totp enroll\`; then try again`);
+      }
+      return this.verify(rec!, code, purpose, entryFor);
+    });
   }
 
   /**
@@ -76,7 +99,7 @@ export class SecondFactor {
       what: `${rec.approver} already has a second factor: replacing it`,
       how: 'run `airlock totp enroll` in a terminal: it asks for a code from the factor you have now (lost it? root resets it with `sudo airlock totp reset --user NAME`)',
     };
-    return this.verify(rec, code, purpose, entryFor);
+    return this.serially(rec.approver, async () => this.verify((await this.o.store.totp(rec.approver)) ?? rec, code, purpose, entryFor));
   }
 
   private async verify(rec: TotpRecord, code: unknown, purpose: Purpose, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
