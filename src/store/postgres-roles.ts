@@ -30,7 +30,9 @@ CREATE TABLE IF NOT EXISTS fleet_roles (
   -- The one log a host role may touch; NULL for an auditor.
   log_id TEXT UNIQUE,
   auditor BOOLEAN NOT NULL DEFAULT false,
-  CHECK (auditor = (log_id IS NULL))
+  CHECK (auditor = (log_id IS NULL)),
+  -- A log id is an audit key id: never '*' (the fleet-wide rows) nor anything else a role could claim.
+  CHECK (log_id IS NULL OR log_id ~ '^[0-9a-f]{16}$')
 );
 ${FLEET_TABLES.map(
   (t) => `ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY;

@@ -588,6 +588,14 @@ export class PostgresStore implements Store {
       (o) => (o === 'consumed' ? entries : []),
       async (c): Promise<ConsumeOutcome> => {
         const p = await this.txRow(c, id);
+        // The row's MAC cannot tell a row copied back from an earlier version (Queued, before its
+        // run) from the current one; the signed log can: a transaction consumes once, ever.
+        const spent = await c.query(
+          `SELECT 1 FROM audit_log WHERE log_id = $1 AND ((body::jsonb) ->> 'transaction_id') = $2
+            AND ((body::jsonb) ->> 'kind') = 'approval_consumed' LIMIT 1`,
+          [this.logId, id],
+        );
+        if (spent.rowCount) return 'already_consumed';
         const r = await this.sealed(c, 'transactions', await c.query(
           `UPDATE transactions SET state = 'Running', consumed_at = $3, updated_at = $3
             WHERE log_id = $1 AND id = $2 AND state = 'Queued' AND consumed_at IS NULL AND receipt_commitment = $4 AND expires_at > $3 RETURNING *`,

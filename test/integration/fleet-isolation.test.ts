@@ -139,6 +139,37 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     }
   });
 
+  test("a superuser's copy of B's earlier Queued row back over the finished one (its MAC was valid): the receipt still runs once", async () => {
+    await b.createTransaction(txRecord('copied', now), draft('preview', 'copied'));
+    assert.equal(await b.recordApproval('copied', { approvedBy: 'alice', commitment: 'c-copied', expiresAt: now + 60_000, now }, draft('approval_granted', 'copied')), 'approved');
+    const saved = (await schema.admin.query("SELECT * FROM transactions WHERE log_id = $1 AND id = 'copied'", [keyB.keyId])).rows[0];
+    assert.equal(await b.consumeReceipt('copied', 'c-copied', now + 1, [draft('approval_consumed', 'copied')]), 'consumed');
+    await b.finish('copied', 'Succeeded', { state: 'Succeeded' }, now + 2, draft('outcome', 'copied'));
+    await schema.admin.query('UPDATE transactions SET state = $1, consumed_at = $2, result_json = $3, updated_at = $4, mac = $5 WHERE log_id = $6 AND id = $7', [saved.state, saved.consumed_at, saved.result_json, saved.updated_at, saved.mac, keyB.keyId, 'copied']);
+    assert.equal((await b.getTransaction('copied'))?.state, 'Queued', 'the copied row carries a valid MAC');
+    assert.equal(await b.consumeReceipt('copied', 'c-copied', now + 3, [draft('approval_consumed', 'copied')]), 'already_consumed');
+  });
+
+  test("a host role claims no log id but a key id: not the fleet-wide '*' rows, nothing else", async () => {
+    const late = `airlock_host_star_${suffix}`;
+    try {
+      await provisionFleet(schema.url, { host: { role: late, logId: null } });
+      const asLate = new pg.Client({ connectionString: roleUrl(schema, late) });
+      await asLate.connect();
+      try {
+        for (const claim of ['*', 'not-a-key-id']) {
+          const r = await asLate.query('INSERT INTO fleet_roles (role_name, log_id) VALUES (current_user, $1)', [claim]).catch((e: Error) => e);
+          assert.ok(r instanceof Error, `the role claimed the log id ${claim}`);
+        }
+      } finally {
+        await asLate.end();
+      }
+    } finally {
+      await schema.admin.query('DELETE FROM fleet_roles WHERE role_name = $1', [late]);
+      await dropRoles([late]);
+    }
+  });
+
   test('a role made before its host had a key binds itself to the first log its daemon opens, for good; no role takes a bound log', async () => {
     const late = `airlock_host_late_${suffix}`;
     const keyC = signingKeyFromSeed(randomBytes(32));
