@@ -167,3 +167,10 @@ test('every change declares whether it makes the host run programs, and policy r
   }
   for (const name of ['CreateUser', 'SetSysctl', 'AddHostsEntry']) assert.ok(!RUNS_PROGRAMS.includes(name), `${name} runs no program of its own choosing`);
 });
+
+test("housekeeping deletes nothing from the record: Airlock's checkpoints and code, the audit and journal logs", () => {
+  const cleanup = VALUE_TYPES.CLEANUP_DIR.syntax;
+  for (const dir of ['/var/log/airlock', '/var/log/airlock/old', '/var/log/audit', '/var/log/journal/abc']) assert.ok(!cleanup.test(dir), `${dir} is housekeeping`);
+  for (const dir of ['/var/log/nginx', '/var/log/airlockish', '/var/cache/apt', '/srv/app/tmp', '/opt/app/cache']) assert.ok(cleanup.test(dir), `${dir} is refused`);
+  assert.match(VALUE_TYPES.CLEANUP_DIR.describe, /not in \/var\/log\/airlock/);
+});

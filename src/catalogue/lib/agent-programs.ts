@@ -16,6 +16,15 @@
  */
 import type { ValueType } from './command-grammar.js';
 import { parseGrammar, type Grammar } from './command-grammar.js';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_LOG_DIR } from '../../protocol/defaults.js';
+
+/**
+ * The record no housekeeping job may delete from: Airlock's checkpoints, its own code (this
+ * module's checkout, three levels up in src/ and in dist/ alike), the audit and journal logs.
+ */
+const EVIDENCE = [DEFAULT_LOG_DIR, fileURLToPath(new URL('../../..', import.meta.url)).replace(/\/$/, ''), '/var/log/audit', '/var/log/journal'];
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const DF_FIELD = '(source|fstype|itotal|iused|iavail|ipcent|size|used|avail|pcent|file|target)';
 const PATH_SYNTAX = /^\/[A-Za-z0-9._/@+=:,-]{0,254}$/;
@@ -59,10 +68,13 @@ export const VALUE_TYPES = {
     path: 'dir',
     sample: '/srv',
   },
-  /** Where old files are deleted: data, caches, logs and backups, never the system's own trees (/etc, /usr, /boot, /). */
+  /**
+   * Where old files are deleted: data, caches, logs and backups, never the system's own trees (/etc, /usr,
+   * /boot, /), nor what makes the record: Airlock's checkpoints and code, the audit and journal logs.
+   */
   CLEANUP_DIR: {
-    syntax: /^\/(srv|opt|var\/cache|var\/log|var\/backups)(\/[A-Za-z0-9._@+=:,-]{1,64}){1,8}$/,
-    describe: 'a directory below /srv, /opt, /var/cache, /var/log or /var/backups that only root can change, under directories only root can change',
+    syntax: new RegExp(`^(?!(?:${EVIDENCE.map(escapeRegExp).join('|')})(?:/|$))/(srv|opt|var/cache|var/log|var/backups)(/[A-Za-z0-9._@+=:,-]{1,64}){1,8}$`),
+    describe: `a directory below /srv, /opt, /var/cache, /var/log or /var/backups that only root can change, under directories only root can change; not in ${EVIDENCE.join(', ')}`,
     path: 'dir',
     sample: '/var/cache/apt',
   },
