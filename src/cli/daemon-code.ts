@@ -37,7 +37,9 @@ export interface CodeReport {
  */
 export function checkDaemonCode(checkout: string, node = process.execPath): CodeReport {
   const problems: UntrustedPath[] = [];
-  const seen = new Set<string>();
+  // Two sets: a directory judged as an ancestor (above()) is still walked below when a link leads into it.
+  const judgedAbove = new Set<string>();
+  const walkedPaths = new Set<string>();
   let walked = 0;
   const judge = (path: string, st: Stats, fix: string, sticky = false) => {
     if (st.uid !== 0) problems.push({ path, why: `owned by uid ${st.uid}, not root`, fix });
@@ -47,8 +49,8 @@ export function checkDaemonCode(checkout: string, node = process.execPath): Code
   const recursive = (p: string) => `chown -R root:root ${p}; chmod -R go-w ${p}`;
   /** The directories above a resolved path, up to /. */
   const above = (real: string) => {
-    for (let p = dirname(real); !seen.has(p); p = dirname(p)) {
-      seen.add(p);
+    for (let p = dirname(real); !judgedAbove.has(p); p = dirname(p)) {
+      judgedAbove.add(p);
       const st = statSync(p);
       judge(p, st, one(p), st.uid === 0 && (st.mode & 0o1000) !== 0);
       if (p === sep) break;
@@ -72,8 +74,8 @@ export function checkDaemonCode(checkout: string, node = process.execPath): Code
         problems.push({ path, why: `unreadable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}), so not checked`, fix: `remove or repair ${path}` });
         continue;
       }
-      if (seen.has(real)) continue;
-      seen.add(real);
+      if (walkedPaths.has(real)) continue;
+      walkedPaths.add(real);
       const tree = real === path ? root : real;
       // A link's target lies elsewhere: its own directories up to / must be root's too.
       if (real !== path) above(real);

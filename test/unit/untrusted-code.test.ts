@@ -79,6 +79,14 @@ test('links are followed: a link to a tree others can change fails, at the targe
     chmodSync(elsewhere, 0o777);
     assert.deepEqual(report(co), [`${elsewhere} is writable by its group or by others (mode 777)`]);
     chmodSync(elsewhere, 0o755);
+    // A link to a directory already judged as an ancestor (of the checkout itself) is walked below too.
+    mkdirSync(join(elsewhere, 'deep'), { mode: 0o755 });
+    writeFileSync(join(elsewhere, 'deep', 'loaded.js'), '');
+    chmodSync(join(elsewhere, 'deep', 'loaded.js'), 0o666);
+    symlinkSync(dir, join(co, 'node_modules', 'up'));
+    assert.deepEqual(report(co), [`${elsewhere}/deep/loaded.js is writable by its group or by others (mode 666)`]);
+    rmSync(join(elsewhere, 'deep'), { recursive: true });
+    rmSync(join(co, 'node_modules', 'up'));
     // A link that leads nowhere cannot be checked: refused, not skipped.
     symlinkSync(join(dir, 'nowhere'), join(co, 'src', 'gone.ts'));
     assert.match(report(co).join(), /src\/gone\.ts is unreadable \(ENOENT\), so not checked/);
