@@ -13,12 +13,16 @@ const ENV = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', LC_ALL: 'C' };
 
 /**
  * The lines `apt-get install -s` prints for what it would install: "Inst NAME (NEW ...)" for a
- * new package, "Inst NAME [OLD] (NEW ...)" for an upgrade (or downgrade) of an installed one.
+ * new package, "Inst NAME [OLD] (NEW ...)" for an upgrade (or downgrade) of an installed one,
+ * "Remv NAME [OLD]" for one it would remove (counted with the upgrades: a change to what is here).
  */
 export function parseSimulation(text) {
   const installs = [];
   const upgrades = [];
   for (const line of text.split('\n')) {
+    // A package apt would remove changes the machine as much as one it would upgrade.
+    const removed = /^Remv (\S+) \[([^\]]+)\]/.exec(line);
+    if (removed) upgrades.push({ name: removed[1], from: removed[2], to: '(removed)' });
     const m = /^Inst (\S+) (?:\[([^\]]+)\] )?\((\S+)/.exec(line);
     if (!m) continue;
     if (m[2] === undefined) installs.push({ name: m[1], version: m[3] });

@@ -36,3 +36,8 @@ test("apt-cache madison's versions, newest first, each once", () => {
   ].join('\n');
   assert.deepEqual(parseMadison(text), ['252.39-1~deb12u2', '252.38-1~deb12u1']);
 });
+
+test('a package apt would remove to install another counts as a change to the machine', () => {
+  const { upgrades } = parseSimulation('Remv systemd-timesyncd [252.38-1~deb12u1]\nInst systemd-container (252.39-1~deb12u2 Debian:12.15/oldstable [amd64])\n');
+  assert.deepEqual(upgrades, [{ name: 'systemd-timesyncd', from: '252.38-1~deb12u1', to: '(removed)' }]);
+});
