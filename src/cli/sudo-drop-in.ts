@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, fchmodSync, fchownSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { NewFile, removeFileSafely } from '../protocol/safe-write.js';
+import { NewFile, removeFileSafely, writeFileSafely } from '../protocol/safe-write.js';
 import { AirlockError } from '../protocol/errors.js';
 import { accountNamed, dropIn, DROP_IN_PATH, plainAccountName, readSudoers, sudoCache } from './sudo-cache.js';
 
@@ -31,6 +31,11 @@ export function writeNoCacheDropIn(user: string): string {
   if (!account) throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no account ${user}`, 'name an account in /etc/passwd');
   const dir = dirname(DROP_IN_PATH);
   if (!existsSync(dir)) throw new AirlockError('validation', 'bad_sudo_no_cache', `--sudo-no-cache: there is no ${dir}, so sudo is not installed here`, 'leave out --sudo-no-cache on a host without sudo');
+  // What an earlier run wrote, put back if the whole configuration refuses the new one.
+  let earlier: Buffer | null = null;
+  try {
+    earlier = readFileSync(DROP_IN_PATH);
+  } catch {}
   // Through the held folder (safe-write.ts): the temporary name has a '.', which sudo ignores,
   // and visudo checks it there before it is renamed into place.
   const file = NewFile.create(DROP_IN_PATH, { mode: 0o440, owner: { uid: 0, gid: 0 } });
@@ -51,8 +56,9 @@ export function writeNoCacheDropIn(user: string): string {
   file.commit();
   const whole = visudo(['-c']);
   if (whole) {
-    removeFileSafely(DROP_IN_PATH);
-    throw new AirlockError('execution', 'sudoers_invalid', `with the drop-in, visudo -c refused the configuration: ${whole}`, `the drop-in was removed again; fix what visudo -c says first`);
+    if (earlier) writeFileSafely(DROP_IN_PATH, earlier, { mode: 0o440, owner: { uid: 0, gid: 0 } });
+    else removeFileSafely(DROP_IN_PATH);
+    throw new AirlockError('execution', 'sudoers_invalid', `with the drop-in, visudo -c refused the configuration: ${whole}`, `the drop-in was ${earlier ? 'put back as it was' : 'removed again'}; fix what visudo -c says first`);
   }
   const after = sudoCache(readSudoers(), account);
   if (after.timeout !== 0) throw new AirlockError('execution', 'sudoers_invalid', `wrote ${DROP_IN_PATH}, but sudo still caches ${user}'s password (timestamp_timeout=${after.timeout}, set in ${after.where.join(', ') || 'sudo\'s defaults'})`, `the line named comes after the drop-in or /etc/sudoers does not read ${dir} (@includedir ${dir}): fix that line`);
