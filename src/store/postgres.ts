@@ -89,7 +89,13 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
         head = await readHead(client, o.logId);
         frontier = await frontierAt(client, o.logId, head.size);
         base = readBase((await client.query<{ value: string }>('SELECT value FROM meta WHERE log_id = $1 AND key = $2', [o.logId, LOG_BASE_KEY])).rows[0]?.value);
-        if (o.adoptRows) await adoptRows(client, new RowMac(o.rowKey, o.logId), o.logId);
+        // Rows without a MAC are adopted once, when this log first runs with row MACs (a store from
+        // before them); never again, so a lost row key on a later start adopts no forged row.
+        const withMacs = (await client.query('SELECT 1 FROM meta WHERE log_id = $1 AND key = $2', [o.logId, ROW_MACS_KEY])).rowCount === 1;
+        if (!withMacs) {
+          if (o.adoptRows) await adoptRows(client, new RowMac(o.rowKey, o.logId), o.logId);
+          await client.query("INSERT INTO meta (log_id, key, value) VALUES ($1, $2, '1') ON CONFLICT (log_id, key) DO NOTHING", [o.logId, ROW_MACS_KEY]);
+        }
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK').catch(() => {});
@@ -119,6 +125,9 @@ async function sealRows(c: PoolClient, mac: RowMac, logId: string, table: KeyedT
     rows.map((r) => mac.of(table, r)),
   ]);
 }
+
+/** The meta key that marks a log whose rows carry MACs (set at its first open with them). */
+const ROW_MACS_KEY = 'row_macs';
 
 /** A store from before row MACs, at the first start with a new row key: its rows get this host's MAC. */
 async function adoptRows(c: PoolClient, mac: RowMac, logId: string): Promise<void> {

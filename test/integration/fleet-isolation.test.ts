@@ -226,5 +226,17 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     await schema.admin.query("UPDATE transactions SET mac = NULL WHERE log_id = $1 AND id = 'bare'", [keyB.keyId]).catch(() => {});
     await assert.rejects(b.getTransaction('bare'), (e: Error & { code?: string }) => e.code === 'row_mac');
   });
+
+  test("rows without a MAC are adopted once, when a log first runs with MACs: a host that lost its row key adopts no forged row later", async () => {
+    await b.createTransaction(txRecord('forged', now), draft('preview', 'forged'));
+    await schema.admin.query("UPDATE transactions SET state = 'Queued', mac = NULL WHERE log_id = $1 AND id = 'forged'", [keyB.keyId]);
+    // B's state directory lost row.key: the daemon makes a new one and opens the store with adoptRows.
+    const again = await openPostgresStore({ rowKey: TEST_ROW_KEY, adoptRows: true, url: roleUrl(schema, roleB), logId: keyB.keyId, origin: `b/airlock/${keyB.keyId}`, seal: sealWith(keyB) });
+    try {
+      await assert.rejects(again.getTransaction('forged'), (e: Error & { code?: string }) => e.code === 'row_mac');
+    } finally {
+      await again.close();
+    }
+  });
 });
 
