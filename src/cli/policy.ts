@@ -6,7 +6,6 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_POLICY_PATH } from '../protocol/defaults.js';
-import { withOwnCode } from './code-prompt.js';
 import { c, EXIT, printJson, reportError } from './ui.js';
 import { livePreview } from '../protocol/compacted.js';
 
@@ -83,6 +82,7 @@ Example policy:
     .action(async (o, cmd: Command) => {
       try {
         const { withClient } = await connect();
+        const { withOwnCode } = await import('./code-prompt.js');
         const hint = 'an admin approver runs `sudo airlock policy reload` in a terminal of their own';
         const r = await withClient(cmd, (cl) => withOwnCode('reloading the policy', hint, (code) => cl.call('policy.reload', code ? { totp_code: code } : {})));
         if (o.json) return printJson(r);

@@ -13,7 +13,6 @@ import { Command, Option } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { Terminal } from './terminal.js';
-import { withCode, withOwnCode } from './code-prompt.js';
 import { c, printJson, reportError } from './ui.js';
 
 const connect = () => import('./connect.js');
@@ -74,7 +73,7 @@ export function totpCommand(): Command {
     .option('--json', 'print {approver, user, state} as JSON')
     .action(async (o, cmd: Command) => {
       try {
-        const [{ Terminal }, { withClient }] = await Promise.all([terminal(), connect()]);
+        const [{ Terminal }, { withClient }, { withCode }] = await Promise.all([terminal(), connect(), prompts()]);
         const term = Terminal.open('confirming a second factor', 'run `airlock totp confirm` yourself, in your own terminal');
         try {
           done(await withClient(cmd, (cl) => withCode(() => term, FIRST_PROMPT, (code) => cl.totpConfirm(code ?? ''), term.askHidden(FIRST_PROMPT))), Boolean(o.json));
@@ -92,7 +91,7 @@ export function totpCommand(): Command {
     .option('--json', 'print {approver, user, factor, pending} as JSON')
     .action(async (o, cmd: Command) => {
       try {
-        const { withClient } = await connect();
+        const [{ withClient }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
         const hint = 'an admin approver runs `sudo airlock totp reset --user NAME` in a terminal of their own';
         const r = await withClient(cmd, (cl) => withOwnCode(`resetting ${o.user}'s factor`, hint, (code) => cl.totpReset(o.user, code)));
         if (o.json) return void printJson(r);
@@ -104,8 +103,12 @@ export function totpCommand(): Command {
   return totp;
 }
 
+/** The code prompts load with the command that asks, not at every start-up (test/unit/cli-startup.test.ts). */
+const prompts = () => import('./code-prompt.js');
+
 /** Enrols (with a code of the current factor when the daemon asks for one), shows the secret on the terminal, confirms. */
 async function enrolAt(term: Terminal, cl: AirlockClient) {
+  const { withCode } = await prompts();
   const issued = await withCode(() => term, CURRENT_PROMPT, (code) => cl.totpEnroll(code));
   const { renderUnicodeCompact } = await import('uqr');
   term.write(

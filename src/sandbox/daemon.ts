@@ -3,7 +3,7 @@
  * `airlock daemon` with its socket, database, keys and checkpoints in the shared
  * directory. Used by `airlock demo`, the integration tests and the benchmark.
  */
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { nodeCommand } from './node-command.js';
 import { dirname, join } from 'node:path';
@@ -13,6 +13,9 @@ import { buildTestbedRoot } from './testbed-root.js';
 import type { UnixIdentity } from './principal.js';
 import { stateFiles } from '../protocol/defaults.js';
 
+
+/** In the state directory: the uid block its users were made in, for a daemon started again on a copy. */
+const UID_BLOCK_FILE = '.sandbox-uid-block';
 
 export interface SandboxDaemon {
   box: Sandbox;
@@ -47,8 +50,11 @@ export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promi
   const logs: string[] = [];
   const entry = nodeCommand(join(dirname(fileURLToPath(import.meta.url)), '..', 'daemon', 'entry.js'));
   const testbed = opts.host === 'testbed';
+  // A kept state names its users with their uids (alice(uid N)): the same block, so the same uids.
+  const keptBlock = opts.state !== undefined && existsSync(join(opts.state, UID_BLOCK_FILE)) ? Number(readFileSync(join(opts.state, UID_BLOCK_FILE), 'utf8')) : undefined;
   const box: Sandbox = await startSandbox({
     ...(testbed ? { mode: 'boot' as const, lower: buildTestbedRoot() } : {}),
+    ...(keptBlock !== undefined ? { uidBlock: keptBlock } : {}),
     prepare: (shared) => {
       if (opts.policy !== undefined) writeFileSync(join(shared, 'policy.toml'), opts.policy, { mode: 0o644 });
       if (opts.tokens !== undefined) writeFileSync(join(shared, 'tokens.toml'), opts.tokens, { mode: 0o600 });
@@ -74,6 +80,7 @@ export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promi
     await box.stop();
     throw new Error(`${e.message}\n${journal}`);
   });
+  if (box.uidBlock !== null) writeFileSync(join(stateDir, UID_BLOCK_FILE), String(box.uidBlock), { mode: 0o600 });
   const ensureGroup = async (g: string) => {
     const r = await box.run('/usr/bin/getent', ['group', g]);
     if (r.code !== 0) await must(box.run('/usr/sbin/groupadd', ['--', g]), `groupadd ${g}`);

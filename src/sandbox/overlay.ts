@@ -23,6 +23,8 @@ export interface CommandResult {
 export interface Sandbox {
   /** Directory on the real host shared into the sandbox at the same path (sockets, database, keys). */
   readonly shared: string;
+  /** chroot: the first uid of this sandbox's block (uid-block.ts); null in a container, which has its own pids. */
+  readonly uidBlock: number | null;
   /** Pid of the command inside (in the host's pid namespace). */
   readonly pid: number;
   readonly child: ChildProcess;
@@ -48,6 +50,8 @@ export interface SandboxOptions {
   onOutput?: (line: string) => void;
   /** Writes files into the shared directory before the command starts (a policy file, say). */
   prepare?: (shared: string) => void;
+  /** chroot: the first uid of the block to take (the one a kept state was made in); default: any free one. */
+  uidBlock?: number;
   /** Undoes what prepare did that removing the directory cannot (an unmount): after the command stopped, before the shared directory is moved or removed. */
   cleanup?: (shared: string) => void;
 }
@@ -75,7 +79,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // A copy of this host shares its pid namespace: its users get uids of their own (uid-block.ts).
   let uids: UidBlock | null = null;
   if (mode === 'chroot' && existsSync('/etc/login.defs')) {
-    uids = reserveUidBlock();
+    uids = reserveUidBlock(opts.uidBlock);
     mkdirSync(join(base, 'upper', 'etc'), { mode: 0o755 });
     writeFileSync(join(base, 'upper', 'etc', 'login.defs'), loginDefsFor(readFileSync('/etc/login.defs', 'utf8'), uids), { mode: 0o644 });
   }
@@ -155,6 +159,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
   return {
     shared,
+    uidBlock: uids?.first ?? null,
     pid,
     child,
     run,

@@ -66,18 +66,35 @@ function lock(k: number): boolean {
   return false;
 }
 
-/** Reserves a block no other sandbox holds and no process here runs in; throws when none is left. */
-export function reserveUidBlock(): UidBlock {
+/** Block k, when no other sandbox holds it and no process here runs in it. */
+function take(k: number, busy: number[]): UidBlock | null {
+  const first = FIRST + k * BLOCK_SIZE;
+  const last = first + BLOCK_SIZE - 1;
+  if (busy.some((u) => u >= first && u <= last) || !lock(k)) return null;
+  return { first, last, release: () => rmSync(join(LOCKS, String(k)), { force: true }) };
+}
+
+/**
+ * Reserves a block no other sandbox holds and no process here runs in; throws when none is left.
+ * `first` asks for the block a kept state was made in (its users' names carry their uids): that
+ * one, waited for up to 20 seconds while another sandbox or a last process of its own holds it.
+ */
+export function reserveUidBlock(first?: number): UidBlock {
   mkdirSync(LOCKS, { recursive: true, mode: 0o755 });
+  if (first !== undefined) {
+    const k = (first - FIRST) / BLOCK_SIZE;
+    if (!Number.isInteger(k) || k < 0 || k >= BLOCKS) throw new Error(`${first} does not begin a sandbox uid block`);
+    for (const until = Date.now() + 20_000; Date.now() < until; Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100)) {
+      const block = take(k, runningUids());
+      if (block) return block;
+    }
+    throw new Error(`the uid block ${first}-${first + BLOCK_SIZE - 1} a kept state was made in stayed busy for 20 seconds`);
+  }
   const busy = runningUids();
   const start = Math.floor(Math.random() * BLOCKS);
   for (let i = 0; i < BLOCKS; i++) {
-    const k = (start + i) % BLOCKS;
-    const first = FIRST + k * BLOCK_SIZE;
-    const last = first + BLOCK_SIZE - 1;
-    if (busy.some((u) => u >= first && u <= last)) continue;
-    if (!lock(k)) continue;
-    return { first, last, release: () => rmSync(join(LOCKS, String(k)), { force: true }) };
+    const block = take((start + i) % BLOCKS, busy);
+    if (block) return block;
   }
   throw new Error(`no free block of ${BLOCK_SIZE} uids in ${FIRST}-59999 for another sandbox (${LOCKS} holds the reservations)`);
 }

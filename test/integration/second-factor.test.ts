@@ -331,9 +331,10 @@ describe('restarts and existing stores', () => {
     const p = await a.call('preview', { action_name: 'CreateUser', params: { user: `rs${n++}` } });
     return bob.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await phone.code('bob') });
   };
+  // The store, its keys, and the uid block its users were made in (their names carry their uids).
   const stateCopy = (name: string) => {
     const to = join(kept, name);
-    for (const f of ['airlock.db', 'audit.key', 'approval.key', 'audit.pub', 'totp.key']) if (existsSync(join(kept, 'shared', 'state', f))) copyFileSync(join(kept, 'shared', 'state', f), join(to, f));
+    for (const f of ['airlock.db', 'audit.key', 'approval.key', 'audit.pub', 'totp.key', '.sandbox-uid-block']) if (existsSync(join(kept, 'shared', 'state', f))) copyFileSync(join(kept, 'shared', 'state', f), join(to, f));
     return to;
   };
 
