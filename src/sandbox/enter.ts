@@ -38,13 +38,6 @@ if (mode === 'chroot') {
   // Recursive: a file system mounted under the shared directory before the start (a small one
   // under the daemon's state directory, to fill it) is the one the daemon sees.
   mount('--rbind', shared, merged + shared);
-  // A checkout whose node_modules is a mount of its own (git worktrees sharing one): an overlay of / does not show
-  // submounts, so it is bound in, read-only.
-  const modules = join(project, 'node_modules');
-  if (readFileSync('/proc/self/mountinfo', 'utf8').split('\n').some((l) => l.split(' ')[4] === modules)) {
-    mount('--rbind', modules, merged + modules);
-    mount('-o', 'remount,bind,ro', merged + modules);
-  }
   child = spawn('/usr/sbin/chroot', [merged, ...command], { stdio: 'inherit' });
   writeFileSync(pidFile, String(child.pid));
 } else {
