@@ -22,7 +22,7 @@ export interface UidBlock {
 }
 
 /** Real uids of the processes running here now. */
-function runningUids(): number[] {
+export function runningUids(): number[] {
   const uids: number[] = [];
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;

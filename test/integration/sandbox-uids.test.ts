@@ -6,23 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { startWorld } from '../support/world.js';
 import { canSandbox } from '../../src/sandbox/overlay.js';
+import { runningUids } from '../../src/sandbox/uid-block.js';
 
 const skip = canSandbox() ?? false;
-
-/** Real uids of every process on this machine now. */
-function processUids(): Set<number> {
-  const uids = new Set<number>();
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) uids.add(Number(m[1]));
-    } catch {} // it exited meanwhile
-  }
-  return uids;
-}
 
 test('two sandboxes give their users disjoint uids, and one deletes a user while the other runs its own', { skip }, async () => {
   const [a, b] = await Promise.all([startWorld(), startWorld()]);
@@ -55,7 +43,7 @@ test('two sandboxes give their users disjoint uids, and one deletes a user while
 test("a sandbox's users take uids no process on this machine runs as", { skip }, async () => {
   const w = await startWorld();
   try {
-    const busy = processUids();
+    const busy = new Set(runningUids());
     const agent = await w.as('agent', ['airlock-dev']);
     assert.ok(!busy.has(agent.identity.uid), `uid ${agent.identity.uid} already had a process here`);
     assert.ok(agent.identity.uid >= 1000 && agent.identity.uid < 60000, `a regular account's uid, not ${agent.identity.uid}`);

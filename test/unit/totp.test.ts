@@ -184,3 +184,36 @@ test('a store from before sealing is sealed in place once, and marked', async ()
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('200 parallel guesses count toward the lockout one by one: a right one late in the burst is refused', async () => {
+  // The agent running as alice needs her code to approve its own request. Before one approver's codes
+  // were checked one at a time, a burst was compared against the row as it was before any failed.
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-totp-burst-'));
+  const key = signingKeyFromSeed(randomBytes(32));
+  const store = new SqliteStore(join(dir, 'a.db'), (d, seq, prev) => sealEntry(key, d, seq, prev));
+  try {
+    let clock = Date.UTC(2030, 0, 1, 12, 0, 10);
+    const now = () => clock;
+    const factor = new SecondFactor({ store, now, hostName: 'web1', seal: TotpSeal.fromKey(randomBytes(32)) });
+    const host = { users: async () => [{ name: 'alice', uid: 1001 }] } as unknown as Host;
+    const enrol = new TotpEnrolment({ store, factor, host, now, name: (p) => `${p.user}(uid ${p.uid})`, principal: (w) => ({ uid: w.uid, user: w.user, role: w.role }) });
+    const who: Identity = { uid: 1001, user: 'alice', role: 'admin', approver: true, pid: 1, person: { uid: 1001, user: 'alice', role: 'admin', approver: true, via: 'self' } };
+    const person = { uid: 1001, user: 'alice' };
+    const issued = await enrol.issue(who, person, {});
+    await enrol.confirm(who, person, { code: codeAt(issued.secret, clock) });
+    clock += 30_000;
+    const right = codeAt(issued.secret, clock);
+    const entry = () => ({ kind: 'totp_lockout' as const, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
+    const guesses = Array.from({ length: 200 }, (_, i) => String((Number(right) + 1 + i) % 1_000_000).padStart(6, '0'));
+    guesses[150] = right;
+    const results = await Promise.allSettled(guesses.map((c) => factor.check('alice(uid 1001)', 'alice', c, 'tx_1', entry)));
+    assert.equal(results[150]!.status, 'rejected', 'the right guess after five wrong ones is refused');
+    const codes = results.map((r) => (r.status === 'fulfilled' ? 'accepted' : (r.reason as AirlockError).code));
+    assert.equal(codes.filter((c) => c === 'totp_invalid').length, 4, 'four wrong codes are answered as wrong');
+    assert.equal(codes.filter((c) => c === 'accepted').length, 0);
+    assert.ok((await store.totp('alice(uid 1001)'))!.lockedUntil > clock, 'the factor is locked');
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
