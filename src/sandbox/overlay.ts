@@ -79,7 +79,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // A copy of this host shares its pid namespace: its users get uids of their own (uid-block.ts).
   let uids: UidBlock | null = null;
   if (mode === 'chroot' && existsSync('/etc/login.defs')) {
-    uids = reserveUidBlock(opts.uidBlock);
+    uids = await reserveUidBlock(opts.uidBlock);
     mkdirSync(join(base, 'upper', 'etc'), { mode: 0o755 });
     writeFileSync(join(base, 'upper', 'etc', 'login.defs'), loginDefsFor(readFileSync('/etc/login.defs', 'utf8'), uids), { mode: 0o644 });
   }

@@ -8,6 +8,7 @@
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const LOCKS = '/run/airlock-sandbox-uids';
 /** Regular-account uids (1000 <= uid < 60000, what the catalogue treats as people), in blocks of this size. */
@@ -79,12 +80,12 @@ function take(k: number, busy: number[]): UidBlock | null {
  * `first` asks for the block a kept state was made in (its users' names carry their uids): that
  * one, waited for up to 20 seconds while another sandbox or a last process of its own holds it.
  */
-export function reserveUidBlock(first?: number): UidBlock {
+export async function reserveUidBlock(first?: number): Promise<UidBlock> {
   mkdirSync(LOCKS, { recursive: true, mode: 0o755 });
   if (first !== undefined) {
     const k = (first - FIRST) / BLOCK_SIZE;
     if (!Number.isInteger(k) || k < 0 || k >= BLOCKS) throw new Error(`${first} does not begin a sandbox uid block`);
-    for (const until = Date.now() + 20_000; Date.now() < until; Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100)) {
+    for (const until = Date.now() + 20_000; Date.now() < until; await sleep(100)) {
       const block = take(k, runningUids());
       if (block) return block;
     }
