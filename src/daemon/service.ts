@@ -469,7 +469,7 @@ export class AirlockService {
     return r;
   }
 
-  /** Root deletes a person's factor, logged; whoever the policy names is told. */
+  /** An admin approver (through sudo, with their own code) deletes another person's factor, logged; whoever the policy names is told. */
   async totpReset(who: Identity, req: Record<string, unknown>) {
     const r = await this.enrolment.reset(this.caller(who), req);
     this.o.notify?.(this.policy, { event: 'totp_reset', approver: r.approver, by: principalName(who), at: iso(this.now()) });
