@@ -3,7 +3,7 @@
  * output with no secret in it, written from public format documentation by an author who never
  * read the masker (see README.md). Deterministic: the same seed gives the same bytes.
  *
- * KINDS (seed 1): 107 kinds, 667 planted values in 578 files; 100 ordinary files of 4191 non-empty lines.
+ * KINDS (seed 1): 107 kinds, 667 planted values in 577 files; 100 ordinary files of 4052 non-empty lines.
  * kind                                planted values
  *   k3s-token                         6
  *   kubeadm-bootstrap-token           9
@@ -136,13 +136,14 @@ import { serviceSpecs } from './services.js';
 import { ordinaryHostSpecs } from './ordinary-host.js';
 import { ordinaryConfigSpecs } from './ordinary-config.js';
 import { ordinaryDevSpecs } from './ordinary-dev.js';
+import { ordinaryNetSpecs } from './ordinary-net.js';
 
 export type { PlantedFile, OrdinaryFile, Secret } from './types.js';
 
 export const KIND_SPECS: readonly KindSpec[] = [...clusterSpecs, ...aclSpecs, ...registrySpecs, ...netsvcSpecs, ...otpSpecs, ...chatSpecs, ...cloudSpecs, ...hashSpecs,
   ...k8sSpecs, ...wifiSpecs, ...assignSpecs, ...cliSpecs, ...connstrSpecs, ...httpSpecs, ...keySpecs, ...saasSpecs, ...serviceSpecs];
 
-const ORDINARY_SPECS: readonly OrdinarySpec[] = [...ordinaryHostSpecs, ...ordinaryConfigSpecs, ...ordinaryDevSpecs];
+const ORDINARY_SPECS: readonly OrdinarySpec[] = [...ordinaryHostSpecs, ...ordinaryConfigSpecs, ...ordinaryDevSpecs, ...ordinaryNetSpecs];
 
 /** Each generator is run until its own kind has this many planted values (files hold 1..10). */
 export const PER_KIND = 6;
