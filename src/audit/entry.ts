@@ -23,13 +23,18 @@ export const ENTRY_KINDS = [
   'denied',
   'expired',
   'reconciled',
-  /** A factor counts from here: confirmed by a first code (before sealing: set by root, at once). */
+  /**
+   * A factor counts from here: confirmed by a first code, and for a first enrolment on a host that
+   * has an approver already, approved by another approver (details.approved_by).
+   */
   'totp_enrolled',
   'totp_lockout',
   /** A pending secret was issued to a person; it approves nothing until totp_enrolled. */
   'totp_issued',
   /** Root deleted a person's factor. */
   'totp_reset',
+  /** A person's first code proved their pending secret; it waits for another approver's `totp.approve`. */
+  'totp_awaiting_approval',
   'policy_reloaded',
   'refused',
   /**

@@ -7,6 +7,10 @@
  *   execute_after_approval        execution_started follows its transaction's approval_consumed
  *   enrolment_after_reset         a factor is enrolled over a confirmed one only as its replacement
  *                                 (totp_enrolled replaced=true) or after a totp_reset of it
+ *   enrolment_approved            a first enrolment is the host's first factor, through sudo
+ *                                 (first_approver), or is approved by another person who holds
+ *                                 a factor (approved_by); judged from the first daemon_started
+ *                                 whose daemon enforced it (details.enrolment_rules = 1)
  *
  * A walk that starts after archived entries has not seen the earlier part of a transaction's
  * life: a transaction it did not see previewed is not judged. State is one small record per
@@ -14,7 +18,10 @@
  */
 import type { LogEntry } from './entry.js';
 
-export type LifecycleRule = 'one_consumption_per_approval' | 'execute_after_approval' | 'enrolment_after_reset';
+export type LifecycleRule = 'one_consumption_per_approval' | 'execute_after_approval' | 'enrolment_after_reset' | 'enrolment_approved';
+
+/** daemon_started details.enrolment_rules of a daemon that enforces approved first enrolments (totp-enrolment.ts). */
+export const ENROLMENT_RULES = 1;
 
 export interface LifecycleBreak {
   seq: number;
@@ -29,12 +36,15 @@ export class LifecycleCheck {
   private readonly txs = new Map<string, { stage: TxStage; at: number }>();
   /** Approvers with a confirmed factor: the seq of its totp_enrolled. */
   private readonly factors = new Map<string, number>();
+  /** The running daemon enforced approved first enrolments (its daemon_started said so). */
+  private enrolmentRules = false;
 
   /** `fromStart`: the walk began at entry 1, so a transaction it never saw previewed does not exist. */
   constructor(private readonly fromStart: boolean) {}
 
   /** The rule this entry breaks, or null. */
   observe(e: LogEntry): LifecycleBreak | null {
+    if (e.kind === 'daemon_started') this.enrolmentRules = e.details.enrolment_rules === ENROLMENT_RULES;
     if (e.kind === 'totp_enrolled' || e.kind === 'totp_reset') return this.factor(e);
     const id = e.transaction_id;
     if (id === null) return null;
@@ -74,7 +84,17 @@ export class LifecycleCheck {
       return null;
     }
     const confirmed = this.factors.get(approver);
+    const others = [...this.factors.keys()].filter((a) => a !== approver);
     this.factors.set(approver, e.seq);
+    // From entry 1 the walk knows every live factor; after archived entries it does not.
+    if (this.fromStart && this.enrolmentRules && confirmed === undefined && e.details.replaced !== true) {
+      const by = e.details.approved_by;
+      const why =
+        others.length === 0
+          ? e.details.first_approver === true ? null : 'is the host\'s first factor but was not enrolled as its first approver'
+          : typeof by === 'string' && others.includes(by) ? null : `was enrolled while ${others.length} other approver(s) held a factor, without the approval of one (approved_by ${JSON.stringify(typeof by === 'string' ? by.slice(0, 80) : null)})`;
+      if (why) return { seq: e.seq, rule: 'enrolment_approved', reason: `enrolment_approved: the factor of ${JSON.stringify(approver.slice(0, 80))} ${why}` };
+    }
     if (confirmed !== undefined && e.details.replaced !== true) {
       return {
         seq: e.seq,

@@ -1,10 +1,11 @@
 /**
  * `airlock totp`: a person's second factor for approvals (TOTP, RFC 6238).
- * enroll: a person enrols their own, from their own account; the QR code and the secret
- * go to their terminal (/dev/tty) only, never to stdout or --json, and the first code
- * from the app confirms the enrolment. confirm: that first code, for an enrolment left
- * pending. reset: an admin approver, through sudo and with their own code, deletes another
-person's factor (logged and notified); they enrol again.
+ * enroll: a person enrols their own, from their own account (the host's first approver
+ * through sudo, at the installing terminal); the QR code and the secret go to their terminal
+ * (/dev/tty) only, never to stdout or --json, and the first code from the app proves it.
+ * confirm: that first code, for an enrolment left pending. approve: another approver, with
+ * their own code, vouches for a proven first enrolment. reset: an admin approver, through
+ * sudo and with their own code, deletes another person's factor (logged and notified).
  * Codes are read from the terminal without echo.
  * main.ts loads this file to declare the commands: the client, the terminal and the QR
  * renderer are imported inside each action, when it runs.
@@ -21,16 +22,25 @@ const terminal = () => import('./terminal.js');
 const HELP = `
 High-risk approvals always need a code from the approver's authenticator app (Medium
 too when the policy sets second_factor_from = "medium"). Each approver enrols their own
-factor, from their own account and without sudo. The QR code and the secret appear on
-your terminal only (never on stdout, never in --json); the first code the app shows
-confirms the enrolment, and until then it approves nothing (a pending enrolment lapses
-after 10 minutes). The daemon keeps the secret sealed in its store and never shows it again.
+factor. The QR code and the secret appear on your terminal only (never on stdout, never
+in --json); the first code the app shows proves it, and until then it approves nothing
+(a pending enrolment lapses after 10 minutes). The daemon keeps the secret sealed in its
+store and never shows it again.
+
+A first factor is never one person's word alone, since an agent running as you could
+enrol one of its own:
+  - the host's first approver enrols through sudo from their login session, at the
+    installing terminal (\`sudo airlock install\` offers it);
+  - every later approver enrols from their own account, and the enrolment waits (24 hours)
+    until another approver approves it with their own code.
 
 Replacing your factor needs a code from the one you have. Lost it? Another admin
 approver deletes it through sudo, with their own code (a signed log entry, and the
 policy's notifier is told), and you enrol again.
 
-  airlock totp enroll                    # as yourself: scan the QR code, type the first code
+  sudo airlock totp enroll               # the host's first approver, at the installing terminal
+  airlock totp enroll                    # any later approver, as yourself: scan, type the first code
+  airlock totp approve --user bob        # another approver, with your code: bob's factor counts now
   airlock totp confirm                   # if enroll was interrupted before the first code
   sudo airlock totp reset --user alice   # another admin approver: delete alice's factor
   airlock approve tx_...                 # asks for the 6-digit code when the risk needs one`;
@@ -42,7 +52,7 @@ export function totpCommand(): Command {
   const totp = new Command('totp').description('your second factor for approvals: authenticator-app codes (RFC 6238)').addHelpText('after', HELP);
   totp
     .command('enroll')
-    .description('enrol your own second factor (as yourself, without sudo): QR code and secret on your terminal, confirmed by a first code')
+    .description("enrol your own second factor: QR code and secret on your terminal, proven by a first code (the host's first approver through sudo; later ones are approved by an existing approver)")
     .option('--json', 'print {approver, user, state} as JSON; the secret goes to the terminal only')
     .addOption(new Option('--user <name>', 'refused: a person enrols their own factor').hideHelp())
     .addHelpText('after', HELP)
@@ -52,7 +62,7 @@ export function totpCommand(): Command {
           throw new AirlockError(
             'authorization',
             'enrol_as_yourself',
-            `a second factor is enrolled by its owner: ${o.user} enrols with \`airlock totp enroll\`, in their own terminal, without sudo`,
+            `a second factor is enrolled by its owner: ${o.user} enrols with \`airlock totp enroll\`, in their own terminal`,
             `to delete ${o.user}'s factor instead (they then enrol again): \`sudo airlock totp reset --user ${o.user}\``,
           );
         }
@@ -80,6 +90,24 @@ export function totpCommand(): Command {
         } finally {
           term.close();
         }
+      } catch (e) {
+        process.exitCode = reportError(e, Boolean(o.json));
+      }
+    });
+  totp
+    .command('approve')
+    .description("vouch for another person's proven first enrolment, with your own code: from then on their factor counts (logged and notified)")
+    .requiredOption('--user <name...>', 'the person whose enrolment you approve (several: --user bob --user carol, one code for all)')
+    .option('--json', 'print {approved: [{approver, user}], state, approved_by} as JSON')
+    .addHelpText('after', HELP)
+    .action(async (o, cmd: Command) => {
+      try {
+        const [{ withClient }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
+        const hint = 'an approver runs `airlock totp approve --user NAME` in a terminal of their own';
+        const users = o.user as string[];
+        const r = await withClient(cmd, (cl) => withOwnCode(`approving the second factor of ${users.join(', ')}`, hint, (code) => cl.totpApprove(users, code)));
+        if (o.json) return void printJson(r);
+        for (const a of r.approved) process.stdout.write(`${c.green('approved')} ${a.approver}: their second factor counts from now on (logged; the policy's notifier is told)\n`);
       } catch (e) {
         process.exitCode = reportError(e, Boolean(o.json));
       }
@@ -124,7 +152,13 @@ async function enrolAt(term: Terminal, cl: AirlockClient) {
   }
 }
 
-function done(r: { approver: string; user: string; state: string }, json: boolean): void {
-  if (json) return void printJson({ approver: r.approver, user: r.user, state: r.state });
+function done(r: { approver: string; user: string; state: string; expires_at?: string }, json: boolean): void {
+  if (json) return void printJson({ approver: r.approver, user: r.user, state: r.state, ...(r.expires_at ? { expires_at: r.expires_at } : {}) });
+  if (r.state === 'awaiting_approval') {
+    return void process.stdout.write(
+      `${c.yellow('proven')} ${r.approver}: your app's codes match; the factor counts once another approver approves it (by ${r.expires_at})\n` +
+        `${c.cyan('next')}  ask an approver to run: airlock totp approve --user ${r.user}\n`,
+    );
+  }
   process.stdout.write(`${c.green('enrolled')} ${r.approver}\n${c.cyan('next')}  approvals that need a second factor now ask ${r.user} for this app's 6-digit code\n`);
 }

@@ -16,7 +16,7 @@
  *   second_factor_from decides.
  */
 import type { ActionNature } from '../catalogue/action.js';
-import type { WireError } from '../protocol/errors.js';
+import { AirlockError, type WireError } from '../protocol/errors.js';
 import type { Method } from '../protocol/methods.js';
 import { APPROVER_GROUP, minRoleForRisk, riskRank, ROLE_GROUPS, roleSatisfies, type Risk } from '../protocol/risk.js';
 import { principalName, type Identity, type Person } from './identity.js';
@@ -77,6 +77,7 @@ export const METHOD_ACCESS: Record<Method, Access> = {
   'totp.enroll': 'enroller',
   'totp.confirm': 'enroller',
   'totp.reset': 'root-admin-approver', // then: mayReset, and the caller's own code
+  'totp.approve': 'person', // then: mayApproveEnrolment, and the caller's own code
   'policy.reload': 'root-admin-approver', // then: the caller's own code
   inbox: 'reviewer',
   'store.check': 'reviewer', // for `airlock doctor`: says nothing of any transaction
@@ -84,6 +85,11 @@ export const METHOD_ACCESS: Record<Method, Access> = {
 };
 
 const ok: Decision = { ok: true };
+
+/** Throws the refusal of a decision; the one way a "no" from this file becomes an error. */
+export function enforce(d: Decision): void {
+  if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint);
+}
 const no = (code: string, message: string, hint?: string): Decision => ({ ok: false, refusal: { category: 'authorization', code, message, ...(hint ? { hint } : {}) } });
 
 const isReviewer = (who: Caller) => who.approver || who.role === 'admin';
@@ -164,6 +170,39 @@ export function mayReset(who: Caller, owner: { uid: number; user: string }): Dec
     return no('reset_own_factor', `${p.user} may not reset their own second factor, even through sudo: an agent running as ${p.user} could then enrol a factor of its own`, 'another admin approver resets it: `sudo airlock totp reset --user NAME`');
   }
   return ok;
+}
+
+/**
+ * Who may approve another person's first enrolment: a person in airlock-approvers (from their
+ * own account or through sudo), not unattended, never its owner (then their own code follows).
+ * An agent that enrols a factor for an account it runs as gets nothing until somebody else,
+ * holding a factor already, vouches for that account's person.
+ */
+export function mayApproveEnrolment(who: Caller, owner: { uid: number; user: string }): Decision {
+  const notPerson = personProblem(who);
+  if (notPerson) return notPerson;
+  const p = who.person!;
+  if (!p.approver || who.unattended) {
+    return no('not_an_approver', `approving ${owner.user}'s enrolment needs a person in ${APPROVER_GROUP} with a second factor; ${principalName(who)} is not one${who.unattended ? ' (unattended in the policy)' : ''}`, 'another approver runs `airlock totp approve --user NAME`');
+  }
+  if (p.uid === owner.uid) {
+    return no('approve_own_enrolment', `${p.user} may not approve their own enrolment: an agent running as ${p.user} could then enrol a factor of its own`, `another approver runs \`airlock totp approve --user ${owner.user}\``);
+  }
+  return ok;
+}
+
+/**
+ * Whether `who` may enrol the host's very first factor: only through sudo from a login session
+ * (root, with the kernel's login uid naming the person), as `airlock install` does at the
+ * installing terminal. From the person's own account an agent running as them could do it.
+ */
+export function mayEnrolFirstApprover(who: Caller | Identity): Decision {
+  if (who.uid === 0 && who.via !== 'token' && who.person) return ok;
+  return no(
+    'first_approver_through_sudo',
+    'this host has no approver with a second factor yet, and the first one is enrolled only through sudo, at the installing terminal: from your own account an agent running as you could enrol a factor of its own',
+    'in your own login session, run `sudo airlock totp enroll` (or `sudo airlock install`, which offers it); later approvers enrol from their own accounts and an existing approver approves them',
+  );
 }
 
 /** Previewing needs the role the action's risk needs (before any parameter is looked at). */

@@ -67,7 +67,9 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
     case 'totp_issued':
       return `${actor(e)} started enrolling a second factor for ${text(d.approver)}${d.replaces === 'confirmed' ? ', to replace the one it has' : ''}`;
     case 'totp_enrolled':
-      return `${text(d.approver)} confirmed a second factor${d.replaced ? ', replacing the previous one' : ''}`;
+      return `${text(d.approver)} confirmed a second factor${d.replaced ? ', replacing the previous one' : ''}${d.approved_by ? `, approved by ${text(d.approved_by)}` : ''}${d.first_approver ? ', as the host\'s first approver (through sudo)' : ''}`;
+    case 'totp_awaiting_approval':
+      return `${text(d.approver)} proved a new second factor with its first code; it waits for another approver (\`airlock totp approve --user ${text(d.user)}\`) until ${text(d.expires_at)}`;
     case 'totp_lockout':
       return `${text(d.approver)} typed ${text(d.failures)} wrong codes in a row: their codes are refused until ${text(d.locked_until)}`;
     case 'totp_reset':

@@ -41,6 +41,7 @@ import { RetentionSweep } from './retention.js';
 import { openTotpSeal } from './totp-seal.js';
 import { checkTrustedPath } from './trusted-path.js';
 import { hostname } from 'node:os';
+import { ENROLMENT_RULES } from '../audit/lifecycle.js';
 
 export interface DaemonConfig {
   socketPath: string;
@@ -184,7 +185,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
   await store.appendEntries([
-    { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length } },
+    { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length, enrolment_rules: ENROLMENT_RULES } },
   ]);
   const svc = service;
   // The oldest segment of the log moves to the archive when one is due (src/daemon/archiver.ts).

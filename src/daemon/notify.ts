@@ -27,12 +27,13 @@ export interface PendingEvent {
 }
 
 /**
- * A person's second factor changed: root deleted it, or a factor was confirmed for it.
+ * A person's second factor changed: root deleted it, a factor was confirmed for it, or a new
+ * one waits for another approver (the approvers should know: one of them approves it).
  * The person (and whoever watches) should know either way: a factor nobody remembers
  * enrolling is an agent's.
  */
 export interface FactorResetEvent {
-  event: 'totp_reset' | 'totp_enrolled';
+  event: 'totp_reset' | 'totp_enrolled' | 'totp_awaiting_approval';
   approver: string;
   by: string;
   at: string;

@@ -119,6 +119,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     'totp.enroll': (who, p) => o.service.totpEnroll(who, p),
     'totp.confirm': (who, p) => o.service.totpConfirm(who, p),
     'totp.reset': (who, p) => o.service.totpReset(who, p),
+    'totp.approve': (who, p) => o.service.totpApprove(who, p),
     'policy.show': async () => o.service.showPolicy(),
     'policy.reload': (who, p) => o.service.reloadPolicy(who, p),
     inbox: (who) => o.service.inbox(who),

@@ -26,7 +26,7 @@ import { mintReceipt, receiptCommitment, verifyReceipt } from '../audit/receipt.
 import type { Store, TxRecord } from '../store/store.js';
 import type { Executor } from './executor.js';
 import { principalName, type Identity } from './identity.js';
-import { autoApprovalLane, mayUnmask, isRequester, mayApprove, type ApprovalDecision, mayCall, mayDeny, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, mayWait, selfApprovalNeedsFactor, type Caller, type Refusal, type TxFacts } from './authz.js';
+import { autoApprovalLane, mayUnmask, isRequester, mayApprove, type ApprovalDecision, mayCall, mayDeny, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, mayWait, selfApprovalNeedsFactor, enforce, type Caller, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/methods.js';
 import { OutputStream, type NoticeSink } from './output-stream.js';
 import { errorForClient, maskForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
@@ -100,11 +100,6 @@ const MAX_HELD_RECEIPTS = 4096;
 export const MAX_DENY_REASON = 500;
 /** Whose waits count together: the principal, and for root the person behind it (as isRequester tells requesters apart). */
 const waitKey = (who: Identity) => (who.uid === 0 && who.via !== 'token' ? `0/${who.person?.uid ?? 'none'}` : String(who.uid));
-
-/** Throws the refusal of a decision; the one way a "no" from authz.ts becomes an error. */
-function enforce(d: { ok: true } | { ok: false; refusal: Refusal }): void {
-  if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint);
-}
 
 /** What authz.ts needs to know about a stored transaction. */
 function facts(tx: TxRecord): TxFacts {
@@ -464,8 +459,16 @@ export class AirlockService {
 
   /** The person's first code makes their pending secret their factor. */
   async totpConfirm(who: Identity, req: Record<string, unknown>) {
-    const r = await this.enrolment.confirm(who, this.enrolling(who), req);
-    this.o.notify?.(this.policy, { event: 'totp_enrolled', approver: r.approver, by: principalName(who), at: iso(this.now()) });
+    const r = await this.enrolment.confirm(this.caller(who), this.enrolling(who), req);
+    const event = r.state === 'confirmed' ? 'totp_enrolled' : 'totp_awaiting_approval';
+    this.o.notify?.(this.policy, { event, approver: r.approver, by: principalName(who), at: iso(this.now()) });
+    return r;
+  }
+
+  /** Another approver, with their own code, vouches for a person's proven first enrolment; whoever the policy names is told. */
+  async totpApprove(who: Identity, req: Record<string, unknown>) {
+    const r = await this.enrolment.approve(this.caller(who), req);
+    for (const a of r.approved) this.o.notify?.(this.policy, { event: 'totp_enrolled', approver: a.approver, by: principalName(who), at: iso(this.now()) });
     return r;
   }
 

@@ -7,15 +7,23 @@
  * confirmed factor needs a code from it, checked as an approval code is (lockout,
  * failure count, a step spends once); without one, another admin approver resets the
  * factor through sudo with their own code (`totp.reset`), which the service also
- * notifies. Each step is a signed entry:
- * totp_issued, totp_enrolled (confirmed: from now on the factor counts), totp_reset.
+ * notifies.
+ *
+ * A first enrolment (the person has no factor) is where an agent running as that person
+ * would slip in a factor of its own, so it is never the person's word alone:
+ * - the host's very first factor is enrolled through sudo from a login session (the kernel's
+ *   login uid names the person), at the installing terminal (`airlock install` offers it);
+ * - on a host that has an approver already, the first code proves the secret and the
+ *   enrolment waits (AWAITING_MS) for another approver's `totp.approve`, with their own code.
+ * Each step is a signed entry: totp_issued, totp_awaiting_approval, totp_enrolled (from now on
+ * the factor counts; approved_by names who vouched), totp_reset.
  */
 import { z } from 'zod';
 import type { Host } from '../catalogue/action.js';
 import { LOGIN_NAME } from '../catalogue/params.js';
 import type { EntryDraft } from '../audit/entry.js';
 import { AirlockError, fail } from '../protocol/errors.js';
-import { mayReset, type Caller } from './authz.js';
+import { enforce, mayApproveEnrolment, mayEnrolFirstApprover, mayReset, type Caller } from './authz.js';
 import { matchStep, newSecret } from '../protocol/totp.js';
 import type { SpentStep, Store } from '../store/store.js';
 import type { Identity } from './identity.js';
@@ -23,6 +31,8 @@ import { MAX_FAILURES, refuseSpentCode, type Purpose, type SecondFactor } from '
 
 /** How long a pending secret waits for its first code. */
 export const PENDING_MS = 10 * 60_000;
+/** How long a proven first enrolment waits for another approver. */
+export const AWAITING_MS = 24 * 3600_000;
 
 export interface Person {
   uid: number;
@@ -43,6 +53,9 @@ export interface EnrolmentOptions {
 const EnrolParams = z.strictObject({ current_code: z.string().max(16).optional() });
 const ConfirmParams = z.strictObject({ code: z.string().max(16).optional() });
 const ResetParams = z.strictObject({ user: z.string().regex(LOGIN_NAME), totp_code: z.string().max(16).optional() });
+/** The most enrolments one code approves: a team's onboarding, bounded. */
+export const MAX_APPROVED_AT_ONCE = 16;
+const ApproveParams = z.strictObject({ users: z.array(z.string().regex(LOGIN_NAME)).min(1).max(MAX_APPROVED_AT_ONCE), totp_code: z.string().max(16).optional() });
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export class TotpEnrolment {
@@ -56,6 +69,8 @@ export class TotpEnrolment {
     }
     const approver = this.o.name(person);
     const current = await this.o.store.totp(approver);
+    // Said before a secret is shown: a first factor on a host without any is enrolled through sudo.
+    if (!current && !(await this.o.store.anyTotp())) enforce(mayEnrolFirstApprover(who));
     const spend = current ? await this.o.factor.checkCurrent(current, p.data!.current_code, (details) => this.entry('totp_lockout', who, details)) : undefined;
     const secret = newSecret();
     const now = this.o.now();
@@ -93,9 +108,61 @@ export class TotpEnrolment {
       fail('authorization', 'totp_invalid', `that code is wrong or expired (${left} more tries for this enrolment)`, 'type the code the app shows now for the secret you just added');
     }
     const replaced = (await this.o.store.totp(approver)) !== null;
-    const ok = await this.o.store.confirmTotp(approver, pending!.sealedSecret, step!, now, this.entry('totp_enrolled', who, { approver, replaced }));
-    if (!ok) fail('validation', 'totp_not_pending', `the enrolment of ${approver} was replaced or reset while it was being confirmed`, 'start again with `airlock totp enroll`');
+    const gone = () => fail('validation', 'totp_not_pending', `the enrolment of ${approver} was replaced or reset while it was being confirmed`, 'start again with `airlock totp enroll`');
+    // Replacing needed a code of the factor it replaces (issue); a first enrolment needs more.
+    const first = !replaced && !(await this.o.store.anyTotp());
+    if (!replaced && !first) {
+      const expiresAt = now + AWAITING_MS;
+      const details = { approver, user: person.user, expires_at: iso(expiresAt) };
+      if (!(await this.o.store.awaitTotpApproval(approver, pending!.sealedSecret, step!, now, expiresAt, this.entry('totp_awaiting_approval', who, details)))) gone();
+      return { approver, user: person.user, state: 'awaiting_approval' as const, expires_at: iso(expiresAt) };
+    }
+    if (first) enforce(mayEnrolFirstApprover(who));
+    const ok = await this.o.store.confirmTotp(approver, pending!.sealedSecret, step!, now, this.entry('totp_enrolled', who, { approver, replaced, ...(first ? { first_approver: true } : {}) }));
+    if (!ok) gone();
     return { approver, user: person.user, state: 'confirmed' as const };
+  }
+
+  /**
+   * Another approver, with their own code, vouches for people's proven first enrolments (one
+   * or a few, each named): from now on they count. Each person's first code already proved they
+   * hold the secret. All or none: nothing is approved, and no code spent, when one cannot be.
+   */
+  async approve(who: Caller, req: unknown) {
+    const p = ApproveParams.safeParse(req ?? {});
+    if (!p.success) fail('validation', 'bad_user', `totp.approve takes users, 1 to ${MAX_APPROVED_AT_ONCE} login names such as bob, and totp_code, your own code`);
+    const users = [...new Set(p.data!.users)];
+    const now = this.o.now();
+    const enrolments: { owner: Person; approver: string; sealedSecret: string }[] = [];
+    // Everything is said before any code is asked for (and spent).
+    for (const user of users) {
+      const owner = await this.account(user);
+      enforce(mayApproveEnrolment(who, owner));
+      const approver = this.o.name(owner);
+      const pending = await this.o.store.pendingTotp(approver);
+      if (!pending || pending.confirmedStep === null || pending.expiresAt <= now) {
+        fail('validation', 'no_enrolment_awaiting', `${approver} has no enrolment waiting for approval: they have not enrolled, not typed their first code yet, or it lapsed after ${AWAITING_MS / 3600_000} hours`, `${owner.user} runs \`airlock totp enroll\` from their own account, then you approve it`);
+      }
+      enrolments.push({ owner, approver, sealedSecret: pending!.sealedSecret });
+    }
+    const names = users.join(' --user ');
+    const spend = await this.ownCode(who, p.data!.totp_code, { what: `approving the second factor of ${users.join(', ')}`, how: `run \`airlock totp approve --user ${names}\` in a terminal: it asks for your code` });
+    const approvedBy = this.o.name(who.person!);
+    const outcome = await this.o.store.approveTotp(
+      enrolments.map((e) => ({ approver: e.approver, sealedSecret: e.sealedSecret, entry: this.entry('totp_enrolled', who, { approver: e.approver, replaced: false, approved_by: approvedBy }) })),
+      now,
+      spend,
+    );
+    if (outcome === 'step_spent') return refuseSpentCode(spend.step, now);
+    if (outcome === 'gone') fail('validation', 'no_enrolment_awaiting', 'an enrolment was replaced, reset or lapsed meanwhile: none was approved', 'look at who enrolled again, then approve again');
+    return { approved: enrolments.map((e) => ({ approver: e.approver, user: e.owner.user })), state: 'confirmed' as const, approved_by: approvedBy };
+  }
+
+  /** The host's account named `name`, or validation/no_such_user. */
+  private async account(name: string): Promise<Person> {
+    const account = (await this.o.host.users()).find((u) => u.name === name);
+    if (!account) fail('validation', 'no_such_user', `there is no user ${name} on this host`);
+    return { uid: account!.uid, user: account!.name };
   }
 
   /**
@@ -106,11 +173,9 @@ export class TotpEnrolment {
     const p = ResetParams.safeParse(req ?? {});
     if (!p.success) fail('validation', 'bad_user', 'totp.reset takes user, a login name such as alice, and totp_code, your own code');
     const name = p.data!.user;
-    const account = (await this.o.host.users()).find((u) => u.name === name);
-    if (!account) fail('validation', 'no_such_user', `there is no user ${name} on this host`);
-    const d = mayReset(who, { uid: account!.uid, user: account!.name });
-    if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint);
-    const approver = this.o.name({ uid: account!.uid, user: account!.name });
+    const owner = await this.account(name);
+    enforce(mayReset(who, owner));
+    const approver = this.o.name(owner);
     // Nothing to reset is said before any code is asked for (and spent).
     const noFactor = () => fail('validation', 'no_factor', `${approver} has no second factor to reset`, `${name} enrols with \`airlock totp enroll\``);
     if (!(await this.o.store.totp(approver)) && !(await this.o.store.pendingTotp(approver))) noFactor();

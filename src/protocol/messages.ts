@@ -359,11 +359,18 @@ export interface TotpIssued {
   uri: string;
 }
 
-/** `totp.confirm`: the pending secret is the person's factor now. */
-export interface TotpConfirmed {
-  approver: string;
-  user: string;
+/**
+ * `totp.confirm`: the pending secret is the person's factor now ('confirmed'), or, for a first
+ * enrolment on a host that has an approver already, it is proven and waits until `expires_at`
+ * for another approver's `totp.approve` ('awaiting_approval').
+ */
+export type TotpConfirmed = { approver: string; user: string; state: 'confirmed' } | { approver: string; user: string; state: 'awaiting_approval'; expires_at: string };
+
+/** `totp.approve`: another approver vouched for these people's proven enrolments; they count now. */
+export interface TotpApproved {
+  approved: { approver: string; user: string }[];
   state: 'confirmed';
+  approved_by: string;
 }
 
 /** `totp.reset`: what there was to delete. */

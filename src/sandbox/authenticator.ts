@@ -25,15 +25,23 @@ export class Authenticator {
   freshCode(user: string, now = Date.now()): string | null {
     const s = this.secrets.get(user);
     if (!s) throw new Error(`no authenticator for ${user}`);
+    const step = this.unspent(s.lastStep, now)[0];
+    if (step === undefined) return null;
+    s.lastStep = step;
+    return codeAt(s.secret, step * STEP_MS);
+  }
+
+  /** How many codes freshCode would still hand out for this user right now (0, 1 or 2). */
+  codesLeft(user: string, now = Date.now()): number {
+    const s = this.secrets.get(user);
+    return s ? this.unspent(s.lastStep, now).length : 0;
+  }
+
+  /** The steps the daemon would accept now (the current one, or the next near the edge, and the next) after `lastStep`. */
+  private unspent(lastStep: number, now: number): number[] {
     const current = Math.floor(now / STEP_MS);
     const first = now % STEP_MS > STEP_MS - EDGE_MS ? current + 1 : current;
-    for (const step of [first, current + 1]) {
-      if (step > s.lastStep) {
-        s.lastStep = step;
-        return codeAt(s.secret, step * STEP_MS);
-      }
-    }
-    return null;
+    return [...new Set([first, current + 1])].filter((step) => step > lastStep);
   }
 
   /** A fresh code, waiting for the next step when this user has spent the ones available now. */

@@ -109,6 +109,9 @@ CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(log_id, updated_at) WHER
 ALTER TABLE transactions ADD COLUMN IF NOT EXISTS mac TEXT;
 ALTER TABLE totp ADD COLUMN IF NOT EXISTS mac TEXT;
 ALTER TABLE rule_use ADD COLUMN IF NOT EXISTS mac TEXT;
+-- Approved enrolments (src/daemon/totp-enrolment.ts): a proven first enrolment waits for another approver.
+ALTER TABLE totp_pending ADD COLUMN IF NOT EXISTS confirmed_step BIGINT;
+ALTER TABLE totp_pending ADD COLUMN IF NOT EXISTS mac TEXT;
 `;
 
 /** The database-wide meta row (schema version) uses this log id, which no key id can be (16 hex digits). */

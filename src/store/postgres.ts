@@ -37,12 +37,13 @@ import { pgIntegrityCheck } from './postgres-check.js';
 import { frontierAt, pgNodeReader, pruneArchivedNodes } from './postgres-merkle.js';
 import { archiveRange, LOG_BASE_KEY, readBase } from './log-base.js';
 import { RowMac, type MacTable } from './row-mac.js';
-import type { ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogBase, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import type { ApprovedEnrolment, ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogBase, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
 const TOTP_SEALED = 'sealed-v1';
 const INTERRUPTED = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
 const STEP_SPENT = Symbol('step spent');
+const GONE = Symbol('enrolment gone');
 const DAY_MS = 24 * 60 * 60_000;
 /** The most uses of one rule in 24 hours: the largest daily_cap a policy may give (src/policy/policy.ts). */
 const MAX_RULE_ROWS = 10_000;
@@ -96,6 +97,12 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
           if (o.adoptRows) await adoptRows(client, new RowMac(o.rowKey, o.logId), o.logId);
           await client.query("INSERT INTO meta (log_id, key, value) VALUES ($1, $2, '1') ON CONFLICT (log_id, key) DO NOTHING", [o.logId, ROW_MACS_KEY]);
         }
+        // Pending enrolments got their MAC later than the rest: a log marked before that drops the
+        // unmarked ones, once (they lapse within minutes anyway; the person enrols again).
+        if ((await client.query('SELECT 1 FROM meta WHERE log_id = $1 AND key = $2', [o.logId, PENDING_MACS_KEY])).rowCount !== 1) {
+          if (withMacs) await client.query('DELETE FROM totp_pending WHERE log_id = $1 AND mac IS NULL', [o.logId]);
+          await client.query("INSERT INTO meta (log_id, key, value) VALUES ($1, $2, '1') ON CONFLICT (log_id, key) DO NOTHING", [o.logId, PENDING_MACS_KEY]);
+        }
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK').catch(() => {});
@@ -113,7 +120,7 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
 }
 
 /** The key column of each table whose rows are changed in place (rule_use rows are inserted with their MAC). */
-const KEY_OF = { transactions: 'id', totp: 'approver' } as const;
+const KEY_OF = { transactions: 'id', totp: 'approver', totp_pending: 'approver' } as const;
 type KeyedTable = keyof typeof KEY_OF;
 
 /** Writes the MAC of each row (as RETURNING * gave it) into the row. */
@@ -128,10 +135,12 @@ async function sealRows(c: PoolClient, mac: RowMac, logId: string, table: KeyedT
 
 /** The meta key that marks a log whose rows carry MACs (set at its first open with them). */
 const ROW_MACS_KEY = 'row_macs';
+/** The meta key that marks a log whose pending enrolments carry MACs too. */
+const PENDING_MACS_KEY = 'pending_macs';
 
 /** A store from before row MACs, at the first start with a new row key: its rows get this host's MAC. */
 async function adoptRows(c: PoolClient, mac: RowMac, logId: string): Promise<void> {
-  for (const table of ['transactions', 'totp'] as const) {
+  for (const table of ['transactions', 'totp', 'totp_pending'] as const) {
     const rows = await c.query(`SELECT * FROM ${table} WHERE log_id = $1 AND mac IS NULL`, [logId]);
     await sealRows(c, mac, logId, table, rows.rows);
   }
@@ -480,10 +489,10 @@ export class PostgresStore implements Store {
         let n = 0;
         for (const table of ['totp', 'totp_pending'] as const) {
           const rows = await c.query<{ approver: string; secret: string }>(`SELECT * FROM ${table} WHERE log_id = $1`, [this.logId]);
-          if (table === 'totp') this.checked('totp', rows.rows);
+          this.checked(table, rows.rows);
           for (const r of rows.rows) {
             const u = await c.query(`UPDATE ${table} SET secret = $3 WHERE log_id = $1 AND approver = $2 RETURNING *`, [this.logId, r.approver, seal(r.approver, r.secret)]);
-            if (table === 'totp') await this.sealed(c, 'totp', u);
+            await this.sealed(c, table, u);
             n++;
           }
         }
@@ -504,11 +513,12 @@ export class PostgresStore implements Store {
         () => [entry],
         async (c) => {
           if (spend && !(await this.spendStep(c, spend))) throw STEP_SPENT;
-          await c.query(
+          await this.sealed(c, 'totp_pending', await c.query(
             `INSERT INTO totp_pending (log_id, approver, secret, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)
-              ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, issued_at = excluded.issued_at, expires_at = excluded.expires_at, failures = 0`,
+              ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, issued_at = excluded.issued_at, expires_at = excluded.expires_at, failures = 0, confirmed_step = NULL
+              RETURNING *`,
             [this.logId, approver, sealedSecret, now, expiresAt],
-          );
+          ));
           return 'issued' as const;
         },
       );
@@ -519,22 +529,70 @@ export class PostgresStore implements Store {
   }
 
   async pendingTotp(approver: string): Promise<PendingTotp | null> {
-    const r = (await this.read<{ approver: string; secret: string; issued_at: number; expires_at: number; failures: number }>('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver]))[0];
-    return r ? { approver: r.approver, sealedSecret: r.secret, issuedAt: r.issued_at, expiresAt: r.expires_at, failures: r.failures } : null;
+    type PendingRow = { approver: string; secret: string; issued_at: number; expires_at: number; failures: number; confirmed_step: number | null };
+    const r = this.checked('totp_pending', await this.read<PendingRow>('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver]))[0];
+    return r ? { approver: r.approver, sealedSecret: r.secret, issuedAt: r.issued_at, expiresAt: r.expires_at, failures: r.failures, confirmedStep: r.confirmed_step } : null;
+  }
+
+  async anyTotp(): Promise<boolean> {
+    return (await this.read('SELECT 1 FROM totp WHERE log_id = $1 LIMIT 1', [this.logId])).length > 0;
+  }
+
+  async awaitTotpApproval(approver: string, sealedSecret: string, step: number, now: number, expiresAt: number, entry: EntryDraft): Promise<boolean> {
+    return this.atomically(
+      (ok) => (ok ? [entry] : []),
+      async (c) => {
+        const row = this.checked('totp_pending', (await c.query('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2 FOR UPDATE', [this.logId, approver])).rows)[0];
+        if (!row || row.secret !== sealedSecret || Number(row.expires_at) <= now || row.confirmed_step !== null) return false;
+        await this.sealed(c, 'totp_pending', await c.query(
+          'UPDATE totp_pending SET confirmed_step = $3, expires_at = $4, failures = 0 WHERE log_id = $1 AND approver = $2 RETURNING *',
+          [this.logId, approver, step, expiresAt],
+        ));
+        return true;
+      },
+    );
+  }
+
+  async approveTotp(enrolments: readonly ApprovedEnrolment[], now: number, spend: SpentStep): Promise<'approved' | 'gone' | 'step_spent'> {
+    try {
+      return await this.atomically<'approved'>(
+        () => enrolments.map((e) => e.entry),
+        async (c) => {
+          for (const e of enrolments) {
+            const row = this.checked('totp_pending', (await c.query('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2 FOR UPDATE', [this.logId, e.approver])).rows)[0];
+            if (!row || row.secret !== e.sealedSecret || Number(row.expires_at) <= now || row.confirmed_step === null) throw GONE; // rolls back the ones before it
+            await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, e.approver]);
+            await this.putTotp(c, e.approver, e.sealedSecret, now, Number(row.confirmed_step));
+          }
+          if (!(await this.spendStep(c, spend))) throw STEP_SPENT;
+          return 'approved';
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      if (e === GONE) return 'gone';
+      throw e;
+    }
+  }
+
+  /** Makes `sealedSecret` the approver's factor (replacing any), `step` spent, with this host's MAC. */
+  private async putTotp(c: PoolClient, approver: string, sealedSecret: string, now: number, step: number): Promise<void> {
+    await this.sealed(c, 'totp', await c.query(
+      `INSERT INTO totp (log_id, approver, secret, enrolled_at, last_step) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0
+        RETURNING *`,
+      [this.logId, approver, sealedSecret, now, step],
+    ));
   }
 
   async confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean> {
     return this.atomically(
       (ok) => (ok ? [entry] : []),
       async (c) => {
-        const took = await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2 AND secret = $3 AND expires_at > $4', [this.logId, approver, sealedSecret, now]);
+        const took = await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2 AND secret = $3 AND expires_at > $4 AND confirmed_step IS NULL RETURNING *', [this.logId, approver, sealedSecret, now]);
         if (took.rowCount !== 1) return false;
-        await this.sealed(c, 'totp', await c.query(
-          `INSERT INTO totp (log_id, approver, secret, enrolled_at, last_step) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0
-            RETURNING *`,
-          [this.logId, approver, sealedSecret, now, step],
-        ));
+        this.checked('totp_pending', took.rows); // a row this host did not write is refused, and the delete rolls back
+        await this.putTotp(c, approver, sealedSecret, now, step);
         return true;
       },
     );
@@ -544,7 +602,9 @@ export class PostgresStore implements Store {
     return this.atomically(
       () => [],
       async (c) => {
-        const r = await c.query<{ failures: number }>('UPDATE totp_pending SET failures = failures + 1 WHERE log_id = $1 AND approver = $2 RETURNING failures', [this.logId, approver]);
+        // Checked before it is changed: an update would otherwise give a forged row this host's MAC.
+        this.checked('totp_pending', (await c.query('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2 FOR UPDATE', [this.logId, approver])).rows);
+        const r = await this.sealed(c, 'totp_pending', await c.query<{ failures: number }>('UPDATE totp_pending SET failures = failures + 1 WHERE log_id = $1 AND approver = $2 RETURNING *', [this.logId, approver]));
         const failures = r.rows[0]?.failures;
         if (failures === undefined) return 0;
         if (failures < maxFailures) return maxFailures - failures;

@@ -17,12 +17,14 @@ export const MAC_COLUMNS = {
   transactions: ['id', 'action_name', 'params_json', 'request_hash', 'risk', 'state', 'requester_uid', 'requester_name', 'requester_role', 'requester_person_uid',
     'preview_json', 'preview_digest', 'summary', 'created_at', 'updated_at', 'expires_at', 'approved_by', 'receipt_commitment', 'consumed_at', 'result_json', 'compacted_at'],
   totp: ['approver', 'secret', 'enrolled_at', 'last_step', 'failures', 'locked_until'],
+  /** A pending secret: once proven by its first code, another approver's approval makes it a factor. */
+  totp_pending: ['approver', 'secret', 'issued_at', 'expires_at', 'failures', 'confirmed_step'],
   /** A rule's approvals, counted for its cooldown and daily cap: inserted once, never changed. */
   rule_use: ['rule_id', 'at'],
 } as const;
 export type MacTable = keyof typeof MAC_COLUMNS;
 /** What the row is called in an error: its key column. */
-const KEY_COLUMN: Record<MacTable, string> = { transactions: 'id', totp: 'approver', rule_use: 'rule_id' };
+const KEY_COLUMN: Record<MacTable, string> = { transactions: 'id', totp: 'approver', totp_pending: 'approver', rule_use: 'rule_id' };
 
 export class RowMac {
   constructor(

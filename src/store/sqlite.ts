@@ -14,7 +14,7 @@ import { MERKLE_SCHEMA, nodeWriter, openFrontier, pruneArchivedNodes, sqliteNode
 import { archiveRange, LOG_BASE_KEY, readBase } from './log-base.js';
 import { COMPACTED_JSON, compactedResult, FINISHED_SQL, idsDigest, RULE_USE_KEEP_MS } from './compaction.js';
 import { consumeRefusal, EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
-import { type ApprovalOutcome, type ConsumeOutcome, type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type RuleLimit, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
+import { type ApprovalOutcome, type ConsumeOutcome, type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type ApprovedEnrolment, type RuleLimit, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS totp_pending (
   secret TEXT NOT NULL,
   issued_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
-  failures INTEGER NOT NULL DEFAULT 0
+  failures INTEGER NOT NULL DEFAULT 0,
+  confirmed_step INTEGER
 );
 CREATE TABLE IF NOT EXISTS transactions (
   id TEXT PRIMARY KEY,
@@ -75,6 +76,7 @@ const SCHEMA_VERSION = '1';
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed (absent: a store from before sealing, or a new one). */
 const TOTP_SEALED = 'sealed-v1';
 const STEP_SPENT = Symbol('step spent');
+const GONE = Symbol('enrolment gone');
 /** The most operations one group commit holds: bounds the batch's time and its memory. */
 export const MAX_BATCH = 256;
 
@@ -124,6 +126,9 @@ export class SqliteStore implements Store {
     if (!columns.includes('requester_person_uid')) this.db.exec('ALTER TABLE transactions ADD COLUMN requester_person_uid INTEGER');
     // Added with retention (compaction.ts); the partial indexes find what is due without a pass over the rest.
     if (!columns.includes('compacted_at')) this.db.exec('ALTER TABLE transactions ADD COLUMN compacted_at INTEGER');
+    // Added with approved enrolments (totp-enrolment.ts): a proven first enrolment waits for another approver.
+    const pendingColumns = (this.db.prepare('PRAGMA table_info(totp_pending)').all() as { name: string }[]).map((c) => c.name);
+    if (!pendingColumns.includes('confirmed_step')) this.db.exec('ALTER TABLE totp_pending ADD COLUMN confirmed_step INTEGER');
     this.db.exec(`CREATE INDEX IF NOT EXISTS tx_to_compact ON transactions(updated_at) WHERE compacted_at IS NULL;
       CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(updated_at) WHERE compacted_at IS NOT NULL;`);
     const last = this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
@@ -157,9 +162,12 @@ export class SqliteStore implements Store {
       getTotp: this.db.prepare('SELECT * FROM totp WHERE approver = ?'),
       deleteTotp: this.db.prepare('DELETE FROM totp WHERE approver = ?'),
       putPending: this.db.prepare(`INSERT INTO totp_pending (approver, secret, issued_at, expires_at) VALUES (?, ?, ?, ?)
-        ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, issued_at = excluded.issued_at, expires_at = excluded.expires_at, failures = 0`),
+        ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, issued_at = excluded.issued_at, expires_at = excluded.expires_at, failures = 0, confirmed_step = NULL`),
       getPending: this.db.prepare('SELECT * FROM totp_pending WHERE approver = ?'),
-      takePending: this.db.prepare('DELETE FROM totp_pending WHERE approver = ? AND secret = ? AND expires_at > ?'),
+      takePending: this.db.prepare('DELETE FROM totp_pending WHERE approver = ? AND secret = ? AND expires_at > ? AND confirmed_step IS NULL'),
+      takeProven: this.db.prepare('DELETE FROM totp_pending WHERE approver = ? AND secret = ? AND expires_at > ? AND confirmed_step IS NOT NULL RETURNING confirmed_step').pluck(),
+      provePending: this.db.prepare('UPDATE totp_pending SET confirmed_step = ?, expires_at = ?, failures = 0 WHERE approver = ? AND secret = ? AND expires_at > ? AND confirmed_step IS NULL'),
+      anyTotp: this.db.prepare('SELECT EXISTS (SELECT 1 FROM totp)').pluck(),
       pendingFailure: this.db.prepare('UPDATE totp_pending SET failures = failures + 1 WHERE approver = ? RETURNING failures').pluck(),
       deletePending: this.db.prepare('DELETE FROM totp_pending WHERE approver = ?'),
       getMeta: this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
@@ -397,8 +405,40 @@ export class SqliteStore implements Store {
   }
 
   async pendingTotp(approver: string): Promise<PendingTotp | null> {
-    const r = this.stmts.getPending.get(approver) as { approver: string; secret: string; issued_at: number; expires_at: number; failures: number } | undefined;
-    return r ? { approver: r.approver, sealedSecret: r.secret, issuedAt: r.issued_at, expiresAt: r.expires_at, failures: r.failures } : null;
+    const r = this.stmts.getPending.get(approver) as { approver: string; secret: string; issued_at: number; expires_at: number; failures: number; confirmed_step: number | null } | undefined;
+    return r ? { approver: r.approver, sealedSecret: r.secret, issuedAt: r.issued_at, expiresAt: r.expires_at, failures: r.failures, confirmedStep: r.confirmed_step } : null;
+  }
+
+  async anyTotp(): Promise<boolean> {
+    return this.stmts.anyTotp.get() === 1;
+  }
+
+  async awaitTotpApproval(approver: string, sealedSecret: string, step: number, now: number, expiresAt: number, entry: EntryDraft): Promise<boolean> {
+    return this.atomically(
+      (ok) => (ok ? [entry] : []),
+      () => this.stmts.provePending.run(step, expiresAt, approver, sealedSecret, now).changes === 1,
+    );
+  }
+
+  async approveTotp(enrolments: readonly ApprovedEnrolment[], now: number, spend: SpentStep): Promise<'approved' | 'gone' | 'step_spent'> {
+    try {
+      return await this.atomically<'approved'>(
+        () => enrolments.map((e) => e.entry),
+        () => {
+          for (const e of enrolments) {
+            const step = this.stmts.takeProven.get(e.approver, e.sealedSecret, now) as number | undefined;
+            if (step === undefined) throw GONE; // rolls back the ones taken before it
+            this.stmts.putTotp.run(e.approver, e.sealedSecret, now, step);
+          }
+          if (this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
+          return 'approved';
+        },
+      );
+    } catch (e) {
+      if (e === STEP_SPENT) return 'step_spent';
+      if (e === GONE) return 'gone';
+      throw e;
+    }
   }
 
   async confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean> {

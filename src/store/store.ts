@@ -67,6 +67,19 @@ export interface PendingTotp {
   expiresAt: number;
   /** Wrong confirmation codes so far. */
   failures: number;
+  /**
+   * The step of the person's first valid code, once they gave it for a first enrolment on a host
+   * that already has an approver: the secret is proven, and waits for another approver's
+   * `totp.approve` (null: still waiting for that first code).
+   */
+  confirmedStep: number | null;
+}
+
+/** A proven pending secret another approver vouches for, and the totp_enrolled entry that says so. */
+export interface ApprovedEnrolment {
+  approver: string;
+  sealedSecret: string;
+  entry: EntryDraft;
 }
 
 /** What a second-factor approval spends: this step of this approver's codes. */
@@ -141,6 +154,19 @@ export interface Store {
    * replacing any confirmed one, with `step` spent; false when it is gone (replaced, expired, reset).
    */
   confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean>;
+  /** Whether any approver of this log has a confirmed factor (when none has, the first is enrolled through sudo at the installing terminal). */
+  anyTotp(): Promise<boolean>;
+  /**
+   * The pending secret `sealedSecret` (still there, unexpired, not yet proven) is proven by a first
+   * code of `step`: it now waits, until `expiresAt`, for another approver's approval; false when it is gone.
+   */
+  awaitTotpApproval(approver: string, sealedSecret: string, step: number, now: number, expiresAt: number, entry: EntryDraft): Promise<boolean>;
+  /**
+   * Another approver approves these proven pending secrets: each becomes its approver's factor
+   * (its proving step spent, its entry appended), and the approving person's `spend` is spent,
+   * all in one transaction. 'gone' (and nothing changed) when one was replaced, reset or expired meanwhile.
+   */
+  approveTotp(enrolments: readonly ApprovedEnrolment[], now: number, spend: SpentStep): Promise<'approved' | 'gone' | 'step_spent'>;
   /** Counts a wrong confirmation code; at `maxFailures` the pending secret is dropped. Returns the tries left. */
   recordPendingTotpFailure(approver: string, maxFailures: number): Promise<number>;
   /**

@@ -116,6 +116,15 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     assert.equal((await schema.admin.query("SELECT state FROM transactions WHERE log_id = $1 AND id = 'replay'", [keyB.keyId])).rows[0].state, 'Previewed');
   });
 
+  test("a superuser's pending enrolment for B, planted as proven and waiting (their own secret): B's store refuses it, so no approver can make it a factor", async () => {
+    await schema.admin.query('INSERT INTO totp_pending (log_id, approver, secret, issued_at, expires_at, confirmed_step) VALUES ($1, $2, $3, $4, $5, $6)', [keyB.keyId, 'mallory', 'sealed-dba', now, now + 3_600_000, 9]);
+    await assert.rejects(b.pendingTotp('mallory'), (e: Error & { code?: string }) => e.code === 'row_mac');
+    await assert.rejects(b.approveTotp([{ approver: 'mallory', sealedSecret: 'sealed-dba', entry: draft('totp_enrolled') }], now, { approver: 'bob', step: 1 }), (e: Error & { code?: string }) => e.code === 'row_mac');
+    // A wrong code counted against it does not launder it with this host's MAC either.
+    await assert.rejects(b.recordPendingTotpFailure('mallory', 5), (e: Error & { code?: string }) => e.code === 'row_mac');
+    assert.equal((await schema.admin.query("SELECT count(*)::int AS n FROM totp WHERE log_id = $1 AND approver = 'mallory'", [keyB.keyId])).rows[0].n, 0);
+  });
+
   test("a superuser's deletion of B's factor: the agent's enrolment over it is found by audit verify (as the auditor role), naming enrolment_after_reset", async () => {
     await schema.admin.query("DELETE FROM totp WHERE log_id = $1 AND approver = 'alice'", [keyB.keyId]);
     // What the daemon's enrolment does (src/daemon/totp-enrolment.ts): it finds no factor, so none is replaced.

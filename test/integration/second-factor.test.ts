@@ -193,12 +193,35 @@ describe('enrolment: a person enrols their own factor', () => {
     await rejectsWith(nora.call('totp.confirm', { code: codeAt(issued.secret, Date.now()) }), 'authorization', 'totp_invalid');
     await rejectsWith(nora.callUnchecked('totp.confirm', {}), 'authorization', 'totp_required');
     w.codes.add('nora', again.secret);
-    const confirmed = await nora.call('totp.confirm', { code: await fresh('nora') });
-    assert.deepEqual([confirmed.state, (confirmed as { secret?: unknown }).secret], ['confirmed', undefined]);
+    // The host has approvers already: nora's first code proves the secret, and her factor waits for one of them.
+    const proven = await nora.call('totp.confirm', { code: await fresh('nora') });
+    assert.deepEqual([proven.state, (proven as { secret?: unknown }).secret], ['awaiting_approval', undefined]);
+    assert.ok(proven.state === 'awaiting_approval' && Date.parse(proven.expires_at) > Date.now() + 23 * 3600_000, 'a proven enrolment waits a day for an approver');
+    // Attack: the agent running as nora uses the factor it just enrolled: it approves nothing yet.
+    await rejectsWith(approveWith(nora, p, await fresh('nora')), 'authorization', 'totp_not_enrolled');
+    // Attack: nora (or her sudo, which an agent running as her may borrow) vouches for herself.
+    await rejectsWith(nora.call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'approve_own_enrolment');
+    await rejectsWith((await w.rootAs('nora')).call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'approve_own_enrolment');
+    // Nobody without a factor of their own, and no root with nobody behind it, vouches for her.
+    await rejectsWith(agent.call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'not_an_approver');
+    await rejectsWith((await w.root()).call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'no_person');
+    const nina = await w.as('nina', APPROVER, { enrol: false });
+    await rejectsWith(nina.call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'totp_not_enrolled');
+    // Another approver vouches, with their own code.
+    await rejectsWith(alice.call('totp.approve', { users: ['nora'] }), 'authorization', 'totp_required');
+    await rejectsWith(alice.call('totp.approve', { users: ['agent'], totp_code: '123456' }), 'validation', 'no_enrolment_awaiting');
+    const aliceCode = await fresh('alice');
+    await rejectsWith(alice.call('totp.approve', { users: ['nora'], totp_code: wrongFor(aliceCode) }), 'authorization', 'totp_invalid');
+    const approved = await alice.call('totp.approve', { users: ['nora'], totp_code: aliceCode });
+    assert.deepEqual([approved.state, approved.approved, approved.approved_by], ['confirmed', [{ approver: issued.approver, user: 'nora' }], `alice(uid ${alice.identity.uid})`]);
+    // That code of alice's is spent by the approval: it approves no change.
+    await rejectsWith(approveWith(alice, await highPreview(), aliceCode), 'authorization', 'totp_spent');
     await approveWith(nora, p, await fresh('nora'));
+    await rejectsWith(alice.call('totp.approve', { users: ['nora'], totp_code: await fresh('alice') }), 'validation', 'no_enrolment_awaiting');
     await rejectsWith(nora.call('totp.confirm', { code: await fresh('nora') }), 'validation', 'totp_not_pending');
-    const kinds = logEntries().filter((e) => e.details.approver === issued.approver).map((e) => e.kind);
-    assert.deepEqual(kinds.filter((k) => k.startsWith('totp_')), ['totp_issued', 'totp_issued', 'totp_enrolled']);
+    const mine = logEntries().filter((e) => e.details.approver === issued.approver && e.kind.startsWith('totp_'));
+    assert.deepEqual(mine.map((e) => e.kind), ['totp_issued', 'totp_issued', 'totp_awaiting_approval', 'totp_enrolled']);
+    assert.equal(mine[3]?.details.approved_by, `alice(uid ${alice.identity.uid})`);
   });
 
   test('replacing a confirmed factor needs its current code, checked as an approval code is', async () => {
@@ -268,21 +291,60 @@ describe('enrolment: a person enrols their own factor', () => {
     }
     const told = events.find((e) => e.event === 'totp_reset');
     assert.deepEqual([told?.approver, told?.by], [r.approver, `alice(uid ${alice.identity.uid}) via login`]);
-    // With the factor gone, quinn enrols again as a first enrolment.
+    // With the factor gone, quinn enrols again as a first enrolment: the agent running as quinn
+    // that enrols a factor of its own gets one that counts only once another approver vouches.
     const again = await quinn.call('totp.enroll', {});
     secrets.push(again.secret);
     assert.equal(again.state, 'pending');
+    const proven = await quinn.call('totp.confirm', { code: codeAt(again.secret, Date.now()) });
+    assert.equal(proven.state, 'awaiting_approval');
+    await rejectsWith(approveWith(quinn, await highPreview(), codeAt(again.secret, Date.now() + STEP_MS)), 'authorization', 'totp_not_enrolled');
   });
 
   test('every enrolment, confirmation and reset is a signed entry, and none carries a secret', async () => {
     const report = await verifyLog(readSqliteLog(w.d.files.db), parsePublicKey(readFileSync(w.d.files.publicKey, 'utf8')), readFileSync(w.d.files.checkpoints, 'utf8'), { workers: 1 });
     assert.equal(report.status, 'intact', JSON.stringify(report.first_broken));
     const kinds = new Set(logEntries().map((e) => e.kind));
-    for (const k of ['totp_issued', 'totp_enrolled', 'totp_reset', 'totp_lockout']) assert.ok(kinds.has(k), k);
+    for (const k of ['totp_issued', 'totp_awaiting_approval', 'totp_enrolled', 'totp_reset', 'totp_lockout']) assert.ok(kinds.has(k), k);
     const text = [...readSqliteLog(w.d.files.db)].map((e) => e.body).join('\n');
     for (const s of secrets) assert.ok(!text.includes(s), 'no secret reaches the log');
   });
 });
+
+describe("a host's first factor: through sudo at the installing terminal, never from the person's own account", () => {
+  test('on a host with no factor, the agent running as the approver enrols nothing; sudo from their login session does, and the next approver waits for them', async () => {
+    const fresh = await startWorld();
+    try {
+      const ann = await fresh.as('ann', APPROVER, { enrol: false });
+      // Attack: an agent with a shell as ann, on a host where nobody holds a factor yet.
+      const e = await rejectsWith(ann.call('totp.enroll', {}), 'authorization', 'first_approver_through_sudo');
+      assert.match(e.message, /first one is enrolled only through sudo/);
+      assert.ok(!fresh.d.logs.join('\n').includes('totp_issued'));
+      assert.ok(!logKinds(fresh).includes('totp_issued'), 'nothing was issued: no secret was shown to the agent');
+      await rejectsWith((await fresh.root()).call('totp.enroll', {}), 'authorization', 'enrol_as_yourself');
+      // ann herself, through sudo in her login session (the kernel's login uid names her).
+      const sudo = await fresh.rootAs('ann');
+      const issued = await sudo.call('totp.enroll', {});
+      const done = await sudo.call('totp.confirm', { code: codeAt(issued.secret, Date.now()) });
+      assert.equal(done.state, 'confirmed');
+      // The second approver, from their own account: proven, and waiting for ann.
+      const ben = await fresh.as('ben', APPROVER, { enrol: false });
+      const benIssued = await ben.call('totp.enroll', {});
+      assert.equal((await ben.call('totp.confirm', { code: codeAt(benIssued.secret, Date.now()) })).state, 'awaiting_approval');
+      await ann.call('totp.approve', { users: ['ben'], totp_code: codeAt(issued.secret, Date.now() + STEP_MS) });
+      const entries = [...readSqliteLog(fresh.d.files.db)].map((x) => JSON.parse(x.body) as Entry);
+      const enrolled = entries.filter((x) => x.kind === 'totp_enrolled');
+      assert.deepEqual(enrolled.map((x) => [x.details.first_approver ?? null, x.details.approved_by ?? null]), [[true, null], [null, `ann(uid ${ann.identity.uid})`]]);
+      assert.equal(enrolled[0]?.principal?.person, `ann(uid ${ann.identity.uid}) via login`);
+      const report = await verifyLog(readSqliteLog(fresh.d.files.db), parsePublicKey(readFileSync(fresh.d.files.publicKey, 'utf8')), readFileSync(fresh.d.files.checkpoints, 'utf8'), { workers: 1 });
+      assert.equal(report.status, 'intact', JSON.stringify(report.first_broken));
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+const logKinds = (world: World) => [...readSqliteLog(world.d.files.db)].map((x) => (JSON.parse(x.body) as Entry).kind);
 
 /** Whether these bytes hold a secret as a database might: its base32 text or the raw key. */
 const holds = (bytes: Buffer, secret: string) => bytes.includes(Buffer.from(secret)) || bytes.includes(base32Decode(secret));
@@ -383,7 +445,7 @@ describe('restarts and existing stores', () => {
         if (existsSync(f)) assert.ok(!holds(readFileSync(f), bobSecret), `airlock.db${suffix} still holds the secret after sealing`);
       }
       assert.equal(statSync(join(again.d.stateDir, 'totp.key')).mode & 0o777, 0o600);
-      assert.ok(again.d.logs.some((l) => /sealed 1 second-factor secret/.test(l)), again.d.logs.join('\n'));
+      assert.ok(again.d.logs.some((l) => /sealed \d+ second-factor secret/.test(l)), again.d.logs.join('\n'));
     } finally {
       await again.close();
     }

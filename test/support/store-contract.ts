@@ -288,7 +288,7 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       assert.equal(await store.totp('alice'), null);
       assert.equal(await store.pendingTotp('alice'), null);
       assert.equal(await store.issueTotp('alice', 's1', now, now + 600_000, undefined, draft('totp_issued')), 'issued');
-      assert.deepEqual(await store.pendingTotp('alice'), { approver: 'alice', sealedSecret: 's1', issuedAt: now, expiresAt: now + 600_000, failures: 0 });
+      assert.deepEqual(await store.pendingTotp('alice'), { approver: 'alice', sealedSecret: 's1', issuedAt: now, expiresAt: now + 600_000, failures: 0, confirmedStep: null });
       assert.equal(await store.recordPendingTotpFailure('alice', 3), 2);
       assert.equal(await store.recordPendingTotpFailure('alice', 3), 1);
       assert.equal(await store.confirmTotp('alice', 'other', 5, now, draft('totp_enrolled')), false);
@@ -314,6 +314,51 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       assert.deepEqual(await store.resetTotp('alice', (had) => draft('totp_reset', null, had)), { factor: false, pending: false });
       assert.equal(await store.totp('alice'), null);
       assert.deepEqual(await kinds(store), ['totp_issued', 'totp_enrolled', 'totp_issued', 'totp_lockout', 'totp_reset']);
+    }));
+
+    test('a proven first enrolment waits for another approver: approved once with their step spent, never confirmed directly, gone once replaced', withStore(async (store) => {
+      const now = Date.now();
+      assert.equal(await store.anyTotp(), false);
+      await store.issueTotp('alice', 'sa', now, now + 600_000, undefined, draft('totp_issued'));
+      assert.equal(await store.confirmTotp('alice', 'sa', 3, now, draft('totp_enrolled')), true);
+      assert.equal(await store.anyTotp(), true);
+      await store.issueTotp('bob', 'sb', now, now + 600_000, undefined, draft('totp_issued'));
+      assert.equal(await store.awaitTotpApproval('bob', 'other', 7, now, now + 86_400_000, draft('totp_awaiting_approval')), false);
+      assert.equal(await store.awaitTotpApproval('bob', 'sb', 7, now + 600_000, now + 86_400_000, draft('totp_awaiting_approval')), false); // lapsed
+      const before = (await store.logHead()).size;
+      assert.equal(await store.approveTotp([{ approver: 'bob', sealedSecret: 'sb', entry: draft('totp_enrolled') }], now, { approver: 'alice', step: 10 }), 'gone'); // not proven yet
+      assert.equal((await store.logHead()).size, before, 'a refused approval appends nothing');
+      assert.equal(await store.awaitTotpApproval('bob', 'sb', 7, now, now + 86_400_000, draft('totp_awaiting_approval')), true);
+      assert.equal(await store.awaitTotpApproval('bob', 'sb', 8, now, now + 86_400_000, draft('totp_awaiting_approval')), false); // proven once
+      assert.deepEqual(await store.pendingTotp('bob'), { approver: 'bob', sealedSecret: 'sb', issuedAt: now, expiresAt: now + 86_400_000, failures: 0, confirmedStep: 7 });
+      // A proven enrolment is never confirmed by the person alone.
+      assert.equal(await store.confirmTotp('bob', 'sb', 8, now, draft('totp_enrolled')), false);
+      assert.equal(await store.totp('bob'), null);
+      // The approving person's step is spent with it: a step spent already approves nothing.
+      assert.equal(await store.approveTotp([{ approver: 'bob', sealedSecret: 'sb', entry: draft('totp_enrolled') }], now, { approver: 'alice', step: 3 }), 'step_spent');
+      assert.equal((await store.pendingTotp('bob'))?.confirmedStep, 7, 'a refused approval leaves the enrolment waiting');
+      assert.equal(await store.approveTotp([{ approver: 'bob', sealedSecret: 'sb', entry: draft('totp_enrolled') }], now + 86_400_000, { approver: 'alice', step: 11 }), 'gone'); // lapsed
+      assert.equal(await store.approveTotp([{ approver: 'bob', sealedSecret: 'sb', entry: draft('totp_enrolled') }], now, { approver: 'alice', step: 11 }), 'approved');
+      assert.deepEqual([(await store.totp('bob'))?.sealedSecret, (await store.totp('bob'))?.lastStep, (await store.totp('alice'))?.lastStep], ['sb', 7, 11]);
+      assert.equal(await store.pendingTotp('bob'), null);
+      assert.equal(await store.approveTotp([{ approver: 'bob', sealedSecret: 'sb', entry: draft('totp_enrolled') }], now, { approver: 'alice', step: 12 }), 'gone');
+      // A new enrolment replaces a proven one that waits: it must be proven (and approved) again.
+      await store.issueTotp('carol', 'sc', now, now + 600_000, undefined, draft('totp_issued'));
+      assert.equal(await store.awaitTotpApproval('carol', 'sc', 7, now, now + 86_400_000, draft('totp_awaiting_approval')), true);
+      await store.issueTotp('carol', 'sc2', now, now + 600_000, undefined, draft('totp_issued'));
+      assert.equal((await store.pendingTotp('carol'))?.confirmedStep, null);
+      assert.equal(await store.approveTotp([{ approver: 'carol', sealedSecret: 'sc', entry: draft('totp_enrolled') }], now, { approver: 'alice', step: 13 }), 'gone');
+      // Several at once, all or none: one that cannot be approved leaves the others waiting and the step unspent.
+      await store.issueTotp('dan', 'sd', now, now + 600_000, undefined, draft('totp_issued'));
+      assert.equal(await store.awaitTotpApproval('dan', 'sd', 7, now, now + 86_400_000, draft('totp_awaiting_approval')), true);
+      assert.equal(await store.awaitTotpApproval('carol', 'sc2', 7, now, now + 86_400_000, draft('totp_awaiting_approval')), true);
+      const both = [{ approver: 'dan', sealedSecret: 'sd', entry: draft('totp_enrolled') }, { approver: 'carol', sealedSecret: 'sc2', entry: draft('totp_enrolled') }];
+      assert.equal(await store.approveTotp([both[0]!, { approver: 'erin', sealedSecret: 'se', entry: draft('totp_enrolled') }], now, { approver: 'alice', step: 13 }), 'gone');
+      assert.equal((await store.pendingTotp('dan'))?.confirmedStep, 7);
+      const head = (await store.logHead()).size;
+      assert.equal(await store.approveTotp(both, now, { approver: 'alice', step: 13 }), 'approved');
+      assert.equal((await store.logHead()).size, head + 2, 'one entry per approved enrolment');
+      assert.deepEqual([(await store.totp('dan'))?.sealedSecret, (await store.totp('carol'))?.sealedSecret, (await store.totp('alice'))?.lastStep], ['sd', 'sc2', 13]);
     }));
 
     test('sealing the TOTP secrets seals each once and marks the store sealed', withStore(async (store) => {

@@ -14,8 +14,10 @@ export interface World {
   /** Creates (once) a user with these groups and a client process running as it; approvers enrol a TOTP factor unless enrol is false. */
   as(name: string, groups: string[], opts?: { enrol?: boolean }): Promise<Principal>;
   /**
-   * `who` enrols its own second factor over its own connection and confirms it with a first
-   * code, as a person does with `airlock totp enroll`; returns the secret (now in `codes`).
+   * `who` enrols its own second factor and proves it with a first code, as a person does with
+   * `airlock totp enroll`: the world's first approver through sudo in their own login session
+   * (the host has no factor yet), every later one from their own account, approved by an
+   * enrolled approver with a fresh code. Returns the secret (now in `codes`).
    */
   enrol(who: Principal, name: string): Promise<string>;
   /** The approvers' authenticator apps: every approver `as` creates has enrolled itself. */
@@ -44,6 +46,9 @@ export interface World {
   close(opts?: { keepSharedAs?: string }): Promise<void>;
 }
 
+/** Deputies enrolled at once when an approver's codes run out (each brings a code or two per time step). */
+const DEPUTIES = 6;
+
 /** A world on a throwaway overlay of this host (default) or on the booted Debian test bed. */
 export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string; tokens?: string; state?: string } = {}): Promise<World> {
   const d = await startSandboxDaemon({ daemonArgs, host, ...opts });
@@ -54,10 +59,49 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
   const codes = new Authenticator();
   let rootClient: Principal | undefined;
   const root = async () => (rootClient ??= Principal.spawn({ uid: 0, gid: 0, groups: [0] }, d.socket));
-  const enrol = async (who: Principal, name: string) => {
-    const { secret } = await who.call('totp.enroll', {});
+  /**
+   * Enrolment as on a real host: the host's first factor is the world's registrar's, enrolled
+   * through sudo in its own login session; every approver after it enrols from their own
+   * account and proves the secret with a first code, and an enrolled approver (the registrar
+   * first, so a test's approvers keep their codes) vouches for them with a fresh code, for up
+   * to MAX_APPROVED_AT_ONCE at a time. `sponsors` lists who holds a factor, in enrolment order.
+   */
+  const sponsors: string[] = [];
+  const prove = async (client: Principal, name: string) => {
+    const { secret } = await client.call('totp.enroll', {});
     codes.add(name, secret);
-    await who.call('totp.confirm', { code: await codes.code(name) });
+    await client.call('totp.confirm', { code: await codes.code(name) });
+    return secret;
+  };
+  const registrar = async () => {
+    if (sponsors.length > 0) return;
+    await as('registrar', ['airlock-observer', 'airlock-approvers'], { enrol: false });
+    await prove(await rootAs('registrar'), 'registrar');
+    sponsors.push('registrar');
+  };
+  const vouch = async (users: string[]) => {
+    for (;;) {
+      for (const sponsor of sponsors) {
+        const code = codes.freshCode(sponsor);
+        if (code) return principals.get(sponsor)!.call('totp.approve', { users, totp_code: code });
+      }
+      await new Promise((r) => setTimeout(r, 1000)); // every holder spent this step's codes: the next step's
+    }
+  };
+  /** Creates these users with `groups`, each enrolling its own factor; one sponsor's code vouches for them all. */
+  const enrolMany = async (users: string[], groups: string[]) => {
+    await registrar();
+    const secrets: string[] = [];
+    for (const name of users) secrets.push(await prove(await as(name, groups, { enrol: false }), name));
+    await vouch(users);
+    sponsors.push(...users);
+    return secrets;
+  };
+  const enrol = async (who: Principal, name: string) => {
+    await registrar();
+    const secret = await prove(who, name);
+    await vouch([name]);
+    sponsors.push(name);
     return secret;
   };
   const as = async (name: string, groups: string[], opts: { enrol?: boolean } = {}) => {
@@ -97,13 +141,17 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     const name = names.get(who)?.name;
     return grant(who, p, needsCode(p) && name && codes.has(name) ? await codes.code(name) : undefined);
   };
-  /** The approver, or the first deputy (alice-2, alice-3, ...) with a code left in this time step. */
+  /**
+   * The approver, or the first deputy (alice-2, alice-3, ...) with a code left in this time step;
+   * deputies are enrolled DEPUTIES at a time, with one sponsor's code for them all.
+   */
   const approverWithCode = async (who: Principal): Promise<[Principal, string]> => {
     const { name, groups } = names.get(who)!;
     for (let k = 1; ; k++) {
-      const deputy = k === 1 ? who : await as(`${name}-${k}`, groups);
-      const code = codes.freshCode(k === 1 ? name : `${name}-${k}`);
-      if (code) return [deputy, code];
+      const deputyName = k === 1 ? name : `${name}-${k}`;
+      if (!principals.has(deputyName)) await enrolMany(Array.from({ length: DEPUTIES }, (_, i) => `${name}-${k + i}`), groups);
+      const code = codes.freshCode(deputyName);
+      if (code) return [principals.get(deputyName)!, code];
     }
   };
   return {

@@ -26,6 +26,7 @@ const DETAILS: Record<EntryKind, EntryDraft['details']> = {
   totp_lockout: { approver: 'alice(uid 1001)', failures: 5, locked_until: '2030-01-01T00:15:00.000Z' },
   totp_issued: { approver: 'alice(uid 1001)', replaces: 'none', pending_expires_at: 't' },
   totp_reset: { approver: 'alice(uid 1001)', factor: true, pending: false },
+  totp_awaiting_approval: { approver: 'bob(uid 1002)', user: 'bob', expires_at: '2026-01-02T00:00:00.000Z' },
   policy_reloaded: { old_digest: 'a', new_digest: 'b'.repeat(64), source: '/etc/airlock/policy.toml', tokens: 0 },
   compacted: { count: 500, finished_before: '2030-01-01T00:00:00.000Z', ids_sha256: 'ab'.repeat(32) },
   history_pruned: { count: 500, finished_before: '2030-01-01T00:00:00.000Z', ids_sha256: 'ab'.repeat(32) },

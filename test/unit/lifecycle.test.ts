@@ -9,6 +9,7 @@ import { GENESIS_HASH, sealEntry, type EntryDraft } from '../../src/audit/entry.
 import { signingKeyFromSeed } from '../../src/audit/keys.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
 import { draft } from '../support/store-contract.js';
+import { ENROLMENT_RULES } from '../../src/audit/lifecycle.js';
 
 const key = signingKeyFromSeed(randomBytes(32));
 
@@ -46,4 +47,29 @@ test('an enrolment over a confirmed factor with no reset: enrolment_after_reset 
   const r = await verifyLog(log([draft('daemon_started'), enrol('alice', false), enrol('bob', false), enrol('alice', false)]), key.publicRaw, null, { workers: 1 });
   assert.deepEqual([r.status, r.first_broken?.seq, r.first_broken?.rule], ['broken', 4, 'enrolment_after_reset']);
   assert.match(r.first_broken!.reason, /"alice".*seq 2 has no totp_reset/);
+});
+
+/** A daemon_started of a daemon that enforces approved first enrolments. */
+const enforcing = () => draft('daemon_started', null, { enrolment_rules: ENROLMENT_RULES });
+const firstApprover = (approver: string) => draft('totp_enrolled', null, { approver, replaced: false, first_approver: true });
+const approvedBy = (approver: string, by: string) => draft('totp_enrolled', null, { approver, replaced: false, approved_by: by });
+
+test('under a daemon that enforces it, every first enrolment is the first approver through sudo or approved by another holder of a factor', async () => {
+  const ok = await verifyLog(log([enforcing(), firstApprover('alice'), approvedBy('bob', 'alice'), draft('totp_reset', null, { approver: 'alice' }), approvedBy('alice', 'bob'), ...lifecycle('t1')]), key.publicRaw, null, { workers: 1 });
+  assert.equal(ok.status, 'cannot_verify', JSON.stringify(ok.first_broken));
+  // A row inserted behind the daemon's back: bob's factor with no approval while alice holds one.
+  const forged = await verifyLog(log([enforcing(), firstApprover('alice'), enrol('bob', false)]), key.publicRaw, null, { workers: 1 });
+  assert.deepEqual([forged.status, forged.first_broken?.seq, forged.first_broken?.rule], ['broken', 3, 'enrolment_approved']);
+  assert.match(forged.first_broken!.reason, /"bob".*1 other approver\(s\) held a factor/);
+  // Approved by itself, or by somebody holding no factor, is no approval.
+  for (const by of ['bob', 'mallory']) {
+    const r = await verifyLog(log([enforcing(), firstApprover('alice'), approvedBy('bob', by)]), key.publicRaw, null, { workers: 1 });
+    assert.deepEqual([r.first_broken?.seq, r.first_broken?.rule], [3, 'enrolment_approved'], by);
+  }
+  // The host's first factor without the first-approver mark (not through sudo).
+  const first = await verifyLog(log([enforcing(), enrol('alice', false)]), key.publicRaw, null, { workers: 1 });
+  assert.deepEqual([first.first_broken?.seq, first.first_broken?.rule], [2, 'enrolment_approved']);
+  // A log written before the rule (no enrolment_rules in daemon_started) is not judged by it.
+  const old = await verifyLog(log([draft('daemon_started'), enrol('alice', false), enrol('bob', false)]), key.publicRaw, null, { workers: 1 });
+  assert.equal(old.status, 'cannot_verify', JSON.stringify(old.first_broken));
 });
