@@ -72,12 +72,16 @@ async function demo(fast: boolean): Promise<number> {
     const agent = Principal.spawn(agentIds, d.socket);
     const alice = Principal.spawn(humanIds, d.socket);
     principals.push(agent, alice);
-    // alice enrols her own authenticator app over her own connection and confirms it with a
-    // first code (in real life: `airlock totp enroll` in her terminal, and a QR code).
+    // alice, the host's first approver, enrols her authenticator app through sudo in her own
+    // login session and confirms it with a first code (in real life: `sudo airlock totp enroll`
+    // at the installing terminal, and a QR code). From her account alone (where the agent could
+    // sit) the daemon enrols no first factor.
     const phone = new Authenticator();
-    const enrolled = await alice.call('totp.enroll', {});
+    const aliceSudo = Principal.spawnRootInSessionOf(humanIds.uid, d.socket);
+    principals.push(aliceSudo);
+    const enrolled = await aliceSudo.call('totp.enroll', {});
     phone.add('alice', enrolled.secret);
-    await alice.call('totp.confirm', { code: await phone.code('alice') });
+    await aliceSudo.call('totp.confirm', { code: await phone.code('alice') });
     say(c.dim(`daemon up on ${d.socket}`));
     say(c.dim(`principals: ${c.bold('agent')} (uid ${agentIds.uid}, ${ROLE_GROUPS.admin} + ${APPROVER_GROUP}: as powerful as the human) and ${c.bold('alice')} (uid ${humanIds.uid}, ${ROLE_GROUPS.admin} + ${APPROVER_GROUP}).`));
     say(c.dim('The daemon learns which is which from the kernel (SO_PEERCRED), never from what they send.'));

@@ -75,7 +75,13 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
     done.push('enabled and started airlock.service');
   } else if (o.start) done.push('systemd is not running here: start the daemon with `airlock daemon`');
   if (o.json) printJson({ ok: true, done });
-  else process.stdout.write(done.map((d) => `${c.green('✓')} ${d}\n`).join('') + `\n${c.cyan('next')}  sudo usermod -aG ${ROLE_GROUPS.dev} AGENT_USER; sudo usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} YOU\n`);
+  else {
+    process.stdout.write(
+      done.map((d) => `${c.green('✓')} ${d}\n`).join('') +
+        `\n${c.cyan('next')}  sudo usermod -aG ${ROLE_GROUPS.dev} AGENT_USER; sudo usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} YOU\n` +
+        `${c.cyan('then')}  log in again and, at this terminal, \`sudo airlock totp enroll\`: the host's first approver enrols only this way (later ones enrol as themselves and you approve them)\n`,
+    );
+  }
 }
 
 /**

@@ -30,7 +30,7 @@ store and never shows it again.
 A first factor is never one person's word alone, since an agent running as you could
 enrol one of its own:
   - the host's first approver enrols through sudo from their login session, at the
-    installing terminal (\`sudo airlock install\` offers it);
+    installing terminal (\`sudo airlock install\` says so as its next step);
   - every later approver enrols from their own account, and the enrolment waits (24 hours)
     until another approver approves it with their own code.
 

@@ -201,7 +201,7 @@ export function mayEnrolFirstApprover(who: Caller | Identity): Decision {
   return no(
     'first_approver_through_sudo',
     'this host has no approver with a second factor yet, and the first one is enrolled only through sudo, at the installing terminal: from your own account an agent running as you could enrol a factor of its own',
-    'in your own login session, run `sudo airlock totp enroll` (or `sudo airlock install`, which offers it); later approvers enrol from their own accounts and an existing approver approves them',
+    'in your own login session, at the installing terminal, run `sudo airlock totp enroll`; later approvers enrol from their own accounts and an existing approver approves them',
   );
 }
 

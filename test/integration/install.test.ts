@@ -121,10 +121,18 @@ test('install: policy, one log-directory mode, completions, man page; a rebootâ€
   // A person, their factor, and a change: it works before the reboot's tmpfiles run...
   await root('/usr/sbin/useradd', ['-m', '--', 'alice']);
   await root('/usr/sbin/usermod', ['-aG', 'airlock-admin,airlock-approvers', '--', 'alice']);
-  const enrolled = await typeAt(`/usr/bin/setpriv --reuid=alice --regid=alice --init-groups -- ${AIRLOCK} totp enroll`, [
+  // alice is the host's first approver: from her own account (where an agent may run as her)
+  // no factor is enrolled; through sudo in her login session, at the installing terminal, it is.
+  const fromAccount = await typeAt(`/usr/bin/setpriv --reuid=alice --regid=alice --init-groups -- ${AIRLOCK} totp enroll`, [], { via: inside() });
+  assert.notEqual(fromAccount.code, 0, fromAccount.out);
+  assert.match(fromAccount.out, /first one is enrolled only through sudo[\s\S]*sudo airlock totp enroll/);
+  writeFileSync(`/proc/${box().pid}/root/etc/sudoers.d/airlock-test`, 'alice ALL=(root) NOPASSWD: ALL\n', { mode: 0o440 });
+  const loginSudo = [...inside(), '/usr/bin/systemd-run', '--quiet', '--pipe', '--wait', '--collect', '-p', 'PAMName=login', '--uid=alice', '--', '/usr/bin/sudo', '-n', '--'];
+  const enrolled = await typeAt(`${AIRLOCK} totp enroll`, [
     ['First code from the app', async (tty) => (phone.add('alice', /secret {2}([A-Z2-7]{32})/.exec(tty)![1]!), phone.code('alice'))],
-  ], { via: inside() });
+  ], { via: loginSudo });
   assert.equal(enrolled.code, 0, enrolled.out);
+  assert.match(enrolled.out, /enrolled alice\(uid \d+\)/);
   const createGroup = async (group: string) => {
     const p = JSON.parse((await as('alice', ['preview', 'CreateGroup', '--param', `group=${group}`, '--json'])).stdout) as PreviewEnvelope;
     const ok = await typeAt(`/usr/bin/setpriv --reuid=alice --regid=alice --init-groups -- ${AIRLOCK} approve ${p.transaction_id}`, [
