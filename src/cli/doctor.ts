@@ -82,7 +82,13 @@ function approverChecks(r: Reached | AirlockError): Check[] {
   const without = members.filter((m) => !r.enrolled!.has(m));
   checks.push(
     without.length
-      ? fail('second factors', `${without.join(', ')} ${without.length === 1 ? 'has' : 'have'} no second factor: they approve nothing High, nor any request made under their own account`, `each of them runs \`airlock totp enroll\` as themselves, at their own terminal`)
+      ? fail(
+          'second factors',
+          `${without.join(', ')} ${without.length === 1 ? 'has' : 'have'} no second factor: they approve nothing High, nor any request made under their own account`,
+          without.length === members.length
+            ? "the host's first approver runs `sudo airlock totp enroll` from their own login session; each other approver then runs `airlock totp enroll` as themselves, and the first approves them with `airlock totp approve --user NAME`"
+            : 'each of them runs `airlock totp enroll` as themselves, at their own terminal; an approver with a factor then runs `airlock totp approve --user NAME`',
+        )
       : pass('second factors', 'every approver has one'),
   );
   return checks;

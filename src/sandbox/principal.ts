@@ -74,8 +74,9 @@ export class Principal {
    * root (CAP_AUDIT_CONTROL) sets its own audit login uid, as pam_loginuid does, and the
    * client inherits it; the daemon names that person behind the root peer.
    */
-  static spawnRootInSessionOf(uid: number, socket: string): Principal {
-    return Principal.spawnVia(['/bin/sh', '-c', 'printf %s "$0" > /proc/self/loginuid && exec "$@"', String(uid)], socket);
+  static spawnRootInSessionOf(uid: number, socket: string, into: string[] = []): Principal {
+    // `into`: a launcher into the daemon's namespaces (nsenter into the booted test bed), where the daemon can read this peer's pidfd.
+    return Principal.spawnVia([...into, '/bin/sh', '-c', 'printf %s "$0" > /proc/self/loginuid && exec "$@"', String(uid)], socket);
   }
 
   private send(cmd: Record<string, unknown>): Promise<Reply> {

@@ -96,7 +96,13 @@ describe('airlock CLI', () => {
       assert.ok(!printed.includes(secret), 'stdout never carries the secret');
       const j = JSON.parse(printed) as { approver: string; user: string; state: string };
       assert.match(j.approver, /^carol\(uid \d+\)$/);
-      assert.deepEqual([j.user, j.state], ['carol', 'confirmed']);
+      // The host has approvers: carol's first code proves her secret, and another approver vouches.
+      assert.deepEqual([j.user, j.state], ['carol', 'awaiting_approval']);
+      const own = await cliAs(carol.identity, ['totp', 'approve', '--user', 'carol', '--json']);
+      assert.equal(JSON.parse(own.stdout).error.code, 'approve_own_enrolment', own.stdout);
+      const vouched = await atTerminal(human.identity, ['totp', 'approve', '--user', 'carol'], [['Code from your authenticator app', () => w.codes.code('alice')]]);
+      assert.equal(vouched.code, 0, vouched.out);
+      assert.match(vouched.out, /approved\S* carol\(uid \d+\): their second factor counts from now on/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

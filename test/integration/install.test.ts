@@ -132,7 +132,7 @@ test('install: policy, one log-directory mode, completions, man page; a rebootâ€
     ['First code from the app', async (tty) => (phone.add('alice', /secret {2}([A-Z2-7]{32})/.exec(tty)![1]!), phone.code('alice'))],
   ], { via: loginSudo });
   assert.equal(enrolled.code, 0, enrolled.out);
-  assert.match(enrolled.out, /enrolled alice\(uid \d+\)/);
+  assert.match(enrolled.out, /enrolled\S* alice\(uid \d+\)/);
   const createGroup = async (group: string) => {
     const p = JSON.parse((await as('alice', ['preview', 'CreateGroup', '--param', `group=${group}`, '--json'])).stdout) as PreviewEnvelope;
     const ok = await typeAt(`/usr/bin/setpriv --reuid=alice --regid=alice --init-groups -- ${AIRLOCK} approve ${p.transaction_id}`, [

@@ -121,7 +121,8 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     if (!id) throw new Error(`rootAs: create ${name} with as() first`);
     let p = rootClients.get(name);
     if (!p) {
-      p = Principal.spawnRootInSessionOf(id.uid, d.socket);
+      // On the booted test bed a root peer outside the container has no pidfd the daemon can read: start it inside.
+      p = Principal.spawnRootInSessionOf(id.uid, d.socket, host === 'testbed' ? ['/usr/bin/nsenter', '-t', String(d.box.pid), '-a', '--'] : []);
       rootClients.set(name, p);
     }
     return p;

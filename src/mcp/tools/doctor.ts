@@ -117,8 +117,8 @@ export async function diagnose(deps: ToolDeps): Promise<Doctor> {
     const enrolled = reached?.enrolled ?? null;
     approvers = { known: true, people: members.map((user) => ({ user, second_factor: enrolled ? enrolled.has(user) : null })), why_unknown: null };
     if (members.length === 0) fixes.push(`nobody is in ${APPROVER_GROUP}, so only the policy approves anything: sudo usermod -aG ${APPROVER_GROUP} PERSON (a person, not the agent's account)`);
-    else if (enrolled && !members.some((m) => enrolled.has(m))) fixes.push(`no approver has a second factor, so no high-risk step can be approved: each approver runs \`airlock totp enroll\` as themselves, in their own terminal`);
-    else if (enrolled) for (const m of members.filter((x) => !enrolled.has(x))) notes.push(`${m} has no second factor: they approve only what needs none (\`airlock totp enroll\` to add one)`);
+    else if (enrolled && !members.some((m) => enrolled.has(m))) fixes.push("no approver has a second factor, so no high-risk step can be approved: the host's first approver runs `sudo airlock totp enroll` in their own login session, then approves the others' enrolments (`airlock totp approve --user NAME`)");
+    else if (enrolled) for (const m of members.filter((x) => !enrolled.has(x))) notes.push(`${m} has no second factor: they approve only what needs none (\`airlock totp enroll\` as themselves, then another approver runs \`airlock totp approve --user ${m}\`)`);
   }
 
   const audit = reached?.audit ?? null;
