@@ -321,7 +321,8 @@ export class PostgresStore implements Store {
       this.frontier = frontier;
     }
     for (const d of done) {
-      if (!d.ok) d.op.reject(d.error === STEP_SPENT ? d.error : storeError(d.error, this.where));
+      // The outcomes an operation rolls itself back with reach it as they were thrown.
+      if (!d.ok) d.op.reject(d.error === STEP_SPENT || d.error === GONE ? d.error : storeError(d.error, this.where));
       else {
         if (d.drafts.length) this.onAppend(d.head, d.drafts);
         d.op.resolve(d.result);

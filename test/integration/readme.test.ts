@@ -83,7 +83,8 @@ const shellWord = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /** The answers a person types at a command's prompts, by what the command is. */
 function answersFor(argv: string[], login: string, r: Reader): Answer[] | null {
-  const cmd = argv.slice(argv[0] === 'airlock' ? 1 : 0).join(' ');
+  const words = argv[0] === 'sudo' ? argv.slice(1) : argv;
+  const cmd = words.slice(words[0] === 'airlock' ? 1 : 0).join(' ');
   if (cmd.startsWith('totp enroll')) {
     return [['First code from the app', async (tty) => (phone.add(login, /secret {2}([A-Z2-7]{32})/.exec(tty)![1]!), phone.code(login))]];
   }
@@ -110,6 +111,12 @@ async function runCommand(argv: string[], who: string, r: Reader): Promise<{ cod
     return { code: built.code, out: `(stand-in) the checkout in ${cwd} is built` };
   }
   const answers = answersFor(words, login, r);
+  if (answers && words[0] === 'sudo') {
+    // sudo at a terminal of the person's PAM login session (pam_loginuid sets the kernel's login uid, as ssh or a console login does).
+    const session = [...inside(), '/usr/bin/systemd-run', '--quiet', '--pipe', '--wait', '--collect', '-p', 'PAMName=login', `--uid=${login}`, `--working-directory=${cwd}`, '--'];
+    const t = await typeAt(words.map(shellWord).join(' '), answers, { via: session });
+    return { code: t.code, out: t.out };
+  }
   if (answers) {
     // typeAt runs it at a pseudo-terminal through script(1), which takes one command string.
     const t = await typeAt(asLogin(login, cwd, words).map(shellWord).join(' '), answers, { via: inside() });

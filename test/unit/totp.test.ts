@@ -122,7 +122,8 @@ test('pending enrolments expire, wrong first codes drop them, and the confirming
     const factor = new SecondFactor({ store, now, hostName: 'web1', seal });
     const host = { users: async () => [{ name: 'alice', uid: 1001 }] } as unknown as Host;
     const enrol = new TotpEnrolment({ store, factor, host, now, name: (p) => `${p.user}(uid ${p.uid})`, principal: (w) => ({ uid: w.uid, user: w.user, role: w.role }) });
-    const who: Identity = { uid: 1001, user: 'alice', role: 'admin', approver: true, pid: 1, person: { uid: 1001, user: 'alice', role: 'admin', approver: true, via: 'self' } };
+    // alice is the host's first approver: she enrols through sudo from her login session (root, with her behind it).
+    const who: Identity = { uid: 0, user: 'root', role: 'admin', approver: true, pid: 1, person: { uid: 1001, user: 'alice', role: 'admin', approver: true, via: 'login' } };
     const person = { uid: 1001, user: 'alice' };
     // Expiry: a first code after PENDING_MS confirms nothing.
     const late = await enrol.issue(who, person, {});
@@ -197,7 +198,8 @@ test('200 parallel guesses count toward the lockout one by one: a right one late
     const factor = new SecondFactor({ store, now, hostName: 'web1', seal: TotpSeal.fromKey(randomBytes(32)) });
     const host = { users: async () => [{ name: 'alice', uid: 1001 }] } as unknown as Host;
     const enrol = new TotpEnrolment({ store, factor, host, now, name: (p) => `${p.user}(uid ${p.uid})`, principal: (w) => ({ uid: w.uid, user: w.user, role: w.role }) });
-    const who: Identity = { uid: 1001, user: 'alice', role: 'admin', approver: true, pid: 1, person: { uid: 1001, user: 'alice', role: 'admin', approver: true, via: 'self' } };
+    // alice is the host's first approver: she enrols through sudo from her login session (root, with her behind it).
+    const who: Identity = { uid: 0, user: 'root', role: 'admin', approver: true, pid: 1, person: { uid: 1001, user: 'alice', role: 'admin', approver: true, via: 'login' } };
     const person = { uid: 1001, user: 'alice' };
     const issued = await enrol.issue(who, person, {});
     await enrol.confirm(who, person, { code: codeAt(issued.secret, clock) });
