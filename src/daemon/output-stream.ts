@@ -5,6 +5,10 @@
  * the pieces, as releaseOutput masks them), the same line cut and escape (releaseLine),
  * and the final result still carries the output whatever was streamed.
  *
+ * Masking runs in the mask pool (output.ts): chunks wait in `inbox` while the stream's
+ * worker masks the previous ones, and go to it together, in order; the executor's byte cap
+ * per program (MAX_STREAM_BYTES) bounds what waits. `finish` waits for the last of them.
+ *
  * Everything here is bounded and nothing waits for the client: lines are batched (at most
  * STREAM_LINES_PER_NOTE lines and about STREAM_NOTE_CHARS characters per notification, sent
  * at least every STREAM_FLUSH_MS), at most
@@ -49,6 +53,9 @@ export class OutputStream implements OutputFeed {
   private dropped = 0;
   private timer: NodeJS.Timeout | null = null;
   private ended = false;
+  /** Output not yet handed to the mask, and the run that hands it over while there is some. */
+  private inbox = '';
+  private masking: Promise<void> | null = null;
 
   constructor(
     private readonly transactionId: string,
@@ -58,7 +65,17 @@ export class OutputStream implements OutputFeed {
   chunk(text: string): void {
     if (this.ended || text === '') return;
     this.pieceOpen = !text.endsWith('\n');
-    this.take(this.mask.push(text));
+    this.inbox += text;
+    this.masking ??= this.drain().finally(() => (this.masking = null));
+  }
+
+  /** Hands what waits to the mask, in order, until nothing waits. */
+  private async drain(): Promise<void> {
+    while (this.inbox !== '') {
+      const piece = this.inbox;
+      this.inbox = '';
+      this.take(await this.mask.push(piece));
+    }
   }
 
   endPiece(): void {
@@ -67,12 +84,13 @@ export class OutputStream implements OutputFeed {
   }
 
   /** The end of the execution: what the mask still holds, the last batch, and the count of lines not streamed. */
-  finish(): void {
+  async finish(): Promise<void> {
     if (this.ended) return;
-    this.take(this.mask.end());
+    this.ended = true; // chunks after this are not streamed
+    while (this.masking) await this.masking;
+    this.take(await this.mask.end());
     if (this.partial !== '') this.line(this.partial);
     this.partial = '';
-    this.ended = true;
     this.flush(true);
   }
 

@@ -192,21 +192,21 @@ test('pseudonyms: stable per key, different under another key, loopback kept, se
 });
 
 describe("the daemon's output path", () => {
-  test('masks across pieces, before the line cap', () => {
+  test('masks across pieces, before the line cap', async () => {
     const token = `ghp_${alnum(36)}`;
-    const out = releaseOutput([`a\nGITHUB=${token.slice(0, 10)}`, `${token.slice(10)}\nb\n`]);
+    const out = await releaseOutput([`a\nGITHUB=${token.slice(0, 10)}`, `${token.slice(10)}\nb\n`]);
     // Each piece ends its own line (two programs' outputs), so this token is two lines: neither half is a secret shape.
     assert.equal(out.lines.length, 4);
-    const one = releaseOutput([`x\ntoken=${token}\n`]);
+    const one = await releaseOutput([`x\ntoken=${token}\n`]);
     assert.deepEqual(one.lines, ['x', 'token=⟦secret:github_token⟧'], 'a token of known shape keeps its kind under any name');
     assert.deepEqual(one.masked, { github_token: 1 });
-    const long = releaseOutput(['y'.repeat(MAX_LINE_LENGTH - 10) + ` ${token}\n`]);
+    const long = await releaseOutput(['y'.repeat(MAX_LINE_LENGTH - 10) + ` ${token}\n`]);
     assert.ok(!long.lines[0]!.includes(token.slice(0, 10)), 'a token across the line cap is masked whole, not cut into a leak');
     assert.deepEqual(long.masked, { github_token: 1 });
   });
 
-  test('unmasked output is still capped and escaped, and counted', () => {
-    const out = releaseOutput([`DB_PASSWORD=${'s'.repeat(12)}\u001b[2J\n`], undefined, true);
+  test('unmasked output is still capped and escaped, and counted', async () => {
+    const out = await releaseOutput([`DB_PASSWORD=${'s'.repeat(12)}\u001b[2J\n`], undefined, true);
     assert.deepEqual(out.lines, [`DB_PASSWORD=${'s'.repeat(12)}\\x1b[2J`]);
     assert.deepEqual(out.masked, { password: 1 });
   });
