@@ -1,6 +1,7 @@
 /**
- * Masking off the daemon's event loop: a few worker threads (worker.ts) mask text for it,
- * so one hard input delays only its own answer, never another client's.
+ * Masking off the daemon's event loop: a few worker threads (worker.ts; two to four, by the
+ * host's cores) mask text for it, so one hard input delays only its own answer, never
+ * another client's.
  *
  * - Deadline: each task gets BASE_DEADLINE_MS plus a microsecond per character it carries
  *   (a masker a thousand times slower than ordinary text needs). A worker that misses it is
@@ -100,7 +101,8 @@ export class MaskPool {
   overruns = 0;
 
   constructor(
-    readonly size = Math.max(1, Math.min(2, availableParallelism())),
+    /** Two at least, even on one core (the workers yield to the event loop): one principal must leave one to the others. */
+    readonly size = Math.max(2, Math.min(4, availableParallelism())),
     private readonly onOverrun: (principal: string, chars: number) => void = () => {},
     /** The deadline's parts (tests shorten them to make any text overrun). */
     private readonly deadline = { baseMs: BASE_DEADLINE_MS, charsPerMs: DEADLINE_CHARS_PER_MS },
