@@ -392,11 +392,11 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
           const tx = (m.params as { transaction_id?: unknown } | undefined)?.transaction_id;
           o.service.refusals.record({ principal: entryPrincipal(who), method: textOfWireValue(m.method, 40), category: e.category, code: e.code, transactionId: typeof tx === 'string' && /^tx_[0-9a-f]{24}$/.test(tx) ? tx : null });
         }
-        return { type: 'response', id, ok: false, error: await errorForClient(e) };
+        return { type: 'response', id, ok: false, error: await errorForClient(e, String(who.uid)) };
       }
       // A write refused for want of space: typed, and the store kept nothing of it (disk-space.ts).
       const full = o.service.writeFailed(e);
-      if (full) return { type: 'response', id, ok: false, error: await errorForClient(full) };
+      if (full) return { type: 'response', id, ok: false, error: await errorForClient(full, String(who.uid)) };
       // Anything unexpected fails closed with no internals leaked to the client.
       o.log(`internal error on ${textOfWireValue(m?.method, 40)}: ${(e as Error).stack ?? e}`);
       return { type: 'response', id, ok: false, error: { category: 'integrity', code: 'internal', message: 'the daemon hit an internal error and changed nothing further; see its log' } };
