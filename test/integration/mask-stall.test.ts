@@ -8,9 +8,15 @@
  * Another principal (root, on a raw connection of this process) asks for its history and
  * previews a change, one request after another, while the attack runs; each answer's
  * time is compared with the same request's time on the idle daemon. Its preview needs
- * masking too, so the masking workers must not all be held by the attacker. The read's own
- * answer may come late, but what it shows holds no unmasked line: a chunk whose masking
- * misses its deadline is withheld with a marker that says so.
+ * masking too, so the masking workers must not all be held by the attacker. The observer's
+ * previews come from a process of its own, which builds its megabyte frames itself, so the
+ * process that times the other client does no work for the attack. The read's own answer
+ * may come late: text whose masking misses its deadline is withheld with a marker that
+ * says so (test/unit/mask-pool.test.ts shows it never comes out unmasked).
+ *
+ * Measured on main before the pool, with 16 KB instead of a megabyte (STALL_KEYS=4000
+ * STALL_LINE_KEYS=4000): the other client's history waited 2.8 s behind the preview and
+ * 1.0 s behind the read.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -192,7 +198,7 @@ describe('masking off the event loop', () => {
     }
   });
 
-  test(`an auto-approved read printing one ${LINE_KEYS * 4}-character adversarial line delays another client by less than ${LIMIT_MS} ms, and shows nothing unmasked`, async (t) => {
+  test(`an auto-approved read printing one ${LINE_KEYS * 4}-character adversarial line delays another client by less than ${LIMIT_MS} ms, and is answered`, async (t) => {
     // VerifyJournal is a non-sensitive read the default policy approves; its program prints the planted line.
     const root = (p: string) => `/proc/${w.d.box.pid}/root${p}`;
     writeFileSync(root('/run/airlock-test-line'), `ok before\n${'key='.repeat(LINE_KEYS)}\nok after\n`);
