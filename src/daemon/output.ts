@@ -15,7 +15,7 @@
  * to QUOTE_WINDOW characters (`quoteForClient`): bounded work whatever the value was.
  */
 import { addCounts, maskText, type MaskCounts, type MaskOptions } from '../mask/mask.js';
-import { MaskPool, PoolBusy, TIMED_OUT, WITHHELD, type MaskOp, type MaskReply, type PooledStream, type PseudonymSpec } from '../mask/pool.js';
+import { MaskPool, PoolBusy, TIMED_OUT, WITHHELD, WITHHELD_KIND, type MaskOp, type MaskReply, type PooledStream, type PseudonymSpec } from '../mask/pool.js';
 import { Pseudonyms, type PseudonymClass } from '../mask/pseudonyms.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
@@ -76,7 +76,10 @@ export async function maskTexts(texts: string[], counts?: MaskCounts, who?: stri
   if (texts.length === 0) return [];
   const chars = texts.reduce((n, t) => n + t.length, 0);
   const r = await run({ op: 'texts', texts, pseudonyms }, chars, who);
-  if (r === TIMED_OUT || !r.texts || r.texts.length !== texts.length) return texts.map(() => WITHHELD);
+  if (r === TIMED_OUT || !r.texts || r.texts.length !== texts.length) {
+    if (counts) addCounts(counts, { [WITHHELD_KIND]: texts.length });
+    return texts.map(() => WITHHELD);
+  }
   if (counts) addCounts(counts, r.counts);
   return r.texts;
 }

@@ -23,6 +23,8 @@ import { addCounts, type MaskCounts } from './mask.js';
 
 /** What replaces text whose masking missed its deadline (or could not run): it says so, and hides all of it. */
 export const WITHHELD = '⟦withheld: not masked in time⟧';
+/** How withheld text is counted with the masked kinds (the signed log's `masked` counts: `withheld:N`). */
+export const WITHHELD_KIND = 'withheld';
 /** What ends a stream that lost its state: the rest of that output is not shown. */
 export const WITHHELD_REST = '⟦withheld: the rest of this output was not masked in time⟧';
 
@@ -33,7 +35,7 @@ export const MAX_QUEUED_PER_PRINCIPAL = 256;
 export const MAX_QUEUED_CHARS_PER_PRINCIPAL = 32 * 1024 * 1024;
 export const MAX_QUEUED = 4096;
 /** Heap of one worker: a task's text and the masker's work on it, with room; a worker past it dies and is replaced. */
-const WORKER_HEAP_MB = 512;
+const WORKER_HEAP_MB = 256;
 
 /** The policy's pseudonyms as a worker rebuilds them (the key travels with each task; workers hold nothing else). */
 export interface PseudonymSpec {
@@ -301,6 +303,7 @@ export class PooledStream {
     }
     if (r === TIMED_OUT || r.lost || typeof r.text !== 'string') {
       this.failed = true;
+      addCounts(this.counts, { [WITHHELD_KIND]: 1 });
       if (this.pin) this.pool.unpinStream(this.pin);
       return `${WITHHELD_REST}\n`;
     }

@@ -51,6 +51,7 @@ test('a stream whose piece overran withholds the rest of its output, once, and n
   const s = p.stream('u', null);
   const out = (await s.push(`${long}\n${line}\n`)) + (await s.push(`${line}\nafter\n`)) + (await s.end());
   assert.equal(out, `${WITHHELD_REST}\n`);
+  assert.deepEqual(s.counts, { withheld: 1 }, 'the log counts what was withheld');
 });
 
 test('pieces of one stream are masked as one text, across pieces', async () => {
