@@ -86,17 +86,23 @@ async function timedClient(): Promise<TimedClient> {
       const reply = await Promise.race([answered, sleep(GIVE_UP_MS).then(() => null)]);
       waiting.delete(id);
       if (reply === null) return GIVE_UP_MS;
-      assert.equal(reply.ok, true, JSON.stringify(reply.error));
+      assert.ok(reply.ok || reply.error?.code === 'bad_params', JSON.stringify(reply.error));
       return performance.now() - t0;
     },
     close: () => sock.destroy(),
   };
 }
 
-/** Another client's requests: its history, and a preview (masked like the attacker's). */
-const REQUESTS: Array<[string, (i: number) => unknown]> = [
-  ['history', () => ({ limit: 1 })],
-  ['preview', (i) => ({ action_name: 'CreateGroup', params: { group: `calm-${i}` } })],
+/**
+ * Another client's requests: its history (no masking), a refused preview (its error is
+ * masked in the pool, as the attacker's are) and a preview that is stored (masked in the
+ * pool, then written and signed). The last is shown, not judged: its write waits for the
+ * disk, which the attacker's execute and other work on the machine share.
+ */
+const REQUESTS: Array<{ name: string; method: string; params: (i: number) => unknown; judged: boolean }> = [
+  { name: 'history', method: 'history', params: () => ({ limit: 1 }), judged: true },
+  { name: 'refused preview', method: 'preview', params: () => ({ action_name: 'ReadConfigFile', params: { path: '/etc/not-on-the-list' } }), judged: true },
+  { name: 'stored preview', method: 'preview', params: (i) => ({ action_name: 'CreateGroup', params: { group: `calm-${i}` } }), judged: false },
 ];
 
 /** The slowest answer of each request while `attack` runs, beside its median on the idle daemon. */
@@ -105,7 +111,7 @@ async function delaysDuring(attack: () => Promise<unknown>): Promise<{ idle: num
   try {
     let k = 0;
     const idle = [];
-    for (const [method, params] of REQUESTS) {
+    for (const { method, params } of REQUESTS) {
       const times = [];
       for (let i = 0; i < 15; i++) times.push(await c.time(method, params(k++)));
       times.sort((a, b) => a - b);
@@ -119,7 +125,7 @@ async function delaysDuring(attack: () => Promise<unknown>): Promise<{ idle: num
     let rounds = 0;
     await sleep(20); // the attack's frame is on its way
     while (!done) {
-      for (const [j, [method, params]] of REQUESTS.entries()) {
+      for (const [j, { method, params }] of REQUESTS.entries()) {
         const at = performance.now() - t0;
         const took = await c.time(method, params(k++));
         if (took > worst[j]!) worstAt[j] = at;
@@ -171,10 +177,11 @@ async function observerAttack(who: Principal, keys: number, inFlight: number, ro
 }
 
 function judge(t: { diagnostic(s: string): void }, what: string, d: Awaited<ReturnType<typeof delaysDuring>>): void {
-  const said = REQUESTS.map(([m], j) => `${m} ${d.idle[j]!.toFixed(1)} ms idle, worst ${d.worst[j]!.toFixed(1)} ms (asked ${d.worstAt[j]!.toFixed(0)} ms in)`).join('; ');
+  const said = REQUESTS.map(({ name: m }, j) => `${m} ${d.idle[j]!.toFixed(1)} ms idle, worst ${d.worst[j]!.toFixed(1)} ms (asked ${d.worstAt[j]!.toFixed(0)} ms in)`).join('; ');
   t.diagnostic(`${what}: the attack took ${d.attackMs.toFixed(0)} ms over ${d.rounds} rounds; ${said}`);
   assert.ok(d.rounds >= 2, `the other client was measured only ${d.rounds} times while the attack ran`);
-  for (const [j, [m]] of REQUESTS.entries()) {
+  for (const [j, { name: m, judged }] of REQUESTS.entries()) {
+    if (!judged) continue;
     const delay = d.worst[j]! - d.idle[j]!;
     assert.ok(delay < LIMIT_MS, `${what}: another client's ${m} was delayed ${delay.toFixed(0)} ms (worst ${d.worst[j]!.toFixed(0)} ms against ${d.idle[j]!.toFixed(0)} ms idle)`);
   }
