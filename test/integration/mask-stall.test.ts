@@ -15,8 +15,8 @@
  * says so (test/unit/mask-pool.test.ts shows it never comes out unmasked).
  *
  * Measured on main before the pool, with 16 KB instead of a megabyte (STALL_KEYS=4000
- * STALL_LINE_KEYS=4000): the other client's history waited 2.8 s behind the preview and
- * 1.0 s behind the read.
+ * STALL_LINE_KEYS=4000): the other client's history waited up to 4.7 s (its stored preview
+ * 7.1 s) behind the observer's previews, and 1.5 s behind the read.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
