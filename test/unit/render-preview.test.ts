@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { AnyAction } from '../../src/catalogue/action.js';
 import type { Step } from '../../src/catalogue/mechanism.js';
 import { bindMechanism } from '../../src/daemon/mechanism-binding.js';
-import { OutputStream, STREAM_LINES_PER_NOTE, STREAM_MAX_CHARS } from '../../src/daemon/output-stream.js';
+import { OutputStream, STREAM_LINES_PER_NOTE, STREAM_MAX_CHARS, STREAM_WAITING_CHARS } from '../../src/daemon/output-stream.js';
 import { releaseOutput } from '../../src/daemon/output.js';
 import { renderPreview, renderResult } from '../../src/cli/render.js';
 import type { OutputNotice, PreviewEnvelope, ResultEnvelope } from '../../src/protocol/messages.js';
@@ -172,6 +172,20 @@ test('streamed output is masked, cut and escaped exactly like the result, across
   assert.deepEqual(lines(), (await releaseOutput(pieces)).lines, 'the same lines as the result');
   assert.ok(!lines().join('\n').includes('hunter2'), 'masked');
   assert.equal(notices.at(-1)!.last, true, 'the last notice says so');
+});
+
+test(`output that comes faster than it is masked waits up to STREAM_WAITING_CHARS (${STREAM_WAITING_CHARS}); past it nothing more is streamed, and every line is streamed or counted`, async () => {
+  const line = `${'z'.repeat(99)}\n`;
+  const s = stream();
+  const total = Math.ceil((STREAM_WAITING_CHARS * 1.5) / line.length);
+  // Chunks handed over at once, as a fast program's pipe does while the mask is busy.
+  for (let i = 0; i < total; i += 640) s.s.chunk(line.repeat(Math.min(640, total - i)));
+  s.s.endPiece();
+  await s.s.finish();
+  const notStreamed = s.notices.reduce((n, x) => n + x.not_streamed, 0);
+  assert.ok(s.s.overflowed, 'what could not wait was not kept');
+  assert.ok(notStreamed > 0, 'some output was not streamed');
+  assert.equal(s.lines().length + notStreamed, total, 'every line is streamed or counted');
 });
 
 test('streamed output is batched and bounded: lines per notice, characters per transaction, and a client that takes nothing gets nothing queued', async () => {
