@@ -237,7 +237,13 @@ export class MaskPool {
       slot.task = t;
       this.running.set(t.principal, (this.running.get(t.principal) ?? 0) + 1);
       slot.timer = setTimeout(() => this.replace(index, slot), this.deadline.baseMs + Math.ceil(t.chars / this.deadline.charsPerMs));
-      slot.worker.postMessage(t.msg);
+      try {
+        slot.worker.postMessage(t.msg);
+      } catch {
+        // A value that cannot be copied to a worker (not plain data) is withheld, like one that overran.
+        this.finish(slot, t, TIMED_OUT);
+        return;
+      }
     }
   }
 

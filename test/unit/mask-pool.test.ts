@@ -46,6 +46,13 @@ test('a task that misses its deadline is withheld, its worker replaced, and the 
   assert.ok(!again.texts![0]!.includes(token));
 });
 
+test('a value that cannot be copied to a worker is withheld, and the pool goes on', async () => {
+  const p = pool(1);
+  assert.equal(await p.run('u', { op: 'deep', value: { f: () => 1 }, pseudonyms: null }, 10), TIMED_OUT);
+  const r = (await p.run('u', { op: 'texts', texts: [line], pseudonyms: null }, 10)) as MaskReply;
+  assert.ok(!r.texts![0]!.includes(token));
+});
+
 test('a stream whose piece overran withholds the rest of its output, once, and never shows it unmasked', async () => {
   const p = pool(1, undefined, { baseMs: 1, charsPerMs: 1e9 });
   const s = p.stream('u', null);
