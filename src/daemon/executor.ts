@@ -17,7 +17,7 @@ import type { ProgramTable } from './programs.js';
 import { shellViolation } from '../catalogue/programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
 import { native } from './native.js';
-import { releaseOutput } from './output.js';
+import { QUOTE_WINDOW, releaseOutput } from './output.js';
 import { Slots } from './slots.js';
 import { runContext } from './run-context.js';
 import { checkTrustedPath } from './trusted-path.js';
@@ -233,10 +233,10 @@ export class Executor {
             truncated ||= r.truncated;
             if (r.timedOut) throw new AirlockError('execution', 'timeout', `${step.program} did not finish in time and was killed`);
             if (!(step.okCodes ?? [0]).includes(r.code)) {
-              throw new AirlockError('execution', 'command_failed', `${step.program} exited with status ${r.code}: ${lastLine(r.stderr) || 'no error text'}`);
+              throw new AirlockError('execution', 'command_failed', `${step.program} exited with status ${r.code}: ${(await lastLine(r.stderr)) || 'no error text'}`);
             }
             const problems = step.verdict ? verdictProblems(step.verdict, r.stdout) : null;
-            if (problems) throw new AirlockError('execution', 'check_failed', `${step.program} reported: ${reported(problems)}`);
+            if (problems) throw new AirlockError('execution', 'check_failed', `${step.program} reported: ${await reported(problems)}`);
             if (step.undo) {
               const u = step.undo;
               undo.push(async () => {
@@ -335,14 +335,19 @@ function conflict(r: ExclusiveResource, why: string): AirlockError {
   return new AirlockError('conflict', 'resource_busy', `the ${r} lock is busy: ${why}`, 'wait for the other package operation to finish, then execute again with the same receipt');
 }
 
-/** The lines a check failed on (its warnings), escaped, for the error message. */
-function reported(lines: string[]): string {
-  // Masked whole, then cut: a cut secret would no longer be recognised.
-  return releaseOutput(lines.slice(0, 6)).lines.map((l) => l.slice(0, 200)).join(' | ');
+/**
+ * The lines a check failed on (its warnings), masked and escaped, for the error message.
+ * Each is cut to QUOTE_WINDOW before it is masked (the work stays bounded whatever a program
+ * printed), then masked with the others as one output (a secret is recognised whole when it
+ * starts in what is shown), then cut to what is shown.
+ */
+async function reported(lines: string[]): Promise<string> {
+  const masked = await releaseOutput([lines.slice(0, 6).map((l) => l.slice(0, QUOTE_WINDOW)).join('\n')]);
+  return masked.lines.map((l) => l.slice(0, 200)).join(' | ');
 }
 
-/** The last stderr line, for the error message; it leaves the daemon, so it goes through releaseOutput too. */
-function lastLine(s: string): string {
+/** The last stderr line, for the error message; it leaves the daemon, so it is cut to a window, then masked like output (releaseOutput). */
+async function lastLine(s: string): Promise<string> {
   const lines = s.trim().split('\n');
-  return (releaseOutput([lines[lines.length - 1] ?? '']).lines[0] ?? '').slice(0, 300);
+  return ((await releaseOutput([(lines[lines.length - 1] ?? '').slice(0, QUOTE_WINDOW)])).lines[0] ?? '').slice(0, 300);
 }

@@ -34,6 +34,7 @@ import { DiskSpace } from './disk-space.js';
 import type { StorageSpace } from '../protocol/messages.js';
 import { journal } from './journal.js';
 import { startServer, VERSION } from './server.js';
+import { logMaskOverruns, maskPool } from './output.js';
 import { AirlockService } from './service.js';
 import { native } from './native.js';
 import { SecondFactor } from './second-factor.js';
@@ -92,6 +93,9 @@ function rowKey(stateDir: string): { rowKey: Buffer; adoptRows: boolean } {
 export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const log = c.log ?? ((m: string) => process.stderr.write(`airlock-daemon: ${m}\n`));
   native(); // fail now, not at the first connection, if the addon is missing
+  // The mask workers start now: the first client's answer does not wait for them to load.
+  logMaskOverruns(log);
+  maskPool();
   // Clients need to reach the socket; nobody else needs the store, keys or checkpoints.
   const dirMode = (dir: string, mode: number) => {
     mkdirSync(dir, { recursive: true, mode });

@@ -5,6 +5,10 @@
  * the pieces, as releaseOutput masks them), the same line cut and escape (releaseLine),
  * and the final result still carries the output whatever was streamed.
  *
+ * Masking runs in the mask pool (output.ts): chunks wait in `inbox` while the stream's
+ * worker masks the previous ones, and go to it together, in order; at most
+ * STREAM_WAITING_CHARS wait. `finish` waits for the last of them.
+ *
  * Everything here is bounded and nothing waits for the client: lines are batched (at most
  * STREAM_LINES_PER_NOTE lines and about STREAM_NOTE_CHARS characters per notification, sent
  * at least every STREAM_FLUSH_MS), at most
@@ -21,6 +25,12 @@ export const STREAM_NOTE_CHARS = 64 * 1024;
 export const STREAM_FLUSH_MS = 100;
 /** Characters streamed per transaction, at most: what a final result keeps too. */
 export const STREAM_MAX_CHARS = MAX_OUTPUT_CHARS;
+/**
+ * Output waiting for the mask, at most (two programs' byte caps, executor.ts's MAX_STREAM_BYTES): past it, nothing more is
+ * streamed and the rest is counted as not streamed. It is never skipped over to go on: text
+ * after a gap could hold the unrecognisable tail of a secret whose start went before it.
+ */
+export const STREAM_WAITING_CHARS = 2 * 1024 * 1024;
 
 /**
  * Sends one notice to the requesting connection, or returns false when the connection has no
@@ -49,6 +59,14 @@ export class OutputStream implements OutputFeed {
   private dropped = 0;
   private timer: NodeJS.Timeout | null = null;
   private ended = false;
+  /** Output not yet handed to the mask, and the run that hands it over while there is some. */
+  private inbox = '';
+  private masking: Promise<void> | null = null;
+  /** More output came than may wait (STREAM_WAITING_CHARS): the rest is counted, not streamed. */
+  private overflow = false;
+  get overflowed(): boolean {
+    return this.overflow;
+  }
 
   constructor(
     private readonly transactionId: string,
@@ -58,7 +76,22 @@ export class OutputStream implements OutputFeed {
   chunk(text: string): void {
     if (this.ended || text === '') return;
     this.pieceOpen = !text.endsWith('\n');
-    this.take(this.mask.push(text));
+    if (this.overflow || this.inbox.length + text.length > STREAM_WAITING_CHARS) {
+      this.overflow = true;
+      this.dropped += newlines(text);
+      return;
+    }
+    this.inbox += text;
+    this.masking ??= this.drain().finally(() => (this.masking = null));
+  }
+
+  /** Hands what waits to the mask, in order, until nothing waits. */
+  private async drain(): Promise<void> {
+    while (this.inbox !== '') {
+      const piece = this.inbox;
+      this.inbox = '';
+      this.take(await this.mask.push(piece));
+    }
   }
 
   endPiece(): void {
@@ -67,12 +100,14 @@ export class OutputStream implements OutputFeed {
   }
 
   /** The end of the execution: what the mask still holds, the last batch, and the count of lines not streamed. */
-  finish(): void {
+  async finish(): Promise<void> {
     if (this.ended) return;
-    this.take(this.mask.end());
-    if (this.partial !== '') this.line(this.partial);
+    this.ended = true; // chunks after this are not streamed
+    while (this.masking) await this.masking;
+    this.take(await this.mask.end());
+    // After an overflow the open line's end was counted with what was not streamed.
+    if (this.partial !== '' && !this.overflow) this.line(this.partial);
     this.partial = '';
-    this.ended = true;
     this.flush(true);
   }
 
@@ -118,4 +153,10 @@ export class OutputStream implements OutputFeed {
     if (this.send({ transaction_id: this.transactionId, lines, not_streamed: this.dropped, ...(last ? { last: true as const } : {}) }, last)) this.dropped = 0;
     else this.dropped += lines.length;
   }
+}
+
+function newlines(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) n++;
+  return n;
 }

@@ -7,23 +7,61 @@
  * across its pieces: a cap or a piece boundary that cut a secret in two would leave each
  * half unrecognisable. Previews, summaries and error messages go through `maskForClient`
  * and `maskValueForClient` here too, so no caller can forget it.
+ *
+ * Masking runs in the mask pool's worker threads (src/mask/pool.ts), on behalf of the
+ * principal the request runs for (run-context.ts), each task with a deadline: text whose
+ * masking misses it is shown as WITHHELD, never unmasked, and the event loop never waits
+ * for the masker. The one masking done here, on the loop, is of a quoted value already cut
+ * to QUOTE_WINDOW characters (`quoteForClient`): bounded work whatever the value was.
  */
-import { maskDeep } from '../mask/deep.js';
 import { addCounts, maskText, type MaskCounts, type MaskOptions } from '../mask/mask.js';
-import type { Pseudonyms } from '../mask/pseudonyms.js';
-import { MaskStream } from '../mask/stream.js';
-import type { AirlockError, WireError } from '../protocol/errors.js';
+import { MaskPool, PoolBusy, TIMED_OUT, WITHHELD, WITHHELD_KIND, type MaskOp, type MaskReply, type PooledStream, type PseudonymSpec } from '../mask/pool.js';
+import { Pseudonyms, type PseudonymClass } from '../mask/pseudonyms.js';
+import { AirlockError, type WireError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
+import { runContext } from './run-context.js';
 
 export const MAX_OUTPUT_LINES = 2000;
 export const MAX_LINE_LENGTH = 4096;
 /** All lines together: a result must fit a frame with room to spare. */
 export const MAX_OUTPUT_CHARS = 512 * 1024;
+/** A piece of output goes to a worker in parts of at most this many characters, each with its own deadline. */
+const PUSH_CHARS = 256 * 1024;
+/**
+ * How much of a quoted value is masked before it is cut to what is shown: the shown part
+ * and a margin, so a secret that starts in the shown part and is not longer than the
+ * margin is seen whole, and masking a quote costs the same for 100 characters or 1 MiB.
+ */
+export const QUOTE_WINDOW = 512;
 
 /** The policy's pseudonyms (none by default); the service sets them when it loads a policy. */
+let pseudonyms: PseudonymSpec | null = null;
 let options: MaskOptions = {};
-export function usePseudonyms(p: Pseudonyms | null): void {
-  options = p && p.active ? { pseudonyms: p } : {};
+export function usePseudonyms(key: Buffer, classes: readonly PseudonymClass[]): void {
+  const p = new Pseudonyms(key, classes);
+  pseudonyms = p.active ? { keyHex: key.toString('hex'), classes: [...classes] } : null;
+  options = p.active ? { pseudonyms: p } : {};
+}
+
+/** The daemon's mask pool, started on first use; `onOverrun` (the daemon's log) hears of each task that missed its deadline. */
+let pool: MaskPool | null = null;
+let overrunLog: (line: string) => void = () => {};
+export function maskPool(): MaskPool {
+  return (pool ??= new MaskPool(undefined, (principal, chars) => overrunLog(`masking ${chars} characters for ${principal} missed its deadline: withheld, and the worker was replaced`)));
+}
+export function logMaskOverruns(log: (line: string) => void): void {
+  overrunLog = log;
+}
+
+const principal = () => runContext().principal;
+
+async function run(msg: MaskOp, chars: number, who = principal()): Promise<MaskReply | typeof TIMED_OUT> {
+  try {
+    return await maskPool().run(who, msg, chars);
+  } catch (e) {
+    if (e instanceof PoolBusy) throw new AirlockError('transient', 'masking_busy', 'too much of your text is waiting to be masked', 'wait for your other requests to finish, then retry');
+    throw e;
+  }
 }
 
 export interface CappedOutput {
@@ -33,26 +71,88 @@ export interface CappedOutput {
   masked: MaskCounts;
 }
 
+/** Texts for a client, each masked (WITHHELD when masking missed its deadline), not yet escaped; counts are added to `counts`. */
+export async function maskTexts(texts: string[], counts?: MaskCounts, who?: string): Promise<string[]> {
+  if (texts.length === 0) return [];
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  const r = await run({ op: 'texts', texts, pseudonyms }, chars, who);
+  if (r === TIMED_OUT || !r.texts || r.texts.length !== texts.length) {
+    if (counts) addCounts(counts, { [WITHHELD_KIND]: texts.length });
+    return texts.map(() => WITHHELD);
+  }
+  if (counts) addCounts(counts, r.counts);
+  return r.texts;
+}
+
 /** One line of host or agent text for a client: masked, then escaped. */
-export function maskForClient(text: string, counts?: MaskCounts): string {
-  const m = maskText(text, options);
-  if (counts) addCounts(counts, m.counts);
-  return escapeText(m.text);
+export async function maskForClient(text: string, counts?: MaskCounts): Promise<string> {
+  return escapeText((await maskTexts([text], counts))[0]!);
 }
 
-/** An error as it leaves the daemon: its message and hint masked like any host text, then escaped. */
-export function errorForClient(err: AirlockError): WireError {
-  return err.toWire((t) => maskText(t, options).text);
+/** Several, as maskForClient masks one. */
+export async function masksForClient(texts: string[], counts?: MaskCounts): Promise<string[]> {
+  return (await maskTexts(texts, counts)).map((t) => escapeText(t));
 }
 
-/** A JSON value for a client (preview state and change): every string masked, then escaped by the caller. */
-export function maskValueForClient<T>(value: T, counts: MaskCounts = {}): T {
-  return maskDeep(value, options, counts).value;
+/**
+ * An error as it leaves the daemon: its message and hint masked like any host text, then
+ * escaped. `who`: the principal it is for, where the caller knows it better than the run
+ * context (a connection's frame errors). Never throws: a message that cannot be masked is withheld.
+ */
+export async function errorForClient(err: AirlockError, who?: string): Promise<WireError> {
+  let shown: string[];
+  try {
+    shown = await maskTexts(err.hint ? [err.message, err.hint] : [err.message], undefined, who);
+  } catch {
+    shown = err.hint ? [WITHHELD, WITHHELD] : [WITHHELD];
+  }
+  return new AirlockError(err.category, err.code, shown[0]!, shown[1]).toWire();
 }
 
-/** A mask stream with the policy's options: what streamed output (output-stream.ts) is masked with, as releaseOutput masks. */
-export function outputMaskStream(): MaskStream {
-  return new MaskStream(options);
+/**
+ * A JSON value for a client (preview state and change): every string masked, then escaped
+ * by the caller. A value whose masking misses its deadline is refused: an approver is never
+ * shown a change with parts missing.
+ */
+export async function maskValueForClient<T>(value: T, counts: MaskCounts = {}): Promise<T> {
+  const r = await run({ op: 'deep', value, pseudonyms }, jsonChars(value));
+  if (r === TIMED_OUT || !('value' in r)) {
+    throw new AirlockError('transient', 'not_masked_in_time', 'what the preview would show could not be masked within its deadline, so it is not shown', 'the host state it reads holds text the masker takes too long on; inspect it by hand');
+  }
+  addCounts(counts, r.counts);
+  return r.value as T;
+}
+
+/** Characters a JSON value carries (what its masking deadline is measured by). */
+function jsonChars(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A value quoted in an error or a note (a refused parameter): cut to QUOTE_WINDOW first,
+ * then masked here, then cut to `max` (with …) and escaped. Masking on the event loop is
+ * bounded by the window, whatever the value's size.
+ */
+export function quoteForClient(text: string, max: number): string {
+  const window = cutAt(text, QUOTE_WINDOW);
+  const masked = maskText(window, options).text;
+  const cut = masked.length > max || window.length < text.length;
+  return escapeText(cut ? `${cutAt(masked, max - 1)}…` : masked);
+}
+
+/** The first `n` UTF-16 units of `s`, never ending inside a surrogate pair. */
+function cutAt(s: string, n: number): string {
+  if (s.length <= n) return s;
+  return /[\ud800-\udbff]/.test(s[n - 1]!) ? s.slice(0, n - 1) : s.slice(0, n);
+}
+
+/** A mask stream with the policy's options, for this request's principal: what streamed output (output-stream.ts) is masked with, as releaseOutput masks. */
+export function outputMaskStream(): PooledStream {
+  return maskPool().stream(principal(), pseudonyms);
 }
 
 /**
@@ -63,25 +163,26 @@ export function outputMaskStream(): MaskStream {
  */
 export function releaseLine(raw: string): { line: string; cut: boolean } {
   if (raw.length <= MAX_LINE_LENGTH) return { line: escapeText(raw, 'block'), cut: false };
-  const end = /[\ud800-\udbff]/.test(raw[MAX_LINE_LENGTH - 1]!) ? MAX_LINE_LENGTH - 1 : MAX_LINE_LENGTH;
-  return { line: escapeText(raw.slice(0, end) + '…', 'block'), cut: true };
+  return { line: escapeText(cutAt(raw, MAX_LINE_LENGTH) + '…', 'block'), cut: true };
 }
 
 /**
  * `unmasked`: the clear output an approver asked for with an unmasking approval
  * (docs/security.md); it is still capped and escaped, and still counted.
  */
-export function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINES, unmasked = false): CappedOutput {
+export async function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINES, unmasked = false): Promise<CappedOutput> {
   // Each piece is one program's output or one file: it ends its own last line.
   const pieces = chunks.map((c) => (c.endsWith('\n') || c === '' ? c : c + '\n'));
-  const stream = new MaskStream(options);
-  const masked = pieces.map((p) => stream.push(p)).join('') + stream.end(); // counted even when unmasked
+  const stream = outputMaskStream();
+  let masked = ''; // counted even when unmasked
+  for (const p of pieces) for (const part of parts(p, PUSH_CHARS)) masked += await stream.push(part);
+  masked += await stream.end();
   const lines: string[] = [];
   let truncated = false;
   let chars = 0;
-  const parts = (unmasked ? pieces.join('') : masked).split('\n');
-  if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-  for (const raw of parts) {
+  const all = (unmasked ? pieces.join('') : masked).split('\n');
+  if (all.length > 0 && all[all.length - 1] === '') all.pop();
+  for (const raw of all) {
     if (lines.length >= maxLines || chars >= MAX_OUTPUT_CHARS) {
       truncated = true;
       break;
@@ -92,4 +193,15 @@ export function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINES, unm
     chars += line.length + 1;
   }
   return { lines, truncated, masked: stream.counts };
+}
+
+/** `s` in parts of at most `n` UTF-16 units, no part ending inside a surrogate pair. */
+function parts(s: string, n: number): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < s.length; ) {
+    const part = cutAt(s.slice(at, at + n), n);
+    out.push(part);
+    at += part.length;
+  }
+  return out;
 }

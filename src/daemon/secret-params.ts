@@ -9,7 +9,7 @@ import type { AnyAction } from '../catalogue/action.js';
 import type { MaskCounts } from '../mask/mask.js';
 import { kindOfName } from '../mask/names.js';
 import { marker } from '../mask/span.js';
-import { maskForClient } from './output.js';
+import { QUOTE_WINDOW, quoteForClient } from './output.js';
 
 export function shownParams(a: Pick<AnyAction, 'secretParams'>, params: Record<string, unknown>, counts: MaskCounts): Record<string, unknown> {
   if (!a.secretParams?.length) return params;
@@ -28,10 +28,13 @@ export const SHOWN_VALUE_CHARS = 80;
 
 /**
  * A parameter's value as a validation error quotes it: a declared secret as its marker,
- * anything else as JSON, masked (before it is cut, so a secret is recognised whole) and escaped.
+ * anything else as JSON, cut, masked and escaped (quoteForClient: it is cut to a window
+ * before it is masked, so a megabyte-long value costs what a short one does, and cut to
+ * SHOWN_VALUE_CHARS after, so a secret that starts in what is shown is recognised whole).
  */
 export function shownValue(a: Pick<AnyAction, 'secretParams'>, name: string, value: unknown): string {
   if (a.secretParams?.includes(name)) return marker(kindOfName(name));
-  const text = maskForClient(JSON.stringify(value) ?? String(value));
-  return text.length > SHOWN_VALUE_CHARS ? `${text.slice(0, SHOWN_VALUE_CHARS - 1)}…` : text;
+  // A long string is cut before JSON.stringify too: its quoted form would only be cut again.
+  const json = typeof value === 'string' && value.length > QUOTE_WINDOW ? `${JSON.stringify(value.slice(0, QUOTE_WINDOW))}…` : (JSON.stringify(value) ?? String(value));
+  return quoteForClient(json, SHOWN_VALUE_CHARS);
 }

@@ -15,6 +15,7 @@
  */
 import type { TreeHeads } from './tree-heads.js';
 import { errorForClient } from './output.js';
+import { BASE_DEADLINE_MS } from '../mask/pool.js';
 import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
 import { AirlockError, textOfWireValue } from '../protocol/errors.js';
@@ -203,10 +204,18 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       send({ type: 'notification', event: 'output', request_id: id, ...notice } satisfies OutputNotice);
       return true;
     };
+    /** Whose masking queue this connection's own errors wait in (run-context.ts's key): its principal once known. */
+    let principalKey = typeof peer === 'object' ? String(peer.uid) : 'unauthenticated';
+    const whose = () => principalKey;
     const refuse = (err: AirlockError) => {
-      send({ type: 'response', id: null, ok: false, error: errorForClient(err) } satisfies ResponseMessage);
-      sock.end();
-      setTimeout(() => sock.destroy(), 1000).unref();
+      // The connection is done with now; its last answer follows once masked.
+      sock.pause();
+      setTimeout(() => sock.destroy(), 2 * BASE_DEADLINE_MS + 1000).unref();
+      void errorForClient(err, whose()).then((error) => {
+        send({ type: 'response', id: null, ok: false, error } satisfies ResponseMessage);
+        sock.end();
+        setTimeout(() => sock.destroy(), 1000).unref();
+      });
     };
     if (peer === 'no_role') {
       return refuse(new AirlockError('authorization', 'no_role', 'you are in no airlock group, so the daemon will not talk to you', `an administrator adds you to ${ROLE_GROUPS.observer}, ${ROLE_GROUPS.dev} or ${ROLE_GROUPS.admin} (then log in again)`));
@@ -248,8 +257,11 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         closing = true;
         if (sock.destroyed) return;
         const err = new AirlockError('transient', 'too_many_unauthenticated', `more than ${MAX_UNAUTHENTICATED} connections are waiting to say hello; this one waited longest`, 'say hello as soon as you connect');
-        sock.end(encodeFrame({ type: 'response', id: null, ok: false, error: errorForClient(err) }), () => sock.destroy());
-        setTimeout(() => sock.destroy(), 1000).unref();
+        setTimeout(() => sock.destroy(), 2 * BASE_DEADLINE_MS + 1000).unref();
+        void errorForClient(err, whose()).then((error) => {
+          sock.end(encodeFrame({ type: 'response', id: null, ok: false, error }), () => sock.destroy());
+          setTimeout(() => sock.destroy(), 1000).unref();
+        });
       });
       sock.once('close', () => unauthenticated.delete(sock));
     }
@@ -316,7 +328,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       try {
         msg = decodeBody(body);
       } catch (e) {
-        send({ type: 'response', id: null, ok: false, error: errorForClient(e as AirlockError) });
+        void errorForClient(e as AirlockError, whose()).then((error) => send({ type: 'response', id: null, ok: false, error }));
         return;
       }
       if (greeted) {
@@ -339,6 +351,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         if (!who) return drop(new AirlockError('authorization', 'bad_token', 'this listener needs a valid token in the hello, and none was given or it is not in the token file', 'set AIRLOCK_TOKEN to the token root gave you'));
         unauthenticated.delete(sock);
         identity = who;
+        principalKey = String(who.uid);
         if (!admit(who)) return void (closing = true);
       }
       greeted = true;
@@ -380,11 +393,11 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
           const tx = (m.params as { transaction_id?: unknown } | undefined)?.transaction_id;
           o.service.refusals.record({ principal: entryPrincipal(who), method: textOfWireValue(m.method, 40), category: e.category, code: e.code, transactionId: typeof tx === 'string' && /^tx_[0-9a-f]{24}$/.test(tx) ? tx : null });
         }
-        return { type: 'response', id, ok: false, error: errorForClient(e) };
+        return { type: 'response', id, ok: false, error: await errorForClient(e, String(who.uid)) };
       }
       // A write refused for want of space: typed, and the store kept nothing of it (disk-space.ts).
       const full = o.service.writeFailed(e);
-      if (full) return { type: 'response', id, ok: false, error: errorForClient(full) };
+      if (full) return { type: 'response', id, ok: false, error: await errorForClient(full, String(who.uid)) };
       // Anything unexpected fails closed with no internals leaked to the client.
       o.log(`internal error on ${textOfWireValue(m?.method, 40)}: ${(e as Error).stack ?? e}`);
       return { type: 'response', id, ok: false, error: { category: 'integrity', code: 'internal', message: 'the daemon hit an internal error and changed nothing further; see its log' } };

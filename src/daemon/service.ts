@@ -29,8 +29,7 @@ import { principalName, type Identity } from './identity.js';
 import { autoApprovalLane, mayUnmask, isRequester, mayApprove, type ApprovalDecision, mayCall, mayDeny, mayEnrol, mayCancel, mayExecute, mayPreview, mayRead, mayWait, selfApprovalNeedsFactor, enforce, type Caller, type TxFacts } from './authz.js';
 import type { Method } from '../protocol/methods.js';
 import { OutputStream, type NoticeSink } from './output-stream.js';
-import { errorForClient, maskForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
-import { Pseudonyms } from '../mask/pseudonyms.js';
+import { errorForClient, maskForClient, masksForClient, maskValueForClient, releaseOutput, usePseudonyms } from './output.js';
 import { shownParams, shownValue } from './secret-params.js';
 import { parseActionParams } from './request-params.js';
 import { countsForLog, type MaskCounts } from '../mask/mask.js';
@@ -125,7 +124,7 @@ export class AirlockService {
     this.now = o.now ?? Date.now;
     this.refusals = new RefusalLog(async (entries) => void (await o.store.appendEntries(entries)), this.now, o.log ?? (() => {}));
     this.policy = o.policy;
-    usePseudonyms(new Pseudonyms(o.pseudonymKey, o.policy.pseudonyms));
+    usePseudonyms(o.pseudonymKey, o.policy.pseudonyms);
     this.tokenTable = TokenTable.load(o.tokensPath);
     this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName, principal: entryPrincipal });
   }
@@ -176,7 +175,7 @@ export class AirlockService {
     );
     if (appended === 'step_spent') refuseSpentCode(spend.step, this.now());
     this.policy = next;
-    usePseudonyms(new Pseudonyms(this.o.pseudonymKey, next.pseudonyms));
+    usePseudonyms(this.o.pseudonymKey, next.pseudonyms);
     this.tokenTable = nextTokens;
     return { old_digest: old.digest, new_digest: next.digest, source: next.source };
   }
@@ -260,8 +259,10 @@ export class AirlockService {
     // same safe text, and the digest covers what is shown (the approver approves what they saw).
     // `bound.proposed.digest` covers the raw bytes, so what runs is still bound byte for byte.
     const masked: MaskCounts = {};
-    const summary = maskForClient(parts.summary, masked);
-    const warnings = [...(parts.warnings ?? []), ...bound.notes].map((t) => maskForClient(t, masked));
+    const [summary = '', ...warnings] = await masksForClient([parts.summary, ...(parts.warnings ?? []), ...bound.notes], masked);
+    const sideEffects = await masksForClient(parts.sideEffects ?? [], masked);
+    const currentState = escapeDeep(await maskValueForClient(jsonSafe(a.shown ? a.shown(current) : current), masked));
+    const proposedChange = escapeDeep(await maskValueForClient(bound.proposed, masked));
     const body: Omit<PreviewEnvelope, 'preview_digest'> = {
       transaction_id: id,
       action_name: a.name,
@@ -270,9 +271,9 @@ export class AirlockService {
       summary,
       risk,
       min_role: minRoleForRisk(risk),
-      current_state: escapeDeep(maskValueForClient(jsonSafe(a.shown ? a.shown(current) : current), masked)),
-      proposed_change: escapeDeep(maskValueForClient(bound.proposed, masked)),
-      side_effects: (parts.sideEffects ?? []).map((t) => maskForClient(t, masked)),
+      current_state: currentState,
+      proposed_change: proposedChange,
+      side_effects: sideEffects,
       reboot_required: a.reboot,
       rollback_available: a.rollback,
       warnings,
@@ -559,13 +560,14 @@ export class AirlockService {
       // Clear output (an unmasking approval) comes in the result alone, never streamed.
       const live = stream && !unmasked ? new OutputStream(tx.id, stream) : undefined;
       const run = await this.o.executor.runSteps(steps, a.files, bound.filesAsRead, live);
-      live?.finish();
+      await live?.finish();
       const state: JobState = run.ok ? (a.reboot && plan.changed ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
       // Whether the host was (or, for a failed job, may have been) changed: a read and a no-change change nothing.
       const changed = plan.changed && !a.readOnly;
-      const out = releaseOutput(run.output, undefined, unmasked);
+      const out = await releaseOutput(run.output, undefined, unmasked);
       out.truncated ||= run.truncated;
-      const summary = run.ok ? (plan.changed ? await this.outcomeSummary(a, params, tx.summary) : tx.summary) : `${tx.summary}: failed: ${maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const summary = run.ok ? (plan.changed ? await this.outcomeSummary(a, params, tx.summary) : tx.summary) : `${tx.summary}: failed: ${await maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+      const error = run.error ? await errorForClient(run.error) : null;
       const result: ResultEnvelope = {
         transaction_id: tx.id,
         action_name: a.name,
@@ -577,12 +579,12 @@ export class AirlockService {
         rollback_ref: run.rolledBack ? tx.id : null,
         output: out.lines,
         output_truncated: out.truncated,
-        ...(run.error ? { error: errorForClient(run.error) } : {}),
+        ...(error ? { error } : {}),
       };
       await this.durably(() => this.o.store.finish(
         tx.id,
         state,
-        { state, summary, needs_reboot: result.needs_reboot, changed, rollback_ref: result.rollback_ref, error: (run.error ? errorForClient(run.error) : null) },
+        { state, summary, needs_reboot: result.needs_reboot, changed, rollback_ref: result.rollback_ref, error },
         this.now(),
         this.entry('outcome', who, a.name, risk, tx.requestHash, tx.id, {
           state,
@@ -610,7 +612,7 @@ export class AirlockService {
   private async outcomeSummary(a: AnyAction, params: Record<string, unknown>, previewed: string): Promise<string> {
     if (!a.outcome) return previewed;
     try {
-      return maskForClient(a.outcome(params, await a.current(params, this.o.host)));
+      return await maskForClient(a.outcome(params, await a.current(params, this.o.host)));
     } catch {
       return previewed;
     }
@@ -639,7 +641,7 @@ export class AirlockService {
       fail('validation', 'bad_reason', `reason must be text of at most ${MAX_DENY_REASON} UTF-16 code units (an emoji counts two)`);
     }
     // Shown to the requester and to anyone reading the log: masked and escaped like all text, never refused for it.
-    const reason = typeof req.reason === 'string' && req.reason.trim() !== '' ? maskForClient(req.reason.trim()) : null;
+    const reason = typeof req.reason === 'string' && req.reason.trim() !== '' ? await maskForClient(req.reason.trim()) : null;
     const now = this.now();
     await this.refuseIfExpired(tx, now);
     if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`, tx.state === 'Queued' ? `it is approved already: an admin approver or its requester cancels it (\`airlock cancel ${tx.id}\`)` : undefined);

@@ -12,6 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../../src/catalogue/index.js';
+import type { AnyAction } from '../../src/catalogue/action.js';
 import { rejectsWith, startWorld, type World } from './world.js';
 import { argvOnly } from '../unit/catalogue-fixture-host.js';
 import type { Principal } from '../../src/sandbox/principal.js';
@@ -169,6 +170,8 @@ function registerFamily(family: string): void {
         // What the reads rule relies on, at the level of the real mechanism: a network program only in a read that declares it.
         const declared = CATALOGUE.get(sc.action)!;
         for (const s of mechanism) if (s.kind === 'command' && NETWORK_PROGRAMS.includes(s.program as ProgramName)) assert.ok(declared.readOnly && declared.reachesNetwork, `${sc.action} runs ${s.program} but does not declare reachesNetwork`);
+        // Only secrets are masked (issue 23): an approver is never shown a hidden value that does not exist.
+        assert.deepEqual(maskedWithoutSecret(declared, p), [], `${sc.action}: its preview masks what is not a declared secret`);
         assert.equal(r.state, sc.expect ?? 'Succeeded', `${r.summary} ${JSON.stringify(r.error ?? '')}`);
         assert.equal(r.changed, !declared.readOnly && !p.no_change, 'changed: true for every real change, false for a read');
         // The same again before the check, which may undo what a setup did (holds, files): a no-op changes nothing it looks at.
@@ -178,4 +181,20 @@ function registerFamily(family: string): void {
       });
     }
   });
+}
+
+/**
+ * Where a preview shows a masker's marker without a secret to hide: a value is secret only
+ * when the action declares it (secretParams, shown masked wherever it appears) or the action
+ * is a sensitive read (it shows what the host holds, secrets included).
+ */
+export function maskedWithoutSecret(a: AnyAction, p: PreviewEnvelope): string[] {
+  if ((a.readOnly && a.sensitive) || (a.secretParams?.length ?? 0) > 0) return [];
+  const fields = { summary: p.summary, warnings: p.warnings, side_effects: p.side_effects, current_state: p.current_state, proposed_change: p.proposed_change, params: p.params };
+  const out: string[] = [];
+  for (const [field, value] of Object.entries(fields)) {
+    const text = JSON.stringify(value) ?? '';
+    for (const m of text.matchAll(/.{0,40}⟦secret:[a-z_]+⟧/g)) out.push(`${field}: ${m[0]}`);
+  }
+  return out;
 }

@@ -11,6 +11,7 @@ import { calendarDate, gecos } from '../../src/catalogue/params.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { parseGroup, parsePasswd } from '../../src/protocol/account-files.js';
 import { AirlockError } from '../../src/protocol/errors.js';
+import { maskDeep } from '../../src/mask/deep.js';
 import { assertNoChange, checked } from './catalogue-fixture-host.js';
 
 const HASH = '$6$salt$abcdefghijklmnopqrstuvwxyz0123456789';
@@ -135,6 +136,15 @@ describe('users family declarations', () => {
       assert.equal(act(name).readOnly, false, name);
       assert.equal(act(name).risk, name === 'CreateGroup' ? 'medium' : 'high', name);
     }
+  });
+
+  it('previews CreateUser with no password as none, and the daemon masks nothing of it (issue 23)', async () => {
+    const { preview } = await plan('CreateUser', { user: 'dave' });
+    const change = preview.change as Record<string, unknown>;
+    assert.equal(change.password, 'none');
+    const shown = maskDeep(preview.change);
+    assert.deepEqual(shown.counts, {}, JSON.stringify(shown.value));
+    assert.deepEqual(shown.value, preview.change);
   });
 
   it('claims rollback only where every command step carries an undo', async () => {

@@ -63,15 +63,15 @@ test('errors leave the daemon escaped: message and hint', () => {
   assert.equal(new AirlockError('validation', 'x', 'two\nlines').toWire().message, 'two\\x0alines', 'a message cannot forge a line of its own');
 });
 
-test('output lines keep tabs and are otherwise escaped; a long line is cut before it is escaped', () => {
-  const out = releaseOutput(['a\tb\u001b[2Jc\r\n', 'd\u009b\u202ee\n']);
+test('output lines keep tabs and are otherwise escaped; a long line is cut before it is escaped', async () => {
+  const out = await releaseOutput(['a\tb\u001b[2Jc\r\n', 'd\u009b\u202ee\n']);
   assert.deepEqual(out.lines, ['a\tb\\x1b[2Jc\\x0d', 'd\\x9b\\u202ee']);
   assert.equal(out.truncated, false);
-  const long = releaseOutput(['\u001b'.repeat(MAX_LINE_LENGTH + 10)]);
+  const long = await releaseOutput(['\u001b'.repeat(MAX_LINE_LENGTH + 10)]);
   assert.equal(long.truncated, true);
   assert.equal(long.lines[0], '\\x1b'.repeat(MAX_LINE_LENGTH) + '…');
   // A cut never leaves half a surrogate pair.
-  const emoji = releaseOutput(['x'.repeat(MAX_LINE_LENGTH - 1) + '😀😀']);
+  const emoji = await releaseOutput(['x'.repeat(MAX_LINE_LENGTH - 1) + '😀😀']);
   assert.equal(emoji.lines[0], 'x'.repeat(MAX_LINE_LENGTH - 1) + '…');
 });
 

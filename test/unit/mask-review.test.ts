@@ -173,16 +173,16 @@ describe('ordinary output the detectors change', () => {
 });
 
 describe('ways past the masker', () => {
-  test('InspectContainer through the daemon output path: Env is masked, the same password in Cmd is not', () => {
+  test('InspectContainer through the daemon output path: Env is masked, the same password in Cmd is not', async () => {
     const v = pw();
     const inspect = `[\n    {\n        "Config": {\n            "Env": [\n                "REDIS_PASSWORD=${v}"\n            ],\n            "Cmd": [\n                "redis-server",\n                "--requirepass",\n                "${v}"\n            ]\n        }\n    }\n]\n`;
-    const out = releaseOutput([inspect]);
+    const out = await releaseOutput([inspect]);
     assert.ok(!out.lines.join('\n').includes(v), out.lines.join('\n'));
   });
 
-  test('a colourised log line through releaseOutput and then the MCP answer: escaped first, never recognised', () => {
+  test('a colourised log line through releaseOutput and then the MCP answer: escaped first, never recognised', async () => {
     const v = pw();
-    const out = releaseOutput([`\x1b[36mpassword\x1b[0m=\x1b[35m${v}\x1b[0m\n`]);
+    const out = await releaseOutput([`\x1b[36mpassword\x1b[0m=\x1b[35m${v}\x1b[0m\n`]);
     const relayed = answer({ output: out.lines }, out.lines.join('\n'));
     assert.ok(!JSON.stringify(relayed).includes(v), JSON.stringify(relayed));
   });
@@ -204,9 +204,9 @@ describe('ways past the masker', () => {
     assert.equal(clear.length, 0, `${clear.length} of 20 key lines in clear`);
   });
 
-  test('a preview diff holds a file line by line: a private key in it is masked at its BEGIN line only', () => {
+  test('a preview diff holds a file line by line: a private key in it is masked at its BEGIN line only', async () => {
     const lines = ['-----BEGIN RSA PRIVATE KEY-----\n', ...Array.from({ length: 5 }, () => randomBytes(48).toString('base64') + '\n'), '-----END RSA PRIVATE KEY-----\n'];
-    const shown = maskValueForClient({ binds: 'diff', diff: { removed: lines, added: [], not_shown: 0 } });
+    const shown = await maskValueForClient({ binds: 'diff', diff: { removed: lines, added: [], not_shown: 0 } });
     const clear = lines.slice(1, -1).filter((l) => JSON.stringify(shown).includes(l.trim()));
     assert.equal(clear.length, 0, JSON.stringify(shown));
   });

@@ -12,7 +12,7 @@ import { maskDeep } from '../../src/mask/deep.js';
 import { secretName, kindOfName } from '../../src/mask/names.js';
 import { Pseudonyms } from '../../src/mask/pseudonyms.js';
 import { releaseOutput, MAX_LINE_LENGTH } from '../../src/daemon/output.js';
-import { shownParams } from '../../src/daemon/secret-params.js';
+import { SHOWN_VALUE_CHARS, shownParams, shownValue } from '../../src/daemon/secret-params.js';
 
 const alnum = (n: number) => randomBytes(n * 2).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, n).padEnd(n, 'x');
 const hex = (n: number) => randomBytes(Math.ceil(n / 2)).toString('hex').slice(0, n);
@@ -192,23 +192,37 @@ test('pseudonyms: stable per key, different under another key, loopback kept, se
 });
 
 describe("the daemon's output path", () => {
-  test('masks across pieces, before the line cap', () => {
+  test('masks across pieces, before the line cap', async () => {
     const token = `ghp_${alnum(36)}`;
-    const out = releaseOutput([`a\nGITHUB=${token.slice(0, 10)}`, `${token.slice(10)}\nb\n`]);
+    const out = await releaseOutput([`a\nGITHUB=${token.slice(0, 10)}`, `${token.slice(10)}\nb\n`]);
     // Each piece ends its own line (two programs' outputs), so this token is two lines: neither half is a secret shape.
     assert.equal(out.lines.length, 4);
-    const one = releaseOutput([`x\ntoken=${token}\n`]);
+    const one = await releaseOutput([`x\ntoken=${token}\n`]);
     assert.deepEqual(one.lines, ['x', 'token=⟦secret:github_token⟧'], 'a token of known shape keeps its kind under any name');
     assert.deepEqual(one.masked, { github_token: 1 });
-    const long = releaseOutput(['y'.repeat(MAX_LINE_LENGTH - 10) + ` ${token}\n`]);
+    const long = await releaseOutput(['y'.repeat(MAX_LINE_LENGTH - 10) + ` ${token}\n`]);
     assert.ok(!long.lines[0]!.includes(token.slice(0, 10)), 'a token across the line cap is masked whole, not cut into a leak');
     assert.deepEqual(long.masked, { github_token: 1 });
   });
 
-  test('unmasked output is still capped and escaped, and counted', () => {
-    const out = releaseOutput([`DB_PASSWORD=${'s'.repeat(12)}\u001b[2J\n`], undefined, true);
+  test('unmasked output is still capped and escaped, and counted', async () => {
+    const out = await releaseOutput([`DB_PASSWORD=${'s'.repeat(12)}\u001b[2J\n`], undefined, true);
     assert.deepEqual(out.lines, [`DB_PASSWORD=${'s'.repeat(12)}\\x1b[2J`]);
     assert.deepEqual(out.masked, { password: 1 });
+  });
+
+  test('a refused value is cut before it is masked: a megabyte of text the masker finds hard costs what a short value does (issue 23)', () => {
+    const a = { secretParams: [] as string[] };
+    const t0 = performance.now();
+    const shown = shownValue(a, 'path', 'key='.repeat(256 * 1024));
+    const took = performance.now() - t0;
+    assert.ok(took < 1000, `quoting took ${took.toFixed(0)} ms`); // masked whole, it took hours
+    assert.ok(shown.length <= SHOWN_VALUE_CHARS && shown.endsWith('…'), shown);
+    // A secret that starts in what is shown is still recognised whole, not cut into a leak.
+    const token = `ghp_${alnum(36)}`;
+    const near = shownValue(a, 'comment', `${'x'.repeat(SHOWN_VALUE_CHARS - 20)} ${token} ${'y'.repeat(4096)}`);
+    assert.ok(!near.includes(token.slice(0, 8)), near);
+    assert.equal(shownValue({ secretParams: ['password'] }, 'password', 'hunter2hunter2'), '⟦secret:password⟧');
   });
 
   test('declared secret parameters show masked, and are counted', () => {

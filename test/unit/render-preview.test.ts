@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { AnyAction } from '../../src/catalogue/action.js';
 import type { Step } from '../../src/catalogue/mechanism.js';
 import { bindMechanism } from '../../src/daemon/mechanism-binding.js';
-import { OutputStream, STREAM_LINES_PER_NOTE, STREAM_MAX_CHARS } from '../../src/daemon/output-stream.js';
+import { OutputStream, STREAM_LINES_PER_NOTE, STREAM_MAX_CHARS, STREAM_WAITING_CHARS } from '../../src/daemon/output-stream.js';
 import { releaseOutput } from '../../src/daemon/output.js';
 import { renderPreview, renderResult } from '../../src/cli/render.js';
 import type { OutputNotice, PreviewEnvelope, ResultEnvelope } from '../../src/protocol/messages.js';
@@ -160,7 +160,7 @@ function stream(room: () => boolean = () => true) {
   return { s, notices, lines: () => notices.flatMap((n) => n.lines) };
 }
 
-test('streamed output is masked, cut and escaped exactly like the result, across chunk boundaries', () => {
+test('streamed output is masked, cut and escaped exactly like the result, across chunk boundaries', async () => {
   const pieces = ['first line\npassword=hunter2 and more\n', 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123456789\n\x1b[2Jrepaint\nlast without newline', 'x'.repeat(5000) + '\n'];
   const { s, lines, notices } = stream();
   // Each piece in chunks of 7 characters, as a pipe may deliver it.
@@ -168,31 +168,45 @@ test('streamed output is masked, cut and escaped exactly like the result, across
     for (let i = 0; i < p.length; i += 7) s.chunk(p.slice(i, i + 7));
     s.endPiece();
   }
-  s.finish();
-  assert.deepEqual(lines(), releaseOutput(pieces).lines, 'the same lines as the result');
+  await s.finish();
+  assert.deepEqual(lines(), (await releaseOutput(pieces)).lines, 'the same lines as the result');
   assert.ok(!lines().join('\n').includes('hunter2'), 'masked');
   assert.equal(notices.at(-1)!.last, true, 'the last notice says so');
 });
 
-test('streamed output is batched and bounded: lines per notice, characters per transaction, and a client that takes nothing gets nothing queued', () => {
+test(`output that comes faster than it is masked waits up to STREAM_WAITING_CHARS (${STREAM_WAITING_CHARS}); past it nothing more is streamed, and every line is streamed or counted`, async () => {
+  const line = `${'z'.repeat(99)}\n`;
+  const s = stream();
+  const total = Math.ceil((STREAM_WAITING_CHARS * 1.5) / line.length);
+  // Chunks handed over at once, as a fast program's pipe does while the mask is busy.
+  for (let i = 0; i < total; i += 640) s.s.chunk(line.repeat(Math.min(640, total - i)));
+  s.s.endPiece();
+  await s.s.finish();
+  const notStreamed = s.notices.reduce((n, x) => n + x.not_streamed, 0);
+  assert.ok(s.s.overflowed, 'what could not wait was not kept');
+  assert.ok(notStreamed > 0, 'some output was not streamed');
+  assert.equal(s.lines().length + notStreamed, total, 'every line is streamed or counted');
+});
+
+test('streamed output is batched and bounded: lines per notice, characters per transaction, and a client that takes nothing gets nothing queued', async () => {
   const many = Array.from({ length: 1000 }, (_, i) => `line ${i}`).join('\n') + '\n';
   const a = stream();
   a.s.chunk(many);
   a.s.endPiece();
-  a.s.finish();
+  await a.s.finish();
   assert.equal(a.lines().length, 1000);
   assert.ok(a.notices.every((n) => n.lines.length <= STREAM_LINES_PER_NOTE), 'at most STREAM_LINES_PER_NOTE lines per notice');
   // Long lines of escaped control characters: each notice stays small enough for a frame.
   const wide = stream();
   wide.s.chunk(Array.from({ length: 300 }, () => '\x01'.repeat(5000)).join('\n') + '\n');
-  wide.s.finish();
+  await wide.s.finish();
   assert.equal(wide.lines().length + wide.notices.reduce((n, x) => n + x.not_streamed, 0), 300, 'streamed up to the cap, the rest counted');
   assert.ok(wide.notices.every((n) => JSON.stringify(n).length < 256 * 1024), 'every notice far below a frame');
 
   const huge = Array.from({ length: 20_000 }, (_, i) => `${i} ${'y'.repeat(60)}`).join('\n') + '\n';
   const b = stream();
   b.s.chunk(huge);
-  b.s.finish();
+  await b.s.finish();
   const chars = b.lines().reduce((n, l) => n + l.length + 1, 0);
   assert.ok(chars <= STREAM_MAX_CHARS + 100, `at most STREAM_MAX_CHARS streamed (${chars})`);
   assert.equal(b.lines().length + b.notices.reduce((n, x) => n + x.not_streamed, 0), 20_000, 'every line is streamed or counted');
@@ -203,7 +217,7 @@ test('streamed output is batched and bounded: lines per notice, characters per t
   open = false; // the client stops reading
   c.s.chunk(many.slice(many.length / 2));
   c.s.endPiece();
-  c.s.finish();
+  await c.s.finish();
   const last = c.notices.at(-1)!;
   assert.equal(last.last, true);
   assert.ok(last.not_streamed > 0, 'the last notice counts the lines dropped while the client was behind');

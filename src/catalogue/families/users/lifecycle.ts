@@ -69,7 +69,10 @@ export const createUser = action({
       shell: shell ?? DEFAULT_SHELL,
       comment: comment ?? '',
       supplementary_groups: groups,
-      password: 'none: password logins are refused',
+      // What the field holds is what the masker judges: `none` is no password (src/mask/values.ts),
+      // so an approver is not shown a hidden value that does not exist.
+      password: 'none',
+      password_logins: 'refused (SSH keys only)',
       files_changed: ACCOUNT_DB,
     },
     sideEffects: [`${user} can log in only once an SSH key is authorized for it (AddAuthorizedKey)`],
