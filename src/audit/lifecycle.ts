@@ -9,7 +9,8 @@
  *                                 (totp_enrolled replaced=true) or after a totp_reset of it
  *   enrolment_approved            a first enrolment is the host's first factor, through sudo
  *                                 (first_approver), or is approved by another person who holds
- *                                 a factor (approved_by); judged from the first daemon_started
+ *                                 a factor (approved_by), and a replacement replaces a factor the
+ *                                 log saw enrolled; judged from the first daemon_started
  *                                 whose daemon enforced it (details.enrolment_rules = 1)
  *
  * A walk that starts after archived entries has not seen the earlier part of a transaction's
@@ -87,6 +88,9 @@ export class LifecycleCheck {
     const others = [...this.factors.keys()].filter((a) => a !== approver);
     this.factors.set(approver, e.seq);
     // From entry 1 the walk knows every live factor; after archived entries it does not.
+    if (this.fromStart && this.enrolmentRules && confirmed === undefined && e.details.replaced === true) {
+      return { seq: e.seq, rule: 'enrolment_approved', reason: `enrolment_approved: the factor of ${JSON.stringify(approver.slice(0, 80))} replaced one the log never saw enrolled` };
+    }
     if (this.fromStart && this.enrolmentRules && confirmed === undefined && e.details.replaced !== true) {
       const by = e.details.approved_by;
       const why =

@@ -40,7 +40,7 @@ policy's notifier is told), and you enrol again.
 
   sudo airlock totp enroll               # the host's first approver, at the installing terminal
   airlock totp enroll                    # any later approver, as yourself: scan, type the first code
-  airlock totp approve --user bob        # another approver, with your code: bob's factor counts now
+  airlock totp approve --user bob --check K7Q2-MX4P   # another approver, with bob's check code and your code
   airlock totp confirm                   # if enroll was interrupted before the first code
   sudo airlock totp reset --user alice   # another admin approver: delete alice's factor
   airlock approve tx_...                 # asks for the 6-digit code when the risk needs one`;
@@ -98,6 +98,7 @@ export function totpCommand(): Command {
     .command('approve')
     .description("vouch for another person's proven first enrolment, with your own code: from then on their factor counts (logged and notified)")
     .requiredOption('--user <name...>', 'the person whose enrolment you approve (several: --user bob --user carol, one code for all)')
+    .requiredOption('--check <code...>', "the check code XXXX-XXXX the person's enrolment showed them, read out by them (one per --user, in order)")
     .option('--json', 'print {approved: [{approver, user}], state, approved_by} as JSON')
     .addHelpText('after', HELP)
     .action(async (o, cmd: Command) => {
@@ -105,7 +106,10 @@ export function totpCommand(): Command {
         const [{ withClient }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
         const hint = 'an approver runs `airlock totp approve --user NAME` in a terminal of their own';
         const users = o.user as string[];
-        const r = await withClient(cmd, (cl) => withOwnCode(`approving the second factor of ${users.join(', ')}`, hint, (code) => cl.totpApprove(users, code)));
+        const checks = (o.check as string[]).map((k) => k.trim().toUpperCase());
+        if (checks.length !== users.length) throw new AirlockError('validation', 'bad_params', `give one --check per --user, in the same order (${users.length} user(s), ${checks.length} check code(s))`, 'airlock totp approve --user bob --check K7Q2-MX4P');
+        const enrolments = users.map((user, i) => ({ user, check: checks[i]! }));
+        const r = await withClient(cmd, (cl) => withOwnCode(`approving the second factor of ${users.join(', ')}`, hint, (code) => cl.totpApprove(enrolments, code)));
         if (o.json) return void printJson(r);
         for (const a of r.approved) process.stdout.write(`${c.green('approved')} ${a.approver}: their second factor counts from now on (logged; the policy's notifier is told)\n`);
       } catch (e) {
@@ -152,12 +156,13 @@ async function enrolAt(term: Terminal, cl: AirlockClient) {
   }
 }
 
-function done(r: { approver: string; user: string; state: string; expires_at?: string }, json: boolean): void {
-  if (json) return void printJson({ approver: r.approver, user: r.user, state: r.state, ...(r.expires_at ? { expires_at: r.expires_at } : {}) });
+function done(r: { approver: string; user: string; state: string; expires_at?: string; check?: string }, json: boolean): void {
+  if (json) return void printJson({ approver: r.approver, user: r.user, state: r.state, ...(r.expires_at ? { expires_at: r.expires_at, check: r.check } : {}) });
   if (r.state === 'awaiting_approval') {
     return void process.stdout.write(
       `${c.yellow('proven')} ${r.approver}: your app's codes match; the factor counts once another approver approves it (by ${r.expires_at})\n` +
-        `${c.cyan('next')}  ask an approver to run: airlock totp approve --user ${r.user}\n`,
+        `${c.bold('check')} ${r.check}  (read it to the approver yourself: it says which enrolment is yours)\n` +
+        `${c.cyan('next')}  an approver runs: airlock totp approve --user ${r.user} --check ${r.check}\n`,
     );
   }
   process.stdout.write(`${c.green('enrolled')} ${r.approver}\n${c.cyan('next')}  approvals that need a second factor now ask ${r.user} for this app's 6-digit code\n`);

@@ -157,8 +157,8 @@ export class AirlockClient {
     return this.call('totp.reset', { user, ...(totp_code ? { totp_code } : {}) });
   }
   /** An approver, with their own code: other people's proven first enrolments count from now on (logged and notified). */
-  totpApprove(users: string[], totp_code?: string) {
-    return this.call('totp.approve', { users, ...(totp_code ? { totp_code } : {}) });
+  totpApprove(enrolments: { user: string; check: string }[], totp_code?: string) {
+    return this.call('totp.approve', { enrolments, ...(totp_code ? { totp_code } : {}) });
   }
   /** `onOutput`: called with each output notice while it runs (lines as they come); the result carries the output anyway. */
   execute(transaction_id: string, action_name: string, params: Record<string, unknown>, receipt: string, onOutput?: (n: OutputNotice) => void): Promise<ResultOf<'execute'>> {

@@ -24,7 +24,7 @@ import { LOGIN_NAME } from '../catalogue/params.js';
 import type { EntryDraft } from '../audit/entry.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { enforce, mayApproveEnrolment, mayEnrolFirstApprover, mayReset, type Caller } from './authz.js';
-import { matchStep, newSecret } from '../protocol/totp.js';
+import { enrolmentCheck, matchStep, newSecret } from '../protocol/totp.js';
 import type { SpentStep, Store } from '../store/store.js';
 import type { Identity } from './identity.js';
 import { MAX_FAILURES, refuseSpentCode, type Purpose, type SecondFactor } from './second-factor.js';
@@ -55,7 +55,11 @@ const ConfirmParams = z.strictObject({ code: z.string().max(16).optional() });
 const ResetParams = z.strictObject({ user: z.string().regex(LOGIN_NAME), totp_code: z.string().max(16).optional() });
 /** The most enrolments one code approves: a team's onboarding, bounded. */
 export const MAX_APPROVED_AT_ONCE = 16;
-const ApproveParams = z.strictObject({ users: z.array(z.string().regex(LOGIN_NAME)).min(1).max(MAX_APPROVED_AT_ONCE), totp_code: z.string().max(16).optional() });
+const CHECK = /^[A-Z2-7]{4}-[A-Z2-7]{4}$/;
+const ApproveParams = z.strictObject({
+  enrolments: z.array(z.strictObject({ user: z.string().regex(LOGIN_NAME), check: z.string().regex(CHECK) })).min(1).max(MAX_APPROVED_AT_ONCE),
+  totp_code: z.string().max(16).optional(),
+});
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export class TotpEnrolment {
@@ -69,6 +73,7 @@ export class TotpEnrolment {
     }
     const approver = this.o.name(person);
     const current = await this.o.store.totp(approver);
+    const waiting = current ? null : await this.o.store.pendingTotp(approver);
     // Said before a secret is shown: a first factor on a host without any is enrolled through sudo.
     if (!current && !(await this.o.store.anyTotp())) enforce(mayEnrolFirstApprover(who));
     const spend = current ? await this.o.factor.checkCurrent(current, p.data!.current_code, (details) => this.entry('totp_lockout', who, details)) : undefined;
@@ -81,7 +86,7 @@ export class TotpEnrolment {
       now,
       expiresAt,
       spend,
-      this.entry('totp_issued', who, { approver, replaces: current ? 'confirmed' : 'none', pending_expires_at: iso(expiresAt) }),
+      this.entry('totp_issued', who, { approver, replaces: current ? 'confirmed' : waiting?.confirmedStep != null ? 'awaiting' : 'none', pending_expires_at: iso(expiresAt) }),
     );
     if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
     return { approver, user: person.user, state: 'pending' as const, expires_at: iso(expiresAt), secret, uri: this.o.factor.uri(secret, person.user) };
@@ -97,6 +102,9 @@ export class TotpEnrolment {
     if (!pending || pending.expiresAt <= now) {
       fail('validation', 'totp_not_pending', `${approver} has no enrolment waiting for its first code: none was started, it was confirmed, or it expired after ${PENDING_MS / 60_000} minutes`, 'start one with `airlock totp enroll`');
     }
+    if (pending!.confirmedStep !== null) {
+      fail('validation', 'totp_not_pending', `${approver}'s enrolment is proven already and waits for another approver until ${iso(pending!.expiresAt)}`, `an approver runs \`airlock totp approve --user ${person.user} --check CODE\` with the check code your enrolment showed you`);
+    }
     const code = p.data!.code;
     if (code === undefined || code === '') {
       fail('authorization', 'totp_required', `confirming the enrolment of ${approver} needs the first 6-digit code the authenticator app shows`, 'run `airlock totp enroll` in a terminal: it asks for the code');
@@ -107,7 +115,10 @@ export class TotpEnrolment {
       if (left === 0) fail('authorization', 'totp_invalid', `that code is wrong, and it was the ${MAX_FAILURES}th: the pending enrolment of ${approver} is dropped`, 'start again with `airlock totp enroll` and add the new secret to the app');
       fail('authorization', 'totp_invalid', `that code is wrong or expired (${left} more tries for this enrolment)`, 'type the code the app shows now for the secret you just added');
     }
-    const replaced = (await this.o.store.totp(approver)) !== null;
+    // A replacement only of the factor whose code let this secret be issued (enrolled before it):
+    // a secret issued while the person had none stays a first enrolment, whatever was approved since.
+    const factor = await this.o.store.totp(approver);
+    const replaced = factor !== null && factor.enrolledAt < pending!.issuedAt;
     const gone = () => fail('validation', 'totp_not_pending', `the enrolment of ${approver} was replaced or reset while it was being confirmed`, 'start again with `airlock totp enroll`');
     // Replacing needed a code of the factor it replaces (issue); a first enrolment needs more.
     const first = !replaced && !(await this.o.store.anyTotp());
@@ -115,7 +126,9 @@ export class TotpEnrolment {
       const expiresAt = now + AWAITING_MS;
       const details = { approver, user: person.user, expires_at: iso(expiresAt) };
       if (!(await this.o.store.awaitTotpApproval(approver, pending!.sealedSecret, step!, now, expiresAt, this.entry('totp_awaiting_approval', who, details)))) gone();
-      return { approver, user: person.user, state: 'awaiting_approval' as const, expires_at: iso(expiresAt) };
+      // The check code goes to this connection only (the person's terminal), never to the log.
+      const check = enrolmentCheck(this.o.factor.open(approver, pending!.sealedSecret));
+      return { approver, user: person.user, state: 'awaiting_approval' as const, expires_at: iso(expiresAt), check };
     }
     if (first) enforce(mayEnrolFirstApprover(who));
     const ok = await this.o.store.confirmTotp(approver, pending!.sealedSecret, step!, now, this.entry('totp_enrolled', who, { approver, replaced, ...(first ? { first_approver: true } : {}) }));
@@ -125,17 +138,20 @@ export class TotpEnrolment {
 
   /**
    * Another approver, with their own code, vouches for people's proven first enrolments (one
-   * or a few, each named): from now on they count. Each person's first code already proved they
-   * hold the secret. All or none: nothing is approved, and no code spent, when one cannot be.
+   * or a few, each named with the check code the person read out): from now on they count. Each
+   * person's first code proved they hold the secret; the check code says it is the secret the
+   * approver was told of, not one an agent running as the person enrolled over it since. All or
+   * none: nothing is approved, and no code spent, when one cannot be.
    */
   async approve(who: Caller, req: unknown) {
     const p = ApproveParams.safeParse(req ?? {});
-    if (!p.success) fail('validation', 'bad_user', `totp.approve takes users, 1 to ${MAX_APPROVED_AT_ONCE} login names such as bob, and totp_code, your own code`);
-    const users = [...new Set(p.data!.users)];
+    if (!p.success) fail('validation', 'bad_user', `totp.approve takes enrolments, 1 to ${MAX_APPROVED_AT_ONCE} of {user, check} (a login name such as bob, and the check code XXXX-XXXX their enrolment showed them), and totp_code, your own code`);
+    const asked = new Map(p.data!.enrolments.map((e) => [e.user, e.check]));
+    const users = [...asked.keys()];
     const now = this.o.now();
     const enrolments: { owner: Person; approver: string; sealedSecret: string }[] = [];
     // Everything is said before any code is asked for (and spent).
-    for (const user of users) {
+    for (const [user, check] of asked) {
       const owner = await this.account(user);
       enforce(mayApproveEnrolment(who, owner));
       const approver = this.o.name(owner);
@@ -143,10 +159,18 @@ export class TotpEnrolment {
       if (!pending || pending.confirmedStep === null || pending.expiresAt <= now) {
         fail('validation', 'no_enrolment_awaiting', `${approver} has no enrolment waiting for approval: they have not enrolled, not typed their first code yet, or it lapsed after ${AWAITING_MS / 3600_000} hours`, `${owner.user} runs \`airlock totp enroll\` from their own account, then you approve it`);
       }
+      if (enrolmentCheck(this.o.factor.open(approver, pending!.sealedSecret)) !== check) {
+        fail(
+          'authorization',
+          'enrolment_check_mismatch',
+          `the enrolment waiting for ${approver} is not the one whose check code you were given: ${owner.user}, or something running as them, enrolled again since`,
+          `ask ${owner.user} whether they enrolled again; if not, reset it (\`sudo airlock totp reset --user ${owner.user}\`) and have them enrol at their own terminal, then approve the check code it shows them`,
+        );
+      }
       enrolments.push({ owner, approver, sealedSecret: pending!.sealedSecret });
     }
-    const names = users.join(' --user ');
-    const spend = await this.ownCode(who, p.data!.totp_code, { what: `approving the second factor of ${users.join(', ')}`, how: `run \`airlock totp approve --user ${names}\` in a terminal: it asks for your code` });
+    const names = [...asked].map(([u, c]) => `--user ${u} --check ${c}`).join(' ');
+    const spend = await this.ownCode(who, p.data!.totp_code, { what: `approving the second factor of ${users.join(', ')}`, how: `run \`airlock totp approve ${names}\` in a terminal: it asks for your code` });
     const approvedBy = this.o.name(who.person!);
     const outcome = await this.o.store.approveTotp(
       enrolments.map((e) => ({ approver: e.approver, sealedSecret: e.sealedSecret, entry: this.entry('totp_enrolled', who, { approver: e.approver, replaced: false, approved_by: approvedBy }) })),

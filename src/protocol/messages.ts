@@ -364,7 +364,10 @@ export interface TotpIssued {
  * enrolment on a host that has an approver already, it is proven and waits until `expires_at`
  * for another approver's `totp.approve` ('awaiting_approval').
  */
-export type TotpConfirmed = { approver: string; user: string; state: 'confirmed' } | { approver: string; user: string; state: 'awaiting_approval'; expires_at: string };
+export type TotpConfirmed =
+  | { approver: string; user: string; state: 'confirmed' }
+  /** `check`: the secret's check code (XXXX-XXXX), for this person to read out to the approver; on this connection only. */
+  | { approver: string; user: string; state: 'awaiting_approval'; expires_at: string; check: string };
 
 /** `totp.approve`: another approver vouched for these people's proven enrolments; they count now. */
 export interface TotpApproved {

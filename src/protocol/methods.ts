@@ -63,7 +63,7 @@ export const METHOD_TABLE = {
   'totp.enroll': { params: { current_code: optional<string>() }, returns: returns<TotpIssued>() },
   'totp.confirm': { params: { code: required<string>() }, returns: returns<TotpConfirmed>() },
   'totp.reset': { params: { user: required<string>(), totp_code: optional<string>() }, returns: returns<TotpResetDone>() },
-  'totp.approve': { params: { users: required<string[]>(), totp_code: optional<string>() }, returns: returns<TotpApproved>() },
+  'totp.approve': { params: { enrolments: required<{ user: string; check: string }[]>(), totp_code: optional<string>() }, returns: returns<TotpApproved>() },
   'policy.show': { params: {}, returns: returns<PolicyView>() },
   'policy.reload': { params: { totp_code: optional<string>() }, returns: returns<PolicyReloaded>() },
   inbox: { params: {}, returns: returns<TransactionView[]>() },

@@ -50,6 +50,18 @@ export function base32Decode(text: string): Buffer {
 
 export const newSecret = (): string => base32Encode(randomBytes(SECRET_BYTES));
 
+/**
+ * The check code of a secret (XXXX-XXXX, 40 bits of an HMAC keyed by it): shown to the person
+ * who proved it, read out to the approver, given with `totp.approve`. It says which secret is
+ * approved, without revealing it: an enrolment swapped in by an agent running as the person
+ * has another check code, and is refused.
+ */
+export function enrolmentCheck(secretB32: string): string {
+  const mac = createHmac('sha256', base32Decode(secretB32)).update('airlock enrolment check v1').digest();
+  const text = base32Encode(mac.subarray(0, 5));
+  return `${text.slice(0, 4)}-${text.slice(4, 8)}`;
+}
+
 export const stepAt = (ms: number): number => Math.floor(ms / 1000 / STEP_SECONDS);
 
 /** HOTP value of one counter, as a zero-padded string of `digits` digits. */

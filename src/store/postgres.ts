@@ -536,7 +536,8 @@ export class PostgresStore implements Store {
   }
 
   async anyTotp(): Promise<boolean> {
-    return (await this.read('SELECT 1 FROM totp WHERE log_id = $1 LIMIT 1', [this.logId])).length > 0;
+    // Checked like every factor row: a planted one fails closed (integrity/row_mac), loudly, instead of closing the first-approver path unseen.
+    return this.checked('totp', await this.read('SELECT * FROM totp WHERE log_id = $1', [this.logId])).length > 0;
   }
 
   async awaitTotpApproval(approver: string, sealedSecret: string, step: number, now: number, expiresAt: number, entry: EntryDraft): Promise<boolean> {

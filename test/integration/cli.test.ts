@@ -98,9 +98,11 @@ describe('airlock CLI', () => {
       assert.match(j.approver, /^carol\(uid \d+\)$/);
       // The host has approvers: carol's first code proves her secret, and another approver vouches.
       assert.deepEqual([j.user, j.state], ['carol', 'awaiting_approval']);
-      const own = await cliAs(carol.identity, ['totp', 'approve', '--user', 'carol', '--json']);
+      const check = (j as { check?: string }).check ?? '';
+      assert.match(check, /^[A-Z2-7]{4}-[A-Z2-7]{4}$/, 'the check code carol reads out');
+      const own = await cliAs(carol.identity, ['totp', 'approve', '--user', 'carol', '--check', check, '--json']);
       assert.equal(JSON.parse(own.stdout).error.code, 'approve_own_enrolment', own.stdout);
-      const vouched = await atTerminal(human.identity, ['totp', 'approve', '--user', 'carol'], [['Code from your authenticator app', () => w.codes.code('alice')]]);
+      const vouched = await atTerminal(human.identity, ['totp', 'approve', '--user', 'carol', '--check', check.toLowerCase()], [['Code from your authenticator app', () => w.codes.code('alice')]]);
       assert.equal(vouched.code, 0, vouched.out);
       assert.match(vouched.out, /approved\S* carol\(uid \d+\): their second factor counts from now on/);
     } finally {

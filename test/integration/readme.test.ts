@@ -113,8 +113,9 @@ async function runCommand(argv: string[], who: string, r: Reader): Promise<{ cod
   const answers = answersFor(words, login, r);
   if (answers && words[0] === 'sudo') {
     // sudo at a terminal of the person's PAM login session (pam_loginuid sets the kernel's login uid, as ssh or a console login does).
-    const session = [...inside(), '/usr/bin/systemd-run', '--quiet', '--pipe', '--wait', '--collect', '-p', 'PAMName=login', `--uid=${login}`, `--working-directory=${cwd}`, '--'];
-    const t = await typeAt(words.map(shellWord).join(' '), answers, { via: session });
+    // The sudo is the launcher's (sudo, then script's pseudo-terminal, as in test/integration/install.test.ts).
+    const session = [...inside(), '/usr/bin/systemd-run', '--quiet', '--pipe', '--wait', '--collect', '-p', 'PAMName=login', `--uid=${login}`, `--working-directory=${cwd}`, '--', '/usr/bin/sudo', '-n', '--'];
+    const t = await typeAt(words.slice(1).map(shellWord).join(' '), answers, { via: session });
     return { code: t.code, out: t.out };
   }
   if (answers) {

@@ -19,7 +19,7 @@ import { airlock, DAEMON } from '../support/cli.js';
 import { removeTree } from '../support/fs.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
-import { base32Decode, codeAt, STEP_SECONDS } from '../../src/protocol/totp.js';
+import { base32Decode, codeAt, enrolmentCheck, STEP_SECONDS } from '../../src/protocol/totp.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import { parsePublicKey } from '../../src/audit/keys.js';
 import { verifyLog } from '../../src/audit/verify.js';
@@ -67,6 +67,9 @@ const freshApprover = async (name: string): Promise<[Principal, string]> => {
   return [who, secret];
 };
 type Entry = { kind: string; transaction_id: string | null; principal: { uid: number; user: string; person?: string } | null; details: Record<string, unknown> };
+/** The check code each proven enrolment showed its person (what they read out to the approver). */
+const checks = new Map<string, string>();
+const checkOf = (user: string) => checks.get(user) ?? 'AAAA-AAAA';
 const logEntries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as Entry);
 
 describe('TOTP on High approvals', () => {
@@ -196,28 +199,34 @@ describe('enrolment: a person enrols their own factor', () => {
     // The host has approvers already: nora's first code proves the secret, and her factor waits for one of them.
     const proven = await nora.call('totp.confirm', { code: await fresh('nora') });
     assert.deepEqual([proven.state, (proven as { secret?: unknown }).secret], ['awaiting_approval', undefined]);
+    assert.ok(proven.state === 'awaiting_approval' && proven.check === enrolmentCheck(again.secret), 'the check code of the proven secret');
+    checks.set('nora', proven.check);
+    // A second code for a proven enrolment is told what it waits for.
+    assert.match((await rejectsWith(nora.call('totp.confirm', { code: codeAt(again.secret, Date.now()) }), 'validation', 'totp_not_pending')).message, /proven already and waits for another approver/);
     assert.ok(proven.state === 'awaiting_approval' && Date.parse(proven.expires_at) > Date.now() + 23 * 3600_000, 'a proven enrolment waits a day for an approver');
     // Attack: the agent running as nora uses the factor it just enrolled: it approves nothing yet.
     await rejectsWith(approveWith(nora, p, await fresh('nora')), 'authorization', 'totp_not_enrolled');
     // Attack: nora (or her sudo, which an agent running as her may borrow) vouches for herself.
-    await rejectsWith(nora.call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'approve_own_enrolment');
-    await rejectsWith((await w.rootAs('nora')).call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'approve_own_enrolment');
+    await rejectsWith(nora.call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }], totp_code: '123456' }), 'authorization', 'approve_own_enrolment');
+    await rejectsWith((await w.rootAs('nora')).call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }], totp_code: '123456' }), 'authorization', 'approve_own_enrolment');
     // Nobody without a factor of their own, and no root with nobody behind it, vouches for her.
-    await rejectsWith(agent.call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'not_an_approver');
-    await rejectsWith((await w.root()).call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'no_person');
+    await rejectsWith(agent.call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }], totp_code: '123456' }), 'authorization', 'not_an_approver');
+    await rejectsWith((await w.root()).call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }], totp_code: '123456' }), 'authorization', 'no_person');
     const nina = await w.as('nina', APPROVER, { enrol: false });
-    await rejectsWith(nina.call('totp.approve', { users: ['nora'], totp_code: '123456' }), 'authorization', 'totp_not_enrolled');
+    await rejectsWith(nina.call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }], totp_code: '123456' }), 'authorization', 'totp_not_enrolled');
     // Another approver vouches, with their own code.
-    await rejectsWith(alice.call('totp.approve', { users: ['nora'] }), 'authorization', 'totp_required');
-    await rejectsWith(alice.call('totp.approve', { users: ['agent'], totp_code: '123456' }), 'validation', 'no_enrolment_awaiting');
+    await rejectsWith(alice.call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }] }), 'authorization', 'totp_required');
+    // A check code that is not the proven secret's (an enrolment swapped in since) is refused, before any code is asked for.
+    await rejectsWith(alice.call('totp.approve', { enrolments: [{ user: 'nora', check: 'AAAA-AAAA' }] }), 'authorization', 'enrolment_check_mismatch');
+    await rejectsWith(alice.call('totp.approve', { enrolments: [{ user: 'agent', check: checkOf('agent') }], totp_code: '123456' }), 'validation', 'no_enrolment_awaiting');
     const aliceCode = await fresh('alice');
-    await rejectsWith(alice.call('totp.approve', { users: ['nora'], totp_code: wrongFor(aliceCode) }), 'authorization', 'totp_invalid');
-    const approved = await alice.call('totp.approve', { users: ['nora'], totp_code: aliceCode });
+    await rejectsWith(alice.call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }], totp_code: wrongFor(aliceCode) }), 'authorization', 'totp_invalid');
+    const approved = await alice.call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }], totp_code: aliceCode });
     assert.deepEqual([approved.state, approved.approved, approved.approved_by], ['confirmed', [{ approver: issued.approver, user: 'nora' }], `alice(uid ${alice.identity.uid})`]);
     // That code of alice's is spent by the approval: it approves no change.
     await rejectsWith(approveWith(alice, await highPreview(), aliceCode), 'authorization', 'totp_spent');
     await approveWith(nora, p, await fresh('nora'));
-    await rejectsWith(alice.call('totp.approve', { users: ['nora'], totp_code: await fresh('alice') }), 'validation', 'no_enrolment_awaiting');
+    await rejectsWith(alice.call('totp.approve', { enrolments: [{ user: 'nora', check: checkOf('nora') }], totp_code: await fresh('alice') }), 'validation', 'no_enrolment_awaiting');
     await rejectsWith(nora.call('totp.confirm', { code: await fresh('nora') }), 'validation', 'totp_not_pending');
     const mine = logEntries().filter((e) => e.details.approver === issued.approver && e.kind.startsWith('totp_'));
     assert.deepEqual(mine.map((e) => e.kind), ['totp_issued', 'totp_issued', 'totp_awaiting_approval', 'totp_enrolled']);
@@ -330,8 +339,10 @@ describe("a host's first factor: through sudo at the installing terminal, never 
       // The second approver, from their own account: proven, and waiting for ann.
       const ben = await fresh.as('ben', APPROVER, { enrol: false });
       const benIssued = await ben.call('totp.enroll', {});
-      assert.equal((await ben.call('totp.confirm', { code: codeAt(benIssued.secret, Date.now()) })).state, 'awaiting_approval');
-      await ann.call('totp.approve', { users: ['ben'], totp_code: codeAt(issued.secret, Date.now() + STEP_MS) });
+      const benProven = await ben.call('totp.confirm', { code: codeAt(benIssued.secret, Date.now()) });
+      assert.equal(benProven.state, 'awaiting_approval');
+      if (benProven.state === 'awaiting_approval') checks.set('ben', benProven.check);
+      await ann.call('totp.approve', { enrolments: [{ user: 'ben', check: checkOf('ben') }], totp_code: codeAt(issued.secret, Date.now() + STEP_MS) });
       const entries = [...readSqliteLog(fresh.d.files.db)].map((x) => JSON.parse(x.body) as Entry);
       const enrolled = entries.filter((x) => x.kind === 'totp_enrolled');
       assert.deepEqual(enrolled.map((x) => [x.details.first_approver ?? null, x.details.approved_by ?? null]), [[true, null], [null, `ann(uid ${ann.identity.uid})`]]);

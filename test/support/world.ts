@@ -8,6 +8,7 @@ import { Principal } from '../../src/sandbox/principal.js';
 import { Authenticator } from '../../src/sandbox/authenticator.js';
 import type { PreviewEnvelope, ApprovalGrant, ResultEnvelope, PolicyReloaded } from '../../src/protocol/messages.js';
 import type { UnixIdentity } from '../../src/sandbox/principal.js';
+import { enrolmentCheck } from '../../src/protocol/totp.js';
 
 export interface World {
   d: SandboxDaemon;
@@ -67,9 +68,12 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
    * to MAX_APPROVED_AT_ONCE at a time. `sponsors` lists who holds a factor, in enrolment order.
    */
   const sponsors: string[] = [];
+  /** Each enrolled secret, for the check code its person reads out to the sponsor. */
+  const secrets = new Map<string, string>();
   const prove = async (client: Principal, name: string) => {
     const { secret } = await client.call('totp.enroll', {});
     codes.add(name, secret);
+    secrets.set(name, secret);
     await client.call('totp.confirm', { code: await codes.code(name) });
     return secret;
   };
@@ -83,7 +87,7 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     for (;;) {
       for (const sponsor of sponsors) {
         const code = codes.freshCode(sponsor);
-        if (code) return principals.get(sponsor)!.call('totp.approve', { users, totp_code: code });
+        if (code) return principals.get(sponsor)!.call('totp.approve', { enrolments: users.map((user) => ({ user, check: enrolmentCheck(secrets.get(user)!) })), totp_code: code });
       }
       await new Promise((r) => setTimeout(r, 1000)); // every holder spent this step's codes: the next step's
     }
@@ -91,11 +95,9 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
   /** Creates these users with `groups`, each enrolling its own factor; one sponsor's code vouches for them all. */
   const enrolMany = async (users: string[], groups: string[]) => {
     await registrar();
-    const secrets: string[] = [];
-    for (const name of users) secrets.push(await prove(await as(name, groups, { enrol: false }), name));
+    for (const name of users) await prove(await as(name, groups, { enrol: false }), name);
     await vouch(users);
     sponsors.push(...users);
-    return secrets;
   };
   const enrol = async (who: Principal, name: string) => {
     await registrar();
