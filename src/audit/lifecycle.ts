@@ -37,6 +37,8 @@ export class LifecycleCheck {
   private readonly txs = new Map<string, { stage: TxStage; at: number }>();
   /** Approvers with a confirmed factor: the seq of its totp_enrolled. */
   private readonly factors = new Map<string, number>();
+  /** What the approver's latest totp_issued said it replaces ('confirmed', 'awaiting', 'none'). */
+  private readonly issued = new Map<string, unknown>();
   /** The running daemon enforced approved first enrolments (its daemon_started said so). */
   private enrolmentRules = false;
 
@@ -46,6 +48,7 @@ export class LifecycleCheck {
   /** The rule this entry breaks, or null. */
   observe(e: LogEntry): LifecycleBreak | null {
     if (e.kind === 'daemon_started') this.enrolmentRules = e.details.enrolment_rules === ENROLMENT_RULES;
+    if (e.kind === 'totp_issued' && typeof e.details.approver === 'string') this.issued.set(e.details.approver, e.details.replaces);
     if (e.kind === 'totp_enrolled' || e.kind === 'totp_reset') return this.factor(e);
     const id = e.transaction_id;
     if (id === null) return null;
@@ -88,8 +91,9 @@ export class LifecycleCheck {
     const others = [...this.factors.keys()].filter((a) => a !== approver);
     this.factors.set(approver, e.seq);
     // From entry 1 the walk knows every live factor; after archived entries it does not.
-    if (this.fromStart && this.enrolmentRules && confirmed === undefined && e.details.replaced === true) {
-      return { seq: e.seq, rule: 'enrolment_approved', reason: `enrolment_approved: the factor of ${JSON.stringify(approver.slice(0, 80))} replaced one the log never saw enrolled` };
+    if (this.fromStart && this.enrolmentRules && e.details.replaced === true) {
+      const why = confirmed === undefined ? 'replaced one the log never saw enrolled' : this.issued.get(approver) !== 'confirmed' ? 'replaced one, but its secret was issued as a first enrolment (no code of the factor it replaces)' : null;
+      if (why) return { seq: e.seq, rule: 'enrolment_approved', reason: `enrolment_approved: the factor of ${JSON.stringify(approver.slice(0, 80))} ${why}` };
     }
     if (this.fromStart && this.enrolmentRules && confirmed === undefined && e.details.replaced !== true) {
       const by = e.details.approved_by;

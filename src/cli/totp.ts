@@ -32,7 +32,8 @@ enrol one of its own:
   - the host's first approver enrols through sudo from their login session, at the
     installing terminal (\`sudo airlock install\` says so as its next step);
   - every later approver enrols from their own account, and the enrolment waits (24 hours)
-    until another approver approves it with their own code.
+    until another approver approves it with their own code and the check code the enrolment
+    showed you (read it out to them yourself: it names your secret, not one enrolled since).
 
 Replacing your factor needs a code from the one you have. Lost it? Another admin
 approver deletes it through sudo, with their own code (a signed log entry, and the

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
-import { codeAt, STEP_SECONDS } from '../../src/protocol/totp.js';
+import { codeAt, enrolmentCheck, STEP_SECONDS } from '../../src/protocol/totp.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 
 const APPROVER = ['airlock-admin', 'airlock-approvers'];
@@ -44,19 +44,22 @@ const entriesOf = (approver: string) => [...readSqliteLog(w.d.files.db)].map((e)
 describe('an approval by name', () => {
   test(
     "the agent running as carol swaps its own proven secret in after carol proved hers: bob's `totp approve --user carol` must not make the agent's secret count",
-    { todo: "HOLE (high): totp.approve names a user, not the secret the person proved; a re-enrolment from the person's account silently replaces an awaiting one, and nothing lets the approver tell them apart" },
     async () => {
       const carol = await w.as('carol', APPROVER, { enrol: false });
       // carol enrols for real and proves her secret: the CLI tells her to ask an approver.
       const real = await carol.call('totp.enroll', {});
-      assert.equal((await carol.call('totp.confirm', { code: codeAt(real.secret, Date.now()) })).state, 'awaiting_approval');
+      const proven = await carol.call('totp.confirm', { code: codeAt(real.secret, Date.now()) });
+      assert.equal(proven.state, 'awaiting_approval');
+      // The check code carol reads out to bob is her secret's.
+      const told = proven.state === 'awaiting_approval' ? proven.check : '';
       // The agent running as carol (the same uid: the daemon cannot tell it from her) enrols again:
       // no current code is needed, since carol has no confirmed factor; it proves its own secret.
       const swapped = await carol.call('totp.enroll', {});
       assert.equal(swapped.state, 'pending');
       assert.equal((await carol.call('totp.confirm', { code: codeAt(swapped.secret, Date.now()) })).state, 'awaiting_approval');
-      // bob, asked by carol, approves "carol" with his own code (a fix may refuse this call).
-      const approval = await bob.call('totp.approve', { users: ['carol'], totp_code: await w.codes.code('bob') }).then(
+      // bob, asked by carol, approves "carol" with the check code she read out: it is not the waiting secret's, so it is refused.
+      await rejectsWith(bob.call('totp.approve', { enrolments: [{ user: 'carol', check: told }], totp_code: await w.codes.code('bob') }), 'authorization', 'enrolment_check_mismatch');
+      const approval = await bob.call('totp.approve', { enrolments: [{ user: 'carol', check: told }], totp_code: await w.codes.code('bob') }).then(
         (r) => `approved ${JSON.stringify(r.approved)}`,
         (e: Error) => `refused: ${e.message}`,
       );
@@ -78,7 +81,7 @@ describe('defences that hold', () => {
     // The agent as dave types another code (own account, then dave's cached sudo): nothing changes.
     await rejectsWith(dave.call('totp.confirm', { code: codeAt(issued.secret, Date.now() + STEP_MS) }), 'validation', 'totp_not_pending');
     await rejectsWith((await w.rootAs('dave')).call('totp.confirm', { code: codeAt(issued.secret, Date.now()) }), 'validation', 'totp_not_pending');
-    await rejectsWith((await w.rootAs('dave')).call('totp.approve', { users: ['dave'], totp_code: codeAt(issued.secret, Date.now()) }), 'authorization', 'approve_own_enrolment');
+    await rejectsWith((await w.rootAs('dave')).call('totp.approve', { enrolments: [{ user: 'dave', check: enrolmentCheck(issued.secret) }], totp_code: codeAt(issued.secret, Date.now()) }), 'authorization', 'approve_own_enrolment');
     const p = await highPreview(dave);
     await refusedNoFactor(approveWith(dave, p, codeAt(issued.secret, Date.now() + STEP_MS)));
     // Through sudo, enrolling again as the first approver does not skip the wait either (the host has a factor).
@@ -95,21 +98,22 @@ describe('defences that hold', () => {
     await erin.call('totp.confirm', { code: codeAt(e.secret, Date.now()) });
     const gina = await w.as('gina', APPROVER, { enrol: false });
     const hal = await w.as('hal', ['airlock-admin'], { enrol: false });
-    await rejectsWith((await w.root()).call('totp.approve', { users: ['erin'] }), 'authorization', 'no_person');
-    await rejectsWith(gina.call('totp.approve', { users: ['erin'] }), 'authorization', 'not_an_approver');
-    await rejectsWith(hal.call('totp.approve', { users: ['erin'] }), 'authorization', 'not_an_approver');
-    await rejectsWith((await w.rootAs('hal')).call('totp.approve', { users: ['erin'] }), 'authorization', 'not_an_approver');
+    await rejectsWith((await w.root()).call('totp.approve', { enrolments: [{ user: 'erin', check: enrolmentCheck(e.secret) }] }), 'authorization', 'no_person');
+    await rejectsWith(gina.call('totp.approve', { enrolments: [{ user: 'erin', check: enrolmentCheck(e.secret) }] }), 'authorization', 'not_an_approver');
+    await rejectsWith(hal.call('totp.approve', { enrolments: [{ user: 'erin', check: enrolmentCheck(e.secret) }] }), 'authorization', 'not_an_approver');
+    await rejectsWith((await w.rootAs('hal')).call('totp.approve', { enrolments: [{ user: 'erin', check: enrolmentCheck(e.secret) }] }), 'authorization', 'not_an_approver');
     // hal (not an approver) cannot start an enrolment either, so there is nothing of his to approve.
     await rejectsWith(hal.call('totp.enroll', {}), 'authorization', 'not_an_approver');
-    await rejectsWith(bob.call('totp.approve', { users: ['hal'] }), 'validation', 'no_enrolment_awaiting');
-    await rejectsWith(bob.call('totp.approve', { users: ['nosuchuser'] }), 'validation', 'no_such_user');
-    for (const bad of [[], ['erin\u001b[2J'], Array.from({ length: 17 }, () => 'erin'), ['-rf']]) {
-      await rejectsWith(bob.callUnchecked('totp.approve', { users: bad }), 'validation', 'bad_user');
+    await rejectsWith(bob.call('totp.approve', { enrolments: [{ user: 'hal', check: 'AAAA-AAAA' }] }), 'validation', 'no_enrolment_awaiting');
+    await rejectsWith(bob.call('totp.approve', { enrolments: [{ user: 'nosuchuser', check: 'AAAA-AAAA' }] }), 'validation', 'no_such_user');
+    const erinCheck = enrolmentCheck(e.secret);
+    for (const bad of [[], [{ user: 'erin\u001b[2J', check: erinCheck }], Array.from({ length: 17 }, () => ({ user: 'erin', check: erinCheck })), [{ user: '-rf', check: erinCheck }], [{ user: 'erin', check: 'not-a-check' }], [{ user: 'erin' }], ['erin']]) {
+      await rejectsWith(bob.callUnchecked('totp.approve', { enrolments: bad }), 'validation', 'bad_user');
     }
     // All or none: one name not waiting refuses the lot, and bob's code is not spent by it.
     const code = await w.codes.code('bob');
-    await rejectsWith(bob.call('totp.approve', { users: ['erin', 'hal'], totp_code: code }), 'validation', 'no_enrolment_awaiting');
-    const ok = await bob.call('totp.approve', { users: ['erin'], totp_code: code });
+    await rejectsWith(bob.call('totp.approve', { enrolments: [{ user: 'erin', check: erinCheck }, { user: 'hal', check: 'AAAA-AAAA' }], totp_code: code }), 'validation', 'no_enrolment_awaiting');
+    const ok = await bob.call('totp.approve', { enrolments: [{ user: 'erin', check: erinCheck }], totp_code: code });
     assert.deepEqual(ok.approved.map((a) => a.user), ['erin']);
   });
 

@@ -10,7 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { codeAt, STEP_SECONDS } from '../../src/protocol/totp.js';
+import { codeAt, enrolmentCheck, STEP_SECONDS } from '../../src/protocol/totp.js';
 import { TotpSeal } from '../../src/daemon/totp-seal.js';
 import { TotpEnrolment } from '../../src/daemon/totp-enrolment.js';
 import { SecondFactor } from '../../src/daemon/second-factor.js';
@@ -52,7 +52,6 @@ async function bed() {
 
 test(
   "replay: a pending row the host wrote while alice had no factor, put back after her approved factor exists, is confirmed as a replacement of it",
-  { todo: 'HOLE (medium; DBA working with an agent): confirm() calls an enrolment a replacement because a factor exists now, not because its pending secret was issued against that factor with its code; the row MAC has no freshness' },
   async () => {
     const t = await bed();
     try {
@@ -65,7 +64,7 @@ test(
       const real = await t.enrol.issue(self(1001, 'alice'), alice, {});
       await t.enrol.confirm(self(1001, 'alice'), alice, { code: codeAt(real.secret, t.clock.now) });
       t.clock.now += STEP_MS;
-      await t.enrol.approve(self(1002, 'bob'), { users: ['alice'], totp_code: codeAt(b.secret, t.clock.now) });
+      await t.enrol.approve(self(1002, 'bob'), { enrolments: [{ user: 'alice', check: enrolmentCheck(real.secret) }], totp_code: codeAt(b.secret, t.clock.now) });
       // The DBA puts the agent's row back (it carries the host's MAC), within its 10 minutes.
       const cols = Object.keys(copy);
       await schema.admin.query(`INSERT INTO totp_pending (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, cols.map((c) => copy[c]));
@@ -86,7 +85,6 @@ test(
 
 test(
   "a totp row without the host's MAC does not count as the host's first factor",
-  { todo: "HOLE (low; DoS by a DBA, or any role that gets past row-level security): anyTotp() reads the totp table without checking MACs, so a planted row ends the host's first-approver bootstrap and every later enrolment waits for an approval nobody can give" },
   async () => {
     const t = await bed();
     try {
@@ -114,7 +112,7 @@ test(
       const a = await t.enrol.issue(self(1001, 'alice'), alice, {});
       await t.enrol.confirm(self(1001, 'alice'), alice, { code: codeAt(a.secret, t.clock.now) });
       t.clock.now += STEP_MS;
-      await t.enrol.approve(self(1002, 'bob'), { users: ['alice'], totp_code: codeAt(b.secret, t.clock.now) });
+      await t.enrol.approve(self(1002, 'bob'), { enrolments: [{ user: 'alice', check: enrolmentCheck(a.secret) }], totp_code: codeAt(b.secret, t.clock.now) });
       const copy = (await schema.admin.query('SELECT * FROM totp WHERE log_id = $1 AND approver = $2', [t.logId, 'alice(uid 1001)'])).rows[0] as Record<string, unknown>;
       // alice's phone is lost (or the secret was the agent's): bob resets her factor through sudo.
       t.clock.now += STEP_MS;
@@ -144,7 +142,7 @@ test("holds: a pending row without the host's MAC, or edited to look proven, is 
     // The DBA marks alice's pending secret proven, skipping her first code.
     await schema.admin.query('UPDATE totp_pending SET confirmed_step = 1, expires_at = $2 WHERE log_id = $1', [t.logId, t.clock.now + 3600_000]);
     t.clock.now += STEP_MS;
-    await assert.rejects(t.enrol.approve(self(1002, 'bob'), { users: ['alice'], totp_code: codeAt(b.secret, t.clock.now) }), { code: 'row_mac' });
+    await assert.rejects(t.enrol.approve(self(1002, 'bob'), { enrolments: [{ user: 'alice', check: enrolmentCheck(a.secret) }], totp_code: codeAt(b.secret, t.clock.now) }), { code: 'row_mac' });
     await assert.rejects(t.enrol.confirm(self(1001, 'alice'), alice, { code: codeAt(a.secret, t.clock.now) }), { code: 'row_mac' });
     assert.equal(await t.store.totp('alice(uid 1001)'), null);
     // Another host's row moved into this log does not verify either.
