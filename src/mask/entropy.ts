@@ -16,7 +16,11 @@ export function shannonBits(s: string): number {
   return bits;
 }
 
-export function looksLikeKeyMaterial(value: string): boolean {
+/** Key material is judged on its first this many characters: a judgement costs no more whatever the value's length. */
+const JUDGED = 256;
+
+export function looksLikeKeyMaterial(whole: string): boolean {
+  const value = whole.length > JUDGED ? whole.slice(0, JUDGED) : whole;
   if (value.length < 16 || /\s/.test(value) || value.includes('://')) return false; // a URL is an address, not a key
   const classes = Number(/[a-z]/.test(value)) + Number(/[A-Z]/.test(value)) + Number(/[0-9]/.test(value)) + Number(/[^A-Za-z0-9]/.test(value));
   return classes >= 2 && shannonBits(value) >= 3.3;

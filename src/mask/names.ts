@@ -76,7 +76,11 @@ function secretAt(words: string[]): number {
 const MEMO_LIMIT = 4096;
 const memo = new Map<string, SecretName>();
 
+/** The longest name judged: a longer "name" is a run of text (`key=key=…` read as one), not a name. */
+export const MAX_NAME = 128;
+
 export function secretName(name: string): SecretName {
+  if (name.length > MAX_NAME) return null;
   let v = memo.get(name);
   if (v === undefined) {
     if (memo.size >= MEMO_LIMIT) memo.clear();
@@ -98,8 +102,20 @@ function judgeName(name: string): SecretName {
   return null;
 }
 
-/** The `⟦secret:KIND⟧` kind for a value under this name. */
+const kinds = new Map<string, string>();
+
+/** The `⟦secret:KIND⟧` kind for a value under this name (kept like secretName's verdicts). */
 export function kindOfName(name: string): string {
+  let k = kinds.get(name);
+  if (k === undefined) {
+    if (kinds.size >= MEMO_LIMIT) kinds.clear();
+    k = judgeKind(name);
+    kinds.set(name, k);
+  }
+  return k;
+}
+
+function judgeKind(name: string): string {
   const words = nameWords(name);
   const at = secretAt(words);
   if (at < 0) return 'key';

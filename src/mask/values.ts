@@ -29,12 +29,26 @@ const PATH = /^(?:[\w.-]+:)?(?:~\/|\.{1,2}\/|\/(?:etc|run|var|srv|opt|home|root|
 /** Public key material under a name such as `key`: SSH public keys, PGP and X.509 armour. */
 const PUBLIC = /^(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-|sk-(?:ssh|ecdsa)|-----BEGIN (?:CERTIFICATE|PUBLIC|PGP PUBLIC))/;
 
+/**
+ * How much of a value is judged. A longer value is no reference, path or setting (those are
+ * short): under a strong name it is a secret, under a weak one key material when its first
+ * JUDGE_LIMIT characters are. Judging a bounded part keeps each judgement's cost bounded.
+ */
+export const JUDGE_LIMIT = 256;
+const MARKERS = new RegExp(MARKER_SOURCE, 'g');
+
+/** How a long reference starts: a command's output, a template. */
+const LONG_REFERENCE = /^(?:\$\(|`|\$\{\{|\{\{)/;
+
 /** A reference to a secret, or a secret already masked: never masked (again). */
 export function isReference(value: string): boolean {
   return PLACEHOLDER.test(value) || MASKED.test(value);
 }
 
-export function isSecretValue(strength: SecretName, value: string): boolean {
+export function isSecretValue(strength: SecretName, whole: string): boolean {
+  // What a weak name holds is judged without what was masked in it already: masking masked text changes nothing.
+  const value = strength === 'weak' && whole.includes('⟦') ? whole.replace(MARKERS, '') : whole;
+  if (value.length > JUDGE_LIMIT) return strength !== null && !PUBLIC.test(value) && !LONG_REFERENCE.test(value) && (strength === 'strong' || looksLikeKeyMaterial(value.slice(0, JUDGE_LIMIT)));
   if (strength === null || value === '' || (strength === 'weak' && !looksLikeKeyMaterial(value)) || isReference(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value)) return false;
   // `$dir/private/cakey.pem # The private key`, fstab's `credentials=/etc/samba/x.cred,uid=1000`:
   // a value that starts with a reference or a path is one.

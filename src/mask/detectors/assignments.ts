@@ -14,18 +14,76 @@
  * unless a separator follows and the word could name a secret.
  */
 import { looksLikeKeyMaterial } from '../entropy.js';
-import { kindOfName, secretName, secretWordLast, type SecretName } from '../names.js';
+import { kindOfName, MAX_NAME, secretName, secretWordLast, type SecretName } from '../names.js';
 import type { Span } from '../span.js';
-import { isSecretValue } from '../values.js';
+import { isSecretValue, JUDGE_LIMIT } from '../values.js';
 import { tokenAt } from './tokens.js';
 
-const REFERENCE = /\$\{\{[^}\n]*\}\}|\$\w*\{[^}\s]*\}/y;
-/** An unquoted value: words up to the end of the line, stopping before a word that is an assignment of its own. */
-const UNQUOTED = /[^\s"'&,;}\]#][^\s"'&,;}\]]*(?:[ \t]+[^\s"'&,;}\]=:#]+(?=[\s"'&,;}\]#]|$))*/y;
+const REFERENCE = /\$\{\{[^}\n]{0,256}\}\}|\$\w{0,64}\{[^}\s]{0,256}\}/y;
+
+/**
+ * The runs values are made of, read by hand: a run's end is found once, and any later
+ * value that starts inside the same run (`key=key=key=…`, each `key=` a name whose value
+ * runs to the end of the line) gets it from the last run read, so a line is read once
+ * however many names it holds. Each table is the set of characters that end its run.
+ */
+class Run {
+  private readonly stops = new Uint8Array(128);
+  private text = '';
+  private from = 0;
+  private end = -1;
+  constructor(stopChars: string) {
+    for (const c of stopChars) this.stops[c.charCodeAt(0)] = 1;
+  }
+  /** Whether the character at `i` ends this kind of run. */
+  stopsAt(text: string, i: number): boolean {
+    const c = text.charCodeAt(i);
+    return c < 128 && this.stops[c] === 1;
+  }
+  /** Where the run that starts at `i` ends (i when the character at i stops it). */
+  endFrom(text: string, i: number): number {
+    if (this.text === text && i >= this.from && i <= this.end) return this.end;
+    let j = i;
+    const n = text.length;
+    while (j < n && !this.stopsAt(text, j)) j++;
+    this.text = text;
+    this.from = i;
+    this.end = j;
+    return j;
+  }
+  forget(): void {
+    this.text = '';
+    this.end = -1;
+  }
+}
 /** One token: in a URL query, after a flag, in a space-separated directive, a shell's `A=b cmd`. */
-const TOKEN = /[^\s"'&;#]+/y;
+const TOKEN = new Run(' \t\n\r\v\f"\'&;#');
 /** A key pasted after a colon with no blank (`X-Api-Key:abc`, `Password:abc` in Go's %+v): ends at `@ , } ]`. */
-const TIGHT = /[^\s"'&;#@,}\]]+/y;
+const TIGHT = new Run(' \t\n\r\v\f"\'&;#@,}]');
+/** The first word of an unquoted value. */
+const FIRST_WORD = new Run(' \t\n\r\v\f"\'&,;}]');
+/** A later word of an unquoted value: never a name of its own (no `=`, `:` or `#`). */
+const MORE_WORD = new Run(' \t\n\r\v\f"\'&,;}]=:#');
+/** What may follow a later word of an unquoted value. */
+const AFTER_WORD = new Run(' \t\n\r\v\f"\'&,;}]#');
+
+/**
+ * An unquoted value: words up to the end of the line, stopping before a word that is an
+ * assignment of its own. Its length from `i` (0 when none starts there).
+ */
+function unquotedLength(text: string, i: number): number {
+  if (FIRST_WORD.stopsAt(text, i) || text[i] === '#' || i >= text.length) return 0;
+  let end = FIRST_WORD.endFrom(text, i);
+  for (;;) {
+    let j = end;
+    while (isBlank(text[j])) j++;
+    if (j === end) break;
+    const k = MORE_WORD.endFrom(text, j);
+    if (k === j || (k < text.length && !AFTER_WORD.stopsAt(text, k))) break;
+    end = k;
+  }
+  return end - i;
+}
 /** The value of a name/value pair, up to 200 characters after the name: `value: x`, `"value": "x"`, `value="x"`. */
 const PAIRED_VALUE = /["']?value["']?[ \t]*[:=][ \t]*/g;
 /**
@@ -46,6 +104,10 @@ let lastLine = { text: '', start: 0, end: -1 };
 /** Lets go of the last text (the word scan calls it when done): it may hold secrets, and be large. */
 export function forgetLine(): void {
   lastLine = { text: '', start: 0, end: -1 };
+  for (const r of [TOKEN, TIGHT, FIRST_WORD, MORE_WORD, AFTER_WORD]) r.forget();
+  for (const n of [NEXT_CLOSE_TAG, NEXT_ESCAPED_QUOTE, ...Object.values(NEXT_QUOTE)]) n.forget();
+  lastQuoted = { text: '', from: 0, end: -1, q: '' };
+  weakValueEnd = -1;
 }
 function lineAt(text: string, i: number): { start: number; end: number } {
   if (lastLine.text !== text || i < lastLine.start || i > lastLine.end) {
@@ -60,14 +122,52 @@ const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
 const isQuote = (c: string | undefined) => c === '"' || c === "'";
 const endsLine = (c: string | undefined) => c === undefined || c === '\n' || c === '\r';
 
-/** The index of the quote that closes the string opened at `open` (`"""` and `'''` too), or the end of its line. */
+/**
+ * The next place of a string from a position on, remembered: a later search from a place
+ * before the last answer gets the same answer, so searches for a value's end from many
+ * names before it (`<key><key><key>…`) read the text once.
+ */
+class Next {
+  private text = '';
+  private from = 0;
+  private at = -1;
+  constructor(private readonly needle: string) {}
+  from_(text: string, i: number): number {
+    if (this.text === text && i >= this.from && (this.at < 0 || i <= this.at)) return this.at;
+    this.text = text;
+    this.from = i;
+    this.at = text.indexOf(this.needle, i);
+    return this.at;
+  }
+  forget(): void {
+    this.text = '';
+  }
+}
+const NEXT_CLOSE_TAG = new Next('</');
+const NEXT_ESCAPED_QUOTE = new Next('\\"');
+const NEXT_QUOTE: Record<string, Next> = { '"': new Next('"'), "'": new Next("'") };
+const nextIn = (next: Next, text: string, i: number, lineEnd: number) => {
+  const at = next.from_(text, i);
+  return at < 0 || at > lineEnd ? lineEnd : at;
+};
+
+/** The last quoted string read to its end: a value that opens inside it with the same quote ends where it did. */
+let lastQuoted = { text: '', from: 0, end: -1, q: '' };
+
+/** The index of the quote that closes the string opened at `open` (`"""` and `\'\'\'` too), or the end of its line. */
 function quotedEnd(text: string, open: number, lineEnd: number, width: number): number {
   const q = text.slice(open, open + width);
+  if (lastQuoted.text === text && lastQuoted.q === q && open >= lastQuoted.from && open < lastQuoted.end) return lastQuoted.end;
+  let end = lineEnd;
   for (let i = open + width; i < lineEnd; i++) {
     if (text[i] === '\\') i++;
-    else if (text.startsWith(q, i)) return i;
+    else if (text.startsWith(q, i)) {
+      end = i;
+      break;
+    }
   }
-  return lineEnd;
+  lastQuoted = { text, from: open, end, q };
+  return end;
 }
 
 type Form =
@@ -124,31 +224,32 @@ function separator(text: string, nameStart: number, nameEnd: number, strength: S
   return { at: i, form: c === '=' && !blankBefore && !blankAfter ? 'shell' : 'spaced' };
 }
 
+/** The length of a `${…}` reference at `i`, or 0. */
+function referenceLength(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 36) return 0; // $
+  REFERENCE.lastIndex = i;
+  return REFERENCE.exec(text)?.[0].length ?? 0;
+}
+
 /** Where the value that starts at `i` ends, and where its content starts (after an opening quote). */
 function valueRange(text: string, i: number, form: Form, lineEnd: number, pairQuote = '"'): { start: number; end: number; quoted: boolean } {
   if (form === 'element') {
-    const close = text.indexOf('</', i);
-    return { start: i, end: close < 0 || close > lineEnd ? lineEnd : close, quoted: false };
+    return { start: i, end: nextIn(NEXT_CLOSE_TAG, text, i, lineEnd), quoted: false };
   }
   if (text[i] === '\\' && text[i + 1] === '"') {
-    const close = text.indexOf('\\"', i + 2); // JSON inside a JSON string: \"password\": \"x\"
-    return { start: i + 2, end: close < 0 || close > lineEnd ? lineEnd : close, quoted: true };
+    // JSON inside a JSON string: \"password\": \"x\"
+    return { start: i + 2, end: nextIn(NEXT_ESCAPED_QUOTE, text, i + 2, lineEnd), quoted: true };
   }
   if (isQuote(text[i])) {
     const width = text.startsWith('"""', i) || text.startsWith("'''", i) ? 3 : 1;
     return { start: i + width, end: quotedEnd(text, i, lineEnd, width), quoted: true };
   }
-  const sticky = (re: RegExp) => {
-    re.lastIndex = i;
-    return re.exec(text)?.[0].length ?? 0;
-  };
   let n: number;
   if (form === 'quoted-pair') {
-    const close = text.indexOf(pairQuote, i);
-    n = close < 0 || close > lineEnd ? lineEnd - i : close - i;
-  } else if (form === 'tight') n = sticky(TIGHT);
-  else if (form === 'blank' || form === 'shell') n = sticky(REFERENCE) || sticky(TOKEN);
-  else n = sticky(REFERENCE) || sticky(UNQUOTED);
+    n = nextIn(NEXT_QUOTE[pairQuote] ?? NEXT_QUOTE['"']!, text, i, lineEnd) - i;
+  } else if (form === 'tight') n = TIGHT.endFrom(text, i) - i;
+  else if (form === 'blank' || form === 'shell') n = referenceLength(text, i) || TOKEN.endFrom(text, i) - i;
+  else n = referenceLength(text, i) || unquotedLength(text, i);
   return { start: i, end: Math.min(i + n, lineEnd), quoted: false };
 }
 
@@ -162,6 +263,8 @@ function valueRange(text: string, i: number, form: Form, lineEnd: number, pairQu
 export function assignmentAt(text: string, nameStart: number, nameEnd: number, out: Span[], forced?: SecretName): number {
   const name = text.slice(nameStart, nameEnd);
   const strength = forced ?? secretName(name);
+  // Inside the value of a weak name that was no key material, only a strong name is read again (see rejectWeak).
+  if (nameStart < weakValueEnd && strength !== 'strong') return nameEnd;
   const sep = separator(text, nameStart, nameEnd, strength);
   if (!sep) return nameEnd;
   if (sep.form === 'json-literal') return sep.at;
@@ -183,10 +286,22 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   }
   if (sep.form === 'blank' && flag && value.startsWith('-')) return nameEnd;
   if (form === 'tight' && !looksLikeKeyMaterial(value) && !inGoValue(text, nameStart)) return nameEnd;
-  if (!quoted && isProse(text, nameStart, value)) return sep.at;
-  if (!isSecretValue(strength, value)) return strength === 'strong' ? Math.max(end, sep.at) : sep.at;
+  if (!quoted && isProse(text, nameStart, value)) return strength === 'weak' ? rejectWeak(sep.at, end) : sep.at;
+  if (!isSecretValue(strength, value)) return strength === 'strong' ? Math.max(end, sep.at) : rejectWeak(sep.at, end);
   push(text, start, end, kindOfName(name), out);
   return end;
+}
+
+/**
+ * The end of the last value of a weak name (`key=`, `auth=`) that was no key material.
+ * The scan goes on inside such a value (it may hold `password=x`), but reads only strong
+ * names there: a weak name inside it has a value that ends where the rejected one did,
+ * and reading each (`key=key=key=…`) would read the rest of the line once per name.
+ */
+let weakValueEnd = -1;
+function rejectWeak(resume: number, valueEnd: number): number {
+  weakValueEnd = Math.max(weakValueEnd, valueEnd);
+  return resume;
 }
 
 /** A credential of known shape keeps its own kind (`CI_TOKEN glpat-...` is a GitLab token). */
@@ -198,6 +313,7 @@ function push(text: string, start: number, end: number, kind: string, out: Span[
 /** `- name: DB_PASSWORD` then `value: x`: when a name/key field names a secret, the value field's value is one. True when it masked one. */
 function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[]): boolean {
   const { start, end } = valueRange(text, sep.at, 'shell', lineEnd);
+  if (end - start > MAX_NAME) return false;
   const named = text.slice(start, end);
   if (secretName(named) !== 'strong') return false;
   // Within 200 characters: read in that window only, so a long line of names costs no more than its length.
@@ -213,15 +329,16 @@ function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[])
 
 /** Inside Go's `%+v` of a struct (`&{… Password:x …}`) or a map (`map[password:x]`) on this line. */
 function inGoValue(text: string, nameStart: number): boolean {
-  const before = text.slice(Math.max(lineAt(text, nameStart).start, nameStart - 400), nameStart);
-  return /(?:&\{|map\[)[^\n]*$/.test(before) && /[{[ ]$/.test(before);
+  const before = text.slice(Math.max(lineAt(text, nameStart).start, nameStart - 400), nameStart); // one line's part: no newline in it
+  return /[{[ ]$/.test(before) && (before.includes('&{') || before.includes('map['));
 }
 
 /** Little words of English: a value of several words holding one is a sentence (`A challenge password`), not a pass phrase. */
 const STOP_WORDS = /(?:^|[ \t])(?:a|an|the|is|are|to|of|for|and|or|your|this|that|it|be|will|with|by|as|in|on|if|no|not|means|every)(?=[ \t]|$)/i;
 
 /** A sentence: a comment's words of letters (`# ... requiring no password: it means that every`), or words of letters with a little word. */
-function isProse(text: string, nameStart: number, value: string): boolean {
+function isProse(text: string, nameStart: number, whole: string): boolean {
+  const value = whole.length > JUDGE_LIMIT ? whole.slice(0, whole.lastIndexOf(' ', JUDGE_LIMIT)) : whole; // its first words
   if (!/^[A-Za-z]+(?:[ \t]+[A-Za-z]+)+$/.test(value)) return false;
   const lineStart = lineAt(text, nameStart).start;
   return /^[ \t]*(?:#|;|\/\/)/.test(text.slice(lineStart, Math.min(nameStart, lineStart + 64))) || (/[ \t]\S+[ \t]/.test(value) && STOP_WORDS.test(value));

@@ -7,8 +7,13 @@
  */
 import type { Detector } from '../span.js';
 
-/** crypt(3) hashes: yescrypt, gost-yescrypt, scrypt, SHA-512/256 crypt, bcrypt, MD5 crypt, Apache's apr1. */
-const CRYPT = /\$(?:y|gy|7|6|5|1|apr1|md5|sha1)\$[./A-Za-z0-9=,]+(?:\$[./A-Za-z0-9=,]+)*\$[./A-Za-z0-9]{8,}|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/g;
+/**
+ * crypt(3) hashes: yescrypt, gost-yescrypt, scrypt, SHA-512/256 crypt, bcrypt, MD5 crypt, Apache's apr1.
+ * Every field is bounded (a parameter or salt field at most 64 characters, at most three of
+ * them, the hash at most 128): from each `$` the expression reads a bounded stretch, so a
+ * line of `$6$` repeated costs no more than its length.
+ */
+const CRYPT = /\$(?:y|gy|7|6|5|1|apr1|md5|sha1)\$(?:[./A-Za-z0-9=,]{1,64}\$){1,3}[./A-Za-z0-9]{8,128}|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/g;
 /** LDAP and Dovecot scheme-tagged hashes: `{SSHA}…` in slapd and LDIF, `{SHA}…` in htpasswd. */
 const SCHEMED = /\{(?:SHA|SSHA|SHA256|SSHA256|SHA512|SSHA512|MD5|SMD5|CRYPT|PBKDF2(?:-SHA\d+)?|ARGON2I?D?|BLF-CRYPT|SHA512-CRYPT|SHA256-CRYPT)\}[A-Za-z0-9+/=.$,-]{8,}/g;
 /** Postfix's sasl_passwd: `[smtp.example.com]:587 user:PASSWORD`. */

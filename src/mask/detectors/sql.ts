@@ -5,7 +5,9 @@
  */
 import type { Detector } from '../span.js';
 
-const STATEMENTS = /\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?BY\s+(?:PASSWORD\s+)?'((?:[^'\n\\]|\\.|'')+)'|\bPASSWORD\s*\(\s*'((?:[^'\n\\]|\\.|'')+)'\s*\)|\bPASSWORD\s+'((?:[^'\n\\]|\\.|'')+)'/gi;
+/** A quoted SQL string of at most 256 characters: from each keyword a bounded stretch is read, whatever the line holds. */
+const STRING = "'((?:[^'\\n\\\\]|\\\\.|''){1,256})'";
+const STATEMENTS = new RegExp(`\\bIDENTIFIED\\s{1,16}(?:WITH\\s{1,16}\\w{1,64}\\s{1,16})?BY\\s{1,16}(?:PASSWORD\\s{1,16})?${STRING}|\\bPASSWORD\\s{0,16}\\(\\s{0,16}${STRING}\\s{0,16}\\)|\\bPASSWORD\\s{1,16}${STRING}`, 'gi');
 
 export const sql: Detector = (text, out) => {
   if (!/identified|password/i.test(text)) return;
