@@ -19,9 +19,11 @@ const SCHEMED = /\{(?:SHA|SSHA|SHA256|SSHA256|SHA512|SSHA512|MD5|SMD5|CRYPT|PBKD
 /** Postfix's sasl_passwd: `[smtp.example.com]:587 user:PASSWORD`. */
 const SASL_PASSWD = /^\[[^\]\s]+\](?::\d+)?[ \t]+[^\s:]+:(\S+)[ \t]*$/gm;
 /** host:port:database:user:password, port a number or `*`. */
-const PGPASS = /^[^:\s#][^:\s]*:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^:\s\\]|\\.)+)[ \t]*$/gm;
+const PGPASS = /^[^:\s#][^:\s]*:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^:\s\\]|\\.)+)[ \t]*$/my;
+/** What a .pgpass line holds after its host: a port (or `*`) and two more fields; lines without it are not read as one. */
+const PGPASS_GATE = /:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:/g;
 /** netrc: `machine H login U password P` on one line, or `password P` alone on its line. */
-const NETRC = /^[ \t]*(?:(?:machine[ \t]+\S+|default|login[ \t]+\S+)(?:[ \t]+\S+[ \t]+\S+)*?[ \t]+password[ \t]+(\S+)|password[ \t]+(\S+)[ \t]*$)/gm;
+const NETRC = /^[ \t]*(?:(?:machine[ \t]+\S+|default|login[ \t]+\S+)(?:[ \t]+\S+[ \t]+\S+)*?[ \t]+password[ \t]+(\S+)|password[ \t]+(\S+)[ \t]*$)/my;
 
 export const credentialFiles: Detector = (text, out) => {
   if (text.includes('$')) {
@@ -39,21 +41,35 @@ export const credentialFiles: Detector = (text, out) => {
       out.push({ start, end: start + m[1]!.length, kind: 'password' });
     }
   }
-  if (text.includes(':')) {
-    PGPASS.lastIndex = 0;
-    for (let m; (m = PGPASS.exec(text)); ) {
-      let colon = -1;
-      for (let k = 0; k < 4; k++) colon = m[0].indexOf(':', colon + 1);
-      const start = m.index + colon + 1; // the password is all after the fourth colon
-      out.push({ start, end: start + m[1]!.length, kind: 'password' });
-    }
-  }
-  if (text.includes('password')) {
-    NETRC.lastIndex = 0;
-    for (let m; (m = NETRC.exec(text)); ) {
-      const value = m[1] ?? m[2]!;
-      const start = m.index + m[0].lastIndexOf(value);
-      out.push({ start, end: start + value.length, kind: 'password' });
-    }
-  }
+  // .pgpass and netrc lines are read from their start, and only the lines that hold what they must.
+  eachLineWith(text, PGPASS_GATE, (lineStart) => {
+    PGPASS.lastIndex = lineStart;
+    const m = PGPASS.exec(text);
+    if (!m) return;
+    let colon = -1;
+    for (let k = 0; k < 4; k++) colon = m[0].indexOf(':', colon + 1);
+    const start = m.index + colon + 1; // the password is all after the fourth colon
+    out.push({ start, end: start + m[1]!.length, kind: 'password' });
+  });
+  eachLineWith(text, NETRC_GATE, (lineStart) => {
+    NETRC.lastIndex = lineStart;
+    const m = NETRC.exec(text);
+    if (!m) return;
+    const value = m[1] ?? m[2]!;
+    const start = m.index + m[0].lastIndexOf(value);
+    out.push({ start, end: start + value.length, kind: 'password' });
+  });
 };
+
+const NETRC_GATE = /password/g;
+
+/** Calls `read` with the start of each line that `gate` matches in, once per line, in order. */
+function eachLineWith(text: string, gate: RegExp, read: (lineStart: number) => void): void {
+  gate.lastIndex = 0;
+  for (let m; (m = gate.exec(text)); ) {
+    read(text.lastIndexOf('\n', m.index) + 1);
+    const lineEnd = text.indexOf('\n', m.index);
+    if (lineEnd < 0) return;
+    gate.lastIndex = lineEnd;
+  }
+}

@@ -64,18 +64,24 @@ interface Shape {
   re: RegExp;
 }
 const HEX = '0123456789abcdef';
-/** Shapes by their first two characters. */
-const BY_PREFIX = new Map<string, Shape[]>();
+/** Shapes by their first two characters (ASCII both), at `first * 128 + second`: a lookup with no string made. */
+const BY_PREFIX: (Shape[] | undefined)[] = new Array(128 * 128);
 for (const [kind, pattern] of TOKEN_SHAPES) {
   const shape = { kind, re: new RegExp(pattern, 'y') };
   const lead = /^(?:\(\?:([^)]*)\)|([A-Za-z0-9_.:-]{2}))/.exec(pattern);
   const prefixes = lead?.[2] ? [lead[2]] : lead?.[1] ? lead[1].split('|').map((p) => p.slice(0, 2)) : [...HEX].flatMap((a) => [...HEX].map((b) => a + b));
-  for (const p of new Set(prefixes)) BY_PREFIX.set(p, [...(BY_PREFIX.get(p) ?? []), shape]);
+  for (const p of new Set(prefixes)) {
+    const at = p.charCodeAt(0) * 128 + p.charCodeAt(1);
+    BY_PREFIX[at] = [...(BY_PREFIX[at] ?? []), shape];
+  }
 }
 
 /** The credential that starts at `at`, if one does. A Telegram token is masked from its bot id: `123456789:AA…`. */
 export function tokenAt(text: string, at: number): Span | null {
-  const shapes = BY_PREFIX.get(text.slice(at, at + 2));
+  const a = text.charCodeAt(at);
+  const b = text.charCodeAt(at + 1);
+  if (!(a < 128 && b < 128)) return null; // also NaN past the end
+  const shapes = BY_PREFIX[a * 128 + b];
   if (!shapes) return null;
   for (const s of shapes) {
     s.re.lastIndex = at;
