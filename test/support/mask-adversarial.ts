@@ -41,6 +41,8 @@ export const ADVERSARIAL: Readonly<Record<string, string>> = {
   'a. (host names)': 'a.',
   '1.1. (addresses)': '1.1.',
   'a@a. (e-mail)': 'a@a.',
+  'Authorization== (found by the fuzz)': 'Authorization==',
+  'basic ': 'basic ',
 };
 
 /** `unit` repeated to exactly `size` characters. */
