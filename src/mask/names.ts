@@ -30,11 +30,12 @@ const QUALIFIERS = new Set(['replica', 'primary', 'secondary', 'old', 'new', 'pr
 /** Words that hint at key material; `private` and `shared` are netplan's WireGuard keys (`key: private: …`). */
 const WEAK_WORDS = new Set(['key', 'auth', 'salt', 'sig', 'signature', 'cookie', 'hmac', 'sessionid', 'session', 'private', 'shared']);
 /**
- * Names that hold a secret word but no secret: sudo's NOPASSWD tag, and systemd's
+ * Names that hold a secret word but no secret: nginx's upstream directives (`proxy_pass
+ * http://…`), sudo's NOPASSWD tag, and systemd's
  * credential directives, whose value is a credential's name (`LoadCredential=tmpfiles.extra`;
  * `SetCredential=ID:VALUE` does hold one).
  */
-const NOT_SECRET = new Set(['nopasswd', 'load_credential', 'load_credential_encrypted', 'import_credential', 'condition_credential', 'assert_credential']);
+const NOT_SECRET = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass', 'memcached_pass', 'nopasswd', 'load_credential', 'load_credential_encrypted', 'import_credential', 'condition_credential', 'assert_credential']);
 
 /**
  * A word in every name this file judges secret or weak, built from the lists above so it
@@ -94,7 +95,10 @@ function judgeName(name: string): SecretName {
   const words = nameWords(name);
   const last = words[words.length - 1];
   if (last === undefined || NOT_SECRET.has(words.join('_'))) return null;
-  if (words.includes('public') || words.includes('pub')) return null; // public_key, pubkey: public material
+  // public_key, pubkey: public material (a salt or secret named after what it protects, `PublicLinkSalt`, is not).
+  if ((words.includes('public') || words.includes('pub')) && !words.some((w) => /salt|secret|token|pass|pwd|psk/.test(w))) return null;
+  // Helm's `existingSecret`, `existingPasswordSecret`: the name of a Secret object holding it, not the secret.
+  if (words.includes('existing')) return null;
   const at = secretAt(words);
   // db_password_replica: a secret word, then a qualifier; token_lifetime: a setting about one.
   if (at >= 0 && words.slice(at + 1).every((w) => QUALIFIERS.has(w))) return 'strong';

@@ -14,6 +14,18 @@ import { MARKER_SOURCE } from './span.js';
  */
 const PLACEHOLDER =
   /^(?:\$\{\{.*\}\}|\$\w*\{[^}]*\}(?:\/\S*)?|\$[A-Za-z_][A-Za-z0-9_]*(?:\/\S*|(?:::\w+)+)|\$\(.*|`.*|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|%\([^)]*\)s|\{\{.*\}\}|(?:var|local|data|module|each)\.[\w.\[\]"-]+|<[^<>]*>|\*+|x{3,}|X{3,}|\S{0,12}(?:\.{3}|…)|\[?redacted\]?|\[?masked\]?)$/i;
+/**
+ * Placeholders that documentation and example files put where a secret goes: `changeme`,
+ * `your-token-here`, `<stripe secret key>`, Ansible's no_log marker, Terraform's
+ * `(sensitive value)`, AWS's documented example keys (`AKIAIOSFODNN7EXAMPLE`), and
+ * `kubectl describe secret`'s `34 bytes`. No secret is spelled so.
+ */
+const PLACEHOLDER_WORDS =
+  /^(?:change[-_]?(?:me|it)|please[-_]?change[-_\w]*|(?:your|my|insert|enter|put|replace)[-_ ][-\w ]*|[-\w]*[-_ ]here|value_specified_in_no_log_parameter|\((?:sensitive(?: value)?|known after apply|hidden|redacted)\)|\d+ bytes)$/i;
+/** AWS's and others' documented example credentials end in or hold EXAMPLE. */
+const EXAMPLE = /EXAMPLE/;
+/** A URL with no user information is an address (nginx's `proxy_pass http://…`), not a password. */
+const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/@]*(?:[/?#][^\s@]*)?$/i;
 /** A marker this masker wrote (span.ts): already masked. */
 const MASKED = new RegExp(`^${MARKER_SOURCE}$`);
 /** Flags, states, nothing, and /etc/services' `kpasswd 464/udp`. */
@@ -42,14 +54,14 @@ const LONG_REFERENCE = /^(?:\$\(|`|\$\{\{|\{\{)/;
 
 /** A reference to a secret, or a secret already masked: never masked (again). */
 export function isReference(value: string): boolean {
-  return PLACEHOLDER.test(value) || MASKED.test(value);
+  return PLACEHOLDER.test(value) || MASKED.test(value) || PLACEHOLDER_WORDS.test(value) || EXAMPLE.test(value);
 }
 
 export function isSecretValue(strength: SecretName, whole: string): boolean {
   // What a weak name holds is judged without what was masked in it already: masking masked text changes nothing.
   const value = strength === 'weak' && whole.includes('⟦') ? whole.replace(MARKERS, '') : whole;
   if (value.length > JUDGE_LIMIT) return strength !== null && !PUBLIC.test(value) && !LONG_REFERENCE.test(value) && (strength === 'strong' || looksLikeKeyMaterial(value.slice(0, JUDGE_LIMIT)));
-  if (strength === null || value === '' || (strength === 'weak' && !looksLikeKeyMaterial(value)) || isReference(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value)) return false;
+  if (strength === null || value === '' || (strength === 'weak' && !looksLikeKeyMaterial(value)) || isReference(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value) || PLAIN_URL.test(value)) return false;
   // `$dir/private/cakey.pem # The private key`, fstab's `credentials=/etc/samba/x.cred,uid=1000`:
   // a value that starts with a reference or a path is one.
   const first = /^[^\s,]+(?=[ \t,])/.exec(value)?.[0];

@@ -278,6 +278,8 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   const { start, end: rawEnd, quoted } = valueRange(text, sep.at, form, lineEnd, text[nameStart - 1]);
   const end = rawEnd > start && text[rawEnd - 1] === '\r' ? rawEnd - 1 : rawEnd;
   const value = text.slice(start, end);
+  if (sep.form === 'element' && nextIn(NEXT_CLOSE_TAG, text, sep.at, lineEnd) === lineEnd) return nameEnd; // `<key>@host`: no element
+  if (!quoted && text[start] === '<' && angleReference(text, start, lineEnd)) return strength === 'weak' ? rejectWeak(sep.at, end) : Math.max(end, sep.at);
   if (sep.form === 'blank' && !flag) {
     let after = quoted ? end + 1 : end;
     while (isBlank(text[after])) after++;
@@ -302,6 +304,16 @@ let weakValueEnd = -1;
 function rejectWeak(resume: number, valueEnd: number): number {
   weakValueEnd = Math.max(weakValueEnd, valueEnd);
   return resume;
+}
+
+/** `<set to the key 'password' in secret 'db'>`, `<stripe secret key>`: a description in angle brackets, closed on its line. */
+function angleReference(text: string, start: number, lineEnd: number): boolean {
+  const limit = Math.min(lineEnd, start + JUDGE_LIMIT);
+  for (let i = start + 1; i < limit; i++) {
+    if (text[i] === '>') return i > start + 1;
+    if (text[i] === '<') return false;
+  }
+  return false;
 }
 
 /** A credential of known shape keeps its own kind (`CI_TOKEN glpat-...` is a GitLab token). */

@@ -92,8 +92,8 @@ export function tokenAt(text: string, at: number): Span | null {
       if (!bot) continue;
       return { start: at - bot[0].length, end: at + m[0].length, kind: s.kind };
     }
-    // A fixed-length shape inside a longer word is not that credential.
-    if (/[A-Za-z0-9]/.test(text[at + m[0].length] ?? '')) continue;
+    // A fixed-length shape inside a longer word is not that credential; a documented example (`AKIAIOSFODNN7EXAMPLE`) is none.
+    if (/[A-Za-z0-9]/.test(text[at + m[0].length] ?? '') || m[0].includes('EXAMPLE')) continue;
     return { start: at, end: at + m[0].length, kind: s.kind };
   }
   return null;
