@@ -18,7 +18,7 @@ const SECRET_ENDINGS = ['password', 'passwd', 'passphrase', 'secret', 'token', '
 /** Words that are secret words only whole (`bypass`, `compass` are not); Redis's `requirepass` and `masterauth`. */
 const SECRET_WORDS = new Set(['pass', 'pw', 'creds', 'sas', 'connectionstring', 'requirepass', 'masterauth', 'masterpass', 'bindpw', 'rootpw', 'authtok']);
 /** Two words that together name a secret: `private key`, `api key`, `access key`. */
-const SECRET_PAIRS = new Set(['private key', 'api key', 'access key', 'secret key', 'signing key', 'encryption key', 'master key', 'auth key', 'client key', 'account key', 'shared key', 'license key', 'session key', 'key data', 'auth token', 'connection string', 'key secret', 'preshared key']);
+const SECRET_PAIRS = new Set(['secret id', 'private key', 'api key', 'access key', 'secret key', 'signing key', 'encryption key', 'master key', 'auth key', 'client key', 'account key', 'shared key', 'license key', 'session key', 'key data', 'auth token', 'connection string', 'key secret', 'preshared key']);
 /**
  * Words that may follow the secret word and leave it the secret's name: which instance of
  * it (`db_password_replica`, `SECRET_KEY_BASE`, `API_TOKEN_VALUE`). Any other word after
@@ -28,7 +28,7 @@ const SECRET_PAIRS = new Set(['private key', 'api key', 'access key', 'secret ke
  */
 const QUALIFIERS = new Set(['replica', 'primary', 'secondary', 'old', 'new', 'prod', 'production', 'dev', 'development', 'staging', 'stage', 'test', 'testing', 'backup', 'main', 'admin', 'root', 'user', 'ro', 'rw', 'readonly', 'read', 'write', 'local', 'remote', 'master', 'slave', 'current', 'next', 'prev', 'previous', 'base', 'base64', 'b64', 'raw', 'plain', 'clear', 'value', 'enc', 'hex', 'live']);
 /** Words that hint at key material; `private` and `shared` are netplan's WireGuard keys (`key: private: …`). */
-const WEAK_WORDS = new Set(['key', 'auth', 'salt', 'sig', 'signature', 'cookie', 'hmac', 'sessionid', 'session', 'private', 'shared']);
+const WEAK_WORDS = new Set(['encrypt', 'key', 'auth', 'salt', 'sig', 'signature', 'cookie', 'hmac', 'sessionid', 'session', 'private', 'shared']);
 /**
  * Names that hold a secret word but no secret: nginx's upstream directives (`proxy_pass
  * http://…`), sudo's NOPASSWD tag, and systemd's

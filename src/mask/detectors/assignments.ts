@@ -93,7 +93,7 @@ const PAIRED_VALUE = /["']?value["']?[ \t]*[:=][ \t]*/g;
  */
 const SECRETISH = /^(?=\S{6,}$)(?!.*[.,:;!?)$\\]$)(?=.*[0-9]|.+[^A-Za-z0-9].|.+[A-Z]).*$/;
 /** Names whose value names another field's secret: Kubernetes' `name:`, .NET's `key=`, Hibernate's `name=`. */
-export const PAIR_NAMES = new Set(['name', 'key', 'Name', 'Key']);
+export const PAIR_NAMES = new Set(['name', 'key', 'Name', 'Key', 'keyName', 'KeyName']);
 
 /**
  * The line that holds `i`: where it starts and ends. The scan asks for every assignment in
@@ -215,7 +215,9 @@ function separator(text: string, nameStart: number, nameEnd: number, strength: S
     i += 1;
     while (/\s/.test(text[i] ?? '') && i < nameEnd + 200) i++;
     return { at: i, form: 'spaced' };
-  } else if (blankBefore && strength === 'strong' && !endsLine(c) && (nameStart === 0 || /[\s"'-]/.test(text[nameStart - 1]!))) return { at: i, form: 'blank' };
+  } else if (blankBefore && !endsLine(c) && (strength === 'strong' || (strength === 'weak' && text[nameStart] === '-')) && (nameStart === 0 || /[\s"'-]/.test(text[nameStart - 1]!))) {
+    return { at: i, form: 'blank' }; // a directive or flag of a strong name; a flag of a weak one (`--certificate-key KM`)
+  }
   else return null;
   const blankAfter = isBlank(text[i]);
   while (isBlank(text[i])) i++;
@@ -269,6 +271,7 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   if (!sep) return nameEnd;
   if (sep.form === 'json-literal') return sep.at;
   const lineEnd = lineAt(text, sep.at).end;
+  if (sep.at >= lineEnd - 1 && strength !== null && text[sep.at - 1] === ':' && valueOnNextLine(text, lineEnd, strength, kindOfName(name), out)) return sep.at;
   if (PAIR_NAMES.has(name) && pairedValue(text, sep, lineEnd, out)) return sep.at;
   if (strength === null) return sep.at;
   if (strength === 'weak' && /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart))) return sep.at; // WireGuard's `public key:`
@@ -306,6 +309,23 @@ function rejectWeak(resume: number, valueEnd: number): number {
   return resume;
 }
 
+/**
+ * `Using certificate key:` with the key alone on the next line (kubeadm, `vault` and other
+ * tools print a secret so): the next line, one token, is the value. A YAML mapping under the
+ * name has `:` in its lines, a list starts with `-`: neither is one token.
+ */
+function valueOnNextLine(text: string, lineEnd: number, strength: SecretName, kind: string, out: Span[]): boolean {
+  if (text[lineEnd] !== '\n' && text[lineEnd] !== '\r') return false;
+  let start = lineEnd + (text[lineEnd] === '\r' && text[lineEnd + 1] === '\n' ? 2 : 1);
+  while (isBlank(text[start])) start++;
+  const end = TOKEN.endFrom(text, start);
+  if (end - start < 8 || !endsLine(text[end]) || text[start] === '-' || text[start] === '#' || text[end - 1] === ':') return false;
+  const value = text.slice(start, end);
+  if (!isSecretValue(strength, value) || (strength === 'strong' && !SECRETISH.test(value))) return false;
+  push(text, start, end, kind, out);
+  return true;
+}
+
 /** `<set to the key 'password' in secret 'db'>`, `<stripe secret key>`: a description in angle brackets, closed on its line. */
 function angleReference(text: string, start: number, lineEnd: number): boolean {
   const limit = Math.min(lineEnd, start + JUDGE_LIMIT);
@@ -327,14 +347,15 @@ function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[])
   const { start, end } = valueRange(text, sep.at, 'shell', lineEnd);
   if (end - start > MAX_NAME) return false;
   const named = text.slice(start, end);
-  if (secretName(named) !== 'strong') return false;
+  const strength = secretName(named);
+  if (strength === null) return false;
   // Within 200 characters: read in that window only, so a long line of names costs no more than its length.
   PAIRED_VALUE.lastIndex = 0;
   const m = PAIRED_VALUE.exec(text.slice(end, end + 200));
   if (!m) return false;
   const at = end + m.index + m[0].length;
   const v = valueRange(text, at, 'spaced', lineAt(text, at).end);
-  if (!isSecretValue('strong', text.slice(v.start, v.end))) return false;
+  if (!isSecretValue(strength, text.slice(v.start, v.end))) return false; // under a weak name (`"keyName": "key1"`), key material only
   push(text, v.start, v.end, kindOfName(named), out);
   return true;
 }
