@@ -12,6 +12,8 @@ import { credentialFiles } from './detectors/credential-files.js';
 import { httpCredentials } from './detectors/http-credentials.js';
 import { privateKeys } from './detectors/private-keys.js';
 import { sql } from './detectors/sql.js';
+import { serviceKeys } from './detectors/service-keys.js';
+import { contextSecrets } from './detectors/transcripts.js';
 import { words } from './detectors/words.js';
 import { marker, MARKER_SOURCE, type Detector, type Span } from './span.js';
 import type { Pseudonyms } from './pseudonyms.js';
@@ -21,7 +23,7 @@ const MARKERS = new RegExp(MARKER_SOURCE, 'g');
 const SGR = /\x1b\[[0-9;]*m/g;
 
 /** Every detector, in the order their kinds win when two ranges start at the same place. */
-export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, sql, words];
+export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, sql, words, serviceKeys, contextSecrets];
 
 export type MaskCounts = Record<string, number>;
 

@@ -43,6 +43,16 @@ export const ADVERSARIAL: Readonly<Record<string, string>> = {
   'a@a. (e-mail)': 'a@a.',
   'Authorization== (found by the fuzz)': 'Authorization==',
   'basic ': 'basic ',
+  '}a (hash tags)': '}a',
+  '$$': '$',
+  'md5 ': 'md5',
+  '9:a:b: (.pgpass)': '9:a:b:',
+  'x@h:~$ cat password': 'x@h:~$ cat /etc/password\n',
+  'backup codes': 'backup codes\n',
+  'kind: Secret': 'kind: Secret\ndata:\n',
+  '1) "password"': '1) "password"\n',
+  'tokens {': 'tokens {',
+  'SHA1 ': '1 SHA1 ',
 };
 
 /** `unit` repeated to exactly `size` characters. */

@@ -108,6 +108,7 @@ export function forgetLine(): void {
   for (const n of [NEXT_CLOSE_TAG, NEXT_ESCAPED_QUOTE, ...Object.values(NEXT_QUOTE)]) n.forget();
   lastQuoted = { text: '', from: 0, end: -1, q: '' };
   weakValueEnd = -1;
+  tightValueEnd = -1;
 }
 function lineAt(text: string, i: number): { start: number; end: number } {
   if (lastLine.text !== text || i < lastLine.start || i > lastLine.end) {
@@ -290,7 +291,14 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
     if (!quoted && !SECRETISH.test(value)) return nameEnd;
   }
   if (sep.form === 'blank' && flag && value.startsWith('-')) return nameEnd;
-  if (form === 'tight' && !looksLikeKeyMaterial(value) && !inGoValue(text, nameStart)) return nameEnd;
+  if (form === 'tight') {
+    // Inside a tight value that was no key material, a tight name's value ends where it did (`secret:secret:…`): not judged again.
+    if (nameStart < tightValueEnd) return nameEnd;
+    if (!looksLikeKeyMaterial(value) && !inGoValue(text, nameStart)) {
+      tightValueEnd = end;
+      return nameEnd;
+    }
+  }
   if (!quoted && isProse(text, nameStart, value)) return strength === 'weak' ? rejectWeak(sep.at, end) : sep.at;
   if (!isSecretValue(strength, value)) return strength === 'strong' ? Math.max(end, sep.at) : rejectWeak(sep.at, end);
   push(text, start, end, kindOfName(name), out);
@@ -304,6 +312,8 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
  * and reading each (`key=key=key=…`) would read the rest of the line once per name.
  */
 let weakValueEnd = -1;
+/** The end of the last `name:value` (no blank) whose value was no key material. */
+let tightValueEnd = -1;
 function rejectWeak(resume: number, valueEnd: number): number {
   weakValueEnd = Math.max(weakValueEnd, valueEnd);
   return resume;
@@ -346,7 +356,7 @@ function push(text: string, start: number, end: number, kind: string, out: Span[
 function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[]): boolean {
   const { start, end } = valueRange(text, sep.at, 'shell', lineEnd);
   if (end - start > MAX_NAME) return false;
-  const named = text.slice(start, end);
+  const named = text.slice(start, end).replace(/\d{1,3}$/, ''); // Azure's `"keyName": "key1"`
   const strength = secretName(named);
   if (strength === null) return false;
   // Within 200 characters: read in that window only, so a long line of names costs no more than its length.

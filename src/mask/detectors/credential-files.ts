@@ -5,7 +5,7 @@
  * (`machine h login u password p`).
  * A locked or empty shadow field (`*`, `!`, `!*`) has no hash and is left alone.
  */
-import type { Detector } from '../span.js';
+import type { Detector, Span } from '../span.js';
 
 /**
  * crypt(3) hashes: yescrypt, gost-yescrypt, scrypt, SHA-512/256 crypt, bcrypt, MD5 crypt, Apache's apr1.
@@ -13,26 +13,68 @@ import type { Detector } from '../span.js';
  * them, the hash at most 128): from each `$` the expression reads a bounded stretch, so a
  * line of `$6$` repeated costs no more than its length.
  */
-const CRYPT = /\$(?:y|gy|7|6|5|1|apr1|md5|sha1)\$(?:[./A-Za-z0-9=,]{1,64}\$){1,3}[./A-Za-z0-9]{8,128}|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/g;
+const CRYPT = /\$(?:y|gy|7|6|5|1|apr1|md5|sha1|argon2id|argon2i|argon2d|scrypt|pbkdf2(?:-sha\d{1,3})?|bcrypt-sha256|sha256|sha512)\$(?:[./A-Za-z0-9=,]{1,64}\$){1,3}[./A-Za-z0-9]{8,128}|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/y;
 /** LDAP and Dovecot scheme-tagged hashes: `{SSHA}…` in slapd and LDIF, `{SHA}…` in htpasswd. */
-const SCHEMED = /\{(?:SHA|SSHA|SHA256|SSHA256|SHA512|SSHA512|MD5|SMD5|CRYPT|PBKDF2(?:-SHA\d+)?|ARGON2I?D?|BLF-CRYPT|SHA512-CRYPT|SHA256-CRYPT)\}[A-Za-z0-9+/=.$,-]{8,}/g;
+const SCHEMED = /\{(?:SHA|SSHA|SHA256|SSHA256|SHA512|SSHA512|MD5|SMD5|CRYPT|PBKDF2(?:-SHA\d+)?|ARGON2I?D?|BLF-CRYPT|SHA512-CRYPT|SHA256-CRYPT)\}[A-Za-z0-9+/=.$,-]{8,}/y;
+/** A tag's closing brace before hash characters: where SCHEMED is read from the `{` at most 20 characters back. */
+const SCHEMED_GATE = /\}[A-Za-z0-9+/]/g;
+/**
+ * Password hashes with a scheme of their own: PostgreSQL's SCRAM verifier and md5 (pg_authid,
+ * pgbouncer's userlist.txt), Django's `algorithm$iterations$salt$hash`.
+ */
+const SCHEME_HASH = /(?:SCRAM-SHA-256\$\d{1,7}:[A-Za-z0-9+/=]{8,128}\$[A-Za-z0-9+/=]{20,128}:[A-Za-z0-9+/=]{20,128}|(?:pbkdf2_sha256|pbkdf2_sha1|bcrypt_sha256|argon2|scrypt)\$[A-Za-z0-9$=,+/.]{20,256})/y;
+/** The names SCHEME_HASH starts with, each read back from its `$`. */
+const SCHEME_NAMES = ['SCRAM-SHA-256', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256', 'argon2', 'scrypt'];
+const PG_MD5 = /md5[0-9a-f]{32}(?![0-9a-f])/y;
 /** Postfix's sasl_passwd: `[smtp.example.com]:587 user:PASSWORD`. */
 const SASL_PASSWD = /^\[[^\]\s]+\](?::\d+)?[ \t]+[^\s:]+:(\S+)[ \t]*$/gm;
 /** host:port:database:user:password, port a number or `*`. */
 const PGPASS = /^[^:\s#][^:\s]*:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^:\s\\]|\\.)+)[ \t]*$/my;
 /** What a .pgpass line holds after its host: a port (or `*`) and two more fields; lines without it are not read as one. */
-const PGPASS_GATE = /:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:/g;
+const PGPASS_GATE = /[\d*]:[^:\s]+:[^:\s]+:/g;
 /** netrc: `machine H login U password P` on one line, or `password P` alone on its line. */
 const NETRC = /^[ \t]*(?:(?:machine[ \t]+\S+|default|login[ \t]+\S+)(?:[ \t]+\S+[ \t]+\S+)*?[ \t]+password[ \t]+(\S+)|password[ \t]+(\S+)[ \t]*$)/my;
 
-export const credentialFiles: Detector = (text, out) => {
-  if (text.includes('$')) {
-    CRYPT.lastIndex = 0;
-    for (let m; (m = CRYPT.exec(text)); ) out.push({ start: m.index, end: m.index + m[0].length, kind: 'password_hash' });
+const wordStart = (text: string, at: number) => at === 0 || !/[\w$]/.test(text[at - 1]!);
+
+/** Every `$`: a crypt(3) hash starts there, or a scheme's name ends there (`SCRAM-SHA-256$`, Django's `pbkdf2_sha256$`). */
+function dollarHashes(text: string, out: Span[]): void {
+  for (let at = text.indexOf('$'); at >= 0; at = text.indexOf('$', at + 1)) {
+    CRYPT.lastIndex = at;
+    let m = CRYPT.exec(text);
+    if (!m) {
+      for (const name of SCHEME_NAMES) {
+        const from = at - name.length;
+        if (from < 0 || !text.startsWith(name, from) || !wordStart(text, from)) continue;
+        SCHEME_HASH.lastIndex = from;
+        m = SCHEME_HASH.exec(text);
+        if (m) break;
+      }
+    }
+    if (!m) continue;
+    out.push({ start: m.index, end: m.index + m[0].length, kind: 'password_hash' });
+    at = m.index + m[0].length - 1;
   }
-  if (text.includes('}')) {
-    SCHEMED.lastIndex = 0;
-    for (let m; (m = SCHEMED.exec(text)); ) out.push({ start: m.index, end: m.index + m[0].length, kind: 'password_hash' });
+}
+
+export const credentialFiles: Detector = (text, out) => {
+  dollarHashes(text, out);
+  for (let at = text.indexOf('md5'); at >= 0; at = text.indexOf('md5', at + 3)) {
+    PG_MD5.lastIndex = at;
+    const m = wordStart(text, at) ? PG_MD5.exec(text) : null;
+    if (m) out.push({ start: at, end: at + m[0].length, kind: 'password_hash' });
+  }
+  SCHEMED_GATE.lastIndex = 0;
+  for (let g; (g = SCHEMED_GATE.exec(text)); ) {
+    const back = Math.max(0, g.index - 20); // a bounded look-back: `}x}x}x…` with no `{` reads 20 characters each
+    const found = text.slice(back, g.index).lastIndexOf('{');
+    if (found < 0) continue;
+    const open = back + found;
+    SCHEMED.lastIndex = open;
+    const m = SCHEMED.exec(text);
+    if (!m) continue;
+    out.push({ start: open, end: open + m[0].length, kind: 'password_hash' });
+    SCHEMED_GATE.lastIndex = open + m[0].length;
   }
   if (text.includes(']:') || text.includes('] ')) {
     SASL_PASSWD.lastIndex = 0;

@@ -53,7 +53,11 @@ export const TOKEN_SHAPES: ReadonlyArray<readonly [string, string]> = [
   ['newrelic_key', `NRAK-[A-Z0-9]{27}`],
   ['doppler_token', `dp\\.(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40,}`],
   ['pulumi_token', `pul-[a-f0-9]{40}`],
+  ['elastic_enrollment_token', `eyJ2ZXIiOiI[A-Za-z0-9+/]{40,2048}={0,2}`],
   ['jwt', `eyJ[${B64U}]{8,}\\.eyJ[${B64U}]{8,}\\.[${B64U}]{8,}`],
+  ['k3s_token', `K10[0-9a-f]{64}::[a-z0-9_-]{1,32}:[A-Za-z0-9]{8,256}`],
+  ['vault_token_legacy', `s\\.[A-Za-z0-9]{24}`],
+  ['kubeadm_token', `[a-z0-9]{6}\\.[a-z0-9]{16}`],
 ];
 
 /** The shortest credential any shape matches (a Slack token: `xoxb-` and ten more). */
@@ -64,16 +68,30 @@ interface Shape {
   re: RegExp;
 }
 const HEX = '0123456789abcdef';
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 /** Shapes by their first two characters (ASCII both), at `first * 128 + second`: a lookup with no string made. */
 const BY_PREFIX: (Shape[] | undefined)[] = new Array(128 * 128);
 for (const [kind, pattern] of TOKEN_SHAPES) {
   const shape = { kind, re: new RegExp(pattern, 'y') };
-  const lead = /^(?:\(\?:([^)]*)\)|([A-Za-z0-9_.:-]{2}))/.exec(pattern);
-  const prefixes = lead?.[2] ? [lead[2]] : lead?.[1] ? lead[1].split('|').map((p) => p.slice(0, 2)) : [...HEX].flatMap((a) => [...HEX].map((b) => a + b));
+  const lead = /^(?:\(\?:([^)]*)\)|([A-Za-z0-9_.:-]{2}))/.exec(pattern.replace(/\\(.)/g, '$1'));
+  const first = pattern.startsWith('[a-z0-9]') ? BASE36 : HEX; // a shape with no literal: any pair of its alphabet
+  const prefixes = lead?.[2] ? [lead[2]] : lead?.[1] ? lead[1].split('|').map((p) => p.slice(0, 2)) : [...first].flatMap((a) => [...first].map((b) => a + b));
   for (const p of new Set(prefixes)) {
     const at = p.charCodeAt(0) * 128 + p.charCodeAt(1);
     BY_PREFIX[at] = [...(BY_PREFIX[at] ?? []), shape];
   }
+}
+
+/**
+ * Shapes with little or no literal prefix (a legacy Vault `s.` token, a kubeadm bootstrap
+ * token `abcdef.0123456789abcdef`): only drawn-at-random looking ones, not a host name's
+ * labels or an attribute path: digits and letters both, and nothing but `.`, `-`… after it.
+ */
+const UNPREFIXED = new Set(['vault_token_legacy', 'kubeadm_token']);
+function randomLooking(text: string, at: number, length: number): boolean {
+  const v = text.slice(at, at + length);
+  const after = text[at + length] ?? '';
+  return /\d/.test(v) && /[a-z]/.test(v.slice(2)) && !/[\w.-]/.test(after) && (v[1] !== '.' || /[A-Z]/.test(v));
 }
 
 /** The credential that starts at `at`, if one does. A Telegram token is masked from its bot id: `123456789:AA…`. */
@@ -94,6 +112,7 @@ export function tokenAt(text: string, at: number): Span | null {
     }
     // A fixed-length shape inside a longer word is not that credential; a documented example (`AKIAIOSFODNN7EXAMPLE`) is none.
     if (/[A-Za-z0-9]/.test(text[at + m[0].length] ?? '') || m[0].includes('EXAMPLE')) continue;
+    if (UNPREFIXED.has(s.kind) && !randomLooking(text, at, m[0].length)) continue;
     return { start: at, end: at + m[0].length, kind: s.kind };
   }
   return null;
