@@ -13,7 +13,7 @@ import type { Detector, Span } from '../span.js';
  * them, the hash at most 128): from each `$` the expression reads a bounded stretch, so a
  * line of `$6$` repeated costs no more than its length.
  */
-const CRYPT = /\$(?:y|gy|7|6|5|1|apr1|md5|sha1|argon2id|argon2i|argon2d|scrypt|pbkdf2(?:-sha\d{1,3})?|bcrypt-sha256|sha256|sha512)\$(?:[./A-Za-z0-9=,]{1,64}\$){1,3}[./A-Za-z0-9]{8,128}|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/y;
+const CRYPT = /\$(?:y|gy|7|6|5|1|apr1|md5|sha1|argon2id|argon2i|argon2d|scrypt|pbkdf2(?:-sha\d{1,3})?|bcrypt-sha256|sha256|sha512)\$(?:[./A-Za-z0-9=,+]{1,64}\$){1,3}[./A-Za-z0-9+]{8,128}|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/y;
 /** LDAP and Dovecot scheme-tagged hashes: `{SSHA}…` in slapd and LDIF, `{SHA}…` in htpasswd. */
 const SCHEMED = /\{(?:SHA|SSHA|SHA256|SSHA256|SHA512|SSHA512|MD5|SMD5|CRYPT|PBKDF2(?:-SHA\d+)?|ARGON2I?D?|BLF-CRYPT|SHA512-CRYPT|SHA256-CRYPT)\}[A-Za-z0-9+/=.$,-]{8,}/y;
 /** A tag's closing brace before hash characters: where SCHEMED is read from the `{` at most 20 characters back. */

@@ -63,7 +63,7 @@ function outputLine(text: string, start: number, end: number, how: 'all' | 'last
     if (at > 0 && looksLikeKeyMaterial(line.slice(at).trimEnd())) out.push({ start: start + at, end: start + at + line.slice(at).trimEnd().length, kind: 'key' });
     return;
   }
-  if (!/\s/.test(trimmed)) {
+  if (!/[\s|]/.test(trimmed)) {
     if (trimmed.length >= 6 && !/^[/~.]/.test(trimmed)) {
       const at = start + line.indexOf(trimmed);
       out.push({ start: at, end: at + trimmed.length, kind: 'secret' });
@@ -185,7 +185,7 @@ function secretData(text: string, at: number, from: number, out: Span[]): number
  * Every context's literal in one pass: a prompt (`@host…$ `, `$ ` at a line's start), the
  * word `code` of a backup-code heading, a redis-cli reply line, a `kind: Secret` line.
  */
-const GATE = /@[\w.-]{1,64}(?:[: ][^\n$#@\]]{0,256})?\]?[$#][ \t]|\n\$[ \t]|[Cc]odes?\b|\n\d{1,4}\) "|\nkind: Secret[ \t]*\r?(?=\n|$)/g;
+const GATE = /@[\w.-]{1,64}(?:[: ][^\n$#@\]]{0,256})?\]?[$#][ \t]|\n\$[ \t]|[Cc](?:odes?|ODES?)\b|\n\d{1,4}\) "|\nkind: Secret[ \t]*\r?(?=\n|$)/g;
 /** The same at the text's start, where no newline comes before a line (a line's start is `\n` in GATE: `^` would cost a pass of its own). */
 const AT_START = /\$[ \t]|\d{1,4}\) "|kind: Secret[ \t]*\r?(?:\n|$)/y;
 
