@@ -16,6 +16,10 @@ import { serviceKeys } from './detectors/service-keys.js';
 import { contextSecrets } from './detectors/transcripts.js';
 import { words } from './detectors/words.js';
 import { marker, MARKER_SOURCE, type Detector, type Span } from './span.js';
+
+/** Each kind's marker, made once. */
+const markers = new Map<string, string>();
+const markerOf = (kind: string): string => markers.get(kind) ?? (markers.set(kind, marker(kind)), marker(kind));
 import type { Pseudonyms } from './pseudonyms.js';
 
 const MARKERS = new RegExp(MARKER_SOURCE, 'g');
@@ -50,14 +54,16 @@ function secretSpansPlain(text: string): Span[] {
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   if (text.includes('⟦')) found = outsideMarkers(text, found);
   if (found.length === 0) return found;
-  const merged: Span[] = [{ ...found[0]! }];
-  for (let i = 1; i < found.length; i++) {
+  // The detectors' own span objects, fresh for this call, are merged in place (no copies: a text of many secrets makes many).
+  let n = 0;
+  for (let i = 0; i < found.length; i++) {
     const s = found[i]!;
-    const last = merged[merged.length - 1]!;
-    if (s.start < last.end) last.end = Math.max(last.end, s.end);
-    else if (s.end > s.start) merged.push({ ...s });
+    const last = n > 0 ? found[n - 1]! : null;
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else if (s.end > s.start) found[n++] = s;
   }
-  return merged;
+  found.length = n;
+  return found;
 }
 
 /**
@@ -122,7 +128,7 @@ export function maskLines(items: string[], opts: MaskOptions, counts: MaskCounts
     while (k < spans.length && spans[k]!.start <= b) {
       const sp = spans[k]!;
       if (sp.start >= a) {
-        s += plain(joined.slice(at, sp.start)) + marker(sp.kind);
+        s += plain(joined.slice(at, sp.start)) + markerOf(sp.kind);
         counts[sp.kind] = (counts[sp.kind] ?? 0) + 1;
       }
       at = Math.max(at, Math.min(sp.end, b));

@@ -43,7 +43,8 @@ const NOT_SECRET = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pa
  * a word this finds, in one pass over the text.
  */
 export const NAME_HINT = new RegExp(
-  [...new Set(['key', ...SECRET_ENDINGS, ...SECRET_WORDS, ...[...SECRET_PAIRS].flatMap((p) => p.split(' ')), ...WEAK_WORDS])].sort((a, b) => b.length - a.length).join('|'),
+  // A pair's words both, except `id`: `secret id` holds `secret`, and `id` alone would hint at every `uid` and `valid`.
+  [...new Set(['key', ...SECRET_ENDINGS, ...SECRET_WORDS, ...[...SECRET_PAIRS].flatMap((p) => p.split(' ')).filter((w) => w !== 'id'), ...WEAK_WORDS])].sort((a, b) => b.length - a.length).join('|'),
   'gi',
 );
 
@@ -60,9 +61,17 @@ const isSecretWord = (w: string) => SECRET_WORDS.has(w) || SECRET_ENDINGS.some((
 
 /** Whether the secret word of `name` is its last word (qualifiers aside, none follow). */
 export function secretWordLast(name: string): boolean {
-  const words = nameWords(name);
-  return secretAt(words) === words.length - 1;
+  let v = lastWords.get(name);
+  if (v === undefined) {
+    if (lastWords.size >= 4096) lastWords.clear();
+    const words = nameWords(name);
+    v = secretAt(words) === words.length - 1;
+    lastWords.set(name, v);
+  }
+  return v;
 }
+/** secretWordLast's verdicts, kept like secretName's (names repeat). */
+const lastWords = new Map<string, boolean>();
 
 /** Where in `words` the secret begins (the index of its secret word or pair), or -1. */
 function secretAt(words: string[]): number {

@@ -14,7 +14,7 @@
  * unless a separator follows and the word could name a secret.
  */
 import { looksLikeKeyMaterial } from '../entropy.js';
-import { kindOfName, MAX_NAME, secretName, secretWordLast, type SecretName } from '../names.js';
+import { kindOfName, MAX_NAME, NAME_HINT, secretName, secretWordLast, type SecretName } from '../names.js';
 import type { Span } from '../span.js';
 import { isSecretValue, JUDGE_LIMIT } from '../values.js';
 import { tokenAt } from './tokens.js';
@@ -273,9 +273,9 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   if (sep.form === 'json-literal') return sep.at;
   const lineEnd = lineAt(text, sep.at).end;
   if (sep.at >= lineEnd - 1 && strength !== null && text[sep.at - 1] === ':' && valueOnNextLine(text, lineEnd, strength, kindOfName(name), out)) return sep.at;
-  if (PAIR_NAMES.has(name) && pairedValue(text, sep, lineEnd, out)) return sep.at;
+  if (PAIR_NAMES.has(name) && pairedValue(text, sep, lineEnd, out, name === 'keyName' || name === 'KeyName')) return sep.at;
   if (strength === null) return sep.at;
-  if (strength === 'weak' && /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart))) return sep.at; // WireGuard's `public key:`
+  if (strength === 'weak' && nameStart > 0 && ' _-cC'.includes(text[nameStart - 1]!) && /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart))) return sep.at; // WireGuard's `public key:`
   // A flag takes the next word whatever follows (`--password x --port 1`); a directive's value must end its statement.
   const flag = text[nameStart] === '-';
   const form: Form = sep.form === 'blank' && flag ? 'shell' : text[nameStart - 1] === '?' || text[nameStart - 1] === '&' ? 'shell' : sep.form;
@@ -346,6 +346,9 @@ function angleReference(text: string, start: number, lineEnd: number): boolean {
   return false;
 }
 
+/** A hint of a secret name anywhere in a string (NAME_HINT, not global). */
+const NAMED_HINT = new RegExp(NAME_HINT.source, 'i');
+
 /** A credential of known shape keeps its own kind (`CI_TOKEN glpat-...` is a GitLab token). */
 function push(text: string, start: number, end: number, kind: string, out: Span[]): void {
   const shaped = tokenAt(text, start);
@@ -353,12 +356,15 @@ function push(text: string, start: number, end: number, kind: string, out: Span[
 }
 
 /** `- name: DB_PASSWORD` then `value: x`: when a name/key field names a secret, the value field's value is one. True when it masked one. */
-function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[]): boolean {
+function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[], weakToo: boolean): boolean {
   const { start, end } = valueRange(text, sep.at, 'shell', lineEnd);
-  if (end - start > MAX_NAME) return false;
-  const named = text.slice(start, end).replace(/\d{1,3}$/, ''); // Azure's `"keyName": "key1"`
+  if (end - start > MAX_NAME || end - start < 2) return false;
+  const raw = text.slice(start, end);
+  if (!NAMED_HINT.test(raw)) return false; // names no secret: the common case, decided without judging a name
+  const named = raw.replace(/\d{1,3}$/, ''); // Azure's `"keyName": "key1"`
   const strength = secretName(named);
-  if (strength === null) return false;
+  // A strong name, or under Azure's `keyName` a weak one (then its value must be key material).
+  if (strength === null || (strength === 'weak' && !weakToo)) return false;
   // Within 200 characters: read in that window only, so a long line of names costs no more than its length.
   PAIRED_VALUE.lastIndex = 0;
   const m = PAIRED_VALUE.exec(text.slice(end, end + 200));

@@ -89,11 +89,11 @@ function stickyGroups(text: string, at: number, re: RegExp, kind: string, out: S
 
 /**
  * Every format's literal in one pass (each pass over the text costs about as much as the
- * next, whatever it looks for): a digest name before a blank or an encoding prefix (key
- * files), snmpd.conf's directives, a signing key's algorithm, vault's key lines, an option
+ * next, whatever it looks for): a line that starts with a key id and a capital (key files;
+ * a key file's first line is read by KEY_AT_START), snmpd.conf's directives, a signing key's algorithm, vault's key lines, an option
  * line of ~/.google_authenticator, a Consul `tokens` block.
  */
-const GATE = new RegExp(`(?:${DIGEST})[ \\t]|HEX:|ASCII:|community|com2sec|createUser|ed25519 |(?:Unseal|Recovery) Key \\d|\\n" [A-Z_]{8}|tokens"?[ \\t]*[:=]?[ \\t]*\\{`, 'g');
+const GATE = new RegExp(`\\n[ \\t]{0,16}\\d{1,5}[ \\t]+[A-Z]|community|com2sec|createUser|ed25519 |(?:Unseal|Recovery) Key \\d|\\n" [A-Z_]{8}|tokens"?[ \\t]*[:=]?[ \\t]*\\{`, 'g');
 
 /** The value group of a sticky match at `at` as a span of `kind`. */
 function value(text: string, at: number, re: RegExp, kind: string, out: Span[]): void {
@@ -102,7 +102,12 @@ function value(text: string, at: number, re: RegExp, kind: string, out: Span[]):
   if (m) out.push({ start: m.index + m[0].length - m[1]!.length, end: m.index + m[0].length, kind });
 }
 
+/** A key line at the text's start (GATE finds one after a newline). */
+const KEY_AT_START = /[ \t]{0,16}\d{1,5}[ \t]+[A-Z]/y;
+
 export const serviceKeys: Detector = (text, out) => {
+  KEY_AT_START.lastIndex = 0;
+  if (KEY_AT_START.test(text)) stickyGroups(text, 0, KEY_LINE, 'ntp_key', out);
   let lineDone = -1; // where the last line read as a key or snmpd.conf line ends: each line is read once
   const keep = (v: string) => !DEFAULT_COMMUNITIES.has(v);
   GATE.lastIndex = 0;
@@ -112,13 +117,13 @@ export const serviceKeys: Detector = (text, out) => {
     if (g.startsWith('ed25519')) {
       if (at === 0 || !/[\w-]/.test(text[at - 1]!)) value(text, at, SIGNING_KEY, 'private_key', out);
     } else if (g.startsWith('Unseal') || g.startsWith('Recovery')) value(text, at, VAULT_KEY, 'vault_key', out);
-    else if (g[0] === '\n') GATE.lastIndex = Math.max(GATE.lastIndex, googleAuthenticator(text, at + 1, out));
+    else if (g.startsWith('\n"')) GATE.lastIndex = Math.max(GATE.lastIndex, googleAuthenticator(text, at + 1, out));
     else if (g.startsWith('tokens')) {
       if (at === 0 || !/\w/.test(text[at - 1]!)) GATE.lastIndex = Math.max(GATE.lastIndex, consulTokens(text, m, out));
     } else {
       if (at < lineDone) continue;
-      const start = lineStart(text, at);
-      lineDone = text.indexOf('\n', at) >>> 0; // the line's end (no newline: past any index)
+      const start = g[0] === '\n' ? at + 1 : lineStart(text, at);
+      lineDone = text.indexOf('\n', start) >>> 0; // the line's end (no newline: past any index)
       if (g[0] === 'c') {
         if (stickyGroups(text, start, COMMUNITY, 'snmp_community', out, keep) < 0 && stickyGroups(text, start, COM2SEC, 'snmp_community', out, keep) < 0) stickyGroups(text, start, CREATE_USER, 'password', out);
       } else stickyGroups(text, start, KEY_LINE, 'ntp_key', out);

@@ -66,13 +66,19 @@ export const MIN_TOKEN = 15;
 interface Shape {
   kind: string;
   re: RegExp;
+  /** Where a fixed character must be, from the start (-1: none checked). */
+  at: number;
+  code: number;
 }
+/** Fixed characters of the shapes that start with a run: mailchimp's `-` after 32 hex digits, kubeadm's `.` after 6. */
+const FIXED: Record<string, [number, string]> = { mailchimp_key: [32, '-'], kubeadm_token: [6, '.'] };
 const HEX = '0123456789abcdef';
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 /** Shapes by their first two characters (ASCII both), at `first * 128 + second`: a lookup with no string made. */
 const BY_PREFIX: (Shape[] | undefined)[] = new Array(128 * 128);
 for (const [kind, pattern] of TOKEN_SHAPES) {
-  const shape = { kind, re: new RegExp(pattern, 'y') };
+  const fixed = FIXED[kind];
+  const shape = { kind, re: new RegExp(pattern, 'y'), at: fixed ? fixed[0] : -1, code: fixed ? fixed[1].charCodeAt(0) : 0 };
   const lead = /^(?:\(\?:([^)]*)\)|([A-Za-z0-9_.:-]{2}))/.exec(pattern.replace(/\\(.)/g, '$1'));
   const first = pattern.startsWith('[a-z0-9]') ? BASE36 : HEX; // a shape with no literal: any pair of its alphabet
   const prefixes = lead?.[2] ? [lead[2]] : lead?.[1] ? lead[1].split('|').map((p) => p.slice(0, 2)) : [...first].flatMap((a) => [...first].map((b) => a + b));
@@ -102,6 +108,8 @@ export function tokenAt(text: string, at: number): Span | null {
   const shapes = BY_PREFIX[a * 128 + b];
   if (!shapes) return null;
   for (const s of shapes) {
+    // Shapes with a literal at a fixed place after a run (`-us` after 32 hex digits, `.` after 6): that character first.
+    if (s.at >= 0 && text.charCodeAt(at + s.at) !== s.code) continue;
     s.re.lastIndex = at;
     const m = s.re.exec(text);
     if (!m) continue;

@@ -163,8 +163,9 @@ const DOCUMENT = 4096;
  */
 function secretData(text: string, at: number, from: number, out: Span[]): number {
   const limit = Math.min(text.length, at + DOCUMENT);
+  const window = text.slice(0, limit); // the search for a `data:` key stops at the window's end, not the text's
   DATA_KEY.lastIndex = Math.max(from, at - DOCUMENT);
-  for (let m; (m = DATA_KEY.exec(text)) && m.index < limit; ) {
+  for (let m; (m = DATA_KEY.exec(window)); ) {
     const indent = m[1]!.length;
     let start = text.indexOf('\n', m.index) + 1;
     while (start > 0 && start < text.length) {
