@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { maskText, type MaskOptions } from '../../src/mask/mask.js';
 import { Pseudonyms } from '../../src/mask/pseudonyms.js';
+import { MaskStream } from '../../src/mask/stream.js';
 import { ADVERSARIAL, repeatTo } from '../support/mask-adversarial.js';
 import { ordinaryOutputs } from '../support/secret-corpus.js';
 import { params, runs } from '../support/fuzz/harness.js';
@@ -67,6 +68,35 @@ test(`64 KB of each adversarial pattern masks within ${FACTOR}x of 64 KB of ordi
 
 test(`with pseudonyms of every class: 64 KB of each adversarial pattern within ${FACTOR}x of ordinary output`, (t) =>
   eachPattern(t, { pseudonyms: new Pseudonyms(Buffer.alloc(32, 7), ['email', 'ip', 'hostname']) }));
+
+/** `text` through a stream in pieces of `size`, the fastest of three runs. */
+function streamed(text: string, size: number): number {
+  let best = Infinity;
+  for (let k = 0; k < 3; k++) {
+    const t = performance.now();
+    const s = new MaskStream();
+    for (let i = 0; i < text.length; i += size) s.push(text.slice(i, i + size));
+    s.end();
+    best = Math.min(best, performance.now() - t);
+  }
+  return best;
+}
+
+test('the stream reads each piece once: a long line or a key arriving in small pieces costs what the whole text does', () => {
+  const cases: [string, string, number][] = [
+    ['one 192 KB line in 16-byte pieces', 'x'.repeat(192 * 1024), 16],
+    ['a 192 KB key, a line a push', '-----BEGIN PRIVATE KEY-----\n' + `${'A'.repeat(63)}\n`.repeat(3000), 64],
+  ];
+  for (const [name, text, size] of cases) {
+    let ms = Infinity;
+    let whole = 0;
+    for (let attempt = 0; attempt < 3 && ms > FACTOR * whole; attempt++) {
+      whole = Math.max(fastest(text, 3), FLOOR_MS) + 0.002 * (text.length / size); // plus a push's own cost, 2 µs each
+      ms = streamed(text, size);
+    }
+    assert.ok(ms <= FACTOR * whole, `${name}: ${ms.toFixed(1)} ms streamed against ${whole.toFixed(1)} ms whole`);
+  }
+});
 
 /** Pieces of the detectors' shapes: names, separators, quotes, prefixes, armour, runs. */
 const PIECES = [
