@@ -281,6 +281,8 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   const form: Form = sep.form === 'blank' && flag ? 'shell' : text[nameStart - 1] === '?' || text[nameStart - 1] === '&' ? 'shell' : sep.form;
   const { start, end: rawEnd, quoted } = valueRange(text, sep.at, form, lineEnd, text[nameStart - 1]);
   const end = rawEnd > start && text[rawEnd - 1] === '\r' ? rawEnd - 1 : rawEnd;
+  // Key material is 16 characters or more (entropy.ts): a weak name's shorter value is judged no further.
+  if (strength === 'weak' && end - start < 16 && form !== 'tight') return rejectWeak(sep.at, end);
   const value = text.slice(start, end);
   if (sep.form === 'element' && nextIn(NEXT_CLOSE_TAG, text, sep.at, lineEnd) === lineEnd) return nameEnd; // `<key>@host`: no element
   if (!quoted && text[start] === '<' && angleReference(text, start, lineEnd)) return strength === 'weak' ? rejectWeak(sep.at, end) : Math.max(end, sep.at);
