@@ -141,6 +141,28 @@ export function maskLines(items: string[], opts: MaskOptions, counts: MaskCounts
   return out;
 }
 
+/**
+ * `text` masked as what follows `context` (text already released, not repeated): the spans
+ * are found in both together, so a secret that only the lines before it name (a command and
+ * its output, a heading and its codes, a name alone on its line) is still masked when the
+ * text arrives apart from them. A span that starts in the context masks what of it is in `text`.
+ */
+export function maskAfter(context: string, text: string, opts: MaskOptions = {}): Masked {
+  if (context === '') return maskText(text, opts);
+  const joined = context + text;
+  const counts: MaskCounts = {};
+  const plain = (s: string) => (opts.pseudonyms ? opts.pseudonyms.apply(s) : s);
+  let out = '';
+  let at = context.length;
+  for (const sp of secretSpans(joined)) {
+    if (sp.end <= at) continue;
+    out += plain(joined.slice(at, Math.max(at, sp.start))) + markerOf(sp.kind);
+    counts[sp.kind] = (counts[sp.kind] ?? 0) + 1;
+    at = sp.end;
+  }
+  return { text: out + plain(joined.slice(at)), counts };
+}
+
 /** Adds `more` into `into` (counts of several texts). */
 export function addCounts(into: MaskCounts, more: MaskCounts): MaskCounts {
   for (const [k, n] of Object.entries(more)) into[k] = (into[k] ?? 0) + n;

@@ -10,7 +10,7 @@
  *   never inside a secret the detectors see in what is held.
  */
 import { KEY_BEGIN, keyEnd } from './detectors/private-keys.js';
-import { addCounts, maskText, secretSpans, type MaskCounts, type MaskOptions } from './mask.js';
+import { addCounts, maskAfter, secretSpans, type MaskCounts, type MaskOptions } from './mask.js';
 
 /** The most text the stream holds back waiting for a line's end or a key's END. */
 export const HOLD_LIMIT = 256 * 1024;
@@ -18,6 +18,32 @@ export const HOLD_LIMIT = 256 * 1024;
 const CUT_MARGIN = 16 * 1024;
 /** Longer than any END line (`-----END ` + a label + `-----`): what is kept of earlier pieces to find one split over pieces. */
 const TAIL = 128;
+/**
+ * How much released text is read again before the next: the lines that name what follows
+ * them (a command and its output, a heading and its codes, `Using certificate key:` and
+ * the key). Bounded: each release reads at most this much more.
+ */
+export const CONTEXT = 2048;
+
+/** At most this many times what is released is read again as context. */
+const REREAD = 4;
+/**
+ * What in released lines may name the lines after them (transcripts.ts, service-keys.ts,
+ * assignments.ts' name alone on its line and name/value pairs): a prompt, a heading's
+ * `codes`, a redis-cli reply, a google-authenticator option, a line that ends in `:`, a
+ * Consul `tokens {` block, a `name:`/`key:`/`keyName:` field.
+ */
+const CONTEXT_TRIGGER = /[$#][ \t]|[Cc](?:odes?|ODES?)\b|\) "|^" |:[ \t]*\r?$|tokens"?[ \t]*[:=]?[ \t]*\{|\b(?:[Nn]ame|[Kk]ey|[Kk]eyName)["']?[ \t]*[:=]/m;
+
+/** The last whole lines of `text`, at most CONTEXT characters ('' when its last line alone is longer). */
+function lastLines(text: string): string {
+  if (text.length <= CONTEXT && (text === '' || text.endsWith('\n'))) return text;
+  const end = text.lastIndexOf('\n') + 1; // what follows the last newline is a line cut short: not context
+  if (end <= CONTEXT) return text.slice(0, end);
+  const from = text.indexOf('\n', end - CONTEXT - 1) + 1; // the first whole line within the bound
+  return from > 0 && from < end ? text.slice(from, end) : '';
+}
+
 /** Where an overlong line may be cut: a character no credential contains. */
 const SEPARATOR = /[\s,;"'<>{}()[\]]/;
 
@@ -37,6 +63,12 @@ export class MaskStream {
   /** The last TAIL characters pushed before this piece, and those with this piece: an END split over two pieces is still seen. */
   private tail = '';
   private recent = '';
+  /** The last lines released (at most CONTEXT characters, whole lines), read again before what follows them. */
+  private context = '';
+  /** How much was released, how much of it was read again as context, and where the last trigger was released. */
+  private released = 0;
+  private reread = 0;
+  private triggerAt = -Infinity;
   readonly counts: MaskCounts = {};
   constructor(private readonly opts: MaskOptions = {}) {}
 
@@ -143,8 +175,15 @@ export class MaskStream {
     if (this.open && this.open.lineStart >= cut) this.open = { ...this.open, at: this.open.at - cut, lineStart: this.open.lineStart - cut };
     else if (this.open) this.open = null; // released with what it was in (a key masked to its end)
     if (ready === '') return '';
-    const m = maskText(ready, this.opts);
+    // The lines before are read again only when they may name what follows (a trigger in them),
+    // and never more than REREAD times what is released: a stream of tiny pieces costs a bounded factor.
+    const useContext = this.triggerAt > this.released - CONTEXT && this.reread + this.context.length <= REREAD * (this.released + ready.length) + CONTEXT;
+    const m = maskAfter(useContext ? this.context : '', ready, this.opts);
+    if (useContext) this.reread += this.context.length;
     addCounts(this.counts, m.counts);
+    this.released += ready.length;
+    if (CONTEXT_TRIGGER.test(ready)) this.triggerAt = this.released;
+    this.context = lastLines(this.context + ready);
     return m.text;
   }
 }

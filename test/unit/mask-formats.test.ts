@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { maskText } from '../../src/mask/mask.js';
+import { MaskStream } from '../../src/mask/stream.js';
 
 const alnum = (n: number) => randomBytes(n * 2).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, n).padEnd(n, 'x');
 const hex = (n: number) => randomBytes(Math.ceil(n / 2)).toString('hex').slice(0, n);
@@ -164,4 +165,37 @@ describe('placeholders and descriptions stay', () => {
   ]) {
     test(line.trim(), () => unchanged(line));
   }
+});
+
+describe('the stream keeps the context of what it released', () => {
+  /** `text` through a stream, split where `pieces` says (each an index of `text`). */
+  function streamed(text: string, at: number[]): string {
+    const s = new MaskStream();
+    let out = '';
+    let from = 0;
+    for (const cut of [...at, text.length]) {
+      out += s.push(text.slice(from, cut));
+      from = cut;
+    }
+    return out + s.end();
+  }
+  test('a secret whose naming line came in an earlier piece', () => {
+    const v = pw();
+    const codes = [`${hex(5)}-${hex(5)}`, `${hex(5)}-${hex(5)}`];
+    const k = hex(64);
+    const cases: [string, string[]][] = [
+      [`deploy@mon-01:~$ cat /etc/restic/password\n${v}\ndeploy@mon-01:~$ `, [v]],
+      [`SAVE YOUR BACKUP CODES\n\n1. ${codes[0]}\n2. ${codes[1]}\n`, codes],
+      [`[upload-certs] Using certificate key:\n${k}\n`, [k]],
+      [`        - name: DB_PASSWORD\n          value: ${v}\n`, [v]],
+      [`1) "requirepass"\n2) "${v}"\n`, [v]],
+    ];
+    for (const [text, values] of cases) {
+      const whole = maskText(text).text;
+      for (const v of values) assert.ok(!whole.includes(v), `masked whole: ${whole}`);
+      // Split after every line: each secret arrives in a piece of its own.
+      const at = [...text.matchAll(/\n/g)].map((m) => m.index + 1);
+      assert.equal(streamed(text, at), whole);
+    }
+  });
 });

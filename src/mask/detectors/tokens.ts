@@ -55,7 +55,7 @@ export const TOKEN_SHAPES: ReadonlyArray<readonly [string, string]> = [
   ['pulumi_token', `pul-[a-f0-9]{40}`],
   ['elastic_enrollment_token', `eyJ2ZXIiOiI[A-Za-z0-9+/]{40,2048}={0,2}`],
   ['jwt', `eyJ[${B64U}]{8,}\\.eyJ[${B64U}]{8,}\\.[${B64U}]{8,}`],
-  ['k3s_token', `K10[0-9a-f]{64}::[a-z0-9_-]{1,32}:[A-Za-z0-9]{8,256}`],
+  ['cluster_join_token', `K10[0-9a-f]{64}::[a-z0-9_-]{1,32}:[A-Za-z0-9]{8,256}`],
   ['vault_token_legacy', `s\\.[A-Za-z0-9]{24}`],
   ['kubeadm_token', `[a-z0-9]{6}\\.[a-z0-9]{16}`],
 ];
