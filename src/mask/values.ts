@@ -56,6 +56,16 @@ export function isReference(value: string): boolean {
   return PLACEHOLDER.test(value) || MASKED.test(value) || PLACEHOLDER_WORDS.test(value);
 }
 
+/** The value's first word when more follows it (`$dir/x # comment`, `path,uid=1000`): up to a blank or a comma. */
+function firstWord(value: string): string | undefined {
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === ' ' || c === '\t' || c === ',') return i > 0 ? value.slice(0, i) : undefined;
+    if (c === '\n' || c === '\r' || c === '\v' || c === '\f' || (c! > '\x7f' && /\s/.test(c!))) return undefined; // any other blank ends the word with nothing after it
+  }
+  return undefined;
+}
+
 export function isSecretValue(strength: SecretName, whole: string): boolean {
   // What a weak name holds is judged without what was masked in it already: masking masked text changes nothing.
   const value = strength === 'weak' && whole.includes('⟦') ? whole.replace(MARKERS, '') : whole;
@@ -63,7 +73,7 @@ export function isSecretValue(strength: SecretName, whole: string): boolean {
   if (strength === null || value === '' || (strength === 'weak' && !looksLikeKeyMaterial(value)) || isReference(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value) || PLAIN_URL.test(value)) return false;
   // `$dir/private/cakey.pem # The private key`, fstab's `credentials=/etc/samba/x.cred,uid=1000`:
   // a value that starts with a reference or a path is one.
-  const first = /^[^\s,]+(?=[ \t,])/.exec(value)?.[0];
+  const first = firstWord(value);
   if (first !== undefined && (isReference(first) || PATH.test(first))) return false;
   return true; // strong, or weak with key material (checked first: it is the cheaper test)
 }
