@@ -104,6 +104,9 @@ function judgeName(name: string): SecretName {
   const words = nameWords(name);
   const last = words[words.length - 1];
   if (last === undefined || NOT_SECRET.has(words.join('_'))) return null;
+  // Base64 split at its case changes (`Smi8uuTGFOCrHuS05SKeuSG3qPw`, a hashed known_hosts entry) is no name:
+  // several of its words mix letters and digits, as no name's words do (`oauth2_token` has one).
+  if (name.length >= 20 && words.filter((w) => w.length >= 3 && /[a-z]\d|\d[a-z]/.test(w)).length >= 2) return null;
   // public_key, pubkey: public material (a salt or secret named after what it protects, `PublicLinkSalt`, is not).
   if ((words.includes('public') || words.includes('pub')) && !words.some((w) => /salt|secret|token|pass|pwd|psk/.test(w))) return null;
   // Helm's `existingSecret`, `existingPasswordSecret`: the name of a Secret object holding it, not the secret.

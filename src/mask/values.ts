@@ -22,7 +22,7 @@ const PLACEHOLDER =
  * under a secret's name is masked even when it is a documented example: fail closed.)
  */
 const PLACEHOLDER_WORDS =
-  /^(?:change[-_]?(?:me|it)|please[-_]?change[-_\w]*|(?:your|my|insert|enter|put|replace)[-_ ][-\w ]*|[-\w]*[-_ ]here|value_specified_in_no_log_parameter|\((?:sensitive(?: value)?|known after apply|hidden|redacted)\)|\d+ bytes)$/i;
+  /^(?:change[-_]?(?:me|it)|placeholder|dummy|please[-_]?change[-_\w]*|(?:your|my|insert|enter|put|replace)[-_ ][-\w ]*|[-\w]*[-_ ]here|value_specified_in_no_log_parameter|\((?:sensitive(?: value)?|known after apply|hidden|redacted)\)|\d+ bytes)$/i;
 /** A URL with no user information is an address (nginx's `proxy_pass http://…`), not a password. */
 const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/@]*(?:[/?#][^\s@]*)?$/i;
 /** A marker this masker wrote (span.ts): already masked. */
@@ -53,7 +53,16 @@ const LONG_REFERENCE = /^(?:\$\(|`|\$\{\{|\{\{)/;
 
 /** A reference to a secret, or a secret already masked: never masked (again). */
 export function isReference(value: string): boolean {
-  return PLACEHOLDER.test(value) || MASKED.test(value) || PLACEHOLDER_WORDS.test(value);
+  return PLACEHOLDER.test(value) || MASKED.test(value) || PLACEHOLDER_WORDS.test(value) || filled(value);
+}
+
+/** `ghp_xxxxxxxxxxxxxxxx`, `sk-****************`: a value that ends in a dozen of one filler character is a placeholder. */
+function filled(value: string): boolean {
+  if (value.length < 12) return false;
+  const c = value[value.length - 1]!;
+  if (!'xX*#.0'.includes(c)) return false;
+  for (let i = value.length - 12; i < value.length; i++) if (value[i] !== c) return false;
+  return true;
 }
 
 /** The value's first word when more follows it (`$dir/x # comment`, `path,uid=1000`): up to a blank or a comma. */

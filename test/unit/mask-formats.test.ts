@@ -99,6 +99,12 @@ describe('one-time passwords and signing keys', () => {
     const codes = [`${hex(4)} ${hex(4)}`.replace(/[a-f]/g, '7'), `${hex(5)}-${hex(5)}`];
     masks(`SAVE YOUR BACKUP CODES\n\n1. ${codes[0]}\n2. ${codes[1]}\n\nYou can only use each backup code once.`, codes);
   });
+  test('GitLab recovery codes (16 hex digits) and a recovery-codes file read in a terminal', () => {
+    const codes = [hex(16), hex(16)];
+    masks(`Your two-factor authentication recovery codes are:\n\n${codes.join('\n')}\n\nDuring sign in, use one of the codes above.`, codes);
+    const more = [`${hex(5)}-${hex(5)}`, `${hex(5)}-${hex(5)}`];
+    masks(`root@build-11:/root# cat ~/Documents/github-recovery-codes.txt\n${more.join('\n')}\nroot@build-11:/root# `, more);
+  });
   test('~/.google_authenticator: the secret and the scratch codes', () => {
     const s = base32(26);
     const codes = ['30920919', '48215533'];
@@ -128,6 +134,10 @@ describe('password hashes and stores', () => {
     masks(`"app" "${md5}"`, [md5]);
     const django = `pbkdf2_sha256$600000$${alnum(22)}$${b64(32)}`;
     masks(`admin|${django}`, [django]);
+  });
+  test("Postfix's sasl_passwd with the port by name", () => {
+    const v = pw();
+    masks(`[mail.example.net]:submission app@example.net:${v}`, [v]);
   });
   test('a command that reads a secret file: its lone lines, and key material in | fields', () => {
     const v = pw();
@@ -162,6 +172,10 @@ describe('placeholders and descriptions stay', () => {
     '+  password: VALUE_SPECIFIED_IN_NO_LOG_PARAMETER',
     'password:  34 bytes',
     '        proxy_pass http://10.0.0.4:8080;',
+    'GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+    'DB_PASSWORD=PLACEHOLDER',
+    'DB_PASSWORD={{ .Values.password }}',
+    '|1|Smi8uuTGFOCrHuS05SKeuSG3qPw=|4QG+tKEAw+iZKZLXOHafJgxw6LU= ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBB',
   ]) {
     test(line.trim(), () => unchanged(line));
   }

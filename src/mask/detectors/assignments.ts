@@ -19,7 +19,8 @@ import type { Span } from '../span.js';
 import { isSecretValue, JUDGE_LIMIT } from '../values.js';
 import { tokenAt } from './tokens.js';
 
-const REFERENCE = /\$\{\{[^}\n]{0,256}\}\}|\$\w{0,64}\{[^}\s]{0,256}\}/y;
+/** A reference that holds blanks, read whole: `${{ secrets.X }}`, `${X}`, a template's `{{ .Values.password }}`. */
+const REFERENCE = /\$\{\{[^}\n]{0,256}\}\}|\$\w{0,64}\{[^}\s]{0,256}\}|\{\{[^}\n]{0,256}\}\}/y;
 
 /**
  * The runs values are made of, read by hand: a run's end is found once, and any later
@@ -227,9 +228,10 @@ function separator(text: string, nameStart: number, nameEnd: number, strength: S
   return { at: i, form: c === '=' && !blankBefore && !blankAfter ? 'shell' : 'spaced' };
 }
 
-/** The length of a `${…}` reference at `i`, or 0. */
+/** The length of a `${…}` or `{{ … }}` reference at `i`, or 0. */
 function referenceLength(text: string, i: number): number {
-  if (text.charCodeAt(i) !== 36) return 0; // $
+  const c = text.charCodeAt(i);
+  if (c !== 36 && c !== 123) return 0; // $ or {
   REFERENCE.lastIndex = i;
   return REFERENCE.exec(text)?.[0].length ?? 0;
 }

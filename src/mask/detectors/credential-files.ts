@@ -25,7 +25,7 @@ const SCHEME_HASH = /(?:SCRAM-SHA-256\$\d{1,7}:[A-Za-z0-9+/=]{8,128}\$[A-Za-z0-9
 const SCHEME_NAMES = ['SCRAM-SHA-256', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256', 'argon2', 'scrypt'];
 const PG_MD5 = /md5[0-9a-f]{32}(?![0-9a-f])/y;
 /** Postfix's sasl_passwd: `[smtp.example.com]:587 user:PASSWORD`. */
-const SASL_PASSWD = /\[[^\]\s]+\](?::\d+)?[ \t]+[^\s:]+:(\S+)[ \t]*$/my;
+const SASL_PASSWD = /\[[^\]\s]+\](?::[\w-]{1,32})?[ \t]+[^\s:]+:(\S+)[ \t]*$/my; // the port by number or name (`:submission`)
 /** host:port:database:user:password, port a number or `*`. */
 const PGPASS = /^[^:\s#][^:\s]*:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^:\s\\]|\\.)+)[ \t]*$/my;
 /** netrc: `machine H login U password P` on one line, or `password P` alone on its line. */

@@ -100,6 +100,13 @@ function randomLooking(text: string, at: number, length: number): boolean {
   return /\d/.test(v) && /[a-z]/.test(v.slice(2)) && !/[\w.-]/.test(after) && (v[1] !== '.' || /[A-Z]/.test(v));
 }
 
+/** `ghp_xxxxxxxx…`: a shape's body one repeated character (after its prefix) is a placeholder, not a credential. */
+function filler(token: string): boolean {
+  const tail = token.slice(-16);
+  for (let i = 1; i < tail.length; i++) if (tail[i] !== tail[0]) return false;
+  return true;
+}
+
 /** The credential that starts at `at`, if one does. A Telegram token is masked from its bot id: `123456789:AA…`. */
 export function tokenAt(text: string, at: number): Span | null {
   const a = text.charCodeAt(at);
@@ -119,7 +126,7 @@ export function tokenAt(text: string, at: number): Span | null {
       return { start: at - bot[0].length, end: at + m[0].length, kind: s.kind };
     }
     // A fixed-length shape inside a longer word is not that credential; a documented example (`AKIAIOSFODNN7EXAMPLE`) is none.
-    if (/[A-Za-z0-9]/.test(text[at + m[0].length] ?? '') || m[0].includes('EXAMPLE')) continue;
+    if (/[A-Za-z0-9]/.test(text[at + m[0].length] ?? '') || m[0].includes('EXAMPLE') || filler(m[0])) continue;
     if (UNPREFIXED.has(s.kind) && !randomLooking(text, at, m[0].length)) continue;
     return { start: at, end: at + m[0].length, kind: s.kind };
   }

@@ -33,7 +33,7 @@ const GENERATORS = /^(?:keygen|genkey|genpsk|gen-key|generate-key|rand)$/;
 /** Whether a file path names a secret file: its name (without extension) names a secret, and it is no public key. */
 function secretFile(path: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1);
-  if (SECRET_FILES.has(base)) return true;
+  if (SECRET_FILES.has(base) || /(?:recovery|backup|scratch|emergency)[-_.]?codes?/i.test(base)) return true;
   if (PUBLIC_FILES.has(base) || /\.(?:pub|crt|pem\.pub|cert|csr)$/.test(base)) return false;
   return secretName(base.replace(/\.(?:txt|key|conf|cfg|secret)$/, '')) !== null || /\.key$/.test(base);
 }
@@ -107,7 +107,7 @@ function transcript(text: string, at: number, out: Span[]): number {
 const CODES_HEADING = /(?:backup|recovery|scratch|emergency|one[- ]time)[ -]codes?/iy;
 
 /** A line of codes: an optional `1.` or `-`, then one or more codes (`5606 4233`, `a1b2c-3d4e5`, `ABCD-EFGH-1234`) two blanks apart. */
-const CODE = /^[A-Za-z0-9]{3,12}(?:[ -][A-Za-z0-9]{3,12}){0,3}$/;
+const CODE = /^[A-Za-z0-9]{3,20}(?:[ -][A-Za-z0-9]{3,12}){0,3}$/; // GitLab's are 16 hex digits
 
 /** The codes under a heading whose `code` is at `at` (when a heading is there); returns where they end. */
 function backupCodes(text: string, at: number, out: Span[]): number {
