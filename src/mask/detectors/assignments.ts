@@ -14,10 +14,18 @@
  * unless a separator follows and the word could name a secret.
  */
 import { looksLikeKeyMaterial } from '../entropy.js';
-import { kindOfName, MAX_NAME, NAME_HINT, secretName, secretWordLast, type SecretName } from '../names.js';
+import { kindOfName as kindOfNameImported, MAX_NAME, NAME_HINT, secretName as secretNameImported, secretWordLast as secretWordLastImported, type SecretName } from '../names.js';
 import type { Span } from '../span.js';
-import { isSecretValue, JUDGE_LIMIT } from '../values.js';
-import { tokenAt } from './tokens.js';
+import { isSecretValue as isSecretValueImported, JUDGE_LIMIT } from '../values.js';
+import { tokenAt as tokenAtImported } from './tokens.js';
+
+// The imported functions as constants of this module: read for every candidate name, and a
+// loader that compiles imports to getters (tsx, which `npm run bench` runs under) would pay a call each time.
+const secretName = secretNameImported;
+const secretWordLast = secretWordLastImported;
+const kindOfName = kindOfNameImported;
+const isSecretValue = isSecretValueImported;
+const tokenAt = tokenAtImported;
 
 /** A reference that holds blanks, read whole: `${{ secrets.X }}`, `${X}`, a template's `{{ .Values.password }}`. */
 const REFERENCE = /\$\{\{[^}\n]{0,256}\}\}|\$\w{0,64}\{[^}\s]{0,256}\}|\{\{[^}\n]{0,256}\}\}/y;
@@ -365,7 +373,7 @@ function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[],
   if (end - start > MAX_NAME || end - start < 2) return false;
   const raw = text.slice(start, end);
   if (!NAMED_HINT.test(raw)) return false; // names no secret: the common case, decided without judging a name
-  const named = raw.replace(/\d{1,3}$/, ''); // Azure's `"keyName": "key1"`
+  const named = /\d$/.test(raw) ? raw.replace(/\d{1,3}$/, '') : raw; // Azure's `"keyName": "key1"`
   const strength = secretName(named);
   // A strong name, or under Azure's `keyName` a weak one (then its value must be key material).
   if (strength === null || (strength === 'weak' && !weakToo)) return false;
