@@ -110,6 +110,10 @@ describe('one-time passwords and signing keys', () => {
     const codes = ['30920919', '48215533'];
     masks(`${s}\n" RATE_LIMIT 3 30\n" TOTP_AUTH\n${codes.join('\n')}\n`, [s, ...codes]);
   });
+  test("oath-toolkit's users file", () => {
+    const seed = hex(40);
+    masks(`# Option User Prefix Seed\nHOTP/T30/6 jenkins - ${seed}\n`, [seed]);
+  });
   test('oathtool in a shell history', () => {
     const s = base32(32);
     masks(`oathtool --totp -b ${s}`, [s]);

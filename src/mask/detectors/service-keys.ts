@@ -8,7 +8,8 @@
  * - `vault operator init`: `Unseal Key N: …`, `Recovery Key N: …`;
  * - google-authenticator's `~/.google_authenticator`: the base32 secret on the line before its
  *   `" OPTION` lines, the 8-digit scratch codes after them;
- * - Consul's ACL tokens in a `tokens { agent = "…" }` block (HCL or JSON).
+ * - Consul's ACL tokens in a `tokens { agent = "…" }` block (HCL or JSON);
+ * - oath-toolkit's `/etc/users.oath`: `HOTP/T30/6 USER PIN SEED`.
  * Each format is found by a literal it must hold and read from its line's start with a
  * bounded expression (sticky), so no input makes this more than linear.
  */
@@ -27,6 +28,9 @@ const DEFAULT_COMMUNITIES = new Set(['public', 'private']);
 
 const SIGNING_KEY = /ed25519 [A-Za-z0-9_]{1,32} ([A-Za-z0-9+/]{43}=?)(?![A-Za-z0-9+/])/y;
 const VAULT_KEY = /(?:Unseal|Recovery) Key \d{1,3}: ([A-Za-z0-9+/=]{16,256})/y;
+
+/** oath-toolkit's users file (pam_oath): `HOTP/T30/6 USER PIN SEED`, the seed in hex. */
+const OATH_USER = /HOTP(?:\/[A-Z0-9]{1,8}){0,3}[ \t]+\S{1,64}[ \t]+\S{1,64}[ \t]+([0-9a-fA-F]{16,256})(?![0-9a-fA-F])/y;
 
 /** The option lines of a ~/.google_authenticator file. */
 const GA_SECRET = /^[A-Z2-7]{16,128}\r?$/;
@@ -93,7 +97,7 @@ function stickyGroups(text: string, at: number, re: RegExp, kind: string, out: S
  * a key file's first line is read by KEY_AT_START), snmpd.conf's directives, a signing key's algorithm, vault's key lines, an option
  * line of ~/.google_authenticator, a Consul `tokens` block.
  */
-const GATE = new RegExp(`\\n[ \\t]{0,16}\\d{1,5}[ \\t]+[A-Z]|community|com2sec|createUser|ed25519 |(?:Unseal|Recovery) Key \\d|\\n" [A-Z_]{8}|tokens"?[ \\t]*[:=]?[ \\t]*\\{`, 'g');
+const GATE = new RegExp(`\\n[ \\t]{0,16}\\d{1,5}[ \\t]+[A-Z]|community|com2sec|createUser|ed25519 |(?:Unseal|Recovery) Key \\d|HOTP[/ \\t]|\\n" [A-Z_]{8}|tokens"?[ \\t]*[:=]?[ \\t]*\\{`, 'g');
 
 /** The value group of a sticky match at `at` as a span of `kind`. */
 function value(text: string, at: number, re: RegExp, kind: string, out: Span[]): void {
@@ -117,7 +121,9 @@ export const serviceKeys: Detector = (text, out) => {
     if (g.startsWith('ed25519')) {
       if (at === 0 || !/[\w-]/.test(text[at - 1]!)) value(text, at, SIGNING_KEY, 'private_key', out);
     } else if (g.startsWith('Unseal') || g.startsWith('Recovery')) value(text, at, VAULT_KEY, 'vault_key', out);
-    else if (g.startsWith('\n"')) GATE.lastIndex = Math.max(GATE.lastIndex, googleAuthenticator(text, at + 1, out));
+    else if (g.startsWith('HOTP')) {
+      if (at === 0 || text[at - 1] === '\n') value(text, at, OATH_USER, 'totp_secret', out);
+    } else if (g.startsWith('\n"')) GATE.lastIndex = Math.max(GATE.lastIndex, googleAuthenticator(text, at + 1, out));
     else if (g.startsWith('tokens')) {
       if (at === 0 || !/\w/.test(text[at - 1]!)) GATE.lastIndex = Math.max(GATE.lastIndex, consulTokens(text, m, out));
     } else {
