@@ -12,8 +12,14 @@ import { credentialFiles } from './detectors/credential-files.js';
 import { httpCredentials } from './detectors/http-credentials.js';
 import { privateKeys } from './detectors/private-keys.js';
 import { sql } from './detectors/sql.js';
+import { serviceKeys } from './detectors/service-keys.js';
+import { contextSecrets } from './detectors/transcripts.js';
 import { words } from './detectors/words.js';
 import { marker, MARKER_SOURCE, type Detector, type Span } from './span.js';
+
+/** Each kind's marker, made once. */
+const markers = new Map<string, string>();
+const markerOf = (kind: string): string => markers.get(kind) ?? (markers.set(kind, marker(kind)), marker(kind));
 import type { Pseudonyms } from './pseudonyms.js';
 
 const MARKERS = new RegExp(MARKER_SOURCE, 'g');
@@ -21,7 +27,7 @@ const MARKERS = new RegExp(MARKER_SOURCE, 'g');
 const SGR = /\x1b\[[0-9;]*m/g;
 
 /** Every detector, in the order their kinds win when two ranges start at the same place. */
-export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, sql, words];
+export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, sql, words, serviceKeys, contextSecrets];
 
 export type MaskCounts = Record<string, number>;
 
@@ -48,14 +54,16 @@ function secretSpansPlain(text: string): Span[] {
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   if (text.includes('⟦')) found = outsideMarkers(text, found);
   if (found.length === 0) return found;
-  const merged: Span[] = [{ ...found[0]! }];
-  for (let i = 1; i < found.length; i++) {
+  // The detectors' own span objects, fresh for this call, are merged in place (no copies: a text of many secrets makes many).
+  let n = 0;
+  for (let i = 0; i < found.length; i++) {
     const s = found[i]!;
-    const last = merged[merged.length - 1]!;
-    if (s.start < last.end) last.end = Math.max(last.end, s.end);
-    else if (s.end > s.start) merged.push({ ...s });
+    const last = n > 0 ? found[n - 1]! : null;
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else if (s.end > s.start) found[n++] = s;
   }
-  return merged;
+  found.length = n;
+  return found;
 }
 
 /**
@@ -120,7 +128,7 @@ export function maskLines(items: string[], opts: MaskOptions, counts: MaskCounts
     while (k < spans.length && spans[k]!.start <= b) {
       const sp = spans[k]!;
       if (sp.start >= a) {
-        s += plain(joined.slice(at, sp.start)) + marker(sp.kind);
+        s += plain(joined.slice(at, sp.start)) + markerOf(sp.kind);
         counts[sp.kind] = (counts[sp.kind] ?? 0) + 1;
       }
       at = Math.max(at, Math.min(sp.end, b));
@@ -131,6 +139,28 @@ export function maskLines(items: string[], opts: MaskOptions, counts: MaskCounts
     pos = b + 1;
   }
   return out;
+}
+
+/**
+ * `text` masked as what follows `context` (text already released, not repeated): the spans
+ * are found in both together, so a secret that only the lines before it name (a command and
+ * its output, a heading and its codes, a name alone on its line) is still masked when the
+ * text arrives apart from them. A span that starts in the context masks what of it is in `text`.
+ */
+export function maskAfter(context: string, text: string, opts: MaskOptions = {}): Masked {
+  if (context === '') return maskText(text, opts);
+  const joined = context + text;
+  const counts: MaskCounts = {};
+  const plain = (s: string) => (opts.pseudonyms ? opts.pseudonyms.apply(s) : s);
+  let out = '';
+  let at = context.length;
+  for (const sp of secretSpans(joined)) {
+    if (sp.end <= at) continue;
+    out += plain(joined.slice(at, Math.max(at, sp.start))) + markerOf(sp.kind);
+    counts[sp.kind] = (counts[sp.kind] ?? 0) + 1;
+    at = sp.end;
+  }
+  return { text: out + plain(joined.slice(at)), counts };
 }
 
 /** Adds `more` into `into` (counts of several texts). */

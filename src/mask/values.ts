@@ -14,6 +14,17 @@ import { MARKER_SOURCE } from './span.js';
  */
 const PLACEHOLDER =
   /^(?:\$\{\{.*\}\}|\$\w*\{[^}]*\}(?:\/\S*)?|\$[A-Za-z_][A-Za-z0-9_]*(?:\/\S*|(?:::\w+)+)|\$\(.*|`.*|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|%\([^)]*\)s|\{\{.*\}\}|(?:var|local|data|module|each)\.[\w.\[\]"-]+|<[^<>]*>|\*+|x{3,}|X{3,}|\S{0,12}(?:\.{3}|…)|\[?redacted\]?|\[?masked\]?)$/i;
+/**
+ * Placeholders that documentation and example files put where a secret goes: `changeme`,
+ * `your-token-here`, `<stripe secret key>`, Ansible's no_log marker, Terraform's
+ * `(sensitive value)`, and `kubectl describe secret`'s `34 bytes`. No secret is spelled
+ * so. (A documented example key id, `AKIAIOSFODNN7EXAMPLE`, is left by tokens.ts; a value
+ * under a secret's name is masked even when it is a documented example: fail closed.)
+ */
+const PLACEHOLDER_WORDS =
+  /^(?:change[-_]?(?:me|it)|placeholder|dummy|please[-_]?change[-_\w]*|(?:your|my|insert|enter|put|replace)[-_ ][-\w ]*|[-\w]*[-_ ]here|value_specified_in_no_log_parameter|\((?:sensitive(?: value)?|known after apply|hidden|redacted)\)|\d+ bytes)$/i;
+/** A URL with no user information is an address (nginx's `proxy_pass http://…`), not a password. */
+const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,15}:\/\/[^\s/@]*(?:[/?#][^\s@]*)?$/i;
 /** A marker this masker wrote (span.ts): already masked. */
 const MASKED = new RegExp(`^${MARKER_SOURCE}$`);
 /** Flags, states, nothing, and /etc/services' `kpasswd 464/udp`. */
@@ -29,16 +40,49 @@ const PATH = /^(?:[\w.-]+:)?(?:~\/|\.{1,2}\/|\/(?:etc|run|var|srv|opt|home|root|
 /** Public key material under a name such as `key`: SSH public keys, PGP and X.509 armour. */
 const PUBLIC = /^(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-|sk-(?:ssh|ecdsa)|-----BEGIN (?:CERTIFICATE|PUBLIC|PGP PUBLIC))/;
 
+/**
+ * How much of a value is judged. A longer value is no reference, path or setting (those are
+ * short): under a strong name it is a secret, under a weak one key material when its first
+ * JUDGE_LIMIT characters are. Judging a bounded part keeps each judgement's cost bounded.
+ */
+export const JUDGE_LIMIT = 256;
+const MARKERS = new RegExp(MARKER_SOURCE, 'g');
+
+/** How a long reference starts: a command's output, a template. */
+const LONG_REFERENCE = /^(?:\$\(|`|\$\{\{|\{\{)/;
+
 /** A reference to a secret, or a secret already masked: never masked (again). */
 export function isReference(value: string): boolean {
-  return PLACEHOLDER.test(value) || MASKED.test(value);
+  return PLACEHOLDER.test(value) || MASKED.test(value) || PLACEHOLDER_WORDS.test(value) || filled(value);
 }
 
-export function isSecretValue(strength: SecretName, value: string): boolean {
-  if (strength === null || value === '' || (strength === 'weak' && !looksLikeKeyMaterial(value)) || isReference(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value)) return false;
+/** `ghp_xxxxxxxxxxxxxxxx`, `sk-****************`: a value that ends in a dozen of one filler character is a placeholder. */
+function filled(value: string): boolean {
+  if (value.length < 12) return false;
+  const c = value[value.length - 1]!;
+  if (!'xX*#.0'.includes(c)) return false;
+  for (let i = value.length - 12; i < value.length; i++) if (value[i] !== c) return false;
+  return true;
+}
+
+/** The value's first word when more follows it (`$dir/x # comment`, `path,uid=1000`): up to a blank or a comma. */
+function firstWord(value: string): string | undefined {
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === ' ' || c === '\t' || c === ',') return i > 0 ? value.slice(0, i) : undefined;
+    if (c === '\n' || c === '\r' || c === '\v' || c === '\f' || (c! > '\x7f' && /\s/.test(c!))) return undefined; // any other blank ends the word with nothing after it
+  }
+  return undefined;
+}
+
+export function isSecretValue(strength: SecretName, whole: string): boolean {
+  // What a weak name holds is judged without what was masked in it already: masking masked text changes nothing.
+  const value = strength === 'weak' && whole.includes('⟦') ? whole.replace(MARKERS, '') : whole;
+  if (value.length > JUDGE_LIMIT) return strength !== null && !PUBLIC.test(value) && !LONG_REFERENCE.test(value) && (strength === 'strong' || looksLikeKeyMaterial(value.slice(0, JUDGE_LIMIT)));
+  if (strength === null || value === '' || (strength === 'weak' && !looksLikeKeyMaterial(value)) || isReference(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value) || PLAIN_URL.test(value)) return false;
   // `$dir/private/cakey.pem # The private key`, fstab's `credentials=/etc/samba/x.cred,uid=1000`:
   // a value that starts with a reference or a path is one.
-  const first = /^[^\s,]+(?=[ \t,])/.exec(value)?.[0];
+  const first = firstWord(value);
   if (first !== undefined && (isReference(first) || PATH.test(first))) return false;
   return true; // strong, or weak with key material (checked first: it is the cheaper test)
 }

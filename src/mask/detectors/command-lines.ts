@@ -32,20 +32,33 @@ const PROGRAMS: ReadonlyArray<readonly [RegExp, RegExp]> = [
   [/\b(?:smbclient|rpcclient|smbmap|net)\b/, new RegExp(`[ \\t](?:-U|--user)(?:[ \\t]+|=)['"]?[^\\s%'"]+%${VALUE}`, 'g')],
   [/\bwpa_passphrase\b/, new RegExp(`\\bwpa_passphrase[ \\t]+(?:'[^'\\n]*'|"[^"\\n]*"|\\S+)[ \\t]+${VALUE}`, 'g')],
   [/\bPDO\b/, /\bPDO(?:->__construct)?\(\s*'[^'\n]*',\s*'[^'\n]*',\s*'([^'\n]+)'/g],
+  // Net-SNMP's tools: -c COMMUNITY (v1, v2c), -A AUTHPASS and -X PRIVPASS (v3).
+  [/\bsnmp(?:walk|bulkwalk|get|getnext|bulkget|set|trap|inform|table|df|netstat|status|delta|test|usm|vacm|translate)\b/, new RegExp(`[ \\t]-[cAX][ \\t]*${VALUE}`, 'g')],
+  // oathtool's KEY: its first argument that is no option (`oathtool --totp -b KEY`).
+  [/\boathtool\b/, new RegExp(`\\boathtool(?:[ \\t]+-[-\\w=]*)*[ \\t]+${VALUE}`, 'g')],
 ];
 /** Any program's name: a line that holds none is not read further. */
-const ANY = new RegExp(PROGRAMS.map(([program]) => program.source).join('|'), 'g');
+const ANY = new RegExp(PROGRAMS.map(([program]) => program.source).join('|'));
+/**
+ * What a line must hold before a program's name is looked for in it: one of the flags
+ * above after a blank (`-p`, `-a`, `-w`, `-k`, `-u`, `-U`, `-N`, `-P`, `-storepass`,
+ * `-deststorepass`, `--passphrase`, `--user`, snmp's `-c`, `-A`, `-X`, oathtool's `-b`), or one
+ * of the two programs that take none.
+ * One literal-led pass finds these; the program names (an expression with no literal to
+ * skip to) are then read on those lines only.
+ */
+const GATE = /[ \t]-[-pawkuUNPsdcAXb]|wpa_passphrase|PDO/g;
 
 export const commandLines: Detector = (text, out) => {
-  ANY.lastIndex = 0;
-  for (let m; (m = ANY.exec(text)); ) {
-    // The line of this program's name, read once for every program on it.
+  GATE.lastIndex = 0;
+  for (let m; (m = GATE.exec(text)); ) {
+    // The line of this flag, read once for every program on it.
     const lineStart = text.lastIndexOf('\n', m.index) + 1;
     let lineEnd = text.indexOf('\n', m.index);
     if (lineEnd < 0) lineEnd = text.length;
     const line = text.slice(lineStart, lineEnd);
-    for (const [program, flags] of PROGRAMS) if (program.test(line)) values(line, lineStart, flags, out);
-    ANY.lastIndex = lineEnd;
+    if (ANY.test(line)) for (const [program, flags] of PROGRAMS) if (program.test(line)) values(line, lineStart, flags, out);
+    GATE.lastIndex = lineEnd;
   }
 };
 

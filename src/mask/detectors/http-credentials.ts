@@ -13,28 +13,41 @@ import type { Detector, Span } from '../span.js';
 import { isReference } from '../values.js';
 
 /** `Authorization: Basic dXNlcjpwYXNz`, `proxy-authorization=Bearer x`, `"Authorization": "token x"`. */
-const HEADER = /authorization["']?(?:[ \t]*[:=][ \t]*["']?(?:(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)[ \t]+)?|[ \t]+["']?(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)[ \t]+)([^\s"',;]{4,}(?:,\s*[A-Za-z]+=[^\s,"']+)*)/gi;
+const HEADER = /authorization["']?(?:[ \t]*[:=][ \t]*["']?(?:(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)[ \t]+)?|[ \t]+["']?(basic|bearer|token|bot|digest|negotiate|ntlm|aws4-hmac-sha256|apikey|sso-key)[ \t]+)([^\s"',;]{4,}(?:,\s*[A-Za-z]+=[^\s,"']+)*)/iy;
 /** A bearer token anywhere: `curl -H 'Bearer x'`, `token=Bearer x`. */
-const BEARER = /bearer[ \t]+([A-Za-z0-9._~+/=-]{8,})/gi;
+const BEARER = /bearer[ \t]+([A-Za-z0-9._~+/=-]{8,})/iy;
 /** A bare `Basic <base64>` (an access log's header field): only when it decodes to `user:password`. */
-const BASIC = /basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})/gi;
+const BASIC = /basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})/iy;
 /** Go's MySQL driver DSN: `user:PASSWORD@tcp(host:3306)/db`. */
 const MYSQL_DSN = /[\w.-]{1,64}:([^\s@/:"']{1,256})@(?:tcp|unix|udp)\(/g;
 /** Webhook URLs whose path is the credential. */
-const WEBHOOK = /(?:hooks\.slack\.com\/(?:services|workflows|triggers)|discord(?:app)?\.com\/api\/webhooks)\/([A-Za-z0-9_/-]{20,})/g;
+const WEBHOOK = /(?:hooks\.slack\.com\/(?:services|workflows|triggers)|discord(?:app)?\.com\/api\/webhooks)\/([A-Za-z0-9_/-]{20,})/y;
 /** Azure SAS and other signed URLs: `sig=` up to the next parameter. */
-const SAS_SIG = /sig=([A-Za-z0-9%+/=_-]{16,})/g;
+const SAS_SIG = /sig=([A-Za-z0-9%+/=_-]{16,})/y;
+/**
+ * Where any of the expressions above may start: one pass finds these places, and each
+ * expression is tried only where its own literal is (sticky), not in a pass of its own.
+ */
+const GATE = /[Aa]uthorization|AUTHORIZATION|[Bb]earer|BEARER|[Bb]asic|BASIC|hooks\.slack\.com|discord|sig=/g; // the spellings headers use: case-sensitive alternatives scan faster than /i
 
-/** Adds the last group of each match of `re` as a span of `kind` (or of what `kindOf` says). */
-function groups(text: string, re: RegExp, out: Span[], kindOf: (m: RegExpExecArray) => string | null): void {
-  re.lastIndex = 0;
-  for (let m; (m = re.exec(text)); ) {
-    const value = m[m.length - 1]!;
-    const kind = kindOf(m);
-    if (kind === null || isReference(value)) continue;
-    const start = m.index + m[0].length - value.length;
-    out.push({ start, end: start + value.length, kind });
-  }
+/**
+ * Where each expression's last match ended: a place inside it is not tried again (a value
+ * is not read again from each `sig=` inside it), as a global expression's pass would skip it.
+ */
+const matchedTo = new Map<RegExp, number>();
+
+/** Adds the last group of `re`'s match at `at` (sticky), if any, as a span of `kind` (or of what `kindOf` says). */
+function groupAt(text: string, at: number, re: RegExp, out: Span[], kindOf: (m: RegExpExecArray) => string | null): void {
+  if (at < (matchedTo.get(re) ?? 0)) return;
+  re.lastIndex = at;
+  const m = re.exec(text);
+  if (!m) return;
+  matchedTo.set(re, m.index + m[0].length);
+  const value = m[m.length - 1]!;
+  const kind = kindOf(m);
+  if (kind === null || isReference(value)) return;
+  const start = m.index + m[0].length - value.length;
+  out.push({ start, end: start + value.length, kind });
 }
 
 const SCHEME_KIND: Record<string, string> = { basic: 'basic_auth', bearer: 'bearer' };
@@ -62,12 +75,34 @@ function urlPasswords(text: string, out: Span[]): void {
   }
 }
 
+const headerKind = (text: string) => (m: RegExpExecArray) => (startsWord(text, m.index) || text[m.index - 1] === '-' ? (SCHEME_KIND[(m[1] ?? m[2] ?? '').toLowerCase()] ?? 'authorization') : null);
+
 export const httpCredentials: Detector = (text, out) => {
-  groups(text, HEADER, out, (m) => (startsWord(text, m.index) || text[m.index - 1] === '-' ? (SCHEME_KIND[(m[1] ?? m[2] ?? '').toLowerCase()] ?? 'authorization') : null));
-  groups(text, BEARER, out, (m) => (startsWord(text, m.index) ? 'bearer' : null));
-  groups(text, BASIC, out, (m) => (startsWord(text, m.index) && /^[^:\s]{1,64}:\S/.test(Buffer.from(m[1]!, 'base64').toString('latin1')) ? 'basic_auth' : null));
+  matchedTo.clear();
+  GATE.lastIndex = 0;
+  for (let g; (g = GATE.exec(text)); ) {
+    const at = g.index;
+    switch (g[0].charCodeAt(0) | 32) {
+      case 97: // a
+        groupAt(text, at, HEADER, out, headerKind(text));
+        break;
+      case 98: // b
+        if (g[0].length === 6) groupAt(text, at, BEARER, out, (m) => (startsWord(text, m.index) ? 'bearer' : null));
+        else groupAt(text, at, BASIC, out, (m) => (startsWord(text, m.index) && /^[^:\s]{1,64}:\S/.test(Buffer.from(m[1]!, 'base64').toString('latin1')) ? 'basic_auth' : null));
+        break;
+      case 115: // s
+        groupAt(text, at, SAS_SIG, out, (m) => (m.index > 0 && '?&;'.includes(text[m.index - 1]!) ? 'azure_sas' : null));
+        break;
+      default: // hooks.slack.com, discord
+        groupAt(text, at, WEBHOOK, out, () => 'webhook');
+    }
+  }
   urlPasswords(text, out);
-  if (text.includes('@tcp(') || text.includes('@unix(') || text.includes('@udp(')) groups(text, MYSQL_DSN, out, () => 'url_password');
-  groups(text, WEBHOOK, out, () => 'webhook');
-  groups(text, SAS_SIG, out, (m) => (m.index > 0 && '?&;'.includes(text[m.index - 1]!) ? 'azure_sas' : null));
+  if (text.includes('@tcp(') || text.includes('@unix(') || text.includes('@udp(')) {
+    MYSQL_DSN.lastIndex = 0;
+    for (let m; (m = MYSQL_DSN.exec(text)); ) {
+      const start = m.index + m[0].length - m[1]!.length;
+      if (!isReference(m[1]!)) out.push({ start, end: start + m[1]!.length, kind: 'url_password' });
+    }
+  }
 };

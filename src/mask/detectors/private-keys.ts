@@ -16,8 +16,20 @@ const AGE = /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g;
 /** PuTTY .ppk: the private part follows "Private-Lines: N" up to the MAC line. */
 const PUTTY = /^Private-Lines: \d+\r?\n[\s\S]*?(?=^Private-MAC:|$(?![\s\S]))/gm;
 
+/** The armours' literals: one pass says which of them the text holds, and each is read only then. */
+const ANY_ARMOUR = /-----BEGIN |AGE-SECRET-KEY-1|Private-Lines:/g;
+
 export const privateKeys: Detector = (text, out) => {
-  if (text.includes('-----BEGIN ')) {
+  let begin = false;
+  let age = false;
+  let putty = false;
+  ANY_ARMOUR.lastIndex = 0;
+  for (let m; !(begin && age && putty) && (m = ANY_ARMOUR.exec(text)); ) {
+    if (m[0][0] === '-') begin = true;
+    else if (m[0][0] === 'A') age = true;
+    else putty = true;
+  }
+  if (begin) {
     KEY_BEGIN.lastIndex = 0;
     for (let m; (m = KEY_BEGIN.exec(text)); ) {
       const endMarker = keyEnd(m[1]!);
@@ -27,11 +39,11 @@ export const privateKeys: Detector = (text, out) => {
       KEY_BEGIN.lastIndex = end;
     }
   }
-  if (text.includes('AGE-SECRET-KEY-1')) {
+  if (age) {
     AGE.lastIndex = 0;
     for (let m; (m = AGE.exec(text)); ) out.push({ start: m.index, end: m.index + m[0].length, kind: 'private_key' });
   }
-  if (text.includes('Private-Lines:')) {
+  if (putty) {
     PUTTY.lastIndex = 0;
     for (let m; (m = PUTTY.exec(text)); ) {
       if (m[0].length === 0) PUTTY.lastIndex++;

@@ -53,7 +53,11 @@ export const TOKEN_SHAPES: ReadonlyArray<readonly [string, string]> = [
   ['newrelic_key', `NRAK-[A-Z0-9]{27}`],
   ['doppler_token', `dp\\.(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40,}`],
   ['pulumi_token', `pul-[a-f0-9]{40}`],
+  ['elastic_enrollment_token', `eyJ2ZXIiOiI[A-Za-z0-9+/]{40,2048}={0,2}`],
   ['jwt', `eyJ[${B64U}]{8,}\\.eyJ[${B64U}]{8,}\\.[${B64U}]{8,}`],
+  ['cluster_join_token', `K10[0-9a-f]{64}::[a-z0-9_-]{1,32}:[A-Za-z0-9]{8,256}`],
+  ['vault_token_legacy', `s\\.[A-Za-z0-9]{24}`],
+  ['kubeadm_token', `[a-z0-9]{6}\\.[a-z0-9]{16}`],
 ];
 
 /** The shortest credential any shape matches (a Slack token: `xoxb-` and ten more). */
@@ -62,22 +66,57 @@ export const MIN_TOKEN = 15;
 interface Shape {
   kind: string;
   re: RegExp;
+  /** Where a fixed character must be, from the start (-1: none checked). */
+  at: number;
+  code: number;
 }
+/** Fixed characters of the shapes that start with a run: mailchimp's `-` after 32 hex digits, kubeadm's `.` after 6. */
+const FIXED: Record<string, [number, string]> = { mailchimp_key: [32, '-'], kubeadm_token: [6, '.'] };
 const HEX = '0123456789abcdef';
-/** Shapes by their first two characters. */
-const BY_PREFIX = new Map<string, Shape[]>();
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+/** Shapes by their first two characters (ASCII both), at `first * 128 + second`: a lookup with no string made. */
+const BY_PREFIX: (Shape[] | undefined)[] = new Array(128 * 128);
 for (const [kind, pattern] of TOKEN_SHAPES) {
-  const shape = { kind, re: new RegExp(pattern, 'y') };
-  const lead = /^(?:\(\?:([^)]*)\)|([A-Za-z0-9_.:-]{2}))/.exec(pattern);
-  const prefixes = lead?.[2] ? [lead[2]] : lead?.[1] ? lead[1].split('|').map((p) => p.slice(0, 2)) : [...HEX].flatMap((a) => [...HEX].map((b) => a + b));
-  for (const p of new Set(prefixes)) BY_PREFIX.set(p, [...(BY_PREFIX.get(p) ?? []), shape]);
+  const fixed = FIXED[kind];
+  const shape = { kind, re: new RegExp(pattern, 'y'), at: fixed ? fixed[0] : -1, code: fixed ? fixed[1].charCodeAt(0) : 0 };
+  const lead = /^(?:\(\?:([^)]*)\)|([A-Za-z0-9_.:-]{2}))/.exec(pattern.replace(/\\(.)/g, '$1'));
+  const first = pattern.startsWith('[a-z0-9]') ? BASE36 : HEX; // a shape with no literal: any pair of its alphabet
+  const prefixes = lead?.[2] ? [lead[2]] : lead?.[1] ? lead[1].split('|').map((p) => p.slice(0, 2)) : [...first].flatMap((a) => [...first].map((b) => a + b));
+  for (const p of new Set(prefixes)) {
+    const at = p.charCodeAt(0) * 128 + p.charCodeAt(1);
+    BY_PREFIX[at] = [...(BY_PREFIX[at] ?? []), shape];
+  }
+}
+
+/**
+ * Shapes with little or no literal prefix (a legacy Vault `s.` token, a kubeadm bootstrap
+ * token `abcdef.0123456789abcdef`): only drawn-at-random looking ones, not a host name's
+ * labels or an attribute path: digits and letters both, and nothing but `.`, `-`… after it.
+ */
+const UNPREFIXED = new Set(['vault_token_legacy', 'kubeadm_token']);
+function randomLooking(text: string, at: number, length: number): boolean {
+  const v = text.slice(at, at + length);
+  const after = text[at + length] ?? '';
+  return /\d/.test(v) && /[a-z]/.test(v.slice(2)) && !/[\w.-]/.test(after) && (v[1] !== '.' || /[A-Z]/.test(v));
+}
+
+/** `ghp_xxxxxxxx…`: a shape's body one repeated character (after its prefix) is a placeholder, not a credential. */
+function filler(token: string): boolean {
+  const tail = token.slice(-16);
+  for (let i = 1; i < tail.length; i++) if (tail[i] !== tail[0]) return false;
+  return true;
 }
 
 /** The credential that starts at `at`, if one does. A Telegram token is masked from its bot id: `123456789:AA…`. */
 export function tokenAt(text: string, at: number): Span | null {
-  const shapes = BY_PREFIX.get(text.slice(at, at + 2));
+  const a = text.charCodeAt(at);
+  const b = text.charCodeAt(at + 1);
+  if (!(a < 128 && b < 128)) return null; // also NaN past the end
+  const shapes = BY_PREFIX[a * 128 + b];
   if (!shapes) return null;
   for (const s of shapes) {
+    // Shapes with a literal at a fixed place after a run (`-us` after 32 hex digits, `.` after 6): that character first.
+    if (s.at >= 0 && text.charCodeAt(at + s.at) !== s.code) continue;
     s.re.lastIndex = at;
     const m = s.re.exec(text);
     if (!m) continue;
@@ -86,8 +125,9 @@ export function tokenAt(text: string, at: number): Span | null {
       if (!bot) continue;
       return { start: at - bot[0].length, end: at + m[0].length, kind: s.kind };
     }
-    // A fixed-length shape inside a longer word is not that credential.
-    if (/[A-Za-z0-9]/.test(text[at + m[0].length] ?? '')) continue;
+    // A fixed-length shape inside a longer word is not that credential; a documented example (`AKIAIOSFODNN7EXAMPLE`) is none.
+    if (/[A-Za-z0-9]/.test(text[at + m[0].length] ?? '') || m[0].includes('EXAMPLE') || filler(m[0])) continue;
+    if (UNPREFIXED.has(s.kind) && !randomLooking(text, at, m[0].length)) continue;
     return { start: at, end: at + m[0].length, kind: s.kind };
   }
   return null;

@@ -12,26 +12,49 @@ import { MIN_TOKEN, tokenAt } from './tokens.js';
 
 const OPEN_MARKER = '⟦'.charCodeAt(0);
 const MARKER = new RegExp(MARKER_SOURCE, 'y');
-const WORD = new Uint8Array(128);
-for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-') WORD[ch.charCodeAt(0)] = 1;
+/** Each UTF-16 code unit's class: 1 a word character, 2 the opening of a marker, 0 anything else. */
+const CLASS = new Uint8Array(65536);
+for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-') CLASS[ch.charCodeAt(0)] = 1;
+CLASS[OPEN_MARKER] = 2;
+const WORD = 1;
+const OPEN = 2;
+/**
+ * The first three characters of every hint (NAME_HINT's words, lower case; a two-letter
+ * hint after any character): a word in which none of these occurs holds no hint, so the
+ * scan knows from the characters it reads anyway, with no second pass over the text,
+ * which words are worth judging as names. Indexed by three 7-bit codes.
+ */
+const HINT_START = new Uint8Array(1 << 21);
+for (const w of NAME_HINT.source.split('|')) {
+  const c = [...w.slice(0, 3)].map((ch) => ch.charCodeAt(0));
+  if (c.length === 3) HINT_START[(c[0]! << 14) | (c[1]! << 7) | c[2]!] = 1;
+  else for (let x = 0; x < 128; x++) HINT_START[(x << 14) | (c[0]! << 7) | c[1]!] = 1;
+}
+const TOKEN_MIN = MIN_TOKEN; // imported bindings read once: the loop below reads them for every word
+const tokenAtFn = tokenAt;
+const assignmentAtFn = assignmentAt;
+
+/** `name`, `Name`, `key` or `Key` (PAIR_NAMES) at [start, end), read without making a string of every short word. */
+function isPairName(text: string, start: number, end: number): boolean {
+  const len = end - start;
+  return (len === 4 || len === 3) && (text.charCodeAt(start) | 32) === (len === 4 ? 110 : 107) && PAIR_NAMES.has(text.slice(start, end));
+}
 
 export const words: Detector = (text, out) => {
   const n = text.length;
   let i = 0;
-  // The next secret word's place (NAME_HINT, one pass ahead of the scan): a word holding none names no secret.
-  const hints = new RegExp(NAME_HINT.source, NAME_HINT.flags);
-  let hint = hints.exec(text)?.index ?? n;
   while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c >= 128 || WORD[c] === 0) {
-      if (c === OPEN_MARKER) {
+    let code = text.charCodeAt(i);
+    let c = CLASS[code]!;
+    if (c !== WORD) {
+      if (c === OPEN) {
         // A marker this masker wrote is opaque: its words are no name. Followed by a value
         // (`⟦secret:password⟧=x`, planted), it names a secret, so the value is masked.
         MARKER.lastIndex = i;
         const m = MARKER.exec(text);
         if (m) {
           const end = i + m[0].length;
-          i = text[end] === '=' || text[end] === ':' ? Math.max(end, assignmentAt(text, i, end, out, 'strong')) : end;
+          i = text[end] === '=' || text[end] === ':' ? Math.max(end, assignmentAtFn(text, i, end, out, 'strong')) : end;
           continue;
         }
       }
@@ -39,21 +62,31 @@ export const words: Detector = (text, out) => {
       continue;
     }
     const start = i;
-    do i++;
-    while (i < n && text.charCodeAt(i) < 128 && WORD[text.charCodeAt(i)] === 1);
-    if (i - start >= MIN_TOKEN) {
-      const t = tokenAt(text, start);
+    let h = code | 32; // the last three characters, lower case (letters; other word characters stay distinct)
+    let hinted = 0;
+    for (;;) {
+      code = text.charCodeAt(++i);
+      c = CLASS[code]!;
+      if (c !== WORD) break;
+      h = ((h << 7) | (code | 32)) & 0x1fffff;
+      hinted |= HINT_START[h]!;
+    }
+    if (i > n) i = n;
+    if (i - start >= TOKEN_MIN) {
+      const t = tokenAtFn(text, start);
       if (t) {
         out.push(t);
         i = Math.max(i, t.end);
         continue;
       }
     }
-    while (hint < start) {
-      hints.lastIndex = Math.max(hints.lastIndex, start);
-      hint = hints.exec(text)?.index ?? n;
-    }
-    if (hint < i || (i - start <= 4 && PAIR_NAMES.has(text.slice(start, i)))) i = Math.max(i, assignmentAt(text, start, i, out));
+    if ((hinted === 1 && hasHint(text, start, i)) || isPairName(text, start, i)) i = Math.max(i, assignmentAtFn(text, start, i, out));
   }
   forgetLine();
 };
+
+const HINT = new RegExp(NAME_HINT.source, 'i');
+/** Whether the word holds a hint (the three characters said one may start in it). */
+function hasHint(text: string, start: number, end: number): boolean {
+  return HINT.test(text.slice(start, end));
+}
