@@ -10,8 +10,9 @@
  * Go's `%+v` (`&{User:app Password:x}`, `map[password:x]`), space-separated directives
  * (`requirepass x`, `bindpw x`, `SetEnv DB_PASSWORD x`) and wpa_supplicant (`psk="x"`).
  *
- * The word scan (words.ts) calls `assignmentAt` after every word; it returns at once
- * unless a separator follows and the word could name a secret.
+ * The word scan (words.ts) calls `assignmentAt` after a word that names a secret (or a
+ * pair's `name`/`key`) and is followed by what may be a separator; it returns at once
+ * unless a separator follows. A name that names no secret masks nothing here.
  */
 import { looksLikeKeyMaterial } from '../entropy.js';
 import { kindOfName as kindOfNameImported, MAX_NAME, NAME_HINT, secretName as secretNameImported, secretWordLast as secretWordLastImported, type SecretName } from '../names.js';
@@ -287,10 +288,12 @@ function valueRange(text: string, i: number, form: Form, lineEnd: number, pairQu
  * and its value is a secret, adds the value's span. Returns where the scan goes on: after
  * the value of a secret name, or right after the separator of any other name, so that an
  * assignment inside its value (`Environment=API_TOKEN=x`) is read too. `forced`: the
- * name's strength when it is no word (a marker followed by `=x`).
+ * name's strength when it is no word (a marker followed by `=x`); `name`: the name's text
+ * when the caller has it already.
  */
-export function assignmentAt(text: string, nameStart: number, nameEnd: number, out: Span[], forced?: SecretName): number {
-  const name = text.slice(nameStart, nameEnd);
+export function assignmentAt(text: string, nameStart: number, nameEnd: number, out: Span[], forced?: SecretName, known?: string): number {
+  // Not a default parameter: a function with one is compiled less well, and this one runs for every candidate name.
+  const name = known ?? text.slice(nameStart, nameEnd);
   const strength = forced ?? secretName(name);
   // Inside the value of a weak name that was no key material, only a strong name is read again (see rejectWeak).
   if (nameStart < weakValueEnd && strength !== 'strong') return nameEnd;
