@@ -11,7 +11,6 @@ import { commandLines } from './detectors/command-lines.js';
 import { credentialFiles } from './detectors/credential-files.js';
 import { httpCredentials } from './detectors/http-credentials.js';
 import { privateKeys } from './detectors/private-keys.js';
-import { sql } from './detectors/sql.js';
 import { serviceKeys } from './detectors/service-keys.js';
 import { contextSecrets } from './detectors/transcripts.js';
 import { words } from './detectors/words.js';
@@ -26,8 +25,8 @@ const MARKERS = new RegExp(MARKER_SOURCE, 'g');
 /** SGR colour and style sequences (`ESC [ 36 m`): a coloured log line is read as if plain. */
 const SGR = /\x1b\[[0-9;]*m/g;
 
-/** Every detector, in the order their kinds win when two ranges start at the same place. */
-export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, sql, words, serviceKeys, contextSecrets];
+/** Every detector, in the order their kinds win when two ranges start at the same place (SQL statements, sql.ts, are read in credentialFiles' pass). */
+export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, words, serviceKeys, contextSecrets];
 
 export type MaskCounts = Record<string, number>;
 

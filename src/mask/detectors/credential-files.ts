@@ -6,6 +6,7 @@
  * A locked or empty shadow field (`*`, `!`, `!*`) has no hash and is left alone.
  */
 import type { Detector, Span } from '../span.js';
+import { SQL_KEYWORDS, statementAt } from './sql.js';
 
 /**
  * crypt(3) hashes: yescrypt, gost-yescrypt, scrypt, SHA-512/256 crypt, bcrypt, MD5 crypt, Apache's apr1.
@@ -57,12 +58,13 @@ function dollarHashes(text: string, out: Span[]): void {
  * The literals of the formats below in one pass (a pass costs about the same whatever it
  * looks for): a scheme tag's `}` before hash characters, a `.pgpass` line's port between
  * colons and two more fields, `password` (netrc), a sasl_passwd line's `[` at a line's start,
- * `md5` and 32 hex digits. Each format is then read from its line's start (once per line)
- * or from the match (sticky). Every alternative starts with one character (the port's
- * alternative with its colon, not with a digit): the engine skips the text between them
- * fast, where one led by a digit class is tried at every digit (twice the pass's cost).
+ * `md5` and 32 hex digits; and the keywords of SQL statements (sql.ts: `password` in any
+ * case, `identified`), which share this pass rather than make one of their own. Each format
+ * is then read from its line's start (once per line) or from the match (sticky). Every
+ * alternative starts with one character (the port's alternative with its colon, not with a
+ * digit): one led by a digit class is tried at every digit (twice the pass's cost).
  */
-const GATE = /\}[A-Za-z0-9+/]|:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:|password|\n\[|md5[0-9a-f]/g;
+const GATE = new RegExp(`\\}[A-Za-z0-9+/]|:(?:\\d{1,5}|\\*):[^:\\s]+:[^:\\s]+:|${SQL_KEYWORDS}|\\n\\[|md5[0-9a-f]`, 'gi');
 
 /** A sticky match of `re` at `at`: its group (the first that matched) as a span of `kind`. */
 function lineFormat(text: string, at: number, re: RegExp, kind: string, out: Span[], valueAt: (m: RegExpExecArray) => number): void {
@@ -86,11 +88,20 @@ export const credentialFiles: Detector = (text, out) => {
   if (text[0] === '[') lineFormat(text, 0, SASL_PASSWD, 'password', out, lastGroup);
   let pgpassDone = -1; // where the last line read as .pgpass (or netrc) ends: each line is read once for each
   let netrcDone = -1;
+  let sqlDone = -1; // where the last SQL statement ends
+  const statements: Span[] = []; // added after this pass's own spans: a hash and a statement's string on the same range keep the hash's kind
   GATE.lastIndex = 0;
   for (let g; (g = GATE.exec(text)); ) {
     const at = g.index;
     const c = g[0][0]!;
-    if (c === '}') {
+    const lower = c.charCodeAt(0) | 32;
+    if (lower === 105 || (lower === 112 && g[0].length === 8)) {
+      // `identified` or `password`, any case: an SQL statement's keyword, and `password` netrc's too.
+      if (at >= sqlDone) sqlDone = Math.max(sqlDone, statementAt(text, at, statements));
+      if (g[0] !== 'password' || at < netrcDone) continue;
+      netrcDone = text.indexOf('\n', at) >>> 0;
+      lineFormat(text, text.lastIndexOf('\n', at) + 1, NETRC, 'password', out, lastGroup);
+    } else if (c === '}') {
       const back = Math.max(0, at - 20); // a bounded look-back: `}x}x}x…` with no `{` reads 20 characters each
       const found = text.slice(back, at).lastIndexOf('{');
       if (found < 0) continue;
@@ -101,18 +112,17 @@ export const credentialFiles: Detector = (text, out) => {
       out.push({ start: open, end: open + m[0].length, kind: 'password_hash' });
       GATE.lastIndex = Math.max(GATE.lastIndex, open + m[0].length);
     } else if (c === '\n') lineFormat(text, at + 1, SASL_PASSWD, 'password', out, lastGroup);
-    else if (c === 'm') {
-      PG_MD5.lastIndex = at;
+    else if (lower === 109) {
+      PG_MD5.lastIndex = at; // case-sensitive: `MD5…` (the gate's any case) is no PostgreSQL hash
       const m = wordStart(text, at) ? PG_MD5.exec(text) : null;
       if (m) out.push({ start: at, end: at + m[0].length, kind: 'password_hash' });
-    } else if (c === 'p') {
-      if (at < netrcDone) continue;
-      netrcDone = text.indexOf('\n', at) >>> 0;
-      lineFormat(text, text.lastIndexOf('\n', at) + 1, NETRC, 'password', out, lastGroup);
     } else {
+      // The port's colon: the fields after it are read again from the next character, so a keyword in them is still found.
+      GATE.lastIndex = at + 1;
       if (at < pgpassDone) continue;
       pgpassDone = text.indexOf('\n', at) >>> 0;
       lineFormat(text, text.lastIndexOf('\n', at) + 1, PGPASS, 'password', out, pgpassValue);
     }
   }
+  for (const s of statements) out.push(s);
 };
