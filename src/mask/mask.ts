@@ -72,16 +72,32 @@ function secretSpansPlain(text: string): Span[] {
  * by start; one pass over it and the markers together.
  */
 function outsideMarkers(text: string, found: Span[]): Span[] {
-  const markers = [...text.matchAll(MARKERS)].map((m) => [m.index, m.index + m[0].length] as const);
-  let k = 0;
+  // Markers are read one at a time as the spans pass them (no array of them: a text of many secrets holds many).
+  MARKERS.lastIndex = 0;
+  let marker = MARKERS.exec(text);
+  let moved = false;
   for (const s of found) {
-    while (k < markers.length && markers[k]![1] <= s.start) k++;
-    const m = markers[k];
-    if (m && s.start >= m[0] && s.start < m[1]) s.start = Math.min(m[1], s.end);
+    while (marker && marker.index + marker[0].length <= s.start) marker = MARKERS.exec(text);
+    if (marker && s.start >= marker.index && s.start < marker.index + marker[0].length) {
+      s.start = Math.min(marker.index + marker[0].length, s.end);
+      moved = true;
+    }
   }
   // What is left of such a span after the marker may be the escaped newline a masked key ended with.
-  return found.filter((s) => s.end > s.start && !/^(?:\\[nrt]|\s)*$/.test(text.slice(s.start, s.end))).sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept = found.filter((s) => s.end > s.start && !blankOrEscapes(text, s.start, s.end));
+  return moved ? kept.sort((a, b) => a.start - b.start || b.end - a.end) : kept;
 }
+
+/** Whether text[start, end) is only white space and escapes of it (a backslash then n, r or t), read with no string made. */
+function blankOrEscapes(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text[i]!;
+    if (c === '\\' && i + 1 < end && (text[i + 1] === 'n' || text[i + 1] === 'r' || text[i + 1] === 't')) i++;
+    else if (!WHITE.test(c)) return false;
+  }
+  return true;
+}
+const WHITE = /\s/;
 
 /** Detection on the text without its SGR sequences, the spans mapped back onto the text with them. */
 function withoutColour(text: string): Span[] {
