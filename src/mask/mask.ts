@@ -7,10 +7,9 @@
  * One function for every caller: the daemon's output path (src/daemon/output.ts), its
  * previews and error messages, the MCP server's relay and `airlock mask`.
  */
-import { commandLines } from './detectors/command-lines.js';
+import { commandLinesAndKeys } from './detectors/command-lines.js';
 import { credentialFiles } from './detectors/credential-files.js';
 import { httpCredentials } from './detectors/http-credentials.js';
-import { privateKeys } from './detectors/private-keys.js';
 import { serviceKeys } from './detectors/service-keys.js';
 import { contextSecrets } from './detectors/transcripts.js';
 import { words } from './detectors/words.js';
@@ -25,8 +24,12 @@ const MARKERS = new RegExp(MARKER_SOURCE, 'g');
 /** SGR colour and style sequences (`ESC [ 36 m`): a coloured log line is read as if plain. */
 const SGR = /\x1b\[[0-9;]*m/g;
 
-/** Every detector, in the order their kinds win when two ranges start at the same place (SQL statements, sql.ts, are read in credentialFiles' pass). */
-export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, words, serviceKeys, contextSecrets];
+/**
+ * Every detector, in the order their kinds win when two ranges start at the same place.
+ * Some share a pass over the text: SQL statements (sql.ts) are found in credentialFiles',
+ * private-key armour (private-keys.ts) in the command lines'.
+ */
+export const DETECTORS: readonly Detector[] = [httpCredentials, credentialFiles, commandLinesAndKeys, words, serviceKeys, contextSecrets];
 
 export type MaskCounts = Record<string, number>;
 
