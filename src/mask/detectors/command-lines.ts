@@ -55,11 +55,11 @@ const FLAGS = '[ \\t]-[-pawkuUNPsdcAXb]|wpa_passphrase|PDO';
  * detector's), as when they had a pass of their own.
  */
 const GATE = new RegExp(`${ARMOUR_LITERALS}|${FLAGS}`, 'g');
+const ARMOURS = ARMOUR_LITERALS.split('|');
 
 export const commandLinesAndKeys: Detector = (text, out) => {
   const armours: Armours = { begin: false, age: false, putty: false };
   const passwords: Span[] = [];
-  let lineDone = -1; // the end of the last line read for flags: each line is read once
   GATE.lastIndex = 0;
   for (let m; (m = GATE.exec(text)); ) {
     const c = m[0][0];
@@ -67,15 +67,16 @@ export const commandLinesAndKeys: Detector = (text, out) => {
       noteArmour(m[0], armours);
       continue;
     }
-    GATE.lastIndex = m.index + 1; // a flag's ` --` may be where `-----BEGIN ` starts
-    if (m.index < lineDone) continue;
     // The line of this flag, read once for every program on it.
     const lineStart = text.lastIndexOf('\n', m.index) + 1;
     let lineEnd = text.indexOf('\n', m.index);
     if (lineEnd < 0) lineEnd = text.length;
-    lineDone = lineEnd;
     const line = text.slice(lineStart, lineEnd);
     if (ANY.test(line)) for (const [program, flags] of PROGRAMS) if (program.test(line)) values(line, lineStart, flags, passwords);
+    // The pass goes on at the next line; an armour's literal in the rest of this one (even
+    // where the flag's ` --` starts a `-----BEGIN `) is looked for in the line itself.
+    for (const literal of ARMOURS) if (line.includes(literal, m.index + 1 - lineStart)) noteArmour(literal, armours);
+    GATE.lastIndex = lineEnd;
   }
   privateKeys(text, armours, out);
   for (const p of passwords) out.push(p);
