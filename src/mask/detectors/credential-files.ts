@@ -24,6 +24,12 @@ const SCHEMED = /\{(?:SHA|SSHA|SHA256|SSHA256|SHA512|SSHA512|MD5|SMD5|CRYPT|PBKD
 const SCHEME_HASH = /(?:SCRAM-SHA-256\$\d{1,7}:[A-Za-z0-9+/=]{8,128}\$[A-Za-z0-9+/=]{20,128}:[A-Za-z0-9+/=]{20,128}|(?:pbkdf2_sha256|pbkdf2_sha1|bcrypt_sha256|argon2|scrypt)\$[A-Za-z0-9$=,+/.]{20,256})/y;
 /** The names SCHEME_HASH starts with, each read back from its `$`. */
 const SCHEME_NAMES = ['SCRAM-SHA-256', 'pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt_sha256', 'argon2', 'scrypt'];
+/** The first characters of CRYPT's identifiers after its `$` (`y`, `gy`, `7`, `6`, `5`, `1`, `apr1`, `md5`, `sha…`, `argon2…`, `scrypt`, `pbkdf2…`, `bcrypt…`, `2a`…). */
+const CRYPT_NEXT = new Uint8Array(128);
+for (const c of 'yg7651amspb2') CRYPT_NEXT[c.charCodeAt(0)] = 1;
+/** The last characters of SCHEME_NAMES, just before their `$`. */
+const SCHEME_LAST = new Uint8Array(128);
+for (const name of SCHEME_NAMES) SCHEME_LAST[name.charCodeAt(name.length - 1)] = 1;
 const PG_MD5 = /md5[0-9a-f]{32}(?![0-9a-f])/y;
 /** Postfix's sasl_passwd: `[smtp.example.com]:587 user:PASSWORD`. */
 const SASL_PASSWD = /\[[^\]\s]+\](?::[\w-]{1,32})?[ \t]+[^\s:]+:(\S+)[ \t]*$/my; // the port by number or name (`:submission`)
@@ -37,8 +43,13 @@ const wordStart = (text: string, at: number) => at === 0 || !/[\w$]/.test(text[a
 /** Every `$`: a crypt(3) hash starts there, or a scheme's name ends there (`SCRAM-SHA-256$`, Django's `pbkdf2_sha256$`). */
 function dollarHashes(text: string, out: Span[]): void {
   for (let at = text.indexOf('$'); at >= 0; at = text.indexOf('$', at + 1)) {
+    // What must follow the `$` for CRYPT, and precede it for a scheme's name, checked first: a run of `$` is none.
+    const next = at + 1 < text.length ? text.charCodeAt(at + 1) : 0;
+    const before = at > 0 ? text.charCodeAt(at - 1) : 0;
+    const crypt = next < 128 && CRYPT_NEXT[next] === 1;
+    if (!crypt && !(before < 128 && SCHEME_LAST[before] === 1)) continue;
     CRYPT.lastIndex = at;
-    let m = CRYPT.exec(text);
+    let m = crypt ? CRYPT.exec(text) : null;
     if (!m) {
       for (const name of SCHEME_NAMES) {
         const from = at - name.length;
