@@ -304,7 +304,7 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   if (sep.at >= lineEnd - 1 && strength !== null && text[sep.at - 1] === ':' && valueOnNextLine(text, lineEnd, strength, kindOfName(name), out)) return sep.at;
   if (PAIR_NAMES.has(name) && pairedValue(text, sep, lineEnd, out, name === 'keyName' || name === 'KeyName')) return sep.at;
   if (strength === null) return sep.at;
-  if (strength === 'weak' && nameStart > 0 && ' _-cC'.includes(text[nameStart - 1]!) && /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart))) return sep.at; // WireGuard's `public key:`
+  if (strength === 'weak' && afterPublic(text, nameStart)) return sep.at; // WireGuard's `public key:`
   // A flag takes the next word whatever follows (`--password x --port 1`); a directive's value must end its statement.
   const flag = text[nameStart] === '-';
   const form: Form = sep.form === 'blank' && flag ? 'shell' : text[nameStart - 1] === '?' || text[nameStart - 1] === '&' ? 'shell' : sep.form;
@@ -377,6 +377,15 @@ function angleReference(text: string, start: number, lineEnd: number): boolean {
   return false;
 }
 
+/** Whether `public`, `public `, `public_` or `public-` (any case) ends right before `nameStart`. */
+function afterPublic(text: string, nameStart: number): boolean {
+  // Its `c` one or two characters back, checked first: a weak name can come every few bytes (`key: key: …`).
+  const c1 = nameStart > 0 ? text.charCodeAt(nameStart - 1) | 32 : 0;
+  const c2 = nameStart > 1 ? text.charCodeAt(nameStart - 2) | 32 : 0;
+  if (c1 !== 99 && c2 !== 99) return false;
+  return /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart));
+}
+
 /** A hint of a secret name anywhere in a string (NAME_HINT, not global). */
 const NAMED_HINT = new RegExp(NAME_HINT.source, 'i');
 
@@ -392,7 +401,8 @@ function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[],
   if (end - start > MAX_NAME || end - start < 2) return false;
   const raw = text.slice(start, end);
   if (!NAMED_HINT.test(raw)) return false; // names no secret: the common case, decided without judging a name
-  const named = /\d$/.test(raw) ? raw.replace(/\d{1,3}$/, '') : raw; // Azure's `"keyName": "key1"`
+  const last = raw.charCodeAt(raw.length - 1);
+  const named = last >= 48 && last <= 57 ? raw.replace(/\d{1,3}$/, '') : raw; // Azure's `"keyName": "key1"`
   const strength = secretName(named);
   // A strong name, or under Azure's `keyName` a weak one (then its value must be key material).
   if (strength === null || (strength === 'weak' && !weakToo)) return false;
