@@ -7,11 +7,9 @@
  * One function for every caller: the daemon's output path (src/daemon/output.ts), its
  * previews and error messages, the MCP server's relay and `airlock mask`.
  */
-import { commandLines } from './detectors/command-lines.js';
+import { commandLinesAndKeys } from './detectors/command-lines.js';
 import { credentialFiles } from './detectors/credential-files.js';
 import { httpCredentials } from './detectors/http-credentials.js';
-import { privateKeys } from './detectors/private-keys.js';
-import { sql } from './detectors/sql.js';
 import { serviceKeys } from './detectors/service-keys.js';
 import { contextSecrets } from './detectors/transcripts.js';
 import { words } from './detectors/words.js';
@@ -26,8 +24,12 @@ const MARKERS = new RegExp(MARKER_SOURCE, 'g');
 /** SGR colour and style sequences (`ESC [ 36 m`): a coloured log line is read as if plain. */
 const SGR = /\x1b\[[0-9;]*m/g;
 
-/** Every detector, in the order their kinds win when two ranges start at the same place. */
-export const DETECTORS: readonly Detector[] = [privateKeys, httpCredentials, credentialFiles, commandLines, sql, words, serviceKeys, contextSecrets];
+/**
+ * Every detector, in the order their kinds win when two ranges start at the same place.
+ * Some share a pass over the text: SQL statements (sql.ts) are found in credentialFiles',
+ * private-key armour (private-keys.ts) in the command lines'.
+ */
+export const DETECTORS: readonly Detector[] = [httpCredentials, credentialFiles, commandLinesAndKeys, words, serviceKeys, contextSecrets];
 
 export type MaskCounts = Record<string, number>;
 
@@ -73,16 +75,32 @@ function secretSpansPlain(text: string): Span[] {
  * by start; one pass over it and the markers together.
  */
 function outsideMarkers(text: string, found: Span[]): Span[] {
-  const markers = [...text.matchAll(MARKERS)].map((m) => [m.index, m.index + m[0].length] as const);
-  let k = 0;
+  // Markers are read one at a time as the spans pass them (no array of them: a text of many secrets holds many).
+  MARKERS.lastIndex = 0;
+  let marker = MARKERS.exec(text);
+  let moved = false;
   for (const s of found) {
-    while (k < markers.length && markers[k]![1] <= s.start) k++;
-    const m = markers[k];
-    if (m && s.start >= m[0] && s.start < m[1]) s.start = Math.min(m[1], s.end);
+    while (marker && marker.index + marker[0].length <= s.start) marker = MARKERS.exec(text);
+    if (marker && s.start >= marker.index && s.start < marker.index + marker[0].length) {
+      s.start = Math.min(marker.index + marker[0].length, s.end);
+      moved = true;
+    }
   }
   // What is left of such a span after the marker may be the escaped newline a masked key ended with.
-  return found.filter((s) => s.end > s.start && !/^(?:\\[nrt]|\s)*$/.test(text.slice(s.start, s.end))).sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept = found.filter((s) => s.end > s.start && !blankOrEscapes(text, s.start, s.end));
+  return moved ? kept.sort((a, b) => a.start - b.start || b.end - a.end) : kept;
 }
+
+/** Whether text[start, end) is only white space and escapes of it (a backslash then n, r or t), read with no string made. */
+function blankOrEscapes(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text[i]!;
+    if (c === '\\' && i + 1 < end && (text[i + 1] === 'n' || text[i + 1] === 'r' || text[i + 1] === 't')) i++;
+    else if (!WHITE.test(c)) return false;
+  }
+  return true;
+}
+const WHITE = /\s/;
 
 /** Detection on the text without its SGR sequences, the spans mapped back onto the text with them. */
 function withoutColour(text: string): Span[] {

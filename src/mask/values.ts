@@ -51,9 +51,44 @@ const MARKERS = new RegExp(MARKER_SOURCE, 'g');
 /** How a long reference starts: a command's output, a template. */
 const LONG_REFERENCE = /^(?:\$\(|`|\$\{\{|\{\{)/;
 
+/**
+ * Which characters each expression's match can start with (ASCII; both cases where it is
+ * case-insensitive), read from its alternatives. A value is judged once per candidate name,
+ * and an input can hold a candidate every few bytes: a look-up in a table rules most
+ * expressions out for a fraction of a call's cost. Each guard only skips an expression that
+ * could not match, so the verdicts are those of the expressions alone.
+ */
+function firstChars(chars: string): Uint8Array {
+  const t = new Uint8Array(128);
+  for (const c of chars) t[c.charCodeAt(0)] = 1;
+  return t;
+}
+/** PLACEHOLDER: `$`, a backquote, `%`, `{{`, `var.`/`local.`/`data.`/`module.`/`each.`, `<`, `*`, `xxx`, `[redacted]`, `redacted`, `masked` (and its `x...` alternative ends in dots). */
+const PLACEHOLDER_FIRST = firstChars('$`%{<*[xXvVlLdDmMeErR');
+/** PLACEHOLDER_WORDS: change…, placeholder, please…, dummy, your/my/insert/enter/put/replace…, value_specified…, `(sensitive…)`, `34 bytes` (and its `…-here` alternative ends in `here`). */
+const PLACEHOLDER_WORDS_FIRST = firstChars('cCpPdDyYmMiIeErRvV(0123456789');
+/** NSS_SOURCES: a lower-case source name. */
+const NSS_FIRST = firstChars('abcdefghijklmnopqrstuvwxyz');
+/** PUBLIC: `ssh-`, `sk-`, `ecdsa-`, `-----BEGIN`. */
+const PUBLIC_FIRST = firstChars('se-');
+/** NOT_A_VALUE's longest match: `65535/sctp`. */
+const NOT_A_VALUE_MAX = 10;
+
+const startsWithOne = (table: Uint8Array, value: string) => {
+  const c = value.charCodeAt(0);
+  return c < 128 && table[c] === 1;
+};
+const mayBePlaceholder = (v: string) => startsWithOne(PLACEHOLDER_FIRST, v) || v.endsWith('.') || v.endsWith('…');
+const endsInHere = (v: string) => {
+  const n = v.length; // `here` in either case, read with no string made (`| 32`: a letter's lower case)
+  return n >= 4 && (v.charCodeAt(n - 4) | 32) === 104 && (v.charCodeAt(n - 3) | 32) === 101 && (v.charCodeAt(n - 2) | 32) === 114 && (v.charCodeAt(n - 1) | 32) === 101;
+};
+const mayBePlaceholderWords = (v: string) => startsWithOne(PLACEHOLDER_WORDS_FIRST, v) || endsInHere(v);
+const isPath = (v: string) => v.includes('/') && PATH.test(v);
+
 /** A reference to a secret, or a secret already masked: never masked (again). */
 export function isReference(value: string): boolean {
-  return PLACEHOLDER.test(value) || MASKED.test(value) || PLACEHOLDER_WORDS.test(value) || filled(value);
+  return (mayBePlaceholder(value) && PLACEHOLDER.test(value)) || (value.charCodeAt(0) === 0x27e6 && MASKED.test(value)) || (mayBePlaceholderWords(value) && PLACEHOLDER_WORDS.test(value)) || filled(value);
 }
 
 /** `ghp_xxxxxxxxxxxxxxxx`, `sk-****************`: a value that ends in a dozen of one filler character is a placeholder. */
@@ -79,10 +114,21 @@ export function isSecretValue(strength: SecretName, whole: string): boolean {
   // What a weak name holds is judged without what was masked in it already: masking masked text changes nothing.
   const value = strength === 'weak' && whole.includes('⟦') ? whole.replace(MARKERS, '') : whole;
   if (value.length > JUDGE_LIMIT) return strength !== null && !PUBLIC.test(value) && !LONG_REFERENCE.test(value) && (strength === 'strong' || looksLikeKeyMaterial(value.slice(0, JUDGE_LIMIT)));
-  if (strength === null || value === '' || (strength === 'weak' && !looksLikeKeyMaterial(value)) || isReference(value) || NOT_A_VALUE.test(value) || NSS_SOURCES.test(value) || PATH.test(value) || PUBLIC.test(value) || PLAIN_URL.test(value)) return false;
+  if (
+    strength === null ||
+    value === '' ||
+    (strength === 'weak' && !looksLikeKeyMaterial(value)) ||
+    isReference(value) ||
+    (value.length <= NOT_A_VALUE_MAX && NOT_A_VALUE.test(value)) ||
+    (startsWithOne(NSS_FIRST, value) && NSS_SOURCES.test(value)) ||
+    isPath(value) ||
+    (startsWithOne(PUBLIC_FIRST, value) && PUBLIC.test(value)) ||
+    (value.includes('://') && PLAIN_URL.test(value))
+  )
+    return false;
   // `$dir/private/cakey.pem # The private key`, fstab's `credentials=/etc/samba/x.cred,uid=1000`:
   // a value that starts with a reference or a path is one.
   const first = firstWord(value);
-  if (first !== undefined && (isReference(first) || PATH.test(first))) return false;
+  if (first !== undefined && (isReference(first) || isPath(first))) return false;
   return true; // strong, or weak with key material (checked first: it is the cheaper test)
 }

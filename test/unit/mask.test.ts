@@ -92,6 +92,11 @@ test('private keys in every armour, also inside JSON strings and cut short', () 
   const cut = `-----BEGIN RSA PRIVATE KEY-----\n${body.slice(0, 100)}`;
   assert.equal(maskText(cut).text, '⟦secret:private_key⟧', 'no END: masked to the end (fail closed)');
   assert.equal(maskText(`AGE-SECRET-KEY-1${'Q'.repeat(58)}`).text, '⟦secret:private_key⟧');
+  // The armour's literals share the command-line flags' pass: a flag before the armour on its line (` --` is one) hides none.
+  for (const before of ['echo --', 'mysql -pX --x', 'x -p ']) {
+    assert.ok(!maskText(`${before} -----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END RSA PRIVATE KEY-----\n`).text.includes(body.slice(0, 40)), before);
+    assert.ok(!maskText(`${before} AGE-SECRET-KEY-1${'Q'.repeat(58)}`).text.includes('Q'.repeat(58)), before);
+  }
 });
 
 test('public material and settings stay as they are', () => {

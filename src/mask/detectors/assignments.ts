@@ -10,8 +10,9 @@
  * Go's `%+v` (`&{User:app Password:x}`, `map[password:x]`), space-separated directives
  * (`requirepass x`, `bindpw x`, `SetEnv DB_PASSWORD x`) and wpa_supplicant (`psk="x"`).
  *
- * The word scan (words.ts) calls `assignmentAt` after every word; it returns at once
- * unless a separator follows and the word could name a secret.
+ * The word scan (words.ts) calls `assignmentAt` after a word that names a secret (or a
+ * pair's `name`/`key`) and is followed by what may be a separator; it returns at once
+ * unless a separator follows. A name that names no secret masks nothing here.
  */
 import { looksLikeKeyMaterial } from '../entropy.js';
 import { kindOfName as kindOfNameImported, MAX_NAME, NAME_HINT, secretName as secretNameImported, secretWordLast as secretWordLastImported, type SecretName } from '../names.js';
@@ -166,17 +167,23 @@ let lastQuoted = { text: '', from: 0, end: -1, q: '' };
 
 /** The index of the quote that closes the string opened at `open` (`"""` and `\'\'\'` too), or the end of its line. */
 function quotedEnd(text: string, open: number, lineEnd: number, width: number): number {
-  const q = text.slice(open, open + width);
+  const q = width === 1 ? text[open]! : text.slice(open, open + width);
   if (lastQuoted.text === text && lastQuoted.q === q && open >= lastQuoted.from && open < lastQuoted.end) return lastQuoted.end;
+  const quote = q.charCodeAt(0);
   let end = lineEnd;
   for (let i = open + width; i < lineEnd; i++) {
-    if (text[i] === '\\') i++;
-    else if (text.startsWith(q, i)) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++; // a backslash escapes what follows
+    else if (c === quote && (width === 1 || text.startsWith(q, i))) {
       end = i;
       break;
     }
   }
-  lastQuoted = { text, from: open, end, q };
+  // Updated in place: a value is quoted every few bytes in some inputs (`"--password",` repeated).
+  lastQuoted.text = text;
+  lastQuoted.from = open;
+  lastQuoted.end = end;
+  lastQuoted.q = q;
   return end;
 }
 
@@ -202,10 +209,20 @@ interface Separated {
   form: Form;
 }
 
-/** The separator after a name and the form of the value that follows, or null when this is no assignment. */
+/**
+ * The one answer of separator() and of valueRange(), reused: they run for every candidate
+ * name, and an input can hold one every few bytes (`token: token: …`), where an object made
+ * per answer would be most of the work. Each caller reads an answer before asking again.
+ */
+const SEPARATED: Separated = { at: 0, form: 'spaced' };
+const separated = (at: number, form: Form): Separated => ((SEPARATED.at = at), (SEPARATED.form = form), SEPARATED);
+const RANGE = { start: 0, end: 0, quoted: false };
+const range = (start: number, end: number, quoted: boolean) => ((RANGE.start = start), (RANGE.end = end), (RANGE.quoted = quoted), RANGE);
+
+/** The separator after a name and the form of the value that follows, or null when this is no assignment (the answer is reused: read it before the next call). */
 function separator(text: string, nameStart: number, nameEnd: number, strength: SecretName): Separated | null {
   let i = nameEnd;
-  if (text[nameStart - 1] === '<' && text[i] === '>') return { at: i + 1, form: 'element' };
+  if (text[nameStart - 1] === '<' && text[i] === '>') return separated(i + 1, 'element');
   if (text[i] === '\\' && text[i + 1] === '"') i++;
   const quotedName = isQuote(text[i]) && isQuote(text[nameStart - 1]);
   if (quotedName) i++;
@@ -218,22 +235,22 @@ function separator(text: string, nameStart: number, nameEnd: number, strength: S
     const next = text[i + 1];
     if (next === '=' || next === ':') i += 2; // Go's :=, LDIF's base64 `::`
     else if (isBlank(next) || isQuote(next) || endsLine(next)) i += 1;
-    else if (strength === 'strong' && secretWordLast(text.slice(nameStart, nameEnd))) return { at: i + 1, form: 'tight' };
+    else if (strength === 'strong' && secretWordLast(text.slice(nameStart, nameEnd))) return separated(i + 1, 'tight');
     else return null;
   } else if (c === ',' && quotedName && (text[nameStart] === '-' || /define\(\s*["']$/.test(text.slice(Math.max(0, nameStart - 12), nameStart)))) {
     // PHP's define('DB_PASSWORD', 'x'), and a JSON array's "--requirepass", "x" (its next element may be on the next line).
     i += 1;
     while (/\s/.test(text[i] ?? '') && i < nameEnd + 200) i++;
-    return { at: i, form: 'spaced' };
+    return separated(i, 'spaced');
   } else if (blankBefore && !endsLine(c) && (strength === 'strong' || (strength === 'weak' && text[nameStart] === '-')) && (nameStart === 0 || /[\s"'-]/.test(text[nameStart - 1]!))) {
-    return { at: i, form: 'blank' }; // a directive or flag of a strong name; a flag of a weak one (`--certificate-key KM`)
+    return separated(i, 'blank'); // a directive or flag of a strong name; a flag of a weak one (`--certificate-key KM`)
   }
   else return null;
   const blankAfter = isBlank(text[i]);
   while (isBlank(text[i])) i++;
-  if (quotedName && c === ':' && !isQuote(text[i]) && !(text[i] === '\\' && text[i + 1] === '"')) return { at: i, form: 'json-literal' };
-  if (!quotedName && c === '=' && isQuote(text[nameStart - 1])) return { at: i, form: 'quoted-pair' };
-  return { at: i, form: c === '=' && !blankBefore && !blankAfter ? 'shell' : 'spaced' };
+  if (quotedName && c === ':' && !isQuote(text[i]) && !(text[i] === '\\' && text[i + 1] === '"')) return separated(i, 'json-literal');
+  if (!quotedName && c === '=' && isQuote(text[nameStart - 1])) return separated(i, 'quoted-pair');
+  return separated(i, c === '=' && !blankBefore && !blankAfter ? 'shell' : 'spaced');
 }
 
 /** The length of a `${…}` or `{{ … }}` reference at `i`, or 0. */
@@ -247,15 +264,15 @@ function referenceLength(text: string, i: number): number {
 /** Where the value that starts at `i` ends, and where its content starts (after an opening quote). */
 function valueRange(text: string, i: number, form: Form, lineEnd: number, pairQuote = '"'): { start: number; end: number; quoted: boolean } {
   if (form === 'element') {
-    return { start: i, end: nextIn(NEXT_CLOSE_TAG, text, i, lineEnd), quoted: false };
+    return range(i, nextIn(NEXT_CLOSE_TAG, text, i, lineEnd), false);
   }
   if (text[i] === '\\' && text[i + 1] === '"') {
     // JSON inside a JSON string: \"password\": \"x\"
-    return { start: i + 2, end: nextIn(NEXT_ESCAPED_QUOTE, text, i + 2, lineEnd), quoted: true };
+    return range(i + 2, nextIn(NEXT_ESCAPED_QUOTE, text, i + 2, lineEnd), true);
   }
   if (isQuote(text[i])) {
     const width = text.startsWith('"""', i) || text.startsWith("'''", i) ? 3 : 1;
-    return { start: i + width, end: quotedEnd(text, i, lineEnd, width), quoted: true };
+    return range(i + width, quotedEnd(text, i, lineEnd, width), true);
   }
   let n: number;
   if (form === 'quoted-pair') {
@@ -263,7 +280,7 @@ function valueRange(text: string, i: number, form: Form, lineEnd: number, pairQu
   } else if (form === 'tight') n = TIGHT.endFrom(text, i) - i;
   else if (form === 'blank' || form === 'shell') n = referenceLength(text, i) || TOKEN.endFrom(text, i) - i;
   else n = referenceLength(text, i) || unquotedLength(text, i);
-  return { start: i, end: Math.min(i + n, lineEnd), quoted: false };
+  return range(i, Math.min(i + n, lineEnd), false);
 }
 
 /**
@@ -271,10 +288,12 @@ function valueRange(text: string, i: number, form: Form, lineEnd: number, pairQu
  * and its value is a secret, adds the value's span. Returns where the scan goes on: after
  * the value of a secret name, or right after the separator of any other name, so that an
  * assignment inside its value (`Environment=API_TOKEN=x`) is read too. `forced`: the
- * name's strength when it is no word (a marker followed by `=x`).
+ * name's strength when it is no word (a marker followed by `=x`); `name`: the name's text
+ * when the caller has it already.
  */
-export function assignmentAt(text: string, nameStart: number, nameEnd: number, out: Span[], forced?: SecretName): number {
-  const name = text.slice(nameStart, nameEnd);
+export function assignmentAt(text: string, nameStart: number, nameEnd: number, out: Span[], forced?: SecretName, known?: string): number {
+  // Not a default parameter: a function with one is compiled less well, and this one runs for every candidate name.
+  const name = known ?? text.slice(nameStart, nameEnd);
   const strength = forced ?? secretName(name);
   // Inside the value of a weak name that was no key material, only a strong name is read again (see rejectWeak).
   if (nameStart < weakValueEnd && strength !== 'strong') return nameEnd;
@@ -285,7 +304,7 @@ export function assignmentAt(text: string, nameStart: number, nameEnd: number, o
   if (sep.at >= lineEnd - 1 && strength !== null && text[sep.at - 1] === ':' && valueOnNextLine(text, lineEnd, strength, kindOfName(name), out)) return sep.at;
   if (PAIR_NAMES.has(name) && pairedValue(text, sep, lineEnd, out, name === 'keyName' || name === 'KeyName')) return sep.at;
   if (strength === null) return sep.at;
-  if (strength === 'weak' && nameStart > 0 && ' _-cC'.includes(text[nameStart - 1]!) && /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart))) return sep.at; // WireGuard's `public key:`
+  if (strength === 'weak' && afterPublic(text, nameStart)) return sep.at; // WireGuard's `public key:`
   // A flag takes the next word whatever follows (`--password x --port 1`); a directive's value must end its statement.
   const flag = text[nameStart] === '-';
   const form: Form = sep.form === 'blank' && flag ? 'shell' : text[nameStart - 1] === '?' || text[nameStart - 1] === '&' ? 'shell' : sep.form;
@@ -358,6 +377,15 @@ function angleReference(text: string, start: number, lineEnd: number): boolean {
   return false;
 }
 
+/** Whether `public`, `public `, `public_` or `public-` (any case) ends right before `nameStart`. */
+function afterPublic(text: string, nameStart: number): boolean {
+  // Its `c` one or two characters back, checked first: a weak name can come every few bytes (`key: key: …`).
+  const c1 = nameStart > 0 ? text.charCodeAt(nameStart - 1) | 32 : 0;
+  const c2 = nameStart > 1 ? text.charCodeAt(nameStart - 2) | 32 : 0;
+  if (c1 !== 99 && c2 !== 99) return false;
+  return /public[ _-]?$/i.test(text.slice(Math.max(0, nameStart - 7), nameStart));
+}
+
 /** A hint of a secret name anywhere in a string (NAME_HINT, not global). */
 const NAMED_HINT = new RegExp(NAME_HINT.source, 'i');
 
@@ -373,7 +401,8 @@ function pairedValue(text: string, sep: Separated, lineEnd: number, out: Span[],
   if (end - start > MAX_NAME || end - start < 2) return false;
   const raw = text.slice(start, end);
   if (!NAMED_HINT.test(raw)) return false; // names no secret: the common case, decided without judging a name
-  const named = /\d$/.test(raw) ? raw.replace(/\d{1,3}$/, '') : raw; // Azure's `"keyName": "key1"`
+  const last = raw.charCodeAt(raw.length - 1);
+  const named = last >= 48 && last <= 57 ? raw.replace(/\d{1,3}$/, '') : raw; // Azure's `"keyName": "key1"`
   const strength = secretName(named);
   // A strong name, or under Azure's `keyName` a weak one (then its value must be key material).
   if (strength === null || (strength === 'weak' && !weakToo)) return false;
@@ -400,7 +429,7 @@ const STOP_WORDS = /(?:^|[ \t])(?:a|an|the|is|are|to|of|for|and|or|your|this|tha
 /** A sentence: a comment's words of letters (`# ... requiring no password: it means that every`), or words of letters with a little word. */
 function isProse(text: string, nameStart: number, whole: string): boolean {
   const value = whole.length > JUDGE_LIMIT ? whole.slice(0, whole.lastIndexOf(' ', JUDGE_LIMIT)) : whole; // its first words
-  if (!/^[A-Za-z]+(?:[ \t]+[A-Za-z]+)+$/.test(value)) return false;
+  if (!(value.includes(' ') || value.includes('\t')) || !/^[A-Za-z]+(?:[ \t]+[A-Za-z]+)+$/.test(value)) return false; // words need a blank between them
   const lineStart = lineAt(text, nameStart).start;
   return /^[ \t]*(?:#|;|\/\/)/.test(text.slice(lineStart, Math.min(nameStart, lineStart + 64))) || (/[ \t]\S+[ \t]/.test(value) && STOP_WORDS.test(value));
 }

@@ -53,6 +53,19 @@ function groupAt(text: string, at: number, re: RegExp, out: Span[], kindOf: (m: 
 const SCHEME_KIND: Record<string, string> = { basic: 'basic_auth', bearer: 'bearer' };
 const startsWord = (text: string, at: number) => at === 0 || !/[A-Za-z0-9_]/.test(text[at - 1]!);
 
+const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
+/** The characters that end a URL's user (`[\s/:@"'<>]`) and its password (`[\s/"'<>]`), by code: read for every character of every URL's authority. */
+const USER_END = new Uint8Array(128);
+const PASSWORD_END = new Uint8Array(128);
+for (const c of '/"\'<>') USER_END[c.charCodeAt(0)] = PASSWORD_END[c.charCodeAt(0)] = 1;
+USER_END[58] = USER_END[64] = 1; // : @
+/** Whether the character at `i` ends the part `table` is for; any white space (\s, also beyond ASCII) ends both. */
+function endsAuthority(text: string, i: number, table: Uint8Array): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) return table[c] === 1 || c === 32 || (c >= 9 && c <= 13);
+  return /\s/.test(text[i]!);
+}
+
 /**
  * `scheme://user:PASSWORD@host`: the password of a URL's userinfo. The user may be empty
  * (redis://:pw@host), and the password may hold an `@` left unencoded: it runs to the last
@@ -60,14 +73,14 @@ const startsWord = (text: string, at: number) => at === 0 || !/[A-Za-z0-9_]/.tes
  */
 function urlPasswords(text: string, out: Span[]): void {
   for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
-    if (at === 0 || !/[A-Za-z0-9+.-]/.test(text[at - 1]!)) continue;
+    if (at === 0 || !SCHEME_CHAR.test(text[at - 1]!)) continue;
     let i = at + 3;
     const limit = Math.min(text.length, i + 1024);
-    while (i < limit && !/[\s/:@"'<>]/.test(text[i]!)) i++; // the user
+    while (i < limit && !endsAuthority(text, i, USER_END)) i++; // the user
     if (text[i] !== ':') continue;
     const start = i + 1;
     let end = start;
-    while (end < limit && !/[\s/"'<>]/.test(text[end]!)) end++; // to the end of the authority
+    while (end < limit && !endsAuthority(text, end, PASSWORD_END)) end++; // to the end of the authority
     const lastAt = start + text.slice(start, end).lastIndexOf('@'); // within the authority only: linear
     if (lastAt < start + 1) continue; // no password, or `host:port` with no userinfo
     const value = text.slice(start, lastAt);

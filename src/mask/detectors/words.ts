@@ -6,7 +6,7 @@
  * every word once; a regular expression per detector would read the text once each.
  */
 import { MARKER_SOURCE, type Detector } from '../span.js';
-import { NAME_HINT } from '../names.js';
+import { NAME_HINT, secretName } from '../names.js';
 import { assignmentAt, forgetLine, PAIR_NAMES } from './assignments.js';
 import { MIN_TOKEN, tokenAt } from './tokens.js';
 
@@ -30,9 +30,17 @@ for (const w of NAME_HINT.source.split('|')) {
   if (c.length === 3) HINT_START[(c[0]! << 14) | (c[1]! << 7) | c[2]!] = 1;
   else for (let x = 0; x < 128; x++) HINT_START[(x << 14) | (c[0]! << 7) | c[1]!] = 1;
 }
+/**
+ * What can follow a name that has a value (assignments.ts, separator()): a blank, `=`, `:`,
+ * `,` (a quoted name's), a closing quote or `\"`, an element's `>`. After any other
+ * character (`/`, `(`, `.` at a line's end…) no word is a name, and is not judged as one.
+ */
+const AFTER_NAME = new Uint8Array(128);
+for (const ch of ' \t=:,"\'\\>') AFTER_NAME[ch.charCodeAt(0)] = 1;
 const TOKEN_MIN = MIN_TOKEN; // imported bindings read once: the loop below reads them for every word
 const tokenAtFn = tokenAt;
 const assignmentAtFn = assignmentAt;
+const secretNameFn = secretName;
 
 /** `name`, `Name`, `key` or `Key` (PAIR_NAMES) at [start, end), read without making a string of every short word. */
 function isPairName(text: string, start: number, end: number): boolean {
@@ -64,14 +72,14 @@ export const words: Detector = (text, out) => {
     const start = i;
     let h = code | 32; // the last three characters, lower case (letters; other word characters stay distinct)
     let hinted = 0;
-    for (;;) {
-      code = text.charCodeAt(++i);
-      c = CLASS[code]!;
-      if (c !== WORD) break;
+    // Never a read past the end: one (NaN) in the type feedback of any earlier call makes the
+    // compiled loop treat every character as a double, at half the speed.
+    while (++i < n) {
+      code = text.charCodeAt(i);
+      if (CLASS[code] !== WORD) break;
       h = ((h << 7) | (code | 32)) & 0x1fffff;
       hinted |= HINT_START[h]!;
     }
-    if (i > n) i = n;
     if (i - start >= TOKEN_MIN) {
       const t = tokenAtFn(text, start);
       if (t) {
@@ -80,13 +88,23 @@ export const words: Detector = (text, out) => {
         continue;
       }
     }
-    if ((hinted === 1 && hasHint(text, start, i)) || isPairName(text, start, i)) i = Math.max(i, assignmentAtFn(text, start, i, out));
+    if (hinted === 1 || isPairName(text, start, i)) {
+      const next = i < n ? text.charCodeAt(i) : 0;
+      if (next < 128 && AFTER_NAME[next] === 1) {
+        const name = text.slice(start, i);
+        if (PAIR_NAMES.has(name) || namesSecret(name)) i = Math.max(i, assignmentAtFn(text, start, i, out, undefined, name));
+      }
+    }
   }
   forgetLine();
 };
 
 const HINT = new RegExp(NAME_HINT.source, 'i');
-/** Whether the word holds a hint (the three characters said one may start in it). */
-function hasHint(text: string, start: number, end: number): boolean {
-  return HINT.test(text.slice(start, end));
+/**
+ * Whether a word (the three characters said a hint may start in it) holds a hint and names
+ * a secret, strong or weak: only such a name (or a pair's `name`/`key`) can make
+ * assignmentAt mask anything, so no other word is read as an assignment.
+ */
+function namesSecret(name: string): boolean {
+  return HINT.test(name) && secretNameFn(name) !== null;
 }
