@@ -5,7 +5,8 @@
  * latest signed checkpoint to catch a cut tail or a rewrite.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerBeside } from '../protocol/worker-thread.js';
 import { isCanonicalForm } from '../protocol/canonical.js';
 import { ENTRY_KINDS, GENESIS_HASH, entryHash, type LogEntry } from './entry.js';
 import { Evidence, type CheckpointEvidence, type EvidenceSummary, type WitnessKey } from './evidence.js';
@@ -193,17 +194,8 @@ export async function verifyLog(
   }
 }
 
-/**
- * The compiled build runs verify-worker.js directly. From the TypeScript sources (tsx),
- * a worker thread does not inherit tsx's loader on Node 20 (neither `--import tsx` nor
- * tsx's register() reach it), so the worker first registers tsx, then loads the .ts file.
- */
-function startVerifyWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./verify-worker.js', import.meta.url));
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const src = new URL('./verify-worker.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(src)}); })`, { eval: true });
-}
+/** verify-worker.ts (or .js, compiled) in a worker thread (src/protocol/worker-thread.ts). */
+const startVerifyWorker = (): Worker => startWorkerBeside(import.meta.url, 'verify-worker');
 
 /** Whether an `archived` entry's body says the segment ending at the start was archived, with the start's root. */
 function namesBase(body: string, start: LogStart, root: string): boolean {

@@ -18,7 +18,8 @@
  *   (or that the worker evicted) has lost what it held: from then on it is withheld.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerBeside } from '../protocol/worker-thread.js';
 import { addCounts, type MaskCounts } from './mask.js';
 
 /** What replaces text whose masking missed its deadline (or could not run): it says so, and hides all of it. */
@@ -321,18 +322,9 @@ export class PooledStream {
 /** What a stream's worker may hold back besides the piece (MaskStream's HOLD_LIMIT and its margin), counted in its deadline. */
 const STREAM_HOLD_CHARS = 288 * 1024;
 
-/**
- * The compiled build runs worker.js directly. From the TypeScript sources (tsx), a worker
- * thread does not inherit tsx's loader on Node 20, so it registers tsx first, then loads
- * the .ts file (as src/audit/verify.ts does).
- */
+/** worker.ts (or .js, compiled) in a worker thread, its priority lowered before it loads anything (see WORKER_NICE). */
 function startMaskWorker(): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: WORKER_HEAP_MB };
-  const load = import.meta.url.endsWith('.ts')
-    ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); })`
-    : `import(${JSON.stringify(new URL('./worker.js', import.meta.url).href)})`;
-  // Lower priority first, before the worker loads anything: see WORKER_NICE.
-  return new Worker(`try { require('node:os').setPriority(${WORKER_NICE}); } catch {}\n${load}`, { eval: true, resourceLimits });
+  return startWorkerBeside(import.meta.url, 'worker', { prelude: `try { require('node:os').setPriority(${WORKER_NICE}); } catch {}`, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
 }
 
 /**
