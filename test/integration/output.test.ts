@@ -19,7 +19,7 @@ import { typeAt } from '../support/terminal.js';
 import { frame, hello } from '../support/frames.js';
 import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
 import type { OutputNotice, PreviewResult, ResultEnvelope } from '../../src/protocol/messages.js';
-import { MAX_UNSENT_NOTICE_BYTES } from '../../src/daemon/server.js';
+import { MAX_UNSENT_NOTICE_BYTES } from '../../src/daemon/connection.js';
 import { AirlockClient } from '../../src/client/client.js';
 
 let w: World;
