@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import { WireErrorSchema } from '../protocol/errors.js';
-import { ActionDescriptionSchema, TransactionViewSchema, type ActionDescription, type TransactionView } from '../protocol/messages.js';
+import { ActionDescriptionSchema, TransactionViewSchema, type TransactionView } from '../protocol/messages.js';
 
 export { RiskSchema as risk, RoleSchema as role, TxStateSchema as txState, transactionIdSchema as transactionId } from '../protocol/wire/fields.js';
 
@@ -19,6 +19,7 @@ export const transactionView = TransactionViewSchema;
 
 /** ActionDescription: one catalogue action as this host's daemon describes it; supported_here null: no daemon answered, so whether this host supports it is unknown. */
 export const actionDescription = ActionDescriptionSchema.extend({ supported_here: ActionDescriptionSchema.shape.supported_here.nullable() });
+/** An action as the MCP server shows it: from the daemon, or from the built-in catalogue with supported_here null. */
 export type Described = z.infer<typeof actionDescription>;
 
 /*
@@ -26,7 +27,7 @@ export type Described = z.infer<typeof actionDescription>;
  * z.object forbids other properties, and a client checks the structured result against it.
  */
 
-export function pickAction(a: Omit<ActionDescription, 'supported_here'> & { supported_here: boolean | null }): Described {
+export function pickAction(a: Described): Described {
   const { name, family, description, risk, min_role, read_only, sensitive, reaches_network, reboot_required, rollback_available, platforms, supported_here, params_schema, example } = a;
   return { name, family, description, risk, min_role, read_only, sensitive, reaches_network, reboot_required, rollback_available, platforms, supported_here, params_schema, example };
 }
