@@ -9,8 +9,12 @@
  * own message ("a template unit needs an instance ...") is the reason when there is one.
  * Never zod's text or a regular expression. The value is shown through `show`, which the
  * daemon makes mask secrets and escape control characters.
+ * A value of the wrong JSON type says so (`parameter \`port\` got the string "443": ...`),
+ * and is listed for the client (WrongType, src/protocol/errors.ts) with the JSON that would
+ * have been right, so that each client says how to send it in its own terms.
  */
 import type { z } from 'zod';
+import type { JsonType, WrongType } from '../protocol/errors.js';
 import { didYouMean } from '../protocol/nearest.js';
 
 /** How a refused value is quoted in the sentence (the caller masks, escapes and bounds it). */
@@ -113,18 +117,97 @@ export function accepts(schema: Schema, depth = 0): string {
   }
 }
 
+/** The schemas of the value at `path`: in each shape of a union that has it, else the one. */
+function schemasAt(root: Schema, path: readonly PropertyKey[]): Schema[] {
+  const d = defOf(unwrap(root));
+  if (d.type === 'union' && d.options) return d.options.map((o) => schemaAt(o, path)).filter((s): s is Schema => s !== null);
+  const at = schemaAt(root, path);
+  return at ? [at] : [];
+}
+
 /** What the value at `path` accepts; across the shapes of a union, what any of them accepts. */
 function acceptsAt(root: Schema, path: readonly PropertyKey[]): string {
-  const d = defOf(unwrap(root));
-  if (d.type === 'union' && d.options) {
-    const each = d.options.map((o) => schemaAt(o, path)).filter((s): s is Schema => s !== null);
+  const each = schemasAt(root, path);
+  if (defOf(unwrap(root)).type === 'union') {
     const literals = each.map((s) => defOf(unwrap(s))).filter((x) => x.type === 'literal');
     if (literals.length > 0 && literals.length === each.length) return `one of ${literals.flatMap((x) => x.values ?? []).join(', ')}`;
     const phrases = [...new Set(each.map((s) => accepts(s)))];
     if (phrases.length > 0) return phrases.join(', or ');
   }
-  const at = schemaAt(root, path);
-  return at ? accepts(at) : 'a value of the form `airlock describe` shows';
+  return each[0] ? accepts(each[0]) : 'a value of the form `airlock describe` shows';
+}
+
+/** A value's JSON type, or null for what JSON has no type for (undefined, a function...). */
+function jsonTypeOf(v: unknown): JsonType | null {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  const t = typeof v;
+  return t === 'object' || t === 'string' || t === 'number' || t === 'boolean' ? t : null;
+}
+
+const PRIMITIVE: Record<string, JsonType> = { string: 'string', number: 'number', int: 'number', boolean: 'boolean', array: 'array', tuple: 'array', object: 'object', record: 'object', null: 'null' };
+
+/** The JSON types a schema accepts, or null when it does not say (unknown, any, lazy, a transform...): then no value is called the wrong type. */
+function jsonTypesOf(s: Schema, depth = 0): Set<JsonType> | null {
+  if (depth > 8) return null;
+  const d = defOf(s);
+  if (d.type === 'nullable' && d.innerType) {
+    const inner = jsonTypesOf(d.innerType, depth + 1);
+    return inner && inner.add('null');
+  }
+  if (WRAPPERS.has(d.type) && d.innerType) return jsonTypesOf(d.innerType, depth + 1);
+  if (d.type === 'pipe' && d.in) return jsonTypesOf(d.in, depth + 1);
+  if (d.type === 'enum' || d.type === 'literal') {
+    const types = (d.type === 'enum' ? Object.values(d.entries ?? {}) : (d.values ?? [])).map(jsonTypeOf);
+    return types.includes(null) ? null : new Set(types as JsonType[]);
+  }
+  if (d.type === 'union') {
+    const out = new Set<JsonType>();
+    for (const o of d.options ?? []) {
+      const t = jsonTypesOf(o, depth + 1);
+      if (t === null) return null;
+      t.forEach((x) => out.add(x));
+    }
+    return out;
+  }
+  const t = PRIMITIVE[d.type];
+  return t ? new Set([t]) : null;
+}
+
+/** The longest text a string is read as JSON from, for the value that would have been right. */
+const AS_JSON_MAX = 80;
+
+/**
+ * Whether `value` at `path` is of a JSON type no schema there accepts, and if so what was
+ * wanted; `as_json` when the string read as JSON is a value the parameter accepts, and the
+ * string was shown as it is (`show` masked nothing, cut nothing, escaped nothing), so the
+ * JSON repeats nothing the message did not already say.
+ */
+function wrongType(root: Schema, path: readonly PropertyKey[], value: unknown, shown: string): WrongType | null {
+  const got = jsonTypeOf(value);
+  const schemas = schemasAt(root, path);
+  const each = schemas.map((s) => jsonTypesOf(s));
+  if (got === null || schemas.length === 0 || each.includes(null)) return null;
+  const expected = new Set(each.flatMap((t) => [...t!]));
+  if (expected.has(got)) return null;
+  const w: WrongType = { param: pathName(path), expected: [...expected], got };
+  if (typeof value === 'string' && value.length <= AS_JSON_MAX && shown === JSON.stringify(value)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return w;
+    }
+    if (schemas.some((s) => s.safeParse(parsed).success)) w.as_json = JSON.stringify(parsed);
+  }
+  return w;
+}
+
+const NOUN: Record<JsonType, string> = { string: 'text', number: 'a number', boolean: 'true or false', array: 'a list', object: 'an object', null: 'null' };
+
+/** How to send the wrong-typed parameters right, in words no client owns: `send \`port\` as a number (443), not as text`. */
+export function wrongTypeHint(wrong: readonly WrongType[]): string {
+  return wrong.map((w) => `send \`${w.param}\` as ${w.expected.map((t) => NOUN[t]).join(' or ')}${w.as_json !== undefined ? ` (${w.as_json})` : ''}, not as ${NOUN[w.got]}`).join('; ');
 }
 
 // zod's own messages (it wrote them, not us): replaced by what the parameter accepts.
@@ -150,16 +233,22 @@ export function paramNames(schema: Schema): string[] {
 
 /** The sentences for a failed parse of `raw` against an action's parameter schema. */
 export function paramErrorSentences(schema: Schema, raw: unknown, issues: readonly z.core.$ZodIssue[], show: ShowValue): string[] {
+  return paramRefusal(schema, raw, issues, show).sentences;
+}
+
+/** The sentences for a failed parse, and the parameters among them whose value had the wrong JSON type. */
+export function paramRefusal(schema: Schema, raw: unknown, issues: readonly z.core.$ZodIssue[], show: ShowValue): { sentences: string[]; wrongTypes: WrongType[] } {
   // Parameters of several shapes (a union of objects): explain against the shape the request came closest to.
   const d = defOf(unwrap(schema));
   const only = issues.length === 1 ? issues[0]! : null;
   if (d.type === 'union' && only?.code === 'invalid_union' && only.path.length === 0 && only.errors.length === d.options?.length) {
     let best = 0;
     only.errors.forEach((e, i) => (e.length < only.errors[best]!.length ? (best = i) : 0));
-    return paramErrorSentences(d.options[best]!, raw, only.errors[best]!, show);
+    return paramRefusal(d.options[best]!, raw, only.errors[best]!, show);
   }
   const known = Object.keys(defOf(unwrap(schema)).shape ?? {});
   const out: string[] = [];
+  const wrongTypes: WrongType[] = [];
   const named = new Set<string>();
   for (const issue of issues) {
     if (issue.path.length === 0 && issue.code === 'unrecognized_keys') {
@@ -184,8 +273,11 @@ export function paramErrorSentences(schema: Schema, raw: unknown, issues: readon
       continue;
     }
     const reason = issue.code === 'custom' || !ZOD_WORDING.test(issue.message) ? issue.message : what;
-    out.push(`parameter \`${name}\` got ${show(String(issue.path[0]), value)}: ${reason}`);
+    const shown = show(String(issue.path[0]), value);
+    const wrong = wrongType(schema, issue.path, value, shown);
+    if (wrong) wrongTypes.push(wrong);
+    out.push(`parameter \`${name}\` got ${wrong && wrong.got !== 'null' ? `${wrong.got === 'array' ? 'the list' : `the ${wrong.got}`} ` : ''}${shown}: ${reason}`);
   }
-  if (out.length > MAX_SENTENCES) return [...out.slice(0, MAX_SENTENCES), `and ${out.length - MAX_SENTENCES} more`];
-  return out;
+  const sentences = out.length > MAX_SENTENCES ? [...out.slice(0, MAX_SENTENCES), `and ${out.length - MAX_SENTENCES} more`] : out;
+  return { sentences, wrongTypes: wrongTypes.slice(0, MAX_SENTENCES) };
 }

@@ -2,6 +2,7 @@
 import { AirlockError, type ErrorCategory } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { ROLE_ERRORS, staleGroups, staleGroupsAdvice } from '../client/stale-groups.js';
+import { commandLineFix } from './params-arg.js';
 
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: string) => (s: string) => (useColour ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -37,6 +38,7 @@ export function reportError(e: unknown, json: boolean): number {
     // The daemon escaped its text already; a client-side error may quote anything.
     process.stderr.write(`${c.red('error')} ${c.dim(`[${escapeText(err.category)}/${escapeText(err.code)}]`)} ${escapeText(err.message)}\n`);
     if (err.hint) process.stderr.write(`${c.cyan('next')}  ${escapeText(err.hint)}\n`);
+    for (const fix of (err.wrongTypes ?? []).map(commandLineFix)) if (fix) process.stderr.write(`${c.cyan('next')}  ${escapeText(fix)}\n`);
   }
   return EXIT[err.category];
 }

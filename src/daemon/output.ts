@@ -100,13 +100,19 @@ export async function masksForClient(texts: string[], counts?: MaskCounts): Prom
  * context (a connection's frame errors). Never throws: a message that cannot be masked is withheld.
  */
 export async function errorForClient(err: AirlockError, who?: string): Promise<WireError> {
+  // A wrong-typed parameter's name (it can be a key the client sent) and its JSON are masked with the message.
+  const wrong = err.wrongTypes ?? [];
+  const texts = [err.message, ...(err.hint ? [err.hint] : []), ...wrong.flatMap((w) => [w.param, w.as_json ?? ''])];
   let shown: string[];
   try {
-    shown = await maskTexts(err.hint ? [err.message, err.hint] : [err.message], undefined, who);
+    shown = await maskTexts(texts, undefined, who);
   } catch {
-    shown = err.hint ? [WITHHELD, WITHHELD] : [WITHHELD];
+    shown = texts.map(() => WITHHELD);
   }
-  return new AirlockError(err.category, err.code, shown[0]!, shown[1]).toWire();
+  const at = err.hint ? 2 : 1;
+  // A JSON value the masker changed is no value to send: it is left out, the type alone is said.
+  const wrongTypes = wrong.map(({ as_json, ...w }, i) => ({ ...w, param: shown[at + 2 * i]!, ...(as_json !== undefined && shown[at + 2 * i + 1] === as_json ? { as_json } : {}) }));
+  return new AirlockError(err.category, err.code, shown[0]!, err.hint ? shown[1] : undefined, wrongTypes).toWire();
 }
 
 /**

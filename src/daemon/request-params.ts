@@ -5,15 +5,20 @@
  * typed validation error; test/unit/fuzz-action-params.test.ts drives generated values through it.
  */
 import type { AnyAction } from '../catalogue/action.js';
-import { paramErrorSentences } from '../catalogue/param-errors.js';
+import { paramRefusal, wrongTypeHint } from '../catalogue/param-errors.js';
 import { canonicalize } from '../protocol/canonical.js';
-import { fail } from '../protocol/errors.js';
+import { AirlockError, fail } from '../protocol/errors.js';
 import { hasUnsafeTextDeep } from '../protocol/escape-text.js';
 import { shownValue } from './secret-params.js';
 
 export function parseActionParams(a: AnyAction, raw: unknown): Record<string, unknown> {
   const r = a.params.safeParse(raw ?? {});
-  if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${paramErrorSentences(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v)).join('; ')}`, `see \`airlock describe ${a.name}\``);
+  if (!r.success) {
+    const { sentences, wrongTypes } = paramRefusal(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v));
+    const describe = `see \`airlock describe ${a.name}\``;
+    // A wrong type is listed on the error too, for each client to say how it sends that type (the CLI's --param k:=JSON).
+    throw new AirlockError('validation', 'bad_params', `invalid parameters for ${a.name}: ${sentences.join('; ')}`, wrongTypes.length ? `${wrongTypeHint(wrongTypes)}; ${describe}` : describe, wrongTypes);
+  }
   try {
     canonicalize(r.data); // the request hash must cover exactly these values (no lone surrogates)
   } catch (e) {

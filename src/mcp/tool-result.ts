@@ -11,7 +11,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { maskDeep } from '../mask/deep.js';
 import { maskText } from '../mask/mask.js';
-import { AirlockError, type WireError } from '../protocol/errors.js';
+import { AirlockError, type WireError, type WrongType } from '../protocol/errors.js';
 import { escapeDeep, escapeText } from '../protocol/escape-text.js';
 
 /** A tool's answer: `isError` when what was asked did not happen (a refusal, a failed or denied step). */
@@ -29,9 +29,12 @@ export function wireOf(e: unknown): WireError {
   return err.toWire();
 }
 
-/** One line a person reads: `error [category/code] message` and, when there is one, `next: hint`. */
+/** A parameter refused for its type, as an agent sends it right: in the step's `params` object, the JSON value itself. */
+const jsonFix = (w: WrongType) => (w.as_json !== undefined ? `in params: ${JSON.stringify(w.param)}: ${w.as_json} (a JSON ${w.expected.join(' or ')}, not a ${w.got})` : `in params: ${JSON.stringify(w.param)} as a JSON ${w.expected.join(' or ')}, not a ${w.got}`);
+
+/** One line a person reads: `error [category/code] message` and, when there is one, `next: hint` (and how to send a wrong-typed parameter). */
 export function errorText(w: WireError): string {
-  return `error [${w.category}/${w.code}] ${w.message}${w.hint ? `\nnext: ${w.hint}` : ''}`;
+  return `error [${w.category}/${w.code}] ${w.message}${w.hint ? `\nnext: ${w.hint}` : ''}${(w.wrong_types ?? []).map((t) => `\nnext: ${jsonFix(t)}`).join('')}`;
 }
 
 /** The whole call failed (the daemon unreachable, a refusal before anything was done). */

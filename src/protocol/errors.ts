@@ -2,6 +2,7 @@
  * Typed error categories. Every failure that crosses the socket is one of these,
  * with a message a person can act on and, where there is one, the next step.
  */
+import { z } from 'zod';
 import { escapeText } from './escape-text.js';
 
 export const ERROR_CATEGORIES = [
@@ -16,12 +17,39 @@ export const ERROR_CATEGORIES = [
 ] as const;
 export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
-export interface WireError {
-  category: ErrorCategory;
-  code: string;
-  message: string;
-  hint?: string;
-}
+/** A JSON value's type, as JSON names it. */
+export const JSON_TYPES = ['string', 'number', 'boolean', 'array', 'object', 'null'] as const;
+export type JsonType = (typeof JSON_TYPES)[number];
+
+/**
+ * A parameter that came as a value of the wrong JSON type (`port` got the string "443"): the
+ * types it takes, the one it got, and, when the value read as JSON is one the parameter takes
+ * (and nothing in it was masked), that JSON (`443`). The message says it in a sentence; this is
+ * for each client to say how to send it right in its own terms (the CLI `--param port:=443`,
+ * the MCP server a JSON number).
+ */
+export const WrongTypeSchema = z.strictObject({
+  param: z.string(),
+  expected: z.array(z.enum(JSON_TYPES)),
+  got: z.enum(JSON_TYPES),
+  as_json: z.string().optional(),
+});
+export type WrongType = z.infer<typeof WrongTypeSchema>;
+
+/**
+ * An error as it crosses the socket. The keys are quoted on purpose: this is a schema, and
+ * test/support/error-codes.ts reads an object literal with the identifier keys category and
+ * code as an error being constructed.
+ */
+export const WireErrorSchema = z.strictObject({
+  'category': z.enum(ERROR_CATEGORIES),
+  'code': z.string(),
+  message: z.string(),
+  hint: z.string().optional(),
+  /** On a `validation/bad_params` refusal: the parameters whose value had the wrong type. */
+  wrong_types: z.array(WrongTypeSchema).optional(),
+});
+export type WireError = z.infer<typeof WireErrorSchema>;
 
 export class AirlockError extends Error {
   constructor(
@@ -29,6 +57,7 @@ export class AirlockError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
+    readonly wrongTypes?: WrongType[],
   ) {
     super(message);
   }
@@ -37,11 +66,18 @@ export class AirlockError extends Error {
    * they are escaped here. `mask` (the daemon's, src/daemon/output.ts) masks secrets first.
    */
   toWire(mask: (text: string) => string = (t) => t): WireError {
-    const message = escapeText(mask(this.message));
-    return this.hint ? { category: this.category, code: this.code, message, hint: escapeText(mask(this.hint)) } : { category: this.category, code: this.code, message };
+    const said = (t: string) => escapeText(mask(t));
+    return {
+      category: this.category,
+      code: this.code,
+      message: said(this.message),
+      ...(this.hint ? { hint: said(this.hint) } : {}),
+      // A parameter's name can be a key the client sent (inside a record): masked and escaped like the message.
+      ...(this.wrongTypes?.length ? { wrong_types: this.wrongTypes.map((w) => ({ ...w, param: said(w.param), ...(w.as_json !== undefined ? { as_json: said(w.as_json) } : {}) })) } : {}),
+    };
   }
   static fromWire(e: WireError): AirlockError {
-    return new AirlockError(e.category, e.code, e.message, e.hint);
+    return new AirlockError(e.category, e.code, e.message, e.hint, e.wrong_types);
   }
   /** Any thrown value as a typed error: an AirlockError as it is, anything else an execution error of this client. */
   static of(e: unknown): AirlockError {

@@ -131,6 +131,16 @@ describe('the tools', () => {
     assert.equal(bad.r.isError, true);
     assert.equal(bad.out.error.code, 'unknown_action');
   });
+
+  test('a parameter of the wrong type: the step says what it got, and the agent is told the JSON to send', async () => {
+    const { out, text } = await propose(agent, [{ action_name: 'ScanSshHostKeys', params: { host: '192.0.2.10', port: '443' } }]);
+    const [step] = out.steps;
+    assert.equal(step.ok, false);
+    assert.match(step.error.message, /parameter `port` got the string "443": a whole number from 1 to 65535/);
+    assert.deepEqual(step.error.wrong_types, [{ param: 'port', expected: ['number'], got: 'string', as_json: '443' }]);
+    assert.match(text, /\nnext: in params: "port": 443 \(a JSON number, not a string\)/);
+    assert.doesNotMatch(text, /--param/, 'no command line for an agent that has none');
+  });
 });
 
 describe('propose, approve from another account, execute', () => {

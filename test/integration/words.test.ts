@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { airlockAs } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
+import type { AirlockError } from '../../src/protocol/errors.js';
 import type { UnixIdentity } from '../../src/sandbox/principal.js';
 
 const POLICY = `[[rule]]
@@ -54,6 +55,27 @@ describe('validation errors', () => {
     assert.equal(r.code, 5);
     assert.match(r.stderr, /error \[validation\/bad_params\] invalid parameters for RestartService: parameter `unit` got "ngi nx": a systemd unit name/);
     assert.match(r.stderr, /next {2}see `airlock describe RestartService`/);
+  });
+});
+
+describe('a value of the wrong type', () => {
+  test('says so through the daemon, lists it on the error, and the CLI says how to send it typed', async () => {
+    const e = (await rejectsWith(preview(agent, 'ScanSshHostKeys', { host: '192.0.2.10', port: '443' }), 'validation', 'bad_params')) as AirlockError;
+    assert.match(e.message, /^invalid parameters for ScanSshHostKeys: parameter `port` got the string "443": a whole number from 1 to 65535/);
+    assert.equal(e.hint, 'send `port` as a number (443), not as text; see `airlock describe ScanSshHostKeys`');
+    assert.deepEqual(e.wrongTypes, [{ param: 'port', expected: ['number'], got: 'string', as_json: '443' }]);
+    // The right type the other way round: no JSON to suggest, the type alone.
+    const user = (await rejectsWith(preview(agent, 'CreateUser', { user: 5 }), 'validation', 'bad_params')) as AirlockError;
+    assert.match(user.message, /parameter `user` got the number 5: a user name/);
+    assert.deepEqual(user.wrongTypes, [{ param: 'user', expected: ['string'], got: 'number' }]);
+    // `-p port=443` sends text; the command line says how to send the number.
+    const r = await cliAs(agent.identity, ['preview', 'ScanSshHostKeys', '-p', 'host=192.0.2.10', '-p', 'port=443']);
+    assert.equal(r.code, 5);
+    assert.match(r.stderr, /parameter `port` got the string "443"/);
+    assert.match(r.stderr, /next {2}on the command line: --param port:=443 /);
+    // Sent typed, the same request is accepted.
+    const ok = await cliAs(agent.identity, ['preview', 'ScanSshHostKeys', '-p', 'host=192.0.2.10', '-p', 'port:=443', '--json']);
+    assert.equal(ok.code, 0, ok.stderr);
   });
 });
 

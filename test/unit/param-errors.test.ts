@@ -7,9 +7,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { CATALOGUE } from '../../src/catalogue/index.js';
-import { paramErrorSentences, paramNames } from '../../src/catalogue/param-errors.js';
+import { paramErrorSentences, paramNames, paramRefusal, wrongTypeHint } from '../../src/catalogue/param-errors.js';
+import { commandLineFix } from '../../src/cli/params-arg.js';
+import { errorText } from '../../src/mcp/tool-result.js';
 import { shownValue } from '../../src/daemon/secret-params.js';
 import type { AnyAction } from '../../src/catalogue/action.js';
 
@@ -93,4 +95,60 @@ test('a declared secret is never echoed, and a secret-looking value is masked', 
   assert.ok(!said.includes(token), said);
   const evil = sentences(restart, { unit: 'a\u001b[2J\u202eb' })[0]!;
   assert.doesNotMatch(evil, /[\u001b\u202e]/);
+});
+
+test('every typed parameter of every action: its example value sent as a string says it got the string, and the JSON to send', () => {
+  let checked = 0;
+  for (const a of CATALOGUE.values()) {
+    // Which JSON type each parameter takes, as the action's JSON Schema says (one type, never a string: else "443" may be a right type).
+    const props = ((z.toJSONSchema(a.params, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { type?: unknown }> }).properties ?? {});
+    for (const [key, good] of Object.entries(a.example as Record<string, unknown>)) {
+      const type = props[key]?.type;
+      if (typeof type !== 'string' || type === 'string' || a.secretParams?.includes(key)) continue;
+      const json = JSON.stringify(good);
+      if (json.length > 80) continue; // a value this long is cut where the message quotes it: no JSON is offered
+      const raw = { ...(a.example as Record<string, unknown>), [key]: json };
+      const r = a.params.safeParse(raw);
+      assert.equal(r.success, false, `${a.name}.${key} accepted the string ${json}`);
+      const { sentences, wrongTypes } = paramRefusal(a.params, raw, r.error!.issues, (n, v) => shownValue(a, n, v));
+      assert.ok(sentences.some((l) => l.startsWith(`parameter \`${key}\` got the string ${JSON.stringify(json)}: `)), `${a.name}.${key}: ${sentences.join(' | ')}`);
+      const w = wrongTypes.find((x) => x.param === key);
+      assert.ok(w, `${a.name}.${key}: not listed as a wrong type`);
+      assert.equal(w.got, 'string');
+      assert.ok(!w.expected.includes('string'), `${a.name}.${key}: ${w.expected.join(',')}`);
+      // What it offers to send is accepted: the example, typed again.
+      assert.equal(w.as_json, json, `${a.name}.${key}`);
+      assert.equal(a.params.safeParse({ ...raw, [key]: JSON.parse(w.as_json!) }).success, true, `${a.name}.${key}`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 30, `only ${checked} typed parameters checked`);
+});
+
+test('a wrong type: the value of the right type is never claimed wrong, a masked value offers no JSON, and each client words the fix', () => {
+  const withPort = [...CATALOGUE.values()].find((a) => 'port' in shape(a) && shape(a).port!.safeParse(22).success)!;
+  const refuse = (a: AnyAction, raw: Record<string, unknown>) => {
+    const r = a.params.safeParse(raw);
+    assert.equal(r.success, false);
+    return paramRefusal(a.params, raw, r.error!.issues, (n, v) => shownValue(a, n, v));
+  };
+  assert.deepEqual(refuse(withPort, { port: 70000 }).wrongTypes, [], 'a number out of range is not a wrong type');
+  assert.deepEqual(refuse(withPort, { port: 'http' }).wrongTypes, [{ param: 'port', expected: ['number'], got: 'string' }], 'text that is no number: the type alone');
+  const [w] = refuse(withPort, { port: '443' }).wrongTypes;
+  assert.deepEqual(w, { param: 'port', expected: ['number'], got: 'string', as_json: '443' });
+  assert.equal(wrongTypeHint([w!]), 'send `port` as a number (443), not as text');
+  assert.equal(commandLineFix(w!), 'on the command line: --param port:=443 (`:=` sends a JSON value, `=` sends text)');
+  assert.match(errorText({ category: 'validation', code: 'bad_params', message: 'm', hint: 'h', wrong_types: [w!] }), /\nnext: h\nnext: in params: "port": 443 \(a JSON number, not a string\)$/);
+  const create = CATALOGUE.get('CreateUser')!;
+  const [user] = refuse(create, { user: 5 }).wrongTypes;
+  assert.deepEqual(user, { param: 'user', expected: ['string'], got: 'number' });
+  assert.equal(commandLineFix(user!), 'on the command line: --param user=TEXT sends text');
+  // A list sent as its JSON text: quoted for the shell.
+  const [groups] = refuse(create, { user: 'bob', groups: '["adm"]' }).wrongTypes;
+  assert.equal(commandLineFix(groups!), `on the command line: --param groups:='["adm"]' (\`:=\` sends a JSON value, \`=\` sends text)`);
+  // A string the masker changes is never offered back as JSON.
+  const token = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+  const masked = refuse(create, { user: 'bob', groups: `["${token}"]` });
+  assert.equal(masked.wrongTypes[0]!.as_json, undefined);
+  assert.ok(!JSON.stringify(masked).includes(token));
 });

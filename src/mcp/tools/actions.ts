@@ -9,14 +9,11 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
-import { actionDescription, pickAction } from '../schemas.js';
+import { actionDescription, pickAction, type Described } from '../schemas.js';
 import { REMINDER } from '../workflow.js';
 import { answer, failure } from '../tool-result.js';
-import type { ActionDescription } from '../../protocol/messages.js';
 import { AirlockError } from '../../protocol/errors.js';
 import { describeActionMetadata, listActionMetadata } from '../../protocol/catalogue-metadata.js';
-
-type Described = Omit<ActionDescription, 'supported_here'> & { supported_here: boolean | null };
 
 const OFFLINE_NOTE =
   "No Airlock daemon answered, so this is the catalogue this airlock was built with: whether this host supports each action is unknown, and a risk shown may be raised by the host's policy. Proposing needs the daemon.";

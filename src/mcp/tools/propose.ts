@@ -7,12 +7,12 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AirlockClient } from '../../client/client.js';
-import type { PolicyView, PreviewResult, Principal } from '../../protocol/messages.js';
+import { PreviewEnvelopeSchema, type PolicyView, type PreviewResult, type Principal } from '../../protocol/messages.js';
 import { APPROVER_GROUP, riskRank, type Risk } from '../../protocol/risk.js';
 import { renderPreview } from '../../cli/render.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
-import { risk, role, wireError } from '../schemas.js';
+import { wireError } from '../schemas.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { RULES } from '../workflow.js';
 
@@ -35,23 +35,32 @@ const approval = z.discriminatedUnion('state', [
   z.object({ state: z.literal('inbox'), command: z.string() }),
 ]);
 
-const previewed = z.object({
+/**
+ * A previewed step: the preview envelope's fields an agent needs, with its approval state. The
+ * mechanism is promised only as a list of objects, and ids, digests and times only as text
+ * (the JSON Schema clients were given); the envelope's own schema states their forms.
+ */
+const previewed = PreviewEnvelopeSchema.pick({
+  transaction_id: true,
+  action_name: true,
+  params: true,
+  summary: true,
+  risk: true,
+  min_role: true,
+  current_state: true,
+  side_effects: true,
+  warnings: true,
+  reboot_required: true,
+  rollback_available: true,
+  requested_by: true,
+  expires_at: true,
+  preview_digest: true,
+}).extend({
   ok: z.literal(true),
   transaction_id: z.string(),
-  action_name: z.string(),
-  params: z.record(z.string(), z.unknown()),
-  summary: z.string(),
-  risk,
-  min_role: role,
-  current_state: z.unknown(),
-  proposed_change: z.object({ change: z.unknown(), mechanism: z.array(z.record(z.string(), z.unknown())), digest: z.string() }),
-  side_effects: z.array(z.string()),
-  warnings: z.array(z.string()),
-  reboot_required: z.boolean(),
-  rollback_available: z.boolean(),
-  requested_by: z.string(),
   expires_at: z.string(),
   preview_digest: z.string(),
+  proposed_change: z.object({ change: z.unknown(), mechanism: z.array(z.record(z.string(), z.unknown())), digest: z.string() }),
   approval,
 });
 const refused = z.object({ ok: z.literal(false), action_name: z.string(), params: z.record(z.string(), z.unknown()), error: wireError });

@@ -1,0 +1,49 @@
+/**
+ * Approval's results, as schemas: the receipt `approve` grants (and the policy mints with a
+ * preview), whether the caller may approve a transaction, and how a `transaction.wait` ended.
+ */
+import { z } from 'zod';
+import { WireErrorSchema } from '../errors.js';
+import { TxStateSchema } from './fields.js';
+
+/** `approve`: the receipt, bound to this transaction, its request and its executor. */
+export const ApprovalGrantSchema = z.strictObject({
+  transaction_id: z.string(),
+  request_hash: z.string(),
+  receipt: z.string(),
+  approved_by: z.string(),
+  executor: z.string(),
+  expires_at: z.string(),
+});
+export type ApprovalGrant = z.infer<typeof ApprovalGrantSchema>;
+
+/** A receipt the daemon minted under a policy rule ("reads" for non-sensitive reads), returned with the preview. */
+export const AutoApprovalGrantSchema = ApprovalGrantSchema.extend({ rule: z.string(), policy_digest: z.string() });
+export type AutoApprovalGrant = z.infer<typeof AutoApprovalGrantSchema>;
+
+/** Whether the caller may approve a transaction, and with which factor: the daemon's own decision, told before anyone is asked. */
+export const ApprovalAdviceSchema = z.strictObject({
+  may_approve: z.boolean(),
+  /** An authenticator code is needed (High, Medium where configured, and every approval of one's own request). */
+  second_factor: z.boolean(),
+  /** The request was made under the caller's own account (or by root on their behalf). */
+  self_approval: z.boolean(),
+  /** Why not, when may_approve is false: the error approve would return. */
+  refusal: WireErrorSchema.optional(),
+});
+export type ApprovalAdvice = z.infer<typeof ApprovalAdviceSchema>;
+
+/**
+ * `transaction.wait`: how the requester's own transaction stands when the wait ends.
+ * `pending`: timeout_ms passed and it still waits for a person. `finished`: its receipt
+ * was used already (it runs or ran: Running, Succeeded, NeedsReboot, Failed, RolledBack).
+ */
+export const WaitOutcomeSchema = z.discriminatedUnion('outcome', [
+  z.strictObject({ transaction_id: z.string(), outcome: z.literal('approved'), receipt: z.string(), approved_by: z.string(), expires_at: z.string() }),
+  z.strictObject({ transaction_id: z.string(), outcome: z.literal('denied'), denied_by: z.string(), reason: z.string().nullable() }),
+  z.strictObject({ transaction_id: z.string(), outcome: z.literal('expired') }),
+  z.strictObject({ transaction_id: z.string(), outcome: z.literal('canceled') }),
+  z.strictObject({ transaction_id: z.string(), outcome: z.literal('pending'), expires_at: z.string() }),
+  z.strictObject({ transaction_id: z.string(), outcome: z.literal('finished'), state: TxStateSchema }),
+]);
+export type WaitOutcome = z.infer<typeof WaitOutcomeSchema>;
