@@ -63,6 +63,8 @@ function schemaAt(root: Schema, path: readonly PropertyKey[]): Schema | null {
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
+/** Where no shorter phrase says it: for every client (an agent reads its schema from a tool, a person from `airlock describe`). */
+const SCHEMA_FORM = "a value of the form the action's parameter schema shows";
 function numberRange(s: Schema): string {
   const n = s as unknown as { minValue: number | null; maxValue: number | null; isInt: boolean };
   const kind = n.isInt ? 'a whole number' : 'a number';
@@ -84,7 +86,7 @@ export function accepts(schema: Schema, depth = 0): string {
     const range = t === 'number' || t === 'int' ? numberRange(base) : null;
     return range && !s.description.includes(range) ? `${range} (${s.description})` : s.description;
   }
-  if (depth > 4) return 'a value of the form `airlock describe` shows';
+  if (depth > 4) return SCHEMA_FORM;
   const d = defOf(s);
   switch (d.type) {
     case 'string': {
@@ -109,7 +111,7 @@ export function accepts(schema: Schema, depth = 0): string {
     case 'record':
       return 'an object of names to values';
     default:
-      return 'a value of the form `airlock describe` shows';
+      return SCHEMA_FORM;
   }
 }
 
@@ -124,7 +126,7 @@ function acceptsAt(root: Schema, path: readonly PropertyKey[]): string {
     if (phrases.length > 0) return phrases.join(', or ');
   }
   const at = schemaAt(root, path);
-  return at ? accepts(at) : 'a value of the form `airlock describe` shows';
+  return at ? accepts(at) : SCHEMA_FORM;
 }
 
 // zod's own messages (it wrote them, not us): replaced by what the parameter accepts.

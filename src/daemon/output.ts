@@ -106,7 +106,7 @@ export async function errorForClient(err: AirlockError, who?: string): Promise<W
   } catch {
     shown = err.hint ? [WITHHELD, WITHHELD] : [WITHHELD];
   }
-  return new AirlockError(err.category, err.code, shown[0]!, shown[1]).toWire();
+  return new AirlockError(err.category, err.code, shown[0]!, shown[1], err.next).toWire();
 }
 
 /**

@@ -13,7 +13,7 @@ import { shownValue } from './secret-params.js';
 
 export function parseActionParams(a: AnyAction, raw: unknown): Record<string, unknown> {
   const r = a.params.safeParse(raw ?? {});
-  if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${paramErrorSentences(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v)).join('; ')}`, `see \`airlock describe ${a.name}\``);
+  if (!r.success) fail('validation', 'bad_params', `invalid parameters for ${a.name}: ${paramErrorSentences(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v)).join('; ')}`, `see \`airlock describe ${a.name}\``, { method: 'actions.describe', params: { action_name: a.name } });
   try {
     canonicalize(r.data); // the request hash must cover exactly these values (no lone surrogates)
   } catch (e) {

@@ -16,11 +16,23 @@ export const ERROR_CATEGORIES = [
 ] as const;
 export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
+/**
+ * The daemon method a hint sends its reader to, with the parameters to call it with: what the
+ * daemon says is for whoever reads it, so each client words this step its own way (the CLI
+ * keeps the daemon's `hint`, a sentence for a person at a shell; the MCP server names its
+ * tool, src/mcp/agent-hints.ts). Set only where the hint names a method.
+ */
+export interface NextStep {
+  method: string;
+  params: Record<string, string>;
+}
+
 export interface WireError {
   category: ErrorCategory;
   code: string;
   message: string;
   hint?: string;
+  next?: NextStep;
 }
 
 export class AirlockError extends Error {
@@ -29,6 +41,7 @@ export class AirlockError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
+    readonly next?: NextStep,
   ) {
     super(message);
   }
@@ -38,10 +51,16 @@ export class AirlockError extends Error {
    */
   toWire(mask: (text: string) => string = (t) => t): WireError {
     const message = escapeText(mask(this.message));
-    return this.hint ? { category: this.category, code: this.code, message, hint: escapeText(mask(this.hint)) } : { category: this.category, code: this.code, message };
+    return {
+      category: this.category,
+      code: this.code,
+      message,
+      ...(this.hint ? { hint: escapeText(mask(this.hint)) } : {}),
+      ...(this.next ? { next: { method: this.next.method, params: Object.fromEntries(Object.entries(this.next.params).map(([k, v]) => [k, escapeText(v)])) } } : {}),
+    };
   }
   static fromWire(e: WireError): AirlockError {
-    return new AirlockError(e.category, e.code, e.message, e.hint);
+    return new AirlockError(e.category, e.code, e.message, e.hint, e.next);
   }
   /** Any thrown value as a typed error: an AirlockError as it is, anything else an execution error of this client. */
   static of(e: unknown): AirlockError {
@@ -49,8 +68,8 @@ export class AirlockError extends Error {
   }
 }
 
-export const fail = (category: ErrorCategory, code: string, message: string, hint?: string): never => {
-  throw new AirlockError(category, code, message, hint);
+export const fail = (category: ErrorCategory, code: string, message: string, hint?: string, next?: NextStep): never => {
+  throw new AirlockError(category, code, message, hint, next);
 };
 
 /**
