@@ -1,8 +1,9 @@
 /**
  * airlock_execute: runs approved steps in order and halts at the first that does not
- * succeed. A step without a receipt waits (within the agent's wait_for_approval) for the
- * daemon to hand the requester its receipt once a person approves: the agent never asks
- * anyone for one. The daemon checks everything again at execute (requester, receipt,
+ * succeed. A step without a receipt takes it from the daemon, which holds every receipt for
+ * the requester: at once when the policy approved the step (or a person did already), else
+ * after waiting (within the agent's wait_for_approval) for a person to approve it. The agent
+ * never asks anyone for one, and this process keeps none. The daemon checks everything again at execute (requester, receipt,
  * request, state); this tool only carries what it is given and what the daemon hands back.
  */
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
