@@ -74,10 +74,8 @@ Example policy:
     .option('--json', 'print JSON')
     .action(
       command(async (o, cmd: Command) => {
-        const { withClient } = await connect();
-        const p = await withClient(cmd, (cl) => cl.call('policy.show'));
-        if (o.json) return printJson(p);
-        for (const [k, v] of Object.entries(p)) process.stdout.write(`${c.dim(k.padEnd(19))} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+        const { askAndShow } = await connect();
+        await askAndShow(cmd, o.json, (cl) => cl.call('policy.show'), (p) => Object.entries(p).map(([k, v]) => `${c.dim(k.padEnd(19))} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`).join(''));
       }),
     );
   policy
@@ -86,12 +84,14 @@ Example policy:
     .option('--json', 'print JSON')
     .action(
       command(async (o, cmd: Command) => {
-        const { withClient } = await connect();
-        const { withOwnCode } = await import('./code-prompt.js');
+        const [{ askAndShow }, { withOwnCode }] = await Promise.all([connect(), import('./code-prompt.js')]);
         const hint = 'an admin approver runs `sudo airlock policy reload` in a terminal of their own';
-        const r = await withClient(cmd, (cl) => withOwnCode('reloading the policy', hint, (code) => cl.call('policy.reload', code ? { totp_code: code } : {})));
-        if (o.json) return printJson(r);
-        process.stdout.write(r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`);
+        await askAndShow(
+          cmd,
+          o.json,
+          (cl) => withOwnCode('reloading the policy', hint, (code) => cl.call('policy.reload', code ? { totp_code: code } : {})),
+          (r) => (r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`),
+        );
       }),
     );
   return policy;
@@ -103,10 +103,8 @@ export function inboxCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       command(async (o, cmd: Command) => {
-        const [{ withClient }, { renderHistory }] = await Promise.all([connect(), import('./render.js')]);
-        const rows = await withClient(cmd, (cl) => cl.call('inbox'));
-        if (o.json) return printJson(rows);
-        process.stdout.write(rows.length ? renderHistory(rows) + `\n${c.cyan('next')}  airlock inbox run ID   (re-previews it now, as you, and asks for approval)\n` : 'the inbox is empty\n');
+        const [{ askAndShow }, { renderHistory }] = await Promise.all([connect(), import('./render.js')]);
+        await askAndShow(cmd, o.json, (cl) => cl.call('inbox'), (rows) => (rows.length ? renderHistory(rows) + `\n${c.cyan('next')}  airlock inbox run ID   (re-previews it now, as you, and asks for approval)\n` : 'the inbox is empty\n'));
       }),
     );
   inbox

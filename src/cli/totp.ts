@@ -101,15 +101,18 @@ export function totpCommand(): Command {
     .addHelpText('after', HELP)
     .action(
       command(async (o, cmd: Command) => {
-        const [{ withClient }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
+        const [{ askAndShow }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
         const hint = 'an approver runs `airlock totp approve --user NAME` in a terminal of their own';
         const users = o.user as string[];
         const checks = (o.check as string[]).map((k) => k.trim().toUpperCase());
         if (checks.length !== users.length) throw new AirlockError('validation', 'bad_params', `give one --check per --user, in the same order (${users.length} user(s), ${checks.length} check code(s))`, 'airlock totp approve --user bob --check K7Q2-MX4P');
         const enrolments = users.map((user, i) => ({ user, check: checks[i]! }));
-        const r = await withClient(cmd, (cl) => withOwnCode(`approving the second factor of ${users.join(', ')}`, hint, (code) => cl.totpApprove(enrolments, code)));
-        if (o.json) return void printJson(r);
-        for (const a of r.approved) process.stdout.write(`${c.green('approved')} ${a.approver}: their second factor counts from now on (logged; the policy's notifier is told)\n`);
+        await askAndShow(
+          cmd,
+          o.json,
+          (cl) => withOwnCode(`approving the second factor of ${users.join(', ')}`, hint, (code) => cl.totpApprove(enrolments, code)),
+          (r) => r.approved.map((a) => `${c.green('approved')} ${a.approver}: their second factor counts from now on (logged; the policy's notifier is told)\n`).join(''),
+        );
       }),
     );
   totp
@@ -119,11 +122,14 @@ export function totpCommand(): Command {
     .option('--json', 'print {approver, user, factor, pending} as JSON')
     .action(
       command(async (o, cmd: Command) => {
-        const [{ withClient }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
+        const [{ askAndShow }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
         const hint = 'an admin approver runs `sudo airlock totp reset --user NAME` in a terminal of their own';
-        const r = await withClient(cmd, (cl) => withOwnCode(`resetting ${o.user}'s factor`, hint, (code) => cl.totpReset(o.user, code)));
-        if (o.json) return void printJson(r);
-        process.stdout.write(`${c.green('reset')} ${r.approver}: ${r.factor ? 'the second factor' : 'the pending enrolment'} is deleted (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`\n`);
+        await askAndShow(
+          cmd,
+          o.json,
+          (cl) => withOwnCode(`resetting ${o.user}'s factor`, hint, (code) => cl.totpReset(o.user, code)),
+          (r) => `${c.green('reset')} ${r.approver}: ${r.factor ? 'the second factor' : 'the pending enrolment'} is deleted (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`\n`,
+        );
       }),
     );
   return totp;
