@@ -67,6 +67,8 @@ function schemaAt(root: Schema, path: readonly PropertyKey[]): Schema | null {
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
+/** Where no shorter phrase says it: for every client (an agent reads its schema from a tool, a person from `airlock describe`). */
+const SCHEMA_FORM = "a value of the form the action's parameter schema shows";
 function numberRange(s: Schema): string {
   const n = s as unknown as { minValue: number | null; maxValue: number | null; isInt: boolean };
   const kind = n.isInt ? 'a whole number' : 'a number';
@@ -88,7 +90,7 @@ export function accepts(schema: Schema, depth = 0): string {
     const range = t === 'number' || t === 'int' ? numberRange(base) : null;
     return range && !s.description.includes(range) ? `${range} (${s.description})` : s.description;
   }
-  if (depth > 4) return 'a value of the form `airlock describe` shows';
+  if (depth > 4) return SCHEMA_FORM;
   const d = defOf(s);
   switch (d.type) {
     case 'string': {
@@ -113,7 +115,7 @@ export function accepts(schema: Schema, depth = 0): string {
     case 'record':
       return 'an object of names to values';
     default:
-      return 'a value of the form `airlock describe` shows';
+      return SCHEMA_FORM;
   }
 }
 
@@ -134,7 +136,7 @@ function acceptsAt(root: Schema, path: readonly PropertyKey[]): string {
     const phrases = [...new Set(each.map((s) => accepts(s)))];
     if (phrases.length > 0) return phrases.join(', or ');
   }
-  return each[0] ? accepts(each[0]) : 'a value of the form `airlock describe` shows';
+  return each[0] ? accepts(each[0]) : SCHEMA_FORM;
 }
 
 /** A value's JSON type, or null for what JSON has no type for (undefined, a function...). */

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { AirlockClient, socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
+import { printJson } from './ui.js';
 
 const open = (cmd: Command) => AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
 
@@ -15,6 +16,17 @@ async function using<T>(cl: AirlockClient, fn: (cl: AirlockClient) => Promise<T>
 
 export async function withClient<T>(cmd: Command, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
   return using(await open(cmd), fn);
+}
+
+/**
+ * The shape of most commands: one connection, one question to the daemon, and its answer
+ * shown: as JSON with --json, else as the text `text` makes of it (escaped and coloured there).
+ * An error is the command wrapper's to report (lazy.ts `command`).
+ */
+export async function askAndShow<T>(cmd: Command, json: boolean | undefined, ask: (cl: AirlockClient) => Promise<T>, text: (answer: T) => string): Promise<void> {
+  const answer = await withClient(cmd, ask);
+  if (json) printJson(answer);
+  else process.stdout.write(text(answer));
 }
 
 /**

@@ -20,7 +20,8 @@ import { Principal } from '../sandbox/principal.js';
 import { readSqliteLog } from '../audit/log-file.js';
 import { parsePublicKey } from '../audit/keys.js';
 import { verifyLog } from '../audit/verify.js';
-import { renderHistory, renderPreview, renderResult } from './render.js';
+import { renderHistory, renderResult } from './render.js';
+import { renderPreview } from '../client/render-preview.js';
 import { c } from './ui.js';
 
 const DEMO_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d demo@airlock';

@@ -6,14 +6,16 @@
  */
 import type { Command } from 'commander';
 import { escapeText } from '../protocol/escape-text.js';
-import { withClient } from './connect.js';
-import { c, printJson } from './ui.js';
+import { askAndShow } from './connect.js';
+import { c } from './ui.js';
 
 export async function deny(id: string, opts: { reason?: string; json?: boolean }, cmd: Command): Promise<void> {
-  await withClient(cmd, async (cl) => {
-    const t = await cl.call('deny', { transaction_id: id, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) });
-    if (opts.json) return printJson(t);
-    process.stdout.write(`${c.red('denied')} ${escapeText(t.transaction_id)} (${escapeText(t.action_name)}: ${escapeText(t.summary)}); it is ${escapeText(t.state)}\n`);
-    process.stdout.write(`  the requester, ${escapeText(t.requested_by)}, is told${t.deny_reason ? `: ${escapeText(t.deny_reason)}` : ' (no reason given)'}\n`);
-  });
+  await askAndShow(
+    cmd,
+    opts.json,
+    (cl) => cl.call('deny', { transaction_id: id, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) }),
+    (t) =>
+      `${c.red('denied')} ${escapeText(t.transaction_id)} (${escapeText(t.action_name)}: ${escapeText(t.summary)}); it is ${escapeText(t.state)}\n` +
+      `  the requester, ${escapeText(t.requested_by)}, is told${t.deny_reason ? `: ${escapeText(t.deny_reason)}` : ' (no reason given)'}\n`,
+  );
 }

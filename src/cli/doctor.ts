@@ -2,7 +2,7 @@
  * `airlock doctor`: what goes wrong in practice, one check each, and the fix beside a
  * failing check only. What the daemon knows (who it sees, who has a second factor, the log)
  * comes from the daemon over the socket: the second factors from the signed log it streams
- * (totp_enrolled / totp_reset entries, src/mcp/approvers.ts), verified here with the public
+ * (totp_enrolled / totp_reset entries, src/client/approvers.ts), verified here with the public
  * key, never from the store. What the host says (groups, file modes) is read here.
  */
 import { existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
@@ -15,8 +15,8 @@ import { AirlockError } from '../protocol/errors.js';
 import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
 import { policyFileProblem } from '../policy/file-trust.js';
 import { DEFAULT_POLICY, parsePolicy } from '../policy/policy.js';
-import { approversFrom, enrolledFromLog } from '../mcp/approvers.js';
-import { verifyAndKeep, type AuditReport } from '../mcp/audit-check.js';
+import { approversFrom, enrolledFromLog } from '../client/approvers.js';
+import { verifyAndKeep, type AuditReport } from '../client/daemon-audit.js';
 import { CHECKOUT, groupExists, run } from './installation.js';
 import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
 import { accountNamed, cacheRisk, DROP_IN_PATH, personBehindRoot, readSudoers, sudoCache } from './sudo-cache.js';

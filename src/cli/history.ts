@@ -2,22 +2,18 @@
 import type { Command } from 'commander';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
-import { withClient } from './connect.js';
+import { askAndShow } from './connect.js';
 import { renderHistory } from './render.js';
-import { printJson } from './ui.js';
 
 // --status goes to the daemon as given: it refuses a word that is no state (validation/bad_history_query).
 export async function history(opts: { status?: TxState; action?: string; since?: string; limit?: number; json?: boolean }, cmd: Command): Promise<void> {
-  await withClient(cmd, async (cl) => {
-    const rows = await cl.call('history', {
-      ...(opts.status ? { state: opts.status } : {}),
-      ...(opts.action ? { action: opts.action } : {}),
-      ...(opts.since ? { since: parseSince(opts.since) } : {}),
-      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
-    });
-    if (opts.json) return printJson(rows);
-    process.stdout.write(renderHistory(rows));
-  });
+  const query = {
+    ...(opts.status ? { state: opts.status } : {}),
+    ...(opts.action ? { action: opts.action } : {}),
+    ...(opts.since ? { since: parseSince(opts.since) } : {}),
+    ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+  };
+  await askAndShow(cmd, opts.json, (cl) => cl.call('history', query), renderHistory);
 }
 
 function parseSince(s: string): string {

@@ -19,10 +19,19 @@ type Body = (...args: any[]) => Promise<number | void> | number | void;
 type BodyName<M> = { [K in keyof M]: M[K] extends Body ? K : never }[keyof M];
 
 export function lazy<M, K extends BodyName<M>>(load: () => Promise<M>, name: K): (...args: any[]) => Promise<void> {
+  return command(async (...args: any[]) => ((await load())[name] as Body)(...args));
+}
+
+/**
+ * Every command's action, lazy or declared in place: the body's exit code (or nothing: 0, or
+ * what it set itself), and a throw printed as a typed error (as JSON with --json) with the
+ * exit code of its category. The one place a command's error is reported.
+ */
+export function command(body: Body): (...args: any[]) => Promise<void> {
   return async (...args: any[]) => {
     const cmd = args[args.length - 1] as Command;
     try {
-      const code = await ((await load())[name] as Body)(...args);
+      const code = await body(...args);
       if (typeof code === 'number') process.exitCode = code;
     } catch (e) {
       const { reportError } = await import('./ui.js');

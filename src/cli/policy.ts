@@ -6,10 +6,21 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_POLICY_PATH } from '../protocol/defaults.js';
-import { c, EXIT, printJson, reportError } from './ui.js';
+import { c, EXIT, printJson } from './ui.js';
+import { command } from './lazy.js';
 import { livePreview } from '../protocol/compacted.js';
 
 const connect = () => import('./connect.js');
+
+/** The file's text; none at all is the built-in default policy (''), any other failure to read it an error. */
+function readIfThere(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    return '';
+  }
+}
 
 export function policyCommand(): Command {
   const policy = new Command('policy').description("the human's policy (/etc/airlock/policy.toml): auto-approval rules, raised risks, unattended users");
@@ -40,57 +51,49 @@ Example policy:
   [masking]
   pseudonyms = ["ip", "email"]   # also "hostname": keyed pseudonyms instead of the values`,
     )
-    .action(async (o) => {
-      const { explainPolicy, parsePolicy, PolicyError } = await import('../policy/policy.js');
-      let text: string;
-      try {
-        text = readFileSync(o.file, 'utf8');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return void (process.exitCode = reportError(e, Boolean(o.json)));
-        text = '';
-      }
-      try {
-        const p = parsePolicy(text, text ? 'file' : 'default');
-        const { lines, warnings } = explainPolicy(p);
-        if (o.json) return printJson({ ok: true, digest: p.digest, lines, warnings });
-        process.stdout.write(lines.map((l) => `${l}\n`).join('') + warnings.map((w) => `${c.yellow('warning')} ${w}\n`).join(''));
-      } catch (e) {
-        if (!(e instanceof PolicyError)) throw e;
-        if (o.json) printJson({ ok: false, error: { category: 'validation', code: 'policy_invalid', message: e.message } });
-        else process.stderr.write(`${c.red('invalid')} ${o.file}: ${e.message}\n`);
-        process.exitCode = EXIT.validation;
-      }
-    });
+    .action(
+      command(async (o) => {
+        const { explainPolicy, parsePolicy, PolicyError } = await import('../policy/policy.js');
+        const text = readIfThere(o.file);
+        try {
+          const p = parsePolicy(text, text ? 'file' : 'default');
+          const { lines, warnings } = explainPolicy(p);
+          if (o.json) return printJson({ ok: true, digest: p.digest, lines, warnings });
+          process.stdout.write(lines.map((l) => `${l}\n`).join('') + warnings.map((w) => `${c.yellow('warning')} ${w}\n`).join(''));
+        } catch (e) {
+          if (!(e instanceof PolicyError)) throw e;
+          if (o.json) printJson({ ok: false, error: { category: 'validation', code: 'policy_invalid', message: e.message } });
+          else process.stderr.write(`${c.red('invalid')} ${o.file}: ${e.message}\n`);
+          return EXIT.validation;
+        }
+      }),
+    );
   policy
     .command('show')
     .description('the policy the daemon is using now: digest, settings, rule ids')
     .option('--json', 'print JSON')
-    .action(async (o, cmd: Command) => {
-      try {
-        const { withClient } = await connect();
-        const p = await withClient(cmd, (cl) => cl.call('policy.show'));
-        if (o.json) return printJson(p);
-        for (const [k, v] of Object.entries(p)) process.stdout.write(`${c.dim(k.padEnd(19))} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
-      } catch (e) {
-        process.exitCode = reportError(e, Boolean(o.json));
-      }
-    });
+    .action(
+      command(async (o, cmd: Command) => {
+        const { askAndShow } = await connect();
+        await askAndShow(cmd, o.json, (cl) => cl.call('policy.show'), (p) => Object.entries(p).map(([k, v]) => `${c.dim(k.padEnd(19))} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`).join(''));
+      }),
+    );
   policy
     .command('reload')
     .description('make the daemon re-read the policy file (an admin approver through sudo, with your own code); logged with both digests')
     .option('--json', 'print JSON')
-    .action(async (o, cmd: Command) => {
-      try {
-        const { withClient } = await connect();
-        const { withOwnCode } = await import('./code-prompt.js');
+    .action(
+      command(async (o, cmd: Command) => {
+        const [{ askAndShow }, { withOwnCode }] = await Promise.all([connect(), import('./code-prompt.js')]);
         const hint = 'an admin approver runs `sudo airlock policy reload` in a terminal of their own';
-        const r = await withClient(cmd, (cl) => withOwnCode('reloading the policy', hint, (code) => cl.call('policy.reload', code ? { totp_code: code } : {})));
-        if (o.json) return printJson(r);
-        process.stdout.write(r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`);
-      } catch (e) {
-        process.exitCode = reportError(e, Boolean(o.json));
-      }
-    });
+        await askAndShow(
+          cmd,
+          o.json,
+          (cl) => withOwnCode('reloading the policy', hint, (code) => cl.call('policy.reload', code ? { totp_code: code } : {})),
+          (r) => (r.old_digest === r.new_digest ? `unchanged ${r.new_digest}\n` : `${c.green('reloaded')} ${r.old_digest} -> ${r.new_digest} (${r.source})\n`),
+        );
+      }),
+    );
   return policy;
 }
 
@@ -98,32 +101,26 @@ export function inboxCommand(): Command {
   const inbox = new Command('inbox')
     .description('proposals by unattended principals (cron jobs, monitors): they preview, a person decides')
     .option('--json', 'print JSON')
-    .action(async (o, cmd: Command) => {
-      try {
-        const [{ withClient }, { renderHistory }] = await Promise.all([connect(), import('./render.js')]);
-        const rows = await withClient(cmd, (cl) => cl.call('inbox'));
-        if (o.json) return printJson(rows);
-        process.stdout.write(rows.length ? renderHistory(rows) + `\n${c.cyan('next')}  airlock inbox run ID   (re-previews it now, as you, and asks for approval)\n` : 'the inbox is empty\n');
-      } catch (e) {
-        process.exitCode = reportError(e, Boolean(o.json));
-      }
-    });
+    .action(
+      command(async (o, cmd: Command) => {
+        const [{ askAndShow }, { renderHistory }] = await Promise.all([connect(), import('./render.js')]);
+        await askAndShow(cmd, o.json, (cl) => cl.call('inbox'), (rows) => (rows.length ? renderHistory(rows) + `\n${c.cyan('next')}  airlock inbox run ID   (re-previews it now, as you, and asks for approval)\n` : 'the inbox is empty\n'));
+      }),
+    );
   inbox
     .command('run')
     .description('re-preview a proposal against the current state, as you, then approve and execute it (as `airlock run`); the log links it to the proposal')
     .argument('<transaction>')
     .option('--json', 'print JSON')
-    .action(async (id: string, o, cmd: Command) => {
-      try {
+    .action(
+      command(async (id: string, o, cmd: Command) => {
         const [{ withClient }, { runFlow }] = await Promise.all([connect(), import('./run.js')]);
         const r = await withClient(cmd, async (cl) => {
           const t = await cl.transaction(id);
           return runFlow(cl, t.action_name, livePreview(t).params, { json: Boolean(o.json), proposal: id });
         });
-        process.exitCode = r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed;
-      } catch (e) {
-        process.exitCode = reportError(e, Boolean(o.json));
-      }
-    });
+        return r.state === 'Succeeded' || r.state === 'NeedsReboot' ? EXIT.ok : EXIT.failed;
+      }),
+    );
   return inbox;
 }

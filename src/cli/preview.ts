@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { buildParams } from './params-arg.js';
 import { withClient } from './connect.js';
-import { renderPolicyNotes, renderPreview } from './render.js';
+import { renderPolicyNotes } from './render.js';
+import { renderPreview } from '../client/render-preview.js';
 import { c, printJson } from './ui.js';
 
 export async function preview(name: string, opts: { param: string[]; params?: string; json?: boolean; wait?: unknown; verbose?: boolean }, cmd: Command): Promise<number | void> {

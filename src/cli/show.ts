@@ -4,7 +4,7 @@ import { isCompactedPreview } from '../protocol/compacted.js';
 import { escapeText } from '../protocol/escape-text.js';
 import type { TransactionDetail } from '../protocol/messages.js';
 import { withClient } from './connect.js';
-import { renderPreview } from './render.js';
+import { renderPreview } from '../client/render-preview.js';
 import { c, printJson } from './ui.js';
 
 export async function show(id: string, opts: { json?: boolean; verbose?: boolean }, cmd: Command): Promise<void> {

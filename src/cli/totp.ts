@@ -14,7 +14,8 @@ import { Command, Option } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { Terminal } from './terminal.js';
-import { c, printJson, reportError } from './ui.js';
+import { c, printJson } from './ui.js';
+import { command } from './lazy.js';
 
 const connect = () => import('./connect.js');
 const terminal = () => import('./terminal.js');
@@ -57,8 +58,8 @@ export function totpCommand(): Command {
     .option('--json', 'print {approver, user, state} as JSON; the secret goes to the terminal only')
     .addOption(new Option('--user <name>', 'refused: a person enrols their own factor').hideHelp())
     .addHelpText('after', HELP)
-    .action(async (o, cmd: Command) => {
-      try {
+    .action(
+      command(async (o, cmd: Command) => {
         if (o.user !== undefined) {
           throw new AirlockError(
             'authorization',
@@ -74,16 +75,14 @@ export function totpCommand(): Command {
         } finally {
           term.close();
         }
-      } catch (e) {
-        process.exitCode = reportError(e, Boolean(o.json));
-      }
-    });
+      }),
+    );
   totp
     .command('confirm')
     .description('confirm your pending enrolment with the first code your app shows (when enroll was interrupted)')
     .option('--json', 'print {approver, user, state} as JSON')
-    .action(async (o, cmd: Command) => {
-      try {
+    .action(
+      command(async (o, cmd: Command) => {
         const [{ Terminal }, { withClient }, { withCode }] = await Promise.all([terminal(), connect(), prompts()]);
         const term = Terminal.open('confirming a second factor', 'run `airlock totp confirm` yourself, in your own terminal');
         try {
@@ -91,10 +90,8 @@ export function totpCommand(): Command {
         } finally {
           term.close();
         }
-      } catch (e) {
-        process.exitCode = reportError(e, Boolean(o.json));
-      }
-    });
+      }),
+    );
   totp
     .command('approve')
     .description("vouch for another person's proven first enrolment, with your own code: from then on their factor counts (logged and notified)")
@@ -102,37 +99,39 @@ export function totpCommand(): Command {
     .requiredOption('--check <code...>', "the check code XXXX-XXXX the person's enrolment showed them, read out by them (one per --user, in order)")
     .option('--json', 'print {approved: [{approver, user}], state, approved_by} as JSON')
     .addHelpText('after', HELP)
-    .action(async (o, cmd: Command) => {
-      try {
-        const [{ withClient }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
+    .action(
+      command(async (o, cmd: Command) => {
+        const [{ askAndShow }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
         const hint = 'an approver runs `airlock totp approve --user NAME` in a terminal of their own';
         const users = o.user as string[];
         const checks = (o.check as string[]).map((k) => k.trim().toUpperCase());
         if (checks.length !== users.length) throw new AirlockError('validation', 'bad_params', `give one --check per --user, in the same order (${users.length} user(s), ${checks.length} check code(s))`, 'airlock totp approve --user bob --check K7Q2-MX4P');
         const enrolments = users.map((user, i) => ({ user, check: checks[i]! }));
-        const r = await withClient(cmd, (cl) => withOwnCode(`approving the second factor of ${users.join(', ')}`, hint, (code) => cl.totpApprove(enrolments, code)));
-        if (o.json) return void printJson(r);
-        for (const a of r.approved) process.stdout.write(`${c.green('approved')} ${a.approver}: their second factor counts from now on (logged; the policy's notifier is told)\n`);
-      } catch (e) {
-        process.exitCode = reportError(e, Boolean(o.json));
-      }
-    });
+        await askAndShow(
+          cmd,
+          o.json,
+          (cl) => withOwnCode(`approving the second factor of ${users.join(', ')}`, hint, (code) => cl.totpApprove(enrolments, code)),
+          (r) => r.approved.map((a) => `${c.green('approved')} ${a.approver}: their second factor counts from now on (logged; the policy's notifier is told)\n`).join(''),
+        );
+      }),
+    );
   totp
     .command('reset')
     .description("delete another person's second factor (an admin approver through sudo, with your own code): logged and notified; they enrol again")
     .requiredOption('--user <name>', 'the person whose factor is deleted')
     .option('--json', 'print {approver, user, factor, pending} as JSON')
-    .action(async (o, cmd: Command) => {
-      try {
-        const [{ withClient }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
+    .action(
+      command(async (o, cmd: Command) => {
+        const [{ askAndShow }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
         const hint = 'an admin approver runs `sudo airlock totp reset --user NAME` in a terminal of their own';
-        const r = await withClient(cmd, (cl) => withOwnCode(`resetting ${o.user}'s factor`, hint, (code) => cl.totpReset(o.user, code)));
-        if (o.json) return void printJson(r);
-        process.stdout.write(`${c.green('reset')} ${r.approver}: ${r.factor ? 'the second factor' : 'the pending enrolment'} is deleted (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`\n`);
-      } catch (e) {
-        process.exitCode = reportError(e, Boolean(o.json));
-      }
-    });
+        await askAndShow(
+          cmd,
+          o.json,
+          (cl) => withOwnCode(`resetting ${o.user}'s factor`, hint, (code) => cl.totpReset(o.user, code)),
+          (r) => `${c.green('reset')} ${r.approver}: ${r.factor ? 'the second factor' : 'the pending enrolment'} is deleted (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`\n`,
+        );
+      }),
+    );
   return totp;
 }
 

@@ -1,15 +1,12 @@
-/** Terminal output: colour only on a TTY without NO_COLOR, errors that say what to do next, documented exit codes. */
+/** Terminal output: colour (src/client/colour.ts), errors that say what to do next, documented exit codes. */
 import { AirlockError, type ErrorCategory } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { ROLE_ERRORS, staleGroups, staleGroupsAdvice } from '../client/stale-groups.js';
 import { commandLineFix } from './params-arg.js';
 
-const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
-const paint = (code: string) => (s: string) => (useColour ? `\x1b[${code}m${s}\x1b[0m` : s);
-export const c = { bold: paint('1'), dim: paint('2'), red: paint('31'), green: paint('32'), yellow: paint('33'), blue: paint('34'), magenta: paint('35'), cyan: paint('36') };
+import { c } from '../client/colour.js';
 
-export const riskColour = (risk: string) => (risk === 'high' ? c.red(risk) : risk === 'medium' ? c.yellow(risk) : c.green(risk));
-export const stateColour = (s: string) => (s === 'Succeeded' ? c.green(s) : ['Failed', 'RolledBack', 'Canceled'].includes(s) ? c.red(s) : c.yellow(s));
+export { c, riskColour, stateColour } from '../client/colour.js';
 
 /** Exit codes (docs/cli.md): one per error category, so scripts can branch. */
 export const EXIT = {

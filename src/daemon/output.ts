@@ -112,7 +112,7 @@ export async function errorForClient(err: AirlockError, who?: string): Promise<W
   const at = err.hint ? 2 : 1;
   // A JSON value the masker changed is no value to send: it is left out, the type alone is said.
   const wrongTypes = wrong.map(({ as_json, ...w }, i) => ({ ...w, param: shown[at + 2 * i]!, ...(as_json !== undefined && shown[at + 2 * i + 1] === as_json ? { as_json } : {}) }));
-  return new AirlockError(err.category, err.code, shown[0]!, err.hint ? shown[1] : undefined, wrongTypes).toWire();
+  return new AirlockError(err.category, err.code, shown[0]!, err.hint ? shown[1] : undefined, { wrongTypes, ...(err.next ? { next: err.next } : {}) }).toWire();
 }
 
 /**

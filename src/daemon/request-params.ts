@@ -17,7 +17,10 @@ export function parseActionParams(a: AnyAction, raw: unknown): Record<string, un
     const { sentences, wrongTypes } = paramRefusal(a.params, raw ?? {}, r.error.issues, (name, v) => shownValue(a, name, v));
     const describe = `see \`airlock describe ${a.name}\``;
     // A wrong type is listed on the error too, for each client to say how it sends that type (the CLI's --param k:=JSON).
-    throw new AirlockError('validation', 'bad_params', `invalid parameters for ${a.name}: ${sentences.join('; ')}`, wrongTypes.length ? `${wrongTypeHint(wrongTypes)}; ${describe}` : describe, wrongTypes);
+    throw new AirlockError('validation', 'bad_params', `invalid parameters for ${a.name}: ${sentences.join('; ')}`, wrongTypes.length ? `${wrongTypeHint(wrongTypes)}; ${describe}` : describe, {
+      wrongTypes,
+      next: { method: 'actions.describe', params: { action_name: a.name } },
+    });
   }
   try {
     canonicalize(r.data); // the request hash must cover exactly these values (no lone surrogates)

@@ -93,7 +93,7 @@ type AutoApproval = AutoApprovalGrant;
 export const MAX_PREVIEW_BYTES = 256 * 1024;
 /** The key a person's second factor is stored under: alice(uid 1001), whichever way they connect. */
 const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${p.uid})`;
-/** Receipts kept for their requester to fetch (`airlock run` waiting for another approver), at most this many. */
+/** Receipts kept for their requester to fetch (`airlock run` waiting for another approver, the MCP server executing what the policy approved), at most this many. */
 const MAX_HELD_RECEIPTS = 4096;
 /** The longest reason a person may give for a denial, in UTF-16 code units (the string's length). */
 export const MAX_DENY_REASON = 500;
@@ -113,7 +113,7 @@ export class AirlockService {
   private readonly changes = new Slots(1);
   private policy: Policy;
   private tokenTable: TokenTable;
-  /** The receipt of each approved transaction, for its requester (in memory: a restart forgets them, the approver still has theirs). */
+  /** The receipt of each approved transaction, a person's or the policy's, for its requester (in memory: a restart forgets them, the approver still has theirs). */
   private readonly heldReceipts = new Map<string, { receipt: string; expiresAt: number }>();
   /** Signed, coalesced entries for refused requests (the server records them; the sweep flushes their counts). */
   readonly refusals: RefusalLog;
@@ -362,6 +362,7 @@ export class AirlockService {
     // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
     if (outcome === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await this.o.store.ruleUsage(rule!.id, now), now)] };
     if (outcome !== 'approved') return { notes: [] };
+    this.holdReceipt(p.transaction_id, receipt, now + this.o.receiptTtlMs); // for the requester, as a person's approval's is
     return { grant: { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest } };
   }
 

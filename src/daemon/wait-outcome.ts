@@ -44,13 +44,13 @@ export function waitOutcome(tx: TxRecord, heldReceipt: string | undefined): Wait
     case 'Queued': {
       const approver = escapeText(tx.approvedBy ?? 'unknown');
       if (heldReceipt === undefined) {
-        // Approved, but the receipt is not the daemon's to hand over: a policy rule's came with
-        // the preview itself, and a restart forgets the copies the daemon held for requesters.
+        // Approved, but a restart forgot the copy the daemon held for the requester (a policy
+        // rule's receipt also came with the preview itself, for a client that kept it).
         const byPolicy = tx.approvedBy?.startsWith('policy:') === true;
         fail(
           'stale_approval',
           'receipt_not_held',
-          `${tx.id} was approved by ${approver}, but the daemon holds no receipt for it: ${byPolicy ? 'the policy approved it, and its receipt came with the preview' : 'the daemon restarted since'}`,
+          `${tx.id} was approved by ${approver}, but the daemon holds no receipt for it: the daemon restarted since`,
           byPolicy ? `execute with the preview's auto_approval receipt: \`airlock execute ${tx.id} --receipt RECEIPT\`` : `ask ${approver} for the receipt and run \`airlock execute ${tx.id} --receipt RECEIPT\``,
         );
       }

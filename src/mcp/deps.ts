@@ -1,11 +1,13 @@
-/** What the tools share in one server process: where the daemon is, the receipts it handed us, where the audit files are. */
+/**
+ * What the tools share in one server process: where the daemon is and where the audit files
+ * are. No receipt is kept here: the daemon holds every receipt for its requester (a person's
+ * approval's and the policy's), and airlock_execute asks it for them.
+ */
 import type { DaemonTarget } from './daemon.js';
-import type { HeldReceipts } from './held-receipts.js';
 import type { Planner } from '../planner/contract.js';
 
 export interface ToolDeps {
   target: DaemonTarget;
-  held: HeldReceipts;
   /** The host's copy of the audit public key (readable or not), and its checkpoint file. */
   audit: { publicKeyPath: string; checkpointsPath: string | null };
   /** The planner airlock_plan uses; absent: the configured one (src/planner/choose.ts), chosen per call. */

@@ -6,7 +6,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { socketPath } from '../client/client.js';
 import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
-import { HeldReceipts } from './held-receipts.js';
 import { buildServer } from './server.js';
 import type { Planner } from '../planner/contract.js';
 
@@ -25,7 +24,6 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   const log = (m: string) => process.stderr.write(`airlock-mcp: ${m}\n`);
   const deps = {
     target: { socket: socketPath(o.socket) },
-    held: new HeldReceipts(),
     audit: { publicKeyPath: o.pubkey ?? defaults.publicKey, checkpointsPath: o.checkpoints ?? null },
     ...(o.planner ? { planner: o.planner } : {}),
   };

@@ -13,6 +13,7 @@ import { maskDeep } from '../mask/deep.js';
 import { maskText } from '../mask/mask.js';
 import { AirlockError, type WireError, type WrongType } from '../protocol/errors.js';
 import { escapeDeep, escapeText } from '../protocol/escape-text.js';
+import { forAgent } from './agent-hints.js';
 
 /** A tool's answer: `isError` when what was asked did not happen (a refusal, a failed or denied step). */
 export function answer<T extends object>(structured: T, text: string, isError = false): CallToolResult & { structuredContent: T } {
@@ -23,10 +24,9 @@ export function answer<T extends object>(structured: T, text: string, isError = 
   };
 }
 
-/** Any thrown value as the typed error an agent can act on. */
+/** Any thrown value as the typed error an agent can act on, its next step worded for the agent (agent-hints.ts). */
 export function wireOf(e: unknown): WireError {
-  const err = e instanceof AirlockError ? e : new AirlockError('execution', 'client_error', (e as Error)?.message ?? String(e));
-  return err.toWire();
+  return forAgent(AirlockError.of(e).toWire());
 }
 
 /** A parameter refused for its type, as an agent sends it right: in the step's `params` object, the JSON value itself. */

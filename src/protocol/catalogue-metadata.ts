@@ -75,7 +75,7 @@ export const FAMILY_DESCRIPTIONS: Readonly<Record<string, string>> = {
  */
 export function unknownActionError(name: unknown, known: readonly string[]): AirlockError {
   const typed = textOfWireValue(name, 64);
-  return new AirlockError('validation', 'unknown_action', `there is no action named ${JSON.stringify(typed)}${didYouMean(typed, known)}`, 'list actions with `airlock actions`');
+  return new AirlockError('validation', 'unknown_action', `there is no action named ${JSON.stringify(typed)}${didYouMean(typed, known)}`, 'list actions with `airlock actions`', { next: { method: 'actions.list', params: {} } });
 }
 
 /** The declared name `name` means: itself, or the one name equal to it but for case; else null. */

@@ -17,6 +17,15 @@ export const ERROR_CATEGORIES = [
 ] as const;
 export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
+/**
+ * The daemon method a hint sends its reader to, with the parameters to call it with: what the
+ * daemon says is for whoever reads it, so each client words this step its own way (the CLI
+ * keeps the daemon's `hint`, a sentence for a person at a shell; the MCP server names its
+ * tool, src/mcp/agent-hints.ts). Set only where the hint names a method.
+ */
+export const NextStepSchema = z.strictObject({ method: z.string(), params: z.record(z.string(), z.string()) });
+export type NextStep = z.infer<typeof NextStepSchema>;
+
 /** A JSON value's type, as JSON names it. */
 export const JSON_TYPES = ['string', 'number', 'boolean', 'array', 'object', 'null'] as const;
 export type JsonType = (typeof JSON_TYPES)[number];
@@ -48,6 +57,8 @@ export const WireErrorSchema = z.strictObject({
   hint: z.string().optional(),
   /** On a `validation/bad_params` refusal: the parameters whose value had the wrong type. */
   wrong_types: z.array(WrongTypeSchema).optional(),
+  /** The daemon method the hint sends its reader to (NextStep). */
+  next: NextStepSchema.optional(),
 });
 export type WireError = z.infer<typeof WireErrorSchema>;
 
@@ -57,9 +68,16 @@ export class AirlockError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
-    readonly wrongTypes?: WrongType[],
+    /** What a client may say besides the hint: wrong-typed parameters, the method the hint names. */
+    readonly more: { wrongTypes?: WrongType[]; next?: NextStep } = {},
   ) {
     super(message);
+  }
+  get wrongTypes(): WrongType[] | undefined {
+    return this.more.wrongTypes;
+  }
+  get next(): NextStep | undefined {
+    return this.more.next;
   }
   /**
    * The error as it crosses the socket: message and hint may quote host or agent text, so
@@ -74,10 +92,11 @@ export class AirlockError extends Error {
       ...(this.hint ? { hint: said(this.hint) } : {}),
       // A parameter's name can be a key the client sent (inside a record): masked and escaped like the message.
       ...(this.wrongTypes?.length ? { wrong_types: this.wrongTypes.map((w) => ({ ...w, param: said(w.param), ...(w.as_json !== undefined ? { as_json: said(w.as_json) } : {}) })) } : {}),
+      ...(this.next ? { next: { method: this.next.method, params: Object.fromEntries(Object.entries(this.next.params).map(([k, v]) => [k, escapeText(v)])) } } : {}),
     };
   }
   static fromWire(e: WireError): AirlockError {
-    return new AirlockError(e.category, e.code, e.message, e.hint, e.wrong_types);
+    return new AirlockError(e.category, e.code, e.message, e.hint, { ...(e.wrong_types ? { wrongTypes: e.wrong_types } : {}), ...(e.next ? { next: e.next } : {}) });
   }
   /** Any thrown value as a typed error: an AirlockError as it is, anything else an execution error of this client. */
   static of(e: unknown): AirlockError {
@@ -85,8 +104,8 @@ export class AirlockError extends Error {
   }
 }
 
-export const fail = (category: ErrorCategory, code: string, message: string, hint?: string): never => {
-  throw new AirlockError(category, code, message, hint);
+export const fail = (category: ErrorCategory, code: string, message: string, hint?: string, next?: NextStep): never => {
+  throw new AirlockError(category, code, message, hint, next ? { next } : {});
 };
 
 /**

@@ -141,6 +141,19 @@ describe('the tools', () => {
     assert.match(text, /\nnext: in params: "port": 443 \(a JSON number, not a string\)/);
     assert.doesNotMatch(text, /--param/, 'no command line for an agent that has none');
   });
+
+  test("a refusal whose hint names a daemon method names the MCP tool, never the CLI's command", async () => {
+    // The CLI says `see airlock describe CreateGroup` (test/integration/words.test.ts); a shell-less agent is sent to the tool.
+    const { out, text } = await propose(agent, [{ action_name: 'CreateGroup', params: { group: 42 } }, { action_name: 'RunShell', params: {} }]);
+    const [badParams, unknown] = out.steps;
+    assert.deepEqual([badParams.ok, badParams.error.code, unknown.ok, unknown.error.code], [false, 'bad_params', false, 'unknown_action']);
+    assert.match(badParams.error.message, /invalid parameters for CreateGroup/, "the daemon's reason, word for word");
+    assert.match(badParams.error.hint, /^airlock_describe_action with action_name CreateGroup\b/);
+    assert.match(unknown.error.hint, /^airlock_actions\b/);
+    assert.equal(badParams.error.next, undefined, 'the step is worded, not passed on');
+    assert.doesNotMatch(text, /airlock describe|airlock actions/);
+    assert.match(text, /next: airlock_describe_action with action_name CreateGroup/);
+  });
 });
 
 describe('propose, approve from another account, execute', () => {
@@ -255,20 +268,24 @@ describe('receipts the daemon refuses', () => {
     assert.equal(replay.out.steps[0].error.code, 'receipt_already_consumed');
   });
 
-  test('a missing receipt: nobody approved (the step waits, cleanly), or a policy receipt another server process held (the daemon says it holds none)', async () => {
+  test('a missing receipt: nobody approved (the step waits, cleanly); a policy receipt is held by the daemon, for any server process of the requester', async () => {
     const { out } = await propose(agent, [newGroup()]);
     const id = out.steps[0].transaction_id;
     const none = await execute(agent, [{ transaction_id: id }]);
     assert.notEqual(none.r.isError, true, 'waiting for a person is not an error');
     assert.deepEqual([none.out.ok, none.out.steps[0].halt, none.out.steps[0].state, none.out.steps[0].ran], [false, 'not_approved_yet', 'Previewed', false]);
     assert.match(none.text, new RegExp(`airlock approve ${id}`));
-    // A read the policy approved for one server process: its receipt came with that preview only.
+    // A read the policy approved: the daemon holds its receipt for the requester, as it holds a person's approval's,
+    // so another server process of the same account (a restarted agent) runs it; another principal cannot.
     const { out: read } = await propose(agent, [{ action_name: 'ListUsers', params: {} }]);
+    const id2 = read.steps[0].transaction_id;
+    assert.equal(read.steps[0].approval.state, 'approved_by_policy');
+    const stranger = await execute(bob, [{ transaction_id: id2 }]);
+    assert.equal(stranger.out.steps[0].halt, 'refused', 'only the requester gets the receipt');
     const other = await mcpAs('agent', ['airlock-admin']);
-    const r = await execute(other, [{ transaction_id: read.steps[0].transaction_id }]);
-    assert.deepEqual([r.out.steps[0].halt, r.out.steps[0].error?.code], ['refused', 'receipt_not_held']);
-    assert.match(r.out.steps[0].error.hint, /propose the step again/);
-    assert.equal((await execute(agent, [{ transaction_id: read.steps[0].transaction_id }])).out.steps[0].state, 'Succeeded', 'the process that proposed it holds it');
+    const r = await execute(other, [{ transaction_id: id2 }]);
+    assert.deepEqual([r.out.steps[0].state, r.out.steps[0].ran, r.out.steps[0].approval.how, r.out.steps[0].approval.approved_by], ['Succeeded', true, 'policy', 'policy:reads']);
+    assert.equal((await execute(agent, [{ transaction_id: id2 }])).out.steps[0].halt, null, 'it ran once: the proposer sees that it ran before');
   });
 });
 

@@ -28,6 +28,8 @@ const ALLOWED_FILES = new Set([
   'cli/keys.ts',
   'mcp/command.ts',
   'cli/setup/index.ts',
+  // The colours ui.ts re-exports (the MCP server's preview render shares them).
+  'client/colour.ts',
   'client/stale-groups.ts',
   'protocol/account-files.ts',
   // A compacted transaction's guard (cli/policy.ts's inbox refuses to act on one): one pure function.

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { BIDI_CONTROLS, LINE_SEPARATORS, escapeDeep, escapeText, hasUnsafeText, hasUnsafeTextDeep } from '../../src/protocol/escape-text.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { releaseOutput, MAX_LINE_LENGTH } from '../../src/daemon/output.js';
-import { renderHistory, renderPreview, renderResult } from '../../src/cli/render.js';
+import { renderHistory, renderResult } from '../../src/cli/render.js';
+import { renderPreview } from '../../src/client/render-preview.js';
 import type { PreviewEnvelope, ResultEnvelope, TransactionView } from '../../src/protocol/messages.js';
 
 const hex = (cp: number) => (cp <= 0xff ? `\\x${cp.toString(16).padStart(2, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`);

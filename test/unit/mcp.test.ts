@@ -1,7 +1,6 @@
 /**
  * The pure parts of the MCP server (src/mcp): output lines as the agent gets them, the
- * receipts held for this process, the waiting loop, who can approve (from the group files
- * and the log), the agent's hints, the approval state of a preview, escaping of every
+ * waiting loop, who can approve (from the group files and the log), the agent's hints, the approval state of a preview, escaping of every
  * answer; and the tool list, which is static and served with no daemon (in memory, the
  * SDK's own client).
  */
@@ -10,9 +9,8 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { MAX_LINE_CHARS, MAX_OUTPUT_LINES, agentLines } from '../../src/mcp/output-lines.js';
-import { HeldReceipts } from '../../src/mcp/held-receipts.js';
 import { ROUND_MS, waitForDecision, type Waiter } from '../../src/mcp/approval-wait.js';
-import { approversFrom, enrolledFromLog, groupNames } from '../../src/mcp/approvers.js';
+import { approversFrom, enrolledFromLog, groupNames } from '../../src/client/approvers.js';
 import { parseGroup } from '../../src/protocol/account-files.js';
 import { forAgent } from '../../src/mcp/agent-hints.js';
 import { approvalOf, needsSecondFactor } from '../../src/mcp/tools/propose.js';
@@ -34,24 +32,6 @@ test('output lines: split, capped in number and length, every control character 
   const astral = agentLines(['😀'.repeat(MAX_LINE_CHARS + 1)]).lines[0]!;
   assert.equal(Array.from(astral).length, MAX_LINE_CHARS + 1);
   assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(astral));
-});
-
-test('held receipts: until they expire, bounded, dropped once used', () => {
-  let now = 1_000;
-  const h = new HeldReceipts(() => now);
-  h.hold('tx_a', 'alr1.a', new Date(5_000).toISOString());
-  assert.equal(h.get('tx_a'), 'alr1.a');
-  now = 5_000;
-  assert.equal(h.get('tx_a'), undefined, 'expired');
-  now = 1_000;
-  for (let i = 0; i < 300; i++) h.hold(`tx_${i}`, `r${i}`, new Date(9_000).toISOString());
-  assert.equal(h.size, 256);
-  assert.equal(h.get('tx_0'), undefined, 'the oldest went first');
-  assert.equal(h.get('tx_299'), 'r299');
-  h.drop('tx_299');
-  assert.equal(h.get('tx_299'), undefined);
-  h.hold('tx_bad', 'r', 'not a time');
-  assert.equal(h.get('tx_bad'), undefined);
 });
 
 /** A waiter on a fake clock: `answers` are the outcomes of successive rounds, each taking the time it was given. */
@@ -128,6 +108,14 @@ test("an agent's hints never send it to ask for a receipt; the daemon's reason i
   assert.equal(forAgent(other), other);
 });
 
+test("a hint that names a daemon method is worded as the MCP tool for it; the method's step is not passed on", () => {
+  const w = { category: 'validation' as const, code: 'bad_params', message: 'invalid parameters for CreateGroup: group is text', hint: 'see `airlock describe CreateGroup`', next: { method: 'actions.describe', params: { action_name: 'CreateGroup' } } };
+  assert.deepEqual(forAgent(w), { category: 'validation', code: 'bad_params', message: w.message, hint: "airlock_describe_action with action_name CreateGroup gives its parameters' schema and a valid example" });
+  assert.match(forAgent({ ...w, code: 'unknown_action', next: { method: 'actions.list', params: {} } }).hint!, /^airlock_actions /);
+  // A method with no tool keeps the daemon's hint, without the step the tools' output schemas do not describe.
+  assert.deepEqual(forAgent({ ...w, next: { method: 'policy.reload', params: {} } }), { category: 'validation', code: 'bad_params', message: w.message, hint: w.hint });
+});
+
 test('the approval state of a preview, and when a person needs their code', () => {
   const base = { transaction_id: 'tx_1', risk: 'medium', min_role: 'dev' } as PreviewResult;
   assert.deepEqual(approvalOf(base, { second_factor_from: 'high' }), { state: 'waiting_for_person', who: 'a person in airlock-approvers with role dev or above, as themselves (not this agent\'s account)', command: 'airlock approve tx_1', second_factor: false });
@@ -151,7 +139,7 @@ test('every answer is escaped, structured content and text alike', () => {
 });
 
 test('the tool list is static and needs no daemon; a call without one says how to reach it', async () => {
-  const server = buildServer({ target: { socket: '/nonexistent/airlock.sock' }, held: new HeldReceipts(), audit: { publicKeyPath: '/nonexistent/audit.pub', checkpointsPath: '/nonexistent/checkpoints.log' } });
+  const server = buildServer({ target: { socket: '/nonexistent/airlock.sock' }, audit: { publicKeyPath: '/nonexistent/audit.pub', checkpointsPath: '/nonexistent/checkpoints.log' } });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: 'unit', version: '0' });
@@ -164,10 +152,15 @@ test('the tool list is static and needs no daemon; a call without one says how t
       assert.ok(t.title && t.description && t.outputSchema, t.name);
       assert.deepEqual(Object.keys(t.annotations ?? {}).sort(), ['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint'], t.name);
     }
-    // Every tool, not only the two that lead to a change: an agent reading a status that waits for a person must not ask them for a receipt either.
+    // The rules every tool shares are said once, in the instructions the client gives the model with the tool list;
+    // again only by the two tools whose call leads to a change, where the model is about to act on them.
+    const instructions = client.getInstructions() ?? '';
+    assert.match(instructions, /"yes" is never an approval/);
+    assert.match(instructions, /never ask the person for a receipt/i);
+    assert.match(instructions, /every Airlock tool/);
     for (const t of tools) {
-      assert.match(t.description!, /"yes" is never an approval/, `${t.name} says a chat message is not an approval`);
-      assert.match(t.description!, /never ask the person for a receipt/i, `${t.name} says never to ask for a receipt`);
+      const says = /"yes" is never an approval/.test(t.description!) && /never ask the person for a receipt/i.test(t.description!);
+      assert.equal(says, ['airlock_propose', 'airlock_execute'].includes(t.name), `${t.name}: the rules are said once, not in every description`);
     }
     const r = await client.callTool({ name: 'airlock_status', arguments: { transaction_id: 'tx_' + '0'.repeat(24) } });
     assert.equal(r.isError, true);

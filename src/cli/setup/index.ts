@@ -4,7 +4,7 @@
  * check the role it gives this account: no daemon or store code (a test enforces it).
  */
 import { Command } from 'commander';
-import { reportError } from '../ui.js';
+import { command } from '../lazy.js';
 import type { ClientId } from './clients/index.js';
 
 const CLIENT_FLAGS: Array<[ClientId, string]> = [
@@ -43,11 +43,10 @@ nothing. The guidance sits between "BEGIN airlock" and "END airlock" marker line
 Then setup checks Node, the socket, and the role the daemon gives this account, and says
 what to fix. See docs/cli.md.`,
     )
-    .action(async (o, c: Command) => {
-      const json = Boolean(o.json);
-      try {
+    .action(
+      command(async (o, c: Command) => {
         const { runSetup } = await import('./run.js');
-        process.exitCode = await runSetup({
+        return runSetup({
           clients: CLIENT_FLAGS.map(([id]) => id).filter((id) => o[id]),
           all: Boolean(o.all),
           user: Boolean(o.user),
@@ -56,11 +55,9 @@ what to fix. See docs/cli.md.`,
           dryRun: Boolean(o.dryRun),
           uninstall: Boolean(o.uninstall),
           yes: Boolean(o.yes),
-          json,
+          json: Boolean(o.json),
         });
-      } catch (e) {
-        process.exitCode = reportError(e, json);
-      }
-    });
+      }),
+    );
   return cmd;
 }

@@ -10,7 +10,6 @@ import { z } from 'zod';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { actionDescription, pickAction, type Described } from '../schemas.js';
-import { REMINDER } from '../workflow.js';
 import { answer, failure } from '../tool-result.js';
 import { AirlockError } from '../../protocol/errors.js';
 import { describeActionMetadata, listActionMetadata } from '../../protocol/catalogue-metadata.js';
@@ -41,7 +40,7 @@ export function registerActions(server: McpServer, deps: ToolDeps): void {
       title: 'List Airlock actions',
       description:
         'List the catalogue of typed actions this host offers (optionally one family): each with its risk, the minimum role, whether it is read-only, needs a reboot or can be rolled back, its platforms, whether this host supports it, and its parameters as JSON Schema. ' +
-        'Nothing is proposed or changed. Pick an action here, then propose it with airlock_propose. ' + REMINDER,
+        'Nothing is proposed or changed. Pick an action here, then propose it with airlock_propose.',
       inputSchema: z.strictObject({ family: family.optional().describe('only this family (users, packages, services, files, ...)') }),
       outputSchema: z.object({ actions: z.array(actionDescription) }),
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),
@@ -67,7 +66,7 @@ export function registerActions(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Describe an Airlock action',
       description:
-        "One action of the catalogue: what it does, its risk and minimum role, reboot, rollback, platforms, whether this host supports it, its parameters' JSON Schema and a valid example. Nothing is proposed or changed. " + REMINDER,
+        "One action of the catalogue: what it does, its risk and minimum role, reboot, rollback, platforms, whether this host supports it, its parameters' JSON Schema and a valid example. Nothing is proposed or changed.",
       inputSchema: z.strictObject({ action_name: actionName.describe('the action, e.g. CreateUser') }),
       outputSchema: actionDescription,
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),

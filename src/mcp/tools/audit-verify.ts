@@ -1,10 +1,9 @@
-/** airlock_audit_verify: the signed log checked in this process (src/mcp/audit-check.ts), not taken on the daemon's word. */
+/** airlock_audit_verify: the signed log checked in this process (src/client/daemon-audit.ts), not taken on the daemon's word. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { auditText, verifyThroughDaemon } from '../audit-check.js';
+import { verifyThroughDaemon, type AuditReport } from '../../client/daemon-audit.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
-import { REMINDER } from '../workflow.js';
 import { answer, failure } from '../tool-result.js';
 
 export const auditReport = z.object({
@@ -21,6 +20,18 @@ export const auditReport = z.object({
   warnings: z.array(z.string()),
 });
 
+/** One paragraph for the model and the person. */
+export function auditText(r: AuditReport): string {
+  const key = r.key.source === 'file' ? `the key in ${r.key.path} (${r.key.key_id})` : r.key.source === 'daemon' ? `the key the daemon reported (${r.key.key_id})` : 'no key';
+  const head =
+    r.status === 'intact'
+      ? `intact: ${r.entries} entries verified with ${key}${r.checkpoint ? `, consistent with the checkpoint of ${r.checkpoint.ts} (size ${r.checkpoint.size})` : ''}`
+      : r.status === 'broken'
+        ? `BROKEN: ${r.first_broken?.seq !== null && r.first_broken?.seq !== undefined ? `first broken entry #${r.first_broken.seq}: ` : ''}${r.first_broken?.reason}; ${r.entries} entries verified before it, with ${key}`
+        : `cannot verify: ${r.reason}`;
+  return [head, ...r.warnings.map((w) => `warning: ${w}`)].join('\n');
+}
+
 export function registerAuditVerify(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
     'airlock_audit_verify',
@@ -28,7 +39,7 @@ export function registerAuditVerify(server: McpServer, deps: ToolDeps): void {
       title: 'Verify the Airlock audit log',
       description:
         "Check the daemon's signed log here, in this process: every entry's Ed25519 signature, the hash chain, and the latest signed tree head (a cut tail or a rewritten history), with the host's public key file where this account can read it (else the key the daemon states, and the report says so). " +
-        'Returns intact, broken (with the first offending entry and why) or cannot_verify. Nothing changes. ' + REMINDER,
+        'Returns intact, broken (with the first offending entry and why) or cannot_verify. Nothing changes.',
       inputSchema: z.strictObject({}),
       outputSchema: auditReport,
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),

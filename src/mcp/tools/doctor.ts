@@ -10,12 +10,11 @@ import { z } from 'zod';
 import type { WireError } from '../../protocol/errors.js';
 import type { PolicyView, Principal } from '../../protocol/messages.js';
 import { APPROVER_GROUP, ROLE_GROUPS } from '../../protocol/risk.js';
-import { approversFrom, enrolledFromLog, groupNames } from '../approvers.js';
-import { verifyAndKeep, type AuditReport } from '../audit-check.js';
+import { approversFrom, enrolledFromLog, groupNames } from '../../client/approvers.js';
+import { verifyAndKeep, type AuditReport } from '../../client/daemon-audit.js';
 import { accountName, withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { role, wireError } from '../schemas.js';
-import { REMINDER } from '../workflow.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { auditReport } from './audit-verify.js';
 import { staleGroups, staleGroupsAdvice } from '../../client/stale-groups.js';
@@ -158,7 +157,7 @@ export function registerDoctor(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Check the Airlock setup',
       description:
-        'Check this setup and say what to fix: whether the daemon is reachable (and at which socket), the principal and role the daemon sees for this very process, the policy in force (digest), whether approvers exist and have a second factor, whether the audit log verifies. Works with no daemon running. Nothing changes. ' + REMINDER,
+        'Check this setup and say what to fix: whether the daemon is reachable (and at which socket), the principal and role the daemon sees for this very process, the policy in force (digest), whether approvers exist and have a second factor, whether the audit log verifies. Works with no daemon running. Nothing changes.',
       inputSchema: z.strictObject({}),
       outputSchema: doctorOut,
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),

@@ -1,8 +1,9 @@
 /**
  * airlock_execute: runs approved steps in order and halts at the first that does not
- * succeed. A step without a receipt waits (within the agent's wait_for_approval) for the
- * daemon to hand the requester its receipt once a person approves: the agent never asks
- * anyone for one. The daemon checks everything again at execute (requester, receipt,
+ * succeed. A step without a receipt takes it from the daemon, which holds every receipt for
+ * the requester: at once when the policy approved the step (or a person did already), else
+ * after waiting (within the agent's wait_for_approval) for a person to approve it. The agent
+ * never asks anyone for one, and this process keeps none. The daemon checks everything again at execute (requester, receipt,
  * request, state); this tool only carries what it is given and what the daemon hands back.
  */
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
@@ -14,10 +15,10 @@ import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { agentLines } from '../output-lines.js';
 import { transactionId, txState, wireError } from '../schemas.js';
-import { forAgent } from '../agent-hints.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { waitOnce, type WaitOutcome } from '../wait-methods.js';
 import { MAX_STEPS } from './propose.js';
+import { ON_A_CHANGE } from '../workflow.js';
 import { isCompactedPreview, livePreview } from '../../protocol/compacted.js';
 
 const stepIn = z.strictObject({
@@ -110,7 +111,6 @@ function ran(s: StepOut, r: ResultEnvelope): StepOut {
 
 interface RunContext {
   cl: AirlockClient;
-  deps: ToolDeps;
   deadline: number;
   waiter: Waiter;
 }
@@ -121,33 +121,29 @@ async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<Ste
   try {
     tx = await c.cl.transaction(step.transaction_id);
   } catch (e) {
-    return { ...s, halt: 'refused', error: forAgent(wireOf(e)) };
+    return { ...s, halt: 'refused', error: wireOf(e) };
   }
   s = { ...s, action_name: tx.action_name, state: tx.state, summary: tx.summary, warnings: isCompactedPreview(tx.preview) ? [] : tx.preview.warnings };
   let receipt = step.receipt;
   if (receipt !== undefined) s.approval = { ...s.approval, how: 'receipt_given', approved_by: tx.approved_by };
-  else if ((receipt = c.deps.held.get(step.transaction_id)) !== undefined) s.approval = { ...s.approval, how: 'policy', approved_by: tx.approved_by };
   else {
+    // Every receipt comes from the daemon, which holds it for the requester: a person's approval's
+    // and the policy's alike. Approved already, the wait answers at once.
     let o: WaitOutcome;
     try {
       o = await waitForDecision(c.waiter, step.transaction_id, c.deadline);
     } catch (e) {
-      return { ...s, halt: 'refused', error: forAgent(wireOf(e)) };
+      return { ...s, halt: 'refused', error: wireOf(e) };
     }
     if (o.outcome !== 'approved') return undecided(s, o, tx);
     if (c.waiter.aborted()) return { ...s, approval: { ...s.approval, how: 'approved', approved_by: o.approved_by }, halt: 'call_canceled' };
     receipt = o.receipt;
-    s.approval = { ...s.approval, how: 'approved', approved_by: o.approved_by };
+    s.approval = { ...s.approval, how: o.approved_by.startsWith('policy:') ? 'policy' : 'approved', approved_by: o.approved_by };
   }
   try {
-    const r = await c.cl.execute(step.transaction_id, tx.action_name, livePreview(tx).params, receipt);
-    c.deps.held.drop(step.transaction_id);
-    return ran(s, r);
+    return ran(s, await c.cl.execute(step.transaction_id, tx.action_name, livePreview(tx).params, receipt));
   } catch (e) {
-    const error = forAgent(wireOf(e));
-    // A receipt the daemon refuses for good is dropped; a busy resource or a deadline may pass, and it is kept for a retry.
-    if (error.category === 'stale_approval' || error.category === 'authorization') c.deps.held.drop(step.transaction_id);
-    return { ...s, halt: 'refused', error };
+    return { ...s, halt: 'refused', error: wireOf(e) };
   }
 }
 
@@ -181,7 +177,8 @@ export function registerExecute(server: McpServer, deps: ToolDeps): void {
         'Run approved steps (transaction ids from airlock_propose), in order; it halts at the first step that fails, is refused, denied, expired, or not approved yet. ' +
         'Without a receipt (the normal case) a step waits, up to wait_for_approval seconds in all, for a person to approve it with `airlock approve`: the daemon then hands you the receipt, bound to you and to that step. Progress is reported while it waits. ' +
         'Per step: state, summary, output lines, warnings, needs_reboot, rollback_ref, who approved or denied (with their reason). ' +
-        'Call it only after you have shown the person each step and its risk. A chat message such as "yes" is never an approval, and never ask the person for a receipt.',
+        'Call it only after you have shown the person each step and its risk. ' +
+        ON_A_CHANGE,
       inputSchema: z.strictObject({
         steps: z.array(stepIn).min(1).max(MAX_STEPS).describe('the steps, in the order to run them'),
         wait_for_approval: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe('seconds to wait, in all, for a person to approve steps that are not approved yet (default 0: do not wait)'),
@@ -214,7 +211,7 @@ export function registerExecute(server: McpServer, deps: ToolDeps): void {
             sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
             aborted: () => ctx.mcpReq.signal.aborted,
           };
-          const c: RunContext = { cl, deps, deadline: started + budgetMs, waiter };
+          const c: RunContext = { cl, deadline: started + budgetMs, waiter };
           const done: StepOut[] = [];
           for (const step of steps) {
             // A canceled call starts no further step (one already running in the daemon finishes there).

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { pickView, transactionView, txState } from '../schemas.js';
-import { REMINDER } from '../workflow.js';
 import { answer, failure } from '../tool-result.js';
 
 export function registerHistory(server: McpServer, deps: ToolDeps): void {
@@ -12,7 +11,7 @@ export function registerHistory(server: McpServer, deps: ToolDeps): void {
     'airlock_history',
     {
       title: 'Airlock history',
-      description: 'Transactions on this host, newest first: action, risk, state, who requested and approved each. Filter by state, action or time. Nothing changes. ' + REMINDER,
+      description: 'Transactions on this host, newest first: action, risk, state, who requested and approved each. Filter by state, action or time. Nothing changes.',
       inputSchema: z.strictObject({
         state: txState.optional().describe('only transactions in this state'),
         action: z.string().regex(/^[A-Za-z0-9]{1,64}$/).optional().describe('only this action'),

@@ -12,10 +12,10 @@ import { DEFAULT_LIMITS } from '../../planner/contract.js';
 import { plannerFor } from '../../planner/choose.js';
 import { checkIntent, planIntent, type PlanView } from '../../planner/door.js';
 import type { PreviewResult } from '../../protocol/messages.js';
+import { forAgent } from '../agent-hints.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { answer, failure } from '../tool-result.js';
-import { RULES } from '../workflow.js';
 import { previewedStep, proposalText, stepOut, type ProposedStep } from './propose.js';
 
 const plannedStep = z.object({ reason: z.string() }).and(stepOut);
@@ -35,9 +35,8 @@ async function planThrough(cl: AirlockClient, intent: string, deps: ToolDeps) {
   const planner = deps.planner ? deps.planner() : plannerFor({});
   const { view, previews } = await planIntent(intent, { client: cl, planner });
   const policy = await cl.call('policy.show').catch(() => null);
-  for (const p of previews.values()) if (p.auto_approval) deps.held.hold(p.transaction_id, p.auto_approval.receipt, p.auto_approval.expires_at);
   const steps: Array<ProposedStep & { reason: string }> = view.steps.map((s) =>
-    s.ok ? { ...previewedStep(previews.get(s.preview.transaction_id)!, policy), reason: s.step.reason } : { ok: false, action_name: s.step.action_name, params: s.step.params, error: s.error, reason: s.step.reason },
+    s.ok ? { ...previewedStep(previews.get(s.preview.transaction_id)!, policy), reason: s.step.reason } : { ok: false, action_name: s.step.action_name, params: s.step.params, error: forAgent(s.error), reason: s.step.reason },
   );
   return { view, steps, previews, self: cl.welcome.principal };
 }
@@ -51,7 +50,6 @@ function planText(view: PlanView, steps: ProposedStep[], previews: Map<string, P
   view.steps.forEach((s, i) => s.step.reason && out.push(`Planner's reason for step ${i + 1}: ${s.step.reason}`));
   if (view.verdict === 'plan' && steps.length === 0) out.push('The planner proposed no step.');
   if (steps.length) out.push(proposalText(steps, previews, undefined, self));
-  else out.push(RULES);
   return out.join('\n');
 }
 
@@ -63,8 +61,7 @@ export function registerPlan(server: McpServer, deps: ToolDeps): void {
       description:
         "Turn the person's request, in words, into catalogue steps: a planner (the host's configured LLM, else Airlock's offline planner) proposes them and the daemon previews each one; nothing on the host changes. " +
         'Each step comes back as airlock_propose returns it: transaction id, summary, the daemon\'s risk, the change, and its approval state; a step the daemon refused comes back with its error. ' +
-        'A request that holds a secret (a password, a token, a key) is refused before any planner sees it: never put one in. ' +
-        RULES,
+        'A request that holds a secret (a password, a token, a key) is refused before any planner sees it: never put one in.',
       inputSchema: z.strictObject({ intent: z.string().min(1).max(DEFAULT_LIMITS.maxIntentChars).describe('what the person wants done, in their words, without any secret') }),
       outputSchema,
       // It records transactions (and the planner's reads) in the daemon; it changes nothing on the host.

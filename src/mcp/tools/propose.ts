@@ -9,19 +9,26 @@ import { z } from 'zod';
 import type { AirlockClient } from '../../client/client.js';
 import { PreviewEnvelopeSchema, type PolicyView, type PreviewResult, type Principal } from '../../protocol/messages.js';
 import { APPROVER_GROUP, riskRank, type Risk } from '../../protocol/risk.js';
-import { renderPreview } from '../../cli/render.js';
+import { renderPreview } from '../../client/render-preview.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { wireError } from '../schemas.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
-import { RULES } from '../workflow.js';
+import { ON_A_CHANGE } from '../workflow.js';
 
 /** A proposal a person can still read through step by step. */
 export const MAX_STEPS = 20;
 
+/**
+ * One step. Its `params` are not given each action's schema here: a union discriminated by
+ * action_name over the catalogue's 210 actions is 73 KB of JSON Schema without their
+ * descriptions (89 KB with them), which would make tools/list four times its 29 KB and be
+ * read by the model on every turn. Each action's schema is one airlock_describe_action call
+ * away, and the daemon checks the parameters against it and says what a value accepts.
+ */
 const stepIn = z.strictObject({
   action_name: z.string().regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'an action name such as CreateUser').describe('the action (see airlock_actions)'),
-  params: z.record(z.string(), z.unknown()).default({}).describe("the action's parameters, as its JSON Schema says (airlock_describe_action)"),
+  params: z.record(z.string(), z.unknown()).default({}).describe("the action's parameters, exactly as the params_schema airlock_describe_action gives for this action_name says"),
 });
 
 const approval = z.discriminatedUnion('state', [
@@ -123,14 +130,13 @@ export function proposalText(steps: ProposedStep[], previews: Map<string, Previe
   const waiting = steps.flatMap((s) => (s.ok && s.approval.state === 'waiting_for_person' ? [s] : []));
   const ready = steps.flatMap((s) => (s.ok && s.approval.state !== 'inbox' ? [s.transaction_id] : []));
   out.push('');
-  if (waiting.length) out.push(`Waiting for a person: ${waiting.map((s) => `\`${s.approval.state === 'waiting_for_person' ? s.approval.command : ''}\` (${s.risk} risk)`).join(', ')}.`);
+  if (waiting.length) out.push(`Waiting for a person: ${waiting.map((s) => `\`${s.approval.state === 'waiting_for_person' ? s.approval.command : ''}\` (${s.risk} risk)`).join(', ')}. Only their own approval counts: a chat message is never an approval.`);
   if (self?.approver && waiting.length) out.push(`This agent's own account (${self.user}) is an approver: a person approving under that account needs their own authenticator code, every time.`);
   if (ready.length) out.push(`Then: airlock_execute with steps ${JSON.stringify(ready.map((id) => ({ transaction_id: id })))} and wait_for_approval (seconds), or stop here.`);
-  out.push(RULES);
   return out.join('\n');
 }
 
-async function proposeAll(cl: AirlockClient, steps: Array<z.infer<typeof stepIn>>, deps: ToolDeps) {
+async function proposeAll(cl: AirlockClient, steps: Array<z.infer<typeof stepIn>>) {
   // The policy says whether Medium needs a code too; without it (an old daemon), say only what High needs.
   const policy = await cl.call('policy.show').catch(() => null);
   const out: ProposedStep[] = [];
@@ -139,7 +145,6 @@ async function proposeAll(cl: AirlockClient, steps: Array<z.infer<typeof stepIn>
     try {
       const p = await cl.preview(step.action_name, step.params);
       previews.set(p.transaction_id, p);
-      if (p.auto_approval) deps.held.hold(p.transaction_id, p.auto_approval.receipt, p.auto_approval.expires_at);
       out.push(previewedStep(p, policy));
     } catch (e) {
       out.push({ ok: false, action_name: step.action_name, params: step.params, error: wireOf(e) });
@@ -157,7 +162,7 @@ export function registerPropose(server: McpServer, deps: ToolDeps): void {
         'Propose typed steps (actions from airlock_actions, with their parameters), in the order they should run. The daemon validates and previews each one and nothing on the host changes: ' +
         "each step comes back with its transaction id, summary, the daemon's risk (never yours), minimum role, current state, the exact proposed change and mechanism, side effects, warnings, reboot and rollback, expiry, " +
         'and its approval state: approved by the host policy, or waiting for a person (with the exact command that person runs), or a proposal for the inbox. A step the daemon refuses returns its typed error and the others still preview. ' +
-        RULES,
+        ON_A_CHANGE,
       inputSchema: z.strictObject({
         steps: z.array(stepIn).min(1).max(MAX_STEPS).describe('the steps, in order'),
         reason: z.string().max(500).optional().describe('why, in a sentence, for the person (returned to you to show them; the daemon does not record it)'),
@@ -168,7 +173,7 @@ export function registerPropose(server: McpServer, deps: ToolDeps): void {
     },
     async ({ steps, reason }) => {
       try {
-        const { out, previews, self } = await withDaemon(deps.target, (cl) => proposeAll(cl, steps, deps));
+        const { out, previews, self } = await withDaemon(deps.target, (cl) => proposeAll(cl, steps));
         return answer({ steps: out, reason: reason ?? null }, proposalText(out, previews, reason, self), out.every((s) => !s.ok));
       } catch (e) {
         return failure(e);

@@ -6,10 +6,11 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { TransactionDetail } from '../../protocol/messages.js';
+import type { WireError } from '../../protocol/errors.js';
+import { forAgent } from '../agent-hints.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { pickView, transactionId, transactionView, wireError } from '../schemas.js';
-import { REMINDER } from '../workflow.js';
 import { answer, errorText, failure } from '../tool-result.js';
 import { isCompactedPreview } from '../../protocol/compacted.js';
 
@@ -38,7 +39,7 @@ function resultOf(r: unknown): z.infer<typeof result> {
     summary: String(o.summary ?? ''),
     ...(typeof o.needs_reboot === 'boolean' ? { needs_reboot: o.needs_reboot } : {}),
     ...(o.rollback_ref === null || typeof o.rollback_ref === 'string' ? { rollback_ref: o.rollback_ref as string | null } : {}),
-    ...(o.error !== undefined ? { error: (o.error ?? null) as z.infer<typeof wireError> | null } : {}),
+    ...(o.error !== undefined ? { error: o.error ? forAgent(o.error as WireError) : null } : {}),
     ...(o.expired === 'preview' || o.expired === 'receipt' ? { expired: o.expired } : {}),
   };
 }
@@ -53,7 +54,7 @@ export function registerStatus(server: McpServer, deps: ToolDeps): void {
     'airlock_status',
     {
       title: 'Airlock transaction status',
-      description: 'One transaction: its state, risk, who requested, approved or denied it (and why), when it expires, and its result once it ran. Nothing changes. ' + REMINDER,
+      description: 'One transaction: its state, risk, who requested, approved or denied it (and why), when it expires, and its result once it ran. Nothing changes.',
       inputSchema: z.strictObject({ transaction_id: transactionId }),
       outputSchema: statusOut,
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),
@@ -79,7 +80,7 @@ export function registerStatus(server: McpServer, deps: ToolDeps): void {
     'airlock_cancel',
     {
       title: 'Cancel an Airlock transaction',
-      description: 'Withdraw a step that has not run (Previewed or Queued): it can then never run, and the signed log records the cancellation. Nothing on the host changes. Only your own transactions (or, for an admin approver, any). ' + REMINDER,
+      description: 'Withdraw a step that has not run (Previewed or Queued): it can then never run, and the signed log records the cancellation. Nothing on the host changes. Only your own transactions (or, for an admin approver, any).',
       inputSchema: z.strictObject({ transaction_id: transactionId }),
       outputSchema: transactionView,
       // Not destructive: it touches no host state, only withdraws a request; a second cancel changes nothing more.

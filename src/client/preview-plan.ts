@@ -8,7 +8,7 @@
 import { escapeText } from '../protocol/escape-text.js';
 import type { CommandEntry, MechanismEntry, ShownDiff } from '../protocol/messages.js';
 import { fingerprintText, sshKeyFingerprint } from '../protocol/ssh-fingerprint.js';
-import { c } from './ui.js';
+import { c } from './colour.js';
 
 /** One line of text, safe to print. */
 export const t = (s: unknown) => escapeText(String(s));

@@ -1,6 +1,6 @@
 /**
  * Who can approve on this host, and whether they can approve what needs a second factor:
- * for airlock_doctor. Membership comes from /etc/group and /etc/passwd (world-readable,
+ * for airlock_doctor and `airlock doctor`. Membership comes from /etc/group and /etc/passwd (world-readable,
  * and what the daemon itself reads); the factors from the signed log, where every
  * confirmed enrolment (`totp_enrolled`) and every reset (`totp_reset`) is an entry naming
  * the approver. Pure functions over the file texts and the log rows.
