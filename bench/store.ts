@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { startSandboxDaemon, type SandboxDaemon } from '../src/sandbox/daemon.js';
 import { Authenticator } from '../src/sandbox/authenticator.js';
 import { Principal } from '../src/sandbox/principal.js';
+import { progress } from './measure.js';
 
 /** Reads of different shapes: fixed file reads, a program's table, a program's long output. */
 const KINDS: Array<[string, Record<string, unknown>]> = [
@@ -31,7 +32,6 @@ const LONG = '[store]\nkeep_details = "1h"\nkeep_history = "90d"\n';
 const COMPACT = '[store]\nkeep_details = "1s"\nkeep_history = "90d"\n';
 const ARCHIVE = `[store]\nkeep_details = "1s"\nkeep_history = "90d"\narchive_segment_entries = ${ARCHIVE_SEGMENT}\n`;
 
-const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
 /** The transactions table, its primary key's index, and its indexes (all named tx_...). */
 const isTxTable = (name: string) => name === 'transactions' || name === 'sqlite_autoindex_transactions_1' || name.startsWith('tx_');
 
