@@ -35,8 +35,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { sealEntry, type EntryDraft } from '../src/audit/entry.js';
@@ -54,7 +53,7 @@ import { bigLogBench, postgresAppends, sqliteAppends, BIG_LOG } from './audit.js
 import { storeBench, type StoreBench } from './store.js';
 import type { Cost } from './cpu-profile.js';
 import { ACTION, CONCURRENCY, lifecycleBench, profileLifecycles, type LifecycleProfile, type RunResult } from './lifecycle.js';
-import { externalLoadProbe, pct, progress, rate, reapedChildrenCpuSeconds, vmHwmKb } from './measure.js';
+import { externalLoadProbe, pct, progress, rate, reapedChildrenCpuSeconds, ROOT, vmHwmKb } from './measure.js';
 
 const JSON_OUT = process.argv.includes('--json');
 const CORES = availableParallelism();
@@ -73,7 +72,6 @@ const STARTUP_WARMUP = 3;
 const TARGET_STARTUP_X = 3;
 /** How many of the profile's top costs are printed in each list. */
 const PROFILE_TOP = 12;
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The parts of the bench, in the order they run; `--only=lifecycle,profile` runs those (the raw limits always run: every ratio needs them). */
 const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'masking'] as const;

@@ -9,15 +9,14 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { readSqliteLog } from '../src/audit/log-file.js';
 import { parsePublicKey } from '../src/audit/keys.js';
 import { verifyLog } from '../src/audit/verify.js';
 import { startSandboxDaemon, type SandboxDaemon, type SandboxDaemonOptions } from '../src/sandbox/daemon.js';
 import { Principal } from '../src/sandbox/principal.js';
 import { summarizeProfiles, type ProfileSummary } from './cpu-profile.js';
-import { cpuSeconds, externalLoadProbe, pct, progress, vmHwmKb } from './measure.js';
+import { cpuSeconds, externalLoadProbe, pct, progress, ROOT, vmHwmKb } from './measure.js';
 
 export const ACTION = 'Uptime'; // low risk, read-only, {} params, two fileScan steps: no program is spawned
 export const CONCURRENCY = 16;
@@ -28,7 +27,6 @@ const PROFILE_COUNT = 200;
 /** Sampling interval of the profiled daemon, microseconds (node's default is 1000: too coarse for a lifecycle of a few ms). */
 const PROFILE_INTERVAL_US = 250;
 const RUN_LIMIT_MS = 40_000;
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface RunResult {
   concurrency: number;

@@ -3,10 +3,15 @@
  * the CPU this run and everything else on the machine used meanwhile (/proc).
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 const RAW_MS = 1500;
 const CLK_TCK = 100;
+
+/** The checkout the bench runs in. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
 
