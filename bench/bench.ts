@@ -20,7 +20,8 @@
  *   8. startup: the CLI's start-up: `node bin/airlock.js --help` (the compiled dist/, as
  *      installed) beside a bare `node -e 0`, interleaved over many runs.
  * Targets: lifecycle p50 at concurrency 1 within 2x of the lifecycle's limit (the daemon's
- * unavoidable signatures, verifications and fsynced transactions, measured in the same run),
+ * unavoidable signatures, verifications and fsynced transactions, measured in the same run just
+ * before and just after the lifecycles, and averaged: a shared disk's fsync time moves),
  * throughput at concurrency 16 at least 0.6 of the limit's; a read's lifecycle stores <= 3 KB as
  * run; verify >= 0.5 x raw verify x cores;
  * masking recall >= 99 % (generated corpus) and >= 97 % (blind corpus), false positives <= 0.1 % of
@@ -64,6 +65,8 @@ const TARGET_C1_RATIO = 0.5;
 const TARGET_C16_RATIO = 0.6;
 /** Issue 24: the bytes a read's lifecycle stores before compaction. */
 const TARGET_STORE_AS_RUN_B = 3 * 1024;
+/** A lifecycle limit that moved more than this between before and after the lifecycles makes their ratios unreliable: said so. */
+const LIMIT_MOVED_X = 1.5;
 const VERIFY_RUNS = 2;
 const BUSY_WARNING = 0.1;
 const WATCHDOG_S = 480;
@@ -88,23 +91,29 @@ function chosenParts(): Set<Part> {
 
 // --- 1. physical limits -------------------------------------------------------
 
-function physicalLimits(tmp: string) {
+/**
+ * What a lifecycle's limit is made of: one thread's raw Ed25519 sign and verify, SHA-256, and
+ * one-row SQLite transactions (WAL, synchronous=FULL) of an entry's size in `tmp`. Measured
+ * before and after the lifecycles: on a shared machine the disk's fsync time moves with
+ * whatever else runs, and the limit must be what the lifecycles saw.
+ */
+function lifecycleLimitRates(tmp: string, when: string) {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const msg = randomBytes(64);
-  progress('raw Ed25519 sign...');
+  progress(`raw Ed25519 sign (${when})...`);
   const signRate = rate(() => sign(null, msg, privateKey));
   const sig = sign(null, msg, privateKey);
-  progress('raw Ed25519 verify...');
+  progress(`raw Ed25519 verify (${when})...`);
   let ok = true;
   const verifyRate = rate(() => {
     ok = verify(null, msg, publicKey, sig) && ok;
   });
   if (!ok) throw new Error('raw verify failed');
-  progress('raw SHA-256...');
+  progress(`raw SHA-256 (${when})...`);
   const shaRate = rate(() => createHash('sha256').update(msg).digest('hex'));
 
-  progress('raw SQLite inserts (WAL, synchronous=FULL, one row per transaction)...');
-  const db = new Database(join(tmp, 'raw.db'));
+  progress(`raw SQLite inserts (WAL, synchronous=FULL, one row per transaction; ${when})...`);
+  const db = new Database(join(tmp, `raw-${when}.db`));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE audit_log (seq INTEGER PRIMARY KEY, body TEXT NOT NULL, sig TEXT NOT NULL, hash TEXT NOT NULL)');
@@ -117,6 +126,17 @@ function physicalLimits(tmp: string) {
   const one = db.transaction(() => insert.run(++seq, body, sigHex, hash));
   const sqliteRate = rate(() => one.immediate());
   db.close();
+  // The crypto and store work one lifecycle cannot avoid, on the daemon's one thread:
+  // 6 signatures (5 entries + the receipt), 1 verify (the receipt), 4 write
+  // transactions, ~11 SHA-256 (5 entry hashes, 2 request hashes, preview digest, 3 receipt commitments).
+  const floorMs = 1000 * (6 / signRate + 1 / verifyRate + 4 / sqliteRate + 11 / shaRate);
+  return { signRate, verifyRate, shaRate, sqliteRate, floorMs, body };
+}
+
+function physicalLimits(tmp: string) {
+  const { signRate, verifyRate, shaRate, sqliteRate, floorMs, body } = lifecycleLimitRates(tmp, 'before');
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  let ok = true;
 
   progress('frame reader (1 KiB frames arriving in 64-byte chunks)...');
   const frame = encodeFrame({ type: 'request', id: 'x', method: 'history', params: { pad: 'p'.repeat(980) } });
@@ -136,7 +156,7 @@ function physicalLimits(tmp: string) {
     ok = verify(null, entryMsg, publicKey, entrySig) && ok;
   });
   if (!ok) throw new Error('raw verify failed');
-  return { signRate, verifyRate, verifyEntryRate, shaRate, sqliteRate, frameRate, entryBytes: Buffer.byteLength(body) };
+  return { signRate, verifyRate, verifyEntryRate, shaRate, sqliteRate, floorMs, frameRate, entryBytes: Buffer.byteLength(body) };
 }
 
 // --- log entries as the daemon writes them (one lifecycle = five entries) ------
@@ -329,6 +349,7 @@ async function main(): Promise<number> {
     const raw = physicalLimits(tmp);
     const rawExternalLoad = rawLoad();
     const lc = parts.has('lifecycle') ? await lifecycleBench(cleanups) : null;
+    const limitAfter = lc ? lifecycleLimitRates(tmp, 'after') : null;
     await runCleanups(); // stop the daemon before the profiled one, and before the CPU-bound verify
     const prof = parts.has('profile') ? await profileLifecycles(cleanups) : null;
     await runCleanups();
@@ -342,10 +363,9 @@ async function main(): Promise<number> {
     if (parts.has('masking')) progress('masking: recall, false positives and throughput on the generated and blind corpora, adversarial inputs');
     const mk = parts.has('masking') ? maskingBench() : null;
 
-    // The crypto and store work one lifecycle cannot avoid, on the daemon's one thread:
-    // 6 signatures (5 entries + the receipt), 1 verify (the receipt), 4 write
-    // transactions, ~11 SHA-256 (5 entry hashes, 2 request hashes, preview digest, 3 receipt commitments).
-    const floorMs = 1000 * (6 / raw.signRate + 1 / raw.verifyRate + 4 / raw.sqliteRate + 11 / raw.shaRate);
+    // The lifecycle's limit (lifecycleLimitRates): the mean of what it was before and after the lifecycles.
+    const floorMs = limitAfter ? (raw.floorMs + limitAfter.floorMs) / 2 : raw.floorMs;
+    const floorMoved = limitAfter !== null && Math.max(raw.floorMs, limitAfter.floorMs) > LIMIT_MOVED_X * Math.min(raw.floorMs, limitAfter.floorMs);
     const floorThroughput = 1000 / floorMs;
     const verifyLimit = raw.verifyRate * CORES;
     const verifyTarget = 0.5 * verifyLimit;
@@ -411,6 +431,7 @@ async function main(): Promise<number> {
             }
           : {}),
         lifecycle_floor_ms: floorMs,
+        lifecycle_floor_ms_before_after: limitAfter ? [raw.floorMs, limitAfter.floorMs] : null,
         lifecycle_profile: prof ? { ...prof, places: prof.places.slice(0, PROFILE_TOP), functions: prof.functions.slice(0, PROFILE_TOP), inclusive: prof.inclusive.slice(0, PROFILE_TOP) } : null,
         verify_runs_s: vf ? vf.runs.map((r) => r.seconds) : null,
         masking: mk,
@@ -445,8 +466,10 @@ async function main(): Promise<number> {
       '',
       `ratio: 1.00 = at the physical limit (limit/value for latencies, value/limit for rates).`,
       `lifecycle limit = the daemon's unavoidable work on its one thread: 6 signs + 1 verify + 4 SQLite txns + 11 SHA-256 = ${floorMs.toFixed(3)} ms` +
+        (limitAfter ? ` (the mean of ${raw.floorMs.toFixed(3)} ms before the lifecycles and ${limitAfter.floorMs.toFixed(3)} ms after: SQLite ${Math.round(raw.sqliteRate).toLocaleString('en-US')} and ${Math.round(limitAfter.sqliteRate).toLocaleString('en-US')} txns/s)` : '') +
         ` (so <= ${Math.round(floorThroughput).toLocaleString('en-US')}/s; at c=${CONCURRENCY}, p50 >= ${CONCURRENCY} x that).` +
         ` Targets: p50 at c=1 within ${1 / TARGET_C1_RATIO}x of it; throughput at c=${CONCURRENCY} at least ${TARGET_C16_RATIO} of its.`,
+      ...(floorMoved ? [`WARNING: the limit moved more than ${LIMIT_MOVED_X}x during the lifecycles (the disk's fsync or the CPU was shared): their ratios are unreliable; run again on a quiet machine.`] : []),
       ...(lc ? [`phases p50, c=1:  ${ph(lc.c1)}`, `phases p50, c=${CONCURRENCY}: ${ph(lc.c16)}`] : []),
       ...(prof ? profileLines(prof) : []),
       ...(vf ? [`verify limit = raw verify x ${CORES} cores; target is half of it.`, `100k log built in ${vf.buildS.toFixed(1)} s; verified in ${vf.runs.map((r) => `${r.seconds.toFixed(2)} s`).join(' and ')} (best counts).`] : []),
