@@ -33,6 +33,7 @@ import { canonicalize } from '../src/protocol/canonical.js';
 import { nodeWriter } from '../src/store/sqlite-merkle.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
+import { progress } from './measure.js';
 
 const CORES = availableParallelism();
 export const BIG_LOG = 1_000_000;
@@ -40,7 +41,6 @@ const APPEND_WRITERS = 32;
 const APPEND_MS = 3000;
 const PROOFS = 300;
 
-const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
 
 /** Appends as concurrent writers do: each awaits its own one-entry operation, then asks again. */
 async function durableAppends(store: Store, draft: EntryDraft): Promise<number> {

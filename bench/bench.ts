@@ -1,21 +1,29 @@
 /**
- * Airlock benchmark: `npm run bench` (add `--json` for machine-readable figures).
+ * Airlock benchmark: `npm run bench` (add `--json` for machine-readable figures,
+ * `--only=lifecycle,profile` for some parts: startup, lifecycle, profile, verify, audit, store, masking).
  *
  * Measures, in one run on this machine:
- *   1. the physical limits: raw Ed25519 sign and verify, one-row-per-transaction
+ *   1. the physical limits (always): raw Ed25519 sign and verify, one-row-per-transaction
  *      SQLite inserts (WAL, synchronous=FULL) and SHA-256;
- *   2. full lifecycles (preview -> approve -> execute) of a low-risk read against a
- *      real daemon in a throwaway overlay of / (needs root), at concurrency 1 and 16,
- *      with the agent and the approver as two real Unix users;
- *   3. offline verification of a 100,000-entry signed log;
- *   4. masking (bench/masking.ts): recall and false positives on the generated corpus and on the
+ *   2. lifecycle (bench/lifecycle.ts): full lifecycles (preview -> approve -> execute) of a
+ *      low-risk read against a real daemon in a throwaway overlay of / (needs root), at
+ *      concurrency 1 and 16, with the agent and the approver as two real Unix users;
+ *   3. profile (bench/lifecycle.ts, bench/cpu-profile.ts): where a lifecycle's time goes in the
+ *      daemon, from a second daemon under `node --cpu-prof`: the top costs by place and function;
+ *   4. verify: offline verification of a 100,000-entry signed log;
+ *   5. audit (bench/audit.ts): the log as evidence: durable appends per second on SQLite and
+ *      PostgreSQL with concurrent writers, verifying 1,000,000 entries, and Merkle proofs;
+ *   6. store (bench/store.ts): the bytes a read's lifecycle stores, as run, compacted, archived;
+ *   7. masking (bench/masking.ts): recall and false positives on the generated corpus and on the
  *      blind one, throughput on one core beside one regular expression's scan of the same bytes,
  *      and throughput on adversarial inputs;
- *   5. the CLI's start-up: `node bin/airlock.js --help` (the compiled dist/, as installed)
- *      beside a bare `node -e 0`, interleaved over many runs;
- *   6. the audit log as evidence (bench/audit.ts): durable appends per second on SQLite and
- *      PostgreSQL with concurrent writers, verifying 1,000,000 entries, and Merkle proofs.
- * Targets: lifecycle p50 <= 5 ms (at concurrency 1); verify >= 0.5 x raw verify x cores;
+ *   8. startup: the CLI's start-up: `node bin/airlock.js --help` (the compiled dist/, as
+ *      installed) beside a bare `node -e 0`, interleaved over many runs.
+ * Targets: lifecycle p50 at concurrency 1 within 2x of the lifecycle's limit (the daemon's
+ * unavoidable signatures, verifications and fsynced transactions, measured in the same run just
+ * before and just after the lifecycles, and averaged: a shared disk's fsync time moves),
+ * throughput at concurrency 16 at least 0.6 of the limit's; a read's lifecycle stores <= 3 KB as
+ * run; verify >= 0.5 x raw verify x cores;
  * masking recall >= 99 % (generated corpus) and >= 97 % (blind corpus), false positives <= 0.1 % of
  * lines on each, >= 100 MB/s on one core, >= 20 MB/s on the worst adversarial input;
  * `airlock --help` <= 3 x `node -e 0`; >= 5,000 durable appends/s on SQLite; 1M entries verified
@@ -26,10 +34,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { sealEntry, type EntryDraft } from '../src/audit/entry.js';
@@ -38,129 +45,75 @@ import { signingKeyFromSeed } from '../src/audit/keys.js';
 import { readSqliteLog } from '../src/audit/log-file.js';
 import { verifyLog } from '../src/audit/verify.js';
 import { canSandbox } from '../src/sandbox/overlay.js';
-import { startSandboxDaemon, type SandboxDaemon } from '../src/sandbox/daemon.js';
-import { Principal } from '../src/sandbox/principal.js';
-import { parsePublicKey } from '../src/audit/keys.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { encodeFrame, FrameReader } from '../src/protocol/framing.js';
-import { MASK_TARGETS, maskingBench } from './masking.js';
+import { MASK_TARGETS, maskingBench, type MaskingFigures } from './masking.js';
 import { checkpointOrigin } from '../src/audit/checkpoint.js';
 import { signTreeHead, treeHeadLine } from '../src/audit/note.js';
 import { bigLogBench, postgresAppends, sqliteAppends, BIG_LOG } from './audit.js';
-import { storeBench } from './store.js';
+import { storeBench, type StoreBench } from './store.js';
+import type { Cost } from './cpu-profile.js';
+import { ACTION, CONCURRENCY, lifecycleBench, profileLifecycles, type LifecycleProfile, type RunResult } from './lifecycle.js';
+import { externalLoadProbe, pct, progress, rate, reapedChildrenCpuSeconds, ROOT, vmHwmKb } from './measure.js';
 
 const JSON_OUT = process.argv.includes('--json');
 const CORES = availableParallelism();
-const ACTION = 'Uptime'; // low risk, read-only, {} params, two fileScan steps: no program is spawned
-const C1_COUNT = 300;
-const C16_COUNT = 800;
-const CONCURRENCY = 16;
-const WARMUP_COUNT = 60;
-const RUN_LIMIT_MS = 40_000;
 const LOG_ENTRIES = 100_000;
 const LOG_BATCH = 1000;
-const TARGET_P50_MS = 5;
-const RAW_MS = 1500;
+/** Issue 24: p50 at concurrency 1 within 2x of the lifecycle's limit; throughput at CONCURRENCY at least 0.6 of the limit's. */
+const TARGET_C1_RATIO = 0.5;
+const TARGET_C16_RATIO = 0.6;
+/** Issue 24: the bytes a read's lifecycle stores before compaction. */
+const TARGET_STORE_AS_RUN_B = 3 * 1024;
+/** A lifecycle limit that moved more than this between before and after the lifecycles makes their ratios unreliable: said so. */
+const LIMIT_MOVED_X = 1.5;
 const VERIFY_RUNS = 2;
 const BUSY_WARNING = 0.1;
 const WATCHDOG_S = 480;
-const CLK_TCK = 100;
 const STARTUP_RUNS = 40;
 const STARTUP_WARMUP = 3;
 const TARGET_STARTUP_X = 3;
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** How many of the profile's top costs are printed in each list. */
+const PROFILE_TOP = 12;
 
-const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
+/** The parts of the bench, in the order they run; `--only=lifecycle,profile` runs those (the raw limits always run: every ratio needs them). */
+const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'masking'] as const;
+type Part = (typeof PARTS)[number];
 
-// --- measurement helpers ------------------------------------------------------
-
-/** Runs op in chunks until ms have passed (after a short warm-up); returns ops per second. */
-function rate(op: () => void, ms = RAW_MS): number {
-  const chunk = 64;
-  const until = (t: number) => {
-    let n = 0;
-    const end = performance.now() + t;
-    while (performance.now() < end) {
-      for (let i = 0; i < chunk; i++) op();
-      n += chunk;
-    }
-    return n;
-  };
-  until(150);
-  const t0 = performance.now();
-  const n = until(ms);
-  return n / ((performance.now() - t0) / 1000);
-}
-
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]! : NaN);
-
-/** user+system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-}
-
-/** user+system CPU seconds of this process's children that have ended and been waited for (spawnSync's). */
-function reapedChildrenCpuSeconds(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[13]) + Number(f[14])) / CLK_TCK;
-}
-
-/** CPU seconds used by this process (all threads) and the given pids. */
-function ownCpuSeconds(pids: number[]): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6 + pids.reduce((s, p) => s + cpuSeconds(p), 0);
-}
-
-/** Busy and total CPU seconds of the whole machine (all cores), from /proc/stat. */
-function machineCpu(): { busy: number; total: number } {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const busy = f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + (f[7] ?? 0); // user nice system irq softirq steal
-  return { busy: busy / CLK_TCK, total: (busy + f[3]! + f[4]!) / CLK_TCK };
-}
-
-/**
- * Starts watching how much of the machine other processes use (another test run, a
- * build): the figures of a phase are only as good as the machine was quiet. The
- * returned function gives that share (0..1 of all cores) since the start. `ownExtra`:
- * more CPU seconds that are this run's own (the start-up phase's finished children).
- */
-function externalLoadProbe(ownPids: () => number[] = () => [], ownExtra: () => number = () => 0): () => number {
-  const m0 = machineCpu();
-  const o0 = ownCpuSeconds(ownPids()) + ownExtra();
-  return () => {
-    const m1 = machineCpu();
-    const own = ownCpuSeconds(ownPids()) + ownExtra() - o0;
-    return m1.total > m0.total ? Math.min(1, Math.max(0, (m1.busy - m0.busy - own) / (m1.total - m0.total))) : 0;
-  };
-}
-
-function vmHwmKb(pid: number | 'self'): number {
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : NaN;
+function chosenParts(): Set<Part> {
+  const only = process.argv.find((a) => a.startsWith('--only='));
+  if (!only) return new Set(PARTS);
+  const names = only.slice('--only='.length).split(',');
+  const unknown = names.filter((n) => !(PARTS as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`unknown part(s) ${unknown.join(', ')}: the parts are ${PARTS.join(', ')}`);
+  return new Set(PARTS.filter((p) => names.includes(p)));
 }
 
 // --- 1. physical limits -------------------------------------------------------
 
-function physicalLimits(tmp: string) {
+/**
+ * What a lifecycle's limit is made of: one thread's raw Ed25519 sign and verify, SHA-256, and
+ * one-row SQLite transactions (WAL, synchronous=FULL) of an entry's size in `tmp`. Measured
+ * before and after the lifecycles: on a shared machine the disk's fsync time moves with
+ * whatever else runs, and the limit must be what the lifecycles saw.
+ */
+function lifecycleLimitRates(tmp: string, when: string) {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const msg = randomBytes(64);
-  progress('raw Ed25519 sign...');
+  progress(`raw Ed25519 sign (${when})...`);
   const signRate = rate(() => sign(null, msg, privateKey));
   const sig = sign(null, msg, privateKey);
-  progress('raw Ed25519 verify...');
+  progress(`raw Ed25519 verify (${when})...`);
   let ok = true;
   const verifyRate = rate(() => {
     ok = verify(null, msg, publicKey, sig) && ok;
   });
   if (!ok) throw new Error('raw verify failed');
-  progress('raw SHA-256...');
+  progress(`raw SHA-256 (${when})...`);
   const shaRate = rate(() => createHash('sha256').update(msg).digest('hex'));
 
-  progress('raw SQLite inserts (WAL, synchronous=FULL, one row per transaction)...');
-  const db = new Database(join(tmp, 'raw.db'));
+  progress(`raw SQLite inserts (WAL, synchronous=FULL, one row per transaction; ${when})...`);
+  const db = new Database(join(tmp, `raw-${when}.db`));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE audit_log (seq INTEGER PRIMARY KEY, body TEXT NOT NULL, sig TEXT NOT NULL, hash TEXT NOT NULL)');
@@ -173,6 +126,17 @@ function physicalLimits(tmp: string) {
   const one = db.transaction(() => insert.run(++seq, body, sigHex, hash));
   const sqliteRate = rate(() => one.immediate());
   db.close();
+  // The crypto and store work one lifecycle cannot avoid, on the daemon's one thread:
+  // 6 signatures (5 entries + the receipt), 1 verify (the receipt), 4 write
+  // transactions, ~11 SHA-256 (5 entry hashes, 2 request hashes, preview digest, 3 receipt commitments).
+  const floorMs = 1000 * (6 / signRate + 1 / verifyRate + 4 / sqliteRate + 11 / shaRate);
+  return { signRate, verifyRate, shaRate, sqliteRate, floorMs, body };
+}
+
+function physicalLimits(tmp: string) {
+  const { signRate, verifyRate, shaRate, sqliteRate, floorMs, body } = lifecycleLimitRates(tmp, 'before');
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  let ok = true;
 
   progress('frame reader (1 KiB frames arriving in 64-byte chunks)...');
   const frame = encodeFrame({ type: 'request', id: 'x', method: 'history', params: { pad: 'p'.repeat(980) } });
@@ -192,7 +156,7 @@ function physicalLimits(tmp: string) {
     ok = verify(null, entryMsg, publicKey, entrySig) && ok;
   });
   if (!ok) throw new Error('raw verify failed');
-  return { signRate, verifyRate, verifyEntryRate, shaRate, sqliteRate, frameRate, entryBytes: Buffer.byteLength(body) };
+  return { signRate, verifyRate, verifyEntryRate, shaRate, sqliteRate, floorMs, frameRate, entryBytes: Buffer.byteLength(body) };
 }
 
 // --- log entries as the daemon writes them (one lifecycle = five entries) ------
@@ -208,95 +172,6 @@ const drafts: EntryDraft[] = [
   { ...draftBase, kind: 'execution_started', principal, details: { steps: 2 } },
   { ...draftBase, kind: 'outcome', principal, details: { state: 'Succeeded', error_category: null, error_code: null, rolled_back: false, output_lines: 2 } },
 ];
-
-// --- 2. lifecycles against a real daemon --------------------------------------
-
-interface RunResult {
-  concurrency: number;
-  count: number;
-  wallMs: number;
-  throughput: number;
-  p50: number;
-  p99: number;
-  phases: { preview: number; approveRoundTrip: number; approveDaemon: number; execute: number };
-  daemonCpuMsPerLifecycle: number;
-  clientCpuMsPerLifecycle: number;
-  /** Share of all cores used by other processes meanwhile. */
-  externalLoad: number;
-}
-
-type LifecycleReply = { timings: number[][]; errors: string[]; wallMs: number };
-
-async function runLifecycles(d: SandboxDaemon, agent: Principal, approver: Principal, approverPath: string, count: number, concurrency: number): Promise<RunResult> {
-  const pids = [agent.pid!, approver.pid!];
-  const load = externalLoadProbe(() => [d.box.pid, ...pids]);
-  const cpu0 = cpuSeconds(d.box.pid);
-  const cli0 = pids.reduce((s, p) => s + cpuSeconds(p), 0);
-  const r = await agent.op<LifecycleReply>('lifecycles', { action: ACTION, params: {}, count, concurrency, approver: approverPath, timeLimitMs: RUN_LIMIT_MS });
-  const cpu1 = cpuSeconds(d.box.pid);
-  const externalLoad = load();
-  const cli1 = pids.reduce((s, p) => s + cpuSeconds(p), 0);
-  if (r.errors.length) throw new Error(`${r.errors.length} lifecycle(s) failed at concurrency ${concurrency}; first: ${r.errors[0]}`);
-  const n = r.timings.length;
-  const col = (i: number) => r.timings.map((t) => t[i]!).sort((a, b) => a - b);
-  const total = col(0);
-  return {
-    concurrency,
-    count: n,
-    wallMs: r.wallMs,
-    throughput: n / (r.wallMs / 1000),
-    p50: pct(total, 0.5),
-    p99: pct(total, 0.99),
-    phases: { preview: pct(col(1), 0.5), approveRoundTrip: pct(col(2), 0.5), approveDaemon: pct(col(3), 0.5), execute: pct(col(4), 0.5) },
-    daemonCpuMsPerLifecycle: ((cpu1 - cpu0) * 1000) / n,
-    clientCpuMsPerLifecycle: ((cli1 - cli0) * 1000) / n,
-    externalLoad,
-  };
-}
-
-async function lifecycleBench() {
-  progress('starting a daemon in a throwaway overlay of / ...');
-  // Reads wait for a person here: the bench measures the whole human-approved lifecycle.
-  const d = await startSandboxDaemon({ policy: 'reads = "ask"\n' });
-  cleanups.push(() => d.stop());
-  const principals: Principal[] = [];
-  cleanups.push(() => principals.forEach((p) => p.close()));
-  const agentIds = await d.addUser('bench-agent', ['airlock-observer']);
-  const approverIds = await d.addUser('bench-approver', ['airlock-admin', 'airlock-approvers']);
-  const agent = Principal.spawn(agentIds, d.socket);
-  const approver = Principal.spawn(approverIds, d.socket);
-  principals.push(agent, approver);
-
-  const sockDir = mkdtempSync(join(tmpdir(), 'airlock-bench-approvals-'));
-  cleanups.push(() => rmSync(sockDir, { recursive: true, force: true }));
-  chmodSync(sockDir, 0o777); // the approver principal (another uid) creates its socket here
-  const approverPath = join(sockDir, 'approve.sock');
-  await approver.op('serveApprovals', { path: approverPath });
-
-  // Sanity: who the daemon thinks they are.
-  const hi = await agent.call('audit.pubkey');
-  if (!hi) throw new Error('no answer from the daemon');
-
-  progress(`warm-up: ${WARMUP_COUNT} lifecycles of ${ACTION}...`);
-  const warm = await runLifecycles(d, agent, approver, approverPath, WARMUP_COUNT, 4);
-  progress(`concurrency 1: ${C1_COUNT} lifecycles...`);
-  const c1 = await runLifecycles(d, agent, approver, approverPath, C1_COUNT, 1);
-  progress(`concurrency ${CONCURRENCY}: ${C16_COUNT} lifecycles...`);
-  const c16 = await runLifecycles(d, agent, approver, approverPath, C16_COUNT, CONCURRENCY);
-
-  // Every lifecycle must be in the daemon's signed log: 1 start entry + 5 per lifecycle.
-  progress("checking the daemon's own log...");
-  const pub = parsePublicKey(readFileSync(d.files.publicKey, 'utf8'));
-  const report = await verifyLog(readSqliteLog(d.files.db), pub, readFileSync(d.files.checkpoints, 'utf8'));
-  const expected = 1 + 5 * (warm.count + c1.count + c16.count);
-  if (report.status !== 'intact' || report.entries !== expected) {
-    throw new Error(`daemon log after the run: ${report.status}, ${report.entries} entries (expected ${expected}) ${JSON.stringify(report.first_broken ?? '')}`);
-  }
-  const comm = readFileSync(`/proc/${d.box.pid}/comm`, 'utf8').trim();
-  const daemonHwmKb = vmHwmKb(d.box.pid);
-  const clientHwmKb = Math.max(vmHwmKb(agent.pid!), vmHwmKb(approver.pid!));
-  return { c1, c16, daemonLog: { entries: report.entries, status: report.status }, daemonHwmKb, daemonComm: comm, clientHwmKb };
-}
 
 // --- 3. offline verification of a 100k-entry log -------------------------------
 
@@ -399,39 +274,98 @@ function table(rows: string[][]): string {
   return rows.map((r, j) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ') + (j === 0 ? '\n' + w.map((n) => '-'.repeat(n)).join('  ') : '')).join('\n');
 }
 
+type AuditResults = { appendsSqlite: number; appendsPg: Awaited<ReturnType<typeof postgresAppends>>; big: Awaited<ReturnType<typeof bigLogBench>> };
+
+function auditFigures(a: AuditResults, rawSqliteRate: number): Figure[] {
+  return [
+      { key: 'durable_appends_sqlite', label: 'durable appends, SQLite, 32 writers', value: a.appendsSqlite, unit: '/s', limit: rawSqliteRate, ratio: a.appendsSqlite / rawSqliteRate, target: '>= 5,000/s', pass: a.appendsSqlite >= 5000 },
+      ...(a.appendsPg
+        ? [{ key: 'durable_appends_postgres', label: 'durable appends, PostgreSQL, 32 writers', value: a.appendsPg.rate, unit: '/s', limit: a.appendsPg.rawRate, ratio: a.appendsPg.rate / a.appendsPg.rawRate, target: null, pass: null }]
+        : []),
+      // The limit of verifying is the raw Ed25519 verify time of as many signatures on every core at
+      // once, measured (bench/audit.ts); the second line compares with one thread's rate x cores.
+      { key: 'verify_1m_seconds', label: `verifyLog, ${(BIG_LOG / 1e6).toFixed(0)}M entries (+ tree head)`, value: a.big.verifyS, unit: 's', limit: a.big.rawS, ratio: a.big.rawS / a.big.verifyS, target: '<= 1.25 x limit', pass: a.big.verifyS <= 1.25 * a.big.rawS },
+      { key: 'verify_1m_vs_one_thread', label: `  same, vs 1-thread verify rate x ${CORES} cores`, value: a.big.verifyS, unit: 's', limit: a.big.idealS, ratio: a.big.idealS / a.big.verifyS, target: null, pass: null },
+      { key: 'inclusion_proof_ms', label: `inclusion proof + check, ${(BIG_LOG / 1e6).toFixed(0)}M log`, value: a.big.inclusionMs, unit: 'ms', limit: null, ratio: null, target: '< 1 ms', pass: a.big.inclusionMs < 1 },
+      { key: 'consistency_proof_ms', label: `consistency proof + check, ${(BIG_LOG / 1e6).toFixed(0)}M log`, value: a.big.consistencyMs, unit: 'ms', limit: null, ratio: null, target: '< 1 ms', pass: a.big.consistencyMs < 1 },
+  ];
+}
+
+function storeFigures(st: StoreBench): Figure[] {
+  return [
+      // Bytes a read's lifecycle stores (bench/store.ts): as run, per kind; then what a compacted read keeps
+      // (limit: its record's own bytes, without page overhead and indexes); the targets are issue 24's (as run) and issue 15's (compacted).
+      ...st.kinds.map((k) => ({ key: `store_bytes_as_run_${k.action}`, label: `store bytes per lifecycle as run, ${k.action}`, value: k.asRun, unit: 'B', limit: null, ratio: null, target: `<= ${TARGET_STORE_AS_RUN_B.toLocaleString('en-US')} B`, pass: k.asRun <= TARGET_STORE_AS_RUN_B })),
+      { key: 'store_bytes_compacted_read', label: 'store bytes per auto-approved read, compacted', value: st.compacted, unit: 'B', limit: st.compactedRecord, ratio: st.compactedRecord / st.compacted, target: '<= 1,024 B', pass: st.compacted <= 1024 },
+      { key: 'archive_bytes_per_lifecycle', label: 'archive bytes per lifecycle (gzip, off the store)', value: st.archiveBytesPerLifecycle, unit: 'B', limit: null, ratio: null, target: null, pass: null },
+      { key: 'store_size_after_n', label: `store files after ${st.lifecycles.toLocaleString('en-US')} lifecycles (archived)`, value: st.storeBytes / 1048576, unit: 'MiB', limit: null, ratio: null, target: null, pass: null },
+  ];
+}
+
+function maskingFigures(mk: MaskingFigures): Figure[] {
+  return [
+      // Masking: recall's and false positives' limit is perfection; throughput's is one regex reading the same bytes.
+      { key: 'mask_recall', label: `masking recall, generated corpus, ${mk.secrets} planted secrets`, value: mk.recall, unit: '%', limit: 1, ratio: mk.recall, target: '>= 99 %', pass: mk.recall >= MASK_TARGETS.recall },
+      { key: 'mask_recall_blind', label: `masking recall, blind corpus, ${mk.blind.secrets} planted secrets`, value: mk.blind.recall, unit: '%', limit: 1, ratio: mk.blind.recall, target: '>= 97 %', pass: mk.blind.recall >= MASK_TARGETS.blindRecall },
+      { key: 'mask_false_positives', label: `masking false positives, generated corpus, ${mk.lines.toLocaleString('en-US')} lines`, value: mk.falsePositiveRate, unit: '%', limit: 0, ratio: null, target: '<= 0.1 % of lines', pass: mk.falsePositiveRate <= MASK_TARGETS.falsePositives },
+      { key: 'mask_false_positives_blind', label: `masking false positives, blind corpus, ${mk.blind.lines.toLocaleString('en-US')} lines`, value: mk.blind.falsePositiveRate, unit: '%', limit: 0, ratio: null, target: '<= 0.1 % of lines', pass: mk.blind.falsePositiveRate <= MASK_TARGETS.falsePositives },
+      { key: 'mask_throughput', label: 'masking throughput, generated corpus (1 core)', value: mk.mbPerS, unit: 'MB/s', limit: mk.rawScanMbPerS, ratio: mk.mbPerS / mk.rawScanMbPerS, target: '>= 100 MB/s', pass: mk.mbPerS >= MASK_TARGETS.mbPerS },
+      { key: 'mask_throughput_ordinary', label: 'masking throughput, ordinary admin output (1 core)', value: mk.ordinaryMbPerS, unit: 'MB/s', limit: mk.ordinaryRawScanMbPerS, ratio: mk.ordinaryMbPerS / mk.ordinaryRawScanMbPerS, target: '>= 100 MB/s', pass: mk.ordinaryMbPerS >= MASK_TARGETS.mbPerS },
+      // Linear whatever the input: each adversarial input's rate, the worst named; the limit is ordinary output's rate.
+      ...mk.adversarial.map((a, i) => ({ key: `mask_adversarial_${i}`, label: `masking, adversarial: ${a.name}`, value: a.mbPerS, unit: 'MB/s', limit: mk.ordinaryMbPerS, ratio: a.mbPerS / mk.ordinaryMbPerS, target: '>= 20 MB/s', pass: a.mbPerS >= MASK_TARGETS.worstMbPerS })),
+      { key: 'mask_worst_crafted', label: `masking, worst adversarial input (${mk.worstCrafted})`, value: mk.worstCraftedMbPerS, unit: 'MB/s', limit: mk.ordinaryMbPerS, ratio: mk.worstCraftedMbPerS / mk.ordinaryMbPerS, target: '>= 20 MB/s', pass: mk.worstCraftedMbPerS >= MASK_TARGETS.worstMbPerS },
+  ];
+}
+
+/** Where the profiled daemon's time went, per lifecycle: by place, by function (self), and our functions with their callees. */
+function profileLines(p: LifecycleProfile): string[] {
+  const list = (costs: Cost[]) => costs.slice(0, PROFILE_TOP).map((c) => `    ${c.ms.toFixed(3).padStart(7)} ms  ${c.name}`);
+  return [
+    `where the daemon's time goes (${p.lifecycles} lifecycles at c=1 under --cpu-prof, p50 ${p.p50.toFixed(2)} ms; per lifecycle): main thread ${p.mainBusyMs.toFixed(2)} ms busy, worker threads ${p.workerBusyMs.toFixed(2)} ms`,
+    '  (a synchronous call that waits, as an fsync in a SQLite commit, counts as busy time of the function that made it)',
+    '  by place (self time):',
+    ...list(p.places),
+    '  by function (self time):',
+    ...list(p.functions),
+    '  our functions, with what they call:',
+    ...list(p.inclusive),
+  ];
+}
+
 async function main(): Promise<number> {
   const why = canSandbox();
   if (why) {
     process.stderr.write(`bench: cannot run the lifecycle benchmark: ${why}. Run it as root: sudo npm run bench\n`);
     return 2;
   }
+  const parts = chosenParts();
   const started = performance.now();
   try {
     const tmp = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
     cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
 
-    const su = startupBench();
+    const su = parts.has('startup') ? startupBench() : null;
     const rawLoad = externalLoadProbe();
     const raw = physicalLimits(tmp);
     const rawExternalLoad = rawLoad();
-    const lc = await lifecycleBench();
-    await runCleanups(); // stop the daemon before the CPU-bound verify
+    const lc = parts.has('lifecycle') ? await lifecycleBench(cleanups) : null;
+    const limitAfter = lc ? lifecycleLimitRates(tmp, 'after') : null;
+    await runCleanups(); // stop the daemon before the profiled one, and before the CPU-bound verify
+    const prof = parts.has('profile') ? await profileLifecycles(cleanups) : null;
+    await runCleanups();
     const tmp2 = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
     cleanups.push(() => rmSync(tmp2, { recursive: true, force: true }));
-    const vf = await verifyBench(tmp2);
-    const appendsSqlite = await sqliteAppends(tmp2, drafts[0]!);
-    const appendsPg = await postgresAppends(drafts[0]!);
-    const big = await bigLogBench(tmp2, drafts, raw.verifyEntryRate);
+    const vf = parts.has('verify') ? await verifyBench(tmp2) : null;
+    const audit = parts.has('audit') ? { appendsSqlite: await sqliteAppends(tmp2, drafts[0]!), appendsPg: await postgresAppends(drafts[0]!), big: await bigLogBench(tmp2, drafts, raw.verifyEntryRate) } : null;
     await runCleanups();
-    const st = await storeBench(cleanups);
+    const st = parts.has('store') ? await storeBench(cleanups) : null;
     await runCleanups();
-    progress('masking: recall, false positives and throughput on the generated and blind corpora, adversarial inputs');
-    const mk = maskingBench();
+    if (parts.has('masking')) progress('masking: recall, false positives and throughput on the generated and blind corpora, adversarial inputs');
+    const mk = parts.has('masking') ? maskingBench() : null;
 
-    // The crypto and store work one lifecycle cannot avoid, on the daemon's one thread:
-    // 6 signatures (5 entries + the receipt), 1 verify (the receipt), 4 write
-    // transactions, ~11 SHA-256 (5 entry hashes, 2 request hashes, preview digest, 3 receipt commitments).
-    const floorMs = 1000 * (6 / raw.signRate + 1 / raw.verifyRate + 4 / raw.sqliteRate + 11 / raw.shaRate);
+    // The lifecycle's limit (lifecycleLimitRates): the mean of what it was before and after the lifecycles.
+    const floorMs = limitAfter ? (raw.floorMs + limitAfter.floorMs) / 2 : raw.floorMs;
+    const floorMoved = limitAfter !== null && Math.max(raw.floorMs, limitAfter.floorMs) > LIMIT_MOVED_X * Math.min(raw.floorMs, limitAfter.floorMs);
     const floorThroughput = 1000 / floorMs;
     const verifyLimit = raw.verifyRate * CORES;
     const verifyTarget = 0.5 * verifyLimit;
@@ -443,64 +377,63 @@ async function main(): Promise<number> {
       { key: 'raw_sqlite_insert', label: 'SQLite insert, 1 row/txn', value: raw.sqliteRate, unit: '/s', limit: null, ratio: null, target: null, pass: null },
       { key: 'raw_sha256', label: 'SHA-256 (64 B)', value: raw.shaRate, unit: '/s', limit: null, ratio: null, target: null, pass: null },
       { key: 'frame_reader', label: 'frames read, 1 KiB in 64 B chunks', value: raw.frameRate, unit: '/s', limit: null, ratio: null, target: null, pass: null },
-      { key: 'lifecycle_c1_p50', label: 'lifecycle c=1 p50', value: lc.c1.p50, unit: 'ms', limit: floorMs, ratio: floorMs / lc.c1.p50, target: `<= ${TARGET_P50_MS} ms`, pass: lc.c1.p50 <= TARGET_P50_MS },
-      { key: 'lifecycle_c1_p99', label: 'lifecycle c=1 p99', value: lc.c1.p99, unit: 'ms', limit: floorMs, ratio: floorMs / lc.c1.p99, target: null, pass: null },
-      { key: 'lifecycle_c1_throughput', label: 'lifecycle c=1 throughput', value: lc.c1.throughput, unit: '/s', limit: floorThroughput, ratio: lc.c1.throughput / floorThroughput, target: null, pass: null },
-      { key: 'lifecycle_c16_p50', label: `lifecycle c=${CONCURRENCY} p50`, value: lc.c16.p50, unit: 'ms', limit: CONCURRENCY * floorMs, ratio: (CONCURRENCY * floorMs) / lc.c16.p50, target: null, pass: null },
-      { key: 'lifecycle_c16_p99', label: `lifecycle c=${CONCURRENCY} p99`, value: lc.c16.p99, unit: 'ms', limit: CONCURRENCY * floorMs, ratio: (CONCURRENCY * floorMs) / lc.c16.p99, target: null, pass: null },
-      { key: 'lifecycle_c16_throughput', label: `lifecycle c=${CONCURRENCY} throughput`, value: lc.c16.throughput, unit: '/s', limit: floorThroughput, ratio: lc.c16.throughput / floorThroughput, target: null, pass: null },
-      { key: 'log_append_batched', label: `log append (batches of ${LOG_BATCH})`, value: vf.buildRate, unit: '/s', limit: raw.signRate, ratio: vf.buildRate / raw.signRate, target: null, pass: null },
-      { key: 'verify_100k', label: `verifyLog, ${LOG_ENTRIES / 1000}k entries`, value: vf.verifyRate, unit: '/s', limit: verifyLimit, ratio: vf.verifyRate / verifyLimit, target: `>= ${Math.round(verifyTarget).toLocaleString('en-US')}/s`, pass: vf.verifyRate >= verifyTarget },
-      { key: 'durable_appends_sqlite', label: 'durable appends, SQLite, 32 writers', value: appendsSqlite, unit: '/s', limit: raw.sqliteRate, ratio: appendsSqlite / raw.sqliteRate, target: '>= 5,000/s', pass: appendsSqlite >= 5000 },
-      ...(appendsPg
-        ? [{ key: 'durable_appends_postgres', label: 'durable appends, PostgreSQL, 32 writers', value: appendsPg.rate, unit: '/s', limit: appendsPg.rawRate, ratio: appendsPg.rate / appendsPg.rawRate, target: null, pass: null }]
+      // Targets are ratios to the limit measured in the same run (issue 24): a busy or slow
+      // machine moves the limit and the lifecycle together.
+      ...(lc
+        ? [
+            { key: 'lifecycle_c1_p50', label: 'lifecycle c=1 p50', value: lc.c1.p50, unit: 'ms', limit: floorMs, ratio: floorMs / lc.c1.p50, target: `ratio >= ${TARGET_C1_RATIO}`, pass: floorMs / lc.c1.p50 >= TARGET_C1_RATIO },
+            { key: 'lifecycle_c1_p99', label: 'lifecycle c=1 p99', value: lc.c1.p99, unit: 'ms', limit: floorMs, ratio: floorMs / lc.c1.p99, target: null, pass: null },
+            { key: 'lifecycle_c1_throughput', label: 'lifecycle c=1 throughput', value: lc.c1.throughput, unit: '/s', limit: floorThroughput, ratio: lc.c1.throughput / floorThroughput, target: null, pass: null },
+            { key: 'lifecycle_c16_p50', label: `lifecycle c=${CONCURRENCY} p50`, value: lc.c16.p50, unit: 'ms', limit: CONCURRENCY * floorMs, ratio: (CONCURRENCY * floorMs) / lc.c16.p50, target: null, pass: null },
+            { key: 'lifecycle_c16_p99', label: `lifecycle c=${CONCURRENCY} p99`, value: lc.c16.p99, unit: 'ms', limit: CONCURRENCY * floorMs, ratio: (CONCURRENCY * floorMs) / lc.c16.p99, target: null, pass: null },
+            { key: 'lifecycle_c16_throughput', label: `lifecycle c=${CONCURRENCY} throughput`, value: lc.c16.throughput, unit: '/s', limit: floorThroughput, ratio: lc.c16.throughput / floorThroughput, target: `ratio >= ${TARGET_C16_RATIO}`, pass: lc.c16.throughput / floorThroughput >= TARGET_C16_RATIO },
+          ]
         : []),
-      // The limit of verifying is the raw Ed25519 verify time of as many signatures on every core at
-      // once, measured (bench/audit.ts); the second line compares with one thread's rate x cores.
-      { key: 'verify_1m_seconds', label: `verifyLog, ${(BIG_LOG / 1e6).toFixed(0)}M entries (+ tree head)`, value: big.verifyS, unit: 's', limit: big.rawS, ratio: big.rawS / big.verifyS, target: '<= 1.25 x limit', pass: big.verifyS <= 1.25 * big.rawS },
-      { key: 'verify_1m_vs_one_thread', label: `  same, vs 1-thread verify rate x ${CORES} cores`, value: big.verifyS, unit: 's', limit: big.idealS, ratio: big.idealS / big.verifyS, target: null, pass: null },
-      { key: 'inclusion_proof_ms', label: `inclusion proof + check, ${(BIG_LOG / 1e6).toFixed(0)}M log`, value: big.inclusionMs, unit: 'ms', limit: null, ratio: null, target: '< 1 ms', pass: big.inclusionMs < 1 },
-      { key: 'consistency_proof_ms', label: `consistency proof + check, ${(BIG_LOG / 1e6).toFixed(0)}M log`, value: big.consistencyMs, unit: 'ms', limit: null, ratio: null, target: '< 1 ms', pass: big.consistencyMs < 1 },
-      // Bytes a read's lifecycle stores (bench/store.ts): as run, per kind; then what a compacted read keeps
-      // (limit: its record's own bytes, without page overhead and indexes); the target is issue 15's.
-      ...st.kinds.map((k) => ({ key: `store_bytes_as_run_${k.action}`, label: `store bytes per lifecycle as run, ${k.action}`, value: k.asRun, unit: 'B', limit: null, ratio: null, target: null, pass: null })),
-      { key: 'store_bytes_compacted_read', label: 'store bytes per auto-approved read, compacted', value: st.compacted, unit: 'B', limit: st.compactedRecord, ratio: st.compactedRecord / st.compacted, target: '<= 1,024 B', pass: st.compacted <= 1024 },
-      { key: 'archive_bytes_per_lifecycle', label: 'archive bytes per lifecycle (gzip, off the store)', value: st.archiveBytesPerLifecycle, unit: 'B', limit: null, ratio: null, target: null, pass: null },
-      { key: 'store_size_after_n', label: `store files after ${st.lifecycles.toLocaleString('en-US')} lifecycles (archived)`, value: st.storeBytes / 1048576, unit: 'MiB', limit: null, ratio: null, target: null, pass: null },
-      // Masking: recall's and false positives' limit is perfection; throughput's is one regex reading the same bytes.
-      { key: 'mask_recall', label: `masking recall, generated corpus, ${mk.secrets} planted secrets`, value: mk.recall, unit: '%', limit: 1, ratio: mk.recall, target: '>= 99 %', pass: mk.recall >= MASK_TARGETS.recall },
-      { key: 'mask_recall_blind', label: `masking recall, blind corpus, ${mk.blind.secrets} planted secrets`, value: mk.blind.recall, unit: '%', limit: 1, ratio: mk.blind.recall, target: '>= 97 %', pass: mk.blind.recall >= MASK_TARGETS.blindRecall },
-      { key: 'mask_false_positives', label: `masking false positives, generated corpus, ${mk.lines.toLocaleString('en-US')} lines`, value: mk.falsePositiveRate, unit: '%', limit: 0, ratio: null, target: '<= 0.1 % of lines', pass: mk.falsePositiveRate <= MASK_TARGETS.falsePositives },
-      { key: 'mask_false_positives_blind', label: `masking false positives, blind corpus, ${mk.blind.lines.toLocaleString('en-US')} lines`, value: mk.blind.falsePositiveRate, unit: '%', limit: 0, ratio: null, target: '<= 0.1 % of lines', pass: mk.blind.falsePositiveRate <= MASK_TARGETS.falsePositives },
-      { key: 'mask_throughput', label: 'masking throughput, generated corpus (1 core)', value: mk.mbPerS, unit: 'MB/s', limit: mk.rawScanMbPerS, ratio: mk.mbPerS / mk.rawScanMbPerS, target: '>= 100 MB/s', pass: mk.mbPerS >= MASK_TARGETS.mbPerS },
-      { key: 'mask_throughput_ordinary', label: 'masking throughput, ordinary admin output (1 core)', value: mk.ordinaryMbPerS, unit: 'MB/s', limit: mk.ordinaryRawScanMbPerS, ratio: mk.ordinaryMbPerS / mk.ordinaryRawScanMbPerS, target: '>= 100 MB/s', pass: mk.ordinaryMbPerS >= MASK_TARGETS.mbPerS },
-      // Linear whatever the input: each adversarial input's rate, the worst named; the limit is ordinary output's rate.
-      ...mk.adversarial.map((a, i) => ({ key: `mask_adversarial_${i}`, label: `masking, adversarial: ${a.name}`, value: a.mbPerS, unit: 'MB/s', limit: mk.ordinaryMbPerS, ratio: a.mbPerS / mk.ordinaryMbPerS, target: '>= 20 MB/s', pass: a.mbPerS >= MASK_TARGETS.worstMbPerS })),
-      { key: 'mask_worst_crafted', label: `masking, worst adversarial input (${mk.worstCrafted})`, value: mk.worstCraftedMbPerS, unit: 'MB/s', limit: mk.ordinaryMbPerS, ratio: mk.worstCraftedMbPerS / mk.ordinaryMbPerS, target: '>= 20 MB/s', pass: mk.worstCraftedMbPerS >= MASK_TARGETS.worstMbPerS },
+      ...(vf
+        ? [
+            { key: 'log_append_batched', label: `log append (batches of ${LOG_BATCH})`, value: vf.buildRate, unit: '/s', limit: raw.signRate, ratio: vf.buildRate / raw.signRate, target: null, pass: null },
+            { key: 'verify_100k', label: `verifyLog, ${LOG_ENTRIES / 1000}k entries`, value: vf.verifyRate, unit: '/s', limit: verifyLimit, ratio: vf.verifyRate / verifyLimit, target: `>= ${Math.round(verifyTarget).toLocaleString('en-US')}/s`, pass: vf.verifyRate >= verifyTarget },
+          ]
+        : []),
+      ...(audit ? auditFigures(audit, raw.sqliteRate) : []),
+      ...(st ? storeFigures(st) : []),
+      ...(mk ? maskingFigures(mk) : []),
       // The limit of a start-up is node's own (`node -e 0`); the target is a multiple of it.
       ...(su
         ? [{ key: 'cli_startup', label: '`airlock --help` start-up p50', value: su.cliP50, unit: 'ms', limit: su.bareP50, ratio: su.bareP50 / su.cliP50, target: `<= ${TARGET_STARTUP_X}x node -e 0`, pass: su.times <= TARGET_STARTUP_X }]
         : []),
     ];
     const benchHwmKb = vmHwmKb('self');
-    const memory = { bench_peak_rss_mb: benchHwmKb / 1024, daemon_peak_rss_mb: lc.daemonHwmKb / 1024, principal_peak_rss_mb: lc.clientHwmKb / 1024 };
+    const memory = { bench_peak_rss_mb: benchHwmKb / 1024, ...(lc ? { daemon_peak_rss_mb: lc.daemonHwmKb / 1024, principal_peak_rss_mb: lc.clientHwmKb / 1024 } : {}) };
     const machine = { cores: CORES, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
     const elapsedS = (performance.now() - started) / 1000;
     // Share of all cores other processes used during each phase.
-    const externalLoad = { ...(su ? { startup: su.externalLoad } : {}), raw: rawExternalLoad, c1: lc.c1.externalLoad, [`c${CONCURRENCY}`]: lc.c16.externalLoad, verify: vf.externalLoad };
+    const externalLoad: Record<string, number> = {
+      ...(su ? { startup: su.externalLoad } : {}),
+      raw: rawExternalLoad,
+      ...(lc ? { c1: lc.c1.externalLoad, [`c${CONCURRENCY}`]: lc.c16.externalLoad } : {}),
+      ...(vf ? { verify: vf.externalLoad } : {}),
+    };
     const busy = Object.values(externalLoad).some((v) => v > BUSY_WARNING);
 
     if (JSON_OUT) {
       const out = {
         machine,
         action: ACTION,
+        parts: [...parts],
         figures: Object.fromEntries(figures.map((f) => [f.key, { value: f.value, unit: f.unit, limit: f.limit, ratio: f.ratio, target: f.target, pass: f.pass }])),
-        lifecycle_phases_p50_ms: { c1: lc.c1.phases, [`c${CONCURRENCY}`]: lc.c16.phases },
-        cpu_ms_per_lifecycle: { c1: { daemon: lc.c1.daemonCpuMsPerLifecycle, principals: lc.c1.clientCpuMsPerLifecycle }, [`c${CONCURRENCY}`]: { daemon: lc.c16.daemonCpuMsPerLifecycle, principals: lc.c16.clientCpuMsPerLifecycle } },
+        ...(lc
+          ? {
+              lifecycle_phases_p50_ms: { c1: lc.c1.phases, [`c${CONCURRENCY}`]: lc.c16.phases },
+              cpu_ms_per_lifecycle: { c1: { daemon: lc.c1.daemonCpuMsPerLifecycle, principals: lc.c1.clientCpuMsPerLifecycle }, [`c${CONCURRENCY}`]: { daemon: lc.c16.daemonCpuMsPerLifecycle, principals: lc.c16.clientCpuMsPerLifecycle } },
+              counts: { c1: lc.c1.count, [`c${CONCURRENCY}`]: lc.c16.count },
+              daemon_log: lc.daemonLog,
+            }
+          : {}),
         lifecycle_floor_ms: floorMs,
-        counts: { c1: lc.c1.count, [`c${CONCURRENCY}`]: lc.c16.count, log_entries: LOG_ENTRIES },
-        daemon_log: lc.daemonLog,
-        verify_runs_s: vf.runs.map((r) => r.seconds),
+        lifecycle_floor_ms_before_after: limitAfter ? [raw.floorMs, limitAfter.floorMs] : null,
+        lifecycle_profile: prof ? { ...prof, places: prof.places.slice(0, PROFILE_TOP), functions: prof.functions.slice(0, PROFILE_TOP), inclusive: prof.inclusive.slice(0, PROFILE_TOP) } : null,
+        verify_runs_s: vf ? vf.runs.map((r) => r.seconds) : null,
         masking: mk,
         cli_startup: su ? { cli_p50_ms: su.cliP50, bare_node_p50_ms: su.bareP50, times_bare_node: su.times, target_times: TARGET_STARTUP_X, runs_each: su.runs, dist_older_than_src: su.stale } : null,
         external_load: externalLoad,
@@ -521,30 +454,58 @@ async function main(): Promise<number> {
     const out = [
       `Airlock benchmark  ${new Date().toISOString()}`,
       `machine: ${machine.cores} cores (${machine.cpu}), node ${machine.node}, ${machine.platform}`,
-      `lifecycle: ${ACTION} {} (low risk), agent uid in airlock-observer previews and executes, approver uid in airlock-admin + airlock-approvers approves;`,
-      `  timed inside the agent's principal process (${lc.c1.count} at c=1, ${lc.c16.count} at c=${CONCURRENCY}, one daemon connection per lane per principal)`,
+      `parts: ${[...parts].join(', ')} (and the raw limits, always)`,
+      ...(lc
+        ? [
+            `lifecycle: ${ACTION} {} (low risk), agent uid in airlock-observer previews and executes, approver uid in airlock-admin + airlock-approvers approves;`,
+            `  timed inside the agent's principal process (${lc.c1.count} at c=1, ${lc.c16.count} at c=${CONCURRENCY}, one daemon connection per lane per principal)`,
+          ]
+        : []),
       '',
       table(rows),
       '',
       `ratio: 1.00 = at the physical limit (limit/value for latencies, value/limit for rates).`,
       `lifecycle limit = the daemon's unavoidable work on its one thread: 6 signs + 1 verify + 4 SQLite txns + 11 SHA-256 = ${floorMs.toFixed(3)} ms` +
-        ` (so <= ${Math.round(floorThroughput).toLocaleString('en-US')}/s; at c=${CONCURRENCY}, p50 >= ${CONCURRENCY} x that).`,
-      `verify limit = raw verify x ${CORES} cores; target is half of it.`,
-      `1M verify limit = raw Ed25519 verify of ${big.sampleSize.toLocaleString('en-US')} of the log's own entries on ${CORES} cores at once, ${big.rawBeforeS.toFixed(2)} s before and ${big.rawAfterS.toFixed(2)} s after the verify, the faster of the two scaled to ${(BIG_LOG / 1e6).toFixed(0)}M (${big.rawS.toFixed(1)} s); one thread's rate x ${CORES} would be ${big.idealS.toFixed(1)} s. Log built in ${big.buildS.toFixed(0)} s.`,
-      `store: ${st.kinds.map((k) => `${k.action} ${Math.round(k.transactionAsRun)} B of transaction + ${Math.round(k.logAsRun)} B of log`).join(', ')} per lifecycle as run; compacted, a read keeps ${Math.round(st.compacted)} B (its record ${Math.round(st.compactedRecord)} B); store files ${(st.storeBytesBeforeArchival / 1048576).toFixed(1)} MiB before archival, ${(st.storeBytes / 1048576).toFixed(1)} MiB after, of which ${(st.storeInUse / 1048576).toFixed(1)} MiB in use (${st.liveEntries} live entries; SQLite reuses the pages it frees, so the files stop growing rather than shrink).`,
-      `masking: generated corpus ${mk.missed} of ${mk.secrets} planted secrets missed, ${mk.changedLines} of ${mk.lines.toLocaleString('en-US')} ordinary lines changed; blind corpus ${mk.blind.missed} of ${mk.blind.secrets} missed (${Object.entries(mk.blind.missedByKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}), ${mk.blind.changedLines} of ${mk.blind.lines.toLocaleString('en-US')} ordinary lines changed; throughput over ${(mk.bytes / 1e6).toFixed(1)} MB (generated corpus) and ${(mk.ordinaryBytes / 1e6).toFixed(1)} MB (both corpora's ordinary files), limit = one pass of /password|secret|token|key/gi over the same bytes; adversarial inputs are 1 MiB each.`,
-      `phases p50, c=1:  ${ph(lc.c1)}`,
-      `phases p50, c=${CONCURRENCY}: ${ph(lc.c16)}`,
-      su
-        ? `CLI start-up (dist/, ${su.runs} runs each, interleaved, p50): \`airlock --help\` ${su.cliP50.toFixed(1)} ms, \`node -e 0\` ${su.bareP50.toFixed(1)} ms:` +
-          ` ${su.times.toFixed(2)}x bare node (target <= ${TARGET_STARTUP_X}x) ${su.times <= TARGET_STARTUP_X ? 'PASS' : 'MISS'}` +
-          (su.stale ? `\nWARNING: dist/ is older than src/cli: run \`npm run build\` first, or this measures an old CLI.` : '')
-        : 'CLI start-up: not measured: there is no dist/ (run `npm run build`, which bin/airlock.js prefers).',
-      `100k log built in ${vf.buildS.toFixed(1)} s; verified in ${vf.runs.map((r) => `${r.seconds.toFixed(2)} s`).join(' and ')} (best counts). Audit entry body: ${raw.entryBytes} bytes.`,
+        (limitAfter ? ` (the mean of ${raw.floorMs.toFixed(3)} ms before the lifecycles and ${limitAfter.floorMs.toFixed(3)} ms after: SQLite ${Math.round(raw.sqliteRate).toLocaleString('en-US')} and ${Math.round(limitAfter.sqliteRate).toLocaleString('en-US')} txns/s)` : '') +
+        ` (so <= ${Math.round(floorThroughput).toLocaleString('en-US')}/s; at c=${CONCURRENCY}, p50 >= ${CONCURRENCY} x that).` +
+        ` Targets: p50 at c=1 within ${1 / TARGET_C1_RATIO}x of it; throughput at c=${CONCURRENCY} at least ${TARGET_C16_RATIO} of its.`,
+      ...(floorMoved ? [`WARNING: the limit moved more than ${LIMIT_MOVED_X}x during the lifecycles (the disk's fsync or the CPU was shared): their ratios are unreliable; run again on a quiet machine.`] : []),
+      ...(lc ? [`phases p50, c=1:  ${ph(lc.c1)}`, `phases p50, c=${CONCURRENCY}: ${ph(lc.c16)}`] : []),
+      ...(prof ? profileLines(prof) : []),
+      ...(vf ? [`verify limit = raw verify x ${CORES} cores; target is half of it.`, `100k log built in ${vf.buildS.toFixed(1)} s; verified in ${vf.runs.map((r) => `${r.seconds.toFixed(2)} s`).join(' and ')} (best counts).`] : []),
+      ...(audit
+        ? [
+            `1M verify limit = raw Ed25519 verify of ${audit.big.sampleSize.toLocaleString('en-US')} of the log's own entries on ${CORES} cores at once, ${audit.big.rawBeforeS.toFixed(2)} s before and ${audit.big.rawAfterS.toFixed(2)} s after the verify, the faster of the two scaled to ${(BIG_LOG / 1e6).toFixed(0)}M (${audit.big.rawS.toFixed(1)} s); one thread's rate x ${CORES} would be ${audit.big.idealS.toFixed(1)} s. Log built in ${audit.big.buildS.toFixed(0)} s.`,
+          ]
+        : []),
+      ...(st
+        ? [
+            `store: ${st.kinds.map((k) => `${k.action} ${Math.round(k.transactionAsRun)} B of transaction + ${Math.round(k.logAsRun)} B of log`).join(', ')} per lifecycle as run; compacted, a read keeps ${Math.round(st.compacted)} B (its record ${Math.round(st.compactedRecord)} B); store files ${(st.storeBytesBeforeArchival / 1048576).toFixed(1)} MiB before archival, ${(st.storeBytes / 1048576).toFixed(1)} MiB after, of which ${(st.storeInUse / 1048576).toFixed(1)} MiB in use (${st.liveEntries} live entries; SQLite reuses the pages it frees, so the files stop growing rather than shrink).`,
+          ]
+        : []),
+      ...(mk
+        ? [
+            `masking: generated corpus ${mk.missed} of ${mk.secrets} planted secrets missed, ${mk.changedLines} of ${mk.lines.toLocaleString('en-US')} ordinary lines changed; blind corpus ${mk.blind.missed} of ${mk.blind.secrets} missed (${Object.entries(mk.blind.missedByKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}), ${mk.blind.changedLines} of ${mk.blind.lines.toLocaleString('en-US')} ordinary lines changed; throughput over ${(mk.bytes / 1e6).toFixed(1)} MB (generated corpus) and ${(mk.ordinaryBytes / 1e6).toFixed(1)} MB (both corpora's ordinary files), limit = one pass of /password|secret|token|key/gi over the same bytes; adversarial inputs are 1 MiB each.`,
+          ]
+        : []),
+      ...(parts.has('startup')
+        ? [
+            su
+              ? `CLI start-up (dist/, ${su.runs} runs each, interleaved, p50): \`airlock --help\` ${su.cliP50.toFixed(1)} ms, \`node -e 0\` ${su.bareP50.toFixed(1)} ms:` +
+                ` ${su.times.toFixed(2)}x bare node (target <= ${TARGET_STARTUP_X}x) ${su.times <= TARGET_STARTUP_X ? 'PASS' : 'MISS'}` +
+                (su.stale ? `\nWARNING: dist/ is older than src/cli: run \`npm run build\` first, or this measures an old CLI.` : '')
+              : 'CLI start-up: not measured: there is no dist/ (run `npm run build`, which bin/airlock.js prefers).',
+          ]
+        : []),
+      `Audit entry body: ${raw.entryBytes} bytes.`,
       `other processes' load (share of all cores): ${Object.entries(externalLoad).map(([k, v]) => `${k} ${(v * 100).toFixed(0)}%`).join(', ')}` +
         (busy ? `\nWARNING: the machine was busy with other work during this run: the figures are pessimistic; run again on a quiet machine.` : ''),
-      `daemon log after the run: ${lc.daemonLog.status}, ${lc.daemonLog.entries} entries (1 start + 5 per lifecycle, warm-up included).`,
-      `peak RSS: bench ${memory.bench_peak_rss_mb.toFixed(0)} MB, daemon ${memory.daemon_peak_rss_mb.toFixed(0)} MB (pid's comm: ${lc.daemonComm}, under tsx), principal worker ${memory.principal_peak_rss_mb.toFixed(0)} MB.`,
+      ...(lc
+        ? [
+            `daemon log after the run: ${lc.daemonLog.status}, ${lc.daemonLog.entries} entries (1 start + 5 per lifecycle, warm-up included).`,
+            `peak RSS: bench ${memory.bench_peak_rss_mb.toFixed(0)} MB, daemon ${(lc.daemonHwmKb / 1024).toFixed(0)} MB (pid's comm: ${lc.daemonComm}, under tsx), principal worker ${(lc.clientHwmKb / 1024).toFixed(0)} MB.`,
+          ]
+        : []),
       `reference (docs TOOLCHAIN.md, one core): sign ~45,000/s, verify ~16,000/s, SHA-256 ~750,000/s.`,
       `finished in ${elapsedS.toFixed(1)} s.`,
     ];

@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { startSandboxDaemon, type SandboxDaemon } from '../src/sandbox/daemon.js';
 import { Authenticator } from '../src/sandbox/authenticator.js';
 import { Principal } from '../src/sandbox/principal.js';
+import { progress } from './measure.js';
 
 /** Reads of different shapes: fixed file reads, a program's table, a program's long output. */
 const KINDS: Array<[string, Record<string, unknown>]> = [
@@ -31,7 +32,6 @@ const LONG = '[store]\nkeep_details = "1h"\nkeep_history = "90d"\n';
 const COMPACT = '[store]\nkeep_details = "1s"\nkeep_history = "90d"\n';
 const ARCHIVE = `[store]\nkeep_details = "1s"\nkeep_history = "90d"\narchive_segment_entries = ${ARCHIVE_SEGMENT}\n`;
 
-const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
 /** The transactions table, its primary key's index, and its indexes (all named tx_...). */
 const isTxTable = (name: string) => name === 'transactions' || name === 'sqlite_autoindex_transactions_1' || name.startsWith('tx_');
 
@@ -111,10 +111,11 @@ export async function storeBench(cleanups: Array<() => unknown>): Promise<StoreB
   // The policy is reloaded as for real: an admin approver, root in their login session (login uid), with their code.
   const keeperId = await d.addUser('bench-store-keeper', ['airlock-admin', 'airlock-approvers']);
   const keeper = Principal.spawn(keeperId, d.socket);
-  const phone = new Authenticator();
-  phone.add('keeper', (await keeper.call('totp.enroll', {})).secret);
-  await keeper.call('totp.confirm', { code: await phone.code('keeper') });
   const root = Principal.spawnRootInSessionOf(keeperId.uid, d.socket);
+  // The host's first factor is enrolled through sudo in the person's own login session (issue 22).
+  const phone = new Authenticator();
+  phone.add('keeper', (await root.call('totp.enroll', {})).secret);
+  await root.call('totp.confirm', { code: await phone.code('keeper') });
   cleanups.push(() => (agent.close(), keeper.close(), root.close()));
   const db = d.files.db;
   const reload = async (text: string) => {

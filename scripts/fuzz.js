@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run fuzz`: the long run of the fuzzers (issue 22, finding 9). The same property files
-// `npm test` runs at their base counts (test/unit/fuzz-*.test.ts, test/integration/fuzz-daemon.test.ts),
+// `npm test` runs at their base counts (test/integration/fuzz-*.test.ts; fuzz-daemon.test.ts is the real daemon's),
 // with every count multiplied: AIRLOCK_FUZZ_SCALE (default 12) for the in-process targets,
 // AIRLOCK_FUZZ_DAEMON_SCALE (default 10) for the real daemon, at least 1,000,000 cases in all.
 // Prints each target's cases, time and longest event-loop hold; AIRLOCK_FUZZ_SEED replays a run.
@@ -14,13 +14,14 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (s) => process.stdout.write(`[airlock fuzz] ${s}\n`);
 const MIN_CASES = 1_000_000;
-const unitScale = process.env.AIRLOCK_FUZZ_SCALE ?? '12';
+const inProcessScale = process.env.AIRLOCK_FUZZ_SCALE ?? '12';
 const daemonScale = process.env.AIRLOCK_FUZZ_DAEMON_SCALE ?? '10';
 
 const dir = mkdtempSync(join(tmpdir(), 'airlock-fuzz-'));
 const report = join(dir, 'report.jsonl');
-const unitFiles = readdirSync(join(root, 'test', 'unit')).filter((f) => /^fuzz-.*\.test\.ts$/.test(f)).map((f) => join('test', 'unit', f));
-const runs = [{ files: unitFiles, scale: unitScale }];
+// The in-process fuzzers: every fuzz file but the real daemon's, which needs root.
+const inProcessFiles = readdirSync(join(root, 'test', 'integration')).filter((f) => /^fuzz-.*\.test\.ts$/.test(f) && f !== 'fuzz-daemon.test.ts').map((f) => join('test', 'integration', f));
+const runs = [{ files: inProcessFiles, scale: inProcessScale }];
 if (process.getuid?.() === 0) runs.push({ files: [join('test', 'integration', 'fuzz-daemon.test.ts')], scale: daemonScale });
 else say('not root: the fuzz against the real daemon is skipped (it mounts an overlay of /; run `sudo npm run fuzz`)');
 

@@ -2,8 +2,13 @@
 // `npm test`: unit tests, then integration tests that start real daemons on
 // throwaway overlays of / and run clients as real Unix users. Those need root and
 // a few Debian tools; as root this script installs any that are missing.
+// `npm run test:unit` (`node scripts/test.js unit`): the unit tests alone, no root needed.
+// `npm run test:integration` (`node scripts/test.js integration`): the integration tests alone, as root.
+// The typecheck is its own script (`npm run typecheck`), which .ci/run runs first.
+// How to run one test, one family's scenarios or the attacks: docs/TESTING.md.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { planInstall } from './apt-plan.js';
@@ -64,33 +69,52 @@ function installMissing(missing) {
   }
   execFileSync('/usr/bin/apt-get', ['install', '-y', '-q', '--no-install-recommends', ...specs], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
-const unitFiles = readdirSync(join(root, 'test', 'unit')).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', 'unit', f));
-const integrationFiles = readdirSync(join(root, 'test', 'integration')).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', 'integration', f));
+const only = process.argv[2];
+if (only !== undefined && only !== 'unit' && only !== 'integration') {
+  say(`usage: node scripts/test.js [unit|integration] (got ${only})`);
+  process.exit(2);
+}
+const testFiles = (dir) => readdirSync(join(root, 'test', dir)).filter((f) => f.endsWith('.test.ts')).map((f) => join('test', dir, f));
 
 if (!existsSync(join(root, 'native', 'build', 'Release', 'airlock_native.node'))) {
   say('the peer-credential addon is not built: run `npm install` first (it needs g++, make and python3)');
   process.exit(1);
 }
 
-let files = unitFiles;
-if (isRoot) {
+const wantUnit = only !== 'integration';
+let wantIntegration = only !== 'unit';
+if (wantIntegration && !isRoot) {
+  if (only === 'integration') {
+    say('the integration tests mount overlays of / and run clients as other Unix users, which needs root:');
+    say('run `sudo npm run test:integration`.');
+    process.exit(2);
+  }
+  say('not root: running unit tests only. The integration tests mount overlays of / and run');
+  say('clients as other Unix users, which needs root: run `sudo npm test` for the whole suite.');
+  wantIntegration = false;
+}
+
+if (wantIntegration) {
   const missing = [...new Set(Object.entries(NEEDED).filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg))];
   if (missing.length) installMissing(missing);
-  files = [...unitFiles, ...integrationFiles];
   // The booted Debian test bed's root is built once per run (skipped when a complete one exists).
   const build = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src', 'sandbox', 'testbed-root.ts')], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) {
     say('could not build the test bed root (debootstrap needs the Debian mirror); see above');
     process.exit(1);
   }
-} else {
-  say('not root: running unit tests only. The integration tests mount overlays of / and run');
-  say('clients as other Unix users, which needs root: run `sudo npm test` for the whole suite.');
 }
 
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=600000', ...files], { cwd: root, stdio: 'inherit' });
-if (!isRoot && r.status === 0) {
+/** node --test over `files`; `concurrency`: how many files run at once. */
+const run = (files, concurrency) => spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=600000', `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: 'inherit' }).status ?? 1;
+
+// Unit tests hold no machine-wide resource (temporary directories, loopback ports of their own):
+// one file per core at once. Integration tests take uid blocks, overlays and the test bed: node's default.
+const unitStatus = wantUnit ? run(testFiles('unit'), availableParallelism()) : 0;
+const integrationStatus = wantIntegration ? run(testFiles('integration'), Math.max(1, availableParallelism() - 1)) : 0;
+const status = unitStatus || integrationStatus;
+if (!isRoot && only === undefined && status === 0) {
   say('unit tests passed; integration tests were NOT run (not root)');
   process.exit(3);
 }
-process.exit(r.status ?? 1);
+process.exit(status);

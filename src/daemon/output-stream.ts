@@ -7,7 +7,10 @@
  *
  * Masking runs in the mask pool (output.ts): chunks wait in `inbox` while the stream's
  * worker masks the previous ones, and go to it together, in order; at most
- * STREAM_WAITING_CHARS wait. `finish` waits for the last of them.
+ * STREAM_WAITING_CHARS wait. `finish` waits for the last of them. The first chunks wait
+ * up to STREAM_FLUSH_MS (lines are batched that long anyway) while they are at most
+ * INLINE_CHARS: an output that ends by then (a file read, a short program) is masked at
+ * `finish` in one task as small as output.ts masks on the event loop, with no worker.
  *
  * Everything here is bounded and nothing waits for the client: lines are batched (at most
  * STREAM_LINES_PER_NOTE lines and about STREAM_NOTE_CHARS characters per notification, sent
@@ -16,7 +19,7 @@
  * (the client does not read) is dropped and counted; the next notification that goes out
  * says how many lines were not streamed. The executor only hands chunks over.
  */
-import { MAX_LINE_LENGTH, MAX_OUTPUT_CHARS, outputMaskStream, releaseLine } from './output.js';
+import { INLINE_CHARS, MAX_LINE_LENGTH, MAX_OUTPUT_CHARS, maskPieces, outputMaskStream, releaseLine } from './output.js';
 import type { OutputNotice } from '../protocol/messages.js';
 
 export const STREAM_LINES_PER_NOTE = 100;
@@ -46,7 +49,10 @@ export interface OutputFeed {
 }
 
 export class OutputStream implements OutputFeed {
-  private readonly mask = outputMaskStream();
+  /** The worker's stream, from the first hand-over on (never, for an output masked whole at `finish`). */
+  private mask: ReturnType<typeof outputMaskStream> | null = null;
+  /** While nothing went to the mask yet: the timer that hands the first chunks over after STREAM_FLUSH_MS. */
+  private holding: NodeJS.Timeout | null = null;
   /** Masked text after the last complete line. */
   private partial = '';
   /** The current line grew past MAX_LINE_LENGTH and was sent cut: the rest of it is skipped. */
@@ -82,6 +88,18 @@ export class OutputStream implements OutputFeed {
       return;
     }
     this.inbox += text;
+    if (this.mask === null && this.inbox.length <= INLINE_CHARS) {
+      this.holding ??= setTimeout(() => this.handOver(), STREAM_FLUSH_MS);
+      return;
+    }
+    this.handOver();
+  }
+
+  /** Starts (or goes on) handing what waits to the worker's stream. */
+  private handOver(): void {
+    if (this.holding) clearTimeout(this.holding);
+    this.holding = null;
+    this.mask ??= outputMaskStream();
     this.masking ??= this.drain().finally(() => (this.masking = null));
   }
 
@@ -90,7 +108,7 @@ export class OutputStream implements OutputFeed {
     while (this.inbox !== '') {
       const piece = this.inbox;
       this.inbox = '';
-      this.take(await this.mask.push(piece));
+      this.take(await this.mask!.push(piece));
     }
   }
 
@@ -103,8 +121,17 @@ export class OutputStream implements OutputFeed {
   async finish(): Promise<void> {
     if (this.ended) return;
     this.ended = true; // chunks after this are not streamed
-    while (this.masking) await this.masking;
-    this.take(await this.mask.end());
+    if (this.mask === null) {
+      // Nothing went to a worker: what is held (at most INLINE_CHARS) is masked whole, as one stream.
+      if (this.holding) clearTimeout(this.holding);
+      this.holding = null;
+      const held = this.inbox;
+      this.inbox = '';
+      this.take(held === '' ? '' : (await maskPieces([held])).masked);
+    } else {
+      while (this.masking) await this.masking;
+      this.take(await this.mask.end());
+    }
     // After an overflow the open line's end was counted with what was not streamed.
     if (this.partial !== '' && !this.overflow) this.line(this.partial);
     this.partial = '';

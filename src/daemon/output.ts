@@ -11,12 +11,15 @@
  * Masking runs in the mask pool's worker threads (src/mask/pool.ts), on behalf of the
  * principal the request runs for (run-context.ts), each task with a deadline: text whose
  * masking misses it is shown as WITHHELD, never unmasked, and the event loop never waits
- * for the masker. The one masking done here, on the loop, is of a quoted value already cut
- * to QUOTE_WINDOW characters (`quoteForClient`): bounded work whatever the value was.
+ * for the masker on more than a few kilobytes. The masking done here, on the loop, is
+ * bounded work whatever the text: a quoted value already cut to QUOTE_WINDOW characters
+ * (`quoteForClient`), and a task of at most INLINE_CHARS characters (`run`; INLINE_TURN_CHARS in all per turn of the loop), which costs
+ * less here than a worker's round trip.
  */
 import { addCounts, maskText, type MaskCounts, type MaskOptions } from '../mask/mask.js';
-import { MaskPool, PoolBusy, TIMED_OUT, WITHHELD, WITHHELD_KIND, type MaskOp, type MaskReply, type PooledStream, type PseudonymSpec } from '../mask/pool.js';
+import { MaskPool, PoolBusy, TIMED_OUT, WITHHELD, WITHHELD_KIND, WITHHELD_REST, type MaskReply, type PooledStream, type PseudonymSpec, type WholeMaskOp } from '../mask/pool.js';
 import { Pseudonyms, type PseudonymClass } from '../mask/pseudonyms.js';
+import { maskTask } from '../mask/task.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { runContext } from './run-context.js';
@@ -33,6 +36,16 @@ const PUSH_CHARS = 256 * 1024;
  * margin is seen whole, and masking a quote costs the same for 100 characters or 1 MiB.
  */
 export const QUOTE_WINDOW = 512;
+/**
+ * A task of at most this many characters is masked here, on the event loop, not in a worker.
+ * The masker is linear (mask-linear.test.ts: 64 KB of every adversarial pattern within 8x of
+ * ordinary text), so this holds the loop at most about 0.2 ms (the bench's floor for the worst
+ * input is 20 MB/s): less than a worker's round trip, two messages and the wake-up of a thread
+ * that runs at a lower priority (pool.ts, WORKER_NICE), which `npm run bench`'s profile showed
+ * costing a read's lifecycle more than the masking itself. A request's parameters, a preview's
+ * state and a read's output are mostly far smaller.
+ */
+export const INLINE_CHARS = 4096;
 
 /** The policy's pseudonyms (none by default); the service sets them when it loads a policy. */
 let pseudonyms: PseudonymSpec | null = null;
@@ -55,7 +68,28 @@ export function logMaskOverruns(log: (line: string) => void): void {
 
 const principal = () => runContext().principal;
 
-async function run(msg: MaskOp, chars: number, who = principal()): Promise<MaskReply | typeof TIMED_OUT> {
+/**
+ * Characters masked on the loop in this turn of it, all tasks together: past INLINE_TURN_CHARS
+ * the rest go to the workers, so many small tasks (a preview's fields, many connections' errors)
+ * never add up to a stall: the loop masks at most this much between two of its turns.
+ */
+export const INLINE_TURN_CHARS = 2 * INLINE_CHARS;
+let inlineThisTurn = 0;
+function inlineRoom(chars: number): boolean {
+  if (chars > INLINE_CHARS || inlineThisTurn + chars > INLINE_TURN_CHARS) return false;
+  if (inlineThisTurn === 0) setImmediate(() => (inlineThisTurn = 0));
+  inlineThisTurn += chars;
+  return true;
+}
+
+async function run(msg: WholeMaskOp, chars: number, who = principal()): Promise<MaskReply | typeof TIMED_OUT> {
+  if (inlineRoom(chars)) {
+    try {
+      return maskTask(msg);
+    } catch {
+      return TIMED_OUT; // as a worker's failure: the text is withheld (fail closed)
+    }
+  }
   try {
     return await maskPool().run(who, msg, chars);
   } catch (e) {
@@ -179,10 +213,7 @@ export function releaseLine(raw: string): { line: string; cut: boolean } {
 export async function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINES, unmasked = false): Promise<CappedOutput> {
   // Each piece is one program's output or one file: it ends its own last line.
   const pieces = chunks.map((c) => (c.endsWith('\n') || c === '' ? c : c + '\n'));
-  const stream = outputMaskStream();
-  let masked = ''; // counted even when unmasked
-  for (const p of pieces) for (const part of parts(p, PUSH_CHARS)) masked += await stream.push(part);
-  masked += await stream.end();
+  const { masked, counts } = await maskPieces(pieces); // counted even when unmasked
   const lines: string[] = [];
   let truncated = false;
   let chars = 0;
@@ -198,7 +229,22 @@ export async function releaseOutput(chunks: string[], maxLines = MAX_OUTPUT_LINE
     lines.push(line);
     chars += line.length + 1;
   }
-  return { lines, truncated, masked: stream.counts };
+  return { lines, truncated, masked: counts };
+}
+
+/** Pieces masked as one stream: here when they are small (INLINE_CHARS), else in a worker, part by part. */
+export async function maskPieces(pieces: string[]): Promise<{ masked: string; counts: MaskCounts }> {
+  const chars = pieces.reduce((n, p) => n + p.length, 0);
+  if (chars <= INLINE_CHARS) {
+    const r = await run({ op: 'pieces', pieces, pseudonyms }, chars);
+    if (r === TIMED_OUT || typeof r.text !== 'string') return { masked: `${WITHHELD_REST}\n`, counts: { [WITHHELD_KIND]: 1 } };
+    return { masked: r.text, counts: r.counts };
+  }
+  const stream = outputMaskStream();
+  let masked = '';
+  for (const p of pieces) for (const part of parts(p, PUSH_CHARS)) masked += await stream.push(part);
+  masked += await stream.end();
+  return { masked, counts: stream.counts };
 }
 
 /** `s` in parts of at most `n` UTF-16 units, no part ending inside a surrogate pair. */

@@ -2,7 +2,7 @@
  * An action's parameters as a request sends them, checked the one way the daemon checks
  * them (preview, and execute when the values differ from the stored ones): the action's
  * schema, a request hash that can cover them, and no control text. Every refusal is a
- * typed validation error; test/unit/fuzz-action-params.test.ts drives generated values through it.
+ * typed validation error; test/integration/fuzz-action-params.test.ts drives generated values through it.
  */
 import type { AnyAction } from '../catalogue/action.js';
 import { paramRefusal, wrongTypeHint } from '../catalogue/param-errors.js';

@@ -1,7 +1,8 @@
 /**
  * Masking off the daemon's event loop: a few worker threads (worker.ts; two to four, by the
  * host's cores) mask text for it, so one hard input delays only its own answer, never
- * another client's.
+ * another client's. (A task of a few kilobytes costs the loop less than a round trip here:
+ * the daemon masks those itself, the same way, src/daemon/output.ts INLINE_CHARS.)
  *
  * - Deadline: each task gets BASE_DEADLINE_MS plus a microsecond per character it carries
  *   (a masker a thousand times slower than ordinary text needs). A worker that misses it is
@@ -44,10 +45,15 @@ export interface PseudonymSpec {
   classes: readonly string[];
 }
 
-/** A message for a worker (worker.ts answers each). */
-export type MaskOp =
+/** A task whose whole text comes at once (task.ts does it): texts one by one, a JSON value's strings, or pieces as one stream. */
+export type WholeMaskOp =
   | { op: 'texts'; texts: string[]; pseudonyms: PseudonymSpec | null }
   | { op: 'deep'; value: unknown; pseudonyms: PseudonymSpec | null }
+  | { op: 'pieces'; pieces: string[]; pseudonyms: PseudonymSpec | null };
+
+/** A message for a worker (worker.ts answers each): a whole task, or a piece of a stream that lives in the worker. */
+export type MaskOp =
+  | WholeMaskOp
   | { op: 'push'; stream: number; first: boolean; piece: string; pseudonyms: PseudonymSpec | null }
   | { op: 'end'; stream: number; first: boolean; pseudonyms: PseudonymSpec | null };
 

@@ -5,26 +5,14 @@
  * pool withholds the rest of that output).
  */
 import { parentPort } from 'node:worker_threads';
-import { maskDeep } from './deep.js';
-import { addCounts, maskText, type MaskCounts, type MaskOptions } from './mask.js';
+import type { MaskCounts } from './mask.js';
 import type { MaskOp, MaskReply, PseudonymSpec } from './pool.js';
-import { Pseudonyms, type PseudonymClass } from './pseudonyms.js';
 import { MaskStream } from './stream.js';
+import { maskTask, optionsOf } from './task.js';
 
 const MAX_STREAMS = 256;
 /** Streams by id, oldest first (Map order). */
 const streams = new Map<number, MaskStream>();
-
-/** The last pseudonym key seen, rebuilt only when it changes (a policy reload). */
-let pseudonymsFor: { spec: string; opts: MaskOptions } = { spec: 'null', opts: {} };
-function optionsOf(spec: PseudonymSpec | null): MaskOptions {
-  const key = JSON.stringify(spec);
-  if (pseudonymsFor.spec !== key) {
-    const p = spec ? new Pseudonyms(Buffer.from(spec.keyHex, 'hex'), spec.classes as PseudonymClass[]) : null;
-    pseudonymsFor = { spec: key, opts: p?.active ? { pseudonyms: p } : {} };
-  }
-  return pseudonymsFor.opts;
-}
 
 /** What `s` counted since `before` (a stream's counts grow with each piece). */
 function since(s: MaskStream, before: MaskCounts): MaskCounts {
@@ -44,21 +32,7 @@ function streamOf(op: { stream: number; first: boolean; pseudonyms: PseudonymSpe
 }
 
 function handle(m: MaskOp): MaskReply {
-  const opts = optionsOf(m.pseudonyms);
   switch (m.op) {
-    case 'texts': {
-      const counts: MaskCounts = {};
-      const texts = m.texts.map((t) => {
-        const r = maskText(t, opts);
-        addCounts(counts, r.counts);
-        return r.text;
-      });
-      return { texts, counts };
-    }
-    case 'deep': {
-      const r = maskDeep(m.value, opts);
-      return { value: r.value, counts: r.counts };
-    }
     case 'push':
     case 'end': {
       const s = streamOf(m);
@@ -68,6 +42,8 @@ function handle(m: MaskOp): MaskReply {
       if (m.op === 'end') streams.delete(m.stream);
       return { text, counts: since(s, before) };
     }
+    default:
+      return maskTask(m);
   }
 }
 

@@ -44,11 +44,13 @@ export interface SandboxDaemonOptions {
   state?: string;
   /** A file system mounted on the state directory before the daemon starts (a small one, to fill), and unmounted after it stopped. */
   stateMount?: { mount(stateDir: string): void; unmount(stateDir: string): void };
+  /** Options for the daemon's node, given the shared directory (the benchmark's `--cpu-prof-dir`, kept by `stop({ keepSharedAs })`). */
+  nodeOptions?: (shared: string) => string[];
 }
 
 export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promise<SandboxDaemon> {
   const logs: string[] = [];
-  const entry = nodeCommand(join(dirname(fileURLToPath(import.meta.url)), '..', 'daemon', 'entry.js'));
+  const [node, ...entryArgs] = nodeCommand(join(dirname(fileURLToPath(import.meta.url)), '..', 'daemon', 'entry.js'));
   const testbed = opts.host === 'testbed';
   // A kept state names its users with their uids (alice(uid N)): the same block, so the same uids.
   const keptBlock = opts.state !== undefined && existsSync(join(opts.state, UID_BLOCK_FILE)) ? Number(readFileSync(join(opts.state, UID_BLOCK_FILE), 'utf8')) : undefined;
@@ -65,7 +67,7 @@ export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promi
       if (opts.state !== undefined) cpSync(opts.state, join(shared, 'state'), { recursive: true });
     },
     ...(opts.stateMount ? { cleanup: (shared: string) => opts.stateMount!.unmount(join(shared, 'state')) } : {}),
-    command: (shared) => [...entry, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--policy', `${shared}/policy.toml`, '--tokens', `${shared}/tokens.toml`, ...(opts.daemonArgs ?? [])],
+    command: (shared) => [node!, ...(opts.nodeOptions?.(shared) ?? []), ...entryArgs, 'daemon', '--socket', `${shared}/airlock.sock`, '--state-dir', `${shared}/state`, '--log-dir', `${shared}/log`, '--no-syslog', '--policy', `${shared}/policy.toml`, '--tokens', `${shared}/tokens.toml`, ...(opts.daemonArgs ?? [])],
     onOutput: (l) => {
       logs.push(l);
       opts.onOutput?.(l);

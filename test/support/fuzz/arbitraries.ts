@@ -1,5 +1,5 @@
 /**
- * Generators of bad input for the fuzzers (test/unit/fuzz-*.test.ts, test/integration/fuzz-daemon.test.ts):
+ * Generators of bad input for the fuzzers (test/integration/fuzz-*.test.ts):
  * text and JSON values with the characters parsers trip on, frame streams, parameter objects
  * shaped like a method's or an action's, policy files, checkpoint lines and notes.
  * Strings are bounded (MAX_TEXT): the masker is super-linear on some inputs (issue 23),
