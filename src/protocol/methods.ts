@@ -14,7 +14,7 @@
  * (`returns`).
  */
 import { z } from 'zod';
-import { ActionName, ActionParams, DenyReason, EnrolmentCheck, field, LOGIN_NAME, LoginName, LogSize, MAX_APPROVED_AT_ONCE, MAX_ENTRIES, TotpCode, TransactionId, WaitTimeout } from './param-schemas.js';
+import { ActionName, ActionParams, BAD_PARAMS, DenyReason, EnrolmentCheck, field, LOGIN_NAME, LoginName, LogSize, MAX_APPROVED_AT_ONCE, MAX_ENTRIES, TotpCode, TransactionId, WaitTimeout, type MethodRefusal } from './param-schemas.js';
 import type { TxState } from './risk.js';
 import type {
   ActionDescription,
@@ -49,22 +49,22 @@ const returns = <T>(): Returns<T> => ({});
 /** One method: its parameters' schema, the code (and hint) a parameter without its own refusal gets, and its result type. */
 interface Row<P extends z.core.$ZodShape, R> {
   params: z.ZodObject<P, z.core.$strict>;
-  refusal: { code: string; hint?: string };
+  refusal: MethodRefusal;
   returns: Returns<R>;
 }
-const row = <P extends z.core.$ZodShape, R>(shape: P, returned: Returns<R>, code = 'bad_params', hint?: string): Row<P, R> => ({ params: z.strictObject(shape), refusal: { code, ...(hint ? { hint } : {}) }, returns: returned });
+const row = <P extends z.core.$ZodShape, R>(shape: P, returned: Returns<R>, refusal = BAD_PARAMS): Row<P, R> => ({ params: z.strictObject(shape), refusal, returns: returned });
 
 const HISTORY_STATES = ['Previewed', 'Queued', 'Running', 'Succeeded', 'Failed', 'Canceled', 'RolledBack', 'NeedsReboot'] as const satisfies readonly TxState[];
 
 export const METHOD_TABLE = {
   'actions.list': row({}, returns<ActionDescription[]>()),
-  'actions.describe': row({ action_name: ActionName }, returns<ActionDescription>(), 'unknown_action'),
+  'actions.describe': row({ action_name: ActionName }, returns<ActionDescription>(), { category: 'validation', code: 'unknown_action' }),
   preview: row(
     {
-      action_name: field(z.string().max(64), { code: 'unknown_action', expected: 'the name of an action (`airlock actions` lists them)' }),
+      action_name: field(z.string().max(64), { category: 'validation', code: 'unknown_action', expected: 'the name of an action (`airlock actions` lists them)' }),
       params: ActionParams.optional(),
       proposal_id: TransactionId.optional(),
-      unmask: field(z.boolean(), { code: 'bad_unmask', expected: 'true or false' }).optional(),
+      unmask: field(z.boolean(), { category: 'validation', code: 'bad_unmask', expected: 'true or false' }).optional(),
     },
     returns<PreviewResult>(),
   ),
@@ -73,7 +73,7 @@ export const METHOD_TABLE = {
     {
       transaction_id: TransactionId,
       // A digest that is not the stored one, of whatever type, is a stale approval (the approver saw something else).
-      preview_digest: field(z.string(), { code: 'digest_mismatch', category: 'stale_approval', expected: 'the preview_digest of the preview you were shown', hint: 'fetch the transaction again and approve what it shows' }),
+      preview_digest: field(z.string(), { category: 'stale_approval', code: 'digest_mismatch', expected: 'the preview_digest of the preview you were shown', hint: 'fetch the transaction again and approve what it shows' }),
       totp_code: TotpCode.optional(),
     },
     returns<ApprovalGrant>(),
@@ -81,15 +81,24 @@ export const METHOD_TABLE = {
   'totp.enroll': row(
     { current_code: TotpCode.optional() },
     returns<TotpIssued>(),
-    'bad_params',
-    "it enrols the caller, and nobody enrols another person: a person enrols with `airlock totp enroll` from their own account; to delete somebody's factor, root runs `sudo airlock totp reset --user NAME`",
+    {
+      category: 'validation',
+      code: 'bad_params',
+      hint: "it enrols the caller, and nobody enrols another person: a person enrols with `airlock totp enroll` from their own account; to delete somebody's factor, root runs `sudo airlock totp reset --user NAME`",
+    },
   ),
-  'totp.confirm': row({ code: TotpCode.optional() }, returns<TotpConfirmed>()),
-  'totp.reset': row({ user: LoginName, totp_code: TotpCode.optional() }, returns<TotpResetDone>(), 'bad_user'),
+  'totp.confirm': row(
+    {
+      // Without it the answer is the one a missing approval code gets: the enrolment needs the code (second-factor.ts).
+      code: field(TotpCode.clone(), { category: 'authorization', code: 'totp_required', expected: 'the first 6-digit code the authenticator app shows', hint: 'run `airlock totp enroll` in a terminal: it asks for the code' }),
+    },
+    returns<TotpConfirmed>(),
+  ),
+  'totp.reset': row({ user: LoginName, totp_code: TotpCode.optional() }, returns<TotpResetDone>(), { category: 'validation', code: 'bad_user' }),
   'totp.approve': row(
     { enrolments: z.array(z.strictObject({ user: z.string().regex(LOGIN_NAME), check: EnrolmentCheck })).min(1).max(MAX_APPROVED_AT_ONCE), totp_code: TotpCode.optional() },
     returns<TotpApproved>(),
-    'bad_user',
+    { category: 'validation', code: 'bad_user' },
   ),
   'policy.show': row({}, returns<PolicyView>()),
   'policy.reload': row({ totp_code: TotpCode.optional() }, returns<PolicyReloaded>()),
@@ -98,9 +107,9 @@ export const METHOD_TABLE = {
     {
       transaction_id: TransactionId,
       // The action and receipt are checked against the stored approval: any other value is a stale one, as today's clients are told.
-      action_name: field(z.string(), { code: 'request_mismatch', category: 'stale_approval', expected: 'the action the transaction previewed' }),
+      action_name: field(z.string(), { category: 'stale_approval', code: 'request_mismatch', expected: 'the action the transaction previewed' }),
       params: ActionParams.optional(),
-      receipt: field(z.string(), { code: 'bad_receipt', category: 'stale_approval', expected: 'the receipt `airlock approve` printed for this transaction', hint: 'use the receipt printed by `airlock approve` for this transaction' }),
+      receipt: field(z.string(), { category: 'stale_approval', code: 'bad_receipt', expected: 'the receipt `airlock approve` printed for this transaction', hint: 'use the receipt printed by `airlock approve` for this transaction' }),
     },
     returns<ResultEnvelope>(),
   ),
@@ -113,18 +122,18 @@ export const METHOD_TABLE = {
       limit: z.number().int().min(1).max(1000).optional(),
     },
     returns<TransactionView[]>(),
-    'bad_history_query',
+    { category: 'validation', code: 'bad_history_query' },
   ),
   'audit.pubkey': row({}, returns<AuditPublicKey>()),
   'transaction.wait': row({ transaction_id: TransactionId, timeout_ms: WaitTimeout.optional() }, returns<WaitOutcome>()),
   deny: row({ transaction_id: TransactionId, reason: DenyReason.optional() }, returns<TransactionView>()),
-  'audit.entries': row({ after_seq: LogSize.optional(), limit: z.number().int().min(1).max(MAX_ENTRIES).optional() }, returns<AuditEntriesPage>(), 'bad_audit_query'),
-  'audit.checkpoints': row({ offset: LogSize.optional() }, returns<AuditCheckpointsPage>(), 'bad_audit_query'),
+  'audit.entries': row({ after_seq: LogSize.optional(), limit: z.number().int().min(1).max(MAX_ENTRIES).optional() }, returns<AuditEntriesPage>(), { category: 'validation', code: 'bad_audit_query' }),
+  'audit.checkpoints': row({ offset: LogSize.optional() }, returns<AuditCheckpointsPage>(), { category: 'validation', code: 'bad_audit_query' }),
   'store.check': row({}, returns<StoreCheck>()),
-  'audit.tree_head': row({ size: LogSize.optional() }, returns<AuditTreeHead>(), 'bad_audit_query'),
+  'audit.tree_head': row({ size: LogSize.optional() }, returns<AuditTreeHead>(), { category: 'validation', code: 'bad_audit_query' }),
   'audit.prove': row({ transaction_id: TransactionId }, returns<InclusionProofDoc>()),
-  'audit.consistency': row({ old_size: LogSize, new_size: LogSize.optional() }, returns<ConsistencyProofDoc>(), 'bad_audit_query'),
-  'keys.rotate': row({ key: z.enum(['audit', 'approval']) }, returns<KeyRotated>(), 'bad_key_name'),
+  'audit.consistency': row({ old_size: LogSize, new_size: LogSize.optional() }, returns<ConsistencyProofDoc>(), { category: 'validation', code: 'bad_audit_query' }),
+  'keys.rotate': row({ key: z.enum(['audit', 'approval']) }, returns<KeyRotated>(), { category: 'validation', code: 'bad_key_name' }),
 } as const;
 
 export type Method = keyof typeof METHOD_TABLE;
