@@ -48,6 +48,7 @@ export const ActionName = z.string().max(64);
 /** A position in the log or a size of it: a whole number from 0. */
 export const LogSize = field(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), { category: 'validation', code: 'bad_audit_query', expected: 'a whole number from 0' });
 export const WaitTimeout = field(z.number().int().min(0).max(WAIT_MAX_MS), {
+  category: 'validation',
   code: 'bad_wait_timeout',
   expected: `an integer from 0 to ${WAIT_MAX_MS} (5 minutes)`,
   hint: 'wait again when it ends: a wait that ends "pending" changed nothing',
