@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import { ActionName, ActionParams, BAD_PARAMS, DenyReason, EnrolmentCheck, field, LOGIN_NAME, LoginName, LogSize, MAX_APPROVED_AT_ONCE, MAX_ENTRIES, TotpCode, TransactionId, WaitTimeout, type MethodRefusal } from './param-schemas.js';
-import type { TxState } from './risk.js';
+import { JOB_STATES, type TxState } from './risk.js';
 import type {
   ActionDescription,
   ApprovalGrant,
@@ -54,7 +54,7 @@ interface Row<P extends z.core.$ZodShape, R> {
 }
 const row = <P extends z.core.$ZodShape, R>(shape: P, returned: Returns<R>, refusal = BAD_PARAMS): Row<P, R> => ({ params: z.strictObject(shape), refusal, returns: returned });
 
-const HISTORY_STATES = ['Previewed', 'Queued', 'Running', 'Succeeded', 'Failed', 'Canceled', 'RolledBack', 'NeedsReboot'] as const satisfies readonly TxState[];
+const TX_STATES = ['Previewed', ...JOB_STATES] as const satisfies readonly TxState[];
 
 export const METHOD_TABLE = {
   'actions.list': row({}, returns<ActionDescription[]>()),
@@ -116,7 +116,7 @@ export const METHOD_TABLE = {
   cancel: row({ transaction_id: TransactionId }, returns<TransactionView>()),
   history: row(
     {
-      state: z.enum(HISTORY_STATES).optional(),
+      state: z.enum(TX_STATES).optional(),
       action: z.string().max(64).regex(/^[A-Za-z0-9]+$/).optional(),
       since: z.iso.datetime({ offset: true }).optional(),
       limit: z.number().int().min(1).max(1000).optional(),
