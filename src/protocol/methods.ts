@@ -58,10 +58,10 @@ const TX_STATES = ['Previewed', ...JOB_STATES] as const satisfies readonly TxSta
 
 export const METHOD_TABLE = {
   'actions.list': row({}, returns<ActionDescription[]>()),
-  'actions.describe': row({ action_name: ActionName }, returns<ActionDescription>(), { category: 'validation', code: 'unknown_action' }),
+  'actions.describe': row({ action_name: ActionName }, returns<ActionDescription>()),
   preview: row(
     {
-      action_name: field(z.string().max(64), { category: 'validation', code: 'unknown_action', expected: 'the name of an action (`airlock actions` lists them)' }),
+      action_name: ActionName,
       params: ActionParams.optional(),
       proposal_id: TransactionId.optional(),
       unmask: field(z.boolean(), { category: 'validation', code: 'bad_unmask', expected: 'true or false' }).optional(),

@@ -44,7 +44,7 @@ export const TransactionId = field(z.string().regex(TRANSACTION_ID), { category:
 export const TotpCode = z.string().max(16);
 /** An action's parameters: an object here; the action's own schema checks them in the verb (src/daemon/request-params.ts). */
 export const ActionParams = field(z.record(z.string(), z.unknown()), { category: 'validation', code: 'bad_params', expected: "an object of the action's parameters" });
-export const ActionName = z.string().max(64);
+export const ActionName = field(z.string().max(64), { category: 'validation', code: 'unknown_action', expected: 'the name of an action (`airlock actions` lists them)' });
 /** A position in the log or a size of it: a whole number from 0. */
 export const LogSize = field(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), { category: 'validation', code: 'bad_audit_query', expected: 'a whole number from 0' });
 export const WaitTimeout = field(z.number().int().min(0).max(WAIT_MAX_MS), {

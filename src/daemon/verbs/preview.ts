@@ -33,8 +33,7 @@ import { iso, type Request, type VerbContext } from './context.js';
 export const MAX_PREVIEW_BYTES = 256 * 1024;
 
 export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview'>>): Promise<PreviewResult> {
-const who = r.caller;
-const req = r.params;
+  const { caller: who, params: req } = r;
   const a = action(req.action_name);
   const unmask = req.unmask === true;
   // Clear output is High whatever the read's own risk: only a person with their factor sees it (mayUnmask).
