@@ -5,12 +5,13 @@
  * and the client needs no read access to the database.
  */
 import { fail } from '../protocol/errors.js';
+import { MAX_ENTRIES } from '../protocol/param-schemas.js';
 import { MAX_FRAME } from '../protocol/framing.js';
 import type { AuditEntriesPage } from '../protocol/messages.js';
 import type { Store } from '../store/store.js';
 
 export const DEFAULT_ENTRIES = 500;
-export const MAX_ENTRIES = 2000;
+export { MAX_ENTRIES };
 /**
  * A page stops before its rows would pass this many bytes of JSON, whatever `limit` says, so
  * its answer always fits a frame (an entry is a few hundred bytes; a preview entry with long

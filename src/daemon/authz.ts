@@ -1,7 +1,9 @@
 /**
  * Every "who may do this" decision, as pure functions of who is asking and what the
- * store says about the transaction. The service calls them and turns a refusal into
- * an error; nothing else in the daemon decides who may do what. A table-driven unit
+ * store says about the transaction. The dispatcher asks `decide` once per request, before
+ * the verb runs, and turns a refusal into an error; the few decisions that need what only
+ * the verb knows (the action's risk at preview, an enrolment's owner) are asked by that verb.
+ * Nothing else in the daemon decides who may do what. A table-driven unit
  * test (test/unit/authz.test.ts) covers them without root or a daemon.
  *
  * The approval model (docs/security.md):
@@ -39,6 +41,8 @@ export interface TxFacts {
   unattended: boolean;
   /** An unmasking approval (the read's clear output): only its requester, a person, approves it, with their factor. */
   unmask: boolean;
+  /** Its action (named in a refusal of a role too low to execute it). */
+  action?: string;
 }
 
 /** Who may call a method at all; finer, per-transaction rules follow in the functions below. */
@@ -56,33 +60,58 @@ export type Access =
   /** root with a person behind it in airlock-admin and airlock-approvers (the service then checks their own factor) */
   | 'root-admin-approver';
 
-export const METHOD_ACCESS: Record<Method, Access> = {
-  'actions.list': 'principal',
-  'actions.describe': 'principal',
-  'audit.pubkey': 'principal',
-  'audit.entries': 'principal', // the signed log as stored: a client verifies it with the public key
-  'audit.checkpoints': 'principal', // signed checkpoint lines as stored: verified with the public key too
-  'audit.tree_head': 'principal', // signed tree heads and proofs: each checked by the client with the public key
-  'audit.prove': 'principal',
-  'audit.consistency': 'principal',
-  'policy.show': 'principal',
-  history: 'principal',
-  preview: 'principal', // then: the role the action's risk needs (mayPreview)
-  execute: 'principal', // then: only the requester (mayExecute)
-  'transaction.get': 'principal', // then: the requester or a reviewer (mayRead)
-  cancel: 'principal', // then: the requester or an admin approver (mayCancel)
-  'transaction.wait': 'principal', // then: only the requester (mayWait)
-  approve: 'person', // then: mayApprove
-  deny: 'principal', // then: mayDeny (root with nobody behind it may: refusing only stops a request)
-  'totp.enroll': 'enroller',
-  'totp.confirm': 'enroller',
-  'totp.reset': 'root-admin-approver', // then: mayReset, and the caller's own code
-  'totp.approve': 'person', // then: mayApproveEnrolment, and the caller's own code
-  'policy.reload': 'root-admin-approver', // then: the caller's own code
-  inbox: 'reviewer',
-  'store.check': 'reviewer', // for `airlock doctor`: says nothing of any transaction
-  'keys.rotate': 'admin-person', // a key rotation is a person's act, signed into the log under their name
-};
+/**
+ * What a method asks of the transaction it names, after its access (the door table,
+ * src/daemon/door.ts, gives each method both):
+ * - `none`: it names none;
+ * - `reader`: the requester, an approver or an admin (mayRead);
+ * - `requester`: only the requester, with the role the transaction's risk needs (mayExecute);
+ * - `approver`: a person who may approve it, and with which factor (mayApprove);
+ * - `denier`: a person who may approve it, or root with nobody behind it (mayDeny);
+ * - `canceler`: the requester or an admin approver (mayCancel);
+ * - `waiter`: only the requester (mayWait).
+ */
+export type TxRule = 'none' | 'reader' | 'requester' | 'approver' | 'denier' | 'canceler' | 'waiter';
+
+/** Who may call a method: its access, then its transaction rule. */
+export interface DoorRule {
+  access: Access;
+  tx: TxRule;
+}
+
+/** What an approver may do, when the rule is `approver`: with a factor or not, their own request or not, as which person. */
+export type Approval = { secondFactor: boolean; selfApproval: boolean; person: Person };
+export type Verdict = { ok: true; approval?: Approval } | { ok: false; refusal: Refusal };
+
+/**
+ * The one ordered decision of who may call `method` (src/daemon/dispatch.ts asks it once per
+ * request, before the verb runs): its access first, then, once its transaction is loaded, the
+ * transaction rule. `tx` is null before the transaction is known (its id malformed, or no such
+ * transaction): then only the access is decided, and the request is refused for that next.
+ * `factorFrom` is the lowest risk the policy in force asks a code for.
+ */
+export function decide(method: Method, rule: DoorRule, who: Caller, tx: TxFacts | null, factorFrom: Risk): Verdict {
+  const access = mayCall(who, rule.access, method);
+  if (!access.ok || tx === null) return access;
+  switch (rule.tx) {
+    case 'none':
+      return ok;
+    case 'reader':
+      return mayRead(who, tx);
+    case 'requester':
+      return mayExecute(who, tx, tx.action ?? tx.id);
+    case 'approver': {
+      const d = mayApprove(who, tx, factorFrom);
+      return d.ok ? { ok: true, approval: { secondFactor: d.secondFactor, selfApproval: d.selfApproval, person: d.person } } : d;
+    }
+    case 'denier':
+      return mayDeny(who, tx);
+    case 'canceler':
+      return mayCancel(who, tx);
+    case 'waiter':
+      return mayWait(who, tx);
+  }
+}
 
 const ok: Decision = { ok: true };
 
@@ -94,8 +123,9 @@ const no = (code: string, message: string, hint?: string): Decision => ({ ok: fa
 
 const isReviewer = (who: Caller) => who.approver || who.role === 'admin';
 
-export function mayCall(who: Caller, method: Method): Decision {
-  switch (METHOD_ACCESS[method]) {
+/** Whether `who` may call `method`, whose access (the door table's) is `access`. */
+export function mayCall(who: Caller, access: Access, method: Method): Decision {
+  switch (access) {
     case 'principal':
       return ok;
     case 'person':

@@ -37,6 +37,7 @@ import { startServer } from './server.js';
 import { VERSION } from './connection.js';
 import { logMaskOverruns, maskPool } from './output.js';
 import { AirlockService } from './service.js';
+import { VerbContext } from './verbs/context.js';
 import { native } from './native.js';
 import { SecondFactor } from './second-factor.js';
 import { RetentionSweep } from './retention.js';
@@ -156,7 +157,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const executor = new Executor({ programs: resolvePrograms() });
   const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);
   const host = new RealHost(platform, executor);
-  // The second factor asks the service for the policy in force, which a reload replaces.
+  // The disk-space thresholds ask the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;
   const secondFactor = new SecondFactor({ store, now: Date.now, hostName: hostname(), seal });
   let daemon: RunningDaemon | null = null;
@@ -185,7 +186,10 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     log,
     onTransition: (s) => pressureChanged(s, service?.currentPolicy ?? policy, { store, notify, log }),
   });
-  service = new AirlockService({ store, host, executor, approvalKey: approvalKeys, rotator, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
+  const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
+  const audit = { treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin, checkpoint_file: resolve(c.checkpointPath) }), checkpointPath: c.checkpointPath };
+  const ctx = new VerbContext({ store, host, executor, approvalKey: approvalKeys, rotator, audit, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
+  service = new AirlockService(ctx);
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
@@ -222,8 +226,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   }, c.sweepIntervalMs);
   sweep.unref();
 
-  const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
-  const listener = await startServer({ socketPath: c.socketPath, service, treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin, checkpoint_file: resolve(c.checkpointPath) }), checkpointPath: c.checkpointPath, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
+  const listener = await startServer({ socketPath: c.socketPath, service, log, tcp: c.tcp, tokenSocketPath: c.tokenSocketPath, tokens: () => svc.tokens, ...(c.idleMs !== undefined ? { idleMs: c.idleMs } : {}) });
   log(`listening on ${c.socketPath} (platform ${platform ?? 'unrecognised'}, audit key ${auditKey.keyId}, checkpoints of ${origin})`);
   let stopping: Promise<void> | null = null;
   return (daemon = {

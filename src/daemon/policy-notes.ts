@@ -3,7 +3,7 @@
  * preview's `policy_notes` ("policy: rule `restart-web` does not approve this: cooldown,
  * last approved 2 min ago, next at 10:42 UTC"). A person reading the preview learns which
  * rule did not apply and why, instead of guessing at their policy file. Nothing here
- * decides anything: autoApprove (service.ts) and the store decide; these explain.
+ * decides anything: autoApprove (verbs/preview.ts) and the store decide; these explain.
  */
 import type { ActionNature } from '../catalogue/action.js';
 import { READS_RULE, ruleMismatch, type Policy, type Rule } from '../policy/policy.js';

@@ -3,7 +3,7 @@
  * src/catalogue/action.ts) become `⟦secret:KIND⟧`, counted with the rest of the preview's
  * masking. The stored transaction keeps the real values (the request hash covers them,
  * and execution needs them); a client that sends back the parameters as shown gets the
- * stored ones (AirlockService.execute).
+ * stored ones (verbs/execute.ts).
  */
 import type { AnyAction } from '../catalogue/action.js';
 import type { MaskCounts } from '../mask/mask.js';

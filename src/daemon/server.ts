@@ -8,40 +8,19 @@
  * hello; each connection's phases and limits are connection.ts; what a request may do is the
  * door's (dispatch).
  */
-import type { TreeHeads } from './tree-heads.js';
-import { errorForClient } from './output.js';
 import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
-import { AirlockError, textOfWireValue } from '../protocol/errors.js';
-import type { AuditPublicKey, ResponseMessage } from '../protocol/messages.js';
-import { METHODS, type Method, type ResultOf } from '../protocol/methods.js';
 import { native } from './native.js';
 import { resolveIdentity, type Identity } from './identity.js';
 import type { TokenTable } from './tokens.js';
-import { entryPrincipal, type AirlockService } from './service.js';
-import { onBehalfOf } from './run-context.js';
-import { checkpointPage } from './checkpoint-page.js';
-import type { NoticeSink } from './output-stream.js';
+import type { AirlockService } from './service.js';
 import { Admission } from './admission.js';
 import { Connection, IDLE_MS, type ConnectionContext, type Peer } from './connection.js';
 
-/**
- * One handler per method of the table (src/protocol/methods.ts), answering with the type it
- * declares: a method served and not in the table, or one in the table and not served, does not
- * compile. Parameters arrive as sent; each handler checks them. `signal` aborts when the
- * connection that asked closes (a wait lets go of what it holds then).
- */
-type Handlers = { [M in Method]: (who: Identity, params: Record<string, unknown>, signal: AbortSignal, notice: NoticeSink) => Promise<ResultOf<M>> };
-
 export interface ServerOptions {
   socketPath: string;
+  /** Its `dispatch` serves every request of a greeted connection (dispatch.ts); its refusal log records a bad token. */
   service: AirlockService;
-  /** Signs tree heads and builds proofs for `audit.tree_head`, `audit.prove`, `audit.consistency`. */
-  treeHeads: TreeHeads;
-  /** The current audit public key, the key history and the log id (they change when the key rotates). */
-  publicKey: () => AuditPublicKey;
-  /** The checkpoint file that `audit.checkpoints` serves. */
-  checkpointPath: string;
   log: (msg: string) => void;
   /** A TCP listener authenticated by token (loopback or a configured address). */
   tcp?: { host: string; port: number };
@@ -60,37 +39,10 @@ export interface RunningServer {
 }
 
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
-  const handlers: Handlers = {
-    'actions.list': async (who) => o.service.listActions(who),
-    'actions.describe': async (who, p) => o.service.describe(who, p.action_name),
-    preview: (who, p) => o.service.preview(who, p),
-    'transaction.get': (who, p) => o.service.transaction(who, p),
-    approve: (who, p) => o.service.approve(who, p),
-    'totp.enroll': (who, p) => o.service.totpEnroll(who, p),
-    'totp.confirm': (who, p) => o.service.totpConfirm(who, p),
-    'totp.reset': (who, p) => o.service.totpReset(who, p),
-    'totp.approve': (who, p) => o.service.totpApprove(who, p),
-    'policy.show': async () => o.service.showPolicy(),
-    'policy.reload': (who, p) => o.service.reloadPolicy(who, p),
-    inbox: (who) => o.service.inbox(who),
-    execute: (who, p, _signal, notice) => o.service.execute(who, p, notice),
-    cancel: (who, p) => o.service.cancel(who, p),
-    history: (who, p) => o.service.history(who, p),
-    'audit.pubkey': async () => o.publicKey(),
-    'transaction.wait': (who, p, signal) => o.service.wait(who, p, signal),
-    deny: (who, p) => o.service.deny(who, p),
-    'audit.entries': (who, p) => o.service.auditEntries(who, p),
-    'audit.checkpoints': async (_who, p) => checkpointPage(o.checkpointPath, p),
-    'store.check': () => o.service.storeCheck(),
-    'audit.tree_head': (_who, p) => o.treeHeads.head(p),
-    'audit.prove': (_who, p) => o.treeHeads.prove(p),
-    'audit.consistency': (_who, p) => o.treeHeads.consistency(p),
-    'keys.rotate': (who, p) => o.service.rotateKey(who, p),
-  };
   const open = new Set<net.Socket>();
   const admission = new Admission();
   const context: ConnectionContext = {
-    dispatch,
+    dispatch: (who, msg, signal, notices) => o.service.dispatch(who, msg, signal, notices),
     idleMs: o.idleMs ?? IDLE_MS,
     admit: (who, sock) => admission.admit(who, sock),
     identifyToken(token) {
@@ -137,41 +89,6 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     open.add(sock);
     sock.once('close', () => open.delete(sock));
     return new Connection(sock, peer, context);
-  }
-
-  async function dispatch(who: Identity, msg: unknown, signal: AbortSignal, notices: (id: string) => NoticeSink): Promise<ResponseMessage> {
-    const m = msg as { type?: unknown; id?: unknown; method?: unknown; params?: unknown };
-    const id = typeof m?.id === 'string' && m.id.length <= 64 ? m.id : null;
-    try {
-      if (m === null || typeof m !== 'object' || Array.isArray(m) || m.type !== 'request') {
-        throw new AirlockError('validation', 'unknown_type', 'expected a message of type "request"');
-      }
-      if (id === null) throw new AirlockError('validation', 'bad_id', 'request id must be a string of at most 64 characters');
-      if (typeof m.method !== 'string' || !(METHODS as readonly string[]).includes(m.method)) {
-        throw new AirlockError('validation', 'unknown_method', `unknown method ${JSON.stringify(textOfWireValue(m.method, 40))}; known: ${METHODS.join(', ')}`);
-      }
-      const params = m.params ?? {};
-      if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new AirlockError('validation', 'bad_params', 'params must be an object');
-      o.service.authorize(who, m.method as Method);
-      // Programs this request runs count against its principal's share of the process slots.
-      const result = await onBehalfOf(String(who.uid), () => handlers[m.method as Method](who, params as Record<string, unknown>, signal, notices(id)));
-      return { type: 'response', id, ok: true, result };
-    } catch (e) {
-      if (e instanceof AirlockError) {
-        // Refusals of who may do what, and of stale or forged approvals, go into the signed log (coalesced).
-        if (e.category === 'authorization' || e.category === 'stale_approval') {
-          const tx = (m.params as { transaction_id?: unknown } | undefined)?.transaction_id;
-          o.service.refusals.record({ principal: entryPrincipal(who), method: textOfWireValue(m.method, 40), category: e.category, code: e.code, transactionId: typeof tx === 'string' && /^tx_[0-9a-f]{24}$/.test(tx) ? tx : null });
-        }
-        return { type: 'response', id, ok: false, error: await errorForClient(e, String(who.uid)) };
-      }
-      // A write refused for want of space: typed, and the store kept nothing of it (disk-space.ts).
-      const full = o.service.writeFailed(e);
-      if (full) return { type: 'response', id, ok: false, error: await errorForClient(full, String(who.uid)) };
-      // Anything unexpected fails closed with no internals leaked to the client.
-      o.log(`internal error on ${textOfWireValue(m?.method, 40)}: ${(e as Error).stack ?? e}`);
-      return { type: 'response', id, ok: false, error: { category: 'integrity', code: 'internal', message: 'the daemon hit an internal error and changed nothing further; see its log' } };
-    }
   }
 
   const servers: net.Server[] = [];

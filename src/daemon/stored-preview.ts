@@ -10,6 +10,7 @@ import { previewDigestMatches } from '../protocol/hash.js';
 import type { PreviewEnvelope } from '../protocol/messages.js';
 import { PreviewEnvelopeSchema } from '../protocol/preview-schema.js';
 import type { TxRecord } from '../store/store.js';
+import type { TxFacts } from './authz.js';
 
 export function storedPreview(tx: TxRecord): PreviewEnvelope {
   const parsed = PreviewEnvelopeSchema.safeParse(tx.preview);
@@ -37,3 +38,8 @@ export function storedFlags(tx: TxRecord): { unattended: boolean; unmask: boolea
 
 /** Whether a stored preview is an unattended proposal (the inbox shows views, never preview content). */
 export const isUnattendedProposal = (tx: TxRecord): boolean => storedFlags(tx).unattended;
+
+/** What authz.ts needs to know about a stored transaction. */
+export function facts(tx: TxRecord): TxFacts {
+  return { id: tx.id, risk: tx.risk, requesterUid: tx.requesterUid, requesterName: tx.requesterName, requesterPersonUid: tx.requesterPersonUid, action: tx.actionName, ...storedFlags(tx) };
+}

@@ -18,11 +18,10 @@
  * Each step is a signed entry: totp_issued, totp_awaiting_approval, totp_enrolled (from now on
  * the factor counts; approved_by names who vouched), totp_reset.
  */
-import { z } from 'zod';
 import type { Host } from '../catalogue/action.js';
-import { LOGIN_NAME } from '../catalogue/params.js';
 import type { EntryDraft } from '../audit/entry.js';
-import { AirlockError, fail } from '../protocol/errors.js';
+import { fail } from '../protocol/errors.js';
+import type { ParsedParams } from '../protocol/methods.js';
 import { enforce, mayApproveEnrolment, mayEnrolFirstApprover, mayReset, type Caller } from './authz.js';
 import { enrolmentCheck, matchStep, newSecret } from '../protocol/totp.js';
 import type { SpentStep, Store } from '../store/store.js';
@@ -50,33 +49,23 @@ export interface EnrolmentOptions {
   name: (p: Person) => string;
 }
 
-const EnrolParams = z.strictObject({ current_code: z.string().max(16).optional() });
-const ConfirmParams = z.strictObject({ code: z.string().max(16).optional() });
-const ResetParams = z.strictObject({ user: z.string().regex(LOGIN_NAME), totp_code: z.string().max(16).optional() });
-/** The most enrolments one code approves: a team's onboarding, bounded. */
-export const MAX_APPROVED_AT_ONCE = 16;
-const CHECK = /^[A-Z2-7]{4}-[A-Z2-7]{4}$/;
-const ApproveParams = z.strictObject({
-  enrolments: z.array(z.strictObject({ user: z.string().regex(LOGIN_NAME), check: z.string().regex(CHECK) })).min(1).max(MAX_APPROVED_AT_ONCE),
-  totp_code: z.string().max(16).optional(),
-});
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export class TotpEnrolment {
   constructor(private readonly o: EnrolmentOptions) {}
 
-  /** A pending secret for `person`, shown once to this connection; replacing a confirmed factor needs `current_code`. */
-  async issue(who: Identity, person: Person, req: unknown) {
-    const p = EnrolParams.safeParse(req ?? {});
-    if (!p.success) {
-      fail('validation', 'bad_params', 'totp.enroll takes only current_code: it enrols the caller, and nobody enrols another person', "a person enrols with `airlock totp enroll` from their own account; to delete somebody's factor, root runs `sudo airlock totp reset --user NAME`");
-    }
+  /**
+   * A pending secret for `person`, shown once to this connection; replacing a confirmed factor
+   * needs `current_code`. (totp.enroll takes only that: it enrols the caller, and nobody enrols
+   * another person; its schema refuses any other parameter.)
+   */
+  async issue(who: Identity, person: Person, req: ParsedParams<'totp.enroll'>) {
     const approver = this.o.name(person);
     const current = await this.o.store.totp(approver);
     const waiting = current ? null : await this.o.store.pendingTotp(approver);
     // Said before a secret is shown: a first factor on a host without any is enrolled through sudo.
     if (!current && !(await this.o.store.anyTotp())) enforce(mayEnrolFirstApprover(who));
-    const spend = current ? await this.o.factor.checkCurrent(current, p.data!.current_code, (details) => this.entry('totp_lockout', who, details)) : undefined;
+    const spend = current ? await this.o.factor.checkCurrent(current, req.current_code, (details) => this.entry('totp_lockout', who, details)) : undefined;
     const secret = newSecret();
     const now = this.o.now();
     const expiresAt = now + PENDING_MS;
@@ -93,9 +82,7 @@ export class TotpEnrolment {
   }
 
   /** The pending secret becomes `person`'s factor once `code` is valid for it. */
-  async confirm(who: Identity, person: Person, req: unknown) {
-    const p = ConfirmParams.safeParse(req ?? {});
-    if (!p.success) fail('validation', 'bad_params', 'totp.confirm takes only code, the first code the authenticator app shows');
+  async confirm(who: Identity, person: Person, req: ParsedParams<'totp.confirm'>) {
     const approver = this.o.name(person);
     const pending = await this.o.store.pendingTotp(approver);
     const now = this.o.now();
@@ -105,7 +92,7 @@ export class TotpEnrolment {
     if (pending!.confirmedStep !== null) {
       fail('validation', 'totp_not_pending', `${approver}'s enrolment is proven already and waits for another approver until ${iso(pending!.expiresAt)}`, `an approver runs \`airlock totp approve --user ${person.user} --check CODE\` with the check code your enrolment showed you`);
     }
-    const code = p.data!.code;
+    const code = req.code;
     if (code === undefined || code === '') {
       fail('authorization', 'totp_required', `confirming the enrolment of ${approver} needs the first 6-digit code the authenticator app shows`, 'run `airlock totp enroll` in a terminal: it asks for the code');
     }
@@ -143,10 +130,8 @@ export class TotpEnrolment {
    * approver was told of, not one an agent running as the person enrolled over it since. All or
    * none: nothing is approved, and no code spent, when one cannot be.
    */
-  async approve(who: Caller, req: unknown) {
-    const p = ApproveParams.safeParse(req ?? {});
-    if (!p.success) fail('validation', 'bad_user', `totp.approve takes enrolments, 1 to ${MAX_APPROVED_AT_ONCE} of {user, check} (a login name such as bob, and the check code XXXX-XXXX their enrolment showed them), and totp_code, your own code`);
-    const asked = new Map(p.data!.enrolments.map((e) => [e.user, e.check]));
+  async approve(who: Caller, req: ParsedParams<'totp.approve'>) {
+    const asked = new Map(req.enrolments.map((e) => [e.user, e.check]));
     const users = [...asked.keys()];
     const now = this.o.now();
     const enrolments: { owner: Person; approver: string; sealedSecret: string }[] = [];
@@ -170,7 +155,7 @@ export class TotpEnrolment {
       enrolments.push({ owner, approver, sealedSecret: pending!.sealedSecret });
     }
     const names = [...asked].map(([u, c]) => `--user ${u} --check ${c}`).join(' ');
-    const spend = await this.ownCode(who, p.data!.totp_code, { what: `approving the second factor of ${users.join(', ')}`, how: `run \`airlock totp approve ${names}\` in a terminal: it asks for your code` });
+    const spend = await this.ownCode(who, req.totp_code, { what: `approving the second factor of ${users.join(', ')}`, how: `run \`airlock totp approve ${names}\` in a terminal: it asks for your code` });
     const approvedBy = this.o.name(who.person!);
     const outcome = await this.o.store.approveTotp(
       enrolments.map((e) => ({ approver: e.approver, sealedSecret: e.sealedSecret, entry: this.entry('totp_enrolled', who, { approver: e.approver, replaced: false, approved_by: approvedBy }) })),
@@ -193,10 +178,8 @@ export class TotpEnrolment {
    * An admin approver, through sudo, deletes another person's factor (and any pending secret)
    * with their own code; the owner enrols again as if for the first time.
    */
-  async reset(who: Caller, req: unknown) {
-    const p = ResetParams.safeParse(req ?? {});
-    if (!p.success) fail('validation', 'bad_user', 'totp.reset takes user, a login name such as alice, and totp_code, your own code');
-    const name = p.data!.user;
+  async reset(who: Caller, req: ParsedParams<'totp.reset'>) {
+    const name = req.user;
     const owner = await this.account(name);
     enforce(mayReset(who, owner));
     const approver = this.o.name(owner);
@@ -204,7 +187,7 @@ export class TotpEnrolment {
     const noFactor = () => fail('validation', 'no_factor', `${approver} has no second factor to reset`, `${name} enrols with \`airlock totp enroll\``);
     if (!(await this.o.store.totp(approver)) && !(await this.o.store.pendingTotp(approver))) noFactor();
     const how = `run \`sudo airlock totp reset --user ${name}\` in a terminal: it asks for your code`;
-    const spend = await this.ownCode(who, p.data!.totp_code, { what: `resetting ${approver}'s second factor`, how });
+    const spend = await this.ownCode(who, req.totp_code, { what: `resetting ${approver}'s second factor`, how });
     const had = await this.o.store.resetTotp(approver, (h) => this.entry('totp_reset', who, { approver, factor: h.factor, pending: h.pending }), spend);
     if (had === 'step_spent') return refuseSpentCode(spend.step, this.o.now());
     if (!had.factor && !had.pending) noFactor();

@@ -52,23 +52,23 @@ export class TreeHeads {
     return { size, root: root.toString('hex'), note: this.sign(size, root) };
   }
 
-  async prove(req: { transaction_id?: unknown }): Promise<InclusionProofDoc> {
+  /** `transaction_id` is well formed (the method's schema checked it). */
+  async prove(req: { transaction_id: string }): Promise<InclusionProofDoc> {
     const id = req.transaction_id;
-    if (typeof id !== 'string' || !/^tx_[0-9a-f]{24}$/.test(id)) fail('validation', 'bad_transaction_id', 'transaction_id must look like tx_ followed by 24 hex digits');
     // The head first: every entry found after it is at most its size (entries are only appended).
     const size = this.store.logHead().size;
     const root = await this.root(size);
-    const rows = (await this.store.transactionEntries(id as string, MAX_PROVEN_ENTRIES)).filter((r) => r.seq <= size);
+    const rows = (await this.store.transactionEntries(id, MAX_PROVEN_ENTRIES)).filter((r) => r.seq <= size);
     const base = this.store.logBase().seq;
     if (rows.length === 0) {
       const archive = 'verify the archive with `airlock audit verify --archive DIR` (the segments beside the store)';
       // A transaction the store still has, with no live entry: its entries went to the archive.
-      if (base > 0 && (await this.store.getTransaction(id as string))) fail('validation', 'archived', `every entry of ${id} is in the archived part of the log (entries 1 to ${base}): a proof covers live entries only`, archive);
+      if (base > 0 && (await this.store.getTransaction(id))) fail('validation', 'archived', `every entry of ${id} is in the archived part of the log (entries 1 to ${base}): a proof covers live entries only`, archive);
       fail('validation', 'no_such_transaction', `the live log holds no entry of ${id}${base > 0 ? ` (entries 1 to ${base} are archived: a transaction removed from the store after its entries were archived is there)` : ''}`, base > 0 ? `${archive}, or see \`airlock history\`` : 'see `airlock history`');
     }
     const entries = [];
     for (const r of rows) entries.push({ seq: r.seq, body: r.body, sig: r.sig, proof: b64(await inclusionProof(r.seq - 1, size, this.store.merkleNodes)) });
-    return { type: INCLUSION_TYPE, version: PROOF_VERSION, transaction_id: id as string, tree_head: this.sign(size, root), entries };
+    return { type: INCLUSION_TYPE, version: PROOF_VERSION, transaction_id: id, tree_head: this.sign(size, root), entries };
   }
 
   async consistency(req: { old_size?: unknown; new_size?: unknown }): Promise<ConsistencyProofDoc> {

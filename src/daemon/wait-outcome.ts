@@ -1,8 +1,9 @@
 /**
  * What `transaction.wait` answers for a stored transaction, as a pure function of the record
- * and the receipt the daemon holds for its requester; and the bounds of a wait. The service
+ * and the receipt the daemon holds for its requester; and the bounds of a wait. The verb
  * expires a transaction past its deadline (with its signed entry) before asking, so a
- * deadline here has not passed. `null`: it still waits for a person.
+ * deadline here has not passed. `null`: it still waits for a person. (The timeout's bounds are
+ * checked by the method's schema, src/protocol/param-schemas.ts.)
  */
 import { fail } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
@@ -12,15 +13,6 @@ import type { TxRecord } from '../store/store.js';
 /** How long a wait lasts when the request does not say, and the most it may ask for (the protocol's numbers). */
 export const DEFAULT_WAIT_MS = WAIT_DEFAULT_MS;
 export const MAX_WAIT_MS = WAIT_MAX_MS;
-
-/** timeout_ms: absent is the default; otherwise an integer from 0 (answer at once) to MAX_WAIT_MS. */
-export function waitTimeout(raw: unknown): number {
-  if (raw === undefined) return DEFAULT_WAIT_MS;
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > MAX_WAIT_MS) {
-    fail('validation', 'bad_wait_timeout', `timeout_ms must be an integer from 0 to ${MAX_WAIT_MS} (5 minutes)`, 'wait again when it ends: a wait that ends "pending" changed nothing');
-  }
-  return raw as number;
-}
 
 /** What a denial stores as the transaction's result: `deny` writes it, the view and the wait read it. */
 export interface DenialResult {

@@ -1,16 +1,21 @@
 /**
  * Every method the daemon serves, with its parameters and its result, in one table.
  * The two sides of the socket cannot disagree about it: the client's `call` takes
- * its parameter and result types from here, the daemon's handler table must return
- * what it says, and the welcome's `capabilities` are its keys, in this order. The
- * table is data as well as types, so test/unit/protocol-doc.test.ts can hold
- * docs/protocol.md to it (section 6 documents each method and each parameter).
+ * its parameter and result types from here, the daemon's door (src/daemon/door.ts) must
+ * serve each method and answer with what it says, and the welcome's `capabilities` are its
+ * keys, in this order. The table is data as well as types, so test/unit/protocol-doc.test.ts
+ * can hold docs/protocol.md to it (section 6 documents each method and each parameter).
  *
- * A parameter is `required` when a correct client always sends it (the daemon still
- * checks every value it receives); `optional` ones have a default or a meaning when
- * absent. Results are types only.
+ * A method's parameters are a strict zod object: the daemon parses every request with it
+ * before the method's verb runs (src/daemon/dispatch.ts), and a value that fails it is
+ * refused with its field's code, or the method's own (`refusal`), saying what was expected
+ * and what came (param-schemas.ts). A parameter is required when a correct client always
+ * sends it; optional ones have a default or a meaning when absent. Results are types only
+ * (`returns`).
  */
-import type { TxState } from './risk.js';
+import { z } from 'zod';
+import { ActionName, ActionParams, BAD_PARAMS, DenyReason, EnrolmentCheck, field, LOGIN_NAME, LoginName, LogSize, MAX_APPROVED_AT_ONCE, MAX_ENTRIES, TotpCode, TransactionId, WaitTimeout, type MethodRefusal } from './param-schemas.js';
+import { JOB_STATES, type TxState } from './risk.js';
 import type {
   ActionDescription,
   ApprovalGrant,
@@ -35,76 +40,111 @@ import type {
   WaitOutcome,
 } from './messages.js';
 
-/** A parameter's value type `T` (a phantom: nothing at run time but whether it is required). */
-interface Param<T, R extends boolean> {
-  readonly required: R;
-  readonly type?: T;
-}
 /** A method's result type `T` (a phantom). */
 interface Returns<T> {
   readonly result?: T;
 }
-const required = <T>(): Param<T, true> => ({ required: true });
-const optional = <T>(): Param<T, false> => ({ required: false });
 const returns = <T>(): Returns<T> => ({});
 
+/** One method: its parameters' schema, the code (and hint) a parameter without its own refusal gets, and its result type. */
+interface Row<P extends z.core.$ZodShape, R> {
+  params: z.ZodObject<P, z.core.$strict>;
+  refusal: MethodRefusal;
+  returns: Returns<R>;
+}
+const row = <P extends z.core.$ZodShape, R>(shape: P, returned: Returns<R>, refusal = BAD_PARAMS): Row<P, R> => ({ params: z.strictObject(shape), refusal, returns: returned });
+
+const TX_STATES = ['Previewed', ...JOB_STATES] as const satisfies readonly TxState[];
+
 export const METHOD_TABLE = {
-  'actions.list': { params: {}, returns: returns<ActionDescription[]>() },
-  'actions.describe': { params: { action_name: required<string>() }, returns: returns<ActionDescription>() },
-  preview: {
-    params: { action_name: required<string>(), params: optional<Record<string, unknown>>(), proposal_id: optional<string>(), unmask: optional<boolean>() },
-    returns: returns<PreviewResult>(),
-  },
-  'transaction.get': { params: { transaction_id: required<string>() }, returns: returns<TransactionDetail>() },
-  approve: {
-    params: { transaction_id: required<string>(), preview_digest: required<string>(), totp_code: optional<string>() },
-    returns: returns<ApprovalGrant>(),
-  },
-  'totp.enroll': { params: { current_code: optional<string>() }, returns: returns<TotpIssued>() },
-  'totp.confirm': { params: { code: required<string>() }, returns: returns<TotpConfirmed>() },
-  'totp.reset': { params: { user: required<string>(), totp_code: optional<string>() }, returns: returns<TotpResetDone>() },
-  'totp.approve': { params: { enrolments: required<{ user: string; check: string }[]>(), totp_code: optional<string>() }, returns: returns<TotpApproved>() },
-  'policy.show': { params: {}, returns: returns<PolicyView>() },
-  'policy.reload': { params: { totp_code: optional<string>() }, returns: returns<PolicyReloaded>() },
-  inbox: { params: {}, returns: returns<TransactionView[]>() },
-  execute: {
-    params: { transaction_id: required<string>(), action_name: required<string>(), params: optional<Record<string, unknown>>(), receipt: required<string>() },
-    returns: returns<ResultEnvelope>(),
-  },
-  cancel: { params: { transaction_id: required<string>() }, returns: returns<TransactionView>() },
-  history: {
-    params: { state: optional<TxState>(), action: optional<string>(), since: optional<string>(), limit: optional<number>() },
-    returns: returns<TransactionView[]>(),
-  },
-  'audit.pubkey': { params: {}, returns: returns<AuditPublicKey>() },
-  'transaction.wait': { params: { transaction_id: required<string>(), timeout_ms: optional<number>() }, returns: returns<WaitOutcome>() },
-  deny: { params: { transaction_id: required<string>(), reason: optional<string>() }, returns: returns<TransactionView>() },
-  'audit.entries': { params: { after_seq: optional<number>(), limit: optional<number>() }, returns: returns<AuditEntriesPage>() },
-  'audit.checkpoints': { params: { offset: optional<number>() }, returns: returns<AuditCheckpointsPage>() },
-  'store.check': { params: {}, returns: returns<StoreCheck>() },
-  'audit.tree_head': { params: { size: optional<number>() }, returns: returns<AuditTreeHead>() },
-  'audit.prove': { params: { transaction_id: required<string>() }, returns: returns<InclusionProofDoc>() },
-  'audit.consistency': { params: { old_size: required<number>(), new_size: optional<number>() }, returns: returns<ConsistencyProofDoc>() },
-  'keys.rotate': { params: { key: required<'audit' | 'approval'>() }, returns: returns<KeyRotated>() },
-} as const satisfies Record<string, { params: Record<string, Param<unknown, boolean>>; returns: Returns<unknown> }>;
+  'actions.list': row({}, returns<ActionDescription[]>()),
+  'actions.describe': row({ action_name: ActionName }, returns<ActionDescription>()),
+  preview: row(
+    {
+      action_name: ActionName,
+      params: ActionParams.optional(),
+      proposal_id: TransactionId.optional(),
+      unmask: field(z.boolean(), { category: 'validation', code: 'bad_unmask', expected: 'true or false' }).optional(),
+    },
+    returns<PreviewResult>(),
+  ),
+  'transaction.get': row({ transaction_id: TransactionId }, returns<TransactionDetail>()),
+  approve: row(
+    {
+      transaction_id: TransactionId,
+      // A digest that is not the stored one, of whatever type, is a stale approval (the approver saw something else).
+      preview_digest: field(z.string(), { category: 'stale_approval', code: 'digest_mismatch', expected: 'the preview_digest of the preview you were shown', hint: 'fetch the transaction again and approve what it shows' }),
+      totp_code: TotpCode.optional(),
+    },
+    returns<ApprovalGrant>(),
+  ),
+  'totp.enroll': row(
+    { current_code: TotpCode.optional() },
+    returns<TotpIssued>(),
+    {
+      category: 'validation',
+      code: 'bad_params',
+      hint: "it enrols the caller, and nobody enrols another person: a person enrols with `airlock totp enroll` from their own account; to delete somebody's factor, root runs `sudo airlock totp reset --user NAME`",
+    },
+  ),
+  'totp.confirm': row(
+    {
+      // Without it the answer is the one a missing approval code gets: the enrolment needs the code (second-factor.ts).
+      code: field(TotpCode.clone(), { category: 'authorization', code: 'totp_required', expected: 'the first 6-digit code the authenticator app shows', hint: 'run `airlock totp enroll` in a terminal: it asks for the code' }),
+    },
+    returns<TotpConfirmed>(),
+  ),
+  'totp.reset': row({ user: LoginName, totp_code: TotpCode.optional() }, returns<TotpResetDone>(), { category: 'validation', code: 'bad_user' }),
+  'totp.approve': row(
+    { enrolments: z.array(z.strictObject({ user: z.string().regex(LOGIN_NAME), check: EnrolmentCheck })).min(1).max(MAX_APPROVED_AT_ONCE), totp_code: TotpCode.optional() },
+    returns<TotpApproved>(),
+    { category: 'validation', code: 'bad_user' },
+  ),
+  'policy.show': row({}, returns<PolicyView>()),
+  'policy.reload': row({ totp_code: TotpCode.optional() }, returns<PolicyReloaded>()),
+  inbox: row({}, returns<TransactionView[]>()),
+  execute: row(
+    {
+      transaction_id: TransactionId,
+      // The action and receipt are checked against the stored approval: any other value is a stale one, as today's clients are told.
+      action_name: field(z.string(), { category: 'stale_approval', code: 'request_mismatch', expected: 'the action the transaction previewed' }),
+      params: ActionParams.optional(),
+      receipt: field(z.string(), { category: 'stale_approval', code: 'bad_receipt', expected: 'the receipt `airlock approve` printed for this transaction', hint: 'use the receipt printed by `airlock approve` for this transaction' }),
+    },
+    returns<ResultEnvelope>(),
+  ),
+  cancel: row({ transaction_id: TransactionId }, returns<TransactionView>()),
+  history: row(
+    {
+      state: z.enum(TX_STATES).optional(),
+      action: z.string().max(64).regex(/^[A-Za-z0-9]+$/).optional(),
+      since: z.iso.datetime({ offset: true }).optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+    },
+    returns<TransactionView[]>(),
+    { category: 'validation', code: 'bad_history_query' },
+  ),
+  'audit.pubkey': row({}, returns<AuditPublicKey>()),
+  'transaction.wait': row({ transaction_id: TransactionId, timeout_ms: WaitTimeout.optional() }, returns<WaitOutcome>()),
+  deny: row({ transaction_id: TransactionId, reason: DenyReason.optional() }, returns<TransactionView>()),
+  'audit.entries': row({ after_seq: LogSize.optional(), limit: z.number().int().min(1).max(MAX_ENTRIES).optional() }, returns<AuditEntriesPage>(), { category: 'validation', code: 'bad_audit_query' }),
+  'audit.checkpoints': row({ offset: LogSize.optional() }, returns<AuditCheckpointsPage>(), { category: 'validation', code: 'bad_audit_query' }),
+  'store.check': row({}, returns<StoreCheck>()),
+  'audit.tree_head': row({ size: LogSize.optional() }, returns<AuditTreeHead>(), { category: 'validation', code: 'bad_audit_query' }),
+  'audit.prove': row({ transaction_id: TransactionId }, returns<InclusionProofDoc>()),
+  'audit.consistency': row({ old_size: LogSize, new_size: LogSize.optional() }, returns<ConsistencyProofDoc>(), { category: 'validation', code: 'bad_audit_query' }),
+  'keys.rotate': row({ key: z.enum(['audit', 'approval']) }, returns<KeyRotated>(), { category: 'validation', code: 'bad_key_name' }),
+} as const;
 
 export type Method = keyof typeof METHOD_TABLE;
 
 /** The methods in table order: what the welcome advertises as `capabilities`. */
 export const METHODS = Object.keys(METHOD_TABLE) as Method[];
 
-type ParamsSpec<M extends Method> = (typeof METHOD_TABLE)[M]['params'];
-type ValueOf<P> = P extends Param<infer T, boolean> ? T : never;
-type Flatten<T> = { [K in keyof T]: T[K] };
-
-/** The parameter object of method M: its required keys, then its optional ones, and no others. */
-export type ParamsOf<M extends Method> = [keyof ParamsSpec<M>] extends [never]
-  ? Record<string, never>
-  : Flatten<
-      { -readonly [K in keyof ParamsSpec<M> as ParamsSpec<M>[K] extends Param<unknown, true> ? K : never]: ValueOf<ParamsSpec<M>[K]> } & {
-        -readonly [K in keyof ParamsSpec<M> as ParamsSpec<M>[K] extends Param<unknown, true> ? never : K]?: ValueOf<ParamsSpec<M>[K]>;
-      }
-    >;
+/** The parameter object of method M, as a client sends it: its required keys, its optional ones, and no others. */
+export type ParamsOf<M extends Method> = [keyof (typeof METHOD_TABLE)[M]['params']['shape']] extends [never] ? Record<string, never> : z.input<(typeof METHOD_TABLE)[M]['params']>;
+/** The parameter object of method M as the daemon's verb receives it, parsed. */
+export type ParsedParams<M extends Method> = z.output<(typeof METHOD_TABLE)[M]['params']>;
 
 /** What method M answers with. */
 export type ResultOf<M extends Method> = (typeof METHOD_TABLE)[M]['returns'] extends Returns<infer T> ? T : never;
@@ -114,5 +154,5 @@ export type ParamsArg<M extends Method> = {} extends ParamsOf<M> ? [params?: Par
 
 /** The parameter names of a method and whether each is required, as docs/protocol.md must list them. */
 export function methodParams(m: Method): Array<{ name: string; required: boolean }> {
-  return Object.entries(METHOD_TABLE[m].params as Record<string, Param<unknown, boolean>>).map(([name, p]) => ({ name, required: p.required }));
+  return Object.entries(METHOD_TABLE[m].params.shape as Record<string, z.ZodType>).map(([name, p]) => ({ name, required: !(p instanceof z.ZodOptional) }));
 }

@@ -5,9 +5,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { METHOD_ACCESS, autoApprovalLane, isRequester, mayApprove, mayDeny, mayReset, mayCall, mayCancel, mayExecute, mayPreview, mayRead, mayWait, type Caller, type TxFacts } from '../../src/daemon/authz.js';
+import { autoApprovalLane, decide, isRequester, mayApprove, mayDeny, mayReset, mayCall, mayCancel, mayExecute, mayPreview, mayRead, mayWait, type Caller, type TxFacts } from '../../src/daemon/authz.js';
 import { rootPeerOf, principalName, type Person } from '../../src/daemon/identity.js';
-import { METHODS } from '../../src/protocol/methods.js';
+import { METHODS, methodParams } from '../../src/protocol/methods.js';
+import { DOOR } from '../../src/daemon/door.js';
 import type { Role } from '../../src/protocol/risk.js';
 
 const person = (uid: number, user: string, role: Role | null, approver: boolean, via: Person['via'] = 'self'): Person => ({ uid, user, role, approver, via });
@@ -27,7 +28,7 @@ const tx = (over: Partial<TxFacts> = {}): TxFacts => ({ id: 'tx_' + '0'.repeat(2
 
 describe('the method table', () => {
   test('names every protocol method', () => {
-    assert.deepEqual(Object.keys(METHOD_ACCESS).sort(), [...METHODS].sort());
+    assert.deepEqual(Object.keys(DOOR).sort(), [...METHODS].sort());
   });
   const cases: Array<[string, Caller, (typeof METHODS)[number], string | null]> = [
     ['anyone lists actions', olga, 'actions.list', null],
@@ -66,7 +67,7 @@ describe('the method table', () => {
   ];
   for (const [name, who, method, code] of cases) {
     test(name, () => {
-      const d = mayCall(who, method);
+      const d = mayCall(who, DOOR[method].access, method);
       assert.equal(d.ok ? null : d.refusal.code, code);
     });
   }
@@ -275,5 +276,36 @@ describe('resetting a factor, and root requesters', () => {
   test('approving what root with nobody behind it requested takes the factor, at any risk', () => {
     const d = mayApprove(alice, tx({ risk: 'low', requesterUid: 0, requesterName: 'root', requesterPersonUid: null }), 'high');
     assert.ok(d.ok && d.secondFactor && !d.selfApproval);
+  });
+});
+
+describe('the one ordered decision of the door (decide)', () => {
+  const row = (m: (typeof METHODS)[number]) => DOOR[m];
+  const code = (d: ReturnType<typeof decide>) => (d.ok ? null : d.refusal.code);
+  test('access first: a token asking to approve is refused as a token, whatever the transaction says', () => {
+    assert.equal(code(decide('approve', row('approve'), token, tx({ unattended: true }), 'high')), 'token_not_a_person');
+    assert.equal(code(decide('approve', row('approve'), token, null, 'high')), 'token_not_a_person');
+  });
+  test('then the transaction rule, once the transaction is known', () => {
+    assert.equal(code(decide('transaction.get', row('transaction.get'), olga, tx(), 'high')), 'not_yours');
+    assert.equal(code(decide('execute', row('execute'), olga, tx(), 'high')), 'role_too_low');
+    assert.equal(code(decide('transaction.wait', row('transaction.wait'), alice, tx(), 'high')), 'not_the_requester');
+    assert.equal(code(decide('cancel', row('cancel'), dora, tx(), 'high')), 'not_yours');
+    assert.equal(code(decide('deny', row('deny'), agent, tx(), 'high')), 'not_an_approver');
+    assert.equal(code(decide('approve', row('approve'), alice, tx({ unattended: true }), 'high')), 'unattended_proposal');
+  });
+  test('with no transaction known yet, only the access is decided (the dispatcher then refuses the id)', () => {
+    assert.equal(code(decide('transaction.get', row('transaction.get'), olga, null, 'high')), null);
+  });
+  test("an approver's verdict carries the factor and the person, as mayApprove decides them", () => {
+    const d = decide('approve', row('approve'), alice, tx({ risk: 'high' }), 'high');
+    assert.ok(d.ok && d.approval);
+    assert.deepEqual({ factor: d.approval.secondFactor, self: d.approval.selfApproval, person: d.approval.person.user }, { factor: true, self: false, person: 'alice' });
+  });
+  test('every row names a transaction rule, and only methods that name a transaction have one besides none', () => {
+    for (const m of METHODS) {
+      const takesTx = methodParams(m).some((p) => p.name === 'transaction_id' && p.required);
+      if (DOOR[m].tx !== 'none') assert.ok(takesTx, `${m} has rule ${DOOR[m].tx} but no transaction_id`);
+    }
   });
 });

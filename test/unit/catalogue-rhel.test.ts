@@ -20,7 +20,9 @@ import { packageManager } from '../../src/catalogue/families/packages/manager.js
 import { parseCheckUpdate, parseRepolist, parseRepoquery, parseRpmEntries, parseUnneeded } from '../../src/catalogue/lib/dnf.js';
 import { detectPlatform } from '../../src/daemon/platform.js';
 import { DEFAULT_POLICY } from '../../src/policy/policy.js';
-import { AirlockService } from '../../src/daemon/service.js';
+import { VerbContext } from '../../src/daemon/verbs/context.js';
+import { describeAction } from '../../src/daemon/verbs/catalogue.js';
+import { preview } from '../../src/daemon/verbs/preview.js';
 import type { Identity } from '../../src/daemon/identity.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, argvOnly, assertNoChange, FixtureHost, type Node } from './catalogue-fixture-host.js';
@@ -752,9 +754,9 @@ test('detectPlatform refuses what it cannot read strictly: unknown IDs, ID_LIKE,
 
 // ---------------------------------------------------------------- the daemon's platform check
 
-/** The daemon's service with nothing behind it but a host of `platform`: the platform check refuses before any store is touched. */
-function serviceOn(platform: Platform | null): AirlockService {
-  return new AirlockService({
+/** The daemon's verbs with nothing behind them but a host of `platform`: the platform check refuses before any store is touched. */
+function serviceOn(platform: Platform | null): VerbContext {
+  return new VerbContext({
     store: {} as never,
     host: new FixtureHost({}, undefined, platform),
     executor: {} as never,
@@ -770,9 +772,9 @@ function serviceOn(platform: Platform | null): AirlockService {
 }
 const ADMIN: Identity = { uid: 1000, user: 'alice', role: 'admin', approver: true, pid: 1, person: { uid: 1000, user: 'alice', role: 'admin', approver: true, via: 'self' } };
 
-async function refusedByPlatform(service: AirlockService, action: AnyAction): Promise<void> {
-  assert.equal(service.describe(ADMIN, action.name).supported_here, false, action.name);
-  await assert.rejects(service.preview(ADMIN, { action_name: action.name, params: action.example }), (e: unknown) => {
+async function refusedByPlatform(service: VerbContext, action: AnyAction): Promise<void> {
+  assert.equal(describeAction(service, action.name).supported_here, false, action.name);
+  await assert.rejects(preview(service, { caller: service.caller(ADMIN), params: { action_name: action.name, params: action.example }, signal: new AbortController().signal, notice: () => false }), (e: unknown) => {
     assert.ok(e instanceof AirlockError, String(e));
     assert.equal(e.category, 'unsupported_platform', action.name);
     return true;
@@ -789,7 +791,7 @@ test('the daemon refuses Debian-only changes on Fedora and RHEL, and RHEL-only o
   for (const platform of RHEL) {
     const service = serviceOn(platform);
     for (const a of debianOnly) await refusedByPlatform(service, a);
-    for (const a of ALL.filter((x) => x.platforms.includes(platform) || lowRead(x))) assert.equal(service.describe(ADMIN, a.name).supported_here, true, a.name);
+    for (const a of ALL.filter((x) => x.platforms.includes(platform) || lowRead(x))) assert.equal(describeAction(service, a.name).supported_here, true, a.name);
   }
   for (const platform of ['debian', 'ubuntu'] as const) {
     const service = serviceOn(platform);
@@ -797,7 +799,7 @@ test('the daemon refuses Debian-only changes on Fedora and RHEL, and RHEL-only o
   }
   // An unrecognised distribution gets the low-risk reads only, RHEL's and Debian's alike.
   const unknown = serviceOn(null);
-  assert.equal(unknown.describe(ADMIN, 'SelinuxStatus').supported_here, true);
+  assert.equal(describeAction(unknown, 'SelinuxStatus').supported_here, true);
   await refusedByPlatform(unknown, CATALOGUE.get('SetSelinuxMode')!);
   await refusedByPlatform(unknown, CATALOGUE.get('InstallPackage')!);
 });

@@ -14,7 +14,8 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store, TxRecord } from '../../src/store/store.js';
 import { sealEntry, type EntryDraft } from '../../src/audit/entry.js';
 import { signingKeyFromSeed } from '../../src/audit/keys.js';
-import { AirlockService } from '../../src/daemon/service.js';
+import { VerbContext } from '../../src/daemon/verbs/context.js';
+import { preview } from '../../src/daemon/verbs/preview.js';
 import { parsePolicy } from '../../src/policy/policy.js';
 import type { Identity } from '../../src/daemon/identity.js';
 import { FixtureHost } from './catalogue-fixture-host.js';
@@ -118,7 +119,7 @@ test(
   withStore(async (sqlite) => {
     const policy = parsePolicy('[[rule]]\nid = "capped"\naction = "CreateGroup"\nparams = { group = "cap-*" }\ncooldown_minutes = 0\ndaily_cap = 1\n');
     const host = new FixtureHost({ '/etc/group': 'root:x:0:\n', '/etc/passwd': 'root:x:0:0:root:/root:/bin/sh\n' });
-    const service = new AirlockService({
+    const ctx = new VerbContext({
       store: yielding(sqlite),
       host,
       executor: { checkPaths: async () => {} } as never, // CreateGroup hands no path to a program by name
@@ -132,7 +133,7 @@ test(
       receiptTtlMs: 60_000,
     });
     const agent: Identity = { uid: 1000, user: 'agent', role: 'admin', approver: false, pid: 1, person: { uid: 1000, user: 'agent', role: 'admin', approver: false, via: 'self' } };
-    const previews = await Promise.all(Array.from({ length: 8 }, (_, i) => service.preview(agent, { action_name: 'CreateGroup', params: { group: `cap-${i}` } })));
+    const previews = await Promise.all(Array.from({ length: 8 }, (_, i) => preview(ctx, { caller: ctx.caller(agent), params: { action_name: 'CreateGroup', params: { group: `cap-${i}` } }, signal: new AbortController().signal, notice: () => false })));
     assert.equal(previews.filter((p) => p.auto_approval).length, 1);
     const states = await Promise.all(previews.map(async (p) => (await sqlite.getTransaction(p.transaction_id))!.state));
     assert.deepEqual(states.sort(), ['Previewed', 'Previewed', 'Previewed', 'Previewed', 'Previewed', 'Previewed', 'Previewed', 'Queued']);

@@ -111,7 +111,7 @@ test('heads not signed by the log key, of another log, or malformed are noise: w
 });
 
 test('an inclusion proof of every entry of a transaction verifies offline; any change to it does not', async () => {
-  const doc = await heads.prove({ transaction_id: txIds[3] });
+  const doc = await heads.prove({ transaction_id: txIds[3]! });
   assert.equal(doc.entries.length, 5);
   const ok = checkProof(doc, [key.publicRaw]);
   assert.equal(ok.status, 'valid', ok.summary);
@@ -129,7 +129,7 @@ test('an inclusion proof of every entry of a transaction verifies offline; any c
   assert.match(mutate((d) => (d.transaction_id = txIds[2]!)).summary, /is of transaction/);
   assert.match(mutate((d) => d.entries[0]!.proof.push(Buffer.alloc(32).toString('base64'))).summary, /does not lead to the signed root/);
   // A real entry of another transaction with its real proof is not an entry of this one.
-  const otherDoc = await heads.prove({ transaction_id: txIds[1] });
+  const otherDoc = await heads.prove({ transaction_id: txIds[1]! });
   assert.match(mutate((d) => (d.entries[0] = otherDoc.entries[0]!)).summary, /is of transaction/);
 });
 
@@ -176,7 +176,7 @@ test('stored Merkle nodes changed under the daemon (another writer, a hand edit)
   db.prepare('UPDATE merkle_nodes SET hash = ? WHERE level = 4 AND idx = 0').run(Buffer.alloc(32, 9));
   try {
     await assert.rejects(heads.head({}), /do not give the root this daemon wrote: nothing is signed/);
-    await assert.rejects(heads.prove({ transaction_id: txIds[0] }), /nothing is signed/);
+    await assert.rejects(heads.prove({ transaction_id: txIds[0]! }), /nothing is signed/);
   } finally {
     db.prepare('UPDATE merkle_nodes SET hash = ? WHERE level = 4 AND idx = 0').run(old);
     db.close();

@@ -1,0 +1,80 @@
+/**
+ * `approve`: a person approves a preview they were shown. Who may, and with which factor, the
+ * door decided (authz.ts mayApprove, the `approver` rule); here: a self-approval needs a
+ * factor enrolled, then the deadline, the state, the digest of what they saw, their code, and
+ * the receipt minted and recorded with its signed `approval_granted` entry in one store
+ * operation. The receipt is held for the requester, whose wait is woken.
+ */
+import { mintReceipt } from '../../audit/receipt.js';
+import { fail } from '../../protocol/errors.js';
+import type { ApprovalAdvice, ApprovalGrant } from '../../protocol/messages.js';
+import type { ParsedParams } from '../../protocol/methods.js';
+import type { TxRecord } from '../../store/store.js';
+import { enforce, mayApprove, selfApprovalNeedsFactor, type Approval, type Caller, type Refusal } from '../authz.js';
+import { principalName } from '../identity.js';
+import { refuseSpentCode } from '../second-factor.js';
+import { facts } from '../stored-preview.js';
+import { action } from './catalogue.js';
+import { iso, type TxRequest, type VerbContext } from './context.js';
+import { refuseIfExpired } from './expiry.js';
+
+/** The key a person's second factor is stored under: alice(uid 1001), whichever way they connect. */
+export const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${p.uid})`;
+
+export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>): Promise<ApprovalGrant> {
+  const { caller: who, params: req, tx } = r;
+  const a = action(tx.actionName);
+  // The risk the approver was shown, fixed at preview (a later policy reload does not re-derive it).
+  const risk = tx.risk;
+  const d = await withFactorEnrolled(ctx, who, tx, r.approval!);
+  if (!d.ok) return enforce(d) as never;
+  const now = ctx.now();
+  await refuseIfExpired(ctx, tx, now);
+  if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
+  if (req.preview_digest !== tx.previewDigest) {
+    fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
+  }
+  const approver = principalName(who);
+  const spend = d.secondFactor
+    ? await ctx.secondFactor.check(personKey(d.person), d.person.user, req.totp_code, tx.id, (details) => ctx.entry('totp_lockout', who, a.name, risk, tx.requestHash, tx.id, details))
+    : undefined;
+  const expiresAt = now + ctx.receiptTtlMs;
+  const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
+  const { receipt, commitment } = mintReceipt(ctx.approvalKey, claims);
+  const outcome = await ctx.store.recordApproval(
+    tx.id,
+    { approvedBy: claims.approver, commitment, expiresAt, now, spend },
+    ctx.entry('approval_granted', who, a.name, risk, tx.requestHash, tx.id, {
+      preview_digest: tx.previewDigest,
+      receipt_commitment: commitment,
+      executor: claims.executor,
+      receipt_expires_at: claims.expiresAt,
+      second_factor: spend ? 'totp' : 'none',
+      self_approval: d.selfApproval,
+    }),
+  );
+  if (outcome === 'not_pending') await refuseIfExpired(ctx, await ctx.transaction(tx.id), now);
+  if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
+  if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
+  ctx.heldReceipts.hold(tx.id, receipt, expiresAt);
+  ctx.changed(tx.id); // a requester waiting for it gets the receipt now
+  return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
+}
+
+/**
+ * Whether the caller may approve tx, and with which factor: the same decision approve()
+ * makes, so `airlock approve` refuses at once instead of asking first.
+ */
+export async function approvalAdvice(ctx: VerbContext, who: Caller, tx: TxRecord): Promise<ApprovalAdvice> {
+  const d = mayApprove(who, facts(tx), ctx.policy.secondFactorFrom);
+  const e = d.ok ? await withFactorEnrolled(ctx, who, tx, d) : d;
+  if (e.ok) return { may_approve: true, second_factor: e.secondFactor, self_approval: e.selfApproval };
+  const self = e.refusal.code === 'self_approval_needs_factor';
+  return { may_approve: false, second_factor: self, self_approval: self, refusal: e.refusal };
+}
+
+/** An approval the door allowed (mayApprove), with a self-approval refused (saying how to get a factor) when the person has none enrolled. */
+async function withFactorEnrolled(ctx: VerbContext, who: Caller, tx: TxRecord, d: Approval): Promise<{ ok: true } & Approval | { ok: false; refusal: Refusal }> {
+  if (d.selfApproval && !(await ctx.secondFactor.enrolled(personKey(d.person)))) return { ok: false, refusal: selfApprovalNeedsFactor(who, facts(tx)) };
+  return { ok: true, ...d };
+}

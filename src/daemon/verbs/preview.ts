@@ -1,0 +1,180 @@
+/**
+ * `preview`: the first step of the one door (invariant 2). Every action, reads included, is
+ * previewed here: its parameters checked by the action's schema, the host read, the change and
+ * the mechanism built and bound, host and agent text masked and escaped, and the transaction
+ * stored with its signed `preview` entry in one store operation. The policy's lane may approve
+ * it at once (autoApprove); anything else waits for a person, who is told.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AnyAction } from '../../catalogue/action.js';
+import { fail } from '../../protocol/errors.js';
+import { escapeDeep, escapeText } from '../../protocol/escape-text.js';
+import { previewDigestInput, requestHash, sha256Hex } from '../../protocol/hash.js';
+import type { AutoApprovalGrant, PreviewEnvelope, PreviewResult } from '../../protocol/messages.js';
+import type { ParsedParams } from '../../protocol/methods.js';
+import { minRoleForRisk, type Risk } from '../../protocol/risk.js';
+import { mintReceipt } from '../../audit/receipt.js';
+import { countsForLog, type MaskCounts } from '../../mask/mask.js';
+import { matchingRule, NO_CHANGE_RULE, READS_RULE, type Rule } from '../../policy/policy.js';
+import type { TxRecord } from '../../store/store.js';
+import { autoApprovalLane, enforce, mayCall, mayPreview, mayUnmask, type Caller } from '../authz.js';
+import { principalName } from '../identity.js';
+import { bindMechanism } from '../mechanism-binding.js';
+import { maskValueForClient, masksForClient } from '../output.js';
+import { planOf } from '../plan.js';
+import { exhaustedNote, laneNotes } from '../policy-notes.js';
+import { parseActionParams } from '../request-params.js';
+import { shownParams, shownValue } from '../secret-params.js';
+import { storedFlags } from '../stored-preview.js';
+import { action, platformProblem, riskOf } from './catalogue.js';
+import { iso, type Request, type VerbContext } from './context.js';
+
+/** A preview a person can review (and that fits a frame many times over). */
+export const MAX_PREVIEW_BYTES = 256 * 1024;
+
+export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview'>>): Promise<PreviewResult> {
+  const { caller: who, params: req } = r;
+  const a = action(req.action_name);
+  const unmask = req.unmask === true;
+  // Clear output is High whatever the read's own risk: only a person with their factor sees it (mayUnmask).
+  const risk: Risk = unmask ? 'high' : riskOf(ctx, a);
+  if (unmask) enforce(mayUnmask(who, a));
+  enforce(mayPreview(who, a.name, risk));
+  ctx.space?.refuseNewWork(); // new work waits for disk space; what is approved already still runs
+  const problem = platformProblem(ctx, a);
+  if (problem) fail('unsupported_platform', 'platform', problem);
+  const params = parseActionParams(a, req.params);
+  const hash = requestHash(a.name, params);
+  const proposal = req.proposal_id === undefined ? null : await answeredProposal(ctx, who, req.proposal_id, a.name);
+  const current = await a.current(params, ctx.host);
+  const plan = planOf(a, params, current);
+  const { parts, steps } = plan;
+  await ctx.executor.checkPaths(steps); // a path handed to a program by name must be safe before anyone is asked
+  const bound = await bindMechanism(a, parts.change, steps, ctx.host);
+  const created = ctx.now();
+  const id = 'tx_' + randomBytes(12).toString('hex');
+  // Host and agent text is masked and escaped here, before the digest: every client gets the
+  // same safe text, and the digest covers what is shown (the approver approves what they saw).
+  // `bound.proposed.digest` covers the raw bytes, so what runs is still bound byte for byte.
+  const masked: MaskCounts = {};
+  const [summary = '', ...warnings] = await masksForClient([parts.summary, ...(parts.warnings ?? []), ...bound.notes], masked);
+  const sideEffects = await masksForClient(parts.sideEffects ?? [], masked);
+  const currentState = escapeDeep(await maskValueForClient(jsonSafe(a.shown ? a.shown(current) : current), masked));
+  const proposedChange = escapeDeep(await maskValueForClient(bound.proposed, masked));
+  const body: Omit<PreviewEnvelope, 'preview_digest'> = {
+    transaction_id: id,
+    action_name: a.name,
+    params: shownParams(a, params, masked),
+    request_hash: hash,
+    summary,
+    risk,
+    min_role: minRoleForRisk(risk),
+    current_state: currentState,
+    proposed_change: proposedChange,
+    side_effects: sideEffects,
+    reboot_required: a.reboot,
+    rollback_available: a.rollback,
+    warnings,
+    requested_by: escapeText(principalName(who)),
+    ...(plan.changed ? {} : { no_change: true as const }),
+    ...(who.unattended ? { unattended: true as const } : {}),
+    ...(unmask ? { unmask: true as const } : {}),
+    ...(proposal ? { from_proposal: proposal.id } : {}),
+    created_at: iso(created),
+    expires_at: iso(created + ctx.approvalTtlMs),
+  };
+  const canonical = previewDigestInput(body);
+  const size = Buffer.byteLength(canonical, 'utf8');
+  if (size > MAX_PREVIEW_BYTES) {
+    fail('validation', 'preview_too_large', `the preview of ${a.name} would be ${size} bytes, over the ${MAX_PREVIEW_BYTES}-byte limit`, 'the file or state it shows is too large to review; fix it by hand');
+  }
+  const digest = sha256Hex(canonical);
+  const envelope: PreviewEnvelope = { ...body, preview_digest: digest };
+  await ctx.store.createTransaction(
+    {
+      id,
+      actionName: a.name,
+      params,
+      requestHash: hash,
+      risk,
+      state: 'Previewed',
+      requesterUid: who.uid,
+      requesterName: who.user,
+      requesterRole: who.role,
+      requesterPersonUid: who.person?.uid ?? null,
+      preview: envelope as unknown as Record<string, unknown>,
+      previewDigest: digest,
+      summary,
+      createdAt: created,
+      updatedAt: created,
+      expiresAt: created + ctx.approvalTtlMs,
+      approvedBy: null,
+      receiptCommitment: null,
+      result: null,
+      compactedAt: null,
+    },
+    ctx.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary, warnings, masked: countsForLog(masked), ...(unmask ? { unmask: true } : {}), ...(proposal ? { from_proposal: proposal.id } : {}) }),
+  );
+  // The proposal is answered by this new transaction: it leaves the inbox, and the log says by which.
+  if (proposal) {
+    await ctx.store.cancel(proposal.id, created, ctx.entry('canceled', who, proposal.actionName, proposal.risk, proposal.requestHash, proposal.id, { by: principalName(who), superseded_by: id }));
+    ctx.changed(proposal.id);
+  }
+  const auto = unmask ? null : await autoApprove(ctx, who, a, risk, envelope, created);
+  if (auto && 'grant' in auto) return { ...envelope, auto_approval: auto.grant };
+  ctx.notify({ event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: a.name, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
+  return auto?.notes.length ? { ...envelope, policy_notes: auto.notes } : envelope;
+}
+
+/**
+ * The policy's lane: a non-sensitive read (rule "reads"), or a request a rule covers
+ * exactly, within its cooldown and daily cap, gets a real receipt minted by the daemon,
+ * logged with the rule id and the policy digest. Unattended principals get the reads
+ * lane only. Anything else, or a rule at its limit, waits for a person.
+ */
+async function autoApprove(ctx: VerbContext, caller: Caller, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<{ grant: AutoApprovalGrant } | { notes: string[] }> {
+  const who = caller;
+  const policy = ctx.policy;
+  const lane = autoApprovalLane(caller, a, risk, policy.reads, p.no_change === true);
+  const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
+  // Not for the policy to approve: the preview says which rules came close, and why not.
+  if (!lane || (lane === 'rules' && !rule)) return { notes: laneNotes(policy, caller, a, risk, lane, p.params, (n, v) => shownValue(a, n, v)) };
+  const ruleId = rule?.id ?? (lane === 'no_change' ? NO_CHANGE_RULE : READS_RULE);
+  const approver = `policy:${ruleId}`;
+  const claims = { transactionId: p.transaction_id, requestHash: p.request_hash, approver, executor: principalName(who), expiresAt: iso(now + ctx.receiptTtlMs) };
+  const { receipt, commitment } = mintReceipt(ctx.approvalKey, claims);
+  const outcome = await ctx.store.recordApproval(
+    p.transaction_id,
+    // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
+    { approvedBy: approver, commitment, expiresAt: now + ctx.receiptTtlMs, now, ...(rule ? { rule: { id: rule.id, dailyCap: rule.dailyCap, cooldownMs: rule.cooldownMs } } : {}) },
+    {
+      kind: 'approval_granted',
+      transaction_id: p.transaction_id,
+      action_name: a.name,
+      risk,
+      request_hash: p.request_hash,
+      principal: null,
+      details: { preview_digest: p.preview_digest, receipt_commitment: commitment, executor: claims.executor, receipt_expires_at: claims.expiresAt, second_factor: 'none', rule_id: ruleId, policy_digest: policy.digest },
+    },
+  );
+  // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
+  if (outcome === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await ctx.store.ruleUsage(rule!.id, now), now)] };
+  if (outcome !== 'approved') return { notes: [] };
+  ctx.heldReceipts.hold(p.transaction_id, receipt, now + ctx.receiptTtlMs); // for the requester, as a person's approval's is
+  return { grant: { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest } };
+}
+
+/** The unattended proposal a re-preview answers: still pending, of the same action, and the caller may work the inbox. */
+async function answeredProposal(ctx: VerbContext, who: Caller, id: string, action: string): Promise<TxRecord> {
+  // Re-previewing a proposal works the inbox: the inbox's access (the door's `reviewer`).
+  enforce(mayCall(who, 'reviewer', 'inbox'));
+  const tx = await ctx.transaction(id);
+  if (!storedFlags(tx).unattended) fail('validation', 'not_a_proposal', `${tx.id} is not a proposal of an unattended principal`, 'preview the action without --proposal');
+  if (tx.actionName !== action) fail('validation', 'not_a_proposal', `${tx.id} proposes ${tx.actionName}, not ${action}`);
+  if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `the proposal ${tx.id} is ${tx.state}`, 'see `airlock inbox`');
+  return tx;
+}
+
+function jsonSafe(v: unknown): unknown {
+  return v === undefined ? null : JSON.parse(JSON.stringify(v));
+}
