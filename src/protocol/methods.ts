@@ -10,55 +10,34 @@
  * before the method's verb runs (src/daemon/dispatch.ts), and a value that fails it is
  * refused with its field's code, or the method's own (`refusal`), saying what was expected
  * and what came (param-schemas.ts). A parameter is required when a correct client always
- * sends it; optional ones have a default or a meaning when absent. Results are types only
- * (`returns`).
+ * sends it; optional ones have a default or a meaning when absent. Each result is a zod
+ * schema too (`returns`, src/protocol/wire/), from which its type is inferred.
  */
 import { z } from 'zod';
 import { ActionName, ActionParams, BAD_PARAMS, DenyReason, EnrolmentCheck, field, LOGIN_NAME, LoginName, LogSize, MAX_APPROVED_AT_ONCE, MAX_ENTRIES, TotpCode, TransactionId, WaitTimeout, type MethodRefusal } from './param-schemas.js';
 import { JOB_STATES, type TxState } from './risk.js';
-import type {
-  ActionDescription,
-  ApprovalGrant,
-  AuditCheckpointsPage,
-  AuditEntriesPage,
-  AuditPublicKey,
-  AuditTreeHead,
-  ConsistencyProofDoc,
-  InclusionProofDoc,
-  KeyRotated,
-  PolicyReloaded,
-  PolicyView,
-  PreviewResult,
-  ResultEnvelope,
-  StoreCheck,
-  TotpConfirmed,
-  TotpIssued,
-  TotpResetDone,
-  TotpApproved,
-  TransactionDetail,
-  TransactionView,
-  WaitOutcome,
-} from './messages.js';
+import { ActionDescriptionSchema, ActionListSchema } from './wire/action.js';
+import { ApprovalGrantSchema, WaitOutcomeSchema } from './wire/approval.js';
+import { AuditCheckpointsPageSchema, AuditEntriesPageSchema, AuditPublicKeySchema, AuditTreeHeadSchema, ConsistencyProofDocSchema, InclusionProofDocSchema, KeyRotatedSchema } from './wire/audit.js';
+import { PolicyReloadedSchema, PolicyViewSchema } from './wire/policy.js';
+import { PreviewResultSchema } from './wire/preview.js';
+import { StoreCheckSchema } from './wire/store.js';
+import { TotpApprovedSchema, TotpConfirmedSchema, TotpIssuedSchema, TotpResetDoneSchema } from './wire/totp.js';
+import { ResultEnvelopeSchema, TransactionDetailSchema, TransactionListSchema, TransactionViewSchema } from './wire/transaction.js';
 
-/** A method's result type `T` (a phantom). */
-interface Returns<T> {
-  readonly result?: T;
-}
-const returns = <T>(): Returns<T> => ({});
-
-/** One method: its parameters' schema, the code (and hint) a parameter without its own refusal gets, and its result type. */
-interface Row<P extends z.core.$ZodShape, R> {
+/** One method: its parameters' schema, the code (and hint) a parameter without its own refusal gets, and its result's schema. */
+interface Row<P extends z.core.$ZodShape, R extends z.ZodType> {
   params: z.ZodObject<P, z.core.$strict>;
   refusal: MethodRefusal;
-  returns: Returns<R>;
+  returns: R;
 }
-const row = <P extends z.core.$ZodShape, R>(shape: P, returned: Returns<R>, refusal = BAD_PARAMS): Row<P, R> => ({ params: z.strictObject(shape), refusal, returns: returned });
+const row = <P extends z.core.$ZodShape, R extends z.ZodType>(shape: P, returned: R, refusal = BAD_PARAMS): Row<P, R> => ({ params: z.strictObject(shape), refusal, returns: returned });
 
 const TX_STATES = ['Previewed', ...JOB_STATES] as const satisfies readonly TxState[];
 
 export const METHOD_TABLE = {
-  'actions.list': row({}, returns<ActionDescription[]>()),
-  'actions.describe': row({ action_name: ActionName }, returns<ActionDescription>()),
+  'actions.list': row({}, ActionListSchema),
+  'actions.describe': row({ action_name: ActionName }, ActionDescriptionSchema),
   preview: row(
     {
       action_name: ActionName,
@@ -66,9 +45,9 @@ export const METHOD_TABLE = {
       proposal_id: TransactionId.optional(),
       unmask: field(z.boolean(), { category: 'validation', code: 'bad_unmask', expected: 'true or false' }).optional(),
     },
-    returns<PreviewResult>(),
+    PreviewResultSchema,
   ),
-  'transaction.get': row({ transaction_id: TransactionId }, returns<TransactionDetail>()),
+  'transaction.get': row({ transaction_id: TransactionId }, TransactionDetailSchema),
   approve: row(
     {
       transaction_id: TransactionId,
@@ -76,11 +55,11 @@ export const METHOD_TABLE = {
       preview_digest: field(z.string(), { category: 'stale_approval', code: 'digest_mismatch', expected: 'the preview_digest of the preview you were shown', hint: 'fetch the transaction again and approve what it shows' }),
       totp_code: TotpCode.optional(),
     },
-    returns<ApprovalGrant>(),
+    ApprovalGrantSchema,
   ),
   'totp.enroll': row(
     { current_code: TotpCode.optional() },
-    returns<TotpIssued>(),
+    TotpIssuedSchema,
     {
       category: 'validation',
       code: 'bad_params',
@@ -92,17 +71,17 @@ export const METHOD_TABLE = {
       // Without it the answer is the one a missing approval code gets: the enrolment needs the code (second-factor.ts).
       code: field(TotpCode.clone(), { category: 'authorization', code: 'totp_required', expected: 'the first 6-digit code the authenticator app shows', hint: 'run `airlock totp enroll` in a terminal: it asks for the code' }),
     },
-    returns<TotpConfirmed>(),
+    TotpConfirmedSchema,
   ),
-  'totp.reset': row({ user: LoginName, totp_code: TotpCode.optional() }, returns<TotpResetDone>(), { category: 'validation', code: 'bad_user' }),
+  'totp.reset': row({ user: LoginName, totp_code: TotpCode.optional() }, TotpResetDoneSchema, { category: 'validation', code: 'bad_user' }),
   'totp.approve': row(
     { enrolments: z.array(z.strictObject({ user: z.string().regex(LOGIN_NAME), check: EnrolmentCheck })).min(1).max(MAX_APPROVED_AT_ONCE), totp_code: TotpCode.optional() },
-    returns<TotpApproved>(),
+    TotpApprovedSchema,
     { category: 'validation', code: 'bad_user' },
   ),
-  'policy.show': row({}, returns<PolicyView>()),
-  'policy.reload': row({ totp_code: TotpCode.optional() }, returns<PolicyReloaded>()),
-  inbox: row({}, returns<TransactionView[]>()),
+  'policy.show': row({}, PolicyViewSchema),
+  'policy.reload': row({ totp_code: TotpCode.optional() }, PolicyReloadedSchema),
+  inbox: row({}, TransactionListSchema),
   execute: row(
     {
       transaction_id: TransactionId,
@@ -111,9 +90,9 @@ export const METHOD_TABLE = {
       params: ActionParams.optional(),
       receipt: field(z.string(), { category: 'stale_approval', code: 'bad_receipt', expected: 'the receipt `airlock approve` printed for this transaction', hint: 'use the receipt printed by `airlock approve` for this transaction' }),
     },
-    returns<ResultEnvelope>(),
+    ResultEnvelopeSchema,
   ),
-  cancel: row({ transaction_id: TransactionId }, returns<TransactionView>()),
+  cancel: row({ transaction_id: TransactionId }, TransactionViewSchema),
   history: row(
     {
       state: z.enum(TX_STATES).optional(),
@@ -121,19 +100,19 @@ export const METHOD_TABLE = {
       since: z.iso.datetime({ offset: true }).optional(),
       limit: z.number().int().min(1).max(1000).optional(),
     },
-    returns<TransactionView[]>(),
+    TransactionListSchema,
     { category: 'validation', code: 'bad_history_query' },
   ),
-  'audit.pubkey': row({}, returns<AuditPublicKey>()),
-  'transaction.wait': row({ transaction_id: TransactionId, timeout_ms: WaitTimeout.optional() }, returns<WaitOutcome>()),
-  deny: row({ transaction_id: TransactionId, reason: DenyReason.optional() }, returns<TransactionView>()),
-  'audit.entries': row({ after_seq: LogSize.optional(), limit: z.number().int().min(1).max(MAX_ENTRIES).optional() }, returns<AuditEntriesPage>(), { category: 'validation', code: 'bad_audit_query' }),
-  'audit.checkpoints': row({ offset: LogSize.optional() }, returns<AuditCheckpointsPage>(), { category: 'validation', code: 'bad_audit_query' }),
-  'store.check': row({}, returns<StoreCheck>()),
-  'audit.tree_head': row({ size: LogSize.optional() }, returns<AuditTreeHead>(), { category: 'validation', code: 'bad_audit_query' }),
-  'audit.prove': row({ transaction_id: TransactionId }, returns<InclusionProofDoc>()),
-  'audit.consistency': row({ old_size: LogSize, new_size: LogSize.optional() }, returns<ConsistencyProofDoc>(), { category: 'validation', code: 'bad_audit_query' }),
-  'keys.rotate': row({ key: z.enum(['audit', 'approval']) }, returns<KeyRotated>(), { category: 'validation', code: 'bad_key_name' }),
+  'audit.pubkey': row({}, AuditPublicKeySchema),
+  'transaction.wait': row({ transaction_id: TransactionId, timeout_ms: WaitTimeout.optional() }, WaitOutcomeSchema),
+  deny: row({ transaction_id: TransactionId, reason: DenyReason.optional() }, TransactionViewSchema),
+  'audit.entries': row({ after_seq: LogSize.optional(), limit: z.number().int().min(1).max(MAX_ENTRIES).optional() }, AuditEntriesPageSchema, { category: 'validation', code: 'bad_audit_query' }),
+  'audit.checkpoints': row({ offset: LogSize.optional() }, AuditCheckpointsPageSchema, { category: 'validation', code: 'bad_audit_query' }),
+  'store.check': row({}, StoreCheckSchema),
+  'audit.tree_head': row({ size: LogSize.optional() }, AuditTreeHeadSchema, { category: 'validation', code: 'bad_audit_query' }),
+  'audit.prove': row({ transaction_id: TransactionId }, InclusionProofDocSchema),
+  'audit.consistency': row({ old_size: LogSize, new_size: LogSize.optional() }, ConsistencyProofDocSchema, { category: 'validation', code: 'bad_audit_query' }),
+  'keys.rotate': row({ key: z.enum(['audit', 'approval']) }, KeyRotatedSchema, { category: 'validation', code: 'bad_key_name' }),
 } as const;
 
 export type Method = keyof typeof METHOD_TABLE;
@@ -147,7 +126,7 @@ export type ParamsOf<M extends Method> = [keyof (typeof METHOD_TABLE)[M]['params
 export type ParsedParams<M extends Method> = z.output<(typeof METHOD_TABLE)[M]['params']>;
 
 /** What method M answers with. */
-export type ResultOf<M extends Method> = (typeof METHOD_TABLE)[M]['returns'] extends Returns<infer T> ? T : never;
+export type ResultOf<M extends Method> = z.output<(typeof METHOD_TABLE)[M]['returns']>;
 
 /** The params argument of a call: optional when the method has no required parameter. */
 export type ParamsArg<M extends Method> = {} extends ParamsOf<M> ? [params?: ParamsOf<M>] : [params: ParamsOf<M>];
