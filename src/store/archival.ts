@@ -8,9 +8,8 @@ import { MerkleFrontier, type NodeId, type StoredNode } from '../audit/merkle.js
 import { AirlockError } from '../protocol/errors.js';
 import type { GroupCommit } from './group-commit.js';
 import { archiveRange, LOG_BASE_KEY } from './log-base.js';
+import { call, type Awaitable, type Steps } from './steps.js';
 import type { LogBase } from './store.js';
-
-type Awaitable<T> = T | Promise<T>;
 
 /** A store's rows of the log and its tree, inside a write. */
 export interface ArchiveDialect<C> {
@@ -33,16 +32,16 @@ export interface ArchiveDialect<C> {
 export function archiveSegment<C>(group: GroupCommit<C>, d: ArchiveDialect<C>, currentBase: () => LogBase, upTo: number, treeHead: string, entry: EntryDraft): Promise<LogBase> {
   return group.run(
     () => [entry],
-    async (c, tip): Promise<LogBase> => {
+    function* (c, tip): Steps<LogBase> {
       const size = tip.head.size;
       const base = currentBase(); // as it is when the operation runs, after any archival before it
       if (!Number.isSafeInteger(upTo) || upTo <= base.seq || upTo > size) throw archiveRange(upTo, base, size);
-      const hash = await d.entryHash(c, upTo);
+      const hash = yield* call(d.entryHash(c, upTo));
       if (hash === undefined) throw new AirlockError('integrity', 'archive_entry_missing', `entry ${upTo}${d.ofLog} is not in the store`);
-      await d.deleteEntriesUpTo(c, upTo);
-      const frontier = (await pruneArchivedNodes(c, d, upTo)).map((h) => h.toString('hex'));
+      yield* call(d.deleteEntriesUpTo(c, upTo));
+      const frontier = (yield* pruneArchivedNodes(c, d, upTo)).map((h) => h.toString('hex'));
       const next: LogBase = { seq: upTo, hash, frontier, tree_head: treeHead };
-      await d.putMeta(c, LOG_BASE_KEY, JSON.stringify(next));
+      yield* call(d.putMeta(c, LOG_BASE_KEY, JSON.stringify(next)));
       return next;
     },
   );
@@ -55,12 +54,12 @@ export function archiveSegment<C>(group: GroupCommit<C>, d: ArchiveDialect<C>, c
  * are complete subtrees of upTo's binary decomposition). Returns that frontier's hashes, in
  * MerkleFrontier.edgeIds order. Runs inside the archival's transaction.
  */
-async function pruneArchivedNodes<C>(c: C, d: ArchiveDialect<C>, upTo: number): Promise<Buffer[]> {
+function* pruneArchivedNodes<C>(c: C, d: ArchiveDialect<C>, upTo: number): Steps<Buffer[]> {
   const ids = MerkleFrontier.edgeIds(upTo);
-  const keep = await d.readNodes(c, ids);
+  const keep = yield* call(d.readNodes(c, ids));
   // Node (L, i) covers leaves [i * 2^L, (i + 1) * 2^L): wholly archived when i < floor(upTo / 2^L).
   // upTo is a safe integer, so the levels end below 2^53.
-  for (let level = 0; 2 ** level <= upTo; level++) await d.deleteNodesBelow(c, level, Math.floor(upTo / 2 ** level));
-  await d.writeNodes(c, ids.map((id, i) => ({ ...id, hash: keep[i]! })));
+  for (let level = 0; 2 ** level <= upTo; level++) yield* call(d.deleteNodesBelow(c, level, Math.floor(upTo / 2 ** level)));
+  yield* call(d.writeNodes(c, ids.map((id, i) => ({ ...id, hash: keep[i]! }))));
   return keep;
 }

@@ -16,6 +16,7 @@
 import type { EntryDraft, SealedEntry } from '../audit/entry.js';
 import { leafHash, type MerkleFrontier, type StoredNode } from '../audit/merkle.js';
 import { AirlockError } from '../protocol/errors.js';
+import { call, drive, type Awaitable, type Steps } from './steps.js';
 import type { LogHead, Sealer } from './store.js';
 
 /** The log's end as a batch appends to it. */
@@ -24,8 +25,6 @@ export interface Tip {
   /** The Merkle tree's right edge at head. */
   frontier: MerkleFrontier;
 }
-
-type Awaitable<T> = T | Promise<T>;
 
 /** What differs between the stores: their transactions, their locks and how entries are written. */
 export interface BatchDialect<C> {
@@ -58,7 +57,7 @@ export class RollBack<T> {
 }
 
 /** The operation: the tip it appends after (read-only), and its connection. */
-export type Operation<C, T> = (c: C, tip: Readonly<Tip>) => Awaitable<T>;
+export type Operation<C, T> = (c: C, tip: Readonly<Tip>) => Awaitable<T> | Steps<T>;
 
 interface Pending<C> {
   fn: Operation<C, unknown>;
@@ -126,14 +125,24 @@ export class GroupCommit<C> {
     }
     const batch = this.pending.splice(0, this.limits.maxBatch);
     const backlog = this.pending.length > 0;
-    void this.write(batch).finally(() => (backlog ? setImmediate(() => this.next()) : this.next()));
+    const then = () => (backlog ? setImmediate(() => this.next()) : this.next());
+    // A synchronous dialect (SQLite) writes the whole batch here, with nothing in between.
+    let written: Promise<void> | void;
+    try {
+      written = drive(this.write(batch));
+    } catch (e) {
+      then();
+      throw e; // a callback's bug (onAppend): not swallowed
+    }
+    if (written instanceof Promise) void written.finally(then);
+    else then();
   }
 
-  private async write(batch: Pending<C>[]): Promise<void> {
+  private *write(batch: Pending<C>[]): Steps<void> {
     const d = this.dialect;
     let c: C;
     try {
-      c = await d.connect();
+      c = yield* call(d.connect());
     } catch (e) {
       for (const op of batch) op.reject(d.failure(e));
       return;
@@ -141,33 +150,33 @@ export class GroupCommit<C> {
     const done: Done<C>[] = [];
     let tip = this.tip;
     try {
-      tip = await d.begin(c, tip);
+      tip = yield* call(d.begin(c, tip));
       for (const op of batch) {
-        await d.savepoint(c);
+        yield* call(d.savepoint(c));
         const before = tip;
         try {
-          const result = await op.fn(c, tip);
+          const result = yield* call(op.fn(c, tip));
           const drafts = op.entries(result);
-          if (drafts.length) tip = await this.append(c, tip, drafts);
-          await d.releaseSavepoint(c);
+          if (drafts.length) tip = yield* this.append(c, tip, drafts);
+          yield* call(d.releaseSavepoint(c));
           done.push({ op, ok: true, result, drafts, head: tip.head });
         } catch (error) {
           // A statement that failed leaves the transaction aborted until this; a lost connection
           // makes this throw too, which fails the whole batch below.
-          await d.rollbackToSavepoint(c);
-          await d.releaseSavepoint(c);
+          yield* call(d.rollbackToSavepoint(c));
+          yield* call(d.releaseSavepoint(c));
           tip = before;
           if (error instanceof RollBack) done.push({ op, ok: true, result: error.outcome, drafts: [], head: tip.head });
           else done.push({ op, ok: false, error });
         }
       }
-      await d.commit(c);
+      yield* call(d.commit(c));
     } catch (e) {
       // A failed ROLLBACK means the connection is gone (the server rolls back on its own), or that
       // the database rolled back already (SQLite's failed COMMIT on a full disk does).
       let failed = e;
       try {
-        await d.rollback(c);
+        yield* call(d.rollback(c));
       } catch (re) {
         failed = re;
       }
@@ -190,7 +199,7 @@ export class GroupCommit<C> {
    * Seals the entries after the tip and writes them with the Merkle nodes they complete.
    * Appends to a copy of the frontier: rolling this operation back must leave the batch's as it was.
    */
-  private async append(c: C, tip: Tip, drafts: readonly EntryDraft[]): Promise<Tip> {
+  private *append(c: C, tip: Tip, drafts: readonly EntryDraft[]): Steps<Tip> {
     const frontier = tip.frontier.clone();
     let { size, hash } = tip.head;
     const sealed: SealedEntry[] = [];
@@ -204,7 +213,7 @@ export class GroupCommit<C> {
       size = entry.seq;
       hash = entry.hash;
     }
-    await this.dialect.write(c, sealed, nodes);
+    yield* call(this.dialect.write(c, sealed, nodes));
     return { head: { size, hash, root: frontier.root().toString('hex') }, frontier };
   }
 }

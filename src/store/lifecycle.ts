@@ -2,7 +2,8 @@
  * The Store's transaction methods, once, for both stores: each runs one transition of the table
  * (transitions.ts) inside a group commit (group-commit.ts), so the state change and its signed
  * entry are one store transaction. What differs between SQLite and PostgreSQL (placeholders,
- * the log's key, PostgreSQL's row MACs) is the small LifecycleDialect each store gives.
+ * the log's key, PostgreSQL's row MACs) is the small LifecycleDialect each store gives; the
+ * operations are Steps (steps.ts), so SQLite's run synchronously inside its batch.
  */
 import type { EntryDraft } from '../audit/entry.js';
 import { AirlockError } from '../protocol/errors.js';
@@ -11,8 +12,7 @@ import { RollBack, type GroupCommit } from './group-commit.js';
 import type { ApprovalOutcome, ConsumeOutcome, RuleLimit, RuleUsage, SpentStep, TxRecord } from './store.js';
 import { candidatesWhere, transitionUpdate, type TransitionArgs, type TransitionName, type TransitionUpdate } from './transitions.js';
 import { consumeRefusal, newRow, toRecord, type NewRow, type Row } from './tx-row.js';
-
-type Awaitable<T> = T | Promise<T>;
+import { call, type Awaitable, type Steps } from './steps.js';
 /** A transactions row as stored, with the column only the store reads. */
 export type StoredRow = Row & { consumed_at: number | null };
 
@@ -38,15 +38,13 @@ export function ruleExhausted(u: RuleUsage, rule: RuleLimit, now: number): boole
   return u.last !== null && now - u.last < rule.cooldownMs;
 }
 
+type Approval = { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit };
+
 export class Lifecycle<C> {
   constructor(
     private readonly d: LifecycleDialect<C>,
     private readonly group: GroupCommit<C>,
   ) {}
-
-  private apply(c: C, id: string, name: TransitionName, a: TransitionArgs): Awaitable<boolean> {
-    return this.d.update(c, id, transitionUpdate(name, a));
-  }
 
   async create(tx: TxRecord, entry: EntryDraft): Promise<void> {
     await this.group.run(
@@ -55,44 +53,20 @@ export class Lifecycle<C> {
     );
   }
 
-  recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome> {
-    return this.group.run(
-      (o) => (o === 'approved' ? [entry] : []),
-      async (c): Promise<ApprovalOutcome> => {
-        // The rule is checked first, inside the same store transaction that records its use.
-        if (a.rule && ruleExhausted(await this.d.ruleUsage(c, a.rule.id, a.now), a.rule, a.now)) return 'rule_exhausted';
-        if (!(await this.apply(c, id, 'approve', { now: a.now, set: { approved_by: a.approvedBy, receipt_commitment: a.commitment, expires_at: a.expiresAt } }))) return 'not_pending';
-        // Rolling back undoes the approval with it: both happen or neither does.
-        if (a.spend && !(await this.d.spendStep(c, a.spend))) throw new RollBack('step_spent' as const);
-        if (a.rule) await this.d.recordRuleUse(c, a.rule.id, a.now);
-        return 'approved';
-      },
-    );
+  recordApproval(id: string, a: Approval, entry: EntryDraft): Promise<ApprovalOutcome> {
+    return this.group.run((o) => (o === 'approved' ? [entry] : []), (c) => this.approve(c, id, a));
   }
 
   consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {
-    return this.group.run(
-      (o) => (o === 'consumed' ? entries : []),
-      async (c): Promise<ConsumeOutcome> => {
-        const was = await this.d.row(c, id);
-        // A row's MAC cannot tell a row copied back from an earlier version (Queued, before its
-        // run) from the current one; the signed log can: a transaction consumes once, ever.
-        if (await this.d.consumedInLog(c, id)) return 'already_consumed';
-        if (await this.apply(c, id, 'consume', { now, commitment, set: { consumed_at: now } })) return 'consumed';
-        return consumeRefusal(was, commitment);
-      },
-    );
+    return this.group.run((o) => (o === 'consumed' ? entries : []), (c) => this.consume(c, id, commitment, now));
   }
 
   async finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void> {
-    await this.group.run(
-      () => [entry],
-      async (c) => {
-        if (!(await this.apply(c, id, 'finish', { now, to: state, set: { result_json: JSON.stringify(result) } }))) {
-          throw new AirlockError('integrity', 'not_running', `transaction ${id} is not Running`);
-        }
-      },
+    const finished = await this.group.run(
+      (ok) => (ok ? [entry] : []),
+      (c) => this.apply(c, id, 'finish', { now, to: state, set: { result_json: JSON.stringify(result) } }),
     );
+    if (!finished) throw new AirlockError('integrity', 'not_running', `transaction ${id} is not Running`);
   }
 
   cancel(id: string, now: number, entry: EntryDraft, opts: { result?: Record<string, unknown>; onlyFrom?: 'Previewed' } = {}): Promise<boolean> {
@@ -104,42 +78,54 @@ export class Lifecycle<C> {
   }
 
   async expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    return (await this.all('expire', now, entryFor)).map((t) => t.id);
+    return (await this.group.run<TxRecord[]>((txs) => txs.map(entryFor), (c) => this.applyToAll(c, 'expire', now))).map((t) => t.id);
   }
 
   expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null> {
-    return this.group.run(
-      (tx) => (tx ? [entryFor(tx)] : []),
-      async (c) => {
-        const r = await this.d.row(c, id);
-        return r && (await this.expireRow(c, r, now)) ? toRecord(r) : null;
-      },
-    );
+    return this.group.run((tx) => (tx ? [entryFor(tx)] : []), (c) => this.expireOne(c, id, now));
   }
 
   async reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    return (await this.all('interrupt', now, entryFor)).map((t) => t.id);
+    return (await this.group.run<TxRecord[]>((txs) => txs.map(entryFor), (c) => this.applyToAll(c, 'interrupt', now))).map((t) => t.id);
   }
 
-  /** The transition on every row it applies to now, one entry each (for the row as it was). */
-  private all(name: 'expire' | 'interrupt', now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord[]> {
-    return this.group.run(
-      (txs) => txs.map(entryFor),
-      async (c) => {
-        const done: TxRecord[] = [];
-        for (const r of await this.d.rows(c, candidatesWhere(name, now))) {
-          if (await this.apply(c, r.id, name, { now, from: r.state as TxState })) done.push(toRecord(r));
-        }
-        return done;
-      },
-    );
+  private apply(c: C, id: string, name: TransitionName, a: TransitionArgs): Steps<boolean> {
+    return call(this.d.update(c, id, transitionUpdate(name, a)));
   }
 
-  /** Expires one row past its deadline, recording which stage ran out; false when it was not due. */
-  private expireRow(c: C, r: StoredRow, now: number): Awaitable<boolean> {
-    const from = r.state as TxState;
+  private *approve(c: C, id: string, a: Approval): Steps<ApprovalOutcome> {
+    // The rule is checked first, inside the same store transaction that records its use.
+    if (a.rule && ruleExhausted(yield* call(this.d.ruleUsage(c, a.rule.id, a.now)), a.rule, a.now)) return 'rule_exhausted';
+    if (!(yield* this.apply(c, id, 'approve', { now: a.now, set: { approved_by: a.approvedBy, receipt_commitment: a.commitment, expires_at: a.expiresAt } }))) return 'not_pending';
+    // Rolling back undoes the approval with it: both happen or neither does.
+    if (a.spend && !(yield* call(this.d.spendStep(c, a.spend)))) throw new RollBack('step_spent' as const);
+    if (a.rule) yield* call(this.d.recordRuleUse(c, a.rule.id, a.now));
+    return 'approved';
+  }
+
+  private *consume(c: C, id: string, commitment: string, now: number): Steps<ConsumeOutcome> {
+    const was = yield* call(this.d.row(c, id));
+    // A row's MAC cannot tell a row copied back from an earlier version (Queued, before its
+    // run) from the current one; the signed log can: a transaction consumes once, ever.
+    if (yield* call(this.d.consumedInLog(c, id))) return 'already_consumed';
+    if (yield* this.apply(c, id, 'consume', { now, commitment, set: { consumed_at: now } })) return 'consumed';
+    return consumeRefusal(was, commitment);
+  }
+
+  /** Expires one transaction past its deadline, recording which stage ran out: the row as it was, or null when it was not due. */
+  private *expireOne(c: C, id: string, now: number): Steps<TxRecord | null> {
+    const r = yield* call(this.d.row(c, id));
     // A row in a state expiry does not leave (already Running or finished) is simply not due.
-    if (from !== 'Previewed' && from !== 'Queued') return false;
-    return this.apply(c, r.id, 'expire', { now, from });
+    if (!r || (r.state !== 'Previewed' && r.state !== 'Queued')) return null;
+    return (yield* this.apply(c, r.id, 'expire', { now, from: r.state })) ? toRecord(r) : null;
+  }
+
+  /** The transition on every row it applies to now; the rows as they were. */
+  private *applyToAll(c: C, name: 'expire' | 'interrupt', now: number): Steps<TxRecord[]> {
+    const done: TxRecord[] = [];
+    for (const r of yield* call(this.d.rows(c, candidatesWhere(name, now)))) {
+      if (yield* this.apply(c, r.id, name, { now, from: r.state as TxState })) done.push(toRecord(r));
+    }
+    return done;
   }
 }

@@ -14,7 +14,7 @@
  *
  * The next seq is read from the database inside that lock, never from memory; the in-memory
  * head (for the synchronous logHead()) moves only after COMMIT returned. Within one process,
- * writes are group-committed (atomically): those that arrive together share one transaction,
+ * writes are group-committed (group-commit.ts): those that arrive together share one transaction,
  * each in a savepoint of its own, and one fsync, so blocked writers do not hold the pool's
  * connections and the heads reach onAppend in commit order.
  *
@@ -77,7 +77,7 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
   const pool = makePool(o.url, o.pool);
   try {
     const client = await pool.connect();
-    const onError = () => {}; // the statement in flight rejects; see atomically()
+    const onError = () => {}; // the statement in flight rejects; see batchDialect()
     client.on('error', onError);
     try {
       await ensureSchema(client, o.logId, o.origin, Date.now());

@@ -1,6 +1,8 @@
 /**
- * SQLite store (embedded default). better-sqlite3 is synchronous, so each method
- * runs one IMMEDIATE transaction start to finish; the daemon is the only writer.
+ * SQLite store (embedded default). Every write runs in one IMMEDIATE transaction (a group
+ * commit's, group-commit.ts, for those that append entries); better-sqlite3 is synchronous, so
+ * nothing else runs on the connection meanwhile, and the daemon is the only writer. The
+ * transaction's state machine is transitions.ts, run by lifecycle.ts over this file's dialect.
  * WAL keeps readers (an auditor's `audit verify`) from blocking it.
  */
 import Database from 'better-sqlite3';

@@ -4,10 +4,10 @@
  * (src/store/lifecycle.ts) as one conditional UPDATE each, rendered here: their SQL differs
  * only in placeholders and the log's key, never in the rules.
  *
- *   (new) ─create─▶ Previewed ─approve─▶ Queued ─consume─▶ Running ─finish─▶ Succeeded | Failed | Canceled | RolledBack | NeedsReboot
- *                    │ │                   │ │                     └─interrupt─▶ Failed
- *                    │ └─deny─────────────▶ Canceled ◀─cancel / expire──┘ │
- *                    └─cancel / expire────▶ Canceled
+ *   create ─▶ Previewed ─approve─▶ Queued ─consume─▶ Running ─finish─▶ Succeeded, Failed, Canceled, RolledBack, NeedsReboot
+ *               │                    │                 └─interrupt─▶ Failed
+ *               │                    └─cancel, expire─▶ Canceled
+ *               └─deny, cancel, expire────────────────▶ Canceled
  *
  * A transition happens only from its `from` states and while every guard holds, tested in the
  * UPDATE's WHERE under the store's write lock: a request that lost a race changes nothing and
