@@ -40,16 +40,18 @@ export function ruleExhausted(u: RuleUsage, rule: RuleLimit, now: number): boole
 
 type Approval = { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit };
 
-export class Lifecycle<C> {
-  constructor(
-    private readonly d: LifecycleDialect<C>,
-    private readonly group: GroupCommit<C>,
-  ) {}
+/**
+ * Both stores extend this: it is their Store methods that move a transaction. A store gives
+ * its group commit and its dialect (in its constructor, before any method runs).
+ */
+export abstract class TransactionLifecycle<C> {
+  protected abstract readonly group: GroupCommit<C>;
+  protected abstract readonly transitions: LifecycleDialect<C>;
 
-  async create(tx: TxRecord, entry: EntryDraft): Promise<void> {
+  async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
     await this.group.run(
       () => [entry],
-      (c) => this.d.insert(c, newRow(tx)),
+      (c) => this.transitions.insert(c, newRow(tx)),
     );
   }
 
@@ -90,31 +92,31 @@ export class Lifecycle<C> {
   }
 
   private apply(c: C, id: string, name: TransitionName, a: TransitionArgs): Steps<boolean> {
-    return call(this.d.update(c, id, transitionUpdate(name, a)));
+    return call(this.transitions.update(c, id, transitionUpdate(name, a)));
   }
 
   private *approve(c: C, id: string, a: Approval): Steps<ApprovalOutcome> {
     // The rule is checked first, inside the same store transaction that records its use.
-    if (a.rule && ruleExhausted(yield* call(this.d.ruleUsage(c, a.rule.id, a.now)), a.rule, a.now)) return 'rule_exhausted';
+    if (a.rule && ruleExhausted(yield* call(this.transitions.ruleUsage(c, a.rule.id, a.now)), a.rule, a.now)) return 'rule_exhausted';
     if (!(yield* this.apply(c, id, 'approve', { now: a.now, set: { approved_by: a.approvedBy, receipt_commitment: a.commitment, expires_at: a.expiresAt } }))) return 'not_pending';
     // Rolling back undoes the approval with it: both happen or neither does.
-    if (a.spend && !(yield* call(this.d.spendStep(c, a.spend)))) throw new RollBack('step_spent' as const);
-    if (a.rule) yield* call(this.d.recordRuleUse(c, a.rule.id, a.now));
+    if (a.spend && !(yield* call(this.transitions.spendStep(c, a.spend)))) throw new RollBack('step_spent' as const);
+    if (a.rule) yield* call(this.transitions.recordRuleUse(c, a.rule.id, a.now));
     return 'approved';
   }
 
   private *consume(c: C, id: string, commitment: string, now: number): Steps<ConsumeOutcome> {
-    const was = yield* call(this.d.row(c, id));
+    const was = yield* call(this.transitions.row(c, id));
     // A row's MAC cannot tell a row copied back from an earlier version (Queued, before its
     // run) from the current one; the signed log can: a transaction consumes once, ever.
-    if (yield* call(this.d.consumedInLog(c, id))) return 'already_consumed';
+    if (yield* call(this.transitions.consumedInLog(c, id))) return 'already_consumed';
     if (yield* this.apply(c, id, 'consume', { now, commitment, set: { consumed_at: now } })) return 'consumed';
     return consumeRefusal(was, commitment);
   }
 
   /** Expires one transaction past its deadline, recording which stage ran out: the row as it was, or null when it was not due. */
   private *expireOne(c: C, id: string, now: number): Steps<TxRecord | null> {
-    const r = yield* call(this.d.row(c, id));
+    const r = yield* call(this.transitions.row(c, id));
     // A row in a state expiry does not leave (already Running or finished) is simply not due.
     if (!r || (r.state !== 'Previewed' && r.state !== 'Queued')) return null;
     return (yield* this.apply(c, r.id, 'expire', { now, from: r.state })) ? toRecord(r) : null;
@@ -123,7 +125,7 @@ export class Lifecycle<C> {
   /** The transition on every row it applies to now; the rows as they were. */
   private *applyToAll(c: C, name: 'expire' | 'interrupt', now: number): Steps<TxRecord[]> {
     const done: TxRecord[] = [];
-    for (const r of yield* call(this.d.rows(c, candidatesWhere(name, now)))) {
+    for (const r of yield* call(this.transitions.rows(c, candidatesWhere(name, now)))) {
       if (yield* this.apply(c, r.id, name, { now, from: r.state as TxState })) done.push(toRecord(r));
     }
     return done;

@@ -30,18 +30,17 @@ import { GENESIS_HASH } from '../audit/entry.js';
 import type { MerkleFrontier, NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { TxState } from '../protocol/risk.js';
 import { describeUrl, makePool, storeError, type PoolLimits } from './postgres-pool.js';
 import { ensureSchema } from './postgres-schema.js';
 import { pgIntegrityCheck } from './postgres-check.js';
 import { frontierAt, pgNodeReader, writeNodes } from './postgres-merkle.js';
 import { LOG_BASE_KEY, readBase } from './log-base.js';
 import { GroupCommit, RollBack, type BatchDialect, type Tip } from './group-commit.js';
-import { Lifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
+import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
 import { archiveSegment, type ArchiveDialect } from './archival.js';
 import type { TransitionUpdate } from './transitions.js';
 import { RowMac, type MacTable } from './row-mac.js';
-import type { ApprovedEnrolment, ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogBase, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import type { ApprovedEnrolment, HistoryFilter, LogBase, LogHead, PendingTotp, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
 const TOTP_SEALED = 'sealed-v1';
@@ -173,11 +172,11 @@ export const MAX_BATCH = 64;
 /** The most operations waiting for a batch; more are refused (transient/store_busy). */
 export const MAX_PENDING = 1000;
 
-export class PostgresStore implements Store {
+export class PostgresStore extends TransactionLifecycle<PoolClient> implements Store {
   readonly merkleNodes: NodeReader;
   /** Every write: one transaction per batch under the log's row lock (group-commit.ts). */
-  private readonly group: GroupCommit<PoolClient>;
-  private readonly lifecycle: Lifecycle<PoolClient>;
+  protected readonly group: GroupCommit<PoolClient>;
+  protected readonly transitions: LifecycleDialect<PoolClient>;
   /** What a connection of a batch reported while checked out (a cut connection emits 'error'). */
   private readonly connectionErrors = new Map<PoolClient, { listener: (e: unknown) => void; error?: unknown }>();
 
@@ -194,9 +193,10 @@ export class PostgresStore implements Store {
     frontier: MerkleFrontier,
     private base: LogBase,
   ) {
+    super();
     this.merkleNodes = pgNodeReader(pool, logId, (e) => storeError(e, where));
     this.group = new GroupCommit(this.batchDialect(), seal, { maxBatch: MAX_BATCH, maxPending: MAX_PENDING }, onAppend, { head, frontier });
-    this.lifecycle = new Lifecycle(this.lifecycleDialect(), this.group);
+    this.transitions = this.lifecycleDialect();
   }
 
   /**
@@ -343,18 +343,12 @@ export class PostgresStore implements Store {
     return { head: { ...chain, root: frontier.root().toString('hex') }, frontier };
   }
 
-  createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
-    return this.lifecycle.create(tx, entry);
-  }
 
   async getTransaction(id: string): Promise<TxRecord | null> {
     const r = this.checked('transactions', await this.read<Row>('SELECT * FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id]));
     return r[0] ? toRecord(r[0]) : null;
   }
 
-  recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome> {
-    return this.lifecycle.recordApproval(id, a, entry);
-  }
 
   private async spendStep(c: PoolClient, s: SpentStep): Promise<boolean> {
     await this.totpRow(c, s.approver);
@@ -559,17 +553,8 @@ export class PostgresStore implements Store {
     return locked ? { ...rec!, failures: limits.maxFailures } : rec!;
   }
 
-  consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {
-    return this.lifecycle.consumeReceipt(id, commitment, now, entries);
-  }
 
-  finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void> {
-    return this.lifecycle.finish(id, state, result, now, entry);
-  }
 
-  cancel(id: string, now: number, entry: EntryDraft, opts?: { result?: Record<string, unknown>; onlyFrom?: 'Previewed' }): Promise<boolean> {
-    return this.lifecycle.cancel(id, now, entry, opts);
-  }
 
   async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
     return this.read<LogRow>('SELECT seq, body, sig FROM audit_log WHERE log_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [this.logId, afterSeq, limit]);
@@ -580,17 +565,8 @@ export class PostgresStore implements Store {
     return this.read<LogRow>("SELECT seq, body, sig FROM audit_log WHERE log_id = $1 AND (body::jsonb ->> 'transaction_id') = $2 ORDER BY seq LIMIT $3", [this.logId, id, limit]);
   }
 
-  expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    return this.lifecycle.expireDue(now, entryFor);
-  }
 
-  expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null> {
-    return this.lifecycle.expire(id, now, entryFor);
-  }
 
-  reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    return this.lifecycle.reconcileInterrupted(now, entryFor);
-  }
 
   async history(f: HistoryFilter): Promise<TxRecord[]> {
     const where = ['log_id = ?'];

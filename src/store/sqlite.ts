@@ -11,15 +11,14 @@ import { GENESIS_HASH } from '../audit/entry.js';
 import type { NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { TxState } from '../protocol/risk.js';
 import { MERKLE_SCHEMA, nodeReaderSync, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
 import { LOG_BASE_KEY, readBase } from './log-base.js';
 import { COMPACTED_JSON, compactedResult, FINISHED_SQL, idsDigest, RULE_USE_KEEP_MS } from './compaction.js';
 import { toRecord, type Row } from './tx-row.js';
 import { GroupCommit, RollBack, type BatchDialect } from './group-commit.js';
-import { Lifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
+import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
 import { archiveSegment, type ArchiveDialect } from './archival.js';
-import { type ApprovalOutcome, type ConsumeOutcome, type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type ApprovedEnrolment, type RuleLimit, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
+import { type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,7 +84,7 @@ export const MAX_BATCH = 256;
 type Db = Database.Database;
 const DAY_MS = 24 * 60 * 60_000;
 
-export class SqliteStore implements Store {
+export class SqliteStore extends TransactionLifecycle<Db> implements Store {
   private readonly db: Db;
   private base: LogBase;
   private readonly writeNodes: ReturnType<typeof nodeWriter>;
@@ -94,8 +93,8 @@ export class SqliteStore implements Store {
   /** One IMMEDIATE transaction around body, built once: db.transaction() is costly to call per operation. */
   private readonly immediate: (body: () => unknown) => unknown;
   /** Every write that appends entries: one IMMEDIATE transaction per batch (group-commit.ts). */
-  private readonly group: GroupCommit<Db>;
-  private readonly lifecycle: Lifecycle<Db>;
+  protected readonly group: GroupCommit<Db>;
+  protected readonly transitions: LifecycleDialect<Db>;
   /** Prepared conditional updates of the transitions table (transitions.ts): a few fixed strings. */
   private readonly updates = new Map<string, Database.Statement>();
 
@@ -105,6 +104,7 @@ export class SqliteStore implements Store {
     /** After each commit that appended entries: the new head and those entries, in order. */
     onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void = () => {},
   ) {
+    super();
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
@@ -187,7 +187,7 @@ export class SqliteStore implements Store {
     };
     this.immediate = this.db.transaction((body: () => unknown) => body()).immediate;
     this.group = new GroupCommit(this.batchDialect(), seal, { maxBatch: MAX_BATCH, maxPending: Infinity }, onAppend, { head, frontier });
-    this.lifecycle = new Lifecycle(this.lifecycleDialect(), this.group);
+    this.transitions = this.lifecycleDialect();
   }
 
   /** Group commit's SQLite: one IMMEDIATE transaction on the store's one connection (the daemon is the only writer). */
@@ -251,18 +251,12 @@ export class SqliteStore implements Store {
     return this.stmts.spendStep.run(s.step, s.approver, s.step).changes === 1;
   }
 
-  createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
-    return this.lifecycle.create(tx, entry);
-  }
 
   async getTransaction(id: string): Promise<TxRecord | null> {
     const r = this.stmts.getTx.get(id) as Row | undefined;
     return r ? toRecord(r) : null;
   }
 
-  recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome> {
-    return this.lifecycle.recordApproval(id, a, entry);
-  }
 
   private usageOf(ruleId: string, now: number): RuleUsage {
     const day = this.stmts.ruleUsage.get(ruleId, now - DAY_MS) as { count: number };
@@ -392,17 +386,8 @@ export class SqliteStore implements Store {
     return locked ? { ...rec!, failures: limits.maxFailures } : rec!;
   }
 
-  consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {
-    return this.lifecycle.consumeReceipt(id, commitment, now, entries);
-  }
 
-  finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void> {
-    return this.lifecycle.finish(id, state, result, now, entry);
-  }
 
-  cancel(id: string, now: number, entry: EntryDraft, opts?: { result?: Record<string, unknown>; onlyFrom?: 'Previewed' }): Promise<boolean> {
-    return this.lifecycle.cancel(id, now, entry, opts);
-  }
 
   async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
     return this.stmts.logRows.all(afterSeq, limit) as LogRow[];
@@ -412,17 +397,8 @@ export class SqliteStore implements Store {
     return this.stmts.txRows.all(id, limit) as LogRow[];
   }
 
-  expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    return this.lifecycle.expireDue(now, entryFor);
-  }
 
-  expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null> {
-    return this.lifecycle.expire(id, now, entryFor);
-  }
 
-  reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    return this.lifecycle.reconcileInterrupted(now, entryFor);
-  }
 
   async history(f: HistoryFilter): Promise<TxRecord[]> {
     const where: string[] = [];
