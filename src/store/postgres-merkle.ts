@@ -58,19 +58,6 @@ export async function writeNodes(c: PoolClient, logId: string, nodes: readonly S
   ]);
 }
 
-/**
- * After entries 1..upTo of the log were archived: deletes the nodes wholly among them but the
- * frontier at upTo (what proofs of later entries and sizes can ask for; sqlite-merkle.ts
- * pruneArchivedNodes says why), inside the archival's transaction. Returns the frontier's hashes.
- */
-export async function pruneArchivedNodes(c: PoolClient, logId: string, upTo: number): Promise<Buffer[]> {
-  const ids = MerkleFrontier.edgeIds(upTo);
-  const keep = await pgNodeReader(c, logId)(ids);
-  for (let level = 0; 2 ** level <= upTo; level++) await c.query('DELETE FROM merkle_nodes WHERE log_id = $1 AND level = $2 AND idx < $3', [logId, level, Math.floor(upTo / 2 ** level)]);
-  await writeNodes(c, logId, ids.map((id, i) => ({ ...id, hash: keep[i]! })));
-  return keep;
-}
-
 /** How many leaves the stored tree of this log has: one past its highest leaf node. */
 async function storedLeaves(q: Queryable, logId: string): Promise<number> {
   const r = await q.query<{ max: number | null }>('SELECT MAX(idx) AS max FROM merkle_nodes WHERE log_id = $1 AND level = 0', [logId]);

@@ -14,7 +14,7 @@
  *
  * The next seq is read from the database inside that lock, never from memory; the in-memory
  * head (for the synchronous logHead()) moves only after COMMIT returned. Within one process,
- * writes are group-committed (atomically): those that arrive together share one transaction,
+ * writes are group-committed (group-commit.ts): those that arrive together share one transaction,
  * each in a savepoint of its own, and one fsync, so blocked writers do not hold the pool's
  * connections and the heads reach onAppend in commit order.
  *
@@ -22,28 +22,28 @@
  * never success for something not written.
  */
 import { COMPACTED_JSON, compactedResult, FINISHED_SQL, idsDigest, RULE_USE_KEEP_MS } from './compaction.js';
-import { consumeRefusal, EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
+import { toRecord, type NewRow, type Row } from './tx-row.js';
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
-import { leafHash, type MerkleFrontier, type NodeReader, type StoredNode } from '../audit/merkle.js';
+import type { MerkleFrontier, NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { TxState } from '../protocol/risk.js';
 import { describeUrl, makePool, storeError, type PoolLimits } from './postgres-pool.js';
 import { ensureSchema } from './postgres-schema.js';
 import { pgIntegrityCheck } from './postgres-check.js';
-import { frontierAt, pgNodeReader, pruneArchivedNodes } from './postgres-merkle.js';
-import { archiveRange, LOG_BASE_KEY, readBase } from './log-base.js';
+import { frontierAt, pgNodeReader, writeNodes } from './postgres-merkle.js';
+import { LOG_BASE_KEY, readBase } from './log-base.js';
+import { GroupCommit, RollBack, type BatchDialect, type Tip } from './group-commit.js';
+import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
+import { archiveSegment, type ArchiveDialect } from './archival.js';
+import type { TransitionUpdate } from './transitions.js';
 import { RowMac, type MacTable } from './row-mac.js';
-import type { ApprovedEnrolment, ApprovalOutcome, ConsumeOutcome, HistoryFilter, LogBase, LogHead, PendingTotp, RuleLimit, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import type { ApprovedEnrolment, HistoryFilter, LogBase, LogHead, PendingTotp, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
 const TOTP_SEALED = 'sealed-v1';
-const INTERRUPTED = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
-const STEP_SPENT = Symbol('step spent');
-const GONE = Symbol('enrolment gone');
 const DAY_MS = 24 * 60 * 60_000;
 /** The most uses of one rule in 24 hours: the largest daily_cap a policy may give (src/policy/policy.ts). */
 const MAX_RULE_ROWS = 10_000;
@@ -76,7 +76,7 @@ export async function openPostgresStore(o: PostgresStoreOptions): Promise<Postgr
   const pool = makePool(o.url, o.pool);
   try {
     const client = await pool.connect();
-    const onError = () => {}; // the statement in flight rejects; see atomically()
+    const onError = () => {}; // the statement in flight rejects; see batchDialect()
     client.on('error', onError);
     try {
       await ensureSchema(client, o.logId, o.origin, Date.now());
@@ -153,6 +153,12 @@ async function adoptRows(c: PoolClient, mac: RowMac, logId: string): Promise<voi
   ]);
 }
 
+/** SQL written with `?` placeholders (transitions.ts renders them so), numbered $1, $2, ... for PostgreSQL. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
 /** The last entry's seq and hash, as the database has them. */
 type ChainHead = Omit<LogHead, 'root'>;
 
@@ -166,20 +172,13 @@ export const MAX_BATCH = 64;
 /** The most operations waiting for a batch; more are refused (transient/store_busy). */
 export const MAX_PENDING = 1000;
 
-interface PendingOp {
-  fn: (c: PoolClient) => Promise<unknown>;
-  entries: (result: unknown) => EntryDraft[];
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-type Done = { op: PendingOp; ok: true; result: unknown; drafts: EntryDraft[]; head: LogHead } | { op: PendingOp; ok: false; error: unknown };
-
-export class PostgresStore implements Store {
-  /** Operations waiting for the next batch, in arrival order. */
-  private readonly pending: PendingOp[] = [];
-  private writing = false;
-  private readonly idle: Array<() => void> = [];
+export class PostgresStore extends TransactionLifecycle<PoolClient> implements Store {
   readonly merkleNodes: NodeReader;
+  /** Every write: one transaction per batch under the log's row lock (group-commit.ts). */
+  protected readonly group: GroupCommit<PoolClient>;
+  protected readonly transitions: LifecycleDialect<PoolClient>;
+  /** What a connection of a batch reported while checked out (a cut connection emits 'error'). */
+  private readonly connectionErrors = new Map<PoolClient, { listener: (e: unknown) => void; error?: unknown }>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -187,14 +186,112 @@ export class PostgresStore implements Store {
     readonly where: string,
     readonly logId: string,
     private readonly mac: RowMac,
-    private readonly seal: Sealer,
-    private readonly onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void,
-    private head: LogHead,
-    /** The Merkle tree's right edge at `head`; like head, replaced only when a transaction commits. */
-    private frontier: MerkleFrontier,
+    seal: Sealer,
+    onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void,
+    head: LogHead,
+    /** The Merkle tree's right edge at `head`. */
+    frontier: MerkleFrontier,
     private base: LogBase,
   ) {
+    super();
     this.merkleNodes = pgNodeReader(pool, logId, (e) => storeError(e, where));
+    this.group = new GroupCommit(this.batchDialect(), seal, { maxBatch: MAX_BATCH, maxPending: MAX_PENDING }, onAppend, { head, frontier });
+    this.transitions = this.lifecycleDialect();
+  }
+
+  /**
+   * Group commit's PostgreSQL: a pooled connection per batch, its transaction first taking the
+   * log's row lock (the header says why), the head read from the database inside it.
+   */
+  private batchDialect(): BatchDialect<PoolClient> {
+    return {
+      connect: async () => {
+        const c = await this.pool.connect();
+        // A connection cut while checked out emits 'error' on the client (not on the pool); the
+        // statement in flight rejects with it anyway, so the event only needs a listener.
+        const seen: { listener: (e: unknown) => void; error?: unknown } = { listener: (e) => (seen.error ??= e) };
+        c.on('error', seen.listener);
+        this.connectionErrors.set(c, seen);
+        return c;
+      },
+      release: (c, failed) => {
+        const seen = this.connectionErrors.get(c);
+        this.connectionErrors.delete(c);
+        if (seen) c.removeListener('error', seen.listener);
+        // A connection that failed other than by our own refusal is destroyed rather than returned to the pool.
+        const broken = seen?.error ?? (failed === undefined || failed instanceof AirlockError ? undefined : failed);
+        c.release(broken instanceof Error ? broken : undefined);
+      },
+      begin: async (c, committed) => {
+        await c.query('BEGIN');
+        const lock = await c.query('SELECT log_id FROM logs WHERE log_id = $1 FOR UPDATE', [this.logId]);
+        if (lock.rowCount !== 1) throw new AirlockError('integrity', 'log_missing', `the log ${this.logId} has no row in the audit store at ${this.where}: it was deleted`);
+        return this.headInLock(c, committed);
+      },
+      savepoint: (c) => c.query('SAVEPOINT op'),
+      releaseSavepoint: (c) => c.query('RELEASE SAVEPOINT op'),
+      rollbackToSavepoint: (c) => c.query('ROLLBACK TO SAVEPOINT op'),
+      commit: (c) => c.query('COMMIT'),
+      rollback: (c) => c.query('ROLLBACK'),
+      // Entries and nodes in one statement: one round trip fewer on a path serialized per log.
+      write: async (c, entries, nodes) => {
+        await c.query(
+          `WITH entries AS (INSERT INTO audit_log (log_id, seq, body, sig, hash) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]))
+            INSERT INTO merkle_nodes (log_id, level, idx, hash) SELECT $1, * FROM unnest($6::int[], $7::bigint[], $8::bytea[])`,
+          [this.logId, entries.map((e) => e.seq), entries.map((e) => e.body), entries.map((e) => e.sig), entries.map((e) => e.hash), nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash)],
+        );
+      },
+      failure: (e) => storeError(e, this.where),
+    };
+  }
+
+  private lifecycleDialect(): LifecycleDialect<PoolClient> {
+    return {
+      row: (c, id) => this.txRow(c, id),
+      rows: async (c, w) => this.checked('transactions', (await c.query<StoredRow>(numbered(`SELECT * FROM transactions WHERE log_id = ? AND ${w.where} ORDER BY ord`), [this.logId, ...w.whereArgs])).rows),
+      insert: (c, row) => this.insertTx(c, row),
+      update: (c, id, u) => this.update(c, id, u),
+      spendStep: (c, s) => this.spendStep(c, s),
+      ruleUsage: (c, ruleId, now) => this.usageOf(c, ruleId, now),
+      recordRuleUse: async (c, ruleId, now) => {
+        const mac = this.mac.of('rule_use', { rule_id: ruleId, at: now });
+        await c.query('INSERT INTO rule_use (log_id, rule_id, at, mac) VALUES ($1, $2, $3, $4)', [this.logId, ruleId, now, mac]);
+      },
+      consumedInLog: async (c, id) =>
+        (await c.query(
+          `SELECT 1 FROM audit_log WHERE log_id = $1 AND ((body::jsonb) ->> 'transaction_id') = $2
+            AND ((body::jsonb) ->> 'kind') = 'approval_consumed' LIMIT 1`,
+          [this.logId, id],
+        )).rowCount !== 0,
+    };
+  }
+
+  private archiveDialect(): ArchiveDialect<PoolClient> {
+    return {
+      ofLog: ` of log ${this.logId}`,
+      entryHash: async (c, seq) => (await c.query<{ hash: string }>('SELECT hash FROM audit_log WHERE log_id = $1 AND seq = $2', [this.logId, seq])).rows[0]?.hash,
+      deleteEntriesUpTo: async (c, seq) => void (await c.query('DELETE FROM audit_log WHERE log_id = $1 AND seq <= $2', [this.logId, seq])),
+      readNodes: (c, ids) => pgNodeReader(c, this.logId)(ids),
+      deleteNodesBelow: async (c, level, index) => void (await c.query('DELETE FROM merkle_nodes WHERE log_id = $1 AND level = $2 AND idx < $3', [this.logId, level, index])),
+      writeNodes: (c, nodes) => writeNodes(c, this.logId, nodes),
+      putMeta: async (c, key, value) =>
+        void (await c.query('INSERT INTO meta (log_id, key, value) VALUES ($1, $2, $3) ON CONFLICT (log_id, key) DO UPDATE SET value = excluded.value', [this.logId, key, value])),
+    };
+  }
+
+  private async insertTx(c: PoolClient, row: NewRow): Promise<void> {
+    const cols = Object.keys(row);
+    await this.sealed(c, 'transactions', await c.query(
+      `INSERT INTO transactions (log_id, ${cols.join(', ')}) VALUES ($1, ${cols.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING *`,
+      [this.logId, ...Object.values(row)],
+    ));
+  }
+
+  /** One transition's UPDATE (transitions.ts) of a row checked first: an update would otherwise give a forged row this host's MAC. */
+  private async update(c: PoolClient, id: string, u: TransitionUpdate): Promise<boolean> {
+    await this.txRow(c, id);
+    const r = await c.query(numbered(`UPDATE transactions SET ${u.set} WHERE log_id = ? AND id = ? AND ${u.where} RETURNING *`), [...u.setArgs, this.logId, id, ...u.whereArgs]);
+    return (await this.sealed(c, 'transactions', r)).rowCount === 1;
   }
 
   /** Rows of `table` this host wrote, or integrity/row_mac for the first that it did not. */
@@ -230,203 +327,28 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Runs fn and appends the entries it calls for, atomically and durably: the promise settles
-   * only after the COMMIT that holds them returned.
-   *
-   * Group commit: operations that arrive while a batch is being written wait for the next one,
-   * and a batch (at most MAX_BATCH, in arrival order) is one transaction under the log's row
-   * lock, each operation inside a savepoint of its own. One that throws rolls back to its
-   * savepoint alone, as if it had been a transaction of its own; the others commit. One fsync
-   * then covers the batch. A failed COMMIT (or a lost connection) rejects every operation of the
-   * batch: nothing of it is reported stored. The in-memory head moves only after COMMIT.
-   */
-  private atomically<T>(entries: (result: T) => EntryDraft[], fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    if (this.pending.length >= MAX_PENDING) {
-      return Promise.reject(new AirlockError('transient', 'store_busy', `more than ${MAX_PENDING} store writes are waiting`, 'retry in a moment'));
-    }
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, entries: entries as PendingOp['entries'], resolve: resolve as PendingOp['resolve'], reject });
-      this.kick();
-    });
-  }
-
-  /** Starts the next batch unless one is being written; wakes close() when there is nothing left. */
-  private kick(): void {
-    if (this.writing) return;
-    if (this.pending.length === 0) {
-      for (const wake of this.idle.splice(0)) wake();
-      return;
-    }
-    this.writing = true;
-    void this.writeBatch(this.pending.splice(0, MAX_BATCH)).finally(() => {
-      this.writing = false;
-      this.kick();
-    });
-  }
-
-  private async writeBatch(batch: PendingOp[]): Promise<void> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (e) {
-      for (const op of batch) op.reject(storeError(e, this.where));
-      return;
-    }
-    // A connection cut while checked out emits 'error' on the client (not on the pool); the
-    // statement in flight rejects with it anyway, so the event only needs a listener.
-    let broken: unknown = undefined;
-    const onError = (e: unknown) => (broken ??= e);
-    client.on('error', onError);
-    const done: Done[] = [];
-    let head = this.head;
-    let frontier = this.frontier;
-    try {
-      await client.query('BEGIN');
-      const lock = await client.query('SELECT log_id FROM logs WHERE log_id = $1 FOR UPDATE', [this.logId]);
-      if (lock.rowCount !== 1) throw new AirlockError('integrity', 'log_missing', `the log ${this.logId} has no row in the audit store at ${this.where}: it was deleted`);
-      ({ head, frontier } = await this.headInLock(client));
-      for (const op of batch) {
-        await client.query('SAVEPOINT op');
-        const before = { head, frontier };
-        try {
-          const result = await op.fn(client);
-          const drafts = op.entries(result);
-          if (drafts.length) ({ head, frontier } = await this.append(client, head, frontier, drafts));
-          await client.query('RELEASE SAVEPOINT op');
-          done.push({ op, ok: true, result, drafts, head });
-        } catch (error) {
-          // A statement that failed leaves the transaction aborted until this; a lost connection
-          // makes this throw too, which fails the whole batch below.
-          await client.query('ROLLBACK TO SAVEPOINT op');
-          await client.query('RELEASE SAVEPOINT op');
-          ({ head, frontier } = before);
-          done.push({ op, ok: false, error });
-        }
-      }
-      await client.query('COMMIT');
-    } catch (e) {
-      // A failed ROLLBACK means the connection is gone: the server rolls back on its own, and
-      // the connection is destroyed rather than returned to the pool.
-      await client.query('ROLLBACK').catch((re) => (broken ??= re));
-      broken ??= e instanceof AirlockError ? undefined : e;
-      client.removeListener('error', onError);
-      client.release(broken instanceof Error ? broken : undefined);
-      for (const op of batch) op.reject(storeError(e, this.where));
-      return;
-    }
-    client.removeListener('error', onError);
-    client.release(broken instanceof Error ? broken : undefined);
-    if (head.size > this.head.size) {
-      this.head = head;
-      this.frontier = frontier;
-    }
-    for (const d of done) {
-      // The outcomes an operation rolls itself back with reach it as they were thrown.
-      if (!d.ok) d.op.reject(d.error === STEP_SPENT || d.error === GONE ? d.error : storeError(d.error, this.where));
-      else {
-        if (d.drafts.length) this.onAppend(d.head, d.drafts);
-        d.op.resolve(d.result);
-      }
-    }
-  }
-
-  /**
    * The head as the database has it, read under the log's lock, with its tree's frontier. The
    * database is the truth for the next seq, but it must not be behind what this store already
    * committed: a shorter or different log means entries were removed or replaced. Another
    * writer of this log (a second store object) may have appended: the frontier then comes
    * from the database too.
    */
-  private async headInLock(c: PoolClient): Promise<{ head: LogHead; frontier: MerkleFrontier }> {
+  private async headInLock(c: PoolClient, committed: Tip): Promise<Tip> {
     const chain = await readHead(c, this.logId);
-    if (chain.size < this.head.size || (chain.size === this.head.size && chain.hash !== this.head.hash)) {
-      throw new AirlockError('integrity', 'log_rewritten', `the log ${this.logId} in the audit store at ${this.where} ends at ${chain.size}, but this daemon wrote up to ${this.head.size}: entries were removed or replaced`);
+    if (chain.size < committed.head.size || (chain.size === committed.head.size && chain.hash !== committed.head.hash)) {
+      throw new AirlockError('integrity', 'log_rewritten', `the log ${this.logId} in the audit store at ${this.where} ends at ${chain.size}, but this daemon wrote up to ${committed.head.size}: entries were removed or replaced`);
     }
-    if (chain.size === this.head.size) return { head: this.head, frontier: this.frontier };
+    if (chain.size === committed.head.size) return committed;
     const frontier = await frontierAt(c, this.logId, chain.size);
     return { head: { ...chain, root: frontier.root().toString('hex') }, frontier };
   }
 
-  /**
-   * Seals and inserts the entries after `head`, with the Merkle nodes they complete, inside the
-   * batch's transaction. Appends to a copy of the frontier: a rollback must leave the one given as it was.
-   */
-  private async append(c: PoolClient, head: LogHead, given: MerkleFrontier, drafts: EntryDraft[]): Promise<{ head: LogHead; frontier: MerkleFrontier }> {
-    const frontier = given.clone();
-    let { size, hash } = head;
-    const nodes: StoredNode[] = [];
-    const seqs: number[] = [];
-    const bodies: string[] = [];
-    const sigs: string[] = [];
-    const hashes: string[] = [];
-    for (const draft of drafts) {
-      const sealed = this.seal(draft, size + 1, hash);
-      // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
-      if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
-      seqs.push(sealed.seq);
-      bodies.push(sealed.body);
-      sigs.push(sealed.sig);
-      hashes.push(sealed.hash);
-      nodes.push(...frontier.append(leafHash(sealed.body)));
-      size = sealed.seq;
-      hash = sealed.hash;
-    }
-    // Entries and nodes in one statement: one round trip fewer on a path serialized per log.
-    await c.query(
-      `WITH entries AS (INSERT INTO audit_log (log_id, seq, body, sig, hash) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]))
-        INSERT INTO merkle_nodes (log_id, level, idx, hash) SELECT $1, * FROM unnest($6::int[], $7::bigint[], $8::bytea[])`,
-      [this.logId, seqs, bodies, sigs, hashes, nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash)],
-    );
-    return { head: { size, hash, root: frontier.root().toString('hex') }, frontier };
-  }
-
-  async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
-    await this.atomically(
-      () => [entry],
-      async (c) =>
-        this.sealed(c, 'transactions', await c.query(
-          `INSERT INTO transactions (log_id, id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
-            requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING *`,
-          [this.logId, tx.id, tx.actionName, JSON.stringify(tx.params), tx.requestHash, tx.risk, tx.state, tx.requesterUid, tx.requesterName, tx.requesterRole,
-            tx.requesterPersonUid, JSON.stringify(tx.preview), tx.previewDigest, tx.summary, tx.createdAt, tx.updatedAt, tx.expiresAt],
-        )),
-    );
-  }
 
   async getTransaction(id: string): Promise<TxRecord | null> {
     const r = this.checked('transactions', await this.read<Row>('SELECT * FROM transactions WHERE log_id = $1 AND id = $2', [this.logId, id]));
     return r[0] ? toRecord(r[0]) : null;
   }
 
-  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome> {
-    try {
-      return await this.atomically(
-        (o) => (o === 'approved' ? [entry] : []),
-        async (c): Promise<ApprovalOutcome> => {
-          // The rule is checked first, under the same row lock that records its use.
-          if (a.rule && (await this.ruleExhausted(c, a.rule, a.now))) return 'rule_exhausted';
-          await this.txRow(c, id);
-          const ok = await this.sealed(c, 'transactions', await c.query(
-            `UPDATE transactions SET state = 'Queued', approved_by = $3, receipt_commitment = $4, expires_at = $5, updated_at = $6
-              WHERE log_id = $1 AND id = $2 AND state = 'Previewed' AND expires_at > $6 RETURNING *`,
-            [this.logId, id, a.approvedBy, a.commitment, a.expiresAt, a.now],
-          ));
-          if (ok.rowCount !== 1) return 'not_pending';
-          // Throwing rolls the approval back with the transaction: both happen or neither does.
-          if (a.spend && !(await this.spendStep(c, a.spend))) throw STEP_SPENT;
-          if (a.rule) {
-            const mac = this.mac.of('rule_use', { rule_id: a.rule.id, at: a.now });
-            await c.query('INSERT INTO rule_use (log_id, rule_id, at, mac) VALUES ($1, $2, $3, $4)', [this.logId, a.rule.id, a.now, mac]);
-          }
-          return 'approved';
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      throw e;
-    }
-  }
 
   private async spendStep(c: PoolClient, s: SpentStep): Promise<boolean> {
     await this.totpRow(c, s.approver);
@@ -437,13 +359,6 @@ export class PostgresStore implements Store {
     ]);
     const r = await this.sealed(c, 'totp', spent);
     return r.rowCount === 1;
-  }
-
-  /** At its daily cap (approvals in the last 24 hours) or inside its cooldown (since its last approval). */
-  private async ruleExhausted(c: PoolClient, rule: RuleLimit, now: number): Promise<boolean> {
-    const u = await this.usageOf(c, rule.id, now);
-    if (u.lastDay >= rule.dailyCap) return true;
-    return u.last !== null && now - u.last < rule.cooldownMs;
   }
 
   /**
@@ -483,7 +398,7 @@ export class PostgresStore implements Store {
   }
 
   async sealTotpSecrets(seal: (approver: string, secret: string) => string): Promise<number> {
-    const sealed = await this.atomically(
+    const sealed = await this.group.run(
       () => [],
       async (c) => {
         if ((await this.meta(c, 'totp_secrets')) === TOTP_SEALED) return 0;
@@ -508,25 +423,20 @@ export class PostgresStore implements Store {
     return sealed;
   }
 
-  async issueTotp(approver: string, sealedSecret: string, now: number, expiresAt: number, spend: SpentStep | undefined, entry: EntryDraft): Promise<'issued' | 'step_spent'> {
-    try {
-      return await this.atomically(
-        () => [entry],
-        async (c) => {
-          if (spend && !(await this.spendStep(c, spend))) throw STEP_SPENT;
-          await this.sealed(c, 'totp_pending', await c.query(
-            `INSERT INTO totp_pending (log_id, approver, secret, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)
-              ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, issued_at = excluded.issued_at, expires_at = excluded.expires_at, failures = 0, confirmed_step = NULL
-              RETURNING *`,
-            [this.logId, approver, sealedSecret, now, expiresAt],
-          ));
-          return 'issued' as const;
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      throw e;
-    }
+  issueTotp(approver: string, sealedSecret: string, now: number, expiresAt: number, spend: SpentStep | undefined, entry: EntryDraft): Promise<'issued' | 'step_spent'> {
+    return this.group.run(
+      (o) => (o === 'issued' ? [entry] : []),
+      async (c) => {
+        if (spend && !(await this.spendStep(c, spend))) return 'step_spent';
+        await this.sealed(c, 'totp_pending', await c.query(
+          `INSERT INTO totp_pending (log_id, approver, secret, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (log_id, approver) DO UPDATE SET secret = excluded.secret, issued_at = excluded.issued_at, expires_at = excluded.expires_at, failures = 0, confirmed_step = NULL
+            RETURNING *`,
+          [this.logId, approver, sealedSecret, now, expiresAt],
+        ));
+        return 'issued';
+      },
+    );
   }
 
   async pendingTotp(approver: string): Promise<PendingTotp | null> {
@@ -541,7 +451,7 @@ export class PostgresStore implements Store {
   }
 
   async awaitTotpApproval(approver: string, sealedSecret: string, step: number, now: number, expiresAt: number, entry: EntryDraft): Promise<boolean> {
-    return this.atomically(
+    return this.group.run(
       (ok) => (ok ? [entry] : []),
       async (c) => {
         const row = this.checked('totp_pending', (await c.query('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2 FOR UPDATE', [this.logId, approver])).rows)[0];
@@ -555,26 +465,20 @@ export class PostgresStore implements Store {
     );
   }
 
-  async approveTotp(enrolments: readonly ApprovedEnrolment[], now: number, spend: SpentStep): Promise<'approved' | 'gone' | 'step_spent'> {
-    try {
-      return await this.atomically<'approved'>(
-        () => enrolments.map((e) => e.entry),
-        async (c) => {
-          for (const e of enrolments) {
-            const row = this.checked('totp_pending', (await c.query('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2 FOR UPDATE', [this.logId, e.approver])).rows)[0];
-            if (!row || row.secret !== e.sealedSecret || Number(row.expires_at) <= now || row.confirmed_step === null) throw GONE; // rolls back the ones before it
-            await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, e.approver]);
-            await this.putTotp(c, e.approver, e.sealedSecret, now, Number(row.confirmed_step));
-          }
-          if (!(await this.spendStep(c, spend))) throw STEP_SPENT;
-          return 'approved';
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      if (e === GONE) return 'gone';
-      throw e;
-    }
+  approveTotp(enrolments: readonly ApprovedEnrolment[], now: number, spend: SpentStep): Promise<'approved' | 'gone' | 'step_spent'> {
+    return this.group.run(
+      (o) => (o === 'approved' ? enrolments.map((e) => e.entry) : []),
+      async (c) => {
+        for (const e of enrolments) {
+          const row = this.checked('totp_pending', (await c.query('SELECT * FROM totp_pending WHERE log_id = $1 AND approver = $2 FOR UPDATE', [this.logId, e.approver])).rows)[0];
+          if (!row || row.secret !== e.sealedSecret || Number(row.expires_at) <= now || row.confirmed_step === null) throw new RollBack('gone' as const); // with the ones before it
+          await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, e.approver]);
+          await this.putTotp(c, e.approver, e.sealedSecret, now, Number(row.confirmed_step));
+        }
+        if (!(await this.spendStep(c, spend))) throw new RollBack('step_spent' as const);
+        return 'approved' as const;
+      },
+    );
   }
 
   /** Makes `sealedSecret` the approver's factor (replacing any), `step` spent, with this host's MAC. */
@@ -588,7 +492,7 @@ export class PostgresStore implements Store {
   }
 
   async confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean> {
-    return this.atomically(
+    return this.group.run(
       (ok) => (ok ? [entry] : []),
       async (c) => {
         const took = await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2 AND secret = $3 AND expires_at > $4 AND confirmed_step IS NULL RETURNING *', [this.logId, approver, sealedSecret, now]);
@@ -601,7 +505,7 @@ export class PostgresStore implements Store {
   }
 
   async recordPendingTotpFailure(approver: string, maxFailures: number): Promise<number> {
-    return this.atomically(
+    return this.group.run(
       () => [],
       async (c) => {
         // Checked before it is changed: an update would otherwise give a forged row this host's MAC.
@@ -616,22 +520,17 @@ export class PostgresStore implements Store {
     );
   }
 
-  async resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'> {
-    try {
-      return await this.atomically<{ factor: boolean; pending: boolean }>(
-        (had) => (had.factor || had.pending ? [entryFor(had)] : []),
-        async (c) => {
-          if (spend && !(await this.spendStep(c, spend))) throw STEP_SPENT;
-          return {
-            factor: (await c.query('DELETE FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
-            pending: (await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
-          };
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      throw e;
-    }
+  resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'> {
+    return this.group.run(
+      (had) => (had !== 'step_spent' && (had.factor || had.pending) ? [entryFor(had)] : []),
+      async (c) => {
+        if (spend && !(await this.spendStep(c, spend))) return 'step_spent' as const;
+        return {
+          factor: (await c.query('DELETE FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
+          pending: (await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
+        };
+      },
+    );
   }
 
   async totp(approver: string): Promise<TotpRecord | null> {
@@ -640,7 +539,7 @@ export class PostgresStore implements Store {
   }
 
   async recordTotpFailure(approver: string, now: number, limits: { maxFailures: number; lockMs: number }, lockoutEntry: EntryDraft): Promise<TotpRecord> {
-    const locked = await this.atomically(
+    const locked = await this.group.run(
       (l) => (l ? [lockoutEntry] : []),
       async (c) => {
         await this.totpRow(c, approver);
@@ -654,57 +553,8 @@ export class PostgresStore implements Store {
     return locked ? { ...rec!, failures: limits.maxFailures } : rec!;
   }
 
-  async consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {
-    return this.atomically(
-      (o) => (o === 'consumed' ? entries : []),
-      async (c): Promise<ConsumeOutcome> => {
-        const p = await this.txRow(c, id);
-        // The row's MAC cannot tell a row copied back from an earlier version (Queued, before its
-        // run) from the current one; the signed log can: a transaction consumes once, ever.
-        const spent = await c.query(
-          `SELECT 1 FROM audit_log WHERE log_id = $1 AND ((body::jsonb) ->> 'transaction_id') = $2
-            AND ((body::jsonb) ->> 'kind') = 'approval_consumed' LIMIT 1`,
-          [this.logId, id],
-        );
-        if (spent.rowCount) return 'already_consumed';
-        const r = await this.sealed(c, 'transactions', await c.query(
-          `UPDATE transactions SET state = 'Running', consumed_at = $3, updated_at = $3
-            WHERE log_id = $1 AND id = $2 AND state = 'Queued' AND consumed_at IS NULL AND receipt_commitment = $4 AND expires_at > $3 RETURNING *`,
-          [this.logId, id, now, commitment],
-        ));
-        if (r.rowCount === 1) return 'consumed';
-        return consumeRefusal(p, commitment);
-      },
-    );
-  }
 
-  async finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void> {
-    await this.atomically(
-      () => [entry],
-      async (c) => {
-        await this.txRow(c, id);
-        const r = await this.sealed(c, 'transactions', await c.query("UPDATE transactions SET state = $3, result_json = $4, updated_at = $5 WHERE log_id = $1 AND id = $2 AND state = 'Running' RETURNING *", [this.logId, id, state, JSON.stringify(result), now]));
-        if (r.rowCount !== 1) throw new AirlockError('integrity', 'not_running', `transaction ${id} is not Running`);
-      },
-    );
-  }
 
-  async cancel(id: string, now: number, entry: EntryDraft, opts: { result?: Record<string, unknown>; onlyFrom?: 'Previewed' } = {}): Promise<boolean> {
-    const result = opts.result ? JSON.stringify(opts.result) : null;
-    const from = opts.onlyFrom ?? null;
-    return this.atomically(
-      (ok) => (ok ? [entry] : []),
-      async (c) => {
-        await this.txRow(c, id);
-        const r = await c.query(
-          `UPDATE transactions SET state = 'Canceled', updated_at = $3, result_json = COALESCE($4, result_json)
-            WHERE log_id = $1 AND id = $2 AND state IN ('Previewed', 'Queued') AND ($5::text IS NULL OR state = $5::text) RETURNING *`,
-          [this.logId, id, now, result, from],
-        );
-        return (await this.sealed(c, 'transactions', r)).rowCount === 1;
-      },
-    );
-  }
 
   async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
     return this.read<LogRow>('SELECT seq, body, sig FROM audit_log WHERE log_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [this.logId, afterSeq, limit]);
@@ -715,70 +565,22 @@ export class PostgresStore implements Store {
     return this.read<LogRow>("SELECT seq, body, sig FROM audit_log WHERE log_id = $1 AND (body::jsonb ->> 'transaction_id') = $2 ORDER BY seq LIMIT $3", [this.logId, id, limit]);
   }
 
-  /** Cancels one transaction past its deadline, recording which stage ran out; false when it was not due. */
-  private async expireOne(c: PoolClient, id: string, now: number): Promise<boolean> {
-    await this.txRow(c, id);
-    const r = await this.sealed(c, 'transactions', await c.query(
-      `UPDATE transactions SET state = 'Canceled', updated_at = $3, result_json = CASE state WHEN 'Previewed' THEN $4 ELSE $5 END
-        WHERE log_id = $1 AND id = $2 AND state IN ('Previewed', 'Queued') AND expires_at <= $3 RETURNING *`,
-      [this.logId, id, now, EXPIRED_PREVIEW, EXPIRED_RECEIPT],
-    ));
-    return r.rowCount === 1;
-  }
 
-  async expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    const expired = await this.atomically<TxRecord[]>(
-      (txs) => txs.map(entryFor),
-      async (c) => {
-        const due = this.checked('transactions', (await c.query<Row>("SELECT * FROM transactions WHERE log_id = $1 AND state IN ('Previewed', 'Queued') AND expires_at <= $2 ORDER BY ord", [this.logId, now])).rows).map(toRecord);
-        const done: TxRecord[] = [];
-        for (const tx of due) if (await this.expireOne(c, tx.id, now)) done.push(tx);
-        return done;
-      },
-    );
-    return expired.map((t) => t.id);
-  }
 
-  async expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null> {
-    return this.atomically(
-      (tx) => (tx ? [entryFor(tx)] : []),
-      async (c) => {
-        const r = await this.txRow(c, id);
-        return r && (await this.expireOne(c, id, now)) ? toRecord(r) : null;
-      },
-    );
-  }
-
-  async reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    const failed = await this.atomically<TxRecord[]>(
-      (txs) => txs.map(entryFor),
-      async (c) => {
-        const running = this.checked('transactions', (await c.query<Row>("SELECT * FROM transactions WHERE log_id = $1 AND state = 'Running' ORDER BY ord", [this.logId])).rows).map(toRecord);
-        const done: TxRecord[] = [];
-        for (const tx of running) {
-          const r = await this.sealed(c, 'transactions', await c.query("UPDATE transactions SET state = 'Failed', result_json = $3, updated_at = $4 WHERE log_id = $1 AND id = $2 AND state = 'Running' RETURNING *", [this.logId, tx.id, INTERRUPTED, now]));
-          if (r.rowCount === 1) done.push(tx);
-        }
-        return done;
-      },
-    );
-    return failed.map((t) => t.id);
-  }
 
   async history(f: HistoryFilter): Promise<TxRecord[]> {
-    const where = ['log_id = $1'];
+    const where = ['log_id = ?'];
     const args: unknown[] = [this.logId];
-    const add = (sql: string, v: unknown) => (args.push(v), where.push(sql.replace('?', `$${args.length}`)));
+    const add = (sql: string, v: unknown) => (args.push(v), where.push(sql));
     if (f.state) add('state = ?', f.state);
     if (f.action) add('action_name = ?', f.action);
     if (f.sinceMs !== undefined) add('created_at >= ?', f.sinceMs);
-    args.push(f.limit);
-    const rows = await this.read<Row>(`SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, ord DESC LIMIT $${args.length}`, args);
+    const rows = await this.read<Row>(numbered(`SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, ord DESC LIMIT ?`), [...args, f.limit]);
     return this.checked('transactions', rows).map(toRecord);
   }
 
   async compactFinished(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
-    const done = await this.atomically<string[]>(
+    const done = await this.group.run<string[]>(
       (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
       async (c) => {
         const due = (
@@ -802,7 +604,7 @@ export class PostgresStore implements Store {
   }
 
   async pruneHistory(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
-    const done = await this.atomically<string[]>(
+    const done = await this.group.run<string[]>(
       (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
       async (c) => {
         await c.query(
@@ -821,23 +623,15 @@ export class PostgresStore implements Store {
     return done.length;
   }
 
-  async appendEntries(entries: EntryDraft[], spend?: SpentStep): Promise<'appended' | 'step_spent'> {
-    try {
-      return await this.atomically(
-        () => entries,
-        async (c) => {
-          if (spend && !(await this.spendStep(c, spend))) throw STEP_SPENT;
-          return 'appended' as const;
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      throw e;
-    }
+  appendEntries(entries: EntryDraft[], spend?: SpentStep): Promise<'appended' | 'step_spent'> {
+    return this.group.run(
+      (o) => (o === 'appended' ? entries : []),
+      async (c) => (spend && !(await this.spendStep(c, spend)) ? 'step_spent' : 'appended'),
+    );
   }
 
   logHead(): LogHead {
-    return this.head;
+    return this.group.head;
   }
 
   logBase(): LogBase {
@@ -845,28 +639,14 @@ export class PostgresStore implements Store {
   }
 
   async archiveSegment(upTo: number, treeHead: string, entry: EntryDraft): Promise<LogBase> {
-    const base = await this.atomically(
-      () => [entry],
-      async (c): Promise<LogBase> => {
-        const head = await readHead(c, this.logId);
-        if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > head.size) throw archiveRange(upTo, this.base, head.size);
-        const hash = (await c.query<{ hash: string }>('SELECT hash FROM audit_log WHERE log_id = $1 AND seq = $2', [this.logId, upTo])).rows[0]?.hash;
-        if (hash === undefined) throw new AirlockError('integrity', 'archive_entry_missing', `entry ${upTo} of log ${this.logId} is not in the store`);
-        await c.query('DELETE FROM audit_log WHERE log_id = $1 AND seq <= $2', [this.logId, upTo]);
-        const frontier = (await pruneArchivedNodes(c, this.logId, upTo)).map((h) => h.toString('hex'));
-        const next: LogBase = { seq: upTo, hash, frontier, tree_head: treeHead };
-        await c.query('INSERT INTO meta (log_id, key, value) VALUES ($1, $2, $3) ON CONFLICT (log_id, key) DO UPDATE SET value = excluded.value', [this.logId, LOG_BASE_KEY, JSON.stringify(next)]);
-        return next;
-      },
-    );
-    this.base = base;
-    return base;
+    this.base = await archiveSegment(this.group, this.archiveDialect(), () => this.base, upTo, treeHead, entry);
+    return this.base;
   }
 
   async integrityCheck(max: number): Promise<string[]> {
     const n = Math.max(1, Math.min(100, Math.trunc(max)));
     try {
-      const found = (await pgIntegrityCheck(this.pool, this.logId, this.head, n, this.base)).filter((l) => l !== 'ok');
+      const found = (await pgIntegrityCheck(this.pool, this.logId, this.group.head, n, this.base)).filter((l) => l !== 'ok');
       found.push(...(await this.unsealedRows(n - found.length)));
       return found.length ? found.slice(0, n) : ['ok'];
     } catch (e) {
@@ -903,9 +683,6 @@ export class PostgresStore implements Store {
 
   /** Waits for the pending writes, then ends the pool; closing again is harmless. */
   close(): Promise<void> {
-    return (this.closing ??= new Promise<void>((wake) => {
-      this.idle.push(wake);
-      this.kick();
-    }).then(() => this.pool.end()));
+    return (this.closing ??= this.group.drain().then(() => this.pool.end()));
   }
 }

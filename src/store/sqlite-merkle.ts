@@ -63,23 +63,6 @@ export function nodeWriter(db: Db): (nodes: readonly StoredNode[]) => void {
   };
 }
 
-/**
- * After entries 1..upTo were archived: deletes the nodes that lie wholly among them, except the
- * frontier at upTo, which is every such node a proof for a later entry or a later size can ask
- * for (a proof's left siblings of a leaf past upTo, and the old-tree nodes of a size past upTo,
- * are complete subtrees of upTo's binary decomposition). Returns that frontier's hashes, in
- * MerkleFrontier.edgeIds order. Runs inside the archival's transaction.
- */
-export function pruneArchivedNodes(db: Db, upTo: number): Buffer[] {
-  const ids = MerkleFrontier.edgeIds(upTo);
-  const keep = nodeReaderSync(db)(ids);
-  const drop = db.prepare('DELETE FROM merkle_nodes WHERE level = ? AND idx < ?');
-  // Node (L, i) covers leaves [i * 2^L, (i + 1) * 2^L): wholly archived when i < floor(upTo / 2^L).
-  for (let level = 0; level <= MAX_LEVEL && 2 ** level <= upTo; level++) drop.run(level, Math.floor(upTo / 2 ** level));
-  nodeWriter(db)(ids.map((id, i) => ({ ...id, hash: keep[i]! })));
-  return keep;
-}
-
 /** How many leaves the stored tree has: one past the highest leaf node (nodes are written in order). */
 export function storedLeaves(db: Db): number {
   const max = db.prepare('SELECT MAX(idx) FROM merkle_nodes WHERE level = 0').pluck().get() as number | null;

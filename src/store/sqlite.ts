@@ -1,20 +1,24 @@
 /**
- * SQLite store (embedded default). better-sqlite3 is synchronous, so each method
- * runs one IMMEDIATE transaction start to finish; the daemon is the only writer.
+ * SQLite store (embedded default). Every write runs in one IMMEDIATE transaction (a group
+ * commit's, group-commit.ts, for those that append entries); better-sqlite3 is synchronous, so
+ * nothing else runs on the connection meanwhile, and the daemon is the only writer. The
+ * transaction's state machine is transitions.ts, run by lifecycle.ts over this file's dialect.
  * WAL keeps readers (an auditor's `audit verify`) from blocking it.
  */
 import Database from 'better-sqlite3';
 import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
-import { leafHash, type MerkleFrontier, type NodeReader } from '../audit/merkle.js';
+import type { NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { TxState } from '../protocol/risk.js';
-import { MERKLE_SCHEMA, nodeWriter, openFrontier, pruneArchivedNodes, sqliteNodeReader } from './sqlite-merkle.js';
-import { archiveRange, LOG_BASE_KEY, readBase } from './log-base.js';
+import { MERKLE_SCHEMA, nodeReaderSync, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
+import { LOG_BASE_KEY, readBase } from './log-base.js';
 import { COMPACTED_JSON, compactedResult, FINISHED_SQL, idsDigest, RULE_USE_KEEP_MS } from './compaction.js';
-import { consumeRefusal, EXPIRED_PREVIEW, EXPIRED_RECEIPT, toRecord, type Row } from './tx-row.js';
-import { type ApprovalOutcome, type ConsumeOutcome, type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type ApprovedEnrolment, type RuleLimit, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
+import { toRecord, type Row } from './tx-row.js';
+import { GroupCommit, RollBack, type BatchDialect } from './group-commit.js';
+import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
+import { archiveSegment, type ArchiveDialect } from './archival.js';
+import { type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,40 +79,32 @@ CREATE INDEX IF NOT EXISTS audit_log_tx ON audit_log(json_extract(body, '$.trans
 const SCHEMA_VERSION = '1';
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed (absent: a store from before sealing, or a new one). */
 const TOTP_SEALED = 'sealed-v1';
-const STEP_SPENT = Symbol('step spent');
-const GONE = Symbol('enrolment gone');
 /** The most operations one group commit holds: bounds the batch's time and its memory. */
 export const MAX_BATCH = 256;
-
-interface PendingOp {
-  fn: () => unknown;
-  entries: (result: unknown) => EntryDraft[];
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
+type Db = Database.Database;
 const DAY_MS = 24 * 60 * 60_000;
 
-export class SqliteStore implements Store {
-  private readonly db: Database.Database;
-  private head: LogHead;
+export class SqliteStore extends TransactionLifecycle<Db> implements Store {
+  private readonly db: Db;
   private base: LogBase;
-  /** The Merkle tree's right edge at `head`; like head, replaced only when a transaction commits. */
-  private frontier: MerkleFrontier;
   private readonly writeNodes: ReturnType<typeof nodeWriter>;
   readonly merkleNodes: NodeReader;
   private readonly stmts;
   /** One IMMEDIATE transaction around body, built once: db.transaction() is costly to call per operation. */
   private readonly immediate: (body: () => unknown) => unknown;
-  /** Operations waiting for the next group commit (atomically), in arrival order. */
-  private readonly pending: PendingOp[] = [];
-  private commitScheduled = false;
+  /** Every write that appends entries: one IMMEDIATE transaction per batch (group-commit.ts). */
+  protected readonly group: GroupCommit<Db>;
+  protected readonly transitions: LifecycleDialect<Db>;
+  /** Prepared conditional updates of the transitions table (transitions.ts): a few fixed strings. */
+  private readonly updates = new Map<string, Database.Statement>();
 
   constructor(
     path: string,
-    private readonly seal: Sealer,
+    seal: Sealer,
     /** After each commit that appended entries: the new head and those entries, in order. */
-    private readonly onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void = () => {},
+    onAppend: (head: LogHead, entries: readonly EntryDraft[]) => void = () => {},
   ) {
+    super();
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
@@ -133,8 +129,8 @@ export class SqliteStore implements Store {
       CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(updated_at) WHERE compacted_at IS NOT NULL;`);
     const last = this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     // A store from before the tree gets its nodes built here, once, in one transaction.
-    this.frontier = openFrontier(this.db, last ? last.seq : 0);
-    this.head = { size: last ? last.seq : 0, hash: last ? last.hash : GENESIS_HASH, root: this.frontier.root().toString('hex') };
+    const frontier = openFrontier(this.db, last ? last.seq : 0);
+    const head = { size: last ? last.seq : 0, hash: last ? last.hash : GENESIS_HASH, root: frontier.root().toString('hex') };
     this.writeNodes = nodeWriter(this.db);
     this.merkleNodes = sqliteNodeReader(this.db);
     this.base = readBase(this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(LOG_BASE_KEY) as string | undefined);
@@ -143,20 +139,8 @@ export class SqliteStore implements Store {
         requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at) VALUES
         (@id, @action_name, @params_json, @request_hash, @risk, @state, @requester_uid, @requester_name, @requester_role, @requester_person_uid, @preview_json, @preview_digest, @summary, @created_at, @updated_at, @expires_at)`),
       getTx: this.db.prepare('SELECT * FROM transactions WHERE id = ?'),
-      approve: this.db.prepare(`UPDATE transactions SET state = 'Queued', approved_by = ?, receipt_commitment = ?, expires_at = ?, updated_at = ?
-        WHERE id = ? AND state = 'Previewed' AND expires_at > ?`),
-      consume: this.db.prepare(`UPDATE transactions SET state = 'Running', consumed_at = ?, updated_at = ?
-        WHERE id = ? AND state = 'Queued' AND consumed_at IS NULL AND receipt_commitment = ? AND expires_at > ?`),
-      consumeProbe: this.db.prepare('SELECT state, consumed_at, receipt_commitment, expires_at FROM transactions WHERE id = ?'),
-      finish: this.db.prepare("UPDATE transactions SET state = ?, result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
-      cancel: this.db.prepare("UPDATE transactions SET state = 'Canceled', updated_at = ?, result_json = COALESCE(?, result_json) WHERE id = ? AND state IN ('Previewed', 'Queued') AND (? IS NULL OR state = ?)"),
       logRows: this.db.prepare('SELECT seq, body, sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?'),
       txRows: this.db.prepare("SELECT seq, body, sig FROM audit_log WHERE json_extract(body, '$.transaction_id') = ? ORDER BY seq LIMIT ?"),
-      due: this.db.prepare("SELECT * FROM transactions WHERE state IN ('Previewed', 'Queued') AND expires_at <= ?"),
-      running: this.db.prepare("SELECT * FROM transactions WHERE state = 'Running'"),
-      fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
-      expire: this.db.prepare(`UPDATE transactions SET state = 'Canceled', updated_at = ?, result_json = CASE state WHEN 'Previewed' THEN ? ELSE ? END
-        WHERE id = ? AND state IN ('Previewed', 'Queued') AND expires_at <= ?`),
       putTotp: this.db.prepare(`INSERT INTO totp (approver, secret, enrolled_at, last_step) VALUES (?, ?, ?, ?)
         ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0`),
       getTotp: this.db.prepare('SELECT * FROM totp WHERE approver = ?'),
@@ -202,156 +186,77 @@ export class SqliteStore implements Store {
       rollbackTo: this.db.prepare('ROLLBACK TO op'),
     };
     this.immediate = this.db.transaction((body: () => unknown) => body()).immediate;
+    this.group = new GroupCommit(this.batchDialect(), seal, { maxBatch: MAX_BATCH, maxPending: Infinity }, onAppend, { head, frontier });
+    this.transitions = this.lifecycleDialect();
   }
 
-  /**
-   * Runs fn and appends entries, with the Merkle nodes they finish, atomically and durably: the
-   * promise settles only after the commit that holds them is on disk (synchronous = FULL).
-   *
-   * Group commit: operations asked for in the same turn of the event loop (a microtask runs the
-   * commit: a lone operation waits for no timer or I/O poll) share one IMMEDIATE transaction, each inside a savepoint of its
-   * own, in arrival order. An operation that throws rolls back to its savepoint alone (as if it
-   * had been a transaction of its own); the others commit. One fsync then covers the whole
-   * batch, which is what lets concurrent writers append many times faster than the disk syncs.
-   * A failed COMMIT rejects every operation of the batch: nothing of it was stored. The
-   * in-memory head and frontier move only once the batch is committed, and nobody learns an
-   * operation's outcome before then.
-   */
-  private atomically<T>(entries: (result: T) => EntryDraft[], fn: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, entries, resolve: resolve as (v: unknown) => void, reject } as PendingOp);
-      if (!this.commitScheduled) {
-        this.commitScheduled = true;
-        queueMicrotask(() => this.commitBatch());
-      }
-    });
+  /** Group commit's SQLite: one IMMEDIATE transaction on the store's one connection (the daemon is the only writer). */
+  private batchDialect(): BatchDialect<Db> {
+    const st = this.stmts;
+    return {
+      connect: () => this.db,
+      release: () => {},
+      begin: (_db, committed) => (st.begin.run(), committed),
+      savepoint: () => st.savepoint.run(),
+      releaseSavepoint: () => st.release.run(),
+      rollbackToSavepoint: () => st.rollbackTo.run(),
+      commit: () => st.commit.run(),
+      rollback: () => {
+        // SQLite rolled back already when a failed COMMIT did (on a full disk): nothing is left to undo.
+        if (this.db.inTransaction) st.rollback.run();
+      },
+      write: (_db, entries, nodes) => {
+        for (const e of entries) st.insertLog.run(e.seq, e.body, e.sig, e.hash);
+        this.writeNodes(nodes);
+      },
+      failure: (e) => e,
+    };
   }
 
-  private commitBatch(): void {
-    this.commitScheduled = false;
-    const batch = this.pending.splice(0, MAX_BATCH);
-    if (this.pending.length > 0) {
-      this.commitScheduled = true;
-      setImmediate(() => this.commitBatch());
-    }
-    let head = this.head;
-    let frontier = this.frontier;
-    const done: Array<{ op: PendingOp; ok: true; result: unknown; appended: EntryDraft[]; head: LogHead } | { op: PendingOp; ok: false; error: unknown }> = [];
-    try {
-      this.stmts.begin.run();
-    } catch (e) {
-      for (const op of batch) op.reject(e);
-      return;
-    }
-    try {
-      for (const op of batch) {
-        this.stmts.savepoint.run();
-        const before = { head, frontier };
-        try {
-          const result = op.fn();
-          const appended = op.entries(result);
-          if (appended.length > 0) {
-            // A copy: rolling this operation back must leave the batch's frontier as it was.
-            frontier = frontier.clone();
-            let { size, hash } = head;
-            for (const draft of appended) {
-              const sealed = this.seal(draft, size + 1, hash);
-              // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
-              if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
-              this.stmts.insertLog.run(sealed.seq, sealed.body, sealed.sig, sealed.hash);
-              this.writeNodes(frontier.append(leafHash(sealed.body)));
-              size = sealed.seq;
-              hash = sealed.hash;
-            }
-            head = { size, hash, root: frontier.root().toString('hex') };
-          }
-          this.stmts.release.run();
-          done.push({ op, ok: true, result, appended, head });
-        } catch (error) {
-          this.stmts.rollbackTo.run();
-          this.stmts.release.run();
-          ({ head, frontier } = before);
-          done.push({ op, ok: false, error });
-        }
-      }
-      this.stmts.commit.run();
-    } catch (e) {
-      try {
-        this.stmts.rollback.run();
-      } catch {
-        // SQLite rolled back already (a failed COMMIT on a full disk does)
-      }
-      for (const op of batch) op.reject(e);
-      return;
-    }
-    this.head = head;
-    this.frontier = frontier;
-    for (const d of done) {
-      if (!d.ok) {
-        d.op.reject(d.error);
-        continue;
-      }
-      if (d.appended.length > 0) this.onAppend(d.head, d.appended);
-      d.op.resolve(d.result);
-    }
+  private lifecycleDialect(): LifecycleDialect<Db> {
+    const st = this.stmts;
+    const prepared = (sql: string) => {
+      let p = this.updates.get(sql);
+      if (!p) this.updates.set(sql, (p = this.db.prepare(sql)));
+      return p;
+    };
+    return {
+      row: (_db, id) => st.getTx.get(id) as StoredRow | undefined,
+      rows: (_db, w) => prepared(`SELECT * FROM transactions WHERE ${w.where}`).all(...w.whereArgs) as StoredRow[],
+      insert: (_db, row) => void st.insertTx.run(row),
+      update: (_db, id, u) => prepared(`UPDATE transactions SET ${u.set} WHERE id = ? AND ${u.where}`).run(...u.setArgs, id, ...u.whereArgs).changes === 1,
+      spendStep: (_db, s) => this.spendStep(s),
+      ruleUsage: (_db, ruleId, now) => this.usageOf(ruleId, now),
+      recordRuleUse: (_db, ruleId, now) => void st.ruleUse.run(ruleId, now),
+      // Only this root daemon writes the file: a row copied back to before its run needs root,
+      // which holds the signing key too. consumed_at (the update's guard) answers alone.
+      consumedInLog: () => false,
+    };
   }
 
-  async createTransaction(tx: TxRecord, entry: EntryDraft): Promise<void> {
-    await this.atomically(
-      () => [entry],
-      () =>
-        this.stmts.insertTx.run({
-          id: tx.id,
-          action_name: tx.actionName,
-          params_json: JSON.stringify(tx.params),
-          request_hash: tx.requestHash,
-          risk: tx.risk,
-          state: tx.state,
-          requester_uid: tx.requesterUid,
-          requester_name: tx.requesterName,
-          requester_role: tx.requesterRole,
-          requester_person_uid: tx.requesterPersonUid,
-          preview_json: JSON.stringify(tx.preview),
-          preview_digest: tx.previewDigest,
-          summary: tx.summary,
-          created_at: tx.createdAt,
-          updated_at: tx.updatedAt,
-          expires_at: tx.expiresAt,
-        }),
-    );
+  private archiveDialect(): ArchiveDialect<Db> {
+    return {
+      ofLog: '',
+      entryHash: (db, seq) => db.prepare('SELECT hash FROM audit_log WHERE seq = ?').pluck().get(seq) as string | undefined,
+      deleteEntriesUpTo: (db, seq) => void db.prepare('DELETE FROM audit_log WHERE seq <= ?').run(seq),
+      readNodes: (db, ids) => nodeReaderSync(db)(ids),
+      deleteNodesBelow: (db, level, index) => void db.prepare('DELETE FROM merkle_nodes WHERE level = ? AND idx < ?').run(level, index),
+      writeNodes: (_db, nodes) => this.writeNodes(nodes),
+      putMeta: (_db, key, value) => void this.stmts.putMeta.run(key, value),
+    };
   }
+
+  /** Spends this step of the approver's factor; false when it already was. */
+  private spendStep(s: SpentStep): boolean {
+    return this.stmts.spendStep.run(s.step, s.approver, s.step).changes === 1;
+  }
+
 
   async getTransaction(id: string): Promise<TxRecord | null> {
     const r = this.stmts.getTx.get(id) as Row | undefined;
     return r ? toRecord(r) : null;
   }
 
-  async recordApproval(id: string, a: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome> {
-    try {
-      return await this.atomically(
-        (o) => (o === 'approved' ? [entry] : []),
-        (): ApprovalOutcome => {
-          // The rule is checked first, inside the same IMMEDIATE transaction that records its use.
-          if (a.rule && this.ruleExhausted(a.rule, a.now)) return 'rule_exhausted';
-          if (this.stmts.approve.run(a.approvedBy, a.commitment, a.expiresAt, a.now, id, a.now).changes !== 1) return 'not_pending';
-          // Throwing rolls the approval back with the transaction: both happen or neither does.
-          if (a.spend && this.stmts.spendStep.run(a.spend.step, a.spend.approver, a.spend.step).changes !== 1) throw STEP_SPENT;
-          if (a.rule) this.stmts.ruleUse.run(a.rule.id, a.now);
-          return 'approved';
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      throw e;
-    }
-  }
-
-  /** At its daily cap (approvals in the last 24 hours) or inside its cooldown (since its last approval). */
-  private ruleExhausted(rule: RuleLimit, now: number): boolean {
-    const u = this.usageOf(rule.id, now);
-    if (u.lastDay >= rule.dailyCap) return true;
-    return u.last !== null && now - u.last < rule.cooldownMs;
-  }
 
   private usageOf(ruleId: string, now: number): RuleUsage {
     const day = this.stmts.ruleUsage.get(ruleId, now - DAY_MS) as { count: number };
@@ -388,20 +293,15 @@ export class SqliteStore implements Store {
     return sealed;
   }
 
-  async issueTotp(approver: string, sealedSecret: string, now: number, expiresAt: number, spend: SpentStep | undefined, entry: EntryDraft): Promise<'issued' | 'step_spent'> {
-    try {
-      return await this.atomically(
-        () => [entry],
-        () => {
-          if (spend && this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
-          this.stmts.putPending.run(approver, sealedSecret, now, expiresAt);
-          return 'issued' as const;
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      throw e;
-    }
+  issueTotp(approver: string, sealedSecret: string, now: number, expiresAt: number, spend: SpentStep | undefined, entry: EntryDraft): Promise<'issued' | 'step_spent'> {
+    return this.group.run(
+      (o) => (o === 'issued' ? [entry] : []),
+      () => {
+        if (spend && !this.spendStep(spend)) return 'step_spent';
+        this.stmts.putPending.run(approver, sealedSecret, now, expiresAt);
+        return 'issued';
+      },
+    );
   }
 
   async pendingTotp(approver: string): Promise<PendingTotp | null> {
@@ -414,35 +314,29 @@ export class SqliteStore implements Store {
   }
 
   async awaitTotpApproval(approver: string, sealedSecret: string, step: number, now: number, expiresAt: number, entry: EntryDraft): Promise<boolean> {
-    return this.atomically(
+    return this.group.run(
       (ok) => (ok ? [entry] : []),
       () => this.stmts.provePending.run(step, expiresAt, approver, sealedSecret, now).changes === 1,
     );
   }
 
-  async approveTotp(enrolments: readonly ApprovedEnrolment[], now: number, spend: SpentStep): Promise<'approved' | 'gone' | 'step_spent'> {
-    try {
-      return await this.atomically<'approved'>(
-        () => enrolments.map((e) => e.entry),
-        () => {
-          for (const e of enrolments) {
-            const step = this.stmts.takeProven.get(e.approver, e.sealedSecret, now) as number | undefined;
-            if (step === undefined) throw GONE; // rolls back the ones taken before it
-            this.stmts.putTotp.run(e.approver, e.sealedSecret, now, step);
-          }
-          if (this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
-          return 'approved';
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      if (e === GONE) return 'gone';
-      throw e;
-    }
+  approveTotp(enrolments: readonly ApprovedEnrolment[], now: number, spend: SpentStep): Promise<'approved' | 'gone' | 'step_spent'> {
+    return this.group.run(
+      (o) => (o === 'approved' ? enrolments.map((e) => e.entry) : []),
+      () => {
+        for (const e of enrolments) {
+          const step = this.stmts.takeProven.get(e.approver, e.sealedSecret, now) as number | undefined;
+          if (step === undefined) throw new RollBack('gone' as const); // with the ones taken before it
+          this.stmts.putTotp.run(e.approver, e.sealedSecret, now, step);
+        }
+        if (!this.spendStep(spend)) throw new RollBack('step_spent' as const);
+        return 'approved' as const;
+      },
+    );
   }
 
   async confirmTotp(approver: string, sealedSecret: string, step: number, now: number, entry: EntryDraft): Promise<boolean> {
-    return this.atomically(
+    return this.group.run(
       (ok) => (ok ? [entry] : []),
       () => {
         if (this.stmts.takePending.run(approver, sealedSecret, now).changes !== 1) return false;
@@ -462,19 +356,14 @@ export class SqliteStore implements Store {
     }) as number;
   }
 
-  async resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'> {
-    try {
-      return await this.atomically<{ factor: boolean; pending: boolean }>(
-        (had) => (had.factor || had.pending ? [entryFor(had)] : []),
-        () => {
-          if (spend && this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
-          return { factor: this.stmts.deleteTotp.run(approver).changes === 1, pending: this.stmts.deletePending.run(approver).changes === 1 };
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      throw e;
-    }
+  resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'> {
+    return this.group.run(
+      (had) => (had !== 'step_spent' && (had.factor || had.pending) ? [entryFor(had)] : []),
+      () => {
+        if (spend && !this.spendStep(spend)) return 'step_spent' as const;
+        return { factor: this.stmts.deleteTotp.run(approver).changes === 1, pending: this.stmts.deletePending.run(approver).changes === 1 };
+      },
+    );
   }
 
   async totp(approver: string): Promise<TotpRecord | null> {
@@ -483,7 +372,7 @@ export class SqliteStore implements Store {
   }
 
   async recordTotpFailure(approver: string, now: number, limits: { maxFailures: number; lockMs: number }, lockoutEntry: EntryDraft): Promise<TotpRecord> {
-    const locked = await this.atomically(
+    const locked = await this.group.run(
       (l) => (l ? [lockoutEntry] : []),
       () => {
         this.stmts.totpFailure.run(approver);
@@ -497,36 +386,8 @@ export class SqliteStore implements Store {
     return locked ? { ...rec!, failures: limits.maxFailures } : rec!;
   }
 
-  async consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {
-    return this.atomically(
-      (o) => (o === 'consumed' ? entries : []),
-      (): ConsumeOutcome => {
-        if (this.stmts.consume.run(now, now, id, commitment, now).changes === 1) return 'consumed';
-        const p = this.stmts.consumeProbe.get(id) as { state: string; consumed_at: number | null; receipt_commitment: string | null; expires_at: number } | undefined;
-        return consumeRefusal(p, commitment);
-      },
-    );
-  }
 
-  async finish(id: string, state: TxState, result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<void> {
-    await this.atomically(
-      () => [entry],
-      () => {
-        if (this.stmts.finish.run(state, JSON.stringify(result), now, id).changes !== 1) {
-          throw new AirlockError('integrity', 'not_running', `transaction ${id} is not Running`);
-        }
-      },
-    );
-  }
 
-  async cancel(id: string, now: number, entry: EntryDraft, opts: { result?: Record<string, unknown>; onlyFrom?: 'Previewed' } = {}): Promise<boolean> {
-    const result = opts.result ? JSON.stringify(opts.result) : null;
-    const from = opts.onlyFrom ?? null;
-    return this.atomically(
-      (ok) => (ok ? [entry] : []),
-      () => this.stmts.cancel.run(now, result, id, from, from).changes === 1,
-    );
-  }
 
   async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
     return this.stmts.logRows.all(afterSeq, limit) as LogRow[];
@@ -536,31 +397,8 @@ export class SqliteStore implements Store {
     return this.stmts.txRows.all(id, limit) as LogRow[];
   }
 
-  async expireDue(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    const due = () => (this.stmts.due.all(now) as Row[]).map(toRecord);
-    return (await this.atomically(
-      (txs) => txs.map(entryFor),
-      () => due().filter((tx) => this.stmts.expire.run(now, EXPIRED_PREVIEW, EXPIRED_RECEIPT, tx.id, now).changes === 1),
-    )).map((t) => t.id);
-  }
 
-  async expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null> {
-    return this.atomically(
-      (tx) => (tx ? [entryFor(tx)] : []),
-      () => {
-        const r = this.stmts.getTx.get(id) as Row | undefined;
-        return r && this.stmts.expire.run(now, EXPIRED_PREVIEW, EXPIRED_RECEIPT, id, now).changes === 1 ? toRecord(r) : null;
-      },
-    );
-  }
 
-  async reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
-    const result = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
-    return (await this.atomically(
-      (txs) => txs.map(entryFor),
-      () => (this.stmts.running.all() as Row[]).map(toRecord).filter((tx) => this.stmts.fail.run(result, now, tx.id).changes === 1),
-    )).map((t) => t.id);
-  }
 
   async history(f: HistoryFilter): Promise<TxRecord[]> {
     const where: string[] = [];
@@ -573,7 +411,7 @@ export class SqliteStore implements Store {
   }
 
   async compactFinished(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
-    const done = await this.atomically(
+    const done = await this.group.run(
       (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
       () => {
         const due = this.stmts.dueForCompaction.all(cutoffMs, limit) as Array<Row & { consumed_at: number | null }>;
@@ -590,7 +428,7 @@ export class SqliteStore implements Store {
   }
 
   async pruneHistory(cutoffMs: number, limit: number, now: number, entryFor: (count: number, idsSha256: string) => EntryDraft): Promise<number> {
-    const done = await this.atomically(
+    const done = await this.group.run(
       (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
       () => {
         this.stmts.pruneRuleUse.run(now - RULE_USE_KEEP_MS, limit);
@@ -600,23 +438,15 @@ export class SqliteStore implements Store {
     return done.length;
   }
 
-  async appendEntries(entries: EntryDraft[], spend?: SpentStep): Promise<'appended' | 'step_spent'> {
-    try {
-      return await this.atomically(
-        () => entries,
-        () => {
-          if (spend && this.stmts.spendStep.run(spend.step, spend.approver, spend.step).changes !== 1) throw STEP_SPENT;
-          return 'appended' as const;
-        },
-      );
-    } catch (e) {
-      if (e === STEP_SPENT) return 'step_spent';
-      throw e;
-    }
+  appendEntries(entries: EntryDraft[], spend?: SpentStep): Promise<'appended' | 'step_spent'> {
+    return this.group.run(
+      (o) => (o === 'appended' ? entries : []),
+      () => (spend && !this.spendStep(spend) ? 'step_spent' : 'appended'),
+    );
   }
 
   logHead(): LogHead {
-    return this.head;
+    return this.group.head;
   }
 
   logBase(): LogBase {
@@ -624,21 +454,8 @@ export class SqliteStore implements Store {
   }
 
   async archiveSegment(upTo: number, treeHead: string, entry: EntryDraft): Promise<LogBase> {
-    const base = await this.atomically(
-      () => [entry],
-      (): LogBase => {
-        if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > this.head.size) throw archiveRange(upTo, this.base, this.head.size);
-        const hash = this.db.prepare('SELECT hash FROM audit_log WHERE seq = ?').pluck().get(upTo) as string | undefined;
-        if (hash === undefined) throw new AirlockError('integrity', 'archive_entry_missing', `entry ${upTo} is not in the store`);
-        this.db.prepare('DELETE FROM audit_log WHERE seq <= ?').run(upTo);
-        const frontier = pruneArchivedNodes(this.db, upTo).map((h) => h.toString('hex'));
-        const next: LogBase = { seq: upTo, hash, frontier, tree_head: treeHead };
-        this.stmts.putMeta.run(LOG_BASE_KEY, JSON.stringify(next));
-        return next;
-      },
-    );
-    this.base = base;
-    return base;
+    this.base = await archiveSegment(this.group, this.archiveDialect(), () => this.base, upTo, treeHead, entry);
+    return this.base;
   }
 
   async integrityCheck(max: number): Promise<string[]> {
@@ -652,7 +469,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     // Operations already asked for are committed (or refused) before the database closes.
-    while (this.pending.length > 0) this.commitBatch();
+    await this.group.drain();
     this.db.close();
   }
 }

@@ -8,6 +8,8 @@ import type { ConsumeOutcome, TxRecord } from './store.js';
 /** What an expired transaction's result says: which stage ran out. */
 export const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
 export const EXPIRED_RECEIPT = JSON.stringify({ state: 'Canceled', summary: 'expired: the receipt was not used before its deadline', expired: 'receipt' });
+/** What a transaction a crash left Running says once reconciled. */
+export const INTERRUPTED = JSON.stringify({ state: 'Failed', summary: 'interrupted: the daemon stopped while this ran; its effect is unknown' });
 
 export interface Row {
   id: string;
@@ -31,6 +33,29 @@ export interface Row {
   result_json: string | null;
   compacted_at: number | null;
 }
+
+/** The columns a new (Previewed) transaction is inserted with; the rest start NULL. */
+export function newRow(tx: TxRecord): Omit<Row, 'approved_by' | 'receipt_commitment' | 'result_json' | 'compacted_at'> {
+  return {
+    id: tx.id,
+    action_name: tx.actionName,
+    params_json: JSON.stringify(tx.params),
+    request_hash: tx.requestHash,
+    risk: tx.risk,
+    state: tx.state,
+    requester_uid: tx.requesterUid,
+    requester_name: tx.requesterName,
+    requester_role: tx.requesterRole,
+    requester_person_uid: tx.requesterPersonUid,
+    preview_json: JSON.stringify(tx.preview),
+    preview_digest: tx.previewDigest,
+    summary: tx.summary,
+    created_at: tx.createdAt,
+    updated_at: tx.updatedAt,
+    expires_at: tx.expiresAt,
+  };
+}
+export type NewRow = ReturnType<typeof newRow>;
 
 export const toRecord = (r: Row): TxRecord => ({
   id: r.id,

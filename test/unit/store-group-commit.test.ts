@@ -85,3 +85,33 @@ test('nothing is reported before it is committed, and close() commits what was a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a batch runs with nothing in between: a read from another microtask never sees a row before its commit', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-gc-'));
+  try {
+    const committed = new Set<string>();
+    const store = new SqliteStore(join(dir, 'a.db'), (d, seq, prev) => sealEntry(key, d, seq, prev), (_head, entries) => {
+      for (const e of entries) if (e.transaction_id) committed.add(e.transaction_id);
+    });
+    const ids = Array.from({ length: 50 }, () => 'tx_' + randomBytes(12).toString('hex'));
+    let stop = false;
+    const early: string[] = [];
+    let reads = 0;
+    // Reads chained on microtasks, as a request's continuation would be, while the batch is written.
+    const poll = (async () => {
+      while (!stop) {
+        for (const tx of await store.history({ limit: 1000 })) if (!committed.has(tx.id)) early.push(tx.id);
+        reads++;
+      }
+    })();
+    await Promise.all(ids.map((id) => store.createTransaction(txRecord(id), draft('preview', id))));
+    stop = true;
+    await poll;
+    assert.ok(reads > 0, 'the reads ran');
+    assert.deepEqual(early, [], 'no read saw a transaction its commit had not yet made');
+    assert.equal(committed.size, 50);
+    await store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
