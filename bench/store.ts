@@ -110,12 +110,12 @@ export async function storeBench(cleanups: Array<() => unknown>): Promise<StoreB
   const agent = Principal.spawn(await d.addUser('bench-store-agent', ['airlock-observer']), d.socket);
   // The policy is reloaded as for real: an admin approver, root in their login session (login uid), with their code.
   const keeperId = await d.addUser('bench-store-keeper', ['airlock-admin', 'airlock-approvers']);
-  const keeper = Principal.spawn(keeperId, d.socket);
-  const phone = new Authenticator();
-  phone.add('keeper', (await keeper.call('totp.enroll', {})).secret);
-  await keeper.call('totp.confirm', { code: await phone.code('keeper') });
+  // A host's first factor is enrolled through sudo in its person's login session (totp-enrolment.ts).
   const root = Principal.spawnRootInSessionOf(keeperId.uid, d.socket);
-  cleanups.push(() => (agent.close(), keeper.close(), root.close()));
+  cleanups.push(() => (agent.close(), root.close()));
+  const phone = new Authenticator();
+  phone.add('keeper', (await root.call('totp.enroll', {})).secret);
+  await root.call('totp.confirm', { code: await phone.code('keeper') });
   const db = d.files.db;
   const reload = async (text: string) => {
     writeFileSync(join(d.box.shared, 'policy.toml'), text);

@@ -18,7 +18,8 @@ import { previewDigestInput, requestHash, sha256Hex } from '../protocol/hash.js'
 import type { ActionDescription, ApprovalAdvice, CompactedPreview, ApprovalGrant, AuditEntriesPage, KeyRotated, AutoApprovalGrant, PolicyReloaded, PolicyView, PreviewEnvelope, ResultEnvelope, TransactionDetail, TransactionView, WaitOutcome } from '../protocol/messages.js';
 import { STORE_CHECK_MAX_LINES, type StoreCheck } from '../protocol/messages.js';
 import { minRoleForRisk, type JobState, type Risk, type TxState } from '../protocol/risk.js';
-import type { EntryDraft } from '../audit/entry.js';
+import { DAEMON_ACT, entryDraft, type EntryDraft, type EntryKind, type EntryPrincipal } from '../audit/entry.js';
+import { approvalGrantedDetails, type EntryDetails } from '../audit/entry-details.js';
 import type { SigningKey } from '../audit/keys.js';
 import type { KeyObject } from 'node:crypto';
 import type { KeyRotator } from './key-rotation.js';
@@ -170,7 +171,7 @@ export class AirlockService {
     const how = 'run `sudo airlock policy reload` in a terminal: it asks for your code';
     const spend = await this.enrolment.ownCode(who, req.totp_code, { what: 'reloading the policy', how });
     const appended = await this.o.store.appendEntries(
-      [{ kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: entryPrincipal(who), details: { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size } }],
+      [entryDraft('policy_reloaded', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size })],
       spend,
     );
     if (appended === 'step_spent') refuseSpentCode(spend.step, this.now());
@@ -349,15 +350,7 @@ export class AirlockService {
       p.transaction_id,
       // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
       { approvedBy: approver, commitment, expiresAt: now + this.o.receiptTtlMs, now, ...(rule ? { rule: { id: rule.id, dailyCap: rule.dailyCap, cooldownMs: rule.cooldownMs } } : {}) },
-      {
-        kind: 'approval_granted',
-        transaction_id: p.transaction_id,
-        action_name: a.name,
-        risk,
-        request_hash: p.request_hash,
-        principal: null,
-        details: { preview_digest: p.preview_digest, receipt_commitment: commitment, executor: claims.executor, receipt_expires_at: claims.expiresAt, second_factor: 'none', rule_id: ruleId, policy_digest: policy.digest },
-      },
+      entryDraft('approval_granted', { transaction_id: p.transaction_id, action_name: a.name, risk, request_hash: p.request_hash, principal: null }, approvalGrantedDetails({ previewDigest: p.preview_digest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { policy: { ruleId, policyDigest: policy.digest } })),
     );
     // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
     if (outcome === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await this.o.store.ruleUsage(rule!.id, now), now)] };
@@ -430,14 +423,7 @@ export class AirlockService {
     const outcome = await this.o.store.recordApproval(
       tx.id,
       { approvedBy: claims.approver, commitment, expiresAt, now, spend },
-      this.entry('approval_granted', who, a.name, risk, tx.requestHash, tx.id, {
-        preview_digest: tx.previewDigest,
-        receipt_commitment: commitment,
-        executor: claims.executor,
-        receipt_expires_at: claims.expiresAt,
-        second_factor: spend ? 'totp' : 'none',
-        self_approval: d.selfApproval,
-      }),
+      this.entry('approval_granted', who, a.name, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, selfApproval: d.selfApproval } })),
     );
     if (outcome === 'not_pending') await this.refuseIfExpired(await this.tx(tx.id), now);
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
@@ -813,17 +799,17 @@ export class AirlockService {
     return tx!;
   }
 
-  private entry(kind: EntryDraft['kind'], who: Identity, action: string, risk: Risk, hash: string, txId: string, details: EntryDraft['details']): EntryDraft {
-    return { kind, transaction_id: txId, action_name: action, risk, request_hash: hash, principal: entryPrincipal(who), details };
+  private entry<K extends EntryKind>(kind: K, who: Identity, action: string, risk: Risk, hash: string, txId: string, details: EntryDetails[K]): EntryDraft {
+    return entryDraft(kind, { transaction_id: txId, action_name: action, risk, request_hash: hash, principal: entryPrincipal(who) }, details);
   }
 
-  private systemEntry(kind: EntryDraft['kind'], tx: TxRecord, details: EntryDraft['details']): EntryDraft {
-    return { kind, transaction_id: tx.id, action_name: tx.actionName, risk: tx.risk, request_hash: tx.requestHash, principal: null, details };
+  private systemEntry<K extends EntryKind>(kind: K, tx: TxRecord, details: EntryDetails[K]): EntryDraft {
+    return entryDraft(kind, { transaction_id: tx.id, action_name: tx.actionName, risk: tx.risk, request_hash: tx.requestHash, principal: null }, details);
   }
 }
 
 /** Who an entry is by: the peer, and for a root peer the person behind it (or that there is none). */
-export function entryPrincipal(who: Identity): EntryDraft['principal'] {
+export function entryPrincipal(who: Identity): EntryPrincipal {
   const base = { uid: who.uid, user: who.user, role: who.role };
   if (who.uid !== 0 || who.via === 'token') return base;
   return { ...base, person: who.person ? principalName(who) : `none: ${who.rootPeer?.noPerson ?? 'unknown'}`, sudo_uid: who.rootPeer?.sudoUid ?? null, login_uid: who.rootPeer?.loginUid ?? null };

@@ -21,7 +21,8 @@
 import { z } from 'zod';
 import type { Host } from '../catalogue/action.js';
 import { LOGIN_NAME } from '../catalogue/params.js';
-import type { EntryDraft } from '../audit/entry.js';
+import { DAEMON_ACT, entryDraft, type EntryDraft, type EntryKind } from '../audit/entry.js';
+import type { EntryDetails } from '../audit/entry-details.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { enforce, mayApproveEnrolment, mayEnrolFirstApprover, mayReset, type Caller } from './authz.js';
 import { enrolmentCheck, matchStep, newSecret } from '../protocol/totp.js';
@@ -221,7 +222,7 @@ export class TotpEnrolment {
     return this.o.factor.checkFor(this.o.name(p!), p!.user, code, purpose, (details) => this.entry('totp_lockout', who, details));
   }
 
-  private entry(kind: EntryDraft['kind'], who: Identity, details: EntryDraft['details']): EntryDraft {
-    return { kind, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: this.o.principal(who), details };
+  private entry<K extends EntryKind>(kind: K, who: Identity, details: EntryDetails[K]): EntryDraft {
+    return entryDraft(kind, { ...DAEMON_ACT, principal: this.o.principal(who) }, details);
   }
 }
