@@ -37,6 +37,7 @@ import { openPostgresStore } from '../../src/store/postgres.js';
 import type { Sealer, Store, TxRecord } from '../../src/store/store.js';
 import { testSchema, type TestSchema } from '../support/pg-schema.js';
 import { TEST_ROW_KEY } from '../support/pg-schema.js';
+import { opaqueDraft, type OpaqueDetails } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(randomBytes(32));
 const attackerKey = signingKeyFromSeed(randomBytes(32));
@@ -54,7 +55,7 @@ const SIZE = 1 + TXS * 5;
 const HEAD_SIZES = [10, 20, 30, SIZE];
 
 const sealerOf = (k: SigningKey): Sealer => (d, seq, prev) => sealEntry(k, d, seq, prev, at);
-const draft = (kind: EntryDraft['kind'], tx: string | null, details: EntryDraft['details'] = {}): EntryDraft => ({
+const draft = (kind: EntryDraft['kind'], tx: string | null, details: OpaqueDetails = {}): EntryDraft => opaqueDraft({
   kind,
   transaction_id: tx,
   action_name: tx ? 'RestartService' : null,
@@ -122,12 +123,13 @@ async function writeCheckpoints(store: Store, k: SigningKey, o: string, dir: str
  * The entries from `from` on, rebuilt the way an attacker holding `k` would: each one's fields
  * kept (or changed by `edit`), its prev_hash the rebuilt chain's, sealed and signed by `k`.
  */
-function rewrite(rows: readonly LogRow[], from: number, k: SigningKey, edit: (d: EntryDraft, seq: number) => EntryDraft = (d) => d): SealedEntry[] {
+type Fields = Parameters<typeof opaqueDraft>[0];
+function rewrite(rows: readonly LogRow[], from: number, k: SigningKey, edit: (d: Fields, seq: number) => Fields = (d) => d): SealedEntry[] {
   let prev = from === 1 ? GENESIS_HASH : entryHash(rows[from - 2]!.body);
   const out: SealedEntry[] = [];
   for (const r of rows.slice(from - 1)) {
     const { seq, ts, key_id: _k, prev_hash: _p, ...fields } = JSON.parse(r.body) as LogEntry;
-    const s = sealEntry(k, edit(fields, seq), seq, prev, new Date(ts));
+    const s = sealEntry(k, opaqueDraft(edit(fields, seq)), seq, prev, new Date(ts));
     out.push(s);
     prev = s.hash;
   }
