@@ -36,7 +36,7 @@ import { parseActionParams } from './request-params.js';
 import { countsForLog, type MaskCounts } from '../mask/mask.js';
 import { bindMechanism } from './mechanism-binding.js';
 import { planOf } from './plan.js';
-import { isUnattendedProposal, storedFlags, storedPreview } from './stored-preview.js';
+import { isUnattendedProposal, previewForStore, storedFlags, storedPreview } from './stored-preview.js';
 import { Slots } from './slots.js';
 import { inLane } from './run-context.js';
 import { refuseSpentCode, type SecondFactor } from './second-factor.js';
@@ -305,7 +305,7 @@ export class AirlockService {
         requesterName: who.user,
         requesterRole: who.role,
         requesterPersonUid: who.person?.uid ?? null,
-        preview: envelope as unknown as Record<string, unknown>,
+        preview: previewForStore(envelope),
         previewDigest: digest,
         summary,
         createdAt: created,
