@@ -8,6 +8,7 @@ import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
 import { leafHash, type MerkleFrontier, type NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
+import { hexColumn } from '../audit/log-file.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
 import { MERKLE_SCHEMA, nodeWriter, openFrontier, pruneArchivedNodes, sqliteNodeReader } from './sqlite-merkle.js';
@@ -131,7 +132,7 @@ export class SqliteStore implements Store {
     if (!pendingColumns.includes('confirmed_step')) this.db.exec('ALTER TABLE totp_pending ADD COLUMN confirmed_step INTEGER');
     this.db.exec(`CREATE INDEX IF NOT EXISTS tx_to_compact ON transactions(updated_at) WHERE compacted_at IS NULL;
       CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(updated_at) WHERE compacted_at IS NOT NULL;`);
-    const last = this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
+    const last = this.db.prepare(`SELECT seq, ${hexColumn('hash')} AS hash FROM audit_log ORDER BY seq DESC LIMIT 1`).get() as { seq: number; hash: string } | undefined;
     // A store from before the tree gets its nodes built here, once, in one transaction.
     this.frontier = openFrontier(this.db, last ? last.seq : 0);
     this.head = { size: last ? last.seq : 0, hash: last ? last.hash : GENESIS_HASH, root: this.frontier.root().toString('hex') };
@@ -150,8 +151,8 @@ export class SqliteStore implements Store {
       consumeProbe: this.db.prepare('SELECT state, consumed_at, receipt_commitment, expires_at FROM transactions WHERE id = ?'),
       finish: this.db.prepare("UPDATE transactions SET state = ?, result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
       cancel: this.db.prepare("UPDATE transactions SET state = 'Canceled', updated_at = ?, result_json = COALESCE(?, result_json) WHERE id = ? AND state IN ('Previewed', 'Queued') AND (? IS NULL OR state = ?)"),
-      logRows: this.db.prepare('SELECT seq, body, sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?'),
-      txRows: this.db.prepare("SELECT seq, body, sig FROM audit_log WHERE json_extract(body, '$.transaction_id') = ? ORDER BY seq LIMIT ?"),
+      logRows: this.db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?`),
+      txRows: this.db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log WHERE json_extract(body, '$.transaction_id') = ? ORDER BY seq LIMIT ?`),
       due: this.db.prepare("SELECT * FROM transactions WHERE state IN ('Previewed', 'Queued') AND expires_at <= ?"),
       running: this.db.prepare("SELECT * FROM transactions WHERE state = 'Running'"),
       fail: this.db.prepare("UPDATE transactions SET state = 'Failed', result_json = ?, updated_at = ? WHERE id = ? AND state = 'Running'"),
@@ -258,7 +259,8 @@ export class SqliteStore implements Store {
               const sealed = this.seal(draft, size + 1, hash);
               // Leaf i is entry i + 1; a sealer that numbered otherwise would misplace every later leaf.
               if (sealed.seq !== frontier.size + 1) throw new AirlockError('integrity', 'merkle_seq', `entry ${sealed.seq} sealed where leaf ${frontier.size + 1} belongs`);
-              this.stmts.insertLog.run(sealed.seq, sealed.body, sealed.sig, sealed.hash);
+              // The signature and hash as bytes: half the size of their hex (readers get hex, hexColumn).
+              this.stmts.insertLog.run(sealed.seq, sealed.body, Buffer.from(sealed.sig, 'hex'), Buffer.from(sealed.hash, 'hex'));
               this.writeNodes(frontier.append(leafHash(sealed.body)));
               size = sealed.seq;
               hash = sealed.hash;
@@ -628,7 +630,7 @@ export class SqliteStore implements Store {
       () => [entry],
       (): LogBase => {
         if (!Number.isSafeInteger(upTo) || upTo <= this.base.seq || upTo > this.head.size) throw archiveRange(upTo, this.base, this.head.size);
-        const hash = this.db.prepare('SELECT hash FROM audit_log WHERE seq = ?').pluck().get(upTo) as string | undefined;
+        const hash = this.db.prepare(`SELECT ${hexColumn('hash')} FROM audit_log WHERE seq = ?`).pluck().get(upTo) as string | undefined;
         if (hash === undefined) throw new AirlockError('integrity', 'archive_entry_missing', `entry ${upTo} is not in the store`);
         this.db.prepare('DELETE FROM audit_log WHERE seq <= ?').run(upTo);
         const frontier = pruneArchivedNodes(this.db, upTo).map((h) => h.toString('hex'));

@@ -28,7 +28,7 @@ import { checkpointOrigin } from '../../src/audit/checkpoint.js';
 import { cosign, formatWitnessVkey, parseNote, parseVkey, signTreeHead, treeHeadLine } from '../../src/audit/note.js';
 import { MerkleFrontier, leafHash } from '../../src/audit/merkle.js';
 import { verifySource, type CheckpointFile, type SourceReport } from '../../src/audit/source.js';
-import { databaseSource } from '../../src/audit/log-file.js';
+import { databaseSource, hexColumn } from '../../src/audit/log-file.js';
 import { postgresSources } from '../../src/audit/postgres-source.js';
 import type { LogRow, WitnessKey } from '../../src/audit/verify.js';
 import { TreeHeads } from '../../src/daemon/tree-heads.js';
@@ -203,7 +203,7 @@ function sqliteBackend(): Backend {
         rows: async () => {
           const db = new Database(path, { readonly: true, fileMustExist: true });
           try {
-            return db.prepare('SELECT seq, body, sig FROM audit_log ORDER BY seq').all() as LogRow[];
+            return db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log ORDER BY seq`).all() as LogRow[];
           } finally {
             db.close();
           }
