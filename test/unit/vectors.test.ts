@@ -70,8 +70,7 @@ const txOf = (p: PreviewEnvelope): TxRecord => ({
   preview: p as unknown as Record<string, unknown>,
   previewDigest: p.preview_digest,
   summary: p.summary,
-  // As a real row: created when its preview was (the store keeps that time in this column alone).
-  createdAt: Date.parse(p.created_at),
+  createdAt: 0,
   updatedAt: 0,
   expiresAt: 0,
   approvedBy: null,
