@@ -39,7 +39,8 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { sealEntry, type EntryDraft } from '../src/audit/entry.js';
+import { entryDraft, sealEntry, type EntryDraft } from '../src/audit/entry.js';
+import { approvalGrantedDetails } from '../src/audit/entry-details.js';
 import { DOMAIN_LOG_ENTRY } from '../src/audit/domains.js';
 import { signingKeyFromSeed } from '../src/audit/keys.js';
 import { readSqliteLog } from '../src/audit/log-file.js';
@@ -166,11 +167,11 @@ const approverP = { uid: 1002, user: 'bench-approver', role: 'admin' as const };
 const rh = createHash('sha256').update('x').digest('hex');
 const draftBase = { transaction_id: 'tx_' + '0'.repeat(24), action_name: ACTION, risk: 'low' as const, request_hash: rh };
 const drafts: EntryDraft[] = [
-  { ...draftBase, kind: 'preview', principal, details: { preview_digest: rh, summary: 'Read /proc/uptime and /proc/loadavg', warnings: [] } },
-  { ...draftBase, kind: 'approval_granted', principal: approverP, details: { preview_digest: rh, receipt_commitment: rh, executor: 'bench-agent(uid 1001)', receipt_expires_at: new Date().toISOString() } },
-  { ...draftBase, kind: 'approval_consumed', principal, details: { preview_digest: rh, receipt_commitment: rh } },
-  { ...draftBase, kind: 'execution_started', principal, details: { steps: 2 } },
-  { ...draftBase, kind: 'outcome', principal, details: { state: 'Succeeded', error_category: null, error_code: null, rolled_back: false, output_lines: 2 } },
+  entryDraft('preview', { ...draftBase, principal }, { preview_digest: rh, summary: 'Read /proc/uptime and /proc/loadavg', warnings: [], masked: [] }),
+  entryDraft('approval_granted', { ...draftBase, principal: approverP }, approvalGrantedDetails({ previewDigest: rh, commitment: rh, executor: 'bench-agent(uid 1001)', expiresAt: new Date().toISOString() }, { person: { totp: false, selfApproval: false } })),
+  entryDraft('approval_consumed', { ...draftBase, principal }, { preview_digest: rh, receipt_commitment: rh }),
+  entryDraft('execution_started', { ...draftBase, principal }, { steps: 2 }),
+  entryDraft('outcome', { ...draftBase, principal }, { state: 'Succeeded', changed: false, error_category: null, error_code: null, rolled_back: false, output_lines: 2, masked: [] }),
 ];
 
 // --- 3. offline verification of a 100k-entry log -------------------------------

@@ -10,8 +10,12 @@ import { ed25519Sign } from '../../src/audit/keys.js';
 import type { LogRow } from '../../src/audit/verify.js';
 import { canonicalize } from '../../src/protocol/canonical.js';
 import { flipAt, flipHex, header, hex, KEY, OTHER_KEY, type FixedKey } from './common.js';
+import { opaqueDraft } from '../../test/support/opaque-draft.js';
 
-const DRAFTS: [EntryDraft, string][] = [
+type OpaqueFields = Parameters<typeof opaqueDraft>[0];
+
+// Fixed entries, of the shapes they had when the vectors were made: a log keeps entries of earlier shapes.
+const DRAFTS: [EntryDraft, string][] = ([
   [{ kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: '0.1.0' } }, '2026-01-01T00:00:00.000Z'],
   [
     {
@@ -37,7 +41,7 @@ const DRAFTS: [EntryDraft, string][] = [
     },
     '2026-01-01T00:00:03.000Z',
   ],
-];
+] as [OpaqueFields, string][]).map(([d, at]) => [opaqueDraft(d), at] as [EntryDraft, string]);
 
 /** The log the vectors share (checkpoint.json covers it too). */
 export function sealedLog(k: FixedKey = KEY): { entries: LogEntry[]; sealed: SealedEntry[] } {

@@ -9,6 +9,7 @@ import { canonicalize } from '../protocol/canonical.js';
 import type { Risk, Role } from '../protocol/risk.js';
 import { DOMAIN_LOG_ENTRY } from './domains.js';
 import { ed25519Sign, ed25519Verify, SIGNATURE_HEX, type SigningKey } from './keys.js';
+import type { EntryDetails } from './entry-details.js';
 import type { KeyObject } from 'node:crypto';
 
 export const ENTRY_KINDS = [
@@ -73,19 +74,44 @@ export interface EntryPrincipal {
   login_uid?: number | null;
 }
 
-/** What a caller supplies; the log fills in seq, time, key id and the chain. */
-export interface EntryDraft {
-  kind: EntryKind;
+/** What every entry says besides its kind and details: the transaction it concerns, and who acted. */
+export interface EntryHeader {
   transaction_id: string | null;
   action_name: string | null;
   risk: Risk | null;
   request_hash: string | null;
   principal: EntryPrincipal | null;
-  /** Authorization facts only: never command output, never secrets. */
-  details: Record<string, string | number | boolean | null | string[]>;
 }
 
-export interface LogEntry extends EntryDraft {
+/** The header of an entry that concerns no transaction and is the daemon's own act. */
+export const DAEMON_ACT: EntryHeader = { transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null };
+
+/** A draft of one kind: its details typed by that kind's schema (entry-details.ts). */
+export type EntryDraftOf<K extends EntryKind> = EntryHeader & {
+  kind: K;
+  /** Authorization facts only: never command output, never secrets. */
+  details: EntryDetails[K];
+};
+
+/** What a caller supplies; the log fills in seq, time, key id and the chain. A union over kind: a wrong detail does not compile. */
+export type EntryDraft = { [K in EntryKind]: EntryDraftOf<K> }[EntryKind];
+
+/** The one way to build a draft from a kind, a header and that kind's details. */
+export function entryDraft<K extends EntryKind>(kind: K, header: EntryHeader, details: EntryDetails[K]): EntryDraft {
+  // TypeScript does not see that EntryDraftOf<K> for one K is a member of the union over all K.
+  return { ...header, kind, details } as EntryDraftOf<K> as EntryDraft;
+}
+
+/** A value of an entry's details as a log holds it. */
+export type DetailValue = string | number | boolean | null | string[];
+
+/**
+ * An entry as sealed, or as read back from a log: its details are whatever the signed bytes
+ * hold (a log keeps entries of earlier shapes), so a reader checks each value it uses.
+ */
+export interface LogEntry extends EntryHeader {
+  kind: EntryKind;
+  details: Readonly<Record<string, DetailValue>>;
   seq: number;
   ts: string;
   key_id: string;

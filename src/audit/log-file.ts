@@ -31,6 +31,12 @@ function baseIn(db: Database.Database): LogBase {
 }
 
 /**
+ * A `sig` or `hash` column of the SQLite store's audit_log, read as lower-case hex: the store
+ * writes them as bytes (half the size of their hex), and rows written before that hold hex text.
+ */
+export const hexColumn = (column: 'sig' | 'hash'): string => `CASE typeof(${column}) WHEN 'blob' THEN lower(hex(${column})) ELSE ${column} END`;
+
+/**
  * The database's live rows in seq order, in one read transaction (one snapshot, however the
  * daemon writes meanwhile). `startedAt`: the base the reader's start() saw; a daemon that
  * archived a segment since moved it, and those rows are gone from this snapshot: that is
@@ -44,7 +50,7 @@ export function* readSqliteLog(dbPath: string, startedAt?: number): Generator<Lo
       const now = baseIn(db).seq;
       if (now !== startedAt) throw logArchived(now, startedAt, basename(dbPath));
     }
-    const stmt = db.prepare('SELECT seq, body, sig FROM audit_log ORDER BY seq');
+    const stmt = db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log ORDER BY seq`);
     for (const row of stmt.iterate() as Iterable<LogRow>) yield row;
     db.exec('COMMIT');
   } finally {

@@ -24,7 +24,7 @@ import { basename, join } from 'node:path';
 import { BundleWriter, evidenceRecords, startRecord } from '../audit/bundle.js';
 import { checkpointLineSize } from '../audit/checkpoint-size.js';
 import { parseNote, treeHeadLine } from '../audit/note.js';
-import type { EntryDraft } from '../audit/entry.js';
+import { DAEMON_ACT, entryDraft } from '../audit/entry.js';
 import { formatPublicKey } from '../audit/keys.js';
 import { startOfBase } from '../audit/log-base.js';
 import { rootAt } from '../audit/merkle.js';
@@ -155,15 +155,7 @@ export class Archiver {
     } finally {
       w.abort();
     }
-    const entry: EntryDraft = {
-      kind: 'archived',
-      transaction_id: null,
-      action_name: null,
-      risk: null,
-      request_hash: null,
-      principal: null,
-      details: { first_seq: first, last_seq: upTo, entries: upTo - base.seq, file: basename(file), bytes: written.bytes, sha256: written.sha256, root: root.toString('hex') },
-    };
+    const entry = entryDraft('archived', DAEMON_ACT, { first_seq: first, last_seq: upTo, entries: upTo - base.seq, file: basename(file), bytes: written.bytes, sha256: written.sha256, root: root.toString('hex') });
     await store.archiveSegment(upTo, head, entry);
     this.o.log(`archived entries ${first} to ${upTo} of the log to ${file} (${written.bytes} bytes)`);
     // The segment's lines are in its file now; the checkpoint file starts again from the new base.

@@ -8,12 +8,13 @@
  * agent cannot forge a line of its own, move the cursor or reorder what is read.
  */
 import { escapeText } from '../protocol/escape-text.js';
-import type { EntryDraft } from '../audit/entry.js';
+import type { DetailValue, EntryDraft } from '../audit/entry.js';
 
 /** Jobs whose start time is kept for the "in 2.1 s" of their outcome; the oldest is forgotten first. */
 export const MAX_TIMED_JOBS = 1024;
 
-type Details = EntryDraft['details'];
+/** Read loosely: each sentence escapes what it shows, whatever a detail holds. */
+type Details = Readonly<Record<string, DetailValue | undefined>>;
 const text = (v: unknown): string => escapeText(typeof v === 'string' ? v : JSON.stringify(v ?? null));
 /** Who made an entry: the person behind a root peer when there is one, else the peer. */
 function actor(e: EntryDraft): string {

@@ -13,7 +13,7 @@
  * rotation from the pending seed or discards it, by what the log says (recoverRotation). One
  * rotation runs at a time.
  */
-import type { EntryDraft } from '../audit/entry.js';
+import { DAEMON_ACT, entryDraft, type EntryDraft, type LogEntry } from '../audit/entry.js';
 import { rotationDetails, ROTATING_KEYS, type RotatingKey } from '../audit/rotation.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import type { KeyRotated } from '../protocol/messages.js';
@@ -56,7 +56,7 @@ export class KeyRotator {
       fail('integrity', 'same_keys', 'the new key would equal the other key; try again');
     }
     const details = rotationDetails(key, this.o.logId, old, next);
-    const draft: EntryDraft = { kind: 'key_rotated', transaction_id: null, action_name: null, risk: null, request_hash: null, principal, details };
+    const draft = entryDraft('key_rotated', { ...DAEMON_ACT, principal }, details);
     this.o.sealer.expect(key, next);
     try {
       await this.o.store.appendEntries([draft]);
@@ -94,7 +94,7 @@ export async function recoverRotation(store: Store, key: RotatingKey, files: Key
   for (let after = 0; ; ) {
     const rows = await store.logRows(after, PAGE);
     for (const row of rows) {
-      const e = JSON.parse(row.body) as EntryDraft;
+      const e = JSON.parse(row.body) as LogEntry;
       if (e.kind === 'key_rotated' && e.details.key === key && e.details.new_key_id === pending.keyId) {
         files.commit(pending, row.seq);
         log(`finished the ${key} key rotation of seq ${row.seq} that the last run left half done: key ${pending.keyId} is current`);

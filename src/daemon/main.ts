@@ -18,7 +18,7 @@ import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE, stateFiles } from '../p
 import { SqliteStore } from '../store/sqlite.js';
 import { openPostgresStore } from '../store/postgres.js';
 import type { Store, LogHead } from '../store/store.js';
-import type { EntryDraft } from '../audit/entry.js';
+import { DAEMON_ACT, entryDraft, type EntryDraft } from '../audit/entry.js';
 import { consistencyProof } from '../audit/merkle.js';
 import { buildPublisher } from './sinks/setup.js';
 import { Archiver } from './archiver.js';
@@ -194,7 +194,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
   await store.appendEntries([
-    { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length, enrolment_rules: ENROLMENT_RULES } },
+    entryDraft('daemon_started', DAEMON_ACT, { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length, enrolment_rules: ENROLMENT_RULES }),
   ]);
   const svc = service;
   // The oldest segment of the log moves to the archive when one is due (src/daemon/archiver.ts).
@@ -252,7 +252,7 @@ function pressureChanged(s: StorageSpace, policy: ReturnType<typeof loadPolicyFi
   o.notify(policy, { event: 'storage_pressure', state: s.state, state_dir: s.state_dir, free_bytes: s.free_bytes, min_free_bytes: s.min_free_bytes, at: new Date().toISOString() });
   const details = { state: s.state, state_dir: s.state_dir, free_bytes: s.free_bytes, min_free_bytes: s.min_free_bytes, reserve_bytes: s.reserve_bytes, reserve_held: s.reserve_held };
   o.store
-    .appendEntries([{ kind: 'storage_pressure', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details }])
+    .appendEntries([entryDraft('storage_pressure', DAEMON_ACT, details)])
     .catch((e: Error) => o.log(`disk space ${s.state}: ${s.free_bytes} bytes free in ${s.state_dir} (min_free ${s.min_free_bytes}); this could not be recorded in the log: ${e.message}`));
 }
 

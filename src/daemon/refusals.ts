@@ -5,7 +5,7 @@
  * reason, the first refusal of a window is written at once, and the rest of that
  * window become one entry with their count when the window ends.
  */
-import type { EntryDraft, EntryPrincipal } from '../audit/entry.js';
+import { DAEMON_ACT, entryDraft, type EntryDraft, type EntryPrincipal } from '../audit/entry.js';
 
 /** How long refusals of one principal and reason are folded into one entry. */
 export const REFUSAL_WINDOW_MS = 60_000;
@@ -74,21 +74,13 @@ export class RefusalLog {
   }
 
   private entry(r: Refused, count: number, since: number, until: number | null): EntryDraft {
-    return {
-      kind: 'refused',
-      transaction_id: r.transactionId,
-      action_name: null,
-      risk: null,
-      request_hash: null,
-      principal: r.principal,
-      details: {
-        method: r.method,
-        category: r.category,
-        code: r.code,
-        count,
-        since: new Date(since).toISOString(),
-        ...(until !== null ? { until: new Date(until).toISOString(), coalesced: true } : {}),
-      },
-    };
+    return entryDraft('refused', { ...DAEMON_ACT, transaction_id: r.transactionId, principal: r.principal }, {
+      method: r.method,
+      category: r.category,
+      code: r.code,
+      count,
+      since: new Date(since).toISOString(),
+      ...(until !== null ? { until: new Date(until).toISOString(), coalesced: true as const } : {}),
+    });
   }
 }

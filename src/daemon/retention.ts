@@ -6,7 +6,7 @@
  * over several sweeps and never holds the store for long: other writes wait for one batch at
  * most. A failure is logged and the next sweep tries again; retention never stops the daemon.
  */
-import type { EntryDraft } from '../audit/entry.js';
+import { DAEMON_ACT, entryDraft, type EntryDraft } from '../audit/entry.js';
 import type { StoreSettings } from '../policy/store-settings.js';
 import type { Store } from '../store/store.js';
 
@@ -33,15 +33,8 @@ export interface RetentionCounts {
   pruned: number;
 }
 
-const retentionEntry = (kind: 'compacted' | 'history_pruned', cutoffMs: number) => (count: number, idsSha256: string): EntryDraft => ({
-  kind,
-  transaction_id: null,
-  action_name: null,
-  risk: null,
-  request_hash: null,
-  principal: null,
-  details: { count, finished_before: new Date(cutoffMs).toISOString(), ids_sha256: idsSha256 },
-});
+const retentionEntry = (kind: 'compacted' | 'history_pruned', cutoffMs: number) => (count: number, idsSha256: string): EntryDraft =>
+  entryDraft(kind, DAEMON_ACT, { count, finished_before: new Date(cutoffMs).toISOString(), ids_sha256: idsSha256 });
 
 /** One sweep's retention: compaction first (a transaction is compacted before it can be deleted), then pruning. */
 export async function applyRetention(store: Store, settings: StoreSettings, now: number, limits: RetentionLimits = LIMITS): Promise<RetentionCounts> {

@@ -8,6 +8,7 @@
  */
 import { fail } from '../protocol/errors.js';
 import type { EntryDraft } from '../audit/entry.js';
+import type { EntryDetails } from '../audit/entry-details.js';
 import type { SpentStep, Store, TotpRecord } from '../store/store.js';
 import { matchStep, otpauthUri, secondsUntilStepAfter } from '../protocol/totp.js';
 import type { TotpSeal } from './totp-seal.js';
@@ -72,7 +73,7 @@ export class SecondFactor {
    * Checks `code` for `approver` and returns the step it would spend; the caller
    * spends it atomically with the approval. Every refusal says what to do next.
    */
-  async check(approver: string, user: string, code: unknown, txId: string, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
+  async check(approver: string, user: string, code: unknown, txId: string, entryFor: (details: EntryDetails['totp_lockout']) => EntryDraft): Promise<SpentStep> {
     return this.checkFor(approver, user, code, { what: `approving ${txId}`, how: `run \`airlock approve ${txId}\` in a terminal: it asks for the code` }, entryFor);
   }
 
@@ -80,7 +81,7 @@ export class SecondFactor {
    * The same check for another act a person does with their own factor (resetting someone's
    * factor, reloading the policy): `purpose` says what it is and how to give the code.
    */
-  async checkFor(approver: string, user: string, code: unknown, purpose: Purpose, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
+  async checkFor(approver: string, user: string, code: unknown, purpose: Purpose, entryFor: (details: EntryDetails['totp_lockout']) => EntryDraft): Promise<SpentStep> {
     return this.serially(approver, async () => {
       const rec = await this.o.store.totp(approver);
       if (!rec) {
@@ -94,7 +95,7 @@ export class SecondFactor {
    * Checks a code of the factor `approver` has now, before that factor is replaced: the
    * same rules as an approval code (lockout, failure count, a step spends once).
    */
-  async checkCurrent(rec: TotpRecord, code: unknown, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
+  async checkCurrent(rec: TotpRecord, code: unknown, entryFor: (details: EntryDetails['totp_lockout']) => EntryDraft): Promise<SpentStep> {
     const purpose = {
       what: `${rec.approver} already has a second factor: replacing it`,
       how: 'run `airlock totp enroll` in a terminal: it asks for a code from the factor you have now (lost it? root resets it with `sudo airlock totp reset --user NAME`)',
@@ -102,7 +103,7 @@ export class SecondFactor {
     return this.serially(rec.approver, async () => this.verify((await this.o.store.totp(rec.approver)) ?? rec, code, purpose, entryFor));
   }
 
-  private async verify(rec: TotpRecord, code: unknown, purpose: Purpose, entryFor: (details: EntryDraft['details']) => EntryDraft): Promise<SpentStep> {
+  private async verify(rec: TotpRecord, code: unknown, purpose: Purpose, entryFor: (details: EntryDetails['totp_lockout']) => EntryDraft): Promise<SpentStep> {
     const approver = rec.approver;
     const now = this.o.now();
     if (rec.lockedUntil > now) {

@@ -12,16 +12,45 @@ import { PreviewEnvelopeSchema } from '../protocol/preview-schema.js';
 import type { TxRecord } from '../store/store.js';
 import type { TxFacts } from './authz.js';
 
+/**
+ * What the store keeps of a preview: the envelope less the fields that storedPreview has always
+ * required to equal its transaction's columns (id, action, request hash, digest). Each was a
+ * second copy of the same bytes in every row; storedPreview puts them back from the row, and the
+ * digest check then covers those columns too.
+ */
+export function previewForStore(p: PreviewEnvelope): Record<string, unknown> {
+  const { transaction_id: _id, action_name: _a, request_hash: _h, preview_digest: _d, ...rest } = p;
+  return rest;
+}
+
+/**
+ * The whole envelope of a stored preview: what previewForStore left out, from the row. A row
+ * written by an earlier version holds those fields in its JSON as well, and there they must
+ * agree with the columns (null when one does not). Anything but an object is returned as it
+ * is, for the schema to refuse.
+ */
+function previewOfRow(tx: TxRecord): unknown {
+  const kept: unknown = tx.preview;
+  if (typeof kept !== 'object' || kept === null || Array.isArray(kept)) return kept;
+  const row: Record<string, unknown> = { transaction_id: tx.id, action_name: tx.actionName, request_hash: tx.requestHash, preview_digest: tx.previewDigest };
+  const clash = Object.keys(row).some((k) => k in kept && (kept as Record<string, unknown>)[k] !== row[k]);
+  return clash ? null : { ...kept, ...row };
+}
+
 export function storedPreview(tx: TxRecord): PreviewEnvelope {
-  const parsed = PreviewEnvelopeSchema.safeParse(tx.preview);
+  const whole = previewOfRow(tx);
+  if (whole === null) return mismatch(tx);
+  const parsed = PreviewEnvelopeSchema.safeParse(whole);
   if (!parsed.success) {
     return fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope: ${z.prettifyError(parsed.error).replace(/\n/g, '; ').slice(0, 300)}`, 'preview the action again; if this persists, check the store with `airlock audit verify`');
   }
   const p = parsed.data;
-  if (p.transaction_id !== tx.id || p.action_name !== tx.actionName || p.request_hash !== tx.requestHash || p.preview_digest !== tx.previewDigest || !previewDigestMatches(tx.preview)) {
-    return fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} does not match its transaction or its digest`, 'preview the action again; if this persists, check the store with `airlock audit verify`');
-  }
+  if (p.transaction_id !== tx.id || p.action_name !== tx.actionName || p.request_hash !== tx.requestHash || p.preview_digest !== tx.previewDigest || !previewDigestMatches(whole as { preview_digest?: unknown })) return mismatch(tx);
   return p;
+}
+
+function mismatch(tx: TxRecord): never {
+  return fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} does not match its transaction or its digest`, 'preview the action again; if this persists, check the store with `airlock audit verify`');
 }
 
 /**

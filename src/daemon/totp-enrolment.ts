@@ -19,7 +19,8 @@
  * the factor counts; approved_by names who vouched), totp_reset.
  */
 import type { Host } from '../catalogue/action.js';
-import type { EntryDraft } from '../audit/entry.js';
+import { DAEMON_ACT, entryDraft, type EntryDraft, type EntryKind } from '../audit/entry.js';
+import type { EntryDetails } from '../audit/entry-details.js';
 import { fail } from '../protocol/errors.js';
 import type { ParsedParams } from '../protocol/methods.js';
 import { enforce, mayApproveEnrolment, mayEnrolFirstApprover, mayReset, type Caller } from './authz.js';
@@ -204,7 +205,7 @@ export class TotpEnrolment {
     return this.o.factor.checkFor(this.o.name(p!), p!.user, code, purpose, (details) => this.entry('totp_lockout', who, details));
   }
 
-  private entry(kind: EntryDraft['kind'], who: Identity, details: EntryDraft['details']): EntryDraft {
-    return { kind, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: this.o.principal(who), details };
+  private entry<K extends EntryKind>(kind: K, who: Identity, details: EntryDetails[K]): EntryDraft {
+    return entryDraft(kind, { ...DAEMON_ACT, principal: this.o.principal(who) }, details);
   }
 }

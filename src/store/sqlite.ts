@@ -10,6 +10,7 @@ import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
 import type { NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
+import { hexColumn } from '../audit/log-file.js';
 import { AirlockError } from '../protocol/errors.js';
 import { MERKLE_SCHEMA, nodeReaderSync, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
 import { LOG_BASE_KEY, readBase } from './log-base.js';
@@ -127,7 +128,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     if (!pendingColumns.includes('confirmed_step')) this.db.exec('ALTER TABLE totp_pending ADD COLUMN confirmed_step INTEGER');
     this.db.exec(`CREATE INDEX IF NOT EXISTS tx_to_compact ON transactions(updated_at) WHERE compacted_at IS NULL;
       CREATE INDEX IF NOT EXISTS tx_compacted ON transactions(updated_at) WHERE compacted_at IS NOT NULL;`);
-    const last = this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
+    const last = this.db.prepare(`SELECT seq, ${hexColumn('hash')} AS hash FROM audit_log ORDER BY seq DESC LIMIT 1`).get() as { seq: number; hash: string } | undefined;
     // A store from before the tree gets its nodes built here, once, in one transaction.
     const frontier = openFrontier(this.db, last ? last.seq : 0);
     const head = { size: last ? last.seq : 0, hash: last ? last.hash : GENESIS_HASH, root: frontier.root().toString('hex') };
@@ -139,8 +140,8 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
         requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at) VALUES
         (@id, @action_name, @params_json, @request_hash, @risk, @state, @requester_uid, @requester_name, @requester_role, @requester_person_uid, @preview_json, @preview_digest, @summary, @created_at, @updated_at, @expires_at)`),
       getTx: this.db.prepare('SELECT * FROM transactions WHERE id = ?'),
-      logRows: this.db.prepare('SELECT seq, body, sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?'),
-      txRows: this.db.prepare("SELECT seq, body, sig FROM audit_log WHERE json_extract(body, '$.transaction_id') = ? ORDER BY seq LIMIT ?"),
+      logRows: this.db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?`),
+      txRows: this.db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log WHERE json_extract(body, '$.transaction_id') = ? ORDER BY seq LIMIT ?`),
       putTotp: this.db.prepare(`INSERT INTO totp (approver, secret, enrolled_at, last_step) VALUES (?, ?, ?, ?)
         ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0`),
       getTotp: this.db.prepare('SELECT * FROM totp WHERE approver = ?'),
@@ -206,7 +207,8 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
         if (this.db.inTransaction) st.rollback.run();
       },
       write: (_db, entries, nodes) => {
-        for (const e of entries) st.insertLog.run(e.seq, e.body, e.sig, e.hash);
+        // The signature and hash as bytes: half the size of their hex (readers get hex, hexColumn).
+        for (const e of entries) st.insertLog.run(e.seq, e.body, Buffer.from(e.sig, 'hex'), Buffer.from(e.hash, 'hex'));
         this.writeNodes(nodes);
       },
       failure: (e) => e,
@@ -237,7 +239,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
   private archiveDialect(): ArchiveDialect<Db> {
     return {
       ofLog: '',
-      entryHash: (db, seq) => db.prepare('SELECT hash FROM audit_log WHERE seq = ?').pluck().get(seq) as string | undefined,
+      entryHash: (db, seq) => db.prepare(`SELECT ${hexColumn('hash')} FROM audit_log WHERE seq = ?`).pluck().get(seq) as string | undefined,
       deleteEntriesUpTo: (db, seq) => void db.prepare('DELETE FROM audit_log WHERE seq <= ?').run(seq),
       readNodes: (db, ids) => nodeReaderSync(db)(ids),
       deleteNodesBelow: (db, level, index) => void db.prepare('DELETE FROM merkle_nodes WHERE level = ? AND idx < ?').run(level, index),

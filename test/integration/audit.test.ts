@@ -15,6 +15,8 @@ import { airlock, DAEMON } from '../support/cli.js';
 import { removeTree, tempDir } from '../support/fs.js';
 import { formatPublicKey, signingKeyFromSeed } from '../../src/audit/keys.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
+import type { LogEntry } from '../../src/audit/entry.js';
+import { ENTRY_DETAILS } from '../../src/audit/entry-details.js';
 
 let dir: string;
 let db: string, pub: string, cps: string;
@@ -76,6 +78,17 @@ describe('audit verify', () => {
     const all = entries.map((e) => JSON.stringify(e)).join('\n');
     assert.ok(!all.includes('root:x:0:0'), 'no /etc/passwd or /etc/group content in the log');
     assert.ok(!/alr1\./.test(all), 'no receipt in the log, only its commitment');
+  });
+
+  test("every entry's details are exactly those its kind's schema names (src/audit/entry-details.ts)", () => {
+    const entries = [...readSqliteLog(db)].map((r) => JSON.parse(r.body) as LogEntry);
+    const kinds = new Set<string>(entries.map((e) => e.kind));
+    for (const k of ['daemon_started', 'totp_enrolled', 'preview', 'approval_granted', 'approval_consumed', 'execution_started', 'outcome']) assert.ok(kinds.has(k), `the log has a ${k} entry`);
+    const wrong = entries.flatMap((e) => {
+      const r = ENTRY_DETAILS[e.kind].safeParse(e.details);
+      return r.success ? [] : [`seq ${e.seq} ${e.kind}: ${r.error.message}`];
+    });
+    assert.deepEqual(wrong, []);
   });
 
   test('an edited entry is found (exit 1, names the entry)', async () => {

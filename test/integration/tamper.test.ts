@@ -28,7 +28,7 @@ import { checkpointOrigin } from '../../src/audit/checkpoint.js';
 import { cosign, formatWitnessVkey, parseNote, parseVkey, signTreeHead, treeHeadLine } from '../../src/audit/note.js';
 import { MerkleFrontier, leafHash } from '../../src/audit/merkle.js';
 import { verifySource, type CheckpointFile, type SourceReport } from '../../src/audit/source.js';
-import { databaseSource } from '../../src/audit/log-file.js';
+import { databaseSource, hexColumn } from '../../src/audit/log-file.js';
 import { postgresSources } from '../../src/audit/postgres-source.js';
 import type { LogRow, WitnessKey } from '../../src/audit/verify.js';
 import { TreeHeads } from '../../src/daemon/tree-heads.js';
@@ -37,6 +37,7 @@ import { openPostgresStore } from '../../src/store/postgres.js';
 import type { Sealer, Store, TxRecord } from '../../src/store/store.js';
 import { testSchema, type TestSchema } from '../support/pg-schema.js';
 import { TEST_ROW_KEY } from '../support/pg-schema.js';
+import { opaqueDraft, type OpaqueDetails } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(randomBytes(32));
 const attackerKey = signingKeyFromSeed(randomBytes(32));
@@ -54,7 +55,7 @@ const SIZE = 1 + TXS * 5;
 const HEAD_SIZES = [10, 20, 30, SIZE];
 
 const sealerOf = (k: SigningKey): Sealer => (d, seq, prev) => sealEntry(k, d, seq, prev, at);
-const draft = (kind: EntryDraft['kind'], tx: string | null, details: EntryDraft['details'] = {}): EntryDraft => ({
+const draft = (kind: EntryDraft['kind'], tx: string | null, details: OpaqueDetails = {}): EntryDraft => opaqueDraft({
   kind,
   transaction_id: tx,
   action_name: tx ? 'RestartService' : null,
@@ -122,12 +123,13 @@ async function writeCheckpoints(store: Store, k: SigningKey, o: string, dir: str
  * The entries from `from` on, rebuilt the way an attacker holding `k` would: each one's fields
  * kept (or changed by `edit`), its prev_hash the rebuilt chain's, sealed and signed by `k`.
  */
-function rewrite(rows: readonly LogRow[], from: number, k: SigningKey, edit: (d: EntryDraft, seq: number) => EntryDraft = (d) => d): SealedEntry[] {
+type Fields = Parameters<typeof opaqueDraft>[0];
+function rewrite(rows: readonly LogRow[], from: number, k: SigningKey, edit: (d: Fields, seq: number) => Fields = (d) => d): SealedEntry[] {
   let prev = from === 1 ? GENESIS_HASH : entryHash(rows[from - 2]!.body);
   const out: SealedEntry[] = [];
   for (const r of rows.slice(from - 1)) {
     const { seq, ts, key_id: _k, prev_hash: _p, ...fields } = JSON.parse(r.body) as LogEntry;
-    const s = sealEntry(k, edit(fields, seq), seq, prev, new Date(ts));
+    const s = sealEntry(k, opaqueDraft(edit(fields, seq)), seq, prev, new Date(ts));
     out.push(s);
     prev = s.hash;
   }
@@ -201,7 +203,7 @@ function sqliteBackend(): Backend {
         rows: async () => {
           const db = new Database(path, { readonly: true, fileMustExist: true });
           try {
-            return db.prepare('SELECT seq, body, sig FROM audit_log ORDER BY seq').all() as LogRow[];
+            return db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log ORDER BY seq`).all() as LogRow[];
           } finally {
             db.close();
           }

@@ -84,7 +84,8 @@ export function scanErrorCodes(opts: { root?: string; files?: string[] } = {}): 
     if (ts.isNewExpression(n) && symbolOf(n.expression)?.name === 'AirlockError' && n.arguments && n.arguments.length >= 2) {
       sinks.push({ node: n, category: n.arguments[0]!, code: n.arguments[1]! });
     }
-    if (ts.isObjectLiteralExpression(n)) {
+    // A zod shape (z.object({...}) and kin) describes fields with a category and a code; it constructs no error.
+    if (ts.isObjectLiteralExpression(n) && !isZodShape(n)) {
       const prop = (name: string): ts.Expression | undefined => {
         for (const p of n.properties) {
           if (p.name && ts.isIdentifier(p.name) && p.name.text === name) {
@@ -210,4 +211,12 @@ function literalsOfType(t: ts.Type): Set<string> | null {
     out.add(p.value);
   }
   return out;
+}
+
+/** Whether an object literal is the shape given to z.object, z.strictObject or z.looseObject. */
+function isZodShape(n: ts.ObjectLiteralExpression): boolean {
+  const call = n.parent;
+  if (!call || !ts.isCallExpression(call) || call.arguments[0] !== n) return false;
+  const callee = call.expression;
+  return ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'z' && ['object', 'strictObject', 'looseObject'].includes(callee.name.text);
 }

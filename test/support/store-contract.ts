@@ -16,6 +16,7 @@ import { checkpointOrigin, formatCheckpointLine, signCheckpoint } from '../../sr
 import { EMPTY_ROOT, consistencyProof, inclusionProof, leafHash, nodeHash, rootAt, verifyConsistency, verifyInclusion } from '../../src/audit/merkle.js';
 import type { LogHead, Sealer, Store, TxRecord } from '../../src/store/store.js';
 import { idsDigest } from '../../src/store/compaction.js';
+import { opaqueDraft, type OpaqueDetails } from './opaque-draft.js';
 
 export interface OpenOptions {
   seal: Sealer;
@@ -30,7 +31,7 @@ export interface StoreSite {
   removeCompactedAt(): Promise<void>;
 }
 
-export const draft = (kind: EntryDraft['kind'], id: string | null = null, details: EntryDraft['details'] = {}): EntryDraft => ({
+export const draft = (kind: EntryDraft['kind'], id: string | null = null, details: OpaqueDetails = {}): EntryDraft => opaqueDraft({
   kind,
   transaction_id: id,
   action_name: id ? 'CreateGroup' : null,

@@ -21,8 +21,9 @@ import { Archiver } from '../../src/daemon/archiver.js';
 import { DEFAULT_STORE_SETTINGS } from '../../src/policy/store-settings.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
+import { opaqueDraft, type OpaqueDetails } from '../support/opaque-draft.js';
 
-const draft = (n: number): EntryDraft => ({ kind: 'refused', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { n } });
+const draft = (n: number): EntryDraft => opaqueDraft({ kind: 'refused', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { n } });
 
 test('a segment file left by a failed archival is replaced, not kept beside the next one', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'airlock-archiver-'));

@@ -16,6 +16,7 @@ import { bundleSource, writeBundle } from '../../src/audit/bundle.js';
 import { verifySource, type AuditSource } from '../../src/audit/source.js';
 import type { LogRow } from '../../src/audit/verify.js';
 import { CHECKPOINT_PAGE_BYTES, checkpointPage } from '../../src/daemon/checkpoint-page.js';
+import { opaqueDraft, type OpaqueDetails } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(Buffer.alloc(32, 9));
 const origin = checkpointOrigin('host.example', key.keyId);
@@ -26,7 +27,7 @@ function log(n: number): { rows: LogRow[]; cps: string[] } {
   const cps: string[] = [];
   let prev = GENESIS_HASH;
   for (let i = 1; i <= n; i++) {
-    const e = sealEntry(key, { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { n: i } }, i, prev, at);
+    const e = sealEntry(key, opaqueDraft({ kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { n: i } }), i, prev, at);
     rows.push({ seq: i, body: e.body, sig: e.sig });
     prev = e.hash;
     if (i % 5 === 0) cps.push(formatCheckpointLine(signCheckpoint(key, origin, i, prev, at)));
@@ -133,11 +134,11 @@ test('a database archived between its start and its rows is transient/log_archiv
   const store = new SqliteStore(join(dir, 'airlock.db'), (d, seq, prev) => sealEntry(key, d, seq, prev));
   try {
     const d = { kind: 'refused' as const, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} };
-    for (let i = 0; i < 30; i++) await store.appendEntries([d]);
+    for (let i = 0; i < 30; i++) await store.appendEntries([opaqueDraft(d)]);
     const src = databaseSource(join(dir, 'airlock.db'), 'airlock audit verify');
     assert.equal(await src.start!(), null);
     const root = await rootAt(20, store.merkleNodes);
-    await store.archiveSegment(20, signTreeHead(key, checkpointOrigin('h', key.keyId), 20, root, new Date()), { ...d, kind: 'archived', details: { first_seq: 1, last_seq: 20, root: root.toString('hex') } });
+    await store.archiveSegment(20, signTreeHead(key, checkpointOrigin('h', key.keyId), 20, root, new Date()), opaqueDraft({ ...d, kind: 'archived', details: { first_seq: 1, last_seq: 20, root: root.toString('hex') } }));
     assert.throws(() => [...(src.entries() as Iterable<LogRow>)], (e: { code?: string }) => e.code === 'log_archived');
     // Asked again, it starts from the new base.
     assert.equal((await src.start!())!.start.seq, 20);

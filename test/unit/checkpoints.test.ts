@@ -9,6 +9,7 @@ import { signingKeyFromSeed, ed25519Sign } from '../../src/audit/keys.js';
 import { sealEntry, GENESIS_HASH } from '../../src/audit/entry.js';
 import { checkpointMessage, checkpointOrigin, formatCheckpointLine, parseCheckpoints, signCheckpoint, CHECKPOINT_TAG } from '../../src/audit/checkpoint.js';
 import { verifyLog } from '../../src/audit/verify.js';
+import { opaqueDraft, type OpaqueDetails } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(Buffer.alloc(32, 9));
 const origin = checkpointOrigin('web1.example', key.keyId);
@@ -86,7 +87,7 @@ test('verifyLog: a checkpoint of another log neither breaks nor vouches for this
   const rows = [];
   let prev = GENESIS_HASH;
   for (let i = 1; i <= 3; i++) {
-    const e = sealEntry(key, { kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { n: i } }, i, prev, at);
+    const e = sealEntry(key, opaqueDraft({ kind: 'daemon_started', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: { n: i } }), i, prev, at);
     rows.push({ seq: i, body: e.body, sig: e.sig });
     prev = e.hash;
   }

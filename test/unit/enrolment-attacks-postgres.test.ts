@@ -21,6 +21,7 @@ import type { Identity } from '../../src/daemon/identity.js';
 import type { Caller } from '../../src/daemon/authz.js';
 import type { Host } from '../../src/catalogue/action.js';
 import { testSchema, TEST_ROW_KEY, type TestSchema } from '../support/pg-schema.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const STEP_MS = STEP_SECONDS * 1000;
 const person = (uid: number, user: string) => ({ uid, user, role: 'admin' as const, approver: true });
@@ -121,7 +122,7 @@ test(
       const cols = Object.keys(copy);
       await schema.admin.query(`INSERT INTO totp (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, cols.map((c) => copy[c]));
       t.clock.now += STEP_MS;
-      const entry = () => ({ kind: 'totp_lockout' as const, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
+      const entry = () => opaqueDraft({ kind: 'totp_lockout', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
       const outcome = await t.factor.check('alice(uid 1001)', 'alice', codeAt(a.secret, t.clock.now), 'tx_1', entry).then(
         () => 'the reset factor approves again',
         (e: Error & { code?: string }) => e.code,

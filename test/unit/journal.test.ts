@@ -5,13 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENTRY_KINDS, type EntryDraft, type EntryKind } from '../../src/audit/entry.js';
+import { ENTRY_KINDS, type EntryKind } from '../../src/audit/entry.js';
+import { opaqueDraft, type OpaqueDetails } from '../support/opaque-draft.js';
 import { formatDuration, journal, journalLine, MAX_TIMED_JOBS } from '../../src/daemon/journal.js';
 
 const TX = 'tx_0123456789abcdef01234567';
 const agent = { uid: 1002, user: 'agent', role: 'admin' as const };
 const alice = { uid: 1001, user: 'alice', role: 'admin' as const };
-const DETAILS: Record<EntryKind, EntryDraft['details']> = {
+const DETAILS: Record<EntryKind, OpaqueDetails> = {
   daemon_started: { version: '0.1.0', platform: 'debian', policy_digest: 'ab', policy_source: '/etc/airlock/policy.toml', audit_key_id: 'k1', approval_key_id: 'k2', reconciled: 0 },
   preview: { preview_digest: 'd', summary: 'Create user bob', warnings: [] },
   approval_granted: { executor: 'agent(uid 1002)', second_factor: 'totp', preview_digest: 'd', receipt_commitment: 'c', receipt_expires_at: 't' },
@@ -35,7 +36,7 @@ const DETAILS: Record<EntryKind, EntryDraft['details']> = {
   storage_pressure: { state: 'low', state_dir: '/var/lib/airlock', free_bytes: 1000, min_free_bytes: 2000, reserve_bytes: 500, reserve_held: true },
   refused: { method: 'approve', category: 'authorization', code: 'not_approver', count: 3, since: '2030-01-01T00:00:00.000Z' },
 };
-const draft = (kind: EntryKind, over: Partial<EntryDraft> = {}): EntryDraft => ({
+const draft = (kind: EntryKind, over: Partial<Parameters<typeof opaqueDraft>[0]> = {}) => opaqueDraft({
   kind,
   transaction_id: TX,
   action_name: 'CreateUser',

@@ -13,10 +13,11 @@ import { signingKeyFromSeed } from '../../src/audit/keys.js';
 import { rotationDetails } from '../../src/audit/rotation.js';
 import { AuditSealer } from '../../src/daemon/sealer.js';
 import { KeyFiles } from '../../src/daemon/key-files.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const k1 = signingKeyFromSeed(Buffer.alloc(32, 1));
 const k2 = signingKeyFromSeed(Buffer.alloc(32, 2));
-const plain: EntryDraft = { kind: 'preview', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} };
+const plain: EntryDraft = opaqueDraft({ kind: 'preview', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
 const rotation = (key: 'audit' | 'approval', next = k2): EntryDraft => ({ ...plain, kind: 'key_rotated', details: rotationDetails(key, k1.keyId, k1, next) });
 const keyOf = (body: string) => (JSON.parse(body) as { key_id: string }).key_id;
 

@@ -12,6 +12,7 @@ import { checkRotation, rotationDetails, rotationMessage } from '../../src/audit
 import { checkpointOrigin, formatCheckpointLine, signCheckpoint } from '../../src/audit/checkpoint.js';
 import { DOMAIN_CHECKPOINT, DOMAIN_KEY_ROTATION, DOMAIN_LOG_ENTRY, DOMAIN_RECEIPT } from '../../src/audit/domains.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
+import { opaqueDraft, type OpaqueDetails } from '../support/opaque-draft.js';
 
 const k1 = signingKeyFromSeed(Buffer.alloc(32, 1));
 const k2 = signingKeyFromSeed(Buffer.alloc(32, 2));
@@ -20,8 +21,8 @@ const a1 = signingKeyFromSeed(Buffer.alloc(32, 11));
 const a2 = signingKeyFromSeed(Buffer.alloc(32, 12));
 const logId = k1.keyId;
 
-const plain = (i: number): EntryDraft => ({ kind: 'preview', transaction_id: `tx_${i}`, action_name: 'ListUsers', risk: 'low', request_hash: 'c'.repeat(64), principal: null, details: { n: i } });
-const rotated = (details: EntryDraft['details']): EntryDraft => ({ kind: 'key_rotated', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details });
+const plain = (i: number): EntryDraft => opaqueDraft({ kind: 'preview', transaction_id: `tx_${i}`, action_name: 'ListUsers', risk: 'low', request_hash: 'c'.repeat(64), principal: null, details: { n: i } });
+const rotated = (details: OpaqueDetails): EntryDraft => opaqueDraft({ kind: 'key_rotated', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details });
 
 /** A signature by `k` over exactly these stored bytes. */
 const signWith = (k: SigningKey, body: string) => ed25519Sign(k, entryMessage(body)).toString('hex');

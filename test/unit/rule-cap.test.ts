@@ -19,6 +19,7 @@ import { preview } from '../../src/daemon/verbs/preview.js';
 import { parsePolicy } from '../../src/policy/policy.js';
 import type { Identity } from '../../src/daemon/identity.js';
 import { FixtureHost } from './catalogue-fixture-host.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(randomBytes(32));
 
@@ -49,7 +50,7 @@ function yielding(store: Store): Store {
   });
 }
 
-const entry = (kind: EntryDraft['kind'], id: string): EntryDraft => ({ kind, transaction_id: id, action_name: 'CreateGroup', risk: 'medium', request_hash: 'h', principal: null, details: {} });
+const entry = (kind: EntryDraft['kind'], id: string): EntryDraft => opaqueDraft({ kind, transaction_id: id, action_name: 'CreateGroup', risk: 'medium', request_hash: 'h', principal: null, details: {} });
 const tx = (id: string, now: number): TxRecord => ({
   id,
   actionName: 'CreateGroup',

@@ -11,6 +11,7 @@ import { entrySignatureValid, sealEntry, GENESIS_HASH, type EntryDraft } from '.
 import { signCheckpoint, parseCheckpoints, formatCheckpointLine, checkpointOrigin } from '../../src/audit/checkpoint.js';
 import { DOMAIN_CHECKPOINT, DOMAIN_LOG_ENTRY, DOMAIN_RECEIPT, frameFields } from '../../src/audit/domains.js';
 import { verifyLog } from '../../src/audit/verify.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(Buffer.alloc(32, 7));
 const origin = checkpointOrigin('host.example', key.keyId);
@@ -38,7 +39,7 @@ test('domain tags are distinct and prefix-free', () => {
   for (const a of tags) for (const b of tags) if (a !== b) assert.ok(!b.subarray(0, a.length).equals(a), `${a} prefixes ${b}`);
 });
 
-const draft = (i: number): EntryDraft => ({ kind: 'preview', transaction_id: `tx_${i}`, action_name: 'ListUsers', risk: 'low', request_hash: 'c'.repeat(64), principal: { uid: 1000, user: 'u', role: 'observer' }, details: { n: i } });
+const draft = (i: number): EntryDraft => opaqueDraft({ kind: 'preview', transaction_id: `tx_${i}`, action_name: 'ListUsers', risk: 'low', request_hash: 'c'.repeat(64), principal: { uid: 1000, user: 'u', role: 'observer' }, details: { n: i } });
 
 test('an entry signature covers its bytes and only under the log-entry domain', () => {
   const e = sealEntry(key, draft(1), 1, GENESIS_HASH);

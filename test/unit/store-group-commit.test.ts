@@ -18,9 +18,10 @@ import { signingKeyFromSeed } from '../../src/audit/keys.js';
 import { verifyLog } from '../../src/audit/verify.js';
 import { rootAt } from '../../src/audit/merkle.js';
 import type { TxRecord } from '../../src/store/store.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(randomBytes(32));
-const draft = (kind: EntryDraft['kind'], tx: string | null = null): EntryDraft => ({ kind, transaction_id: tx, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
+const draft = (kind: EntryDraft['kind'], tx: string | null = null): EntryDraft => opaqueDraft({ kind, transaction_id: tx, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
 const txRecord = (id: string): TxRecord => ({
   id, actionName: 'Uptime', params: {}, requestHash: 'ab'.repeat(32), risk: 'low', state: 'Previewed', requesterUid: 1001, requesterName: 'agent', requesterRole: 'observer',
   requesterPersonUid: null, preview: {}, previewDigest: 'cd'.repeat(32), summary: 'uptime', createdAt: 1, updatedAt: 1, expiresAt: Date.now() + 60_000, approvedBy: null, receiptCommitment: null, result: null, compactedAt: null,

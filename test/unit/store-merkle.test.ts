@@ -26,10 +26,11 @@ import {
   verifyInclusion,
 } from '../../src/audit/merkle.js';
 import type { Sealer } from '../../src/store/store.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(randomBytes(32));
 const sealer: Sealer = (d, seq, prev) => sealEntry(key, d, seq, prev);
-const draft = (n: number): EntryDraft => ({
+const draft = (n: number): EntryDraft => opaqueDraft({
   kind: 'daemon_started',
   transaction_id: null,
   action_name: null,

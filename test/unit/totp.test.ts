@@ -22,6 +22,7 @@ import { signingKeyFromSeed } from '../../src/audit/keys.js';
 import type { Identity } from '../../src/daemon/identity.js';
 import type { Host } from '../../src/catalogue/action.js';
 import { AirlockError } from '../../src/protocol/errors.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const RFC_SECRET = Buffer.from('12345678901234567890', 'ascii');
 
@@ -140,7 +141,7 @@ test('pending enrolments expire, wrong first codes drop them, and the confirming
     const good = await enrol.issue(who, person, {});
     const first = codeAt(good.secret, clock);
     assert.equal((await enrol.confirm(who, person, { code: first })).state, 'confirmed');
-    const entry = () => ({ kind: 'totp_lockout' as const, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
+    const entry = () => opaqueDraft({ kind: 'totp_lockout', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
     await failsWith(factor.check('alice(uid 1001)', 'alice', first, 'tx_1', entry), 'totp_spent');
     clock += 30_000;
     assert.deepEqual(await factor.check('alice(uid 1001)', 'alice', codeAt(good.secret, clock), 'tx_1', entry), { approver: 'alice(uid 1001)', step: stepAt(clock) });
@@ -205,7 +206,7 @@ test('200 parallel guesses count toward the lockout one by one: a right one late
     await enrol.confirm(who, person, { code: codeAt(issued.secret, clock) });
     clock += 30_000;
     const right = codeAt(issued.secret, clock);
-    const entry = () => ({ kind: 'totp_lockout' as const, transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
+    const entry = () => opaqueDraft({ kind: 'totp_lockout', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
     const guesses = Array.from({ length: 200 }, (_, i) => String((Number(right) + 1 + i) % 1_000_000).padStart(6, '0'));
     guesses[150] = right;
     const results = await Promise.allSettled(guesses.map((c) => factor.check('alice(uid 1001)', 'alice', c, 'tx_1', entry)));

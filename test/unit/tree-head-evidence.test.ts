@@ -19,6 +19,7 @@ import { nodeHash } from '../../src/audit/merkle.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
 import { checkProof } from '../../src/audit/proof.js';
 import { TreeHeads } from '../../src/daemon/tree-heads.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const key = signingKeyFromSeed(randomBytes(32));
 const other = signingKeyFromSeed(randomBytes(32));
@@ -27,7 +28,7 @@ const witness2 = signingKeyFromSeed(randomBytes(32));
 const origin = checkpointOrigin('web1.example', key.keyId);
 const at = new Date('2026-11-30T10:00:00.000Z');
 const txIds = Array.from({ length: 6 }, () => 'tx_' + randomBytes(12).toString('hex'));
-const draft = (tx: string | null, kind: EntryDraft['kind']): EntryDraft => ({ kind, transaction_id: tx, action_name: tx ? 'RestartService' : null, risk: tx ? 'medium' : null, request_hash: tx ? 'ab'.repeat(32) : null, principal: null, details: {} });
+const draft = (tx: string | null, kind: EntryDraft['kind']): EntryDraft => opaqueDraft({ kind, transaction_id: tx, action_name: tx ? 'RestartService' : null, risk: tx ? 'medium' : null, request_hash: tx ? 'ab'.repeat(32) : null, principal: null, details: {} });
 
 const dir = mkdtempSync(join(tmpdir(), 'airlock-th-'));
 const store = new SqliteStore(join(dir, 'a.db'), (d, seq, prev) => sealEntry(key, d, seq, prev, at));

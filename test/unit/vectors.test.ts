@@ -22,6 +22,7 @@ import { entryHash, entryMessage, entrySignatureValid, GENESIS_HASH, sealEntry, 
 import { checkpointMessage, checkpointOrigin, checkpointText, formatCheckpointLine, parseCheckpoints, signCheckpoint, type Checkpoint } from '../../src/audit/checkpoint.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
 import { renderVectors, VECTORS_DIR } from '../../scripts/gen-vectors.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the files are data; each field is checked where it is used */
 const load = (name: string): any => JSON.parse(readFileSync(join(VECTORS_DIR, name), 'utf8'));
@@ -127,7 +128,7 @@ test('receipt.json: receipts minted again byte for byte; verifyReceipt refuses e
 
 const draftOf = (e: LogEntry): EntryDraft => {
   const { seq: _s, ts: _t, key_id: _k, prev_hash: _p, ...draft } = e;
-  return draft;
+  return opaqueDraft(draft);
 };
 
 test('log-entry.json: entries sealed again byte for byte and chained; verifyLog finds every broken log at its entry', async () => {

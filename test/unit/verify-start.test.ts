@@ -12,11 +12,12 @@ import { checkpointOrigin } from '../../src/audit/checkpoint.js';
 import { leafHash, MerkleFrontier } from '../../src/audit/merkle.js';
 import { signTreeHead, treeHeadLine } from '../../src/audit/note.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
+import { opaqueDraft } from '../support/opaque-draft.js';
 
 const first = signingKeyFromSeed(randomBytes(32));
 const later = signingKeyFromSeed(randomBytes(32));
 const origin = checkpointOrigin('web1.example', first.keyId);
-const d: EntryDraft = { kind: 'refused', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} };
+const d: EntryDraft = opaqueDraft({ kind: 'refused', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: null, details: {} });
 
 /** The root of a run of entries as their own tree (a complete subtree of the log when aligned). */
 const sub = (rows: LogRow[]) => rows.reduce((f, r) => (f.push(leafHash(r.body)), f), MerkleFrontier.empty()).root().toString('hex');
@@ -29,7 +30,7 @@ function log(n: number, rest = first, announced = true) {
   const tree = MerkleFrontier.empty();
   for (let seq = 1; seq <= n; seq++) {
     // Entry 11 is the archival that moved the base to 10, as the daemon appends it.
-    const draft: EntryDraft = seq === 11 && announced ? { ...d, kind: 'archived', details: { first_seq: 1, last_seq: 10, root: frontiers[9]!.root().toString('hex') } } : d;
+    const draft: EntryDraft = seq === 11 && announced ? opaqueDraft({ ...d, kind: 'archived', details: { first_seq: 1, last_seq: 10, root: frontiers[9]!.root().toString('hex') } }) : d;
     const s = sealEntry(seq <= 10 ? first : rest, draft, seq, hashes.at(-1)!);
     rows.push({ seq, body: s.body, sig: s.sig });
     hashes.push(s.hash);

@@ -5,6 +5,7 @@
  * the receipt minted and recorded with its signed `approval_granted` entry in one store
  * operation. The receipt is held for the requester, whose wait is woken.
  */
+import { approvalGrantedDetails } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
 import { fail } from '../../protocol/errors.js';
 import type { ApprovalAdvice, ApprovalGrant } from '../../protocol/messages.js';
@@ -44,14 +45,7 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   const outcome = await ctx.store.recordApproval(
     tx.id,
     { approvedBy: claims.approver, commitment, expiresAt, now, spend },
-    ctx.entry('approval_granted', who, a.name, risk, tx.requestHash, tx.id, {
-      preview_digest: tx.previewDigest,
-      receipt_commitment: commitment,
-      executor: claims.executor,
-      receipt_expires_at: claims.expiresAt,
-      second_factor: spend ? 'totp' : 'none',
-      self_approval: d.selfApproval,
-    }),
+    ctx.entry('approval_granted', who, a.name, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, selfApproval: d.selfApproval } })),
   );
   if (outcome === 'not_pending') await refuseIfExpired(ctx, await ctx.transaction(tx.id), now);
   if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);

@@ -10,7 +10,8 @@ import type { KeyObject } from 'node:crypto';
 import type { Host } from '../../catalogue/action.js';
 import { CATALOGUE } from '../../catalogue/index.js';
 import { warmActionMetadata } from '../../catalogue/metadata.js';
-import type { EntryDraft } from '../../audit/entry.js';
+import { entryDraft, type EntryDraft, type EntryKind, type EntryPrincipal } from '../../audit/entry.js';
+import type { EntryDetails } from '../../audit/entry-details.js';
 import type { SigningKey } from '../../audit/keys.js';
 import { fail } from '../../protocol/errors.js';
 import type { AuditPublicKey } from '../../protocol/messages.js';
@@ -89,7 +90,7 @@ export function noSuchTransaction(id: string): never {
 }
 
 /** Who an entry is by: the peer, and for a root peer the person behind it (or that there is none). */
-export function entryPrincipal(who: Identity): EntryDraft['principal'] {
+export function entryPrincipal(who: Identity): EntryPrincipal {
   const base = { uid: who.uid, user: who.user, role: who.role };
   if (who.uid !== 0 || who.via === 'token') return base;
   return { ...base, person: who.person ? principalName(who) : `none: ${who.rootPeer?.noPerson ?? 'unknown'}`, sudo_uid: who.rootPeer?.sudoUid ?? null, login_uid: who.rootPeer?.loginUid ?? null };
@@ -200,13 +201,13 @@ export class VerbContext {
   }
 
   /** An entry by `who` about one transaction. */
-  entry(kind: EntryDraft['kind'], who: Identity, action: string, risk: Risk, hash: string, txId: string, details: EntryDraft['details']): EntryDraft {
-    return { kind, transaction_id: txId, action_name: action, risk, request_hash: hash, principal: entryPrincipal(who), details };
+  entry<K extends EntryKind>(kind: K, who: Identity, action: string, risk: Risk, hash: string, txId: string, details: EntryDetails[K]): EntryDraft {
+    return entryDraft(kind, { transaction_id: txId, action_name: action, risk, request_hash: hash, principal: entryPrincipal(who) }, details);
   }
 
   /** An entry by the daemon itself (expiry, reconciliation) about one transaction. */
-  systemEntry(kind: EntryDraft['kind'], tx: TxRecord, details: EntryDraft['details']): EntryDraft {
-    return { kind, transaction_id: tx.id, action_name: tx.actionName, risk: tx.risk, request_hash: tx.requestHash, principal: null, details };
+  systemEntry<K extends EntryKind>(kind: K, tx: TxRecord, details: EntryDetails[K]): EntryDraft {
+    return entryDraft(kind, { transaction_id: tx.id, action_name: tx.actionName, risk: tx.risk, request_hash: tx.requestHash, principal: null }, details);
   }
 
   /**

@@ -2,6 +2,7 @@
  * `policy.show` (any principal: the policy holds no secret) and `policy.reload` (an admin
  * approver through sudo, the door's `root-admin-approver` access, with their own code).
  */
+import { DAEMON_ACT, entryDraft } from '../../audit/entry.js';
 import type { PolicyReloaded, PolicyView } from '../../protocol/messages.js';
 import type { ParsedParams } from '../../protocol/methods.js';
 import { loadPolicyFile } from '../policy-file.js';
@@ -22,7 +23,7 @@ export async function reload(ctx: VerbContext, r: Request<ParsedParams<'policy.r
   const how = 'run `sudo airlock policy reload` in a terminal: it asks for your code';
   const spend = await ctx.enrolment.ownCode(who, r.params.totp_code, { what: 'reloading the policy', how });
   const appended = await ctx.store.appendEntries(
-    [{ kind: 'policy_reloaded', transaction_id: null, action_name: null, risk: null, request_hash: null, principal: entryPrincipal(who), details: { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size } }],
+    [entryDraft('policy_reloaded', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { old_digest: old.digest, new_digest: next.digest, source: next.source, tokens: nextTokens.size })],
     spend,
   );
   if (appended === 'step_spent') refuseSpentCode(spend.step, ctx.now());

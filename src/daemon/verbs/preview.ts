@@ -13,6 +13,8 @@ import { previewDigestInput, requestHash, sha256Hex } from '../../protocol/hash.
 import type { AutoApprovalGrant, PreviewEnvelope, PreviewResult } from '../../protocol/messages.js';
 import type { ParsedParams } from '../../protocol/methods.js';
 import { minRoleForRisk, type Risk } from '../../protocol/risk.js';
+import { entryDraft } from '../../audit/entry.js';
+import { approvalGrantedDetails } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
 import { countsForLog, type MaskCounts } from '../../mask/mask.js';
 import { matchingRule, NO_CHANGE_RULE, READS_RULE, type Rule } from '../../policy/policy.js';
@@ -25,7 +27,7 @@ import { planOf } from '../plan.js';
 import { exhaustedNote, laneNotes } from '../policy-notes.js';
 import { parseActionParams } from '../request-params.js';
 import { shownParams, shownValue } from '../secret-params.js';
-import { storedFlags } from '../stored-preview.js';
+import { previewForStore, storedFlags } from '../stored-preview.js';
 import { action, platformProblem, riskOf } from './catalogue.js';
 import { iso, type Request, type VerbContext } from './context.js';
 
@@ -102,7 +104,7 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
       requesterName: who.user,
       requesterRole: who.role,
       requesterPersonUid: who.person?.uid ?? null,
-      preview: envelope as unknown as Record<string, unknown>,
+      preview: previewForStore(envelope),
       previewDigest: digest,
       summary,
       createdAt: created,
@@ -147,15 +149,7 @@ async function autoApprove(ctx: VerbContext, caller: Caller, a: AnyAction, risk:
     p.transaction_id,
     // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
     { approvedBy: approver, commitment, expiresAt: now + ctx.receiptTtlMs, now, ...(rule ? { rule: { id: rule.id, dailyCap: rule.dailyCap, cooldownMs: rule.cooldownMs } } : {}) },
-    {
-      kind: 'approval_granted',
-      transaction_id: p.transaction_id,
-      action_name: a.name,
-      risk,
-      request_hash: p.request_hash,
-      principal: null,
-      details: { preview_digest: p.preview_digest, receipt_commitment: commitment, executor: claims.executor, receipt_expires_at: claims.expiresAt, second_factor: 'none', rule_id: ruleId, policy_digest: policy.digest },
-    },
+    entryDraft('approval_granted', { transaction_id: p.transaction_id, action_name: a.name, risk, request_hash: p.request_hash, principal: null }, approvalGrantedDetails({ previewDigest: p.preview_digest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { policy: { ruleId, policyDigest: policy.digest } })),
   );
   // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
   if (outcome === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await ctx.store.ruleUsage(rule!.id, now), now)] };

@@ -1,0 +1,150 @@
+/**
+ * What each kind of log entry carries in `details`: one schema per kind, in this one place. The
+ * types the daemon builds entries with are inferred from these schemas (EntryDraft in entry.ts is
+ * a union over kind, so a detail of the wrong kind does not compile), docs/protocol.md section 14
+ * lists exactly these fields (test/unit/entry-details.test.ts holds it to them), and tests check
+ * stored entries against them.
+ *
+ * Details are authorization facts only: never command output, never secrets. Their values are
+ * strings, numbers, booleans, null or arrays of strings.
+ *
+ * The verifier does not parse details with these schemas: a log keeps entries written by earlier
+ * versions (a `totp_enrolled` with `approver` only, a `daemon_started` without `enrolment_rules`),
+ * and a signed entry of an older shape is evidence all the same. Readers of details from a log
+ * (lifecycle.ts, journal.ts) check each value they use.
+ */
+import { z } from 'zod';
+import type { EntryKind } from './entry.js';
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+const iso = z.string();
+const txId = z.string();
+/** `user(uid N)`, `... via sudo`, or a token principal's name: principalName (authz.ts). */
+const who = z.string();
+/** What masking replaced, per kind: `KIND:COUNT` strings (countsForLog). */
+const maskCounts = z.array(z.string());
+const retention = z.strictObject({ count: z.number().int(), finished_before: iso, ids_sha256: hex64 });
+
+/**
+ * An approval has one shape, whoever granted it: a person (the entry's principal) or the policy
+ * (principal null). The lane's own fields are present either way: a person's approval has
+ * `rule_id` and `policy_digest` null; the policy's has `second_factor` `none` and
+ * `self_approval` false. Either way it binds the preview digest to the receipt's commitment.
+ */
+const ApprovalGranted = z.strictObject({
+  preview_digest: hex64,
+  receipt_commitment: hex64,
+  executor: who,
+  receipt_expires_at: iso,
+  second_factor: z.enum(['totp', 'none']),
+  self_approval: z.boolean(),
+  rule_id: z.string().nullable(),
+  policy_digest: z.string().nullable(),
+});
+
+export const ENTRY_DETAILS = {
+  daemon_started: z.strictObject({
+    version: z.string(),
+    platform: z.string(),
+    policy_digest: z.string(),
+    policy_source: z.string(),
+    audit_key_id: z.string(),
+    approval_key_id: z.string(),
+    log_id: z.string(),
+    reconciled: z.number().int(),
+    enrolment_rules: z.number().int(),
+  }),
+  preview: z.strictObject({
+    preview_digest: hex64,
+    summary: z.string(),
+    warnings: z.array(z.string()),
+    masked: maskCounts,
+    unmask: z.literal(true).optional(),
+    from_proposal: txId.optional(),
+  }),
+  approval_granted: ApprovalGranted,
+  approval_consumed: z.strictObject({ preview_digest: hex64, receipt_commitment: hex64 }),
+  execution_started: z.strictObject({ steps: z.number().int() }),
+  outcome: z.strictObject({
+    state: z.string(),
+    changed: z.boolean(),
+    error_category: z.string().nullable(),
+    error_code: z.string().nullable(),
+    rolled_back: z.boolean(),
+    output_lines: z.number().int(),
+    masked: maskCounts,
+    unmasked: z.literal(true).optional(),
+  }),
+  canceled: z.strictObject({ by: who, superseded_by: txId.optional() }),
+  denied: z.strictObject({ by: who, reason: z.string().nullable(), preview_digest: hex64 }),
+  /** previous_state: Previewed or Queued (the only states that expire). */
+  expired: z.strictObject({ previous_state: z.string(), deadline: iso }),
+  reconciled: z.strictObject({ previous_state: z.literal('Running'), new_state: z.literal('Failed'), reason: z.string() }),
+  totp_enrolled: z.strictObject({ approver: z.string(), replaced: z.boolean(), first_approver: z.literal(true).optional(), approved_by: who.optional() }),
+  totp_lockout: z.strictObject({ approver: z.string(), failures: z.number().int(), locked_until: iso }),
+  totp_issued: z.strictObject({ approver: z.string(), replaces: z.enum(['none', 'awaiting', 'confirmed']), pending_expires_at: iso }),
+  totp_reset: z.strictObject({ approver: z.string(), factor: z.boolean(), pending: z.boolean() }),
+  totp_awaiting_approval: z.strictObject({ approver: z.string(), user: z.string(), expires_at: iso }),
+  policy_reloaded: z.strictObject({ old_digest: z.string(), new_digest: z.string(), source: z.string(), tokens: z.number().int() }),
+  refused: z.strictObject({
+    method: z.string(),
+    category: z.string(),
+    code: z.string(),
+    count: z.number().int(),
+    since: iso,
+    until: iso.optional(),
+    coalesced: z.literal(true).optional(),
+  }),
+  key_rotated: z.strictObject({
+    key: z.enum(['audit', 'approval']),
+    log_id: z.string(),
+    old_key_id: z.string(),
+    new_key_id: z.string(),
+    old_public_key: z.string(),
+    new_public_key: z.string(),
+    old_key_signature: z.string(),
+    new_key_signature: z.string(),
+  }),
+  archived: z.strictObject({ first_seq: z.number().int(), last_seq: z.number().int(), entries: z.number().int(), file: z.string(), bytes: z.number().int(), sha256: hex64, root: hex64 }),
+  storage_pressure: z.strictObject({
+    state: z.enum(['ok', 'low', 'full']),
+    state_dir: z.string(),
+    free_bytes: z.number(),
+    min_free_bytes: z.number(),
+    reserve_bytes: z.number(),
+    reserve_held: z.boolean(),
+  }),
+  compacted: retention,
+  history_pruned: retention,
+} satisfies { [K in EntryKind]: z.ZodObject };
+
+/** The details of each kind of entry. */
+export type EntryDetails = { [K in EntryKind]: z.infer<(typeof ENTRY_DETAILS)[K]> };
+
+/** The fields a kind's details may carry, in the schema's order; optional ones end in `?` (as docs/protocol.md lists them). */
+export function detailFields(kind: EntryKind): string[] {
+  const shape = ENTRY_DETAILS[kind].shape as Record<string, z.ZodType>;
+  return Object.entries(shape).map(([name, type]) => (type.safeParse(undefined).success ? `${name}?` : name));
+}
+
+/** Who granted an approval: a person (with or without a second factor), or a policy rule. */
+export type ApprovalLane = { person: { totp: boolean; selfApproval: boolean } } | { policy: { ruleId: string; policyDigest: string } };
+
+/** The one builder of an `approval_granted` entry's details, for either lane. */
+export function approvalGrantedDetails(
+  g: { previewDigest: string; commitment: string; executor: string; expiresAt: string },
+  lane: ApprovalLane,
+): EntryDetails['approval_granted'] {
+  const person = 'person' in lane ? lane.person : null;
+  const policy = 'policy' in lane ? lane.policy : null;
+  return {
+    preview_digest: g.previewDigest,
+    receipt_commitment: g.commitment,
+    executor: g.executor,
+    receipt_expires_at: g.expiresAt,
+    second_factor: person?.totp ? 'totp' : 'none',
+    self_approval: person?.selfApproval ?? false,
+    rule_id: policy?.ruleId ?? null,
+    policy_digest: policy?.policyDigest ?? null,
+  };
+}
