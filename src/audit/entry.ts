@@ -9,59 +9,10 @@ import { canonicalize } from '../protocol/canonical.js';
 import type { Risk, Role } from '../protocol/risk.js';
 import { DOMAIN_LOG_ENTRY } from './domains.js';
 import { ed25519Sign, ed25519Verify, SIGNATURE_HEX, type SigningKey } from './keys.js';
-import type { EntryDetails } from './entry-details.js';
+import type { EntryDetails, EntryKind } from './entry-details.js';
 import type { KeyObject } from 'node:crypto';
 
-export const ENTRY_KINDS = [
-  'daemon_started',
-  'preview',
-  'approval_granted',
-  'approval_consumed',
-  'execution_started',
-  'outcome',
-  'canceled',
-  /** A person refused a previewed transaction (`deny`): who, and the reason they gave; it is canceled. */
-  'denied',
-  'expired',
-  'reconciled',
-  /**
-   * A factor counts from here: confirmed by a first code, and for a first enrolment on a host that
-   * has an approver already, approved by another approver (details.approved_by).
-   */
-  'totp_enrolled',
-  'totp_lockout',
-  /** A pending secret was issued to a person; it approves nothing until totp_enrolled. */
-  'totp_issued',
-  /** Root deleted a person's factor. */
-  'totp_reset',
-  /** A person's first code proved their pending secret; it waits for another approver's `totp.approve`. */
-  'totp_awaiting_approval',
-  'policy_reloaded',
-  'refused',
-  /**
-   * The audit or the approval key was replaced (src/audit/rotation.ts): both keys sign the
-   * statement in its details; sealed by the audit key current before it, and for an audit
-   * rotation every later entry is signed by the new key.
-   */
-  'key_rotated',
-  /**
-   * A segment of the log (entries first_seq..last_seq) was written to the archive as a
-   * verifiable bundle and removed from the live store (src/daemon/archiver.ts): its file, the
-   * file's SHA-256 and the root of the tree at last_seq. Appended in the removal's transaction.
-   */
-  'archived',
-  /**
-   * Free space in the state directory changed state (src/daemon/disk-pressure.ts): `low`
-   * (previews refused), `full` (the reserve released), `ok` (previews allowed again). One
-   * entry per change, never one per refused preview.
-   */
-  'storage_pressure',
-  /** Retention: finished transactions' details were compacted (src/store/compaction.ts); details {count, finished_before, ids_sha256}. */
-  'compacted',
-  /** Retention: compacted transactions were deleted from the store (their entries stay here); same details. */
-  'history_pruned',
-] as const;
-export type EntryKind = (typeof ENTRY_KINDS)[number];
+export { ENTRY_KINDS, type EntryKind } from './entry-details.js';
 
 export interface EntryPrincipal {
   uid: number;

@@ -12,7 +12,8 @@ import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
-import { WAIT_MAX_MS, type PreviewEnvelope, type WaitOutcome } from '../protocol/messages.js';
+import type { PreviewEnvelope, WaitOutcome } from '../protocol/messages.js';
+import { WAIT_MAX_MS } from '../protocol/param-schemas.js';
 import { APPROVER_GROUP, type Role } from '../protocol/risk.js';
 import { waitRounds } from '../client/wait-rounds.js';
 

@@ -7,7 +7,8 @@
  */
 import { fail } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
-import { WAIT_DEFAULT_MS, WAIT_MAX_MS, type WaitOutcome } from '../protocol/messages.js';
+import type { WaitOutcome } from '../protocol/messages.js';
+import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../protocol/param-schemas.js';
 import type { TxRecord } from '../store/store.js';
 
 /** How long a wait lasts when the request does not say, and the most it may ask for (the protocol's numbers). */

@@ -80,6 +80,3 @@ export interface OutputNotice {
   last?: true;
 }
 
-/** `transaction.wait`'s timeout_ms: its default when absent, and the most a wait may ask for (5 minutes). */
-export const WAIT_DEFAULT_MS = 30_000;
-export const WAIT_MAX_MS = 300_000;

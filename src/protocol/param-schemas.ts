@@ -8,7 +8,10 @@
  */
 import { z } from 'zod';
 import { AirlockError, textOfWireValue, type ErrorCategory } from './errors.js';
-import { WAIT_MAX_MS } from './messages.js';
+
+/** `transaction.wait`'s timeout_ms: its default when absent, and the most a wait may ask for (5 minutes). */
+export const WAIT_DEFAULT_MS = 30_000;
+export const WAIT_MAX_MS = 300_000;
 
 /** How a method refuses parameters that fail its schema, when the failing field has no refusal of its own. */
 export interface MethodRefusal {
