@@ -6,7 +6,7 @@
  * inputs are `z.strictObject`s in each tool's file.
  */
 import type { z } from 'zod';
-import { WireErrorSchema } from '../protocol/errors.js';
+import { WireErrorSchema } from '../protocol/wire/error.js';
 import { ActionDescriptionSchema, TransactionViewSchema, type TransactionView } from '../protocol/messages.js';
 
 export { RiskSchema as risk, RoleSchema as role, TxStateSchema as txState, transactionIdSchema as transactionId } from '../protocol/wire/fields.js';

@@ -2,7 +2,6 @@
  * Typed error categories. Every failure that crosses the socket is one of these,
  * with a message a person can act on and, where there is one, the next step.
  */
-import { z } from 'zod';
 import { escapeText } from './escape-text.js';
 
 export const ERROR_CATEGORIES = [
@@ -23,8 +22,10 @@ export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
  * keeps the daemon's `hint`, a sentence for a person at a shell; the MCP server names its
  * tool, src/mcp/agent-hints.ts). Set only where the hint names a method.
  */
-export const NextStepSchema = z.strictObject({ method: z.string(), params: z.record(z.string(), z.string()) });
-export type NextStep = z.infer<typeof NextStepSchema>;
+export interface NextStep {
+  method: string;
+  params: Record<string, string>;
+}
 
 /** A JSON value's type, as JSON names it. */
 export const JSON_TYPES = ['string', 'number', 'boolean', 'array', 'object', 'null'] as const;
@@ -37,30 +38,27 @@ export type JsonType = (typeof JSON_TYPES)[number];
  * for each client to say how to send it right in its own terms (the CLI `--param port:=443`,
  * the MCP server a JSON number).
  */
-export const WrongTypeSchema = z.strictObject({
-  param: z.string(),
-  expected: z.array(z.enum(JSON_TYPES)),
-  got: z.enum(JSON_TYPES),
-  as_json: z.string().optional(),
-});
-export type WrongType = z.infer<typeof WrongTypeSchema>;
+export interface WrongType {
+  param: string;
+  expected: JsonType[];
+  got: JsonType;
+  as_json?: string;
+}
 
 /**
- * An error as it crosses the socket. The keys are quoted on purpose: this is a schema, and
- * test/support/error-codes.ts reads an object literal with the identifier keys category and
- * code as an error being constructed.
+ * An error as it crosses the socket (its schema: src/protocol/wire/error.ts). Plain types here,
+ * no zod: every command of the CLI loads this file at start-up.
  */
-export const WireErrorSchema = z.strictObject({
-  'category': z.enum(ERROR_CATEGORIES),
-  'code': z.string(),
-  message: z.string(),
-  hint: z.string().optional(),
+export interface WireError {
+  category: ErrorCategory;
+  code: string;
+  message: string;
+  hint?: string;
   /** On a `validation/bad_params` refusal: the parameters whose value had the wrong type. */
-  wrong_types: z.array(WrongTypeSchema).optional(),
+  wrong_types?: WrongType[];
   /** The daemon method the hint sends its reader to (NextStep). */
-  next: NextStepSchema.optional(),
-});
-export type WireError = z.infer<typeof WireErrorSchema>;
+  next?: NextStep;
+}
 
 export class AirlockError extends Error {
   constructor(

@@ -3,7 +3,7 @@
  * preview), whether the caller may approve a transaction, and how a `transaction.wait` ended.
  */
 import { z } from 'zod';
-import { WireErrorSchema } from '../errors.js';
+import { WireErrorSchema } from './error.js';
 import { TxStateSchema } from './fields.js';
 
 /** `approve`: the receipt, bound to this transaction, its request and its executor. */

@@ -3,7 +3,7 @@
  * `transaction.get` adds to it, and the LACS §5 result envelope `execute` returns.
  */
 import { z } from 'zod';
-import { WireErrorSchema } from '../errors.js';
+import { WireErrorSchema } from './error.js';
 import { ApprovalAdviceSchema } from './approval.js';
 import { JobStateSchema, RiskSchema, TxStateSchema } from './fields.js';
 import { CompactedPreviewSchema, PreviewEnvelopeSchema } from './preview.js';
