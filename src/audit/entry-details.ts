@@ -14,6 +14,7 @@
  * (lifecycle.ts, journal.ts) check each value they use.
  */
 import { z } from 'zod';
+import { StorageSpaceSchema } from '../protocol/wire/store.js';
 
 /** Every kind of log entry; each kind's details are below (ENTRY_DETAILS). */
 export const ENTRY_KINDS = [
@@ -157,14 +158,8 @@ export const ENTRY_DETAILS = {
     new_key_signature: z.string(),
   }),
   archived: z.strictObject({ first_seq: z.number().int(), last_seq: z.number().int(), entries: z.number().int(), file: z.string(), bytes: z.number().int(), sha256: hex64, root: hex64 }),
-  storage_pressure: z.strictObject({
-    state: z.enum(['ok', 'low', 'full']),
-    state_dir: z.string(),
-    free_bytes: z.number(),
-    min_free_bytes: z.number(),
-    reserve_bytes: z.number(),
-    reserve_held: z.boolean(),
-  }),
+  // The state directory's space as `store.check` reports it, at the moment the state changed.
+  storage_pressure: StorageSpaceSchema,
   compacted: retention,
   history_pruned: retention,
 } satisfies { [K in EntryKind]: z.ZodObject };
