@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_HELD_PER_REQUESTER, MAX_HELD_RECEIPTS } from '../../src/daemon/verbs/held-receipts.js';
 import { Principal } from '../../src/sandbox/principal.js';
-import { startWorld, type World } from '../support/world.js';
+import { rejectsWith, startWorld, type World } from '../support/world.js';
 
 let w: World;
 let agent: Principal, alice: Principal, olga: Principal;
@@ -23,6 +23,30 @@ before(async () => {
 after(() => w?.close());
 
 describe('held receipts', () => {
+  test("the policy's receipt is held for its requester alone: not another principal, an approver, or another root", async () => {
+    const p = await olga.call('preview', { action_name: 'ListUsers', params: {} });
+    assert.ok(p.auto_approval, 'the reads lane approved it');
+    const id = { transaction_id: p.transaction_id };
+    assert.equal((await olga.call('transaction.get', id)).receipt, p.auto_approval.receipt);
+    assert.equal((await alice.call('transaction.get', id)).receipt, undefined, 'an admin approver reads it, without its receipt');
+    await rejectsWith(agent.call('transaction.get', id), 'authorization', 'not_yours');
+    for (const other of [agent, alice]) await rejectsWith(other.call('transaction.wait', { ...id, timeout_ms: 0 }), 'authorization', 'not_the_requester');
+    // Root with nobody behind it, and root on alice's behalf, are two requesters: neither gets the other's receipt.
+    const nobody = await w.root();
+    const rootAlice = await w.rootAs('alice');
+    const q = await nobody.call('preview', { action_name: 'ListUsers', params: {} });
+    assert.ok(q.auto_approval);
+    assert.equal((await rootAlice.call('transaction.get', { transaction_id: q.transaction_id })).receipt, undefined);
+    await rejectsWith(rootAlice.call('transaction.wait', { transaction_id: q.transaction_id, timeout_ms: 0 }), 'authorization', 'not_the_requester');
+    const r = await rootAlice.call('preview', { action_name: 'ListUsers', params: {} });
+    assert.ok(r.auto_approval);
+    assert.equal((await nobody.call('transaction.get', { transaction_id: r.transaction_id })).receipt, undefined);
+    await rejectsWith(nobody.call('transaction.wait', { transaction_id: r.transaction_id, timeout_ms: 0 }), 'authorization', 'not_the_requester');
+    assert.equal((await alice.call('transaction.get', { transaction_id: r.transaction_id })).receipt, undefined, "alice's own account is not root on her behalf");
+    const waited = await rootAlice.call('transaction.wait', { transaction_id: r.transaction_id, timeout_ms: 0 });
+    assert.equal(waited.outcome, 'approved');
+  });
+
   test("a flood of one principal's policy-approved reads does not evict another requester's receipt", async () => {
     // The agent's change, approved by a person: its receipt is held for the agent alone.
     const p = await agent.call('preview', { action_name: 'CreateGroup', params: { group: 'heldg1' } });
