@@ -50,7 +50,7 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   if (outcome === 'not_pending') await refuseIfExpired(ctx, await ctx.transaction(tx.id), now);
   if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
   if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
-  ctx.heldReceipts.hold(tx.id, receipt, expiresAt);
+  ctx.heldReceipts.hold(tx.id, tx, receipt, expiresAt);
   ctx.changed(tx.id); // a requester waiting for it gets the receipt now
   return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
 }

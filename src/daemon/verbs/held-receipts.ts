@@ -3,18 +3,37 @@
  * (`airlock run` waiting for another approver, the MCP server executing what the policy
  * approved: each fetches it with `transaction.get` or `transaction.wait`). In memory: a
  * restart forgets them, and the approver still has theirs.
+ *
+ * Bounded per requester first: the policy mints receipts with no person in the way (every read
+ * the reads lane approves is one), so one principal previewing reads in a loop must lose its
+ * own oldest receipts, never another requester's, which a person may have approved.
  */
 
-/** Receipts kept for their requester to fetch, at most this many. */
+/** Receipts kept for one requester, at most this many (its oldest go first). */
+export const MAX_HELD_PER_REQUESTER = 1024;
+/** Receipts kept for all requesters together, at most this many (the requester holding most loses its oldest). */
 export const MAX_HELD_RECEIPTS = 4096;
 
-export class HeldReceipts {
-  private readonly held = new Map<string, { receipt: string; expiresAt: number }>();
+/** Who a receipt is held for: the requester's account, and for root the person behind it (as isRequester tells requesters apart). */
+export interface Requester {
+  requesterUid: number;
+  requesterPersonUid: number | null;
+}
+const requesterKey = (r: Requester) => (r.requesterUid === 0 ? `0/${r.requesterPersonUid ?? 'none'}` : String(r.requesterUid));
 
-  hold(id: string, receipt: string, expiresAt: number): void {
-    // Oldest first out: a flood of approvals cannot grow the map past its bound (the sweep drops expired ones).
-    while (this.held.size >= MAX_HELD_RECEIPTS) this.held.delete(this.held.keys().next().value!);
-    this.held.set(id, { receipt, expiresAt });
+export class HeldReceipts {
+  private readonly held = new Map<string, { owner: string; receipt: string; expiresAt: number }>();
+  /** Each requester's transaction ids, oldest first (a Set keeps insertion order). */
+  private readonly byOwner = new Map<string, Set<string>>();
+
+  hold(id: string, requester: Requester, receipt: string, expiresAt: number): void {
+    const owner = requesterKey(requester);
+    this.drop(id);
+    const own = this.byOwner.get(owner);
+    while (own && own.size >= MAX_HELD_PER_REQUESTER) this.drop(own.values().next().value!);
+    while (this.held.size >= MAX_HELD_RECEIPTS) this.drop(this.largestHolder().values().next().value!);
+    this.held.set(id, { owner, receipt, expiresAt });
+    this.byOwner.set(owner, (this.byOwner.get(owner) ?? new Set()).add(id));
   }
 
   /** The receipt held for `id`, unless it has expired by `now`. */
@@ -25,11 +44,22 @@ export class HeldReceipts {
 
   /** Spent (execute): it serves nobody any more. */
   drop(id: string): void {
+    const h = this.held.get(id);
+    if (!h) return;
     this.held.delete(id);
+    const own = this.byOwner.get(h.owner)!;
+    own.delete(id);
+    if (own.size === 0) this.byOwner.delete(h.owner);
   }
 
   /** Drops every receipt past its deadline (the sweep). */
   dropExpired(now: number): void {
-    for (const [id, h] of this.held) if (h.expiresAt <= now) this.held.delete(id);
+    for (const [id, h] of this.held) if (h.expiresAt <= now) this.drop(id);
+  }
+
+  private largestHolder(): Set<string> {
+    let most: Set<string> | undefined;
+    for (const own of this.byOwner.values()) if (!most || own.size > most.size) most = own;
+    return most!;
   }
 }

@@ -154,7 +154,7 @@ async function autoApprove(ctx: VerbContext, caller: Caller, a: AnyAction, risk:
   // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
   if (outcome === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await ctx.store.ruleUsage(rule!.id, now), now)] };
   if (outcome !== 'approved') return { notes: [] };
-  ctx.heldReceipts.hold(p.transaction_id, receipt, now + ctx.receiptTtlMs); // for the requester, as a person's approval's is
+  ctx.heldReceipts.hold(p.transaction_id, { requesterUid: who.uid, requesterPersonUid: who.person?.uid ?? null }, receipt, now + ctx.receiptTtlMs); // for the requester, as a person's approval's is
   return { grant: { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest } };
 }
 
