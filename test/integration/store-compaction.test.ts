@@ -149,7 +149,7 @@ describe('store retention', () => {
     console.log(`transactions table per lifecycle (${before.rows} rows): before compaction ${per(before)}; after ${per(afterCompaction)} (${afterCompaction.rows} rows)`);
     assert.ok(afterCompaction.payload / afterCompaction.rows < before.payload / before.rows / 2, 'compaction at least halves the bytes a lifecycle keeps');
     // And the pages too: the table really shrinks (its emptied pages go to the freelist, for new rows).
-    assert.ok(afterCompaction.pages / afterCompaction.rows < before.pages / before.rows / 2, 'compaction at least halves the pages a lifecycle takes');
+    assert.ok(afterCompaction.pages / afterCompaction.rows <= before.pages / before.rows / 2, 'compaction at least halves the pages a lifecycle takes');
 
     // The command line says so too: show, history, and execute refused for what it is.
     const cli = (args: string[]) => airlockAs(agent.identity, w.d.socket, args);
