@@ -110,13 +110,12 @@ export async function storeBench(cleanups: Array<() => unknown>): Promise<StoreB
   const agent = Principal.spawn(await d.addUser('bench-store-agent', ['airlock-observer']), d.socket);
   // The policy is reloaded as for real: an admin approver, root in their login session (login uid), with their code.
   const keeperId = await d.addUser('bench-store-keeper', ['airlock-admin', 'airlock-approvers']);
-  const keeper = Principal.spawn(keeperId, d.socket);
   const root = Principal.spawnRootInSessionOf(keeperId.uid, d.socket);
   // The host's first factor is enrolled through sudo in the person's own login session (issue 22).
   const phone = new Authenticator();
   phone.add('keeper', (await root.call('totp.enroll', {})).secret);
   await root.call('totp.confirm', { code: await phone.code('keeper') });
-  cleanups.push(() => (agent.close(), keeper.close(), root.close()));
+  cleanups.push(() => (agent.close(), root.close()));
   const db = d.files.db;
   const reload = async (text: string) => {
     writeFileSync(join(d.box.shared, 'policy.toml'), text);

@@ -245,6 +245,8 @@ export function mayPreview(who: Caller, action: string, risk: Risk): Decision {
 /** The requester: the same account, and for root the same person behind it (one person's sudo request is not another's). */
 export const isRequester = (who: Identity, tx: Pick<TxFacts, 'requesterUid' | 'requesterPersonUid'>) =>
   who.uid === tx.requesterUid && (who.uid !== 0 || (who.person?.uid ?? null) === tx.requesterPersonUid);
+/** One key per requester, as isRequester tells them apart: the account, and for root the person behind it. */
+export const requesterKey = (tx: Pick<TxFacts, 'requesterUid' | 'requesterPersonUid'>) => (tx.requesterUid === 0 ? `0/${tx.requesterPersonUid ?? 'none'}` : String(tx.requesterUid));
 /** The same person made the request: their own account, or root on their behalf (either side). */
 const samePerson = (person: Person, tx: TxFacts) => person.uid === tx.requesterUid || person.uid === tx.requesterPersonUid;
 

@@ -24,6 +24,7 @@ import { METHODS } from '../protocol/methods.js';
 import { ROLE_GROUPS } from '../protocol/risk.js';
 import { principalName, type Identity } from './identity.js';
 import type { NoticeSink } from './output-stream.js';
+import type { Dispatch } from './dispatch.js';
 
 /** The hello must arrive within this: a client sends it as soon as it connects. */
 export const FIRST_FRAME_MS = 5_000;
@@ -59,12 +60,6 @@ export const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
  */
 export const MAX_UNSENT_NOTICE_BYTES = 64 * 1024;
 export const VERSION = '0.1.0';
-
-/**
- * Hands one decoded request to the door; the answer is the response to send. `signal` aborts
- * when the connection closes; `notices` gives the sink for the output notices of request `id`.
- */
-export type Dispatch = (who: Identity, msg: unknown, signal: AbortSignal, notices: (id: string) => NoticeSink) => Promise<ResponseMessage>;
 
 /** What a connection needs from the daemon around it. */
 export interface ConnectionContext {

@@ -42,7 +42,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const open = new Set<net.Socket>();
   const admission = new Admission();
   const context: ConnectionContext = {
-    dispatch: (who, msg, signal, notices) => o.service.dispatch(who, msg, signal, notices),
+    dispatch: o.service.dispatch,
     idleMs: o.idleMs ?? IDLE_MS,
     admit: (who, sock) => admission.admit(who, sock),
     identifyToken(token) {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { fail } from '../protocol/errors.js';
 import { previewDigestMatches } from '../protocol/hash.js';
 import type { PreviewEnvelope } from '../protocol/messages.js';
-import { PreviewEnvelopeSchema } from '../protocol/preview-schema.js';
+import { PreviewEnvelopeSchema } from '../protocol/wire/preview.js';
 import type { TxRecord } from '../store/store.js';
 import type { TxFacts } from './authz.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { canonicalize, CanonicalizationError } from '../../src/protocol/canonical.js';
 import { previewDigest, previewDigestInput, previewDigestMatches, requestHash, requestHashInput } from '../../src/protocol/hash.js';
-import { PreviewEnvelopeSchema } from '../../src/protocol/preview-schema.js';
+import { PreviewEnvelopeSchema } from '../../src/protocol/wire/preview.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import { storedPreview } from '../../src/daemon/stored-preview.js';
 import type { TxRecord } from '../../src/store/store.js';

@@ -9,6 +9,8 @@
  * own oldest receipts, never another requester's, which a person may have approved.
  */
 
+import { requesterKey } from '../authz.js';
+
 /** Receipts kept for one requester, at most this many (its oldest go first). */
 export const MAX_HELD_PER_REQUESTER = 1024;
 /** Receipts kept for all requesters together, at most this many (the requester holding most loses its oldest). */
@@ -19,7 +21,6 @@ export interface Requester {
   requesterUid: number;
   requesterPersonUid: number | null;
 }
-const requesterKey = (r: Requester) => (r.requesterUid === 0 ? `0/${r.requesterPersonUid ?? 'none'}` : String(r.requesterUid));
 
 export class HeldReceipts {
   private readonly held = new Map<string, { owner: string; receipt: string; expiresAt: number }>();

@@ -5,15 +5,12 @@
 import type { WaitOutcome } from '../../protocol/messages.js';
 import type { ParsedParams } from '../../protocol/methods.js';
 import type { TxRecord } from '../../store/store.js';
-import type { Identity } from '../identity.js';
+import { requesterKey } from '../authz.js';
 import { principalName } from '../identity.js';
 import { DEFAULT_WAIT_MS, waitOutcome } from '../wait-outcome.js';
 import type { TxRequest, VerbContext } from './context.js';
 import { expiredEntry } from './expiry.js';
 import { pending } from './views.js';
-
-/** Whose waits count together: the principal, and for root the person behind it (as isRequester tells requesters apart). */
-const waitKey = (who: Identity) => (who.uid === 0 && who.via !== 'token' ? `0/${who.person?.uid ?? 'none'}` : String(who.uid));
 
 /**
  * The requester waits for a person to decide on its transaction: it returns the held receipt
@@ -28,7 +25,8 @@ export async function wait(ctx: VerbContext, r: TxRequest<ParsedParams<'transact
   const settled = await decided(ctx, first);
   if (settled.outcome || timeoutMs === 0) return settled.outcome ?? pending(settled.tx);
   const end = Date.now() + timeoutMs;
-  const w = ctx.waiters.open(waitKey(who), principalName(who), first.id, signal);
+  // Whose waits count together: the requester's, as isRequester tells them apart (the door let only the requester wait).
+  const w = ctx.waiters.open(requesterKey(first), principalName(who), first.id, signal);
   try {
     for (;;) {
       // Read again after registering: a decision made meanwhile is seen here, or wakes the sleep below.
