@@ -30,6 +30,12 @@ interface NativeAddon {
   peerProcess(pidfd: number): PeerProcess;
   closeFd(fd: number): void;
   lockHolder(path: string): number;
+  /**
+   * A file's bytes in one thread-pool job: openat2 with RESOLVE_NO_SYMLINKS (a link at any
+   * component is ELOOP), fstat, read. `content` only for a regular file with one link and at
+   * most `limit` bytes; `errno` non-zero when the open or fstat failed.
+   */
+  readNoFollow(path: string, limit: number): Promise<{ errno: number; regular: boolean; nlink: number; content?: Buffer }>;
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -10,7 +10,8 @@ import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { atomicWrite, checkAllowed, deleteFile, HeldDir, readRegularFile, restore, snapshot } from '../../src/daemon/safe-fs.js';
+import { native } from '../../src/daemon/native.js';
+import { atomicWrite, checkAllowed, deleteFile, HeldDir, readRegularFile, readRegularFileByWalk, restore, snapshot } from '../../src/daemon/safe-fs.js';
 
 function scratch(fn: (d: string) => Promise<void>) {
   return async () => {
@@ -113,3 +114,51 @@ test('paths outside the allowlist or not normalised are refused', () => {
   checkAllowed('/home/a/.ssh/authorized_keys', ['/home/*/.ssh/authorized_keys']);
   assert.throws(() => checkAllowed('/home/a/b/.ssh/authorized_keys', ['/home/*/.ssh/authorized_keys']));
 });
+
+test(
+  'readRegularFile (one native read) answers as the walk it stands for, in every case: a file, /proc, absent, a link at any component, a hard link, a FIFO, a directory, too large',
+  scratch(async (d) => {
+    mkdirSync(join(d, 'dir', 'sub'), { recursive: true });
+    writeFileSync(join(d, 'dir', 'sub', 'file'), 'content\n');
+    writeFileSync(join(d, 'dir', 'big'), 'x'.repeat(5000));
+    symlinkSync(join(d, 'dir'), join(d, 'linkdir'));
+    symlinkSync(join(d, 'dir', 'sub', 'file'), join(d, 'dir', 'sub', 'linkfile'));
+    writeFileSync(join(d, 'dir', 'two'), 'two names\n');
+    linkSync(join(d, 'dir', 'two'), join(d, 'dir', 'two-again'));
+    assert.equal(spawnSync('/usr/bin/mkfifo', [join(d, 'dir', 'fifo')]).status, 0);
+    const cases: Array<[string, number?]> = [
+      [join(d, 'dir', 'sub', 'file')],
+      ['/proc/uptime'],
+      ['/proc/self/status'], // /proc/self is a link
+      [join(d, 'dir', 'sub', 'absent')],
+      [join(d, 'nodir', 'file')],
+      [join(d, 'linkdir', 'sub', 'file')],
+      [join(d, 'dir', 'sub', 'linkfile')],
+      [join(d, 'dir', 'two')],
+      [join(d, 'dir', 'fifo')],
+      [join(d, 'dir', 'sub')],
+      [join(d, 'dir', 'big'), 4096],
+      [join(d, 'dir', 'big'), 5000],
+    ];
+    const outcome = async (read: Promise<Buffer | null>) => {
+      try {
+        const b = await read;
+        return b === null ? 'absent' : `read ${b.length} bytes`;
+      } catch (e) {
+        return `refused ${(e as { code?: string }).code}: ${(e as Error).message}`;
+      }
+    };
+    for (const [path, limit] of cases) {
+      const fast = await outcome(readRegularFile(path, limit));
+      const walk = await outcome(readRegularFileByWalk(path, limit));
+      // /proc/uptime changes between the two reads, not its size class.
+      if (path === '/proc/uptime') assert.match(fast, /^read \d+ bytes$/);
+      else assert.equal(fast, walk, path);
+    }
+    assert.equal((await readRegularFile(join(d, 'dir', 'sub', 'file')))!.toString(), 'content\n');
+    // The native read is the one in use here (a kernel with openat2), not silently the walk.
+    assert.equal((await native().readNoFollow(join(d, 'dir', 'sub', 'file'), 100)).content?.toString(), 'content\n');
+    assert.equal((await native().readNoFollow(join(d, 'linkdir', 'sub', 'file'), 100)).content, undefined);
+    assert.match(await outcome(readRegularFile(join(d, 'linkdir', 'sub', 'file'))), /symlink_in_path.*linkdir is a symbolic link/);
+  }),
+);
