@@ -75,7 +75,7 @@ const STARTUP_RUNS = 40;
 const STARTUP_WARMUP = 3;
 const TARGET_STARTUP_X = 3;
 /** How many of the profile's top costs are printed in each list. */
-const PROFILE_TOP = 12;
+const PROFILE_TOP = Number(process.env.PROFILE_TOP ?? 12);
 
 /** The parts of the bench, in the order they run; `--only=lifecycle,profile` runs those (the raw limits always run: every ratio needs them). */
 const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'masking'] as const;

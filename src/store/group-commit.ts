@@ -12,6 +12,11 @@
  * nothing of it is reported stored. The head and frontier move only once the batch is
  * committed, and nobody learns an operation's outcome before then; heads reach onAppend in
  * commit order.
+ *
+ * A dialect whose COMMIT does not wait for the disk (SQLite's, which syncs its write-ahead log
+ * on the thread pool instead: `durable`) lets the next batch run while the last one syncs; the
+ * outcomes of a batch are told only once its sync and every earlier batch's are done. A sync
+ * that fails breaks the group for good: what it holds, and everything after, is refused.
  */
 import type { EntryDraft, SealedEntry } from '../audit/entry.js';
 import { leafHash, type MerkleFrontier, type StoredNode } from '../audit/merkle.js';
@@ -41,6 +46,11 @@ export interface BatchDialect<C> {
   releaseSavepoint(c: C): Awaitable<unknown>;
   rollbackToSavepoint(c: C): Awaitable<unknown>;
   commit(c: C): Awaitable<unknown>;
+  /**
+   * After a COMMIT: a promise that settles once what it committed is on disk, when COMMIT itself
+   * returned before that; nothing when COMMIT is durable by itself.
+   */
+  durable?(c: C): Promise<void> | void;
   rollback(c: C): Awaitable<unknown>;
   /** Inserts sealed entries and the Merkle nodes they complete. */
   write(c: C, entries: readonly SealedEntry[], nodes: readonly StoredNode[]): Awaitable<void>;
@@ -78,6 +88,10 @@ export class GroupCommit<C> {
   private readonly pending: Pending<C>[] = [];
   private writing = false;
   private readonly idle: Array<() => void> = [];
+  /** The last committed batch's outcomes, told once it and every batch before it are on disk. */
+  private told: Promise<void> = Promise.resolve();
+  /** Why a commit could not be made durable: from then on the group refuses everything. */
+  private broken: unknown = null;
 
   constructor(
     private readonly dialect: BatchDialect<C>,
@@ -94,6 +108,7 @@ export class GroupCommit<C> {
 
   /** Runs fn and appends the entries it calls for (entries(result)), in the next batch. */
   run<T>(entries: (result: T) => EntryDraft[], fn: Operation<C, T>): Promise<T> {
+    if (this.broken !== null) return Promise.reject(this.dialect.failure(this.broken));
     if (this.pending.length >= this.limits.maxPending) {
       return Promise.reject(new AirlockError('transient', 'store_busy', `more than ${this.limits.maxPending} store writes are waiting`, 'retry in a moment'));
     }
@@ -108,8 +123,8 @@ export class GroupCommit<C> {
 
   /** Resolves once every operation asked for so far has settled. */
   drain(): Promise<void> {
-    if (!this.writing && this.pending.length === 0) return Promise.resolve();
-    return new Promise((wake) => this.idle.push(wake));
+    if (!this.writing && this.pending.length === 0) return this.told;
+    return new Promise<void>((wake) => this.idle.push(wake)).then(() => this.told);
   }
 
   /**
@@ -186,13 +201,24 @@ export class GroupCommit<C> {
     }
     d.release(c, undefined);
     if (tip.head.size > this.tip.head.size) this.tip = tip;
-    for (const r of done) {
-      if (!r.ok) r.op.reject(d.failure(r.error));
-      else {
-        if (r.drafts.length) this.onAppend(r.head, r.drafts);
-        r.op.resolve(r.result);
+    const tell = () => {
+      for (const r of done) {
+        if (this.broken !== null) r.op.reject(d.failure(this.broken));
+        else if (!r.ok) r.op.reject(d.failure(r.error));
+        else {
+          if (r.drafts.length) this.onAppend(r.head, r.drafts);
+          r.op.resolve(r.result);
+        }
       }
+    };
+    const synced = d.durable?.(c);
+    if (!synced) {
+      tell();
+      return;
     }
+    // The next batch may commit meanwhile; its outcomes wait for this one's (told in order).
+    const earlier = this.told;
+    this.told = Promise.all([earlier, synced.catch((e: unknown) => void (this.broken ??= e))]).then(tell);
   }
 
   /**

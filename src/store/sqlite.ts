@@ -5,6 +5,7 @@
  * transaction's state machine is transitions.ts, run by lifecycle.ts over this file's dialect.
  * WAL keeps readers (an auditor's `audit verify`) from blocking it.
  */
+import { closeSync, constants, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
@@ -98,6 +99,11 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
   protected readonly transitions: LifecycleDialect<Db>;
   /** Prepared conditional updates of the transitions table (transitions.ts): a few fixed strings. */
   private readonly updates = new Map<string, Database.Statement>();
+  /** The write-ahead log, synced after each commit (the connection runs at synchronous = NORMAL). */
+  private walFd: number;
+  /** The sync running, and the one queued after it for the commits made meanwhile. */
+  private syncing: Promise<void> | null = null;
+  private nextSync: Promise<void> | null = null;
 
   constructor(
     path: string,
@@ -108,7 +114,11 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     super();
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    // COMMIT writes the log's frames without waiting for the disk; what makes a commit durable is
+    // the sync of the write-ahead log that follows it (walSync), before anyone is told: on the
+    // thread pool for a group commit's batch, so the event loop serves others meanwhile, at once
+    // for the rest. A checkpoint still syncs both files itself, as at FULL.
+    this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     // Deleted and overwritten content is zeroed in the file, so an old (clear or pending) secret
     // does not linger in free space for a copy of the database to reveal.
@@ -186,9 +196,19 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       release: this.db.prepare('RELEASE op'),
       rollbackTo: this.db.prepare('ROLLBACK TO op'),
     };
-    this.immediate = this.db.transaction((body: () => unknown) => body()).immediate;
+    const immediate = this.db.transaction((body: () => unknown) => body()).immediate;
+    this.immediate = (body) => {
+      const result = immediate(body);
+      fdatasyncSync(this.walFd);
+      return result;
+    };
     this.group = new GroupCommit(this.batchDialect(), seal, { maxBatch: MAX_BATCH, maxPending: Infinity }, onAppend, { head, frontier });
     this.transitions = this.lifecycleDialect();
+    // The write-ahead log exists from the first write on and stays while this connection is open
+    // (a checkpoint rewinds it in place, never replaces it): one descriptor for every sync. Synced
+    // now, it makes the schema and any upgrade above durable too.
+    this.walFd = openSync(`${path}-wal`, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fdatasyncSync(this.walFd);
   }
 
   /** Group commit's SQLite: one IMMEDIATE transaction on the store's one connection (the daemon is the only writer). */
@@ -202,6 +222,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       releaseSavepoint: () => st.release.run(),
       rollbackToSavepoint: () => st.rollbackTo.run(),
       commit: () => st.commit.run(),
+      durable: () => this.walSync(),
       rollback: () => {
         // SQLite rolled back already when a failed COMMIT did (on a full disk): nothing is left to undo.
         if (this.db.inTransaction) st.rollback.run();
@@ -246,6 +267,31 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       writeNodes: (_db, nodes) => this.writeNodes(nodes),
       putMeta: (_db, key, value) => void this.stmts.putMeta.run(key, value),
     };
+  }
+
+  /**
+   * Resolves once every commit made before the call is on disk: the write-ahead log synced on the
+   * thread pool, off the event loop. Syncs never overlap: commits made while one runs share the
+   * one after it (the log's own group commit, one level down).
+   */
+  private walSync(): Promise<void> {
+    if (!this.syncing) return this.syncOnce();
+    return (this.nextSync ??= this.syncing.catch(() => {}).then(() => {
+      this.nextSync = null;
+      return this.syncOnce();
+    }));
+  }
+
+  private syncOnce(): Promise<void> {
+    const done = new Promise<void>((resolve, reject) =>
+      fdatasync(this.walFd, (e) => (e ? reject(new AirlockError('integrity', 'store_sync_failed', `the store could not sync ${this.db.name}-wal: ${e.message}`, 'check the disk, then restart the daemon')) : resolve())),
+    );
+    this.syncing = done;
+    const clear = () => {
+      if (this.syncing === done) this.syncing = null;
+    };
+    done.then(clear, clear);
+    return done;
   }
 
   /** Spends this step of the approver's factor; false when it already was. */
@@ -473,5 +519,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     // Operations already asked for are committed (or refused) before the database closes.
     await this.group.drain();
     this.db.close();
+    if (this.walFd >= 0) closeSync(this.walFd);
+    this.walFd = -1; // close() may be called again
   }
 }
