@@ -252,3 +252,36 @@ test('the same intent gives the same plan and notes, whatever was planned before
     assert.deepEqual(again[k]!.notes, first[k]!.notes, intents[k]);
   }
 });
+
+const missingOf = (r: PlannerReport) => (r.verdict.kind === 'plan' ? r.verdict.missing : []);
+
+test('dependent steps, in the order they depend on each other, and the plan says it is complete', async () => {
+  const cases: [string, [string, Record<string, unknown>][]][] = [
+    ['install nginx and start it', [['InstallPackage', { package: 'nginx' }], ['StartService', { unit: 'nginx.service' }]]],
+    ['install nginx, start it and enable it at boot', [['InstallPackage', { package: 'nginx' }], ['StartService', { unit: 'nginx.service' }], ['EnableService', { unit: 'nginx.service' }]]],
+    [`create bob with this key ${KEY}`, [['CreateUser', { user: 'bob' }], ['AddAuthorizedKey', { user: 'bob', key: KEY }]]],
+    ['add a group deployers and put alice and bob in it', [['CreateGroup', { group: 'deployers' }], ['AddUserToGroup', { user: 'alice', group: 'deployers' }], ['AddUserToGroup', { user: 'bob', group: 'deployers' }]]],
+  ];
+  for (const [intent, want] of cases) {
+    const r = await plan(intent);
+    assert.deepEqual(r.verdict.kind === 'plan' ? r.verdict.steps.map((s) => [s.action_name, s.params]) : r.verdict, want, intent);
+    assert.deepEqual(missingOf(r), [], intent);
+  }
+});
+
+test('never a dropped part: a part no action carries out is named as missing, never left out of a plan that looks whole', async () => {
+  const r = await plan('install nginx and frobnicate it');
+  assert.deepEqual(r.verdict.kind === 'plan' ? r.verdict.steps.map((s) => s.action_name) : r.verdict, ['InstallPackage']);
+  assert.deepEqual(missingOf(r), [{ part: 'frobnicate it', why: 'no action matched' }]);
+  // A key named but not written: the account is planned, the key is missing (never a shorter plan that says nothing).
+  const noKey = await plan('create bob with this key');
+  assert.deepEqual(noKey.verdict.kind === 'plan' ? noKey.verdict.steps.map((s) => s.action_name) : noKey.verdict, ['CreateUser']);
+  assert.equal(missingOf(noKey).length, 1);
+  assert.match(missingOf(noKey)[0]!.why, /public key itself/);
+  // A name left at the end of a list is a dropped part too.
+  const cut = await plan('restart nginx and flurbish');
+  assert.deepEqual(missingOf(cut).map((m) => m.part), ['flurbish']);
+  // Every clause mapped: complete.
+  assert.deepEqual(missingOf(await plan('restart nginx and show its last errors')), []);
+  assert.deepEqual(missingOf(await plan('grow vg0/data by 10G and resize the filesystem')), []);
+});
