@@ -122,8 +122,7 @@ export function checkStory(story: Story, report: PlannerReport, host: HostContex
 
 /** The parts of the request the plan says it could not fill ("start nginx: no action matched"). */
 export function missingOf(report: PlannerReport): string[] {
-  const v = report.verdict as { missing?: { part: string; why: string }[] };
-  return (v.missing ?? []).map((m) => `${m.part}: ${m.why}`);
+  return report.verdict.kind === 'plan' ? (report.verdict.missing ?? []).map((m) => `${m.part}: ${m.why}`) : [];
 }
 
 /** Plan every story with `planner` on `host` and check each; a planner that throws fails its story. */
