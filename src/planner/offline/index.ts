@@ -8,6 +8,7 @@
  * proposes: the daemon previews each step and a person decides.
  */
 import type { HostContext, MissingPart, Planner, PlannerLimits, PlannerReport, PlanStep, PlanVerdict, QueryRecord, QueryRunner } from '../contract.js';
+import { saidText } from '../parts.js';
 import { sharpenWithReads } from './reads.js';
 import { bestRule, takeTriggers, takeUnderstood } from './match.js';
 import type { Context } from './rule.js';
@@ -19,8 +20,7 @@ import { Clause, splitClauses, STOPWORDS, tokenize, type Token } from './words.j
 /** At most this many steps in one plan, and this many words reported as not understood. */
 export const MAX_STEPS = 20;
 const MAX_UNKNOWN_WORDS = 20;
-/** Characters of a missing part's words kept, and missing parts kept. */
-const MAX_PART_CHARS = 120;
+/** Missing parts kept. */
 const MAX_MISSING = 20;
 const MAX_WORD_CHARS = 40;
 
@@ -58,12 +58,6 @@ function requestsOf(tokens: Token[]): Request[] {
     } else merged.push({ words, folded: [] });
   }
   return merged;
-}
-
-/** The words of a part as the person said them, for "missing: start it: ...". */
-export function saidText(words: readonly Token[]): string {
-  const text = words.map((t) => t.raw).join(' ').replace(/^(and|then|also|plus|next|finally|afterwards|after)\s+/i, '');
-  return text.length > MAX_PART_CHARS ? `${text.slice(0, MAX_PART_CHARS)}…` : text;
 }
 
 /** The part's first meaningful word (its verb: the split was before it) was read by no rule: the part was dropped. */
