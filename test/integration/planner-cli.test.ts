@@ -187,7 +187,7 @@ describe('airlock plan', () => {
     assert.ok(o.code === 0 || o.code === 1, o.stderr);
     const planned = JSON.parse(o.stdout);
     assert.equal(planned.planner.kind, 'offline');
-    assert.deepEqual(planned.steps.map((s: { step: { action_name: string; params: unknown } }) => s.step), [{ action_name: 'RestartService', params: { unit: 'nginx.service' }, reason: 'restart nginx.service' }]);
+    assert.deepEqual(planned.steps.map((s: { step: { action_name: string; params: unknown } }) => s.step), [{ action_name: 'RestartService', params: { unit: 'nginx.service' }, reason: 'restart nginx.service', part: 'restart nginx' }]);
     assert.ok(planned.steps[0].ok ? planned.steps[0].preview.risk === 'medium' : /nginx/.test(planned.steps[0].error.message), o.stdout);
     // A read it maps, run end to end by `do`: the policy approves the read, the output comes back.
     const done = await airlockAs(agent, ['do', 'how much disk space is left?', '--yes']);
