@@ -143,8 +143,13 @@ export function planOffline(intent: string, host: HostContext, limits: Pick<Plan
         lack(request.words, `${s.action_name}: the words did not give a valid value (${problem})`);
         continue;
       }
-      const same = planned.some((p) => p.action_name === s.action_name && JSON.stringify(p.params) === JSON.stringify(s.params));
-      if (same) continue;
+      const same = planned.findIndex((p) => p.action_name === s.action_name && JSON.stringify(p.params) === JSON.stringify(s.params));
+      if (same >= 0) {
+        // Asked twice ("list the disks and partitions"): one step, carrying both parts.
+        const had = planned[same]!;
+        if (had.part !== undefined && !had.part.split(' / ').includes(part)) planned[same] = { ...had, part: `${had.part} / ${part}` };
+        continue;
+      }
       if (planned.length < MAX_STEPS) planned.push({ ...s, part });
       else lack(request.words, `a plan holds at most ${MAX_STEPS} steps`);
     }
