@@ -5,7 +5,7 @@
  */
 import { offlinePlanner } from '../src/planner/offline/index.js';
 import { storyHost } from '../test/stories/host.js';
-import { passRate, runStories, type StoryResult } from '../test/stories/run.js';
+import { HELD_OUT_DIR, loadStories, passRate, runStories, type StoryResult } from '../test/stories/run.js';
 import type { Planner } from '../src/planner/contract.js';
 import { replayingPlanner } from '../src/planner/llm/recorded.js';
 import { existsSync, readdirSync } from 'node:fs';
@@ -37,6 +37,18 @@ function row(label: string, results: StoryResult[]): string {
   return `${label.padEnd(28)} ${String(passed).padStart(4)}/${results.length}  ${(passRate(results) * 100).toFixed(1).padStart(5)}%   (hard ones: ${hard.filter((r) => r.passed).length}/${hard.length})`;
 }
 
+/**
+ * Multi-step requests (several dependent steps in one sentence): how many give a complete
+ * usable plan (every step, in dependency order, and no part missing), and how many of those
+ * a planner cannot fill say so rather than returning a shorter plan.
+ */
+function multiStepRow(label: string, results: StoryResult[]): string {
+  const whole = results.filter((r) => r.story.incomplete !== true);
+  const partial = results.filter((r) => r.story.incomplete === true);
+  const usable = whole.filter((r) => r.passed && r.complete).length;
+  return `${label.padEnd(28)} ${String(usable).padStart(4)}/${whole.length} complete usable plans` + (partial.length > 0 ? `; ${partial.filter((r) => r.passed).length}/${partial.length} unfillable ones reported incomplete` : '');
+}
+
 const verbose = process.argv.includes('--verbose');
 const host = storyHost();
 const offline = await runStories(offlinePlanner, host);
@@ -51,10 +63,15 @@ for (const p of providers) {
     await p.close();
   }
 }
+const multi = offline.filter((r) => r.story.family === 'multistep');
+const heldOut = await runStories(offlinePlanner, host, { stories: loadStories(HELD_OUT_DIR) });
+console.log('\nMulti-step requests, offline planner:');
+console.log(multiStepRow('  suite (multistep.json)', multi));
+console.log(multiStepRow('  held-out (never tuned to)', heldOut));
 if (providers.length === 0) console.log(`(no recorded provider session in test/cassettes/: \`node --import tsx scripts/record-stories.ts\` records one with the LLM you configure)`);
 if (verbose) {
   console.log('\nFailed (offline):');
-  for (const r of offline.filter((x) => !x.passed)) console.log(`  ${r.story.hard === true ? '[hard] ' : ''}${r.story.family}: ${JSON.stringify(r.story.intent)}\n      ${r.problems.join('\n      ')}`);
+  for (const r of [...offline, ...heldOut.map((x) => ({ ...x, story: { ...x.story, family: `held-out ${x.story.family}` } }))].filter((x) => !x.passed)) console.log(`  ${r.story.hard === true ? '[hard] ' : ''}${r.story.family}: ${JSON.stringify(r.story.intent)}\n      ${r.problems.join('\n      ')}`);
 }
 const rate = passRate(offline);
 if (rate < OFFLINE_THRESHOLD) {

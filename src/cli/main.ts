@@ -195,9 +195,14 @@ says what it did not understand). The steps wait for approval like any preview.
   airlock plan "restart nginx"
   airlock plan "create the group deployers" --json
   airlock plan "free some disk space on /var" --provider offline
-Exit status: 0 every step previewed; 1 no plan to run as it stands (the planner refused or
-proposed nothing, or the daemon refused a step: shown with its error); 5 the intent was
-refused (a secret in it, too long); 7 the daemon or the provider unreachable, or too slow.`)
+A part of the request no step carries out ("install nginx and frobnicate it") makes the
+plan INCOMPLETE: each such part is shown as "missing: PART: why", never dropped.
+--json adds "proposal" (the steps as one plan: [{action_name, params}]), "complete" and
+"missing".
+Exit status: 0 every step of a complete plan previewed; 1 no plan to run as it stands (the
+planner refused or proposed nothing, or the daemon refused a step: shown with its error);
+11 the plan is incomplete (a part of the request has no step); 5 the intent was refused (a
+secret in it, too long); 7 the daemon or the provider unreachable, or too slow.`)
   .action(lazy(() => import('./plan.js'), 'plan'));
 
 PLANNER_OPTIONS(
@@ -213,11 +218,13 @@ It shows the plan, asks once at your terminal, then for each step in order: the 
 its approval (by the host's policy; by you, with your code, where you may; or by another
 approver while it waits: they run \`airlock approve tx_...\`), and its execution. It
 stops at the first step that fails, is denied or expires, and cancels the steps after it.
-When the daemon refuses any step, nothing runs.
+When the daemon refuses any step, or the plan is incomplete (a part of the request has no
+step), nothing runs.
   airlock do "restart nginx and show its last errors"
   airlock do "set the time zone to Europe/Paris" --yes --json
-Exit status: 0 every step done; 1 a step failed, or no plan to run; 3 a person denied a
-step, or you did not say yes; 4 a step expired; 5 the intent was refused; 7 unreachable.`)
+Exit status: 0 every step done; 1 a step failed, or no plan to run; 11 the plan is incomplete
+(nothing ran); 3 a person denied a step, or you did not say yes; 4 a step expired; 5 the
+intent was refused; 7 unreachable.`)
   .action(lazy(() => import('./plan.js'), 'doIntent'));
 
 program

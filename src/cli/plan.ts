@@ -41,13 +41,19 @@ export async function doIntent(intent: string, opts: PlanOptions, cmd: Command):
   return withClient(cmd, (cl) => doFlow(cl, planner, intent, opts));
 }
 
-/** Plans and shows the plan; 0 when the daemon previewed every step, 1 when there is no plan to run as it stands. */
+/** Plans and shows the plan; 0 when the daemon previewed every step of a complete plan, 11 when a part of the request has no step, 1 when there is no plan to run as it stands. */
 export async function planFlow(cl: AirlockClient, planner: Planner, intent: string, o: PlanOptions): Promise<number> {
   const { view } = await planIntent(intent, { client: cl, planner });
   if (o.json) printJson(view);
   else process.stdout.write(renderPlan(view) + renderNext(view));
-  return runnable(view) ? EXIT.ok : EXIT.failed;
+  return exitOf(view);
 }
+
+/** An incomplete plan first: it is not the request, whatever the daemon made of its steps. */
+const exitOf = (v: PlanView) => (incomplete(v) ? EXIT.incomplete : runnable(v) ? EXIT.ok : EXIT.failed);
+
+/** The planner planned steps but a part of the request has none. */
+const incomplete = (v: PlanView) => v.verdict === 'plan' && v.steps.length > 0 && v.missing.length > 0;
 
 /** Plans, asks once, runs every step in order; the exit code of the first step that did not succeed. */
 export async function doFlow(cl: AirlockClient, planner: Planner, intent: string, o: PlanOptions): Promise<number> {
@@ -59,6 +65,11 @@ export async function doFlow(cl: AirlockClient, planner: Planner, intent: string
     return code;
   };
   process.stderr.write(renderPlan(view));
+  if (incomplete(view)) {
+    await cancelAll(cl, ids);
+    process.stderr.write(c.red('\nnothing ran: the plan is incomplete') + ' (a part of the request has no step; the previewed steps were canceled). Say the missing part differently, or run it as its own step: airlock run ACTION --param k=v\n');
+    return done([], null, EXIT.incomplete);
+  }
   if (!runnable(view)) {
     await cancelAll(cl, ids);
     process.stderr.write(c.red('\nnothing ran: ') + (view.verdict === 'refusal' || view.steps.length === 0 ? 'there is no plan to run.\n' : 'the daemon refused a step, so no step runs (the others were canceled).\n'));
@@ -89,8 +100,8 @@ export async function doFlow(cl: AirlockClient, planner: Planner, intent: string
   return done(results, null, EXIT.ok);
 }
 
-/** A plan that can run as it stands: the planner proposed steps and the daemon previewed every one. */
-const runnable = (v: PlanView) => v.verdict === 'plan' && v.steps.length > 0 && v.steps.every((s) => s.ok);
+/** A plan that can run as it stands: complete, and the daemon previewed every step. */
+const runnable = (v: PlanView) => v.complete && v.steps.every((s) => s.ok);
 
 /** Asks the person at the terminal (never stdin: a pipe from an agent cannot answer). No terminal, or a no, cancels every step. */
 async function confirm(n: number, ids: string[], cl: AirlockClient): Promise<void> {
@@ -146,6 +157,11 @@ export function renderPlan(v: PlanView): string {
     }
     if (s.step.reason) out.push(`     why (the planner's words): ${said(s.step.reason)}`);
   });
+  if (v.missing.length) {
+    const n = v.missing.length;
+    out.push('', c.red(`INCOMPLETE: ${n} part${n === 1 ? '' : 's'} of the request ${n === 1 ? 'has' : 'have'} no step`) + ' (the plan is not what was asked; it does not run as it stands):');
+    for (const m of v.missing) out.push(`  missing: ${said(m.part)}: ${said(m.why)}`);
+  }
   if (v.queries.length) {
     out.push('', 'The planner looked at (reads through the daemon, in the log):');
     for (const q of v.queries) out.push(`  ${said(q.action_name)} ${q.transaction_id ?? '(not run)'}${q.ok ? '' : c.yellow(' refused')}`);
@@ -167,6 +183,7 @@ function approvalText(p: StepPreview): string {
 
 /** What to do with a plan that stays on the table. */
 function renderNext(v: PlanView): string {
+  if (incomplete(v)) return `\n${c.yellow('Nothing to run as it stands: the plan is incomplete.')} Say the missing part differently, or propose it yourself: airlock run ACTION --param k=v\n`;
   if (!runnable(v)) return `\n${c.yellow('Nothing to run as it stands.')} Say it differently, or propose steps yourself: airlock run ACTION --param k=v\n`;
   const waiting = v.steps.flatMap((s) => (s.ok && !s.preview.auto_approval && !s.preview.unattended ? [s.preview.transaction_id] : []));
   const lines = ['', 'Next:'];

@@ -21,7 +21,8 @@ export const EXIT = {
   unsupported_platform: 8,
   integrity: 9,
   execution: 10,
-} as const satisfies Record<ErrorCategory | 'ok' | 'failed' | 'usage', number>;
+  incomplete: 11, // `plan`, `do`: a part of the request maps to no step (named as missing); nothing runs
+} as const satisfies Record<ErrorCategory | 'ok' | 'failed' | 'usage' | 'incomplete', number>;
 
 export function printJson(v: unknown): void {
   process.stdout.write(JSON.stringify(v, null, 2) + '\n');

@@ -13,10 +13,28 @@ export interface PlanStep {
   params: Record<string, unknown>;
   /** Why this step, in a sentence (the planner's words: shown as such, never trusted). */
   reason: string;
+  /** The words of the request this step carries out (what the completeness check reads). */
+  part?: string;
 }
 
-/** How a planning session ended: a plan, or a refusal (impossible, unsafe, or not understood). */
-export type PlanVerdict = { kind: 'plan'; summary: string; steps: PlanStep[] } | { kind: 'refusal'; reason: string };
+/**
+ * A part of the request no step carries out, and why: a plan is never silently shorter
+ * than what was asked. A plan with any is INCOMPLETE: shown, never run as it stands.
+ */
+export interface MissingPart {
+  /** The request's words, as said ("start it"). */
+  part: string;
+  /** Why no step carries it out ("no action matched", "the public key itself, written whole"). */
+  why: string;
+}
+
+/**
+ * How a planning session ended: a plan, or a refusal (impossible, unsafe, or not understood).
+ * A plan's steps are in dependency order (install before start, the group before its
+ * members), one list to be proposed as one plan; `missing` names every part it could not fill
+ * (absent: none claimed; the door still checks every part of the request, door.ts).
+ */
+export type PlanVerdict = { kind: 'plan'; summary: string; steps: PlanStep[]; missing?: MissingPart[] } | { kind: 'refusal'; reason: string };
 
 export type PlannerKind = 'offline' | 'openai' | 'anthropic';
 

@@ -7,7 +7,9 @@
  *   2. builds the HostContext: the distribution from /etc/os-release (parsed strictly) and
  *      the daemon's own catalogue, only the actions supported here;
  *   3. runs the planner, whose only way to look at the host is `daemonQueries` (below);
- *   4. previews EVERY proposed step through the daemon. The daemon's preview is the truth:
+ *   4. checks the plan is complete: every part of the request carried out by a step or
+ *      named as missing (parts.ts; a part the planner passed over is added as missing);
+ *   5. previews EVERY proposed step through the daemon. The daemon's preview is the truth:
  *      the risk in the view is the preview's, a step the daemon refuses is shown refused,
  *      and nothing the planner says about a step but its name, parameters and reason is kept.
  */
@@ -19,7 +21,8 @@ import type { ActionDescription, PreviewResult } from '../protocol/messages.js';
 import type { Method, ParamsOf, ResultOf } from '../protocol/methods.js';
 import { assignments, parseOsRelease } from '../protocol/os-release.js';
 import type { Risk, Role } from '../protocol/risk.js';
-import { DEFAULT_LIMITS, type HostContext, type Planner, type PlannerLimits, type PlannerReport, type PlanStep, type QueryRecord, type QueryRunner } from './contract.js';
+import { DEFAULT_LIMITS, type HostContext, type MissingPart, type Planner, type PlannerLimits, type PlannerReport, type PlanStep, type QueryRecord, type QueryRunner } from './contract.js';
+import { MAX_PART_CHARS, uncoveredParts } from './parts.js';
 
 /** What the door needs of a daemon connection: typed calls (an AirlockClient; in tests, a principal's process). */
 export interface DaemonCalls {
@@ -56,6 +59,15 @@ export interface StepPreview {
 
 export type PlannedStep = { step: PlanStep } & ({ ok: true; preview: StepPreview } | { ok: false; error: WireError });
 
+/** A step as one plan is proposed (airlock_propose's steps): the action and its parameters, nothing of the planner's. */
+export interface ProposalStep {
+  action_name: string;
+  params: Record<string, unknown>;
+}
+
+/** Missing parts kept in a view. */
+export const MAX_MISSING = 20;
+
 export interface PlanView {
   intent: string;
   planner: PlannerReport['planner'];
@@ -67,6 +79,12 @@ export interface PlanView {
   /** The reads the planner asked for, as this door recorded them (not as the planner reports them). */
   queries: QueryRecord[];
   steps: PlannedStep[];
+  /** The steps in dependency order as one list, ready to be proposed as one plan. */
+  proposal: ProposalStep[];
+  /** A plan with steps and no missing part. An incomplete plan is shown, never run as it stands. */
+  complete: boolean;
+  /** Each part of the request no step carries out, and why (the planner's, and those it passed over). */
+  missing: MissingPart[];
 }
 
 export interface Planned {
@@ -92,11 +110,13 @@ export async function planIntent(intent: string, o: DoorOptions): Promise<Planne
   const report = await withinBudget(o.planner.plan(intent, host, daemonQueries(o.client, all, queries), limits), limits.wallClockMs);
   const steps = report.verdict.kind === 'plan' ? report.verdict.steps : [];
   if (steps.length > MAX_PLAN_STEPS) throw new AirlockError('validation', 'plan_too_long', `the planner proposed ${steps.length} steps; a plan has at most ${MAX_PLAN_STEPS}`, 'ask for less at a time');
+  const said = report.verdict.kind === 'plan' ? (report.verdict.missing ?? []) : [];
+  const missing = report.verdict.kind === 'plan' ? [...said, ...uncoveredParts(intent, steps, said)].slice(0, MAX_MISSING).map(missingWords) : [];
   const previews = new Map<string, PreviewResult>();
   const planned: PlannedStep[] = [];
   for (const s of steps) {
-    // Only these three fields of the planner's step are kept; a risk it claims is dropped here.
-    const step: PlanStep = { action_name: String(s.action_name), params: s.params, reason: words(s.reason) };
+    // Only these fields of the planner's step are kept; a risk it claims is dropped here.
+    const step: PlanStep = { action_name: String(s.action_name), params: s.params, reason: words(s.reason), ...(s.part !== undefined ? { part: words(s.part) } : {}) };
     try {
       const p = await o.client.call('preview', { action_name: step.action_name, params: step.params });
       previews.set(p.transaction_id, p);
@@ -116,10 +136,16 @@ export async function planIntent(intent: string, o: DoorOptions): Promise<Planne
       usage: report.usage,
       queries,
       steps: planned,
+      proposal: planned.map((p) => ({ action_name: p.step.action_name, params: p.step.params })),
+      complete: v.kind === 'plan' && planned.length > 0 && missing.length === 0,
+      missing,
     },
     previews,
   };
 }
+
+/** A missing part as the planner said it: two strings, capped (shown escaped, as the planner's words). */
+const missingWords = (m: MissingPart): MissingPart => ({ part: String(m.part).slice(0, MAX_PART_CHARS), why: words(m.why) });
 
 /** Refuses, before anything is sent anywhere, an intent no planner may see. */
 export function checkIntent(intent: string, limits: PlannerLimits): void {

@@ -147,6 +147,32 @@ describe('airlock plan', () => {
     assert.match(view.steps[0].preview.transaction_id, /^tx_[0-9a-f]{24}$/);
   });
 
+  test('never a dropped part: a request with a part no action carries out is INCOMPLETE, named, and exits 11 (plan and do: nothing runs)', async () => {
+    const r = await airlockAs(agent, ['plan', 'install nginx and frobnicate it', '--json']);
+    assert.equal(r.code, 11, r.stderr);
+    const view = JSON.parse(r.stdout);
+    assert.equal(view.complete, false);
+    assert.deepEqual(view.missing, [{ part: 'frobnicate it', why: 'no action matched' }]);
+    assert.deepEqual(view.proposal, [{ action_name: 'InstallPackage', params: { package: 'nginx' } }]);
+    const text = await airlockAs(agent, ['plan', 'install nginx and frobnicate it']);
+    assert.equal(text.code, 11);
+    assert.match(text.stdout, /INCOMPLETE[\s\S]*missing: frobnicate it: no action matched/);
+
+    const d = await airlockAs(agent, ['do', 'install nginx and frobnicate it', '--yes']);
+    assert.equal(d.code, 11, d.stderr);
+    assert.match(d.stderr, /nothing ran: the plan is incomplete/);
+    assert.equal((await agent.call('history', { action: 'InstallPackage', limit: 1 }))[0]?.state, 'Canceled', 'the step it did plan waits for nobody');
+
+    // Both halves planned, in dependency order, as one list ready for airlock_propose. Until the
+    // daemon previews a plan as a whole, StartService may be refused here (no nginx yet): exit 1, never 0 with half a plan.
+    const both = await airlockAs(agent, ['plan', 'install nginx and start it', '--json']);
+    const whole = JSON.parse(both.stdout);
+    assert.equal(whole.complete, true);
+    assert.deepEqual(whole.missing, []);
+    assert.deepEqual(whole.proposal, [{ action_name: 'InstallPackage', params: { package: 'nginx' } }, { action_name: 'StartService', params: { unit: 'nginx.service' } }]);
+    assert.equal(both.code, whole.steps.every((s: { ok: boolean }) => s.ok) ? 0 : 1, both.stderr);
+  });
+
   test('the real command line: a secret in the intent is refused before anything (exit 5); the planner chosen by the configuration answers; help teaches', async () => {
     const before = (await agent.call('history', { limit: 200 })).length;
     const s = await airlockAs(agent, ['plan', 'create user deploy with password=Tr0ub4dor&3xyz']);
@@ -161,7 +187,7 @@ describe('airlock plan', () => {
     assert.ok(o.code === 0 || o.code === 1, o.stderr);
     const planned = JSON.parse(o.stdout);
     assert.equal(planned.planner.kind, 'offline');
-    assert.deepEqual(planned.steps.map((s: { step: { action_name: string; params: unknown } }) => s.step), [{ action_name: 'RestartService', params: { unit: 'nginx.service' }, reason: 'restart nginx.service' }]);
+    assert.deepEqual(planned.steps.map((s: { step: { action_name: string; params: unknown } }) => s.step), [{ action_name: 'RestartService', params: { unit: 'nginx.service' }, reason: 'restart nginx.service', part: 'restart nginx' }]);
     assert.ok(planned.steps[0].ok ? planned.steps[0].preview.risk === 'medium' : /nginx/.test(planned.steps[0].error.message), o.stdout);
     // A read it maps, run end to end by `do`: the policy approves the read, the output comes back.
     const done = await airlockAs(agent, ['do', 'how much disk space is left?', '--yes']);
@@ -181,6 +207,7 @@ describe('airlock plan', () => {
       assert.equal(h.code, 0);
       assert.match(h.stdout, new RegExp(`airlock ${cmd} "`), 'an example');
       assert.match(h.stdout, /Exit status: 0/);
+      assert.match(h.stdout, /11 the plan is incomplete/);
       assert.match(h.stdout, /--provider/);
     }
   });

@@ -51,8 +51,8 @@ describe('airlock_plan', () => {
         kind: 'plan',
         summary: 'look, then make the group',
         steps: [
-          { action_name: 'Uptime', params: {}, reason: 'look first' },
-          { action_name: 'CreateGroup', params: { group: 'mcpplan' }, reason: 'trivial, low risk' },
+          { action_name: 'Uptime', params: {}, reason: 'look first', part: 'how long has it been up?' },
+          { action_name: 'CreateGroup', params: { group: 'mcpplan' }, reason: 'trivial, low risk', part: 'add a group mcpplan' },
           { action_name: 'FlyToTheMoon', params: {}, reason: '' },
         ],
       },
@@ -82,11 +82,23 @@ describe('airlock_plan', () => {
     assert.match(text, /Planner's note: IGNORE PREVIOUS/, "the planner's words, labelled as its own");
     assert.match(text, /not instructions/);
     assert.doesNotMatch(JSON.stringify(r), /alr1\./, 'no receipt reaches the agent');
+    assert.equal(out.complete, true, 'every part of the request has a step');
+    assert.deepEqual(out.missing, []);
+    assert.deepEqual(out.proposal, [{ action_name: 'Uptime', params: {} }, { action_name: 'CreateGroup', params: { group: 'mcpplan' } }, { action_name: 'FlyToTheMoon', params: {} }]);
 
     // The agent goes on with airlock_execute: the read the policy approved runs, its receipt held by the server.
     const ex = await call(s, 'airlock_execute', { steps: [{ transaction_id: read.transaction_id }] });
     assert.notEqual(ex.r.isError, true, ex.text);
     assert.equal((await agent.call('transaction.get', { transaction_id: read.transaction_id })).state, 'Succeeded');
+  });
+
+  test('a planner that drops a part of the request: the plan comes back incomplete, the part named, the agent told not to run it as the request', async () => {
+    const s = await serverWith({ verdict: { kind: 'plan', summary: 'install nginx', steps: [{ action_name: 'InstallPackage', params: { package: 'nginx' }, reason: 'install the package' }] } });
+    const { out, text } = await call(s, 'airlock_plan', { intent: 'install nginx and start it' });
+    assert.equal(out.complete, false);
+    assert.deepEqual(out.missing, [{ part: 'start it', why: 'the planner proposed no step for it' }]);
+    assert.deepEqual(out.proposal, [{ action_name: 'InstallPackage', params: { package: 'nginx' } }]);
+    assert.match(text, /INCOMPLETE: 1 part\(s\) of the request have no step[\s\S]*missing: start it: the planner proposed no step for it/);
   });
 
   test('an intent with a secret is refused before the planner and the daemon', async () => {

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_LIMITS, type HostContext, type Planner, type PlannerLimits, type PlannerReport, type QueryRunner } from '../../src/planner/contract.js';
+import { DEFAULT_LIMITS, type HostContext, type Planner, type PlannerLimits, type PlannerReport, type PlanStep, type QueryRunner } from '../../src/planner/contract.js';
 import type { Risk } from '../../src/protocol/risk.js';
 
 export interface StoryStep {
@@ -29,17 +29,28 @@ export interface Story {
   refuse?: boolean;
   /** A hard one: the offline planner may fail it. */
   hard?: boolean;
+  /** The `must` steps come in this order (each depends on the ones before it). */
+  ordered?: boolean;
+  /** A part of it maps to no action: the plan must say it is incomplete (never a shorter plan that looks whole). */
+  incomplete?: boolean;
 }
 
 export interface StoryResult {
   story: Story;
   passed: boolean;
+  /** A plan that names no missing part (a refusal is never complete). */
+  complete: boolean;
   /** What went wrong, in words (empty when passed). */
   problems: string[];
   report: PlannerReport | null;
 }
 
 export const STORIES_DIR = dirname(fileURLToPath(import.meta.url));
+/**
+ * Multi-step requests written before the planner's rules for them and never tuned to: the
+ * measure of whether the rules generalise (scripts/stories.ts prints it; no test holds it).
+ */
+export const HELD_OUT_DIR = join(STORIES_DIR, 'held-out');
 
 /** Every story of every file, in file then story order. */
 export function loadStories(dir = STORIES_DIR): Story[] {
@@ -73,6 +84,7 @@ export function storyErrors(story: Story, host: HostContext): string[] {
   }
   for (const n of story.must_not ?? []) if (!byName.has(n)) errors.push(`story forbids ${n}, which does not exist`);
   if (story.refuse !== true && (story.must ?? []).length === 0) errors.push('story expects neither a refusal nor any action');
+  if (story.refuse === true && story.incomplete === true) errors.push('story expects both a refusal and an incomplete plan');
   return errors;
 }
 
@@ -87,16 +99,30 @@ export function checkStory(story: Story, report: PlannerReport, host: HostContex
   if (v.kind === 'refusal') return [...problems, `refused: ${v.reason}`];
   const known = new Set(host.actions.map((a) => a.name));
   for (const s of v.steps) if (!known.has(s.action_name)) problems.push(`step ${s.action_name} is not an action of this host`);
+  let after = -1;
   for (const m of story.must ?? []) {
     const names = Array.isArray(m.action) ? m.action : [m.action];
-    const found = v.steps.some((s) => names.includes(s.action_name) && subset(m.params ?? {}, s.params));
-    if (!found) {
-      const near = v.steps.filter((s) => names.includes(s.action_name));
-      problems.push(near.length > 0 ? `${names.join('|')} with ${JSON.stringify(m.params)}: got ${near.map((s) => JSON.stringify(s.params)).join(', ')}` : `missing ${names.join('|')} (plan: ${v.steps.map((s) => s.action_name).join(', ') || 'empty'})`);
+    const matches = (s: PlanStep) => names.includes(s.action_name) && subset(m.params ?? {}, s.params);
+    // In order: the first match after the previous must-step's (a dependent step before what it needs fails).
+    const at = story.ordered === true ? v.steps.findIndex((s, i) => i > after && matches(s)) : v.steps.findIndex(matches);
+    if (at >= 0) {
+      after = at;
+      continue;
     }
+    const near = v.steps.filter((s) => names.includes(s.action_name));
+    if (story.ordered === true && v.steps.some(matches)) problems.push(`${names.join('|')} ${JSON.stringify(m.params ?? {})} comes before a step it depends on (plan: ${v.steps.map((s) => s.action_name).join(', ')})`);
+    else problems.push(near.length > 0 ? `${names.join('|')} with ${JSON.stringify(m.params)}: got ${near.map((s) => JSON.stringify(s.params)).join(', ')}` : `missing ${names.join('|')} (plan: ${v.steps.map((s) => s.action_name).join(', ') || 'empty'})`);
   }
+  const missing = missingOf(report);
+  if (story.incomplete === true && missing.length === 0) problems.push('the plan should say a part is missing, and says it is complete');
+  if (story.incomplete !== true && missing.length > 0) problems.push(`incomplete: ${missing.join('; ')}`);
   for (const n of story.must_not ?? []) if (v.steps.some((s) => s.action_name === n)) problems.push(`contains ${n}, which it must not`);
   return problems;
+}
+
+/** The parts of the request the plan says it could not fill ("start nginx: no action matched"). */
+export function missingOf(report: PlannerReport): string[] {
+  return report.verdict.kind === 'plan' ? (report.verdict.missing ?? []).map((m) => `${m.part}: ${m.why}`) : [];
 }
 
 /** Plan every story with `planner` on `host` and check each; a planner that throws fails its story. */
@@ -106,9 +132,9 @@ export async function runStories(planner: Planner, host: HostContext, opts: { st
     try {
       const report = await planner.plan(story.intent, host, opts.query ?? noQueries, opts.limits ?? DEFAULT_LIMITS);
       const problems = checkStory(story, report, host);
-      results.push({ story, passed: problems.length === 0, problems, report });
+      results.push({ story, passed: problems.length === 0, complete: report.verdict.kind === 'plan' && missingOf(report).length === 0, problems, report });
     } catch (e) {
-      results.push({ story, passed: false, problems: [`the planner threw: ${(e as Error).message}`], report: null });
+      results.push({ story, passed: false, complete: false, problems: [`the planner threw: ${(e as Error).message}`], report: null });
     }
   }
   return results;

@@ -67,6 +67,9 @@ test("the plan as a person reads it: the daemon's risk and approve command, a re
       { step: { action_name: 'CreateGroup', params: { group: 'web' }, reason: 'asked' }, ok: true, preview: { transaction_id: 'tx_' + 'b'.repeat(24), summary: 'Create group web', risk: 'medium', min_role: 'dev', expires_at: '', warnings: [], reboot_required: false, auto_approval: null, unattended: false } },
       { step: { action_name: 'Nope', params: {}, reason: '' }, ok: false, error: { category: 'validation', code: 'unknown_action', message: 'there is no action named "Nope"' } },
     ],
+    proposal: [{ action_name: 'CreateGroup', params: { group: 'web' } }, { action_name: 'Nope', params: {} }],
+    complete: false,
+    missing: [{ part: 'and give it\u001b[2J to bob', why: 'the planner proposed no step for it' }],
   };
   const text = renderPlan(view);
   assert.match(text, /planned by openai, model gpt-4o-mini/);
@@ -76,4 +79,6 @@ test("the plan as a person reads it: the daemon's risk and approve command, a re
   assert.doesNotMatch(text, /hunter2/);
   assert.match(text, /ListGroups tx_a{24}/);
   assert.match(text, /planning: 2 turns, 1200 tokens in, 80 out, 1\.5 s/);
+  assert.match(text, /INCOMPLETE: 1 part of the request has no step[\s\S]*missing: and give it\\x1b\[2J to bob: the planner proposed no step for it/, 'named, escaped');
+  assert.doesNotMatch(text, /\u001b\[2J/);
 });

@@ -72,6 +72,32 @@ for (const wire of ['openai', 'anthropic'] as Wire[]) {
   });
 }
 
+test('a recorded multi-step session (dependent steps, a missing part) replays to the same plan, in order, with its missing part', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'airlock-cassette-')), 'multi.json');
+  const steps = [
+    { action_name: 'InstallPackage', params: { package: 'nginx' }, reason: 'the package first', part: 'install nginx' },
+    { action_name: 'StartService', params: { unit: 'nginx.service' }, reason: 'then its service', part: 'start it' },
+  ];
+  const call = { name: 'propose_plan', input: { summary: 'Install nginx and start it', steps, missing: [{ part: 'frobnicate it', why: 'no catalogue action does this' }] } };
+  const intent = 'install nginx, start it and frobnicate it';
+  const upstream = await startLlmServer([modelReply('openai', [call])]);
+  const rec = await recordingPlanner(file, { provider: 'openai', model: 'multi-model', baseURL: upstream.baseURL('openai'), apiKey: new ApiKey(KEY) });
+  const recorded = await rec.planner.plan(intent, DEBIAN, query, limits);
+  await rec.close();
+  await upstream.close();
+  const play = await replayingPlanner(file);
+  try {
+    const replayed = await play.planner.plan(intent, DEBIAN, query, limits);
+    assert.deepEqual(play.misses, []);
+    assert.deepEqual(replayed.verdict, recorded.verdict);
+    assert.ok(replayed.verdict.kind === 'plan');
+    assert.deepEqual(replayed.verdict.steps.map((s) => s.action_name), ['InstallPackage', 'StartService']);
+    assert.deepEqual(replayed.verdict.missing, [{ part: 'frobnicate it', why: 'no catalogue action does this' }]);
+  } finally {
+    await play.close();
+  }
+});
+
 test('the key ignores volatile fields and nothing else', () => {
   const body = { model: 'm', messages: [{ role: 'user', content: 'x' }] };
   const k = requestKey('POST', '/v1/chat/completions', body);

@@ -67,7 +67,7 @@ test('plan validation: every problem listed, bounded; the words a person reads e
   assert.ok(!r.ok);
   assert.deepEqual(
     r.errors.map((e) => e.replace(/params\.unit: .*/, 'params.unit: …')),
-    ['unknown field "extra": a plan has only summary and steps', 'summary: a sentence saying what the plan does', 'steps[0] (RestartService) params.unit: …', 'steps[0]: reason: why this step, in one sentence', 'steps[1]: an object with action_name, params and reason', 'steps[2]: "Nope\\u001b" is not a catalogue action on this host; use one of the actions in the steps schema'],
+    ['unknown field "extra": a plan has only summary, steps and missing', 'summary: a sentence saying what the plan does', 'steps[0] (RestartService) params.unit: …', 'steps[0]: reason: why this step, in one sentence', 'steps[1]: an object with action_name, params and reason', 'steps[2]: "Nope\\u001b" is not a catalogue action on this host; use one of the actions in the steps schema'],
   );
   const many = checkPlan({ summary: 's', steps: Array.from({ length: MAX_PLAN_STEPS + 1 }, () => ({ action_name: 'Uptime', params: {}, reason: 'r' })) }, t);
   assert.ok(!many.ok && many.errors.includes(`steps: at most ${MAX_PLAN_STEPS}`));
@@ -78,6 +78,19 @@ test('plan validation: every problem listed, bounded; the words a person reads e
     assert.equal(ok.value.steps[0]!.reason.length, 501);
   }
   assert.deepEqual(parseInput('[1]'), { ok: false, errors: ['the arguments must be one JSON object'] });
+  // The parts the model says it could not fill: a list of {part, why}, bounded, escaped and masked like its other words.
+  const uptime = [{ action_name: 'Uptime', params: {}, reason: 'r' }];
+  const notList = checkPlan({ summary: 's', steps: uptime, missing: 'start it' }, t);
+  assert.ok(!notList.ok && /missing: a list of \{part, why\}/.test(notList.errors.join('\n')));
+  const tooMany = checkPlan({ summary: 's', steps: uptime, missing: Array.from({ length: 21 }, () => ({ part: 'p', why: 'w' })) }, t);
+  assert.ok(!tooMany.ok && tooMany.errors.includes('missing: at most 20; if that much is missing, refuse instead'));
+  const named = checkPlan({ summary: 's', steps: [{ ...uptime[0], part: 'how long\u001b up' }], missing: [{ part: 'order pizza\u202e', why: 'no action with password=Sup3rS3cretPw! does this' }] }, t);
+  assert.ok(named.ok && named.value.kind === 'plan');
+  if (named.ok && named.value.kind === 'plan') {
+    assert.equal(named.value.steps[0]!.part, 'how long\\x1b up');
+    assert.equal(named.value.missing![0]!.part, 'order pizza\\u202e');
+    assert.ok(!named.value.missing![0]!.why.includes('Sup3rS3cretPw!'));
+  }
 });
 
 test('untrusted output: wrapped once, its own tags defused, escaped, masked, capped at a character boundary', () => {

@@ -72,7 +72,7 @@ const plannerError = (e: unknown, code: string): PlannerError => {
 for (const wire of WIRES) {
   test(`${wire}: a plan in one turn; the tools admit only this host's actions; the key goes only in a header`, async () => {
     const r = await session(wire, [modelReply(wire, [restart], { input_tokens: 1200, output_tokens: 40 })]);
-    assert.deepEqual(r.report?.verdict, { kind: 'plan', summary: 'Restart nginx', steps: [{ action_name: 'RestartService', params: { unit: 'nginx.service' }, reason: 'asked' }] });
+    assert.deepEqual(r.report?.verdict, { kind: 'plan', summary: 'Restart nginx', steps: [{ action_name: 'RestartService', params: { unit: 'nginx.service' }, reason: 'asked' }], missing: [] });
     assert.deepEqual(r.report?.planner, { kind: wire, model: 'scripted-model' });
     assert.deepEqual({ ...r.report!.usage, elapsed_ms: 0 }, { turns: 1, input_tokens: 1200, output_tokens: 40, elapsed_ms: 0 });
     assert.equal(r.received.length, 1);
@@ -129,6 +129,41 @@ for (const wire of WIRES) {
     assert.match(err!.content, /steps\[1\] \(RestartService\) params\.unit: /);
     assert.deepEqual(r.report?.verdict.kind === 'plan' && r.report.verdict.steps.map((s) => s.action_name), ['RestartService']);
     assert.deepEqual(r.report?.notes, ['the model corrected 1 invalid answer before this one']);
+  });
+
+  test(`${wire}: a dependent multi-step plan with a part it cannot fill: in order, the part named missing, complete otherwise`, async () => {
+    const steps = [
+      { action_name: 'CreateGroup', params: { group: 'deployers' }, part: 'add a group deployers' },
+      { action_name: 'AddUserToGroup', params: { user: 'alice', group: 'deployers' }, part: 'put alice and bob in it' },
+      { action_name: 'AddUserToGroup', params: { user: 'bob', group: 'deployers' }, part: 'put alice and bob in it' },
+    ];
+    const call: Call = { name: 'propose_plan', input: { summary: 'the group, then its members', steps: steps.map((x) => ({ reason: 'asked', ...x })), missing: [{ part: 'order pizza', why: 'no catalogue action does this' }] } };
+    const r = await session(wire, [modelReply(wire, [call])], { intent: 'add a group deployers, put alice and bob in it and order pizza' });
+    const v = r.report?.verdict;
+    assert.ok(v?.kind === 'plan', JSON.stringify(v));
+    assert.deepEqual(v.steps.map((x) => [x.action_name, x.params, x.part]), steps.map((x) => [x.action_name, x.params, x.part]));
+    assert.deepEqual(v.missing, [{ part: 'order pizza', why: 'no catalogue action does this' }]);
+    assert.equal(r.received.length, 1, 'every part accounted for: no correction');
+    const system = JSON.stringify(r.received[0]!.body);
+    assert.match(system, /dependency order/);
+    assert.match(system, /Never leave a part out silently/);
+  });
+
+  test(`${wire}: a plan that drops a part goes back once to be completed; dropped again, the part is added as missing`, async () => {
+    const half = plan([{ action_name: 'InstallPackage', params: { package: 'nginx' }, reason: 'install the package' }], 'Install nginx');
+    const whole = plan([{ action_name: 'InstallPackage', params: { package: 'nginx' }, reason: 'install the package' }, { action_name: 'StartService', params: { unit: 'nginx.service' }, reason: 'start its service' }], 'Install and start nginx');
+    const fixed = await session(wire, [modelReply(wire, [half]), modelReply(wire, [whole])], { intent: 'install nginx and start it' });
+    const [told] = toolResults(wire, fixed.received[1]!);
+    assert.equal(told!.is_error, true);
+    assert.match(told!.content, /leaves out part of the intent: "start it"/);
+    assert.deepEqual(fixed.report?.verdict.kind === 'plan' && fixed.report.verdict.steps.map((x) => x.action_name), ['InstallPackage', 'StartService']);
+    assert.deepEqual(fixed.report?.verdict.kind === 'plan' && fixed.report.verdict.missing, []);
+
+    const stubborn = await session(wire, [modelReply(wire, [half]), modelReply(wire, [half])], { intent: 'install nginx and start it' });
+    const v = stubborn.report?.verdict;
+    assert.ok(v?.kind === 'plan');
+    assert.deepEqual(v.steps.map((x) => x.action_name), ['InstallPackage']);
+    assert.deepEqual(v.missing, [{ part: 'start it', why: 'the planner proposed no step for it' }], 'never a shorter plan that passes for the whole');
   });
 
   test(`${wire}: a refusal ends the session`, async () => {

@@ -14,7 +14,8 @@ import { CATALOGUE } from '../../src/catalogue/index.js';
 import { DEFAULT_LIMITS, type PlannerReport, type PlanStep, type QueryRunner } from '../../src/planner/contract.js';
 import { offlinePlanner, OFFLINE_NOTE } from '../../src/planner/offline/index.js';
 import { storyHost } from '../stories/host.js';
-import { loadStories, passRate, runStories, storyErrors } from '../stories/run.js';
+import { HELD_OUT_DIR, loadStories, passRate, runStories, storyErrors } from '../stories/run.js';
+import { uncoveredParts } from '../../src/planner/parts.js';
 
 const host = storyHost();
 const rhelHost = storyHost({ id: 'fedora', version_id: '40', pretty_name: 'Fedora Linux 40' });
@@ -250,5 +251,49 @@ test('the same intent gives the same plan and notes, whatever was planned before
   for (let k = 0; k < intents.length; k++) {
     assert.deepEqual(again[k]!.verdict, first[k]!.verdict, intents[k]);
     assert.deepEqual(again[k]!.notes, first[k]!.notes, intents[k]);
+  }
+});
+
+const missingOf = (r: PlannerReport) => (r.verdict.kind === 'plan' ? (r.verdict.missing ?? []) : []);
+
+test('dependent steps, in the order they depend on each other, and the plan says it is complete', async () => {
+  const cases: [string, [string, Record<string, unknown>][]][] = [
+    ['install nginx and start it', [['InstallPackage', { package: 'nginx' }], ['StartService', { unit: 'nginx.service' }]]],
+    ['install nginx, start it and enable it at boot', [['InstallPackage', { package: 'nginx' }], ['StartService', { unit: 'nginx.service' }], ['EnableService', { unit: 'nginx.service' }]]],
+    [`create bob with this key ${KEY}`, [['CreateUser', { user: 'bob' }], ['AddAuthorizedKey', { user: 'bob', key: KEY }]]],
+    ['add a group deployers and put alice and bob in it', [['CreateGroup', { group: 'deployers' }], ['AddUserToGroup', { user: 'alice', group: 'deployers' }], ['AddUserToGroup', { user: 'bob', group: 'deployers' }]]],
+  ];
+  for (const [intent, want] of cases) {
+    const r = await plan(intent);
+    assert.deepEqual(r.verdict.kind === 'plan' ? r.verdict.steps.map((s) => [s.action_name, s.params]) : r.verdict, want, intent);
+    assert.deepEqual(missingOf(r), [], intent);
+  }
+});
+
+test('never a dropped part: a part no action carries out is named as missing, never left out of a plan that looks whole', async () => {
+  const r = await plan('install nginx and frobnicate it');
+  assert.deepEqual(r.verdict.kind === 'plan' ? r.verdict.steps.map((s) => s.action_name) : r.verdict, ['InstallPackage']);
+  assert.deepEqual(missingOf(r), [{ part: 'frobnicate it', why: 'no action matched' }]);
+  // A key named but not written: the account is planned, the key is missing (never a shorter plan that says nothing).
+  const noKey = await plan('create bob with this key');
+  assert.deepEqual(noKey.verdict.kind === 'plan' ? noKey.verdict.steps.map((s) => s.action_name) : noKey.verdict, ['CreateUser']);
+  assert.equal(missingOf(noKey).length, 1);
+  assert.match(missingOf(noKey)[0]!.why, /public key itself/);
+  // A second object no rule reads ("with flurbish") is a dropped part too.
+  const cut = await plan('restart nginx gracefully with flurbish');
+  assert.deepEqual(missingOf(cut).map((m) => m.part), ['flurbish']);
+  // Every clause mapped: complete.
+  assert.deepEqual(missingOf(await plan('restart nginx and show its last errors')), []);
+  assert.deepEqual(missingOf(await plan('grow vg0/data by 10G and resize the filesystem')), []);
+});
+
+test('the multi-step stories: each a complete plan in dependency order, the unfillable ones said to be incomplete; the door finds no part the offline planner passed over', async () => {
+  const stories = loadStories().filter((s) => s.family === 'multistep');
+  assert.ok(stories.length >= 8 && stories.some((s) => s.incomplete === true));
+  const results = await runStories(offlinePlanner, host, { stories, query: noQuery });
+  assert.deepEqual(results.filter((r) => !r.passed).map((r) => `${r.story.intent}: ${r.problems.join('; ')}`), []);
+  for (const s of [...loadStories(), ...loadStories(HELD_OUT_DIR)]) {
+    const r = await plan(s.intent);
+    if (r.verdict.kind === 'plan') assert.deepEqual(uncoveredParts(s.intent, r.verdict.steps, r.verdict.missing ?? []), [], s.intent);
   }
 });

@@ -3,7 +3,8 @@
  * (src/planner/door.ts): an intent with a secret is refused before any planner sees it, the
  * planner (the configured LLM, else the offline one) proposes, and the daemon previews
  * every step. Each step comes back exactly as airlock_propose returns it (the daemon's risk,
- * never the planner's), so the agent goes on with airlock_execute.
+ * never the planner's), so the agent goes on with airlock_execute; a part of the request no
+ * step carries out comes back as missing, the plan marked incomplete.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -29,6 +30,9 @@ const outputSchema = z.object({
   usage: z.object({ turns: z.number(), input_tokens: z.number(), output_tokens: z.number(), elapsed_ms: z.number() }),
   queries: z.array(z.object({ action_name: z.string(), params: z.record(z.string(), z.unknown()), transaction_id: z.string().nullable(), ok: z.boolean() })),
   steps: z.array(plannedStep),
+  proposal: z.array(z.object({ action_name: z.string(), params: z.record(z.string(), z.unknown()) })),
+  complete: z.boolean(),
+  missing: z.array(z.object({ part: z.string(), why: z.string() })),
 });
 
 async function planThrough(cl: AirlockClient, intent: string, deps: ToolDeps) {
@@ -49,6 +53,10 @@ function planText(view: PlanView, steps: ProposedStep[], previews: Map<string, P
   for (const n of view.notes) out.push(`Planner's note: ${n}`);
   view.steps.forEach((s, i) => s.step.reason && out.push(`Planner's reason for step ${i + 1}: ${s.step.reason}`));
   if (view.verdict === 'plan' && steps.length === 0) out.push('The planner proposed no step.');
+  if (view.missing.length > 0) {
+    out.push(`INCOMPLETE: ${view.missing.length} part(s) of the request have no step, so these steps are not what was asked; do not run them as if they were. Ask the person, or propose the missing part yourself with airlock_propose.`);
+    for (const m of view.missing) out.push(`missing: ${m.part}: ${m.why}`);
+  }
   if (steps.length) out.push(proposalText(steps, previews, undefined, self));
   return out.join('\n');
 }
@@ -61,6 +69,7 @@ export function registerPlan(server: McpServer, deps: ToolDeps): void {
       description:
         "Turn the person's request, in words, into catalogue steps: a planner (the host's configured LLM, else Airlock's offline planner) proposes them and the daemon previews each one; nothing on the host changes. " +
         'Each step comes back as airlock_propose returns it: transaction id, summary, the daemon\'s risk, the change, and its approval state; a step the daemon refused comes back with its error. ' +
+        'A part of the request the planner cannot fill comes back in missing, the plan marked complete: false (never a shorter plan that passes for the whole). ' +
         'A request that holds a secret (a password, a token, a key) is refused before any planner sees it: never put one in.',
       inputSchema: z.strictObject({ intent: z.string().min(1).max(DEFAULT_LIMITS.maxIntentChars).describe('what the person wants done, in their words, without any secret') }),
       outputSchema,
@@ -71,7 +80,7 @@ export function registerPlan(server: McpServer, deps: ToolDeps): void {
       try {
         checkIntent(intent, DEFAULT_LIMITS); // before the daemon is reached: a secret goes nowhere
         const { view, steps, previews, self } = await withDaemon(deps.target, (cl) => planThrough(cl, intent, deps));
-        const structured = { intent: view.intent, planner: view.planner, verdict: view.verdict, summary: view.summary, notes: view.notes, usage: view.usage, queries: view.queries, steps };
+        const structured = { intent: view.intent, planner: view.planner, verdict: view.verdict, summary: view.summary, notes: view.notes, usage: view.usage, queries: view.queries, steps, proposal: view.proposal, complete: view.complete, missing: view.missing };
         return answer(structured, planText(view, steps, previews, self), steps.length === 0 || steps.every((s) => !s.ok));
       } catch (e) {
         return failure(e);

@@ -4,11 +4,15 @@
  * and its output goes back wrapped as untrusted data; anything invalid (malformed
  * arguments, an unknown tool or action, parameters that fail the action's schema, no tool
  * call at all) goes back as a tool error for the model to correct. Every limit of
+ * A valid plan that leaves a part of the intent out (parts.ts: no step for it, not named
+ * as missing) goes back once to be completed; a second time, the parts it left out are
+ * added to its missing, so the plan is incomplete, never silently shorter. Every limit of
  * PlannerLimits ends the session with its PlannerError: turns and tokens are checked
  * before each provider call (a verdict in the turn that crossed the token limit is kept:
  * those tokens are spent), the wall clock aborts whatever is in flight.
  */
 import type { HostContext, PlannerLimits, PlannerReport, PlanVerdict, QueryRecord, QueryRunner } from '../contract.js';
+import { uncoveredParts } from '../parts.js';
 import type { ApiKey } from './api-key.js';
 import { PlannerError } from './errors.js';
 import { intentMessage, systemPrompt } from './prompt.js';
@@ -37,7 +41,7 @@ export async function runSession(provider: Provider, intent: string, host: HostC
   const deadline = started + limits.wallClockMs;
   const clock = new AbortController();
   const timer = setTimeout(() => clock.abort(), limits.wallClockMs);
-  const s: Session = { tools: toolbox(host), query, limits, signal: clock.signal, queries: [], corrections: 0, lastProblem: null };
+  const s: Session = { intent, tools: toolbox(host), query, limits, signal: clock.signal, queries: [], corrections: 0, lastProblem: null, askedToComplete: false };
   const system = systemPrompt(host, s.tools);
   const turns: Turn[] = [{ role: 'user', text: intentMessage(intent) }];
   const usage = { turns: 0, input_tokens: 0, output_tokens: 0, elapsed_ms: 0 };
@@ -96,6 +100,9 @@ export async function runSession(provider: Provider, intent: string, host: HostC
 }
 
 interface Session {
+  intent: string;
+  /** The model was told once which parts its plan left out. */
+  askedToComplete: boolean;
   tools: Toolbox;
   query: QueryRunner;
   limits: PlannerLimits;
@@ -116,7 +123,15 @@ async function answer(call: ToolCall, s: Session): Promise<Answer> {
   switch (call.name) {
     case PROPOSE: {
       const r = checkPlan(call.input, s.tools);
-      return r.ok ? { verdict: r.value } : wrong(['the plan is not valid; correct it and call propose_plan again:', ...r.errors]);
+      if (!r.ok) return wrong(['the plan is not valid; correct it and call propose_plan again:', ...r.errors]);
+      if (r.value.kind !== 'plan') return { verdict: r.value };
+      const gaps = uncoveredParts(s.intent, r.value.steps, r.value.missing ?? []);
+      if (gaps.length === 0) return { verdict: r.value };
+      if (!s.askedToComplete) {
+        s.askedToComplete = true;
+        return wrong([`the plan leaves out part of the intent: ${gaps.map((g) => JSON.stringify(g.part)).join(', ')}. Add a step for each part (its part naming those words), or name the part in missing with why; then call ${PROPOSE} again.`]);
+      }
+      return { verdict: { ...r.value, missing: [...(r.value.missing ?? []), ...gaps] } };
     }
     case REFUSE: {
       const r = checkRefusal(call.input);

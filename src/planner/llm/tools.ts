@@ -20,6 +20,9 @@ export const QUERY = 'query';
 export const MAX_PLAN_STEPS = 20;
 export const MAX_SUMMARY_CHARS = 500;
 export const MAX_REASON_CHARS = 500;
+/** Parts of the request a plan may name as missing, and characters of each one's words. */
+export const MAX_MISSING = 20;
+export const MAX_PART_CHARS = 120;
 
 export interface Toolbox {
   specs: ToolSpec[];
@@ -37,12 +40,18 @@ export function toolbox(host: HostContext): Toolbox {
   const specs: ToolSpec[] = [
     {
       name: PROPOSE,
-      description: 'Finish with a plan: the catalogue actions that carry out the intent, in order. The daemon previews each step and a person approves or rejects them.',
+      description: 'Finish with a plan: the catalogue actions that carry out the intent, in dependency order (what a step needs comes before it). The daemon previews each step and a person approves or rejects them. Every part of the intent is carried out by a step or named in missing.',
       input_schema: {
         type: 'object',
         properties: {
           summary: { type: 'string', maxLength: MAX_SUMMARY_CHARS, description: 'what the plan does, in one sentence' },
-          steps: { type: 'array', minItems: 1, maxItems: MAX_PLAN_STEPS, description: 'each step: action_name, its params, and the reason for the step in one sentence', items: { oneOf: [...plannable.values()].map((a) => stepSchema(a)) } },
+          steps: { type: 'array', minItems: 1, maxItems: MAX_PLAN_STEPS, description: 'each step: action_name, its params, the reason for the step in one sentence, and part: the words of the intent it carries out', items: { oneOf: [...plannable.values()].map((a) => stepSchema(a)) } },
+          missing: {
+            type: 'array',
+            maxItems: MAX_MISSING,
+            description: 'each part of the intent no step carries out (no action does it, or a value the person did not give): part, the intent\'s words; why, in a few words. Never leave a part out silently.',
+            items: { type: 'object', properties: { part: { type: 'string', maxLength: MAX_PART_CHARS }, why: { type: 'string', maxLength: MAX_REASON_CHARS } }, required: ['part', 'why'], additionalProperties: false },
+          },
         },
         required: ['summary', 'steps'],
         additionalProperties: false,

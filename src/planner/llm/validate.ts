@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { maskText } from '../../mask/mask.js';
 import { escapeText } from '../../protocol/escape-text.js';
 import type { ActionDescription } from '../../protocol/messages.js';
-import type { PlanStep, PlanVerdict } from '../contract.js';
-import { MAX_PLAN_STEPS, MAX_REASON_CHARS, MAX_SUMMARY_CHARS, type Toolbox } from './tools.js';
+import type { MissingPart, PlanStep, PlanVerdict } from '../contract.js';
+import { MAX_MISSING, MAX_PART_CHARS, MAX_PLAN_STEPS, MAX_REASON_CHARS, MAX_SUMMARY_CHARS, type Toolbox } from './tools.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
@@ -52,8 +52,8 @@ export function checkAction(name: unknown, among: Map<string, ActionDescription>
 export function checkPlan(input: unknown, tools: Toolbox): Checked<PlanVerdict> {
   const parsed = parseInput(input);
   if (!parsed.ok) return parsed;
-  const { summary, steps, ...rest } = parsed.value;
-  const errors: string[] = Object.keys(rest).map((k) => `unknown field ${quoted(k)}: a plan has only summary and steps`);
+  const { summary, steps, missing, ...rest } = parsed.value;
+  const errors: string[] = Object.keys(rest).map((k) => `unknown field ${quoted(k)}: a plan has only summary, steps and missing`);
   if (typeof summary !== 'string' || summary.trim() === '') errors.push('summary: a sentence saying what the plan does');
   if (!Array.isArray(steps) || steps.length === 0) errors.push('steps: at least one step');
   else if (steps.length > MAX_PLAN_STEPS) errors.push(`steps: at most ${MAX_PLAN_STEPS}`);
@@ -62,16 +62,35 @@ export function checkPlan(input: unknown, tools: Toolbox): Checked<PlanVerdict> 
     steps.slice(0, MAX_PLAN_STEPS).forEach((s: unknown, i) => {
       const at = `steps[${i}]`;
       if (s === null || typeof s !== 'object' || Array.isArray(s)) return errors.push(`${at}: an object with action_name, params and reason`);
-      const { action_name, params, reason } = s as Record<string, unknown>;
+      const { action_name, params, reason, part } = s as Record<string, unknown>;
       const a = checkAction(action_name, tools.plannable, 'a catalogue action');
       if (!a.ok) return errors.push(`${at}: ${a.errors[0]}; use one of the actions in the ${'steps'} schema`);
       for (const e of checkParams(a.value, params)) errors.push(`${at} (${a.value.name}) ${e}`);
       if (typeof reason !== 'string') errors.push(`${at}: reason: why this step, in one sentence`);
-      out.push({ action_name: a.value.name, params: params as Record<string, unknown>, reason: words(reason, MAX_REASON_CHARS) });
+      if (part !== undefined && typeof part !== 'string') errors.push(`${at}: part: the words of the intent this step carries out, as a string`);
+      out.push({ action_name: a.value.name, params: params as Record<string, unknown>, reason: words(reason, MAX_REASON_CHARS), ...(typeof part === 'string' ? { part: words(part, MAX_PART_CHARS) } : {}) });
     });
   }
+  const parts = checkMissing(missing, errors);
   if (errors.length > 0) return { ok: false, errors: errors.slice(0, MAX_ERRORS) };
-  return { ok: true, value: { kind: 'plan', summary: words(summary, MAX_SUMMARY_CHARS), steps: out } };
+  return { ok: true, value: { kind: 'plan', summary: words(summary, MAX_SUMMARY_CHARS), steps: out, missing: parts } };
+}
+
+/** The parts the model says it could not fill: each kept, in its words (a part reported is never dropped here). */
+function checkMissing(missing: unknown, errors: string[]): MissingPart[] {
+  if (missing === undefined) return [];
+  if (!Array.isArray(missing)) {
+    errors.push('missing: a list of {part, why}, or leave it out when every part has a step');
+    return [];
+  }
+  if (missing.length > MAX_MISSING) errors.push(`missing: at most ${MAX_MISSING}; if that much is missing, refuse instead`);
+  const out: MissingPart[] = [];
+  missing.slice(0, MAX_MISSING).forEach((m: unknown, i) => {
+    const { part, why } = (m ?? {}) as Record<string, unknown>;
+    if (typeof part !== 'string' || part.trim() === '' || typeof why !== 'string') return errors.push(`missing[${i}]: {part: the intent's words, why: in a few words}`);
+    out.push({ part: words(part, MAX_PART_CHARS), why: words(why, MAX_REASON_CHARS) });
+  });
+  return out;
 }
 
 export function checkRefusal(input: unknown): Checked<PlanVerdict> {

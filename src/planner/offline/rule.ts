@@ -12,12 +12,19 @@ export interface Context {
   host: HostContext;
   /** Debian-like (apt, ssh.service) or RHEL-like (dnf, sshd.service). */
   rhel: boolean;
-  last: { unit?: string; user?: string; container?: string; package?: string };
+  last: { unit?: string; user?: string; container?: string; package?: string; group?: string };
+  /** The package `last.unit` was taken from ("install nginx and start it"): said in the notes when "it" is read as its service. */
+  unitOfPackage?: string;
   /** Plain sentences for the report's notes: what the planner assumed. */
   assumed: string[];
 }
 
-export type Built = { steps: PlanStep[] } | { missing: string };
+/**
+ * What a rule made of its clause: steps, and any part of the clause it could not fill
+ * ("create bob with this key" and no key written: the account, and the key missing); or
+ * only what is missing.
+ */
+export type Built = { steps: PlanStep[]; missing?: string[] } | { missing: string };
 
 export interface Rule {
   /** family.what, e.g. "services.restart". */
@@ -50,6 +57,39 @@ export function missing(what: string): Built {
   return { missing: what };
 }
 
+/** Steps, and the parts of the same clause that no step could carry out. */
+export function partly(s: PlanStep[], missingParts: string[]): Built {
+  return missingParts.length > 0 ? { steps: s, missing: missingParts } : { steps: s };
+}
+
+/**
+ * The systemd unit a package installs, where its name is not the package's (Debian's):
+ * any other package is taken to install NAME.service, said in the notes when it is used.
+ */
+const PACKAGE_UNITS: Record<string, { debian: string; rhel: string }> = {
+  'openssh-server': { debian: 'ssh.service', rhel: 'sshd.service' },
+  'docker.io': { debian: 'docker.service', rhel: 'docker.service' },
+  'docker-ce': { debian: 'docker.service', rhel: 'docker.service' },
+  'mariadb-server': { debian: 'mariadb.service', rhel: 'mariadb.service' },
+  'mysql-server': { debian: 'mysql.service', rhel: 'mysqld.service' },
+  'postgresql-server': { debian: 'postgresql.service', rhel: 'postgresql.service' },
+  apache2: { debian: 'apache2.service', rhel: 'httpd.service' },
+  httpd: { debian: 'apache2.service', rhel: 'httpd.service' },
+  bind9: { debian: 'named.service', rhel: 'named.service' },
+  'isc-dhcp-server': { debian: 'isc-dhcp-server.service', rhel: 'dhcpd.service' },
+};
+
+/** A package named: "it" in a later clause may be its service ("install nginx and start it"). */
+export function rememberPackage(ctx: Context, pkg: string): void {
+  ctx.last.package = pkg;
+  const known = PACKAGE_UNITS[pkg];
+  const unit = known ? known[ctx.rhel ? 'rhel' : 'debian'] : `${pkg}.service`;
+  if (UNIT.test(unit)) {
+    ctx.last.unit = unit;
+    ctx.unitOfPackage = pkg;
+  }
+}
+
 /** Service names people say, to the unit each distribution calls it. */
 const UNIT_ALIASES: Record<string, { debian: string; rhel: string }> = {
   ssh: { debian: 'ssh.service', rhel: 'sshd.service' },
@@ -78,21 +118,30 @@ const BACK_REFERENCES = ['its', 'it', 'them', 'his', 'her', 'their', 'that', 'th
  */
 export function takeUnit(c: Clause, ctx: Context, where: (i: number) => boolean = () => true): string | null {
   const full = c.takeToken((t, i) => where(i) && !t.literal && UNIT.test(t.raw));
-  if (full !== null) return remember(ctx, 'unit', full);
+  if (full !== null) return rememberUnit(ctx, full);
   const alias = c.takeToken((t, i) => where(i) && !t.literal && UNIT_ALIASES[t.low] !== undefined);
   if (alias !== null) {
     const unit = UNIT_ALIASES[alias.toLowerCase()]![ctx.rhel ? 'rhel' : 'debian'];
     if (unit !== `${alias.toLowerCase()}.service`) ctx.assumed.push(`"${alias}" is ${unit} on this distribution`);
-    return remember(ctx, 'unit', unit);
+    return rememberUnit(ctx, unit);
   }
-  if (ctx.last.unit !== undefined && c.tokens.some((t, i) => where(i) && !t.used && BACK_REFERENCES.includes(t.low)) && c.takeAny(BACK_REFERENCES)) return ctx.last.unit;
+  if (ctx.last.unit !== undefined && c.tokens.some((t, i) => where(i) && !t.used && BACK_REFERENCES.includes(t.low)) && c.takeAny(BACK_REFERENCES)) {
+    if (ctx.unitOfPackage !== undefined) ctx.assumed.push(`took "it" as ${ctx.last.unit}, the service of the package ${ctx.unitOfPackage}`);
+    return ctx.last.unit;
+  }
   const plain = c.takeToken((t, i) => where(i) && c.isName(t) && UNIT_BASE.test(t.low) && !/^\d+$/.test(t.low));
   if (plain !== null) {
     const unit = `${plain.toLowerCase()}.service`;
     ctx.assumed.push(`took "${plain}" as the unit ${unit}`);
-    return remember(ctx, 'unit', unit);
+    return rememberUnit(ctx, unit);
   }
   return null;
+}
+
+/** A unit named outright: "it" is this unit now, not a package's. */
+function rememberUnit(ctx: Context, unit: string): string {
+  ctx.unitOfPackage = undefined;
+  return remember(ctx, 'unit', unit);
 }
 
 /** A token right after "and" or a comma: where a list of names goes on ("nginx, php-fpm and redis"). */
@@ -124,6 +173,20 @@ export function takeUser(c: Clause, ctx: Context): string | null {
   return null;
 }
 
+/** Every user a clause names: the first, then those listed after it ("put alice and bob in it"). */
+export function takeUsers(c: Clause, ctx: Context): string[] {
+  const first = takeUser(c, ctx);
+  if (first === null) return [];
+  const users = [first];
+  const more = listed(c);
+  for (let u = c.takeToken((t, i) => more(i) && nameToken(c, t)); u !== null && users.length < 16; u = c.takeToken((t, i) => more(i) && nameToken(c, t))) {
+    const name = u.toLowerCase();
+    if (!users.includes(name)) users.push(name);
+  }
+  ctx.last.user = users[users.length - 1];
+  return users;
+}
+
 /** The group a clause names: "docker group", "group docker", "to docker". */
 export function takeGroup(c: Clause): string | null {
   const g = c.before(['group', 'groups'], (x) => nameToken(c, x)) ?? c.after(['group', 'groups'], (x) => nameToken(c, x));
@@ -138,13 +201,16 @@ export function takePackages(c: Clause, ctx: Context): string[] {
   const names = [first.toLowerCase()];
   const more = listed(c);
   for (let p = c.takeToken((t, i) => more(i) && isPackage(t)); p !== null && names.length < 16; p = c.takeToken((t, i) => more(i) && isPackage(t))) names.push(p.toLowerCase());
-  ctx.last.package = names[names.length - 1];
+  rememberPackage(ctx, names[names.length - 1]!);
   return names;
 }
 
 export function takePackage(c: Clause, ctx: Context): string | null {
   const p = c.takeToken((t) => c.isName(t) && PACKAGE.test(t.low) && !/^\d+$/.test(t.low));
-  if (p !== null) return remember(ctx, 'package', p.toLowerCase());
+  if (p !== null) {
+    rememberPackage(ctx, p.toLowerCase());
+    return p.toLowerCase();
+  }
   if (ctx.last.package !== undefined && c.takeAny(BACK_REFERENCES)) return ctx.last.package;
   return null;
 }

@@ -91,9 +91,14 @@ export function tokenize(intent: string): Token[] {
   return tokens.slice(0, MAX_TOKENS);
 }
 
+/** Words that point back at a thing named before: after a joiner, "WORD it" is a request ("and frobnicate it"), never a name in a list. */
+const POINTING_BACK = new Set(['it', 'its', 'them', 'him', 'her', 'their']);
+
 /**
- * Split at a joiner ("and", "then", a comma) that a verb follows: "restart nginx and show
- * its logs" is two requests, "install htop and curl" is one.
+ * Split at a joiner ("and", "then", a comma) that a request follows: a verb some rule knows
+ * ("restart nginx and show its logs" is two requests, "install htop and curl" is one), any
+ * word then a pronoun ("install nginx and frobnicate it": a request no rule knows, which
+ * must not pass for a package name), or anything after "then".
  */
 export function splitClauses(tokens: Token[], verbs: ReadonlySet<string>): Token[][] {
   const clauses: Token[][] = [[]];
@@ -101,7 +106,8 @@ export function splitClauses(tokens: Token[], verbs: ReadonlySet<string>): Token
     const t = tokens[i]!;
     let j = i + 1;
     while (j < tokens.length && JOINERS.has(tokens[j]!.low)) j++;
-    const nextIsVerb = j < tokens.length && verbs.has(tokens[j]!.low);
+    const next = tokens[j];
+    const nextIsVerb = next !== undefined && !next.literal && (verbs.has(next.low) || (!STOPWORDS.has(next.low) && POINTING_BACK.has(tokens[j + 1]?.low ?? '')) || (t.low === 'then' && !t.literal));
     if (!t.literal && JOINERS.has(t.low)) {
       const prev = clauses[clauses.length - 1]!;
       if (nextIsVerb && prev.length > 0) {

@@ -35,5 +35,5 @@ export const identityRules = [
     const lang = c.takeToken((t) => !t.literal && LOCALE.test(t.raw) && t.raw.includes('_'));
     return lang === null ? steps(step('GetLocale', {}, 'the system locale')) : steps(step('SetLocale', { lang }, `set the system locale to ${lang}`));
   }, { also: ['show', 'what', 'set', 'change', 'switch', 'is', 'the', 'to', 'system', 'current'] }),
-  rule('identity.time', [['time', 'clock', 'date', 'timedatectl']], () => steps(step('TimeStatus', {}, 'the clock as systemd sees it')), { also: ['what', 'show', 'is', 'it', 'the', 'local', 'current', 'check', 'right', 'correct'], unless: ['since', 'last', 'logs', 'cron', 'every', 'schedule', 'timer', 'at', 'boot'], needs: (c) => !hasTimezone(c) }),
+  rule('identity.time', [['time', 'clock', 'date', 'timedatectl']], () => steps(step('TimeStatus', {}, 'the clock as systemd sees it')), { also: ['what', 'show', 'is', 'it', 'the', 'local', 'current', 'check', 'right', 'correct', 'synchronised', 'synchronized', 'synced', 'ntp'] /* timedatectl says both */, unless: ['since', 'last', 'logs', 'cron', 'every', 'schedule', 'timer', 'at', 'boot'], needs: (c) => !hasTimezone(c) }),
 ];

@@ -68,6 +68,7 @@ export const storageRules = [
     if (size === null || (size.unit !== 'M' && size.unit !== 'G')) return missing('how much to add (e.g. 10G)');
     if (vg === null || lv === null) return missing('the volume group and logical volume (e.g. vg0/data)');
     const resizefs = c.takeAny(['filesystem', 'file system', 'resizefs', 'and the filesystem', 'fs']) !== null;
+    if (resizefs) c.take('resize'); // "and resize the filesystem": read, not left over
     return steps(step('ExtendLogicalVolume', { vg, lv, add: size.value, unit: size.unit, resizefs }, `grow ${vg}/${lv} by ${size.value}${size.unit}${resizefs ? ' with its file system' : ''}`));
   }, { also: ['the', 'its', 'and', 'logical', 'group', 'volume', 'too', 'with'] }),
   rule('storage.filesystems', [['filesystems', 'file systems', 'findmnt']], () => steps(step('ListFilesystems', {}, 'the mounted file systems with their use')), { also: ['list', 'show', 'the', 'mounted', 'which', 'what', 'are', 'real'] }),

@@ -1,6 +1,6 @@
 /** Rules of the users family: local accounts, groups, password ageing and logins. */
-import { missing, rule, step, steps, takeGroup, takeUser } from '../rule.js';
-import { DATE, takeNumberAfter, takeNumberBefore, takeQuoted, type Clause } from '../words.js';
+import { missing, partly, remember, rule, step, steps, takeGroup, takeUser, takeUsers, type Built, type Context } from '../rule.js';
+import { DATE, takeNumberAfter, takeNumberBefore, takeQuoted, takeSshKey, type Clause } from '../words.js';
 
 const ACCOUNT = ['user', 'users', 'account', 'accounts', 'login', 'person'];
 
@@ -15,6 +15,34 @@ function takeShell(c: Clause): string | null {
   return null;
 }
 
+const KEY_WORDS = ['key', 'ssh key', 'public key', 'keys', 'ssh keys', 'public keys', 'authorized key'];
+
+/**
+ * A new account and what the same words give it: a comment, a shell, groups, and a key
+ * ("create bob with this key ssh-ed25519 ..."): CreateUser, then AddAuthorizedKey for the
+ * account it creates. A key named but not written is a missing part, never dropped.
+ */
+function createUser(c: Clause, ctx: Context): Built {
+  const shell = takeShell(c);
+  const comment = takeQuoted(c);
+  const key = takeSshKey(c);
+  const keyNamed = c.saidAny(KEY_WORDS) !== null || key !== null; // said: the rule may have triggered on it
+  const groups: string[] = [];
+  for (let g = takeGroup(c); g !== null && groups.length < 16; g = takeGroup(c)) groups.push(g);
+  const user = takeUser(c, ctx);
+  if (user === null) return missing('the new user\'s name');
+  const create = step('CreateUser', { user, ...(comment !== null ? { comment } : {}), ...(shell !== null ? { shell } : {}), ...(groups.length > 0 ? { groups } : {}) }, `create the account ${user}`);
+  if (key !== null) return steps(create, step('AddAuthorizedKey', { user, key }, `let this ${key.split(' ')[0]} key log in as ${user}, once the account exists`));
+  return partly([create], keyNamed ? [`the key for ${user}: the public key itself, written whole (ssh-ed25519 AAAA... comment)`] : []);
+}
+
+/** "put alice and bob in it", "add carol to it": the group a clause before named. */
+function addToGroup(c: Clause, ctx: Context, group: string | null): Built {
+  const users = takeUsers(c, ctx);
+  if (group === null || users.length === 0) return missing('a user and a group (e.g. "add alice to the docker group")');
+  return steps(...users.map((user) => step('AddUserToGroup', { user, group }, `add ${user} to ${group}`)));
+}
+
 export const usersRules = [
   rule('users.list', [['users', 'accounts', 'user accounts', 'passwd']], () => steps(step('ListUsers', {}, 'the local accounts')), { also: ['list', 'show', 'which', 'what', 'local', 'all', 'exist', 'existing', 'has', 'have'] }),
   rule('users.groups', [['groups', 'group membership', 'member of', 'groups of']], (c, ctx) => {
@@ -25,15 +53,9 @@ export const usersRules = [
     const user = takeUser(c, ctx);
     return user === null ? missing('which user') : steps(step('UserInfo', { user }, `uid and groups of ${user}`));
   }, { also: ['show', 'the', 'of'] }),
-  rule('users.create', [['create', 'add', 'new', 'make', 'set up', 'setup'], ACCOUNT], (c, ctx) => {
-    const shell = takeShell(c);
-    const comment = takeQuoted(c);
-    const groups: string[] = [];
-    for (let g = takeGroup(c); g !== null && groups.length < 16; g = takeGroup(c)) groups.push(g);
-    const user = takeUser(c, ctx);
-    if (user === null) return missing('the new user\'s name');
-    return steps(step('CreateUser', { user, ...(comment !== null ? { comment } : {}), ...(shell !== null ? { shell } : {}), ...(groups.length > 0 ? { groups } : {}) }, `create the account ${user}`));
-  }, { also: ['local', 'called', 'named', 'with', 'shell', 'in', 'home'] }),
+  rule('users.create', [['create', 'add', 'new', 'make', 'set up', 'setup'], ACCOUNT], createUser, { also: ['local', 'called', 'named', 'with', 'shell', 'in', 'home'] }),
+  // "create bob with this key": an account is the only thing "create" makes with a key.
+  rule('users.create-with-key', [['create', 'set up', 'setup'], ['with'], KEY_WORDS], createUser, { also: ['local', 'called', 'named', 'shell', 'in', 'home'] }),
   rule('users.delete', [['delete', 'remove', 'drop', 'deluser', 'userdel', 'get rid of'], ACCOUNT], (c, ctx) => {
     const removeHome = c.takeAny(['home', 'home directory', 'files', 'everything', 'and his home', 'their files']) !== null;
     const user = takeUser(c, ctx);
@@ -71,21 +93,17 @@ export const usersRules = [
     if (date === null) return missing('the date (YYYY-MM-DD, or never)');
     return steps(step('SetAccountExpiry', { user, date }, `refuse logins of ${user} from ${date}`));
   }, { also: ['on', 'at', 'set', 'make', 'the', 'date'], unless: ['password'] }),
-  rule('users.add-to-group', [['add', 'put', 'join', 'make'], ['to', 'in', 'into', 'member of', 'a member of'], ['group', 'groups']], (c, ctx) => {
-    const group = takeGroup(c);
-    const user = takeUser(c, ctx);
-    if (group === null || user === null) return missing('a user and a group (e.g. "add alice to the docker group")');
-    return steps(step('AddUserToGroup', { user, group }, `add ${user} to ${group}`));
-  }),
+  rule('users.add-to-group', [['add', 'put', 'join', 'make'], ['to', 'in', 'into', 'member of', 'a member of'], ['group', 'groups']], (c, ctx) => addToGroup(c, ctx, takeGroup(c))),
+  rule('users.add-to-it', [['add', 'put'], ['to it', 'in it', 'into it', 'to that group', 'in that group', 'into that group']], (c, ctx) => addToGroup(c, ctx, ctx.last.group ?? null)),
   rule('users.remove-from-group', [['remove', 'take', 'drop', 'kick', 'delete'], ['from', 'out of'], ['group', 'groups']], (c, ctx) => {
     const group = takeGroup(c);
     const user = takeUser(c, ctx);
     if (group === null || user === null) return missing('a user and a group');
     return steps(step('RemoveUserFromGroup', { user, group }, `remove ${user} from ${group}`));
   }),
-  rule('users.create-group', [['create', 'add', 'new', 'make'], ['group']], (c) => {
+  rule('users.create-group', [['create', 'add', 'new', 'make'], ['group']], (c, ctx) => {
     const group = takeGroup(c) ?? c.takeToken((t) => c.isName(t) && /^[a-z_][a-z0-9_-]{0,31}$/.test(t.low));
-    return group === null ? missing('the group\'s name') : steps(step('CreateGroup', { group: group.toLowerCase() }, `create the group ${group}`));
+    return group === null ? missing('the group\'s name') : steps(step('CreateGroup', { group: remember(ctx, 'group', group.toLowerCase()) }, `create the group ${group}`));
   }, { also: ['called', 'named'] }),
   rule('users.delete-group', [['delete', 'remove', 'drop'], ['group']], (c) => {
     const group = takeGroup(c) ?? c.takeToken((t) => c.isName(t) && /^[a-z_][a-z0-9_-]{0,31}$/.test(t.low));
