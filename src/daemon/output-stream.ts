@@ -9,8 +9,9 @@
  * worker masks the previous ones, and go to it together, in order; at most
  * STREAM_WAITING_CHARS wait. `finish` waits for the last of them. The first chunks wait
  * up to STREAM_FLUSH_MS (lines are batched that long anyway) while they are at most
- * INLINE_CHARS: an output that ends by then (a file read, a short program) is masked at
- * `finish` in one task as small as output.ts masks on the event loop, with no worker.
+ * INLINE_CHARS: an output that ends by then (a file read, a short program) is not streamed at
+ * all, since the result that follows at once carries it (the protocol lets a client ignore
+ * notices altogether).
  *
  * Everything here is bounded and nothing waits for the client: lines are batched (at most
  * STREAM_LINES_PER_NOTE lines and about STREAM_NOTE_CHARS characters per notification, sent
@@ -19,7 +20,7 @@
  * (the client does not read) is dropped and counted; the next notification that goes out
  * says how many lines were not streamed. The executor only hands chunks over.
  */
-import { INLINE_CHARS, MAX_LINE_LENGTH, MAX_OUTPUT_CHARS, maskPieces, outputMaskStream, releaseLine } from './output.js';
+import { INLINE_CHARS, MAX_LINE_LENGTH, MAX_OUTPUT_CHARS, outputMaskStream, releaseLine } from './output.js';
 import type { OutputNotice } from '../protocol/messages.js';
 
 export const STREAM_LINES_PER_NOTE = 100;
@@ -122,12 +123,13 @@ export class OutputStream implements OutputFeed {
     if (this.ended) return;
     this.ended = true; // chunks after this are not streamed
     if (this.mask === null) {
-      // Nothing went to a worker: what is held (at most INLINE_CHARS) is masked whole, as one stream.
+      // Nothing went out yet: the execution ended within STREAM_FLUSH_MS with at most
+      // INLINE_CHARS of output (a file read, a short program). The result, right behind,
+      // carries all of it: streaming it too would mask it twice and send it twice.
       if (this.holding) clearTimeout(this.holding);
       this.holding = null;
-      const held = this.inbox;
       this.inbox = '';
-      this.take(held === '' ? '' : (await maskPieces([held])).masked);
+      return;
     } else {
       while (this.masking) await this.masking;
       this.take(await this.mask.end());

@@ -143,6 +143,20 @@ describe('previews read like a plan', () => {
 });
 
 describe('execute streams its output', () => {
+  test('a short read streams nothing: its output, ended within the first batch, comes in the result alone', async () => {
+    const c = await raw();
+    try {
+      const p = (await c.request('p', 'preview', { action_name: 'Uptime', params: {} })).result as PreviewResult;
+      assert.ok(p.auto_approval, 'a non-sensitive read the policy approves');
+      const r = (await c.request('x', 'execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: p.auto_approval!.receipt })).result as ResultEnvelope;
+      assert.equal(r.state, 'Succeeded');
+      assert.equal(r.output.length, 2, '/proc/uptime and /proc/loadavg, a line each');
+      assert.deepEqual(c.frames.filter((f) => f.msg.type === 'notification'), [], 'no notice: the result carries the output');
+    } finally {
+      c.sock.destroy();
+    }
+  });
+
   test('output notices come before the result, carry the lines the result carries, and the CLI prints them once', async () => {
     const c = await raw();
     try {
