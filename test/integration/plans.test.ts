@@ -7,6 +7,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { CLI } from '../support/cli.js';
+import { typeAt, type Answer } from '../support/terminal.js';
+import type { UnixIdentity } from '../../src/sandbox/principal.js';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
@@ -123,6 +127,38 @@ describe('a plan is previewed in sequence, approved once and executed as one', (
     await rejectsWith(alice.call('approve', { transaction_id: longer.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('alice') }), 'stale_approval', 'digest_mismatch');
     assert.equal(await members('ops4'), null, 'nothing ran');
     assert.equal((await execute(agent, p, g.receipt)).state, 'Succeeded', 'the approved plan, as approved, still runs');
+  });
+});
+
+/** `airlock --socket S ARGS` as `who`, with no terminal. */
+function cliAs(who: UnixIdentity, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const argv = ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--', process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
+  });
+}
+/** `airlock --socket S ARGS` as `who` at a real pseudo-terminal. */
+const atTerminal = (who: UnixIdentity, args: string[], answers: Answer[]) =>
+  typeAt(`/usr/bin/setpriv --reuid=${who.uid} --regid=${who.gid} --groups=${who.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} ${args.join(' ')}`, answers);
+
+describe('the command line speaks plans', () => {
+  test('`airlock approve` of a plan shows every step and approves them all at once; `airlock execute` runs it', async () => {
+    const p = await plan(agent, groupSteps('ops9'));
+    const ok = await atTerminal(alice.identity, ['approve', p.transaction_id], [['Code from your authenticator app', () => w.codes.code('alice')], ['Type the action name', 'Plan']]);
+    assert.equal(ok.code, 0, ok.out);
+    for (const [i, summary] of ['Create group ops9', 'Add pbob to group ops9', 'Add pcarl to group ops9'].entries()) assert.match(ok.out, new RegExp(`step ${i + 1} ${summary}`), ok.out);
+    assert.match(ok.out, /groupadd -- ops9/, 'each step shows how');
+    assert.match(ok.out, /one approval binds every step, plan digest [0-9a-f]{12}/);
+    const receipt = /receipt (alr1\.[A-Za-z0-9_-]+)/.exec(ok.out)![1]!;
+    const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--receipt', receipt, '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).plan_steps.map((s: { state: string }) => s.state), ['succeeded', 'succeeded', 'succeeded']);
+    assert.deepEqual(await members('ops9'), ['pbob', 'pcarl']);
   });
 });
 
