@@ -78,6 +78,23 @@ describe('a plan is previewed in sequence, approved once and executed as one', (
     assert.deepEqual(kinds, ['preview', 'approval_granted', 'approval_consumed', 'execution_started', 'plan_step', 'plan_step', 'plan_step', 'outcome']);
   });
 
+  test('create a user and give them a key: the key file previewed in the home the first step creates, owned by the uid it will get', async () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d dan@laptop';
+    const p = await plan(agent, [
+      { action_name: 'CreateUser', params: { user: 'pdan' } },
+      { action_name: 'AddAuthorizedKey', params: { user: 'pdan', key } },
+    ]);
+    const write = p.plan!.steps[1]!.proposed_change!.mechanism[0]!;
+    assert.equal(write.kind, 'fileWrite');
+    assert.equal((write as { path: string }).path, '/home/pdan/.ssh/authorized_keys');
+    const g = await w.approve(alice, p);
+    const r = await execute(agent, p, g.receipt);
+    assert.equal(r.state, 'Succeeded', r.summary);
+    const id = async (flag: string) => Number((await w.d.box.run('/usr/bin/id', [flag, '--', 'pdan'])).stdout.trim());
+    assert.deepEqual((write as { owner: unknown }).owner, { uid: await id('-u'), gid: await id('-g') }, 'the projected uid and gid are the ones useradd chose');
+    assert.equal(await w.d.box.readFile('/home/pdan/.ssh/authorized_keys'), `${key}\n`);
+  });
+
   test('a plan whose third step fails: the first two are rolled back, and the result says so', async () => {
     // StartService after two changes cannot be projected (systemctl's answer): it is computed after step 2,
     // and at execution the unit does not exist, so step 3 fails.
