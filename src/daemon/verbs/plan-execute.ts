@@ -13,6 +13,7 @@
  */
 import { receiptCommitment } from '../../audit/receipt.js';
 import type { EntryDraft } from '../../audit/entry.js';
+import type { EntryDetails } from '../../audit/entry-details.js';
 import { AirlockError, fail } from '../../protocol/errors.js';
 import type { PreviewEnvelope, ResultEnvelope } from '../../protocol/messages.js';
 import type { JobState } from '../../protocol/risk.js';
@@ -52,13 +53,13 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
   }
   // 2. The receipt, spent with its entries before anything runs.
   const now = ctx.now();
-  const entry = (kind: 'approval_consumed' | 'execution_started', details: object) => ctx.entry(kind, who, tx.actionName, tx.risk, tx.requestHash, tx.id, details as never);
+  const commitment = receiptCommitment(receipt);
   ctx.heldReceipts.drop(tx.id);
   ctx.space?.ensureMargin();
   const outcome = await ctx.durably(() =>
-    ctx.store.consumeReceipt(tx.id, receiptCommitment(receipt), now, [
-      entry('approval_consumed', { preview_digest: tx.previewDigest, receipt_commitment: receiptCommitment(receipt) }),
-      entry('execution_started', { steps: rebuilt.length }),
+    ctx.store.consumeReceipt(tx.id, commitment, now, [
+      ctx.entry('approval_consumed', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { preview_digest: tx.previewDigest, receipt_commitment: commitment }),
+      ctx.entry('execution_started', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { steps: rebuilt.length }),
     ]),
   );
   if (outcome === 'expired') await refuseIfExpired(ctx, (await ctx.store.getTransaction(tx.id)) ?? tx, now);
@@ -67,7 +68,7 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
 
   // 3. The steps, in order.
   const stepEntry = (n: number, b: BuiltStep, state: StepState, digest: string | null, code: string | null): EntryDraft =>
-    ctx.entry('plan_step', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { step: n, step_action: b.a.name, step_request_hash: b.shown.request_hash, state: state as never, mechanism_digest: digest, error_code: code });
+    ctx.entry('plan_step', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { step: n, step_action: b.a.name, step_request_hash: b.shown.request_hash, state: entryState(state), mechanism_digest: digest, error_code: code });
   const fates: StepState[] = rebuilt.map(() => 'not_run');
   const done: Done[] = [];
   const live = stream ? new OutputStream(tx.id, stream) : undefined;
@@ -183,6 +184,12 @@ function differs(n: number, b: BuiltStep, approved: PlanStep, changed: boolean, 
   if (digest !== approved.proposed_change.digest || changed !== (approved.no_change !== true)) {
     fail('stale_approval', 'state_changed', `step ${n} (${b.a.name}) would differ from the approved one: the host is not as the steps before it were to leave it`, hint);
   }
+}
+
+/** A step's fate in its entry: a step never run has no entry. */
+function entryState(s: StepState): EntryDetails['plan_step']['state'] {
+  if (s === 'not_run') throw new Error('a step that did not run has no plan_step entry');
+  return s;
 }
 
 async function append(ctx: VerbContext, e: EntryDraft): Promise<void> {
