@@ -21,7 +21,7 @@ let w: World;
 let agent: Principal, alice: Principal, otto: Principal, olga: Principal;
 
 before(async () => {
-  w = await startWorld();
+  w = await startWorld([], 'overlay', { policy: 'unattended = ["pbot"]\n' });
   agent = await w.as('agent', ['airlock-admin']);
   alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
   otto = await w.as('otto', ['airlock-admin']);
@@ -193,6 +193,11 @@ describe("the door's rules hold for plans", () => {
   test("a person's own plan needs their second factor, as their own single request does", async () => {
     const p = await plan(alice, groupSteps('ops7').slice(0, 1));
     await rejectsWith(alice.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'totp_required');
+  });
+
+  test('an unattended principal proposes single actions: its plan is refused, as nobody could ever run it', async () => {
+    const bot = await w.as('pbot', ['airlock-admin']);
+    await rejectsWith(plan(bot, groupSteps('ops10').slice(0, 1)), 'authorization', 'unattended_plan');
   });
 
   test('bounds and refusals: no step, more than 20 steps, and a refused step named by its number', async () => {

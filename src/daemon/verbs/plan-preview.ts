@@ -27,6 +27,9 @@ const MAX_PLAN_SUMMARY = 400;
 
 export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'plan.preview'>>): Promise<PreviewResult> {
   const who = r.caller;
+  // An unattended principal's requests are proposals a person re-previews one action at a time
+  // (`airlock inbox run`): a plan could wait there but never run, so it is refused at once.
+  if (who.unattended) fail('authorization', 'unattended_plan', 'an unattended principal proposes single actions: a plan waits for a person at the inbox, which re-previews one action at a time', 'propose each step with preview');
   ctx.space?.refuseNewWork();
   const masked: MaskCounts = {};
   const built = await previewSteps(ctx, who, r.params.steps, masked);
@@ -54,7 +57,6 @@ export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'pla
     rollback_available: built.every((b) => b.a.rollback || b.a.readOnly),
     warnings,
     requested_by: escapeText(principalName(who)),
-    ...(who.unattended ? { unattended: true as const } : {}),
     plan,
     created_at: iso(created),
     expires_at: iso(created + ctx.approvalTtlMs),
@@ -91,7 +93,7 @@ export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'pla
     },
     ctx.entry('preview', who, PLAN_ACTION, risk, hash, id, { preview_digest: digest, summary, warnings, masked: countsForLog(masked) }),
   );
-  ctx.notify({ event: envelope.unattended ? 'proposal' : 'pending_approval', transaction_id: id, action: PLAN_ACTION, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
+  ctx.notify({ event: 'pending_approval', transaction_id: id, action: PLAN_ACTION, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });
   return envelope;
 }
 
