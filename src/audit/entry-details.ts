@@ -65,6 +65,12 @@ export const ENTRY_KINDS = [
   'compacted',
   /** Retention: compacted transactions were deleted from the store (their entries stay here); same details. */
   'history_pruned',
+  /**
+   * One step of a plan (docs/protocol.md section 6.21), linked to the plan's transaction: what
+   * became of it, and the digest of the mechanism that ran (bound at execution for a step
+   * computed after an earlier one). The plan's own `outcome` follows its steps' entries.
+   */
+  'plan_step',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
@@ -162,6 +168,14 @@ export const ENTRY_DETAILS = {
   storage_pressure: StorageSpaceSchema,
   compacted: retention,
   history_pruned: retention,
+  plan_step: z.strictObject({
+    step: z.number().int(),
+    step_action: z.string(),
+    step_request_hash: hex64,
+    state: z.enum(['succeeded', 'no_change', 'failed', 'stopped', 'rolled_back', 'not_rolled_back']),
+    mechanism_digest: hex64.nullable(),
+    error_code: z.string().nullable(),
+  }),
 } satisfies { [K in EntryKind]: z.ZodObject };
 
 /** The details of each kind of entry. */

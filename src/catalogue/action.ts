@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { GroupEntry, PasswdEntry } from '../protocol/account-files.js';
 import type { Risk } from '../protocol/risk.js';
+import type { Effect } from './effects.js';
 import type { Step } from './mechanism.js';
 import type { ProgramName } from './programs.js';
 
@@ -162,6 +163,13 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
    */
   check?: (params: P, current: S) => Unchanged | void;
   mechanism: (params: P, current: S) => Step[];
+  /**
+   * What the change leaves on the host (src/catalogue/effects.ts), from the state it was
+   * previewed against: what a plan's later steps are previewed against. Absent on a change:
+   * its effects are unknown, and every later step of a plan is computed after it runs.
+   * test/unit/plans.test.ts lists the actions that declare it.
+   */
+  effects?: (params: P, current: S) => Effect[];
   /**
    * What the result says after the steps succeeded, from the state `current` reads again then
    * (a restarted unit's new main PID, not the old one the preview showed). Absent: the

@@ -7,6 +7,7 @@
  */
 import { escapeText } from '../protocol/escape-text.js';
 import type { PreviewEnvelope } from '../protocol/messages.js';
+import type { Plan } from '../protocol/wire/preview.js';
 import { changeLines, fileDiff, stepLine, t } from './preview-plan.js';
 import { c, riskColour } from './colour.js';
 
@@ -34,6 +35,15 @@ export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {})
     if (p.current_state !== null) out.push(`  ${c.dim('current state (read from the host now)')}\n${indent(json(p.current_state))}`);
     if (pc.change !== null) out.push(`  ${c.dim('proposed change')}\n${indent(json(pc.change))}`);
   }
+  if (p.plan) {
+    out.push(...planLines(p.plan, verbose));
+    for (const s of p.side_effects) out.push(`  ${c.yellow('side effect')} ${t(s)}`);
+    for (const w of p.warnings) out.push(`  ${c.red('warning')} ${t(w)}`);
+    const interrupted = p.plan.services_interrupted.length ? t(p.plan.services_interrupted.join(', ')) : 'none';
+    out.push('', `  ${c.dim(`reboot ${p.reboot_required ? c.red('required') : 'no'}, services interrupted: ${interrupted}, rollback ${p.rollback_available ? 'yes' : 'not for every step'}; one approval binds every step, plan digest ${verbose ? t(p.plan.digest) : `${t(p.plan.digest.slice(0, 12))}…`}`)}`);
+    if (verbose) out.push(`  ${c.dim(`request hash ${t(p.request_hash)}, preview digest ${t(p.preview_digest)}`)}`);
+    return out.join('\n') + '\n';
+  }
   const changes = [...changeLines(pc.change), ...pc.mechanism.filter((m) => FILE_STEPS.has(m.kind)).flatMap((m) => fileDiff(m))];
   const nothing = p.no_change ? `${c.green('no change')} ${c.dim('the desired state already holds: nothing would run')}` : c.dim(pc.mechanism.every((m) => m.kind === 'fileScan') ? 'nothing: it only reads' : 'nothing beyond the steps below');
   out.push('', `  ${c.bold('what changes')}`, ...(changes.length ? changes : [`    ${nothing}`]));
@@ -46,3 +56,26 @@ export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {})
   return out.join('\n') + '\n';
 }
 
+
+/**
+ * A plan's steps, in order, each as a preview of its own is read: what it does, its risk, what
+ * changes and how; a step computed after an earlier one says so, and that its mechanism is
+ * bound when it runs.
+ */
+function planLines(plan: Plan, verbose: boolean): string[] {
+  const out: string[] = [];
+  for (const s of plan.steps) {
+    out.push('', `  ${c.bold(`step ${s.step}`)} ${c.bold(t(s.summary))}   ${c.dim(`${t(s.action_name)}, ${t(s.risk)} risk`)}`);
+    if (verbose) out.push(`    ${c.dim('parameters')}\n${indent(json(s.params), 6)}`);
+    const pc = s.proposed_change;
+    if (pc === null) {
+      out.push(`    ${c.yellow(`computed after step ${t(s.computed_after)}`)} ${c.dim('its change and mechanism are built and bound when that step has run')}`);
+      continue;
+    }
+    const changes = [...changeLines(pc.change, '      '), ...pc.mechanism.filter((m) => FILE_STEPS.has(m.kind)).flatMap((m) => fileDiff(m).map((l) => `  ${l}`))];
+    out.push(...(changes.length ? changes : [`      ${s.no_change ? c.green('no change: the desired state already holds') : c.dim('nothing beyond the steps below')}`]));
+    for (const e of s.side_effects) out.push(`    ${c.yellow('side effect')} ${t(e)}`);
+    out.push(...pc.mechanism.map((m) => `    ${c.dim('how')} ${stepLine(m, verbose)}`));
+  }
+  return out;
+}

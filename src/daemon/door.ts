@@ -23,6 +23,7 @@ import { deny } from './verbs/deny.js';
 import { execute } from './verbs/execute.js';
 import * as keys from './verbs/keys.js';
 import * as policy from './verbs/policy.js';
+import { planPreview } from './verbs/plan-preview.js';
 import { preview } from './verbs/preview.js';
 import { storeCheck } from './verbs/store-check.js';
 import * as totp from './verbs/totp.js';
@@ -61,4 +62,5 @@ export const DOOR: { [M in Method]: DoorRow<M> } = {
   'audit.prove': { access: 'principal', tx: 'none', serve: audit.prove }, // a proof of the log's entries, not a read of the transaction
   'audit.consistency': { access: 'principal', tx: 'none', serve: audit.consistency },
   'keys.rotate': { access: 'admin-person', tx: 'none', serve: keys.rotate }, // a key rotation is a person's act, signed into the log under their name
+  'plan.preview': { access: 'principal', tx: 'none', serve: planPreview }, // each step then asks the role its risk needs (mayPreview); the plan's id then goes through approve, execute, deny, cancel and transaction.wait
 };

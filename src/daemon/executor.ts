@@ -67,6 +67,12 @@ export interface StepsOutcome {
   truncated: boolean;
   error?: AirlockError;
   rolledBack: boolean;
+  /**
+   * Of steps that all succeeded: reverses them (a plan's later step failed), in reverse order,
+   * true when every undo ran; null when nothing can reverse them (no undo, or a file made for
+   * a program by descriptor, which the job no longer holds).
+   */
+  undo?: (() => Promise<boolean>) | null;
 }
 
 export class Executor {
@@ -211,6 +217,7 @@ export class Executor {
     const undo: Array<() => Promise<void>> = [];
     const reads = new Map<number, Promise<Buffer | null>>();
     const files = new JobFiles();
+    let heldFiles = false;
     try {
       for (let i = 0; i < steps.length; i++) {
         const step = steps[i]!;
@@ -223,6 +230,7 @@ export class Executor {
               await checkTrustedPath(path); // before anything is made there
               fd = await files.create(path, step.file.create.mode);
               undo.push(() => files.remove(path));
+              heldFiles = true;
             } else if (step.file) {
               fd = files.fd(step.file.path);
             }
@@ -282,20 +290,10 @@ export class Executor {
           }
         }
       }
-      return { ok: true, output, truncated, rolledBack: false };
+      return { ok: true, output, truncated, rolledBack: false, undo: undo.length === 0 || heldFiles ? null : () => undoAll(undo) };
     } catch (e) {
       const error = e instanceof AirlockError ? e : new AirlockError('execution', 'step_failed', (e as Error).message);
-      let rolledBack = false;
-      if (undo.length > 0) {
-        rolledBack = true;
-        for (const u of undo.reverse()) {
-          try {
-            await u();
-          } catch {
-            rolledBack = false;
-          }
-        }
-      }
+      const rolledBack = undo.length > 0 && (await undoAll(undo));
       return { ok: false, output, truncated, error, rolledBack };
     } finally {
       await files.close();
@@ -320,6 +318,19 @@ export class Executor {
       await deleteFile(step.path);
     }
   }
+}
+
+/** Runs every undo, last first, each even when one before it failed; true when all succeeded. */
+async function undoAll(undo: ReadonlyArray<() => Promise<void>>): Promise<boolean> {
+  let all = true;
+  for (const u of [...undo].reverse()) {
+    try {
+      await u();
+    } catch {
+      all = false;
+    }
+  }
+  return all;
 }
 
 /** A file another program changed between the approval check and this step is not overwritten. */

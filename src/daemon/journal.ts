@@ -91,6 +91,8 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `compacted the details of ${text(d.count)} transaction(s) finished before ${text(d.finished_before)} (ids sha256 ${text(d.ids_sha256).slice(0, 16)})`;
     case 'history_pruned':
       return `removed ${text(d.count)} compacted transaction(s) finished before ${text(d.finished_before)} from the store; their entries stay in the log (ids sha256 ${text(d.ids_sha256).slice(0, 16)})`;
+    case 'plan_step':
+      return `plan ${tx} step ${text(d.step)} (${text(d.step_action)}): ${text(d.state).replace(/_/g, ' ')}${d.error_code ? `: ${text(d.error_code)}` : ''}`;
     case 'refused': {
       const times = typeof d.count === 'number' && d.count > 1 ? ` (${d.count} times since ${text(d.since)})` : '';
       return `refused ${text(d.method)}${tx ? ` of ${tx}` : ''} for ${actor(e)}: ${text(d.category)}/${text(d.code)}${times}`;

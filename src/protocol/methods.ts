@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { ActionName, ActionParams, BAD_PARAMS, DenyReason, EnrolmentCheck, field, LOGIN_NAME, LoginName, LogSize, MAX_APPROVED_AT_ONCE, MAX_ENTRIES, TotpCode, TransactionId, WaitTimeout, type MethodRefusal } from './param-schemas.js';
+import { MAX_PLAN_STEPS } from './plan.js';
 import { JOB_STATES, type TxState } from './risk.js';
 import { ActionDescriptionSchema, ActionListSchema } from './wire/action.js';
 import { ApprovalGrantSchema, WaitOutcomeSchema } from './wire/approval.js';
@@ -113,6 +114,16 @@ export const METHOD_TABLE = {
   'audit.prove': row({ transaction_id: TransactionId }, InclusionProofDocSchema),
   'audit.consistency': row({ old_size: LogSize, new_size: LogSize.optional() }, ConsistencyProofDocSchema, { category: 'validation', code: 'bad_audit_query' }),
   'keys.rotate': row({ key: z.enum(['audit', 'approval']) }, KeyRotatedSchema, { category: 'validation', code: 'bad_key_name' }),
+  'plan.preview': row(
+    {
+      steps: field(z.array(z.strictObject({ action_name: ActionName, params: ActionParams.optional() })).min(1).max(MAX_PLAN_STEPS), {
+        category: 'validation',
+        code: 'bad_plan',
+        expected: `1 to ${MAX_PLAN_STEPS} steps, each {action_name, params}`,
+      }),
+    },
+    PreviewResultSchema,
+  ),
 } as const;
 
 export type Method = keyof typeof METHOD_TABLE;

@@ -35,6 +35,7 @@ const DETAILS: Record<EntryKind, OpaqueDetails> = {
   archived: { first_seq: 1, last_seq: 100000, entries: 100000, file: '0123456789abcdef-000000000001-000000100000.jsonl.gz', bytes: 7200000, sha256: 'ab'.repeat(32), root: 'cd'.repeat(32) },
   storage_pressure: { state: 'low', state_dir: '/var/lib/airlock', free_bytes: 1000, min_free_bytes: 2000, reserve_bytes: 500, reserve_held: true },
   refused: { method: 'approve', category: 'authorization', code: 'not_approver', count: 3, since: '2030-01-01T00:00:00.000Z' },
+  plan_step: { step: 2, step_action: 'AddUserToGroup', step_request_hash: 'ab'.repeat(32), state: 'rolled_back', mechanism_digest: 'cd'.repeat(32), error_code: null },
 };
 const draft = (kind: EntryKind, over: Partial<Parameters<typeof opaqueDraft>[0]> = {}) => opaqueDraft({
   kind,

@@ -15,7 +15,6 @@ import { enforce, mayApprove, selfApprovalNeedsFactor, type Approval, type Calle
 import { principalName } from '../identity.js';
 import { refuseSpentCode } from '../second-factor.js';
 import { facts } from '../stored-preview.js';
-import { action } from './catalogue.js';
 import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
 
@@ -24,7 +23,6 @@ export const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${
 
 export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>): Promise<ApprovalGrant> {
   const { caller: who, params: req, tx } = r;
-  const a = action(tx.actionName);
   // The risk the approver was shown, fixed at preview (a later policy reload does not re-derive it).
   const risk = tx.risk;
   const d = await withFactorEnrolled(ctx, who, tx, r.approval!);
@@ -37,7 +35,7 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   }
   const approver = principalName(who);
   const spend = d.secondFactor
-    ? await ctx.secondFactor.check(personKey(d.person), d.person.user, req.totp_code, tx.id, (details) => ctx.entry('totp_lockout', who, a.name, risk, tx.requestHash, tx.id, details))
+    ? await ctx.secondFactor.check(personKey(d.person), d.person.user, req.totp_code, tx.id, (details) => ctx.entry('totp_lockout', who, tx.actionName, risk, tx.requestHash, tx.id, details))
     : undefined;
   const expiresAt = now + ctx.receiptTtlMs;
   const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
@@ -45,7 +43,7 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   const outcome = await ctx.store.recordApproval(
     tx.id,
     { approvedBy: claims.approver, commitment, expiresAt, now, spend },
-    ctx.entry('approval_granted', who, a.name, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, selfApproval: d.selfApproval } })),
+    ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, selfApproval: d.selfApproval } })),
   );
   if (outcome === 'not_pending') await refuseIfExpired(ctx, await ctx.transaction(tx.id), now);
   if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);

@@ -11,6 +11,7 @@ import { receiptCommitment, verifyReceipt } from '../../audit/receipt.js';
 import { canonicalize } from '../../protocol/canonical.js';
 import { fail, textOfWireValue } from '../../protocol/errors.js';
 import { requestHash } from '../../protocol/hash.js';
+import { PLAN_ACTION } from '../../protocol/plan.js';
 import type { PreviewEnvelope, ResultEnvelope } from '../../protocol/messages.js';
 import type { ParsedParams } from '../../protocol/methods.js';
 import type { JobState, Risk } from '../../protocol/risk.js';
@@ -26,13 +27,15 @@ import { parseActionParams } from '../request-params.js';
 import { inLane } from '../run-context.js';
 import { storedPreview } from '../stored-preview.js';
 import { action } from './catalogue.js';
+import { executePlan } from './plan-execute.js';
 import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
 
 /** `r.notice`: where output notices go while it runs (the requesting connection; output-stream.ts). */
 export async function execute(ctx: VerbContext, r: TxRequest<ParsedParams<'execute'>>): Promise<ResultEnvelope> {
   const { caller: who, params: req, tx } = r;
-  const a = action(tx.actionName);
+  // A plan (plan-preview.ts) is approved and checked as any transaction, then runs its steps as one (plan-execute.ts).
+  const a = tx.actionName === PLAN_ACTION ? null : action(tx.actionName);
   const risk = tx.risk;
   // Finished long ago (compaction takes only finished ones): its preview is gone, not altered.
   if (tx.compactedAt !== null) fail('stale_approval', 'transaction_compacted', `${tx.id} is ${tx.state} and was compacted at ${iso(tx.compactedAt)}: its preview and parameters are no longer stored`, 'preview the action again');
@@ -40,8 +43,10 @@ export async function execute(ctx: VerbContext, r: TxRequest<ParsedParams<'execu
   // A client sends back the parameters as the preview showed them; a declared secret shows
   // masked, and then the stored value is the one the approval covers.
   const stored = storedPreview(tx); // checked against its digest once, for the parameters shown and the change approved
-  const params = a.secretParams?.length && canonicalize(req.params ?? {}) === canonicalize(stored.params) ? tx.params : parseActionParams(a, req.params);
-  if (requestHash(a.name, params) !== tx.requestHash) {
+  // A plan's steps are sent back as shown too, each step's declared secrets masked.
+  const asShown = (a === null || a.secretParams?.length) && canonicalize(req.params ?? {}) === canonicalize(stored.params);
+  const params = asShown ? tx.params : a === null ? (req.params ?? {}) : parseActionParams(a, req.params);
+  if (requestHash(tx.actionName, params) !== tx.requestHash) {
     fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
   }
   const receipt = req.receipt;
@@ -62,9 +67,10 @@ export async function execute(ctx: VerbContext, r: TxRequest<ParsedParams<'execu
   }
   // Changes run one at a time: each re-reads the host after the previous one finished,
   // so two approved edits of one file cannot both build on the same old content.
-  const unlock = a.readOnly ? () => {} : await ctx.changeLane.take();
+  const unlock = a?.readOnly ? () => {} : await ctx.changeLane.take();
   try {
     // A change's programs (state readers and steps) take the change lane's slots, which reads cannot fill.
+    if (a === null) return await inLane('change', () => executePlan(ctx, who, tx, stored, receipt, r.notice));
     return await inLane(a.readOnly ? 'read' : 'change', () => executeLocked(ctx, who, tx, stored, a, risk, params, receipt, r.notice));
   } finally {
     unlock();

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AnyAction } from '../../catalogue/action.js';
 import { fail } from '../../protocol/errors.js';
-import { escapeDeep, escapeText } from '../../protocol/escape-text.js';
+import { escapeText } from '../../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../../protocol/hash.js';
 import type { AutoApprovalGrant, PreviewEnvelope, PreviewResult } from '../../protocol/messages.js';
 import type { ParsedParams } from '../../protocol/methods.js';
@@ -22,11 +22,11 @@ import type { TxRecord } from '../../store/store.js';
 import { autoApprovalLane, enforce, mayCall, mayPreview, mayUnmask, type Caller } from '../authz.js';
 import { principalName } from '../identity.js';
 import { bindMechanism } from '../mechanism-binding.js';
-import { maskValueForClient, masksForClient } from '../output.js';
 import { planOf } from '../plan.js';
 import { exhaustedNote, laneNotes } from '../policy-notes.js';
 import { parseActionParams } from '../request-params.js';
 import { shownParams, shownValue } from '../secret-params.js';
+import { shownPreview } from '../shown-preview.js';
 import { previewForStore, storedFlags } from '../stored-preview.js';
 import { action, platformProblem, riskOf } from './catalogue.js';
 import { iso, type Request, type VerbContext } from './context.js';
@@ -57,12 +57,8 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   const id = 'tx_' + randomBytes(12).toString('hex');
   // Host and agent text is masked and escaped here, before the digest: every client gets the
   // same safe text, and the digest covers what is shown (the approver approves what they saw).
-  // `bound.proposed.digest` covers the raw bytes, so what runs is still bound byte for byte.
   const masked: MaskCounts = {};
-  const [summary = '', ...warnings] = await masksForClient([parts.summary, ...(parts.warnings ?? []), ...bound.notes], masked);
-  const sideEffects = await masksForClient(parts.sideEffects ?? [], masked);
-  const currentState = escapeDeep(await maskValueForClient(jsonSafe(a.shown ? a.shown(current) : current), masked));
-  const proposedChange = escapeDeep(await maskValueForClient(bound.proposed, masked));
+  const { summary, warnings, sideEffects, currentState, proposedChange } = await shownPreview(a, current, parts, bound, masked);
   const body: Omit<PreviewEnvelope, 'preview_digest'> = {
     transaction_id: id,
     action_name: a.name,
@@ -167,8 +163,4 @@ async function answeredProposal(ctx: VerbContext, who: Caller, id: string, actio
   if (tx.actionName !== action) fail('validation', 'not_a_proposal', `${tx.id} proposes ${tx.actionName}, not ${action}`);
   if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `the proposal ${tx.id} is ${tx.state}`, 'see `airlock inbox`');
   return tx;
-}
-
-function jsonSafe(v: unknown): unknown {
-  return v === undefined ? null : JSON.parse(JSON.stringify(v));
 }

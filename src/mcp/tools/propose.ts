@@ -15,9 +15,10 @@ import { hints, type ToolDeps } from '../deps.js';
 import { wireError } from '../schemas.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { ON_A_CHANGE } from '../workflow.js';
+import { MAX_PLAN_STEPS } from '../../protocol/plan.js';
 
-/** A proposal a person can still read through step by step. */
-export const MAX_STEPS = 20;
+/** A proposal a person can still read through step by step: as many steps as a plan may hold. */
+export const MAX_STEPS = MAX_PLAN_STEPS;
 
 /**
  * One step. Its `params` are not given each action's schema here: a union discriminated by

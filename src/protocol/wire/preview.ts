@@ -117,6 +117,52 @@ export const MechanismEntrySchema: z.ZodType<MechanismEntry> = z.union([CommandE
 export const ProposedChangeSchema = z.strictObject({ change: z.unknown(), mechanism: z.array(MechanismEntrySchema), digest: hex64 });
 export type ProposedChange = z.infer<typeof ProposedChangeSchema>;
 
+/**
+ * A plan's preview (docs/protocol.md section 6.21): each step as the approver sees it, in order,
+ * previewed against the host as the steps before it leave it, and the plan's aggregated effects.
+ * It is the `plan` member of the plan transaction's preview envelope, so the preview digest the
+ * approver approves covers every step; `digest` is the plan digest (src/protocol/plan.ts).
+ */
+export const PlanStepSchema = z.strictObject({
+  /** 1-based position in the plan. */
+  step: z.number().int().min(1),
+  action_name: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  request_hash: hex64,
+  summary: z.string(),
+  risk: RiskSchema,
+  current_state: z.unknown(),
+  /**
+   * The change and mechanism, bound; null for a step computed after an earlier one (its state
+   * cannot be projected: a program's output once the earlier step ran), whose mechanism is built
+   * and bound at execution, with its action, parameters and risk fixed now.
+   */
+  proposed_change: ProposedChangeSchema.nullable(),
+  /** Present for a step that cannot be previewed before step N has run (1-based). */
+  computed_after: z.number().int().min(1).optional(),
+  side_effects: z.array(z.string()),
+  reboot_required: z.boolean(),
+  rollback_available: z.boolean(),
+  warnings: z.array(z.string()),
+  no_change: z.literal(true).optional(),
+  /** SHA-256 of the step domain and JCS of this step without this field (planStepDigest). */
+  preview_digest: hex64,
+});
+export type PlanStep = z.infer<typeof PlanStepSchema>;
+
+export const PlanSchema = z.strictObject({
+  steps: z.array(PlanStepSchema).min(1),
+  /** Whether any step needs a reboot to take effect. */
+  reboot_required: z.boolean(),
+  /** Units a step stops or restarts while the plan runs (from the effects the actions declare). */
+  services_interrupted: z.array(z.string()),
+  /** Steps computed after an earlier one (their `computed_after`), 1-based. */
+  computed_at_execution: z.array(count),
+  /** The plan digest: every step's request hash and preview digest, in order (src/protocol/plan.ts). */
+  digest: hex64,
+});
+export type Plan = z.infer<typeof PlanSchema>;
+
 /** LACS §5 preview envelope. */
 export const PreviewEnvelopeSchema = z.strictObject({
   transaction_id: transactionIdSchema,
@@ -145,6 +191,8 @@ export const PreviewEnvelopeSchema = z.strictObject({
   unmask: z.literal(true).optional(),
   /** Present when this re-previews an unattended principal's proposal (`airlock inbox run`): that transaction's id. */
   from_proposal: transactionIdSchema.optional(),
+  /** Present for a plan (action_name `Plan`): its steps, previewed in sequence, and the plan digest. */
+  plan: PlanSchema.optional(),
   created_at: isoTime,
   expires_at: isoTime,
   /** SHA-256 of JCS of this envelope without this field: what the approver is shown. */

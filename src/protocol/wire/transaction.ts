@@ -58,5 +58,7 @@ export const ResultEnvelopeSchema = z.strictObject({
   output: z.array(z.string()),
   output_truncated: z.boolean(),
   error: WireErrorSchema.optional(),
+  /** A plan's: what became of each step, in order (docs/protocol.md section 6.21). */
+  plan_steps: z.array(z.strictObject({ step: z.number().int().min(1), action_name: z.string(), state: z.enum(['succeeded', 'no_change', 'failed', 'stopped', 'rolled_back', 'not_rolled_back', 'not_run']) })).optional(),
 });
 export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;

@@ -60,4 +60,5 @@ export const installPackage = action({
       apt: () => [command('apt-get', ['install', '-y', ...INSTALL_OPTS, ...DPKG_NONINTERACTIVE, '--', `${name}=${cur.version}`], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
       dnf: () => [command('dnf', ['install', '-y', ...DNF_INSTALL_OPTS, `${name}-${cur.version}.${cur.candidateArch}`], { timeoutMs: APT_TIMEOUT_MS })],
     }),
+  effects: ({ package: name }) => [{ kind: 'package', package: name }],
 });

@@ -84,6 +84,7 @@ export const enableService = action({
     ],
   }),
   mechanism: ({ unit }) => [{ ...systemctl('enable', unit), undo: systemctl('disable', unit) }],
+  effects: ({ unit }) => [{ kind: 'unit', unit, enabled: true }],
 });
 
 export const disableService = action({

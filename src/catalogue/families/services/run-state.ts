@@ -30,6 +30,7 @@ export const startService = action({
     sideEffects: ['units it requires are started first if they are not running'],
   }),
   mechanism: ({ unit }) => [systemctl('start', unit)],
+  effects: ({ unit }) => [{ kind: 'unit', unit, active: true }],
   outcome: ({ unit }, after) => `Started ${unit}: now ${describeState(after)}`,
 });
 
@@ -60,6 +61,7 @@ export const stopService = action({
     warnings: lifelineWarnings('stop', unit, cur),
   }),
   mechanism: ({ unit }) => [systemctl('stop', unit)],
+  effects: ({ unit }) => [{ kind: 'unit', unit, active: false, interrupts: true }],
   outcome: ({ unit }, after) => `Stopped ${unit}: now ${describeState(after)}`,
 });
 
@@ -90,6 +92,7 @@ export const restartService = action({
     warnings: lifelineWarnings('restart', unit, cur),
   }),
   mechanism: ({ unit }) => [systemctl('restart', unit)],
+  effects: ({ unit }) => [{ kind: 'unit', unit, active: true, interrupts: true }],
   outcome: ({ unit }, after) => `Restarted ${unit}: now ${describeState(after)}`,
 });
 

@@ -106,6 +106,10 @@ export const addAuthorizedKey = action({
       parent: { mode: 0o700, owner: { uid: cur.user.uid, gid: cur.user.gid } },
     }),
   ],
+  effects: ({ key }, cur) => {
+    const owner = { uid: cur.user.uid, gid: cur.user.gid };
+    return [{ kind: 'file', path: cur.path, content: withNewline([...cur.lines, key]), mode: 0o600, owner, parent: { mode: 0o700, owner } }];
+  },
 });
 
 export const removeAuthorizedKey = action({

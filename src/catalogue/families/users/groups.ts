@@ -51,6 +51,7 @@ export const addUserToGroup = action({
     warnings: systemAccountWarning(cur.user),
   }),
   mechanism: ({ user, group }) => [addToGroup(user, group, removeFromGroup(user, group))],
+  effects: ({ user, group }) => [{ kind: 'member', user, group, member: true }],
 });
 
 export const removeUserFromGroup = action({
@@ -77,6 +78,7 @@ export const removeUserFromGroup = action({
     warnings: systemAccountWarning(cur.user),
   }),
   mechanism: ({ user, group }) => [removeFromGroup(user, group, addToGroup(user, group))],
+  effects: ({ user, group }) => [{ kind: 'member', user, group, member: false }],
 });
 
 export const createGroup = action({
@@ -100,6 +102,7 @@ export const createGroup = action({
     change: { files_changed: ['/etc/group', '/etc/gshadow'], adds_group: group, gid: 'next free gid from 1000', members: [] },
   }),
   mechanism: ({ group }) => [command('groupadd', ['--', group], { undo: command('groupdel', ['--', group]) })],
+  effects: ({ group }) => [{ kind: 'group', group }],
 });
 
 export const deleteGroup = action({

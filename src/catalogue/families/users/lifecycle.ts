@@ -95,6 +95,7 @@ export const createUser = action({
       { undo: command('userdel', ['-r', '--', user]) },
     ),
   ],
+  effects: ({ user, comment, shell, groups = [] }, cur) => [{ kind: 'user', user, home: cur.home, shell: shell ?? DEFAULT_SHELL, comment: comment ?? '', groups }],
 });
 
 export const deleteUser = action({
