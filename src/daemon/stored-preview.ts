@@ -10,7 +10,7 @@ import { previewDigestMatches } from '../protocol/hash.js';
 import type { PreviewEnvelope } from '../protocol/messages.js';
 import { PreviewEnvelopeSchema } from '../protocol/wire/preview.js';
 import type { TxRecord } from '../store/store.js';
-import type { TxFacts } from './authz.js';
+import type { Caller, TxFacts } from './authz.js';
 
 /**
  * What the store keeps of a preview: the envelope less the fields that storedPreview has always
@@ -21,6 +21,32 @@ import type { TxFacts } from './authz.js';
 export function previewForStore(p: PreviewEnvelope): Record<string, unknown> {
   const { transaction_id: _id, action_name: _a, request_hash: _h, preview_digest: _d, ...rest } = p;
   return rest;
+}
+
+/** The transaction a preview starts (a single action's or a plan's): Previewed, its envelope stored, nothing approved yet. */
+export function previewedTransaction(envelope: PreviewEnvelope, params: Record<string, unknown>, who: Caller, createdAt: number, expiresAt: number): TxRecord {
+  return {
+    id: envelope.transaction_id,
+    actionName: envelope.action_name,
+    params,
+    requestHash: envelope.request_hash,
+    risk: envelope.risk,
+    state: 'Previewed',
+    requesterUid: who.uid,
+    requesterName: who.user,
+    requesterRole: who.role,
+    requesterPersonUid: who.person?.uid ?? null,
+    preview: previewForStore(envelope),
+    previewDigest: envelope.preview_digest,
+    summary: envelope.summary,
+    createdAt,
+    updatedAt: createdAt,
+    expiresAt,
+    approvedBy: null,
+    receiptCommitment: null,
+    result: null,
+    compactedAt: null,
+  };
 }
 
 /**

@@ -19,7 +19,7 @@ import type { Plan } from '../../protocol/wire/preview.js';
 import { countsForLog, type MaskCounts } from '../../mask/mask.js';
 import { principalName } from '../identity.js';
 import { previewSteps, type BuiltStep } from '../plan-steps.js';
-import { previewForStore } from '../stored-preview.js';
+import { previewedTransaction } from '../stored-preview.js';
 import { iso, type Request, type VerbContext } from './context.js';
 
 /** A plan's summary names its steps, cut to what a list line shows. */
@@ -69,28 +69,7 @@ export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'pla
   const digest = sha256Hex(canonical);
   const envelope: PreviewEnvelope = { ...body, preview_digest: digest };
   await ctx.store.createTransaction(
-    {
-      id,
-      actionName: PLAN_ACTION,
-      params,
-      requestHash: hash,
-      risk,
-      state: 'Previewed',
-      requesterUid: who.uid,
-      requesterName: who.user,
-      requesterRole: who.role,
-      requesterPersonUid: who.person?.uid ?? null,
-      preview: previewForStore(envelope),
-      previewDigest: digest,
-      summary,
-      createdAt: created,
-      updatedAt: created,
-      expiresAt: created + ctx.approvalTtlMs,
-      approvedBy: null,
-      receiptCommitment: null,
-      result: null,
-      compactedAt: null,
-    },
+    previewedTransaction(envelope, params, who, created, created + ctx.approvalTtlMs),
     ctx.entry('preview', who, PLAN_ACTION, risk, hash, id, { preview_digest: digest, summary, warnings, masked: countsForLog(masked) }),
   );
   ctx.notify({ event: 'pending_approval', transaction_id: id, action: PLAN_ACTION, risk, summary, requested_by: envelope.requested_by, expires_at: envelope.expires_at });

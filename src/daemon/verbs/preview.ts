@@ -27,7 +27,7 @@ import { exhaustedNote, laneNotes } from '../policy-notes.js';
 import { parseActionParams } from '../request-params.js';
 import { shownParams, shownValue } from '../secret-params.js';
 import { shownPreview } from '../shown-preview.js';
-import { previewForStore, storedFlags } from '../stored-preview.js';
+import { previewedTransaction, storedFlags } from '../stored-preview.js';
 import { action, platformProblem, riskOf } from './catalogue.js';
 import { iso, type Request, type VerbContext } from './context.js';
 
@@ -89,28 +89,7 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   const digest = sha256Hex(canonical);
   const envelope: PreviewEnvelope = { ...body, preview_digest: digest };
   await ctx.store.createTransaction(
-    {
-      id,
-      actionName: a.name,
-      params,
-      requestHash: hash,
-      risk,
-      state: 'Previewed',
-      requesterUid: who.uid,
-      requesterName: who.user,
-      requesterRole: who.role,
-      requesterPersonUid: who.person?.uid ?? null,
-      preview: previewForStore(envelope),
-      previewDigest: digest,
-      summary,
-      createdAt: created,
-      updatedAt: created,
-      expiresAt: created + ctx.approvalTtlMs,
-      approvedBy: null,
-      receiptCommitment: null,
-      result: null,
-      compactedAt: null,
-    },
+    previewedTransaction(envelope, params, who, created, created + ctx.approvalTtlMs),
     ctx.entry('preview', who, a.name, risk, hash, id, { preview_digest: digest, summary, warnings, masked: countsForLog(masked), ...(unmask ? { unmask: true } : {}), ...(proposal ? { from_proposal: proposal.id } : {}) }),
   );
   // The proposal is answered by this new transaction: it leaves the inbox, and the log says by which.
