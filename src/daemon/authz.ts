@@ -18,7 +18,7 @@
  *   second_factor_from decides.
  */
 import type { ActionNature } from '../catalogue/action.js';
-import { AirlockError, type WireError } from '../protocol/errors.js';
+import { AirlockError, type NextStep, type WireError } from '../protocol/errors.js';
 import type { Method } from '../protocol/methods.js';
 import { APPROVER_GROUP, minRoleForRisk, riskRank, ROLE_GROUPS, roleSatisfies, type Risk } from '../protocol/risk.js';
 import { principalName, type Identity, type Person } from './identity.js';
@@ -117,9 +117,9 @@ const ok: Decision = { ok: true };
 
 /** Throws the refusal of a decision; the one way a "no" from this file becomes an error. */
 export function enforce(d: Decision): void {
-  if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint);
+  if (!d.ok) throw new AirlockError(d.refusal.category, d.refusal.code, d.refusal.message, d.refusal.hint, d.refusal.next ? { next: d.refusal.next } : {});
 }
-const no = (code: string, message: string, hint?: string): Decision => ({ ok: false, refusal: { category: 'authorization', code, message, ...(hint ? { hint } : {}) } });
+const no = (code: string, message: string, hint?: string, next?: NextStep): Decision => ({ ok: false, refusal: { category: 'authorization', code, message, ...(hint ? { hint } : {}), ...(next ? { next } : {}) } });
 
 const isReviewer = (who: Caller) => who.approver || who.role === 'admin';
 
@@ -253,7 +253,7 @@ const samePerson = (person: Person, tx: TxFacts) => person.uid === tx.requesterU
 /** The full preview shows host state: only the requester, approvers and admins read it. */
 export function mayRead(who: Caller, tx: TxFacts): Decision {
   if (isRequester(who, tx) || isReviewer(who)) return ok;
-  return no('not_yours', `only ${tx.requesterName}, approvers and admins may read ${tx.id} in full`, 'see `airlock history` for its summary');
+  return no('not_yours', `only ${tx.requesterName}, approvers and admins may read ${tx.id} in full`, 'see `airlock history` for its summary', { method: 'history', params: {} });
 }
 
 export function mayCancel(who: Caller, tx: TxFacts): Decision {

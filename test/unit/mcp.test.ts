@@ -13,6 +13,9 @@ import { ROUND_MS, waitForDecision, type Waiter } from '../../src/mcp/approval-w
 import { approversFrom, enrolledFromLog, groupNames } from '../../src/client/approvers.js';
 import { parseGroup } from '../../src/protocol/account-files.js';
 import { forAgent } from '../../src/mcp/agent-hints.js';
+import { enforce, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
+import { noSuchTransaction } from '../../src/daemon/verbs/context.js';
+import type { AirlockError } from '../../src/protocol/errors.js';
 import { approvalOf, needsSecondFactor } from '../../src/mcp/tools/propose.js';
 import { answer } from '../../src/mcp/tool-result.js';
 import { buildServer } from '../../src/mcp/server.js';
@@ -114,6 +117,27 @@ test("a hint that names a daemon method is worded as the MCP tool for it; the me
   assert.match(forAgent({ ...w, code: 'unknown_action', next: { method: 'actions.list', params: {} } }).hint!, /^airlock_actions /);
   // A method with no tool keeps the daemon's hint, without the step the tools' output schemas do not describe.
   assert.deepEqual(forAgent({ ...w, next: { method: 'policy.reload', params: {} } }), { category: 'validation', code: 'bad_params', message: w.message, hint: w.hint });
+});
+
+test('a transaction that is unknown, or not the caller\'s to read: the person is sent to `airlock history`, the agent to airlock_history', () => {
+  let unknown: AirlockError | undefined;
+  try {
+    noSuchTransaction('tx_00');
+  } catch (e) {
+    unknown = e as AirlockError;
+  }
+  assert.match(unknown!.hint!, /`airlock history`/);
+  assert.match(forAgent(unknown!.toWire()).hint!, /^airlock_history /);
+  const who = { uid: 1002, user: 'other', role: 'dev', groups: [], approver: false, unattended: false } as unknown as Caller;
+  const tx = { id: 'tx_01', requesterUid: 1001, requesterName: 'agent', requesterPersonUid: null } as unknown as TxFacts;
+  let notYours: AirlockError | undefined;
+  try {
+    enforce(mayRead(who, tx));
+  } catch (e) {
+    notYours = e as AirlockError;
+  }
+  assert.equal(notYours!.code, 'not_yours');
+  assert.match(forAgent(notYours!.toWire()).hint!, /^airlock_history /);
 });
 
 test('the approval state of a preview, and when a person needs their code', () => {

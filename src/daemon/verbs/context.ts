@@ -13,7 +13,7 @@ import { warmActionMetadata } from '../../catalogue/metadata.js';
 import { entryDraft, type EntryDraft, type EntryKind, type EntryPrincipal } from '../../audit/entry.js';
 import type { EntryDetails } from '../../audit/entry-details.js';
 import type { SigningKey } from '../../audit/keys.js';
-import { fail } from '../../protocol/errors.js';
+import { AirlockError, fail } from '../../protocol/errors.js';
 import type { AuditPublicKey } from '../../protocol/messages.js';
 import type { Risk } from '../../protocol/risk.js';
 import type { Policy } from '../../policy/policy.js';
@@ -86,7 +86,7 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The refusal of a transaction id the store does not hold (the dispatcher's, and a verb's reading one again). */
 export function noSuchTransaction(id: string): never {
-  return fail('validation', 'no_such_transaction', `there is no transaction ${id}`, 'see `airlock history`');
+  throw new AirlockError('validation', 'no_such_transaction', `there is no transaction ${id}`, 'see `airlock history`', { next: { method: 'history', params: {} } });
 }
 
 /** Who an entry is by: the peer, and for a root peer the person behind it (or that there is none). */
