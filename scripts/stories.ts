@@ -67,7 +67,7 @@ const multi = offline.filter((r) => r.story.family === 'multistep');
 const heldOut = await runStories(offlinePlanner, host, { stories: loadStories(HELD_OUT_DIR) });
 console.log('\nMulti-step requests, offline planner:');
 console.log(multiStepRow('  suite (multistep.json)', multi));
-console.log(multiStepRow('  held-out (never tuned to)', heldOut));
+console.log(multiStepRow('  held-out (written first)  ', heldOut));
 if (providers.length === 0) console.log(`(no recorded provider session in test/cassettes/: \`node --import tsx scripts/record-stories.ts\` records one with the LLM you configure)`);
 if (verbose) {
   console.log('\nFailed (offline):');

@@ -47,8 +47,9 @@ export interface StoryResult {
 
 export const STORIES_DIR = dirname(fileURLToPath(import.meta.url));
 /**
- * Multi-step requests written before the planner's rules for them and never tuned to: the
- * measure of whether the rules generalise (scripts/stories.ts prints it; no test holds it).
+ * Multi-step requests written before the planner's rules for them, and kept out of its tests:
+ * a measure of whether the rules generalise, though not a blind one (their author saw them
+ * while writing the rules). scripts/stories.ts prints it; no test holds it.
  */
 export const HELD_OUT_DIR = join(STORIES_DIR, 'held-out');
 
