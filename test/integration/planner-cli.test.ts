@@ -183,6 +183,17 @@ describe('airlock plan', () => {
     assert.match(view.steps[0].preview.transaction_id, /^tx_[0-9a-f]{24}$/);
   });
 
+  test('two or more changes: the plan is shown as one, with its one transaction and the one command that approves it', async () => {
+    const r = await airlockAs(agent, ['plan', 'add a group planners and put alice in it']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /1\. CreateGroup +medium +Create group planners[\s\S]*2\. AddUserToGroup +high +Add alice to group planners/);
+    const id = /One plan, one approval for all 2 steps .*: (tx_[0-9a-f]{24}) +high/.exec(r.stdout)?.[1];
+    assert.ok(id, r.stdout);
+    assert.match(r.stdout, new RegExp(`approval: waiting for a person \\(role admin or above\\): airlock approve ${id}`));
+    assert.match(r.stdout, new RegExp(`then you run it, as one: airlock execute ${id} --wait`));
+    assert.equal((await agent.call('transaction.get', { transaction_id: id })).action_name, 'Plan');
+  });
+
   test('never a dropped part: a request with a part no action carries out is INCOMPLETE, named, and exits 11 (plan and do: nothing runs)', async () => {
     const r = await airlockAs(agent, ['plan', 'install nginx and frobnicate it', '--json']);
     assert.equal(r.code, 11, r.stderr);
