@@ -18,6 +18,7 @@ import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import { planDigest, planStepDigest } from '../../src/protocol/plan.js';
+import { propose, type DaemonCalls } from '../../src/client/proposal.js';
 import { previewDigestMatches } from '../../src/protocol/hash.js';
 
 let w: World;
@@ -263,6 +264,18 @@ describe("the door's rules hold for plans", () => {
   test('an unattended principal proposes single actions: its plan is refused, as nobody could ever run it', async () => {
     const bot = await w.as('pbot', ['airlock-admin']);
     await rejectsWith(plan(bot, groupSteps('ops10').slice(0, 1)), 'authorization', 'unattended_plan');
+  });
+
+  test("the clients' rule: an unattended principal's two changes fall back to steps alone, each a proposal for the inbox", async () => {
+    const bot = await w.as('pbot', ['airlock-admin']);
+    const calls = (who: Principal): DaemonCalls => ({ call: (m, p) => who.callUnchecked(m, p) as never });
+    const p = await propose(calls(bot), [{ action_name: 'CreateGroup', params: { group: 'ops13' } }, { action_name: 'CreateGroup', params: { group: 'ops14' } }]);
+    assert.equal(p.kind, 'steps');
+    assert.deepEqual(p.kind === 'steps' && p.results.map((r) => r.ok && r.preview.unattended === true), [true, true]);
+    const planned = await propose(calls(agent), groupSteps('ops15'));
+    assert.ok(planned.kind === 'plan' && planned.result.ok && planned.result.preview.action_name === 'Plan');
+    const alone = await propose(calls(agent), [{ action_name: 'GetHostname', params: {} }, { action_name: 'CreateGroup', params: { group: 'ops16' } }]);
+    assert.equal(alone.kind, 'steps', 'a read with one change: each alone');
   });
 
   test('bounds and refusals: no step, more than 20 steps, and a refused step named by its number', async () => {
