@@ -90,17 +90,35 @@ program
 
 program
   .command('preview')
-  .description('ask the daemon what an action would change; records a transaction awaiting approval')
-  .argument('<action>')
+  .description('ask the daemon what an action (or a plan of steps, --file) would change; records a transaction awaiting approval')
+  .argument('[action]', 'the action (airlock catalogue lists them); none with --file')
   .option(...PARAM_OPTION)
   .option('--params <json>', 'all parameters as one JSON object')
+  .option('-f, --file <plan>', 'a plan: the steps of this .yaml, .yml or .json file, previewed as one plan (one approval)')
   .addOption(waitOpt('then wait for a person to approve it, and execute it'))
   .addOption(verboseOpt())
   .addOption(jsonOpt())
   .addHelpText('after', `
 With --wait it goes on: it prints the preview on stderr, says who must approve it and
 the exact command they run, waits, and executes it (the result on stdout; with --json,
-{preview, result}). A preview the policy approves executes at once.${WAIT_HELP}`)
+{preview, result}). A preview the policy approves executes at once.${WAIT_HELP}
+
+A plan from a file (--file): dependent steps, in the order they run, previewed as ONE
+plan: each step against the host as the steps before it leave it (the group step 1
+creates exists for step 2), one approval for all, executed as one (the steps done are
+rolled back at a failure). The file is a list of steps, as airlock_propose takes them:
+  # deployers.yaml
+  - action_name: CreateGroup
+    params: {group: deployers}
+  - action_name: AddUserToGroup
+    params: {user: alice, group: deployers}
+  airlock preview --file deployers.yaml           # a person then runs: airlock approve tx_...
+  airlock execute tx_... --wait                   # runs the plan once it is approved
+  airlock preview --file deployers.json --wait    # or all in one go
+JSON is the same list ([{"action_name": ..., "params": {...}}]); {"steps": [...]} is read
+too. At most 20 steps and 256 KiB; the name says JSON or YAML (.json, .yaml, .yml). A
+file the command cannot use is refused before the daemon is asked (exit 5), with the step
+and what to fix.`)
   .action(lazy(() => import('./preview.js'), 'preview'));
 
 program
@@ -192,6 +210,10 @@ PLANNER_OPTIONS(
 Each step shows its action, the daemon's risk and summary, its transaction id and who
 approves it (\`airlock approve tx_...\`); then the planner's notes (the offline planner
 says what it did not understand). The steps wait for approval like any preview.
+Two or more changes are previewed as ONE plan: each step against the host as the steps
+before it leave it, one transaction, one approval (\`airlock approve tx_...\`, once), run
+as one (\`airlock execute tx_... --wait\`). Reads, or one change with reads, stay steps of
+their own, so the host's policy can approve the reads.
   airlock plan "restart nginx"
   airlock plan "create the group deployers" --json
   airlock plan "free some disk space on /var" --provider offline
@@ -208,16 +230,21 @@ secret in it, too long); 7 the daemon or the provider unreachable, or too slow.`
 PLANNER_OPTIONS(
   program
     .command('do')
-    .description('plan, then run every step as `airlock run` does (after one question), stopping at the first that does not succeed')
+    .description('plan, then run it as `airlock run` does (after one question): dependent changes as one plan, one approval')
     .argument('<intent>', 'what you want done, in your words (quoted)'),
 )
-  .option('-y, --yes', 'do not ask "run these N steps?" (for scripts; each step is still approved as usual)')
+  .option('-y, --yes', 'do not ask "run this plan?" (for scripts; the plan or each step is still approved as usual)')
   .addHelpText('after', `${PLAN_HELP}
 
-It shows the plan, asks once at your terminal, then for each step in order: the preview,
-its approval (by the host's policy; by you, with your code, where you may; or by another
-approver while it waits: they run \`airlock approve tx_...\`), and its execution. It
-stops at the first step that fails, is denied or expires, and cancels the steps after it.
+It shows the plan, asks once at your terminal, then runs it. Two or more changes are ONE
+plan: shown whole (each step's change, the steps computed when the one before has run,
+reboot and services interrupted), approved once (by you, with your code, where you may;
+or by another approver while it waits: they run \`airlock approve tx_...\`), executed as
+one: at a failure the steps done are rolled back and the result says each step's fate.
+Otherwise each step in order: its preview, its approval (the host's policy approves
+reads), its execution; it stops at the first step that fails, is denied or expires, and
+cancels the steps after it.
+  airlock do "add a group deployers and put alice and bob in it"   # one plan, one approval
 When the daemon refuses any step, or the plan is incomplete (a part of the request has no
 step), nothing runs.
   airlock do "restart nginx and show its last errors"

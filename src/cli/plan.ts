@@ -1,10 +1,13 @@
 /**
  * `airlock plan "INTENT"` and `airlock do "INTENT"`: a sentence turned into catalogue steps
  * by a planner (an LLM when one is configured, else the offline one), each step previewed
- * by the daemon (src/planner/door.ts). `plan` shows the plan and leaves every step waiting;
- * `do` asks once, then runs each step as `airlock run` does (approval by the policy, by you
- * with your code, or by another approver while it waits), stopping at the first step that
- * fails, is refused or denied, and canceling the steps it did not reach.
+ * by the daemon (src/planner/door.ts). Two or more changes are previewed as ONE plan (one
+ * transaction, one approval, executed as one: src/client/proposal.ts); else each step alone.
+ * `plan` shows the plan and leaves it waiting; `do` shows it (a plan whole: each step's
+ * change, the steps computed after another, the aggregated effects), asks once, then runs it
+ * as `airlock run` does (approval by the policy, by you with your code, or by another
+ * approver while it waits): a plan as one, else each step in turn, stopping at the first
+ * step that fails, is refused or denied, and canceling the steps it did not reach.
  */
 import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
@@ -14,7 +17,8 @@ import { escapeText } from '../protocol/escape-text.js';
 import type { ResultEnvelope } from '../protocol/messages.js';
 import { plannerFor } from '../planner/choose.js';
 import { DEFAULT_LIMITS, type Planner } from '../planner/contract.js';
-import { checkIntent, planIntent, type PlanView, type StepPreview } from '../planner/door.js';
+import { checkIntent, planIntent, type Planned, type PlanView, type StepPreview } from '../planner/door.js';
+import { renderPreview } from '../client/render-preview.js';
 import { withClient } from './connect.js';
 import { approveAndExecute } from './run.js';
 import { Terminal } from './terminal.js';
@@ -59,7 +63,8 @@ const incomplete = (v: PlanView) => v.verdict === 'plan' && v.steps.length > 0 &
 export async function doFlow(cl: AirlockClient, planner: Planner, intent: string, o: PlanOptions): Promise<number> {
   const planned = await planIntent(intent, { client: cl, planner });
   const { view } = planned;
-  const ids = view.steps.flatMap((s) => (s.ok ? [s.preview.transaction_id] : []));
+  // A plan's steps share its one transaction.
+  const ids = [...new Set(view.steps.flatMap((s) => (s.ok ? [s.preview.transaction_id] : [])))];
   const done = (results: ResultEnvelope[], stopped: { step: number; error: WireError } | null, code: number) => {
     if (o.json) printJson({ plan: view, results, stopped });
     return code;
@@ -75,7 +80,8 @@ export async function doFlow(cl: AirlockClient, planner: Planner, intent: string
     process.stderr.write(c.red('\nnothing ran: ') + (view.verdict === 'refusal' || view.steps.length === 0 ? 'there is no plan to run.\n' : 'the daemon refused a step, so no step runs (the others were canceled).\n'));
     return done([], null, EXIT.failed);
   }
-  if (!o.yes) await confirm(ids.length, ids, cl);
+  if (view.plan?.ok) return done(...(await runPlan(cl, planned, o)));
+  if (!o.yes) await confirm(`Run these ${ids.length} step${ids.length === 1 ? '' : 's'}?`, ids, cl);
   const results: ResultEnvelope[] = [];
   for (const [i, id] of ids.entries()) {
     process.stderr.write(c.bold(`\nstep ${i + 1} of ${ids.length}\n`));
@@ -100,16 +106,45 @@ export async function doFlow(cl: AirlockClient, planner: Planner, intent: string
   return done(results, null, EXIT.ok);
 }
 
+/**
+ * A plan of dependent steps, as one: the whole plan shown (each step's change, the steps
+ * computed after another, the aggregated effects), one question, one approval, one execution;
+ * the result says each step's fate.
+ */
+async function runPlan(cl: AirlockClient, planned: Planned, o: PlanOptions): Promise<[ResultEnvelope[], { step: number; error: WireError } | null, number]> {
+  const p = planned.previews.get((planned.view.plan as { transaction_id: string }).transaction_id)!;
+  const n = p.plan?.steps.length ?? 0;
+  process.stderr.write('\n' + renderPreview(p) + '\n');
+  if (!o.yes) await confirm(`Run this plan of ${n} steps (one approval for all of them)?`, [p.transaction_id], cl);
+  let r: ResultEnvelope;
+  try {
+    r = await approveAndExecute(cl, p, { json: Boolean(o.json), shown: true });
+  } catch (e) {
+    const err = AirlockError.of(e);
+    await cancelAll(cl, [p.transaction_id]);
+    process.stderr.write(c.red(`\nnothing ran: [${err.category}/${err.code}] ${escapeText(err.message)}\n`));
+    if (!o.json) throw err;
+    return [[], { step: 1, error: err.toWire() }, EXIT[err.category]];
+  }
+  if (r.state === 'Succeeded' || r.state === 'NeedsReboot') {
+    process.stderr.write(c.green(`\nthe plan is done: all ${n} steps\n`));
+    return [[r], null, EXIT.ok];
+  }
+  const failed = r.plan_steps?.find((s) => s.state === 'failed' || s.state === 'stopped');
+  process.stderr.write(c.red(`\nthe plan ended ${r.state}`) + (failed ? ` at step ${failed.step} (${escapeText(failed.action_name)})` : '') + '\n');
+  return [[r], { step: failed?.step ?? 1, error: r.error ?? { category: 'execution', code: 'step_failed', message: `the plan ended ${r.state}` } }, EXIT.failed];
+}
+
 /** A plan that can run as it stands: complete, and the daemon previewed every step. */
 const runnable = (v: PlanView) => v.complete && v.steps.every((s) => s.ok);
 
 /** Asks the person at the terminal (never stdin: a pipe from an agent cannot answer). No terminal, or a no, cancels every step. */
-async function confirm(n: number, ids: string[], cl: AirlockClient): Promise<void> {
+async function confirm(question: string, ids: string[], cl: AirlockClient): Promise<void> {
   let yes = '';
   try {
     const term = Terminal.open('running a plan', 'read the plan, then add --yes to run it without this question (each step is still approved as `airlock run` approves it)');
     try {
-      yes = term.ask(`\nRun these ${n} step${n === 1 ? '' : 's'}? [y/N] `).toLowerCase();
+      yes = term.ask(`\n${question} [y/N] `).toLowerCase();
     } finally {
       term.close();
     }
@@ -142,21 +177,35 @@ export function renderPlan(v: PlanView): string {
   if (v.verdict === 'refusal') out.push('', `${c.yellow('The planner made no plan:')} ${said(v.summary)}`);
   else if (v.summary) out.push('', said(v.summary));
   if (v.verdict === 'plan' && v.steps.length === 0) out.push('', c.yellow('The planner proposed no step.'));
+  // A refused plan names its step (`step N (Action): ...`): the refusal is shown there, once.
+  const refusedAt = v.plan && !v.plan.ok ? Number(/^step (\d+) \(/.exec(v.plan.error.message)?.[1] ?? 0) : 0;
   v.steps.forEach((s, i) => {
     out.push('');
     const name = c.bold(said(s.step.action_name));
-    if (!s.ok) {
+    if (!s.ok && v.plan && i + 1 !== refusedAt) out.push(`  ${i + 1}. ${name}  ${c.dim(`shown with the plan, which the daemon refused at step ${refusedAt}`)}`);
+    else if (!s.ok) {
       out.push(`  ${i + 1}. ${name}  ${c.red('REFUSED by the daemon')} (nothing recorded)`, `     error [${s.error.category}/${s.error.code}] ${said(s.error.message)}`);
       if (s.error.hint) out.push(`     next: ${said(s.error.hint)}`);
     } else {
       const p = s.preview;
-      out.push(`  ${i + 1}. ${name}  ${riskColour(p.risk)}  ${said(p.summary)}`, `     ${c.dim(p.transaction_id)}`);
+      out.push(`  ${i + 1}. ${name}  ${riskColour(p.risk)}  ${said(p.summary)}`);
+      if (!v.plan) out.push(`     ${c.dim(p.transaction_id)}`);
       for (const w of p.warnings) out.push(`     ${c.yellow('warning')} ${said(w)}`);
       if (p.reboot_required) out.push(`     ${c.yellow('needs a reboot')}`);
-      out.push(`     approval: ${approvalText(s.preview)}`);
+      if (!v.plan) out.push(`     approval: ${approvalText(s.preview)}`);
     }
     if (s.step.reason) out.push(`     why (the planner's words): ${said(s.step.reason)}`);
   });
+  if (v.plan?.ok) {
+    const p = v.plan;
+    out.push('', `  ${c.bold('One plan, one approval')} for all ${v.steps.length} steps (each previewed against the host the steps before it leave): ${c.dim(p.transaction_id)}  ${riskColour(p.risk)}`);
+    if (p.computed_at_execution.length) out.push(`     computed when the step before runs: step ${p.computed_at_execution.join(', ')}`);
+    out.push(`     reboot ${p.reboot_required ? c.red('required') : 'no'}, services interrupted: ${p.services_interrupted.length ? said(p.services_interrupted.join(', ')) : 'none'}`);
+    out.push(`     approval: waiting for a person (role ${p.min_role} or above): ${c.bold(`airlock approve ${p.transaction_id}`)}`);
+  } else if (v.plan && refusedAt === 0) {
+    out.push('', `  ${c.red('the plan was REFUSED by the daemon')} (nothing recorded)`, `     error [${v.plan.error.category}/${v.plan.error.code}] ${said(v.plan.error.message)}`);
+    if (v.plan.error.hint) out.push(`     next: ${said(v.plan.error.hint)}`);
+  }
   if (v.missing.length) {
     const n = v.missing.length;
     out.push('', c.red(`INCOMPLETE: ${n} part${n === 1 ? '' : 's'} of the request ${n === 1 ? 'has' : 'have'} no step`) + ' (the plan is not what was asked; it does not run as it stands):');
@@ -185,6 +234,10 @@ function approvalText(p: StepPreview): string {
 function renderNext(v: PlanView): string {
   if (incomplete(v)) return `\n${c.yellow('Nothing to run as it stands: the plan is incomplete.')} Say the missing part differently, or propose it yourself: airlock run ACTION --param k=v\n`;
   if (!runnable(v)) return `\n${c.yellow('Nothing to run as it stands.')} Say it differently, or propose steps yourself: airlock run ACTION --param k=v\n`;
+  if (v.plan?.ok) {
+    const id = v.plan.transaction_id;
+    return ['', 'Next:', `  a person approves the whole plan, once: airlock approve ${id}`, `  then you run it, as one: airlock execute ${id} --wait`, `  or plan and run it in one go (it asks first): airlock do "${said(v.intent)}"`].join('\n') + '\n';
+  }
   const waiting = v.steps.flatMap((s) => (s.ok && !s.preview.auto_approval && !s.preview.unattended ? [s.preview.transaction_id] : []));
   const lines = ['', 'Next:'];
   if (waiting.length) lines.push(`  a person approves each waiting step: ${waiting.map((id) => `airlock approve ${id}`).join('; ')}`);

@@ -36,6 +36,8 @@ export function renderResult(r: ResultEnvelope, o: { outputShown?: boolean } = {
   const head = noChange(r) ? c.green('ok (no change)') : stateColour(t(r.state));
   const out = [`${head} ${t(r.summary)}  ${c.dim(t(r.transaction_id))}`];
   if (r.needs_reboot) out.push(c.yellow('  the host needs a reboot for this to take effect'));
+  // A plan: each step's fate, in order (what ran, what was rolled back, what never ran).
+  for (const s of r.plan_steps ?? []) out.push(`  step ${s.step} ${t(s.action_name)}: ${s.state === 'succeeded' ? c.green(s.state) : s.state === 'no_change' ? s.state : c.yellow(t(s.state))}`);
   if (r.rollback_ref) out.push(c.yellow(`  changes were rolled back (ref ${t(r.rollback_ref)})`));
   if (r.output.length && !o.outputShown) out.push(c.dim('  output:'), ...r.output.map(outputLine));
   if (r.output_truncated) out.push(c.dim('  (output truncated)'));

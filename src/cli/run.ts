@@ -28,12 +28,12 @@ export async function runFlow(cl: AirlockClient, action: string, params: Record<
 /**
  * The flow from a fresh preview on: its approval, by the policy, by this person with their
  * factor, or by another approver while this waits; then execute, its output streamed and
- * its result printed (stdout). Also `airlock do`'s, for each step of a plan.
+ * its result printed (stdout). Also `airlock do`'s, for a plan as one or each step alone.
  */
-export async function approveAndExecute(cl: AirlockClient, p: PreviewResult, o: { json: boolean; verbose?: boolean }): Promise<ResultEnvelope> {
+export async function approveAndExecute(cl: AirlockClient, p: PreviewResult, o: { json: boolean; verbose?: boolean; shown?: boolean }): Promise<ResultEnvelope> {
   const tx = p.auto_approval || p.unattended ? null : await cl.transaction(p.transaction_id);
-  // Printed once: where this person approves it themselves, the approval shows it (after checking its digest).
-  if (!tx?.your_approval.may_approve) process.stderr.write(renderPreview(p, { verbose: o.verbose === true }) + renderPolicyNotes(p.policy_notes));
+  // Printed once: where this person approves it themselves, the approval shows it (after checking its digest); `shown`: the caller showed it.
+  if (!tx?.your_approval.may_approve && !o.shown) process.stderr.write(renderPreview(p, { verbose: o.verbose === true }) + renderPolicyNotes(p.policy_notes));
   let receipt: string;
   if (p.auto_approval) {
     receipt = p.auto_approval.receipt;

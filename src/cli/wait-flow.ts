@@ -1,7 +1,7 @@
 /**
  * The two commands that wait for a person instead of asking for a pasted receipt:
  * `airlock execute ID --wait [SECONDS]` (the requester's transaction, once approved) and
- * `airlock preview ACTION ... --wait [SECONDS]` (preview, say who must approve and the exact
+ * `airlock preview ACTION ... --wait [SECONDS]` or `--file PLAN --wait` (preview, say who must approve and the exact
  * command, wait, execute). Both run as the requester, with the receipt the daemon hands the
  * requester alone; the preview and what they say while waiting go to stderr, the result to
  * stdout (with --json: `execute`'s result envelope, or `{preview, result}`).
@@ -9,6 +9,7 @@
 import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
+import type { PreviewResult } from '../protocol/messages.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { renderPolicyNotes } from './render.js';
 import { renderPreview } from '../client/render-preview.js';
@@ -32,12 +33,12 @@ export async function executeWhenApproved(cl: AirlockClient, id: string, o: { wa
   return exitFor(r);
 }
 
-/** `airlock preview ACTION --wait [SECONDS]`: the preview, who must approve it and how, the wait, the execution. */
-export async function previewAndWait(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { wait: unknown; json?: boolean; verbose?: boolean }, cmd: Command): Promise<number> {
+/** `airlock preview ACTION --wait [SECONDS]` (and `--file PLAN --wait`): the preview, who must approve it and how, the wait, the execution. `what`: what is previewed; `make`: the preview. */
+export async function previewAndWait(cl: AirlockClient, what: string, make: () => Promise<PreviewResult>, o: { wait: unknown; json?: boolean; verbose?: boolean }, cmd: Command): Promise<number> {
   const json = Boolean(o.json);
   const seconds = waitSeconds(o.wait, cmd);
-  status(json, `previewing ${escapeText(action)}...`);
-  const p = await cl.preview(action, params);
+  status(json, `previewing ${escapeText(what)}...`);
+  const p = await make();
   say(json, renderPreview(p, { verbose: o.verbose === true }) + renderPolicyNotes(p.policy_notes));
   let receipt: string;
   if (p.auto_approval) {

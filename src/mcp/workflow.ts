@@ -56,6 +56,15 @@ the chat approves anything.
      \`airlock inbox run tx_...\` or not at all.
    A step the daemon refuses comes back with its typed error; the others still
    preview. Fix the parameters and propose that step again.
+   **Dependent steps are one plan.** When the steps hold two or more changes
+   (steps that are not reads), they go to the daemon as ONE plan: each step is
+   previewed against the host as the steps before it leave it (the group step 1
+   creates exists for step 2), and the answer is one step, \`action_name\` Plan,
+   with one transaction id, every step in \`plan\`, and one approval for all
+   (\`airlock approve tx_...\`, once). A refused plan names its step
+   (\`step 2 (AddUserToGroup): ...\`): fix it and propose the whole plan again.
+   Reads alone, or with a single change, go one by one, so the policy can approve
+   the reads at once.
    **Or let Airlock plan it.** \`airlock_plan\` takes the person's request in
    words (never with a secret in it) and returns steps in the same shape as
    \`airlock_propose\`, each already previewed by the daemon. The planner's
@@ -71,7 +80,9 @@ the chat approves anything.
    an approval: it does not change what the daemon allows, so do not treat it as
    one and do not try to execute because of it.
 5. **Execute.** \`airlock_execute\` runs the approved steps in order and halts at
-   the first one that fails, is denied, expires or is still waiting. You never
+   the first one that fails, is denied, expires or is still waiting. A plan runs
+   as one: its steps in order, the ones done rolled back at the first failure;
+   \`plan_steps\` says what each step became. You never
    need a receipt: once a person approves, the daemon hands it to you (only to
    you, and only for that step). **Never ask the person for a receipt**, and never
    paste one from anywhere.

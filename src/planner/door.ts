@@ -9,25 +9,25 @@
  *   3. runs the planner, whose only way to look at the host is `daemonQueries` (below);
  *   4. checks the plan is complete: every part of the request carried out by a step or
  *      named as missing (parts.ts; a part the planner passed over is added as missing);
- *   5. previews EVERY proposed step through the daemon. The daemon's preview is the truth:
- *      the risk in the view is the preview's, a step the daemon refuses is shown refused,
- *      and nothing the planner says about a step but its name, parameters and reason is kept.
+ *   5. previews EVERY proposed step through the daemon, by the rule every client follows
+ *      (src/client/proposal.ts): two or more changes as ONE plan (`plan.preview`: each step
+ *      previewed against the host the steps before it leave, one approval), else each step
+ *      alone. The daemon's preview is the truth: the risk in the view is the preview's, a
+ *      step the daemon refuses is shown refused, and nothing the planner says about a step
+ *      but its name, parameters and reason is kept.
  */
 import { readFileSync } from 'node:fs';
 import { secretSpans } from '../mask/mask.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { escapeText, hasUnsafeText } from '../protocol/escape-text.js';
 import type { ActionDescription, PreviewResult } from '../protocol/messages.js';
-import type { Method, ParamsOf, ResultOf } from '../protocol/methods.js';
+import { propose, type DaemonCalls, type ProposalStep } from '../client/proposal.js';
 import { assignments, parseOsRelease } from '../protocol/os-release.js';
 import type { Risk, Role } from '../protocol/risk.js';
 import { DEFAULT_LIMITS, type HostContext, type MissingPart, type Planner, type PlannerLimits, type PlannerReport, type PlanStep, type QueryRecord, type QueryRunner } from './contract.js';
 import { MAX_PART_CHARS, uncoveredParts } from './parts.js';
 
-/** What the door needs of a daemon connection: typed calls (an AirlockClient; in tests, a principal's process). */
-export interface DaemonCalls {
-  call<M extends Method>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
-}
+export type { DaemonCalls, ProposalStep } from '../client/proposal.js';
 
 /** A plan a person can still read through step by step (airlock_propose has the same bound). */
 export const MAX_PLAN_STEPS = 20;
@@ -55,15 +55,21 @@ export interface StepPreview {
   auto_approval: { rule: string; approved_by: string; expires_at: string } | null;
   /** The requester is unattended: a proposal for the inbox. */
   unattended: boolean;
+  /** A step of a plan that cannot be previewed before step N has run (its change is built then). */
+  computed_after?: number;
 }
+
+/**
+ * The plan's one transaction, when the steps went as one plan: its id, risk, the role that
+ * approves it, its aggregated effects and digest; or the daemon's refusal (its message starts
+ * `step N (Action):`).
+ */
+export type PlanPreview =
+  | { ok: true; transaction_id: string; risk: Risk; min_role: Role; expires_at: string; digest: string; reboot_required: boolean; services_interrupted: string[]; computed_at_execution: number[] }
+  | { ok: false; error: WireError };
 
 export type PlannedStep = { step: PlanStep } & ({ ok: true; preview: StepPreview } | { ok: false; error: WireError });
 
-/** A step as one plan is proposed (airlock_propose's steps): the action and its parameters, nothing of the planner's. */
-export interface ProposalStep {
-  action_name: string;
-  params: Record<string, unknown>;
-}
 
 /** Missing parts kept in a view. */
 export const MAX_MISSING = 20;
@@ -79,6 +85,8 @@ export interface PlanView {
   /** The reads the planner asked for, as this door recorded them (not as the planner reports them). */
   queries: QueryRecord[];
   steps: PlannedStep[];
+  /** The steps went as one plan (two or more changes): its transaction, or its refusal; null: each step alone. */
+  plan: PlanPreview | null;
   /** The steps in dependency order as one list, ready to be proposed as one plan. */
   proposal: ProposalStep[];
   /** A plan with steps and no missing part. An incomplete plan is shown, never run as it stands. */
@@ -112,19 +120,9 @@ export async function planIntent(intent: string, o: DoorOptions): Promise<Planne
   if (steps.length > MAX_PLAN_STEPS) throw new AirlockError('validation', 'plan_too_long', `the planner proposed ${steps.length} steps; a plan has at most ${MAX_PLAN_STEPS}`, 'ask for less at a time');
   const said = report.verdict.kind === 'plan' ? (report.verdict.missing ?? []) : [];
   const missing = report.verdict.kind === 'plan' ? [...said, ...uncoveredParts(intent, steps, said)].slice(0, MAX_MISSING).map(missingWords) : [];
-  const previews = new Map<string, PreviewResult>();
-  const planned: PlannedStep[] = [];
-  for (const s of steps) {
-    // Only these fields of the planner's step are kept; a risk it claims is dropped here.
-    const step: PlanStep = { action_name: String(s.action_name), params: s.params, reason: words(s.reason), ...(s.part !== undefined ? { part: words(s.part) } : {}) };
-    try {
-      const p = await o.client.call('preview', { action_name: step.action_name, params: step.params });
-      previews.set(p.transaction_id, p);
-      planned.push({ step, ok: true, preview: stepPreview(p) });
-    } catch (e) {
-      planned.push({ step, ok: false, error: wireOf(e) });
-    }
-  }
+  // Only these fields of the planner's step are kept; a risk it claims is dropped here.
+  const kept: PlanStep[] = steps.map((s) => ({ action_name: String(s.action_name), params: s.params, reason: words(s.reason), ...(s.part !== undefined ? { part: words(s.part) } : {}) }));
+  const { planned, plan, previews } = kept.length ? await previewAll(o.client, kept, all) : { planned: [], plan: null, previews: new Map<string, PreviewResult>() };
   const v = report.verdict;
   return {
     view: {
@@ -136,12 +134,41 @@ export async function planIntent(intent: string, o: DoorOptions): Promise<Planne
       usage: report.usage,
       queries,
       steps: planned,
+      plan,
       proposal: planned.map((p) => ({ action_name: p.step.action_name, params: p.step.params })),
       complete: v.kind === 'plan' && planned.length > 0 && missing.length === 0,
       missing,
     },
     previews,
   };
+}
+
+/** The steps previewed by the one rule (src/client/proposal.ts): as one plan, or each alone. */
+async function previewAll(client: DaemonCalls, steps: PlanStep[], actions: ActionDescription[]): Promise<{ planned: PlannedStep[]; plan: PlanPreview | null; previews: Map<string, PreviewResult> }> {
+  const previews = new Map<string, PreviewResult>();
+  const proposal = await propose(client, steps.map((s) => ({ action_name: s.action_name, params: s.params })), actions);
+  if (proposal.kind === 'steps') {
+    const planned = proposal.results.map((r, i): PlannedStep => {
+      if (!r.ok) return { step: steps[i]!, ok: false, error: r.error };
+      previews.set(r.preview.transaction_id, r.preview);
+      return { step: steps[i]!, ok: true, preview: stepPreview(r.preview) };
+    });
+    return { planned, plan: null, previews };
+  }
+  const r = proposal.result;
+  // A refused plan: no step has a preview of its own; each carries the plan's refusal, which names the step.
+  if (!r.ok) return { planned: steps.map((step) => ({ step, ok: false, error: r.error })), plan: { ok: false, error: r.error }, previews };
+  const p = r.preview;
+  previews.set(p.transaction_id, p);
+  const shown = p.plan?.steps ?? [];
+  if (shown.length !== steps.length) throw new AirlockError('integrity', 'plan_mismatch', `the daemon previewed ${shown.length} steps of a plan of ${steps.length}`);
+  const planned = steps.map((step, i): PlannedStep => {
+    const s = shown[i]!;
+    const preview: StepPreview = { transaction_id: p.transaction_id, summary: s.summary, risk: s.risk, min_role: p.min_role, expires_at: p.expires_at, warnings: s.warnings, reboot_required: s.reboot_required, auto_approval: null, unattended: false, ...(s.computed_after !== undefined ? { computed_after: s.computed_after } : {}) };
+    return { step, ok: true, preview };
+  });
+  const plan: PlanPreview = { ok: true, transaction_id: p.transaction_id, risk: p.risk, min_role: p.min_role, expires_at: p.expires_at, digest: p.plan!.digest, reboot_required: p.reboot_required, services_interrupted: p.plan!.services_interrupted, computed_at_execution: p.plan!.computed_at_execution };
+  return { planned, plan, previews };
 }
 
 /** A missing part as the planner said it: two strings, capped (shown escaped, as the planner's words). */

@@ -99,7 +99,7 @@ test('the man page renders without a groff warning and documents every command a
   assert.equal(shown.status, 0, shown.stderr);
   assert.equal(shown.stderr, '', 'groff warnings');
   const text = shown.stdout.replace(/.\x08/g, '');
-  for (const cmd of ['airlock preview <action>', 'airlock audit verify', 'airlock uninstall', 'airlock completion <shell>']) assert.ok(text.includes(cmd), cmd);
+  for (const cmd of ['airlock preview [action]', 'airlock audit verify', 'airlock uninstall', 'airlock completion <shell>']) assert.ok(text.includes(cmd), cmd);
   const help = await airlock(['uninstall', '--help']);
   // The options it lists (its examples below may name other commands' options).
   for (const [, opt] of help.stdout.split('Options:')[1]!.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)) assert.ok(text.includes(opt!), opt);

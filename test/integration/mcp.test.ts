@@ -88,6 +88,12 @@ async function until(cond: () => boolean, what: string, ms = 30_000): Promise<vo
     await sleep(50);
   }
 }
+/** Each step proposed on its own (two changes in one call would be one plan): the transaction ids, in order. */
+async function proposeEach(s: McpSession, steps: Array<{ action_name: string; params: Record<string, unknown> }>): Promise<string[]> {
+  const ids: string[] = [];
+  for (const step of steps) ids.push((await propose(s, [step])).out.steps[0].transaction_id);
+  return ids;
+}
 let group = 0;
 const newGroup = () => ({ action_name: 'CreateGroup', params: { group: `mcpg${++group}` } });
 
@@ -144,15 +150,77 @@ describe('the tools', () => {
 
   test("a refusal whose hint names a daemon method names the MCP tool, never the CLI's command", async () => {
     // The CLI says `see airlock describe CreateGroup` (test/integration/words.test.ts); a shell-less agent is sent to the tool.
-    const { out, text } = await propose(agent, [{ action_name: 'CreateGroup', params: { group: 42 } }, { action_name: 'RunShell', params: {} }]);
-    const [badParams, unknown] = out.steps;
+    const { out, text } = await propose(agent, [{ action_name: 'CreateGroup', params: { group: 42 } }]);
+    const { out: out2, text: text2 } = await propose(agent, [{ action_name: 'RunShell', params: {} }]);
+    const [badParams] = out.steps;
+    const [unknown] = out2.steps;
     assert.deepEqual([badParams.ok, badParams.error.code, unknown.ok, unknown.error.code], [false, 'bad_params', false, 'unknown_action']);
     assert.match(badParams.error.message, /invalid parameters for CreateGroup/, "the daemon's reason, word for word");
     assert.match(badParams.error.hint, /^airlock_describe_action with action_name CreateGroup\b/);
     assert.match(unknown.error.hint, /^airlock_actions\b/);
     assert.equal(badParams.error.next, undefined, 'the step is worded, not passed on');
-    assert.doesNotMatch(text, /airlock describe|airlock actions/);
+    assert.doesNotMatch(text + text2, /airlock describe|airlock actions/);
     assert.match(text, /next: airlock_describe_action with action_name CreateGroup/);
+  });
+});
+
+describe('dependent steps are one plan', () => {
+  test('CreateGroup deployers, AddUserToGroup alice, AddUserToGroup bob: one plan from airlock_propose, approved once by a person, run as one by airlock_execute', async () => {
+    const steps = [
+      { action_name: 'CreateGroup', params: { group: 'deployers' } },
+      { action_name: 'AddUserToGroup', params: { user: 'alice', group: 'deployers' } },
+      { action_name: 'AddUserToGroup', params: { user: 'bob', group: 'deployers' } },
+    ];
+    const { out, text, r } = await propose(agent, steps);
+    assert.notEqual(r.isError, true, text);
+    assert.equal(out.steps.length, 1, 'one plan, one transaction');
+    const [p] = out.steps;
+    assert.deepEqual([p.ok, p.action_name, p.risk], [true, 'Plan', 'high']);
+    // Each step previewed against the group the first creates (alone, the second would be no_such_group).
+    assert.deepEqual(p.plan.steps.map((s: { summary: string }) => s.summary), ['Create group deployers', 'Add alice to group deployers', 'Add bob to group deployers']);
+    assert.deepEqual(p.plan.computed_at_execution, []);
+    assert.match(p.plan.digest, /^[0-9a-f]{64}$/);
+    assert.deepEqual([p.approval.state, p.approval.command, p.approval.second_factor], ['waiting_for_person', `airlock approve ${p.transaction_id}`, true]);
+    assert.match(text, /One plan of 3 dependent steps/);
+    assert.match(text, /one approval for all 3 steps of the plan/);
+    assert.match(text, new RegExp(`airlock_execute with steps \\[\\{"transaction_id":"${p.transaction_id}"\\}\\]`));
+    assert.doesNotMatch(text, /airlock_propose.*again|airlock describe /);
+
+    // The agent waits in airlock_execute; the person approves the plan ONCE, as themselves, with their code.
+    const progress: Progress[] = [];
+    const running = execute(agent, [{ transaction_id: p.transaction_id }], 120, (x) => progress.push(x));
+    await until(() => progress.length >= 1, 'the agent waits on the plan');
+    await approve(p.transaction_id);
+    const { out: x, r: raw, text: t } = await running;
+    assert.notEqual(raw.isError, true, t);
+    assert.equal(x.ok, true);
+    assert.deepEqual([x.steps[0].state, x.steps[0].approval.how], ['Succeeded', 'approved']);
+    assert.deepEqual(x.steps[0].plan_steps, [
+      { step: 1, action_name: 'CreateGroup', state: 'succeeded' },
+      { step: 2, action_name: 'AddUserToGroup', state: 'succeeded' },
+      { step: 3, action_name: 'AddUserToGroup', state: 'succeeded' },
+    ]);
+    assert.match(t, /plan step 3 \(AddUserToGroup\): succeeded/);
+    const line = ((await w.d.box.readFile('/etc/group')) ?? '').split('\n').find((l) => l.startsWith('deployers:'));
+    assert.deepEqual(line?.split(':')[3]?.split(','), ['alice', 'bob'], 'the host has the group with both members');
+    // One approval in the signed log for the three changes.
+    const rows = [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null });
+    assert.equal(rows.filter((e) => e.kind === 'approval_granted' && e.transaction_id === p.transaction_id).length, 1);
+    assert.equal(rows.filter((e) => e.kind === 'plan_step' && e.transaction_id === p.transaction_id).length, 3);
+  });
+
+  test('a refused plan names its step; a single step stays a step; the plan a second time is a new transaction', async () => {
+    const { out, text, r } = await propose(agent, [
+      { action_name: 'CreateGroup', params: { group: 'mcpplan2' } },
+      { action_name: 'AddUserToGroup', params: { user: 'nobody-here', group: 'mcpplan2' } },
+    ]);
+    assert.equal(r.isError, true);
+    assert.deepEqual([out.steps.length, out.steps[0].ok, out.steps[0].action_name, out.steps[0].error.code], [1, false, 'Plan', 'no_such_user']);
+    assert.match(out.steps[0].error.message, /^step 2 \(AddUserToGroup\): /);
+    assert.match(text, /The plan was REFUSED by the daemon/);
+    const single = await propose(agent, [{ action_name: 'CreateGroup', params: { group: 'mcpplan3' } }]);
+    assert.equal(single.out.steps[0].action_name, 'CreateGroup');
+    assert.equal(single.out.steps[0].plan, undefined);
   });
 });
 
@@ -160,18 +228,13 @@ describe('propose, approve from another account, execute', () => {
   let ids: string[] = [];
 
   test('a read, a Medium and a High step preview with the daemon\'s risk; a bad step returns its typed error and the others still preview', async () => {
-    const { out, text, r } = await propose(
-      agent,
-      [
-        { action_name: 'ListUsers', params: {} },
-        newGroup(),
-        { action_name: 'CreateUser', params: { user: 'mcpuser' } },
-        { action_name: 'CreateUser', params: { user: '; rm -rf /' } },
-      ],
-      'set up a service account',
-    );
+    // A read with one change goes step by step (the policy approves the read); two changes would be one plan, so each change on its own.
+    const { out, text, r } = await propose(agent, [{ action_name: 'ListUsers', params: {} }, { action_name: 'CreateUser', params: { user: '; rm -rf /' } }], 'set up a service account');
+    const [medium] = (await propose(agent, [newGroup()])).out.steps;
+    const { out: h, text: htext } = await propose(agent, [{ action_name: 'CreateUser', params: { user: 'mcpuser' } }]);
     assert.notEqual(r.isError, true);
-    const [read, medium, high, bad] = out.steps;
+    const [read, bad] = out.steps;
+    const [high] = h.steps;
     assert.deepEqual([read.ok, medium.ok, high.ok, bad.ok], [true, true, true, false]);
     assert.deepEqual([read.risk, medium.risk, high.risk], ['low', 'medium', 'high']);
     assert.equal(read.approval.state, 'approved_by_policy');
@@ -185,8 +248,9 @@ describe('propose, approve from another account, execute', () => {
     assert.ok(high.proposed_change.mechanism.length > 0);
     assert.deepEqual([bad.error.category, bad.error.code], ['validation', 'bad_params']);
     assert.equal(out.reason, 'set up a service account');
-    assert.match(text, new RegExp(`airlock approve ${high.transaction_id}`));
-    assert.match(text, /never an approval/);
+    assert.match(htext, new RegExp(`airlock approve ${high.transaction_id}`));
+    assert.match(htext, /never an approval/);
+    assert.match(text, /Step 2: CreateUser was REFUSED/);
     ids = [read.transaction_id, medium.transaction_id, high.transaction_id];
   });
 
@@ -246,8 +310,7 @@ describe('propose, approve from another account, execute', () => {
 
 describe('receipts the daemon refuses', () => {
   test('forged, other-transaction and replayed receipts fail with the daemon\'s reason, and the receipt is not spent by a failure', async () => {
-    const { out } = await propose(agent, [newGroup(), newGroup()]);
-    const [a, b] = out.steps.map((s: { transaction_id: string }) => s.transaction_id);
+    const [a, b] = (await proposeEach(agent, [newGroup(), newGroup()])) as [string, string];
     const ga = await approve(a);
     const gb = await approve(b);
     const forged = mintReceipt(signingKeyFromSeed(randomBytes(32)), { transactionId: a, requestHash: ga.request_hash, approver: ga.approved_by, executor: ga.executor, expiresAt: ga.expires_at }).receipt;
@@ -291,8 +354,7 @@ describe('receipts the daemon refuses', () => {
 
 describe('decisions that reach the waiting agent', () => {
   test('a denial reaches the agent while it waits, with the reason', async () => {
-    const { out } = await propose(agent, [newGroup(), newGroup()]);
-    const [id, next] = out.steps.map((s: { transaction_id: string }) => s.transaction_id);
+    const [id, next] = (await proposeEach(agent, [newGroup(), newGroup()])) as [string, string];
     const progress: Progress[] = [];
     const running = execute(agent, [{ transaction_id: id }, { transaction_id: next }], 120, (p) => progress.push(p));
     await until(() => progress.length >= 1, 'the agent waits');
@@ -308,8 +370,7 @@ describe('decisions that reach the waiting agent', () => {
   });
 
   test('a tool call the client canceled runs nothing more: not the step approved just after, not the approved steps after it', async () => {
-    const { out } = await propose(agent, [newGroup(), newGroup()]);
-    const [id, next] = out.steps.map((s: { transaction_id: string }) => s.transaction_id);
+    const [id, next] = (await proposeEach(agent, [newGroup(), newGroup()])) as [string, string];
     await approve(next); // approved already: it would run at once after the first
     const progress: Progress[] = [];
     const stop = new AbortController();

@@ -86,17 +86,53 @@ describe('airlock do', () => {
   });
 
   test('stops at the first denial, cancels the steps after it, exit 3', async () => {
-    const done = door(agent, 'do', 'two groups', steps({ action_name: 'CreateGroup', params: { group: 'denied1' }, reason: '' }, { action_name: 'CreateGroup', params: { group: 'never2' }, reason: '' }), ['--yes', '--json']);
+    const done = door(agent, 'do', 'show disk usage, then create the group denied1', steps({ action_name: 'DiskUsage', params: {}, reason: '' }, { action_name: 'CreateGroup', params: { group: 'denied1' }, reason: '' }), ['--yes', '--json']);
     const first = await txOf('CreateGroup', /denied1/, 'Previewed');
     await alice.call('deny', { transaction_id: first.transaction_id, reason: 'not today' });
     const r = await done;
     assert.equal(r.code, 3, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.deepEqual(out.results, []);
-    assert.equal(out.stopped.step, 1);
+    assert.equal(out.stopped.step, 2);
     assert.equal(out.stopped.error.code, 'denied');
     assert.match(out.stopped.error.message, /not today/);
-    assert.equal((await txOf('CreateGroup', /never2/)).state, 'Canceled', 'the step after it never runs and waits for nobody');
+  });
+
+  test('two changes are one plan: a denial of the plan runs none of its steps, exit 3', async () => {
+    const done = door(agent, 'do', 'two groups', steps({ action_name: 'CreateGroup', params: { group: 'denied2' }, reason: '' }, { action_name: 'CreateGroup', params: { group: 'never2' }, reason: '' }), ['--yes', '--json']);
+    const plan = await txOf('Plan', /denied2.*never2/, 'Previewed');
+    await alice.call('deny', { transaction_id: plan.transaction_id, reason: 'not today' });
+    const r = await done;
+    assert.equal(r.code, 3, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(out.results, []);
+    assert.equal(out.stopped.error.code, 'denied');
+    assert.equal(out.plan.plan.transaction_id, plan.transaction_id);
+    assert.equal((await agent.call('history', { action: 'CreateGroup', limit: 50 })).filter((t) => /never2|denied2/.test(t.summary)).length, 0, 'no step of its own: the plan is the one transaction');
+  });
+
+  test('"add a group deployers and put alice and bob in it": the offline planner\'s three steps as ONE plan, shown whole, approved once while `do` waits, executed as one', async () => {
+    await w.d.addUser('bob', []);
+    const done = airlockAs(agent, ['do', 'add a group deployers and put alice and bob in it', '--yes', '--json']);
+    const plan = await txOf('Plan', /deployers/, 'Previewed');
+    await approveTx(plan.transaction_id); // one approval, with alice's code (High)
+    const r = await done;
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(out.plan.proposal, [
+      { action_name: 'CreateGroup', params: { group: 'deployers' } },
+      { action_name: 'AddUserToGroup', params: { user: 'alice', group: 'deployers' } },
+      { action_name: 'AddUserToGroup', params: { user: 'bob', group: 'deployers' } },
+    ]);
+    assert.equal(out.results.length, 1, 'one result');
+    assert.deepEqual(out.results[0].plan_steps.map((s: { state: string }) => s.state), ['succeeded', 'succeeded', 'succeeded']);
+    // The whole plan was shown before the question: each step's change and what the one approval binds.
+    assert.match(r.stderr, /step 1 Create group deployers[\s\S]*step 3 Add bob to group deployers/);
+    assert.match(r.stderr, /groupadd -- deployers/);
+    assert.match(r.stderr, /one approval binds every step/);
+    assert.match(r.stderr, new RegExp(`airlock approve ${plan.transaction_id}`));
+    const line = ((await w.d.box.readFile('/etc/group')) ?? '').split('\n').find((l) => l.startsWith('deployers:'));
+    assert.deepEqual(line?.split(':')[3]?.split(','), ['alice', 'bob']);
+    assert.match((await agent.call('transaction.get', { transaction_id: plan.transaction_id })).approved_by ?? '', /alice/);
   });
 
   test('runs nothing when the daemon refused a step: the previewed ones are canceled, exit 1', async () => {
@@ -126,7 +162,7 @@ describe('airlock do', () => {
 describe('airlock plan', () => {
   test("shows each step with the daemon's risk, its transaction and approve command, refusals, and the planner's words escaped", async () => {
     const script: PlannerScript = {
-      verdict: { kind: 'plan', summary: 'a group\u001b[2J for the team', steps: [{ action_name: 'CreateGroup', params: { group: 'planteam' }, reason: 'safe, low risk', risk: 'low' } as PlanStep, { action_name: 'FlyToTheMoon', params: {}, reason: '' }] },
+      verdict: { kind: 'plan', summary: 'a group\u001b[2J for the team', steps: [{ action_name: 'CreateGroup', params: { group: 'planteam' }, reason: 'safe, low risk', risk: 'low' } as PlanStep, { action_name: 'GetHostname', params: { to: 'the moon' }, reason: '' }] },
       notes: ['did not understand "the team"'],
     };
     const r = await door(agent, 'plan', 'a group for the team', script);
@@ -134,7 +170,7 @@ describe('airlock plan', () => {
     const tx = await txOf('CreateGroup', /planteam/, 'Previewed');
     assert.match(r.stdout, new RegExp(`1\\. CreateGroup +medium +.*planteam[\\s\\S]*${tx.transaction_id}[\\s\\S]*airlock approve ${tx.transaction_id}`));
     assert.match(r.stdout, /why \(the planner's words\): safe, low risk/);
-    assert.match(r.stdout, /2\. FlyToTheMoon +REFUSED by the daemon[\s\S]*error \[validation\//);
+    assert.match(r.stdout, /2\. GetHostname +REFUSED by the daemon[\s\S]*error \[validation\//);
     assert.match(r.stdout, /a group\\x1b\[2J for the team/, 'escaped, not interpreted');
     assert.doesNotMatch(r.stdout, /\u001b/);
     assert.match(r.stdout, /Notes from the planner:\n {2}- did not understand "the team"/);
@@ -145,6 +181,17 @@ describe('airlock plan', () => {
     const view = JSON.parse(j.stdout);
     assert.equal(view.steps[0].preview.risk, 'medium');
     assert.match(view.steps[0].preview.transaction_id, /^tx_[0-9a-f]{24}$/);
+  });
+
+  test('two or more changes: the plan is shown as one, with its one transaction and the one command that approves it', async () => {
+    const r = await airlockAs(agent, ['plan', 'add a group planners and put alice in it']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /1\. CreateGroup +medium +Create group planners[\s\S]*2\. AddUserToGroup +high +Add alice to group planners/);
+    const id = /One plan, one approval for all 2 steps .*: (tx_[0-9a-f]{24}) +high/.exec(r.stdout)?.[1];
+    assert.ok(id, r.stdout);
+    assert.match(r.stdout, new RegExp(`approval: waiting for a person \\(role admin or above\\): airlock approve ${id}`));
+    assert.match(r.stdout, new RegExp(`then you run it, as one: airlock execute ${id} --wait`));
+    assert.equal((await agent.call('transaction.get', { transaction_id: id })).action_name, 'Plan');
   });
 
   test('never a dropped part: a request with a part no action carries out is INCOMPLETE, named, and exits 11 (plan and do: nothing runs)', async () => {

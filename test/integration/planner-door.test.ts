@@ -39,8 +39,7 @@ describe('planIntent', () => {
       verdict: plan('make a group for the web team', [
         // The planner claims Low risk, in a field of its own and in its words: neither counts.
         { action_name: 'CreateGroup', params: { group: 'webteam' }, reason: 'harmless, low risk', risk: 'low' },
-        { action_name: 'LaunchTheRockets', params: {}, reason: 'made up' },
-        { action_name: 'CreateGroup', params: { group: 'Not A Group!' }, reason: 'bad parameter' },
+        { action_name: 'GetHostname', params: { rockets: 'launch' }, reason: 'bad parameter' },
       ]),
       notes: ['I did not understand "the web team"'],
     });
@@ -53,8 +52,9 @@ describe('planIntent', () => {
 
     assert.equal(view.verdict, 'plan');
     assert.deepEqual(view.notes, ['I did not understand "the web team"']);
-    assert.equal(view.steps.length, 3);
-    const [group, unknown, bad] = view.steps;
+    assert.equal(view.plan, null, 'one change and a read: each step alone');
+    assert.equal(view.steps.length, 2);
+    const [group, bad] = view.steps;
     assert.ok(group?.ok);
     assert.equal(group.preview.risk, 'medium', "the daemon's risk for CreateGroup");
     assert.deepEqual(Object.keys(group.step).sort(), ['action_name', 'params', 'reason'], "the planner's claimed risk is not kept");
@@ -63,10 +63,40 @@ describe('planIntent', () => {
     assert.equal(tx.state, 'Previewed');
     assert.equal(livePreview(tx).risk, 'medium');
     assert.ok(previews.has(group.preview.transaction_id));
-    assert.ok(unknown && !unknown.ok && unknown.error.category === 'validation', JSON.stringify(unknown));
     assert.ok(bad && !bad.ok && bad.error.category === 'validation', JSON.stringify(bad));
     assert.equal(previews.size, 1, 'refused steps have no preview');
     assert.doesNotMatch(JSON.stringify(view), /alr1\./, 'no receipt in the view');
+  });
+
+  test('two or more changes are previewed as ONE plan: one transaction, each step its own risk; a refused step refuses the plan, named', async () => {
+    const planner = scriptedPlanner({
+      verdict: plan('a group and a member', [
+        { action_name: 'CreateGroup', params: { group: 'doorteam' }, reason: 'the group', risk: 'low' },
+        { action_name: 'AddUserToGroup', params: { user: 'agent', group: 'doorteam' }, reason: 'its member' },
+      ]),
+    });
+    const { view, previews } = await planIntent('create a group doorteam and put agent in it', { client, planner });
+    assert.ok(view.plan?.ok, JSON.stringify(view.plan));
+    const id = view.plan.transaction_id;
+    assert.equal(view.plan.risk, 'high', "the plan's risk is its highest step's");
+    assert.deepEqual(view.steps.map((s) => (s.ok ? [s.preview.transaction_id, s.preview.risk, s.preview.summary] : null)), [[id, 'medium', 'Create group doorteam'], [id, 'high', 'Add agent to group doorteam']]);
+    assert.deepEqual([...previews.keys()], [id]);
+    const tx = await agent.call('transaction.get', { transaction_id: id });
+    assert.deepEqual([tx.action_name, tx.state], ['Plan', 'Previewed']);
+
+    const refusing = scriptedPlanner({
+      verdict: plan('nonsense', [
+        { action_name: 'CreateGroup', params: { group: 'webteam2' }, reason: '' },
+        { action_name: 'LaunchTheRockets', params: {}, reason: 'made up' },
+        { action_name: 'CreateGroup', params: { group: 'Not A Group!' }, reason: 'bad parameter' },
+      ]),
+    });
+    const r = await planIntent('create a group webteam2', { client, planner: refusing });
+    assert.ok(r.view.plan && !r.view.plan.ok);
+    assert.equal(r.view.plan.error.category, 'validation');
+    assert.match(r.view.plan.error.message, /^step 2 \(LaunchTheRockets\): /);
+    assert.ok(r.view.steps.every((s) => !s.ok));
+    assert.equal(r.previews.size, 0);
   });
 
   test('an intent that holds a secret is refused before any planner is called, and the daemon is never asked', async () => {

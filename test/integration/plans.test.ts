@@ -8,6 +8,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CLI } from '../support/cli.js';
 import { typeAt, type Answer } from '../support/terminal.js';
 import type { UnixIdentity } from '../../src/sandbox/principal.js';
@@ -15,6 +18,7 @@ import { rejectsWith, startWorld, type World } from '../support/world.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import { planDigest, planStepDigest } from '../../src/protocol/plan.js';
+import { propose, type DaemonCalls } from '../../src/client/proposal.js';
 import { previewDigestMatches } from '../../src/protocol/hash.js';
 
 let w: World;
@@ -179,6 +183,68 @@ describe('the command line speaks plans', () => {
   });
 });
 
+describe('a plan from a file: airlock preview --file', () => {
+  /** A file the agent's account can read, outside the sandbox (the CLI runs on this host). */
+  const planFile = (name: string, text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-plan-'));
+    chmodSync(dir, 0o755);
+    const path = join(dir, name);
+    writeFileSync(path, text, { mode: 0o644 });
+    return path;
+  };
+
+  test('a YAML plan previewed as one plan, approved once, executed as one; JSON the same', async () => {
+    const yaml = planFile('deployers.yaml', '# the group and its two members\n- action_name: CreateGroup\n  params: {group: ops11}\n- action_name: AddUserToGroup\n  params:\n    user: pbob\n    group: ops11\n- action_name: AddUserToGroup\n  params: {user: pcarl, group: ops11}\n');
+    const shown = await cliAs(agent.identity, ['preview', '--file', yaml]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /step 1 Create group ops11[\s\S]*step 3 Add pcarl to group ops11/);
+    assert.match(shown.stdout, /one approval binds every step/);
+    const id = /airlock approve (tx_[0-9a-f]{24})/.exec(shown.stdout)![1]!;
+    await cliAs(agent.identity, ['cancel', id]);
+
+    const j = await cliAs(agent.identity, ['preview', '--file', yaml, '--json']);
+    assert.equal(j.code, 0, j.stderr);
+    const p = JSON.parse(j.stdout) as PreviewEnvelope;
+    assert.deepEqual([p.action_name, p.plan!.steps.length], ['Plan', 3]);
+    await w.approve(alice, p); // once, for the three steps
+    const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--wait', '30', '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).plan_steps.map((s: { state: string }) => s.state), ['succeeded', 'succeeded', 'succeeded']);
+    assert.deepEqual(await members('ops11'), ['pbob', 'pcarl']);
+    const kinds = (await entriesOf(p.transaction_id)).map((e) => e.kind);
+    assert.equal(kinds.filter((k) => k === 'approval_granted').length, 1, 'one approval');
+
+    const json = planFile('p.json', JSON.stringify({ steps: [{ action_name: 'CreateGroup', params: { group: 'ops12' } }, { action_name: 'AddUserToGroup', params: { user: 'pbob', group: 'ops12' } }] }));
+    const pj = JSON.parse((await cliAs(agent.identity, ['preview', '--file', json, '--json'])).stdout) as PreviewEnvelope;
+    assert.deepEqual(pj.plan!.steps.map((s) => s.summary), ['Create group ops12', 'Add pbob to group ops12']);
+  });
+
+  test('a file it cannot use is refused before the daemon, saying where and what to fix (exit 5)', async () => {
+    const before = (await agent.call('history', { limit: 200 })).length;
+    const cases: Array<[string, string, RegExp]> = [
+      ['bad.yaml', '- action_name: CreateGroup\n  params: {group: x}\n  risk: low\n', /step 1 has "risk": a step holds only action_name and params/],
+      ['bad2.yaml', '- action_name: create group\n', /step 1: action_name must be an action's name/],
+      ['bad3.yaml', '- action_name: CreateGroup\n  params: [1]\n', /step 1 \(CreateGroup\): params must be an object/],
+      ['bad4.json', '[{"action_name": "CreateGroup",', /not valid JSON/],
+      ['empty.yaml', '[]\n', /the plan has no step/],
+      ['plan.txt', '[]', /must end in \.yaml, \.yml or \.json/],
+      ['alias.yaml', '- &a {action_name: CreateGroup, params: {group: x}}\n- *a\n', /not valid YAML/],
+      ['long.yaml', Array.from({ length: 21 }, (_, i) => `- {action_name: CreateGroup, params: {group: g${i}}}`).join('\n'), /21 steps; a plan has at most 20/],
+      ['big.yaml', `# ${'x'.repeat(256 * 1024)}\n[]`, /larger than 256 KiB/],
+    ];
+    for (const [name, text, why] of cases) {
+      const r = await cliAs(agent.identity, ['preview', '--file', planFile(name, text)]);
+      assert.equal(r.code, 5, `${name}: ${r.stderr}`);
+      assert.match(r.stderr, /bad_plan_file/, name);
+      assert.match(r.stderr, why, `${name}: ${r.stderr}`);
+    }
+    const both = await cliAs(agent.identity, ['preview', 'CreateGroup', '--file', planFile('x.yaml', '[]')]);
+    assert.notEqual(both.code, 0);
+    assert.match(both.stderr, /--file takes the steps from the file/);
+    assert.equal((await agent.call('history', { limit: 200 })).length, before, 'nothing reached the daemon');
+  });
+});
+
 describe("the door's rules hold for plans", () => {
   test('an agent cannot approve its own plan, another agent cannot execute it, an observer cannot plan a change', async () => {
     const p = await plan(agent, groupSteps('ops5').slice(0, 1));
@@ -198,6 +264,18 @@ describe("the door's rules hold for plans", () => {
   test('an unattended principal proposes single actions: its plan is refused, as nobody could ever run it', async () => {
     const bot = await w.as('pbot', ['airlock-admin']);
     await rejectsWith(plan(bot, groupSteps('ops10').slice(0, 1)), 'authorization', 'unattended_plan');
+  });
+
+  test("the clients' rule: an unattended principal's two changes fall back to steps alone, each a proposal for the inbox", async () => {
+    const bot = await w.as('pbot', ['airlock-admin']);
+    const calls = (who: Principal): DaemonCalls => ({ call: (m, p) => who.callUnchecked(m, p) as never });
+    const p = await propose(calls(bot), [{ action_name: 'CreateGroup', params: { group: 'ops13' } }, { action_name: 'CreateGroup', params: { group: 'ops14' } }]);
+    assert.equal(p.kind, 'steps');
+    assert.deepEqual(p.kind === 'steps' && p.results.map((r) => r.ok && r.preview.unattended === true), [true, true]);
+    const planned = await propose(calls(agent), groupSteps('ops15'));
+    assert.ok(planned.kind === 'plan' && planned.result.ok && planned.result.preview.action_name === 'Plan');
+    const alone = await propose(calls(agent), [{ action_name: 'GetHostname', params: {} }, { action_name: 'CreateGroup', params: { group: 'ops16' } }]);
+    assert.equal(alone.kind, 'steps', 'a read with one change: each alone');
   });
 
   test('bounds and refusals: no step, more than 20 steps, and a refused step named by its number', async () => {

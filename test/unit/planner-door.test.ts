@@ -67,6 +67,7 @@ test("the plan as a person reads it: the daemon's risk and approve command, a re
       { step: { action_name: 'CreateGroup', params: { group: 'web' }, reason: 'asked' }, ok: true, preview: { transaction_id: 'tx_' + 'b'.repeat(24), summary: 'Create group web', risk: 'medium', min_role: 'dev', expires_at: '', warnings: [], reboot_required: false, auto_approval: null, unattended: false } },
       { step: { action_name: 'Nope', params: {}, reason: '' }, ok: false, error: { category: 'validation', code: 'unknown_action', message: 'there is no action named "Nope"' } },
     ],
+    plan: null,
     proposal: [{ action_name: 'CreateGroup', params: { group: 'web' } }, { action_name: 'Nope', params: {} }],
     complete: false,
     missing: [{ part: 'and give it\u001b[2J to bob', why: 'the planner proposed no step for it' }],

@@ -55,6 +55,8 @@ const stepOut = z.object({
   }),
   halt: z.enum(HALTS).nullable(),
   error: wireError.nullable(),
+  /** A plan's steps, each with its fate (succeeded, no_change, failed, stopped, rolled_back, not_rolled_back, not_run); null for a single action. */
+  plan_steps: z.array(z.object({ step: z.number().int(), action_name: z.string(), state: z.string() })).nullable(),
 });
 type StepOut = z.infer<typeof stepOut>;
 
@@ -73,6 +75,7 @@ const blank = (id: string): StepOut => ({
   approval: { how: 'unknown', approved_by: null, denied_by: null, reason: null },
   halt: null,
   error: null,
+  plan_steps: null,
 });
 
 /** A wait that did not end in a receipt: how the step stands, and why it halts (or null: it ran already, go on). */
@@ -88,7 +91,7 @@ function undecided(s: StepOut, o: Exclude<WaitOutcome, { outcome: 'approved' }>,
       return { ...s, state: 'Previewed', approval: { ...s.approval, how: 'pending' }, halt: 'not_approved_yet' };
     case 'finished': {
       const done = o.state === 'Succeeded' || o.state === 'NeedsReboot';
-      const r = (tx.result ?? null) as { summary?: string; needs_reboot?: boolean; changed?: boolean; rollback_ref?: string | null } | null;
+      const r = (tx.result ?? null) as Pick<Partial<ResultEnvelope>, 'summary' | 'needs_reboot' | 'changed' | 'rollback_ref' | 'plan_steps'> | null;
       return {
         ...s,
         state: o.state,
@@ -96,6 +99,7 @@ function undecided(s: StepOut, o: Exclude<WaitOutcome, { outcome: 'approved' }>,
         needs_reboot: r?.needs_reboot ?? false,
         changed: r?.changed ?? false,
         rollback_ref: r?.rollback_ref ?? null,
+        plan_steps: planSteps(r?.plan_steps),
         approval: { ...s.approval, how: 'finished', approved_by: tx.approved_by },
         halt: done ? null : 'failed',
       };
@@ -103,10 +107,13 @@ function undecided(s: StepOut, o: Exclude<WaitOutcome, { outcome: 'approved' }>,
   }
 }
 
+/** A plan's step fates as the output schema promises them (exactly those fields). */
+const planSteps = (p: ResultEnvelope['plan_steps']): StepOut['plan_steps'] => (p ? p.map(({ step, action_name, state }) => ({ step, action_name, state })) : null);
+
 function ran(s: StepOut, r: ResultEnvelope): StepOut {
   const { lines, truncated } = agentLines(r.output, r.output_truncated);
   const ok = r.state === 'Succeeded' || r.state === 'NeedsReboot';
-  return { ...s, state: r.state, ran: true, summary: r.summary, output: lines, output_truncated: truncated, needs_reboot: r.needs_reboot, changed: r.changed, rollback_ref: r.rollback_ref, halt: ok ? null : 'failed', error: r.error ?? null };
+  return { ...s, state: r.state, ran: true, summary: r.summary, output: lines, output_truncated: truncated, needs_reboot: r.needs_reboot, changed: r.changed, rollback_ref: r.rollback_ref, halt: ok ? null : 'failed', error: r.error ?? null, plan_steps: planSteps(r.plan_steps) };
 }
 
 interface RunContext {
@@ -161,6 +168,7 @@ function stepText(s: StepOut, i: number): string {
   if (s.error) lines.push(errorText(s.error));
   if (s.approval.approved_by && s.halt === null) lines.push(`approved by ${s.approval.approved_by}`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
+  for (const p of s.plan_steps ?? []) lines.push(`  plan step ${p.step} (${p.action_name}): ${p.state}`);
   if (s.output.length) lines.push('output:', ...s.output.map((l) => `  ${l}`));
   if (s.output_truncated) lines.push('(output truncated)');
   if (s.needs_reboot) lines.push('the host needs a reboot for this to take effect');
@@ -175,6 +183,7 @@ export function registerExecute(server: McpServer, deps: ToolDeps): void {
       title: 'Execute approved Airlock steps',
       description:
         'Run approved steps (transaction ids from airlock_propose), in order; it halts at the first step that fails, is refused, denied, expired, or not approved yet. ' +
+        'A plan (one transaction id for several dependent steps) runs as one: its steps in order, the ones done rolled back at a failure; plan_steps gives each step\'s fate. ' +
         'Without a receipt (the normal case) a step waits, up to wait_for_approval seconds in all, for a person to approve it with `airlock approve`: the daemon then hands you the receipt, bound to you and to that step. Progress is reported while it waits. ' +
         'Per step: state, summary, output lines, warnings, needs_reboot, rollback_ref, who approved or denied (with their reason). ' +
         'Call it only after you have shown the person each step and its risk. ' +

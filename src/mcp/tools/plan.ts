@@ -2,9 +2,11 @@
  * airlock_plan: a sentence in, a plan out, through the same door as `airlock plan`
  * (src/planner/door.ts): an intent with a secret is refused before any planner sees it, the
  * planner (the configured LLM, else the offline one) proposes, and the daemon previews
- * every step. Each step comes back exactly as airlock_propose returns it (the daemon's risk,
- * never the planner's), so the agent goes on with airlock_execute; a part of the request no
- * step carries out comes back as missing, the plan marked incomplete.
+ * every step by the rule airlock_propose follows (two or more changes: one plan). The steps
+ * come back exactly as airlock_propose returns them for `proposal` (a plan as one step; the
+ * daemon's risk, never the planner's), so the agent goes on with airlock_execute, or edits
+ * `proposal` and sends it to airlock_propose; a part of the request no step carries out comes
+ * back as missing, the plan marked incomplete.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -13,6 +15,7 @@ import { DEFAULT_LIMITS } from '../../planner/contract.js';
 import { plannerFor } from '../../planner/choose.js';
 import { checkIntent, planIntent, type PlanView } from '../../planner/door.js';
 import type { PreviewResult } from '../../protocol/messages.js';
+import { PLAN_ACTION } from '../../protocol/plan.js';
 import { forAgent } from '../agent-hints.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
@@ -39,9 +42,13 @@ async function planThrough(cl: AirlockClient, intent: string, deps: ToolDeps) {
   const planner = deps.planner ? deps.planner() : plannerFor({});
   const { view, previews } = await planIntent(intent, { client: cl, planner });
   const policy = await cl.call('policy.show').catch(() => null);
-  const steps: Array<ProposedStep & { reason: string }> = view.steps.map((s) =>
-    s.ok ? { ...previewedStep(previews.get(s.preview.transaction_id)!, policy), reason: s.step.reason } : { ok: false, action_name: s.step.action_name, params: s.step.params, error: forAgent(s.error), reason: s.step.reason },
-  );
+  // Two or more changes were previewed as one plan (src/client/proposal.ts): one step, as airlock_propose returns a plan.
+  const p = view.plan;
+  const steps: Array<ProposedStep & { reason: string }> = p
+    ? [p.ok ? { ...previewedStep(previews.get(p.transaction_id)!, policy), reason: view.summary } : { ok: false, action_name: PLAN_ACTION, params: { steps: view.proposal }, error: forAgent(p.error), reason: view.summary }]
+    : view.steps.map((s) =>
+        s.ok ? { ...previewedStep(previews.get(s.preview.transaction_id)!, policy), reason: s.step.reason } : { ok: false, action_name: s.step.action_name, params: s.step.params, error: forAgent(s.error), reason: s.step.reason },
+      );
   return { view, steps, previews, self: cl.welcome.principal };
 }
 
@@ -68,7 +75,8 @@ export function registerPlan(server: McpServer, deps: ToolDeps): void {
       title: 'Plan Airlock steps from a sentence',
       description:
         "Turn the person's request, in words, into catalogue steps: a planner (the host's configured LLM, else Airlock's offline planner) proposes them and the daemon previews each one; nothing on the host changes. " +
-        'Each step comes back as airlock_propose returns it: transaction id, summary, the daemon\'s risk, the change, and its approval state; a step the daemon refused comes back with its error. ' +
+        'The steps come back as airlock_propose returns them for the same steps (two or more changes: ONE plan, one approval, one transaction id for airlock_execute): transaction id, summary, the daemon\'s risk, the change, and its approval state; a refusal comes back with its error. ' +
+        'proposal holds the planned steps as [{action_name, params}], ready for airlock_propose if they need changing. ' +
         'A part of the request the planner cannot fill comes back in missing, the plan marked complete: false (never a shorter plan that passes for the whole). ' +
         'A request that holds a secret (a password, a token, a key) is refused before any planner sees it: never put one in.',
       inputSchema: z.strictObject({ intent: z.string().min(1).max(DEFAULT_LIMITS.maxIntentChars).describe('what the person wants done, in their words, without any secret') }),

@@ -1,8 +1,10 @@
 /**
  * airlock_propose: the calling agent proposes typed steps itself (no second model, no
- * second key). The daemon validates and previews each one, decides its risk, and either
- * approves it under the host's policy or leaves it waiting for a person. A step it refuses
- * comes back with its typed error; the other steps still preview.
+ * second key). By the rule every client follows (src/client/proposal.ts), steps holding two
+ * or more changes go as ONE plan: the daemon previews each against the host the steps before
+ * it leave, and the plan waits for one approval; otherwise the daemon previews each step
+ * alone, and either approves it under the host's policy or leaves it waiting for a person. A
+ * step it refuses comes back with its typed error; the other steps still preview.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -13,9 +15,12 @@ import { renderPreview } from '../../client/render-preview.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { wireError } from '../schemas.js';
-import { answer, errorText, failure, wireOf } from '../tool-result.js';
+import { answer, errorText, failure } from '../tool-result.js';
+import { forAgent } from '../agent-hints.js';
+import { propose } from '../../client/proposal.js';
+import type { Plan, ProposedChange } from '../../protocol/wire/preview.js';
 import { ON_A_CHANGE } from '../workflow.js';
-import { MAX_PLAN_STEPS } from '../../protocol/plan.js';
+import { MAX_PLAN_STEPS, PLAN_ACTION } from '../../protocol/plan.js';
 
 /** A proposal a person can still read through step by step: as many steps as a plan may hold. */
 export const MAX_STEPS = MAX_PLAN_STEPS;
@@ -42,6 +47,30 @@ const approval = z.discriminatedUnion('state', [
   }),
   z.object({ state: z.literal('inbox'), command: z.string() }),
 ]);
+
+/** A plan's steps as the approver sees them (src/protocol/wire/preview.ts PlanSchema), fields promised loosely as for a step. */
+const planOut = z.object({
+  steps: z.array(
+    z.object({
+      step: z.number().int(),
+      action_name: z.string(),
+      params: z.record(z.string(), z.unknown()),
+      summary: z.string(),
+      risk: z.string(),
+      /** Its change is built when step N has run (it cannot be projected before); null: previewed now. */
+      computed_after: z.number().int().nullable(),
+      proposed_change: z.object({ change: z.unknown(), mechanism: z.array(z.record(z.string(), z.unknown())), digest: z.string() }).nullable(),
+      side_effects: z.array(z.string()),
+      warnings: z.array(z.string()),
+      reboot_required: z.boolean(),
+      rollback_available: z.boolean(),
+    }),
+  ),
+  reboot_required: z.boolean(),
+  services_interrupted: z.array(z.string()),
+  computed_at_execution: z.array(z.number().int()),
+  digest: z.string(),
+});
 
 /**
  * A previewed step: the preview envelope's fields an agent needs, with its approval state. The
@@ -70,6 +99,8 @@ const previewed = PreviewEnvelopeSchema.pick({
   preview_digest: z.string(),
   proposed_change: z.object({ change: z.unknown(), mechanism: z.array(z.record(z.string(), z.unknown())), digest: z.string() }),
   approval,
+  /** Present for a plan (action_name Plan): its steps, previewed in sequence, approved once with this transaction id. */
+  plan: planOut.optional(),
 });
 const refused = z.object({ ok: z.literal(false), action_name: z.string(), params: z.record(z.string(), z.unknown()), error: wireError });
 export const stepOut = z.discriminatedUnion('ok', [previewed, refused]);
@@ -101,7 +132,7 @@ export function previewedStep(p: PreviewResult, policy: PolicyView | null): z.in
     risk: p.risk,
     min_role: p.min_role,
     current_state: p.current_state,
-    proposed_change: { change: p.proposed_change.change, mechanism: p.proposed_change.mechanism as unknown as Array<Record<string, unknown>>, digest: p.proposed_change.digest },
+    proposed_change: mechanismOut(p.proposed_change),
     side_effects: p.side_effects,
     warnings: p.warnings,
     reboot_required: p.reboot_required,
@@ -110,6 +141,32 @@ export function previewedStep(p: PreviewResult, policy: PolicyView | null): z.in
     expires_at: p.expires_at,
     preview_digest: p.preview_digest,
     approval: approvalOf(p, policy),
+    ...(p.plan ? { plan: planView(p.plan) } : {}),
+  };
+}
+
+const mechanismOut = (c: ProposedChange) => ({ change: c.change, mechanism: c.mechanism as unknown as Array<Record<string, unknown>>, digest: c.digest });
+
+/** Exactly the fields planOut promises. */
+function planView(p: Plan): z.infer<typeof planOut> {
+  return {
+    steps: p.steps.map((s) => ({
+      step: s.step,
+      action_name: s.action_name,
+      params: s.params,
+      summary: s.summary,
+      risk: s.risk,
+      computed_after: s.computed_after ?? null,
+      proposed_change: s.proposed_change ? mechanismOut(s.proposed_change) : null,
+      side_effects: s.side_effects,
+      warnings: s.warnings,
+      reboot_required: s.reboot_required,
+      rollback_available: s.rollback_available,
+    })),
+    reboot_required: p.reboot_required,
+    services_interrupted: p.services_interrupted,
+    computed_at_execution: p.computed_at_execution,
+    digest: p.digest,
   };
 }
 
@@ -117,7 +174,8 @@ function approvalLine(s: z.infer<typeof previewed>): string {
   const a = s.approval;
   if (a.state === 'approved_by_policy') return `approval: approved by the host's policy (rule ${a.rule}) until ${a.expires_at}: it can run now`;
   if (a.state === 'inbox') return `approval: you are unattended, so this is a proposal for the inbox; a person runs \`${a.command}\` or nothing happens`;
-  return `approval: WAITING for ${a.who}. They run, in their own terminal: ${a.command}${a.second_factor ? ' (with their authenticator code)' : ''}`;
+  const once = s.plan ? ` (one approval for all ${s.plan.steps.length} steps of the plan)` : '';
+  return `approval: WAITING for ${a.who}. They run, in their own terminal: ${a.command}${a.second_factor ? ' (with their authenticator code)' : ''}${once}`;
 }
 
 /** The text the model reads: each preview as `airlock approve` shows it to the person, then what to do next. */
@@ -125,7 +183,9 @@ export function proposalText(steps: ProposedStep[], previews: Map<string, Previe
   const out: string[] = [];
   if (reason) out.push(`Reason you gave (not part of the signed record): ${reason}`);
   steps.forEach((s, i) => {
+    if (!s.ok && s.action_name === PLAN_ACTION) return void out.push(`The plan was REFUSED by the daemon, nothing recorded (fix the step it names and propose the whole plan again):\n${errorText(s.error)}`);
     if (!s.ok) return void out.push(`Step ${i + 1}: ${s.action_name} was REFUSED by the daemon, nothing recorded:\n${errorText(s.error)}`);
+    if (s.plan) return void out.push(`One plan of ${s.plan.steps.length} dependent steps, each previewed against the host the steps before it leave; one approval for all, run as one:\n${renderPreview(previews.get(s.transaction_id)!)}${approvalLine(s)}`);
     out.push(`Step ${i + 1}:\n${renderPreview(previews.get(s.transaction_id)!)}${approvalLine(s)}`);
   });
   const waiting = steps.flatMap((s) => (s.ok && s.approval.state === 'waiting_for_person' ? [s] : []));
@@ -137,20 +197,21 @@ export function proposalText(steps: ProposedStep[], previews: Map<string, Previe
   return out.join('\n');
 }
 
+/** The steps proposed by the one rule (src/client/proposal.ts): a plan comes back as one step, action_name Plan. */
 async function proposeAll(cl: AirlockClient, steps: Array<z.infer<typeof stepIn>>) {
   // The policy says whether Medium needs a code too; without it (an old daemon), say only what High needs.
   const policy = await cl.call('policy.show').catch(() => null);
+  const proposal = await propose(cl, steps);
+  const results = proposal.kind === 'plan' ? [proposal.result] : proposal.results;
   const out: ProposedStep[] = [];
   const previews = new Map<string, PreviewResult>();
-  for (const step of steps) {
-    try {
-      const p = await cl.preview(step.action_name, step.params);
-      previews.set(p.transaction_id, p);
-      out.push(previewedStep(p, policy));
-    } catch (e) {
-      out.push({ ok: false, action_name: step.action_name, params: step.params, error: wireOf(e) });
-    }
-  }
+  results.forEach((r, i) => {
+    if (r.ok) {
+      previews.set(r.preview.transaction_id, r.preview);
+      out.push(previewedStep(r.preview, policy));
+    } else if (proposal.kind === 'plan') out.push({ ok: false, action_name: PLAN_ACTION, params: { steps }, error: forAgent(r.error) });
+    else out.push({ ok: false, action_name: steps[i]!.action_name, params: steps[i]!.params, error: forAgent(r.error) });
+  });
   return { out, previews, self: cl.welcome.principal };
 }
 
@@ -160,7 +221,8 @@ export function registerPropose(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Propose Airlock steps',
       description:
-        'Propose typed steps (actions from airlock_actions, with their parameters), in the order they should run. The daemon validates and previews each one and nothing on the host changes: ' +
+        'Propose typed steps (actions from airlock_actions, with their parameters), in the order they should run. The daemon validates and previews each one and nothing on the host changes. ' +
+        'Steps holding two or more changes (steps that are not reads) go as ONE plan: each previewed against the host the steps before it leave (a group created by step 1 exists for step 2), and the answer is one step, action_name Plan, with its transaction id, the steps in plan, and one approval for all; airlock_execute runs it as one. Otherwise each step goes alone: ' +
         "each step comes back with its transaction id, summary, the daemon's risk (never yours), minimum role, current state, the exact proposed change and mechanism, side effects, warnings, reboot and rollback, expiry, " +
         'and its approval state: approved by the host policy, or waiting for a person (with the exact command that person runs), or a proposal for the inbox. A step the daemon refuses returns its typed error and the others still preview. ' +
         ON_A_CHANGE,
