@@ -1,0 +1,105 @@
+/**
+ * Plans (docs/protocol.md section 6.21) attacked as the agent would: a real daemon in an
+ * overlay host, every client a real Unix user. The agent holds its own account in
+ * airlock-admin, reads the docs and code, and talks to the socket; it tries to get the host
+ * changed beyond what the person saw and approved, or to get past the door: a step computed
+ * after an earlier one that the approver cannot read, a step of a plan run as a single
+ * transaction, a plan reshaped or its receipt reused, another principal deciding on it, text
+ * that would repaint the approver's terminal, a factor meant for a lower risk.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CLI } from '../support/cli.js';
+import { typeAt } from '../support/terminal.js';
+import { rejectsWith, startWorld, type World } from '../support/world.js';
+import type { Principal } from '../../src/sandbox/principal.js';
+import type { PreviewEnvelope } from '../../src/protocol/messages.js';
+
+let w: World;
+let agent: Principal, alice: Principal, otto: Principal, olga: Principal;
+
+before(async () => {
+  w = await startWorld([], 'overlay');
+  agent = await w.as('agent', ['airlock-admin']);
+  alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+  otto = await w.as('otto', ['airlock-admin']);
+  olga = await w.as('olga', ['airlock-observer']);
+  await w.d.addUser('abob', []);
+});
+after(() => w?.close());
+
+type Steps = Array<{ action_name: string; params: Record<string, unknown> }>;
+const plan = (who: Principal, steps: Steps) => who.call('plan.preview', { steps });
+const execute = (who: Principal, p: PreviewEnvelope, receipt: string, o: { action_name?: string; params?: Record<string, unknown> } = {}) =>
+  who.call('execute', { transaction_id: p.transaction_id, action_name: o.action_name ?? p.action_name, params: o.params ?? p.params, receipt });
+
+/** The agent's own key, which it wants authorized for root. */
+const AGENT_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d agent-owns-this@evil';
+/** A first step that declares no effects (AddHostsEntry): every step after it is computed after it. */
+const blind = (n: number): Steps[number] => ({ action_name: 'AddHostsEntry', params: { ip: `10.9.8.${n}`, names: [`attack${n}.internal`] } });
+
+describe('a step computed after an earlier one is shown to the approver with what it will do', () => {
+  test('the daemon names the step\'s parameters in its summary: the approver reads which key for which user', async () => {
+    const p = await plan(agent, [blind(1), { action_name: 'AddAuthorizedKey', params: { user: 'root', key: AGENT_KEY } }]);
+    const second = p.plan!.steps[1]!;
+    assert.equal(second.computed_after, 1, 'nothing after a change without declared effects is projected');
+    assert.equal(second.proposed_change, null);
+    // The action alone ("AddAuthorizedKey: computed after step 1") would let a person approve a root login blind.
+    assert.match(second.summary, /root/, second.summary);
+    assert.match(second.summary, /agent-owns-this@evil/, second.summary);
+    assert.match(p.summary, /AddAuthorizedKey .*root/, "the plan's own summary (lists, notifications) names it too");
+  });
+
+  test('`airlock approve` shows a computed-after step\'s parameters without -v', async () => {
+    const p = await plan(agent, [blind(2), { action_name: 'AddAuthorizedKey', params: { user: 'root', key: AGENT_KEY } }]);
+    const argv = `/usr/bin/setpriv --reuid=${alice.identity.uid} --regid=${alice.identity.gid} --groups=${alice.identity.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} approve ${p.transaction_id}`;
+    // The person reads the plan and refuses to type the action name: nothing is approved.
+    const shown = await typeAt(argv, [['Code from your authenticator app', () => w.codes.code('alice')], ['Type the action name', 'no']]);
+    const step2 = shown.out.slice(shown.out.indexOf('step 2'));
+    assert.match(step2, /"user": "root"/, shown.out);
+    assert.match(step2, /agent-owns-this@evil/, shown.out);
+    assert.equal((await alice.call('transaction.get', { transaction_id: p.transaction_id })).state, 'Previewed');
+  });
+});
+
+describe('a plan is one transaction: its steps, shape and receipt are bound to it', () => {
+  test('`Plan` is no action: neither previewed alone nor as a step of a plan', async () => {
+    await rejectsWith(agent.call('preview', { action_name: 'Plan', params: { steps: [{ action_name: 'CreateGroup', params: { group: 'pa1' } }] } }), 'validation', 'unknown_action');
+    const e = await rejectsWith(plan(agent, [{ action_name: 'Plan', params: { steps: [] } }]), 'validation', 'unknown_action');
+    assert.match(e.message, /^step 1 \(Plan\): /);
+  });
+
+  test('a step of an approved plan cannot be executed alone, nor the plan truncated or its receipt used for another plan', async () => {
+    const p = await plan(agent, [{ action_name: 'CreateGroup', params: { group: 'pa2' } }, { action_name: 'AddUserToGroup', params: { user: 'abob', group: 'pa2' } }]);
+    const q = await plan(agent, [{ action_name: 'CreateGroup', params: { group: 'pa3' } }, { action_name: 'AddUserToGroup', params: { user: 'agent', group: 'pa3' } }]);
+    const g = await w.approve(alice, p);
+    const steps = p.params.steps as Steps;
+    await rejectsWith(execute(agent, p, g.receipt, { action_name: 'CreateGroup', params: steps[0]!.params }), 'stale_approval', 'request_mismatch');
+    await rejectsWith(execute(agent, p, g.receipt, { params: { steps: steps.slice(0, 1) } }), 'stale_approval', 'request_mismatch');
+    await rejectsWith(execute(agent, p, g.receipt, { params: { steps: [steps[0], steps[0], steps[1]] } }), 'stale_approval', 'request_mismatch');
+    await rejectsWith(execute(agent, q, g.receipt), 'stale_approval', 'not_approved');
+    assert.equal(await w.d.box.readFile('/etc/group').then((t) => /^pa[23]:/m.test(t ?? '')), false, 'nothing ran');
+    assert.equal((await execute(agent, p, g.receipt)).state, 'Succeeded');
+    await rejectsWith(execute(agent, p, g.receipt), 'stale_approval');
+  });
+
+  test('the plan takes the factor of its highest step: a Medium first step does not lower it', async () => {
+    const p = await plan(agent, [{ action_name: 'CreateGroup', params: { group: 'pa4' } }, { action_name: 'AddUserToGroup', params: { user: 'agent', group: 'pa4' } }]);
+    assert.equal(p.risk, 'high');
+    await rejectsWith(alice.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'totp_required');
+    await rejectsWith(alice.call('approve', { transaction_id: p.transaction_id, preview_digest: p.plan!.digest, totp_code: await w.codes.code('alice') }), 'stale_approval', 'digest_mismatch');
+  });
+});
+
+describe("nobody but the door's people decide on someone's plan", () => {
+  test('another agent cannot cancel it, an observer cannot plan a change even after reads, text with controls is refused in any step', async () => {
+    const p = await plan(agent, [{ action_name: 'CreateGroup', params: { group: 'pa5' } }]);
+    await rejectsWith(otto.call('cancel', { transaction_id: p.transaction_id }), 'authorization');
+    await rejectsWith(otto.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization');
+    await rejectsWith(plan(olga, [{ action_name: 'ListGroups', params: {} }, { action_name: 'CreateGroup', params: { group: 'pa6' } }]), 'authorization', 'role_too_low');
+    for (const bad of ['\u001b]0;approved\u0007', '\u009b2J', 'root\u202egnp.exe']) {
+      const e = await rejectsWith(plan(agent, [blind(3), { action_name: 'CreateUser', params: { user: 'pa7', comment: bad } }]), 'validation', 'bad_params');
+      assert.match(e.message, /^step 2 \(CreateUser\): /);
+    }
+  });
+});
