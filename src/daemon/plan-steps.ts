@@ -8,6 +8,7 @@
  */
 import type { AnyAction } from '../catalogue/action.js';
 import type { Effect } from '../catalogue/effects.js';
+import { reversibleWhenDone } from '../catalogue/mechanism.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { requestHash } from '../protocol/hash.js';
 import { planStepDigest } from '../protocol/plan.js';
@@ -76,7 +77,8 @@ async function previewStep(ctx: VerbContext, who: Caller, host: ProjectedHost, n
     await ctx.executor.checkPaths(plan.steps);
     const bound = await bindMechanism(a, plan.parts.change, plan.steps, host);
     const s = await shownPreview(a, current, plan.parts, bound, masked);
-    body = { ...fixed, summary: s.summary, current_state: s.currentState, proposed_change: s.proposedChange, side_effects: s.sideEffects, warnings: s.warnings, ...(plan.changed ? {} : { no_change: true as const }) };
+    // A step's rollback is what a later step's failure can reverse: its action's, and only when its undos cover everything it runs.
+    body = { ...fixed, rollback_available: a.rollback && reversibleWhenDone(plan.steps), summary: s.summary, current_state: s.currentState, proposed_change: s.proposedChange, side_effects: s.sideEffects, warnings: s.warnings, ...(plan.changed ? {} : { no_change: true as const }) };
     effects = a.readOnly ? [] : (a.effects?.(params, current) ?? null);
     await host.apply(n, effects ?? undefined);
   } catch (e) {

@@ -203,7 +203,7 @@ function fateText(fates: StepState[]): string {
     ['succeeded', 'done'],
     ['no_change', 'no change needed'],
     ['rolled_back', 'rolled back'],
-    ['not_rolled_back', 'NOT rolled back (no rollback)'],
+    ['not_rolled_back', 'NOT rolled back (nothing undoes all it did, or its undo failed)'],
     ['failed', 'failed'],
     ['stopped', 'stopped for a new approval'],
     ['not_run', 'not run'],

@@ -55,7 +55,7 @@ export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'pla
     proposed_change: { change: null, mechanism: [], digest: plan.digest },
     side_effects: [...new Set(built.flatMap((b) => b.shown.side_effects))],
     reboot_required: plan.reboot_required,
-    rollback_available: built.every((b) => b.a.rollback || b.a.readOnly),
+    rollback_available: built.every((b) => b.shown.rollback_available || b.a.readOnly),
     warnings,
     requested_by: escapeText(principalName(who)),
     plan,
