@@ -91,6 +91,35 @@ describe('a plan is one transaction: its steps, shape and receipt are bound to i
   });
 });
 
+describe('a declared effect that is wrong about the host stops the plan, never writes for the wrong account', () => {
+  test('useradd picks another uid than the projection (UID_MIN raised): the key step stops, the user is removed again, no key is written', async () => {
+    // The sandbox's login.defs gives useradd a uid block of its own; its UID_MIN is raised near the
+    // block's top, so useradd picks a uid there while the projection (max + 1 from 1000) does not.
+    const defs = (await w.d.box.readFile('/etc/login.defs'))!;
+    const value = (k: string) => Number(new RegExp(`^${k}\\s+(\\d+)$`, 'm').exec(defs)![1]);
+    const [uidMin, gidMin, top] = [value('UID_MIN'), value('GID_MIN'), value('UID_MAX')];
+    const set = (uid: number, gid: number) => w.d.box.run('/usr/bin/sed', ['-i', '-E', `s/^UID_MIN\\s.*$/UID_MIN\\t${uid}/; s/^GID_MIN\\s.*$/GID_MIN\\t${gid}/`, '/etc/login.defs']);
+    assert.equal((await set(top - 50, top - 50)).code, 0);
+    try {
+      const p = await plan(agent, [
+        { action_name: 'CreateUser', params: { user: 'pauid' } },
+        { action_name: 'AddAuthorizedKey', params: { user: 'pauid', key: AGENT_KEY } },
+      ]);
+      const write = p.plan!.steps[1]!.proposed_change!.mechanism[0] as { owner: { uid: number } };
+      assert.ok(write.owner.uid < top - 50, `the projection assumes the next uid after the highest: ${write.owner.uid}`);
+      const g = await w.approve(alice, p);
+      const r = await execute(agent, p, g.receipt);
+      assert.deepEqual(r.plan_steps!.map((s) => s.state), ['rolled_back', 'stopped'], r.summary);
+      assert.equal(r.state, 'RolledBack', r.summary);
+      assert.equal(r.error?.category, 'stale_approval');
+      assert.doesNotMatch((await w.d.box.readFile('/etc/passwd')) ?? '', /^pauid:/m, 'the user step 1 created is gone');
+      assert.equal(await w.d.box.readFile('/home/pauid/.ssh/authorized_keys'), null);
+    } finally {
+      assert.equal((await set(uidMin, gidMin)).code, 0);
+    }
+  });
+});
+
 describe("nobody but the door's people decide on someone's plan", () => {
   test('another agent cannot cancel it, an observer cannot plan a change even after reads, text with controls is refused in any step', async () => {
     const p = await plan(agent, [{ action_name: 'CreateGroup', params: { group: 'pa5' } }]);
