@@ -121,9 +121,11 @@ describe('a declared effect that is wrong about the host stops the plan, never w
 });
 
 describe("nobody but the door's people decide on someone's plan", () => {
-  test('another agent cannot cancel it, an observer cannot plan a change even after reads, text with controls is refused in any step', async () => {
+  test('another agent cannot cancel, approve or wait on it, an observer cannot plan a change even after reads, text with controls is refused in any step', async () => {
     const p = await plan(agent, [{ action_name: 'CreateGroup', params: { group: 'pa5' } }]);
     await rejectsWith(otto.call('cancel', { transaction_id: p.transaction_id }), 'authorization');
+    await rejectsWith(otto.call('transaction.wait', { transaction_id: p.transaction_id }), 'authorization');
+    await rejectsWith(olga.call('transaction.wait', { transaction_id: p.transaction_id }), 'authorization');
     await rejectsWith(otto.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization');
     await rejectsWith(plan(olga, [{ action_name: 'ListGroups', params: {} }, { action_name: 'CreateGroup', params: { group: 'pa6' } }]), 'authorization', 'role_too_low');
     for (const bad of ['\u001b]0;approved\u0007', '\u009b2J', 'root\u202egnp.exe']) {
