@@ -78,6 +78,8 @@ describe('a plan is one transaction: its steps, shape and receipt are bound to i
     await rejectsWith(execute(agent, p, g.receipt, { params: { steps: steps.slice(0, 1) } }), 'stale_approval', 'request_mismatch');
     await rejectsWith(execute(agent, p, g.receipt, { params: { steps: [steps[0], steps[0], steps[1]] } }), 'stale_approval', 'request_mismatch');
     await rejectsWith(execute(agent, q, g.receipt), 'stale_approval', 'not_approved');
+    // Parameters no request hash can cover (a lone surrogate) are another request too, not an internal error.
+    await rejectsWith(execute(agent, p, g.receipt, { params: { steps: [{ action_name: 'CreateGroup', params: { group: 'pa2\ud800' } }] } }), 'stale_approval', 'request_mismatch');
     assert.equal(await w.d.box.readFile('/etc/group').then((t) => /^pa[23]:/m.test(t ?? '')), false, 'nothing ran');
     assert.equal((await execute(agent, p, g.receipt)).state, 'Succeeded');
     await rejectsWith(execute(agent, p, g.receipt), 'stale_approval');
