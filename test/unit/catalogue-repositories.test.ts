@@ -457,6 +457,7 @@ test('AddRepository writes the keyring, has gpg read it, writes the deb822 sourc
       kind: 'command',
       program: 'gpg',
       args: ['--batch', '--no-options', '--homedir', '/etc/apt/keyrings', '--no-permission-warning', '--no-default-keyring', '--keyring', '/dev/null', '--trust-model', 'always', '--no-auto-check-trustdb', '--show-keys', '--with-colons', '--', '/etc/apt/keyrings/airlock-example.asc'],
+      noUndo: 'changes_nothing',
     },
     { kind: 'fileWrite', path: '/etc/apt/sources.list.d/airlock-example.sources', content: sources, mode: 0o644, parent: { mode: 0o755 } },
     { kind: 'command', program: 'apt-get', args: ['indextargets', '--format', '$(REPO_URI) $(RELEASE) $(COMPONENT) $(TARGET_OF)', 'Sourcesentry: /etc/apt/sources.list.d/airlock-example.sources:1'], noUndo: 'changes_nothing' },
