@@ -62,6 +62,25 @@ describe('a step computed after an earlier one is shown to the approver with wha
   });
 });
 
+describe('the host changed between the steps, where the agent can reach', () => {
+  test("a computed-after key step whose user's ~/.ssh became a link to /root/.ssh after the approval fails, and step 1 is rolled back", async () => {
+    const sh = async (program: string, args: string[]) => assert.equal((await w.d.box.run(program, args)).code, 0, `${program} ${args.join(' ')}`);
+    await sh('/usr/sbin/useradd', ['-m', '--', 'pamal']);
+    await sh('/usr/bin/mkdir', ['-p', '/root/.ssh']);
+    const before = await w.d.box.readFile('/root/.ssh/authorized_keys');
+    const p = await plan(agent, [blind(4), { action_name: 'AddAuthorizedKey', params: { user: 'pamal', key: AGENT_KEY } }]);
+    assert.equal(p.plan!.steps[1]!.computed_after, 1, 'its path is checked only when it runs');
+    const g = await w.approve(alice, p);
+    // Whoever owns the home (the account the agent may hold) swaps ~/.ssh for a link once the plan is approved.
+    await sh('/usr/bin/ln', ['-s', '/root/.ssh', '/home/pamal/.ssh']);
+    const r = await execute(agent, p, g.receipt);
+    assert.deepEqual(r.plan_steps!.map((s) => s.state), ['rolled_back', 'failed'], r.summary);
+    assert.equal(r.state, 'RolledBack', r.summary);
+    assert.equal(await w.d.box.readFile('/root/.ssh/authorized_keys'), before, "root's keys are untouched");
+    assert.doesNotMatch((await w.d.box.readFile('/etc/hosts')) ?? '', /attack4\.internal/, 'step 1 is undone');
+  });
+});
+
 describe('a plan is one transaction: its steps, shape and receipt are bound to it', () => {
   test('`Plan` is no action: neither previewed alone nor as a step of a plan', async () => {
     await rejectsWith(agent.call('preview', { action_name: 'Plan', params: { steps: [{ action_name: 'CreateGroup', params: { group: 'pa1' } }] } }), 'validation', 'unknown_action');
