@@ -81,6 +81,21 @@ describe('the host changed between the steps, where the agent can reach', () => 
   });
 });
 
+describe('a computed-after step that warns when it runs stops for a new approval', () => {
+  test('a key for root computed after step 1: "this grants a root login" was never shown, so the plan stops and step 1 is undone', async () => {
+    const before = await w.d.box.readFile('/root/.ssh/authorized_keys');
+    const p = await plan(agent, [blind(5), { action_name: 'AddAuthorizedKey', params: { user: 'root', key: AGENT_KEY } }]);
+    assert.deepEqual(p.plan!.steps[1]!.warnings.filter((x) => /root login/.test(x)), [], 'the preview cannot know it');
+    const g = await w.approve(alice, p);
+    const r = await execute(agent, p, g.receipt);
+    assert.deepEqual(r.plan_steps!.map((s) => s.state), ['rolled_back', 'stopped'], r.summary);
+    assert.equal(r.state, 'RolledBack', r.summary);
+    assert.equal(r.error?.category, 'stale_approval');
+    assert.match(r.error!.message, /this grants a root login/);
+    assert.equal(await w.d.box.readFile('/root/.ssh/authorized_keys'), before, "no key for root");
+  });
+});
+
 describe('a plan is one transaction: its steps, shape and receipt are bound to it', () => {
   test('`Plan` is no action: neither previewed alone nor as a step of a plan', async () => {
     await rejectsWith(agent.call('preview', { action_name: 'Plan', params: { steps: [{ action_name: 'CreateGroup', params: { group: 'pa1' } }] } }), 'validation', 'unknown_action');
