@@ -24,6 +24,14 @@ export interface CommandStep {
   env?: Record<string, string>;
   /** How to reverse this step if a later step fails (automatic rollback). */
   undo?: CommandStep;
+  /**
+   * Why a command without an undo needs none for its job to be reversed: it changes nothing
+   * (a check or a read: `sshd -t`, `nft --check`, `apt-cache policy`), or it is undone by an
+   * earlier step's undo, which runs after the files are restored (a reload that re-reads
+   * them). A finished job with a command that has neither cannot be reversed (Executor.runSteps):
+   * a plan that fails after it says so rather than report it rolled back.
+   */
+  noUndo?: 'changes_nothing' | 'undone_earlier';
   /** Run as nobody: an inventory read that must show only what any user could see. */
   unprivileged?: boolean;
   /**
@@ -112,6 +120,14 @@ export interface FileDeleteStep {
 export type Step = CommandStep | FileScanStep | FileWriteStep | FilePatchStep | FileDeleteStep;
 export type StepKind = Step['kind'];
 export const STEP_KINDS: readonly StepKind[] = ['command', 'fileScan', 'fileWrite', 'filePatch', 'fileDelete'];
+
+/**
+ * Whether the undos of a finished job of these steps bring the host back: every command carries
+ * an undo or says why it needs none (noUndo), and none acts on a file made for it by descriptor
+ * (the job no longer holds it). File steps are always restored from their snapshots. What a
+ * plan shows as a step's rollback and what its failure reverses (Executor.runSteps).
+ */
+export const reversibleWhenDone = (steps: readonly Step[]): boolean => steps.every((s) => s.kind !== 'command' || ((s.undo !== undefined || s.noUndo !== undefined) && s.file === undefined));
 
 export type ExclusiveResource = 'dpkg';
 /** Lock files that say an exclusive resource is busy (checked with F_OFD_GETLK). */

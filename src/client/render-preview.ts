@@ -66,8 +66,9 @@ function planLines(plan: Plan, verbose: boolean): string[] {
   const out: string[] = [];
   for (const s of plan.steps) {
     out.push('', `  ${c.bold(`step ${s.step}`)} ${c.bold(t(s.summary))}   ${c.dim(`${t(s.action_name)}, ${t(s.risk)} risk`)}`);
-    if (verbose) out.push(`    ${c.dim('parameters')}\n${indent(json(s.params), 6)}`);
     const pc = s.proposed_change;
+    // A step computed after an earlier one shows nothing else of what it will do: its parameters are always shown.
+    if (verbose || pc === null) out.push(`    ${c.dim('parameters')}\n${indent(json(s.params), 6)}`);
     if (pc === null) {
       out.push(`    ${c.yellow(`computed after step ${t(s.computed_after)}`)} ${c.dim('its change and mechanism are built and bound when that step has run')}`);
       continue;

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { AirlockError } from '../protocol/errors.js';
 import { fileBytes, fileText, refuseNotUtf8 } from '../protocol/file-text.js';
 import type { CommandOutput } from '../catalogue/action.js';
-import { RESOURCE_LOCKS, commandTexts, stepPaths, verdictProblems, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
+import { RESOURCE_LOCKS, commandTexts, reversibleWhenDone, stepPaths, verdictProblems, type CommandStep, type ExclusiveResource, type FileScanStep, type Step } from '../catalogue/mechanism.js';
 import type { ProgramTable } from './programs.js';
 import { shellViolation } from '../catalogue/programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
@@ -69,8 +69,9 @@ export interface StepsOutcome {
   rolledBack: boolean;
   /**
    * Of steps that all succeeded: reverses them (a plan's later step failed), in reverse order,
-   * true when every undo ran; null when nothing can reverse them (no undo, or a file made for
-   * a program by descriptor, which the job no longer holds).
+   * true when every undo ran; null when nothing can reverse them all (reversibleWhenDone: no
+   * undo, a command that changed live state with none, or a file made for a program by
+   * descriptor, which the job no longer holds).
    */
   undo?: (() => Promise<boolean>) | null;
 }
@@ -217,7 +218,6 @@ export class Executor {
     const undo: Array<() => Promise<void>> = [];
     const reads = new Map<number, Promise<Buffer | null>>();
     const files = new JobFiles();
-    let heldFiles = false;
     try {
       for (let i = 0; i < steps.length; i++) {
         const step = steps[i]!;
@@ -230,7 +230,6 @@ export class Executor {
               await checkTrustedPath(path); // before anything is made there
               fd = await files.create(path, step.file.create.mode);
               undo.push(() => files.remove(path));
-              heldFiles = true;
             } else if (step.file) {
               fd = files.fd(step.file.path);
             }
@@ -290,7 +289,9 @@ export class Executor {
           }
         }
       }
-      return { ok: true, output, truncated, rolledBack: false, undo: undo.length === 0 || heldFiles ? null : () => undoAll(undo) };
+      // Restoring the files of a job whose command changed live state (a firewall loaded, a daemon
+      // reloaded) would leave that state changed while the job is said to be undone: it is not offered.
+      return { ok: true, output, truncated, rolledBack: false, undo: undo.length === 0 || !reversibleWhenDone(steps) ? null : () => undoAll(undo) };
     } catch (e) {
       const error = e instanceof AirlockError ? e : new AirlockError('execution', 'step_failed', (e as Error).message);
       const rolledBack = undo.length > 0 && (await undoAll(undo));

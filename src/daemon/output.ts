@@ -185,7 +185,7 @@ export function quoteForClient(text: string, max: number): string {
 }
 
 /** The first `n` UTF-16 units of `s`, never ending inside a surrogate pair. */
-function cutAt(s: string, n: number): string {
+export function cutAt(s: string, n: number): string {
   if (s.length <= n) return s;
   return /[\ud800-\udbff]/.test(s[n - 1]!) ? s.slice(0, n - 1) : s.slice(0, n);
 }

@@ -8,6 +8,7 @@
  */
 import type { AnyAction } from '../catalogue/action.js';
 import type { Effect } from '../catalogue/effects.js';
+import { reversibleWhenDone } from '../catalogue/mechanism.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { requestHash } from '../protocol/hash.js';
 import { planStepDigest } from '../protocol/plan.js';
@@ -16,7 +17,7 @@ import type { PlanStep } from '../protocol/wire/preview.js';
 import type { MaskCounts } from '../mask/mask.js';
 import { enforce, mayPreview, type Caller } from './authz.js';
 import { bindMechanism } from './mechanism-binding.js';
-import { masksForClient } from './output.js';
+import { cutAt, masksForClient } from './output.js';
 import { planOf } from './plan.js';
 import { ComputedAfter, ProjectedHost } from './projected-host.js';
 import { parseActionParams } from './request-params.js';
@@ -24,6 +25,9 @@ import { shownParams } from './secret-params.js';
 import { shownPreview } from './shown-preview.js';
 import { action, platformProblem, riskOf } from './verbs/catalogue.js';
 import type { VerbContext } from './verbs/context.js';
+
+/** A computed-after step's summary names its parameters up to this many characters (its `params` holds them whole). */
+export const MAX_SUMMARY_PARAMS = 600;
 
 /** One step as a client asks for it. */
 export interface StepRequest {
@@ -73,16 +77,24 @@ async function previewStep(ctx: VerbContext, who: Caller, host: ProjectedHost, n
     await ctx.executor.checkPaths(plan.steps);
     const bound = await bindMechanism(a, plan.parts.change, plan.steps, host);
     const s = await shownPreview(a, current, plan.parts, bound, masked);
-    body = { ...fixed, summary: s.summary, current_state: s.currentState, proposed_change: s.proposedChange, side_effects: s.sideEffects, warnings: s.warnings, ...(plan.changed ? {} : { no_change: true as const }) };
+    // A step's rollback is what a later step's failure can reverse: its action's, and only when its undos cover everything it runs.
+    body = { ...fixed, rollback_available: a.rollback && reversibleWhenDone(plan.steps), summary: s.summary, current_state: s.currentState, proposed_change: s.proposedChange, side_effects: s.sideEffects, warnings: s.warnings, ...(plan.changed ? {} : { no_change: true as const }) };
     effects = a.readOnly ? [] : (a.effects?.(params, current) ?? null);
     await host.apply(n, effects ?? undefined);
   } catch (e) {
     if (!(e instanceof ComputedAfter)) throw e;
     // Its state is known only once step e.step has run: what it does is fixed now, how is bound then.
-    const [summary = ''] = await masksForClient([`${a.name}: computed after step ${e.step}`], masked);
+    // Nothing else shows what it will do, so its summary names its parameters (as shown: declared secrets masked).
+    const [summary = ''] = await masksForClient([`${a.name} ${paramsText(fixed.params)}: computed after step ${e.step}`], masked);
     body = { ...fixed, summary, current_state: null, proposed_change: null, computed_after: e.step, side_effects: [], warnings: [`its change and mechanism are built and bound when step ${e.step} has run; a refusal then stops the plan and rolls back the steps before it`] };
     // What it leaves is unknown until it runs: nothing after it is projected.
     await host.apply(n, a.readOnly ? [] : undefined);
   }
   return { a, params, risk, effects, shown: { ...body, preview_digest: planStepDigest(body) } };
+}
+
+/** The parameters as one line of JSON, cut to MAX_SUMMARY_PARAMS characters. */
+function paramsText(params: Record<string, unknown>): string {
+  const text = JSON.stringify(params);
+  return text.length > MAX_SUMMARY_PARAMS ? `${cutAt(text, MAX_SUMMARY_PARAMS)}…` : text;
 }

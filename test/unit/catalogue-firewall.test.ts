@@ -252,7 +252,7 @@ test('the first change writes the file, checks it, installs the boot unit and lo
   const next = { input: { policy: 'accept' as const, rules: [{ text: rule }] }, forward: { policy: 'accept' as const, rules: [] } };
   assert.deepEqual(steps, [
     { kind: 'fileWrite', path: NFT_FILE, content: renderTable(next), mode: 0o644, parent: { mode: 0o755 } },
-    { kind: 'command', program: 'nft', args: ['--check', '--file', NFT_FILE] },
+    { kind: 'command', program: 'nft', args: ['--check', '--file', NFT_FILE], noUndo: 'changes_nothing' },
     { kind: 'fileWrite', path: UNIT_PATH, content: NFT_UNIT_TEXT, mode: 0o644 },
     {
       kind: 'command',
@@ -496,7 +496,7 @@ test('SetJailOption writes the drop-in, tests the configuration, reloads the jai
   const header = '# Managed by Airlock (SetJailOption): jail options set through Airlock.\n# Read after jail.conf, jail.local and the other jail.d files, so these values win.\n';
   assert.deepEqual(first.steps, [
     { kind: 'fileWrite', path: JAIL_DROPIN, content: `${header}\n[sshd]\nmaxretry = 3\n`, mode: 0o644 },
-    { kind: 'command', program: 'fail2ban-client', args: ['--test'] },
+    { kind: 'command', program: 'fail2ban-client', args: ['--test'], noUndo: 'changes_nothing' },
     { kind: 'command', program: 'fail2ban-client', args: ['--', 'reload', 'sshd'] },
   ]);
   assert.deepEqual((first.preview.change as { value: unknown }).value, { from: '5', to: '3' });

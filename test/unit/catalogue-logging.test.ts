@@ -198,7 +198,7 @@ test('SetJournaldOption: each option takes only its own kind of value', () => {
 
 const HEADER = '# Written by Airlock (SetJournaldOption, ResetJournaldOption): change it through those actions.\n[Journal]\n';
 const RESET_FAILED = { kind: 'command', program: 'systemctl', args: ['reset-failed', '--', 'systemd-journald.service'], undo: { kind: 'command', program: 'systemctl', args: ['restart', '--', 'systemd-journald.service'] } };
-const RESTART = { kind: 'command', program: 'systemctl', args: ['restart', '--', 'systemd-journald.service'] };
+const RESTART = { kind: 'command', program: 'systemctl', args: ['restart', '--', 'systemd-journald.service'], noUndo: 'undone_earlier' };
 
 test('SetJournaldOption writes the drop-in keeping its other options, after resetting the start limit, then restarts journald', async () => {
   const fresh = await run('SetJournaldOption', { option: 'SystemMaxUse', value: '500M' }, new LoggingHost({}));
@@ -329,7 +329,7 @@ test('SetLogrotatePolicy writes the policy file, then checks the whole configura
   const r = await run('SetLogrotatePolicy', policy({ maxsize: '100M' }), host);
   assert.deepEqual(r.steps, [
     { kind: 'fileWrite', path: POLICY, content: MYAPP_POLICY, mode: 0o644 },
-    { kind: 'command', program: 'logrotate', args: ['-d', '--', '/etc/logrotate.conf'], paths: ['/var/log/myapp/app.log'] },
+    { kind: 'command', program: 'logrotate', args: ['-d', '--', '/etc/logrotate.conf'], paths: ['/var/log/myapp/app.log'], noUndo: 'changes_nothing' },
   ]);
   assert.equal(r.preview.summary, 'Create the logrotate policy airlock-myapp for /var/log/myapp/app.log');
   assert.equal((r.preview.change as { content: string }).content, MYAPP_POLICY);
@@ -337,7 +337,7 @@ test('SetLogrotatePolicy writes the policy file, then checks the whole configura
   assert.ok(host.calls.some(([p, a]) => p === 'logrotate' && a.join(' ') === '-d -- /etc/logrotate.conf'), 'the baseline check is read before');
   // An already broken configuration: only the new file is checked, and the preview says so.
   const alone = await run('SetLogrotatePolicy', policy({ path: '/var/log/myapp/*.log', compress: false }), lrHost({}, { logrotateOk: false }));
-  assert.deepEqual(alone.steps[1], { kind: 'command', program: 'logrotate', args: ['-d', '--', POLICY], paths: ['/var/log/myapp/*.log'] });
+  assert.deepEqual(alone.steps[1], { kind: 'command', program: 'logrotate', args: ['-d', '--', POLICY], paths: ['/var/log/myapp/*.log'], noUndo: 'changes_nothing' });
   assert.match((alone.steps[0] as { content: string }).content, /^\/var\/log\/myapp\/\*\.log \{\n\tdaily\n\trotate 14\n\tnocompress\n/m);
   assert.ok(alone.preview.warnings!.some((w) => w.includes('already reports errors')));
   // Replacing its own file is not a clash with itself; the same content is a no-op.

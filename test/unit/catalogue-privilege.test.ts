@@ -148,8 +148,8 @@ test('CreateSudoGrant writes a 0440 drop-in, checks it with visudo -c -f, then t
       mode: 0o440,
       owner: { uid: 0, gid: 0 },
     },
-    { kind: 'command', program: 'visudo', args: ['--check', '--quiet', '--file', '/etc/sudoers.d/60-airlock-uptime'] },
-    { kind: 'command', program: 'visudo', args: ['--check', '--quiet'] },
+    { kind: 'command', program: 'visudo', args: ['--check', '--quiet', '--file', '/etc/sudoers.d/60-airlock-uptime'], noUndo: 'changes_nothing' },
+    { kind: 'command', program: 'visudo', args: ['--check', '--quiet'], noUndo: 'changes_nothing' },
   ]);
   const change = preview.change as { rule: string; file: string; mode: string; command: unknown };
   assert.equal(change.rule, 'alice ALL=(root) NOEXEC: NOPASSWD: /usr/bin/df -h --output\\=source\\,size /');
@@ -207,7 +207,7 @@ test('RevokeSudoGrant deletes the drop-in and checks the whole policy; refusals'
   const { steps, preview } = await run('RevokeSudoGrant', { name: 'uptime' }, h);
   assert.deepEqual(steps, [
     { kind: 'fileDelete', path: '/etc/sudoers.d/60-airlock-uptime' },
-    { kind: 'command', program: 'visudo', args: ['--check', '--quiet'] },
+    { kind: 'command', program: 'visudo', args: ['--check', '--quiet'], noUndo: 'changes_nothing' },
   ]);
   assert.equal((preview.change as { rule: string }).rule, 'alice ALL=(root) NOEXEC: NOPASSWD: /usr/bin/uptime ""');
   assert.match(preview.summary, /alice loses `\/usr\/bin\/uptime`/);

@@ -365,7 +365,7 @@ test('PinPackageVersion writes an Airlock preferences file apt really reads, the
   const content = 'Explanation: written by Airlock (PinPackageVersion); remove it with UnpinPackage\nPackage: kitty-terminfo\nPin: version 0.26.5-5\nPin-Priority: 1001\n';
   assert.deepEqual(steps, [
     { kind: 'fileWrite', path: '/etc/apt/preferences.d/60-airlock-kitty-terminfo.pref', content, mode: 0o644, parent: { mode: 0o755 } },
-    { kind: 'command', program: 'apt-cache', args: ['policy', '--', 'kitty-terminfo'] },
+    { kind: 'command', program: 'apt-cache', args: ['policy', '--', 'kitty-terminfo'], noUndo: 'changes_nothing' },
   ]);
   assert.deepEqual((preview.change as { candidate: unknown }).candidate, { from: '0.26.5-5+deb12u1', to: '0.26.5-5' });
   assert.deepEqual(preview.warnings, []);
@@ -406,7 +406,7 @@ test('UnpinPackage deletes only Airlock\'s pin file', async () => {
   const { steps, preview } = await run('UnpinPackage', { package: 'kitty-terminfo' }, host);
   assert.deepEqual(steps, [
     { kind: 'fileDelete', path },
-    { kind: 'command', program: 'apt-cache', args: ['policy', '--', 'kitty-terminfo'] },
+    { kind: 'command', program: 'apt-cache', args: ['policy', '--', 'kitty-terminfo'], noUndo: 'changes_nothing' },
   ]);
   assert.equal((preview.change as { pinned_version: string }).pinned_version, '0.26.5-5');
   const e = await refusal('UnpinPackage', { package: 'nodejs' }, aptHost({ ls: { '/etc/apt/preferences.d': ['nodejs'] }, tree: { '/etc/apt/preferences.d/nodejs': 'Package: nodejs\n' } }));
@@ -457,9 +457,10 @@ test('AddRepository writes the keyring, has gpg read it, writes the deb822 sourc
       kind: 'command',
       program: 'gpg',
       args: ['--batch', '--no-options', '--homedir', '/etc/apt/keyrings', '--no-permission-warning', '--no-default-keyring', '--keyring', '/dev/null', '--trust-model', 'always', '--no-auto-check-trustdb', '--show-keys', '--with-colons', '--', '/etc/apt/keyrings/airlock-example.asc'],
+      noUndo: 'changes_nothing',
     },
     { kind: 'fileWrite', path: '/etc/apt/sources.list.d/airlock-example.sources', content: sources, mode: 0o644, parent: { mode: 0o755 } },
-    { kind: 'command', program: 'apt-get', args: ['indextargets', '--format', '$(REPO_URI) $(RELEASE) $(COMPONENT) $(TARGET_OF)', 'Sourcesentry: /etc/apt/sources.list.d/airlock-example.sources:1'] },
+    { kind: 'command', program: 'apt-get', args: ['indextargets', '--format', '$(REPO_URI) $(RELEASE) $(COMPONENT) $(TARGET_OF)', 'Sourcesentry: /etc/apt/sources.list.d/airlock-example.sources:1'], noUndo: 'changes_nothing' },
   ]);
   const change = preview.change as { keys: { fingerprint: string }[]; keyring_sha256: string };
   assert.equal(change.keys[0]!.fingerprint, KEY_FPR);
@@ -521,7 +522,7 @@ test('unattended upgrades: status reads, the switch rewrites only its two settin
   const off = 'APT::Periodic::Update-Package-Lists "0";\nAPT::Periodic::Unattended-Upgrade "0";\n';
   assert.deepEqual(steps, [
     { kind: 'fileWrite', path: AUTO, content: off, mode: 0o644 },
-    { kind: 'command', program: 'apt-config', args: ['dump', '--format', '%f=%v%n', 'APT::Periodic'] },
+    { kind: 'command', program: 'apt-config', args: ['dump', '--format', '%f=%v%n', 'APT::Periodic'], noUndo: 'changes_nothing' },
   ]);
   assert.deepEqual((preview.change as { from: string[] }).from, ['APT::Periodic::Update-Package-Lists=1', 'APT::Periodic::Unattended-Upgrade=1']);
   await assertNoChange(run('SetUnattendedUpgrades', { enabled: true }, host), /already/);

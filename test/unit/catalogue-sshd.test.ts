@@ -63,7 +63,7 @@ async function refused(name: string, params: Record<string, unknown>, h: Fixture
   });
 }
 
-const CHECK = { kind: 'command', program: 'sshd', args: ['-t'] };
+const CHECK = { kind: 'command', program: 'sshd', args: ['-t'], noUndo: 'changes_nothing' };
 const RELOAD = { kind: 'command', program: 'systemctl', args: ['reload', '--', 'ssh.service'] };
 const write = (lines: string[]) => ({ kind: 'fileWrite', path: DROPIN, content: dropinText(lines), mode: 0o644, owner: { uid: 0, gid: 0 }, parent: { mode: 0o755, owner: { uid: 0, gid: 0 } } });
 

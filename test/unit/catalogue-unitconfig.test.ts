@@ -82,7 +82,7 @@ const timer = (over: Props) => ({ [TIMER]: { ...LOGROTATE, ...over } });
 const showStep = (props: string, unit = UNIT): Step => ({ kind: 'command', program: 'systemctl', args: ['show', '--no-pager', '-p', props, '--', unit] });
 const RELOAD: Step = { kind: 'command', program: 'systemctl', args: ['daemon-reload'] };
 /** The shape every drop-in change has: values before (carrying the rollback's reload), the file steps, a reload, values after. */
-const reloaded = (props: string, fileSteps: Step[]): Step[] => [{ ...showStep(props), undo: RELOAD } as Step, ...fileSteps, RELOAD, showStep(props)];
+const reloaded = (props: string, fileSteps: Step[]): Step[] => [{ ...showStep(props), undo: RELOAD } as Step, ...fileSteps, { ...RELOAD, noUndo: 'undone_earlier' } as Step, { ...showStep(props), noUndo: 'changes_nothing' } as Step];
 const HEADER = '# Written by Airlock; ResetServiceOverrides removes it.\n[Service]\n';
 
 test('unitconfig actions are declared with the expected risk and flags', () => {

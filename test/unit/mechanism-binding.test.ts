@@ -34,7 +34,7 @@ const digest = async (a: AnyAction, steps: Step[], files: Record<string, string>
 // Every field of every shape: `Required` makes the compiler fail here when a shape gains a field.
 const undo: CommandStep = { kind: 'command', program: 'rm', args: ['--', '/x'] };
 const samples: { [K in Step['kind']]: Required<Extract<Step, { kind: K }>> } = {
-  command: { kind: 'command', program: 'ls', args: ['-l', '--', '/etc'], okCodes: [0, 1], timeoutMs: 5000, resource: 'dpkg', env: { A: 'b' }, undo, unprivileged: false, paths: ['/etc'], file: { path: '/var/swap', create: { mode: 0o600 } }, expect: { path: '/var/swap', mode: 0o600 }, verdict: { success: 'Success, no errors or warnings detected', tolerated: ['[W] x'] } },
+  command: { kind: 'command', program: 'ls', args: ['-l', '--', '/etc'], okCodes: [0, 1], timeoutMs: 5000, resource: 'dpkg', env: { A: 'b' }, undo, unprivileged: false, paths: ['/etc'], file: { path: '/var/swap', create: { mode: 0o600 } }, expect: { path: '/var/swap', mode: 0o600 }, verdict: { success: 'Success, no errors or warnings detected', tolerated: ['[W] x'] }, noUndo: 'changes_nothing' },
   fileScan: { kind: 'fileScan', path: '/etc/scan' } satisfies Required<FileScanStep>,
   fileWrite: { kind: 'fileWrite', path: '/etc/own', content: 'one\ntwo\n', mode: 0o644, owner: { uid: 0, gid: 0 }, parent: { mode: 0o755, owner: { uid: 0, gid: 0 } } } satisfies Required<FileWriteStep>,
   filePatch: { kind: 'filePatch', path: '/etc/patched', search: 'a = 1', replace: 'a = 2' } satisfies Required<FilePatchStep>,

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CATALOGUE } from '../../src/catalogue/index.js';
+import { command, reversibleWhenDone, type Step } from '../../src/catalogue/mechanism.js';
 import { ComputedAfter, ProjectedHost } from '../../src/daemon/projected-host.js';
 import { canonicalize } from '../../src/protocol/canonical.js';
 import { sha256Hex } from '../../src/protocol/hash.js';
@@ -83,4 +84,15 @@ test('plan digests: domain separated from a plain preview digest, bound to the o
   assert.notEqual(planDigest([a, b]), planDigest([b, a]), 'reordered: another digest');
   assert.notEqual(planDigest([a, b]), planDigest([a, b, a]), 'extended: another digest');
   assert.notEqual(planDigest([a]), planStepDigest({}), 'the two domains differ');
+});
+
+test('a finished job is reversible only when its undos cover every command it ran (reversibleWhenDone)', () => {
+  const write: Step = { kind: 'fileWrite', path: '/etc/x', content: 'x\n', mode: 0o644 };
+  const check = command('sshd', ['-t'], { noUndo: 'changes_nothing' });
+  const reload = command('systemctl', ['reload', '--', 'ssh.service']);
+  assert.equal(reversibleWhenDone([write, check]), true, 'files come back from their snapshots; a check changed nothing');
+  assert.equal(reversibleWhenDone([write, check, reload]), false, 'a reload with no undo leaves the live daemon on the new file');
+  assert.equal(reversibleWhenDone([write, { ...reload, noUndo: 'undone_earlier' }]), true);
+  assert.equal(reversibleWhenDone([{ ...reload, undo: reload }]), true);
+  assert.equal(reversibleWhenDone([command('mkswap', ['--', '/proc/self/fd/3'], { file: { path: '/swapfile' }, noUndo: 'changes_nothing' })]), false, 'a file held by descriptor is gone with the job');
 });

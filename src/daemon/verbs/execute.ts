@@ -8,7 +8,7 @@
  */
 import type { AnyAction } from '../../catalogue/action.js';
 import { receiptCommitment, verifyReceipt } from '../../audit/receipt.js';
-import { canonicalize } from '../../protocol/canonical.js';
+import { CanonicalizationError, canonicalize } from '../../protocol/canonical.js';
 import { fail, textOfWireValue } from '../../protocol/errors.js';
 import { requestHash } from '../../protocol/hash.js';
 import { PLAN_ACTION } from '../../protocol/plan.js';
@@ -44,9 +44,11 @@ export async function execute(ctx: VerbContext, r: TxRequest<ParsedParams<'execu
   // masked, and then the stored value is the one the approval covers.
   const stored = storedPreview(tx); // checked against its digest once, for the parameters shown and the change approved
   // A plan's steps are sent back as shown too, each step's declared secrets masked.
-  const asShown = (a === null || a.secretParams?.length) && canonicalize(req.params ?? {}) === canonicalize(stored.params);
+  const sent = canonicalOrNull(req.params ?? {});
+  const asShown = (a === null || a.secretParams?.length) && sent === canonicalize(stored.params);
   const params = asShown ? tx.params : a === null ? (req.params ?? {}) : parseActionParams(a, req.params);
-  if (requestHash(tx.actionName, params) !== tx.requestHash) {
+  // A plan's steps as sent are not parsed here: values no request hash can cover are another request.
+  if ((a === null && sent === null) || requestHash(tx.actionName, params) !== tx.requestHash) {
     fail('stale_approval', 'request_mismatch', 'these parameters differ from the approved preview; the receipt was not used', 'preview the new parameters and have them approved');
   }
   const receipt = req.receipt;
@@ -169,5 +171,15 @@ async function outcomeSummary(ctx: VerbContext, a: AnyAction, params: Record<str
     return await maskForClient(a.outcome(params, await a.current(params, ctx.host)));
   } catch {
     return previewed;
+  }
+}
+
+/** JCS of a value a client sent, or null when it has none (a lone surrogate, nesting too deep): it then matches nothing approved. */
+function canonicalOrNull(v: unknown): string | null {
+  try {
+    return canonicalize(v);
+  } catch (e) {
+    if (e instanceof CanonicalizationError) return null;
+    throw e;
   }
 }

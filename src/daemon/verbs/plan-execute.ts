@@ -6,7 +6,8 @@
  * 2. the receipt is spent, with its entries;
  * 3. the steps run in order, each re-reading the real host and rebuilding its mechanism, which
  *    must hash as the approved one did (a step computed after an earlier one: its risk must be the
- *    one approved, and its mechanism is bound now, its digest in the step's entry);
+ *    one approved and it must carry no warning, which nobody read; its mechanism is bound now, its
+ *    digest in the step's entry);
  * 4. at the first failure or difference, the steps done are rolled back last first where their
  *    undo allows; the result says what ran, what was rolled back and what never ran, and each
  *    step's fate and the plan's outcome are signed entries linked to the plan's transaction.
@@ -83,7 +84,7 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
       const current = await b.a.current(b.params, ctx.host);
       const plan = planOf(b.a, b.params, current);
       const bound = await bindMechanism(b.a, plan.parts.change, plan.steps, ctx.host);
-      differs(n, b, approved.steps[i]!, plan.changed, bound.proposed.digest, riskOf(ctx, b.a));
+      differs(n, b, approved.steps[i]!, plan.changed, bound.proposed.digest, riskOf(ctx, b.a), [...(plan.parts.warnings ?? []), ...bound.notes]);
       await ctx.executor.checkPaths(plan.steps); // a step computed now passes the preview's path rule now
       release = ctx.executor.claim(plan.steps);
       const run = await ctx.executor.runSteps(plan.steps, b.a.files, bound.filesAsRead, live);
@@ -174,11 +175,13 @@ function sameStep(approved: PlanStep | undefined, now: PlanStep): boolean {
 }
 
 /** Refuses (stale_approval) a step whose change, rebuilt from the real host now, is not the one approved. */
-function differs(n: number, b: BuiltStep, approved: PlanStep, changed: boolean, digest: string, risk: string): void {
+function differs(n: number, b: BuiltStep, approved: PlanStep, changed: boolean, digest: string, risk: string, warnings: string[]): void {
   const hint = 'preview the plan again and have it approved';
   if (approved.proposed_change === null) {
     // Computed after an earlier step: its action and parameters are bound by the plan's request hash, its risk here.
     if (risk !== approved.risk) fail('stale_approval', 'state_changed', `step ${n} (${b.a.name}) is now ${risk} risk, not the ${approved.risk} approved`, hint);
+    // A warning (a root login granted, packages upgraded) is what a person must read before it happens: nobody read this one.
+    if (warnings.length) fail('stale_approval', 'state_changed', `step ${n} (${b.a.name}) now warns, and its approver never saw it: ${warnings.join('; ')}`, hint);
     return;
   }
   if (digest !== approved.proposed_change.digest || changed !== (approved.no_change !== true)) {
@@ -203,7 +206,7 @@ function fateText(fates: StepState[]): string {
     ['succeeded', 'done'],
     ['no_change', 'no change needed'],
     ['rolled_back', 'rolled back'],
-    ['not_rolled_back', 'NOT rolled back (no rollback)'],
+    ['not_rolled_back', 'NOT rolled back (nothing undoes all it did, or its undo failed)'],
     ['failed', 'failed'],
     ['stopped', 'stopped for a new approval'],
     ['not_run', 'not run'],

@@ -18,6 +18,7 @@ import { minRoleForRisk, riskRank, type Risk } from '../../protocol/risk.js';
 import type { Plan } from '../../protocol/wire/preview.js';
 import { countsForLog, type MaskCounts } from '../../mask/mask.js';
 import { principalName } from '../identity.js';
+import { cutAt } from '../output.js';
 import { previewSteps, type BuiltStep } from '../plan-steps.js';
 import { previewedTransaction } from '../stored-preview.js';
 import { iso, type Request, type VerbContext } from './context.js';
@@ -37,7 +38,7 @@ export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'pla
   const params = planParams(built);
   const hash = requestHash(PLAN_ACTION, params);
   const plan = planOf(built);
-  const summary = `Plan of ${built.length} steps: ${built.map((b) => b.shown.summary).join('; ')}`.slice(0, MAX_PLAN_SUMMARY);
+  const summary = cutAt(`Plan of ${built.length} steps: ${built.map((b) => b.shown.summary).join('; ')}`, MAX_PLAN_SUMMARY);
   const warnings = built.flatMap((b) => b.shown.warnings.map((w) => `step ${b.shown.step}: ${w}`));
   const created = ctx.now();
   const id = 'tx_' + randomBytes(12).toString('hex');
@@ -54,7 +55,7 @@ export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'pla
     proposed_change: { change: null, mechanism: [], digest: plan.digest },
     side_effects: [...new Set(built.flatMap((b) => b.shown.side_effects))],
     reboot_required: plan.reboot_required,
-    rollback_available: built.every((b) => b.a.rollback || b.a.readOnly),
+    rollback_available: built.every((b) => b.shown.rollback_available || b.a.readOnly),
     warnings,
     requested_by: escapeText(principalName(who)),
     plan,

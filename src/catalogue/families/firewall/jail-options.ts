@@ -143,7 +143,7 @@ export const setJailOption = action({
     next.set(p.jail, opts);
     return [
       fileWrite(JAIL_DROPIN, renderJailDropin(next), { mode: 0o644 }),
-      command('fail2ban-client', ['--test']),
+      command('fail2ban-client', ['--test'], { noUndo: 'changes_nothing' }),
       command('fail2ban-client', reloadsAll(p, cur) ? ['--', 'reload'] : ['--', 'reload', p.jail]),
     ];
   },

@@ -117,7 +117,7 @@ export function nftDelta(cur: TableModel, next: TableModel): string[] {
  * live table (last: nothing can fail after it, and a failing transaction changes nothing).
  */
 export function nftSteps(cur: NftState, next: TableModel): Step[] {
-  const steps: Step[] = [fileWrite(NFT_FILE, renderTable(next), { mode: 0o644, parent: { mode: 0o755 } }), command('nft', ['--check', '--file', NFT_FILE])];
+  const steps: Step[] = [fileWrite(NFT_FILE, renderTable(next), { mode: 0o644, parent: { mode: 0o755 } }), command('nft', ['--check', '--file', NFT_FILE], { noUndo: 'changes_nothing' })];
   if (!cur.unit.current) steps.push(fileWrite(NFT_UNIT_PATH, NFT_UNIT_TEXT, { mode: 0o644 }));
   if (!cur.unit.enabled) steps.push(command('systemctl', ['enable', '--', NFT_UNIT], { undo: command('systemctl', ['disable', '--', NFT_UNIT]) }));
   steps.push(command('nft', fullLoad(cur) ? ['--file', NFT_FILE] : nftDelta(cur.table.chains, next)));

@@ -106,7 +106,7 @@ function journaldSteps(entries: Array<[string, string]>): Step[] {
   return [
     command('systemctl', ['reset-failed', '--', JOURNALD_UNIT], { undo: restartJournald() }),
     text === null ? fileDelete(JOURNALD_DROPIN) : fileWrite(JOURNALD_DROPIN, text, { mode: 0o644, parent: { mode: 0o755 } }),
-    restartJournald(),
+    { ...restartJournald(), noUndo: 'undone_earlier' },
   ];
 }
 

@@ -157,7 +157,7 @@ export const setLogrotatePolicy = action({
   mechanism: ({ name, ...p }, cur) => [
     fileWrite(cur.file, logrotatePolicy(name, p), { mode: 0o644 }),
     // Debug mode changes nothing and exits 1 on a duplicate entry or an insecure directory: the job then fails and the file is restored.
-    command('logrotate', ['-d', '--', cur.configOk ? LOGROTATE_CONF : cur.file], { paths: [p.path] }),
+    command('logrotate', ['-d', '--', cur.configOk ? LOGROTATE_CONF : cur.file], { paths: [p.path], noUndo: 'changes_nothing' }),
   ],
 });
 

@@ -40,4 +40,4 @@ export async function gpgAvailable(host: Host): Promise<boolean> {
  * read fails the job; its colon listing (fingerprints, validity) goes into the job output.
  */
 export const gpgShowKeys = (file: string): CommandStep =>
-  command('gpg', ['--batch', '--no-options', '--homedir', KEYRING_DIR, '--no-permission-warning', '--no-default-keyring', '--keyring', '/dev/null', '--trust-model', 'always', '--no-auto-check-trustdb', '--show-keys', '--with-colons', '--', file]);
+  command('gpg', ['--batch', '--no-options', '--homedir', KEYRING_DIR, '--no-permission-warning', '--no-default-keyring', '--keyring', '/dev/null', '--trust-model', 'always', '--no-auto-check-trustdb', '--show-keys', '--with-colons', '--', file], { noUndo: 'changes_nothing' });

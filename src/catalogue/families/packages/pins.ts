@@ -55,7 +55,7 @@ async function pinState(host: Host, name: string): Promise<PinState> {
 }
 
 /** apt reads the preferences back: a file it cannot parse fails the job (exit 100) and is restored. */
-const policyCheck = (name: string) => command('apt-cache', ['policy', '--', name]);
+const policyCheck = (name: string) => command('apt-cache', ['policy', '--', name], { noUndo: 'changes_nothing' });
 
 export const pinPackageVersion = action({
   name: 'PinPackageVersion',

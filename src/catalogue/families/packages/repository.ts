@@ -81,7 +81,7 @@ const keyringContent = (armored: string) => (armored.endsWith('\n') ? armored : 
  * Signed-By for the same source stops apt from reading any). It lists this file's index
  * targets once AptUpdate has fetched them; before that the list is empty.
  */
-const aptReadsSource = (file: string) => command('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE) $(COMPONENT) $(TARGET_OF)', `Sourcesentry: ${file}:1`]);
+const aptReadsSource = (file: string) => command('apt-get', ['indextargets', '--format', '$(REPO_URI) $(RELEASE) $(COMPONENT) $(TARGET_OF)', `Sourcesentry: ${file}:1`], { noUndo: 'changes_nothing' });
 
 /**
  * Whether apt already has a source for URI and SUITE, fetched or not: `--print-uris update`

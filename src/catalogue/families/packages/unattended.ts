@@ -118,5 +118,5 @@ export const setUnattendedUpgrades = action({
     };
   },
   // apt reads its whole configuration back: a file it cannot parse fails the job and is restored.
-  mechanism: ({ enabled }, cur) => [fileWrite(AUTO_UPGRADES, autoUpgradesText(cur.file, enabled), { mode: 0o644 }), command('apt-config', PERIODIC_DUMP)],
+  mechanism: ({ enabled }, cur) => [fileWrite(AUTO_UPGRADES, autoUpgradesText(cur.file, enabled), { mode: 0o644 }), command('apt-config', PERIODIC_DUMP, { noUndo: 'changes_nothing' })],
 });

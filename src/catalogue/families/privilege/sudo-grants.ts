@@ -114,8 +114,8 @@ export const createSudoGrant = action({
     fileWrite(cur.file.path, grantFileText(p.name, grantOf(p)), { mode: 0o440, owner: { uid: 0, gid: 0 } }),
     // Long options (--check is -c): the file is the argument of --file, where visudo takes no `--` (the path starts with '/').
     // --quiet: a syntax error would echo the sudoers line; the exit status is what counts.
-    command('visudo', ['--check', '--quiet', '--file', cur.file.path]),
-    command('visudo', ['--check', '--quiet']),
+    command('visudo', ['--check', '--quiet', '--file', cur.file.path], { noUndo: 'changes_nothing' }),
+    command('visudo', ['--check', '--quiet'], { noUndo: 'changes_nothing' }),
   ],
 });
 
@@ -146,5 +146,5 @@ export const revokeSudoGrant = action({
     sideEffects: ['the next sudo call for these programs is refused unless another rule allows it; commands already running keep running'],
     warnings: cur.file.grant ? [] : [`${cur.file.path} is not in the shape Airlock writes (edited by hand?): it is deleted all the same`],
   }),
-  mechanism: (_p, cur) => [fileDelete(cur.file.path), command('visudo', ['--check', '--quiet'])],
+  mechanism: (_p, cur) => [fileDelete(cur.file.path), command('visudo', ['--check', '--quiet'], { noUndo: 'changes_nothing' })],
 });

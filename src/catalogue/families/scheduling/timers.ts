@@ -169,7 +169,7 @@ export const createTimer = action({
   mechanism: ({ name, onCalendar, unit }, cur) => [
     fileWrite(cur.path, timerContent(name, onCalendar, unit), { mode: 0o644, owner: { uid: 0, gid: 0 } }),
     // A unit file systemd cannot parse fails the job here, before it is loaded; the file step is then undone.
-    command('systemd-analyze', ['verify', '--man=no', '--', cur.path]),
+    command('systemd-analyze', ['verify', '--man=no', '--', cur.path], { noUndo: 'changes_nothing' }),
     systemctl('daemon-reload'),
     { ...systemctl('enable', '--now', '--', cur.timer), undo: systemctl('disable', '--now', '--', cur.timer) },
   ],

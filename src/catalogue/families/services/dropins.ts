@@ -110,7 +110,7 @@ export function fromTo(cur: DropInTarget, settings: Array<[string, string]>) {
  * then reloads them. The last read shows what systemd applies now.
  */
 export function reloadedChange(unit: string, props: string[], fileSteps: Step[]): Step[] {
-  return [{ ...showValues(unit, props), undo: daemonReload() }, ...fileSteps, daemonReload(), showValues(unit, props)];
+  return [{ ...showValues(unit, props), undo: daemonReload() }, ...fileSteps, { ...daemonReload(), noUndo: 'undone_earlier' }, { ...showValues(unit, props), noUndo: 'changes_nothing' }];
 }
 
 export const writeDropIn = (path: string, content: string) => fileWrite(path, content, { mode: 0o644, parent: { mode: 0o755 } });

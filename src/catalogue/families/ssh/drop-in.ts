@@ -61,5 +61,5 @@ export function sshdSteps(cur: SshdState, lines: string[]): Step[] {
     ? fileWrite(SSHD_DROPIN, dropinText(lines), { mode: 0o644, owner: { uid: 0, gid: 0 }, parent: { mode: 0o755, owner: { uid: 0, gid: 0 } } })
     : fileDelete(SSHD_DROPIN);
   // sshd -t reads the whole configuration, the new drop-in included; failing, it fails the job and the file is restored.
-  return [write, command('sshd', ['-t']), ...reloadPlan(cur).steps];
+  return [write, command('sshd', ['-t'], { noUndo: 'changes_nothing' }), ...reloadPlan(cur).steps];
 }
