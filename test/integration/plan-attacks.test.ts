@@ -70,7 +70,7 @@ describe('the host changed between the steps, where the agent can reach', () => 
     const before = await w.d.box.readFile('/root/.ssh/authorized_keys');
     const p = await plan(agent, [blind(4), { action_name: 'AddAuthorizedKey', params: { user: 'pamal', key: AGENT_KEY } }]);
     assert.equal(p.plan!.steps[1]!.computed_after, 1, 'its path is checked only when it runs');
-    const g = await w.approve(alice, p);
+    const g = await w.approveSoon(alice, p);
     // Whoever owns the home (the account the agent may hold) swaps ~/.ssh for a link once the plan is approved.
     await sh('/usr/bin/ln', ['-s', '/root/.ssh', '/home/pamal/.ssh']);
     const r = await execute(agent, p, g.receipt);
@@ -86,7 +86,7 @@ describe('a computed-after step that warns when it runs stops for a new approval
     const before = await w.d.box.readFile('/root/.ssh/authorized_keys');
     const p = await plan(agent, [blind(5), { action_name: 'AddAuthorizedKey', params: { user: 'root', key: AGENT_KEY } }]);
     assert.deepEqual(p.plan!.steps[1]!.warnings.filter((x) => /root login/.test(x)), [], 'the preview cannot know it');
-    const g = await w.approve(alice, p);
+    const g = await w.approveSoon(alice, p);
     const r = await execute(agent, p, g.receipt);
     assert.deepEqual(r.plan_steps!.map((s) => s.state), ['rolled_back', 'stopped'], r.summary);
     assert.equal(r.state, 'RolledBack', r.summary);
@@ -106,7 +106,7 @@ describe('a plan is one transaction: its steps, shape and receipt are bound to i
   test('a step of an approved plan cannot be executed alone, nor the plan truncated or its receipt used for another plan', async () => {
     const p = await plan(agent, [{ action_name: 'CreateGroup', params: { group: 'pa2' } }, { action_name: 'AddUserToGroup', params: { user: 'abob', group: 'pa2' } }]);
     const q = await plan(agent, [{ action_name: 'CreateGroup', params: { group: 'pa3' } }, { action_name: 'AddUserToGroup', params: { user: 'agent', group: 'pa3' } }]);
-    const g = await w.approve(alice, p);
+    const g = await w.approveSoon(alice, p);
     const steps = p.params.steps as Steps;
     await rejectsWith(execute(agent, p, g.receipt, { action_name: 'CreateGroup', params: steps[0]!.params }), 'stale_approval', 'request_mismatch');
     await rejectsWith(execute(agent, p, g.receipt, { params: { steps: steps.slice(0, 1) } }), 'stale_approval', 'request_mismatch');
@@ -143,7 +143,7 @@ describe('a declared effect that is wrong about the host stops the plan, never w
       ]);
       const write = p.plan!.steps[1]!.proposed_change!.mechanism[0] as { owner: { uid: number } };
       assert.ok(write.owner.uid < top - 50, `the projection assumes the next uid after the highest: ${write.owner.uid}`);
-      const g = await w.approve(alice, p);
+      const g = await w.approveSoon(alice, p);
       const r = await execute(agent, p, g.receipt);
       assert.deepEqual(r.plan_steps!.map((s) => s.state), ['rolled_back', 'stopped'], r.summary);
       assert.equal(r.state, 'RolledBack', r.summary);

@@ -65,7 +65,7 @@ async function txOf(action: string, summary: RegExp, state?: 'Previewed') {
   }
   throw new Error(`no ${action} transaction matching ${summary}`);
 }
-const approveTx = async (id: string) => w.approve(alice, livePreview(await alice.call('transaction.get', { transaction_id: id })));
+const approveTx = async (id: string) => w.approveSoon(alice, livePreview(await alice.call('transaction.get', { transaction_id: id })));
 
 describe('airlock do', () => {
   test('runs a two-step plan end to end: the read approved by the policy, the change by a person while it waits', async () => {

@@ -72,7 +72,7 @@ describe('a plan is previewed in sequence, approved once and executed as one', (
     assert.ok(previewDigestMatches(p), 'the preview digest the approver approves covers the plan');
     assert.equal(await members('ops1'), null, 'a preview changes nothing');
 
-    const g = await w.approve(alice, p); // one approval, with the factor High needs
+    const g = await w.approveSoon(alice, p); // one approval, with the factor High needs
     const r = await execute(agent, p, g.receipt);
     assert.equal(r.state, 'Succeeded', r.summary);
     assert.deepEqual(r.plan_steps!.map((s) => s.state), ['succeeded', 'succeeded', 'succeeded']);
@@ -91,6 +91,7 @@ describe('a plan is previewed in sequence, approved once and executed as one', (
     const write = p.plan!.steps[1]!.proposed_change!.mechanism[0]!;
     assert.equal(write.kind, 'fileWrite');
     assert.equal((write as { path: string }).path, '/home/pdan/.ssh/authorized_keys');
+    // Alice herself: a deputy enrolled now would be a new account, and the uid pdan gets would move.
     const g = await w.approve(alice, p);
     const r = await execute(agent, p, g.receipt);
     assert.equal(r.state, 'Succeeded', r.summary);
@@ -108,7 +109,7 @@ describe('a plan is previewed in sequence, approved once and executed as one', (
     assert.equal(third.proposed_change, null);
     assert.match(third.summary, /computed after step 2/);
     assert.deepEqual(p.plan!.computed_at_execution, [3]);
-    const g = await w.approve(alice, p);
+    const g = await w.approveSoon(alice, p);
     const r = await execute(agent, p, g.receipt);
     assert.equal(r.state, 'RolledBack', r.summary);
     assert.deepEqual(r.plan_steps!.map((s) => s.state), ['rolled_back', 'rolled_back', 'failed']);
@@ -122,7 +123,7 @@ describe('a plan is previewed in sequence, approved once and executed as one', (
 
   test('the host changed between approval and execution: the plan stops, nothing runs, the receipt stays unspent', async () => {
     const p = await plan(agent, groupSteps('ops3').slice(0, 2));
-    const g = await w.approve(alice, p);
+    const g = await w.approveSoon(alice, p);
     assert.equal((await w.d.box.run('/usr/sbin/groupadd', ['--', 'ops3'])).code, 0);
     const e = await rejectsWith(execute(agent, p, g.receipt), 'stale_approval', 'state_changed');
     assert.match(e.message, /step 1 \(CreateGroup\)/);
@@ -137,7 +138,7 @@ describe('a plan is previewed in sequence, approved once and executed as one', (
   test('a plan cannot be reordered or extended after its approval: another request, another digest', async () => {
     const steps = groupSteps('ops4');
     const p = await plan(agent, steps);
-    const g = await w.approve(alice, p);
+    const g = await w.approveSoon(alice, p);
     const reordered = { steps: [p.params.steps as Steps].flat().reverse() };
     await rejectsWith(execute(agent, p, g.receipt, reordered), 'stale_approval', 'request_mismatch');
     const extended = { steps: [...(p.params.steps as Steps), { action_name: 'AddUserToGroup', params: { user: 'agent', group: 'ops4' } }] };
@@ -206,7 +207,7 @@ describe('a plan from a file: airlock preview --file', () => {
     assert.equal(j.code, 0, j.stderr);
     const p = JSON.parse(j.stdout) as PreviewEnvelope;
     assert.deepEqual([p.action_name, p.plan!.steps.length], ['Plan', 3]);
-    await w.approve(alice, p); // once, for the three steps
+    await w.approveSoon(alice, p); // once, for the three steps
     const r = await cliAs(agent.identity, ['execute', p.transaction_id, '--wait', '30', '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(JSON.parse(r.stdout).plan_steps.map((s: { state: string }) => s.state), ['succeeded', 'succeeded', 'succeeded']);
@@ -249,7 +250,7 @@ describe("the door's rules hold for plans", () => {
   test('an agent cannot approve its own plan, another agent cannot execute it, an observer cannot plan a change', async () => {
     const p = await plan(agent, groupSteps('ops5').slice(0, 1));
     await rejectsWith(agent.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'not_an_approver');
-    const g = await w.approve(alice, p);
+    const g = await w.approveSoon(alice, p);
     await rejectsWith(execute(otto, p, g.receipt), 'authorization', 'not_the_requester');
     await rejectsWith(plan(olga, groupSteps('ops6')), 'authorization', 'role_too_low');
     assert.equal((await execute(agent, p, g.receipt)).state, 'Succeeded');
