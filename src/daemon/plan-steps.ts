@@ -16,9 +16,8 @@ import type { Risk } from '../protocol/risk.js';
 import type { PlanStep } from '../protocol/wire/preview.js';
 import type { MaskCounts } from '../mask/mask.js';
 import { enforce, mayPreview, type Caller } from './authz.js';
-import { bindMechanism } from './mechanism-binding.js';
 import { cutAt, masksForClient } from './output.js';
-import { planOf } from './plan.js';
+import { buildChange } from './plan.js';
 import { ComputedAfter, ProjectedHost } from './projected-host.js';
 import { parseActionParams } from './request-params.js';
 import { shownParams } from './secret-params.js';
@@ -72,10 +71,8 @@ async function previewStep(ctx: VerbContext, who: Caller, host: ProjectedHost, n
   let body: Omit<PlanStep, 'preview_digest'>;
   let effects: Effect[] | null = null;
   try {
-    const current = await a.current(params, host);
-    const plan = planOf(a, params, current);
+    const { current, plan, bound } = await buildChange(a, params, host);
     await ctx.executor.checkPaths(plan.steps);
-    const bound = await bindMechanism(a, plan.parts.change, plan.steps, host);
     const s = await shownPreview(a, current, plan.parts, bound, masked);
     // A step's rollback is what a later step's failure can reverse: its action's, and only when its undos cover everything it runs.
     body = { ...fixed, rollback_available: a.rollback && reversibleWhenDone(plan.steps), summary: s.summary, current_state: s.currentState, proposed_change: s.proposedChange, side_effects: s.sideEffects, warnings: s.warnings, ...(plan.changed ? {} : { no_change: true as const }) };

@@ -3,8 +3,9 @@
  * turn an action's check, preview and mechanism into a plan, so both decide "no change"
  * the same way (what is approved is what runs, and "nothing" is approved as nothing).
  */
-import type { AnyAction, PreviewParts } from '../catalogue/action.js';
+import type { AnyAction, Host, PreviewParts } from '../catalogue/action.js';
 import type { Step } from '../catalogue/mechanism.js';
+import { bindMechanism, type Binding } from './mechanism-binding.js';
 
 export type Plan =
   /** The change the action states and the steps that make it. */
@@ -21,4 +22,16 @@ export function planOf(a: AnyAction, params: Record<string, unknown>, current: u
   // A no-change plan states no change and runs no step; its reason is the whole summary.
   if (held) return { changed: false, parts: { summary: NO_CHANGE_PREFIX + held.unchanged, change: null }, steps: [] };
   return { changed: true, parts: a.preview(params, current), steps: a.mechanism(params, current) };
+}
+
+/**
+ * The host read, the plan made and its mechanism bound, as one: how a preview (a single
+ * action's, a plan step's against the projected host) and an execute (from the real host now)
+ * build a change, so the two are built the same way and their digests can be compared.
+ */
+export async function buildChange(a: AnyAction, params: Record<string, unknown>, host: Host): Promise<{ current: unknown; plan: Plan; bound: Binding }> {
+  const current = await a.current(params, host);
+  const plan = planOf(a, params, current);
+  const bound = await bindMechanism(a, plan.parts.change, plan.steps, host);
+  return { current, plan, bound };
 }

@@ -22,11 +22,11 @@ import type { PlanStep } from '../../protocol/wire/preview.js';
 import { countsForLog } from '../../mask/mask.js';
 import type { TxRecord } from '../../store/store.js';
 import type { Caller } from '../authz.js';
-import { bindMechanism } from '../mechanism-binding.js';
 import { OutputStream, type NoticeSink } from '../output-stream.js';
 import { errorForClient, maskForClient, releaseOutput } from '../output.js';
-import { planOf } from '../plan.js';
+import { buildChange } from '../plan.js';
 import { previewSteps, type BuiltStep, type StepRequest } from '../plan-steps.js';
+import { planTitle } from '../../protocol/plan.js';
 import { riskOf } from './catalogue.js';
 import type { VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
@@ -81,9 +81,7 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
     const n = i + 1;
     let release = () => {};
     try {
-      const current = await b.a.current(b.params, ctx.host);
-      const plan = planOf(b.a, b.params, current);
-      const bound = await bindMechanism(b.a, plan.parts.change, plan.steps, ctx.host);
+      const { plan, bound } = await buildChange(b.a, b.params, ctx.host);
       differs(n, b, approved.steps[i]!, plan.changed, bound.proposed.digest, riskOf(ctx, b.a), [...(plan.parts.warnings ?? []), ...bound.notes]);
       await ctx.executor.checkPaths(plan.steps); // a step computed now passes the preview's path rule now
       release = ctx.executor.claim(plan.steps);
@@ -132,7 +130,8 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
   const out = await releaseOutput(output);
   out.truncated ||= truncated;
   const error = failure ? await errorForClient(new AirlockError(failure.error.category, failure.error.code, `step ${failure.n} (${rebuilt[failure.n - 1]!.a.name}): ${failure.error.message}`, failure.error.hint)) : null;
-  const summary = failure ? `${tx.summary.split(':')[0]}: ${await maskForClient(error!.message)}; ${fateText(fates)}` : `${tx.summary.split(':')[0]} done: ${fateText(fates)}`;
+  const title = planTitle(rebuilt.length);
+  const summary = failure ? `${title}: ${await maskForClient(error!.message)}; ${fateText(fates)}` : `${title} done: ${fateText(fates)}`;
   const result: ResultEnvelope = {
     transaction_id: tx.id,
     action_name: tx.actionName,

@@ -21,8 +21,7 @@ import { matchingRule, NO_CHANGE_RULE, READS_RULE, type Rule } from '../../polic
 import type { TxRecord } from '../../store/store.js';
 import { autoApprovalLane, enforce, mayCall, mayPreview, mayUnmask, type Caller } from '../authz.js';
 import { principalName } from '../identity.js';
-import { bindMechanism } from '../mechanism-binding.js';
-import { planOf } from '../plan.js';
+import { buildChange } from '../plan.js';
 import { exhaustedNote, laneNotes } from '../policy-notes.js';
 import { parseActionParams } from '../request-params.js';
 import { shownParams, shownValue } from '../secret-params.js';
@@ -48,11 +47,9 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   const params = parseActionParams(a, req.params);
   const hash = requestHash(a.name, params);
   const proposal = req.proposal_id === undefined ? null : await answeredProposal(ctx, who, req.proposal_id, a.name);
-  const current = await a.current(params, ctx.host);
-  const plan = planOf(a, params, current);
+  const { current, plan, bound } = await buildChange(a, params, ctx.host);
   const { parts, steps } = plan;
   await ctx.executor.checkPaths(steps); // a path handed to a program by name must be safe before anyone is asked
-  const bound = await bindMechanism(a, parts.change, steps, ctx.host);
   const created = ctx.now();
   const id = 'tx_' + randomBytes(12).toString('hex');
   // Host and agent text is masked and escaped here, before the digest: every client gets the
