@@ -29,3 +29,6 @@ export function planStepDigest(step: object): string {
 export function planDigest(steps: ReadonlyArray<{ request_hash: string; preview_digest: string }>): string {
   return sha256Hex(PLAN_DOMAIN + canonicalize(steps.map((s) => [s.request_hash, s.preview_digest])));
 }
+
+/** What a plan is called in its summaries: "Plan of 3 steps". */
+export const planTitle = (steps: number): string => `Plan of ${steps} steps`;

@@ -13,7 +13,7 @@ import { escapeText } from '../../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../../protocol/hash.js';
 import type { PreviewEnvelope, PreviewResult } from '../../protocol/messages.js';
 import type { ParsedParams } from '../../protocol/methods.js';
-import { MAX_PLAN_PREVIEW_BYTES, PLAN_ACTION, planDigest } from '../../protocol/plan.js';
+import { MAX_PLAN_PREVIEW_BYTES, PLAN_ACTION, planDigest, planTitle } from '../../protocol/plan.js';
 import { minRoleForRisk, riskRank, type Risk } from '../../protocol/risk.js';
 import type { Plan } from '../../protocol/wire/preview.js';
 import { countsForLog, type MaskCounts } from '../../mask/mask.js';
@@ -37,8 +37,8 @@ export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'pla
   const risk = built.map((b) => b.risk).reduce((m, k) => (riskRank(k) > riskRank(m) ? k : m), 'low' as Risk);
   const params = planParams(built);
   const hash = requestHash(PLAN_ACTION, params);
-  const plan = planOf(built);
-  const summary = cutAt(`Plan of ${built.length} steps: ${built.map((b) => b.shown.summary).join('; ')}`, MAX_PLAN_SUMMARY);
+  const plan = approvedPlan(built);
+  const summary = cutAt(`${planTitle(built.length)}: ${built.map((b) => b.shown.summary).join('; ')}`, MAX_PLAN_SUMMARY);
   const warnings = built.flatMap((b) => b.shown.warnings.map((w) => `step ${b.shown.step}: ${w}`));
   const created = ctx.now();
   const id = 'tx_' + randomBytes(12).toString('hex');
@@ -78,12 +78,12 @@ export async function planPreview(ctx: VerbContext, r: Request<ParsedParams<'pla
 }
 
 /** What the plan's request hash covers: each step's action and validated parameters, in order. */
-export function planParams(built: readonly BuiltStep[]): { steps: Array<{ action_name: string; params: Record<string, unknown> }> } {
+function planParams(built: readonly BuiltStep[]): { steps: Array<{ action_name: string; params: Record<string, unknown> }> } {
   return { steps: built.map((b) => ({ action_name: b.a.name, params: b.params })) };
 }
 
 /** The plan as the approver sees it: the steps, the aggregated effects, the plan digest. */
-export function planOf(built: readonly BuiltStep[]): Plan {
+function approvedPlan(built: readonly BuiltStep[]): Plan {
   const steps = built.map((b) => b.shown);
   const interrupted = built.flatMap((b) => (b.effects ?? []).flatMap((e) => (e.kind === 'unit' && e.interrupts ? [e.unit] : [])));
   return {
