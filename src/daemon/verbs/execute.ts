@@ -19,10 +19,9 @@ import { countsForLog } from '../../mask/mask.js';
 import type { TxRecord } from '../../store/store.js';
 import type { Caller } from '../authz.js';
 import { principalName } from '../identity.js';
-import { bindMechanism } from '../mechanism-binding.js';
 import { OutputStream, type NoticeSink } from '../output-stream.js';
 import { errorForClient, maskForClient, releaseOutput } from '../output.js';
-import { planOf } from '../plan.js';
+import { buildChange } from '../plan.js';
 import { parseActionParams } from '../request-params.js';
 import { inLane } from '../run-context.js';
 import { storedPreview } from '../stored-preview.js';
@@ -44,8 +43,8 @@ export async function execute(ctx: VerbContext, r: TxRequest<ParsedParams<'execu
   // masked, and then the stored value is the one the approval covers.
   const stored = storedPreview(tx); // checked against its digest once, for the parameters shown and the change approved
   // A plan's steps are sent back as shown too, each step's declared secrets masked.
-  const sent = canonicalOrNull(req.params ?? {});
-  const asShown = (a === null || a.secretParams?.length) && sent === canonicalize(stored.params);
+  const sent = a === null || a.secretParams?.length ? canonicalOrNull(req.params ?? {}) : undefined;
+  const asShown = typeof sent === 'string' && sent === canonicalize(stored.params);
   const params = asShown ? tx.params : a === null ? (req.params ?? {}) : parseActionParams(a, req.params);
   // A plan's steps as sent are not parsed here: values no request hash can cover are another request.
   if ((a === null && sent === null) || requestHash(tx.actionName, params) !== tx.requestHash) {
@@ -82,15 +81,13 @@ export async function execute(ctx: VerbContext, r: TxRequest<ParsedParams<'execu
 async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored: PreviewEnvelope, a: AnyAction, risk: Risk, params: Record<string, unknown>, receipt: string, stream?: NoticeSink): Promise<ResultEnvelope> {
   // Re-read the host: the mechanism is built from the state at execution time, and a
   // check that no longer holds refuses before the receipt is spent.
-  const current = await a.current(params, ctx.host);
-  const plan = planOf(a, params, current);
-  const { steps } = plan;
   // What runs must be what was approved: the change and every byte of the mechanism rebuilt
   // from the host as it is now must hash as the previewed ones did (LACS §5,
   // mechanism-binding.ts), or the receipt stays unspent. An approved "no change" that
   // would now change something is stale too: nobody approved that change.
+  const { plan, bound } = await buildChange(a, params, ctx.host);
+  const { steps } = plan;
   const approved = stored.proposed_change.digest;
-  const bound = await bindMechanism(a, plan.parts.change, steps, ctx.host);
   if (bound.proposed.digest !== approved || plan.changed !== (stored.no_change !== true)) {
     fail('stale_approval', 'state_changed', `the host changed since ${tx.id} was previewed, so the change would differ from the approved one; the receipt was not used`, 'preview again and have the new preview approved');
   }
