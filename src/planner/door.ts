@@ -16,6 +16,7 @@
  *      step the daemon refuses is shown refused, and nothing the planner says about a step
  *      but its name, parameters and reason is kept.
  */
+import { MAX_PLAN_STEPS } from '../protocol/plan.js';
 import { readFileSync } from 'node:fs';
 import { secretSpans } from '../mask/mask.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
@@ -29,8 +30,8 @@ import { MAX_PART_CHARS, uncoveredParts } from './parts.js';
 
 export type { DaemonCalls, ProposalStep } from '../client/proposal.js';
 
-/** A plan a person can still read through step by step (airlock_propose has the same bound). */
-export const MAX_PLAN_STEPS = 20;
+/** A plan a person can still read through step by step: the daemon's bound on a plan (plan.preview). */
+export { MAX_PLAN_STEPS };
 /** The planner's words kept in a view: its notes, and characters of one summary, reason or note. */
 export const MAX_NOTES = 20;
 export const MAX_WORDS_CHARS = 1000;

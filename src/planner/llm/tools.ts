@@ -10,6 +10,7 @@
  * The schemas tell the model; validate.ts checks what it sends, since no provider is
  * trusted to enforce them.
  */
+import { MAX_PLAN_STEPS } from '../../protocol/plan.js';
 import type { ActionDescription } from '../../protocol/messages.js';
 import type { HostContext } from '../contract.js';
 import type { ToolSpec } from './providers/provider.js';
@@ -17,7 +18,7 @@ import type { ToolSpec } from './providers/provider.js';
 export const PROPOSE = 'propose_plan';
 export const REFUSE = 'refuse';
 export const QUERY = 'query';
-export const MAX_PLAN_STEPS = 20;
+export { MAX_PLAN_STEPS };
 export const MAX_SUMMARY_CHARS = 500;
 export const MAX_REASON_CHARS = 500;
 /** Parts of the request a plan may name as missing, and characters of each one's words. */
