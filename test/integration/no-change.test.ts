@@ -7,6 +7,7 @@
  * a preview and its execution so that a change is now needed, the receipt is refused as
  * stale; nothing unseen runs. The CLI shows "ok (no change)" and exits 0.
  */
+import type { LogEntry } from '../../src/audit/entry.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -75,19 +76,11 @@ describe('a request whose desired state already holds', () => {
   test('the signed log holds the whole door for a no-op: preview, approval by rule no-change (no person), consumed, started with 0 steps, outcome changed: false', async () => {
     const p = await preview(agent, 'AddHostsEntry', ENTRY);
     await execute(agent, p, p.auto_approval!.receipt);
-    const root = await w.root();
-    const rows: Array<{ body: string }> = [];
-    for (let after = 0; ; ) {
-      const page = await root.call('audit.entries', { after_seq: after });
-      rows.push(...page.rows);
-      if (page.next_after_seq === null) break;
-      after = page.next_after_seq;
-    }
-    const mine = rows.map((r) => JSON.parse(r.body)).filter((e) => e.transaction_id === p.transaction_id);
+    const mine = await w.entriesOf(p.transaction_id);
     assert.deepEqual(mine.map((e) => e.kind), ['preview', 'approval_granted', 'approval_consumed', 'execution_started', 'outcome']);
-    const [shown, granted, , started, outcome] = mine;
+    const [shown, granted, , started, outcome] = mine as [LogEntry, LogEntry, LogEntry, LogEntry, LogEntry];
     assert.equal(shown.details.preview_digest, p.preview_digest);
-    assert.equal(shown.principal.user, 'agent', 'the log says who asked');
+    assert.equal(shown.principal?.user, 'agent', 'the log says who asked');
     assert.equal(granted.details.rule_id, 'no-change');
     assert.equal(granted.principal, null, 'the daemon approved it, not a person');
     assert.equal(started.details.steps, 0);

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI } from '../support/cli.js';
+import { airlockAs, CLI } from '../support/cli.js';
 import { typeAt, type Answer } from '../support/terminal.js';
 import type { UnixIdentity } from '../../src/sandbox/principal.js';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
@@ -46,17 +46,7 @@ const groupSteps = (g: string): Steps => [
   { action_name: 'AddUserToGroup', params: { user: 'pbob', group: g } },
   { action_name: 'AddUserToGroup', params: { user: 'pcarl', group: g } },
 ];
-async function entriesOf(id: string): Promise<Array<{ kind: string; details: Record<string, unknown> }>> {
-  const root = await w.root();
-  const rows: Array<{ body: string }> = [];
-  for (let after = 0; ; ) {
-    const page = await root.call('audit.entries', { after_seq: after });
-    rows.push(...page.rows);
-    if (page.next_after_seq === null) break;
-    after = page.next_after_seq;
-  }
-  return rows.map((r) => JSON.parse(r.body)).filter((e) => e.transaction_id === id);
-}
+const entriesOf = (id: string) => w.entriesOf(id);
 
 describe('a plan is previewed in sequence, approved once and executed as one', () => {
   test('create a group and add two users to it: each step previewed against the group the first creates, one approval, one result', async () => {
@@ -153,17 +143,7 @@ describe('a plan is previewed in sequence, approved once and executed as one', (
 });
 
 /** `airlock --socket S ARGS` as `who`, with no terminal. */
-function cliAs(who: UnixIdentity, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const argv = ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--', process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
-  return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+const cliAs = (who: UnixIdentity, args: string[]) => airlockAs(who, w.d.socket, args);
 /** `airlock --socket S ARGS` as `who` at a real pseudo-terminal. */
 const atTerminal = (who: UnixIdentity, args: string[], answers: Answer[]) =>
   typeAt(`/usr/bin/setpriv --reuid=${who.uid} --regid=${who.gid} --groups=${who.groups.join(',')} -- ${process.execPath} --import ${import.meta.resolve('tsx')} ${CLI} --socket ${w.d.socket} ${args.join(' ')}`, answers);

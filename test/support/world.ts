@@ -3,6 +3,7 @@
  * real Unix users (created in the overlay) talking to it from their own processes,
  * so every role decision rests on the kernel's peer credentials.
  */
+import type { LogEntry } from '../../src/audit/entry.js';
 import { startSandboxDaemon, type SandboxDaemon } from '../../src/sandbox/daemon.js';
 import { Principal } from '../../src/sandbox/principal.js';
 import { Authenticator } from '../../src/sandbox/authenticator.js';
@@ -43,6 +44,8 @@ export interface World {
    * approves does not matter, so they need not wait 30 seconds for the next code.
    */
   approveSoon(approver: Principal, p: PreviewEnvelope): Promise<ApprovalGrant>;
+  /** The signed log's entries of one transaction, in order, read by root through the daemon (audit.entries, page by page). */
+  entriesOf(transactionId: string): Promise<LogEntry[]>;
   /**
    * preview by `agent`, approve by `approver`, execute by `agent`. When the approver has
    * spent the codes of the current time step, a deputy with the same groups approves,
@@ -163,6 +166,11 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
       if (code) return [principals.get(deputyName)!, code];
     }
   };
+  const approveSoon = async (approver: Principal, p: PreviewEnvelope): Promise<ApprovalGrant> => {
+    if (!needsCode(p) || !codes.has(names.get(approver)?.name ?? '')) return grant(approver, p);
+    const [who, code] = await approverWithCode(approver);
+    return grant(who, p, code);
+  };
   return {
     d,
     codes,
@@ -172,19 +180,21 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     as,
     enrol,
     approve,
-    approveSoon: async (approver, p) => {
-      if (!needsCode(p) || !codes.has(names.get(approver)?.name ?? '')) return grant(approver, p);
-      const [who, code] = await approverWithCode(approver);
-      return grant(who, p, code);
+    approveSoon,
+    entriesOf: async (id) => {
+      const rows: Array<{ body: string }> = [];
+      for (let after = 0; ; ) {
+        const page = await (await root()).call('audit.entries', { after_seq: after });
+        rows.push(...page.rows);
+        if (page.next_after_seq === null) break;
+        after = page.next_after_seq;
+      }
+      return rows.map((r) => JSON.parse(r.body) as LogEntry).filter((e) => e.transaction_id === id);
     },
     lifecycle: async (agent, approver, action, params) => {
       const p = await agent.call('preview', { action_name: action, params });
-      let g: ApprovalGrant;
-      if (p.auto_approval) g = p.auto_approval; // the policy approved it (non-sensitive reads by default)
-      else if (needsCode(p) && codes.has(names.get(approver)?.name ?? '')) {
-        const [who, code] = await approverWithCode(approver);
-        g = await grant(who, p, code);
-      } else g = await grant(approver, p);
+      // The policy approved it (non-sensitive reads by default), or a person (a deputy when the approver's codes are spent).
+      const g: ApprovalGrant = p.auto_approval ?? (await approveSoon(approver, p));
       const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       return { p, g, r };
     },
