@@ -36,6 +36,7 @@ import { journal } from './journal.js';
 import { startServer } from './server.js';
 import { VERSION } from './connection.js';
 import { logMaskOverruns, maskPool } from './output.js';
+import { daemonLogLine } from './log-lines.js';
 import { AirlockService } from './service.js';
 import { VerbContext } from './verbs/context.js';
 import { native } from './native.js';
@@ -93,7 +94,7 @@ function rowKey(stateDir: string): { rowKey: Buffer; adoptRows: boolean } {
 }
 
 export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
-  const log = c.log ?? ((m: string) => process.stderr.write(`airlock-daemon: ${m}\n`));
+  const log = c.log ?? daemonLogLine;
   native(); // fail now, not at the first connection, if the addon is missing
   // The mask workers start now: the first client's answer does not wait for them to load.
   logMaskOverruns(log);
