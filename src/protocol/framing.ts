@@ -11,12 +11,15 @@ export const MAX_MESSAGE_DEPTH = 32;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** One buffer, header and body, encoded in place: every reply of the daemon passes here. */
 export function encodeFrame(message: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(message), 'utf8');
-  if (body.length > MAX_FRAME) throw new AirlockError('validation', 'frame_too_large', `message of ${body.length} bytes exceeds ${MAX_FRAME}`);
-  const head = Buffer.alloc(4);
-  head.writeUInt32BE(body.length, 0);
-  return Buffer.concat([head, body]);
+  const text = JSON.stringify(message);
+  const length = Buffer.byteLength(text, 'utf8');
+  if (length > MAX_FRAME) throw new AirlockError('validation', 'frame_too_large', `message of ${length} bytes exceeds ${MAX_FRAME}`);
+  const frame = Buffer.allocUnsafe(4 + length);
+  frame.writeUInt32BE(length, 0);
+  frame.write(text, 4, 'utf8');
+  return frame;
 }
 
 /** Parses one frame body; a bad body is a typed validation error. */
