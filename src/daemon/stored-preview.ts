@@ -82,14 +82,20 @@ function mismatch(tx: TxRecord): never {
 /**
  * The flags of a stored preview that decide who may act on it (authz.ts), read without
  * re-hashing the preview (the inbox lists up to a thousand): a typed read of those flags
- * alone. A row that does not even carry well-formed flags fails closed.
+ * alone, each absent or `true`, as the envelope's schema has them. A row that does not even
+ * carry well-formed flags fails closed. Checked by hand: it runs for every request that names
+ * a transaction, and a schema would copy every other field of the preview to read two.
  */
-const Flags = z.looseObject({ unattended: z.literal(true).optional(), unmask: z.literal(true).optional() });
 export function storedFlags(tx: TxRecord): { unattended: boolean; unmask: boolean } {
-  const r = Flags.safeParse(tx.preview);
-  if (!r.success) fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope`, 'check the store with `airlock audit verify`');
-  return { unattended: r.data!.unattended === true, unmask: r.data!.unmask === true };
+  const p: unknown = tx.preview;
+  const flags = typeof p === 'object' && p !== null && !Array.isArray(p) ? (p as { unattended?: unknown; unmask?: unknown }) : null;
+  if (!flags || !absentOrTrue(flags.unattended) || !absentOrTrue(flags.unmask)) {
+    return fail('integrity', 'bad_stored_preview', `the stored preview of ${tx.id} is not a valid preview envelope`, 'check the store with `airlock audit verify`');
+  }
+  return { unattended: flags.unattended === true, unmask: flags.unmask === true };
 }
+
+const absentOrTrue = (v: unknown) => v === undefined || v === true;
 
 /** Whether a stored preview is an unattended proposal (the inbox shows views, never preview content). */
 export const isUnattendedProposal = (tx: TxRecord): boolean => storedFlags(tx).unattended;
