@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_SOCKET, DEFAULT_STATE_DIR, RECEIPT_TTL_MINUTES, stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
+import { daemonLogLine } from './log-lines.js';
 import { startDaemon } from './main.js';
 import { isPostgresUrl } from '../audit/pg-url.js';
 import { installStore, storeSql, type StoreInstallOptions } from '../store/fleet-install.js';
@@ -69,7 +70,7 @@ function main(): void {
   // the usual modes, so the umask stays 022; the daemon's own files are private by their
   // directory's mode (0700), set explicitly in main.ts.
   process.umask(0o022);
-  process.on('unhandledRejection', (e) => process.stderr.write(`airlock-daemon: unhandled rejection (kept running): ${(e as Error)?.stack ?? e}\n`));
+  process.on('unhandledRejection', (e) => daemonLogLine(`unhandled rejection (kept running): ${(e as Error)?.stack ?? e}`)); // in order with the daemon's other lines
   let v;
   try {
     v = parseArgs({
@@ -166,7 +167,7 @@ function main(): void {
     },
     (e) => {
       const msg = e instanceof AirlockError ? `${e.message}${e.hint ? `\n  next: ${e.hint}` : ''}` : (e as Error).stack;
-      process.stderr.write(`airlock-daemon: cannot start: ${msg}\n`);
+      daemonLogLine(`cannot start: ${msg}`); // after the lines before it, written at exit
       process.exit(9);
     },
   );
