@@ -28,7 +28,7 @@ export interface World {
    * the next). Each holds two codes a step: a file whose tests take turns among several
    * approvers waits for no step where who approves does not matter.
    */
-  approvers(names: string[], groups: string[]): Promise<Principal[]>;
+  approvers<const Names extends readonly string[]>(names: Names, groups: string[]): Promise<{ -readonly [K in keyof Names]: Principal }>;
   /** The approvers' authenticator apps: every approver `as` creates has enrolled itself. */
   codes: Authenticator;
   /** Root's own client with nobody behind it (no login uid, like a system service): it previews and denies, no more. */
@@ -186,9 +186,9 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     reload,
     as,
     enrol,
-    approvers: async (names, groups) => {
-      await enrolMany(names, groups);
-      return names.map((n) => principals.get(n)!);
+    approvers: async <const Names extends readonly string[]>(names: Names, groups: string[]) => {
+      await enrolMany([...names], groups);
+      return names.map((n) => principals.get(n)!) as { -readonly [K in keyof Names]: Principal };
     },
     approve,
     approveSoon,
