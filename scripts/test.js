@@ -9,7 +9,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 import { planInstall } from './apt-plan.js';
 
@@ -105,13 +105,20 @@ if (wantIntegration) {
   }
 }
 
-/** node --test over `files`; `concurrency`: how many files run at once. */
-const run = (files, concurrency) => spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=600000', `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: 'inherit' }).status ?? 1;
+/** node --test over `files`; `concurrency`: how many files run at once; `preload`: modules each file's process imports first. */
+const run = (files, concurrency, preload = []) =>
+  spawnSync(process.execPath, ['--import', 'tsx', ...preload.flatMap((m) => ['--import', pathToFileURL(join(root, m)).href]), '--test', '--test-timeout=600000', `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: 'inherit' }).status ?? 1;
 
 // Unit tests hold no machine-wide resource (temporary directories, loopback ports of their own):
-// one file per core at once. Integration tests take uid blocks, overlays and the test bed: node's default.
+// one file per core at once. Integration files share nothing either (docs/TESTING.md, "What
+// integration files share"): each takes its own overlay or test-bed container, a uid block
+// reserved across processes, its own PostgreSQL schema and loop devices. Much of their time is
+// spent waiting for a TOTP step or a booting container, so two at once keep both cores busy
+// even on two cores; more at once would only make the waiting tests' liveness bounds tighter.
+// A file whose assertions are tight latency bounds runs alone (test/support/machine-share.ts).
+const INTEGRATION_FILES_AT_ONCE = 2;
 const unitStatus = wantUnit ? run(testFiles('unit'), availableParallelism()) : 0;
-const integrationStatus = wantIntegration ? run(testFiles('integration'), Math.max(1, availableParallelism() - 1)) : 0;
+const integrationStatus = wantIntegration ? run(testFiles('integration'), INTEGRATION_FILES_AT_ONCE, ['test/support/machine-share.ts']) : 0;
 const status = unitStatus || integrationStatus;
 if (!isRoot && only === undefined && status === 0) {
   say('unit tests passed; integration tests were NOT run (not root)');

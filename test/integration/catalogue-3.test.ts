@@ -1,4 +1,4 @@
-/** Catalogue scenarios, shard 3 of 3 (see test/support/catalogue-scenarios.ts). */
+/** Catalogue scenarios, shard 3 of 6 (see test/support/catalogue-scenarios.ts). */
 import { registerShard } from '../support/catalogue-scenarios.js';
 
 registerShard(2);

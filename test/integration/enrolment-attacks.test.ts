@@ -19,14 +19,16 @@ import { readSqliteLog } from '../../src/audit/log-file.js';
 const APPROVER = ['airlock-admin', 'airlock-approvers'];
 const STEP_MS = STEP_SECONDS * 1000;
 let w: World;
-/** bob holds a factor (approved by the world's registrar); he vouches for the others. */
-let bob: Principal;
+/**
+ * bob and ben hold factors (approved by the world's registrar); bob vouches for the others and ben
+ * approves or resets where any approver may, so neither waits for a TOTP step the other spent.
+ */
+let bob: Principal, ben: Principal;
 
 before(async () => {
   // gina is an approver the policy marks unattended (a monitor running under a person's groups).
   w = await startWorld([], 'overlay', { policy: 'unattended = ["gina"]\n' });
-  bob = await w.as('bob', APPROVER, { enrol: false });
-  await w.enrol(bob, 'bob');
+  [bob, ben] = await w.approvers(['bob', 'ben'], APPROVER);
 });
 after(() => w?.close());
 
@@ -110,10 +112,10 @@ describe('defences that hold', () => {
     for (const bad of [[], [{ user: 'erin\u001b[2J', check: erinCheck }], Array.from({ length: 17 }, () => ({ user: 'erin', check: erinCheck })), [{ user: '-rf', check: erinCheck }], [{ user: 'erin', check: 'not-a-check' }], [{ user: 'erin' }], ['erin']]) {
       await rejectsWith(bob.callUnchecked('totp.approve', { enrolments: bad }), 'validation', 'bad_user');
     }
-    // All or none: one name not waiting refuses the lot, and bob's code is not spent by it.
-    const code = await w.codes.code('bob');
-    await rejectsWith(bob.call('totp.approve', { enrolments: [{ user: 'erin', check: erinCheck }, { user: 'hal', check: 'AAAA-AAAA' }], totp_code: code }), 'validation', 'no_enrolment_awaiting');
-    const ok = await bob.call('totp.approve', { enrolments: [{ user: 'erin', check: erinCheck }], totp_code: code });
+    // All or none: one name not waiting refuses the lot, and ben's code is not spent by it.
+    const code = await w.codes.code('ben');
+    await rejectsWith(ben.call('totp.approve', { enrolments: [{ user: 'erin', check: erinCheck }, { user: 'hal', check: 'AAAA-AAAA' }], totp_code: code }), 'validation', 'no_enrolment_awaiting');
+    const ok = await ben.call('totp.approve', { enrolments: [{ user: 'erin', check: erinCheck }], totp_code: code });
     assert.deepEqual(ok.approved.map((a) => a.user), ['erin']);
   });
 
@@ -122,9 +124,9 @@ describe('defences that hold', () => {
     const first = await w.enrol(fay, 'fay');
     // The agent as fay starts a replacement? It needs a code of the factor it replaces.
     await rejectsWith(fay.call('totp.enroll', {}), 'authorization', 'totp_required');
-    // fay herself starts one with her current code; bob resets her factor before she confirms.
+    // fay herself starts one with her current code; ben, an admin approver, resets her factor before she confirms.
     const replacement = await fay.call('totp.enroll', { current_code: await w.codes.code('fay') });
-    await (await w.rootAs('bob')).call('totp.reset', { user: 'fay', totp_code: await w.codes.code('bob') });
+    await (await w.rootAs('ben')).call('totp.reset', { user: 'fay', totp_code: await w.codes.code('ben') });
     await rejectsWith(fay.call('totp.confirm', { code: codeAt(replacement.secret, Date.now()) }), 'validation', 'totp_not_pending');
     // After the reset, the agent as fay enrols as for the first time: its factor waits for an approver.
     const again = await fay.call('totp.enroll', {});

@@ -22,7 +22,7 @@ import { undeclaredPaths, type DescribedStep } from './named-paths.js';
 import { NETWORK_PROGRAMS, shellViolation, type ProgramName } from '../../src/catalogue/programs.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
-export const SHARDS = 3;
+export const SHARDS = 6;
 /** AIRLOCK_SCENARIOS=users,ssh runs only those scenario files (for working on a family; the coverage check is skipped). */
 const only = process.env.AIRLOCK_SCENARIOS?.split(',').filter(Boolean);
 const families = readdirSync(dir)

@@ -22,6 +22,13 @@ export interface World {
    * enrolled approver with a fresh code. Returns the secret (now in `codes`).
    */
   enrol(who: Principal, name: string): Promise<string>;
+  /**
+   * Approvers created together with `groups`, each enrolling their own factor, one sponsor's code
+   * vouching for them all (one code, not one each, so no approver's codes are spent vouching for
+   * the next). Each holds two codes a step: a file whose tests take turns among several
+   * approvers waits for no step where who approves does not matter.
+   */
+  approvers<const Names extends readonly string[]>(names: Names, groups: string[]): Promise<{ -readonly [K in keyof Names]: Principal }>;
   /** The approvers' authenticator apps: every approver `as` creates has enrolled itself. */
   codes: Authenticator;
   /** Root's own client with nobody behind it (no login uid, like a system service): it previews and denies, no more. */
@@ -179,6 +186,10 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     reload,
     as,
     enrol,
+    approvers: async <const Names extends readonly string[]>(names: Names, groups: string[]) => {
+      await enrolMany([...names], groups);
+      return names.map((n) => principals.get(n)!) as { -readonly [K in keyof Names]: Principal };
+    },
     approve,
     approveSoon,
     entriesOf: async (id) => {

@@ -1,0 +1,4 @@
+/** Catalogue scenarios, shard 5 of 6 (see test/support/catalogue-scenarios.ts). */
+import { registerShard } from '../support/catalogue-scenarios.js';
+
+registerShard(4);
