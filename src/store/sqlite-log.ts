@@ -10,6 +10,7 @@ import { GENESIS_HASH, type SealedEntry } from '../audit/entry.js';
 import type { LogRow } from '../audit/verify.js';
 import { decodeEntryBody, encodeEntryBody } from './entry-encoding.js';
 import { LOG_BASE_KEY } from './log-base.js';
+import { AirlockError } from '../protocol/errors.js';
 
 /**
  * A `sig` or `hash` column of audit_log (optionally qualified: `a.sig`), read as lower-case hex:
@@ -37,11 +38,15 @@ export interface StoredLogRow {
   prev: string | Buffer | null;
 }
 
-/** A stored row as the verifier reads it: its exact signed body. */
+/** A stored row as the verifier reads it: its exact signed body (integrity/store_undecodable, naming the entry, when it cannot be). */
 export function decodeRow(r: StoredLogRow): LogRow {
   if (typeof r.body === 'string') return { seq: r.seq, body: r.body, sig: r.sig };
   const prev = r.prev === null ? (r.seq === 1 ? GENESIS_HASH : null) : typeof r.prev === 'string' ? r.prev : r.prev.toString('hex');
-  return { seq: r.seq, body: decodeEntryBody(r.body, prev), sig: r.sig };
+  try {
+    return { seq: r.seq, body: decodeEntryBody(r.body, prev), sig: r.sig };
+  } catch (e) {
+    throw new AirlockError('integrity', 'store_undecodable', `entry ${r.seq} of the log: ${(e as Error).message} (the store was altered or damaged)`);
+  }
 }
 
 /**

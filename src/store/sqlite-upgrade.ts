@@ -2,8 +2,8 @@
  * Upgrades a SQLite store of schema 1 to 2 in place, when the daemon opens it: each entry gets
  * its `tx` column (sqlite-log.ts) and its body encoded (entry-encoding.ts), a batch of rows per
  * transaction, the rows done so far recorded in the same transaction, so an upgrade cut short
- * (a crash, a full disk) resumes where it stopped; the last transaction swaps the index and
- * sets the version. Schema 1 stored bodies as JSON text, found a transaction's entries by an
+ * (a crash, a full disk) resumes where it stopped; the first transaction drops the old index,
+ * the last builds the new one and sets the version. Schema 1 stored bodies as JSON text, found a transaction's entries by an
  * index on json_extract(body) and had no `tx` column.
  */
 import type Database from 'better-sqlite3';
@@ -19,7 +19,11 @@ const PROGRESS_KEY = 'upgrade_2_seq';
 export function upgradeFrom1(db: Database.Database, base: LogBase): void {
   const immediate = (body: () => void) => db.transaction(body).immediate();
   const columns = (db.prepare('PRAGMA table_info(audit_log)').all() as { name: string }[]).map((c) => c.name);
-  if (!columns.includes('tx')) immediate(() => db.exec('ALTER TABLE audit_log ADD COLUMN tx BLOB'));
+  // The old index first: it would evaluate json_extract on every encoded body, and fail on it.
+  immediate(() => {
+    db.exec('DROP INDEX IF EXISTS audit_log_tx');
+    if (!columns.includes('tx')) db.exec('ALTER TABLE audit_log ADD COLUMN tx BLOB');
+  });
   const getMeta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const rows = db.prepare(`SELECT seq, body, ${hexColumn('hash')} AS hash FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?`);
@@ -42,7 +46,6 @@ export function upgradeFrom1(db: Database.Database, base: LogBase): void {
     });
   }
   immediate(() => {
-    db.exec('DROP INDEX IF EXISTS audit_log_tx');
     db.exec(TX_INDEX);
     db.prepare('DELETE FROM meta WHERE key = ?').run(PROGRESS_KEY);
     putMeta.run('schema_version', '2');

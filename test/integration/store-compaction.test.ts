@@ -14,7 +14,10 @@ import Database from 'better-sqlite3';
 import { startWorld, type World } from '../support/world.js';
 import { airlockAs } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
-import { databaseSource } from '../../src/audit/log-file.js';
+import { databaseSource, readSqliteLog } from '../../src/audit/log-file.js';
+import { decodeRow, STORED_ROWS, txKey, type StoredLogRow } from '../../src/store/sqlite-log.js';
+import { decodeStored } from '../../src/store/entry-encoding.js';
+import type { Row } from '../../src/store/tx-row.js';
 import { verifySource } from '../../src/audit/source.js';
 import { parsePublicKey } from '../../src/audit/keys.js';
 import { idsDigest } from '../../src/store/compaction.js';
@@ -64,12 +67,7 @@ async function until<T>(what: string, check: () => Promise<T | null | undefined 
 }
 
 function logEntries(): Array<{ kind: string; transaction_id: string | null; details: Record<string, unknown> }> {
-  const db = new Database(w.d.files.db, { readonly: true });
-  try {
-    return (db.prepare('SELECT body FROM audit_log ORDER BY seq').pluck().all() as string[]).map((b) => JSON.parse(b));
-  } finally {
-    db.close();
-  }
+  return [...readSqliteLog(w.d.files.db)].map((r) => JSON.parse(r.body));
 }
 
 async function logVerifies(): Promise<void> {
@@ -99,8 +97,11 @@ describe('store retention', () => {
     for (const line of outputLines) assert.ok(!stored.includes(line), `the stored transaction holds the output line ${JSON.stringify(line)}`);
     // Nor in the row itself, nor in its log entries (which count lines, never hold them).
     const db = new Database(w.d.files.db, { readonly: true });
-    const row = JSON.stringify(db.prepare('SELECT * FROM transactions WHERE id = ?').get(readId));
-    const bodies = (db.prepare("SELECT body FROM audit_log WHERE json_extract(body, '$.transaction_id') = ?").pluck().all(readId) as string[]).join('\n');
+    // The row's columns as stored, its preview and result JSON decoded (they are kept encoded).
+    const raw = db.prepare('SELECT * FROM transactions WHERE id = ?').get(readId) as Row;
+    const row = JSON.stringify({ ...raw, preview_json: decodeStored(raw.preview_json), result_json: raw.result_json === null ? null : decodeStored(raw.result_json) });
+    const bodies = (db.prepare(`${STORED_ROWS} WHERE a.tx = ? ORDER BY a.seq`).all(txKey(readId)) as StoredLogRow[]).map((r) => decodeRow(r).body).join('\n');
+    assert.ok(bodies.includes(readId), "the transaction's entries are found by their tx column");
     db.close();
     for (const line of outputLines) {
       assert.ok(!row.includes(line), `the row holds ${JSON.stringify(line)}`);
