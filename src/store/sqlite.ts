@@ -477,7 +477,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
           .filter((r) => this.stmts.compactDelete.run(r.id).changes === 1)
           .map((r) => {
             const { id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at } = r;
-            this.stmts.compactInsert.run({ id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at, result_json: compactedResult(r.state, r.result_json), compacted_at: now });
+            this.stmts.compactInsert.run({ id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at, result_json: encodeStored(compactedResult(r.state, r.result_json)), compacted_at: now });
             return id;
           });
       },
