@@ -31,8 +31,6 @@ function baseIn(db: Database.Database): LogBase {
   return parseLogBase(meta ? (db.prepare("SELECT value FROM meta WHERE key = 'log_base'").pluck().get() as string | undefined) : undefined);
 }
 
-export { hexColumn } from '../store/sqlite-log.js';
-
 /**
  * The database's live rows in seq order, in one read transaction (one snapshot, however the
  * daemon writes meanwhile). `startedAt`: the base the reader's start() saw; a daemon that

@@ -448,11 +448,11 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
 
 
   async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
-    return (this.stmts.logRows.all(afterSeq, limit) as StoredLogRow[]).map((r) => decodeRow(r));
+    return (this.stmts.logRows.all(afterSeq, limit) as StoredLogRow[]).map(decodeRow);
   }
 
   async transactionEntries(id: string, limit: number): Promise<LogRow[]> {
-    return (this.stmts.txRows.all(txKey(id), limit) as StoredLogRow[]).map((r) => decodeRow(r));
+    return (this.stmts.txRows.all(txKey(id), limit) as StoredLogRow[]).map(decodeRow);
   }
 
 
