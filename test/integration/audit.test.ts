@@ -125,7 +125,7 @@ describe('audit verify', () => {
       assert.equal(t.prepare('UPDATE audit_log SET body = ? WHERE seq = ?').run(change(Buffer.from(body)), seq).changes, 1);
     };
     // Byte 2 + k (k: the count in byte 1) is the first byte of the first packed hex run: the body still decodes, to other bytes.
-    const digest = await verify(tampered('encoded-digest', [], { edit: editBody(5, (b) => (b[2 + b[1]!] ^= 0xff, b)) }));
+    const digest = await verify(tampered('encoded-digest', [], { edit: editBody(5, (b) => (b.writeUInt8(b[2 + b[1]!]! ^ 0xff, 2 + b[1]!), b)) }));
     assert.equal(digest.code, 1, digest.stdout + digest.stderr);
     assert.equal(JSON.parse(digest.stdout).first_broken.seq, 5);
     // The last bytes are the deflate stream's end: cut, the body cannot be decoded, and verify fails closed, naming the entry.
