@@ -14,6 +14,7 @@ import { AirlockError } from '../protocol/errors.js';
 import type { AuditSource } from './source.js';
 import type { LogRow } from './verify.js';
 import { logArchived, parseLogBase, startOfBase, type LogBase } from './log-base.js';
+import { decodeRow, STORED_ROWS, type StoredLogRow } from '../store/sqlite-log.js';
 
 /** The base of a database's live log (entries before it were archived), read-only; NO_BASE when there is none. */
 export function readSqliteBase(dbPath: string): LogBase {
@@ -31,12 +32,6 @@ function baseIn(db: Database.Database): LogBase {
 }
 
 /**
- * A `sig` or `hash` column of the SQLite store's audit_log, read as lower-case hex: the store
- * writes them as bytes (half the size of their hex), and rows written before that hold hex text.
- */
-export const hexColumn = (column: 'sig' | 'hash'): string => `CASE typeof(${column}) WHEN 'blob' THEN lower(hex(${column})) ELSE ${column} END`;
-
-/**
  * The database's live rows in seq order, in one read transaction (one snapshot, however the
  * daemon writes meanwhile). `startedAt`: the base the reader's start() saw; a daemon that
  * archived a segment since moved it, and those rows are gone from this snapshot: that is
@@ -50,8 +45,9 @@ export function* readSqliteLog(dbPath: string, startedAt?: number): Generator<Lo
       const now = baseIn(db).seq;
       if (now !== startedAt) throw logArchived(now, startedAt, basename(dbPath));
     }
-    const stmt = db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log ORDER BY seq`);
-    for (const row of stmt.iterate() as Iterable<LogRow>) yield row;
+    // Bodies as the store encodes them (src/store/sqlite-log.ts), decoded to the signed bytes.
+    const stmt = db.prepare(`${STORED_ROWS} ORDER BY a.seq`);
+    for (const row of stmt.iterate() as Iterable<StoredLogRow>) yield decodeRow(row);
     db.exec('COMMIT');
   } finally {
     db.close();

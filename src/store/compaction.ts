@@ -8,6 +8,7 @@
  */
 import { hash } from 'node:crypto';
 import { TERMINAL_STATES } from '../protocol/risk.js';
+import { decodeStored } from './entry-encoding.js';
 
 /** `state IN (...)` for the finished states: a fixed list, from the one definition of them. */
 export const FINISHED_SQL = `state IN (${TERMINAL_STATES.map((s) => `'${s}'`).join(', ')})`;
@@ -27,10 +28,10 @@ export const RULE_USE_KEEP_MS = 25 * 3_600_000;
  * log's entries and the history's summary column already cover). `denied_by` and `expired`
  * stay: who refused it and which stage ran out are part of "who" and "outcome".
  */
-export function compactedResult(state: string, resultJson: string | null): string {
+export function compactedResult(state: string, resultJson: string | Buffer | null): string {
   let r: Record<string, unknown> = {};
   try {
-    const parsed: unknown = resultJson ? JSON.parse(resultJson) : null;
+    const parsed: unknown = resultJson ? JSON.parse(decodeStored(resultJson)) : null;
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) r = parsed as Record<string, unknown>;
   } catch {
     // an unreadable result compacts to its state alone: compaction must not stop on one bad row

@@ -52,8 +52,8 @@ export interface BatchDialect<C> {
    */
   durable?(c: C): Promise<void> | void;
   rollback(c: C): Awaitable<unknown>;
-  /** Inserts sealed entries and the Merkle nodes they complete. */
-  write(c: C, entries: readonly SealedEntry[], nodes: readonly StoredNode[]): Awaitable<void>;
+  /** Inserts sealed entries and the Merkle nodes they complete; `prevHash`: the hash the first entry chains to. */
+  write(c: C, entries: readonly SealedEntry[], nodes: readonly StoredNode[], prevHash: string): Awaitable<void>;
   /** What a failure becomes for its caller (a store error naming the database, say). */
   failure(e: unknown): unknown;
 }
@@ -239,7 +239,7 @@ export class GroupCommit<C> {
       size = entry.seq;
       hash = entry.hash;
     }
-    yield* call(this.dialect.write(c, sealed, nodes));
+    yield* call(this.dialect.write(c, sealed, nodes, tip.head.hash));
     return { head: { size, hash, root: frontier.root().toString('hex') }, frontier };
   }
 }

@@ -9,6 +9,7 @@
 import Database from 'better-sqlite3';
 import { MerkleFrontier, leafHash, type NodeId, type NodeReader, type StoredNode } from '../audit/merkle.js';
 import { AirlockError } from '../protocol/errors.js';
+import { decodeRow, STORED_ROWS, type StoredLogRow } from './sqlite-log.js';
 
 export const MERKLE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS merkle_nodes (
@@ -84,14 +85,14 @@ export function openFrontier(db: Db, size: number): MerkleFrontier {
   if (leaves > size) {
     throw new AirlockError('integrity', 'merkle_nodes_ahead', `the Merkle tree has ${leaves} leaves but the log only ${size} entries: entries are missing from its end`);
   }
-  const rows = db.prepare('SELECT seq, body FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?');
+  const rows = db.prepare(`${STORED_ROWS} WHERE a.seq > ? ORDER BY a.seq LIMIT ?`);
   const write = nodeWriter(db);
   const build = db.transaction((): MerkleFrontier => {
     // Re-read inside the transaction: another process may have built it meanwhile.
     const start = storedLeaves(db);
     const tree = load(start);
     for (;;) {
-      const batch = rows.all(tree.size, UPGRADE_BATCH) as Array<{ seq: number; body: string }>;
+      const batch = (rows.all(tree.size, UPGRADE_BATCH) as StoredLogRow[]).map(decodeRow);
       if (batch.length === 0) break;
       for (const row of batch) {
         // Leaf i is entry i + 1: a gap would put every later entry under the wrong index.

@@ -11,7 +11,9 @@ import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
 import type { NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
-import { hexColumn } from '../audit/log-file.js';
+import { decodeRow, hexColumn, logInserter, STORED_ROWS, TX_INDEX, txKey, type StoredLogRow } from './sqlite-log.js';
+import { upgradeFrom1 } from './sqlite-upgrade.js';
+import { encodeStored } from './entry-encoding.js';
 import { AirlockError } from '../protocol/errors.js';
 import { MERKLE_SCHEMA, nodeReaderSync, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
 import { LOG_BASE_KEY, readBase } from './log-base.js';
@@ -69,16 +71,18 @@ CREATE TABLE IF NOT EXISTS transactions (
 );
 CREATE INDEX IF NOT EXISTS tx_state_expiry ON transactions(state, expires_at);
 CREATE INDEX IF NOT EXISTS tx_created ON transactions(created_at);
+-- body: the signed body, as TEXT or encoded (entry-encoding.ts); sig and hash as bytes; tx: the
+-- transaction the entry concerns (sqlite-log.ts txKey), indexed by audit_log_by_tx (audit prove).
 CREATE TABLE IF NOT EXISTS audit_log (
   seq INTEGER PRIMARY KEY,
-  body TEXT NOT NULL,
-  sig TEXT NOT NULL,
-  hash TEXT NOT NULL
+  body BLOB NOT NULL,
+  sig BLOB NOT NULL,
+  hash BLOB NOT NULL,
+  tx BLOB
 );
--- audit prove: a transaction's entries without a pass over the whole log.
-CREATE INDEX IF NOT EXISTS audit_log_tx ON audit_log(json_extract(body, '$.transaction_id'));
 `;
-const SCHEMA_VERSION = '1';
+/** 2: entries encoded and found by their tx column (1: JSON text, found by json_extract; sqlite-upgrade.ts upgrades it). */
+const SCHEMA_VERSION = '2';
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed (absent: a store from before sealing, or a new one). */
 const TOTP_SEALED = 'sealed-v1';
 /** The most operations one group commit holds: bounds the batch's time and its memory. */
@@ -90,6 +94,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
   private readonly db: Db;
   private base: LogBase;
   private readonly writeNodes: ReturnType<typeof nodeWriter>;
+  private readonly insertEntries: ReturnType<typeof logInserter>;
   readonly merkleNodes: NodeReader;
   private readonly stmts;
   /** One IMMEDIATE transaction around body, built once: db.transaction() is costly to call per operation. */
@@ -125,9 +130,12 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     this.db.pragma('secure_delete = ON');
     this.db.exec(SCHEMA);
     this.db.exec(MERKLE_SCHEMA);
+    this.base = readBase(this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(LOG_BASE_KEY) as string | undefined);
     const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined;
     if (version === undefined) this.db.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
+    else if (version === '1') upgradeFrom1(this.db, this.base);
     else if (version !== SCHEMA_VERSION) throw new AirlockError('integrity', 'schema_version', `database schema ${version} is not the supported ${SCHEMA_VERSION}`);
+    this.db.exec(TX_INDEX);
     // Added after schema 1 shipped: the person behind a root requester (for self-approval).
     const columns = (this.db.prepare('PRAGMA table_info(transactions)').all() as { name: string }[]).map((c) => c.name);
     if (!columns.includes('requester_person_uid')) this.db.exec('ALTER TABLE transactions ADD COLUMN requester_person_uid INTEGER');
@@ -143,15 +151,15 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     const frontier = openFrontier(this.db, last ? last.seq : 0);
     const head = { size: last ? last.seq : 0, hash: last ? last.hash : GENESIS_HASH, root: frontier.root().toString('hex') };
     this.writeNodes = nodeWriter(this.db);
+    this.insertEntries = logInserter(this.db);
     this.merkleNodes = sqliteNodeReader(this.db);
-    this.base = readBase(this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(LOG_BASE_KEY) as string | undefined);
     this.stmts = {
       insertTx: this.db.prepare(`INSERT INTO transactions (id, action_name, params_json, request_hash, risk, state, requester_uid, requester_name, requester_role,
         requester_person_uid, preview_json, preview_digest, summary, created_at, updated_at, expires_at) VALUES
         (@id, @action_name, @params_json, @request_hash, @risk, @state, @requester_uid, @requester_name, @requester_role, @requester_person_uid, @preview_json, @preview_digest, @summary, @created_at, @updated_at, @expires_at)`),
       getTx: this.db.prepare('SELECT * FROM transactions WHERE id = ?'),
-      logRows: this.db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?`),
-      txRows: this.db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log WHERE json_extract(body, '$.transaction_id') = ? ORDER BY seq LIMIT ?`),
+      logRows: this.db.prepare(`${STORED_ROWS} WHERE a.seq > ? ORDER BY a.seq LIMIT ?`),
+      txRows: this.db.prepare(`${STORED_ROWS} WHERE a.tx = ? ORDER BY a.seq LIMIT ?`),
       putTotp: this.db.prepare(`INSERT INTO totp (approver, secret, enrolled_at, last_step) VALUES (?, ?, ?, ?)
         ON CONFLICT(approver) DO UPDATE SET secret = excluded.secret, enrolled_at = excluded.enrolled_at, last_step = excluded.last_step, failures = 0, locked_until = 0`),
       getTotp: this.db.prepare('SELECT * FROM totp WHERE approver = ?'),
@@ -188,7 +196,6 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       prune: this.db.prepare('DELETE FROM transactions WHERE id = ? AND compacted_at IS NOT NULL'),
       pruneRuleUse: this.db.prepare(`DELETE FROM rule_use WHERE rowid IN (SELECT rowid FROM rule_use AS r WHERE at < ?
         AND at < (SELECT MAX(at) FROM rule_use AS l WHERE l.rule_id = r.rule_id) LIMIT ?)`),
-      insertLog: this.db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)'),
       begin: this.db.prepare('BEGIN IMMEDIATE'),
       commit: this.db.prepare('COMMIT'),
       rollback: this.db.prepare('ROLLBACK'),
@@ -227,9 +234,8 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
         // SQLite rolled back already when a failed COMMIT did (on a full disk): nothing is left to undo.
         if (this.db.inTransaction) st.rollback.run();
       },
-      write: (_db, entries, nodes) => {
-        // The signature and hash as bytes: half the size of their hex (readers get hex, hexColumn).
-        for (const e of entries) st.insertLog.run(e.seq, e.body, Buffer.from(e.sig, 'hex'), Buffer.from(e.hash, 'hex'));
+      write: (_db, entries, nodes, prevHash) => {
+        this.insertEntries(entries, prevHash);
         this.writeNodes(nodes);
       },
       failure: (e) => e,
@@ -246,8 +252,12 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     return {
       row: (_db, id) => st.getTx.get(id) as StoredRow | undefined,
       rows: (_db, w) => prepared(`SELECT * FROM transactions WHERE ${w.where}`).all(...w.whereArgs) as StoredRow[],
-      insert: (_db, row) => void st.insertTx.run(row),
-      update: (_db, id, u) => prepared(`UPDATE transactions SET ${u.set} WHERE id = ? AND ${u.where}`).run(...u.setArgs, id, ...u.whereArgs).changes === 1,
+      // The preview and result JSON encoded (entry-encoding.ts): most of a row's bytes otherwise.
+      insert: (_db, row) => void st.insertTx.run({ ...row, preview_json: encodeStored(row.preview_json as string) }),
+      update: (_db, id, u) => {
+        const args = u.setArgs.map((v, i) => (u.setColumns[i] === 'result_json' && typeof v === 'string' ? encodeStored(v) : v));
+        return prepared(`UPDATE transactions SET ${u.set} WHERE id = ? AND ${u.where}`).run(...args, id, ...u.whereArgs).changes === 1;
+      },
       spendStep: (_db, s) => this.spendStep(s),
       ruleUsage: (_db, ruleId, now) => this.usageOf(ruleId, now),
       recordRuleUse: (_db, ruleId, now) => void st.ruleUse.run(ruleId, now),
@@ -438,11 +448,11 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
 
 
   async logRows(afterSeq: number, limit: number): Promise<LogRow[]> {
-    return this.stmts.logRows.all(afterSeq, limit) as LogRow[];
+    return (this.stmts.logRows.all(afterSeq, limit) as StoredLogRow[]).map(decodeRow);
   }
 
   async transactionEntries(id: string, limit: number): Promise<LogRow[]> {
-    return this.stmts.txRows.all(id, limit) as LogRow[];
+    return (this.stmts.txRows.all(txKey(id), limit) as StoredLogRow[]).map(decodeRow);
   }
 
 
@@ -467,7 +477,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
           .filter((r) => this.stmts.compactDelete.run(r.id).changes === 1)
           .map((r) => {
             const { id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at } = r;
-            this.stmts.compactInsert.run({ id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at, result_json: compactedResult(r.state, r.result_json), compacted_at: now });
+            this.stmts.compactInsert.run({ id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at, result_json: encodeStored(compactedResult(r.state, r.result_json)), compacted_at: now });
             return id;
           });
       },

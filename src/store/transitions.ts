@@ -67,8 +67,9 @@ export interface TransitionArgs {
 
 /** One conditional UPDATE of the transactions table, with `?` placeholders: the dialect adds the row's key. */
 export interface TransitionUpdate {
-  /** `state = ?, updated_at = ?, ...` and its values. */
+  /** `state = ?, updated_at = ?, ...`, the columns it names, and its values. */
   set: string;
+  setColumns: string[];
   setArgs: unknown[];
   /** `state IN (?, ...) AND ...` and its values. */
   where: string;
@@ -85,7 +86,7 @@ export function transitionUpdate(name: TransitionName, a: TransitionArgs): Trans
   const values: Partial<Record<Written, unknown>> = t.result ? { ...a.set, result_json: t.result[a.from!] } : (a.set ?? {});
   const set = [['state', to], ['updated_at', a.now], ...t.writes.filter((w) => values[w] !== undefined).map((w) => [w, values[w]] as const)];
   const w = guardWhere({ ...t, from: a.from === undefined ? t.from : [a.from] }, a);
-  return { set: set.map(([c]) => `${c} = ?`).join(', '), setArgs: set.map(([, v]) => v), ...w };
+  return { set: set.map(([c]) => `${c} = ?`).join(', '), setColumns: set.map(([c]) => String(c)), setArgs: set.map(([, v]) => v), ...w };
 }
 
 /** The rows a transition may apply to now: its from-states and the guards it compares with `now` (expire's due rows). */

@@ -4,6 +4,7 @@
  */
 import type { TxState } from '../protocol/risk.js';
 import type { ConsumeOutcome, TxRecord } from './store.js';
+import { decodeStored } from './entry-encoding.js';
 
 /** What an expired transaction's result says: which stage ran out. */
 export const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
@@ -22,7 +23,8 @@ export interface Row {
   requester_name: string;
   requester_role: string;
   requester_person_uid: number | null;
-  preview_json: string;
+  /** JSON text; in SQLite, encoded (entry-encoding.ts) since schema 2. */
+  preview_json: string | Buffer;
   preview_digest: string;
   summary: string;
   created_at: number;
@@ -30,7 +32,8 @@ export interface Row {
   expires_at: number;
   approved_by: string | null;
   receipt_commitment: string | null;
-  result_json: string | null;
+  /** Like preview_json. */
+  result_json: string | Buffer | null;
   compacted_at: number | null;
 }
 
@@ -68,7 +71,7 @@ export const toRecord = (r: Row): TxRecord => ({
   requesterName: r.requester_name,
   requesterRole: r.requester_role as TxRecord['requesterRole'],
   requesterPersonUid: r.requester_person_uid ?? null,
-  preview: JSON.parse(r.preview_json),
+  preview: JSON.parse(decodeStored(r.preview_json)),
   previewDigest: r.preview_digest,
   summary: r.summary,
   createdAt: r.created_at,
@@ -76,7 +79,7 @@ export const toRecord = (r: Row): TxRecord => ({
   expiresAt: r.expires_at,
   approvedBy: r.approved_by,
   receiptCommitment: r.receipt_commitment,
-  result: r.result_json ? JSON.parse(r.result_json) : null,
+  result: r.result_json ? JSON.parse(decodeStored(r.result_json)) : null,
   compactedAt: r.compacted_at ?? null,
 });
 

@@ -22,7 +22,8 @@ import type { AirlockClient } from '../../src/client/client.js';
 import { bundleSource } from '../../src/audit/bundle.js';
 import { leafHash, nodeHash } from '../../src/audit/merkle.js';
 import { parseCheckpointBody, parseNote, readTreeHeadLines } from '../../src/audit/note.js';
-import { hexColumn } from '../../src/audit/log-file.js';
+import { readSqliteLog } from '../../src/audit/log-file.js';
+import { entryHash } from '../../src/audit/entry.js';
 
 const SEGMENT = 40;
 let w: World;
@@ -102,7 +103,7 @@ describe('archival under attack (write access to the store and the archive, no a
     const { path, checkpoints } = await copyDb('forged-base.db');
     const db = new Database(path);
     const base = JSON.parse(db.prepare("SELECT value FROM meta WHERE key = 'log_base'").pluck().get() as string) as { seq: number };
-    const live = db.prepare(`SELECT seq, body, ${hexColumn('hash')} AS hash FROM audit_log ORDER BY seq`).all() as { seq: number; body: string; hash: string }[];
+    const live = [...readSqliteLog(path)].map((r) => ({ ...r, hash: entryHash(r.body) }));
     const size = live.at(-1)!.seq;
     // A signed head of the host's, inside the live log, well before its end: the new base.
     const heads = headsBySize(checkpoints);

@@ -43,15 +43,23 @@ before(async () => {
 });
 after(() => dir && removeTree(dir));
 
-/** A tampered copy of the database: runs SQL on it, returns its path. */
-function tampered(name: string, sql: string[]): string {
+/**
+ * A tampered copy of the database: runs SQL on it, returns its path. `plain`: the bodies are
+ * first rewritten as their signed text (which the store reads as it is), for SQL that edits text;
+ * otherwise they stay as the store encodes them (src/store/entry-encoding.ts).
+ */
+function tampered(name: string, sql: string[], opts: { plain?: boolean; edit?: (t: Database.Database) => void } = {}): string {
   const copy = join(dir, `${name}.db`);
   const src = new Database(db, { readonly: true });
   src.pragma('wal_checkpoint(TRUNCATE)');
   src.close();
   copyFileSync(db, copy);
+  const bodies = opts.plain ? [...readSqliteLog(copy)] : [];
   const t = new Database(copy);
+  const plain = t.prepare('UPDATE audit_log SET body = ? WHERE seq = ?');
+  for (const r of bodies) plain.run(r.body, r.seq);
   for (const s of sql) t.exec(s);
+  opts.edit?.(t);
   t.close();
   return copy;
 }
@@ -92,7 +100,7 @@ describe('audit verify', () => {
   });
 
   test('an edited entry is found (exit 1, names the entry)', async () => {
-    const r = await verify(tampered('edit', ["UPDATE audit_log SET body = replace(body, '\"kind\":\"outcome\"', '\"kind\":\"canceled\"') WHERE seq = (SELECT min(seq) FROM audit_log WHERE body LIKE '%\"kind\":\"outcome\"%')"]));
+    const r = await verify(tampered('edit', ["UPDATE audit_log SET body = replace(body, '\"kind\":\"outcome\"', '\"kind\":\"canceled\"') WHERE seq = (SELECT min(seq) FROM audit_log WHERE body LIKE '%\"kind\":\"outcome\"%')"], { plain: true }));
     assert.equal(r.code, 1);
     const rep = JSON.parse(r.stdout);
     const seq = [...readSqliteLog(db)].find((e) => JSON.parse(e.body).kind === 'outcome')!.seq;
@@ -101,9 +109,29 @@ describe('audit verify', () => {
   });
 
   test('a non-canonical rewrite (same meaning, other bytes) is found', async () => {
-    const r = await verify(tampered('spaces', ["UPDATE audit_log SET body = replace(body, '{\"', '{ \"') WHERE seq = 3"]));
+    const r = await verify(tampered('spaces', ["UPDATE audit_log SET body = replace(body, '{\"', '{ \"') WHERE seq = 3"], { plain: true }));
     assert.equal(r.code, 1);
     assert.equal(JSON.parse(r.stdout).first_broken.seq, 3);
+  });
+
+  test('the store keeps entries encoded, and a byte changed in an encoded body is found: in its packed digests, or where it does not decode', async () => {
+    const copy = tampered('encoded', []);
+    const t = new Database(copy);
+    const kinds = t.prepare("SELECT typeof(body) AS type, count(*) AS n FROM audit_log GROUP BY typeof(body)").all() as { type: string; n: number }[];
+    t.close();
+    assert.deepEqual(kinds, [{ type: 'blob', n: total }], 'every entry the daemon wrote is encoded');
+    const editBody = (seq: number, change: (b: Buffer) => Buffer) => (t: Database.Database) => {
+      const body = t.prepare('SELECT body FROM audit_log WHERE seq = ?').pluck().get(seq) as Buffer;
+      assert.equal(t.prepare('UPDATE audit_log SET body = ? WHERE seq = ?').run(change(Buffer.from(body)), seq).changes, 1);
+    };
+    // Byte 2 + k (k: the count in byte 1) is the first byte of the first packed hex run: the body still decodes, to other bytes.
+    const digest = await verify(tampered('encoded-digest', [], { edit: editBody(5, (b) => (b.writeUInt8(b[2 + b[1]!]! ^ 0xff, 2 + b[1]!), b)) }));
+    assert.equal(digest.code, 1, digest.stdout + digest.stderr);
+    assert.equal(JSON.parse(digest.stdout).first_broken.seq, 5);
+    // The last bytes are the deflate stream's end: cut, the body cannot be decoded, and verify fails closed, naming the entry.
+    const cut = await verify(tampered('encoded-cut', [], { edit: editBody(6, (b) => b.subarray(0, b.length - 4)) }));
+    assert.notEqual(cut.code, 0);
+    assert.match(cut.stdout + cut.stderr, /entry 6 of the log/);
   });
 
   test('a deleted entry is found', async () => {

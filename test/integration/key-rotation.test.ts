@@ -20,7 +20,7 @@ import { removeTree, tempDir } from '../support/fs.js';
 import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
 import { entryMessage, entryHash } from '../../src/audit/entry.js';
 import { ed25519Sign, parsePublicKeys, signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
-import { hexColumn, readSqliteLog } from '../../src/audit/log-file.js';
+import { readSqliteLog } from '../../src/audit/log-file.js';
 import { canonicalize } from '../../src/protocol/canonical.js';
 import type { ApprovalGrant, KeyRotated, PreviewEnvelope } from '../../src/protocol/messages.js';
 
@@ -182,7 +182,8 @@ describe('tampering with a rotated log', () => {
     live.close();
     const db = new Database(copy);
     const rows = new Map<number, { body: string; sig: string }>();
-    for (const r of db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log`).all() as { seq: number; body: string; sig: string }[]) rows.set(r.seq, { body: r.body, sig: r.sig });
+    // The signed bodies, decoded from the store's encoding; an edited one is written back as plain text, which the store reads as it is.
+    for (const r of readSqliteLog(copy)) rows.set(r.seq, { body: r.body, sig: r.sig });
     const before = new Map([...rows].map(([k, v]) => [k, { ...v }]));
     edit(rows, signingKeyFromSeed(firstSeed));
     const update = db.prepare('UPDATE audit_log SET body = ?, sig = ?, hash = ? WHERE seq = ?');

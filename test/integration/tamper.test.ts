@@ -28,7 +28,7 @@ import { checkpointOrigin } from '../../src/audit/checkpoint.js';
 import { cosign, formatWitnessVkey, parseNote, parseVkey, signTreeHead, treeHeadLine } from '../../src/audit/note.js';
 import { MerkleFrontier, leafHash } from '../../src/audit/merkle.js';
 import { verifySource, type CheckpointFile, type SourceReport } from '../../src/audit/source.js';
-import { databaseSource, hexColumn } from '../../src/audit/log-file.js';
+import { databaseSource, readSqliteLog } from '../../src/audit/log-file.js';
 import { postgresSources } from '../../src/audit/postgres-source.js';
 import type { LogRow, WitnessKey } from '../../src/audit/verify.js';
 import { TreeHeads } from '../../src/daemon/tree-heads.js';
@@ -200,14 +200,8 @@ function sqliteBackend(): Backend {
         }
       };
       return {
-        rows: async () => {
-          const db = new Database(path, { readonly: true, fileMustExist: true });
-          try {
-            return db.prepare(`SELECT seq, body, ${hexColumn('sig')} AS sig FROM audit_log ORDER BY seq`).all() as LogRow[];
-          } finally {
-            db.close();
-          }
-        },
+        // The signed bodies, decoded from the store's encoding; put() writes them back as plain text, which the store reads as it is.
+        rows: async () => [...readSqliteLog(path)],
         put: async (e) => sql((db) => assert.equal(db.prepare('UPDATE audit_log SET body = ?, sig = ?, hash = ? WHERE seq = ?').run(e.body, e.sig, e.hash, e.seq).changes, 1)),
         remove: async (first, last) => sql((db) => assert.equal(db.prepare('DELETE FROM audit_log WHERE seq BETWEEN ? AND ?').run(first, last).changes, last - first + 1)),
         swap: async (a, b) =>

@@ -18,6 +18,8 @@ const chattr = (flag: '+a' | '-a', path: string) => new Promise<boolean>((resolv
 export class FileSink implements Sink {
   readonly name = 'file';
   private closed = false;
+  /** The size the last trim kept heads after (trimThrough). */
+  private trimmedThrough = 0;
   /** Appends and trims run one at a time, in the order asked. */
   private serial: Promise<unknown> = Promise.resolve();
   /** Whether chattr +a took (false on filesystems that refuse the attribute). */
@@ -67,12 +69,15 @@ export class FileSink implements Sink {
       } finally {
         if (wasAppendOnly) await chattr('+a', this.path);
       }
+      this.trimmedThrough = Math.max(this.trimmedThrough, upTo);
       return { kept: first.length + kept.length, dropped: lines.length - kept.length };
     });
   }
 
   async publish(head: TreeHead): Promise<void> {
-    await this.append(head.legacy ? [head.legacy, head.line] : [head.line]);
+    // A head its lane still held when an archival trimmed the file is of an archived size: the
+    // file keeps only the base's head and later ones, so it is not appended after the trim.
+    await this.inTurn(() => (head.size <= this.trimmedThrough ? Promise.resolve() : this.appendNow(head.legacy ? [head.legacy, head.line] : [head.line])));
   }
 
   /** Appends whole lines in one write (a cosigned head, from the witness sink, comes this way too). */
