@@ -8,6 +8,9 @@ import { AirlockError } from '../protocol/errors.js';
 import { GENESIS_HASH } from './entry.js';
 import type { LogStart } from './verify.js';
 
+/** meta log_base: where the live log starts (LogBase), as JSON; absent until a segment was archived. */
+export const LOG_BASE_KEY = 'log_base';
+
 export interface LogBase {
   /** Entries 1..seq were archived (0: none). */
   seq: number;

@@ -14,7 +14,7 @@ import { AirlockError } from '../protocol/errors.js';
 import type { AuditSource } from './source.js';
 import type { LogRow } from './verify.js';
 import { logArchived, parseLogBase, startOfBase, type LogBase } from './log-base.js';
-import { decodeRow, STORED_ROWS, type StoredLogRow } from '../store/sqlite-log.js';
+import { decodeRow, STORED_ROWS, type StoredLogRow } from './sqlite-log.js';
 
 /** The base of a database's live log (entries before it were archived), read-only; NO_BASE when there is none. */
 export function readSqliteBase(dbPath: string): LogBase {
@@ -45,7 +45,7 @@ export function* readSqliteLog(dbPath: string, startedAt?: number): Generator<Lo
       const now = baseIn(db).seq;
       if (now !== startedAt) throw logArchived(now, startedAt, basename(dbPath));
     }
-    // Bodies as the store encodes them (src/store/sqlite-log.ts), decoded to the signed bytes.
+    // Bodies as the store encodes them (sqlite-log.ts), decoded to the signed bytes.
     const stmt = db.prepare(`${STORED_ROWS} ORDER BY a.seq`);
     for (const row of stmt.iterate() as Iterable<StoredLogRow>) yield decodeRow(row);
     db.exec('COMMIT');

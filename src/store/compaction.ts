@@ -8,7 +8,7 @@
  */
 import { hash } from 'node:crypto';
 import { TERMINAL_STATES } from '../protocol/risk.js';
-import { decodeStored } from './entry-encoding.js';
+import { decodeStored } from '../audit/entry-encoding.js';
 
 /** `state IN (...)` for the finished states: a fixed list, from the one definition of them. */
 export const FINISHED_SQL = `state IN (${TERMINAL_STATES.map((s) => `'${s}'`).join(', ')})`;

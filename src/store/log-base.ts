@@ -3,10 +3,9 @@
  * written in the archival's transaction, read and checked at open.
  */
 import { AirlockError } from '../protocol/errors.js';
-import { parseLogBase, type LogBase } from '../audit/log-base.js';
+import { LOG_BASE_KEY, parseLogBase, type LogBase } from '../audit/log-base.js';
 
-/** meta log_base: where the live log starts (store.ts LogBase), as JSON; absent until a segment was archived. */
-export const LOG_BASE_KEY = 'log_base';
+export { LOG_BASE_KEY };
 
 /** The stored base, checked for shape: a store whose base is unreadable does not open. */
 export const readBase = parseLogBase;

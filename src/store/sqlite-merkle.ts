@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3';
 import { MerkleFrontier, leafHash, type NodeId, type NodeReader, type StoredNode } from '../audit/merkle.js';
 import { AirlockError } from '../protocol/errors.js';
-import { decodeRow, STORED_ROWS, type StoredLogRow } from './sqlite-log.js';
+import { decodeRow, STORED_ROWS, type StoredLogRow } from '../audit/sqlite-log.js';
 
 export const MERKLE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS merkle_nodes (

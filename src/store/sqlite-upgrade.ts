@@ -1,15 +1,15 @@
 /**
  * Upgrades a SQLite store of schema 1 to 2 in place, when the daemon opens it: each entry gets
- * its `tx` column (sqlite-log.ts) and its body encoded (entry-encoding.ts), a batch of rows per
+ * its `tx` column (src/audit/sqlite-log.ts) and its body encoded (src/audit/entry-encoding.ts), a batch of rows per
  * transaction, the rows done so far recorded in the same transaction, so an upgrade cut short
  * (a crash, a full disk) resumes where it stopped; the first transaction drops the old index,
  * the last builds the new one and sets the version. Schema 1 stored bodies as JSON text, found a transaction's entries by an
  * index on json_extract(body) and had no `tx` column.
  */
 import type Database from 'better-sqlite3';
-import { encodeEntryBody } from './entry-encoding.js';
+import { encodeEntryBody } from '../audit/entry-encoding.js';
 import type { LogBase } from './store.js';
-import { hexColumn, txOfBody, TX_INDEX } from './sqlite-log.js';
+import { hexColumn, txOfBody, TX_INDEX } from '../audit/sqlite-log.js';
 
 /** Rows per upgrade transaction: bounds its time, memory and write-ahead log. */
 export const UPGRADE_BATCH = 1000;

@@ -11,9 +11,9 @@ import type { EntryDraft } from '../audit/entry.js';
 import { GENESIS_HASH } from '../audit/entry.js';
 import type { NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
-import { decodeRow, hexColumn, logInserter, STORED_ROWS, TX_INDEX, txKey, type StoredLogRow } from './sqlite-log.js';
+import { decodeRow, hexColumn, logInserter, STORED_ROWS, TX_INDEX, txKey, type StoredLogRow } from '../audit/sqlite-log.js';
 import { upgradeFrom1 } from './sqlite-upgrade.js';
-import { encodeStored } from './entry-encoding.js';
+import { encodeStored } from '../audit/entry-encoding.js';
 import { AirlockError } from '../protocol/errors.js';
 import { MERKLE_SCHEMA, nodeReaderSync, nodeWriter, openFrontier, sqliteNodeReader } from './sqlite-merkle.js';
 import { LOG_BASE_KEY, readBase } from './log-base.js';
@@ -71,8 +71,8 @@ CREATE TABLE IF NOT EXISTS transactions (
 );
 CREATE INDEX IF NOT EXISTS tx_state_expiry ON transactions(state, expires_at);
 CREATE INDEX IF NOT EXISTS tx_created ON transactions(created_at);
--- body: the signed body, as TEXT or encoded (entry-encoding.ts); sig and hash as bytes; tx: the
--- transaction the entry concerns (sqlite-log.ts txKey), indexed by audit_log_by_tx (audit prove).
+-- body: the signed body, as TEXT or encoded (src/audit/entry-encoding.ts); sig and hash as bytes; tx: the
+-- transaction the entry concerns (src/audit/sqlite-log.ts txKey), indexed by audit_log_by_tx (audit prove).
 CREATE TABLE IF NOT EXISTS audit_log (
   seq INTEGER PRIMARY KEY,
   body BLOB NOT NULL,
@@ -252,7 +252,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     return {
       row: (_db, id) => st.getTx.get(id) as StoredRow | undefined,
       rows: (_db, w) => prepared(`SELECT * FROM transactions WHERE ${w.where}`).all(...w.whereArgs) as StoredRow[],
-      // The preview and result JSON encoded (entry-encoding.ts): most of a row's bytes otherwise.
+      // The preview and result JSON encoded (src/audit/entry-encoding.ts): most of a row's bytes otherwise.
       insert: (_db, row) => void st.insertTx.run({ ...row, preview_json: encodeStored(row.preview_json as string) }),
       update: (_db, id, u) => {
         const args = u.setArgs.map((v, i) => (u.setColumns[i] === 'result_json' && typeof v === 'string' ? encodeStored(v) : v));

@@ -4,7 +4,7 @@
  */
 import type { TxState } from '../protocol/risk.js';
 import type { ConsumeOutcome, TxRecord } from './store.js';
-import { decodeStored } from './entry-encoding.js';
+import { decodeStored } from '../audit/entry-encoding.js';
 
 /** What an expired transaction's result says: which stage ran out. */
 export const EXPIRED_PREVIEW = JSON.stringify({ state: 'Canceled', summary: 'expired: not approved before its deadline', expired: 'preview' });
@@ -23,7 +23,7 @@ export interface Row {
   requester_name: string;
   requester_role: string;
   requester_person_uid: number | null;
-  /** JSON text; in SQLite, encoded (entry-encoding.ts) since schema 2. */
+  /** JSON text; in SQLite, encoded (src/audit/entry-encoding.ts) since schema 2. */
   preview_json: string | Buffer;
   preview_digest: string;
   summary: string;

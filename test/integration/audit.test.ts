@@ -46,7 +46,7 @@ after(() => dir && removeTree(dir));
 /**
  * A tampered copy of the database: runs SQL on it, returns its path. `plain`: the bodies are
  * first rewritten as their signed text (which the store reads as it is), for SQL that edits text;
- * otherwise they stay as the store encodes them (src/store/entry-encoding.ts).
+ * otherwise they stay as the store encodes them (src/audit/entry-encoding.ts).
  */
 function tampered(name: string, sql: string[], opts: { plain?: boolean; edit?: (t: Database.Database) => void } = {}): string {
   const copy = join(dir, `${name}.db`);

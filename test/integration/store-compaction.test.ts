@@ -15,8 +15,8 @@ import { startWorld, type World } from '../support/world.js';
 import { airlockAs } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { databaseSource, readSqliteLog } from '../../src/audit/log-file.js';
-import { decodeRow, STORED_ROWS, txKey, type StoredLogRow } from '../../src/store/sqlite-log.js';
-import { decodeStored } from '../../src/store/entry-encoding.js';
+import { decodeRow, STORED_ROWS, txKey, type StoredLogRow } from '../../src/audit/sqlite-log.js';
+import { decodeStored } from '../../src/audit/entry-encoding.js';
 import type { Row } from '../../src/store/tx-row.js';
 import { verifySource } from '../../src/audit/source.js';
 import { parsePublicKey } from '../../src/audit/keys.js';
@@ -49,7 +49,7 @@ function tableBytes(): { rows: number; pages: number; payload: number; text: num
   try {
     const s = db.prepare("SELECT sum(pgsize) AS pages, sum(payload) AS payload FROM dbstat WHERE name = 'transactions'").get() as { pages: number; payload: number };
     const rows = db.prepare('SELECT count(*) FROM transactions').pluck().get() as number;
-    // What the rows hold, as text: their values with the encoded JSON columns decoded (the store encodes them, entry-encoding.ts).
+    // What the rows hold, as text: their values with the encoded JSON columns decoded (the store encodes them, src/audit/entry-encoding.ts).
     let text = 0;
     for (const r of db.prepare('SELECT * FROM transactions').all() as Record<string, unknown>[]) {
       for (const v of Object.values(r)) text += v === null ? 0 : Buffer.isBuffer(v) ? decodeStored(v).length : String(v).length;
@@ -153,7 +153,7 @@ describe('store retention', () => {
     const afterCompaction = tableBytes();
     const per = (b: { rows: number; pages: number; payload: number }) => `${Math.round(b.pages / b.rows)} B of pages, ${Math.round(b.payload / b.rows)} B of records`;
     console.log(`transactions table per lifecycle (${before.rows} rows): before compaction ${per(before)}; after ${per(afterCompaction)} (${afterCompaction.rows} rows)`);
-    // The row's JSON is stored encoded (src/store/entry-encoding.ts), at under half the bytes of its text before
+    // The row's JSON is stored encoded (src/audit/entry-encoding.ts), at under half the bytes of its text before
     // compaction, so compaction halves what a row holds (its text), and the records and pages still shrink.
     assert.ok(afterCompaction.text / afterCompaction.rows < before.text / before.rows / 2, `compaction at least halves what a lifecycle's row holds (${before.text / before.rows} -> ${afterCompaction.text / afterCompaction.rows} B of text)`);
     assert.ok(afterCompaction.payload / afterCompaction.rows < before.payload / before.rows, 'compaction shrinks the bytes a lifecycle keeps');

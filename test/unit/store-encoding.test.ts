@@ -1,5 +1,5 @@
 /**
- * How the SQLite store keeps entries and JSON (src/store/entry-encoding.ts, sqlite-log.ts): what
+ * How the SQLite store keeps entries and JSON (src/audit/entry-encoding.ts, sqlite-log.ts): what
  * it reads back is exactly what was signed, whether it was encoded or (when encoding does not
  * round-trip) stored plainly; a damaged encoding is an integrity error, never another body; the
  * dictionary is pinned; and a store of schema 1 (written here by SQL, as that code wrote it)
@@ -14,8 +14,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { DICTIONARY_V1, decodeEntryBody, decodeStored, encodeEntryBody, encodeStored } from '../../src/store/entry-encoding.js';
-import { txOfBody } from '../../src/store/sqlite-log.js';
+import { DICTIONARY_V1, decodeEntryBody, decodeStored, encodeEntryBody, encodeStored } from '../../src/audit/entry-encoding.js';
+import { txOfBody } from '../../src/audit/sqlite-log.js';
 import { UPGRADE_BATCH } from '../../src/store/sqlite-upgrade.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import { GENESIS_HASH, entrySignatureValid, sealEntry, type EntryDraft, type SealedEntry } from '../../src/audit/entry.js';

@@ -6,8 +6,8 @@
  * transaction's entries by without a pass over the log.
  */
 import type Database from 'better-sqlite3';
-import { GENESIS_HASH, type SealedEntry } from '../audit/entry.js';
-import type { LogRow } from '../audit/verify.js';
+import { GENESIS_HASH, type SealedEntry } from './entry.js';
+import type { LogRow } from './verify.js';
 import { decodeEntryBody, encodeEntryBody } from './entry-encoding.js';
 import { LOG_BASE_KEY } from './log-base.js';
 import { AirlockError } from '../protocol/errors.js';
