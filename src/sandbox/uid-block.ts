@@ -35,7 +35,8 @@ export function runningUids(): number[] {
   return uids;
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` still runs (EPERM: it does, as another user): a lock file's owner is judged by it. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -60,7 +61,7 @@ function lock(k: number): boolean {
         owner = Number(readFileSync(path, 'utf8')) || 0;
       } catch {}
       // An owner still writing its pid reads as 0: leave that block alone.
-      if (owner === 0 || alive(owner)) return false;
+      if (owner === 0 || processAlive(owner)) return false;
       rmSync(path, { force: true });
     }
   }

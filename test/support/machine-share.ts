@@ -10,20 +10,12 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive as alive } from '../../src/sandbox/uid-block.js';
 
 const LOCKS = '/run/airlock-test-machine';
 /** Files whose assertions are latency bounds tight enough (100 ms) that another file's CPU use breaks them. */
 const ALONE = new Set(['mask-stall.test.ts']);
 const POLL_MS = 200;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The pid written in a lock file; 0 when absent or still being written. */
 function pidIn(file: string): number {
