@@ -25,6 +25,7 @@ import Database from 'better-sqlite3';
 import { checkpointOrigin } from '../src/audit/checkpoint.js';
 import { DOMAIN_LOG_ENTRY } from '../src/audit/domains.js';
 import { entryMessage, GENESIS_HASH, sealEntry, type EntryDraft } from '../src/audit/entry.js';
+import { decodeRow, logInserter, STORED_ROWS, type StoredLogRow } from '../src/audit/sqlite-log.js';
 import { signingKeyFromSeed } from '../src/audit/keys.js';
 import { readSqliteLog } from '../src/audit/log-file.js';
 import { consistencyProof, inclusionProof, leafHash, MerkleFrontier, rootAt, verifyConsistency, verifyInclusion } from '../src/audit/merkle.js';
@@ -187,7 +188,7 @@ async function rawVerifyAllCoresSeconds(publicRaw: Buffer, sample: { message: Bu
 }
 
 /**
- * A log of `n` entries in a store's database, as the daemon writes it (the same bodies, signatures,
+ * A log of `n` entries in a store's database, as the daemon writes it (the same bodies, encoded as it encodes them, signatures,
  * chain and Merkle nodes), built fast: bodies in order, signatures on every core.
  */
 async function buildBigLog(path: string, n: number, drafts: readonly EntryDraft[]) {
@@ -198,12 +199,15 @@ async function buildBigLog(path: string, n: number, drafts: readonly EntryDraft[
   }).close(); // the schema
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  const insert = db.prepare('INSERT INTO audit_log (seq, body, sig, hash) VALUES (?, ?, ?, ?)');
+  // Rows as the daemon writes them (src/audit/sqlite-log.ts): bodies encoded, the transaction's column set.
+  const insertRows = logInserter(db);
   const writeNodes = nodeWriter(db);
   const frontier = MerkleFrontier.empty();
   const sg = signer(seed.toString('hex'));
   const ts = new Date().toISOString();
   let prev = GENESIS_HASH;
+  /** The hash the next chunk's first entry chains to. */
+  let hashesBefore = GENESIS_HASH;
   const CHUNK = 5000;
   let inFlight: Promise<void> = Promise.resolve();
   for (let done = 0; done < n; done += CHUNK) {
@@ -218,12 +222,12 @@ async function buildBigLog(path: string, n: number, drafts: readonly EntryDraft[
     const signing = sg.sign(bodies);
     const first = done;
     await inFlight;
+    const chainedTo = done === 0 ? GENESIS_HASH : hashesBefore;
+    hashesBefore = hashes.at(-1)!;
     inFlight = signing.then((sigs) => {
       db.transaction(() => {
-        for (let i = 0; i < bodies.length; i++) {
-          insert.run(first + i + 1, bodies[i], sigs[i], hashes[i]);
-          writeNodes(frontier.append(leafHash(bodies[i]!)));
-        }
+        insertRows(bodies.map((body, i) => ({ seq: first + i + 1, body, sig: sigs[i]!, hash: hashes[i]! })), chainedTo);
+        for (const body of bodies) writeNodes(frontier.append(leafHash(body)));
       })();
     });
     if (done % 200_000 === 0) progress(`  ${done.toLocaleString('en-US')} entries...`);
@@ -243,7 +247,7 @@ export async function bigLogBench(tmp: string, drafts: readonly EntryDraft[], ra
   const origin = checkpointOrigin('bench', key.keyId);
   const head = treeHeadLine(signTreeHead(key, origin, BIG_LOG, root, new Date()));
   const sampleDb = new Database(path, { readonly: true });
-  const sample = (sampleDb.prepare('SELECT body, sig FROM audit_log ORDER BY seq LIMIT ?').all(RAW_SAMPLE) as { body: string; sig: string }[]).map((r) => ({ message: entryMessage(r.body), sig: Buffer.from(r.sig, 'hex') }));
+  const sample = (sampleDb.prepare(`${STORED_ROWS} ORDER BY a.seq LIMIT ?`).all(RAW_SAMPLE) as StoredLogRow[]).map(decodeRow).map((r) => ({ message: entryMessage(r.body), sig: Buffer.from(r.sig, 'hex') }));
   sampleDb.close();
   progress(`raw Ed25519 verify of ${sample.length.toLocaleString('en-US')} of its entries on ${CORES} cores at once (the limit, before)...`);
   const rawBeforeS = await rawVerifyAllCoresSeconds(key.publicRaw, sample);
@@ -266,12 +270,13 @@ export async function bigLogBench(tmp: string, drafts: readonly EntryDraft[], ra
   try {
     const read = store.merkleNodes;
     const size = store.logHead().size;
-    const bodyOf = new Database(path, { readonly: true }).prepare('SELECT body FROM audit_log WHERE seq = ?').pluck();
+    const rowOf = new Database(path, { readonly: true }).prepare(`${STORED_ROWS} WHERE a.seq = ?`);
+    const bodyOf = (seq: number) => decodeRow(rowOf.get(seq) as StoredLogRow).body;
     let t = performance.now();
     for (let i = 0; i < PROOFS; i++) {
       const index = Math.floor(Math.random() * size);
       const proof = await inclusionProof(index, size, read);
-      if (!verifyInclusion(index, size, leafHash(bodyOf.get(index + 1) as string), proof, root)) throw new Error(`inclusion proof of ${index} failed`);
+      if (!verifyInclusion(index, size, leafHash(bodyOf(index + 1)), proof, root)) throw new Error(`inclusion proof of ${index} failed`);
     }
     const inclusionMs = (performance.now() - t) / PROOFS;
     t = performance.now();

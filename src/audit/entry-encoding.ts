@@ -51,12 +51,17 @@ export const DICTIONARY_V1 = Buffer.from(
   'utf8',
 );
 
+/** zlib's output buffer: most texts stored here fit one; a longer one takes several (zlib's smallest is 64 B). */
+const CHUNK = 1024;
+
 /**
  * How this code deflates (inflate reads the stream whatever these were): a window of 8 KiB
  * reaches the whole dictionary (3.9 KiB) and most texts stored here, and a state smaller than
  * zlib's default is several times faster to set up, which is most of the cost for texts this short.
  */
-const DEFLATE = { dictionary: DICTIONARY_V1, level: 9, windowBits: 13, memLevel: 4 };
+const DEFLATE = { dictionary: DICTIONARY_V1, level: 9, windowBits: 13, memLevel: 4, chunkSize: CHUNK };
+/** Inflate likewise: a verifier decodes every entry of a log, and allocating zlib's default 16 KiB output chunk was about 40 % of each (7.9 -> 4.6 us here). */
+const INFLATE = { dictionary: DICTIONARY_V1, maxOutputLength: MAX_DECODED, chunkSize: CHUNK };
 
 /** The encoded form of `text`, or `text` itself when encoding does not pay or does not round-trip. */
 export function encodeStored(text: string): Buffer | string {
@@ -130,7 +135,7 @@ function unpack(b: Buffer): string {
   }
   let skeleton: string;
   try {
-    skeleton = inflateRawSync(b.subarray(at), { dictionary: DICTIONARY_V1, maxOutputLength: MAX_DECODED }).toString('utf8');
+    skeleton = inflateRawSync(b.subarray(at), INFLATE).toString('utf8');
   } catch (e) {
     throw undecodable((e as Error).message);
   }
