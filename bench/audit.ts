@@ -207,7 +207,7 @@ async function buildBigLog(path: string, n: number, drafts: readonly EntryDraft[
   const ts = new Date().toISOString();
   let prev = GENESIS_HASH;
   /** The hash the next chunk's first entry chains to. */
-  let hashesBefore = GENESIS_HASH;
+  let chainedTo = GENESIS_HASH;
   const CHUNK = 5000;
   let inFlight: Promise<void> = Promise.resolve();
   for (let done = 0; done < n; done += CHUNK) {
@@ -222,11 +222,11 @@ async function buildBigLog(path: string, n: number, drafts: readonly EntryDraft[
     const signing = sg.sign(bodies);
     const first = done;
     await inFlight;
-    const chainedTo = done === 0 ? GENESIS_HASH : hashesBefore;
-    hashesBefore = hashes.at(-1)!;
+    const after = chainedTo;
+    chainedTo = hashes.at(-1)!;
     inFlight = signing.then((sigs) => {
       db.transaction(() => {
-        insertRows(bodies.map((body, i) => ({ seq: first + i + 1, body, sig: sigs[i]!, hash: hashes[i]! })), chainedTo);
+        insertRows(bodies.map((body, i) => ({ seq: first + i + 1, body, sig: sigs[i]!, hash: hashes[i]! })), after);
         for (const body of bodies) writeNodes(frontier.append(leafHash(body)));
       })();
     });

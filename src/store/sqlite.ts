@@ -85,6 +85,11 @@ CREATE TABLE IF NOT EXISTS audit_log (
 const SCHEMA_VERSION = '2';
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed (absent: a store from before sealing, or a new one). */
 const TOTP_SEALED = 'sealed-v1';
+/** The JSON columns of transactions kept encoded (src/audit/entry-encoding.ts): most of a row's bytes otherwise. */
+const ENCODED_COLUMNS: ReadonlySet<string> = new Set(['preview_json', 'result_json']);
+/** A value as the store writes it into `column`: every writer of a row (insert, transition, compaction) goes through here. */
+const asStored = (column: string, v: unknown): unknown => (ENCODED_COLUMNS.has(column) && typeof v === 'string' ? encodeStored(v) : v);
+
 /** The most operations one group commit holds: bounds the batch's time and its memory. */
 export const MAX_BATCH = 256;
 type Db = Database.Database;
@@ -252,10 +257,9 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     return {
       row: (_db, id) => st.getTx.get(id) as StoredRow | undefined,
       rows: (_db, w) => prepared(`SELECT * FROM transactions WHERE ${w.where}`).all(...w.whereArgs) as StoredRow[],
-      // The preview and result JSON encoded (src/audit/entry-encoding.ts): most of a row's bytes otherwise.
-      insert: (_db, row) => void st.insertTx.run({ ...row, preview_json: encodeStored(row.preview_json as string) }),
+      insert: (_db, row) => void st.insertTx.run({ ...row, preview_json: asStored('preview_json', row.preview_json) }),
       update: (_db, id, u) => {
-        const args = u.setArgs.map((v, i) => (u.setColumns[i] === 'result_json' && typeof v === 'string' ? encodeStored(v) : v));
+        const args = u.setArgs.map((v, i) => asStored(u.setColumns[i]!, v));
         return prepared(`UPDATE transactions SET ${u.set} WHERE id = ? AND ${u.where}`).run(...args, id, ...u.whereArgs).changes === 1;
       },
       spendStep: (_db, s) => this.spendStep(s),
@@ -477,7 +481,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
           .filter((r) => this.stmts.compactDelete.run(r.id).changes === 1)
           .map((r) => {
             const { id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at } = r;
-            this.stmts.compactInsert.run({ id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at, result_json: encodeStored(compactedResult(r.state, r.result_json)), compacted_at: now });
+            this.stmts.compactInsert.run({ id, action_name, request_hash, risk, state, requester_uid, requester_name, requester_role, requester_person_uid, preview_digest, summary, created_at, updated_at, expires_at, approved_by, consumed_at, result_json: asStored('result_json', compactedResult(r.state, r.result_json)), compacted_at: now });
             return id;
           });
       },
