@@ -2,6 +2,9 @@
  * Parameter validators shared by every family. Each one is an allowlist: a value
  * that does not match is refused with a message saying what is allowed. None of
  * them admits NUL, a newline, a leading '-' (option injection) or a '..' segment.
+ * A value longer than its schema allows is refused for its length alone (`abort`): no
+ * pattern or refinement reads an agent's megabyte on the daemon's event loop
+ * (test/unit/param-length.test.ts holds this over the whole catalogue).
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -18,7 +21,7 @@ export function token(re: RegExp, what: string, max = 255, accepts = `a ${what}`
   return z
     .string()
     .min(1, `${what} must not be empty`)
-    .max(max, `${what} must be at most ${max} characters`)
+    .max(max, { message: `${what} must be at most ${max} characters`, abort: true })
     .refine(noControl, `${what} must not contain NUL, newlines or control characters`)
     .refine(noLeadingDash, `${what} must not start with '-'`)
     .regex(re, accepts)
@@ -57,13 +60,13 @@ export const sysctlKey = token(/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$/, 'sysctl key
 export const sysctlValue = token(/^[A-Za-z0-9_ .:,/+-]{1,128}$/, 'sysctl value', 128, 'a sysctl value (letters, digits, spaces and _ . : , / + -, up to 128 characters, e.g. 1)');
 export const gecos = z
   .string()
-  .max(64, 'comment must be at most 64 characters')
+  .max(64, { message: 'comment must be at most 64 characters', abort: true })
   .refine((s) => /^[A-Za-z0-9 ._'()-]*$/.test(s), "comment may hold letters, digits, spaces and . _ ' ( ) - only")
   .refine(noLeadingDash, "comment must not start with '-'");
 export const port = z.number().int().min(1).max(65535);
 export const ipAddress = z
   .string()
-  .max(45)
+  .max(45, { abort: true })
   .refine((s) => isIP(s) !== 0, 'an IPv4 or IPv6 address, e.g. 192.0.2.10 or 2001:db8::10')
   .describe('an IPv4 or IPv6 address, e.g. 192.0.2.10 or 2001:db8::10');
 export const lineCount = z.number().int().min(1).max(10_000);
@@ -84,7 +87,7 @@ export const loginShell = z.enum(LOGIN_SHELLS).describe(`a login shell, one of $
 export const absolutePath = z
   .string()
   .min(2)
-  .max(4096)
+  .max(4096, { abort: true })
   .refine(noControl, 'path must not contain NUL, newlines or control characters')
   .refine((s) => s.startsWith('/'), 'path must be absolute')
   .refine((s) => !s.split('/').some((seg, i) => (i > 0 && seg === '') || seg === '.' || seg === '..'), "path must not contain '..', '.', '//' or end with '/'");
@@ -105,7 +108,7 @@ const SSH_KEY_TYPES = [
  */
 export const sshPublicKey = z
   .string()
-  .max(16_384)
+  .max(16_384, { abort: true })
   .refine(noControl, 'key must be a single line without control characters')
   .refine(isWellFormedSshKey, 'not an OpenSSH public key "TYPE BASE64 [comment]" (options such as command= are not accepted)');
 

@@ -47,7 +47,7 @@ export function argumentPath(arg: string): string | null {
 export const commandArgument = z
   .string()
   .min(1, 'an argument must not be empty')
-  .max(255, 'an argument must be at most 255 characters')
+  .max(255, { message: 'an argument must be at most 255 characters', abort: true })
   .regex(ARG_CHARS, 'an argument may hold only letters, digits and . _ / @ + = : , - (no spaces, wildcards, quotes or shell characters)')
   .refine((a) => !a.includes('/') || argumentPath(a) !== null, "a '/' may appear only in an absolute path, as the argument itself or after --option= (a relative path depends on the caller's working directory)")
   .refine((a) => {

@@ -34,7 +34,7 @@ export function parseArmoredPublicKey(text: string): OpenPgpKey[] | string {
 
 export const armoredPublicKey = z
   .string()
-  .max(MAX_KEY_BYTES, `key must be at most ${MAX_KEY_BYTES} bytes`)
+  .max(MAX_KEY_BYTES, { message: `key must be at most ${MAX_KEY_BYTES} bytes`, abort: true })
   .superRefine((s, ctx) => {
     const r = parseArmoredPublicKey(s);
     if (typeof r === 'string') ctx.addIssue({ code: 'custom', message: `not an ASCII-armored OpenPGP public key: ${r}` });

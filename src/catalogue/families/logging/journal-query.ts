@@ -35,7 +35,7 @@ function realDate(s: string): boolean {
  */
 export const journalSince = z
   .string()
-  .max(25, 'since must be at most 25 characters')
+  .max(25, { message: 'since must be at most 25 characters', abort: true })
   .refine((s) => SINCE_FORMS.test(s), 'since must be today, yesterday, -N followed by s, min, h, d or w (e.g. -1h, -30min), or YYYY-MM-DD[ HH:MM[:SS]] (T and a final Z allowed)')
   .refine(realDate, 'since names a date that does not exist');
 
