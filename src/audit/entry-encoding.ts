@@ -2,27 +2,39 @@
  * How the SQLite store keeps text it must give back byte for byte (an entry's signed body, a
  * transaction's preview and result JSON) in fewer bytes. Encoding version 1 is a BLOB:
  *
- *   [1] [k] [k run lengths, in bytes] [the runs' bytes] [deflate-raw of the skeleton, DICTIONARY_V1]
+ *   [1] [k] [k run lengths, in bytes] [the runs' bytes] [skeleton length, LEB128] [copy ops]
  *
  * The runs are the text's runs of 16 to 510 lower-case hex digits of even length (digests, ids,
- * keys), packed two digits a byte: deflate stores a short text's hex at nearly a byte a digit.
- * The skeleton is the text with each run replaced by NUL, which canonical JSON never holds bare.
- * An entry's body also leaves out its prev_hash, the previous row's hash column (or the log
- * base's hash): decoding puts it back.
+ * keys), packed two digits a byte. The skeleton is the text with each run replaced by NUL, which
+ * canonical JSON never holds bare, as UTF-8. It is stored as ops against DICTIONARY_V1, typical
+ * stored text: a byte c < 0x80 is a literal run of c + 1 bytes that follow; c >= 0x80 copies
+ * (c & 0x7f) + 4 bytes of the dictionary from the 16-bit offset that follows. An entry's body
+ * also leaves out its prev_hash, the previous row's hash column (or the log base's hash):
+ * decoding puts it back.
  *
- * What is stored plainly stays a TEXT value, read as it is: rows from before this encoding, and
- * any text that does not come back exactly (every encoding is decoded and compared before it is
- * stored), so nothing depends on the encoder being right. The dictionary is part of the format:
- * fixed forever for version 1 (old stores need it; a test pins its SHA-256). A better one is a
- * new version byte, never an edit.
+ * Why not deflate with that dictionary (the first try, measured in the daemon): a text stored
+ * here is a few hundred bytes, and zlib sets up its state and loads the dictionary for each one
+ * (about 100 us a text in the daemon, 0.7 ms of a read lifecycle's 6.8 on its main thread; and
+ * its inflate made the offline verifier 30 % slower over a million entries). Copies from a fixed
+ * dictionary take 3 us to encode and 1 to decode, for about 10 % more bytes than deflate.
+ *
+ * What is stored plainly stays a TEXT value, read as it is: rows from before this encoding, text
+ * longer than MAX_ENCODED (an agent's megabyte is not worth the event loop's time), and any text
+ * that does not come back exactly (every encoding is decoded and compared before it is stored),
+ * so nothing depends on the encoder being right. The dictionary is part of the format: fixed
+ * forever for version 1 (old stores need it; a test pins its SHA-256). A better one is a new
+ * version byte, never an edit.
  */
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { AirlockError } from '../protocol/errors.js';
 
 /** The first byte of an encoded value: the format above. */
 const ENCODING_V1 = 1;
-/** The longest text encoded, and so the most a decode may produce: longer ones are stored plainly. */
-const MAX_DECODED = 16 * 1024 * 1024;
+/**
+ * The longest text encoded, in UTF-8 bytes, and so the most a decode may produce: longer ones
+ * are stored plainly. A read's stored texts are well under a kilobyte; a long one is a file's
+ * diff or an agent's parameter, rare and not worth encoding on the daemon's main thread.
+ */
+const MAX_ENCODED = 64 * 1024;
 /** Runs of hex digits packed to bytes: long enough to gain, short enough that a byte holds the length. */
 const HEX_RUN = /[0-9a-f]{16,}/g;
 const MAX_RUN_BYTES = 255;
@@ -51,17 +63,24 @@ export const DICTIONARY_V1 = Buffer.from(
   'utf8',
 );
 
-/** zlib's output buffer: most texts stored here fit one; a longer one takes several (zlib's smallest is 64 B). */
-const CHUNK = 1024;
+/** Copies: at least MIN_COPY bytes (a copy op is 3), at most MIN_COPY + 127; DICTIONARY_V1 fits 16-bit offsets. */
+const MIN_COPY = 4;
+const MAX_COPY = MIN_COPY + 0x7f;
+const MAX_LITERAL = 0x80;
+/** Dictionary places tried for each position: the work per byte encoded is bounded by it. */
+const CANDIDATES = 16;
 
-/**
- * How this code deflates (inflate reads the stream whatever these were): a window of 8 KiB
- * reaches the whole dictionary (3.9 KiB) and most texts stored here, and a state smaller than
- * zlib's default is several times faster to set up, which is most of the cost for texts this short.
- */
-const DEFLATE = { dictionary: DICTIONARY_V1, level: 9, windowBits: 13, memLevel: 4, chunkSize: CHUNK };
-/** Inflate likewise: a verifier decodes every entry of a log, and allocating zlib's default 16 KiB output chunk was about 40 % of each (7.9 -> 4.6 us here). */
-const INFLATE = { dictionary: DICTIONARY_V1, maxOutputLength: MAX_DECODED, chunkSize: CHUNK };
+/** Where each 4-byte sequence starts in the dictionary (its first CANDIDATES places), built once. */
+const PLACES: ReadonlyMap<number, readonly number[]> = (() => {
+  const places = new Map<number, number[]>();
+  for (let i = 0; i + MIN_COPY <= DICTIONARY_V1.length; i++) {
+    const key = DICTIONARY_V1.readUInt32LE(i);
+    const list = places.get(key);
+    if (!list) places.set(key, [i]);
+    else if (list.length < CANDIDATES) list.push(i);
+  }
+  return places;
+})();
 
 /** The encoded form of `text`, or `text` itself when encoding does not pay or does not round-trip. */
 export function encodeStored(text: string): Buffer | string {
@@ -110,15 +129,62 @@ function restorePrev(text: string, prevHash: string): string | null {
 }
 
 function pack(text: string): Buffer | null {
-  if (text.includes(MARK) || text.length > MAX_DECODED) return null;
+  if (text.length > MAX_ENCODED || text.includes(MARK)) return null;
   const runs: Buffer[] = [];
   const skeleton = text.replace(HEX_RUN, (run) => {
     if (run.length % 2 !== 0 || run.length / 2 > MAX_RUN_BYTES || runs.length === MAX_RUN_BYTES) return run;
     runs.push(Buffer.from(run, 'hex'));
     return MARK;
   });
+  const bytes = Buffer.from(skeleton, 'utf8');
+  if (bytes.length > MAX_ENCODED) return null;
   const header = Buffer.from([ENCODING_V1, runs.length, ...runs.map((r) => r.length)]);
-  return Buffer.concat([header, ...runs, deflateRawSync(skeleton, DEFLATE)]);
+  return Buffer.concat([header, ...runs, Buffer.from(leb128(bytes.length)), copyOps(bytes)]);
+}
+
+/** `bytes` as literal runs and copies from the dictionary: greedy, the longest of CANDIDATES places. */
+function copyOps(bytes: Buffer): Buffer {
+  // At most two bytes out for each byte in (a literal of one, its length byte), and never near it.
+  const out = Buffer.allocUnsafe(2 * bytes.length + 2);
+  let n = 0;
+  let literalFrom = 0;
+  const literals = (to: number) => {
+    for (let i = literalFrom; i < to; i += MAX_LITERAL) {
+      const len = Math.min(MAX_LITERAL, to - i);
+      out[n++] = len - 1;
+      n += bytes.copy(out, n, i, i + len);
+    }
+  };
+  let i = 0;
+  while (i < bytes.length) {
+    let best = 0;
+    let from = 0;
+    const places = i + MIN_COPY <= bytes.length ? PLACES.get(bytes.readUInt32LE(i)) : undefined;
+    for (const p of places ?? []) {
+      let len = MIN_COPY;
+      while (len < MAX_COPY && i + len < bytes.length && p + len < DICTIONARY_V1.length && bytes[i + len] === DICTIONARY_V1[p + len]) len++;
+      if (len > best) (best = len), (from = p);
+    }
+    if (best < MIN_COPY) {
+      i++;
+      continue;
+    }
+    literals(i);
+    out[n++] = 0x80 | (best - MIN_COPY);
+    out.writeUInt16BE(from, n);
+    n += 2;
+    i += best;
+    literalFrom = i;
+  }
+  literals(bytes.length);
+  return out.subarray(0, n);
+}
+
+function leb128(n: number): number[] {
+  const out = [];
+  for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+  out.push(n);
+  return out;
 }
 
 function unpack(b: Buffer): string {
@@ -133,13 +199,34 @@ function unpack(b: Buffer): string {
     runs.push(b.subarray(at, at + n).toString('hex'));
     at += n;
   }
-  let skeleton: string;
-  try {
-    skeleton = inflateRawSync(b.subarray(at), INFLATE).toString('utf8');
-  } catch (e) {
-    throw undecodable((e as Error).message);
+  let size = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (at >= b.length || shift > 21) throw undecodable('its length is cut short');
+    const c = b[at++]!;
+    size += (c & 0x7f) * 2 ** shift;
+    if (c < 0x80) break;
   }
-  const parts = skeleton.split(MARK);
+  if (size > MAX_ENCODED) throw undecodable(`it would decode to ${size} bytes, over ${MAX_ENCODED}`);
+  const skeleton = Buffer.allocUnsafe(size);
+  let n = 0;
+  while (at < b.length) {
+    const c = b[at++]!;
+    if (c < 0x80) {
+      const len = c + 1;
+      if (at + len > b.length || n + len > size) throw undecodable('a literal runs past its end');
+      n += b.copy(skeleton, n, at, at + len);
+      at += len;
+    } else {
+      const len = (c & 0x7f) + MIN_COPY;
+      if (at + 2 > b.length) throw undecodable('it is cut short');
+      const from = b.readUInt16BE(at);
+      at += 2;
+      if (from + len > DICTIONARY_V1.length || n + len > size) throw undecodable('a copy runs past its end');
+      n += DICTIONARY_V1.copy(skeleton, n, from, from + len);
+    }
+  }
+  if (n !== size) throw undecodable(`it holds ${n} of its ${size} bytes`);
+  const parts = skeleton.toString('utf8').split(MARK);
   if (parts.length !== k + 1) throw undecodable(`it has ${parts.length - 1} places for ${k} hex runs`);
   return parts.reduce((text, part, i) => text + runs[i - 1]! + part);
 }

@@ -128,7 +128,7 @@ describe('audit verify', () => {
     const digest = await verify(tampered('encoded-digest', [], { edit: editBody(5, (b) => (b.writeUInt8(b[2 + b[1]!]! ^ 0xff, 2 + b[1]!), b)) }));
     assert.equal(digest.code, 1, digest.stdout + digest.stderr);
     assert.equal(JSON.parse(digest.stdout).first_broken.seq, 5);
-    // The last bytes are the deflate stream's end: cut, the body cannot be decoded, and verify fails closed, naming the entry.
+    // Cut, the body cannot be decoded (its skeleton's length is stored), and verify fails closed, naming the entry.
     const cut = await verify(tampered('encoded-cut', [], { edit: editBody(6, (b) => b.subarray(0, b.length - 4)) }));
     assert.notEqual(cut.code, 0);
     assert.match(cut.stdout + cut.stderr, /entry 6 of the log/);

@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { DICTIONARY_V1, decodeEntryBody, decodeStored, encodeEntryBody, encodeStored } from '../../src/audit/entry-encoding.js';
@@ -93,9 +92,28 @@ test('a damaged encoding is integrity/store_undecodable, never another text', ()
   const fewer = Buffer.from(stored);
   fewer[1] = fewer[1]! - 1; // one hex run fewer than the skeleton has places for
   assert.throws(() => decodeEntryBody(fewer, prev), undecodable);
-  // A deflate stream that would inflate past the bound stops there.
-  const bomb = Buffer.concat([Buffer.from([1, 0]), deflateRawSync(Buffer.alloc(20 * 1024 * 1024, 'a'), { dictionary: DICTIONARY_V1 })]);
-  assert.throws(() => decodeStored(bomb), undecodable);
+  // Every encoding cut short at any byte is refused: the skeleton's length is stored before its ops.
+  for (let n = 0; n < stored.length; n++) assert.throws(() => decodeEntryBody(stored.subarray(0, n), prev), undecodable, `cut to ${n} of ${stored.length} bytes`);
+  // A length past the bound is refused before anything is allocated; copies past the stated length likewise.
+  assert.throws(() => decodeStored(Buffer.from([1, 0, 0x80, 0x80, 0x80, 0x01])), undecodable);
+  const copies = Buffer.concat([Buffer.from([1, 0, 8]), Buffer.from([0xff, 0, 0, 0xff, 0, 0])]);
+  assert.throws(() => decodeStored(copies), undecodable);
+  assert.throws(() => decodeStored(Buffer.from([1, 0, 4, 0xff, 0x0f, 0xff])), undecodable, 'a copy from past the dictionary');
+});
+
+test('any text comes back exactly: dictionary pieces, hex runs, unicode and odd bytes mixed at random', () => {
+  const dictionary = DICTIONARY_V1.toString('utf8').replace(/\0/g, '');
+  const pieces = [() => dictionary.slice(randomBytes(2).readUInt16BE() % dictionary.length).slice(0, 1 + (randomBytes(1)[0]! % 200)), () => hex(1 + (randomBytes(1)[0]! % 40)), () => 'ünïcödé ✓ 😀', () => String.fromCharCode(...randomBytes(6)), () => '"prev_hash":""'];
+  let encoded = 0;
+  for (let i = 0; i < 2000; i++) {
+    let text = '';
+    for (let j = randomBytes(1)[0]! % 12; j >= 0; j--) text += pieces[randomBytes(1)[0]! % pieces.length]!();
+    const stored = encodeStored(text);
+    if (Buffer.isBuffer(stored)) encoded++;
+    assert.equal(decodeStored(stored), text);
+  }
+  assert.ok(encoded > 1000, `only ${encoded} of 2000 texts were encoded`);
+  assert.equal(encodeStored('x'.repeat(64 * 1024 + 1)), 'x'.repeat(64 * 1024 + 1), 'a text over the bound is stored plainly');
 });
 
 test('the SQLite store writes entries encoded and stores plainly the one that does not round-trip; readers get the signed bodies', async () => {
