@@ -113,6 +113,24 @@ describe('what a wait ends with', () => {
     assert.equal(o.outcome === 'approved' && o.receipt, g.receipt);
   });
 
+  test('a requester asking while a person approves never finds it approved without its receipt', async () => {
+    // The approval's commit is visible to readers before approve() holds the receipt (it waits
+    // for the disk first): a wait read in between answered receipt_not_held ("the daemon
+    // restarted since"), which ended `airlock do` in CI. Eight asks in flight, for each of 20 approvals.
+    for (let round = 0; round < 20; round++) {
+      const p = await preview(agent);
+      let approved = false;
+      const approval = w.approve(alice, p).finally(() => (approved = true));
+      for (let seen = 0; seen < 2; ) {
+        const answers = await Promise.all(Array.from({ length: 8 }, () => waitFor(agent, p, 0)));
+        for (const o of answers) assert.ok(o.outcome === 'pending' || (o.outcome === 'approved' && o.receipt.length > 0), JSON.stringify(o));
+        if (approved) seen++;
+      }
+      const o = await waitFor(agent, p, 0);
+      assert.equal(o.outcome === 'approved' && o.receipt, (await approval).receipt);
+    }
+  });
+
   test('a denial, with its reason, reaches the waiting requester, and is a signed entry of who and why', async () => {
     const p = await preview(agent);
     const waiting = waitFor(agent, p, 20_000);

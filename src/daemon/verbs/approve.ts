@@ -40,15 +40,17 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   const expiresAt = now + ctx.receiptTtlMs;
   const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
   const { receipt, commitment } = mintReceipt(ctx.approvalKey, claims);
-  const outcome = await ctx.store.recordApproval(
-    tx.id,
-    { approvedBy: claims.approver, commitment, expiresAt, now, spend },
-    ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, selfApproval: d.selfApproval } })),
-  );
-  if (outcome === 'not_pending') await refuseIfExpired(ctx, await ctx.transaction(tx.id), now);
-  if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
-  if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
-  ctx.heldReceipts.hold(tx.id, tx, receipt, expiresAt);
+  await ctx.heldReceipts.approving(tx.id, async () => {
+    const outcome = await ctx.store.recordApproval(
+      tx.id,
+      { approvedBy: claims.approver, commitment, expiresAt, now, spend },
+      ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, selfApproval: d.selfApproval } })),
+    );
+    if (outcome === 'not_pending') await refuseIfExpired(ctx, await ctx.transaction(tx.id), now);
+    if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
+    if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
+    ctx.heldReceipts.hold(tx.id, tx, receipt, expiresAt);
+  });
   ctx.changed(tx.id); // a requester waiting for it gets the receipt now
   return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
 }

@@ -26,6 +26,30 @@ export class HeldReceipts {
   private readonly held = new Map<string, { owner: string; receipt: string; expiresAt: number }>();
   /** Each requester's transaction ids, oldest first (a Set keeps insertion order). */
   private readonly byOwner = new Map<string, Set<string>>();
+  /** Approvals being committed, by transaction (two approvers may race on one): see approving(). */
+  private readonly committing = new Map<string, number>();
+
+  /**
+   * Runs an approval's commit and the hold() after it. Others read the transaction approved
+   * once its commit is in the database, before the commit is on disk and approve() holds the
+   * receipt: while this runs, a transaction read approved without a receipt is one whose
+   * receipt is coming (coming()), not one a restart forgot.
+   */
+  async approving<T>(id: string, commitAndHold: () => Promise<T>): Promise<T> {
+    this.committing.set(id, (this.committing.get(id) ?? 0) + 1);
+    try {
+      return await commitAndHold();
+    } finally {
+      const n = this.committing.get(id)! - 1;
+      if (n === 0) this.committing.delete(id);
+      else this.committing.set(id, n);
+    }
+  }
+
+  /** Whether an approval of `id` is being committed: its receipt is held when that ends, and its waiters woken. */
+  coming(id: string): boolean {
+    return this.committing.has(id);
+  }
 
   hold(id: string, requester: Requester, receipt: string, expiresAt: number): void {
     const owner = requesterKey(requester);

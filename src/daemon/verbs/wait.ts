@@ -52,5 +52,7 @@ async function decided(ctx: VerbContext, tx: TxRecord): Promise<{ tx: TxRecord; 
     tx = await ctx.transaction(tx.id);
   }
   const held = tx.state === 'Queued' ? ctx.heldReceipts.get(tx.id, now) : undefined;
+  // Approved, its receipt not yet held: the approval's commit is on its way to disk, and its end wakes this wait.
+  if (tx.state === 'Queued' && held === undefined && ctx.heldReceipts.coming(tx.id)) return { tx, outcome: null };
   return { tx, outcome: waitOutcome(tx, held) };
 }
