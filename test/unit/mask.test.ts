@@ -10,7 +10,7 @@ import { maskText, secretSpans } from '../../src/mask/mask.js';
 import { MaskStream, HOLD_LIMIT } from '../../src/mask/stream.js';
 import { maskDeep } from '../../src/mask/deep.js';
 import { secretName, kindOfName } from '../../src/mask/names.js';
-import { Pseudonyms } from '../../src/mask/pseudonyms.js';
+import { Pseudonyms, replaceEmails } from '../../src/mask/pseudonyms.js';
 import { releaseOutput, MAX_LINE_LENGTH } from '../../src/daemon/output.js';
 import { SHOWN_VALUE_CHARS, shownParams, shownValue } from '../../src/daemon/secret-params.js';
 
@@ -194,6 +194,21 @@ test('pseudonyms: stable per key, different under another key, loopback kept, se
   const only = new Pseudonyms(Buffer.alloc(32, 1), ['ip']);
   assert.match(maskText(line, { pseudonyms: only }).text, /by bob@example\.com to db1\.corp\.example\.com/);
   assert.equal(maskText(`postgres://u:${'p'.repeat(12)}@192.0.2.9/db`, { pseudonyms: p }).text.includes('p'.repeat(12)), false);
+});
+
+test('e-mail addresses are found from their @ exactly as the expression they replace found them, on text made to tell them apart', () => {
+  const EMAIL = /\b[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}[A-Za-z]{2,24}\b/g;
+  const pieces = ['a', 'bob', 'x'.repeat(63), 'y'.repeat(70), '.', '_', '-', '%', '+', '@', '@@', ' ', ',', 'com', 'example.org', '@example.com', 'mail.example.co', 'é', '\n', '1'];
+  const mark = (v: string) => `<${v}>`;
+  let found = 0;
+  for (let i = 0; i < 20_000; i++) {
+    let text = '';
+    for (let j = randomBytes(1)[0]! % 16; j >= 0; j--) text += pieces[randomBytes(1)[0]! % pieces.length]!;
+    const expected = text.replace(EMAIL, mark);
+    assert.equal(replaceEmails(text, mark), expected, JSON.stringify(text));
+    if (expected !== text) found++;
+  }
+  assert.ok(found > 1000, `only ${found} texts held an address`);
 });
 
 describe("the daemon's output path", () => {
