@@ -8,6 +8,8 @@
  *   2. lifecycle (bench/lifecycle.ts): full lifecycles (preview -> approve -> execute) of a
  *      low-risk read against a real daemon in a throwaway overlay of / (needs root), at
  *      concurrency 1 and 16, with the agent and the approver as two real Unix users;
+ *      Beside it, the bare lifecycle (bench/bare-lifecycle.ts): the same three processes and
+ *      round trips with a stand-in daemon doing the limit's work alone, what any daemon could reach;
  *   3. profile (bench/lifecycle.ts, bench/cpu-profile.ts): where a lifecycle's time goes in the
  *      daemon, from a second daemon under `node --cpu-prof`: the top costs by place and function;
  *   4. verify: offline verification of a 100,000-entry signed log;
@@ -54,6 +56,7 @@ import { signTreeHead, treeHeadLine } from '../src/audit/note.js';
 import { bigLogBench, postgresAppends, sqliteAppends, BIG_LOG } from './audit.js';
 import { storeBench, type StoreBench } from './store.js';
 import type { Cost } from './cpu-profile.js';
+import { bareLifecycleBench } from './bare-lifecycle.js';
 import { ACTION, CONCURRENCY, lifecycleBench, profileLifecycles, type LifecycleProfile, type RunResult } from './lifecycle.js';
 import { externalLoadProbe, pct, progress, rate, reapedChildrenCpuSeconds, ROOT, vmHwmKb } from './measure.js';
 
@@ -350,6 +353,7 @@ async function main(): Promise<number> {
     const raw = physicalLimits(tmp);
     const rawExternalLoad = rawLoad();
     const lc = parts.has('lifecycle') ? await lifecycleBench(cleanups) : null;
+    const bare = lc ? await bareLifecycleBench() : null;
     const limitAfter = lc ? lifecycleLimitRates(tmp, 'after') : null;
     await runCleanups(); // stop the daemon before the profiled one, and before the CPU-bound verify
     const prof = parts.has('profile') ? await profileLifecycles(cleanups) : null;
@@ -388,6 +392,13 @@ async function main(): Promise<number> {
             { key: 'lifecycle_c16_p50', label: `lifecycle c=${CONCURRENCY} p50`, value: lc.c16.p50, unit: 'ms', limit: CONCURRENCY * floorMs, ratio: (CONCURRENCY * floorMs) / lc.c16.p50, target: null, pass: null },
             { key: 'lifecycle_c16_p99', label: `lifecycle c=${CONCURRENCY} p99`, value: lc.c16.p99, unit: 'ms', limit: CONCURRENCY * floorMs, ratio: (CONCURRENCY * floorMs) / lc.c16.p99, target: null, pass: null },
             { key: 'lifecycle_c16_throughput', label: `lifecycle c=${CONCURRENCY} throughput`, value: lc.c16.throughput, unit: '/s', limit: floorThroughput, ratio: lc.c16.throughput / floorThroughput, target: `ratio >= ${TARGET_C16_RATIO}`, pass: lc.c16.throughput / floorThroughput >= TARGET_C16_RATIO },
+          ]
+        : []),
+      ...(bare
+        ? [
+            { key: 'bare_lifecycle_c1_p50', label: 'bare lifecycle c=1 p50', value: bare.c1P50, unit: 'ms', limit: floorMs, ratio: floorMs / bare.c1P50, target: null, pass: null },
+            { key: 'bare_lifecycle_c1_p99', label: 'bare lifecycle c=1 p99', value: bare.c1P99, unit: 'ms', limit: floorMs, ratio: floorMs / bare.c1P99, target: null, pass: null },
+            { key: 'bare_lifecycle_c16_throughput', label: `bare lifecycle c=${CONCURRENCY} throughput`, value: bare.c16Throughput, unit: '/s', limit: floorThroughput, ratio: bare.c16Throughput / floorThroughput, target: null, pass: null },
           ]
         : []),
       ...(vf
@@ -470,6 +481,11 @@ async function main(): Promise<number> {
         (limitAfter ? ` (the mean of ${raw.floorMs.toFixed(3)} ms before the lifecycles and ${limitAfter.floorMs.toFixed(3)} ms after: SQLite ${Math.round(raw.sqliteRate).toLocaleString('en-US')} and ${Math.round(limitAfter.sqliteRate).toLocaleString('en-US')} txns/s)` : '') +
         ` (so <= ${Math.round(floorThroughput).toLocaleString('en-US')}/s; at c=${CONCURRENCY}, p50 >= ${CONCURRENCY} x that).` +
         ` Targets: p50 at c=1 within ${1 / TARGET_C1_RATIO}x of it; throughput at c=${CONCURRENCY} at least ${TARGET_C16_RATIO} of its.`,
+      ...(bare
+        ? [
+            `bare lifecycle = the same three processes and three round trips, with a stand-in daemon that does the limit's work and nothing else (no validation, policy, masking, Merkle tree or group commit; bench/bare-lifecycle.ts): what any daemon of this shape could reach here. Its ratios: ${(floorMs / bare.c1P50).toFixed(2)} at c=1 (target ${TARGET_C1_RATIO}), ${(bare.c16Throughput / floorThroughput).toFixed(2)} at c=${CONCURRENCY} (target ${TARGET_C16_RATIO}); the lifecycle's p50 at c=1 is ${lc ? (lc.c1.p50 / bare.c1P50).toFixed(2) : '-'}x the bare one's, its throughput at c=${CONCURRENCY} ${lc ? (lc.c16.throughput / bare.c16Throughput).toFixed(2) : '-'} of it.`,
+          ]
+        : []),
       ...(floorMoved ? [`WARNING: the limit moved more than ${LIMIT_MOVED_X}x during the lifecycles (the disk's fsync or the CPU was shared): their ratios are unreliable; run again on a quiet machine.`] : []),
       ...(lc ? [`phases p50, c=1:  ${ph(lc.c1)}`, `phases p50, c=${CONCURRENCY}: ${ph(lc.c16)}`] : []),
       ...(prof ? profileLines(prof) : []),
