@@ -42,7 +42,7 @@ const MARK = '\0';
 
 /**
  * Typical stored text, with NUL where runs of hex go: a read's preview and result, then a read
- * lifecycle's five entries (the most common, last: deflate reaches them at the shortest distances).
+ * lifecycle's five entries. Its bytes are the format (copies name offsets into it): never edited.
  */
 export const DICTIONARY_V1 = Buffer.from(
   [
