@@ -23,12 +23,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { encodeFrame, FrameReader } from '../src/protocol/framing.js';
+import { C1_COUNT, C16_COUNT, CONCURRENCY, WARMUP_COUNT } from './lifecycle.js';
 import { pct, progress } from './measure.js';
-
-const WARMUP = 400;
-const C1_COUNT = 300;
-const C16_COUNT = 800;
-const CONCURRENCY = 16;
 
 export interface BareLifecycle {
   c1P50: number;
@@ -160,8 +156,8 @@ export async function bareLifecycleBench(): Promise<BareLifecycle> {
       children.push(child);
       await new Promise((resolve, reject) => (child.once('message', resolve), child.once('exit', (code) => reject(new Error(`the bare lifecycle's stand-in ${role} exited (${code})`)))));
     }
-    progress(`bare lifecycle: ${WARMUP} warm-up lifecycles, then ${C1_COUNT} at concurrency 1 and ${C16_COUNT} at ${CONCURRENCY}, with only the limit's work...`);
-    await lifecycles(dir, WARMUP, 4);
+    progress(`bare lifecycle: ${WARMUP_COUNT} warm-up lifecycles, then ${C1_COUNT} at concurrency 1 and ${C16_COUNT} at ${CONCURRENCY}, with only the limit's work...`);
+    await lifecycles(dir, WARMUP_COUNT, 4);
     const c1 = (await lifecycles(dir, C1_COUNT, 1)).times.sort((a, b) => a - b);
     const c16 = await lifecycles(dir, C16_COUNT, CONCURRENCY);
     return { c1P50: pct(c1, 0.5), c1P99: pct(c1, 0.99), c16Throughput: c16.times.length / (c16.wallMs / 1000) };

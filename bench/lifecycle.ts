@@ -20,13 +20,13 @@ import { cpuSeconds, externalLoadProbe, pct, progress, ROOT, vmHwmKb } from './m
 
 export const ACTION = 'Uptime'; // low risk, read-only, {} params, two fileScan steps: no program is spawned
 export const CONCURRENCY = 16;
-const C1_COUNT = 300;
-const C16_COUNT = 800;
+export const C1_COUNT = 300;
+export const C16_COUNT = 800;
 /**
  * Lifecycles run before any is timed: enough that V8's optimising compiler has finished with the
  * hot path (after 60, a whole-process profile still found it in 13% of the samples).
  */
-const WARMUP_COUNT = 400;
+export const WARMUP_COUNT = 400;
 const PROFILE_COUNT = 200;
 /** Sampling interval of the profiled daemon, microseconds (node's default is 1000: too coarse for a lifecycle of a few ms). */
 const PROFILE_INTERVAL_US = 250;
