@@ -2,7 +2,7 @@
  * Parameter validators shared by every family. Each one is an allowlist: a value
  * that does not match is refused with a message saying what is allowed. None of
  * them admits NUL, a newline, a leading '-' (option injection) or a '..' segment.
- * A value longer than its schema allows is refused for its length alone (`abort`): no
+ * A value longer than its schema allows is refused for its length alone (boundedString): no
  * pattern or refinement reads an agent's megabyte on the daemon's event loop
  * (test/unit/param-length.test.ts holds this over the whole catalogue).
  */
@@ -10,6 +10,13 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
+
+/**
+ * A string of at most `max` characters, its length checked first and alone: a longer value is
+ * refused with `message` before any later pattern or refinement reads it. Every string
+ * parameter starts here.
+ */
+export const boundedString = (max: number, message?: string) => z.string().max(max, { message, abort: true });
 const noLeadingDash = (s: string) => !s.startsWith('-');
 
 /**
@@ -18,10 +25,8 @@ const noLeadingDash = (s: string) => !s.startsWith('-');
  * ("a package name (...), e.g. nginx"); the pattern itself is never shown to a person.
  */
 export function token(re: RegExp, what: string, max = 255, accepts = `a ${what}`) {
-  return z
-    .string()
+  return boundedString(max, `${what} must be at most ${max} characters`)
     .min(1, `${what} must not be empty`)
-    .max(max, { message: `${what} must be at most ${max} characters`, abort: true })
     .refine(noControl, `${what} must not contain NUL, newlines or control characters`)
     .refine(noLeadingDash, `${what} must not start with '-'`)
     .regex(re, accepts)
@@ -58,15 +63,11 @@ export const fqdn = token(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.
 export const timezone = token(/^(UTC|[A-Z][A-Za-z_+-]*(\/[A-Za-z0-9_+-]+){1,2})$/, 'time zone (Area/City)', 64, 'a time zone, UTC or Area/City, e.g. Europe/Berlin');
 export const sysctlKey = token(/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$/, 'sysctl key (dotted, e.g. net.ipv4.ip_forward)', 128, 'a sysctl key (dotted lower-case words, e.g. net.ipv4.ip_forward)');
 export const sysctlValue = token(/^[A-Za-z0-9_ .:,/+-]{1,128}$/, 'sysctl value', 128, 'a sysctl value (letters, digits, spaces and _ . : , / + -, up to 128 characters, e.g. 1)');
-export const gecos = z
-  .string()
-  .max(64, { message: 'comment must be at most 64 characters', abort: true })
+export const gecos = boundedString(64, 'comment must be at most 64 characters')
   .refine((s) => /^[A-Za-z0-9 ._'()-]*$/.test(s), "comment may hold letters, digits, spaces and . _ ' ( ) - only")
   .refine(noLeadingDash, "comment must not start with '-'");
 export const port = z.number().int().min(1).max(65535);
-export const ipAddress = z
-  .string()
-  .max(45, { abort: true })
+export const ipAddress = boundedString(45)
   .refine((s) => isIP(s) !== 0, 'an IPv4 or IPv6 address, e.g. 192.0.2.10 or 2001:db8::10')
   .describe('an IPv4 or IPv6 address, e.g. 192.0.2.10 or 2001:db8::10');
 export const lineCount = z.number().int().min(1).max(10_000);
@@ -84,10 +85,8 @@ export const LOGIN_SHELLS = ['/bin/bash', '/bin/sh', '/usr/bin/bash', '/usr/sbin
 export const loginShell = z.enum(LOGIN_SHELLS).describe(`a login shell, one of ${LOGIN_SHELLS.join(', ')}`);
 
 /** Absolute path: no '..', no '//' or '/./', no trailing slash, no control characters. Allowlists are the action's job. */
-export const absolutePath = z
-  .string()
+export const absolutePath = boundedString(4096)
   .min(2)
-  .max(4096, { abort: true })
   .refine(noControl, 'path must not contain NUL, newlines or control characters')
   .refine((s) => s.startsWith('/'), 'path must be absolute')
   .refine((s) => !s.split('/').some((seg, i) => (i > 0 && seg === '') || seg === '.' || seg === '..'), "path must not contain '..', '.', '//' or end with '/'");
@@ -106,9 +105,7 @@ const SSH_KEY_TYPES = [
  * An OpenSSH public key line "type base64 [comment]" with no options prefix: the
  * base64 must decode to a blob whose embedded type equals the declared one.
  */
-export const sshPublicKey = z
-  .string()
-  .max(16_384, { abort: true })
+export const sshPublicKey = boundedString(16_384)
   .refine(noControl, 'key must be a single line without control characters')
   .refine(isWellFormedSshKey, 'not an OpenSSH public key "TYPE BASE64 [comment]" (options such as command= are not accepted)');
 

@@ -18,6 +18,7 @@
  * agent chooses which unit runs on a schedule, so each of them must be allowed too.
  */
 import { z } from 'zod';
+import { boundedString } from '../params.js';
 import { AirlockError, type ErrorCategory } from '../../protocol/errors.js';
 import type { Host } from '../action.js';
 import { AGENT_GRAMMARS, allowedText, typesText } from './agent-programs.js';
@@ -44,10 +45,8 @@ export function argumentPath(arg: string): string | null {
  * cron's /bin/sh acts on. A '/' only in an absolute path, alone or after `--option=`:
  * a relative path would be resolved against a working directory the caller chooses.
  */
-export const commandArgument = z
-  .string()
+export const commandArgument = boundedString(255, 'an argument must be at most 255 characters')
   .min(1, 'an argument must not be empty')
-  .max(255, { message: 'an argument must be at most 255 characters', abort: true })
   .regex(ARG_CHARS, 'an argument may hold only letters, digits and . _ / @ + = : , - (no spaces, wildcards, quotes or shell characters)')
   .refine((a) => !a.includes('/') || argumentPath(a) !== null, "a '/' may appear only in an absolute path, as the argument itself or after --option= (a relative path depends on the caller's working directory)")
   .refine((a) => {

@@ -4,7 +4,7 @@
  * are not verified here; apt verifies every repository signature against such a key anyway.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import { boundedString } from '../params.js';
 
 export const ARMOR_BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
 export const ARMOR_END = '-----END PGP PUBLIC KEY BLOCK-----';
@@ -32,9 +32,7 @@ export function parseArmoredPublicKey(text: string): OpenPgpKey[] | string {
   }
 }
 
-export const armoredPublicKey = z
-  .string()
-  .max(MAX_KEY_BYTES, { message: `key must be at most ${MAX_KEY_BYTES} bytes`, abort: true })
+export const armoredPublicKey = boundedString(MAX_KEY_BYTES, `key must be at most ${MAX_KEY_BYTES} bytes`)
   .superRefine((s, ctx) => {
     const r = parseArmoredPublicKey(s);
     if (typeof r === 'string') ctx.addIssue({ code: 'custom', message: `not an ASCII-armored OpenPGP public key: ${r}` });

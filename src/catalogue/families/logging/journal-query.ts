@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { action, nothingToRead } from '../../action.js';
 import { command } from '../../mechanism.js';
-import { params, unitName } from '../../params.js';
+import { boundedString, params, unitName } from '../../params.js';
 
 export const PRIORITIES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'] as const;
 
@@ -33,9 +33,7 @@ function realDate(s: string): boolean {
  * HH:MM[:SS] (space or T; host local time, or UTC with a final Z). It is passed as one
  * `--since=VALUE` argument, so the leading '-' of a relative time is never an option.
  */
-export const journalSince = z
-  .string()
-  .max(25, { message: 'since must be at most 25 characters', abort: true })
+export const journalSince = boundedString(25, 'since must be at most 25 characters')
   .refine((s) => SINCE_FORMS.test(s), 'since must be today, yesterday, -N followed by s, min, h, d or w (e.g. -1h, -30min), or YYYY-MM-DD[ HH:MM[:SS]] (T and a final Z allowed)')
   .refine(realDate, 'since names a date that does not exist');
 
