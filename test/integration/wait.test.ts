@@ -227,6 +227,7 @@ describe('bounds', () => {
     const p = await preview(agent);
     // A second process of the agent's account holds eight long waits...
     const other = Principal.spawn(agent.identity, w.d.socket);
+    await other.call('audit.pubkey'); // started and connected: a slow start under load is not the daemon's delay
     void other.parallel('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 }, 8);
     const probe = () => agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 1 });
     const refused = () => probe().then(() => false, (e: { code?: string }) => e.code === 'too_many_waits');
