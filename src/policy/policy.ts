@@ -17,6 +17,7 @@ import { isGlob, ruleProblem } from './rule-params.js';
 import { PSEUDONYM_CLASSES, type PseudonymClass } from '../mask/pseudonyms.js';
 import { AuditSchema, auditSettings, explainAudit, type AuditSettings } from './audit-sinks.js';
 import { explainStore, StoreSchema, storeSettings, type StoreSettings } from './store-settings.js';
+import { explainPasskeys, PasskeysSchema, passkeySettings, type PasskeySettings } from './passkey-settings.js';
 
 /** Rules never approve above this: High always waits for a person. */
 export const RULE_MAX_RISK: Risk = 'medium';
@@ -61,6 +62,7 @@ const PolicySchema = z.strictObject({
     .default({}),
   audit: AuditSchema,
   store: StoreSchema,
+  passkeys: PasskeysSchema,
 });
 
 export interface Rule {
@@ -87,6 +89,8 @@ export interface Policy {
   audit: AuditSettings;
   /** Retention, archival and free-space limits of the store ([store]). */
   store: StoreSettings;
+  /** Where passkey ceremonies come from and which approvals need one ([passkeys]). */
+  passkeys: PasskeySettings;
 }
 
 export class PolicyError extends Error {}
@@ -111,6 +115,8 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
   if (typeof audit === 'string') throw new PolicyError(`[audit]: ${audit}`);
   const store = storeSettings(p.store);
   if (typeof store === 'string') throw new PolicyError(`[store]: ${store}`);
+  const passkeys = passkeySettings(p.passkeys);
+  if (typeof passkeys === 'string') throw new PolicyError(`[passkeys]: ${passkeys}`);
   const riskOverrides = new Map<string, Risk>();
   for (const [name, risk] of Object.entries(p.risk)) {
     const a = CATALOGUE.get(name);
@@ -147,6 +153,7 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     pseudonyms: [...new Set(p.masking.pseudonyms)],
     audit,
     store,
+    passkeys,
   };
 }
 
@@ -231,5 +238,6 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   );
   lines.push(...explainAudit(policy.audit));
   lines.push(...explainStore(policy.store));
+  lines.push(...explainPasskeys(policy.passkeys));
   return { lines, warnings };
 }
