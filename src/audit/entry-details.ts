@@ -71,6 +71,11 @@ export const ENTRY_KINDS = [
    * computed after an earlier one). The plan's own `outcome` follows its steps' entries.
    */
   'plan_step',
+  /**
+   * A person registered a passkey (src/daemon/passkeys.ts), proving their current factor: from
+   * here it approves for them. Details: whose, its short id, the name they gave it.
+   */
+  'passkey_registered',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
@@ -94,7 +99,9 @@ const ApprovalGranted = z.strictObject({
   receipt_commitment: hex64,
   executor: who,
   receipt_expires_at: iso,
-  second_factor: z.enum(['totp', 'none']),
+  second_factor: z.enum(['totp', 'passkey', 'none']),
+  /** With second_factor passkey: which one (src/protocol/passkey.ts passkeyId). */
+  passkey_id: z.string().optional(),
   self_approval: z.boolean(),
   rule_id: z.string().nullable(),
   policy_digest: z.string().nullable(),
@@ -176,6 +183,7 @@ export const ENTRY_DETAILS = {
     mechanism_digest: hex64.nullable(),
     error_code: z.string().nullable(),
   }),
+  passkey_registered: z.strictObject({ approver: z.string(), passkey_id: z.string(), name: z.string(), rp_id: z.string(), factor: z.enum(['totp', 'passkey']) }),
 } satisfies { [K in EntryKind]: z.ZodObject };
 
 /** The details of each kind of entry. */
@@ -188,7 +196,7 @@ export function detailFields(kind: EntryKind): string[] {
 }
 
 /** Who granted an approval: a person (with or without a second factor), or a policy rule. */
-export type ApprovalLane = { person: { totp: boolean; selfApproval: boolean } } | { policy: { ruleId: string; policyDigest: string } };
+export type ApprovalLane = { person: { totp: boolean; passkeyId?: string; selfApproval: boolean } } | { policy: { ruleId: string; policyDigest: string } };
 
 /** The one builder of an `approval_granted` entry's details, for either lane. */
 export function approvalGrantedDetails(
@@ -202,7 +210,8 @@ export function approvalGrantedDetails(
     receipt_commitment: g.commitment,
     executor: g.executor,
     receipt_expires_at: g.expiresAt,
-    second_factor: person?.totp ? 'totp' : 'none',
+    second_factor: person?.passkeyId ? 'passkey' : person?.totp ? 'totp' : 'none',
+    ...(person?.passkeyId ? { passkey_id: person.passkeyId } : {}),
     self_approval: person?.selfApproval ?? false,
     rule_id: policy?.ruleId ?? null,
     policy_digest: policy?.policyDigest ?? null,

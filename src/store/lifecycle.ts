@@ -9,7 +9,7 @@ import type { EntryDraft } from '../audit/entry.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { TxState } from '../protocol/risk.js';
 import { RollBack, type GroupCommit } from './group-commit.js';
-import type { ApprovalOutcome, ConsumeOutcome, RuleLimit, RuleUsage, SpentStep, TxRecord } from './store.js';
+import type { ApprovalOutcome, ConsumeOutcome, PasskeyUse, RuleLimit, RuleUsage, SpentStep, TxRecord } from './store.js';
 import { candidatesWhere, transitionUpdate, type TransitionArgs, type TransitionName, type TransitionUpdate } from './transitions.js';
 import { consumeRefusal, newRow, toRecord, type NewRow, type Row } from './tx-row.js';
 import { call, type Awaitable, type Steps } from './steps.js';
@@ -26,6 +26,12 @@ export interface LifecycleDialect<C> {
   update(c: C, id: string, u: TransitionUpdate): Awaitable<boolean>;
   /** Spends this step of the approver's factor; false when it already was (or there is none). */
   spendStep(c: C, s: SpentStep): Awaitable<boolean>;
+  /**
+   * Moves a passkey's counter to the one an approval's assertion reported; false when the
+   * passkey is gone or the counter does not move forward (a replayed or cloned assertion). A
+   * counter of 0 stays 0: the authenticator keeps none, and the once-only approval is the guard.
+   */
+  usePasskey(c: C, u: PasskeyUse, now: number): Awaitable<boolean>;
   ruleUsage(c: C, ruleId: string, now: number): Awaitable<RuleUsage>;
   recordRuleUse(c: C, ruleId: string, now: number): Awaitable<void>;
   /** Whether the signed log already holds the transaction's approval_consumed entry. */
@@ -38,7 +44,7 @@ export function ruleExhausted(u: RuleUsage, rule: RuleLimit, now: number): boole
   return u.last !== null && now - u.last < rule.cooldownMs;
 }
 
-type Approval = { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit };
+type Approval = { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; passkey?: PasskeyUse; rule?: RuleLimit };
 
 /**
  * Both stores extend this: it is their Store methods that move a transaction. A store gives
@@ -101,6 +107,7 @@ export abstract class TransactionLifecycle<C> {
     if (!(yield* this.apply(c, id, 'approve', { now: a.now, set: { approved_by: a.approvedBy, receipt_commitment: a.commitment, expires_at: a.expiresAt } }))) return 'not_pending';
     // Rolling back undoes the approval with it: both happen or neither does.
     if (a.spend && !(yield* call(this.transitions.spendStep(c, a.spend)))) throw new RollBack('step_spent' as const);
+    if (a.passkey && !(yield* call(this.transitions.usePasskey(c, a.passkey, a.now)))) throw new RollBack('passkey_replayed' as const);
     if (a.rule) yield* call(this.transitions.recordRuleUse(c, a.rule.id, a.now));
     return 'approved';
   }

@@ -112,6 +112,21 @@ ALTER TABLE rule_use ADD COLUMN IF NOT EXISTS mac TEXT;
 -- Approved enrolments (src/daemon/totp-enrolment.ts): a proven first enrolment waits for another approver.
 ALTER TABLE totp_pending ADD COLUMN IF NOT EXISTS confirmed_step BIGINT;
 ALTER TABLE totp_pending ADD COLUMN IF NOT EXISTS mac TEXT;
+-- Passkeys (store.ts PasskeyRecord): public keys (COSE, base64url), each row with the host's MAC.
+CREATE TABLE IF NOT EXISTS passkeys (
+  log_id TEXT NOT NULL REFERENCES logs(log_id),
+  credential_id TEXT NOT NULL,
+  approver TEXT NOT NULL,
+  public_key TEXT NOT NULL,
+  counter BIGINT NOT NULL,
+  transports TEXT NOT NULL,
+  name TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  last_used_at BIGINT,
+  mac TEXT,
+  PRIMARY KEY (log_id, credential_id)
+);
+CREATE INDEX IF NOT EXISTS passkeys_of ON passkeys(log_id, approver, created_at);
 `;
 
 /** The database-wide meta row (schema version) uses this log id, which no key id can be (16 hex digits). */

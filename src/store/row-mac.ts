@@ -19,12 +19,14 @@ export const MAC_COLUMNS = {
   totp: ['approver', 'secret', 'enrolled_at', 'last_step', 'failures', 'locked_until'],
   /** A pending secret: once proven by its first code, another approver's approval makes it a factor. */
   totp_pending: ['approver', 'secret', 'issued_at', 'expires_at', 'failures', 'confirmed_step'],
+  /** A person's passkey: whoever else writes the database cannot plant one that approves here. */
+  passkeys: ['credential_id', 'approver', 'public_key', 'counter', 'transports', 'name', 'created_at', 'last_used_at'],
   /** A rule's approvals, counted for its cooldown and daily cap: inserted once, never changed. */
   rule_use: ['rule_id', 'at'],
 } as const;
 export type MacTable = keyof typeof MAC_COLUMNS;
 /** What the row is called in an error: its key column. */
-const KEY_COLUMN: Record<MacTable, string> = { transactions: 'id', totp: 'approver', totp_pending: 'approver', rule_use: 'rule_id' };
+const KEY_COLUMN: Record<MacTable, string> = { transactions: 'id', totp: 'approver', totp_pending: 'approver', passkeys: 'credential_id', rule_use: 'rule_id' };
 
 export class RowMac {
   constructor(

@@ -22,7 +22,8 @@ import { toRecord, type Row } from './tx-row.js';
 import { GroupCommit, RollBack, type BatchDialect } from './group-commit.js';
 import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
 import { archiveSegment, type ArchiveDialect } from './archival.js';
-import { type HistoryFilter, type LogBase, type LogHead, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
+import { passkeyOfRow, type PasskeyRow } from './passkey-row.js';
+import { type HistoryFilter, type LogBase, type LogHead, type PasskeyRecord, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,6 +70,18 @@ CREATE TABLE IF NOT EXISTS transactions (
   result_json TEXT,
   compacted_at INTEGER
 );
+-- Passkeys (store.ts PasskeyRecord): public keys only (COSE, base64url), nothing secret; transports as JSON.
+CREATE TABLE IF NOT EXISTS passkeys (
+  credential_id TEXT PRIMARY KEY,
+  approver TEXT NOT NULL,
+  public_key TEXT NOT NULL,
+  counter INTEGER NOT NULL,
+  transports TEXT NOT NULL,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_used_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS passkeys_of ON passkeys(approver, created_at);
 CREATE INDEX IF NOT EXISTS tx_state_expiry ON transactions(state, expires_at);
 CREATE INDEX IF NOT EXISTS tx_created ON transactions(created_at);
 -- body: the signed body, as TEXT or encoded (src/audit/entry-encoding.ts); sig and hash as bytes; tx: the
@@ -181,6 +194,10 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       getMeta: this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
       putMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
       spendStep: this.db.prepare('UPDATE totp SET last_step = ?, failures = 0 WHERE approver = ? AND last_step < ?'),
+      passkeysOf: this.db.prepare('SELECT * FROM passkeys WHERE approver = ? ORDER BY created_at, credential_id'),
+      passkeyExists: this.db.prepare('SELECT 1 FROM passkeys WHERE credential_id = ?').pluck(),
+      addPasskey: this.db.prepare('INSERT INTO passkeys (credential_id, approver, public_key, counter, transports, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      usePasskey: this.db.prepare('UPDATE passkeys SET counter = ?, last_used_at = ? WHERE credential_id = ? AND approver = ? AND (counter < ? OR (counter = 0 AND ? = 0))'),
       ruleUse: this.db.prepare('INSERT INTO rule_use (rule_id, at) VALUES (?, ?)'),
       ruleUsage: this.db.prepare('SELECT COUNT(*) AS count FROM rule_use WHERE rule_id = ? AND at >= ?'),
       ruleLast: this.db.prepare('SELECT MAX(at) AS last FROM rule_use WHERE rule_id = ?'),
@@ -263,6 +280,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
         return prepared(`UPDATE transactions SET ${u.set} WHERE id = ? AND ${u.where}`).run(...args, id, ...u.whereArgs).changes === 1;
       },
       spendStep: (_db, s) => this.spendStep(s),
+      usePasskey: (_db, u, now) => this.stmts.usePasskey.run(u.counter, now, u.credentialId, u.approver, u.counter, u.counter).changes === 1,
       ruleUsage: (_db, ruleId, now) => this.usageOf(ruleId, now),
       recordRuleUse: (_db, ruleId, now) => void st.ruleUse.run(ruleId, now),
       // Only this root daemon writes the file: a row copied back to before its run needs root,
@@ -313,6 +331,22 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     return this.stmts.spendStep.run(s.step, s.approver, s.step).changes === 1;
   }
 
+
+  async passkeys(approver: string): Promise<PasskeyRecord[]> {
+    return (this.stmts.passkeysOf.all(approver) as PasskeyRow[]).map(passkeyOfRow);
+  }
+
+  addPasskey(p: PasskeyRecord, spend: SpentStep, entry: EntryDraft): Promise<'added' | 'step_spent' | 'exists'> {
+    return this.group.run(
+      (o) => (o === 'added' ? [entry] : []),
+      () => {
+        if (this.stmts.passkeyExists.get(p.credentialId) === 1) return 'exists';
+        if (!this.spendStep(spend)) return 'step_spent';
+        this.stmts.addPasskey.run(p.credentialId, p.approver, p.publicKey.toString('base64url'), p.counter, JSON.stringify(p.transports), p.name, p.createdAt);
+        return 'added';
+      },
+    );
+  }
 
   async getTransaction(id: string): Promise<TxRecord | null> {
     const r = this.stmts.getTx.get(id) as Row | undefined;

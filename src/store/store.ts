@@ -97,7 +97,34 @@ export interface RuleLimit {
   cooldownMs: number;
 }
 
-export type ApprovalOutcome = 'approved' | 'not_pending' | 'step_spent' | 'rule_exhausted';
+export type ApprovalOutcome = 'approved' | 'not_pending' | 'step_spent' | 'rule_exhausted' | 'passkey_replayed';
+
+/**
+ * A person's passkey (WebAuthn credential): its public key, and the signature counter its
+ * authenticator last reported. Rows are written only by `passkey.register` (with the person's
+ * current factor, and a signed passkey_registered entry) and updated only by an approval.
+ */
+export interface PasskeyRecord {
+  /** The credential id, base64url, as the authenticator chose it. */
+  credentialId: string;
+  /** Whose it is: the person key of approve.ts (alice(uid 1001)). */
+  approver: string;
+  /** The COSE public key. */
+  publicKey: Buffer;
+  counter: number;
+  transports: string[];
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+/** An approval made with a passkey: its counter moves to `counter` with the approval, or neither happens. */
+export interface PasskeyUse {
+  credentialId: string;
+  approver: string;
+  /** The counter the assertion reported (0 for an authenticator that keeps none). */
+  counter: number;
+}
 
 /** How a policy rule has been used, as its cooldown and daily cap count it (the last 24 hours). */
 export interface RuleUsage {
@@ -134,7 +161,15 @@ export interface Store {
    */
   /** How `ruleId` has been used as of `now`: what a preview says when the rule is at its cooldown or cap. */
   ruleUsage(ruleId: string, now: number): Promise<RuleUsage>;
-  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome>;
+  recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; passkey?: PasskeyUse; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome>;
+  /** An approver's passkeys, oldest first. */
+  passkeys(approver: string): Promise<PasskeyRecord[]>;
+  /**
+   * Stores a new passkey with its entry, spending `spend` (the person's current TOTP code) in the
+   * same transaction: 'step_spent' when that step was spent already, 'exists' when the credential
+   * id is known (for anyone), and nothing is stored then.
+   */
+  addPasskey(p: PasskeyRecord, spend: SpentStep, entry: EntryDraft): Promise<'added' | 'step_spent' | 'exists'>;
   /** Whether the second-factor secrets are sealed (meta totp_secrets = 'sealed-v1'); false for a new store or one from before sealing. */
   totpSecretsSealed(): Promise<boolean>;
   /**
