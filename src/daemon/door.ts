@@ -22,6 +22,7 @@ import { describe, listActions } from './verbs/catalogue.js';
 import { deny } from './verbs/deny.js';
 import { execute } from './verbs/execute.js';
 import * as keys from './verbs/keys.js';
+import * as passkey from './verbs/passkey.js';
 import * as policy from './verbs/policy.js';
 import { planPreview } from './verbs/plan-preview.js';
 import { preview } from './verbs/preview.js';
@@ -63,4 +64,7 @@ export const DOOR: { [M in Method]: DoorRow<M> } = {
   'audit.consistency': { access: 'principal', tx: 'none', serve: audit.consistency },
   'keys.rotate': { access: 'admin-person', tx: 'none', serve: keys.rotate }, // a key rotation is a person's act, signed into the log under their name
   'plan.preview': { access: 'principal', tx: 'none', serve: planPreview }, // each step then asks the role its risk needs (mayPreview); the plan's id then goes through approve, execute, deny, cancel and transaction.wait
+  'passkey.begin': { access: 'enroller', tx: 'none', serve: passkey.begin }, // the caller's own passkey, as for their own TOTP factor
+  'passkey.register': { access: 'enroller', tx: 'none', serve: passkey.register }, // then the caller's own current code
+  'passkey.approval_options': { access: 'person', tx: 'approver', serve: passkey.approvalOptions }, // only to who may approve it, with their own passkeys
 };

@@ -46,7 +46,8 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${actor(e)} previewed ${act} ${tx} (${text(e.risk)}): ${text(d.summary)}`;
     case 'approval_granted': {
       const by = e.principal ? actor(e) : `policy rule \`${text(d.rule_id)}\``;
-      return `${by} approved ${act} ${tx} requested by ${text(d.executor)}${d.second_factor === 'totp' ? ', with a second factor' : ''}`;
+      const factor = d.second_factor === 'passkey' ? `, with passkey ${text(d.passkey_id)}` : d.second_factor === 'totp' ? ', with a second factor' : '';
+      return `${by} approved ${act} ${tx} requested by ${text(d.executor)}${factor}`;
     }
     case 'approval_consumed':
       return `${actor(e)} presented the approval of ${act} ${tx}`;
@@ -75,6 +76,8 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${text(d.approver)} typed ${text(d.failures)} wrong codes in a row: their codes are refused until ${text(d.locked_until)}`;
     case 'totp_reset':
       return `${actor(e)} reset the second factor of ${text(d.approver)}`;
+    case 'passkey_registered':
+      return `${actor(e)} registered passkey ${text(d.passkey_id)} (${text(d.name)}) for ${text(d.approver)}, proved with their ${text(d.factor)}; it approves for them from now on`;
     case 'policy_reloaded':
       return `${actor(e)} reloaded the policy from ${text(d.source)} (digest ${text(d.new_digest).slice(0, 16)}, ${text(d.tokens)} token(s))`;
     case 'key_rotated':

@@ -189,7 +189,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   });
   const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
   const audit = { treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin, checkpoint_file: resolve(c.checkpointPath) }), checkpointPath: c.checkpointPath };
-  const ctx = new VerbContext({ store, host, executor, approvalKey: approvalKeys, rotator, audit, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, pseudonymKey, log });
+  const ctx = new VerbContext({ store, host, executor, approvalKey: approvalKeys, rotator, audit, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, hostName: hostname(), pseudonymKey, log });
   service = new AirlockService(ctx);
 
   const reconciled = await service.reconcile();

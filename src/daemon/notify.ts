@@ -33,7 +33,7 @@ export interface PendingEvent {
  * enrolling is an agent's.
  */
 export interface FactorResetEvent {
-  event: 'totp_reset' | 'totp_enrolled' | 'totp_awaiting_approval';
+  event: 'totp_reset' | 'totp_enrolled' | 'totp_awaiting_approval' | 'passkey_registered';
   approver: string;
   by: string;
   at: string;

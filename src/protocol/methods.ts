@@ -23,6 +23,7 @@ import { AuditCheckpointsPageSchema, AuditEntriesPageSchema, AuditPublicKeySchem
 import { PolicyReloadedSchema, PolicyViewSchema } from './wire/policy.js';
 import { PreviewResultSchema } from './wire/preview.js';
 import { StoreCheckSchema } from './wire/store.js';
+import { PasskeyApprovalOptionsSchema, PasskeyAssertionSchema, PasskeyCreationSchema, PasskeyName, PasskeyRegisteredSchema, PasskeyRegistrationSchema } from './wire/passkey.js';
 import { TotpApprovedSchema, TotpConfirmedSchema, TotpIssuedSchema, TotpResetDoneSchema } from './wire/totp.js';
 import { ResultEnvelopeSchema, TransactionDetailSchema, TransactionListSchema, TransactionViewSchema } from './wire/transaction.js';
 
@@ -55,6 +56,8 @@ export const METHOD_TABLE = {
       // A digest that is not the stored one, of whatever type, is a stale approval (the approver saw something else).
       preview_digest: field(z.string(), { category: 'stale_approval', code: 'digest_mismatch', expected: 'the preview_digest of the preview you were shown', hint: 'fetch the transaction again and approve what it shows' }),
       totp_code: TotpCode.optional(),
+      // A passkey's approval of this preview (src/daemon/passkeys.ts): instead of the code, or where the policy asks for one.
+      assertion: PasskeyAssertionSchema.optional(),
     },
     ApprovalGrantSchema,
   ),
@@ -124,6 +127,13 @@ export const METHOD_TABLE = {
     },
     PreviewResultSchema,
   ),
+  'passkey.begin': row({}, PasskeyCreationSchema),
+  'passkey.register': row(
+    { response: PasskeyRegistrationSchema, name: PasskeyName.optional(), totp_code: TotpCode.optional() },
+    PasskeyRegisteredSchema,
+    { category: 'validation', code: 'bad_registration', hint: 'pass the new credential exactly as PublicKeyCredential.toJSON() gives it, and the code your authenticator app shows' },
+  ),
+  'passkey.approval_options': row({ transaction_id: TransactionId }, PasskeyApprovalOptionsSchema),
 } as const;
 
 export type Method = keyof typeof METHOD_TABLE;

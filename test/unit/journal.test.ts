@@ -36,6 +36,7 @@ const DETAILS: Record<EntryKind, OpaqueDetails> = {
   storage_pressure: { state: 'low', state_dir: '/var/lib/airlock', free_bytes: 1000, min_free_bytes: 2000, reserve_bytes: 500, reserve_held: true },
   refused: { method: 'approve', category: 'authorization', code: 'not_approver', count: 3, since: '2030-01-01T00:00:00.000Z' },
   plan_step: { step: 2, step_action: 'AddUserToGroup', step_request_hash: 'ab'.repeat(32), state: 'rolled_back', mechanism_digest: 'cd'.repeat(32), error_code: null },
+  passkey_registered: { approver: 'alice(uid 1001)', passkey_id: '0123456789abcdef', name: 'laptop', rp_id: 'localhost', factor: 'totp' },
 };
 const draft = (kind: EntryKind, over: Partial<Parameters<typeof opaqueDraft>[0]> = {}) => opaqueDraft({
   kind,

@@ -17,6 +17,7 @@ import { refuseSpentCode } from '../second-factor.js';
 import { facts } from '../stored-preview.js';
 import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
+import { passkeyRequired } from './passkey.js';
 
 /** The key a person's second factor is stored under: alice(uid 1001), whichever way they connect. */
 export const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${p.uid})`;
@@ -34,8 +35,16 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
     fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
   }
   const approver = principalName(who);
-  const spend = d.secondFactor
-    ? await ctx.secondFactor.check(personKey(d.person), d.person.user, req.totp_code, tx.id, (details) => ctx.entry('totp_lockout', who, tx.actionName, risk, tx.requestHash, tx.id, details))
+  // A passkey's assertion is the stronger factor (signed over this very preview, with user
+  // verification); where the policy asks for one, a TOTP code approves nothing.
+  if (req.assertion && req.totp_code !== undefined) fail('validation', 'two_factors', 'give a passkey assertion or a TOTP code, not both', 'approve with your passkey alone');
+  const person = { key: personKey(d.person), user: d.person.user };
+  const passkey = req.assertion ? await ctx.passkeys.verifyApproval(person, req.assertion, tx) : undefined;
+  if (!passkey && passkeyRequired(ctx, d.selfApproval, risk)) {
+    fail('authorization', 'passkey_required', `approving ${tx.id} (${risk} risk${d.selfApproval ? ', requested under your own account' : ''}) needs your passkey: the policy does not accept a TOTP code for it`, `approve it in the console (\`airlock console\`) with your passkey`);
+  }
+  const spend = d.secondFactor && !passkey
+    ? await ctx.secondFactor.check(person.key, d.person.user, req.totp_code, tx.id, (details) => ctx.entry('totp_lockout', who, tx.actionName, risk, tx.requestHash, tx.id, details))
     : undefined;
   const expiresAt = now + ctx.receiptTtlMs;
   const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
@@ -43,12 +52,13 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   await ctx.heldReceipts.approving(tx.id, async () => {
     const outcome = await ctx.store.recordApproval(
       tx.id,
-      { approvedBy: claims.approver, commitment, expiresAt, now, spend },
-      ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, selfApproval: d.selfApproval } })),
+      { approvedBy: claims.approver, commitment, expiresAt, now, spend, ...(passkey ? { passkey } : {}) },
+      ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, ...(passkey ? { passkeyId: passkey.passkeyId } : {}), selfApproval: d.selfApproval } })),
     );
     if (outcome === 'not_pending') await refuseIfExpired(ctx, await ctx.transaction(tx.id), now);
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
     if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
+    if (outcome === 'passkey_replayed') fail('authorization', 'passkey_replayed', `that passkey assertion was used already, or its authenticator's counter went back (a cloned passkey?): ${tx.id} is not approved`, 'approve again with a fresh assertion; if this repeats, remove that passkey');
     ctx.heldReceipts.hold(tx.id, tx, receipt, expiresAt);
   });
   ctx.changed(tx.id); // a requester waiting for it gets the receipt now
@@ -62,13 +72,14 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
 export async function approvalAdvice(ctx: VerbContext, who: Caller, tx: TxRecord): Promise<ApprovalAdvice> {
   const d = mayApprove(who, facts(tx), ctx.policy.secondFactorFrom);
   const e = d.ok ? await withFactorEnrolled(ctx, who, tx, d) : d;
-  if (e.ok) return { may_approve: true, second_factor: e.secondFactor, self_approval: e.selfApproval };
+  if (e.ok) return { may_approve: true, second_factor: e.secondFactor, self_approval: e.selfApproval, ...(passkeyRequired(ctx, e.selfApproval, tx.risk) ? { passkey_required: true } : {}) };
   const self = e.refusal.code === 'self_approval_needs_factor';
   return { may_approve: false, second_factor: self, self_approval: self, refusal: e.refusal };
 }
 
 /** An approval the door allowed (mayApprove), with a self-approval refused (saying how to get a factor) when the person has none enrolled. */
 async function withFactorEnrolled(ctx: VerbContext, who: Caller, tx: TxRecord, d: Approval): Promise<{ ok: true } & Approval | { ok: false; refusal: Refusal }> {
-  if (d.selfApproval && !(await ctx.secondFactor.enrolled(personKey(d.person)))) return { ok: false, refusal: selfApprovalNeedsFactor(who, facts(tx)) };
+  const key = personKey(d.person);
+  if (d.selfApproval && !(await ctx.secondFactor.enrolled(key)) && (await ctx.store.passkeys(key)).length === 0) return { ok: false, refusal: selfApprovalNeedsFactor(who, facts(tx)) };
   return { ok: true, ...d };
 }

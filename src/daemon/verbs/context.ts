@@ -27,6 +27,7 @@ import type { KeyRotator } from '../key-rotation.js';
 import type { NotifyEvent } from '../notify.js';
 import { usePseudonyms } from '../output.js';
 import type { SecondFactor } from '../second-factor.js';
+import { Passkeys } from '../passkeys.js';
 import { Slots } from '../slots.js';
 import { TokenTable } from '../tokens.js';
 import { TotpEnrolment } from '../totp-enrolment.js';
@@ -73,6 +74,8 @@ export interface ContextOptions {
   approvalTtlMs: number;
   receiptTtlMs: number;
   secondFactor: SecondFactor;
+  /** Names this host to a person's authenticator (passkeys). */
+  hostName?: string;
   /** The key of the policy's pseudonyms (mask.key). */
   pseudonymKey: Buffer;
   now?: () => number;
@@ -120,6 +123,8 @@ export class VerbContext {
    */
   readonly changeLane = new Slots(1);
   readonly enrolment: TotpEnrolment;
+  /** Passkey ceremonies: registrations under way, and the verification of approvals (passkeys.ts). */
+  readonly passkeys: Passkeys;
   /**
    * Every action's metadata (its schema as JSON Schema), made one action per turn as the daemon
    * starts: made all at once by the first actions.list, it held the event loop for hundreds of ms.
@@ -146,6 +151,7 @@ export class VerbContext {
     usePseudonyms(o.pseudonymKey, o.policy.pseudonyms);
     this.tokenTable = TokenTable.load(o.tokensPath);
     this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName, principal: entryPrincipal });
+    this.passkeys = new Passkeys({ store: o.store, now: this.now, hostName: o.hostName ?? 'this host', settings: () => this.policyInForce.passkeys });
   }
 
   get policy(): Policy {

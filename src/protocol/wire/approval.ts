@@ -28,6 +28,8 @@ export const ApprovalAdviceSchema = z.strictObject({
   second_factor: z.boolean(),
   /** The request was made under the caller's own account (or by root on their behalf). */
   self_approval: z.boolean(),
+  /** The policy accepts only a passkey for this approval ([passkeys]): a TOTP code is refused, the console approves it. */
+  passkey_required: z.literal(true).optional(),
   /** Why not, when may_approve is false: the error approve would return. */
   refusal: WireErrorSchema.optional(),
 });

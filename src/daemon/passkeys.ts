@@ -1,0 +1,176 @@
+/**
+ * Passkeys (WebAuthn) as an approval factor, verified here by the daemon with a kept library
+ * (@simplewebauthn/server): whatever relays a ceremony (a browser, the console) carries bytes
+ * the person's authenticator signed, and decides nothing.
+ *
+ * - Registration: `begin` issues a random challenge for the person behind the connection (one
+ *   at a time, for REGISTRATION_TTL_MS, used once whether it succeeds or not); `register`
+ *   verifies the new credential against it, the policy's RP ID and origins, and user
+ *   verification. The verb then stores it only with the person's current factor spent.
+ * - Approval: the challenge is not random but derived from the transaction, the preview digest
+ *   and the approval's deadline (src/protocol/passkey.ts), so an assertion approves that
+ *   preview and nothing else; the credential must be the approver's own; user verification is
+ *   required; the signature counter moves forward with the approval in one store transaction
+ *   (store.ts PasskeyUse), so the same assertion never counts twice.
+ *
+ * The RP ID and origins come from the root-owned policy ([passkeys], passkey-settings.ts) and
+ * never from the request.
+ */
+import { createHash } from 'node:crypto';
+import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
+import { fail } from '../protocol/errors.js';
+import { approvalChallenge, passkeyId } from '../protocol/passkey.js';
+import type { PasskeyAssertion, PasskeyRegistration } from '../protocol/wire/passkey.js';
+import type { PasskeySettings } from '../policy/passkey-settings.js';
+import type { PasskeyRecord, PasskeyUse, Store, TxRecord } from '../store/store.js';
+
+/** How long a registration's challenge stays valid: long enough to find the security key. */
+export const REGISTRATION_TTL_MS = 5 * 60_000;
+/** The most registrations begun and not finished at once (one per person): a bounded map. */
+export const MAX_PENDING_REGISTRATIONS = 256;
+/** The most passkeys one person may hold: each is a way in, and the approval options list them all. */
+export const MAX_PASSKEYS_PER_PERSON = 16;
+/** EdDSA, ES256, RS256: what authenticators offer; the library verifies each. */
+const ALGORITHMS = [-8, -7, -257];
+/** How long a browser may wait for the person, in the options it is given. */
+const CEREMONY_TIMEOUT_MS = 120_000;
+
+export interface PasskeysOptions {
+  store: Store;
+  now: () => number;
+  /** Names this host to the person's authenticator ("Airlock on web-1"). */
+  hostName: string;
+  /** The [passkeys] settings of the policy in force (a reload changes them). */
+  settings: () => PasskeySettings;
+}
+
+/** A person as the daemon keys their factors: alice(uid 1001) (approve.ts personKey), and their login name. */
+export interface PasskeyPerson {
+  key: string;
+  user: string;
+}
+
+/** A verified new credential, not yet stored. */
+export type NewPasskey = Pick<PasskeyRecord, 'credentialId' | 'publicKey' | 'counter' | 'transports'>;
+
+export class Passkeys {
+  private readonly pending = new Map<string, { challenge: string; expiresAt: number }>();
+
+  constructor(private readonly o: PasskeysOptions) {}
+
+  /** The WebAuthn user handle of a person on this host: stable, opaque, not their uid. */
+  private userHandle(person: PasskeyPerson): Uint8Array {
+    return createHash('sha256').update(`airlock-passkey-user-v1\0${this.o.hostName}\0${person.key}`).digest();
+  }
+
+  /** Starts a registration for `person`: the options their browser passes to navigator.credentials.create(). */
+  async begin(person: PasskeyPerson): Promise<{ options: Record<string, unknown>; expiresAt: number }> {
+    const now = this.o.now();
+    for (const [k, p] of this.pending) if (p.expiresAt <= now) this.pending.delete(k);
+    if (!this.pending.has(person.key) && this.pending.size >= MAX_PENDING_REGISTRATIONS) {
+      fail('transient', 'too_many_registrations', `${MAX_PENDING_REGISTRATIONS} passkey registrations are under way on this host`, 'try again in a few minutes');
+    }
+    const held = await this.o.store.passkeys(person.key);
+    if (held.length >= MAX_PASSKEYS_PER_PERSON) {
+      fail('authorization', 'too_many_passkeys', `${person.user} holds ${held.length} passkeys, the most one person may`, 'remove one you no longer use first');
+    }
+    const s = this.o.settings();
+    const options = await generateRegistrationOptions({
+      rpName: `Airlock on ${this.o.hostName}`,
+      rpID: s.rpId,
+      userName: `${person.user}@${this.o.hostName}`,
+      userDisplayName: person.user,
+      userID: this.userHandle(person) as Uint8Array<ArrayBuffer>,
+      attestationType: 'none',
+      excludeCredentials: held.map((p) => ({ id: p.credentialId, transports: p.transports as never })),
+      authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+      supportedAlgorithmIDs: ALGORITHMS,
+      timeout: CEREMONY_TIMEOUT_MS,
+    });
+    const expiresAt = now + REGISTRATION_TTL_MS;
+    this.pending.set(person.key, { challenge: options.challenge, expiresAt });
+    return { options: options as unknown as Record<string, unknown>, expiresAt };
+  }
+
+  /**
+   * Verifies the credential a browser created for `person` against the challenge `begin` gave
+   * them (spent now, whatever comes of it), the policy's RP ID and origins, and user verification.
+   */
+  async verifyRegistration(person: PasskeyPerson, response: PasskeyRegistration): Promise<NewPasskey> {
+    const p = this.pending.get(person.key);
+    this.pending.delete(person.key);
+    if (!p || p.expiresAt <= this.o.now()) {
+      fail('authorization', 'registration_not_begun', `no passkey registration of ${person.user} is under way${p ? ' (it expired)' : ''}`, 'start again: ask for new registration options (passkey.begin), then create the passkey within 5 minutes');
+    }
+    const s = this.o.settings();
+    let verified;
+    try {
+      verified = await verifyRegistrationResponse({
+        response: response as never,
+        expectedChallenge: p!.challenge,
+        expectedOrigin: s.origins,
+        expectedRPID: s.rpId,
+        requireUserVerification: true,
+        supportedAlgorithmIDs: ALGORITHMS,
+      });
+    } catch (e) {
+      return fail('authorization', 'bad_registration', `the new passkey does not verify: ${brief(e)}`, `create it from ${s.origins.join(' or ')}, with your PIN or biometrics (user verification); then try again`);
+    }
+    if (!verified.verified) fail('authorization', 'bad_registration', 'the new passkey does not verify', 'create it again');
+    const c = verified.registrationInfo!.credential;
+    if (c.id !== response.id) fail('authorization', 'bad_registration', 'the credential id does not match the one the authenticator attested');
+    return { credentialId: c.id, publicKey: Buffer.from(c.publicKey), counter: c.counter, transports: response.response.transports ?? [] };
+  }
+
+  /** What a browser asks the person's authenticator to sign to approve `tx`: the derived challenge and their passkeys. */
+  async approvalOptions(person: PasskeyPerson, tx: TxRecord): Promise<Record<string, unknown>> {
+    const held = await this.o.store.passkeys(person.key);
+    if (!held.length) fail('authorization', 'no_passkey', `${person.user} has no passkey on this host`, 'register one first, from the console');
+    const options = await generateAuthenticationOptions({
+      rpID: this.o.settings().rpId,
+      challenge: Buffer.from(approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt), 'base64url') as Uint8Array<ArrayBuffer>,
+      allowCredentials: held.map((p) => ({ id: p.credentialId, transports: p.transports as never })),
+      userVerification: 'required',
+      timeout: CEREMONY_TIMEOUT_MS,
+    });
+    return options as unknown as Record<string, unknown>;
+  }
+
+  /**
+   * Verifies that `assertion` is `person`'s approval of exactly this preview of `tx`: one of
+   * their passkeys, signed over the derived challenge from an allowed origin for the policy's
+   * RP ID, with user verification. Returns the counter move the approval must make.
+   */
+  async verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord): Promise<PasskeyUse & { passkeyId: string }> {
+    const held = await this.o.store.passkeys(person.key);
+    const cred = held.find((p) => p.credentialId === assertion.id);
+    if (!cred || assertion.rawId !== assertion.id) {
+      fail('authorization', 'unknown_passkey', `that passkey is not one of ${person.user}'s on this host`, 'approve with a passkey you registered here, signed in as yourself');
+    }
+    const handle = assertion.response.userHandle;
+    if (handle !== undefined && handle !== '' && handle !== Buffer.from(this.userHandle(person)).toString('base64url')) {
+      fail('authorization', 'unknown_passkey', `that passkey was made for another person than ${person.user}`);
+    }
+    const s = this.o.settings();
+    let verified;
+    try {
+      verified = await verifyAuthenticationResponse({
+        response: assertion as never,
+        expectedChallenge: approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt),
+        expectedOrigin: s.origins,
+        expectedRPID: s.rpId,
+        credential: { id: cred!.credentialId, publicKey: new Uint8Array(cred!.publicKey), counter: cred!.counter, transports: cred!.transports },
+        requireUserVerification: true,
+      });
+    } catch (e) {
+      return fail('authorization', 'bad_assertion', `the passkey assertion does not approve ${tx.id}: ${brief(e)}`, `ask for this transaction's approval options again and approve it from ${s.origins.join(' or ')}, with your PIN or biometrics`);
+    }
+    if (!verified.verified) fail('authorization', 'bad_assertion', `the passkey assertion does not approve ${tx.id}`);
+    return { credentialId: cred!.credentialId, approver: person.key, counter: verified.authenticationInfo.newCounter, passkeyId: passkeyId(cred!.credentialId) };
+  }
+}
+
+/** The library's reason, one line, bounded: it may quote what the client sent (the client escapes it before a terminal). */
+function brief(e: unknown): string {
+  return String((e as Error)?.message ?? e).replace(/\s+/g, ' ').slice(0, 240);
+}

@@ -1,0 +1,63 @@
+/**
+ * The passkey methods (the ceremonies and their checks: passkeys.ts). The door let in only who
+ * may call each: a person registers their own passkeys (`enroller`: the person behind the
+ * connection is whose passkey it is), and asks for the options of an approval only where they
+ * may approve (the `approver` rule). A new passkey counts only with the person's current factor
+ * spent in the same store transaction as its signed `passkey_registered` entry; whoever the
+ * policy names is told, since a passkey nobody remembers registering is an agent's.
+ */
+import { DAEMON_ACT, entryDraft } from '../../audit/entry.js';
+import { fail } from '../../protocol/errors.js';
+import type { ParsedParams, ResultOf } from '../../protocol/methods.js';
+import { passkeyId } from '../../protocol/passkey.js';
+import type { Risk } from '../../protocol/risk.js';
+import { needsPasskey } from '../../policy/passkey-settings.js';
+import type { Caller } from '../authz.js';
+import { principalName } from '../identity.js';
+import type { PasskeyPerson } from '../passkeys.js';
+import { personKey } from './approve.js';
+import { entryPrincipal, iso, type Request, type TxRequest, type VerbContext } from './context.js';
+
+/** The person behind the connection (the door's `enroller` access saw one stands there). */
+const personOf = (who: Caller): PasskeyPerson => ({ key: personKey(who.person!), user: who.person!.user });
+
+/** Starts a registration: the options the person's browser passes to navigator.credentials.create(). */
+export async function begin(ctx: VerbContext, r: Request<ParsedParams<'passkey.begin'>>): Promise<ResultOf<'passkey.begin'>> {
+  const person = personOf(r.caller);
+  const { options, expiresAt } = await ctx.passkeys.begin(person);
+  return { approver: person.key, options, expires_at: iso(expiresAt) };
+}
+
+/** Stores the passkey the person's browser created, proven by their current TOTP code. */
+export async function register(ctx: VerbContext, r: Request<ParsedParams<'passkey.register'>>): Promise<ResultOf<'passkey.register'>> {
+  const who = r.caller;
+  const person = personOf(who);
+  const fresh = await ctx.passkeys.verifyRegistration(person, r.params.response);
+  const spend = await ctx.enrolment.ownCode(who, r.params.totp_code, {
+    what: `registering a passkey for ${person.key}`,
+    how: 'give the 6-digit code your authenticator app shows now, with the new passkey (the console asks for it)',
+  });
+  const now = ctx.now();
+  const id = passkeyId(fresh.credentialId);
+  const name = r.params.name ?? `passkey ${id.slice(0, 6)}`;
+  const entry = entryDraft('passkey_registered', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { approver: person.key, passkey_id: id, name, rp_id: ctx.policy.passkeys.rpId, factor: 'totp' });
+  const outcome = await ctx.store.addPasskey({ ...fresh, approver: person.key, name, createdAt: now, lastUsedAt: null }, spend, entry);
+  if (outcome === 'exists') fail('validation', 'passkey_exists', 'this passkey is registered on this host already', 'use it: nothing else is needed');
+  if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code was already used', 'wait for the next code, then register again (ask for new registration options first)');
+  ctx.notify({ event: 'passkey_registered', approver: person.key, by: principalName(who), at: iso(now) });
+  return { approver: person.key, passkey_id: id, name, registered_at: iso(now) };
+}
+
+/** What the approver's browser asks their authenticator to sign to approve this transaction. */
+export async function approvalOptions(ctx: VerbContext, r: TxRequest<ParsedParams<'passkey.approval_options'>>): Promise<ResultOf<'passkey.approval_options'>> {
+  const { tx } = r;
+  if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
+  const person = personOf(r.caller);
+  const options = await ctx.passkeys.approvalOptions(person, tx);
+  return { transaction_id: tx.id, preview_digest: tx.previewDigest, options, required: passkeyRequired(ctx, r.approval!.selfApproval, tx.risk) };
+}
+
+/** Whether the policy in force accepts nothing but a passkey for an approval of this risk, by its requester or not. */
+export function passkeyRequired(ctx: VerbContext, selfApproval: boolean, risk: Risk): boolean {
+  return needsPasskey(ctx.policy.passkeys, risk, selfApproval);
+}

@@ -1,0 +1,25 @@
+/**
+ * What a passkey (WebAuthn) approval is bound to, computed the same way by the daemon that
+ * verifies it and by any client that asks for it (the console): the challenge of an approval is
+ * derived from the transaction, the digest of the preview the person was shown (a plan's covers
+ * every step: src/protocol/plan.ts) and the approval's deadline. The authenticator signs over
+ * it, so an assertion approves that preview of that transaction and nothing else; a preview
+ * made again is another transaction, with another challenge.
+ */
+import { createHash } from 'node:crypto';
+
+/** Domain separation: these bytes are never the input of another hash of the protocol. */
+const APPROVAL_DOMAIN = 'airlock-passkey-approval-v1\0';
+
+/** The challenge (base64url, 32 bytes) an approval of this preview is signed over. */
+export function approvalChallenge(txId: string, previewDigest: string, expiresAtMs: number): string {
+  return createHash('sha256').update(`${APPROVAL_DOMAIN}${txId}\0${previewDigest}\0${expiresAtMs}`).digest('base64url');
+}
+
+/**
+ * A passkey's short name in the log, the doctor and the console: the first 16 hex digits of the
+ * SHA-256 of its credential id (an id is up to 1,023 bytes, chosen by the authenticator).
+ */
+export function passkeyId(credentialId: string): string {
+  return createHash('sha256').update(credentialId).digest('hex').slice(0, 16);
+}
