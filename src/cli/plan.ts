@@ -14,7 +14,8 @@ import type { AirlockClient } from '../client/client.js';
 import { maskText } from '../mask/mask.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
-import type { ResultEnvelope } from '../protocol/messages.js';
+import type { PreviewResult, ResultEnvelope } from '../protocol/messages.js';
+import { matchCode } from '../protocol/match-code.js';
 import { plannerFor } from '../planner/choose.js';
 import { DEFAULT_LIMITS, type Planner } from '../planner/contract.js';
 import { checkIntent, planIntent, type Planned, type PlanView, type StepPreview } from '../planner/door.js';
@@ -47,9 +48,9 @@ export async function doIntent(intent: string, opts: PlanOptions, cmd: Command):
 
 /** Plans and shows the plan; 0 when the daemon previewed every step of a complete plan, 11 when a part of the request has no step, 1 when there is no plan to run as it stands. */
 export async function planFlow(cl: AirlockClient, planner: Planner, intent: string, o: PlanOptions): Promise<number> {
-  const { view } = await planIntent(intent, { client: cl, planner });
+  const { view, previews } = await planIntent(intent, { client: cl, planner });
   if (o.json) printJson(view);
-  else process.stdout.write(renderPlan(view) + renderNext(view));
+  else process.stdout.write(renderPlan(view, previews) + renderNext(view));
   return exitOf(view);
 }
 
@@ -69,7 +70,7 @@ export async function doFlow(cl: AirlockClient, planner: Planner, intent: string
     if (o.json) printJson({ plan: view, results, stopped });
     return code;
   };
-  process.stderr.write(renderPlan(view));
+  process.stderr.write(renderPlan(view, planned.previews));
   if (incomplete(view)) {
     await cancelAll(cl, ids);
     process.stderr.write(c.red('\nnothing ran: the plan is incomplete') + ' (a part of the request has no step; the previewed steps were canceled). Say the missing part differently, or run it as its own step: airlock run ACTION --param k=v\n');
@@ -170,8 +171,17 @@ const said = (text: string) => escapeText(maskText(text).text);
 const plannerLine = (v: PlanView) =>
   v.planner.kind === 'offline' ? 'the offline planner (no model, no network)' : `${v.planner.kind}${v.planner.model ? `, model ${said(v.planner.model)}` : ''}`;
 
-/** The plan as a person reads it: who planned it, each step with the daemon's risk, summary, transaction and approval; notes; what was looked at. */
-export function renderPlan(v: PlanView): string {
+/**
+ * The plan as a person reads it: who planned it, each step with the daemon's risk, summary,
+ * transaction and approval; notes; what was looked at. `previews` (the daemon's, by
+ * transaction id) give each transaction waiting for a person its match code, the one the
+ * approver's prompt shows (src/protocol/match-code.ts).
+ */
+export function renderPlan(v: PlanView, previews?: ReadonlyMap<string, PreviewResult>): string {
+  const code = (id: string) => {
+    const p = previews?.get(id);
+    return p ? `, match code ${c.bold(matchCode(p.preview_digest))}` : '';
+  };
   const out: string[] = [];
   out.push(`${c.bold('Plan')} for "${said(v.intent)}"`, `  planned by ${plannerLine(v)}; every risk below is the daemon's, from its preview`);
   if (v.verdict === 'refusal') out.push('', `${c.yellow('The planner made no plan:')} ${said(v.summary)}`);
@@ -192,7 +202,7 @@ export function renderPlan(v: PlanView): string {
       if (!v.plan) out.push(`     ${c.dim(p.transaction_id)}`);
       for (const w of p.warnings) out.push(`     ${c.yellow('warning')} ${said(w)}`);
       if (p.reboot_required) out.push(`     ${c.yellow('needs a reboot')}`);
-      if (!v.plan) out.push(`     approval: ${approvalText(s.preview)}`);
+      if (!v.plan) out.push(`     approval: ${approvalText(s.preview)}${s.preview.auto_approval || s.preview.unattended ? '' : code(p.transaction_id)}`);
     }
     if (s.step.reason) out.push(`     why (the planner's words): ${said(s.step.reason)}`);
   });
@@ -201,7 +211,7 @@ export function renderPlan(v: PlanView): string {
     out.push('', `  ${c.bold('One plan, one approval')} for all ${v.steps.length} steps (each previewed against the host the steps before it leave): ${c.dim(p.transaction_id)}  ${riskColour(p.risk)}`);
     if (p.computed_at_execution.length) out.push(`     computed when the step before runs: step ${p.computed_at_execution.join(', ')}`);
     out.push(`     reboot ${p.reboot_required ? c.red('required') : 'no'}, services interrupted: ${p.services_interrupted.length ? said(p.services_interrupted.join(', ')) : 'none'}`);
-    out.push(`     approval: waiting for a person (role ${p.min_role} or above): ${c.bold(`airlock approve ${p.transaction_id}`)}`);
+    out.push(`     approval: waiting for a person (role ${p.min_role} or above): ${c.bold(`airlock approve ${p.transaction_id}`)}${code(p.transaction_id)}`);
   } else if (v.plan && refusedAt === 0) {
     out.push('', `  ${c.red('the plan was REFUSED by the daemon')} (nothing recorded)`, `     error [${v.plan.error.category}/${v.plan.error.code}] ${said(v.plan.error.message)}`);
     if (v.plan.error.hint) out.push(`     next: ${said(v.plan.error.hint)}`);

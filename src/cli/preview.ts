@@ -13,6 +13,7 @@ import { withClient } from './connect.js';
 import { renderPolicyNotes } from './render.js';
 import { renderPreview } from '../client/render-preview.js';
 import { c, printJson } from './ui.js';
+import { withMatchCode } from './with-match-code.js';
 
 export async function preview(name: string | undefined, opts: { param: string[]; params?: string; file?: string; json?: boolean; wait?: unknown; verbose?: boolean }, cmd: Command): Promise<number | void> {
   const make = previewOf(name, opts, cmd); // the command line and the file checked before the daemon is reached
@@ -20,7 +21,7 @@ export async function preview(name: string | undefined, opts: { param: string[];
     // --wait: preview, say who approves, wait for them, execute (src/cli/wait-flow.ts).
     if (opts.wait !== undefined) return (await import('./wait-flow.js')).previewAndWait(cl, make.what, () => make.run(cl), { ...opts, wait: opts.wait }, cmd);
     const p = await make.run(cl);
-    if (opts.json) return printJson(p);
+    if (opts.json) return printJson(withMatchCode(p));
     process.stdout.write(renderPreview(p, { verbose: Boolean(opts.verbose) }) + renderPolicyNotes(p.policy_notes));
     if (p.auto_approval) {
       process.stdout.write(`\n${c.green('approved by policy')} (rule ${p.auto_approval.rule}); valid until ${p.auto_approval.expires_at}\n${c.dim('receipt')} ${p.auto_approval.receipt}\n`);

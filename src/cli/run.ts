@@ -16,12 +16,13 @@ import { escapeText } from '../protocol/escape-text.js';
 import { withClient } from './connect.js';
 import { buildParams } from './params-arg.js';
 import { c, printJson } from './ui.js';
+import { withMatchCode } from './with-match-code.js';
 
 export async function runFlow(cl: AirlockClient, action: string, params: Record<string, unknown>, o: { json: boolean; proposal?: string; verbose?: boolean }): Promise<ResultEnvelope> {
   status(o.json, `previewing ${escapeText(action)}...`);
   const p = await cl.preview(action, params, o.proposal);
   const r = await approveAndExecute(cl, p, o);
-  if (o.json) printJson({ preview: p, result: r });
+  if (o.json) printJson({ preview: withMatchCode(p), result: r });
   return r;
 }
 

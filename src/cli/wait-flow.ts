@@ -17,6 +17,7 @@ import { executeShown, exitFor, status } from './executing.js';
 import { c, printJson } from './ui.js';
 import { awaitApproval, waitSeconds, whoApproves } from './wait.js';
 import { livePreview } from '../protocol/compacted.js';
+import { withMatchCode } from './with-match-code.js';
 
 const say = (json: boolean, text: string) => !json && process.stderr.write(text);
 
@@ -53,6 +54,6 @@ export async function previewAndWait(cl: AirlockClient, what: string, make: () =
     say(json, `${c.green('approved')} by ${escapeText(ok.approved_by)}\n`);
   }
   const r = await executeShown(cl, p, receipt, json);
-  if (json) printJson({ preview: p, result: r });
+  if (json) printJson({ preview: withMatchCode(p), result: r });
   return exitFor(r);
 }

@@ -10,6 +10,7 @@ import type { PreviewEnvelope } from '../protocol/messages.js';
 import type { Plan } from '../protocol/wire/preview.js';
 import { changeLines, fileDiff, stepLine, t } from './preview-plan.js';
 import { c, riskColour } from './colour.js';
+import { matchCode } from '../protocol/match-code.js';
 
 /** A multi-line block, safe to print (newlines and tabs kept). */
 export const block = (s: string) => escapeText(s, 'block');
@@ -21,8 +22,8 @@ const FILE_STEPS = new Set(['fileWrite', 'filePatch', 'fileDelete']);
  * A preview as a plan: one line saying what, which action, its risk and the role it needs;
  * then what changes (the action's statement of it, each file as a unified diff), side effects
  * and warnings, how (the mechanism, one line per step, never a shell), and what the approval
- * binds. `verbose` (-v) adds the parameters, the state read from the host and the change as
- * JSON, and whole digests; --json prints the envelope itself instead.
+ * binds, and its match code. `verbose` (-v) adds the parameters, the state read from the host
+ * and the change as JSON, and whole digests; --json prints the envelope itself instead.
  */
 export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {}): string {
   const verbose = o.verbose === true;
@@ -41,6 +42,7 @@ export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {})
     for (const w of p.warnings) out.push(`  ${c.red('warning')} ${t(w)}`);
     const interrupted = p.plan.services_interrupted.length ? t(p.plan.services_interrupted.join(', ')) : 'none';
     out.push('', `  ${c.dim(`reboot ${p.reboot_required ? c.red('required') : 'no'}, services interrupted: ${interrupted}, rollback ${p.rollback_available ? 'yes' : 'not for every step'}; one approval binds every step, plan digest ${verbose ? t(p.plan.digest) : `${t(p.plan.digest.slice(0, 12))}…`}`)}`);
+    out.push(...matchLine(p));
     if (verbose) out.push(`  ${c.dim(`request hash ${t(p.request_hash)}, preview digest ${t(p.preview_digest)}`)}`);
     return out.join('\n') + '\n';
   }
@@ -52,10 +54,21 @@ export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {})
   out.push('', `  ${c.bold('how')} ${c.dim('(no shell)')}`, ...pc.mechanism.map((m) => `    ${stepLine(m, verbose)}`));
   const facts = `reboot ${p.reboot_required ? c.red('required') : 'no'}, rollback ${p.rollback_available ? 'yes' : 'no'}`;
   out.push('', `  ${c.dim(`${facts}; the approval binds mechanism digest ${verbose ? t(pc.digest) : `${t(pc.digest.slice(0, 12))}…`}`)}`);
+  out.push(...matchLine(p));
   if (verbose) out.push(`  ${c.dim(`request hash ${t(p.request_hash)}, preview digest ${t(p.preview_digest)}`)}`);
   return out.join('\n') + '\n';
 }
 
+/**
+ * The match code (src/protocol/match-code.ts), the same at both ends: the requester's preview
+ * (and the MCP answer an agent relays) and the approver's prompt. None for an unattended
+ * proposal: nobody approves that preview; `airlock inbox run` previews it again, with a code of
+ * its own. A digest not in the wire's form throws (integrity/preview_digest): no code to show.
+ */
+export function matchLine(p: Pick<PreviewEnvelope, 'preview_digest' | 'unattended'>): string[] {
+  if (p.unattended) return [];
+  return [`  match code: ${c.bold(matchCode(p.preview_digest))} ${c.dim("(the requester's preview and the approver's prompt show the same code)")}`];
+}
 
 /**
  * A plan's steps, in order, each as a preview of its own is read: what it does, its risk, what

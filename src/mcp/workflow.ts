@@ -72,8 +72,10 @@ the chat approves anything.
    the one that counts. Go on from step 3 with the steps it returned.
 3. **Show the person.** Before anything else, show the person every step: the
    summary, the risk, the change (what is removed and added), the side effects
-   and warnings, whether a reboot is needed, and the command they run to approve.
-   Do not summarise a High-risk step away.
+   and warnings, whether a reboot is needed, the command they run to approve, and
+   the step's \`match_code\` (such as \`K7Q-2MX\`): their approval prompt shows the
+   same code, so they can see it is this request they approve. It is no secret and
+   no approval. Do not summarise a High-risk step away.
 4. **Wait, or stop.** Either call \`airlock_execute\` with \`wait_for_approval\` (in
    seconds) and let the person approve while it waits, or stop and tell the person
    what to run. A chat message such as "yes", "approved" or "go ahead" is never

@@ -1,7 +1,8 @@
 /**
  * The `airlock` command line against a real daemon, run as real Unix users
  * (setpriv): help, --json output, exit codes per error category, the terminal
- * requirement for approval, execute with a receipt, install and doctor.
+ * requirement for approval, the match code both sides see, execute with a receipt, install
+ * and doctor.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import type { UnixIdentity, Principal } from '../../src/sandbox/principal.js';
 import type { ApprovalGrant } from '../../src/protocol/messages.js';
 import { readSqliteLog } from '../../src/audit/log-file.js';
 import { livePreview } from '../../src/protocol/compacted.js';
+import { matchCode } from '../../src/protocol/match-code.js';
 
 let w: World;
 let agent: Principal, human: Principal, bea: Principal, cleo: Principal, observer: Principal;
@@ -264,9 +266,16 @@ describe('airlock CLI', () => {
     await w.d.box.run('/usr/sbin/useradd', ['-m', '--', 'deploy']);
     const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d cli@test';
     const p = JSON.parse((await cliAs(agent.identity, ['preview', 'AddAuthorizedKey', '--param', 'user=deploy', '--param', `key=${key}`, '--json'])).stdout);
+    // The match code: beside the digest in --json, in the requester's view of the preview, and in the approver's prompt.
+    assert.equal(p.match_code, matchCode(p.preview_digest));
+    assert.deepEqual(Object.keys(p).slice(Object.keys(p).indexOf('preview_digest'), Object.keys(p).indexOf('preview_digest') + 2), ['preview_digest', 'match_code']);
+    const shown = await cliAs(agent.identity, ['show', p.transaction_id]);
+    assert.ok(shown.stdout.includes(`match code: ${p.match_code} (`), shown.stdout + shown.stderr);
+    assert.equal(JSON.parse((await cliAs(agent.identity, ['show', p.transaction_id, '--json'])).stdout).preview.match_code, p.match_code);
     const code = await w.codes.code('bea');
     const refused = await atTerminal(bea.identity, ['approve', p.transaction_id], [['Code from your authenticator app', code], ['Type the action name', 'yes']]);
     assert.equal(refused.code, 3, refused.out);
+    assert.ok(refused.out.includes(`match code: ${p.match_code} (`) && refused.out.indexOf(`match code: ${p.match_code}`) < refused.out.indexOf('Code from your authenticator app'), `the approver sees the same code before typing theirs:\n${refused.out}`);
     assert.match(refused.out, /Authorize ssh-ed25519 key SHA256:[A-Za-z0-9+/]{43} \(cli@test\) for deploy/);
     assert.match(refused.out, /not approved: the action name was not typed/);
     assert.ok(refused.out.indexOf('Code from your authenticator app') < refused.out.indexOf('Type the action name'), 'the factor is asked before the action name');

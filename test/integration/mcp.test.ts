@@ -26,6 +26,8 @@ import { newToken, tokenHash } from '../../src/protocol/token.js';
 import { startWorld, type World } from '../support/world.js';
 import { startMcp, type McpSession } from '../support/mcp.js';
 import { livePreview } from '../../src/protocol/compacted.js';
+import { matchCode } from '../../src/protocol/match-code.js';
+import { renderPreview } from '../../src/client/render-preview.js';
 
 const TOOLS = ['airlock_actions', 'airlock_describe_action', 'airlock_propose', 'airlock_plan', 'airlock_execute', 'airlock_status', 'airlock_cancel', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify'];
 
@@ -185,6 +187,10 @@ describe('dependent steps are one plan', () => {
     assert.match(text, /one approval for all 3 steps of the plan/);
     assert.match(text, new RegExp(`airlock_execute with steps \\[\\{"transaction_id":"${p.transaction_id}"\\}\\]`));
     assert.doesNotMatch(text, /airlock_propose.*again|airlock describe /);
+    // The match code the agent is told to give the person is the one the approver's prompt shows for the stored preview.
+    assert.equal(p.match_code, matchCode(p.preview_digest));
+    assert.ok(text.includes(`Tell the person the match code ${p.match_code}: they see the same code when they approve`), text);
+    assert.ok(renderPreview(await previewOf(p.transaction_id)).includes(`match code: ${p.match_code} (`), 'the approver sees the same code');
 
     // The agent waits in airlock_execute; the person approves the plan ONCE, as themselves, with their code.
     const progress: Progress[] = [];

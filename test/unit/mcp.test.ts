@@ -1,6 +1,6 @@
 /**
  * The pure parts of the MCP server (src/mcp): output lines as the agent gets them, the
- * waiting loop, who can approve (from the group files and the log), the agent's hints, the approval state of a preview, escaping of every
+ * waiting loop, who can approve (from the group files and the log), the agent's hints, the approval state of a preview, its match code, escaping of every
  * answer; and the tool list, which is static and served with no daemon (in memory, the
  * SDK's own client).
  */
@@ -16,7 +16,8 @@ import { forAgent } from '../../src/mcp/agent-hints.js';
 import { enforce, mayRead, type Caller, type TxFacts } from '../../src/daemon/authz.js';
 import { noSuchTransaction } from '../../src/daemon/verbs/context.js';
 import type { AirlockError } from '../../src/protocol/errors.js';
-import { approvalOf, needsSecondFactor } from '../../src/mcp/tools/propose.js';
+import { approvalOf, needsSecondFactor, previewedStep, proposalText, stepOut } from '../../src/mcp/tools/propose.js';
+import { matchCode } from '../../src/protocol/match-code.js';
 import { answer } from '../../src/mcp/tool-result.js';
 import { buildServer } from '../../src/mcp/server.js';
 import type { PreviewResult, WaitOutcome } from '../../src/protocol/messages.js';
@@ -152,6 +153,26 @@ test('the approval state of a preview, and when a person needs their code', () =
   assert.doesNotMatch(JSON.stringify(a), /alr1/, 'the receipt stays in the server');
   assert.deepEqual(['low', 'medium', 'high'].map((r) => needsSecondFactor(r as never, { second_factor_from: 'medium' })), [false, true, true]);
   assert.deepEqual(['low', 'medium', 'high'].map((r) => needsSecondFactor(r as never, { second_factor_from: 'high' })), [false, false, true]);
+});
+
+test('a previewed step carries its match code, computed from its digest, and the text tells the agent to give it to the person', () => {
+  const digest = 'e'.repeat(64);
+  const p = {
+    transaction_id: 'tx_' + '1'.repeat(24), action_name: 'CreateGroup', params: { group: 'web' }, request_hash: 'a'.repeat(64), summary: 'Create group web', risk: 'medium', min_role: 'dev',
+    current_state: null, proposed_change: { change: null, mechanism: [], digest: 'c'.repeat(64) }, side_effects: [], reboot_required: false, rollback_available: true, warnings: [],
+    requested_by: 'agent(uid 1001)', created_at: '2030-01-01T00:00:00.000Z', expires_at: '2030-01-01T00:15:00.000Z', preview_digest: digest,
+  } as PreviewResult;
+  const step = previewedStep(p, { second_factor_from: 'high' } as never);
+  const code = matchCode(digest);
+  assert.equal(step.match_code, code);
+  assert.ok(stepOut.safeParse(step).success, 'the output schema the tool declares holds it');
+  const text = proposalText([step], new Map([[p.transaction_id, p]]), undefined, null);
+  assert.ok(text.includes(`match code: ${code} (`), 'in the preview, as the approver sees it');
+  assert.ok(text.includes(`Tell the person the match code ${code}: they see the same code when they approve`), text);
+  assert.ok(text.includes(`(medium risk, match code ${code})`), 'and in the closing line of what waits');
+  // Approved by the policy: nobody approves it, so nothing to tell the person (the preview still shows its code).
+  const auto = { ...p, auto_approval: { rule: 'r', approved_by: 'policy:r', expires_at: 'T', receipt: 'alr1.x' } } as unknown as PreviewResult;
+  assert.doesNotMatch(proposalText([previewedStep(auto, null)], new Map([[p.transaction_id, auto]]), undefined, null), /Tell the person the match code/);
 });
 
 test('every answer is escaped, structured content and text alike', () => {

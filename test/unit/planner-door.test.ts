@@ -2,7 +2,7 @@
  * The pure parts of the planner's doors: the intent check (secrets, length, control
  * characters), the distribution read strictly from os-release text, the --provider and
  * --model overrides, and the plan as `airlock plan` prints it (the daemon's risk, refusals,
- * the planner's words escaped and masked).
+ * the planner's words escaped and masked, the match code of a step waiting for a person).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,8 @@ import { checkIntent, distributionOf, type PlanView } from '../../src/planner/do
 import { DEFAULT_LIMITS } from '../../src/planner/contract.js';
 import { configWithOverrides } from '../../src/planner/choose.js';
 import { renderPlan } from '../../src/cli/plan.js';
+import { matchCode } from '../../src/protocol/match-code.js';
+import type { PreviewResult } from '../../src/protocol/messages.js';
 
 const refused = (intent: string) => {
   try {
@@ -82,4 +84,8 @@ test("the plan as a person reads it: the daemon's risk and approve command, a re
   assert.match(text, /planning: 2 turns, 1200 tokens in, 80 out, 1\.5 s/);
   assert.match(text, /INCOMPLETE: 1 part of the request has no step[\s\S]*missing: and give it\\x1b\[2J to bob: the planner proposed no step for it/, 'named, escaped');
   assert.doesNotMatch(text, /\u001b\[2J/);
+  // With the daemon's previews, a step waiting for a person shows the code its approver's prompt shows.
+  const digest = 'd'.repeat(64);
+  const withCode = renderPlan(view, new Map([['tx_' + 'b'.repeat(24), { preview_digest: digest } as PreviewResult]]));
+  assert.ok(withCode.includes(`approval: waiting for a person (role dev or above): airlock approve tx_${'b'.repeat(24)}, match code ${matchCode(digest)}\n`), withCode);
 });

@@ -3,12 +3,14 @@
  * daemon really binds (bindMechanism over a fixture host): a file edit is a unified diff that
  * `patch` applies to the old file to give exactly the new one; an SSH key carries the
  * fingerprint `ssh-keygen -lf` prints; state changes read `field: before -> after`; the raw
- * JSON only with verbose. And the output stream (src/daemon/output-stream.ts): masked like
- * the result, batched, bounded, and counting what it could not send.
+ * JSON only with verbose; the match code in every preview. And the output stream
+ * (src/daemon/output-stream.ts): masked like the result, batched, bounded, and counting what
+ * it could not send.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +23,8 @@ import { renderResult } from '../../src/cli/render.js';
 import { renderPreview } from '../../src/client/render-preview.js';
 import type { OutputNotice, PreviewEnvelope, ResultEnvelope } from '../../src/protocol/messages.js';
 import { fingerprintText, sshKeyFingerprint } from '../../src/protocol/ssh-fingerprint.js';
+import { matchCode } from '../../src/protocol/match-code.js';
+import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost } from './catalogue-fixture-host.js';
 
 async function previewOf(steps: Step[], files: Record<string, string>, change: unknown = null): Promise<PreviewEnvelope> {
@@ -142,6 +146,19 @@ test('state changes read field: before -> after; the raw JSON of params, current
   for (const raw of ['"in_force"', '"option"', '"from"']) assert.ok(!shown.includes(raw), `no raw JSON (${raw}) without verbose`);
   const verbose = renderPreview(p, { verbose: true });
   for (const raw of ['"in_force": "MaxAuthTries 6"', '"option": "MaxAuthTries"', '"from": "active, running, PID 812"', p.proposed_change.digest, p.request_hash]) assert.ok(verbose.includes(raw), `verbose shows ${raw}`);
+});
+
+test('the match code: in every preview, a plan too, equal to matchCode(preview_digest); none for an unattended proposal; a malformed digest refused', async () => {
+  const p = await previewOf([{ kind: 'command', program: 'systemctl', args: ['restart', '--', 'nginx.service'] }], {});
+  const digest = createHash('sha256').update('a preview').digest('hex');
+  const code = matchCode(digest);
+  const line = `  match code: ${code} (the requester's preview and the approver's prompt show the same code)`;
+  for (const verbose of [false, true]) assert.ok(renderPreview({ ...p, preview_digest: digest }, { verbose }).split('\n').includes(line), `verbose ${verbose}: the line, as the approver and the requester read it`);
+  const plan: PreviewEnvelope = { ...p, action_name: 'Plan', preview_digest: digest, plan: { steps: [], reboot_required: false, services_interrupted: [], computed_at_execution: [], digest: 'c'.repeat(64) } };
+  assert.ok(renderPreview(plan).split('\n').includes(line), 'a plan shows the code of its one approval');
+  assert.notEqual(matchCode('b'.repeat(64)), code, "another preview's digest, another code");
+  assert.doesNotMatch(renderPreview({ ...p, preview_digest: digest, unattended: true }), /match code/, 'nobody approves this preview: `airlock inbox run` previews it again, with a code of its own');
+  assert.throws(() => renderPreview({ ...p, preview_digest: `sha256:${digest}` }), (e: unknown) => e instanceof AirlockError && e.code === 'preview_digest');
 });
 
 test('a result whose output was streamed is not printed twice', () => {

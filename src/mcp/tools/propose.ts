@@ -21,6 +21,7 @@ import { propose } from '../../client/proposal.js';
 import type { Plan, ProposedChange } from '../../protocol/wire/preview.js';
 import { ON_A_CHANGE } from '../workflow.js';
 import { MAX_PLAN_STEPS, PLAN_ACTION } from '../../protocol/plan.js';
+import { matchCode } from '../../protocol/match-code.js';
 
 /** A proposal a person can still read through step by step: as many steps as a plan may hold. */
 export const MAX_STEPS = MAX_PLAN_STEPS;
@@ -97,6 +98,8 @@ const previewed = PreviewEnvelopeSchema.pick({
   transaction_id: z.string(),
   expires_at: z.string(),
   preview_digest: z.string(),
+  /** The preview's match code (src/protocol/match-code.ts), computed here from preview_digest: the approver's prompt shows the same. */
+  match_code: z.string().describe('a short code from preview_digest, such as K7Q-2MX: tell the person; their approval prompt shows the same code for this request'),
   proposed_change: z.object({ change: z.unknown(), mechanism: z.array(z.record(z.string(), z.unknown())), digest: z.string() }),
   approval,
   /** Present for a plan (action_name Plan): its steps, previewed in sequence, approved once with this transaction id. */
@@ -140,6 +143,7 @@ export function previewedStep(p: PreviewResult, policy: PolicyView | null): z.in
     requested_by: p.requested_by,
     expires_at: p.expires_at,
     preview_digest: p.preview_digest,
+    match_code: matchCode(p.preview_digest),
     approval: approvalOf(p, policy),
     ...(p.plan ? { plan: planView(p.plan) } : {}),
   };
@@ -175,7 +179,10 @@ function approvalLine(s: z.infer<typeof previewed>): string {
   if (a.state === 'approved_by_policy') return `approval: approved by the host's policy (rule ${a.rule}) until ${a.expires_at}: it can run now`;
   if (a.state === 'inbox') return `approval: you are unattended, so this is a proposal for the inbox; a person runs \`${a.command}\` or nothing happens`;
   const once = s.plan ? ` (one approval for all ${s.plan.steps.length} steps of the plan)` : '';
-  return `approval: WAITING for ${a.who}. They run, in their own terminal: ${a.command}${a.second_factor ? ' (with their authenticator code)' : ''}${once}`;
+  return (
+    `approval: WAITING for ${a.who}. They run, in their own terminal: ${a.command}${a.second_factor ? ' (with their authenticator code)' : ''}${once}. ` +
+    `Tell the person the match code ${s.match_code}: they see the same code when they approve, which shows them it is this request.`
+  );
 }
 
 /** The text the model reads: each preview as `airlock approve` shows it to the person, then what to do next. */
@@ -191,7 +198,7 @@ export function proposalText(steps: ProposedStep[], previews: Map<string, Previe
   const waiting = steps.flatMap((s) => (s.ok && s.approval.state === 'waiting_for_person' ? [s] : []));
   const ready = steps.flatMap((s) => (s.ok && s.approval.state !== 'inbox' ? [s.transaction_id] : []));
   out.push('');
-  if (waiting.length) out.push(`Waiting for a person: ${waiting.map((s) => `\`${s.approval.state === 'waiting_for_person' ? s.approval.command : ''}\` (${s.risk} risk)`).join(', ')}. Only their own approval counts: a chat message is never an approval.`);
+  if (waiting.length) out.push(`Waiting for a person: ${waiting.map((s) => `\`${s.approval.state === 'waiting_for_person' ? s.approval.command : ''}\` (${s.risk} risk, match code ${s.match_code})`).join(', ')}. Only their own approval counts: a chat message is never an approval.`);
   if (self?.approver && waiting.length) out.push(`This agent's own account (${self.user}) is an approver: a person approving under that account needs their own authenticator code, every time.`);
   if (ready.length) out.push(`Then: airlock_execute with steps ${JSON.stringify(ready.map((id) => ({ transaction_id: id })))} and wait_for_approval (seconds), or stop here.`);
   return out.join('\n');
