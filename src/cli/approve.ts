@@ -29,6 +29,10 @@ export async function approvable(cl: AirlockClient, id: string): Promise<Transac
   if (tx.state !== 'Previewed') throw new AirlockError('stale_approval', 'not_pending', `${id} is ${tx.state}, not waiting for approval`);
   const r = tx.your_approval.refusal;
   if (!tx.your_approval.may_approve) throw r ? AirlockError.fromWire(r) : new AirlockError('authorization', 'not_an_approver', `you may not approve ${id}`);
+  // A terminal cannot make a passkey assertion: say so before showing anything or asking for a code.
+  if (tx.your_approval.passkey_required) {
+    throw new AirlockError('authorization', 'passkey_required', `the policy accepts only a passkey for approving ${id} (${tx.risk} risk): a code typed here does not approve it`, 'approve it with your passkey through the console (docs/security.md, "Passkeys"); `airlock deny` still refuses it from here');
+  }
   return tx;
 }
 

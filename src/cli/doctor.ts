@@ -15,7 +15,8 @@ import { AirlockError } from '../protocol/errors.js';
 import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js';
 import { policyFileProblem } from '../policy/file-trust.js';
 import { DEFAULT_POLICY, parsePolicy } from '../policy/policy.js';
-import { approversFrom, enrolledFromLog } from '../client/approvers.js';
+import { approversFrom, enrolledFromLog, passkeysFromLog } from '../client/approvers.js';
+import type { PolicyView } from '../protocol/wire/policy.js';
 import { verifyAndKeep, type AuditReport } from '../client/daemon-audit.js';
 import { CHECKOUT, groupExists, run } from './installation.js';
 import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
@@ -40,6 +41,10 @@ interface Reached {
   principal: Principal;
   audit: AuditReport;
   enrolled: Set<string> | null;
+  /** How many passkeys each approver registered (from the log), null when the log was not read. */
+  passkeys: Map<string, number> | null;
+  /** The policy's [passkeys], as policy.show gives it. */
+  passkeyPolicy: PolicyView['passkeys'] | null;
   /** The store's own check, when the daemon lets this account ask (approvers and admins). */
   store: StoreCheck | null;
 }
@@ -51,7 +56,8 @@ async function askDaemon(sock: string, files: ReturnType<typeof stateFiles>): Pr
     const { report, rows } = await verifyAndKeep(cl, { publicKeyPath: files.publicKey, checkpointsPath: null });
     const p = cl.welcome.principal;
     const store = p.approver || p.role === 'admin' ? await cl.call('store.check') : null;
-    return { principal: p, audit: report, enrolled: rows ? enrolledFromLog(rows) : null, store };
+    const policy = await cl.call('policy.show');
+    return { principal: p, audit: report, enrolled: rows ? enrolledFromLog(rows) : null, passkeys: rows ? passkeysFromLog(rows) : null, passkeyPolicy: policy.passkeys ?? null, store };
   } finally {
     cl.close();
   }
@@ -79,7 +85,7 @@ function approverChecks(r: Reached | AirlockError): Check[] {
   if (members.length === 0) return [fail('approvers', `nobody is in ${APPROVER_GROUP}, so only the policy approves anything and no High change can run`, `sudo usermod -aG ${APPROVER_GROUP},${ROLE_GROUPS.admin} PERSON (a person, not the agent's account), then they log in again`)];
   const checks = [pass('approvers', members.join(', '))];
   if (r instanceof AirlockError || r.enrolled === null) return checks; // who has a factor is the daemon's to say
-  const without = members.filter((m) => !r.enrolled!.has(m));
+  const without = members.filter((m) => !r.enrolled!.has(m) && !r.passkeys?.get(m));
   checks.push(
     without.length
       ? fail(
@@ -89,9 +95,25 @@ function approverChecks(r: Reached | AirlockError): Check[] {
             ? "the host's first approver runs `sudo airlock totp enroll` from their own login session; each other approver then runs `airlock totp enroll` as themselves, and the first approves them with `airlock totp approve --user NAME`"
             : 'each of them runs `airlock totp enroll` as themselves, at their own terminal; an approver with a factor then runs `airlock totp approve --user NAME`',
         )
-      : pass('second factors', 'every approver has one'),
+      : pass('second factors', `every approver has one: ${members.map((m) => `${m} (${factorsOf(r, m)})`).join(', ')}`),
   );
+  const required = r.passkeyPolicy && (r.passkeyPolicy.required_from !== null || r.passkeyPolicy.own_requests);
+  if (required && r.passkeys) {
+    const when = [r.passkeyPolicy!.required_from ? `from ${r.passkeyPolicy!.required_from} risk up` : '', r.passkeyPolicy!.own_requests ? "for requests made under the approver's own account" : ''].filter(Boolean).join(' and ');
+    const lacking = members.filter((m) => !r.passkeys!.get(m));
+    checks.push(
+      lacking.length
+        ? fail('passkeys', `the policy accepts only a passkey ${when}, and ${lacking.join(', ')} ${lacking.length === 1 ? 'has' : 'have'} none: ${lacking.length === members.length ? 'nobody can approve those' : 'they cannot approve those'}`, 'each of them registers a passkey (docs/security.md, "Passkeys"), or set `required_from = "never"` in [passkeys] and `sudo airlock policy reload`')
+        : pass('passkeys', `the policy accepts only a passkey ${when}; every approver has one`),
+    );
+  }
   return checks;
+}
+
+/** What factors an approver holds, from the log: "TOTP, 2 passkeys". */
+function factorsOf(r: Reached, member: string): string {
+  const n = r.passkeys?.get(member) ?? 0;
+  return [r.enrolled?.has(member) ? 'TOTP' : '', n ? `${n} passkey${n === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ') || 'none';
 }
 
 /**

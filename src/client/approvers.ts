@@ -47,3 +47,23 @@ export function enrolledFromLog(rows: Iterable<LogRow>): Set<string> {
   }
   return enrolled;
 }
+
+/**
+ * How many passkeys each login name registered, by replaying the log's `passkey_registered`
+ * entries (the daemon verified each, with the person's code, before it wrote it).
+ */
+export function passkeysFromLog(rows: Iterable<LogRow>): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const row of rows) {
+    let e: { kind?: unknown; details?: { approver?: unknown } };
+    try {
+      e = JSON.parse(row.body);
+    } catch {
+      continue;
+    }
+    if (e.kind !== 'passkey_registered') continue;
+    const who = typeof e.details?.approver === 'string' ? /^(.+)\(uid \d+\)$/.exec(e.details.approver)?.[1] : undefined;
+    if (who) held.set(who, (held.get(who) ?? 0) + 1);
+  }
+  return held;
+}

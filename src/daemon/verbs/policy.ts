@@ -34,5 +34,5 @@ export async function reload(ctx: VerbContext, r: Request<ParsedParams<'policy.r
 /** The policy's digest and settings, for `airlock policy show` (any principal: it holds no secret). */
 export async function show(ctx: VerbContext): Promise<PolicyView> {
   const p = ctx.policy;
-  return { digest: p.digest, source: p.source, path: ctx.policyPath, reads: p.reads, second_factor_from: p.secondFactorFrom, unattended: p.unattended, rules: p.rules.map((r) => r.id), risk_overrides: Object.fromEntries(p.riskOverrides), pseudonyms: p.pseudonyms };
+  return { digest: p.digest, source: p.source, path: ctx.policyPath, reads: p.reads, second_factor_from: p.secondFactorFrom, unattended: p.unattended, rules: p.rules.map((r) => r.id), risk_overrides: Object.fromEntries(p.riskOverrides), pseudonyms: p.pseudonyms, passkeys: { rp_id: p.passkeys.rpId, origins: p.passkeys.origins, required_from: p.passkeys.requiredFrom, own_requests: p.passkeys.ownRequests } };
 }

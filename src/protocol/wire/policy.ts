@@ -18,6 +18,8 @@ export const PolicyViewSchema = z.strictObject({
   risk_overrides: z.record(z.string(), RiskSchema),
   /** What besides secrets becomes a keyed pseudonym in what clients see ([masking]). */
   pseudonyms: z.array(z.string()),
+  /** Where passkey ceremonies come from, and which approvals accept only a passkey ([passkeys]). */
+  passkeys: z.strictObject({ rp_id: z.string(), origins: z.array(z.string()), required_from: RiskSchema.nullable(), own_requests: z.boolean() }),
 });
 export type PolicyView = z.infer<typeof PolicyViewSchema>;
 
