@@ -14,7 +14,7 @@ import { signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
 import { verifyLog, type LogRow } from '../../src/audit/verify.js';
 import { checkpointOrigin, formatCheckpointLine, signCheckpoint } from '../../src/audit/checkpoint.js';
 import { EMPTY_ROOT, consistencyProof, inclusionProof, leafHash, nodeHash, rootAt, verifyConsistency, verifyInclusion } from '../../src/audit/merkle.js';
-import type { LogHead, Sealer, Store, TxRecord } from '../../src/store/store.js';
+import type { LogHead, PasskeyRecord, Sealer, Store, TxRecord } from '../../src/store/store.js';
 import { idsDigest } from '../../src/store/compaction.js';
 import { opaqueDraft, type OpaqueDetails } from './opaque-draft.js';
 
@@ -170,6 +170,169 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       assert.equal((await store.getTransaction('y'))!.state, 'Previewed');
       assert.deepEqual(await kinds(store), ['totp_issued', 'totp_enrolled', 'preview', 'preview', 'approval_granted']);
     }));
+
+    describe('passkeys', () => {
+      /** A person with a confirmed TOTP factor whose step `step` is spent: what addPasskey's `spend` is checked against. */
+      const enrol = async (store: Store, approver: string, step = 100) => {
+        assert.equal(await store.issueTotp(approver, `sealed-${approver}`, now, now + 600_000, undefined, draft('totp_issued')), 'issued');
+        assert.equal(await store.confirmTotp(approver, `sealed-${approver}`, step, now, draft('totp_enrolled')), true);
+      };
+      const passkey = (credentialId: string, approver: string, over: Partial<PasskeyRecord> = {}): PasskeyRecord => ({
+        credentialId,
+        approver,
+        publicKey: randomBytes(77),
+        counter: 0,
+        transports: ['usb', 'nfc'],
+        name: `key of ${approver}`,
+        createdAt: now,
+        lastUsedAt: null,
+        ...over,
+      });
+      const registered = (p: PasskeyRecord) => draft('passkey_registered', null, { approver: p.approver, passkey_id: p.credentialId, name: p.name, rp_id: 'host.example', factor: 'totp' });
+      const grant = (at: number, use: { credentialId: string; approver: string; counter: number }, over: { approvedBy?: string; spend?: { approver: string; step: number } } = {}) =>
+        ({ approvedBy: use.approver, commitment: 'c', expiresAt: now + 900_000, now: at, passkey: use, ...over });
+      /** The transaction ids of the log's approval_granted entries, in order. */
+      const granted = async (store: Store) => (await allRows(store)).map((r) => JSON.parse(r.body)).filter((e) => e.kind === 'approval_granted').map((e) => e.transaction_id as string);
+
+      test('added with the person\'s step spent, listed back whole; exists for a known credential id (anyone\'s) and step_spent store nothing; an entry only when added; kept across a reopen', withStore(async (store, s) => {
+        await enrol(store, 'alice');
+        await enrol(store, 'bob');
+        assert.deepEqual(await store.passkeys('alice'), []);
+        const size = store.logHead().size;
+        const a1 = passkey('cred-a1', 'alice', { counter: 3, transports: ['usb', 'hybrid', 'internal'], name: 'YubiKey 5 «bureau»' });
+        assert.equal(await store.addPasskey(a1, { approver: 'alice', step: 101 }, registered(a1)), 'added');
+        const listed = await store.passkeys('alice');
+        assert.deepEqual(listed, [a1]);
+        assert.ok(Buffer.isBuffer(listed[0]!.publicKey) && listed[0]!.publicKey.equals(a1.publicKey), 'the public key bytes');
+        assert.equal(listed[0]!.lastUsedAt, null);
+        assert.equal((await store.totp('alice'))!.lastStep, 101, 'the step is spent with the add');
+        assert.equal(store.logHead().size, size + 1);
+        const entry = JSON.parse((await allRows(store)).at(-1)!.body);
+        assert.deepEqual([entry.kind, entry.details.passkey_id, entry.details.approver], ['passkey_registered', 'cred-a1', 'alice']);
+
+        // The same credential id again, for bob or for alice: exists, and nothing changes (not even the step).
+        const stolen = passkey('cred-a1', 'bob', { name: 'mine now' });
+        assert.equal(await store.addPasskey(stolen, { approver: 'bob', step: 101 }, registered(stolen)), 'exists');
+        assert.equal(await store.addPasskey({ ...a1, publicKey: randomBytes(77) }, { approver: 'alice', step: 102 }, registered(a1)), 'exists');
+        assert.deepEqual(await store.passkeys('bob'), []);
+        assert.deepEqual(await store.passkeys('alice'), [a1]);
+        assert.equal((await store.totp('bob'))!.lastStep, 100);
+        assert.equal((await store.totp('alice'))!.lastStep, 101);
+        assert.equal(store.logHead().size, size + 1, 'no entry for exists');
+
+        // A step spent already (or no factor at all): step_spent, nothing stored, no entry.
+        const a2 = passkey('cred-a2', 'alice', { createdAt: now + 1 });
+        assert.equal(await store.addPasskey(a2, { approver: 'alice', step: 101 }, registered(a2)), 'step_spent');
+        assert.equal(await store.addPasskey(a2, { approver: 'alice', step: 50 }, registered(a2)), 'step_spent');
+        const c1 = passkey('cred-c1', 'carol');
+        assert.equal(await store.addPasskey(c1, { approver: 'carol', step: 1 }, registered(c1)), 'step_spent');
+        assert.deepEqual(await store.passkeys('alice'), [a1]);
+        assert.deepEqual(await store.passkeys('carol'), []);
+        assert.equal(store.logHead().size, size + 1, 'no entry for step_spent');
+
+        // A second one, with the next step: listed oldest first; bob's own is his alone.
+        assert.equal(await store.addPasskey(a2, { approver: 'alice', step: 102 }, registered(a2)), 'added');
+        const b1 = passkey('cred-b1', 'bob', { transports: [] });
+        assert.equal(await store.addPasskey(b1, { approver: 'bob', step: 101 }, registered(b1)), 'added');
+        assert.deepEqual(await store.passkeys('alice'), [a1, a2]);
+        assert.deepEqual(await store.passkeys('bob'), [b1]);
+        assert.deepEqual((await kinds(store)).slice(4), ['passkey_registered', 'passkey_registered', 'passkey_registered']);
+        await assertIntact(store, key, size + 3);
+
+        await store.close();
+        const again = await s.open({ seal });
+        try {
+          assert.deepEqual(await again.passkeys('alice'), [a1, a2]);
+          assert.deepEqual(await again.passkeys('bob'), [b1]);
+        } finally {
+          await again.close();
+        }
+      }));
+
+      test('an approval moves the counter forward with it: the same counter again is passkey_replayed, the transaction stays Previewed with no entry; a higher one approves', withStore(async (store) => {
+        await enrol(store, 'alice');
+        const pk = passkey('cred-1', 'alice', { counter: 1 });
+        assert.equal(await store.addPasskey(pk, { approver: 'alice', step: 101 }, registered(pk)), 'added');
+        for (const id of ['p1', 'p2', 'p3', 'p4', 'p5']) await store.createTransaction(txRecord(id, now), draft('preview', id));
+        const use = (counter: number) => ({ credentialId: 'cred-1', approver: 'alice', counter });
+
+        assert.equal(await store.recordApproval('p1', grant(now + 1, use(5)), draft('approval_granted', 'p1')), 'approved');
+        assert.deepEqual((await store.passkeys('alice')).map((p) => [p.counter, p.lastUsedAt]), [[5, now + 1]]);
+        const size = store.logHead().size;
+
+        // Counter 5 again (a replayed assertion), then 4 (a cloned authenticator behind): refused, nothing written.
+        for (const counter of [5, 4]) {
+          assert.equal(await store.recordApproval('p2', grant(now + 2, use(counter)), draft('approval_granted', 'p2')), 'passkey_replayed', `counter ${counter}`);
+          const p2 = (await store.getTransaction('p2'))!;
+          assert.deepEqual([p2.state, p2.approvedBy, p2.receiptCommitment, p2.updatedAt], ['Previewed', null, null, now]);
+          assert.deepEqual((await store.passkeys('alice')).map((p) => [p.counter, p.lastUsedAt]), [[5, now + 1]]);
+        }
+        assert.equal(store.logHead().size, size, 'no entry for a replayed passkey');
+        assert.deepEqual(await granted(store), ['p1']);
+
+        // Counter 6: approved, the counter and its last use move with it.
+        assert.equal(await store.recordApproval('p2', grant(now + 3, use(6)), draft('approval_granted', 'p2')), 'approved');
+        assert.equal((await store.getTransaction('p2'))!.state, 'Queued');
+        assert.deepEqual((await store.passkeys('alice')).map((p) => [p.counter, p.lastUsedAt]), [[6, now + 3]]);
+
+        // With a TOTP step too: a replayed passkey rolls back the step it spent before it.
+        assert.equal(await store.recordApproval('p3', grant(now + 4, use(6), { spend: { approver: 'alice', step: 200 } }), draft('approval_granted', 'p3')), 'passkey_replayed');
+        assert.equal((await store.totp('alice'))!.lastStep, 101, 'the step spent with a refused approval is rolled back');
+        assert.equal((await store.getTransaction('p3'))!.state, 'Previewed');
+        assert.equal(await store.recordApproval('p3', grant(now + 5, use(7), { spend: { approver: 'alice', step: 200 } }), draft('approval_granted', 'p3')), 'approved');
+        assert.equal((await store.totp('alice'))!.lastStep, 200);
+        assert.deepEqual((await store.passkeys('alice')).map((p) => [p.counter, p.lastUsedAt]), [[7, now + 5]]);
+
+        // A passkey approval of a transaction no longer pending is not_pending, and does not move the counter.
+        assert.equal(await store.recordApproval('p3', grant(now + 6, use(50)), draft('approval_granted', 'p3')), 'not_pending');
+        assert.equal((await store.passkeys('alice'))[0]!.counter, 7);
+
+        // The same assertion counter arriving for two transactions at once: exactly one is approved.
+        const outcomes = await Promise.all(['p4', 'p5'].map((id) => store.recordApproval(id, grant(now + 7, use(8)), draft('approval_granted', id))));
+        assert.deepEqual(outcomes.slice().sort(), ['approved', 'passkey_replayed']);
+        assert.equal((await store.passkeys('alice'))[0]!.counter, 8);
+        assert.deepEqual(await granted(store), ['p1', 'p2', 'p3', outcomes[0] === 'approved' ? 'p4' : 'p5']);
+        await assertIntact(store, key, 2 + 1 + 5 + 4);
+      }));
+
+      test('an authenticator that keeps no counter (0): 0 after 0 approves each time; once it reported more, 0 is passkey_replayed', withStore(async (store) => {
+        await enrol(store, 'alice');
+        const pk = passkey('cred-zero', 'alice');
+        assert.equal(await store.addPasskey(pk, { approver: 'alice', step: 101 }, registered(pk)), 'added');
+        for (const id of ['z1', 'z2', 'z3', 'z4']) await store.createTransaction(txRecord(id, now), draft('preview', id));
+        const use = (counter: number) => ({ credentialId: 'cred-zero', approver: 'alice', counter });
+        assert.equal(await store.recordApproval('z1', grant(now + 1, use(0)), draft('approval_granted', 'z1')), 'approved');
+        assert.deepEqual((await store.passkeys('alice')).map((p) => [p.counter, p.lastUsedAt]), [[0, now + 1]]);
+        assert.equal(await store.recordApproval('z2', grant(now + 2, use(0)), draft('approval_granted', 'z2')), 'approved');
+        assert.deepEqual((await store.passkeys('alice')).map((p) => [p.counter, p.lastUsedAt]), [[0, now + 2]]);
+        assert.equal(await store.recordApproval('z3', grant(now + 3, use(3)), draft('approval_granted', 'z3')), 'approved');
+        assert.equal(await store.recordApproval('z4', grant(now + 4, use(0)), draft('approval_granted', 'z4')), 'passkey_replayed');
+        assert.equal((await store.getTransaction('z4'))!.state, 'Previewed');
+        assert.deepEqual((await store.passkeys('alice')).map((p) => [p.counter, p.lastUsedAt]), [[3, now + 3]]);
+        assert.deepEqual(await granted(store), ['z1', 'z2', 'z3']);
+      }));
+
+      test("approver A's passkey used in approver B's name, or a passkey that is not there: passkey_replayed, nothing written", withStore(async (store) => {
+        await enrol(store, 'alice');
+        await enrol(store, 'bob');
+        const pk = passkey('cred-alice', 'alice', { counter: 2 });
+        assert.equal(await store.addPasskey(pk, { approver: 'alice', step: 101 }, registered(pk)), 'added');
+        await store.createTransaction(txRecord('x', now), draft('preview', 'x'));
+        const size = store.logHead().size;
+        // bob approves, presenting alice's credential (as his, and as hers).
+        for (const use of [{ credentialId: 'cred-alice', approver: 'bob', counter: 9 }, { credentialId: 'cred-unknown', approver: 'bob', counter: 9 }, { credentialId: 'cred-unknown', approver: 'alice', counter: 9 }]) {
+          assert.equal(await store.recordApproval('x', grant(now + 1, use, { approvedBy: 'bob' }), draft('approval_granted', 'x')), 'passkey_replayed', JSON.stringify(use));
+          assert.equal((await store.getTransaction('x'))!.state, 'Previewed');
+        }
+        assert.deepEqual(await store.passkeys('alice'), [pk]);
+        assert.deepEqual(await store.passkeys('bob'), []);
+        assert.equal(store.logHead().size, size);
+        assert.deepEqual(await granted(store), []);
+        // Alice's own use of it still works, from where its counter was.
+        assert.equal(await store.recordApproval('x', grant(now + 2, { credentialId: 'cred-alice', approver: 'alice', counter: 3 }), draft('approval_granted', 'x')), 'approved');
+        assert.deepEqual(await granted(store), ['x']);
+      }));
+    });
 
     test('a rule: its daily cap and cooldown refuse with rule_exhausted, and ruleUsage counts the last 24 hours', withStore(async (store) => {
       const rule = { id: 'r1', dailyCap: 2, cooldownMs: 1000 };
