@@ -687,7 +687,8 @@ export class PostgresStore extends TransactionLifecycle<PoolClient> implements S
   private async unsealedRows(max: number): Promise<string[]> {
     const out: string[] = [];
     const PAGE = 1000;
-    for (const table of ['transactions', 'totp', 'rule_use'] as const) {
+    // passkeys too: a planted passkey is refused when it is used, and named here before that.
+    for (const table of ['transactions', 'totp', 'passkeys', 'rule_use'] as const) {
       // By physical row id: a TID range scan, each page where the last one ended.
       for (let after = '(0,0)'; out.length < max; ) {
         const rows = await this.read<Record<string, unknown> & { ctid: string }>(

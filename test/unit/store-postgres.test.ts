@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { sealEntry } from '../../src/audit/entry.js';
 import { signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres.js';
-import type { Sealer } from '../../src/store/store.js';
+import type { PasskeyRecord, Sealer } from '../../src/store/store.js';
 import { assertIntact, draft, storeContract, txRecord } from '../support/store-contract.js';
 import { terminateBackends, testSchema, type TestSchema } from '../support/pg-schema.js';
 import { TEST_ROW_KEY } from '../support/pg-schema.js';
@@ -184,5 +184,99 @@ describe('PostgreSQL: connection loss fails closed and recovers', () => {
     await other.close(); // its pool is gone: every call must fail, not return null
     await assert.rejects(other.getTransaction('after'), (e: Error & { code?: string }) => e.code === 'store_unreachable' || e.code === 'store_failed');
     await assert.rejects(other.appendEntries([draft('refused')]), (e: Error & { code?: string }) => e.code === 'store_unreachable' || e.code === 'store_failed');
+  });
+});
+
+describe("PostgreSQL: passkeys rows carry the host's MAC", () => {
+  let schema: TestSchema;
+  let store: PostgresStore;
+  const key = signingKeyFromSeed(randomBytes(32));
+  const now = 1_800_000_000_000;
+  const rowMac = (e: Error & { category?: string; code?: string }) => e.category === 'integrity' && e.code === 'row_mac';
+  const pk = (credentialId: string, approver: string, over: Partial<PasskeyRecord> = {}): PasskeyRecord => ({
+    credentialId, approver, publicKey: randomBytes(77), counter: 0, transports: ['usb'], name: 'key', createdAt: now, lastUsedAt: null, ...over,
+  });
+  const registered = (p: PasskeyRecord) => draft('passkey_registered', null, { approver: p.approver, passkey_id: p.credentialId, name: p.name, rp_id: 'h', factor: 'totp' });
+  const row = async (credentialId: string) => (await schema.admin.query('SELECT * FROM passkeys WHERE log_id = $1 AND credential_id = $2', [key.keyId, credentialId])).rows[0];
+  /** A planted row: every column as this store writes them, and the MAC given (none by default). */
+  const plant = (p: PasskeyRecord, mac: string | null = null) =>
+    schema.admin.query('INSERT INTO passkeys (log_id, credential_id, approver, public_key, counter, transports, name, created_at, last_used_at, mac) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', [
+      key.keyId, p.credentialId, p.approver, p.publicKey.toString('base64url'), p.counter, JSON.stringify(p.transports), p.name, p.createdAt, p.lastUsedAt, mac,
+    ]);
+  /** An approval of a new transaction with `credentialId` at `counter`: refused with row_mac, and nothing of it written. */
+  const refusedApproval = async (id: string, approver: string, credentialId: string, counter: number) => {
+    await store.createTransaction(txRecord(id, now), draft('preview', id));
+    const size = store.logHead().size;
+    const before = await row(credentialId);
+    await assert.rejects(store.recordApproval(id, { approvedBy: approver, commitment: 'c', expiresAt: now + 900_000, now: now + 1, passkey: { credentialId, approver, counter } }, draft('approval_granted', id)), rowMac);
+    const tx = (await schema.admin.query('SELECT state, approved_by, mac FROM transactions WHERE log_id = $1 AND id = $2', [key.keyId, id])).rows[0];
+    assert.deepEqual([tx.state, tx.approved_by], ['Previewed', null]);
+    assert.equal((await store.getTransaction(id))!.state, 'Previewed', 'the transaction row still carries its MAC');
+    assert.deepEqual(await row(credentialId), before, 'the passkey row is not moved on, nor given this host\'s MAC');
+    assert.equal(store.logHead().size, size);
+    assert.equal((await store.transactionEntries(id, 10)).length, 1, 'no approval_granted entry');
+  };
+
+  before(async () => {
+    schema = await testSchema();
+    store = await openPostgresStore({ rowKey: TEST_ROW_KEY, url: schema.url, logId: key.keyId, origin: `h/airlock/${key.keyId}`, seal: sealWith(key) });
+    for (const a of ['alice', 'bob']) {
+      await store.issueTotp(a, `s-${a}`, now, now + 600_000, undefined, draft('totp_issued'));
+      assert.equal(await store.confirmTotp(a, `s-${a}`, 100, now, draft('totp_enrolled')), true);
+    }
+  });
+  after(async () => {
+    await store.close();
+    await schema.drop();
+  });
+
+  test('a row this store added carries a MAC and approves', async () => {
+    const good = pk('good', 'alice', { counter: 1 });
+    assert.equal(await store.addPasskey(good, { approver: 'alice', step: 101 }, registered(good)), 'added');
+    assert.match((await row('good')).mac, /^[0-9a-f]{64}$/);
+    await store.createTransaction(txRecord('ok', now), draft('preview', 'ok'));
+    assert.equal(await store.recordApproval('ok', { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 1, passkey: { credentialId: 'good', approver: 'alice', counter: 2 } }, draft('approval_granted', 'ok')), 'approved');
+    assert.equal((await store.passkeys('alice'))[0]!.counter, 2);
+    assert.deepEqual(await store.integrityCheck(5), ['ok']);
+  });
+
+  test('a row inserted with SQL and no MAC: passkeys() refuses it (integrity/row_mac), an approval with it writes nothing, the check names it', async () => {
+    await plant(pk('planted', 'bob'));
+    await assert.rejects(store.passkeys('bob'), rowMac);
+    await refusedApproval('with-planted', 'bob', 'planted', 1);
+    // Nor does a counter of 0 (the one case an approval leaves the counter as it is) get past it.
+    await refusedApproval('with-planted-0', 'bob', 'planted', 0);
+    const found = await store.integrityCheck(10);
+    assert.ok(found.some((l) => /the passkeys row "planted" of log .* does not carry this host's MAC/.test(l)), found.join('\n'));
+    await schema.admin.query("DELETE FROM passkeys WHERE credential_id = 'planted'");
+    assert.deepEqual(await store.passkeys('bob'), []);
+  });
+
+  test('a row inserted with the MAC of another row (copied from a sealed one): refused the same', async () => {
+    const sealed = await row('good');
+    const copy = pk('copied', 'bob', { counter: 0 });
+    await plant(copy, sealed.mac);
+    await assert.rejects(store.passkeys('bob'), rowMac);
+    await refusedApproval('with-copied', 'bob', 'copied', 5);
+    // The sealed row's own columns under another credential id: the MAC covers the id too.
+    await schema.admin.query("DELETE FROM passkeys WHERE credential_id = 'copied'");
+    await schema.admin.query("INSERT INTO passkeys SELECT log_id, 'twin', approver, public_key, counter, transports, name, created_at, last_used_at, mac FROM passkeys WHERE log_id = $1 AND credential_id = 'good'", [key.keyId]);
+    await assert.rejects(store.passkeys('alice'), rowMac);
+    await refusedApproval('with-twin', 'alice', 'twin', 9);
+    await schema.admin.query("DELETE FROM passkeys WHERE credential_id = 'twin'");
+    assert.equal((await store.passkeys('alice')).length, 1);
+  });
+
+  test("a sealed row edited with SQL (its counter set back to replay an assertion, or given to another approver): refused", async () => {
+    const saved = await row('good');
+    await schema.admin.query("UPDATE passkeys SET counter = 0 WHERE log_id = $1 AND credential_id = 'good'", [key.keyId]);
+    await assert.rejects(store.passkeys('alice'), rowMac);
+    await refusedApproval('with-rewound', 'alice', 'good', 2);
+    await schema.admin.query("UPDATE passkeys SET counter = $2, approver = 'bob' WHERE log_id = $1 AND credential_id = 'good'", [key.keyId, saved.counter]);
+    await assert.rejects(store.passkeys('bob'), rowMac);
+    await refusedApproval('with-moved', 'bob', 'good', 3);
+    // Put back as it was, with its own MAC: this host's row again.
+    await schema.admin.query("UPDATE passkeys SET approver = 'alice' WHERE log_id = $1 AND credential_id = 'good'", [key.keyId]);
+    assert.deepEqual((await store.passkeys('alice')).map((p) => p.counter), [2]);
   });
 });
