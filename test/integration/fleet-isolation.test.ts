@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { sealEntry } from '../../src/audit/entry.js';
 import { formatPublicKey, signingKeyFromSeed, type SigningKey } from '../../src/audit/keys.js';
 import { airlock } from '../support/cli.js';
-import { provisionFleet } from '../../src/store/postgres-roles.js';
+import { FLEET_TABLES, provisionFleet } from '../../src/store/postgres-roles.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres.js';
-import type { Sealer } from '../../src/store/store.js';
+import type { PasskeyRecord, Sealer } from '../../src/store/store.js';
 import { draft, txRecord } from '../support/store-contract.js';
 import { TEST_ROW_KEY, testSchema, type TestSchema } from '../support/pg-schema.js';
 import { provisionHost, provisionAuditor, dropRoles, roleUrl } from '../support/pg-roles.js';
@@ -36,6 +36,7 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
   let b: PostgresStore;
   let asA: pg.Client;
   let asAuditor: pg.Client;
+  const passkeyB: PasskeyRecord = { credentialId: 'cred-b', approver: 'alice', publicKey: randomBytes(77), counter: 4, transports: ['usb'], name: 'key', createdAt: now, lastUsedAt: null };
 
   before(async () => {
     schema = await testSchema();
@@ -51,6 +52,7 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     // B: a confirmed factor for alice, and a transaction approved, executed and finished.
     await b.issueTotp('alice', 'sealed-alice', now, now + 60_000, undefined, draft('totp_issued'));
     assert.equal(await b.confirmTotp('alice', 'sealed-alice', 100, now, draft('totp_enrolled', null, { approver: 'alice', replaced: false })), true);
+    assert.equal(await b.addPasskey(passkeyB, { approver: 'alice', step: 101 }, draft('passkey_registered', null, { approver: 'alice', passkey_id: passkeyB.credentialId })), 'added');
     await b.createTransaction(txRecord('done', now), draft('preview', 'done'));
     assert.equal(await b.recordApproval('done', { approvedBy: 'alice', commitment: 'c-done', expiresAt: now + 60_000, now }, draft('approval_granted', 'done')), 'approved');
     assert.equal(await b.consumeReceipt('done', 'c-done', now + 1, [draft('approval_consumed', 'done'), draft('execution_started', 'done')]), 'consumed');
@@ -79,6 +81,22 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     // A inserting a row under B's log id is refused too.
     const forged = await asA.query('INSERT INTO rule_use (log_id, rule_id, at) VALUES ($1, $2, $3)', [keyB.keyId, 'r', now]).catch((e: Error) => e);
     assert.ok(forged instanceof Error, 'A wrote a row into B\'s log');
+    // B's passkeys: A can neither see, set back, delete nor add one.
+    const pkPeek = await asA.query('SELECT * FROM passkeys WHERE log_id = $1', [keyB.keyId]).catch((e: Error) => e);
+    const pkRewind = await asA.query('UPDATE passkeys SET counter = 0 WHERE log_id = $1', [keyB.keyId]).catch((e: Error) => e);
+    const pkDel = await asA.query('DELETE FROM passkeys WHERE log_id = $1', [keyB.keyId]).catch((e: Error) => e);
+    const pkPlant = await asA.query("INSERT INTO passkeys (log_id, credential_id, approver, public_key, counter, transports, name, created_at) VALUES ($1, 'cred-a', 'alice', 'AA', 0, '[]', 'x', $2)", [keyB.keyId, now]).catch((e: Error) => e);
+    assert.ok(pkPeek instanceof Error || pkPeek.rowCount === 0, 'A read B\'s passkeys');
+    assert.ok(pkRewind instanceof Error || pkRewind.rowCount === 0, 'A set B\'s passkey counter back');
+    assert.ok(pkDel instanceof Error || pkDel.rowCount === 0, 'A deleted B\'s passkey');
+    assert.ok(pkPlant instanceof Error, 'A planted a passkey in B\'s log');
+    assert.deepEqual(await b.passkeys('alice'), [passkeyB]);
+    // The daemon's own role writes its own passkeys (grants and policy on the new table).
+    await a.issueTotp('dave', 'sealed-dave', now, now + 60_000, undefined, draft('totp_issued'));
+    assert.equal(await a.confirmTotp('dave', 'sealed-dave', 10, now, draft('totp_enrolled')), true);
+    const mine: PasskeyRecord = { ...passkeyB, credentialId: 'cred-a', approver: 'dave' };
+    assert.equal(await a.addPasskey(mine, { approver: 'dave', step: 11 }, draft('passkey_registered')), 'added');
+    assert.deepEqual(await a.passkeys('dave'), [mine]);
     // A's own rows still work through its own store.
     await a.createTransaction(txRecord('mine', now), draft('preview', 'mine'));
     assert.equal((await a.getTransaction('mine'))?.state, 'Previewed');
@@ -89,6 +107,10 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
     assert.deepEqual(seen.rows.map((r) => r.log_id), [keyA.keyId, keyB.keyId].sort());
     const w = await asAuditor.query('DELETE FROM totp').catch((e: Error) => e);
     assert.ok(w instanceof Error && /permission denied/.test(w.message), String(w));
+    const keys = await asAuditor.query<{ log_id: string }>('SELECT DISTINCT log_id FROM passkeys ORDER BY log_id');
+    assert.ok(keys.rows.some((r) => r.log_id === keyB.keyId), 'the auditor reads B\'s passkeys');
+    const pw = await asAuditor.query('UPDATE passkeys SET counter = 0').catch((e: Error) => e);
+    assert.ok(pw instanceof Error && /permission denied/.test(pw.message), String(pw));
   });
 
   test("a superuser's edit of B's finished transaction back to Queued: B's store fails closed and nothing executes twice", async () => {
@@ -208,7 +230,9 @@ describe('fleet isolation on a shared PostgreSQL database', () => {
       const roles = await schema.admin.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE rolname = ANY($1) ORDER BY rolname', [[host, aud]]);
       assert.deepEqual(roles.rows.map((x) => x.rolname), [aud, host].sort());
       const policies = await schema.admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_policies WHERE schemaname = $1 AND policyname = 'airlock_host'", [schema.name]);
-      assert.equal(policies.rows[0]!.n, 8);
+      assert.equal(policies.rows[0]!.n, FLEET_TABLES.length);
+      const secured = await schema.admin.query<{ relname: string }>("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relrowsecurity ORDER BY c.relname", [schema.name]);
+      assert.deepEqual(secured.rows.map((x) => x.relname), [...FLEET_TABLES, 'fleet_roles'].sort(), 'every table of the store (passkeys too) under row-level security');
       const bad = await airlock(['install', '--store', schema.url, '--store-role', 'Robert"); DROP', '--print-sql']);
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /a database role name is lower-case letters/);
