@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { fail } from '../protocol/errors.js';
-import { approvalChallenge, passkeyId } from '../protocol/passkey.js';
+import { approvalChallenge, passkeyId, registrationProofChallenge } from '../protocol/passkey.js';
 import type { PasskeyAssertion, PasskeyRegistration } from '../protocol/wire/passkey.js';
 import type { PasskeySettings } from '../policy/passkey-settings.js';
 import type { PasskeyRecord, PasskeyUse, Store, TxRecord } from '../store/store.js';
@@ -64,7 +64,7 @@ export class Passkeys {
   }
 
   /** Starts a registration for `person`: the options their browser passes to navigator.credentials.create(). */
-  async begin(person: PasskeyPerson): Promise<{ options: Record<string, unknown>; expiresAt: number }> {
+  async begin(person: PasskeyPerson): Promise<{ options: Record<string, unknown>; expiresAt: number; proof?: Record<string, unknown> }> {
     const now = this.o.now();
     for (const [k, p] of this.pending) if (p.expiresAt <= now) this.pending.delete(k);
     if (!this.pending.has(person.key) && this.pending.size >= MAX_PENDING_REGISTRATIONS) {
@@ -89,14 +89,16 @@ export class Passkeys {
     });
     const expiresAt = now + REGISTRATION_TTL_MS;
     this.pending.set(person.key, { challenge: options.challenge, expiresAt });
-    return { options: options as unknown as Record<string, unknown>, expiresAt };
+    // A person who holds a passkey vouches for the new one with it (a TOTP code no longer adds one).
+    const proof = held.length ? await this.requestOptions(held, registrationProofChallenge(options.challenge)) : undefined;
+    return { options: options as unknown as Record<string, unknown>, expiresAt, ...(proof ? { proof } : {}) };
   }
 
   /**
    * Verifies the credential a browser created for `person` against the challenge `begin` gave
    * them (spent now, whatever comes of it), the policy's RP ID and origins, and user verification.
    */
-  async verifyRegistration(person: PasskeyPerson, response: PasskeyRegistration): Promise<NewPasskey> {
+  async verifyRegistration(person: PasskeyPerson, response: PasskeyRegistration): Promise<NewPasskey & { challenge: string }> {
     const p = this.pending.get(person.key);
     this.pending.delete(person.key);
     if (!p || p.expiresAt <= this.o.now()) {
@@ -119,16 +121,21 @@ export class Passkeys {
     if (!verified.verified) fail('authorization', 'bad_registration', 'the new passkey does not verify', 'create it again');
     const c = verified.registrationInfo!.credential;
     if (c.id !== response.id) fail('authorization', 'bad_registration', 'the credential id does not match the one the authenticator attested');
-    return { credentialId: c.id, publicKey: Buffer.from(c.publicKey), counter: c.counter, transports: response.response.transports ?? [] };
+    return { credentialId: c.id, publicKey: Buffer.from(c.publicKey), counter: c.counter, transports: response.response.transports ?? [], challenge: p!.challenge };
   }
 
   /** What a browser asks the person's authenticator to sign to approve `tx`: the derived challenge and their passkeys. */
   async approvalOptions(person: PasskeyPerson, tx: TxRecord): Promise<Record<string, unknown>> {
     const held = await this.o.store.passkeys(person.key);
     if (!held.length) fail('authorization', 'no_passkey', `${person.user} has no passkey on this host`, 'register one first, from the console');
+    return this.requestOptions(held, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt));
+  }
+
+  /** navigator.credentials.get() options over `challenge` (base64url) for these passkeys, user verification required. */
+  private async requestOptions(held: PasskeyRecord[], challenge: string): Promise<Record<string, unknown>> {
     const options = await generateAuthenticationOptions({
       rpID: this.o.settings().rpId,
-      challenge: Buffer.from(approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt), 'base64url') as Uint8Array<ArrayBuffer>,
+      challenge: Buffer.from(challenge, 'base64url') as Uint8Array<ArrayBuffer>,
       allowCredentials: held.map((p) => ({ id: p.credentialId, transports: p.transports as never })),
       userVerification: 'required',
       timeout: CEREMONY_TIMEOUT_MS,
@@ -141,11 +148,20 @@ export class Passkeys {
    * their passkeys, signed over the derived challenge from an allowed origin for the policy's
    * RP ID, with user verification. Returns the counter move the approval must make.
    */
-  async verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord): Promise<PasskeyUse & { passkeyId: string }> {
+  verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord): Promise<PasskeyUse & { passkeyId: string }> {
+    return this.verifyAssertion(person, assertion, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt), `approve ${tx.id}`, `ask for this transaction's approval options again and approve it`);
+  }
+
+  /** The same for a passkey the person holds vouching for the new one of a registration whose challenge was `registrationChallenge`. */
+  verifyProof(person: PasskeyPerson, assertion: PasskeyAssertion, registrationChallenge: string): Promise<PasskeyUse & { passkeyId: string }> {
+    return this.verifyAssertion(person, assertion, registrationProofChallenge(registrationChallenge), 'vouch for the new passkey', 'begin the registration again and sign its proof options with a passkey you hold');
+  }
+
+  private async verifyAssertion(person: PasskeyPerson, assertion: PasskeyAssertion, challenge: string, what: string, again: string): Promise<PasskeyUse & { passkeyId: string }> {
     const held = await this.o.store.passkeys(person.key);
     const cred = held.find((p) => p.credentialId === assertion.id);
     if (!cred || assertion.rawId !== assertion.id) {
-      fail('authorization', 'unknown_passkey', `that passkey is not one of ${person.user}'s on this host`, 'approve with a passkey you registered here, signed in as yourself');
+      fail('authorization', 'unknown_passkey', `that passkey is not one of ${person.user}'s on this host`, 'use a passkey you registered here, signed in as yourself');
     }
     const handle = assertion.response.userHandle;
     if (handle !== undefined && handle !== '' && handle !== Buffer.from(this.userHandle(person)).toString('base64url')) {
@@ -156,16 +172,16 @@ export class Passkeys {
     try {
       verified = await verifyAuthenticationResponse({
         response: assertion as never,
-        expectedChallenge: approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt),
+        expectedChallenge: challenge,
         expectedOrigin: s.origins,
         expectedRPID: s.rpId,
         credential: { id: cred!.credentialId, publicKey: new Uint8Array(cred!.publicKey), counter: cred!.counter, transports: cred!.transports },
         requireUserVerification: true,
       });
     } catch (e) {
-      return fail('authorization', 'bad_assertion', `the passkey assertion does not approve ${tx.id}: ${brief(e)}`, `ask for this transaction's approval options again and approve it from ${s.origins.join(' or ')}, with your PIN or biometrics`);
+      return fail('authorization', 'bad_assertion', `the passkey assertion does not ${what}: ${brief(e)}`, `${again} from ${s.origins.join(' or ')}, with your PIN or biometrics`);
     }
-    if (!verified.verified) fail('authorization', 'bad_assertion', `the passkey assertion does not approve ${tx.id}`);
+    if (!verified.verified) fail('authorization', 'bad_assertion', `the passkey assertion does not ${what}`);
     return { credentialId: cred!.credentialId, approver: person.key, counter: verified.authenticationInfo.newCounter, passkeyId: passkeyId(cred!.credentialId) };
   }
 }

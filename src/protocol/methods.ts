@@ -129,7 +129,7 @@ export const METHOD_TABLE = {
   ),
   'passkey.begin': row({}, PasskeyCreationSchema),
   'passkey.register': row(
-    { response: PasskeyRegistrationSchema, name: PasskeyName.optional(), totp_code: TotpCode.optional() },
+    { response: PasskeyRegistrationSchema, name: PasskeyName.optional(), totp_code: TotpCode.optional(), assertion: PasskeyAssertionSchema.optional() },
     PasskeyRegisteredSchema,
     { category: 'validation', code: 'bad_registration', hint: 'pass the new credential exactly as PublicKeyCredential.toJSON() gives it, and the code your authenticator app shows' },
   ),

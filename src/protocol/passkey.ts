@@ -16,6 +16,17 @@ export function approvalChallenge(txId: string, previewDigest: string, expiresAt
   return createHash('sha256').update(`${APPROVAL_DOMAIN}${txId}\0${previewDigest}\0${expiresAtMs}`).digest('base64url');
 }
 
+/** Domain separation of a registration's proof by a passkey the person holds already. */
+const REGISTRATION_PROOF_DOMAIN = 'airlock-passkey-registration-proof-v1\0';
+
+/**
+ * The challenge a passkey the person holds signs to vouch for a new one: derived from the new
+ * registration's own random challenge, so the proof is good for that registration only.
+ */
+export function registrationProofChallenge(registrationChallenge: string): string {
+  return createHash('sha256').update(`${REGISTRATION_PROOF_DOMAIN}${registrationChallenge}`).digest('base64url');
+}
+
 /**
  * A passkey's short name in the log, the doctor and the console: the first 16 hex digits of the
  * SHA-256 of its credential id (an id is up to 1,023 bytes, chosen by the authenticator).

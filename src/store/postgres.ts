@@ -40,7 +40,7 @@ import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './l
 import { archiveSegment, type ArchiveDialect } from './archival.js';
 import type { TransitionUpdate } from './transitions.js';
 import { RowMac, type MacTable } from './row-mac.js';
-import type { ApprovedEnrolment, HistoryFilter, LogBase, LogHead, PasskeyRecord, PendingTotp, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import type { ApprovedEnrolment, HistoryFilter, LogBase, LogHead, PasskeyRecord, PasskeyUse, PendingTotp, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 import { passkeyOfRow, type PasskeyRow } from './passkey-row.js';
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
@@ -253,14 +253,7 @@ export class PostgresStore extends TransactionLifecycle<PoolClient> implements S
       insert: (c, row) => this.insertTx(c, row),
       update: (c, id, u) => this.update(c, id, u),
       spendStep: (c, s) => this.spendStep(c, s),
-      usePasskey: async (c, u, now) => {
-        this.checked('passkeys', (await c.query('SELECT * FROM passkeys WHERE log_id = $1 AND credential_id = $2', [this.logId, u.credentialId])).rows);
-        const r = await c.query(
-          'UPDATE passkeys SET counter = $3, last_used_at = $4 WHERE log_id = $1 AND credential_id = $2 AND approver = $5 AND (counter < $3 OR (counter = 0 AND $3 = 0)) RETURNING *',
-          [this.logId, u.credentialId, u.counter, now, u.approver],
-        );
-        return (await this.sealed(c, 'passkeys', r)).rowCount === 1;
-      },
+      usePasskey: (c, u, now) => this.usePasskey(c, u, now),
       ruleUsage: (c, ruleId, now) => this.usageOf(c, ruleId, now),
       recordRuleUse: async (c, ruleId, now) => {
         const mac = this.mac.of('rule_use', { rule_id: ruleId, at: now });
@@ -353,17 +346,27 @@ export class PostgresStore extends TransactionLifecycle<PoolClient> implements S
   }
 
 
+  /** Moves a passkey's counter forward, its row checked first (LifecycleDialect.usePasskey); false when it does not move. */
+  private async usePasskey(c: PoolClient, u: PasskeyUse, now: number): Promise<boolean> {
+    this.checked('passkeys', (await c.query('SELECT * FROM passkeys WHERE log_id = $1 AND credential_id = $2', [this.logId, u.credentialId])).rows);
+    const r = await c.query(
+      'UPDATE passkeys SET counter = $3, last_used_at = $4 WHERE log_id = $1 AND credential_id = $2 AND approver = $5 AND (counter < $3 OR (counter = 0 AND $3 = 0)) RETURNING *',
+      [this.logId, u.credentialId, u.counter, now, u.approver],
+    );
+    return (await this.sealed(c, 'passkeys', r)).rowCount === 1;
+  }
+
   async passkeys(approver: string): Promise<PasskeyRecord[]> {
     const rows = await this.read<PasskeyRow>('SELECT * FROM passkeys WHERE log_id = $1 AND approver = $2 ORDER BY created_at, credential_id', [this.logId, approver]);
     return this.checked('passkeys', rows).map(passkeyOfRow);
   }
 
-  addPasskey(p: PasskeyRecord, spend: SpentStep, entry: EntryDraft): Promise<'added' | 'step_spent' | 'exists'> {
+  addPasskey(p: PasskeyRecord, proof: SpentStep | PasskeyUse, entry: EntryDraft): Promise<'added' | 'step_spent' | 'passkey_replayed' | 'exists'> {
     return this.group.run(
       (o) => (o === 'added' ? [entry] : []),
       async (c) => {
         if ((await c.query('SELECT 1 FROM passkeys WHERE log_id = $1 AND credential_id = $2', [this.logId, p.credentialId])).rowCount !== 0) return 'exists' as const;
-        if (!(await this.spendStep(c, spend))) return 'step_spent' as const;
+        if ('step' in proof ? !(await this.spendStep(c, proof)) : !(await this.usePasskey(c, proof, p.createdAt))) return 'step' in proof ? ('step_spent' as const) : ('passkey_replayed' as const);
         await this.sealed(c, 'passkeys', await c.query(
           'INSERT INTO passkeys (log_id, credential_id, approver, public_key, counter, transports, name, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *',
           [this.logId, p.credentialId, p.approver, p.publicKey.toString('base64url'), p.counter, JSON.stringify(p.transports), p.name, p.createdAt],

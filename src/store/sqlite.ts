@@ -23,7 +23,7 @@ import { GroupCommit, RollBack, type BatchDialect } from './group-commit.js';
 import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
 import { archiveSegment, type ArchiveDialect } from './archival.js';
 import { passkeyOfRow, type PasskeyRow } from './passkey-row.js';
-import { type HistoryFilter, type LogBase, type LogHead, type PasskeyRecord, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
+import { type HistoryFilter, type LogBase, type LogHead, type PasskeyRecord, type PasskeyUse, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -280,7 +280,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
         return prepared(`UPDATE transactions SET ${u.set} WHERE id = ? AND ${u.where}`).run(...args, id, ...u.whereArgs).changes === 1;
       },
       spendStep: (_db, s) => this.spendStep(s),
-      usePasskey: (_db, u, now) => this.stmts.usePasskey.run(u.counter, now, u.credentialId, u.approver, u.counter, u.counter).changes === 1,
+      usePasskey: (_db, u, now) => this.usePasskey(u, now),
       ruleUsage: (_db, ruleId, now) => this.usageOf(ruleId, now),
       recordRuleUse: (_db, ruleId, now) => void st.ruleUse.run(ruleId, now),
       // Only this root daemon writes the file: a row copied back to before its run needs root,
@@ -332,16 +332,21 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
   }
 
 
+  /** Moves a passkey's counter forward (LifecycleDialect.usePasskey); false when it does not. */
+  private usePasskey(u: PasskeyUse, now: number): boolean {
+    return this.stmts.usePasskey.run(u.counter, now, u.credentialId, u.approver, u.counter, u.counter).changes === 1;
+  }
+
   async passkeys(approver: string): Promise<PasskeyRecord[]> {
     return (this.stmts.passkeysOf.all(approver) as PasskeyRow[]).map(passkeyOfRow);
   }
 
-  addPasskey(p: PasskeyRecord, spend: SpentStep, entry: EntryDraft): Promise<'added' | 'step_spent' | 'exists'> {
+  addPasskey(p: PasskeyRecord, proof: SpentStep | PasskeyUse, entry: EntryDraft): Promise<'added' | 'step_spent' | 'passkey_replayed' | 'exists'> {
     return this.group.run(
       (o) => (o === 'added' ? [entry] : []),
       () => {
         if (this.stmts.passkeyExists.get(p.credentialId) === 1) return 'exists';
-        if (!this.spendStep(spend)) return 'step_spent';
+        if ('step' in proof ? !this.spendStep(proof) : !this.usePasskey(proof, p.createdAt)) return 'step' in proof ? 'step_spent' : 'passkey_replayed';
         this.stmts.addPasskey.run(p.credentialId, p.approver, p.publicKey.toString('base64url'), p.counter, JSON.stringify(p.transports), p.name, p.createdAt);
         return 'added';
       },

@@ -165,11 +165,12 @@ export interface Store {
   /** An approver's passkeys, oldest first. */
   passkeys(approver: string): Promise<PasskeyRecord[]>;
   /**
-   * Stores a new passkey with its entry, spending `spend` (the person's current TOTP code) in the
-   * same transaction: 'step_spent' when that step was spent already, 'exists' when the credential
-   * id is known (for anyone), and nothing is stored then.
+   * Stores a new passkey with its entry, in the same transaction as its proof: the person's TOTP
+   * step spent ('step_spent' when it was already), or a passkey they hold moved to its
+   * assertion's counter ('passkey_replayed' when it does not move forward); 'exists' when the
+   * credential id is known (for anyone). Nothing is stored unless 'added'.
    */
-  addPasskey(p: PasskeyRecord, spend: SpentStep, entry: EntryDraft): Promise<'added' | 'step_spent' | 'exists'>;
+  addPasskey(p: PasskeyRecord, proof: SpentStep | PasskeyUse, entry: EntryDraft): Promise<'added' | 'step_spent' | 'passkey_replayed' | 'exists'>;
   /** Whether the second-factor secrets are sealed (meta totp_secrets = 'sealed-v1'); false for a new store or one from before sealing. */
   totpSecretsSealed(): Promise<boolean>;
   /**

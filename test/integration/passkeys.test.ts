@@ -86,6 +86,30 @@ describe('registering a passkey', () => {
     await register(bob, 'bob', bobKey, 'phone');
   });
 
+  test('a person who holds a passkey adds another only with an assertion of one they hold: a code is not enough', async () => {
+    const phone = new SoftAuthenticator();
+    let begun = await alice.call('passkey.begin', {});
+    assert.ok(begun.proof, 'passkey.begin gives proof options to a person who holds a passkey');
+    await rejectsWith(alice.call('passkey.register', { response: phone.create(begun.options) as never, totp_code: await w.codes.code('alice') }), 'authorization', 'passkey_proof_required');
+    phone.credentials.pop();
+    // Bob's passkey does not vouch for Alice's new one, nor does a proof made for another registration.
+    begun = await alice.call('passkey.begin', {});
+    const earlier = begun.proof!;
+    await rejectsWith(alice.call('passkey.register', { response: phone.create(begun.options) as never, assertion: bobKey.assert(bobKey.credentials[0]!, String(begun.proof!.challenge)) as never }), 'authorization', 'unknown_passkey');
+    phone.credentials.pop();
+    begun = await alice.call('passkey.begin', {});
+    await rejectsWith(alice.call('passkey.register', { response: phone.create(begun.options) as never, assertion: aliceKey.get(earlier) as never }), 'authorization', 'bad_assertion');
+    phone.credentials.pop();
+    begun = await alice.call('passkey.begin', {});
+    const r = await alice.call('passkey.register', { response: phone.create(begun.options) as never, name: 'phone', assertion: aliceKey.get(begun.proof!) as never });
+    const entry = logEntries().find((e) => e.kind === 'passkey_registered' && e.details.passkey_id === r.passkey_id);
+    assert.equal(entry?.details.factor, 'passkey');
+    // The new one approves too.
+    const p = await highPreview();
+    await approveWith(alice, p, phone.get(await optionsFor(alice, p)));
+    assert.equal(await stateOf(p), 'Queued');
+  });
+
   test('a credential made for another origin or RP ID, or without user verification, is refused', async () => {
     for (const [ceremony, why] of [
       [{ origin: 'https://evil.example' }, /origin/i],
@@ -161,6 +185,28 @@ describe('approving with a passkey', () => {
     await rejectsWith(agent.call('passkey.approval_options', { transaction_id: p.transaction_id }), 'authorization');
     await approveWith(alice, p, aliceKey.get(await optionsFor(alice, p)));
     await rejectsWith(alice.call('passkey.approval_options', { transaction_id: p.transaction_id }), 'stale_approval', 'not_pending');
+  });
+});
+
+describe('a plan', () => {
+  test('three dependent steps, one of them High, approved with one assertion over the plan and executed as one', async () => {
+    const steps = [
+      { action_name: 'CreateUser', params: { user: 'pkplan' } },
+      { action_name: 'CreateGroup', params: { group: 'pkplangroup' } },
+      { action_name: 'AddUserToGroup', params: { user: 'pkplan', group: 'pkplangroup' } },
+    ];
+    const p = await agent.call('plan.preview', { steps });
+    assert.equal(p.action_name, 'Plan');
+    assert.equal(p.risk, 'high');
+    // The plan's preview digest covers every step's: the one challenge binds them all.
+    const options = await optionsFor(alice, p);
+    const tx = await agent.call('transaction.get', { transaction_id: p.transaction_id });
+    assert.equal(options.challenge, approvalChallenge(p.transaction_id, p.preview_digest, Date.parse(tx.expires_at)));
+    const grant = await approveWith(alice, p, aliceKey.get(options));
+    const done = await agent.call('execute', { transaction_id: p.transaction_id, action_name: 'Plan', params: p.params, receipt: grant.receipt });
+    assert.equal(done.state, 'Succeeded');
+    assert.deepEqual(done.plan_steps?.map((s) => s.state), ['succeeded', 'succeeded', 'succeeded']);
+    assert.equal(logEntries().filter((e) => e.kind === 'approval_granted' && e.transaction_id === p.transaction_id).length, 1);
   });
 });
 

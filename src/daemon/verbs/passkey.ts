@@ -15,6 +15,7 @@ import { needsPasskey } from '../../policy/passkey-settings.js';
 import type { Caller } from '../authz.js';
 import { principalName } from '../identity.js';
 import type { PasskeyPerson } from '../passkeys.js';
+import type { PasskeyUse, SpentStep } from '../../store/store.js';
 import { personKey } from './approve.js';
 import { entryPrincipal, iso, type Request, type TxRequest, type VerbContext } from './context.js';
 
@@ -24,26 +25,42 @@ const personOf = (who: Caller): PasskeyPerson => ({ key: personKey(who.person!),
 /** Starts a registration: the options the person's browser passes to navigator.credentials.create(). */
 export async function begin(ctx: VerbContext, r: Request<ParsedParams<'passkey.begin'>>): Promise<ResultOf<'passkey.begin'>> {
   const person = personOf(r.caller);
-  const { options, expiresAt } = await ctx.passkeys.begin(person);
-  return { approver: person.key, options, expires_at: iso(expiresAt) };
+  const { options, expiresAt, proof } = await ctx.passkeys.begin(person);
+  return { approver: person.key, options, expires_at: iso(expiresAt), ...(proof ? { proof } : {}) };
 }
 
-/** Stores the passkey the person's browser created, proven by their current TOTP code. */
+/**
+ * Stores the passkey the person's browser created, vouched for by the factor they hold now: a
+ * passkey of theirs when they hold one (then a TOTP code is not enough: a code an agent saw typed
+ * adds no passkey), their TOTP code otherwise.
+ */
 export async function register(ctx: VerbContext, r: Request<ParsedParams<'passkey.register'>>): Promise<ResultOf<'passkey.register'>> {
   const who = r.caller;
   const person = personOf(who);
+  const holds = (await ctx.store.passkeys(person.key)).length > 0;
   const fresh = await ctx.passkeys.verifyRegistration(person, r.params.response);
-  const spend = await ctx.enrolment.ownCode(who, r.params.totp_code, {
-    what: `registering a passkey for ${person.key}`,
-    how: 'give the 6-digit code your authenticator app shows now, with the new passkey (the console asks for it)',
-  });
+  let proof: SpentStep | PasskeyUse;
+  if (holds) {
+    if (!r.params.assertion) {
+      fail('authorization', 'passkey_proof_required', `${person.user} holds a passkey: a new one is vouched for by an assertion of one they hold, not by a code`, 'begin again, and sign the `proof` options passkey.begin returns with a passkey you hold; send it as `assertion`');
+    }
+    proof = await ctx.passkeys.verifyProof(person, r.params.assertion!, fresh.challenge);
+  } else {
+    proof = await ctx.enrolment.ownCode(who, r.params.totp_code, {
+      what: `registering a passkey for ${person.key}`,
+      how: 'give the 6-digit code your authenticator app shows now, with the new passkey (the console asks for it)',
+    });
+  }
   const now = ctx.now();
   const id = passkeyId(fresh.credentialId);
   const name = r.params.name ?? `passkey ${id.slice(0, 6)}`;
-  const entry = entryDraft('passkey_registered', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { approver: person.key, passkey_id: id, name, rp_id: ctx.policy.passkeys.rpId, factor: 'totp' });
-  const outcome = await ctx.store.addPasskey({ ...fresh, approver: person.key, name, createdAt: now, lastUsedAt: null }, spend, entry);
+  const factor = 'step' in proof ? 'totp' : 'passkey';
+  const entry = entryDraft('passkey_registered', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { approver: person.key, passkey_id: id, name, rp_id: ctx.policy.passkeys.rpId, factor });
+  const { challenge: _, ...record } = fresh;
+  const outcome = await ctx.store.addPasskey({ ...record, approver: person.key, name, createdAt: now, lastUsedAt: null }, proof, entry);
   if (outcome === 'exists') fail('validation', 'passkey_exists', 'this passkey is registered on this host already', 'use it: nothing else is needed');
   if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code was already used', 'wait for the next code, then register again (ask for new registration options first)');
+  if (outcome === 'passkey_replayed') fail('authorization', 'passkey_replayed', "the vouching passkey's assertion was used already, or its counter went back", 'begin again and sign the new proof options');
   ctx.notify({ event: 'passkey_registered', approver: person.key, by: principalName(who), at: iso(now) });
   return { approver: person.key, passkey_id: id, name, registered_at: iso(now) };
 }
