@@ -28,6 +28,7 @@ import { inboxCommand, policyCommand } from './policy.js';
 import { tokenCommand } from './token.js';
 import { mcpServerCommand } from '../mcp/command.js';
 import { totpCommand } from './totp.js';
+import { passkeyCommand } from './passkey.js';
 import { keysCommand } from './keys.js';
 import { EXIT } from './ui.js';
 import { setupCommand } from './setup/index.js';
@@ -310,6 +311,7 @@ program.addCommand(auditCommand());
 program.addCommand(witnessCommand());
 for (const sub of adminCommands()) program.addCommand(sub);
 program.addCommand(totpCommand());
+program.addCommand(passkeyCommand());
 program.addCommand(keysCommand());
 program.addCommand(policyCommand());
 program.addCommand(inboxCommand());
@@ -317,6 +319,28 @@ program.addCommand(tokenCommand());
 program.addCommand(mcpServerCommand());
 program.addCommand(setupCommand());
 
+
+program
+  .command('console')
+  .description('serve the web console: people sign in with a passkey and approve or deny from a browser (as airlock-console, never root)')
+  .option('--listen <addr:port>', 'where to listen (default 127.0.0.1:7443: reach it through `ssh -L 7443:localhost:7443 HOST` or a reverse proxy)')
+  .option('--origin <url>', 'the origin browsers see it at (default http://localhost:PORT; https://... behind a reverse proxy)')
+  .addHelpText(
+    'after',
+    `
+The console relays and decides nothing: it lists what the signed-in person may approve,
+shows each preview as \`airlock approve\` shows it with its match code, and carries their
+passkey assertions and denials to the daemon, which verifies each one. It runs as its own
+account, which the daemon recognises by its uid ([console] user, default airlock-console):
+  sudo systemctl enable --now airlock-console     # the unit airlock install writes
+  sudo -u airlock-console airlock console         # or by hand
+The --origin must match the policy's [passkeys] origins, or no passkey verifies. A person
+registers a passkey with \`airlock passkey add\` at their own terminal. docs/console.md
+shows the SSH tunnel and a reverse proxy with a real certificate.
+Exit status: 0 stopped (SIGTERM, Ctrl-C); 2 a bad --listen or --origin; 3 run as root;
+7 the address is taken.`,
+  )
+  .action(lazy(() => import('./console.js'), 'runConsole'));
 
 program
   .command('demo')

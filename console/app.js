@@ -1,0 +1,320 @@
+// The Airlock console's page. Plain browser JavaScript, no framework, loaded under a strict
+// CSP (no inline script or style). Every text that came from the host or an agent (summaries,
+// previews, names, reasons, error messages) is set with textContent and never parsed as HTML.
+// The page decides nothing: the daemon verifies every sign-in, approval and denial.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const VIEWS = ['loading', 'signin', 'inbox', 'tx', 'register'];
+let csrf = '';
+let me = null;
+let inboxTimer = null;
+
+// ---- base64url <-> bytes, for browsers without the WebAuthn JSON helpers ----
+function fromB64u(s) {
+  const b64 = s.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((s.length + 3) % 4);
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out.buffer;
+}
+function toB64u(buf) {
+  const bytes = new Uint8Array(buf);
+  let bin = '';
+  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+const withIds = (list) => (list || []).map((c) => Object.assign({}, c, { id: fromB64u(c.id) }));
+
+function requestOptions(json) {
+  if (window.PublicKeyCredential && PublicKeyCredential.parseRequestOptionsFromJSON) return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  return Object.assign({}, json, { challenge: fromB64u(json.challenge), allowCredentials: withIds(json.allowCredentials) });
+}
+function creationOptions(json) {
+  if (window.PublicKeyCredential && PublicKeyCredential.parseCreationOptionsFromJSON) return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+  return Object.assign({}, json, {
+    challenge: fromB64u(json.challenge),
+    user: Object.assign({}, json.user, { id: fromB64u(json.user.id) }),
+    excludeCredentials: withIds(json.excludeCredentials),
+  });
+}
+function credentialJSON(cred) {
+  if (typeof cred.toJSON === 'function') return cred.toJSON();
+  const r = cred.response;
+  const response = { clientDataJSON: toB64u(r.clientDataJSON) };
+  if (r.attestationObject) {
+    response.attestationObject = toB64u(r.attestationObject);
+    if (r.getTransports) response.transports = r.getTransports();
+  } else {
+    response.authenticatorData = toB64u(r.authenticatorData);
+    response.signature = toB64u(r.signature);
+    if (r.userHandle) response.userHandle = toB64u(r.userHandle);
+  }
+  return { id: cred.id, rawId: toB64u(cred.rawId), type: cred.type, response, clientExtensionResults: cred.getClientExtensionResults(), authenticatorAttachment: cred.authenticatorAttachment || undefined };
+}
+const getAssertion = async (options) => credentialJSON(await navigator.credentials.get({ publicKey: requestOptions(options) }));
+
+// ---- the API ----
+class ApiError extends Error {
+  constructor(status, body) {
+    const e = (body && body.error) || {};
+    super(e.message || `the console answered ${status}`);
+    this.status = status;
+    this.code = e.code || '';
+    this.hint = e.hint || '';
+  }
+}
+async function api(method, path, body) {
+  const init = { method, credentials: 'same-origin', headers: {} };
+  if (method === 'POST') {
+    init.headers['Content-Type'] = 'application/json';
+    init.headers['X-Airlock-CSRF'] = csrf;
+    init.body = JSON.stringify(body || {});
+  }
+  const res = await fetch(path, init);
+  let data = null;
+  try {
+    data = await res.json();
+  } catch (_) {
+    data = null;
+  }
+  if (!res.ok) {
+    if (res.status === 401 && me) {
+      me = null;
+      await loadMe();
+    }
+    throw new ApiError(res.status, data);
+  }
+  return data;
+}
+
+// ---- what the page shows ----
+function show(view) {
+  for (const v of VIEWS) $(`view-${v}`).hidden = v !== view;
+  if (view !== 'inbox' && inboxTimer) {
+    clearInterval(inboxTimer);
+    inboxTimer = null;
+  }
+}
+function say(el, text) {
+  $(el).textContent = text;
+  $(el).hidden = !text;
+}
+function clearMessages() {
+  say('error', '');
+  say('notice', '');
+}
+function fail(e) {
+  if (e && e.name === 'NotAllowedError') return say('error', 'The passkey prompt was closed or timed out: nothing was sent.');
+  const text = e instanceof ApiError ? `${e.message}${e.hint ? ` (${e.hint})` : ''}` : String((e && e.message) || e);
+  say('error', text);
+}
+function busy(button, on) {
+  button.disabled = on;
+  button.setAttribute('aria-busy', on ? 'true' : 'false');
+}
+function age(iso) {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  return `${Math.round(s / 3600)} h ago`;
+}
+function riskBadge(el, risk) {
+  el.textContent = risk;
+  el.className = `risk risk-${['low', 'medium', 'high'].includes(risk) ? risk : 'other'}`;
+}
+
+async function loadMe() {
+  me = await api('GET', '/api/me');
+  csrf = me.csrf;
+  $('who').textContent = me.signed_in ? me.approver : '';
+  $('sign-out').hidden = !me.signed_in;
+  if (!me.signed_in) me = null;
+}
+
+// ---- sign in ----
+async function signIn() {
+  clearMessages();
+  const button = $('signin-button');
+  busy(button, true);
+  try {
+    const user = $('signin-user').value.trim();
+    const { challenge_id, options } = await api('POST', '/api/sign-in/options', user ? { user } : {});
+    const assertion = await getAssertion(options);
+    const r = await api('POST', '/api/sign-in', { challenge_id, assertion });
+    csrf = r.csrf;
+    await loadMe();
+    await route();
+  } catch (e) {
+    fail(e);
+  } finally {
+    busy(button, false);
+  }
+}
+
+// ---- the list ----
+async function inbox() {
+  const list = await api('GET', '/api/inbox');
+  const ul = $('inbox-list');
+  ul.replaceChildren();
+  for (const t of list) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = `/#tx/${encodeURIComponent(t.transaction_id)}`;
+    a.className = 'item';
+    const top = document.createElement('span');
+    top.className = 'item-top';
+    const risk = document.createElement('span');
+    riskBadge(risk, t.risk);
+    const action = document.createElement('span');
+    action.className = 'item-action';
+    action.textContent = t.action_name;
+    const when = document.createElement('span');
+    when.className = 'muted small';
+    when.textContent = age(t.created_at);
+    top.append(risk, action, when);
+    const summary = document.createElement('span');
+    summary.className = 'item-summary';
+    summary.textContent = t.summary;
+    const by = document.createElement('span');
+    by.className = 'muted small';
+    by.textContent = `requested by ${t.requested_by}`;
+    a.append(top, summary, by);
+    li.append(a);
+    ul.append(li);
+  }
+  $('inbox-empty').hidden = list.length > 0;
+}
+
+// ---- one transaction ----
+let current = null;
+async function transaction(id) {
+  current = await api('GET', `/api/tx/${encodeURIComponent(id)}`);
+  const t = current;
+  $('tx-summary').textContent = t.summary;
+  riskBadge($('tx-risk'), t.risk);
+  $('tx-action').textContent = t.action_name;
+  $('tx-by').textContent = t.requested_by;
+  $('tx-state').textContent = t.state === 'Previewed' ? `waiting, expires ${new Date(t.expires_at).toLocaleString()}` : t.state;
+  $('tx-preview').textContent = t.text;
+  $('tx-match').textContent = t.match_code || '';
+  $('tx-decide').hidden = !(t.may_approve && t.match_code);
+  $('tx-deny').hidden = t.state !== 'Previewed';
+  const why = t.refusal ? `${t.refusal.message}${t.refusal.hint ? ` (${t.refusal.hint})` : ''}` : '';
+  const denied = t.denied_by ? `Denied by ${t.denied_by}${t.deny_reason ? `: ${t.deny_reason}` : ''}` : '';
+  say('tx-refusal', t.may_approve ? '' : denied || why);
+}
+
+async function approve() {
+  clearMessages();
+  const t = current;
+  const button = $('approve-button');
+  busy(button, true);
+  try {
+    // A fresh assertion over this transaction's own challenge: it approves this preview and nothing else.
+    const { options, preview_digest } = await api('GET', `/api/tx/${encodeURIComponent(t.transaction_id)}/approval-options`);
+    if (preview_digest !== t.preview_digest) throw new Error('The preview changed since this page showed it: reload and read it again.');
+    const assertion = await getAssertion(options);
+    const grant = await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/approve`, { preview_digest, assertion });
+    await transaction(t.transaction_id);
+    say('notice', `Approved by ${grant.approved_by || me.approver}. The agent can now run it.`);
+  } catch (e) {
+    fail(e);
+  } finally {
+    busy(button, false);
+  }
+}
+
+async function deny() {
+  clearMessages();
+  const t = current;
+  const button = $('deny-button');
+  busy(button, true);
+  try {
+    await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/deny`, { reason: $('deny-reason').value });
+    await transaction(t.transaction_id);
+    say('notice', 'Denied. The agent is told, with your reason.');
+  } catch (e) {
+    fail(e);
+  } finally {
+    busy(button, false);
+  }
+}
+
+// ---- registration, begun at the person's terminal ----
+let registration = null;
+async function registerView(id) {
+  registration = Object.assign(await api('GET', `/api/registration/${encodeURIComponent(id)}`), { id });
+  $('reg-approver').textContent = registration.approver;
+  $('reg-check').textContent = registration.check;
+  $('reg-proof').hidden = !registration.proof;
+}
+async function register() {
+  clearMessages();
+  const r = registration;
+  const button = $('reg-button');
+  busy(button, true);
+  try {
+    const cred = await navigator.credentials.create({ publicKey: creationOptions(r.options) });
+    const body = { response: credentialJSON(cred) };
+    if (r.proof) body.assertion = await getAssertion(r.proof);
+    await api('POST', `/api/registration/${encodeURIComponent(r.id)}`, body);
+    button.hidden = true;
+    say('notice', r.proof ? 'Done: your terminal finishes the registration.' : 'Done: now type the code from your authenticator app at your terminal.');
+  } catch (e) {
+    fail(e);
+  } finally {
+    busy(button, false);
+  }
+}
+
+// ---- routing: /register#ID, /#tx/ID, / ----
+async function route() {
+  clearMessages();
+  try {
+    if (location.pathname === '/register') {
+      show('register');
+      return await registerView(location.hash.slice(1));
+    }
+    if (!me) return show('signin');
+    const m = /^#tx\/([A-Za-z0-9_]+)$/.exec(location.hash);
+    if (m) {
+      show('tx');
+      return await transaction(m[1]);
+    }
+    show('inbox');
+    await inbox();
+    if (!inboxTimer) inboxTimer = setInterval(() => inbox().catch(fail), 5000);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401 && location.pathname !== '/register') show('signin');
+    fail(e);
+  }
+}
+
+async function signOut() {
+  try {
+    await api('POST', '/api/sign-out', {});
+  } catch (_) {
+    // Signed out here whatever the daemon said.
+  }
+  me = null;
+  await loadMe();
+  location.hash = '';
+  await route();
+}
+
+document.addEventListener('DOMContentLoaded', async () => {
+  $('signin-button').addEventListener('click', signIn);
+  $('approve-button').addEventListener('click', approve);
+  $('deny-button').addEventListener('click', deny);
+  $('reg-button').addEventListener('click', register);
+  $('sign-out').addEventListener('click', signOut);
+  window.addEventListener('hashchange', route);
+  try {
+    await loadMe();
+  } catch (e) {
+    show('signin');
+    return fail(e);
+  }
+  await route();
+});

@@ -1,0 +1,87 @@
+/**
+ * `airlock passkey add`: passkey.begin here, the ceremony in the browser (the console's
+ * /register#ID page relays the new credential to the daemon, which parks it), and
+ * passkey.register here to finish: without a code while the browser part is not done
+ * (`registration_not_ready`), then with the person's TOTP code when they hold no passkey yet
+ * (asked at this terminal, code-prompt.ts); a person who holds one vouched for the new one on
+ * the page. Five minutes at most, as long as the daemon keeps the registration.
+ */
+import type { Command } from 'commander';
+import type { AirlockClient } from '../client/client.js';
+import { AirlockError } from '../protocol/errors.js';
+import { withOwnCode } from './code-prompt.js';
+import { withClient } from './connect.js';
+import { c, printJson } from './ui.js';
+
+const WAIT_MS = 5 * 60_000;
+const POLL_MS = 1500;
+const DEFAULT_CONSOLE_URL = 'http://localhost:7443';
+
+interface Begun {
+  approver: string;
+  registration_id: string;
+  check: string;
+  expires_at: string;
+  proof?: unknown;
+}
+
+interface Registered {
+  approver: string;
+  passkey_id: string;
+  name: string;
+  registered_at: string;
+}
+
+export async function passkeyAdd(o: { name?: string; json?: boolean }, cmd: Command): Promise<void> {
+  const done = await withClient(cmd, async (cl) => {
+    const begun = (await cl.callUnchecked('passkey.begin', {})) as Begun;
+    const url = `${await consoleUrl(cl)}/register#${begun.registration_id}`;
+    const err = process.stderr;
+    err.write(`Open this page where your passkey lives (phone, laptop), as ${begun.approver}:\n\n  ${c.bold(url)}\n\n`);
+    err.write(`Check code: ${c.bold(begun.check)}  (the page must show the same code; if it does not, close it)\n`);
+    if (begun.proof) err.write('You hold a passkey already: the page asks it to vouch for the new one.\n');
+    return finish(cl, begun, o.name);
+  });
+  if (o.json) printJson(done);
+  else process.stdout.write(`${c.green('registered')} passkey ${done.name} (${done.passkey_id}) for ${done.approver}\n`);
+}
+
+/** The console's address from the policy ([console] url), or its default. */
+async function consoleUrl(cl: AirlockClient): Promise<string> {
+  try {
+    const view = (await cl.callUnchecked('policy.show', {})) as { console?: { url?: unknown } };
+    const url = view.console?.url;
+    if (typeof url === 'string' && /^https?:\/\//.test(url)) return url.replace(/\/+$/, '');
+  } catch {
+    // The policy is not readable here: the default address is still the right one for a tunnel.
+  }
+  return DEFAULT_CONSOLE_URL;
+}
+
+/** Polls until the browser part is done, then finishes with the factor the person holds. */
+async function finish(cl: AirlockClient, begun: Begun, name: string | undefined): Promise<Registered> {
+  const until = Date.now() + WAIT_MS;
+  const tty = process.stderr.isTTY;
+  let said = 0;
+  const send = (code?: string) => cl.callUnchecked('passkey.register', { registration_id: begun.registration_id, ...(name ? { name } : {}), ...(code ? { totp_code: code } : {}) }) as Promise<Registered>;
+  for (;;) {
+    try {
+      const r = await withOwnCode(`registering a passkey for ${begun.approver}`, 'run `airlock passkey add` yourself, at your own terminal', send);
+      if (tty) process.stderr.write('\r\x1b[K');
+      return r;
+    } catch (e) {
+      if (!(e instanceof AirlockError && e.code === 'registration_not_ready')) throw e;
+    }
+    const left = until - Date.now();
+    if (left <= 0) {
+      if (tty) process.stderr.write('\n');
+      throw new AirlockError('stale_approval', 'registration_expired', 'the browser part of the registration did not happen within 5 minutes', 'run `airlock passkey add` again and open the new link');
+    }
+    const secs = Math.ceil(left / 1000);
+    const line = `waiting for the browser: ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')} left (Ctrl-C stops)`;
+    // Without a terminal, a line every 30 seconds rather than a log full of them.
+    if (tty) process.stderr.write(`\r\x1b[K${line}`);
+    else if (Date.now() - said >= 30_000) (process.stderr.write(`${line}\n`), (said = Date.now()));
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}

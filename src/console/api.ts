@@ -1,0 +1,167 @@
+/**
+ * The console's JSON API under /api/: each route is one relay to the daemon, as the signed-in
+ * person (console.call with their daemon session), or a step of sign-in or of a passkey
+ * registration. The console checks only what keeps a browser session its own (cookie, Origin,
+ * CSRF token, sizes); who may see or approve what is the daemon's to say.
+ *
+ *   GET  /api/me                          {signed_in, approver?, user?, expires_at?, csrf}
+ *   POST /api/sign-in/options {user?}     {challenge_id, options}
+ *   POST /api/sign-in {challenge_id, assertion}
+ *   POST /api/sign-out
+ *   GET  /api/inbox                       what the person may approve
+ *   GET  /api/tx/ID                       the preview as the CLI renders it, the match code
+ *   GET  /api/tx/ID/approval-options      passkey.approval_options
+ *   POST /api/tx/ID/approve {preview_digest, assertion}
+ *   POST /api/tx/ID/deny {reason}
+ *   GET  /api/registration/ID             the options of a registration begun at a terminal
+ *   POST /api/registration/ID {response, assertion?}
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AirlockError } from '../protocol/errors.js';
+import type { TransactionDetail } from '../protocol/wire/transaction.js';
+import { BodyError, readJson } from './body.js';
+import { clearCookie, sessionCookie, setCookie } from './cookies.js';
+import { isSessionGone, statusOf } from './errors.js';
+import { forgedReason } from './guard.js';
+import { sendError, sendJson } from './headers.js';
+import { transactionPage } from './preview-view.js';
+import type { Relay } from './relay.js';
+import type { BrowserSession, Sessions } from './sessions.js';
+
+export interface ApiContext {
+  origin: string;
+  secure: boolean;
+  sessions: Sessions;
+  relay: Relay;
+}
+
+const TX = /^tx_[0-9a-f]{24}$/;
+const REGISTRATION = /^[A-Za-z0-9_-]{1,128}$/;
+
+type Route = { method: 'GET' | 'POST'; path: RegExp; signedIn: boolean; run: (c: Call) => Promise<unknown> };
+interface Call {
+  ctx: ApiContext;
+  req: IncomingMessage;
+  res: ServerResponse;
+  session: BrowserSession | null;
+  match: RegExpExecArray;
+  body: Record<string, unknown>;
+}
+
+/** console.call as the signed-in person. */
+const asPerson = (c: Call, method: string, params: Record<string, unknown>) => c.ctx.relay.call('console.call', { session: c.session!.daemon!.token, method, params });
+const optionalString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+const ROUTES: Route[] = [
+  {
+    method: 'POST',
+    path: /^\/api\/sign-in\/options$/,
+    signedIn: false,
+    run: (c) => {
+      const user = optionalString(c.body.user)?.trim();
+      return c.ctx.relay.call('console.sign_in_options', user ? { user } : {});
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/api\/sign-in$/,
+    signedIn: false,
+    run: async (c) => {
+      const r = (await c.ctx.relay.call('console.sign_in', { challenge_id: c.body.challenge_id, assertion: c.body.assertion })) as { session: string; approver: string; user: string; expires_at: string };
+      const s = c.ctx.sessions.signIn(c.session?.id ?? null, { token: r.session, approver: r.approver, user: r.user, expiresAt: Date.parse(r.expires_at) });
+      c.res.setHeader('Set-Cookie', setCookie(s.id, c.ctx.sessions.maxAge(s), c.ctx.secure));
+      return { signed_in: true, approver: r.approver, user: r.user, expires_at: r.expires_at, csrf: s.csrf };
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/api\/sign-out$/,
+    signedIn: false,
+    run: async (c) => {
+      const s = c.session!;
+      c.ctx.sessions.drop(s.id);
+      c.res.setHeader('Set-Cookie', clearCookie(c.ctx.secure));
+      // The browser's session ends whatever the daemon says; the daemon's is ended too when it still is one.
+      if (s.daemon) await c.ctx.relay.call('console.sign_out', { session: s.daemon.token }).catch(() => undefined);
+      return { signed_out: true };
+    },
+  },
+  { method: 'GET', path: /^\/api\/inbox$/, signedIn: true, run: (c) => asPerson(c, 'inbox', {}) },
+  {
+    method: 'GET',
+    path: /^\/api\/tx\/([^/]+)$/,
+    signedIn: true,
+    run: async (c) => transactionPage((await asPerson(c, 'transaction.get', { transaction_id: c.match[1] })) as TransactionDetail),
+  },
+  { method: 'GET', path: /^\/api\/tx\/([^/]+)\/approval-options$/, signedIn: true, run: (c) => asPerson(c, 'passkey.approval_options', { transaction_id: c.match[1] }) },
+  {
+    method: 'POST',
+    path: /^\/api\/tx\/([^/]+)\/approve$/,
+    signedIn: true,
+    // Only the assertion goes: the console never relays a TOTP code (the daemon refuses one from here too).
+    run: (c) => asPerson(c, 'approve', { transaction_id: c.match[1], preview_digest: c.body.preview_digest, assertion: c.body.assertion }),
+  },
+  {
+    method: 'POST',
+    path: /^\/api\/tx\/([^/]+)\/deny$/,
+    signedIn: true,
+    run: (c) => {
+      const reason = optionalString(c.body.reason)?.trim();
+      return asPerson(c, 'deny', { transaction_id: c.match[1], ...(reason ? { reason } : {}) });
+    },
+  },
+  { method: 'GET', path: /^\/api\/registration\/([^/]+)$/, signedIn: false, run: (c) => c.ctx.relay.call('console.registration_options', { registration_id: c.match[1] }) },
+  {
+    method: 'POST',
+    path: /^\/api\/registration\/([^/]+)$/,
+    signedIn: false,
+    run: (c) => c.ctx.relay.call('console.registration_response', { registration_id: c.match[1], response: c.body.response, ...(c.body.assertion !== undefined ? { assertion: c.body.assertion } : {}) }),
+  },
+];
+
+export async function handleApi(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  let session = ctx.sessions.get(sessionCookie(req));
+  if (path === '/api/me') {
+    if (req.method !== 'GET') return sendError(res, 405, 'method_not_allowed', 'GET /api/me');
+    return me(ctx, res, session);
+  }
+  const route = ROUTES.find((r) => r.path.test(path));
+  if (!route) return sendError(res, 404, 'not_found', `no such console API: ${path}`);
+  if (req.method !== route.method) return sendError(res, 405, 'method_not_allowed', `use ${route.method} for ${path}`, undefined, { Allow: route.method });
+  const match = route.path.exec(path)!;
+  const id = match[1];
+  if (id !== undefined && !(path.startsWith('/api/tx/') ? TX : REGISTRATION).test(id)) return sendError(res, 400, 'bad_id', 'that is not an id the console knows the form of', 'open the link again, as it was given');
+  if (route.method === 'POST') {
+    const forged = forgedReason(req, ctx.origin, session);
+    if (forged) return sendError(res, 403, 'forged_request', forged, 'use the console page itself');
+  }
+  if (route.signedIn && !session?.daemon) return sendError(res, 401, 'not_signed_in', 'sign in with your passkey first', undefined, session ? {} : { 'Set-Cookie': clearCookie(ctx.secure) });
+  let body: Record<string, unknown> = {};
+  try {
+    if (route.method === 'POST') body = await readJson(req);
+    const result = await route.run({ ctx, req, res, session, match, body });
+    return sendJson(res, 200, result);
+  } catch (e) {
+    if (e instanceof BodyError) return sendError(res, e.status, e.code, e.message);
+    if (e instanceof AirlockError) {
+      if (isSessionGone(e) && session) {
+        ctx.sessions.drop(session.id);
+        session = null;
+        res.setHeader('Set-Cookie', clearCookie(ctx.secure));
+      }
+      return sendJson(res, statusOf(e), { error: { category: e.category, code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
+    }
+    process.stderr.write(`airlock console: ${req.method} ${path}: ${(e as Error).stack ?? e}\n`);
+    return sendError(res, 500, 'console_error', 'the console failed on this request (its log says why)', 'try again; if it persists, look at `journalctl -u airlock-console`');
+  }
+}
+
+/** Who is signed in, and the CSRF token of this browser's session (a new anonymous one when it has none). */
+function me(ctx: ApiContext, res: ServerResponse, session: BrowserSession | null): void {
+  if (!session) {
+    const s = ctx.sessions.anonymousSession();
+    return sendJson(res, 200, { signed_in: false, csrf: s.csrf }, { 'Set-Cookie': setCookie(s.id, ctx.sessions.maxAge(s), ctx.secure) });
+  }
+  const d = session.daemon;
+  return sendJson(res, 200, d ? { signed_in: true, approver: d.approver, user: d.user, expires_at: new Date(d.expiresAt).toISOString(), csrf: session.csrf } : { signed_in: false, csrf: session.csrf });
+}
