@@ -19,6 +19,7 @@ import { accountNamed, cacheRisk, DROP_IN_PATH, personBehindRoot, readSudoers, s
 import { writeNoCacheDropIn } from './sudo-drop-in.js';
 import { c, printJson } from './ui.js';
 import { provisionStore, type StoreInstallOptions } from './provision-store.js';
+import { CONSOLE_UNIT_PATH, consoleUnitFile, ensureConsoleAccount } from './console-unit.js';
 
 /** Writes a generated file (0644), making its directory (0755) first, through safe-write.ts. */
 function put(path: string, text: string): void {
@@ -58,6 +59,11 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
   put(UNIT_PATH, unitFile());
   put(TMPFILES_PATH, tmpfilesConf());
   done.push(`wrote ${UNIT_PATH}`, `wrote ${TMPFILES_PATH}`);
+  // The web console: its account and unit, not enabled (a host opts in: docs/console.md).
+  const account = ensureConsoleAccount();
+  if (account) done.push(account);
+  put(CONSOLE_UNIT_PATH, consoleUnitFile());
+  done.push(`wrote ${CONSOLE_UNIT_PATH} (not enabled: \`systemctl enable --now airlock-console\` serves the web console on 127.0.0.1:7443)`);
   const program = rootOf(cmd);
   for (const shell of SHELLS) put(COMPLETION_PATHS[shell], completionScript(shell, program));
   done.push(`wrote the ${SHELLS.join(', ')} completions (${Object.values(COMPLETION_PATHS).join(', ')})`);

@@ -15,6 +15,7 @@ import { COMPLETION_PATHS } from './completion.js';
 import { DROP_IN_PATH } from './sudo-cache.js';
 import { CHECKOUT, groupExists, LINK_PATH, requireRoot, run, systemdRunning, TMPFILES_PATH, UNIT_PATH } from './installation.js';
 import { MAN_PATH } from './man.js';
+import { CONSOLE_UNIT_PATH } from './console-unit.js';
 import { c, EXIT, printJson, reportError } from './ui.js';
 
 const CHATTR = '/usr/bin/chattr';
@@ -125,13 +126,15 @@ export async function uninstall(o: { purge?: boolean; yes?: boolean; json?: bool
     const released = releaseCheckpoints();
     if (released) done.push(released);
   }
-  if (systemdRunning() && existsSync(UNIT_PATH)) {
-    try {
-      run('/usr/bin/systemctl', ['disable', '--now', 'airlock.service']);
-      done.push('stopped and disabled airlock.service');
-    } catch {}
+  for (const [unit, path] of [['airlock-console.service', CONSOLE_UNIT_PATH], ['airlock.service', UNIT_PATH]] as const) {
+    if (systemdRunning() && existsSync(path)) {
+      try {
+        run('/usr/bin/systemctl', ['disable', '--now', unit]);
+        done.push(`stopped and disabled ${unit}`);
+      } catch {}
+    }
   }
-  for (const f of [UNIT_PATH, TMPFILES_PATH, ...Object.values(COMPLETION_PATHS), MAN_PATH]) {
+  for (const f of [CONSOLE_UNIT_PATH, UNIT_PATH, TMPFILES_PATH, ...Object.values(COMPLETION_PATHS), MAN_PATH]) {
     if (existsSync(f)) {
       rmSync(f);
       done.push(`removed ${f}`);

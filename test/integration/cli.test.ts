@@ -376,10 +376,16 @@ describe('airlock CLI', () => {
     assert.match(unit, /ExecStart=.*airlock\.js daemon/);
     assert.match(unit, /NoNewPrivileges=yes/);
     assert.match((await w.d.box.readFile('/etc/tmpfiles.d/airlock.conf'))!, /\/run\/airlock 0755/);
+    // The web console: its own account (no shell, no home) and a hardened unit, not enabled.
+    assert.match((await w.d.box.readFile('/etc/passwd'))!, /^airlock-console:x:\d+:\d+::\/nonexistent:\/usr\/sbin\/nologin$/m);
+    const consoleUnit = (await w.d.box.readFile('/etc/systemd/system/airlock-console.service'))!;
+    for (const line of ['User=airlock-console', 'NoNewPrivileges=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'PrivateTmp=yes', 'CapabilityBoundingSet=', 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6']) assert.ok(consoleUnit.split('\n').includes(line), line);
+    assert.match(consoleUnit, /ExecStart=.*airlock\.js console$/m);
     assert.equal((await w.d.box.run('/usr/bin/stat', ['-c', '%a', '/var/lib/airlock'])).stdout.trim(), '700');
     const un = await w.d.box.run(process.execPath, ['--import', import.meta.resolve('tsx'), CLI, 'uninstall', '--json']);
     assert.equal(un.code, 0, un.stderr);
     assert.equal(await w.d.box.readFile('/etc/systemd/system/airlock.service'), null);
+    assert.equal(await w.d.box.readFile('/etc/systemd/system/airlock-console.service'), null);
     assert.ok((await w.d.box.readFile('/etc/group'))!.includes('airlock-approvers:'), 'groups are kept without --purge');
   });
 });

@@ -27,6 +27,7 @@ const ALLOWED_FILES = new Set([
   'cli/token.ts',
   'cli/witness.ts',
   'cli/totp.ts',
+  'cli/passkey.ts',
   'cli/keys.ts',
   'mcp/command.ts',
   'cli/setup/index.ts',

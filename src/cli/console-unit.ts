@@ -1,0 +1,65 @@
+/**
+ * What `airlock install` sets up for the web console (`airlock console`): its own system
+ * account (no shell, no home: it owns no file and logs in nowhere; the daemon recognises it by
+ * its uid, [console] user) and a hardened systemd unit, not enabled: a host opts in with
+ * `systemctl enable --now airlock-console`. The console only serves HTTP on loopback and talks
+ * to the daemon's socket, so the unit takes away everything else.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parsePasswd } from '../protocol/account-files.js';
+import { CHECKOUT, run } from './installation.js';
+
+export const CONSOLE_USER = 'airlock-console';
+export const CONSOLE_UNIT_PATH = '/etc/systemd/system/airlock-console.service';
+
+/** Creates the console's system account when there is none; says what it did, or null. */
+export function ensureConsoleAccount(): string | null {
+  const exists = existsSync('/etc/passwd') && parsePasswd(readFileSync('/etc/passwd', 'utf8')).some((e) => e.name === CONSOLE_USER);
+  if (exists) return null;
+  run('/usr/sbin/useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--', CONSOLE_USER]);
+  return `created the system account ${CONSOLE_USER} (no shell, no home) for the web console`;
+}
+
+export function consoleUnitFile(): string {
+  return `[Unit]
+Description=Airlock web console: sign in with a passkey, approve or deny (relays to the daemon)
+Documentation=file://${CHECKOUT}/docs/console.md
+After=network.target airlock.service
+Wants=airlock.service
+
+[Service]
+Type=simple
+User=${CONSOLE_USER}
+Group=${CONSOLE_USER}
+ExecStart=${process.execPath} ${join(CHECKOUT, 'bin', 'airlock.js')} console
+Restart=on-failure
+RestartSec=2
+UMask=0077
+# It serves HTTP on loopback and talks to the daemon's socket; nothing else.
+NoNewPrivileges=yes
+CapabilityBoundingSet=
+AmbientCapabilities=
+ProtectSystem=strict
+ProtectHome=yes
+PrivateTmp=yes
+PrivateDevices=yes
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectKernelLogs=yes
+ProtectControlGroups=yes
+ProtectClock=yes
+ProtectHostname=yes
+ProtectProc=invisible
+RestrictSUIDSGID=yes
+RestrictNamespaces=yes
+RestrictRealtime=yes
+LockPersonality=yes
+SystemCallArchitectures=native
+SystemCallFilter=@system-service
+RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
+
+[Install]
+WantedBy=multi-user.target
+`;
+}
