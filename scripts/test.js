@@ -45,6 +45,7 @@ const NEEDED = {
   '/usr/bin/zsh': 'zsh', // the zsh completion test
   '/usr/bin/fish': 'fish', // the fish completion test
   '/usr/bin/man': 'man-db', // the man page renders without warnings
+  '/usr/bin/chromium': 'chromium', // the web console's browser tests (headless, playwright-core)
 };
 
 const isRoot = process.getuid?.() === 0;
