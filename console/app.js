@@ -138,8 +138,7 @@ async function signIn() {
   const button = $('signin-button');
   busy(button, true);
   try {
-    const user = $('signin-user').value.trim();
-    const { challenge_id, options } = await api('POST', '/api/sign-in/options', user ? { user } : {});
+    const { challenge_id, options } = await api('POST', '/api/sign-in/options', {});
     const assertion = await getAssertion(options);
     const r = await api('POST', '/api/sign-in', { challenge_id, assertion });
     csrf = r.csrf;

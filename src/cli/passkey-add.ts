@@ -20,6 +20,8 @@ const DEFAULT_CONSOLE_URL = 'http://localhost:7443';
 interface Begun {
   approver: string;
   registration_id: string;
+  /** The console's page for this registration (the policy's [console] url, the id in the fragment). */
+  link?: string;
   check: string;
   expires_at: string;
   proof?: unknown;
@@ -35,7 +37,7 @@ interface Registered {
 export async function passkeyAdd(o: { name?: string; json?: boolean }, cmd: Command): Promise<void> {
   const done = await withClient(cmd, async (cl) => {
     const begun = (await cl.callUnchecked('passkey.begin', {})) as Begun;
-    const url = `${await consoleUrl(cl)}/register#${begun.registration_id}`;
+    const url = begun.link ?? `${await consoleUrl(cl)}/register#${begun.registration_id}`;
     const err = process.stderr;
     err.write(`Open this page where your passkey lives (phone, laptop), as ${begun.approver}:\n\n  ${c.bold(url)}\n\n`);
     err.write(`Check code: ${c.bold(begun.check)}  (the page must show the same code; if it does not, close it)\n`);
@@ -63,7 +65,7 @@ async function finish(cl: AirlockClient, begun: Begun, name: string | undefined)
   const until = Date.now() + WAIT_MS;
   const tty = process.stderr.isTTY;
   let said = 0;
-  const send = (code?: string) => cl.callUnchecked('passkey.register', { registration_id: begun.registration_id, ...(name ? { name } : {}), ...(code ? { totp_code: code } : {}) }) as Promise<Registered>;
+  const send = (code?: string) => cl.callUnchecked('passkey.register', { ...(name ? { name } : {}), ...(code ? { totp_code: code } : {}) }) as Promise<Registered>;
   for (;;) {
     try {
       const r = await withOwnCode(`registering a passkey for ${begun.approver}`, 'run `airlock passkey add` yourself, at your own terminal', send);

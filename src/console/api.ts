@@ -5,7 +5,7 @@
  * CSRF token, sizes); who may see or approve what is the daemon's to say.
  *
  *   GET  /api/me                          {signed_in, approver?, user?, expires_at?, csrf}
- *   POST /api/sign-in/options {user?}     {challenge_id, options}
+ *   POST /api/sign-in/options             {challenge_id, options}
  *   POST /api/sign-in {challenge_id, assertion}
  *   POST /api/sign-out
  *   GET  /api/inbox                       what the person may approve
@@ -36,7 +36,8 @@ export interface ApiContext {
 }
 
 const TX = /^tx_[0-9a-f]{24}$/;
-const REGISTRATION = /^[A-Za-z0-9_-]{1,128}$/;
+/** The daemon's opaque ids (registration ids among them): base64url, 16 to 64 characters. */
+const REGISTRATION = /^[A-Za-z0-9_-]{16,64}$/;
 
 type Route = { method: 'GET' | 'POST'; path: RegExp; signedIn: boolean; run: (c: Call) => Promise<unknown> };
 interface Call {
@@ -57,10 +58,8 @@ const ROUTES: Route[] = [
     method: 'POST',
     path: /^\/api\/sign-in\/options$/,
     signedIn: false,
-    run: (c) => {
-      const user = optionalString(c.body.user)?.trim();
-      return c.ctx.relay.call('console.sign_in_options', user ? { user } : {});
-    },
+    // Discoverable credentials: the authenticator offers the person's own passkeys, and the daemon finds whose signed.
+    run: (c) => c.ctx.relay.call('console.sign_in_options', {}),
   },
   {
     method: 'POST',

@@ -24,5 +24,5 @@ export function statusOf(e: AirlockError): number {
 
 /** The daemon no longer knows the session (expired, signed out, daemon restarted): the browser's ends too. */
 export function isSessionGone(e: AirlockError): boolean {
-  return e.category === 'authorization' && /session/.test(e.code);
+  return e.category === 'authorization' && (e.code === 'not_signed_in' || /session/.test(e.code));
 }

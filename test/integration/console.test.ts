@@ -1,0 +1,300 @@
+/**
+ * The web console end to end, in a real browser: Debian's headless Chromium driven by
+ * playwright-core, with the DevTools virtual authenticator (a platform passkey with user
+ * verification) on a page served by `airlock console`, which runs as its own Unix user
+ * (airlock-console) and relays to a real daemon. alice registers a passkey with
+ * `airlock passkey add` at a real pseudo-terminal while the browser opens the link it prints,
+ * signs in, sees the agent's High change with the match code the agent got, approves it with her
+ * passkey (the agent's wait ends with a receipt and its execute succeeds), and denies another
+ * with a reason the agent is told.
+ *
+ * Attacks: an approval POST without the CSRF header or from another Origin (403, nothing
+ * approved); an assertion made for one transaction posted for another (the daemon refuses it);
+ * an API call without a session (401); host text with <script> and U+202E in a preview (inert,
+ * escaped text: no script element added); console.call from a process that is not the console's
+ * account (refused), and from the console's account an approval without an assertion (refused).
+ * Screenshots of the pending list and of a High approval, at phone and laptop sizes, go to
+ * docs/console/.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { rejectsWith, startWorld, type World } from '../support/world.js';
+import { CLI } from '../support/cli.js';
+import { ROOT } from '../support/error-codes.js';
+import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
+import type { PreviewEnvelope } from '../../src/protocol/messages.js';
+import { matchCode } from '../../src/protocol/match-code.js';
+import { renderPreview } from '../../src/client/render-preview.js';
+
+const APPROVER = ['airlock-admin', 'airlock-approvers'];
+const SHOTS = join(ROOT, 'docs', 'console');
+const LAPTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const SGR = /\x1b\[[0-9;]*m/g;
+/** Host text an attacker planted: markup and a right-to-left override. */
+const EVIL = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">\u202eevil';
+const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHgNYKxJ0d5Ck2i9nE2kGv0yVb4o1m0T1m2n3b4v5c6d';
+
+let w: World;
+let agent: Principal, alice: Principal, consoleAccount: Principal;
+let origin: string;
+let port: number;
+let server: ChildProcess;
+let browser: Browser;
+let page: Page;
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const p = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return p;
+}
+
+const asUser = (who: UnixIdentity) => ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--inh-caps=-all', '--'];
+const cliArgv = (args: string[]) => [process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
+
+/** `airlock console` as the console's own account, until it says it listens. */
+async function startConsole(who: UnixIdentity): Promise<ChildProcess> {
+  const argv = [...asUser(who), ...cliArgv(['console', '--listen', `127.0.0.1:${port}`, '--origin', origin])];
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
+  let err = '';
+  child.stdout!.resume();
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`airlock console did not start:\n${err}`)), 60_000);
+    child.stderr!.on('data', (d) => {
+      err += d;
+      if (err.includes('listening on')) (clearTimeout(timer), resolve());
+    });
+    child.on('exit', (code) => reject(new Error(`airlock console exited (${code}):\n${err}`)));
+  });
+  return child;
+}
+
+/**
+ * `airlock passkey add` as `who` at a real pseudo-terminal (script(1)): `browserPart` gets the
+ * link and the check code it prints; the code prompt, when it comes, is answered with `code()`.
+ */
+function passkeyAdd(who: UnixIdentity, browserPart: (link: string, check: string) => Promise<void>, code: () => Promise<string>): Promise<{ status: number; out: string }> {
+  const inner = [...asUser(who), ...cliArgv(['passkey', 'add', '--name', 'laptop'])].join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/script', ['-q', '-e', '-c', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
+    let out = '';
+    let linked = false;
+    let typed = false;
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`passkey add did not finish:\n${out}`))), 180_000);
+    const seen = async () => {
+      const link = /(http:\/\/localhost:\d+\/register#[A-Za-z0-9_-]+)/.exec(out);
+      const check = /Check code: (\S+)/.exec(out);
+      if (!linked && link && check) {
+        linked = true;
+        browserPart(link[1]!, check[1]!).catch((e) => (child.kill('SIGKILL'), reject(e)));
+      }
+      if (!typed && out.includes('Code from your authenticator app')) {
+        typed = true;
+        child.stdin.write(`${await code()}\n`);
+        child.stdin.end();
+      }
+    };
+    child.stdout.on('data', (d) => ((out += d), void seen()));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (status) => (clearTimeout(timer), resolve({ status: status ?? 128, out })));
+  });
+}
+
+/** The page's view of the API: a fetch from the page itself (its cookie, its origin), with or without the CSRF token. */
+const pageFetch = (path: string, body: unknown, withCsrf: boolean) =>
+  page.evaluate(
+    async ([path, body, withCsrf]) => {
+      const me = await (await fetch('/api/me')).json();
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (withCsrf) headers['X-Airlock-CSRF'] = me.csrf;
+      const r = await fetch(path as string, { method: 'POST', headers, body: JSON.stringify(body) });
+      return { status: r.status, body: await r.json() };
+    },
+    [path, body, withCsrf] as const,
+  );
+
+/** An assertion made in the page (app.js's own helper, a global of its script) over these options: what a person's approval sends. */
+const assertionFor = (options: unknown) => page.evaluate(`getAssertion(${JSON.stringify(options)})`) as Promise<unknown>;
+const approvalOptions = (id: string) => page.evaluate(async (id) => (await fetch(`/api/tx/${id}/approval-options`)).json(), id) as Promise<{ options: unknown; preview_digest: string }>;
+
+let n = 0;
+const highPreview = () => agent.call('preview', { action_name: 'CreateUser', params: { user: `web${n++}` } });
+const stateOf = async (p: PreviewEnvelope) => (await agent.call('transaction.get', { transaction_id: p.transaction_id })).state;
+
+async function shot(name: string, size: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(size);
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: join(SHOTS, name), fullPage: false });
+}
+
+before(async () => {
+  port = await freePort();
+  origin = `http://localhost:${port}`;
+  w = await startWorld([], 'overlay', { policy: `[passkeys]\nrp_id = "localhost"\norigins = ["${origin}"]\n\n[console]\nurl = "${origin}"\n` });
+  agent = await w.as('agent', ['airlock-admin']);
+  alice = await w.as('alice', APPROVER);
+  consoleAccount = await w.as('airlock-console', []);
+  server = await startConsole(consoleAccount.identity);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const ctx = await browser.newContext({ viewport: LAPTOP });
+  page = await ctx.newPage();
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+  mkdirSync(SHOTS, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  if (server?.pid) process.kill(-server.pid, 'SIGTERM');
+  await w?.close();
+});
+
+describe('the web console', () => {
+  test('alice registers a passkey: the terminal prints the link and check code, the page shows the same code and makes it, her TOTP code finishes it', async () => {
+    const r = await passkeyAdd(
+      alice.identity,
+      async (link, check) => {
+        assert.ok(link.startsWith(`${origin}/register#`), link);
+        await page.goto(link);
+        await page.waitForFunction(() => document.getElementById('reg-check')!.textContent !== '');
+        assert.equal(await page.textContent('#reg-check'), check, 'the page shows the check code the terminal shows');
+        assert.match((await page.textContent('#reg-approver'))!, /^alice\(uid \d+\)$/);
+        await page.click('#reg-button');
+        await page.waitForSelector('#notice:not([hidden])');
+        assert.match((await page.textContent('#notice'))!, /type the code from your authenticator app at your terminal/);
+      },
+      () => w.codes.code('alice'),
+    );
+    assert.equal(r.status, 0, r.out);
+    assert.match(r.out, /registered passkey laptop \([0-9a-f]{16}\) for alice\(uid \d+\)/);
+  });
+
+  test('a console API call without a session is 401', async () => {
+    for (const path of ['/api/inbox', '/api/tx/tx_000000000000000000000000']) {
+      const r = await fetch(`http://127.0.0.1:${port}${path}`);
+      assert.equal(r.status, 401, path);
+    }
+  });
+
+  test('alice signs in with her passkey', async () => {
+    await page.goto(`${origin}/`);
+    await page.waitForSelector('#view-signin:not([hidden])');
+    await page.click('#signin-button');
+    await page.waitForSelector('#view-inbox:not([hidden])');
+    assert.match((await page.textContent('#who'))!, /^alice\(uid \d+\)$/);
+  });
+
+  test("the agent's High change is listed, shown as the CLI renders it with the agent's match code, and approved with alice's passkey; the agent's wait ends and execute succeeds", async () => {
+    const p = await highPreview();
+    assert.equal(p.risk, 'high');
+    const waiting = agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 });
+    await page.goto(`${origin}/`);
+    const item = `a[href="/#tx/${p.transaction_id}"]`;
+    await page.waitForSelector(item, { timeout: 20_000 });
+    assert.match((await page.textContent(item))!, /CreateUser/);
+    await shot('pending-laptop.png', LAPTOP);
+    await shot('pending-phone.png', PHONE);
+    await page.setViewportSize(LAPTOP);
+    await page.click(item);
+    await page.waitForSelector('#tx-decide:not([hidden])');
+    assert.equal(await page.textContent('#tx-match'), matchCode(p.preview_digest), 'the match code the agent got');
+    assert.equal(await page.textContent('#tx-preview'), renderPreview(p).replace(SGR, ''), 'the preview exactly as the CLI renders it');
+    await shot('approve-high-laptop.png', LAPTOP);
+    await shot('approve-high-phone.png', PHONE);
+    await page.setViewportSize(LAPTOP);
+    await page.click('#approve-button');
+    await page.waitForSelector('#notice:not([hidden])');
+    assert.match((await page.textContent('#notice'))!, /Approved by alice\(uid \d+\)/);
+    const outcome = await waiting;
+    assert.equal(outcome.outcome, 'approved');
+    if (outcome.outcome !== 'approved') return;
+    assert.match(outcome.approved_by, /^alice\(uid \d+\)$/);
+    const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: outcome.receipt });
+    assert.equal(r.state, 'Succeeded');
+  });
+
+  test('a change denied from the page, with a reason: the agent is told the reason', async () => {
+    const p = await highPreview();
+    const waiting = agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 });
+    await page.goto(`${origin}/#tx/${p.transaction_id}`);
+    await page.waitForSelector('#tx-deny:not([hidden])');
+    await page.fill('#deny-reason', 'not before the backup runs');
+    await page.click('#deny-button');
+    await page.waitForSelector('#notice:not([hidden])');
+    const outcome = await waiting;
+    assert.equal(outcome.outcome, 'denied');
+    if (outcome.outcome !== 'denied') return;
+    assert.equal(outcome.reason, 'not before the backup runs');
+    assert.match(outcome.denied_by, /^alice\(uid \d+\)$/);
+  });
+
+  test('an approval POST without the CSRF token or from another Origin is 403 and approves nothing; an assertion made for one transaction does not approve another', async () => {
+    const a = await highPreview();
+    const b = await highPreview();
+    await page.goto(`${origin}/#tx/${a.transaction_id}`);
+    await page.waitForSelector('#tx-decide:not([hidden])');
+    const { options, preview_digest } = await approvalOptions(a.transaction_id);
+    const assertion = await assertionFor(options);
+    // From the page itself, without the CSRF header.
+    const noCsrf = await pageFetch(`/api/tx/${a.transaction_id}/approve`, { preview_digest, assertion }, false);
+    assert.equal(noCsrf.status, 403);
+    assert.equal(noCsrf.body.error.code, 'forged_request');
+    // With the page's cookie and token, but from another origin.
+    const cookie = (await page.context().cookies(origin)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const csrf = (await page.evaluate(async () => (await fetch('/api/me')).json())).csrf as string;
+    const cross = await fetch(`${origin}/api/tx/${a.transaction_id}/approve`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookie, 'X-Airlock-CSRF': csrf, Origin: 'http://evil.localhost:8080' }, body: JSON.stringify({ preview_digest, assertion }) });
+    assert.equal(cross.status, 403);
+    assert.equal(await stateOf(a), 'Previewed', 'nothing approved');
+    // A's assertion, posted (properly) for B: the daemon's challenge for B is another one.
+    const swapped = await pageFetch(`/api/tx/${b.transaction_id}/approve`, { preview_digest: b.preview_digest, assertion }, true);
+    assert.equal(swapped.status, 403, JSON.stringify(swapped.body));
+    assert.equal(swapped.body.error.code, 'bad_assertion');
+    assert.equal(await stateOf(b), 'Previewed');
+    assert.equal(await stateOf(a), 'Previewed');
+  });
+
+  test('host text with <script> and a right-to-left override is shown as inert, escaped text', async () => {
+    const must = async (p: string, a: string[]) => assert.equal((await w.d.box.run(p, a)).code, 0, `${p} ${a.join(' ')}`);
+    await must('/usr/sbin/useradd', ['-m', '--', 'eve']);
+    await must('/usr/bin/install', ['-d', '-m', '0700', '-o', 'eve', '-g', 'eve', '--', '/home/eve/.ssh']);
+    writeFileSync(`/proc/${w.d.box.pid}/root/home/eve/.ssh/authorized_keys`, `${KEY} ${EVIL}\n`, { mode: 0o600 });
+    const p = await agent.call('preview', { action_name: 'RemoveAuthorizedKey', params: { user: 'eve', key: KEY } });
+    await page.goto(`${origin}/#tx/${p.transaction_id}`);
+    await page.waitForFunction(() => document.getElementById('tx-preview')!.textContent !== '');
+    const seen = await page.evaluate(() => ({
+      text: document.getElementById('tx-preview')!.textContent!,
+      html: document.getElementById('tx-preview')!.innerHTML,
+      scripts: [...document.querySelectorAll('script')].map((s) => s.getAttribute('src')),
+      images: document.querySelectorAll('img').length,
+      pwned: (window as unknown as { __pwned?: number }).__pwned ?? null,
+    }));
+    assert.ok(seen.text.includes('<script>window.__pwned=1</script>'), seen.text);
+    assert.ok(seen.html.includes('&lt;script&gt;'), 'shown as text, not markup');
+    assert.ok(seen.text.includes('\\u202eevil'), 'the override is shown escaped');
+    assert.ok(!seen.text.includes('\u202e'), 'no raw right-to-left override');
+    assert.deepEqual(seen.scripts, ['/app.js'], 'no script element added');
+    assert.equal(seen.images, 0);
+    assert.equal(seen.pwned, null);
+  });
+
+  test('console.call from a process that is not the console is refused; the console itself cannot approve without an assertion', async () => {
+    const anySession = 'A'.repeat(43);
+    await rejectsWith(agent.callUnchecked('console.call', { session: anySession, method: 'inbox', params: {} }), 'authorization', 'not_the_console');
+    await rejectsWith(alice.callUnchecked('console.call', { session: anySession, method: 'inbox', params: {} }), 'authorization', 'not_the_console');
+    await rejectsWith(alice.callUnchecked('console.sign_in_options', {}), 'authorization', 'not_the_console');
+    // The console's account with a real session of alice's (signed in with her passkey in the page): an approval without an assertion, or with a code, is refused.
+    const { challenge_id, options } = (await consoleAccount.callUnchecked('console.sign_in_options', {})) as { challenge_id: string; options: unknown };
+    const signIn = (await consoleAccount.callUnchecked('console.sign_in', { challenge_id, assertion: await assertionFor(options) })) as { session: string };
+    const p = await highPreview();
+    await rejectsWith(consoleAccount.callUnchecked('console.call', { session: signIn.session, method: 'approve', params: { transaction_id: p.transaction_id, preview_digest: p.preview_digest } }), 'authorization', 'assertion_required');
+    await rejectsWith(consoleAccount.callUnchecked('console.call', { session: signIn.session, method: 'approve', params: { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('alice') } }), 'authorization', 'assertion_required');
+    assert.equal(await stateOf(p), 'Previewed');
+  });
+});
