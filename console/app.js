@@ -188,6 +188,11 @@ async function inbox() {
 // ---- one transaction ----
 let current = null;
 async function transaction(id) {
+  // Nothing of another transaction stays on screen while this one loads: no old preview beside a new Approve.
+  current = null;
+  $('tx-decide').hidden = true;
+  $('tx-deny').hidden = true;
+  for (const f of ['tx-summary', 'tx-risk', 'tx-action', 'tx-by', 'tx-state', 'tx-preview', 'tx-match']) $(f).textContent = '';
   current = await api('GET', `/api/tx/${encodeURIComponent(id)}`);
   const t = current;
   $('tx-summary').textContent = t.summary;
@@ -207,6 +212,7 @@ async function transaction(id) {
 async function approve() {
   clearMessages();
   const t = current;
+  if (!t) return;
   const button = $('approve-button');
   busy(button, true);
   try {
@@ -227,6 +233,7 @@ async function approve() {
 async function deny() {
   clearMessages();
   const t = current;
+  if (!t) return;
   const button = $('deny-button');
   busy(button, true);
   try {

@@ -124,9 +124,13 @@ export async function handleApi(ctx: ApiContext, req: IncomingMessage, res: Serv
     if (req.method !== 'GET') return sendError(res, 405, 'method_not_allowed', 'GET /api/me');
     return me(ctx, res, session);
   }
-  const route = ROUTES.find((r) => r.path.test(path));
-  if (!route) return sendError(res, 404, 'not_found', `no such console API: ${path}`);
-  if (req.method !== route.method) return sendError(res, 405, 'method_not_allowed', `use ${route.method} for ${path}`, undefined, { Allow: route.method });
+  const routes = ROUTES.filter((r) => r.path.test(path));
+  if (!routes.length) return sendError(res, 404, 'not_found', `no such console API: ${path}`);
+  const route = routes.find((r) => r.method === req.method);
+  if (!route) {
+    const allowed = routes.map((r) => r.method).join(', ');
+    return sendError(res, 405, 'method_not_allowed', `use ${allowed} for ${path}`, undefined, { Allow: allowed });
+  }
   const match = route.path.exec(path)!;
   const id = match[1];
   if (id !== undefined && !(path.startsWith('/api/tx/') ? TX : REGISTRATION).test(id)) return sendError(res, 400, 'bad_id', 'that is not an id the console knows the form of', 'open the link again, as it was given');

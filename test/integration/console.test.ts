@@ -124,6 +124,12 @@ const pageFetch = (path: string, body: unknown, withCsrf: boolean) =>
 const assertionFor = (options: unknown) => page.evaluate(`getAssertion(${JSON.stringify(options)})`) as Promise<unknown>;
 const approvalOptions = (id: string) => page.evaluate(async (id) => (await fetch(`/api/tx/${id}/approval-options`)).json(), id) as Promise<{ options: unknown; preview_digest: string }>;
 
+/** Waits for `selector`, or fails at once with the page's own error message when it shows one. */
+async function visible(selector: string, timeout = 30_000): Promise<void> {
+  await page.waitForSelector(`${selector}, #error:not([hidden])`, { timeout });
+  if (await page.isVisible('#error')) throw new Error(`the page says: ${await page.textContent('#error')}`);
+}
+
 let n = 0;
 const highPreview = () => agent.call('preview', { action_name: 'CreateUser', params: { user: `web${n++}` } });
 const stateOf = async (p: PreviewEnvelope) => (await agent.call('transaction.get', { transaction_id: p.transaction_id })).state;
@@ -167,7 +173,7 @@ describe('the web console', () => {
         assert.equal(await page.textContent('#reg-check'), check, 'the page shows the check code the terminal shows');
         assert.match((await page.textContent('#reg-approver'))!, /^alice\(uid \d+\)$/);
         await page.click('#reg-button');
-        await page.waitForSelector('#notice:not([hidden])');
+        await visible('#notice:not([hidden])');
         assert.match((await page.textContent('#notice'))!, /type the code from your authenticator app at your terminal/);
       },
       () => w.codes.code('alice'),
@@ -187,7 +193,7 @@ describe('the web console', () => {
     await page.goto(`${origin}/`);
     await page.waitForSelector('#view-signin:not([hidden])');
     await page.click('#signin-button');
-    await page.waitForSelector('#view-inbox:not([hidden])');
+    await visible('#view-inbox:not([hidden])');
     assert.match((await page.textContent('#who'))!, /^alice\(uid \d+\)$/);
   });
 
@@ -197,20 +203,20 @@ describe('the web console', () => {
     const waiting = agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 });
     await page.goto(`${origin}/`);
     const item = `a[href="/#tx/${p.transaction_id}"]`;
-    await page.waitForSelector(item, { timeout: 20_000 });
+    await visible(item, 20_000);
     assert.match((await page.textContent(item))!, /CreateUser/);
     await shot('pending-laptop.png', LAPTOP);
     await shot('pending-phone.png', PHONE);
     await page.setViewportSize(LAPTOP);
     await page.click(item);
-    await page.waitForSelector('#tx-decide:not([hidden])');
+    await visible('#tx-decide:not([hidden])');
     assert.equal(await page.textContent('#tx-match'), matchCode(p.preview_digest), 'the match code the agent got');
     assert.equal(await page.textContent('#tx-preview'), renderPreview(p).replace(SGR, ''), 'the preview exactly as the CLI renders it');
     await shot('approve-high-laptop.png', LAPTOP);
     await shot('approve-high-phone.png', PHONE);
     await page.setViewportSize(LAPTOP);
     await page.click('#approve-button');
-    await page.waitForSelector('#notice:not([hidden])');
+    await visible('#notice:not([hidden])');
     assert.match((await page.textContent('#notice'))!, /Approved by alice\(uid \d+\)/);
     const outcome = await waiting;
     assert.equal(outcome.outcome, 'approved');
@@ -224,10 +230,10 @@ describe('the web console', () => {
     const p = await highPreview();
     const waiting = agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 });
     await page.goto(`${origin}/#tx/${p.transaction_id}`);
-    await page.waitForSelector('#tx-deny:not([hidden])');
+    await visible('#tx-deny:not([hidden])');
     await page.fill('#deny-reason', 'not before the backup runs');
     await page.click('#deny-button');
-    await page.waitForSelector('#notice:not([hidden])');
+    await visible('#notice:not([hidden])');
     const outcome = await waiting;
     assert.equal(outcome.outcome, 'denied');
     if (outcome.outcome !== 'denied') return;
@@ -239,7 +245,7 @@ describe('the web console', () => {
     const a = await highPreview();
     const b = await highPreview();
     await page.goto(`${origin}/#tx/${a.transaction_id}`);
-    await page.waitForSelector('#tx-decide:not([hidden])');
+    await visible('#tx-decide:not([hidden])');
     const { options, preview_digest } = await approvalOptions(a.transaction_id);
     const assertion = await assertionFor(options);
     // From the page itself, without the CSRF header.
@@ -267,7 +273,7 @@ describe('the web console', () => {
     writeFileSync(`/proc/${w.d.box.pid}/root/home/eve/.ssh/authorized_keys`, `${KEY} ${EVIL}\n`, { mode: 0o600 });
     const p = await agent.call('preview', { action_name: 'RemoveAuthorizedKey', params: { user: 'eve', key: KEY } });
     await page.goto(`${origin}/#tx/${p.transaction_id}`);
-    await page.waitForFunction(() => document.getElementById('tx-preview')!.textContent !== '');
+    await page.waitForFunction((id) => document.getElementById('tx-preview')!.textContent!.includes(id), p.transaction_id);
     const seen = await page.evaluate(() => ({
       text: document.getElementById('tx-preview')!.textContent!,
       html: document.getElementById('tx-preview')!.innerHTML,
