@@ -28,7 +28,8 @@ export type Refusal = Omit<WireError, 'category'> & { category: 'authorization' 
 export type Decision = { ok: true } | { ok: false; refusal: Refusal };
 
 /** The caller as the service sees it: its identity and whether the policy marks it unattended. */
-export type Caller = Identity & { unattended: boolean };
+/** The connection's identity as the door judges it: `console`, the web console's own account ([console] user), which only relays. */
+export type Caller = Identity & { unattended: boolean; console?: boolean };
 
 /** What the store says about a transaction that matters for who may touch it. */
 export interface TxFacts {
@@ -58,7 +59,9 @@ export type Access =
   /** a person (never a token, never root with nobody behind it) with the admin role */
   | 'admin-person'
   /** root with a person behind it in airlock-admin and airlock-approvers (the service then checks their own factor) */
-  | 'root-admin-approver';
+  | 'root-admin-approver'
+  /** the web console's own account ([console] user in the policy), which relays passkey ceremonies and nothing else */
+  | 'console';
 
 /**
  * What a method asks of the transaction it names, after its access (the door table,
@@ -125,7 +128,11 @@ const isReviewer = (who: Caller) => who.approver || who.role === 'admin';
 
 /** Whether `who` may call `method`, whose access (the door table's) is `access`. */
 export function mayCall(who: Caller, access: Access, method: Method): Decision {
+  // The console's account relays people's passkey ceremonies, and does nothing of its own.
+  if (who.console && access !== 'console') return no('console_relays_only', `${principalName(who)} is the web console's account: it relays people's passkey sign-ins and approvals (console.*) and calls nothing else`);
   switch (access) {
+    case 'console':
+      return who.console ? ok : no('not_the_console', `${method} is for the web console's own account; ${principalName(who)} is not it`, 'a person uses the console in their browser (`airlock console`), or the CLI');
     case 'principal':
       return ok;
     case 'person':

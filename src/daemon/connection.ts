@@ -276,7 +276,7 @@ export class Connection {
       server: SERVER_NAME,
       version: VERSION,
       capabilities: [...METHODS],
-      principal: { uid: who.uid, user: who.user, via: who.via ?? 'unix', role: who.role, approver: who.approver, ...(who.uid === 0 && who.via !== 'token' ? { person: who.person ? principalName(who) : null } : {}) },
+      principal: { uid: who.uid, user: who.user, via: who.via === 'token' ? 'token' : 'unix', role: who.role, approver: who.approver, ...(who.uid === 0 && who.via !== 'token' ? { person: who.person ? principalName(who) : null } : {}) },
       limits: { max_frame: MAX_FRAME, idle_timeout_ms: this.ctx.idleMs, max_output_lines: MAX_OUTPUT_LINES },
     } satisfies WelcomeMessage);
   }

@@ -29,6 +29,8 @@ import { entryPrincipal, noSuchTransaction, type Request, type TxRequest, type V
 export type Dispatch = (who: Identity, msg: unknown, signal: AbortSignal, notices: (id: string) => NoticeSink) => Promise<ResponseMessage>;
 
 export function dispatcher(ctx: VerbContext, refusals: RefusalLog): Dispatch {
+  // console.call runs its inner request as the signed-in person through this same door.
+  ctx.useRelay((who, method, raw, signal, notice) => serve(ctx, method, who, raw, signal, notice));
   return async (who, msg, signal, notices) => {
     const m = msg as { type?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const id = typeof m?.id === 'string' && m.id.length <= 64 ? m.id : null;

@@ -23,6 +23,7 @@ import { deny } from './verbs/deny.js';
 import { execute } from './verbs/execute.js';
 import * as keys from './verbs/keys.js';
 import * as passkey from './verbs/passkey.js';
+import * as consoleRelay from './verbs/console.js';
 import * as policy from './verbs/policy.js';
 import { planPreview } from './verbs/plan-preview.js';
 import { preview } from './verbs/preview.js';
@@ -67,4 +68,11 @@ export const DOOR: { [M in Method]: DoorRow<M> } = {
   'passkey.begin': { access: 'enroller', tx: 'none', serve: passkey.begin }, // the caller's own passkey, as for their own TOTP factor
   'passkey.register': { access: 'enroller', tx: 'none', serve: passkey.register }, // then the caller's own current code
   'passkey.approval_options': { access: 'person', tx: 'approver', serve: passkey.approvalOptions }, // only to who may approve it, with their own passkeys
+  // The web console's account ([console] user) relays; a signed-in person's requests then go through this door as them.
+  'console.sign_in_options': { access: 'console', tx: 'none', serve: consoleRelay.signInOptions },
+  'console.sign_in': { access: 'console', tx: 'none', serve: consoleRelay.signIn },
+  'console.sign_out': { access: 'console', tx: 'none', serve: consoleRelay.signOut },
+  'console.call': { access: 'console', tx: 'none', serve: consoleRelay.call },
+  'console.registration_options': { access: 'console', tx: 'none', serve: consoleRelay.registrationOptions },
+  'console.registration_response': { access: 'console', tx: 'none', serve: consoleRelay.registrationResponse },
 };

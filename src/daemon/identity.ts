@@ -21,8 +21,8 @@ export interface Person {
   user: string;
   role: Role | null;
   approver: boolean;
-  /** self: the peer is this person's own process; sudo / login: a root process attributed to them. */
-  via: 'self' | 'sudo' | 'login';
+  /** self: the peer is this person's own process; sudo / login: a root process attributed to them; console: signed in at the web console with their passkey. */
+  via: 'self' | 'sudo' | 'login' | 'console';
 }
 
 /** What the daemon found behind a uid-0 peer (recorded in the log with every entry it makes). */
@@ -44,8 +44,8 @@ export interface Identity {
   /** The person behind the connection may approve (never true for a token, nor for root with no person). */
   approver: boolean;
   pid: number;
-  /** How the daemon knows: the kernel's peer credentials (default) or a token from the root-owned file. */
-  via?: 'unix' | 'token';
+  /** How the daemon knows: the kernel's peer credentials (default), a token from the root-owned file, or a passkey sign-in relayed by the web console. */
+  via?: 'unix' | 'token' | 'console';
   /** The token file marks this principal unattended (the policy may mark Unix users so). */
   unattended?: boolean;
   /** The person behind the connection; null for a token, or a root peer with nobody behind it. */
@@ -166,6 +166,17 @@ export function resolveIdentity(cred: { uid: number; gid: number; groups: number
   if (!role) return null;
   const approver = member(APPROVER_GROUP);
   return { uid: cred.uid, user, role, approver, pid: cred.pid, person: { uid: cred.uid, user, role, approver, via: 'self' } };
+}
+
+/**
+ * The person a console session names, acting through the web console (`consolePid`, the relay's
+ * process): their own standing from /etc/passwd and /etc/group, as if they had connected
+ * themselves; null when they have no account or no airlock role.
+ */
+export function consoleIdentity(uid: number, consolePid: number): Identity | null {
+  const person = personByUid(uid, 'console');
+  if (!person?.role || uid === 0) return null;
+  return { uid, user: person.user, role: person.role, approver: person.approver, pid: consolePid, via: 'console', person };
 }
 
 /** alice(uid 1001); root(uid 0) via sudo by alice(uid 1001); token:NAME alone (its uid is synthetic). */

@@ -24,6 +24,11 @@ export interface PendingEvent {
   summary: string;
   requested_by: string;
   expires_at: string;
+  /**
+   * The web console's page of the transaction ([console] url): where the person decides. It
+   * holds no secret: the page asks them to sign in, and an approval needs their passkey.
+   */
+  link?: string;
 }
 
 /**
@@ -186,7 +191,7 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
       if (waiting.size >= NOTIFY_MAX_REQUESTERS) return drop();
       waiting.set(e.requested_by, (w = { pending: [], notListed: 0 }));
     }
-    if (w.pending.length < NOTIFY_MAX_LISTED) w.pending.push(e);
+    if (w.pending.length < NOTIFY_MAX_LISTED) w.pending.push({ ...e, link: `${policy.console.url}/tx/${e.transaction_id}` });
     else w.notListed++;
     drain();
   };

@@ -16,7 +16,7 @@
  * The RP ID and origins come from the root-owned policy ([passkeys], passkey-settings.ts) and
  * never from the request.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { fail } from '../protocol/errors.js';
 import { approvalChallenge, passkeyId, registrationProofChallenge } from '../protocol/passkey.js';
@@ -53,8 +53,21 @@ export interface PasskeyPerson {
 /** A verified new credential, not yet stored. */
 export type NewPasskey = Pick<PasskeyRecord, 'credentialId' | 'publicKey' | 'counter' | 'transports'>;
 
+/** A registration under way: begun by the person at their own connection, answered by their browser directly or through the console. */
+interface Registration {
+  /** Names it to the console (random, 128 bits): the console learns it only from the person's link. */
+  id: string;
+  person: PasskeyPerson;
+  challenge: string;
+  expiresAt: number;
+  options: Record<string, unknown>;
+  proof?: Record<string, unknown>;
+  parked?: { fresh: NewPasskey; proof?: PasskeyUse & { passkeyId: string } };
+}
+
 export class Passkeys {
-  private readonly pending = new Map<string, { challenge: string; expiresAt: number }>();
+  /** Registrations under way, by person: one each. `parked`: a credential the console relayed, verified, waiting for the person's terminal to finish it. */
+  private readonly pending = new Map<string, Registration>();
 
   constructor(private readonly o: PasskeysOptions) {}
 
@@ -64,7 +77,7 @@ export class Passkeys {
   }
 
   /** Starts a registration for `person`: the options their browser passes to navigator.credentials.create(). */
-  async begin(person: PasskeyPerson): Promise<{ options: Record<string, unknown>; expiresAt: number; proof?: Record<string, unknown> }> {
+  async begin(person: PasskeyPerson): Promise<{ id: string; options: Record<string, unknown>; expiresAt: number; proof?: Record<string, unknown> }> {
     const now = this.o.now();
     for (const [k, p] of this.pending) if (p.expiresAt <= now) this.pending.delete(k);
     if (!this.pending.has(person.key) && this.pending.size >= MAX_PENDING_REGISTRATIONS) {
@@ -75,7 +88,7 @@ export class Passkeys {
       fail('authorization', 'too_many_passkeys', `${person.user} holds ${held.length} passkeys, the most one person may`, 'remove one you no longer use first');
     }
     const s = this.o.settings();
-    const options = await generateRegistrationOptions({
+    const generated = await generateRegistrationOptions({
       rpName: `Airlock on ${this.o.hostName}`,
       rpID: s.rpId,
       userName: `${person.user}@${this.o.hostName}`,
@@ -87,29 +100,74 @@ export class Passkeys {
       supportedAlgorithmIDs: ALGORITHMS,
       timeout: CEREMONY_TIMEOUT_MS,
     });
-    const expiresAt = now + REGISTRATION_TTL_MS;
-    this.pending.set(person.key, { challenge: options.challenge, expiresAt });
+    const options = generated as unknown as Record<string, unknown>;
     // A person who holds a passkey vouches for the new one with it (a TOTP code no longer adds one).
-    const proof = held.length ? await this.requestOptions(held, registrationProofChallenge(options.challenge)) : undefined;
-    return { options: options as unknown as Record<string, unknown>, expiresAt, ...(proof ? { proof } : {}) };
+    const proof = held.length ? await this.requestOptions(held, registrationProofChallenge(generated.challenge)) : undefined;
+    const r: Registration = { id: randomBytes(16).toString('base64url'), person, challenge: generated.challenge, expiresAt: now + REGISTRATION_TTL_MS, options, ...(proof ? { proof } : {}) };
+    this.pending.set(person.key, r);
+    return { id: r.id, options, expiresAt: r.expiresAt, ...(proof ? { proof } : {}) };
+  }
+
+  /** The registration the console names by its id (from the person's link), not expired. */
+  registration(id: string): Registration {
+    const now = this.o.now();
+    const r = [...this.pending.values()].find((p) => p.id === id && p.expiresAt > now);
+    if (!r) fail('authorization', 'registration_not_begun', 'no passkey registration under way has that id (it expired, was finished, or was begun again)', 'run `airlock passkey add` again at your terminal and open the link it prints');
+    return r!;
   }
 
   /**
-   * Verifies the credential a browser created for `person` against the challenge `begin` gave
-   * them (spent now, whatever comes of it), the policy's RP ID and origins, and user verification.
+   * The console relays the browser's answer to registration `id`: the new credential is verified
+   * (and, for a person who holds a passkey, the assertion vouching for it) and parked until the
+   * person's own connection finishes it (passkey.register). Answered once.
+   */
+  async park(id: string, response: PasskeyRegistration, assertion: PasskeyAssertion | undefined): Promise<Registration> {
+    const r = this.registration(id);
+    if (r.parked) fail('validation', 'registration_answered', 'this registration was answered already', 'finish it at your terminal, or begin again');
+    const fresh = await this.verifyCredential(r, response);
+    let proof: (PasskeyUse & { passkeyId: string }) | undefined;
+    if (r.proof) {
+      if (!assertion) fail('authorization', 'passkey_proof_required', `${r.person.user} holds a passkey: a new one is vouched for by an assertion of one they hold`, 'sign the proof options with a passkey you hold');
+      proof = await this.verifyProof(r.person, assertion!, r.challenge);
+    }
+    r.parked = { fresh, ...(proof ? { proof } : {}) };
+    return r;
+  }
+
+  /** The parked answer of `person`'s registration, or authorization/registration_not_ready while the browser has not answered. */
+  parked(person: PasskeyPerson): NonNullable<Registration['parked']> {
+    const r = this.pending.get(person.key);
+    if (!r || r.expiresAt <= this.o.now()) fail('authorization', 'registration_not_begun', `no passkey registration of ${person.user} is under way${r ? ' (it expired)' : ''}`, 'run `airlock passkey add` again');
+    if (!r!.parked) fail('authorization', 'registration_not_ready', 'the browser has not answered this registration yet', 'open the link `airlock passkey add` printed, in your browser, and create the passkey there');
+    return r!.parked!;
+  }
+
+  /** Forgets `person`'s registration (stored, or given up). */
+  finish(person: PasskeyPerson): void {
+    this.pending.delete(person.key);
+  }
+
+  /**
+   * Verifies the credential a browser created for `person` and sent on their own connection,
+   * against the challenge `begin` gave them (spent now, whatever comes of it).
    */
   async verifyRegistration(person: PasskeyPerson, response: PasskeyRegistration): Promise<NewPasskey & { challenge: string }> {
-    const p = this.pending.get(person.key);
+    const r = this.pending.get(person.key);
     this.pending.delete(person.key);
-    if (!p || p.expiresAt <= this.o.now()) {
-      fail('authorization', 'registration_not_begun', `no passkey registration of ${person.user} is under way${p ? ' (it expired)' : ''}`, 'start again: ask for new registration options (passkey.begin), then create the passkey within 5 minutes');
+    if (!r || r.expiresAt <= this.o.now()) {
+      fail('authorization', 'registration_not_begun', `no passkey registration of ${person.user} is under way${r ? ' (it expired)' : ''}`, 'start again: ask for new registration options (passkey.begin), then create the passkey within 5 minutes');
     }
+    return { ...(await this.verifyCredential(r!, response)), challenge: r!.challenge };
+  }
+
+  /** The new credential against the registration's challenge, the policy's RP ID and origins, and user verification. */
+  private async verifyCredential(r: Registration, response: PasskeyRegistration): Promise<NewPasskey> {
     const s = this.o.settings();
     let verified;
     try {
       verified = await verifyRegistrationResponse({
         response: response as never,
-        expectedChallenge: p!.challenge,
+        expectedChallenge: r.challenge,
         expectedOrigin: s.origins,
         expectedRPID: s.rpId,
         requireUserVerification: true,
@@ -121,7 +179,26 @@ export class Passkeys {
     if (!verified.verified) fail('authorization', 'bad_registration', 'the new passkey does not verify', 'create it again');
     const c = verified.registrationInfo!.credential;
     if (c.id !== response.id) fail('authorization', 'bad_registration', 'the credential id does not match the one the authenticator attested');
-    return { credentialId: c.id, publicKey: Buffer.from(c.publicKey), counter: c.counter, transports: response.response.transports ?? [], challenge: p!.challenge };
+    return { credentialId: c.id, publicKey: Buffer.from(c.publicKey), counter: c.counter, transports: response.response.transports ?? [] };
+  }
+
+  /**
+   * A console sign-in: whose passkey signed `challenge` (the store finds it by its credential id),
+   * verified as any assertion of theirs. Returns that person.
+   */
+  async signIn(assertion: PasskeyAssertion, challenge: string): Promise<PasskeyPerson & { uid: number }> {
+    const cred = await this.o.store.passkeyByCredential(assertion.id);
+    const who = cred && /^(.+)\(uid (\d+)\)$/.exec(cred.approver);
+    if (!cred || !who) fail('authorization', 'unknown_passkey', 'that passkey is not registered on this host', 'register one first: `airlock passkey add` at your terminal');
+    const person = { key: cred!.approver, user: who![1]! };
+    await this.verifyAssertion(person, assertion, challenge, 'sign you in', 'start the sign-in again');
+    return { ...person, uid: Number(who![2]) };
+  }
+
+  /** navigator.credentials.get() options for a sign-in over `challenge`: `user`'s passkeys, or any (a discoverable one) when no user is named. */
+  async signInOptions(challenge: string, user?: PasskeyPerson): Promise<Record<string, unknown>> {
+    const held = user ? await this.o.store.passkeys(user.key) : [];
+    return this.requestOptions(held, challenge);
   }
 
   /** What a browser asks the person's authenticator to sign to approve `tx`: the derived challenge and their passkeys. */

@@ -18,6 +18,7 @@ import { PSEUDONYM_CLASSES, type PseudonymClass } from '../mask/pseudonyms.js';
 import { AuditSchema, auditSettings, explainAudit, type AuditSettings } from './audit-sinks.js';
 import { explainStore, StoreSchema, storeSettings, type StoreSettings } from './store-settings.js';
 import { explainPasskeys, PasskeysSchema, passkeySettings, type PasskeySettings } from './passkey-settings.js';
+import { ConsoleSchema, consoleSettings, explainConsole, type ConsoleSettings } from './console-settings.js';
 
 /** Rules never approve above this: High always waits for a person. */
 export const RULE_MAX_RISK: Risk = 'medium';
@@ -63,6 +64,7 @@ const PolicySchema = z.strictObject({
   audit: AuditSchema,
   store: StoreSchema,
   passkeys: PasskeysSchema,
+  console: ConsoleSchema,
 });
 
 export interface Rule {
@@ -91,6 +93,8 @@ export interface Policy {
   store: StoreSettings;
   /** Where passkey ceremonies come from and which approvals need one ([passkeys]). */
   passkeys: PasskeySettings;
+  /** The web console's account, address and sign-in length ([console]). */
+  console: ConsoleSettings;
 }
 
 export class PolicyError extends Error {}
@@ -117,6 +121,8 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
   if (typeof store === 'string') throw new PolicyError(`[store]: ${store}`);
   const passkeys = passkeySettings(p.passkeys);
   if (typeof passkeys === 'string') throw new PolicyError(`[passkeys]: ${passkeys}`);
+  const consoleIn = consoleSettings(p.console, passkeys.origins);
+  if (typeof consoleIn === 'string') throw new PolicyError(`[console]: ${consoleIn}`);
   const riskOverrides = new Map<string, Risk>();
   for (const [name, risk] of Object.entries(p.risk)) {
     const a = CATALOGUE.get(name);
@@ -154,6 +160,7 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     audit,
     store,
     passkeys,
+    console: consoleIn,
   };
 }
 
@@ -239,5 +246,6 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   lines.push(...explainAudit(policy.audit));
   lines.push(...explainStore(policy.store));
   lines.push(...explainPasskeys(policy.passkeys));
+  lines.push(explainConsole(policy.console));
   return { lines, warnings };
 }

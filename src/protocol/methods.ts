@@ -23,7 +23,20 @@ import { AuditCheckpointsPageSchema, AuditEntriesPageSchema, AuditPublicKeySchem
 import { PolicyReloadedSchema, PolicyViewSchema } from './wire/policy.js';
 import { PreviewResultSchema } from './wire/preview.js';
 import { StoreCheckSchema } from './wire/store.js';
-import { PasskeyApprovalOptionsSchema, PasskeyAssertionSchema, PasskeyCreationSchema, PasskeyName, PasskeyRegisteredSchema, PasskeyRegistrationSchema } from './wire/passkey.js';
+import {
+  ConsoleCallResultSchema,
+  ConsoleRegisteredSchema,
+  ConsoleRegistrationSchema,
+  ConsoleSignedInSchema,
+  ConsoleSignedOutSchema,
+  ConsoleSignInOptionsSchema,
+  PasskeyApprovalOptionsSchema,
+  PasskeyAssertionSchema,
+  PasskeyCreationSchema,
+  PasskeyName,
+  PasskeyRegisteredSchema,
+  PasskeyRegistrationSchema,
+} from './wire/passkey.js';
 import { TotpApprovedSchema, TotpConfirmedSchema, TotpIssuedSchema, TotpResetDoneSchema } from './wire/totp.js';
 import { ResultEnvelopeSchema, TransactionDetailSchema, TransactionListSchema, TransactionViewSchema } from './wire/transaction.js';
 
@@ -36,6 +49,15 @@ interface Row<P extends z.core.$ZodShape, R extends z.ZodType> {
 const row = <P extends z.core.$ZodShape, R extends z.ZodType>(shape: P, returned: R, refusal = BAD_PARAMS): Row<P, R> => ({ params: z.strictObject(shape), refusal, returns: returned });
 
 const TX_STATES = ['Previewed', ...JOB_STATES] as const satisfies readonly TxState[];
+
+/**
+ * What a person signed in at the web console may do there (console.call): list what waits
+ * (`history` with state Previewed; `inbox`, unattended proposals), read one with whether they
+ * may approve it, approve it with a passkey, deny it.
+ */
+export const CONSOLE_RELAYED = ['history', 'inbox', 'transaction.get', 'passkey.approval_options', 'approve', 'deny'] as const;
+/** An opaque id the daemon issued (a session token, a challenge or registration id): base64url, bounded. */
+const OpaqueId = (code: string) => field(z.string().min(16).max(64).regex(/^[A-Za-z0-9_-]+$/), { category: 'authorization', code, expected: 'the id the daemon issued' });
 
 export const METHOD_TABLE = {
   'actions.list': row({}, ActionListSchema),
@@ -129,11 +151,24 @@ export const METHOD_TABLE = {
   ),
   'passkey.begin': row({}, PasskeyCreationSchema),
   'passkey.register': row(
-    { response: PasskeyRegistrationSchema, name: PasskeyName.optional(), totp_code: TotpCode.optional(), assertion: PasskeyAssertionSchema.optional() },
+    { response: PasskeyRegistrationSchema.optional(), name: PasskeyName.optional(), totp_code: TotpCode.optional(), assertion: PasskeyAssertionSchema.optional() },
     PasskeyRegisteredSchema,
     { category: 'validation', code: 'bad_registration', hint: 'pass the new credential exactly as PublicKeyCredential.toJSON() gives it, and the code your authenticator app shows' },
   ),
   'passkey.approval_options': row({ transaction_id: TransactionId }, PasskeyApprovalOptionsSchema),
+  'console.sign_in_options': row({}, ConsoleSignInOptionsSchema),
+  'console.sign_in': row({ challenge_id: OpaqueId('sign_in_expired'), assertion: PasskeyAssertionSchema }, ConsoleSignedInSchema),
+  'console.sign_out': row({ session: OpaqueId('not_signed_in') }, ConsoleSignedOutSchema),
+  'console.call': row(
+    {
+      session: OpaqueId('not_signed_in'),
+      method: field(z.enum(CONSOLE_RELAYED), { category: 'authorization', code: 'not_relayed', expected: `one of ${CONSOLE_RELAYED.join(', ')}` }),
+      params: z.record(z.string(), z.unknown()).optional(),
+    },
+    ConsoleCallResultSchema,
+  ),
+  'console.registration_options': row({ registration_id: OpaqueId('registration_not_begun') }, ConsoleRegistrationSchema),
+  'console.registration_response': row({ registration_id: OpaqueId('registration_not_begun'), response: PasskeyRegistrationSchema, assertion: PasskeyAssertionSchema.optional() }, ConsoleRegisteredSchema),
 } as const;
 
 export type Method = keyof typeof METHOD_TABLE;

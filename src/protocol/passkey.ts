@@ -7,6 +7,7 @@
  * made again is another transaction, with another challenge.
  */
 import { createHash } from 'node:crypto';
+import { matchCode } from './match-code.js';
 
 /** Domain separation: these bytes are never the input of another hash of the protocol. */
 const APPROVAL_DOMAIN = 'airlock-passkey-approval-v1\0';
@@ -33,4 +34,13 @@ export function registrationProofChallenge(registrationChallenge: string): strin
  */
 export function passkeyId(credentialId: string): string {
   return createHash('sha256').update(credentialId).digest('hex').slice(0, 16);
+}
+
+/**
+ * The check code of a registration begun at a terminal and answered in a browser: the terminal
+ * and the console page show the same one, so the person sees the page is finishing their own
+ * registration (a link sent by someone else shows another code). Not a secret.
+ */
+export function registrationCheck(registrationId: string): string {
+  return matchCode(createHash('sha256').update(`airlock-passkey-registration-check-v1\0${registrationId}`).digest('hex'));
 }

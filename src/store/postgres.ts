@@ -356,6 +356,12 @@ export class PostgresStore extends TransactionLifecycle<PoolClient> implements S
     return (await this.sealed(c, 'passkeys', r)).rowCount === 1;
   }
 
+  async passkeyByCredential(credentialId: string): Promise<PasskeyRecord | null> {
+    const rows = await this.read<PasskeyRow>('SELECT * FROM passkeys WHERE log_id = $1 AND credential_id = $2', [this.logId, credentialId]);
+    const r = this.checked('passkeys', rows)[0];
+    return r ? passkeyOfRow(r) : null;
+  }
+
   async passkeys(approver: string): Promise<PasskeyRecord[]> {
     const rows = await this.read<PasskeyRow>('SELECT * FROM passkeys WHERE log_id = $1 AND approver = $2 ORDER BY created_at, credential_id', [this.logId, approver]);
     return this.checked('passkeys', rows).map(passkeyOfRow);

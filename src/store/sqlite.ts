@@ -196,6 +196,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       spendStep: this.db.prepare('UPDATE totp SET last_step = ?, failures = 0 WHERE approver = ? AND last_step < ?'),
       passkeysOf: this.db.prepare('SELECT * FROM passkeys WHERE approver = ? ORDER BY created_at, credential_id'),
       passkeyExists: this.db.prepare('SELECT 1 FROM passkeys WHERE credential_id = ?').pluck(),
+      passkeyById: this.db.prepare('SELECT * FROM passkeys WHERE credential_id = ?'),
       addPasskey: this.db.prepare('INSERT INTO passkeys (credential_id, approver, public_key, counter, transports, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       usePasskey: this.db.prepare('UPDATE passkeys SET counter = ?, last_used_at = ? WHERE credential_id = ? AND approver = ? AND (counter < ? OR (counter = 0 AND ? = 0))'),
       ruleUse: this.db.prepare('INSERT INTO rule_use (rule_id, at) VALUES (?, ?)'),
@@ -335,6 +336,11 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
   /** Moves a passkey's counter forward (LifecycleDialect.usePasskey); false when it does not. */
   private usePasskey(u: PasskeyUse, now: number): boolean {
     return this.stmts.usePasskey.run(u.counter, now, u.credentialId, u.approver, u.counter, u.counter).changes === 1;
+  }
+
+  async passkeyByCredential(credentialId: string): Promise<PasskeyRecord | null> {
+    const r = this.stmts.passkeyById.get(credentialId) as PasskeyRow | undefined;
+    return r ? passkeyOfRow(r) : null;
   }
 
   async passkeys(approver: string): Promise<PasskeyRecord[]> {

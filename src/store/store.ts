@@ -164,6 +164,8 @@ export interface Store {
   recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; passkey?: PasskeyUse; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome>;
   /** An approver's passkeys, oldest first. */
   passkeys(approver: string): Promise<PasskeyRecord[]>;
+  /** The passkey with this credential id, whoever holds it (a console sign-in learns whose it is from it). */
+  passkeyByCredential(credentialId: string): Promise<PasskeyRecord | null>;
   /**
    * Stores a new passkey with its entry, in the same transaction as its proof: the person's TOTP
    * step spent ('step_spent' when it was already), or a passkey they hold moved to its

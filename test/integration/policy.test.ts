@@ -353,6 +353,8 @@ describe('notifications', () => {
     assert.deepEqual([pe.event, pe.action, pe.risk], ['pending_approval', 'CreateUser', 'high']);
     assert.equal(events.find((e) => e.transaction_id === q.transaction_id)?.event, 'proposal');
     assert.ok(!('params' in pe));
+    // It leads to the decision: the console's page of the transaction, and nothing secret in the link.
+    assert.equal(pe.link, `http://localhost:7443/tx/${p.transaction_id}`);
     // The summary is the preview's one line, which may name the user: it is what an approver is told.
     assert.ok(events.every((e) => !JSON.stringify(e).includes('"params"')));
     // The webhook got the same event as JSON.

@@ -43,3 +43,18 @@ test('a passkey is required from its risk up, and for every approval of a reques
   assert.deepEqual([needsPasskey(own, 'low', true), needsPasskey(own, 'low', false), needsPasskey(own, 'high', false)], [true, false, false]);
   assert.equal(needsPasskey(DEFAULT_PASSKEY_SETTINGS, 'high', true), false);
 });
+
+test('[console]: its account, its address (whose origin passkeys must allow) and how long a sign-in lasts', () => {
+  assert.deepEqual(parsePolicy('').console, { user: 'airlock-console', url: 'http://localhost:7443', sessionMs: 480 * 60_000 });
+  const p = parsePolicy('[passkeys]\nrp_id = "airlock.example.org"\n[console]\nuser = "webconsole"\nurl = "https://airlock.example.org/"\nsession_minutes = 60\n');
+  assert.deepEqual(p.console, { user: 'webconsole', url: 'https://airlock.example.org', sessionMs: 3_600_000 });
+  assert.match(explainPolicy(p).lines.join('\n'), /console: the account webconsole relays passkey sign-ins and approvals from https:\/\/airlock\.example\.org; a sign-in lasts 60 min/);
+  for (const [body, message] of [
+    ['[console]\nurl = "https://elsewhere.example"', /not among \[passkeys\] origins/],
+    ['[console]\nuser = "root"', /never root/],
+    ['[console]\nsession_minutes = 2', /session_minutes/],
+    ['[console]\nurl = "ftp://localhost:7443"', /url/],
+  ] as const) {
+    assert.throws(() => parsePolicy(body), (e: unknown) => e instanceof PolicyError && message.test(e.message), body);
+  }
+});

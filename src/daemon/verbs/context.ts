@@ -17,6 +17,7 @@ import { AirlockError, fail } from '../../protocol/errors.js';
 import type { AuditPublicKey } from '../../protocol/messages.js';
 import type { Risk } from '../../protocol/risk.js';
 import type { Policy } from '../../policy/policy.js';
+import type { Method } from '../../protocol/methods.js';
 import type { Store, TxRecord } from '../../store/store.js';
 import type { Approval, Caller } from '../authz.js';
 import type { NoticeSink } from '../output-stream.js';
@@ -28,6 +29,7 @@ import type { NotifyEvent } from '../notify.js';
 import { usePseudonyms } from '../output.js';
 import type { SecondFactor } from '../second-factor.js';
 import { Passkeys } from '../passkeys.js';
+import { ConsoleSessions } from '../console-sessions.js';
 import { Slots } from '../slots.js';
 import { TokenTable } from '../tokens.js';
 import { TotpEnrolment } from '../totp-enrolment.js';
@@ -95,9 +97,13 @@ export function noSuchTransaction(id: string): never {
 /** Who an entry is by: the peer, and for a root peer the person behind it (or that there is none). */
 export function entryPrincipal(who: Identity): EntryPrincipal {
   const base = { uid: who.uid, user: who.user, role: who.role };
+  if (who.via === 'console') return { ...base, via: 'console' };
   if (who.uid !== 0 || who.via === 'token') return base;
   return { ...base, person: who.person ? principalName(who) : `none: ${who.rootPeer?.noPerson ?? 'unknown'}`, sudo_uid: who.rootPeer?.sudoUid ?? null, login_uid: who.rootPeer?.loginUid ?? null };
 }
+
+/** Runs a request as `who` through the dispatcher's door (dispatch.ts serve). */
+export type Relay = (who: Identity, method: Method, params: Record<string, unknown>, signal: AbortSignal, notice: NoticeSink) => Promise<unknown>;
 
 export class VerbContext {
   readonly store: Store;
@@ -125,12 +131,16 @@ export class VerbContext {
   readonly enrolment: TotpEnrolment;
   /** Passkey ceremonies: registrations under way, and the verification of approvals (passkeys.ts). */
   readonly passkeys: Passkeys;
+  /** People signed in at the web console, and their sign-in challenges (console-sessions.ts). */
+  readonly consoleSessions: ConsoleSessions;
   /**
    * Every action's metadata (its schema as JSON Schema), made one action per turn as the daemon
    * starts: made all at once by the first actions.list, it held the event loop for hundreds of ms.
    */
   readonly metadataReady = warmActionMetadata(CATALOGUE.values());
   private policyInForce: Policy;
+  /** Runs a request as another identity through the same door (the dispatcher's serve): what console.call relays. */
+  private relayTo: Relay | null = null;
   private tokenTable: TokenTable;
 
   constructor(private readonly o: ContextOptions) {
@@ -151,6 +161,7 @@ export class VerbContext {
     usePseudonyms(o.pseudonymKey, o.policy.pseudonyms);
     this.tokenTable = TokenTable.load(o.tokensPath);
     this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName, principal: entryPrincipal });
+    this.consoleSessions = new ConsoleSessions(this.now);
     this.passkeys = new Passkeys({ store: o.store, now: this.now, hostName: o.hostName ?? 'this host', settings: () => this.policyInForce.passkeys });
   }
 
@@ -162,6 +173,17 @@ export class VerbContext {
     return this.tokenTable;
   }
 
+  /** The dispatcher gives its door to console.call here, once, as the daemon starts. */
+  useRelay(relay: Relay): void {
+    this.relayTo = relay;
+  }
+
+  /** A request of `who` (a person signed in at the console) through the one door. */
+  relay(who: Identity, method: Method, params: Record<string, unknown>, signal: AbortSignal, notice: NoticeSink): Promise<unknown> {
+    if (!this.relayTo) throw new AirlockError('integrity', 'internal', 'the console relay is not wired to the door');
+    return this.relayTo(who, method, params, signal, notice);
+  }
+
   /** A reloaded policy and token file take effect at once (policy.ts verb, after its entry is written). */
   replacePolicy(next: Policy, tokens: TokenTable): void {
     this.policyInForce = next;
@@ -171,7 +193,8 @@ export class VerbContext {
 
   /** The caller as authz.ts judges it: built once per request, by the dispatcher. */
   caller(who: Identity): Caller {
-    return { ...who, unattended: this.isUnattended(who) };
+    const relay = who.via !== 'token' && who.via !== 'console' && who.uid > 0 && who.user === this.policyInForce.console.user;
+    return { ...who, unattended: this.isUnattended(who), ...(relay ? { console: true } : {}) };
   }
 
   private isUnattended(who: Identity): boolean {

@@ -9,7 +9,7 @@
 import { DAEMON_ACT, entryDraft } from '../../audit/entry.js';
 import { fail } from '../../protocol/errors.js';
 import type { ParsedParams, ResultOf } from '../../protocol/methods.js';
-import { passkeyId } from '../../protocol/passkey.js';
+import { passkeyId, registrationCheck } from '../../protocol/passkey.js';
 import type { Risk } from '../../protocol/risk.js';
 import { needsPasskey } from '../../policy/passkey-settings.js';
 import type { Caller } from '../authz.js';
@@ -25,8 +25,8 @@ const personOf = (who: Caller): PasskeyPerson => ({ key: personKey(who.person!),
 /** Starts a registration: the options the person's browser passes to navigator.credentials.create(). */
 export async function begin(ctx: VerbContext, r: Request<ParsedParams<'passkey.begin'>>): Promise<ResultOf<'passkey.begin'>> {
   const person = personOf(r.caller);
-  const { options, expiresAt, proof } = await ctx.passkeys.begin(person);
-  return { approver: person.key, options, expires_at: iso(expiresAt), ...(proof ? { proof } : {}) };
+  const { id, options, expiresAt, proof } = await ctx.passkeys.begin(person);
+  return { approver: person.key, options, expires_at: iso(expiresAt), ...(proof ? { proof } : {}), registration_id: id, link: `${ctx.policy.console.url}/register#${id}`, check: registrationCheck(id) };
 }
 
 /**
@@ -38,17 +38,21 @@ export async function register(ctx: VerbContext, r: Request<ParsedParams<'passke
   const who = r.caller;
   const person = personOf(who);
   const holds = (await ctx.store.passkeys(person.key)).length > 0;
-  const fresh = await ctx.passkeys.verifyRegistration(person, r.params.response);
+  // The browser answered on this connection (`response`), or through the console, which parked it (passkeys.ts park).
+  const relayed = r.params.response ? null : ctx.passkeys.parked(person);
+  const direct = r.params.response ? await ctx.passkeys.verifyRegistration(person, r.params.response) : null;
+  const fresh = direct ?? relayed!.fresh;
   let proof: SpentStep | PasskeyUse;
-  if (holds) {
-    if (!r.params.assertion) {
+  if (relayed?.proof) proof = relayed.proof;
+  else if (holds) {
+    if (!r.params.assertion || !direct) {
       fail('authorization', 'passkey_proof_required', `${person.user} holds a passkey: a new one is vouched for by an assertion of one they hold, not by a code`, 'begin again, and sign the `proof` options passkey.begin returns with a passkey you hold; send it as `assertion`');
     }
-    proof = await ctx.passkeys.verifyProof(person, r.params.assertion!, fresh.challenge);
+    proof = await ctx.passkeys.verifyProof(person, r.params.assertion!, direct!.challenge);
   } else {
     proof = await ctx.enrolment.ownCode(who, r.params.totp_code, {
       what: `registering a passkey for ${person.key}`,
-      how: 'give the 6-digit code your authenticator app shows now, with the new passkey (the console asks for it)',
+      how: 'give the 6-digit code your authenticator app shows now, with the new passkey',
     });
   }
   const now = ctx.now();
@@ -56,8 +60,9 @@ export async function register(ctx: VerbContext, r: Request<ParsedParams<'passke
   const name = r.params.name ?? `passkey ${id.slice(0, 6)}`;
   const factor = 'step' in proof ? 'totp' : 'passkey';
   const entry = entryDraft('passkey_registered', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { approver: person.key, passkey_id: id, name, rp_id: ctx.policy.passkeys.rpId, factor });
-  const { challenge: _, ...record } = fresh;
-  const outcome = await ctx.store.addPasskey({ ...record, approver: person.key, name, createdAt: now, lastUsedAt: null }, proof, entry);
+  const { credentialId, publicKey, counter, transports } = fresh;
+  const outcome = await ctx.store.addPasskey({ credentialId, publicKey, counter, transports, approver: person.key, name, createdAt: now, lastUsedAt: null }, proof, entry);
+  if (relayed && outcome !== 'step_spent') ctx.passkeys.finish(person);
   if (outcome === 'exists') fail('validation', 'passkey_exists', 'this passkey is registered on this host already', 'use it: nothing else is needed');
   if (outcome === 'step_spent') fail('authorization', 'totp_spent', 'that code was already used', 'wait for the next code, then register again (ask for new registration options first)');
   if (outcome === 'passkey_replayed') fail('authorization', 'passkey_replayed', "the vouching passkey's assertion was used already, or its counter went back", 'begin again and sign the new proof options');

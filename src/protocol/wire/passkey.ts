@@ -68,7 +68,17 @@ const CeremonyOptions = z.record(z.string(), z.unknown());
  * `proof` when they hold a passkey already: the navigator.credentials.get() options one of them
  * signs to vouch for the new one.
  */
-export const PasskeyCreationSchema = z.strictObject({ approver: z.string(), options: CeremonyOptions, expires_at: z.string(), proof: CeremonyOptions.optional() });
+export const PasskeyCreationSchema = z.strictObject({
+  approver: z.string(),
+  options: CeremonyOptions,
+  expires_at: z.string(),
+  proof: CeremonyOptions.optional(),
+  /** Names the registration to the console: the person opens `link` (the console's page for it, the id in its fragment). */
+  registration_id: z.string(),
+  link: z.string(),
+  /** The short code the console's page shows for this registration too. */
+  check: z.string(),
+});
 export type PasskeyCreation = z.infer<typeof PasskeyCreationSchema>;
 
 /** `passkey.register`: the passkey counts from now, for this person. */
@@ -84,3 +94,15 @@ export const PasskeyApprovalOptionsSchema = z.strictObject({
   required: z.boolean(),
 });
 export type PasskeyApprovalOptions = z.infer<typeof PasskeyApprovalOptionsSchema>;
+
+/** `console.registration_options`: a registration begun at a person's terminal, for the console's page to answer. */
+export const ConsoleRegistrationSchema = z.strictObject({ approver: z.string(), user: z.string(), options: CeremonyOptions, proof: CeremonyOptions.optional(), expires_at: z.string(), check: z.string() });
+/** `console.registration_response`: the browser's answer is verified and waits for the person's terminal. */
+export const ConsoleRegisteredSchema = z.strictObject({ approver: z.string(), check: z.string() });
+/** `console.sign_in_options`: what the browser signs to sign in, once, within two minutes. */
+export const ConsoleSignInOptionsSchema = z.strictObject({ challenge_id: z.string(), options: CeremonyOptions });
+/** `console.sign_in`: a session of this person at the console; the token stays in the console's memory. */
+export const ConsoleSignedInSchema = z.strictObject({ session: z.string(), approver: z.string(), user: z.string(), expires_at: z.string() });
+export const ConsoleSignedOutSchema = z.strictObject({ signed_out: z.boolean() });
+/** `console.call`: the inner method's own result. */
+export const ConsoleCallResultSchema = z.unknown();
