@@ -119,6 +119,11 @@ function age(iso) {
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   return `${Math.round(s / 3600)} h ago`;
 }
+function expiresIn(iso) {
+  const s = Math.round((Date.parse(iso) - Date.now()) / 1000);
+  if (s <= 0) return 'expired';
+  return s < 120 ? `expires in ${s} s` : `expires in ${Math.round(s / 60)} min`;
+}
 function riskBadge(el, risk) {
   el.textContent = risk;
   el.className = `risk risk-${['low', 'medium', 'high'].includes(risk) ? risk : 'other'}`;
@@ -159,7 +164,7 @@ async function inbox() {
   for (const t of list) {
     const li = document.createElement('li');
     const a = document.createElement('a');
-    a.href = `/#tx/${encodeURIComponent(t.transaction_id)}`;
+    a.href = `/tx/${encodeURIComponent(t.transaction_id)}`;
     a.className = 'item';
     const top = document.createElement('span');
     top.className = 'item-top';
@@ -199,7 +204,7 @@ async function transaction(id) {
   riskBadge($('tx-risk'), t.risk);
   $('tx-action').textContent = t.action_name;
   $('tx-by').textContent = t.requested_by;
-  $('tx-state').textContent = t.state === 'Previewed' ? `waiting, expires ${new Date(t.expires_at).toLocaleString()}` : t.state;
+  $('tx-state').textContent = t.state === 'Previewed' ? `waiting, ${expiresIn(t.expires_at)}` : t.state;
   $('tx-preview').textContent = t.text;
   $('tx-match').textContent = t.match_code || '';
   $('tx-decide').hidden = !(t.may_approve && t.match_code);
@@ -274,7 +279,7 @@ async function register() {
   }
 }
 
-// ---- routing: /register#ID, /#tx/ID, / ----
+// ---- routing: /register#ID, /tx/ID (a notification's link), / ----
 async function route() {
   clearMessages();
   try {
@@ -283,7 +288,7 @@ async function route() {
       return await registerView(location.hash.slice(1));
     }
     if (!me) return show('signin');
-    const m = /^#tx\/([A-Za-z0-9_]+)$/.exec(location.hash);
+    const m = /^\/tx\/(tx_[0-9a-f]+)$/.exec(location.pathname);
     if (m) {
       show('tx');
       return await transaction(m[1]);
@@ -304,9 +309,7 @@ async function signOut() {
     // Signed out here whatever the daemon said.
   }
   me = null;
-  await loadMe();
-  location.hash = '';
-  await route();
+  location.assign('/');
 }
 
 document.addEventListener('DOMContentLoaded', async () => {

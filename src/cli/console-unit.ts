@@ -8,7 +8,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePasswd } from '../protocol/account-files.js';
+import { ROLE_GROUPS } from '../protocol/risk.js';
 import { CHECKOUT, run } from './installation.js';
+
+const OBSERVER_GROUP = ROLE_GROUPS.observer;
 
 export const CONSOLE_USER = 'airlock-console';
 export const CONSOLE_UNIT_PATH = '/etc/systemd/system/airlock-console.service';
@@ -17,8 +20,9 @@ export const CONSOLE_UNIT_PATH = '/etc/systemd/system/airlock-console.service';
 export function ensureConsoleAccount(): string | null {
   const exists = existsSync('/etc/passwd') && parsePasswd(readFileSync('/etc/passwd', 'utf8')).some((e) => e.name === CONSOLE_USER);
   if (exists) return null;
-  run('/usr/sbin/useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--', CONSOLE_USER]);
-  return `created the system account ${CONSOLE_USER} (no shell, no home) for the web console`;
+  // The daemon talks only to accounts in an airlock group: the observer's, the least (and the door lets the console relay, nothing else).
+  run('/usr/sbin/useradd', ['--system', '--user-group', '--groups', OBSERVER_GROUP, '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--', CONSOLE_USER]);
+  return `created the system account ${CONSOLE_USER} (no shell, no home, in ${OBSERVER_GROUP}) for the web console`;
 }
 
 export function consoleUnitFile(): string {

@@ -8,7 +8,7 @@
  *   POST /api/sign-in/options             {challenge_id, options}
  *   POST /api/sign-in {challenge_id, assertion}
  *   POST /api/sign-out
- *   GET  /api/inbox                       what the person may approve
+ *   GET  /api/inbox                       what waits for approval (history, Previewed, not expired)
  *   GET  /api/tx/ID                       the preview as the CLI renders it, the match code
  *   GET  /api/tx/ID/approval-options      passkey.approval_options
  *   POST /api/tx/ID/approve {preview_digest, assertion}
@@ -36,6 +36,8 @@ export interface ApiContext {
 }
 
 const TX = /^tx_[0-9a-f]{24}$/;
+/** The waiting list's length: the newest first; older ones are still reached by their link. */
+const INBOX_LIMIT = 100;
 /** The daemon's opaque ids (registration ids among them): base64url, 16 to 64 characters. */
 const REGISTRATION = /^[A-Za-z0-9_-]{16,64}$/;
 
@@ -85,7 +87,17 @@ const ROUTES: Route[] = [
       return { signed_out: true };
     },
   },
-  { method: 'GET', path: /^\/api\/inbox$/, signedIn: true, run: (c) => asPerson(c, 'inbox', {}) },
+  {
+    method: 'GET',
+    path: /^\/api\/inbox$/,
+    signedIn: true,
+    // What waits for a person: the transactions still Previewed (newest first) that have not expired; the daemon shows only what the person's role may see.
+    run: async (c) => {
+      const rows = (await asPerson(c, 'history', { state: 'Previewed', limit: INBOX_LIMIT })) as Array<{ expires_at: string }>;
+      const now = Date.now();
+      return rows.filter((t) => Date.parse(t.expires_at) > now);
+    },
+  },
   {
     method: 'GET',
     path: /^\/api\/tx\/([^/]+)$/,

@@ -24,6 +24,14 @@ const FILES: Record<string, [file: string, type: string]> = {
   '/style.css': ['style.css', 'text/css; charset=utf-8'],
 };
 
+/** A transaction's page (/tx/ID, the link a notification carries) is the same document too. */
+const TX_PAGE = /^\/tx\/tx_[0-9a-f]{24}$/;
+
+/** The asset a URL path names, or undefined. */
+export function assetFor(assets: Map<string, Asset>, path: string): Asset | undefined {
+  return assets.get(TX_PAGE.test(path) ? '/' : path);
+}
+
 /** Every asset by its URL path; throws, naming the folder, when one is missing. */
 export function loadAssets(dir = ASSET_DIR): Map<string, Asset> {
   const out = new Map<string, Asset>();

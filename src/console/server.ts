@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { handleApi, type ApiContext } from './api.js';
-import { loadAssets, type Asset } from './assets.js';
+import { assetFor, loadAssets, type Asset } from './assets.js';
 import { sendError, secureHeaders } from './headers.js';
 import { Relay } from './relay.js';
 import { Sessions } from './sessions.js';
@@ -48,7 +48,7 @@ async function handle(ctx: ApiContext, assets: Map<string, Asset>, req: Incoming
   if (url.length > 2048) return sendError(res, 414, 'uri_too_long', 'the URL is too long');
   const path = url.split('?')[0]!;
   if (path.startsWith('/api/')) return handleApi(ctx, req, res, path);
-  const asset = assets.get(path);
+  const asset = assetFor(assets, path);
   if (!asset) return sendError(res, 404, 'not_found', `nothing at ${path}`, 'open the console at /');
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method_not_allowed', 'the pages are read with GET');
   secureHeaders(res);

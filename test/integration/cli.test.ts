@@ -378,6 +378,7 @@ describe('airlock CLI', () => {
     assert.match((await w.d.box.readFile('/etc/tmpfiles.d/airlock.conf'))!, /\/run\/airlock 0755/);
     // The web console: its own account (no shell, no home) and a hardened unit, not enabled.
     assert.match((await w.d.box.readFile('/etc/passwd'))!, /^airlock-console:x:\d+:\d+::\/nonexistent:\/usr\/sbin\/nologin$/m);
+    assert.match(group, /^airlock-observer:x:\d+:(.*,)?airlock-console(,|$)/m);
     const consoleUnit = (await w.d.box.readFile('/etc/systemd/system/airlock-console.service'))!;
     for (const line of ['User=airlock-console', 'NoNewPrivileges=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'PrivateTmp=yes', 'CapabilityBoundingSet=', 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6']) assert.ok(consoleUnit.split('\n').includes(line), line);
     assert.match(consoleUnit, /ExecStart=.*airlock\.js console$/m);

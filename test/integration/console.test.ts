@@ -146,7 +146,8 @@ before(async () => {
   w = await startWorld([], 'overlay', { policy: `[passkeys]\nrp_id = "localhost"\norigins = ["${origin}"]\n\n[console]\nurl = "${origin}"\n` });
   agent = await w.as('agent', ['airlock-admin']);
   alice = await w.as('alice', APPROVER);
-  consoleAccount = await w.as('airlock-console', []);
+  // The console's account needs a role group to connect at all; the daemon then lets it relay and nothing else.
+  consoleAccount = await w.as('airlock-console', ['airlock-observer']);
   server = await startConsole(consoleAccount.identity);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   const ctx = await browser.newContext({ viewport: LAPTOP });
@@ -201,8 +202,10 @@ describe('the web console', () => {
     const p = await highPreview();
     assert.equal(p.risk, 'high');
     const waiting = agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 });
+    // A second request waiting beside it, for the list's screenshot.
+    await agent.call('preview', { action_name: 'CreateGroup', params: { group: 'deploy' } });
     await page.goto(`${origin}/`);
-    const item = `a[href="/#tx/${p.transaction_id}"]`;
+    const item = `a[href="/tx/${p.transaction_id}"]`;
     await visible(item, 20_000);
     assert.match((await page.textContent(item))!, /CreateUser/);
     await shot('pending-laptop.png', LAPTOP);
@@ -229,7 +232,7 @@ describe('the web console', () => {
   test('a change denied from the page, with a reason: the agent is told the reason', async () => {
     const p = await highPreview();
     const waiting = agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 });
-    await page.goto(`${origin}/#tx/${p.transaction_id}`);
+    await page.goto(`${origin}/tx/${p.transaction_id}`);
     await visible('#tx-deny:not([hidden])');
     await page.fill('#deny-reason', 'not before the backup runs');
     await page.click('#deny-button');
@@ -244,7 +247,7 @@ describe('the web console', () => {
   test('an approval POST without the CSRF token or from another Origin is 403 and approves nothing; an assertion made for one transaction does not approve another', async () => {
     const a = await highPreview();
     const b = await highPreview();
-    await page.goto(`${origin}/#tx/${a.transaction_id}`);
+    await page.goto(`${origin}/tx/${a.transaction_id}`);
     await visible('#tx-decide:not([hidden])');
     const { options, preview_digest } = await approvalOptions(a.transaction_id);
     const assertion = await assertionFor(options);
@@ -272,7 +275,7 @@ describe('the web console', () => {
     await must('/usr/bin/install', ['-d', '-m', '0700', '-o', 'eve', '-g', 'eve', '--', '/home/eve/.ssh']);
     writeFileSync(`/proc/${w.d.box.pid}/root/home/eve/.ssh/authorized_keys`, `${KEY} ${EVIL}\n`, { mode: 0o600 });
     const p = await agent.call('preview', { action_name: 'RemoveAuthorizedKey', params: { user: 'eve', key: KEY } });
-    await page.goto(`${origin}/#tx/${p.transaction_id}`);
+    await page.goto(`${origin}/tx/${p.transaction_id}`);
     await page.waitForFunction((id) => document.getElementById('tx-preview')!.textContent!.includes(id), p.transaction_id);
     const seen = await page.evaluate(() => ({
       text: document.getElementById('tx-preview')!.textContent!,

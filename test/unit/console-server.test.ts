@@ -37,7 +37,7 @@ async function session(): Promise<{ cookie: string; csrf: string; setCookie: str
 }
 
 test('every response carries the CSP, nosniff, no-referrer and no-store, a page as an error', async () => {
-  for (const path of ['/', '/register', '/app.js', '/style.css', '/api/me', '/api/inbox', '/nothing', '/api/nothing']) {
+  for (const path of ['/', '/register', '/tx/tx_000000000000000000000000', '/app.js', '/style.css', '/api/me', '/api/inbox', '/nothing', '/api/nothing']) {
     const r = await fetch(`${base}${path}`);
     assert.equal(r.headers.get('content-security-policy'), CSP, path);
     assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
