@@ -337,7 +337,7 @@ account, which the daemon recognises by its uid ([console] user, default airlock
 The --origin must match the policy's [passkeys] origins, or no passkey verifies. A person
 registers a passkey with \`airlock passkey add\` at their own terminal. docs/console.md
 shows the SSH tunnel and a reverse proxy with a real certificate.
-Exit status: 0 stopped (SIGTERM, Ctrl-C); 2 a bad --listen or --origin; 3 run as root;
+Exit status: 0 stopped (SIGTERM, Ctrl-C); 3 run as root; 5 a bad --listen or --origin;
 7 the address is taken.`,
   )
   .action(lazy(() => import('./console.js'), 'runConsole'));
