@@ -61,6 +61,12 @@ export const ENTRY_KINDS = [
    * entry per change, never one per refused preview.
    */
   'storage_pressure',
+  /**
+   * A person approved a transaction that needs more than one ([approval] high = 2): their factor
+   * was spent with this entry, and no receipt was minted; the transaction still waits
+   * (`have` of `needed`). The approval_granted of the last approver names them (co_approvers).
+   */
+  'approval_recorded',
   /** Retention: finished transactions' details were compacted (src/store/compaction.ts); details {count, finished_before, ids_sha256}. */
   'compacted',
   /** Retention: compacted transactions were deleted from the store (their entries stay here); same details. */
@@ -105,6 +111,8 @@ const ApprovalGranted = z.strictObject({
   self_approval: z.boolean(),
   rule_id: z.string().nullable(),
   policy_digest: z.string().nullable(),
+  /** Where more than one person had to approve: the earlier approvers (their approval_recorded entries), in order. */
+  co_approvers: z.array(who).optional(),
 });
 
 export const ENTRY_DETAILS = {
@@ -128,6 +136,15 @@ export const ENTRY_DETAILS = {
     from_proposal: txId.optional(),
   }),
   approval_granted: ApprovalGranted,
+  approval_recorded: z.strictObject({
+    preview_digest: hex64,
+    approver: who,
+    needed: z.number().int(),
+    have: z.number().int(),
+    second_factor: z.enum(['totp', 'passkey', 'none']),
+    passkey_id: z.string().optional(),
+    self_approval: z.boolean(),
+  }),
   approval_consumed: z.strictObject({ preview_digest: hex64, receipt_commitment: hex64 }),
   execution_started: z.strictObject({ steps: z.number().int() }),
   outcome: z.strictObject({
@@ -196,7 +213,7 @@ export function detailFields(kind: EntryKind): string[] {
 }
 
 /** Who granted an approval: a person (with or without a second factor), or a policy rule. */
-export type ApprovalLane = { person: { totp: boolean; passkeyId?: string; selfApproval: boolean } } | { policy: { ruleId: string; policyDigest: string } };
+export type ApprovalLane = { person: { totp: boolean; passkeyId?: string; selfApproval: boolean; coApprovers?: readonly string[] } } | { policy: { ruleId: string; policyDigest: string } };
 
 /** The one builder of an `approval_granted` entry's details, for either lane. */
 export function approvalGrantedDetails(
@@ -215,5 +232,22 @@ export function approvalGrantedDetails(
     self_approval: person?.selfApproval ?? false,
     rule_id: policy?.ruleId ?? null,
     policy_digest: policy?.policyDigest ?? null,
+    ...(person?.coApprovers?.length ? { co_approvers: [...person.coApprovers] } : {}),
+  };
+}
+
+/** The one builder of an `approval_recorded` entry's details: a person's approval that waits for another. */
+export function approvalRecordedDetails(
+  r: { previewDigest: string; approver: string; needed: number; have: number },
+  person: { totp: boolean; passkeyId?: string; selfApproval: boolean },
+): EntryDetails['approval_recorded'] {
+  return {
+    preview_digest: r.previewDigest,
+    approver: r.approver,
+    needed: r.needed,
+    have: r.have,
+    second_factor: person.passkeyId ? 'passkey' : person.totp ? 'totp' : 'none',
+    ...(person.passkeyId ? { passkey_id: person.passkeyId } : {}),
+    self_approval: person.selfApproval,
   };
 }

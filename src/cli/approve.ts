@@ -9,7 +9,8 @@
 import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { ApprovalGrant, TransactionDetail } from '../protocol/messages.js';
+import { isRecorded, type ApprovalRecorded, type ApproveResult, type TransactionDetail } from '../protocol/messages.js';
+import { escapeText } from '../protocol/escape-text.js';
 import { previewDigestMatches } from './render.js';
 import { renderPreview } from '../client/render-preview.js';
 import { Terminal } from './terminal.js';
@@ -37,13 +38,15 @@ export async function approvable(cl: AirlockClient, id: string): Promise<Transac
 }
 
 /** `verbose` (-v): the preview with its JSON and whole digests, as `airlock preview -v` shows it. */
-export async function approveInteractively(cl: AirlockClient, id: string, quietStdout: boolean, o: { verbose?: boolean } = {}): Promise<ApprovalGrant> {
+export async function approveInteractively(cl: AirlockClient, id: string, quietStdout: boolean, o: { verbose?: boolean } = {}): Promise<ApproveResult> {
   const tx = await approvable(cl, id);
   const term = Terminal.open();
   try {
     const show = (text: string) => (quietStdout ? term.write(text) : process.stdout.write(text));
     const p = livePreview(tx);
     show('\n' + renderPreview(p, { verbose: o.verbose === true }) + '\n');
+    const count = tx.your_approval.approvals;
+    if (count) show(c.cyan(`${count.have} of ${count.needed} approvals${count.by.length ? ` (${count.by.map((b) => escapeText(b)).join(', ')})` : ''}: the policy has ${count.needed} different persons approve it\n`));
     if (tx.your_approval.self_approval) show(c.yellow(`note: this was requested under your own account; your authenticator code is what shows it is you, not the agent.\n`));
     let code = tx.your_approval.second_factor ? await askCode(term) : undefined;
     if (p.risk === 'high') {
@@ -69,6 +72,10 @@ export async function approveInteractively(cl: AirlockClient, id: string, quietS
   }
 }
 
+/** What a person is told when their approval counts but mints nothing yet (wire/approval.ts ApprovalRecorded). */
+export const recordedLine = (r: ApprovalRecorded) =>
+  `${c.green('your approval is recorded')} (${r.approvals.have} of ${r.approvals.needed}): another approver must approve ${r.transaction_id}`;
+
 const askCode = (term: Terminal) => term.askHidden('Code from your authenticator app (not shown): ').replace(/\s+/g, '');
 
 /** `airlock approve TRANSACTION`: the command; prints the receipt and what the requester runs with it. */
@@ -76,6 +83,7 @@ export async function approve(id: string, opts: { json: boolean; verbose?: boole
   await withClient(cmd, async (cl) => {
     const grant = await approveInteractively(cl, id, opts.json, { verbose: Boolean(opts.verbose) });
     if (opts.json) return printJson(grant);
+    if (isRecorded(grant)) return void process.stdout.write(`\n${recordedLine(grant)}\n`);
     process.stdout.write(`\n${c.green('approved')} ${grant.transaction_id} by ${grant.approved_by}; valid until ${grant.expires_at}\n`);
     process.stdout.write(`${c.dim('receipt')} ${grant.receipt}\n${c.cyan('next')}  ${grant.executor} runs: airlock execute ${grant.transaction_id} --receipt ${grant.receipt}\n`);
   });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { ApprovalGrant } from '../protocol/messages.js';
+import { isRecorded, type ApprovalGrant } from '../protocol/messages.js';
 import { canSandbox } from '../sandbox/overlay.js';
 import { CATALOGUE } from '../catalogue/index.js';
 import { Authenticator } from '../sandbox/authenticator.js';
@@ -108,7 +108,10 @@ async function demo(fast: boolean): Promise<number> {
         who('daemon', `${c.green('approves')} by its policy (rule ${c.bold(p.auto_approval.rule)}: non-sensitive reads need no person); a receipt like any other, logged with the rule and the policy digest`);
       } else {
         const code = p.risk === 'high' ? await phone.code('alice') : undefined;
-        g = await alice.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
+        const r = await alice.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
+        // The demo's throwaway host has the default policy: one person approves, so this is the receipt.
+        if (isRecorded(r)) throw new AirlockError('integrity', 'unexpected_recorded', 'the demo expects one approver to suffice ([approval] high = 1)');
+        g = r;
         who('alice', `${c.green('approves')} (she saw digest ${p.preview_digest.slice(0, 12)}…${code ? `; high risk, so she also types ${code} from her authenticator app` : ''}); receipt bound to this preview, for the agent only, until ${g.expires_at}`);
       }
       const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });

@@ -24,6 +24,9 @@ unattended = []
 [approval]
 # From which risk up an approver types their authenticator code: "high" or "medium".
 second_factor_from = "high"
+# How many different persons approve a High change: 1, or 2 (the receipt comes with the second).
+high = 1
+#high = 2
 
 [risk]
 # Raise an action's risk (never lower it): higher risk needs a higher role to ask, and

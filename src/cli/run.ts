@@ -6,8 +6,8 @@
 import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
-import type { ApprovalGrant, PreviewResult, ResultEnvelope } from '../protocol/messages.js';
-import { approveInteractively } from './approve.js';
+import { isRecorded, type PreviewResult, type ResultEnvelope } from '../protocol/messages.js';
+import { approveInteractively, recordedLine } from './approve.js';
 import { awaitApproval } from './wait.js';
 import { renderPolicyNotes } from './render.js';
 import { renderPreview } from '../client/render-preview.js';
@@ -42,8 +42,12 @@ export async function approveAndExecute(cl: AirlockClient, p: PreviewResult, o: 
   } else if (p.unattended || !tx) {
     throw new AirlockError('authorization', 'unattended_proposal', `you are unattended in the policy, so ${p.transaction_id} waits in the inbox and is never approved as it stands`, `a person runs \`airlock inbox run ${p.transaction_id}\``);
   } else if (tx.your_approval.may_approve) {
-    const grant: ApprovalGrant = await approveInteractively(cl, p.transaction_id, true, { verbose: o.verbose === true });
-    receipt = grant.receipt;
+    const grant = await approveInteractively(cl, p.transaction_id, true, { verbose: o.verbose === true });
+    if (isRecorded(grant)) {
+      // The policy has another person approve it too: this person's approval counts, and the receipt comes with the other's.
+      process.stderr.write(`\n${recordedLine(grant)}\n  they run: ${c.bold(`airlock approve ${p.transaction_id}`)}\n`);
+      receipt = await waitForReceipt(cl, p.transaction_id, p.expires_at, o.json);
+    } else receipt = grant.receipt;
   } else {
     const why = tx.your_approval.refusal?.message ?? 'you may not approve it';
     process.stderr.write(c.cyan(`\nwaiting for another approver (${escapeText(why)}).\n`) + `  they run: ${c.bold(`airlock approve ${p.transaction_id}`)}\n`);

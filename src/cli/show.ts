@@ -13,7 +13,10 @@ export async function show(id: string, opts: { json?: boolean; verbose?: boolean
     const t = await cl.transaction(id);
     if (opts.json) return printJson({ ...t, preview: withMatchCode(t.preview) });
     const head = isCompactedPreview(t.preview) ? renderCompacted(t) : renderPreview(t.preview, { verbose: Boolean(opts.verbose) });
-    process.stdout.write(head + `  ${c.dim('state')} ${escapeText(t.state)}${t.approved_by ? `   ${c.dim('approved by')} ${escapeText(t.approved_by)}` : ''}\n`);
+    const count = t.your_approval.approvals;
+    // Where two persons must approve: how far it is, and whom the next approver follows.
+    const pending = count ? `   ${c.dim(`${count.have} of ${count.needed} approvals`)}${count.by.length ? ` (${count.by.map((b) => escapeText(b)).join(', ')})` : ''}` : '';
+    process.stdout.write(head + `  ${c.dim('state')} ${escapeText(t.state)}${pending}${t.approved_by ? `   ${c.dim('approved by')} ${escapeText(t.approved_by)}` : ''}\n`);
   });
 }
 

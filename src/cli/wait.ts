@@ -94,6 +94,8 @@ export async function whoApproves(cl: AirlockClient, p: PreviewEnvelope): Promis
     `  airlock approve ${p.transaction_id}`,
     `  (or refuses it: airlock deny ${p.transaction_id} --reason "...")`,
   ];
+  const count = tx.your_approval.approvals;
+  if (count) lines.splice(1, 0, `  (${count.have} of ${count.needed} approvals: the policy has ${count.needed} different persons approve it)`);
   if (tx.your_approval.may_approve) lines.push(`you may approve it yourself, in a terminal of your own${tx.your_approval.second_factor ? ', with your authenticator code' : ''}`);
   return lines.join('\n') + '\n';
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader } from '../protocol/framing.js';
 import { DEFAULT_SOCKET } from '../protocol/defaults.js';
-import { PROTOCOL, type OutputNotice, type WelcomeMessage } from '../protocol/messages.js';
+import { isRecorded, PROTOCOL, type ApprovalGrant, type ApproveResult, type OutputNotice, type WelcomeMessage } from '../protocol/messages.js';
 import type { Method, ParamsArg, ResultOf } from '../protocol/methods.js';
 
 /** Where the daemon is: a Unix socket path, or tcp:HOST:PORT (then a token is needed). */
@@ -177,4 +177,16 @@ export class AirlockClient {
     this.sock.end();
     this.sock.destroy();
   }
+}
+
+/**
+ * The receipt an approval granted, where the caller needs one now (a one-approver flow): an
+ * approval only recorded, waiting for another person ([approval] high = 2), is a typed error
+ * here rather than a grant without a receipt.
+ */
+export function grantOf(r: ApproveResult): ApprovalGrant {
+  if (isRecorded(r)) {
+    throw new AirlockError('authorization', 'approval_recorded', `your approval of ${r.transaction_id} is recorded (${r.approvals.have} of ${r.approvals.needed}): another approver must approve it`, `another approver runs \`airlock approve ${r.transaction_id}\`; the requester's wait gets the receipt then`);
+  }
+  return r;
 }

@@ -47,8 +47,11 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
     case 'approval_granted': {
       const by = e.principal ? actor(e) : `policy rule \`${text(d.rule_id)}\``;
       const factor = d.second_factor === 'passkey' ? `, with passkey ${text(d.passkey_id)}` : d.second_factor === 'totp' ? ', with a second factor' : '';
-      return `${by} approved ${act} ${tx} requested by ${text(d.executor)}${factor}`;
+      const co = Array.isArray(d.co_approvers) && d.co_approvers.length ? `, after ${d.co_approvers.map(text).join(', ')}` : '';
+      return `${by} approved ${act} ${tx} requested by ${text(d.executor)}${factor}${co}`;
     }
+    case 'approval_recorded':
+      return `${actor(e)} approved ${act} ${tx} (${text(d.have)} of ${text(d.needed)} approvals): it waits for another approver`;
     case 'approval_consumed':
       return `${actor(e)} presented the approval of ${act} ${tx}`;
     case 'execution_started':

@@ -51,7 +51,14 @@ const RuleSchema = z.strictObject({
 const PolicySchema = z.strictObject({
   reads: z.enum(['auto', 'ask']).default('auto'),
   unattended: z.array(z.string().regex(LOGIN_NAME, 'a login name')).default([]),
-  approval: z.strictObject({ second_factor_from: z.enum(['high', 'medium']).default('high') }).default({ second_factor_from: 'high' }),
+  approval: z
+    .strictObject({
+      second_factor_from: z.enum(['high', 'medium']).default('high'),
+      // How many distinct persons approve a High transaction (as Vault's control groups): 1 or 2, never more
+      // than a small host has approvers for, and never 0 (High always waits for a person).
+      high: z.union([z.literal(1), z.literal(2)], { error: 'high is 1 or 2: how many distinct persons approve a High transaction' }).default(1),
+    })
+    .default({ second_factor_from: 'high', high: 1 }),
   risk: z.record(z.string(), z.enum(RISKS)).default({}),
   rule: z.array(RuleSchema).default([]),
   masking: z.strictObject({ pseudonyms: z.array(z.enum(PSEUDONYM_CLASSES)).max(PSEUDONYM_CLASSES.length).default([]) }).default({ pseudonyms: [] }),
@@ -82,6 +89,8 @@ export interface Policy {
   reads: 'auto' | 'ask';
   unattended: string[];
   secondFactorFrom: 'high' | 'medium';
+  /** How many distinct persons must approve a High transaction ([approval] high; 1 by default). */
+  highApprovers: 1 | 2;
   riskOverrides: Map<string, Risk>;
   rules: Rule[];
   notify: { command?: string[]; webhook?: string };
@@ -153,6 +162,7 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     reads: p.reads,
     unattended: p.unattended,
     secondFactorFrom: p.approval.second_factor_from,
+    highApprovers: p.approval.high,
     riskOverrides,
     rules,
     notify: p.notify,
@@ -210,6 +220,13 @@ export function ruleMismatch(rule: Rule, params: Record<string, unknown>, show: 
   return null;
 }
 
+/**
+ * How many distinct persons must approve a transaction of this stored risk under this policy:
+ * [approval] high for High, one below. Read at each approval, so a reload between two approvals
+ * applies to the next one (docs/security.md section 3).
+ */
+export const approvalsNeeded = (policy: Policy, risk: Risk): number => (risk === 'high' ? policy.highApprovers : 1);
+
 /** The rule that covers this request exactly (same parameter names, each value meeting its constraint), if any. */
 export function matchingRule(policy: Policy, action: string, params: Record<string, unknown>): Rule | null {
   return policy.rules.find((rule) => rule.action === action && ruleMismatch(rule, params) === null) ?? null;
@@ -223,6 +240,11 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   lines.push(policy.reads === 'auto' ? `reads: low-risk reads declared non-sensitive are approved by the daemon (rule "${READS_RULE}"); sensitive reads wait for a person, and so do reads that reach the network when a token principal asks` : 'reads: every read waits for a person');
   lines.push(`no change: a change whose desired state already holds is approved by the daemon (rule "${NO_CHANGE_RULE}"), at any risk: nothing runs`);
   lines.push(`second factor: TOTP code required from ${policy.secondFactorFrom} risk up`);
+  lines.push(
+    policy.highApprovers === 2
+      ? 'high risk: two distinct persons must approve; the receipt is minted only after the second ([approval] high = 2)'
+      : 'high risk: one person approves ([approval] high = 2 asks two distinct persons)',
+  );
   for (const [name, risk] of policy.riskOverrides) lines.push(`risk: ${name} raised from ${CATALOGUE.get(name)!.risk} to ${risk}`);
   if (policy.unattended.length) lines.push(`unattended (propose only, never approved): ${policy.unattended.join(', ')}`);
   for (const r of policy.rules) {

@@ -18,7 +18,7 @@ import { ActionName, ActionParams, BAD_PARAMS, DenyReason, EnrolmentCheck, field
 import { MAX_PLAN_STEPS } from './plan.js';
 import { JOB_STATES, type TxState } from './risk.js';
 import { ActionDescriptionSchema, ActionListSchema } from './wire/action.js';
-import { ApprovalGrantSchema, WaitOutcomeSchema } from './wire/approval.js';
+import { ApproveResultSchema, WaitOutcomeSchema } from './wire/approval.js';
 import { AuditCheckpointsPageSchema, AuditEntriesPageSchema, AuditPublicKeySchema, AuditTreeHeadSchema, ConsistencyProofDocSchema, InclusionProofDocSchema, KeyRotatedSchema } from './wire/audit.js';
 import { PolicyReloadedSchema, PolicyViewSchema } from './wire/policy.js';
 import { PreviewResultSchema } from './wire/preview.js';
@@ -81,7 +81,8 @@ export const METHOD_TABLE = {
       // A passkey's approval of this preview (src/daemon/passkeys.ts): instead of the code, or where the policy asks for one.
       assertion: PasskeyAssertionSchema.optional(),
     },
-    ApprovalGrantSchema,
+    // The receipt, or where the policy asks for another person's approval too, this one recorded (wire/approval.ts).
+    ApproveResultSchema,
   ),
   'totp.enroll': row(
     { current_code: TotpCode.optional() },

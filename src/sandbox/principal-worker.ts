@@ -76,7 +76,7 @@ async function serveApprovals(path: string): Promise<{ path: string }> {
       client
         .then((c) => c.approve(req.transaction_id, req.preview_digest))
         .then(
-          (g) => ({ n: req.n, ok: true, receipt: g.receipt, ms: performance.now() - t0 }),
+          (g) => ({ n: req.n, ok: true, receipt: 'receipt' in g ? g.receipt : null, ms: performance.now() - t0 }),
           (e) => ({ n: req.n, ok: false, error: e instanceof AirlockError ? e.toWire() : { category: 'transient', code: 'client', message: String((e as Error).message) } }),
         )
         .then((r) => conn.write(JSON.stringify(r) + '\n'));

@@ -13,6 +13,7 @@ import type { ApprovalOutcome, ConsumeOutcome, PasskeyUse, RuleLimit, RuleUsage,
 import { candidatesWhere, transitionUpdate, type TransitionArgs, type TransitionName, type TransitionUpdate } from './transitions.js';
 import { consumeRefusal, newRow, toRecord, type NewRow, type Row } from './tx-row.js';
 import { call, type Awaitable, type Steps } from './steps.js';
+import { quorumEntries, type CoApproval, type QuorumApproval, type QuorumEntries, type QuorumOutcome } from './co-approval.js';
 /** A transactions row as stored, with the column only the store reads. */
 export type StoredRow = Row & { consumed_at: number | null };
 
@@ -36,6 +37,11 @@ export interface LifecycleDialect<C> {
   recordRuleUse(c: C, ruleId: string, now: number): Awaitable<void>;
   /** Whether the signed log already holds the transaction's approval_consumed entry. */
   consumedInLog(c: C, id: string): Awaitable<boolean>;
+  /** The approvals recorded for a transaction that needs more than one (co-approval.ts), checked like every row decided on. */
+  coApprovals(c: C, id: string): Awaitable<CoApproval[]>;
+  addCoApproval(c: C, a: CoApproval): Awaitable<void>;
+  /** Drops a transaction's recorded approvals once its receipt is minted: its approval_granted names them. */
+  dropCoApprovals(c: C, id: string): Awaitable<void>;
 }
 
 /** At its daily cap (approvals in the last 24 hours) or inside its cooldown (since its last approval). */
@@ -63,6 +69,11 @@ export abstract class TransactionLifecycle<C> {
 
   recordApproval(id: string, a: Approval, entry: EntryDraft): Promise<ApprovalOutcome> {
     return this.group.run((o) => (o === 'approved' ? [entry] : []), (c) => this.approve(c, id, a));
+  }
+
+  /** A person's approval where more than one must approve (co-approval.ts): recorded, or the last one, minting. */
+  recordQuorumApproval(id: string, a: QuorumApproval, entries: QuorumEntries): Promise<QuorumOutcome> {
+    return this.group.run((o) => quorumEntries(o, entries), (c) => this.approveInQuorum(c, id, a));
   }
 
   consumeReceipt(id: string, commitment: string, now: number, entries: EntryDraft[]): Promise<ConsumeOutcome> {
@@ -110,6 +121,39 @@ export abstract class TransactionLifecycle<C> {
     if (a.passkey && !(yield* call(this.transitions.usePasskey(c, a.passkey, a.now)))) throw new RollBack('passkey_replayed' as const);
     if (a.rule) yield* call(this.transitions.recordRuleUse(c, a.rule.id, a.now));
     return 'approved';
+  }
+
+  /**
+   * The earlier approvals are read in the same store transaction that records this one or mints
+   * the receipt: both stores serialize writes, so two approvals never both see the other missing.
+   * Every refusal comes before anything is written or spent; a spent step or a replayed passkey
+   * after it rolls this approval back with the row it added.
+   */
+  private *approveInQuorum(c: C, id: string, a: QuorumApproval): Steps<QuorumOutcome> {
+    const r = yield* call(this.transitions.row(c, id));
+    if (!r || r.state !== 'Previewed' || r.expires_at <= a.now) return 'not_pending';
+    if (r.preview_digest !== a.previewDigest) return 'digest_mismatch';
+    // Only approvals of this very preview count (the digest is fixed per transaction: a row of another fails nothing open).
+    const earlier = (yield* call(this.transitions.coApprovals(c, id))).filter((x) => x.previewDigest === r.preview_digest);
+    const others = earlier.filter((x) => x.approver !== a.person);
+    // Needing two, the same person twice is one person. Needing one (a reload lowered it), their earlier approval just does not count twice.
+    if (a.needed > 1 && others.length < earlier.length) return 'same_approver';
+    const have = others.length + 1;
+    if (have < a.needed) {
+      yield* call(this.transitions.addCoApproval(c, { txId: id, approver: a.person, principal: a.approvedBy, previewDigest: r.preview_digest, at: a.now }));
+      yield* this.spendFactor(c, a);
+      return { recorded: have };
+    }
+    if (!(yield* this.apply(c, id, 'approve', { now: a.now, set: { approved_by: a.approvedBy, receipt_commitment: a.commitment, expires_at: a.expiresAt } }))) return 'not_pending';
+    yield* this.spendFactor(c, a);
+    yield* call(this.transitions.dropCoApprovals(c, id));
+    return { approved: others.sort((x, y) => x.at - y.at).map((x) => x.principal) };
+  }
+
+  /** Spends the approver's TOTP step or moves their passkey's counter, or rolls the whole approval back. */
+  private *spendFactor(c: C, a: { spend?: SpentStep; passkey?: PasskeyUse; now: number }): Steps<void> {
+    if (a.spend && !(yield* call(this.transitions.spendStep(c, a.spend)))) throw new RollBack('step_spent' as const);
+    if (a.passkey && !(yield* call(this.transitions.usePasskey(c, a.passkey, a.now)))) throw new RollBack('passkey_replayed' as const);
   }
 
   private *consume(c: C, id: string, commitment: string, now: number): Steps<ConsumeOutcome> {

@@ -14,7 +14,7 @@ import { AirlockError } from '../protocol/errors.js';
 import { GLOBAL_LOG, MIGRATIONS, SCHEMA_LOCK, SCHEMA_VERSION, TABLES } from './postgres-schema.js';
 
 /** Every table of the store (all carry log_id). */
-export const FLEET_TABLES = ['logs', 'meta', 'rule_use', 'totp', 'totp_pending', 'passkeys', 'transactions', 'audit_log', 'merkle_nodes'] as const;
+export const FLEET_TABLES = ['logs', 'meta', 'rule_use', 'totp', 'totp_pending', 'passkeys', 'co_approvals', 'transactions', 'audit_log', 'merkle_nodes'] as const;
 /** The signed log and its tree are appended and archived, never edited. */
 const APPEND_ONLY = new Set(['audit_log', 'merkle_nodes']);
 /** A role name inlined into SQL: plain lower-case identifiers only, never quoted text. */

@@ -127,6 +127,17 @@ CREATE TABLE IF NOT EXISTS passkeys (
   PRIMARY KEY (log_id, credential_id)
 );
 CREATE INDEX IF NOT EXISTS passkeys_of ON passkeys(log_id, approver, created_at);
+-- Approvals before the last where more than one person must approve (co-approval.ts), each row with the host's MAC.
+CREATE TABLE IF NOT EXISTS co_approvals (
+  log_id TEXT NOT NULL REFERENCES logs(log_id),
+  tx_id TEXT NOT NULL,
+  approver TEXT NOT NULL,
+  principal TEXT NOT NULL,
+  preview_digest TEXT NOT NULL,
+  at BIGINT NOT NULL,
+  mac TEXT,
+  PRIMARY KEY (log_id, tx_id, approver)
+);
 `;
 
 /** The database-wide meta row (schema version) uses this log id, which no key id can be (16 hex digits). */

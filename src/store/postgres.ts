@@ -42,6 +42,7 @@ import type { TransitionUpdate } from './transitions.js';
 import { RowMac, type MacTable } from './row-mac.js';
 import type { ApprovedEnrolment, HistoryFilter, LogBase, LogHead, PasskeyRecord, PasskeyUse, PendingTotp, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 import { passkeyOfRow, type PasskeyRow } from './passkey-row.js';
+import { coApprovalOfRow, rowOfCoApproval, type CoApproval, type CoApprovalRow } from './co-approval.js';
 
 /** meta totp_secrets: the secrets in totp and totp_pending are sealed. */
 const TOTP_SEALED = 'sealed-v1';
@@ -133,6 +134,8 @@ async function sealRows(c: PoolClient, mac: RowMac, logId: string, table: KeyedT
     rows.map((r) => mac.of(table, r)),
   ]);
 }
+
+const CO_APPROVALS_OF = 'SELECT * FROM co_approvals WHERE log_id = $1 AND tx_id = $2 ORDER BY at, approver';
 
 /** The meta key that marks a log whose rows carry MACs (set at its first open with them). */
 const ROW_MACS_KEY = 'row_macs';
@@ -265,7 +268,19 @@ export class PostgresStore extends TransactionLifecycle<PoolClient> implements S
             AND ((body::jsonb) ->> 'kind') = 'approval_consumed' LIMIT 1`,
           [this.logId, id],
         )).rowCount !== 0,
+      coApprovals: async (c, id) => this.checked('co_approvals', (await c.query<CoApprovalRow>(CO_APPROVALS_OF, [this.logId, id])).rows).map(coApprovalOfRow),
+      addCoApproval: async (c, a) => {
+        const row = rowOfCoApproval(a);
+        await c.query('INSERT INTO co_approvals (log_id, tx_id, approver, principal, preview_digest, at, mac) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+          this.logId, row.tx_id, row.approver, row.principal, row.preview_digest, row.at, this.mac.of('co_approvals', { ...row }),
+        ]);
+      },
+      dropCoApprovals: async (c, id) => void (await c.query('DELETE FROM co_approvals WHERE log_id = $1 AND tx_id = $2', [this.logId, id])),
     };
+  }
+
+  async coApprovals(id: string): Promise<CoApproval[]> {
+    return this.checked('co_approvals', await this.read<CoApprovalRow>(CO_APPROVALS_OF, [this.logId, id])).map(coApprovalOfRow);
   }
 
   private archiveDialect(): ArchiveDialect<PoolClient> {
@@ -650,6 +665,8 @@ export class PostgresStore extends TransactionLifecycle<PoolClient> implements S
             AND r.at < (SELECT MAX(l.at) FROM rule_use AS l WHERE l.log_id = r.log_id AND l.rule_id = r.rule_id) LIMIT $3)`,
           [this.logId, now - RULE_USE_KEEP_MS, limit],
         );
+        // Those of transactions denied, canceled or expired before a second approval: kept no longer than the transactions' details.
+        await c.query('DELETE FROM co_approvals WHERE ctid IN (SELECT ctid FROM co_approvals WHERE log_id = $1 AND at < $2 LIMIT $3)', [this.logId, cutoffMs, limit]);
         const r = await c.query<{ id: string }>(
           `DELETE FROM transactions WHERE log_id = $1 AND id IN (SELECT id FROM transactions WHERE log_id = $1 AND compacted_at IS NOT NULL AND updated_at < $2
             ORDER BY updated_at, ord LIMIT $3) RETURNING id`,

@@ -21,12 +21,14 @@ export const MAC_COLUMNS = {
   totp_pending: ['approver', 'secret', 'issued_at', 'expires_at', 'failures', 'confirmed_step'],
   /** A person's passkey: whoever else writes the database cannot plant one that approves here. */
   passkeys: ['credential_id', 'approver', 'public_key', 'counter', 'transports', 'name', 'created_at', 'last_used_at'],
+  /** One person's approval of a transaction that waits for another ([approval] high = 2): inserted once, never changed; one planted would count as a person. */
+  co_approvals: ['tx_id', 'approver', 'principal', 'preview_digest', 'at'],
   /** A rule's approvals, counted for its cooldown and daily cap: inserted once, never changed. */
   rule_use: ['rule_id', 'at'],
 } as const;
 export type MacTable = keyof typeof MAC_COLUMNS;
 /** What the row is called in an error: its key column. */
-const KEY_COLUMN: Record<MacTable, string> = { transactions: 'id', totp: 'approver', totp_pending: 'approver', passkeys: 'credential_id', rule_use: 'rule_id' };
+const KEY_COLUMN: Record<MacTable, string> = { transactions: 'id', totp: 'approver', totp_pending: 'approver', passkeys: 'credential_id', co_approvals: 'tx_id', rule_use: 'rule_id' };
 
 export class RowMac {
   constructor(

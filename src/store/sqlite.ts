@@ -23,6 +23,7 @@ import { GroupCommit, RollBack, type BatchDialect } from './group-commit.js';
 import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './lifecycle.js';
 import { archiveSegment, type ArchiveDialect } from './archival.js';
 import { passkeyOfRow, type PasskeyRow } from './passkey-row.js';
+import { coApprovalOfRow, rowOfCoApproval, type CoApproval, type CoApprovalRow } from './co-approval.js';
 import { type HistoryFilter, type LogBase, type LogHead, type PasskeyRecord, type PasskeyUse, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
 const SCHEMA = `
@@ -82,6 +83,15 @@ CREATE TABLE IF NOT EXISTS passkeys (
   last_used_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS passkeys_of ON passkeys(approver, created_at);
+-- Approvals before the last where more than one person must approve (co-approval.ts); a row per person and transaction.
+CREATE TABLE IF NOT EXISTS co_approvals (
+  tx_id TEXT NOT NULL,
+  approver TEXT NOT NULL,
+  principal TEXT NOT NULL,
+  preview_digest TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (tx_id, approver)
+);
 CREATE INDEX IF NOT EXISTS tx_state_expiry ON transactions(state, expires_at);
 CREATE INDEX IF NOT EXISTS tx_created ON transactions(created_at);
 -- body: the signed body, as TEXT or encoded (src/audit/entry-encoding.ts); sig and hash as bytes; tx: the
@@ -200,6 +210,11 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       addPasskey: this.db.prepare('INSERT INTO passkeys (credential_id, approver, public_key, counter, transports, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       usePasskey: this.db.prepare('UPDATE passkeys SET counter = ?, last_used_at = ? WHERE credential_id = ? AND approver = ? AND (counter < ? OR (counter = 0 AND ? = 0))'),
       ruleUse: this.db.prepare('INSERT INTO rule_use (rule_id, at) VALUES (?, ?)'),
+      coApprovals: this.db.prepare('SELECT * FROM co_approvals WHERE tx_id = ? ORDER BY at, approver'),
+      addCoApproval: this.db.prepare('INSERT INTO co_approvals (tx_id, approver, principal, preview_digest, at) VALUES (@tx_id, @approver, @principal, @preview_digest, @at)'),
+      dropCoApprovals: this.db.prepare('DELETE FROM co_approvals WHERE tx_id = ?'),
+      // Those of transactions denied, canceled or expired before a second approval: kept no longer than the transactions' details.
+      pruneCoApprovals: this.db.prepare('DELETE FROM co_approvals WHERE rowid IN (SELECT rowid FROM co_approvals WHERE at < ? LIMIT ?)'),
       ruleUsage: this.db.prepare('SELECT COUNT(*) AS count FROM rule_use WHERE rule_id = ? AND at >= ?'),
       ruleLast: this.db.prepare('SELECT MAX(at) AS last FROM rule_use WHERE rule_id = ?'),
       ruleFirstSince: this.db.prepare('SELECT MIN(at) AS first FROM rule_use WHERE rule_id = ? AND at >= ?'),
@@ -287,6 +302,9 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       // Only this root daemon writes the file: a row copied back to before its run needs root,
       // which holds the signing key too. consumed_at (the update's guard) answers alone.
       consumedInLog: () => false,
+      coApprovals: (_db, id) => (st.coApprovals.all(id) as CoApprovalRow[]).map(coApprovalOfRow),
+      addCoApproval: (_db, a) => void st.addCoApproval.run(rowOfCoApproval(a)),
+      dropCoApprovals: (_db, id) => void st.dropCoApprovals.run(id),
     };
   }
 
@@ -357,6 +375,10 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
         return 'added';
       },
     );
+  }
+
+  async coApprovals(id: string): Promise<CoApproval[]> {
+    return (this.stmts.coApprovals.all(id) as CoApprovalRow[]).map(coApprovalOfRow);
   }
 
   async getTransaction(id: string): Promise<TxRecord | null> {
@@ -539,6 +561,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       (ids) => (ids.length ? [entryFor(ids.length, idsDigest(ids))] : []),
       () => {
         this.stmts.pruneRuleUse.run(now - RULE_USE_KEEP_MS, limit);
+        this.stmts.pruneCoApprovals.run(cutoffMs, limit);
         return (this.stmts.dueForPruning.all(cutoffMs, limit) as string[]).filter((id) => this.stmts.prune.run(id).changes === 1);
       },
     );

@@ -4,6 +4,7 @@
  * the log and the state can never disagree. SQLite implements it now; a
  * PostgreSQL backend implements the same interface.
  */
+import type { CoApproval, QuorumApproval, QuorumEntries, QuorumOutcome } from './co-approval.js';
 import type { EntryDraft, SealedEntry } from '../audit/entry.js';
 import type { NodeReader } from '../audit/merkle.js';
 import type { LogRow } from '../audit/verify.js';
@@ -162,6 +163,15 @@ export interface Store {
   /** How `ruleId` has been used as of `now`: what a preview says when the rule is at its cooldown or cap. */
   ruleUsage(ruleId: string, now: number): Promise<RuleUsage>;
   recordApproval(id: string, approval: { approvedBy: string; commitment: string; expiresAt: number; now: number; spend?: SpentStep; passkey?: PasskeyUse; rule?: RuleLimit }, entry: EntryDraft): Promise<ApprovalOutcome>;
+  /**
+   * A person's approval of a transaction the policy has more than one person approve
+   * (co-approval.ts): before the last it is recorded (a co_approvals row, the factor spent, an
+   * approval_recorded entry) and nothing is minted; the last one, read against the earlier ones
+   * in the same store transaction, records the receipt as recordApproval does.
+   */
+  recordQuorumApproval(id: string, approval: QuorumApproval, entries: QuorumEntries): Promise<QuorumOutcome>;
+  /** The approvals recorded so far for a transaction that waits for another person, oldest first. */
+  coApprovals(id: string): Promise<CoApproval[]>;
   /** An approver's passkeys, oldest first. */
   passkeys(approver: string): Promise<PasskeyRecord[]>;
   /** The passkey with this credential id, whoever holds it (a console sign-in learns whose it is from it). */

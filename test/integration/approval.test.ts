@@ -3,6 +3,7 @@
  * Unix user: denials, self-approval, replayed/expired/cross-transaction/forged
  * receipts, parameters changed after preview, and 50 concurrent executes.
  */
+import { grantOf } from '../../src/client/client.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -96,7 +97,7 @@ describe('who may approve', () => {
     assert.equal(p.risk, 'low');
     await rejectsWith(approver.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest }), 'authorization', 'totp_required');
     assert.equal(await state(p.transaction_id), 'Previewed');
-    const g = await approver.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('alice') });
+    const g = grantOf(await approver.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('alice') }));
     assert.match(g.approved_by, /^alice\(uid \d+\)$/);
     assert.equal(await state(p.transaction_id), 'Queued');
   });
@@ -208,7 +209,7 @@ describe('expiry', () => {
       const expiredEntries = (id: string) => [...readSqliteLog(short.d.files.db)].map((r) => JSON.parse(r.body)).filter((e) => e.kind === 'expired' && e.transaction_id === id);
       const stateOf = async (id: string) => (await h.call('transaction.get', { transaction_id: id })).state;
       const p1 = await a.call('preview', { action_name: 'ListUsers', params: {} });
-      const g1 = await h.call('approve', { transaction_id: p1.transaction_id, preview_digest: p1.preview_digest });
+      const g1 = grantOf(await h.call('approve', { transaction_id: p1.transaction_id, preview_digest: p1.preview_digest }));
       const p2 = await a.call('preview', { action_name: 'ListUsers', params: {} });
       await new Promise((r) => setTimeout(r, 1500));
       const run = () => a.call('execute', { transaction_id: p1.transaction_id, action_name: 'ListUsers', params: {}, receipt: g1.receipt });
@@ -236,7 +237,7 @@ describe('expiry', () => {
       const a = await short.as('agent', ['airlock-admin']);
       const h = await short.as('alice', ['airlock-admin', 'airlock-approvers']);
       const p1 = await a.call('preview', { action_name: 'ListUsers', params: {} });
-      const g1 = await h.call('approve', { transaction_id: p1.transaction_id, preview_digest: p1.preview_digest });
+      const g1 = grantOf(await h.call('approve', { transaction_id: p1.transaction_id, preview_digest: p1.preview_digest }));
       const p2 = await a.call('preview', { action_name: 'ListUsers', params: {} });
       await new Promise((r) => setTimeout(r, 2500));
       for (const id of [p1.transaction_id, p2.transaction_id]) {

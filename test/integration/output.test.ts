@@ -6,6 +6,7 @@
  * the result carries; and a client that never reads neither holds up the execution nor makes
  * the daemon queue its output: what was not sent is counted.
  */
+import { grantOf } from '../../src/client/client.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -190,7 +191,7 @@ describe('execute streams its output', () => {
     try {
       const p = await cl.preview('AptUpdate', {});
       const cara = await w.as('cara', ['airlock-admin', 'airlock-approvers']);
-      const g = await cara.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('cara') });
+      const g = grantOf(await cara.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('cara') }));
       const seen: Array<{ at: number; lines: string[] }> = [];
       const r = await cl.execute(p.transaction_id, p.action_name, p.params, g.receipt, (n) => seen.push({ at: Date.now(), lines: n.lines }));
       const done = Date.now();
@@ -215,7 +216,7 @@ describe('execute streams its output', () => {
       assert.equal(p.auto_approval, undefined, 'a sensitive read waits for a person');
       // A request under root's own account is approved with the approver's code.
       const bea = await w.as('bea', ['airlock-admin', 'airlock-approvers']);
-      const g = await bea.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('bea') });
+      const g = grantOf(await bea.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('bea') }));
       const root = await w.root();
       c.sock.pause(); // from here on the client reads nothing
       c.sock.write(frame(JSON.stringify({ type: 'request', id: 'x', method: 'execute', params: { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: g.receipt } })));

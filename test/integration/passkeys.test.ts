@@ -8,6 +8,7 @@
  * or RP ID, another person's passkey, a TOTP code where the policy asks for a passkey, a
  * registration without a code, with someone else's challenge, or replayed.
  */
+import { grantOf } from '../../src/client/client.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -48,8 +49,8 @@ let n = 0;
 const highPreview = () => agent.call('preview', { action_name: 'CreateUser', params: { user: `pk${n++}` } });
 const stateOf = async (p: PreviewEnvelope) => (await agent.call('transaction.get', { transaction_id: p.transaction_id })).state;
 const optionsFor = async (who: Principal, p: PreviewEnvelope) => (await who.call('passkey.approval_options', { transaction_id: p.transaction_id })).options;
-const approveWith = (who: Principal, p: PreviewEnvelope, assertion: Record<string, unknown>) =>
-  who.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, assertion: assertion as never });
+const approveWith = async (who: Principal, p: PreviewEnvelope, assertion: Record<string, unknown>) =>
+  grantOf(await who.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, assertion: assertion as never }));
 
 before(async () => {
   w = await startWorld();

@@ -6,6 +6,7 @@
  * person approving a request made under their own account needs their factor; a
  * root process with nobody behind it never approves; and the signed log names both.
  */
+import { grantOf } from '../../src/client/client.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -75,7 +76,7 @@ function rootService(): Principal {
 }
 
 const preview = (who: Principal, action: string, params: Record<string, unknown>) => who.call('preview', { action_name: action, params });
-const approveCall = (who: Principal, p: PreviewEnvelope, code?: string) => who.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) });
+const approveCall = async (who: Principal, p: PreviewEnvelope, code?: string) => grantOf(await who.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(code ? { totp_code: code } : {}) }));
 const entries = () => [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null; principal: { uid: number; user: string; person?: string; sudo_uid?: number | null; login_uid?: number | null } | null; details: Record<string, unknown> });
 const grantEntry = (id: string) => entries().find((e) => e.kind === 'approval_granted' && e.transaction_id === id)!;
 

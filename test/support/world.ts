@@ -3,6 +3,7 @@
  * real Unix users (created in the overlay) talking to it from their own processes,
  * so every role decision rests on the kernel's peer credentials.
  */
+import { grantOf } from '../../src/client/client.js';
 import type { LogEntry } from '../../src/audit/entry.js';
 import { startSandboxDaemon, type SandboxDaemon } from '../../src/sandbox/daemon.js';
 import { Principal } from '../../src/sandbox/principal.js';
@@ -154,8 +155,9 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
     }
   };
   const needsCode = (p: PreviewEnvelope) => p.risk === 'high';
-  const grant = (who: Principal, p: PreviewEnvelope, totp_code?: string) =>
-    who.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(totp_code ? { totp_code } : {}) });
+  // The receipt (grantOf): a test of an approval only recorded ([approval] high = 2) calls `approve` itself.
+  const grant = async (who: Principal, p: PreviewEnvelope, totp_code?: string) =>
+    grantOf(await who.call('approve', { transaction_id: p.transaction_id, preview_digest: p.preview_digest, ...(totp_code ? { totp_code } : {}) }));
   const approve = async (who: Principal, p: PreviewEnvelope) => {
     const name = names.get(who)?.name;
     return grant(who, p, needsCode(p) && name && codes.has(name) ? await codes.code(name) : undefined);

@@ -21,6 +21,7 @@ test('its commented examples, uncommented, are a valid policy that changes every
   const p = parsePolicy(examples.join('\n'));
   assert.deepEqual(p.unattended, ['ci-runner']);
   assert.equal(p.riskOverrides.get('CreateGroup'), 'high');
+  assert.equal(p.highApprovers, 2);
   assert.deepEqual(p.pseudonyms, ['email', 'ip', 'hostname']);
   assert.deepEqual(p.notify.command, ['/usr/bin/logger', '-t', 'airlock']);
   assert.equal(p.rules.length, 1);

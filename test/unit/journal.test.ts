@@ -16,6 +16,7 @@ const DETAILS: Record<EntryKind, OpaqueDetails> = {
   daemon_started: { version: '0.1.0', platform: 'debian', policy_digest: 'ab', policy_source: '/etc/airlock/policy.toml', audit_key_id: 'k1', approval_key_id: 'k2', reconciled: 0 },
   preview: { preview_digest: 'd', summary: 'Create user bob', warnings: [] },
   approval_granted: { executor: 'agent(uid 1002)', second_factor: 'totp', preview_digest: 'd', receipt_commitment: 'c', receipt_expires_at: 't' },
+  approval_recorded: { preview_digest: 'd', approver: 'bob(uid 1003)', needed: 2, have: 1, second_factor: 'totp', self_approval: false },
   approval_consumed: { preview_digest: 'd', receipt_commitment: 'c' },
   execution_started: { steps: 2 },
   outcome: { state: 'Succeeded', error_category: null, error_code: null, rolled_back: false, output_lines: 0 },

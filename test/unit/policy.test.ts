@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY, explainPolicy, matchingRule, parsePolicy, PolicyError, valueMatches } from '../../src/policy/policy.js';
+import { approvalsNeeded, DEFAULT_POLICY, explainPolicy, matchingRule, parsePolicy, PolicyError, valueMatches } from '../../src/policy/policy.js';
 
 const refused = (text: string, why: RegExp) => assert.throws(() => parsePolicy(text), (e: unknown) => e instanceof PolicyError && why.test(e.message), text);
 
@@ -37,6 +37,20 @@ webhook = "https://hooks.example.org/airlock"
   assert.deepEqual(p.rules, [{ id: 'restart-web', action: 'RestartService', params: { unit: 'nginx.service' }, cooldownMs: 600_000, dailyCap: 20 }]);
   assert.deepEqual(p.notify.command, ['/usr/local/bin/page-me', '--quiet']);
   assert.notEqual(p.digest, parsePolicy(text + '\n').digest);
+});
+
+test('[approval] high: how many distinct persons approve a High change (1 by default, or 2), said by policy check', () => {
+  assert.equal(DEFAULT_POLICY.highApprovers, 1);
+  assert.equal(parsePolicy('[approval]\nsecond_factor_from = "medium"').highApprovers, 1);
+  const two = parsePolicy('[approval]\nhigh = 2');
+  assert.equal(two.highApprovers, 2);
+  assert.equal(two.secondFactorFrom, 'high');
+  assert.equal(approvalsNeeded(two, 'high'), 2);
+  assert.equal(approvalsNeeded(two, 'medium'), 1);
+  assert.equal(approvalsNeeded(DEFAULT_POLICY, 'high'), 1);
+  assert.ok(explainPolicy(two).lines.some((l) => /two distinct persons must approve/.test(l)));
+  assert.ok(explainPolicy(DEFAULT_POLICY).lines.some((l) => /high risk: one person approves/.test(l)));
+  for (const bad of ['0', '3', '1.5', '"2"', 'true']) refused(`[approval]\nhigh = ${bad}`, /high is 1 or 2/);
 });
 
 test('what a policy may not say', () => {

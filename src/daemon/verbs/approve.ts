@@ -4,11 +4,19 @@
  * factor enrolled, then the deadline, the state, the digest of what they saw, their code, and
  * the receipt minted and recorded with its signed `approval_granted` entry in one store
  * operation. The receipt is held for the requester, whose wait is woken.
+ *
+ * Where the policy has two persons approve a High transaction ([approval] high = 2), every
+ * check above still applies to each of them; the first approval is recorded (its factor spent
+ * with its signed `approval_recorded` entry) and mints nothing, and the second, by another
+ * person, mints the receipt (store/co-approval.ts). The count is read from the policy in force
+ * at each approval: a reload between the two applies to the second.
  */
-import { approvalGrantedDetails } from '../../audit/entry-details.js';
+import { approvalGrantedDetails, approvalRecordedDetails } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
 import { fail } from '../../protocol/errors.js';
-import type { ApprovalAdvice, ApprovalGrant } from '../../protocol/messages.js';
+import type { ApprovalAdvice, ApproveResult } from '../../protocol/messages.js';
+import { approvalsNeeded } from '../../policy/policy.js';
+import type { QuorumOutcome } from '../../store/co-approval.js';
 import type { ParsedParams } from '../../protocol/methods.js';
 import type { TxRecord } from '../../store/store.js';
 import { enforce, mayApprove, selfApprovalNeedsFactor, type Approval, type Caller, type Refusal } from '../authz.js';
@@ -22,7 +30,7 @@ import { passkeyRequired } from './passkey.js';
 /** The key a person's second factor is stored under: alice(uid 1001), whichever way they connect. */
 export const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${p.uid})`;
 
-export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>): Promise<ApprovalGrant> {
+export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>): Promise<ApproveResult> {
   const { caller: who, params: req, tx } = r;
   // The risk the approver was shown, fixed at preview (a later policy reload does not re-derive it).
   const risk = tx.risk;
@@ -39,6 +47,9 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   // verification); where the policy asks for one, a TOTP code approves nothing.
   if (req.assertion && req.totp_code !== undefined) fail('validation', 'two_factors', 'give a passkey assertion or a TOTP code, not both', 'approve with your passkey alone');
   const person = { key: personKey(d.person), user: d.person.user };
+  const needed = personsNeeded(ctx, tx);
+  // Refused before any factor is asked or spent; the store checks again in the approval's own transaction.
+  if (needed > 1 && (await ctx.store.coApprovals(tx.id)).some((a) => a.approver === person.key)) refuseSameApprover(tx.id, needed);
   const passkey = req.assertion ? await ctx.passkeys.verifyApproval(person, req.assertion, tx) : undefined;
   if (!passkey && passkeyRequired(ctx, d.selfApproval, risk)) {
     fail('authorization', 'passkey_required', `approving ${tx.id} (${risk} risk${d.selfApproval ? ', requested under your own account' : ''}) needs your passkey: the policy does not accept a TOTP code for it`, `approve it in the console (\`airlock console\`) with your passkey`);
@@ -49,20 +60,47 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   const expiresAt = now + ctx.receiptTtlMs;
   const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
   const { receipt, commitment } = mintReceipt(ctx.approvalKey, claims);
+  const factor = { totp: spend !== undefined, ...(passkey ? { passkeyId: passkey.passkeyId } : {}), selfApproval: d.selfApproval };
+  const granted = (coApprovers?: readonly string[]) =>
+    ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { ...factor, coApprovers } }));
+  let recorded: { have: number; by: string[] } | undefined;
   await ctx.heldReceipts.approving(tx.id, async () => {
-    const outcome = await ctx.store.recordApproval(
-      tx.id,
-      { approvedBy: claims.approver, commitment, expiresAt, now, spend, ...(passkey ? { passkey } : {}) },
-      ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { totp: spend !== undefined, ...(passkey ? { passkeyId: passkey.passkeyId } : {}), selfApproval: d.selfApproval } })),
-    );
+    // High goes through the count even when one person suffices: after a reload lowered it, the earlier approver is still named.
+    const outcome: QuorumOutcome | Awaited<ReturnType<typeof ctx.store.recordApproval>> =
+      risk === 'high'
+        ? await ctx.store.recordQuorumApproval(
+            tx.id,
+            { approvedBy: claims.approver, person: person.key, previewDigest: req.preview_digest, needed, commitment, expiresAt, now, spend, ...(passkey ? { passkey } : {}) },
+            {
+              recorded: (have) => ctx.entry('approval_recorded', who, tx.actionName, risk, tx.requestHash, tx.id, approvalRecordedDetails({ previewDigest: tx.previewDigest, approver: claims.approver, needed, have }, factor)),
+              granted: (co) => granted(co),
+            },
+          )
+        : await ctx.store.recordApproval(tx.id, { approvedBy: claims.approver, commitment, expiresAt, now, spend, ...(passkey ? { passkey } : {}) }, granted());
     if (outcome === 'not_pending') await refuseIfExpired(ctx, await ctx.transaction(tx.id), now);
     if (outcome === 'not_pending') fail('stale_approval', 'not_pending', `transaction ${tx.id} is no longer waiting for approval`);
+    if (outcome === 'digest_mismatch') fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
+    if (outcome === 'same_approver') refuseSameApprover(tx.id, needed);
     if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
     if (outcome === 'passkey_replayed') fail('authorization', 'passkey_replayed', `that passkey assertion was used already, or its authenticator's counter went back (a cloned passkey?): ${tx.id} is not approved`, 'approve again with a fresh assertion; if this repeats, remove that passkey');
+    if (typeof outcome === 'object' && 'recorded' in outcome) {
+      recorded = { have: outcome.recorded, by: (await ctx.store.coApprovals(tx.id)).map((a) => a.principal) };
+      return;
+    }
+    if (outcome === 'rule_exhausted') fail('integrity', 'internal', 'a person\'s approval met a rule limit'); // no rule here: unreachable, fails closed
     ctx.heldReceipts.hold(tx.id, tx, receipt, expiresAt);
   });
+  if (recorded) {
+    // No receipt: the requester's wait goes on; the next approver's `transaction.get` shows this one.
+    return { transaction_id: tx.id, recorded: true, approved_by: claims.approver, approvals: { needed, have: recorded.have, by: recorded.by } };
+  }
   ctx.changed(tx.id); // a requester waiting for it gets the receipt now
   return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
+}
+
+/** The same person again where the policy asks for distinct persons: refused, nothing spent. */
+function refuseSameApprover(id: string, needed: number): never {
+  return fail('authorization', 'same_approver', `you approved ${id} already: the policy asks ${needed} different persons to approve a High change ([approval] high = ${needed})`, `another approver must approve it (\`airlock approve ${id}\` from their own account)`);
 }
 
 /**
@@ -72,9 +110,31 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
 export async function approvalAdvice(ctx: VerbContext, who: Caller, tx: TxRecord): Promise<ApprovalAdvice> {
   const d = mayApprove(who, facts(tx), ctx.policy.secondFactorFrom);
   const e = d.ok ? await withFactorEnrolled(ctx, who, tx, d) : d;
-  if (e.ok) return { may_approve: true, second_factor: e.secondFactor, self_approval: e.selfApproval, ...(passkeyRequired(ctx, e.selfApproval, tx.risk) ? { passkey_required: true } : {}) };
+  const count = await approvalCount(ctx, tx);
+  const approvals = count ? { approvals: { needed: count.needed, have: count.have.length, by: count.have.map((a) => a.principal) } } : {};
+  if (e.ok && count?.have.some((a) => a.approver === personKey(e.person))) {
+    const refusal = { category: 'authorization', code: 'same_approver', message: `you approved ${tx.id} already: the policy asks ${count.needed} different persons to approve a High change`, hint: `another approver must approve it (\`airlock approve ${tx.id}\` from their own account)` } as const;
+    return { may_approve: false, second_factor: e.secondFactor, self_approval: e.selfApproval, ...approvals, refusal };
+  }
+  if (e.ok) return { may_approve: true, second_factor: e.secondFactor, self_approval: e.selfApproval, ...(passkeyRequired(ctx, e.selfApproval, tx.risk) ? { passkey_required: true } : {}), ...approvals };
   const self = e.refusal.code === 'self_approval_needs_factor';
-  return { may_approve: false, second_factor: self, self_approval: self, refusal: e.refusal };
+  return { may_approve: false, second_factor: self, self_approval: self, ...approvals, refusal: e.refusal };
+}
+
+/**
+ * How many distinct persons must approve tx under the policy in force now. An unmasking preview
+ * (High so that it takes a factor) is approved by its requester alone, by design (authz.ts): a
+ * second person could never approve it, and what it releases goes to that person only.
+ */
+function personsNeeded(ctx: VerbContext, tx: TxRecord): number {
+  return facts(tx).unmask ? 1 : approvalsNeeded(ctx.policy, tx.risk);
+}
+
+/** Where more than one person must approve tx (still waiting): how many, and who approved already; null otherwise. */
+async function approvalCount(ctx: VerbContext, tx: TxRecord) {
+  const needed = personsNeeded(ctx, tx);
+  if (needed < 2 || tx.state !== 'Previewed') return null;
+  return { needed, have: (await ctx.store.coApprovals(tx.id)).filter((a) => a.previewDigest === tx.previewDigest) };
 }
 
 /** An approval the door allowed (mayApprove), with a self-approval refused (saying how to get a factor) when the person has none enrolled. */

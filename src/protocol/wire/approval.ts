@@ -17,6 +17,29 @@ export const ApprovalGrantSchema = z.strictObject({
 });
 export type ApprovalGrant = z.infer<typeof ApprovalGrantSchema>;
 
+/** Where more than one person must approve ([approval] high = 2): how many, and who approved already (principal names, oldest first). */
+export const ApprovalCountSchema = z.strictObject({ needed: z.number().int(), have: z.number().int(), by: z.array(z.string()) });
+
+/**
+ * `approve` where the policy asks for more persons than have approved: this approval is recorded
+ * (the factor spent, an approval_recorded entry) and no receipt is minted; the transaction waits
+ * for another person. Told apart from a grant by `recorded` (a grant has none).
+ */
+export const ApprovalRecordedSchema = z.strictObject({
+  transaction_id: z.string(),
+  recorded: z.literal(true),
+  approved_by: z.string(),
+  approvals: ApprovalCountSchema,
+});
+export type ApprovalRecorded = z.infer<typeof ApprovalRecordedSchema>;
+
+/** What `approve` returns: the receipt, or (needing another person) the approval recorded. */
+export const ApproveResultSchema = z.union([ApprovalGrantSchema, ApprovalRecordedSchema]);
+export type ApproveResult = z.infer<typeof ApproveResultSchema>;
+
+/** Whether an approve result is only recorded, waiting for another person (no receipt). */
+export const isRecorded = (r: ApproveResult): r is ApprovalRecorded => 'recorded' in r && r.recorded === true;
+
 /** A receipt the daemon minted under a policy rule ("reads" for non-sensitive reads), returned with the preview. */
 export const AutoApprovalGrantSchema = ApprovalGrantSchema.extend({ rule: z.string(), policy_digest: z.string() });
 export type AutoApprovalGrant = z.infer<typeof AutoApprovalGrantSchema>;
@@ -30,6 +53,8 @@ export const ApprovalAdviceSchema = z.strictObject({
   self_approval: z.boolean(),
   /** The policy accepts only a passkey for this approval ([passkeys]): a TOTP code is refused, the console approves it. */
   passkey_required: z.literal(true).optional(),
+  /** Where more than one person must approve: how many, and who did already (one who did is refused: authorization/same_approver). */
+  approvals: ApprovalCountSchema.optional(),
   /** Why not, when may_approve is false: the error approve would return. */
   refusal: WireErrorSchema.optional(),
 });

@@ -11,34 +11,35 @@ const b64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_-]*$/, 'b
 /** Credential ids are at most 1,023 bytes (WebAuthn): 1,364 base64url characters. */
 const credentialId = b64url(1364);
 const extensionResults = z.record(z.string().max(64), z.unknown()).refine((r) => Object.keys(r).length <= 16, 'at most 16 extension results');
-const attachment = z.enum(['platform', 'cross-platform']).optional();
-
-/** An assertion (navigator.credentials.get), as the browser's toJSON() gives it. */
-export const PasskeyAssertionSchema = field(
+/** What every credential toJSON() gives has around its `response`. */
+const credential = <R extends z.ZodType>(response: R) =>
   z.strictObject({
     id: credentialId,
     rawId: credentialId,
     type: z.literal('public-key'),
-    response: z.strictObject({
+    response,
+    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+    clientExtensionResults: extensionResults,
+  });
+
+/** An assertion (navigator.credentials.get), as the browser's toJSON() gives it. */
+export const PasskeyAssertionSchema = field(
+  credential(
+    z.strictObject({
       clientDataJSON: b64url(8192),
       authenticatorData: b64url(4096),
       signature: b64url(2048),
       userHandle: b64url(128).optional(),
     }),
-    authenticatorAttachment: attachment,
-    clientExtensionResults: extensionResults,
-  }),
+  ),
   { category: 'validation', code: 'bad_assertion', expected: "a passkey assertion as the browser's PublicKeyCredential.toJSON() gives it" },
 );
 export type PasskeyAssertion = z.infer<typeof PasskeyAssertionSchema>;
 
 /** A new credential (navigator.credentials.create), as the browser's toJSON() gives it. */
 export const PasskeyRegistrationSchema = field(
-  z.strictObject({
-    id: credentialId,
-    rawId: credentialId,
-    type: z.literal('public-key'),
-    response: z.strictObject({
+  credential(
+    z.strictObject({
       clientDataJSON: b64url(8192),
       attestationObject: b64url(32768),
       authenticatorData: b64url(8192).optional(),
@@ -46,9 +47,7 @@ export const PasskeyRegistrationSchema = field(
       publicKeyAlgorithm: z.number().int().optional(),
       publicKey: b64url(4096).optional(),
     }),
-    authenticatorAttachment: attachment,
-    clientExtensionResults: extensionResults,
-  }),
+  ),
   { category: 'validation', code: 'bad_registration', expected: "a new passkey as the browser's PublicKeyCredential.toJSON() gives it" },
 );
 export type PasskeyRegistration = z.infer<typeof PasskeyRegistrationSchema>;
