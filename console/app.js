@@ -211,7 +211,8 @@ async function transaction(id) {
   $('tx-deny').hidden = t.state !== 'Previewed';
   const why = t.refusal ? `${t.refusal.message}${t.refusal.hint ? ` (${t.refusal.hint})` : ''}` : '';
   const denied = t.denied_by ? `Denied by ${t.denied_by}${t.deny_reason ? `: ${t.deny_reason}` : ''}` : '';
-  say('tx-refusal', t.may_approve ? '' : denied || why);
+  const others = t.approvals && t.approvals.needed > 1 ? `${t.approvals.needed} persons must approve this; approved so far by: ${t.approvals.by.join(', ') || 'nobody'}.` : '';
+  say('tx-refusal', [t.may_approve ? '' : denied || why, others].filter(Boolean).join(' '));
 }
 
 async function approve() {
@@ -227,7 +228,10 @@ async function approve() {
     const assertion = await getAssertion(options);
     const grant = await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/approve`, { preview_digest, assertion });
     await transaction(t.transaction_id);
-    say('notice', `Approved by ${grant.approved_by || me.approver}. The agent can now run it.`);
+    if (grant.recorded) {
+      const a = grant.approvals;
+      say('notice', `Your approval is recorded (${a.have} of ${a.needed} persons): it waits for another person's.`);
+    } else say('notice', `Approved by ${grant.approved_by || me.approver}. The agent can now run it.`);
   } catch (e) {
     fail(e);
   } finally {

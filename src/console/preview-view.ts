@@ -26,6 +26,8 @@ export interface TransactionPage {
   text: string;
   may_approve: boolean;
   refusal: { code: string; message: string; hint?: string } | null;
+  /** Where the policy asks for more than one person ([approval] high = 2): how many, and who approved already. */
+  approvals?: { needed: number; have: number; by: string[] };
   denied_by?: string;
   deny_reason?: string;
 }
@@ -47,6 +49,7 @@ export function transactionPage(t: TransactionDetail): TransactionPage {
     text: live ? renderPreview(live).replace(SGR, '') : `${t.transaction_id} finished and was compacted: its preview is no longer stored\n`,
     may_approve: advice.may_approve && t.state === 'Previewed',
     refusal: advice.refusal ? { code: advice.refusal.code, message: advice.refusal.message, ...(advice.refusal.hint ? { hint: advice.refusal.hint } : {}) } : null,
+    ...(advice.approvals ? { approvals: advice.approvals } : {}),
     ...(t.denied_by ? { denied_by: t.denied_by } : {}),
     ...(t.deny_reason ? { deny_reason: t.deny_reason } : {}),
   };

@@ -217,6 +217,15 @@ describe('the web console', () => {
     assert.equal(await page.textContent('#tx-preview'), renderPreview(p).replace(SGR, ''), 'the preview exactly as the CLI renders it');
     await shot('approve-high-laptop.png', LAPTOP);
     await shot('approve-high-phone.png', PHONE);
+    // On a phone: nothing wider than the screen, and the Approve button a large touch target on screen with its code.
+    const phone = await page.evaluate(() => {
+      const b = document.getElementById('approve-button')!.getBoundingClientRect();
+      const m = document.getElementById('tx-match')!.getBoundingClientRect();
+      return { scrollWidth: document.documentElement.scrollWidth, button: { height: b.height, width: b.width, bottom: b.bottom }, match: m.bottom };
+    });
+    assert.ok(phone.scrollWidth <= PHONE.width, `the page is ${phone.scrollWidth}px wide on a ${PHONE.width}px screen`);
+    assert.ok(phone.button.height >= 48 && phone.button.width >= 200, JSON.stringify(phone.button));
+    assert.ok(phone.button.bottom <= PHONE.height && phone.match <= PHONE.height, 'the code and the button are on the first screen');
     await page.setViewportSize(LAPTOP);
     await page.click('#approve-button');
     await visible('#notice:not([hidden])');
