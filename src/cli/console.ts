@@ -22,7 +22,7 @@ export async function runConsole(o: { listen?: string; origin?: string }, cmd: C
   const server = consoleServer({ host, port, origin, socket });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new AirlockError('transient', 'console_listen', `cannot listen on ${host}:${port} (${e.code ?? e.message})`, e.code === 'EADDRINUSE' ? 'another process holds that port: stop it, or give --listen ADDRESS:PORT' : 'give --listen ADDRESS:PORT')),
+      reject(new AirlockError('transient', 'console_listen', `cannot listen on ${host}:${port} (${e.code ?? e.message})`, e.code === 'EADDRINUSE' ? `another process holds that port: unless it is a console you started, find it (\`sudo ss -ltnp 'sport = :${port}'\`) before anyone signs anything there, since a page at the console's origin can ask for passkey signatures (docs/console.md)` : 'give --listen ADDRESS:PORT')),
     );
     server.listen(port, host, resolve);
   });
