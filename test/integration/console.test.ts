@@ -19,7 +19,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -32,7 +33,12 @@ import { matchCode } from '../../src/protocol/match-code.js';
 import { renderPreview } from '../../src/client/render-preview.js';
 
 const APPROVER = ['airlock-admin', 'airlock-approvers'];
-const SHOTS = join(ROOT, 'docs', 'console');
+/**
+ * Where the screenshots go: docs/console/ when asked (AIRLOCK_UPDATE_SCREENSHOTS=1, to refresh
+ * the docs' pictures), a scratch directory otherwise, so that a test run leaves the checkout as
+ * it found it.
+ */
+const SHOTS = process.env.AIRLOCK_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'console') : mkdtempSync(join(tmpdir(), 'airlock-console-shots-'));
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const SGR = /\x1b\[[0-9;]*m/g;
