@@ -27,12 +27,8 @@ export function groupNames(group: string, gids: readonly number[]): string[] {
   return [...new Set(gids.flatMap((g) => (byGid.has(g) ? [byGid.get(g)!] : [])))].sort();
 }
 
-/**
- * The login names with a confirmed second factor, by replaying the log: an enrolment adds
- * the approver, a reset removes them. Approvers are named `user(uid N)` in the log.
- */
-export function enrolledFromLog(rows: Iterable<LogRow>): Set<string> {
-  const enrolled = new Set<string>();
+/** Each entry's kind and the login name its details name as `approver` (`user(uid N)`), skipping what does not parse. */
+function* approverEntries(rows: Iterable<LogRow>): Generator<{ kind: unknown; who: string }> {
   for (const row of rows) {
     let e: { kind?: unknown; details?: { approver?: unknown } };
     try {
@@ -41,29 +37,29 @@ export function enrolledFromLog(rows: Iterable<LogRow>): Set<string> {
       continue; // verification reports a bad entry; this only reads what it can
     }
     const who = typeof e.details?.approver === 'string' ? /^(.+)\(uid \d+\)$/.exec(e.details.approver)?.[1] : undefined;
-    if (!who) continue;
-    if (e.kind === 'totp_enrolled') enrolled.add(who);
-    else if (e.kind === 'totp_reset') enrolled.delete(who);
+    if (who) yield { kind: e.kind, who };
+  }
+}
+
+/**
+ * The login names with a confirmed second factor, by replaying the log: an enrolment adds
+ * the approver, a reset removes them.
+ */
+export function enrolledFromLog(rows: Iterable<LogRow>): Set<string> {
+  const enrolled = new Set<string>();
+  for (const { kind, who } of approverEntries(rows)) {
+    if (kind === 'totp_enrolled') enrolled.add(who);
+    else if (kind === 'totp_reset') enrolled.delete(who);
   }
   return enrolled;
 }
 
 /**
  * How many passkeys each login name registered, by replaying the log's `passkey_registered`
- * entries (the daemon verified each, with the person's code, before it wrote it).
+ * entries (the daemon verified each, with the person's factor, before it wrote it).
  */
 export function passkeysFromLog(rows: Iterable<LogRow>): Map<string, number> {
   const held = new Map<string, number>();
-  for (const row of rows) {
-    let e: { kind?: unknown; details?: { approver?: unknown } };
-    try {
-      e = JSON.parse(row.body);
-    } catch {
-      continue;
-    }
-    if (e.kind !== 'passkey_registered') continue;
-    const who = typeof e.details?.approver === 'string' ? /^(.+)\(uid \d+\)$/.exec(e.details.approver)?.[1] : undefined;
-    if (who) held.set(who, (held.get(who) ?? 0) + 1);
-  }
+  for (const { kind, who } of approverEntries(rows)) if (kind === 'passkey_registered') held.set(who, (held.get(who) ?? 0) + 1);
   return held;
 }

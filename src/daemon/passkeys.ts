@@ -195,10 +195,9 @@ export class Passkeys {
     return { ...person, uid: Number(who![2]) };
   }
 
-  /** navigator.credentials.get() options for a sign-in over `challenge`: `user`'s passkeys, or any (a discoverable one) when no user is named. */
-  async signInOptions(challenge: string, user?: PasskeyPerson): Promise<Record<string, unknown>> {
-    const held = user ? await this.o.store.passkeys(user.key) : [];
-    return this.requestOptions(held, challenge);
+  /** navigator.credentials.get() options for a sign-in over `challenge`: no credentials listed, the person's authenticator offers their (discoverable) passkey. */
+  signInOptions(challenge: string): Promise<Record<string, unknown>> {
+    return this.requestOptions([], challenge);
   }
 
   /** What a browser asks the person's authenticator to sign to approve `tx`: the derived challenge and their passkeys. */
