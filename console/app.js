@@ -188,6 +188,53 @@ async function inbox() {
     ul.append(li);
   }
   $('inbox-empty').hidden = list.length > 0;
+  await sessions();
+}
+
+// ---- session grants in force (the "this session" lane) ----
+async function sessions() {
+  let grants;
+  try {
+    grants = (await api('GET', '/api/sessions')).grants;
+  } catch (_) {
+    grants = []; // a person the daemon shows none to sees no section
+  }
+  const ul = $('sessions-list');
+  ul.replaceChildren();
+  for (const g of grants) {
+    const li = document.createElement('li');
+    li.className = 'grant';
+    const what = document.createElement('span');
+    what.className = 'grant-what';
+    const head = document.createElement('span');
+    head.className = 'item-action';
+    head.textContent = `${g.action_name} ${JSON.stringify(g.params)}`;
+    const who = document.createElement('span');
+    who.className = 'muted small';
+    who.textContent = `for ${g.requester}, granted by ${g.approver}, until ${new Date(g.until).toLocaleTimeString()}; used ${g.uses} time(s)`;
+    what.append(head, who);
+    const revoke = document.createElement('button');
+    revoke.type = 'button';
+    revoke.className = 'danger';
+    revoke.textContent = 'Revoke';
+    revoke.dataset.grant = g.grant_id;
+    revoke.addEventListener('click', () => revokeSession(revoke, g.grant_id));
+    li.append(what, revoke);
+    ul.append(li);
+  }
+  $('sessions').hidden = grants.length === 0;
+}
+async function revokeSession(button, id) {
+  clearMessages();
+  busy(button, true);
+  try {
+    const r = await api('POST', `/api/sessions/${encodeURIComponent(id)}/revoke`, {});
+    say('notice', `Revoked: it had approved ${r.uses} request(s). Identical requests wait for a person again.`);
+    await sessions();
+  } catch (e) {
+    fail(e);
+    busy(button, false);
+  }
 }
 
 // ---- one transaction ----
@@ -208,6 +255,8 @@ async function transaction(id) {
   $('tx-preview').textContent = t.text;
   $('tx-match').textContent = t.match_code || '';
   $('tx-decide').hidden = !(t.may_approve && t.match_code);
+  $('tx-session').hidden = !t.session_allowed;
+  $('session-minutes').value = '';
   $('tx-deny').hidden = t.state !== 'Previewed';
   const why = t.refusal ? `${t.refusal.message}${t.refusal.hint ? ` (${t.refusal.hint})` : ''}` : '';
   const denied = t.denied_by ? `Denied by ${t.denied_by}${t.deny_reason ? `: ${t.deny_reason}` : ''}` : '';
@@ -222,15 +271,21 @@ async function approve() {
   const button = $('approve-button');
   busy(button, true);
   try {
-    // A fresh assertion over this transaction's own challenge: it approves this preview and nothing else.
-    const { options, preview_digest } = await api('GET', `/api/tx/${encodeURIComponent(t.transaction_id)}/approval-options`);
+    // A fresh assertion over this transaction's own challenge: it approves this preview and nothing else
+    // (and, when a session is chosen, its length: the daemon derives another challenge for it).
+    const minutes = t.session_allowed ? $('session-minutes').value : '';
+    const query = minutes ? `?session_minutes=${encodeURIComponent(minutes)}` : '';
+    const { options, preview_digest } = await api('GET', `/api/tx/${encodeURIComponent(t.transaction_id)}/approval-options${query}`);
     if (preview_digest !== t.preview_digest) throw new Error('The preview changed since this page showed it: reload and read it again.');
     const assertion = await getAssertion(options);
-    const grant = await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/approve`, { preview_digest, assertion });
+    const body = minutes ? { preview_digest, assertion, session_minutes: Number(minutes) } : { preview_digest, assertion };
+    const grant = await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/approve`, body);
     await transaction(t.transaction_id);
     if (grant.recorded) {
       const a = grant.approvals;
       say('notice', `Your approval is recorded (${a.have} of ${a.needed} persons): it waits for another person's.`);
+    } else if (grant.session_grant) {
+      say('notice', `Approved by ${grant.approved_by || me.approver}. Identical requests of ${t.requested_by} are approved until ${new Date(grant.session_grant.until).toLocaleTimeString()} (revoke it from the list of requests, or with airlock sessions revoke ${grant.session_grant.grant_id}).`);
     } else say('notice', `Approved by ${grant.approved_by || me.approver}. The agent can now run it.`);
   } catch (e) {
     fail(e);

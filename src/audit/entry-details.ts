@@ -82,6 +82,14 @@ export const ENTRY_KINDS = [
    * here it approves for them. Details: whose, its short id, the name they gave it.
    */
   'passkey_registered',
+  /**
+   * A person approved a request with their passkey and let the same requester's identical
+   * requests (same action, same parameters) through until `until` (src/daemon/session-grants.ts);
+   * each later approval it makes is an approval_granted entry naming `grant_id`.
+   */
+  'session_granted',
+  /** A session grant was ended before its time by a person (`airlock sessions revoke`, or the console). */
+  'session_revoked',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
@@ -113,6 +121,8 @@ const ApprovalGranted = z.strictObject({
   policy_digest: z.string().nullable(),
   /** Where more than one person had to approve: the earlier approvers (their approval_recorded entries), in order. */
   co_approvers: z.array(who).optional(),
+  /** The session grant this approval made (a person's approval that granted it) or used (principal null, approved by the grant). */
+  session_grant: z.string().optional(),
 });
 
 export const ENTRY_DETAILS = {
@@ -201,6 +211,8 @@ export const ENTRY_DETAILS = {
     error_code: z.string().nullable(),
   }),
   passkey_registered: z.strictObject({ approver: z.string(), passkey_id: z.string(), name: z.string(), rp_id: z.string(), factor: z.enum(['totp', 'passkey']) }),
+  session_granted: z.strictObject({ grant_id: z.string(), approver: who, requester: who, preview_digest: hex64, passkey_id: z.string(), until: iso }),
+  session_revoked: z.strictObject({ grant_id: z.string(), by: who, granted_by: who, uses: z.number().int() }),
 } satisfies { [K in EntryKind]: z.ZodObject };
 
 /** The details of each kind of entry. */
@@ -213,7 +225,10 @@ export function detailFields(kind: EntryKind): string[] {
 }
 
 /** Who granted an approval: a person (with or without a second factor), or a policy rule. */
-export type ApprovalLane = { person: { totp: boolean; passkeyId?: string; selfApproval: boolean; coApprovers?: readonly string[] } } | { policy: { ruleId: string; policyDigest: string } };
+export type ApprovalLane =
+  | { person: { totp: boolean; passkeyId?: string; selfApproval: boolean; coApprovers?: readonly string[]; sessionGrant?: string } }
+  | { policy: { ruleId: string; policyDigest: string } }
+  | { session: { grantId: string } };
 
 /** The one builder of an `approval_granted` entry's details, for either lane. */
 export function approvalGrantedDetails(
@@ -233,6 +248,7 @@ export function approvalGrantedDetails(
     rule_id: policy?.ruleId ?? null,
     policy_digest: policy?.policyDigest ?? null,
     ...(person?.coApprovers?.length ? { co_approvers: [...person.coApprovers] } : {}),
+    ...(person?.sessionGrant ? { session_grant: person.sessionGrant } : 'session' in lane ? { session_grant: lane.session.grantId } : {}),
   };
 }
 

@@ -11,7 +11,7 @@ import { readPlanFile } from './plan-file.js';
 import { buildParams } from './params-arg.js';
 import { withClient } from './connect.js';
 import { renderPolicyNotes } from './render.js';
-import { renderPreview } from '../client/render-preview.js';
+import { autoApprovedBy, renderPreview } from '../client/render-preview.js';
 import { c, printJson } from './ui.js';
 import { withMatchCode } from './with-match-code.js';
 
@@ -24,7 +24,7 @@ export async function preview(name: string | undefined, opts: { param: string[];
     if (opts.json) return printJson(withMatchCode(p));
     process.stdout.write(renderPreview(p, { verbose: Boolean(opts.verbose) }) + renderPolicyNotes(p.policy_notes));
     if (p.auto_approval) {
-      process.stdout.write(`\n${c.green('approved by policy')} (rule ${p.auto_approval.rule}); valid until ${p.auto_approval.expires_at}\n${c.dim('receipt')} ${p.auto_approval.receipt}\n`);
+      process.stdout.write(`\n${c.green(autoApprovedBy(p.auto_approval))}; valid until ${p.auto_approval.expires_at}\n${c.dim('receipt')} ${p.auto_approval.receipt}\n`);
       process.stdout.write(`${c.cyan('next')}  airlock execute ${p.transaction_id} --receipt ${p.auto_approval.receipt}\n`);
     } else if (p.unattended) {
       process.stdout.write(`\n${c.yellow('proposed')}: you are unattended, so this waits in the inbox; a person runs ${c.bold(`airlock inbox run ${p.transaction_id}`)}\n`);

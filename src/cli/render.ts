@@ -6,7 +6,7 @@
  * terminal with a control character), before any colour is added.
  */
 import { catalogueMetadata } from '../protocol/catalogue-metadata.js';
-import type { ResultEnvelope, TransactionView } from '../protocol/messages.js';
+import type { ResultEnvelope, SessionGrantView, TransactionView } from '../protocol/messages.js';
 import { t } from '../client/preview-plan.js';
 import { block } from '../client/render-preview.js';
 import { c, riskColour, stateColour, table } from './ui.js';
@@ -47,6 +47,14 @@ export function renderResult(r: ResultEnvelope, o: { outputShown?: boolean } = {
 /** The longest "what" a history row shows; the whole summary is in `airlock show ID` and --json. */
 const WHAT_WIDTH = 60;
 const short = (s: string) => (s.length > WHAT_WIDTH ? s.slice(0, WHAT_WIDTH - 1) + '…' : s);
+
+/** One row per session grant in force: whose requests, which request (its parameters as the preview showed them), until when, used how often. */
+export function renderSessionGrants(grants: SessionGrantView[]): string {
+  return table(
+    grants.map((g) => [t(g.grant_id), t(g.approver), t(g.requester), t(g.action_name), riskColour(t(g.risk)), short(t(JSON.stringify(g.params))), t(g.until.replace('T', ' ').slice(0, 19)), String(g.uses)]),
+    ['grant', 'granted by', 'for requests of', 'action', 'risk', 'parameters', 'until (UTC)', 'uses'],
+  );
+}
 
 /** One row per transaction; "what" is its summary (what changed: "Restart nginx.service", "Authorize ssh-ed25519 key SHA256:…"). */
 export function renderHistory(rows: TransactionView[]): string {

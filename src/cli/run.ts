@@ -10,7 +10,7 @@ import { isRecorded, type PreviewResult, type ResultEnvelope } from '../protocol
 import { approveInteractively, recordedLine } from './approve.js';
 import { awaitApproval } from './wait.js';
 import { renderPolicyNotes } from './render.js';
-import { renderPreview } from '../client/render-preview.js';
+import { autoApprovedBy, renderPreview } from '../client/render-preview.js';
 import { executeShown, exitFor, status } from './executing.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { withClient } from './connect.js';
@@ -38,7 +38,7 @@ export async function approveAndExecute(cl: AirlockClient, p: PreviewResult, o: 
   let receipt: string;
   if (p.auto_approval) {
     receipt = p.auto_approval.receipt;
-    process.stderr.write(c.green(`\napproved by the policy (rule ${escapeText(p.auto_approval.rule)})\n`));
+    process.stderr.write(c.green(`\n${autoApprovedBy(p.auto_approval)}\n`));
   } else if (p.unattended || !tx) {
     throw new AirlockError('authorization', 'unattended_proposal', `you are unattended in the policy, so ${p.transaction_id} waits in the inbox and is never approved as it stands`, `a person runs \`airlock inbox run ${p.transaction_id}\``);
   } else if (tx.your_approval.may_approve) {

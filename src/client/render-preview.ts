@@ -6,7 +6,7 @@
  * the terminal with a control character), before any colour is added.
  */
 import { escapeText } from '../protocol/escape-text.js';
-import type { PreviewEnvelope } from '../protocol/messages.js';
+import type { AutoApprovalGrant, PreviewEnvelope } from '../protocol/messages.js';
 import type { Plan } from '../protocol/wire/preview.js';
 import { changeLines, fileDiff, stepLine, t } from './preview-plan.js';
 import { c, riskColour } from './colour.js';
@@ -92,4 +92,11 @@ function planLines(plan: Plan, verbose: boolean): string[] {
     out.push(...pc.mechanism.map((m) => `    ${c.dim('how')} ${stepLine(m, verbose)}`));
   }
   return out;
+}
+
+/** Who approved a preview at once, in words: the policy's rule, or a person's session grant (escaped: names come from the host). */
+export function autoApprovedBy(a: AutoApprovalGrant): string {
+  return a.session_grant
+    ? `approved under ${escapeText(a.approved_by)}'s session grant ${escapeText(a.session_grant.grant_id)} (identical requests until ${escapeText(a.session_grant.until)})`
+    : `approved by the policy (rule ${escapeText(a.rule)})`;
 }

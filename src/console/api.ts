@@ -10,14 +10,17 @@
  *   POST /api/sign-out
  *   GET  /api/inbox                       what waits for approval (history, Previewed, not expired)
  *   GET  /api/tx/ID                       the preview as the CLI renders it, the match code
- *   GET  /api/tx/ID/approval-options      passkey.approval_options
- *   POST /api/tx/ID/approve {preview_digest, assertion}
+ *   GET  /api/tx/ID/approval-options[?session_minutes=N]   passkey.approval_options
+ *   POST /api/tx/ID/approve {preview_digest, assertion, session_minutes?}
+ *   GET  /api/sessions                    session.list: the session grants in force
+ *   POST /api/sessions/ID/revoke          session.revoke
  *   POST /api/tx/ID/deny {reason}
  *   GET  /api/registration/ID             the options of a registration begun at a terminal
  *   POST /api/registration/ID {response, assertion?}
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AirlockError } from '../protocol/errors.js';
+import { SESSION_GRANT_ID } from '../protocol/wire/session.js';
 import type { TransactionDetail } from '../protocol/wire/transaction.js';
 import { BodyError, readJson } from './body.js';
 import { clearCookie, sessionCookie, setCookie } from './cookies.js';
@@ -54,6 +57,8 @@ interface Call {
 /** console.call as the signed-in person. */
 const asPerson = (c: Call, method: string, params: Record<string, unknown>) => c.ctx.relay.call('console.call', { session: c.session!.daemon!.token, method, params });
 const optionalString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+/** A session's length as the page sent it (a query's digits are a number); anything else goes as it came, for the daemon to refuse. */
+const sessionMinutes = (v: unknown): { session_minutes?: unknown } => (v === undefined || v === null || v === '' ? {} : { session_minutes: typeof v === 'string' && /^\d{1,4}$/.test(v) ? Number(v) : v });
 
 const ROUTES: Route[] = [
   {
@@ -104,14 +109,21 @@ const ROUTES: Route[] = [
     signedIn: true,
     run: async (c) => transactionPage((await asPerson(c, 'transaction.get', { transaction_id: c.match[1] })) as TransactionDetail),
   },
-  { method: 'GET', path: /^\/api\/tx\/([^/]+)\/approval-options$/, signedIn: true, run: (c) => asPerson(c, 'passkey.approval_options', { transaction_id: c.match[1] }) },
+  {
+    method: 'GET',
+    path: /^\/api\/tx\/([^/]+)\/approval-options$/,
+    signedIn: true,
+    run: (c) => asPerson(c, 'passkey.approval_options', { transaction_id: c.match[1], ...sessionMinutes(new URL(c.req.url ?? '/', 'http://console').searchParams.get('session_minutes')) }),
+  },
   {
     method: 'POST',
     path: /^\/api\/tx\/([^/]+)\/approve$/,
     signedIn: true,
     // Only the assertion goes: the console never relays a TOTP code (the daemon refuses one from here too).
-    run: (c) => asPerson(c, 'approve', { transaction_id: c.match[1], preview_digest: c.body.preview_digest, assertion: c.body.assertion }),
+    run: (c) => asPerson(c, 'approve', { transaction_id: c.match[1], preview_digest: c.body.preview_digest, assertion: c.body.assertion, ...sessionMinutes(c.body.session_minutes) }),
   },
+  { method: 'GET', path: /^\/api\/sessions$/, signedIn: true, run: (c) => asPerson(c, 'session.list', {}) },
+  { method: 'POST', path: /^\/api\/sessions\/([^/]+)\/revoke$/, signedIn: true, run: (c) => asPerson(c, 'session.revoke', { grant_id: c.match[1] }) },
   {
     method: 'POST',
     path: /^\/api\/tx\/([^/]+)\/deny$/,
@@ -145,7 +157,8 @@ export async function handleApi(ctx: ApiContext, req: IncomingMessage, res: Serv
   }
   const match = route.path.exec(path)!;
   const id = match[1];
-  if (id !== undefined && !(path.startsWith('/api/tx/') ? TX : REGISTRATION).test(id)) return sendError(res, 400, 'bad_id', 'that is not an id the console knows the form of', 'open the link again, as it was given');
+  const idForm = path.startsWith('/api/tx/') ? TX : path.startsWith('/api/sessions/') ? SESSION_GRANT_ID : REGISTRATION;
+  if (id !== undefined && !idForm.test(id)) return sendError(res, 400, 'bad_id', 'that is not an id the console knows the form of', 'open the link again, as it was given');
   if (route.method === 'POST') {
     const forged = forgedReason(req, ctx.origin, session);
     if (forged) return sendError(res, 403, 'forged_request', forged, 'use the console page itself');

@@ -25,6 +25,8 @@ export interface TransactionPage {
   match_code: string | null;
   text: string;
   may_approve: boolean;
+  /** The approval may also let the requester's identical requests through for a while (never High). */
+  session_allowed: boolean;
   refusal: { code: string; message: string; hint?: string } | null;
   /** Where the policy asks for more than one person ([approval] high = 2): how many, and who approved already. */
   approvals?: { needed: number; have: number; by: string[] };
@@ -48,6 +50,7 @@ export function transactionPage(t: TransactionDetail): TransactionPage {
     match_code: live && !live.unattended ? matchCode(live.preview_digest) : null,
     text: live ? renderPreview(live).replace(SGR, '') : `${t.transaction_id} finished and was compacted: its preview is no longer stored\n`,
     may_approve: advice.may_approve && t.state === 'Previewed',
+    session_allowed: advice.session_allowed === true,
     refusal: advice.refusal ? { code: advice.refusal.code, message: advice.refusal.message, ...(advice.refusal.hint ? { hint: advice.refusal.hint } : {}) } : null,
     ...(advice.approvals ? { approvals: advice.approvals } : {}),
     ...(t.denied_by ? { denied_by: t.denied_by } : {}),

@@ -27,6 +27,7 @@ import * as consoleRelay from './verbs/console.js';
 import * as policy from './verbs/policy.js';
 import { planPreview } from './verbs/plan-preview.js';
 import { preview } from './verbs/preview.js';
+import * as session from './verbs/session.js';
 import { storeCheck } from './verbs/store-check.js';
 import * as totp from './verbs/totp.js';
 import { history, inbox, transaction } from './verbs/transaction.js';
@@ -75,4 +76,7 @@ export const DOOR: { [M in Method]: DoorRow<M> } = {
   'console.call': { access: 'console', tx: 'none', serve: consoleRelay.call },
   'console.registration_options': { access: 'console', tx: 'none', serve: consoleRelay.registrationOptions },
   'console.registration_response': { access: 'console', tx: 'none', serve: consoleRelay.registrationResponse },
+  // The "this session" lane's grants: seen by approvers and admins; any of them may end one (that only takes an approval away).
+  'session.list': { access: 'reviewer', tx: 'none', serve: session.list },
+  'session.revoke': { access: 'reviewer', tx: 'none', serve: session.revoke },
 };

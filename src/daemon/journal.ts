@@ -45,10 +45,11 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
     case 'preview':
       return `${actor(e)} previewed ${act} ${tx} (${text(e.risk)}): ${text(d.summary)}`;
     case 'approval_granted': {
-      const by = e.principal ? actor(e) : `policy rule \`${text(d.rule_id)}\``;
+      const by = e.principal ? actor(e) : d.session_grant ? `session grant ${text(d.session_grant)}` : `policy rule \`${text(d.rule_id)}\``;
       const factor = d.second_factor === 'passkey' ? `, with passkey ${text(d.passkey_id)}` : d.second_factor === 'totp' ? ', with a second factor' : '';
       const co = Array.isArray(d.co_approvers) && d.co_approvers.length ? `, after ${d.co_approvers.map(text).join(', ')}` : '';
-      return `${by} approved ${act} ${tx} requested by ${text(d.executor)}${factor}${co}`;
+      const session = e.principal && d.session_grant ? `, and identical requests under session grant ${text(d.session_grant)}` : '';
+      return `${by} approved ${act} ${tx} requested by ${text(d.executor)}${factor}${co}${session}`;
     }
     case 'approval_recorded':
       return `${actor(e)} approved ${act} ${tx} (${text(d.have)} of ${text(d.needed)} approvals): it waits for another approver`;
@@ -81,6 +82,10 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${actor(e)} reset the second factor of ${text(d.approver)}`;
     case 'passkey_registered':
       return `${actor(e)} registered passkey ${text(d.passkey_id)} (${text(d.name)}) for ${text(d.approver)}, proved with their ${text(d.factor)}; it approves for them from now on`;
+    case 'session_granted':
+      return `${text(d.approver)} let ${text(d.requester)}'s requests identical to ${act} ${tx} through until ${text(d.until)} (session grant ${text(d.grant_id)}, passkey ${text(d.passkey_id)})`;
+    case 'session_revoked':
+      return `${actor(e)} revoked session grant ${text(d.grant_id)} of ${text(d.granted_by)} (${act}, used ${text(d.uses)} time(s))`;
     case 'policy_reloaded':
       return `${actor(e)} reloaded the policy from ${text(d.source)} (digest ${text(d.new_digest).slice(0, 16)}, ${text(d.tokens)} token(s))`;
     case 'key_rotated':

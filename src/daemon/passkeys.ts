@@ -201,10 +201,10 @@ export class Passkeys {
   }
 
   /** What a browser asks the person's authenticator to sign to approve `tx`: the derived challenge and their passkeys. */
-  async approvalOptions(person: PasskeyPerson, tx: TxRecord): Promise<Record<string, unknown>> {
+  async approvalOptions(person: PasskeyPerson, tx: TxRecord, sessionMinutes?: number): Promise<Record<string, unknown>> {
     const held = await this.o.store.passkeys(person.key);
     if (!held.length) fail('authorization', 'no_passkey', `${person.user} has no passkey on this host`, 'register one first, from the console');
-    return this.requestOptions(held, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt));
+    return this.requestOptions(held, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt, sessionMinutes));
   }
 
   /** navigator.credentials.get() options over `challenge` (base64url) for these passkeys, user verification required. */
@@ -222,10 +222,12 @@ export class Passkeys {
   /**
    * Verifies that `assertion` is `person`'s approval of exactly this preview of `tx`: one of
    * their passkeys, signed over the derived challenge from an allowed origin for the policy's
-   * RP ID, with user verification. Returns the counter move the approval must make.
+   * RP ID, with user verification. With `sessionMinutes`, the person signed a session of that
+   * length too (the challenge covers it). Returns the counter move the approval must make.
    */
-  verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord): Promise<PasskeyUse & { passkeyId: string }> {
-    return this.verifyAssertion(person, assertion, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt), `approve ${tx.id}`, `ask for this transaction's approval options again and approve it`);
+  verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord, sessionMinutes?: number): Promise<PasskeyUse & { passkeyId: string }> {
+    const what = sessionMinutes === undefined ? `approve ${tx.id}` : `approve ${tx.id} with a session of ${sessionMinutes} minutes`;
+    return this.verifyAssertion(person, assertion, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt, sessionMinutes), what, `ask for this transaction's approval options again (with the same session length) and approve it`);
   }
 
   /** The same for a passkey the person holds vouching for the new one of a registration whose challenge was `registrationChallenge`. */

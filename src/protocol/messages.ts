@@ -14,6 +14,7 @@ export * from './wire/approval.js';
 export * from './wire/audit.js';
 export * from './wire/policy.js';
 export * from './wire/preview.js';
+export * from './wire/session.js';
 export * from './wire/store.js';
 export * from './wire/totp.js';
 export * from './wire/transaction.js';

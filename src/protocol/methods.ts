@@ -23,6 +23,7 @@ import { AuditCheckpointsPageSchema, AuditEntriesPageSchema, AuditPublicKeySchem
 import { PolicyReloadedSchema, PolicyViewSchema } from './wire/policy.js';
 import { PreviewResultSchema } from './wire/preview.js';
 import { StoreCheckSchema } from './wire/store.js';
+import { MAX_SESSION_MINUTES, SESSION_GRANT_ID, SessionGrantListSchema, SessionRevokedSchema } from './wire/session.js';
 import {
   ConsoleCallResultSchema,
   ConsoleRegisteredSchema,
@@ -53,10 +54,13 @@ const TX_STATES = ['Previewed', ...JOB_STATES] as const satisfies readonly TxSta
 /**
  * What a person signed in at the web console may do there (console.call): list what waits
  * (`history` with state Previewed; `inbox`, unattended proposals), read one with whether they
- * may approve it, approve it with a passkey, deny it.
+ * may approve it, approve it with a passkey (and let identical requests through for a while),
+ * deny it; list the session grants in force and revoke one.
  */
-export const CONSOLE_RELAYED = ['history', 'inbox', 'transaction.get', 'passkey.approval_options', 'approve', 'deny'] as const;
+export const CONSOLE_RELAYED = ['history', 'inbox', 'transaction.get', 'passkey.approval_options', 'approve', 'deny', 'session.list', 'session.revoke'] as const;
 /** An opaque id the daemon issued (a session token, a challenge or registration id): base64url, bounded. */
+/** How long an approval lets identical requests through (the "this session" lane), in whole minutes. */
+const SessionMinutes = field(z.number().int().min(1).max(MAX_SESSION_MINUTES), { category: 'validation', code: 'bad_session_minutes', expected: `whole minutes from 1 to ${MAX_SESSION_MINUTES} (8 hours)` });
 const OpaqueId = (code: string) => field(z.string().min(16).max(64).regex(/^[A-Za-z0-9_-]+$/), { category: 'authorization', code, expected: 'the id the daemon issued' });
 
 export const METHOD_TABLE = {
@@ -80,6 +84,8 @@ export const METHOD_TABLE = {
       totp_code: TotpCode.optional(),
       // A passkey's approval of this preview (src/daemon/passkeys.ts): instead of the code, or where the policy asks for one.
       assertion: PasskeyAssertionSchema.optional(),
+      // With an assertion signed over it too: identical requests of the same requester are approved for this long (never High).
+      session_minutes: SessionMinutes.optional(),
     },
     // The receipt, or where the policy asks for another person's approval too, this one recorded (wire/approval.ts).
     ApproveResultSchema,
@@ -156,7 +162,7 @@ export const METHOD_TABLE = {
     PasskeyRegisteredSchema,
     { category: 'validation', code: 'bad_registration', hint: 'pass the new credential exactly as PublicKeyCredential.toJSON() gives it, and the code your authenticator app shows' },
   ),
-  'passkey.approval_options': row({ transaction_id: TransactionId }, PasskeyApprovalOptionsSchema),
+  'passkey.approval_options': row({ transaction_id: TransactionId, session_minutes: SessionMinutes.optional() }, PasskeyApprovalOptionsSchema),
   'console.sign_in_options': row({}, ConsoleSignInOptionsSchema),
   'console.sign_in': row({ challenge_id: OpaqueId('sign_in_expired'), assertion: PasskeyAssertionSchema }, ConsoleSignedInSchema),
   'console.sign_out': row({ session: OpaqueId('not_signed_in') }, ConsoleSignedOutSchema),
@@ -170,6 +176,8 @@ export const METHOD_TABLE = {
   ),
   'console.registration_options': row({ registration_id: OpaqueId('registration_not_begun') }, ConsoleRegistrationSchema),
   'console.registration_response': row({ registration_id: OpaqueId('registration_not_begun'), response: PasskeyRegistrationSchema, assertion: PasskeyAssertionSchema.optional() }, ConsoleRegisteredSchema),
+  'session.list': row({}, SessionGrantListSchema),
+  'session.revoke': row({ grant_id: field(z.string().regex(SESSION_GRANT_ID), { category: 'validation', code: 'no_such_session', expected: 'sg_ followed by 24 hex digits, as `airlock sessions` lists it' }) }, SessionRevokedSchema),
 } as const;
 
 export type Method = keyof typeof METHOD_TABLE;

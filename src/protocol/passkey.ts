@@ -12,9 +12,18 @@ import { matchCode } from './match-code.js';
 /** Domain separation: these bytes are never the input of another hash of the protocol. */
 const APPROVAL_DOMAIN = 'airlock-passkey-approval-v1\0';
 
-/** The challenge (base64url, 32 bytes) an approval of this preview is signed over. */
-export function approvalChallenge(txId: string, previewDigest: string, expiresAtMs: number): string {
-  return createHash('sha256').update(`${APPROVAL_DOMAIN}${txId}\0${previewDigest}\0${expiresAtMs}`).digest('base64url');
+/** Domain separation of an approval that also grants a session (the "this session" lane). */
+const SESSION_DOMAIN = 'airlock-passkey-session-v1\0';
+
+/**
+ * The challenge (base64url, 32 bytes) an approval of this preview is signed over. With
+ * `sessionMinutes`, the approval also lets identical requests of the same requester through for
+ * that long (src/daemon/session-grants.ts): another domain, and the minutes are signed too, so an
+ * assertion made for one approval cannot be turned into a session, nor a short one into a longer.
+ */
+export function approvalChallenge(txId: string, previewDigest: string, expiresAtMs: number, sessionMinutes?: number): string {
+  const input = sessionMinutes === undefined ? `${APPROVAL_DOMAIN}${txId}\0${previewDigest}\0${expiresAtMs}` : `${SESSION_DOMAIN}${txId}\0${previewDigest}\0${expiresAtMs}\0${sessionMinutes}`;
+  return createHash('sha256').update(input).digest('base64url');
 }
 
 /** Domain separation of a registration's proof by a passkey the person holds already. */

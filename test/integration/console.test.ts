@@ -11,7 +11,9 @@
  * Attacks: an approval POST without the CSRF header or from another Origin (403, nothing
  * approved); an assertion made for one transaction posted for another (the daemon refuses it);
  * an API call without a session (401); host text with <script> and U+202E in a preview (inert,
- * escaped text: no script element added); console.call from a process that is not the console's
+ * escaped text: no script element added); a session ('this session' lane) granted from the
+ * page lets the agent's identical request through, is listed, and is revoked from the page;
+ * console.call from a process that is not the console's
  * account (refused), and from the console's account an approval without an assertion (refused).
  * Screenshots of the pending list and of a High approval, at phone and laptop sizes, go to
  * docs/console/.
@@ -257,6 +259,34 @@ describe('the web console', () => {
     if (outcome.outcome !== 'denied') return;
     assert.equal(outcome.reason, 'not before the backup runs');
     assert.match(outcome.denied_by, /^alice\(uid \d+\)$/);
+  });
+
+  test("'this session' from the page: a Medium request approved for an hour lets the agent's identical request through; the list shows the grant, and Revoke ends it", async () => {
+    const ask = () => agent.call('preview', { action_name: 'CreateGroup', params: { group: 'sessiongroup' } });
+    const p = await ask();
+    assert.equal(p.risk, 'medium');
+    await page.goto(`${origin}/tx/${p.transaction_id}`);
+    await visible('#tx-session:not([hidden])');
+    await page.selectOption('#session-minutes', '60');
+    await page.click('#approve-button');
+    await visible('#notice:not([hidden])');
+    assert.match((await page.textContent('#notice'))!, /Identical requests of agent\(uid \d+\) are approved until/);
+    const again = await ask();
+    assert.equal(again.auto_approval?.rule, 'session', 'the identical request is approved by the grant');
+    assert.match(again.auto_approval!.approved_by, /^alice\(uid \d+\)$/);
+    // A High change offers no session.
+    const high = await highPreview();
+    await page.goto(`${origin}/tx/${high.transaction_id}`);
+    await visible('#tx-decide:not([hidden])');
+    assert.equal(await page.isVisible('#tx-session'), false);
+    await page.goto(`${origin}/`);
+    const revoke = `#sessions-list button[data-grant="${again.auto_approval!.session_grant!.grant_id}"]`;
+    await visible(revoke);
+    assert.match((await page.textContent('#sessions-list'))!, /CreateGroup \{"group":"sessiongroup"\}.*used 1 time/);
+    await page.click(revoke);
+    await visible('#notice:not([hidden])');
+    assert.match((await page.textContent('#notice'))!, /Revoked: it had approved 1 request/);
+    assert.equal((await ask()).auto_approval, undefined, 'revoked: a person decides again');
   });
 
   test('an approval POST without the CSRF token or from another Origin is 403 and approves nothing; an assertion made for one transaction does not approve another', async () => {

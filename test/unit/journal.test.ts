@@ -38,6 +38,8 @@ const DETAILS: Record<EntryKind, OpaqueDetails> = {
   refused: { method: 'approve', category: 'authorization', code: 'not_approver', count: 3, since: '2030-01-01T00:00:00.000Z' },
   plan_step: { step: 2, step_action: 'AddUserToGroup', step_request_hash: 'ab'.repeat(32), state: 'rolled_back', mechanism_digest: 'cd'.repeat(32), error_code: null },
   passkey_registered: { approver: 'alice(uid 1001)', passkey_id: '0123456789abcdef', name: 'laptop', rp_id: 'localhost', factor: 'totp' },
+  session_granted: { grant_id: 'sg_' + '0'.repeat(24), approver: 'alice(uid 1001)', requester: 'agent(uid 1002)', preview_digest: 'ab'.repeat(32), passkey_id: '0123456789abcdef', until: '2030-01-01T08:00:00.000Z' },
+  session_revoked: { grant_id: 'sg_' + '0'.repeat(24), by: 'alice(uid 1001)', granted_by: 'alice(uid 1001)', uses: 2 },
 };
 const draft = (kind: EntryKind, over: Partial<Parameters<typeof opaqueDraft>[0]> = {}) => opaqueDraft({
   kind,

@@ -13,7 +13,7 @@
  */
 import { approvalGrantedDetails, approvalRecordedDetails } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
-import { fail } from '../../protocol/errors.js';
+import { AirlockError, fail } from '../../protocol/errors.js';
 import type { ApprovalAdvice, ApproveResult } from '../../protocol/messages.js';
 import { approvalsNeeded } from '../../policy/policy.js';
 import type { QuorumOutcome } from '../../store/co-approval.js';
@@ -22,7 +22,9 @@ import type { TxRecord } from '../../store/store.js';
 import { enforce, mayApprove, selfApprovalNeedsFactor, type Approval, type Caller, type Refusal } from '../authz.js';
 import { principalName } from '../identity.js';
 import { refuseSpentCode } from '../second-factor.js';
-import { facts } from '../stored-preview.js';
+import { facts, storedFlags, storedPreview } from '../stored-preview.js';
+import { SessionGrants } from '../session-grants.js';
+import { PLAN_ACTION } from '../../protocol/plan.js';
 import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
 import { passkeyRequired } from './passkey.js';
@@ -50,7 +52,9 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   const needed = personsNeeded(ctx, tx);
   // Refused before any factor is asked or spent; the store checks again in the approval's own transaction.
   if (needed > 1 && (await ctx.store.coApprovals(tx.id)).some((a) => a.approver === person.key)) refuseSameApprover(tx.id, needed);
-  const passkey = req.assertion ? await ctx.passkeys.verifyApproval(person, req.assertion, tx) : undefined;
+  const sessionMinutes = req.session_minutes;
+  if (sessionMinutes !== undefined) refuseSession(ctx, tx, person.key, req.assertion !== undefined);
+  const passkey = req.assertion ? await ctx.passkeys.verifyApproval(person, req.assertion, tx, sessionMinutes) : undefined;
   if (!passkey && passkeyRequired(ctx, d.selfApproval, risk)) {
     fail('authorization', 'passkey_required', `approving ${tx.id} (${risk} risk${d.selfApproval ? ', requested under your own account' : ''}) needs your passkey: the policy does not accept a TOTP code for it`, `approve it in the console (\`airlock console\`) with your passkey`);
   }
@@ -60,7 +64,8 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   const expiresAt = now + ctx.receiptTtlMs;
   const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
   const { receipt, commitment } = mintReceipt(ctx.approvalKey, claims);
-  const factor = { totp: spend !== undefined, ...(passkey ? { passkeyId: passkey.passkeyId } : {}), selfApproval: d.selfApproval };
+  const grantId = sessionMinutes !== undefined ? SessionGrants.newId() : undefined;
+  const factor = { totp: spend !== undefined, ...(passkey ? { passkeyId: passkey.passkeyId } : {}), selfApproval: d.selfApproval, ...(grantId ? { sessionGrant: grantId } : {}) };
   const granted = (coApprovers?: readonly string[]) =>
     ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { ...factor, coApprovers } }));
   let recorded: { have: number; by: string[] } | undefined;
@@ -95,7 +100,46 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
     return { transaction_id: tx.id, recorded: true, approved_by: claims.approver, approvals: { needed, have: recorded.have, by: recorded.by } };
   }
   ctx.changed(tx.id); // a requester waiting for it gets the receipt now
-  return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt };
+  const session = grantId ? await startSession(ctx, who, tx, grantId, sessionMinutes!, now, claims, passkey!.passkeyId, person.key) : undefined;
+  return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt, ...(session ? { session_grant: session } : {}) };
+}
+
+/**
+ * Where a session was asked for, refused before any factor is spent unless it may be granted:
+ * with a passkey (whose assertion signs the session's length too), never at High risk, never
+ * for a plan (its steps are approved together, once) or an unattended proposal (those principals
+ * get the reads lane only), within the bounds of grants in force.
+ */
+function refuseSession(ctx: VerbContext, tx: TxRecord, personKey: string, withPasskey: boolean): void {
+  if (!withPasskey) fail('authorization', 'session_needs_passkey', 'a session is granted with a passkey, which signs its length', 'approve it in the console with your passkey, choosing the session there');
+  const why = sessionRefusal(tx);
+  if (why) throw why;
+  ctx.sessionGrants.refuseIfFull(personKey);
+}
+
+/** Why an approval of tx cannot grant a session, or null when it can. */
+function sessionRefusal(tx: TxRecord): AirlockError | null {
+  if (tx.risk === 'high') return new AirlockError('authorization', 'session_not_for_high', `${tx.id} is High risk: each High change is approved on its own`, 'approve it without a session');
+  if (tx.actionName === PLAN_ACTION) return new AirlockError('authorization', 'session_not_for_plans', `${tx.id} is a plan: its steps are approved together, once`, 'approve it without a session');
+  if (storedFlags(tx).unattended) return new AirlockError('authorization', 'session_not_for_proposals', `${tx.id} is an unattended principal's proposal: those get the reads lane only`, 'approve it without a session');
+  return null;
+}
+
+/**
+ * Puts the session grant of an approval in force once its signed `session_granted` entry is
+ * written. When it cannot be written the approval stands (its receipt is held already) and the
+ * grant is not in force: identical requests wait for a person.
+ */
+async function startSession(ctx: VerbContext, who: Caller, tx: TxRecord, id: string, minutes: number, now: number, claims: { approver: string; executor: string }, passkeyId: string, approverKey: string) {
+  const until = now + minutes * 60_000;
+  try {
+    await ctx.store.appendEntries([ctx.entry('session_granted', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { grant_id: id, approver: claims.approver, requester: claims.executor, preview_digest: tx.previewDigest, passkey_id: passkeyId, until: iso(until) })]);
+  } catch (e) {
+    ctx.log(`session grant ${id} of ${claims.approver} not started: its entry could not be written (${(e as Error).message})`);
+    return undefined;
+  }
+  ctx.sessionGrants.add({ id, approver: claims.approver, approverKey, requester: claims.executor, actionName: tx.actionName, requestHash: tx.requestHash, risk: tx.risk, shownParams: storedPreview(tx).params, firstTransaction: tx.id, grantedAt: now, expiresAt: until });
+  return { grant_id: id, until: iso(until) };
 }
 
 /** The same person again where the policy asks for distinct persons: refused, nothing spent. */
@@ -116,7 +160,10 @@ export async function approvalAdvice(ctx: VerbContext, who: Caller, tx: TxRecord
     const refusal = { category: 'authorization', code: 'same_approver', message: `you approved ${tx.id} already: the policy asks ${count.needed} different persons to approve a High change`, hint: `another approver must approve it (\`airlock approve ${tx.id}\` from their own account)` } as const;
     return { may_approve: false, second_factor: e.secondFactor, self_approval: e.selfApproval, ...approvals, refusal };
   }
-  if (e.ok) return { may_approve: true, second_factor: e.secondFactor, self_approval: e.selfApproval, ...(passkeyRequired(ctx, e.selfApproval, tx.risk) ? { passkey_required: true } : {}), ...approvals };
+  if (e.ok) {
+    const session = tx.state === 'Previewed' && sessionRefusal(tx) === null ? { session_allowed: true as const } : {};
+    return { may_approve: true, second_factor: e.secondFactor, self_approval: e.selfApproval, ...(passkeyRequired(ctx, e.selfApproval, tx.risk) ? { passkey_required: true } : {}), ...session, ...approvals };
+  }
   const self = e.refusal.code === 'self_approval_needs_factor';
   return { may_approve: false, second_factor: self, self_approval: self, ...approvals, refusal: e.refusal };
 }

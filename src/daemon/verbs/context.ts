@@ -29,6 +29,7 @@ import type { NotifyEvent } from '../notify.js';
 import { usePseudonyms } from '../output.js';
 import type { SecondFactor } from '../second-factor.js';
 import { Passkeys } from '../passkeys.js';
+import { SessionGrants } from '../session-grants.js';
 import { ConsoleSessions } from '../console-sessions.js';
 import { Slots } from '../slots.js';
 import { TokenTable } from '../tokens.js';
@@ -133,6 +134,8 @@ export class VerbContext {
   readonly passkeys: Passkeys;
   /** People signed in at the web console, and their sign-in challenges (console-sessions.ts). */
   readonly consoleSessions: ConsoleSessions;
+  /** The "this session" lane: identical requests a person let through for a while (session-grants.ts; a reload ends them). */
+  readonly sessionGrants: SessionGrants;
   /**
    * Every action's metadata (its schema as JSON Schema), made one action per turn as the daemon
    * starts: made all at once by the first actions.list, it held the event loop for hundreds of ms.
@@ -162,6 +165,7 @@ export class VerbContext {
     this.tokenTable = TokenTable.load(o.tokensPath);
     this.enrolment = new TotpEnrolment({ store: o.store, factor: o.secondFactor, host: o.host, now: this.now, name: principalName, principal: entryPrincipal });
     this.consoleSessions = new ConsoleSessions(this.now);
+    this.sessionGrants = new SessionGrants(this.now);
     this.passkeys = new Passkeys({ store: o.store, now: this.now, hostName: o.hostName ?? 'this host', settings: () => this.policyInForce.passkeys });
   }
 
@@ -187,6 +191,8 @@ export class VerbContext {
   /** A reloaded policy and token file take effect at once (policy.ts verb, after its entry is written). */
   replacePolicy(next: Policy, tokens: TokenTable): void {
     this.policyInForce = next;
+    // A grant was approved under the policy it replaces (who approves, at which risk): it ends here.
+    this.sessionGrants.clear();
     usePseudonyms(this.o.pseudonymKey, next.pseudonyms);
     this.tokenTable = tokens;
   }

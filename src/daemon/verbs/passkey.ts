@@ -75,7 +75,7 @@ export async function approvalOptions(ctx: VerbContext, r: TxRequest<ParsedParam
   const { tx } = r;
   if (tx.state !== 'Previewed') fail('stale_approval', 'not_pending', `transaction ${tx.id} is ${tx.state}, not waiting for approval`);
   const person = personOf(r.caller);
-  const options = await ctx.passkeys.approvalOptions(person, tx);
+  const options = await ctx.passkeys.approvalOptions(person, tx, r.params.session_minutes);
   return { transaction_id: tx.id, preview_digest: tx.previewDigest, options, required: passkeyRequired(ctx, r.approval!.selfApproval, tx.risk) };
 }
 

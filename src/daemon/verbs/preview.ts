@@ -14,7 +14,7 @@ import type { AutoApprovalGrant, PreviewEnvelope, PreviewResult } from '../../pr
 import type { ParsedParams } from '../../protocol/methods.js';
 import { minRoleForRisk, type Risk } from '../../protocol/risk.js';
 import { entryDraft } from '../../audit/entry.js';
-import { approvalGrantedDetails } from '../../audit/entry-details.js';
+import { approvalGrantedDetails, type ApprovalLane } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
 import { countsForLog, type MaskCounts } from '../../mask/mask.js';
 import { matchingRule, NO_CHANGE_RULE, READS_RULE, type Rule } from '../../policy/policy.js';
@@ -103,31 +103,50 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
 /**
  * The policy's lane: a non-sensitive read (rule "reads"), or a request a rule covers
  * exactly, within its cooldown and daily cap, gets a real receipt minted by the daemon,
- * logged with the rule id and the policy digest. Unattended principals get the reads
+ * logged with the rule id and the policy digest. Else the "this session" lane: a request
+ * identical to one a person approved with a session grant (same requester, action and
+ * parameters; never High) gets one logged with the grant. Unattended principals get the reads
  * lane only. Anything else, or a rule at its limit, waits for a person.
  */
 async function autoApprove(ctx: VerbContext, caller: Caller, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<{ grant: AutoApprovalGrant } | { notes: string[] }> {
-  const who = caller;
   const policy = ctx.policy;
   const lane = autoApprovalLane(caller, a, risk, policy.reads, p.no_change === true);
   const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
+  const session = (!lane || (lane === 'rules' && !rule)) && !caller.unattended ? ctx.sessionGrants.match(principalName(caller), p.request_hash, risk) : undefined;
+  if (session) {
+    const grant = await mintForLane(ctx, caller, a, risk, p, now, session.approver, { session: { grantId: session.id } });
+    if (!grant || typeof grant === 'string') return { notes: [] };
+    ctx.sessionGrants.used(session.id);
+    return { grant: { ...grant, rule: 'session', policy_digest: policy.digest, session_grant: { grant_id: session.id, until: iso(session.expiresAt) } } };
+  }
   // Not for the policy to approve: the preview says which rules came close, and why not.
   if (!lane || (lane === 'rules' && !rule)) return { notes: laneNotes(policy, caller, a, risk, lane, p.params, (n, v) => shownValue(a, n, v)) };
   const ruleId = rule?.id ?? (lane === 'no_change' ? NO_CHANGE_RULE : READS_RULE);
-  const approver = `policy:${ruleId}`;
+  // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
+  const grant = await mintForLane(ctx, caller, a, risk, p, now, `policy:${ruleId}`, { policy: { ruleId, policyDigest: policy.digest } }, rule ? { id: rule.id, dailyCap: rule.dailyCap, cooldownMs: rule.cooldownMs } : undefined);
+  // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
+  if (grant === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await ctx.store.ruleUsage(rule!.id, now), now)] };
+  if (!grant) return { notes: [] };
+  return { grant: { ...grant, rule: ruleId, policy_digest: policy.digest } };
+}
+
+/**
+ * A receipt minted by the daemon for a lane (a policy rule's, or a session grant's), recorded
+ * with its signed `approval_granted` entry (principal null: nobody approved it just now) and held
+ * for the requester as a person's approval's is. 'rule_exhausted', or null when it is no longer pending.
+ */
+async function mintForLane(ctx: VerbContext, who: Caller, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number, approver: string, lane: ApprovalLane, rule?: { id: string; dailyCap: number; cooldownMs: number }) {
   const claims = { transactionId: p.transaction_id, requestHash: p.request_hash, approver, executor: principalName(who), expiresAt: iso(now + ctx.receiptTtlMs) };
   const { receipt, commitment } = mintReceipt(ctx.approvalKey, claims);
   const outcome = await ctx.store.recordApproval(
     p.transaction_id,
-    // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
-    { approvedBy: approver, commitment, expiresAt: now + ctx.receiptTtlMs, now, ...(rule ? { rule: { id: rule.id, dailyCap: rule.dailyCap, cooldownMs: rule.cooldownMs } } : {}) },
-    entryDraft('approval_granted', { transaction_id: p.transaction_id, action_name: a.name, risk, request_hash: p.request_hash, principal: null }, approvalGrantedDetails({ previewDigest: p.preview_digest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { policy: { ruleId, policyDigest: policy.digest } })),
+    { approvedBy: approver, commitment, expiresAt: now + ctx.receiptTtlMs, now, ...(rule ? { rule } : {}) },
+    entryDraft('approval_granted', { transaction_id: p.transaction_id, action_name: a.name, risk, request_hash: p.request_hash, principal: null }, approvalGrantedDetails({ previewDigest: p.preview_digest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, lane)),
   );
-  // At its cap or cooldown (or no longer pending): a person decides, and the preview says why the rule did not.
-  if (outcome === 'rule_exhausted') return { notes: [exhaustedNote(rule!, await ctx.store.ruleUsage(rule!.id, now), now)] };
-  if (outcome !== 'approved') return { notes: [] };
-  ctx.heldReceipts.hold(p.transaction_id, { requesterUid: who.uid, requesterPersonUid: who.person?.uid ?? null }, receipt, now + ctx.receiptTtlMs); // for the requester, as a person's approval's is
-  return { grant: { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt, rule: ruleId, policy_digest: policy.digest } };
+  if (outcome === 'rule_exhausted') return outcome;
+  if (outcome !== 'approved') return null;
+  ctx.heldReceipts.hold(p.transaction_id, { requesterUid: who.uid, requesterPersonUid: who.person?.uid ?? null }, receipt, now + ctx.receiptTtlMs);
+  return { transaction_id: p.transaction_id, request_hash: p.request_hash, receipt, approved_by: approver, executor: claims.executor, expires_at: claims.expiresAt };
 }
 
 /** The unattended proposal a re-preview answers: still pending, of the same action, and the caller may work the inbox. */

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { WireErrorSchema } from './error.js';
 import { TxStateSchema } from './fields.js';
+import { SessionGrantRefSchema } from './session.js';
 
 /** `approve`: the receipt, bound to this transaction, its request and its executor. */
 export const ApprovalGrantSchema = z.strictObject({
@@ -14,6 +15,8 @@ export const ApprovalGrantSchema = z.strictObject({
   approved_by: z.string(),
   executor: z.string(),
   expires_at: z.string(),
+  /** The session grant this approval made (the person asked for one) or used (an identical request of the same requester). */
+  session_grant: SessionGrantRefSchema.optional(),
 });
 export type ApprovalGrant = z.infer<typeof ApprovalGrantSchema>;
 
@@ -40,7 +43,10 @@ export type ApproveResult = z.infer<typeof ApproveResultSchema>;
 /** Whether an approve result is only recorded, waiting for another person (no receipt). */
 export const isRecorded = (r: ApproveResult): r is ApprovalRecorded => 'recorded' in r && r.recorded === true;
 
-/** A receipt the daemon minted under a policy rule ("reads" for non-sensitive reads), returned with the preview. */
+/**
+ * A receipt the daemon minted under a policy rule ("reads" for non-sensitive reads), returned with
+ * the preview; or under a person's session grant (rule `session`, with `session_grant`).
+ */
 export const AutoApprovalGrantSchema = ApprovalGrantSchema.extend({ rule: z.string(), policy_digest: z.string() });
 export type AutoApprovalGrant = z.infer<typeof AutoApprovalGrantSchema>;
 
@@ -53,6 +59,8 @@ export const ApprovalAdviceSchema = z.strictObject({
   self_approval: z.boolean(),
   /** The policy accepts only a passkey for this approval ([passkeys]): a TOTP code is refused, the console approves it. */
   passkey_required: z.literal(true).optional(),
+  /** The approval may also let identical requests of the same requester through for a while, with a passkey (`approve` session_minutes). */
+  session_allowed: z.literal(true).optional(),
   /** Where more than one person must approve: how many, and who did already (one who did is refused: authorization/same_approver). */
   approvals: ApprovalCountSchema.optional(),
   /** Why not, when may_approve is false: the error approve would return. */
