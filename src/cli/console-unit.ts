@@ -61,6 +61,9 @@ RestrictRealtime=yes
 LockPersonality=yes
 SystemCallArchitectures=native
 SystemCallFilter=@system-service
+# A call outside the set fails with EPERM instead of killing the process: Node's libuv tries
+# io_uring (not in @system-service) and falls back to its thread pool when refused.
+SystemCallErrorNumber=EPERM
 RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
 
 [Install]

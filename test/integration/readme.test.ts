@@ -10,6 +10,13 @@
  * checks that the copy holds what it would have built. The prerequisites block (apt
  * and NodeSource) is only checked for what it promises: Node 20 or newer.
  *
+ * The web console (blocks `console` and `console-flow`): the browser is Debian's headless
+ * Chromium driven by playwright-core with the DevTools virtual authenticator (alice's laptop
+ * passkey). It runs in the test bed's network namespace: what `ssh -L 7443:localhost:7443`
+ * gives a laptop, the server's own 127.0.0.1:7443 at http://localhost:7443. Each agent line
+ * that waits (`--wait`) runs while alice approves the new waiting change in the page, after
+ * checking its match code; the agent's output must show the same code.
+ *
  * The people: `alice` is "you" (a sysadmin with sudo, as the README assumes), `agent`
  * the agent's own account, `auditor` "anyone" (an observer). Placeholders the README
  * prints for what a previous command printed (`tx_...`, `alr1....`) take those values;
@@ -18,7 +25,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +52,96 @@ before(async () => {
   keyBlob = readFileSync(join(dir, 'k.pub'), 'utf8').split(' ')[1]!;
   rmSync(dir, { recursive: true, force: true });
 });
-after(() => w?.close());
+after(async () => {
+  await browser?.close();
+  await w?.close();
+});
+
+/** The laptop's browser, once `ssh -L` (its stand-in) opened the way to the console. */
+let browser: Browser | undefined;
+let page: Page;
+const CONSOLE = 'http://localhost:7443';
+
+/**
+ * The stand-in for `ssh -L 7443:localhost:7443 SERVER`: Chromium in the test bed's network
+ * namespace (a wrapper nsenter's it there; playwright talks to it over its pipes), with a virtual
+ * platform authenticator with user verification, as a laptop's. Waits for the console to answer.
+ */
+async function openTunnelAndBrowser(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'readme-browser-'));
+  const wrapper = join(dir, 'chromium-in-testbed');
+  writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/nsenter -t ${w.d.box.pid} -n -- /usr/bin/chromium "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  browser = await chromium.launch({ executablePath: wrapper, args: ['--no-sandbox'] });
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await ctx.newPage();
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+  for (let i = 0; ; i++) {
+    try {
+      await page.goto(`${CONSOLE}/`, { timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (i >= 60) {
+        const journal = (await w.d.box.run('/usr/bin/journalctl', ['-u', 'airlock-console', '--no-pager', '-n', '40'])).stdout;
+        throw new Error(`the console at ${CONSOLE} did not answer in the test bed: ${(e as Error).message}\n${journal}`);
+      }
+      await new Promise((ok) => setTimeout(ok, 500));
+    }
+  }
+  return `(stand-in) the browser reaches ${CONSOLE} in the server's network, as through the tunnel`;
+}
+
+/** Waits for `selector`, or fails at once with the page's own error message when it shows one. */
+async function visible(selector: string, timeout = 30_000): Promise<void> {
+  await page.waitForSelector(`${selector}, #error:not([hidden])`, { timeout });
+  if (await page.isVisible('#error')) throw new Error(`the console says: ${await page.textContent('#error')}`);
+}
+
+/** alice in the browser: the registration page of the link the terminal printed, showing the same check code; she makes the passkey. */
+async function registerInBrowser(terminal: string): Promise<null> {
+  const tty = terminal.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+  const link = /(http:\/\/localhost:7443\/register#[A-Za-z0-9_-]+)/.exec(tty)?.[1] ?? assert.fail(`passkey add printed no link:\n${tty}`);
+  const check = /Check code: (\S+)/.exec(tty)?.[1] ?? assert.fail(`passkey add printed no check code:\n${tty}`);
+  await page.goto(link);
+  await visible('#reg-check:not(:empty)');
+  assert.equal(await page.textContent('#reg-check'), check, 'the page finishes her own registration');
+  await page.click('#reg-button');
+  await visible('#notice:not([hidden])');
+  return null;
+}
+
+const decided = new Set<string>();
+/**
+ * alice in the browser: signed in with her passkey (once), she opens the change that is new in
+ * the waiting list, reads its match code, and approves it with her passkey. Returns the code and
+ * the preview's text as the page showed them.
+ */
+async function approveInBrowser(): Promise<{ code: string; text: string }> {
+  await page.goto(`${CONSOLE}/`);
+  await visible('#view-inbox:not([hidden]), #view-signin:not([hidden])');
+  if (await page.isVisible('#view-signin')) {
+    await page.click('#signin-button');
+    await visible('#view-inbox:not([hidden])');
+  }
+  let id: string | undefined;
+  for (let i = 0; i < 120 && !id; i++) {
+    const ids = await page.$$eval('#inbox-list a', (as) => as.map((a) => a.getAttribute('href')!.slice('/tx/'.length)));
+    id = ids.find((x) => !decided.has(x));
+    if (!id) await page.waitForTimeout(500);
+  }
+  assert.ok(id, 'a new change waits in the console');
+  decided.add(id!);
+  await page.click(`a[href="/tx/${id}"]`);
+  await visible('#tx-decide:not([hidden])');
+  const code = (await page.textContent('#tx-match'))!;
+  const text = (await page.textContent('#tx-preview'))!;
+  await page.click('#approve-button');
+  await visible('#notice:not([hidden])');
+  assert.match((await page.textContent('#notice'))!, /^Approved by alice\(uid \d+\)/);
+  return { code, text };
+}
 
 const inside = () => ['/usr/bin/nsenter', '-t', String(w.d.box.pid), '-a', '--'];
 async function root(program: string, args: string[]): Promise<string> {
@@ -88,6 +185,10 @@ function answersFor(argv: string[], login: string, r: Reader): Answer[] | null {
   if (cmd.startsWith('totp enroll')) {
     return [['First code from the app', async (tty) => (phone.add(login, /secret {2}([A-Z2-7]{32})/.exec(tty)![1]!), phone.code(login))]];
   }
+  if (cmd.startsWith('passkey add')) {
+    // The link and check code print first: the browser part, typing nothing; then her code (her first passkey).
+    return [['Check code', registerInBrowser], ['Code from your authenticator app', () => phone.code(login)]];
+  }
   if (cmd.startsWith('approve ')) {
     // A code always here (High, or the person's own request), then High's typed name or a y/N.
     const confirm: Answer = r.risk === 'high' ? ['Type the action name', r.action!] : [`Approve ${r.action}`, 'y'];
@@ -106,6 +207,7 @@ async function runCommand(argv: string[], who: string, r: Reader): Promise<{ cod
     await root('/usr/bin/cp', ['-a', '--', PROJECT, words[4]!]);
     return { code: 0, out: `(stand-in) copied this checkout to ${words[4]}` };
   }
+  if (words[0] === 'ssh' && words[1] === '-L') return { code: 0, out: await openTunnelAndBrowser() };
   if (words[0] === 'sudo' && words[1] === 'npm' && words[2] === 'install') {
     const built = await w.d.box.run('/usr/bin/test', ['-f', join(cwd, 'native/build/Release/airlock_native.node')]);
     return { code: built.code, out: `(stand-in) the checkout in ${cwd} is built` };
@@ -185,4 +287,38 @@ test('the one-account layout: the agent under your own account, your code at Med
   assert.doesNotMatch(approve! + preview!, /sudo/);
   assert.match(executed!, /Succeeded/);
   assert.match((await w.d.box.readFile('/etc/group'))!, /^web:/m);
+});
+
+test('the web console, as the README has it: a passkey made in the browser, the agent\'s High change approved there, and a three-step plan with one assertion', async () => {
+  const r: Reader = { cwd: {}, transcript: [] };
+  await follow('console', r);
+  for (const line of readmeBlock(README, 'console-flow')) {
+    for (const argv of line.commands) {
+      const waits = argv.includes('--wait');
+      const running = runCommand(argv, line.who, r);
+      const shown = waits
+        ? await approveInBrowser().catch(async (e) => {
+            const res = await Promise.race([running, new Promise((ok) => setTimeout(() => ok('(still running)'), 5_000))]);
+            throw new Error(`${(e as Error).message}; the page: ${await page.textContent('main')}; the agent's line "${line.text.trim()}": ${JSON.stringify(res)}`);
+          })
+        : null;
+      const res = await running;
+      r.transcript.push(`${line.who}$ ${argv.join(' ')}\n${res.out}`);
+      assert.equal(res.code, 0, `README block console-flow, line "${line.text.trim()}" exited ${res.code}:\n${r.transcript.slice(-3).join('\n')}`);
+      r.tx = /\b(tx_[0-9a-f]{24})\b/.exec(res.out)?.[1] ?? r.tx;
+      if (shown) {
+        // The preview that made it printed the code: this line's (preview --wait), or the plan's before it.
+        const agentSaw = r.transcript.slice(-2).join('\n');
+        assert.ok(agentSaw.includes(shown.code), `the agent's preview showed the match code the page showed (${shown.code}):\n${agentSaw}`);
+        assert.match(res.out, /Succeeded/);
+      }
+      if (argv[1] === 'plan') assert.equal((res.out.match(/^\s*step \d/gm) ?? []).length >= 3 || /3 steps/.test(res.out), true, `a plan of three steps:\n${res.out}`);
+      if (waits && argv[1] === 'execute') assert.equal((shown!.text.match(/AddUserToGroup/g) ?? []).length >= 2 && shown!.text.includes('CreateGroup'), true, `the page showed every step of the plan:\n${shown!.text}`);
+    }
+  }
+  assert.match((await w.d.box.readFile('/etc/passwd'))!, /^builder:/m);
+  assert.match((await w.d.box.readFile('/etc/group'))!, /^deployers:x:\d+:(alice,deploy|deploy,alice)$/m);
+  // The daemon's journal says how each was approved: with her passkey, not a code.
+  const journal = (await w.d.box.run('/usr/bin/journalctl', ['-u', 'airlock', '--no-pager', '-o', 'cat'])).stdout;
+  assert.equal((journal.match(/^(?:airlock-daemon: )?alice\(uid \d+\) approved (CreateUser|Plan) tx_[0-9a-f]{24} requested by agent\(uid \d+\), with passkey [0-9a-f]{16}$/gm) ?? []).length, 2, journal.split('\n').filter((l) => l.includes('approved')).join('\n'));
 });
