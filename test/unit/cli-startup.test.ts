@@ -28,6 +28,7 @@ const ALLOWED_FILES = new Set([
   'cli/witness.ts',
   'cli/totp.ts',
   'cli/passkey.ts',
+  'cli/sessions.ts',
   'cli/keys.ts',
   'mcp/command.ts',
   'cli/setup/index.ts',
