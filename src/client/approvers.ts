@@ -5,6 +5,7 @@
  * confirmed enrolment (`totp_enrolled`) and every reset (`totp_reset`) is an entry naming
  * the approver. Pure functions over the file texts and the log rows.
  */
+import { parsePersonKey } from '../protocol/person-key.js';
 import { APPROVER_GROUP } from '../protocol/risk.js';
 import type { LogRow } from '../audit/verify.js';
 import { parseGroup, parsePasswd } from '../protocol/account-files.js';
@@ -36,7 +37,7 @@ function* approverEntries(rows: Iterable<LogRow>): Generator<{ kind: unknown; wh
     } catch {
       continue; // verification reports a bad entry; this only reads what it can
     }
-    const who = typeof e.details?.approver === 'string' ? /^(.+)\(uid \d+\)$/.exec(e.details.approver)?.[1] : undefined;
+    const who = typeof e.details?.approver === 'string' ? parsePersonKey(e.details.approver)?.user : undefined;
     if (who) yield { kind: e.kind, who };
   }
 }

@@ -17,8 +17,15 @@
  * never from the request.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
+/**
+ * The WebAuthn library and its ASN.1 and CBOR parsers, loaded at the first ceremony rather than
+ * at start-up: a host where nobody uses a passkey never loads them, and the daemon's first
+ * requests do not wait for them.
+ */
+let webauthn: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const lib = () => (webauthn ??= import('@simplewebauthn/server'));
 import { fail } from '../protocol/errors.js';
+import { parsePersonKey } from '../protocol/person-key.js';
 import { approvalChallenge, passkeyId, registrationProofChallenge } from '../protocol/passkey.js';
 import type { PasskeyAssertion, PasskeyRegistration } from '../protocol/wire/passkey.js';
 import type { PasskeySettings } from '../policy/passkey-settings.js';
@@ -44,7 +51,7 @@ export interface PasskeysOptions {
   settings: () => PasskeySettings;
 }
 
-/** A person as the daemon keys their factors: alice(uid 1001) (approve.ts personKey), and their login name. */
+/** A person as the daemon keys their factors: alice(uid 1001) (protocol/person-key.ts), and their login name. */
 export interface PasskeyPerson {
   key: string;
   user: string;
@@ -88,7 +95,7 @@ export class Passkeys {
       fail('authorization', 'too_many_passkeys', `${person.user} holds ${held.length} passkeys, the most one person may`, 'remove one you no longer use first');
     }
     const s = this.o.settings();
-    const generated = await generateRegistrationOptions({
+    const generated = await (await lib()).generateRegistrationOptions({
       rpName: `Airlock on ${this.o.hostName}`,
       rpID: s.rpId,
       userName: `${person.user}@${this.o.hostName}`,
@@ -165,7 +172,7 @@ export class Passkeys {
     const s = this.o.settings();
     let verified;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await (await lib()).verifyRegistrationResponse({
         response: response as never,
         expectedChallenge: r.challenge,
         expectedOrigin: s.origins,
@@ -188,11 +195,11 @@ export class Passkeys {
    */
   async signIn(assertion: PasskeyAssertion, challenge: string): Promise<PasskeyPerson & { uid: number }> {
     const cred = await this.o.store.passkeyByCredential(assertion.id);
-    const who = cred && /^(.+)\(uid (\d+)\)$/.exec(cred.approver);
+    const who = cred ? parsePersonKey(cred.approver) : null;
     if (!cred || !who) fail('authorization', 'unknown_passkey', 'that passkey is not registered on this host', 'register one first: `airlock passkey add` at your terminal');
-    const person = { key: cred!.approver, user: who![1]! };
+    const person = { key: cred!.approver, user: who!.user };
     await this.verifyAssertion(person, assertion, challenge, 'sign you in', 'start the sign-in again');
-    return { ...person, uid: Number(who![2]) };
+    return { ...person, uid: who!.uid };
   }
 
   /** navigator.credentials.get() options for a sign-in over `challenge`: no credentials listed, the person's authenticator offers their (discoverable) passkey. */
@@ -209,7 +216,7 @@ export class Passkeys {
 
   /** navigator.credentials.get() options over `challenge` (base64url) for these passkeys, user verification required. */
   private async requestOptions(held: PasskeyRecord[], challenge: string): Promise<Record<string, unknown>> {
-    const options = await generateAuthenticationOptions({
+    const options = await (await lib()).generateAuthenticationOptions({
       rpID: this.o.settings().rpId,
       challenge: Buffer.from(challenge, 'base64url') as Uint8Array<ArrayBuffer>,
       allowCredentials: held.map((p) => ({ id: p.credentialId, transports: p.transports as never })),
@@ -248,7 +255,7 @@ export class Passkeys {
     const s = this.o.settings();
     let verified;
     try {
-      verified = await verifyAuthenticationResponse({
+      verified = await (await lib()).verifyAuthenticationResponse({
         response: assertion as never,
         expectedChallenge: challenge,
         expectedOrigin: s.origins,

@@ -12,7 +12,7 @@ import type { PasskeyUse, SpentStep } from './store.js';
 /** One person's approval recorded while the transaction waits for another (a co_approvals row). */
 export interface CoApproval {
   txId: string;
-  /** The person key (`alice(uid 1001)`, approve.ts personKey): who counts once. */
+  /** The person key (`alice(uid 1001)`, protocol/person-key.ts): who counts once. */
   approver: string;
   /** Who approved, as the log names them (`alice(uid 1001) via sudo`): what approval_granted lists. */
   principal: string;

@@ -21,6 +21,7 @@ import type { ParsedParams } from '../../protocol/methods.js';
 import type { TxRecord } from '../../store/store.js';
 import { enforce, mayApprove, selfApprovalNeedsFactor, type Approval, type Caller, type Refusal } from '../authz.js';
 import { principalName } from '../identity.js';
+import { personKey } from '../../protocol/person-key.js';
 import { refuseSpentCode } from '../second-factor.js';
 import { facts, storedFlags, storedPreview } from '../stored-preview.js';
 import { SessionGrants } from '../session-grants.js';
@@ -29,8 +30,6 @@ import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
 import { passkeyRequired } from './passkey.js';
 
-/** The key a person's second factor is stored under: alice(uid 1001), whichever way they connect. */
-export const personKey = (p: { uid: number; user: string }) => `${p.user}(uid ${p.uid})`;
 
 export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>): Promise<ApproveResult> {
   const { caller: who, params: req, tx } = r;
@@ -87,7 +86,7 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
     if (outcome === 'digest_mismatch') fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
     if (outcome === 'same_approver') refuseSameApprover(tx.id, needed);
     if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
-    if (outcome === 'passkey_replayed') fail('authorization', 'passkey_replayed', `that passkey assertion was used already, or its authenticator's counter went back (a cloned passkey?): ${tx.id} is not approved`, 'approve again with a fresh assertion; if this repeats, remove that passkey');
+    if (outcome === 'passkey_replayed') fail('authorization', 'passkey_replayed', `that passkey assertion was used already, or its authenticator's counter went back (a cloned passkey?): ${tx.id} is not approved`, 'approve again with a fresh assertion; if this repeats, the passkey may be cloned: tell an administrator (`airlock doctor` lists who holds which)');
     if (typeof outcome === 'object' && 'recorded' in outcome) {
       recorded = { have: outcome.recorded, by: (await ctx.store.coApprovals(tx.id)).map((a) => a.principal) };
       return;

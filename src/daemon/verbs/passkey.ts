@@ -16,7 +16,7 @@ import type { Caller } from '../authz.js';
 import { principalName } from '../identity.js';
 import type { PasskeyPerson } from '../passkeys.js';
 import type { PasskeyUse, SpentStep } from '../../store/store.js';
-import { personKey } from './approve.js';
+import { personKey } from '../../protocol/person-key.js';
 import { entryPrincipal, iso, type Request, type TxRequest, type VerbContext } from './context.js';
 
 /** The person behind the connection (the door's `enroller` access saw one stands there). */
