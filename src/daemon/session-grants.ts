@@ -37,6 +37,8 @@ export interface SessionGrant {
 
 export class SessionGrants {
   private readonly grants = new Map<string, SessionGrant>();
+  /** Grants start one at a time (the bound is checked, the entry written, the grant added), so two approvals at once cannot pass the bound together. */
+  private starting: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly now: () => number) {}
 
@@ -45,15 +47,36 @@ export class SessionGrants {
     return 'sg_' + randomBytes(12).toString('hex');
   }
 
+  /**
+   * Starts a grant: `write` (its signed entry) and then the grant in force, unless the bound was
+   * reached meanwhile (then nothing is written and undefined returned). One start at a time.
+   */
+  start(grant: Omit<SessionGrant, 'uses'>, write: () => Promise<void>): Promise<SessionGrant | undefined> {
+    const run = async () => {
+      if (!this.hasRoom(grant.approverKey)) return undefined;
+      await write();
+      return this.add(grant);
+    };
+    const started = this.starting.then(run, run);
+    this.starting = started.catch(() => undefined);
+    return started;
+  }
+
+  private hasRoom(approverKey: string): boolean {
+    const active = this.active();
+    return active.filter((g) => g.approverKey === approverKey).length < MAX_GRANTS_PER_APPROVER && active.length < MAX_GRANTS;
+  }
+
   /** Refuses before anything is spent when this approver (or everyone) holds as many grants as allowed. */
   refuseIfFull(approverKey: string): void {
+    if (this.hasRoom(approverKey)) return;
     const mine = this.active().filter((g) => g.approverKey === approverKey).length;
     if (mine >= MAX_GRANTS_PER_APPROVER || this.active().length >= MAX_GRANTS) {
       fail('authorization', 'too_many_sessions', `${mine >= MAX_GRANTS_PER_APPROVER ? 'you hold' : 'this host holds'} the most session grants allowed at once (${mine >= MAX_GRANTS_PER_APPROVER ? MAX_GRANTS_PER_APPROVER : MAX_GRANTS})`, 'revoke one you no longer need (`airlock sessions`, then `airlock sessions revoke ID`), or approve this request alone');
     }
   }
 
-  /** Puts a grant in force (after its signed entry was written). */
+  /** Puts a grant in force (after its signed entry was written: start()). */
   add(grant: Omit<SessionGrant, 'uses'>): SessionGrant {
     const g = { ...grant, uses: 0 };
     this.grants.set(g.id, g);

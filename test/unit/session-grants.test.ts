@@ -64,3 +64,22 @@ test('at most MAX_GRANTS_PER_APPROVER per approver and MAX_GRANTS in all', () =>
   now += 60_000;
   g.refuseIfFull('alice(uid 1001)'); // all expired: room again
 });
+
+test('grants started at once pass the bound one at a time: the last has no room, and nothing of it is written', async () => {
+  const g = new SessionGrants(clock);
+  for (let i = 0; i < MAX_GRANTS_PER_APPROVER - 1; i++) g.add(grant({ expiresAt: now + 60_000 }));
+  const written: string[] = [];
+  const write = (id: string) => async () => {
+    await new Promise((r) => setTimeout(r, 5)); // the store's append, with the event loop free meanwhile
+    written.push(id);
+  };
+  const [a, b] = [grant({ expiresAt: now + 60_000 }), grant({ expiresAt: now + 60_000 })];
+  const [ra, rb] = await Promise.all([g.start(a, write(a.id)), g.start(b, write(b.id))]);
+  assert.equal(ra?.id, a.id);
+  assert.equal(rb, undefined);
+  assert.deepEqual(written, [a.id]);
+  // A failed write starts nothing and does not block the next start.
+  const c = new SessionGrants(clock);
+  await assert.rejects(c.start(grant({ expiresAt: now + 60_000 }), async () => { throw new Error('disk full'); }), /disk full/);
+  assert.ok(await c.start(grant({ expiresAt: now + 60_000 }), async () => {}));
+});

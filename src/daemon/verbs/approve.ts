@@ -126,19 +126,22 @@ function sessionRefusal(tx: TxRecord): AirlockError | null {
 
 /**
  * Puts the session grant of an approval in force once its signed `session_granted` entry is
- * written. When it cannot be written the approval stands (its receipt is held already) and the
- * grant is not in force: identical requests wait for a person.
+ * written. When it cannot be written, or the bound of grants was reached by another approval
+ * meanwhile, the approval stands (its receipt is held already) without a grant: the result has no
+ * `session_grant`, and identical requests wait for a person.
  */
 async function startSession(ctx: VerbContext, who: Caller, tx: TxRecord, id: string, minutes: number, now: number, claims: { approver: string; executor: string }, passkeyId: string, approverKey: string) {
   const until = now + minutes * 60_000;
+  const grant = { id, approver: claims.approver, approverKey, requester: claims.executor, actionName: tx.actionName, requestHash: tx.requestHash, risk: tx.risk, shownParams: storedPreview(tx).params, firstTransaction: tx.id, grantedAt: now, expiresAt: until };
+  const entry = ctx.entry('session_granted', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { grant_id: id, approver: claims.approver, requester: claims.executor, preview_digest: tx.previewDigest, passkey_id: passkeyId, until: iso(until) });
   try {
-    await ctx.store.appendEntries([ctx.entry('session_granted', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { grant_id: id, approver: claims.approver, requester: claims.executor, preview_digest: tx.previewDigest, passkey_id: passkeyId, until: iso(until) })]);
+    const started = await ctx.sessionGrants.start(grant, async () => void (await ctx.store.appendEntries([entry])));
+    if (!started) ctx.log(`session grant ${id} of ${claims.approver} not started: the most grants allowed were reached meanwhile`);
+    return started ? { grant_id: id, until: iso(until) } : undefined;
   } catch (e) {
     ctx.log(`session grant ${id} of ${claims.approver} not started: its entry could not be written (${(e as Error).message})`);
     return undefined;
   }
-  ctx.sessionGrants.add({ id, approver: claims.approver, approverKey, requester: claims.executor, actionName: tx.actionName, requestHash: tx.requestHash, risk: tx.risk, shownParams: storedPreview(tx).params, firstTransaction: tx.id, grantedAt: now, expiresAt: until });
-  return { grant_id: id, until: iso(until) };
 }
 
 /** The same person again where the policy asks for distinct persons: refused, nothing spent. */
