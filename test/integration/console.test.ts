@@ -4,9 +4,9 @@
  * verification) on a page served by `airlock console`, which runs as its own Unix user
  * (airlock-console) and relays to a real daemon. alice registers a passkey with
  * `airlock passkey add` at a real pseudo-terminal while the browser opens the link it prints,
- * signs in, sees the agent's High change with the match code the agent got, approves it with her
- * passkey (the agent's wait ends with a receipt and its execute succeeds), and denies another
- * with a reason the agent is told.
+ * signs in, sees the High change the agent proposed through MCP with the match code MCP gave
+ * it, approves it with her passkey while the agent's airlock_execute waits (it then runs and
+ * succeeds), and denies another with a reason the agent is told.
  *
  * Attacks: an approval POST without the CSRF header or from another Origin (403, nothing
  * approved); an assertion made for one transaction posted for another (the daemon refuses it);
@@ -33,6 +33,9 @@ import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import { matchCode } from '../../src/protocol/match-code.js';
 import { renderPreview } from '../../src/client/render-preview.js';
+import { livePreview } from '../../src/protocol/compacted.js';
+import { startMcp } from '../support/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 const APPROVER = ['airlock-admin', 'airlock-approvers'];
 /**
@@ -206,10 +209,15 @@ describe('the web console', () => {
     assert.match((await page.textContent('#who'))!, /^alice\(uid \d+\)$/);
   });
 
-  test("the agent's High change is listed, shown as the CLI renders it with the agent's match code, and approved with alice's passkey; the agent's wait ends and execute succeeds", async () => {
-    const p = await highPreview();
+  test("the agent's High change (through MCP) is listed, shown as the CLI renders it with the match code MCP gave the agent, and approved with alice's passkey while airlock_execute waits; it then succeeds", async () => {
+    const mcp = await startMcp({ identity: agent.identity, insidePid: w.d.box.pid, env: { AIRLOCK_SOCKET: w.d.socket } });
+    const tool = async (name: string, args: Record<string, unknown>) => (await mcp.client.callTool({ name, arguments: args }, { timeout: 180_000 })) as CallToolResult;
+    const proposed = (await tool('airlock_propose', { steps: [{ action_name: 'CreateUser', params: { user: `web${n++}` } }] })).structuredContent as { steps: Array<{ transaction_id: string; match_code: string }> };
+    const id = proposed.steps[0]!.transaction_id;
+    const p = livePreview(await alice.call('transaction.get', { transaction_id: id }));
     assert.equal(p.risk, 'high');
-    const waiting = agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 });
+    assert.equal(proposed.steps[0]!.match_code, matchCode(p.preview_digest), "the agent's MCP answer carries the match code");
+    const executing = tool('airlock_execute', { steps: [{ transaction_id: id }], wait_for_approval: 120 });
     // A second request waiting beside it, for the list's screenshot.
     await agent.call('preview', { action_name: 'CreateGroup', params: { group: 'deploy' } });
     await page.goto(`${origin}/`);
@@ -238,12 +246,10 @@ describe('the web console', () => {
     await page.click('#approve-button');
     await visible('#notice:not([hidden])');
     assert.match((await page.textContent('#notice'))!, /Approved by alice\(uid \d+\)/);
-    const outcome = await waiting;
-    assert.equal(outcome.outcome, 'approved');
-    if (outcome.outcome !== 'approved') return;
-    assert.match(outcome.approved_by, /^alice\(uid \d+\)$/);
-    const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: outcome.receipt });
-    assert.equal(r.state, 'Succeeded');
+    const executed = (await executing).structuredContent as { steps: Array<{ state: string }> };
+    await mcp.close();
+    assert.deepEqual(executed.steps.map((s) => s.state), ['Succeeded'], 'airlock_execute waited for the approval, then ran it');
+    assert.match((await agent.call('transaction.get', { transaction_id: id })).approved_by ?? '', /^alice\(uid \d+\)$/);
   });
 
   test('a change denied from the page, with a reason: the agent is told the reason', async () => {
