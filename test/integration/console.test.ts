@@ -320,7 +320,7 @@ describe('the web console', () => {
     assert.equal(await stateOf(a), 'Previewed');
   });
 
-  test('host text with <script> and a right-to-left override is shown as inert, escaped text', async () => {
+  test('host text with <script> and a right-to-left override, in a key line and in a file diff, is shown as inert, escaped text', async () => {
     const must = async (p: string, a: string[]) => assert.equal((await w.d.box.run(p, a)).code, 0, `${p} ${a.join(' ')}`);
     await must('/usr/sbin/useradd', ['-m', '--', 'eve']);
     await must('/usr/bin/install', ['-d', '-m', '0700', '-o', 'eve', '-g', 'eve', '--', '/home/eve/.ssh']);
@@ -342,6 +342,16 @@ describe('the web console', () => {
     assert.deepEqual(seen.scripts, ['/app.js'], 'no script element added');
     assert.equal(seen.images, 0);
     assert.equal(seen.pwned, null);
+    // The same in a file's diff: a line of /etc/hosts an attacker wrote is context of the change.
+    const hosts = `/proc/${w.d.box.pid}/root/etc/hosts`;
+    writeFileSync(hosts, `127.0.0.1 localhost\n# ${EVIL}\n`);
+    const d = await agent.call('preview', { action_name: 'AddHostsEntry', params: { ip: '10.0.0.12', names: ['db.internal'] } });
+    await page.goto(`${origin}/tx/${d.transaction_id}`);
+    await page.waitForFunction((id) => document.getElementById('tx-preview')!.textContent!.includes(id), d.transaction_id);
+    const diff = await page.evaluate(() => ({ text: document.getElementById('tx-preview')!.textContent!, scripts: document.querySelectorAll('script').length, pwned: (window as unknown as { __pwned?: number }).__pwned ?? null }));
+    assert.match(diff.text, /# <script>window\.__pwned=1<\/script>.*\\u202eevil/, diff.text);
+    assert.ok(!diff.text.includes('\u202e'), 'no raw right-to-left override in the diff');
+    assert.deepEqual([diff.scripts, diff.pwned], [1, null]);
   });
 
   test('console.call from a process that is not the console is refused; the console itself cannot approve without an assertion', async () => {
