@@ -40,9 +40,11 @@ pseudonyms = []
 
 [notify]
 # Tell someone when a request waits for approval: a program (an argv, no shell; the
-# notification as JSON on stdin) and/or a webhook (a JSON POST).
+# notification as JSON on stdin), a webhook (a JSON POST) and/or an ntfy topic (a push to
+# your phone; a tap opens the change in the web console: docs/console.md).
 #command = ["/usr/bin/logger", "-t", "airlock"]
 #webhook = "https://chat.example.org/hooks/airlock"
+#ntfy = "https://ntfy.example.org/airlock-8f3k2q"
 
 [audit]
 # Signed tree heads of the log go to the local append-only file, soon after each approval

@@ -1,7 +1,8 @@
 /**
  * Tells people that something waits for them: a preview pending approval, or an
  * unattended principal's proposal; and that root reset somebody's second factor; and that free space in the state directory changed state (disk-pressure.ts). Through the policy's command (an argv, run without
- * a shell, the notification as JSON on stdin) and/or webhook (a JSON POST). Events name
+ * a shell, the notification as JSON on stdin), webhook (a JSON POST) and/or ntfy topic (a
+ * message a phone shows, whose tap opens the console's page: ntfy.ts). Events name
  * the action, risk, summary and requester, never parameters. Fire and forget: a slow
  * or failing notifier never delays or fails the preview; failures go to the daemon's log.
  *
@@ -15,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import type { Risk } from '../protocol/risk.js';
 import type { Policy } from '../policy/policy.js';
+import { ntfyMessage } from './ntfy.js';
 
 export interface PendingEvent {
   event: 'pending_approval' | 'proposal';
@@ -104,6 +106,7 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
   /** When each requester was last notified (entries older than the interval are forgotten). */
   const lastSent = new Map<string, number>();
   let target: Policy['notify'] = {};
+  let consoleUrl = '';
   let running = 0;
   let wake: NodeJS.Timeout | null = null;
   let dropped = 0;
@@ -150,7 +153,7 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
   };
 
   const deliver = (n: Notification): Promise<unknown> => {
-    const { command, webhook } = target;
+    const { command, webhook, ntfy } = target;
     const body = JSON.stringify(n) + '\n';
     const runs: Promise<unknown>[] = [];
     if (command) {
@@ -174,13 +177,25 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
           .catch((err: Error) => log(`notify webhook failed: ${err.message}`)),
       );
     }
+    if (ntfy) {
+      const m = ntfyMessage(n, consoleUrl);
+      runs.push(
+        fetch(ntfy, { method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8', ...m.headers }, body: m.body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+          .then(async (r) => {
+            if (!r.ok) log(`notify ntfy answered ${r.status}`);
+            await r.body?.cancel();
+          })
+          .catch((err: Error) => log(`notify ntfy failed: ${err.message}`)),
+      );
+    }
     return Promise.all(runs);
   };
 
   return (policy, e) => {
-    const { command, webhook } = policy.notify;
-    if (!command && !webhook) return; // every preview passes here: nothing to do unless the policy names a notifier
+    const { command, webhook, ntfy } = policy.notify;
+    if (!command && !webhook && !ntfy) return; // every preview passes here: nothing to do unless the policy names a notifier
     target = policy.notify; // deliveries go where the latest policy that names a notifier says
+    consoleUrl = policy.console.url;
     if (!('transaction_id' in e)) {
       if (resets.length >= NOTIFY_MAX_REQUESTERS) return drop();
       resets.push(e);

@@ -66,6 +66,8 @@ const PolicySchema = z.strictObject({
     .strictObject({
       command: z.array(z.string().min(1).max(4096)).min(1).max(32).optional(),
       webhook: z.url({ protocol: /^https?$/ }).optional(),
+      /** An ntfy topic's URL (https://ntfy.example.org/airlock-alice): a push to the person's phone (src/daemon/ntfy.ts). */
+      ntfy: z.url({ protocol: /^https?$/ }).optional(),
     })
     .default({}),
   audit: AuditSchema,
@@ -93,7 +95,7 @@ export interface Policy {
   highApprovers: 1 | 2;
   riskOverrides: Map<string, Risk>;
   rules: Rule[];
-  notify: { command?: string[]; webhook?: string };
+  notify: { command?: string[]; webhook?: string; ntfy?: string };
   /** What besides secrets becomes a keyed pseudonym in what clients see ([masking] pseudonyms; none by default). */
   pseudonyms: PseudonymClass[];
   /** Where signed tree heads go besides the local file ([audit]). */
@@ -260,6 +262,7 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   }
   if (policy.notify.command) lines.push(`notify: runs ${JSON.stringify(policy.notify.command)} (no shell) with the summary on stdin`);
   if (policy.notify.webhook) lines.push(`notify: POSTs the summary as JSON to ${policy.notify.webhook}`);
+  if (policy.notify.ntfy) lines.push(`notify: pushes a message to the ntfy topic ${policy.notify.ntfy} (a tap opens the console's page)`);
   lines.push(
     policy.pseudonyms.length
       ? `masking: secrets become ⟦secret:KIND⟧, and ${policy.pseudonyms.join(', ')} become keyed pseudonyms (the same value, the same pseudonym on this host)`

@@ -108,3 +108,28 @@ test('a change of disk pressure is sent at once, as it is, beside the pending ev
   );
   assert.deepEqual(logs, []);
 });
+
+test('an ntfy topic gets a message a phone shows: the title and priority in headers, the lines in the body, and a tap opening the console page of the change', async () => {
+  const got: Array<{ headers: Record<string, string | string[] | undefined>; body: string; url: string }> = [];
+  const topic = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d) => (body += d)).on('end', () => (got.push({ headers: req.headers, body, url: req.url ?? '' }), res.end('{}')));
+  });
+  await new Promise<void>((r) => topic.listen(0, '127.0.0.1', r));
+  try {
+    const p = parsePolicy(`[notify]\nntfy = "http://127.0.0.1:${(topic.address() as AddressInfo).port}/airlock-alice"\n[passkeys]\nrp_id = "airlock.example.org"\norigins = ["https://airlock.example.org"]\n[console]\nurl = "https://airlock.example.org"\n`);
+    const notify = notifier(() => {}, { intervalMs: 50 });
+    notify(p, { ...event('agent(uid 1002)'), risk: 'high', action: 'CreateUser', summary: 'Create user wéb \\u202e' });
+    for (let i = 0; i < 100 && got.length === 0; i++) await sleep(20);
+    assert.equal(got.length, 1);
+    const m = got[0]!;
+    assert.equal(m.url, '/airlock-alice');
+    assert.equal(m.headers.title, 'Airlock: a change waits for approval');
+    assert.equal(m.headers.priority, 'high');
+    assert.match(String(m.headers.click), /^https:\/\/airlock\.example\.org\/tx\/tx_\d{24}$/);
+    assert.match(m.body, /^agent\(uid 1002\) asks:\nHIGH CreateUser: Create user wéb \\u202e \(tx_\d{24}\)$/);
+  } finally {
+    topic.close();
+  }
+});
