@@ -49,6 +49,9 @@ the chat approves anything.
    - *approved by policy*: the host's policy approved it (by default: reads that
      show nothing sensitive, and steps whose preview says "no change": the
      desired state already holds, nothing runs). It can run at once.
+   - *approved by session*: a person approved an identical request of yours
+     (same action, same parameters) in the console and let its repeats through
+     for a while. It can run at once.
    - *waiting for a person*: a person in \`${APPROVER_GROUP}\` with the role shown
      must approve it, as themselves, in their own terminal, with the command
      shown (\`airlock approve tx_...\`). High risk needs their authenticator code.

@@ -151,6 +151,8 @@ test('the approval state of a preview, and when a person needs their code', () =
   const a = approvalOf(auto, null);
   assert.deepEqual(a, { state: 'approved_by_policy', rule: 'reads', approved_by: 'policy:reads', expires_at: 'T' });
   assert.doesNotMatch(JSON.stringify(a), /alr1/, 'the receipt stays in the server');
+  const bySession = { ...base, auto_approval: { rule: 'session', approved_by: 'alice(uid 1001)', expires_at: 'T', receipt: 'alr1.secret', session_grant: { grant_id: 'sg_1', until: 'U' } } } as unknown as PreviewResult;
+  assert.deepEqual(approvalOf(bySession, null), { state: 'approved_by_session', approved_by: 'alice(uid 1001)', session_grant: 'sg_1', session_until: 'U', expires_at: 'T' });
   assert.deepEqual(['low', 'medium', 'high'].map((r) => needsSecondFactor(r as never, { second_factor_from: 'medium' })), [false, true, true]);
   assert.deepEqual(['low', 'medium', 'high'].map((r) => needsSecondFactor(r as never, { second_factor_from: 'high' })), [false, false, true]);
 });

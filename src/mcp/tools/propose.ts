@@ -40,6 +40,8 @@ const stepIn = z.strictObject({
 
 const approval = z.discriminatedUnion('state', [
   z.object({ state: z.literal('approved_by_policy'), rule: z.string(), approved_by: z.string(), expires_at: z.string() }),
+  // A person approved an identical request of yours earlier and let its repeats through for a while (the console's session lane).
+  z.object({ state: z.literal('approved_by_session'), approved_by: z.string(), session_grant: z.string(), session_until: z.string(), expires_at: z.string() }),
   z.object({
     state: z.literal('waiting_for_person'),
     who: z.string(),
@@ -115,7 +117,9 @@ export const needsSecondFactor = (r: Risk, policy: Pick<PolicyView, 'second_fact
 
 /** The approval state of a fresh preview, from what the daemon answered. */
 export function approvalOf(p: PreviewResult, policy: Pick<PolicyView, 'second_factor_from'> | null): z.infer<typeof approval> {
-  if (p.auto_approval) return { state: 'approved_by_policy', rule: p.auto_approval.rule, approved_by: p.auto_approval.approved_by, expires_at: p.auto_approval.expires_at };
+  const auto = p.auto_approval;
+  if (auto?.session_grant) return { state: 'approved_by_session', approved_by: auto.approved_by, session_grant: auto.session_grant.grant_id, session_until: auto.session_grant.until, expires_at: auto.expires_at };
+  if (auto) return { state: 'approved_by_policy', rule: auto.rule, approved_by: auto.approved_by, expires_at: auto.expires_at };
   if (p.unattended) return { state: 'inbox', command: `airlock inbox run ${p.transaction_id}` };
   return {
     state: 'waiting_for_person',
@@ -177,6 +181,7 @@ function planView(p: Plan): z.infer<typeof planOut> {
 function approvalLine(s: z.infer<typeof previewed>): string {
   const a = s.approval;
   if (a.state === 'approved_by_policy') return `approval: approved by the host's policy (rule ${a.rule}) until ${a.expires_at}: it can run now`;
+  if (a.state === 'approved_by_session') return `approval: approved by ${a.approved_by}'s session grant ${a.session_grant} (they let identical requests through until ${a.session_until}): it can run now`;
   if (a.state === 'inbox') return `approval: you are unattended, so this is a proposal for the inbox; a person runs \`${a.command}\` or nothing happens`;
   const once = s.plan ? ` (one approval for all ${s.plan.steps.length} steps of the plan)` : '';
   return (
