@@ -227,14 +227,18 @@ describe('bounds', () => {
     const p = await preview(agent);
     // A second process of the agent's account holds eight long waits...
     const other = Principal.spawn(agent.identity, w.d.socket);
-    await other.call('audit.pubkey'); // started and connected: a slow start under load is not the daemon's delay
-    void other.parallel('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 }, 8);
+    try {
+      await other.call('audit.pubkey'); // started and connected: a slow start under load is not the daemon's delay
+      void other.parallel('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 120_000 }, 8).catch(() => {});
+      const probe = () => agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 1 });
+      const refused = () => probe().then(() => false, (e: { code?: string }) => e.code === 'too_many_waits');
+      await eventually(refused, 'the eight waits are held');
+    } finally {
+      // ...and goes away without a word: the daemon lets go of them. (Closed whatever happened: its long waits would keep the file alive.)
+      other.close();
+    }
     const probe = () => agent.call('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 1 });
-    const refused = () => probe().then(() => false, (e: { code?: string }) => e.code === 'too_many_waits');
-    await eventually(refused, 'the eight waits are held');
-    // ...and goes away without a word: the daemon lets go of them.
-    other.close();
-    await eventually(() => refused().then((r) => !r), 'the slots came back', 10_000);
+    await eventually(() => probe().then(() => true, (e: { code?: string }) => e.code !== 'too_many_waits'), 'the slots came back', 10_000);
     const again = await agent.parallel('transaction.wait', { transaction_id: p.transaction_id, timeout_ms: 100 }, 8);
     assert.ok(again.every((r) => r.ok && r.result!.outcome === 'pending'), JSON.stringify(again.map((r) => r.error?.code)));
   });

@@ -1,5 +1,5 @@
 /**
- * `npm test` runs integration files two at a time (scripts/test.js), preloading this module in
+ * `npm test` runs integration files three at a time (scripts/test.js), preloading this module in
  * each: a file holds the machine shared while it runs, and a file named in ALONE holds it alone,
  * since what it measures is a latency another file's CPU use would add to. Cross-process,
  * through files in LOCKS: `shared.PID` for each sharer, one `alone` naming its holder's pid (taken
