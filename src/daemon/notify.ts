@@ -16,7 +16,7 @@
 import { spawn } from 'node:child_process';
 import type { Risk } from '../protocol/risk.js';
 import type { Policy } from '../policy/policy.js';
-import { ntfyMessage } from './ntfy.js';
+import { ntfyMessage, readNtfyToken } from './ntfy.js';
 
 export interface PendingEvent {
   event: 'pending_approval' | 'proposal';
@@ -153,7 +153,7 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
   };
 
   const deliver = (n: Notification): Promise<unknown> => {
-    const { command, webhook, ntfy } = target;
+    const { command, webhook, ntfy, ntfy_token_file: tokenFile } = target;
     const body = JSON.stringify(n) + '\n';
     const runs: Promise<unknown>[] = [];
     if (command) {
@@ -179,8 +179,11 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
     }
     if (ntfy) {
       const m = ntfyMessage(n, consoleUrl);
+      const token = tokenFile ? readNtfyToken(tokenFile) : null;
+      if (token && 'problem' in token) log(`notify ntfy: the token is not used: ${token.problem}`);
+      const auth: Record<string, string> = token && 'token' in token ? { Authorization: `Bearer ${token.token}` } : {};
       runs.push(
-        fetch(ntfy, { method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8', ...m.headers }, body: m.body, signal: AbortSignal.timeout(TIMEOUT_MS) })
+        fetch(ntfy, { method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8', ...m.headers, ...auth }, body: m.body, signal: AbortSignal.timeout(TIMEOUT_MS) })
           .then(async (r) => {
             if (!r.ok) log(`notify ntfy answered ${r.status}`);
             await r.body?.cancel();

@@ -6,7 +6,39 @@
  * ASCII only (HTTP headers are): the title is the daemon's own words; host and agent text
  * (summaries, names), already masked and escaped, goes in the UTF-8 body only.
  */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { Notification } from './notify.js';
+
+/** An access token is a line of at most this many bytes (ntfy's are `tk_` and 29 characters). */
+const MAX_TOKEN_BYTES = 512;
+
+/**
+ * The access token the daemon sends as `Authorization: Bearer`, from `[notify] ntfy_token_file`:
+ * a file only root may read (owned by uid 0, no group or other bits), never followed through a
+ * link, so that an agent that reads the policy learns the topic and nothing that writes to it or
+ * reads from it. Returns the token, or why it is not used (the message is sent without it, and
+ * ntfy's access control refuses it where the topic needs one).
+ */
+export function readNtfyToken(path: string): { token: string } | { problem: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    return { problem: `cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { problem: `${path} is not a regular file` };
+    if (st.uid !== 0 || (st.mode & 0o077) !== 0) return { problem: `${path} must be owned by root with mode 0600 (it is uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)})` };
+    const buf = Buffer.alloc(MAX_TOKEN_BYTES + 1);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const token = buf.subarray(0, n).toString('utf8').trim();
+    if (n > MAX_TOKEN_BYTES || !/^[\x21-\x7e]+$/.test(token)) return { problem: `${path} does not hold one token of printable ASCII (at most ${MAX_TOKEN_BYTES} bytes)` };
+    return { token };
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export interface NtfyMessage {
   body: string;

@@ -29,6 +29,8 @@ export const READS_RULE = 'reads';
  * its preview says "no change" and nothing runs (autoApprovalLane; docs/security.md says why that is safe).
  */
 export const NO_CHANGE_RULE = 'no-change';
+/** The rule id an auto-approval names when a person's session grant approved it (src/daemon/session-grants.ts): no rule of the policy may take it. */
+export const SESSION_RULE = 'session';
 
 /**
  * The changes that declare `runsPrograms` (src/catalogue/action.ts, the one place that says which).
@@ -68,7 +70,10 @@ const PolicySchema = z.strictObject({
       webhook: z.url({ protocol: /^https?$/ }).optional(),
       /** An ntfy topic's URL (https://ntfy.example.org/airlock-alice): a push to the person's phone (src/daemon/ntfy.ts). */
       ntfy: z.url({ protocol: /^https?$/ }).optional(),
+      /** A root-only file holding the topic's access token (sent as Authorization: Bearer): the policy may be read by anyone. */
+      ntfy_token_file: z.string().regex(/^\/[^\0]*$/, 'an absolute path').max(4096).optional(),
     })
+    .refine((n) => n.ntfy_token_file === undefined || n.ntfy !== undefined, 'ntfy_token_file is the token of the ntfy topic: name the topic (ntfy = "https://...") too')
     .default({}),
   audit: AuditSchema,
   store: StoreSchema,
@@ -95,7 +100,7 @@ export interface Policy {
   highApprovers: 1 | 2;
   riskOverrides: Map<string, Risk>;
   rules: Rule[];
-  notify: { command?: string[]; webhook?: string; ntfy?: string };
+  notify: { command?: string[]; webhook?: string; ntfy?: string; ntfy_token_file?: string };
   /** What besides secrets becomes a keyed pseudonym in what clients see ([masking] pseudonyms; none by default). */
   pseudonyms: PseudonymClass[];
   /** Where signed tree heads go besides the local file ([audit]). */
@@ -142,10 +147,10 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     riskOverrides.set(name, risk);
   }
   const effectiveRisk = (a: AnyAction) => riskOverrides.get(a.name) ?? a.risk;
-  const seen = new Set<string>([READS_RULE, NO_CHANGE_RULE]);
+  const seen = new Set<string>([READS_RULE, NO_CHANGE_RULE, SESSION_RULE]);
   const rules = p.rule.map((rule): Rule => {
     const where = `rule ${rule.id}`;
-    if (seen.has(rule.id)) throw new PolicyError(`${where}: the id is used twice (or is the reserved "${READS_RULE}" or "${NO_CHANGE_RULE}")`);
+    if (seen.has(rule.id)) throw new PolicyError(`${where}: the id is used twice (or is the reserved "${READS_RULE}", "${NO_CHANGE_RULE}" or "${SESSION_RULE}")`);
     seen.add(rule.id);
     const a = CATALOGUE.get(rule.action);
     if (!a) throw new PolicyError(`${where}: no action named ${rule.action}`);
@@ -262,7 +267,7 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
   }
   if (policy.notify.command) lines.push(`notify: runs ${JSON.stringify(policy.notify.command)} (no shell) with the summary on stdin`);
   if (policy.notify.webhook) lines.push(`notify: POSTs the summary as JSON to ${policy.notify.webhook}`);
-  if (policy.notify.ntfy) lines.push(`notify: pushes a message to the ntfy topic ${policy.notify.ntfy} (a tap opens the console's page)`);
+  if (policy.notify.ntfy) lines.push(`notify: pushes a message to the ntfy topic ${policy.notify.ntfy} (a tap opens the console's page)${policy.notify.ntfy_token_file ? `, with the access token in ${policy.notify.ntfy_token_file}` : ''}`);
   lines.push(
     policy.pseudonyms.length
       ? `masking: secrets become ⟦secret:KIND⟧, and ${policy.pseudonyms.join(', ')} become keyed pseudonyms (the same value, the same pseudonym on this host)`

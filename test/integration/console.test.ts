@@ -274,6 +274,8 @@ describe('the web console', () => {
     await page.goto(`${origin}/tx/${p.transaction_id}`);
     await visible('#tx-session:not([hidden])');
     await page.selectOption('#session-minutes', '60');
+    await shot('approve-session-phone.png', PHONE);
+    await page.setViewportSize(LAPTOP);
     await page.click('#approve-button');
     await visible('#notice:not([hidden])');
     assert.match((await page.textContent('#notice'))!, /Identical requests of agent\(uid \d+\) are approved until/);

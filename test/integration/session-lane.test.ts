@@ -8,7 +8,8 @@
  *
  * Attacks: an assertion signed for a plain approval presented with a session (or for one length
  * presented with another): refused, nothing approved; a session with a TOTP code; a session on a
- * High change; more than 8 hours; a reload ends every grant.
+ * High change; on root's request; more than 8 hours; a grant whose approver left
+ * airlock-approvers approves nothing; a reload ends every grant.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -147,6 +148,28 @@ describe('what a session cannot be', () => {
     await rejectsWith(approveSession(high, 60), 'authorization', 'session_not_for_high');
     assert.equal(await stateOf(high), 'Previewed');
     assert.equal(await stateOf(p), 'Previewed');
+  });
+
+  test("root's request (here, root in alice's own login session) gets no session", async () => {
+    const asRoot = await w.rootAs('alice');
+    const p = (await asRoot.call('preview', READ)) as PreviewResult;
+    await rejectsWith(approveSession(p, 60), 'authorization', 'session_not_for_root');
+    assert.equal(await stateOf(p), 'Previewed');
+  });
+
+  test('a grant approves nothing once its approver is out of airlock-approvers, and again once back in', async () => {
+    const p = await readAs(agent);
+    const g = await approveSession(p, 30);
+    assert.ok((await readAs(agent)).auto_approval, 'in force');
+    const gpasswd = async (flag: string) => assert.equal((await w.d.box.run('/usr/bin/gpasswd', [flag, 'alice', 'airlock-approvers'])).code, 0);
+    await gpasswd('-d');
+    try {
+      assert.equal((await readAs(agent)).auto_approval, undefined, "alice no longer approves: her grant does not either");
+    } finally {
+      await gpasswd('-a');
+    }
+    assert.ok((await readAs(agent)).auto_approval, 'her standing is read at each use');
+    await alice.call('session.revoke', { grant_id: g.session_grant!.grant_id });
   });
 
   test('a policy reload ends every grant', async () => {

@@ -7,6 +7,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { notifier, NOTIFY_CONCURRENCY, NOTIFY_MAX_LISTED, NOTIFY_MAX_REQUESTERS, type PendingNotification as Notification, type PendingEvent } from '../../src/daemon/notify.js';
 import { parsePolicy, type Policy } from '../../src/policy/policy.js';
@@ -131,5 +134,35 @@ test('an ntfy topic gets a message a phone shows: the title and priority in head
     assert.match(m.body, /^agent\(uid 1002\) asks:\nHIGH CreateUser: Create user wéb \\u202e \(tx_\d{24}\)$/);
   } finally {
     topic.close();
+  }
+});
+
+test("ntfy's access token comes from a root-only file, never followed through a link; a file others may read is not used, and the log says why", async () => {
+  const got: Array<string | undefined> = [];
+  const topic = createServer((req, res) => (got.push(req.headers.authorization), req.resume(), req.on('end', () => res.end('{}'))));
+  await new Promise<void>((r) => topic.listen(0, '127.0.0.1', r));
+  const dir = mkdtempSync(join(tmpdir(), 'ntfy-token-'));
+  try {
+    const file = join(dir, 'token');
+    writeFileSync(file, 'tk_0123456789abcdefghijklmnopqrs\n', { mode: 0o600 });
+    const policyWith = (path: string) => parsePolicy(`[notify]\nntfy = "http://127.0.0.1:${(topic.address() as AddressInfo).port}/t"\nntfy_token_file = "${path}"\n`);
+    const logs: string[] = [];
+    const send = async (p: Policy) => {
+      const before = got.length;
+      notifier((m) => logs.push(m), { intervalMs: 10 })(p, event(`r${seq}`));
+      for (let i = 0; i < 100 && got.length === before; i++) await sleep(20);
+      return got.at(-1);
+    };
+    const asRoot = process.getuid?.() === 0;
+    assert.equal(await send(policyWith(file)), asRoot ? 'Bearer tk_0123456789abcdefghijklmnopqrs' : undefined, 'a root-only file: its token (as root)');
+    chmodSync(file, 0o644);
+    assert.equal(await send(policyWith(file)), undefined, 'readable by others: not used');
+    assert.match(logs.join('\n'), /the token is not used: .*must be owned by root with mode 0600/);
+    symlinkSync(file, join(dir, 'link'));
+    assert.equal(await send(policyWith(join(dir, 'link'))), undefined, 'a link: not followed');
+    assert.throws(() => parsePolicy('[notify]\nntfy_token_file = "/etc/airlock/ntfy.token"\n'), /name the topic/);
+  } finally {
+    topic.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

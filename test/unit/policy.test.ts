@@ -68,7 +68,8 @@ test('what a policy may not say', () => {
   refused(rule('action = "Nope"'), /no action named Nope/);
   refused(rule('action = "CreateGroup"\nparams = { group = "a" }') + '\n' + rule('action = "CreateGroup"\nparams = { group = "b" }'), /used twice/);
   refused('[[rule]]\nid = "reads"\naction = "CreateGroup"\ncooldown_minutes = 0\ndaily_cap = 1', /reserved/);
-  refused('[[rule]]\nid = "no-change"\naction = "CreateGroup"\ncooldown_minutes = 0\ndaily_cap = 1', /reserved "reads" or "no-change"/);
+  refused('[[rule]]\nid = "no-change"\naction = "CreateGroup"\ncooldown_minutes = 0\ndaily_cap = 1', /reserved "reads", "no-change" or "session"/);
+  refused('[[rule]]\nid = "session"\naction = "CreateGroup"\ncooldown_minutes = 0\ndaily_cap = 1', /reserved/);
   refused('[[rule]]\nid = "r"\naction = "CreateGroup"', /cooldown_minutes|daily_cap/);
   refused('unattended = ["root; rm"]', /login name/);
   refused('[notify]\nwebhook = "file:///etc/passwd"', /webhook|protocol|URL/i);

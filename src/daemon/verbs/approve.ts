@@ -24,7 +24,7 @@ import { principalName } from '../identity.js';
 import { personKey } from '../../protocol/person-key.js';
 import { refuseSpentCode } from '../second-factor.js';
 import { facts, storedFlags, storedPreview } from '../stored-preview.js';
-import { SessionGrants } from '../session-grants.js';
+import { SessionGrants, type Reservation } from '../session-grants.js';
 import { PLAN_ACTION } from '../../protocol/plan.js';
 import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
@@ -32,6 +32,16 @@ import { passkeyRequired } from './passkey.js';
 
 
 export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>): Promise<ApproveResult> {
+  let reservation: Reservation | undefined;
+  try {
+    return await approveOnce(ctx, r, (key) => (reservation = ctx.sessionGrants.reserve(key)));
+  } finally {
+    // A session's place is given back whatever happened (a grant that started counts as itself).
+    if (reservation) ctx.sessionGrants.release(reservation);
+  }
+}
+
+async function approveOnce(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>, reserve: (personKey: string) => Reservation): Promise<ApproveResult> {
   const { caller: who, params: req, tx } = r;
   // The risk the approver was shown, fixed at preview (a later policy reload does not re-derive it).
   const risk = tx.risk;
@@ -52,7 +62,8 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
   // Refused before any factor is asked or spent; the store checks again in the approval's own transaction.
   if (needed > 1 && (await ctx.store.coApprovals(tx.id)).some((a) => a.approver === person.key)) refuseSameApprover(tx.id, needed);
   const sessionMinutes = req.session_minutes;
-  if (sessionMinutes !== undefined) refuseSession(ctx, tx, person.key, req.assertion !== undefined);
+  // Refused, or its place held, before any factor is looked at or spent.
+  const reservation = sessionMinutes !== undefined ? (refuseSession(tx, req.assertion !== undefined), reserve(person.key)) : undefined;
   const passkey = req.assertion ? await ctx.passkeys.verifyApproval(person, req.assertion, tx, sessionMinutes) : undefined;
   if (!passkey && passkeyRequired(ctx, d.selfApproval, risk)) {
     fail('authorization', 'passkey_required', `approving ${tx.id} (${risk} risk${d.selfApproval ? ', requested under your own account' : ''}) needs your passkey: the policy does not accept a TOTP code for it`, `approve it in the console (\`airlock console\`) with your passkey`);
@@ -99,7 +110,7 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
     return { transaction_id: tx.id, recorded: true, approved_by: claims.approver, approvals: { needed, have: recorded.have, by: recorded.by } };
   }
   ctx.changed(tx.id); // a requester waiting for it gets the receipt now
-  const session = grantId ? await startSession(ctx, who, tx, grantId, sessionMinutes!, now, claims, passkey!.passkeyId, person.key) : undefined;
+  const session = grantId ? await startSession(ctx, who, tx, reservation!, { id: grantId, minutes: sessionMinutes!, now, passkeyId: passkey!.passkeyId, approverKey: person.key, approverUid: d.person.uid }, claims) : undefined;
   return { transaction_id: tx.id, request_hash: tx.requestHash, receipt, approved_by: claims.approver, executor: claims.executor, expires_at: claims.expiresAt, ...(session ? { session_grant: session } : {}) };
 }
 
@@ -109,37 +120,39 @@ export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'appro
  * for a plan (its steps are approved together, once) or an unattended proposal (those principals
  * get the reads lane only), within the bounds of grants in force.
  */
-function refuseSession(ctx: VerbContext, tx: TxRecord, personKey: string, withPasskey: boolean): void {
+function refuseSession(tx: TxRecord, withPasskey: boolean): void {
   if (!withPasskey) fail('authorization', 'session_needs_passkey', 'a session is granted with a passkey, which signs its length', 'approve it in the console with your passkey, choosing the session there');
   const why = sessionRefusal(tx);
   if (why) throw why;
-  ctx.sessionGrants.refuseIfFull(personKey);
 }
 
 /** Why an approval of tx cannot grant a session, or null when it can. */
 function sessionRefusal(tx: TxRecord): AirlockError | null {
   if (tx.risk === 'high') return new AirlockError('authorization', 'session_not_for_high', `${tx.id} is High risk: each High change is approved on its own`, 'approve it without a session');
   if (tx.actionName === PLAN_ACTION) return new AirlockError('authorization', 'session_not_for_plans', `${tx.id} is a plan: its steps are approved together, once`, 'approve it without a session');
+  // Root's requests (through sudo or with nobody behind it) could be anyone's on the host: each is approved on its own.
+  if (tx.requesterUid === 0) return new AirlockError('authorization', 'session_not_for_root', `${tx.id} was requested as root: root's requests are approved one at a time`, 'approve it without a session');
   if (storedFlags(tx).unattended) return new AirlockError('authorization', 'session_not_for_proposals', `${tx.id} is an unattended principal's proposal: those get the reads lane only`, 'approve it without a session');
   return null;
 }
 
 /**
  * Puts the session grant of an approval in force once its signed `session_granted` entry is
- * written. When it cannot be written, or the bound of grants was reached by another approval
- * meanwhile, the approval stands (its receipt is held already) without a grant: the result has no
- * `session_grant`, and identical requests wait for a person.
+ * written, in the place reserved before the approval. When the entry cannot be written, or a
+ * policy reload came meanwhile, the approval stands (its receipt is held already) without a
+ * grant: the result has no `session_grant`, and identical requests wait for a person.
  */
-async function startSession(ctx: VerbContext, who: Caller, tx: TxRecord, id: string, minutes: number, now: number, claims: { approver: string; executor: string }, passkeyId: string, approverKey: string) {
-  const until = now + minutes * 60_000;
-  const grant = { id, approver: claims.approver, approverKey, requester: claims.executor, actionName: tx.actionName, requestHash: tx.requestHash, risk: tx.risk, shownParams: storedPreview(tx).params, firstTransaction: tx.id, grantedAt: now, expiresAt: until };
-  const entry = ctx.entry('session_granted', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { grant_id: id, approver: claims.approver, requester: claims.executor, preview_digest: tx.previewDigest, passkey_id: passkeyId, until: iso(until) });
+async function startSession(ctx: VerbContext, who: Caller, tx: TxRecord, reservation: Reservation, s: { id: string; minutes: number; now: number; passkeyId: string; approverKey: string; approverUid: number }, claims: { approver: string; executor: string }) {
+  const until = s.now + s.minutes * 60_000;
+  const shown = storedPreview(tx);
+  const grant = { id: s.id, approver: claims.approver, approverKey: s.approverKey, approverUid: s.approverUid, requester: claims.executor, actionName: tx.actionName, requestHash: tx.requestHash, risk: tx.risk, warnings: shown.warnings, shownParams: shown.params, firstTransaction: tx.id, grantedAt: s.now, expiresAt: until };
+  const entry = ctx.entry('session_granted', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { grant_id: s.id, approver: claims.approver, requester: claims.executor, preview_digest: tx.previewDigest, passkey_id: s.passkeyId, until: iso(until) });
   try {
-    const started = await ctx.sessionGrants.start(grant, async () => void (await ctx.store.appendEntries([entry])));
-    if (!started) ctx.log(`session grant ${id} of ${claims.approver} not started: the most grants allowed were reached meanwhile`);
-    return started ? { grant_id: id, until: iso(until) } : undefined;
+    const started = await ctx.sessionGrants.activate(reservation, grant, async () => void (await ctx.store.appendEntries([entry])));
+    if (!started) ctx.log(`session grant ${s.id} of ${claims.approver} not started: the policy was reloaded meanwhile`);
+    return started ? { grant_id: s.id, until: iso(until) } : undefined;
   } catch (e) {
-    ctx.log(`session grant ${id} of ${claims.approver} not started: its entry could not be written (${(e as Error).message})`);
+    ctx.log(`session grant ${s.id} of ${claims.approver} not started: its entry could not be written (${(e as Error).message})`);
     return undefined;
   }
 }

@@ -17,7 +17,7 @@ import { entryDraft } from '../../audit/entry.js';
 import { approvalGrantedDetails, type ApprovalLane } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
 import { countsForLog, type MaskCounts } from '../../mask/mask.js';
-import { matchingRule, NO_CHANGE_RULE, READS_RULE, type Rule } from '../../policy/policy.js';
+import { matchingRule, NO_CHANGE_RULE, READS_RULE, SESSION_RULE, type Rule } from '../../policy/policy.js';
 import type { TxRecord } from '../../store/store.js';
 import { autoApprovalLane, enforce, mayCall, mayPreview, mayUnmask, type Caller } from '../authz.js';
 import { principalName } from '../identity.js';
@@ -112,12 +112,14 @@ async function autoApprove(ctx: VerbContext, caller: Caller, a: AnyAction, risk:
   const policy = ctx.policy;
   const lane = autoApprovalLane(caller, a, risk, policy.reads, p.no_change === true);
   const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
-  const session = (!lane || (lane === 'rules' && !rule)) && !caller.unattended ? ctx.sessionGrants.match(principalName(caller), p.request_hash, risk) : undefined;
+  // A person's session grant, for a request the rules leave to a person: never a re-previewed proposal (a person works the inbox).
+  const sessionLane = (!lane || (lane === 'rules' && !rule)) && !caller.unattended && p.from_proposal === undefined;
+  const session = sessionLane ? ctx.sessionGrants.match(principalName(caller), p.request_hash, risk, p.warnings) : undefined;
   if (session) {
+    ctx.sessionGrants.used(session.id);
     const grant = await mintForLane(ctx, caller, a, risk, p, now, session.approver, { session: { grantId: session.id } });
     if (!grant || typeof grant === 'string') return { notes: [] };
-    ctx.sessionGrants.used(session.id);
-    return { grant: { ...grant, rule: 'session', policy_digest: policy.digest, session_grant: { grant_id: session.id, until: iso(session.expiresAt) } } };
+    return { grant: { ...grant, rule: SESSION_RULE, policy_digest: policy.digest, session_grant: { grant_id: session.id, until: iso(session.expiresAt) } } };
   }
   // Not for the policy to approve: the preview says which rules came close, and why not.
   if (!lane || (lane === 'rules' && !rule)) return { notes: laneNotes(policy, caller, a, risk, lane, p.params, (n, v) => shownValue(a, n, v)) };
