@@ -30,7 +30,6 @@ import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
 import { passkeyRequired } from './passkey.js';
 
-
 export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>): Promise<ApproveResult> {
   let reservation: Reservation | undefined;
   try {
