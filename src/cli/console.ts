@@ -8,6 +8,8 @@ import type { Command } from 'commander';
 import { socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import { DEFAULT_LISTEN, parseListen, parseOrigin } from '../console/listen-address.js';
+import { policyConsoleOrigin } from '../console/policy-origin.js';
+import { DEFAULT_POLICY_PATH } from '../protocol/defaults.js';
 
 export async function runConsole(o: { listen?: string; origin?: string }, cmd: Command): Promise<number> {
   if (process.getuid?.() === 0) {
@@ -16,7 +18,8 @@ export async function runConsole(o: { listen?: string; origin?: string }, cmd: C
   // Colour is for terminals: the rendered previews go to a page (render-preview.ts reads this at import).
   process.env.NO_COLOR = '1';
   const { host, port } = parseListen(o.listen ?? DEFAULT_LISTEN);
-  const origin = parseOrigin(o.origin ?? `http://localhost:${port}`);
+  // The policy's [console] url names the address once for the notifications, the passkeys and here.
+  const origin = parseOrigin(o.origin ?? policyConsoleOrigin(DEFAULT_POLICY_PATH) ?? `http://localhost:${port}`);
   const socket = socketPath(cmd.optsWithGlobals().socket);
   const { consoleServer } = await import('../console/server.js');
   const server = consoleServer({ host, port, origin, socket });

@@ -326,7 +326,7 @@ program
   .command('console')
   .description('serve the web console: people sign in with a passkey and approve or deny from a browser (as airlock-console, never root)')
   .option('--listen <addr:port>', 'where to listen (default 127.0.0.1:7443: reach it through `ssh -L 7443:localhost:7443 HOST` or a reverse proxy)')
-  .option('--origin <url>', 'the origin browsers see it at (default http://localhost:PORT; https://... behind a reverse proxy)')
+  .option('--origin <url>', 'the origin browsers see it at (default: that of the policy'"'"'s [console] url, else http://localhost:PORT)')
   .addHelpText(
     'after',
     `
@@ -336,7 +336,8 @@ passkey assertions and denials to the daemon, which verifies each one. It runs a
 account, which the daemon recognises by its uid ([console] user, default airlock-console):
   sudo systemctl enable --now airlock-console     # the unit airlock install writes
   sudo -u airlock-console airlock console         # or by hand
-The --origin must match the policy's [passkeys] origins, or no passkey verifies. A person
+Without --origin it serves at the origin of the policy's [console] url (http://localhost:PORT
+when there is none); either must be among the policy's [passkeys] origins. A person
 registers a passkey with \`airlock passkey add\` at their own terminal. docs/console.md
 shows the SSH tunnel and a reverse proxy with a real certificate.
 Exit status: 0 stopped (SIGTERM, Ctrl-C); 3 run as root; 5 a bad --listen or --origin;
