@@ -175,7 +175,7 @@ export const ENTRY_DETAILS = {
   totp_enrolled: z.strictObject({ approver: z.string(), replaced: z.boolean(), first_approver: z.literal(true).optional(), approved_by: who.optional() }),
   totp_lockout: z.strictObject({ approver: z.string(), failures: z.number().int(), locked_until: iso }),
   totp_issued: z.strictObject({ approver: z.string(), replaces: z.enum(['none', 'awaiting', 'confirmed']), pending_expires_at: iso }),
-  totp_reset: z.strictObject({ approver: z.string(), factor: z.boolean(), pending: z.boolean() }),
+  totp_reset: z.strictObject({ approver: z.string(), factor: z.boolean(), pending: z.boolean(), passkeys: z.number().int().optional() }),
   totp_awaiting_approval: z.strictObject({ approver: z.string(), user: z.string(), expires_at: iso }),
   policy_reloaded: z.strictObject({ old_digest: z.string(), new_digest: z.string(), source: z.string(), tokens: z.number().int() }),
   refused: z.strictObject({

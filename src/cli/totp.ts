@@ -119,16 +119,19 @@ export function totpCommand(): Command {
     .command('reset')
     .description("delete another person's second factor (an admin approver through sudo, with your own code): logged and notified; they enrol again")
     .requiredOption('--user <name>', 'the person whose factor is deleted')
-    .option('--json', 'print {approver, user, factor, pending} as JSON')
+    .option('--passkeys', 'delete their passkeys too (a lost phone holds both); they register again with `airlock passkey add`')
+    .option('--json', 'print {approver, user, factor, pending, passkeys?} as JSON')
     .action(
       command(async (o, cmd: Command) => {
         const [{ askAndShow }, { withOwnCode }] = await Promise.all([connect(), prompts()]);
         const hint = 'an admin approver runs `sudo airlock totp reset --user NAME` in a terminal of their own';
+        const deleted = (r: { factor: boolean; pending: boolean; passkeys?: number }) =>
+          [r.factor ? 'the second factor' : r.pending ? 'the pending enrolment' : '', r.passkeys ? `${r.passkeys} passkey(s)` : ''].filter(Boolean).join(' and ');
         await askAndShow(
           cmd,
           o.json,
-          (cl) => withOwnCode(`resetting ${o.user}'s factor`, hint, (code) => cl.totpReset(o.user, code)),
-          (r) => `${c.green('reset')} ${r.approver}: ${r.factor ? 'the second factor' : 'the pending enrolment'} is deleted (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`\n`,
+          (cl) => withOwnCode(`resetting ${o.user}'s factor${o.passkeys ? ' and passkeys' : ''}`, hint, (code) => cl.totpReset(o.user, code, o.passkeys === true)),
+          (r) => `${c.green('reset')} ${r.approver}: deleted ${deleted(r)} (logged; the policy's notifier is told)\n${c.cyan('next')}  ${r.user} enrols again with \`airlock totp enroll\`${r.passkeys ? ' and `airlock passkey add`' : ''}\n`,
         );
       }),
     );

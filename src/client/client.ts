@@ -153,8 +153,8 @@ export class AirlockClient {
     return this.call('totp.confirm', { code });
   }
   /** An admin approver through sudo, with their own code: deletes another person's factor (logged and notified). */
-  totpReset(user: string, totp_code?: string) {
-    return this.call('totp.reset', { user, ...(totp_code ? { totp_code } : {}) });
+  totpReset(user: string, totp_code?: string, passkeys = false) {
+    return this.call('totp.reset', { user, ...(totp_code ? { totp_code } : {}), ...(passkeys ? { passkeys: true } : {}) });
   }
   /** An approver, with their own code: other people's proven first enrolments count from now on (logged and notified). */
   totpApprove(enrolments: { user: string; check: string }[], totp_code?: string) {

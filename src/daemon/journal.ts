@@ -79,7 +79,7 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
     case 'totp_lockout':
       return `${text(d.approver)} typed ${text(d.failures)} wrong codes in a row: their codes are refused until ${text(d.locked_until)}`;
     case 'totp_reset':
-      return `${actor(e)} reset the second factor of ${text(d.approver)}`;
+      return `${actor(e)} reset the second factor of ${text(d.approver)}${typeof d.passkeys === 'number' ? ` and deleted their ${text(d.passkeys)} passkey(s)` : ''}`;
     case 'passkey_registered':
       return `${actor(e)} registered passkey ${text(d.passkey_id)} (${text(d.name)}) for ${text(d.approver)}, proved with their ${text(d.factor)}; it approves for them from now on`;
     case 'session_granted':

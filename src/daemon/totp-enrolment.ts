@@ -176,22 +176,25 @@ export class TotpEnrolment {
   }
 
   /**
-   * An admin approver, through sudo, deletes another person's factor (and any pending secret)
-   * with their own code; the owner enrols again as if for the first time.
+   * An admin approver, through sudo, deletes another person's factor (and any pending secret),
+   * and with `passkeys` their passkeys too (a lost phone holds both), with their own code; the
+   * owner enrols again as if for the first time.
    */
   async reset(who: Caller, req: ParsedParams<'totp.reset'>) {
     const name = req.user;
     const owner = await this.account(name);
     enforce(mayReset(who, owner));
     const approver = this.o.name(owner);
+    const passkeys = req.passkeys === true;
     // Nothing to reset is said before any code is asked for (and spent).
-    const noFactor = () => fail('validation', 'no_factor', `${approver} has no second factor to reset`, `${name} enrols with \`airlock totp enroll\``);
-    if (!(await this.o.store.totp(approver)) && !(await this.o.store.pendingTotp(approver))) noFactor();
-    const how = `run \`sudo airlock totp reset --user ${name}\` in a terminal: it asks for your code`;
-    const spend = await this.ownCode(who, req.totp_code, { what: `resetting ${approver}'s second factor`, how });
-    const had = await this.o.store.resetTotp(approver, (h) => this.entry('totp_reset', who, { approver, factor: h.factor, pending: h.pending }), spend);
+    const noFactor = () => fail('validation', 'no_factor', `${approver} has no second factor${passkeys ? ' and no passkey' : ''} to reset`, `${name} enrols with \`airlock totp enroll\``);
+    const holds = (await this.o.store.totp(approver)) || (await this.o.store.pendingTotp(approver)) || (passkeys && (await this.o.store.passkeys(approver)).length > 0);
+    if (!holds) noFactor();
+    const how = `run \`sudo airlock totp reset --user ${name}${passkeys ? ' --passkeys' : ''}\` in a terminal: it asks for your code`;
+    const spend = await this.ownCode(who, req.totp_code, { what: `resetting ${approver}'s second factor${passkeys ? ' and passkeys' : ''}`, how });
+    const had = await this.o.store.resetTotp(approver, (h) => this.entry('totp_reset', who, { approver, factor: h.factor, pending: h.pending, ...(h.passkeys !== undefined ? { passkeys: h.passkeys } : {}) }), spend, { passkeys });
     if (had === 'step_spent') return refuseSpentCode(spend.step, this.o.now());
-    if (!had.factor && !had.pending) noFactor();
+    if (!had.factor && !had.pending && !had.passkeys) noFactor();
     return { approver, user: name, ...had };
   }
 

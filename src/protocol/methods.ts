@@ -106,7 +106,12 @@ export const METHOD_TABLE = {
     },
     TotpConfirmedSchema,
   ),
-  'totp.reset': row({ user: LoginName, totp_code: TotpCode.optional() }, TotpResetDoneSchema, { category: 'validation', code: 'bad_user' }),
+  'totp.reset': row(
+    // passkeys: delete the person's passkeys too (a lost phone holds both factors).
+    { user: LoginName, totp_code: TotpCode.optional(), passkeys: field(z.boolean(), { category: 'validation', code: 'bad_params', expected: 'true or false' }).optional() },
+    TotpResetDoneSchema,
+    { category: 'validation', code: 'bad_user' },
+  ),
   'totp.approve': row(
     { enrolments: z.array(z.strictObject({ user: z.string().regex(LOGIN_NAME), check: EnrolmentCheck })).min(1).max(MAX_APPROVED_AT_ONCE), totp_code: TotpCode.optional() },
     TotpApprovedSchema,

@@ -40,7 +40,7 @@ import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './l
 import { archiveSegment, type ArchiveDialect } from './archival.js';
 import type { TransitionUpdate } from './transitions.js';
 import { RowMac, type MacTable } from './row-mac.js';
-import type { ApprovedEnrolment, HistoryFilter, LogBase, LogHead, PasskeyRecord, PasskeyUse, PendingTotp, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
+import type { ApprovedEnrolment, FactorsReset, HistoryFilter, LogBase, LogHead, PasskeyRecord, PasskeyUse, PendingTotp, RuleUsage, Sealer, SpentStep, Store, TotpRecord, TxRecord } from './store.js';
 import { passkeyOfRow, type PasskeyRow } from './passkey-row.js';
 import { coApprovalOfRow, rowOfCoApproval, type CoApproval, type CoApprovalRow } from './co-approval.js';
 
@@ -573,15 +573,17 @@ export class PostgresStore extends TransactionLifecycle<PoolClient> implements S
     );
   }
 
-  resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'> {
+  resetTotp(approver: string, entryFor: (had: FactorsReset) => EntryDraft, spend?: SpentStep, opts: { passkeys?: boolean } = {}): Promise<FactorsReset | 'step_spent'> {
     return this.group.run(
-      (had) => (had !== 'step_spent' && (had.factor || had.pending) ? [entryFor(had)] : []),
+      (had) => (had !== 'step_spent' && (had.factor || had.pending || (had.passkeys ?? 0) > 0) ? [entryFor(had)] : []),
       async (c) => {
         if (spend && !(await this.spendStep(c, spend))) return 'step_spent' as const;
-        return {
+        const had: FactorsReset = {
           factor: (await c.query('DELETE FROM totp WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
           pending: (await c.query('DELETE FROM totp_pending WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount === 1,
         };
+        if (opts.passkeys) had.passkeys = (await c.query('DELETE FROM passkeys WHERE log_id = $1 AND approver = $2', [this.logId, approver])).rowCount ?? 0;
+        return had;
       },
     );
   }

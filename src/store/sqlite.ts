@@ -24,7 +24,7 @@ import { TransactionLifecycle, type LifecycleDialect, type StoredRow } from './l
 import { archiveSegment, type ArchiveDialect } from './archival.js';
 import { passkeyOfRow, type PasskeyRow } from './passkey-row.js';
 import { coApprovalOfRow, rowOfCoApproval, type CoApproval, type CoApprovalRow } from './co-approval.js';
-import { type HistoryFilter, type LogBase, type LogHead, type PasskeyRecord, type PasskeyUse, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
+import { type HistoryFilter, type LogBase, type LogHead, type FactorsReset, type PasskeyRecord, type PasskeyUse, type PendingTotp, type ApprovedEnrolment, type RuleUsage, type Sealer, type SpentStep, type Store, type TotpRecord, type TxRecord } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -205,6 +205,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
       putMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
       spendStep: this.db.prepare('UPDATE totp SET last_step = ?, failures = 0 WHERE approver = ? AND last_step < ?'),
       passkeysOf: this.db.prepare('SELECT * FROM passkeys WHERE approver = ? ORDER BY created_at, credential_id'),
+      deletePasskeys: this.db.prepare('DELETE FROM passkeys WHERE approver = ?'),
       passkeyExists: this.db.prepare('SELECT 1 FROM passkeys WHERE credential_id = ?').pluck(),
       passkeyById: this.db.prepare('SELECT * FROM passkeys WHERE credential_id = ?'),
       addPasskey: this.db.prepare('INSERT INTO passkeys (credential_id, approver, public_key, counter, transports, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
@@ -485,12 +486,14 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     }) as number;
   }
 
-  resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'> {
+  resetTotp(approver: string, entryFor: (had: FactorsReset) => EntryDraft, spend?: SpentStep, opts: { passkeys?: boolean } = {}): Promise<FactorsReset | 'step_spent'> {
     return this.group.run(
-      (had) => (had !== 'step_spent' && (had.factor || had.pending) ? [entryFor(had)] : []),
+      (had) => (had !== 'step_spent' && (had.factor || had.pending || (had.passkeys ?? 0) > 0) ? [entryFor(had)] : []),
       () => {
         if (spend && !this.spendStep(spend)) return 'step_spent' as const;
-        return { factor: this.stmts.deleteTotp.run(approver).changes === 1, pending: this.stmts.deletePending.run(approver).changes === 1 };
+        const had: FactorsReset = { factor: this.stmts.deleteTotp.run(approver).changes === 1, pending: this.stmts.deletePending.run(approver).changes === 1 };
+        if (opts.passkeys) had.passkeys = this.stmts.deletePasskeys.run(approver).changes;
+        return had;
       },
     );
   }

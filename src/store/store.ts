@@ -119,6 +119,13 @@ export interface PasskeyRecord {
   lastUsedAt: number | null;
 }
 
+/** What a reset deleted: the confirmed TOTP factor, a pending one, and (when asked) how many passkeys. */
+export type FactorsReset = {
+  factor: boolean;
+  pending: boolean;
+  passkeys?: number;
+};
+
 /** An approval made with a passkey: its counter moves to `counter` with the approval, or neither happens. */
 export interface PasskeyUse {
   credentialId: string;
@@ -221,7 +228,7 @@ export interface Store {
    * Deletes an approver's factor and pending secret, with the entry, when there was either; says
    * which there were. `spend` (the resetting person's code) is spent in the same transaction.
    */
-  resetTotp(approver: string, entryFor: (had: { factor: boolean; pending: boolean }) => EntryDraft, spend?: SpentStep): Promise<{ factor: boolean; pending: boolean } | 'step_spent'>;
+  resetTotp(approver: string, entryFor: (had: FactorsReset) => EntryDraft, spend?: SpentStep, opts?: { passkeys?: boolean }): Promise<FactorsReset | 'step_spent'>;
   totp(approver: string): Promise<TotpRecord | null>;
   /**
    * Counts a wrong code. At `maxFailures` the approver is locked until now + lockMs and

@@ -231,6 +231,20 @@ describe('the policy asks for a passkey', () => {
     }
   });
 
+  test("a lost phone: an admin approver, through sudo with their own code, deletes a person's factor and passkeys; the passkey approves nothing after", async () => {
+    const before = await highPreview();
+    const options = await optionsFor(alice, before); // what alice's lost phone could still sign
+    const asBob = await w.rootAs('bob');
+    const done = await asBob.call('totp.reset', { user: 'alice', passkeys: true, totp_code: await w.codes.code('bob') });
+    assert.equal(done.factor, true);
+    assert.ok((done.passkeys ?? 0) >= 1, JSON.stringify(done));
+    await rejectsWith(approveWith(alice, before, aliceKey.get(options)), 'authorization', 'unknown_passkey');
+    assert.equal(await stateOf(before), 'Previewed');
+    const entry = logEntries().filter((e) => e.kind === 'totp_reset').at(-1);
+    assert.equal(entry?.details.passkeys, done.passkeys);
+    await rejectsWith(asBob.call('totp.reset', { user: 'alice', passkeys: true, totp_code: '000000' }), 'validation', 'no_factor');
+  });
+
   test('the log of all this verifies with the public key alone', async () => {
     const pub = parsePublicKey(readFileSync(w.d.files.publicKey, 'utf8'));
     const report = await verifyLog(readSqliteLog(w.d.files.db), pub, readFileSync(w.d.files.checkpoints, 'utf8'));

@@ -249,6 +249,27 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
         }
       }));
 
+      test("a reset with passkeys deletes that person's factor and passkeys, nobody else's, with its one entry; a reset without them keeps the passkeys", withStore(async (store) => {
+        await enrol(store, 'alice');
+        await enrol(store, 'bob');
+        const [a1, a2, b1] = [passkey('ra-1', 'alice'), passkey('ra-2', 'alice'), passkey('rb-1', 'bob')];
+        for (const [p, step] of [[a1, 101], [a2, 102], [b1, 101]] as const) assert.equal(await store.addPasskey(p, { approver: p.approver, step }, registered(p)), 'added');
+        const size = store.logHead().size;
+        const seen: unknown[] = [];
+        const reset = (had: unknown) => (seen.push(had), draft('totp_reset', null, had as OpaqueDetails));
+        assert.deepEqual(await store.resetTotp('bob', reset), { factor: true, pending: false });
+        assert.deepEqual(await store.passkeys('bob'), [b1], 'without passkeys: they stay');
+        assert.deepEqual(await store.resetTotp('alice', reset, undefined, { passkeys: true }), { factor: true, pending: false, passkeys: 2 });
+        assert.deepEqual(await store.passkeys('alice'), []);
+        assert.deepEqual(await store.passkeys('bob'), [b1], "nobody else's");
+        assert.equal(await store.passkeyByCredential('ra-1'), null);
+        assert.deepEqual(seen, [{ factor: true, pending: false }, { factor: true, pending: false, passkeys: 2 }]);
+        assert.equal(store.logHead().size, size + 2);
+        // Nothing left to reset: no entry.
+        assert.deepEqual(await store.resetTotp('alice', reset, undefined, { passkeys: true }), { factor: false, pending: false, passkeys: 0 });
+        assert.equal(store.logHead().size, size + 2);
+      }));
+
       test('an approval moves the counter forward with it: the same counter again is passkey_replayed, the transaction stays Previewed with no entry; a higher one approves', withStore(async (store) => {
         await enrol(store, 'alice');
         const pk = passkey('cred-1', 'alice', { counter: 1 });

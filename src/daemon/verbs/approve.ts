@@ -96,7 +96,7 @@ async function approveOnce(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'
     if (outcome === 'digest_mismatch') fail('stale_approval', 'digest_mismatch', 'the preview you were shown is not the one stored for this transaction', 'fetch the transaction again and approve what it shows');
     if (outcome === 'same_approver') refuseSameApprover(tx.id, needed);
     if (outcome === 'step_spent') refuseSpentCode(spend!.step, now);
-    if (outcome === 'passkey_replayed') fail('authorization', 'passkey_replayed', `that passkey assertion was used already, or its authenticator's counter went back (a cloned passkey?): ${tx.id} is not approved`, 'approve again with a fresh assertion; if this repeats, the passkey may be cloned: tell an administrator (`airlock doctor` lists who holds which)');
+    if (outcome === 'passkey_replayed') fail('authorization', 'passkey_replayed', `that passkey assertion was used already, or its authenticator's counter went back (a cloned passkey?): ${tx.id} is not approved`, 'approve again with a fresh assertion; if this repeats, the passkey may be cloned: an admin approver deletes your passkeys (`sudo airlock totp reset --user YOU --passkeys`) and you register new ones');
     if (typeof outcome === 'object' && 'recorded' in outcome) {
       recorded = { have: outcome.recorded, by: (await ctx.store.coApprovals(tx.id)).map((a) => a.principal) };
       return;

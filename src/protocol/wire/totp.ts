@@ -34,5 +34,6 @@ export const TotpApprovedSchema = z.strictObject({
 export type TotpApproved = z.infer<typeof TotpApprovedSchema>;
 
 /** `totp.reset`: what there was to delete. */
-export const TotpResetDoneSchema = z.strictObject({ approver: z.string(), user: z.string(), factor: z.boolean(), pending: z.boolean() });
+/** `passkeys`: with the reset's `passkeys`, how many of the person's passkeys were deleted. */
+export const TotpResetDoneSchema = z.strictObject({ approver: z.string(), user: z.string(), factor: z.boolean(), pending: z.boolean(), passkeys: z.number().int().optional() });
 export type TotpResetDone = z.infer<typeof TotpResetDoneSchema>;
