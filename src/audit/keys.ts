@@ -89,42 +89,48 @@ export function loadSeedFile(path: string, create: boolean): SigningKey {
 }
 
 /**
- * Reads a 32-byte secret key file: never through a link, and refused when group or
- * others can access it or another uid owns it. Absent, it is created (32 random bytes,
+ * The bytes of a file that holds a secret: never read through a link, refused when group or
+ * others can access it, another uid than this process's owns it, or it is over `limit` bytes.
+ * An open that fails (ENOENT among others) throws as it came, for the caller to judge.
+ */
+export function readSecretFile(path: string, limit: number): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new AirlockError('integrity', 'key_permissions', `${path} is not a regular file`);
+    if ((st.mode & 0o077) !== 0) {
+      throw new AirlockError('integrity', 'key_permissions', `${path} has mode ${(st.mode & 0o777).toString(8)}: group or others can read it`, `run \`chmod 600 ${path}\`, and treat what it holds as exposed: replace it if anyone else could read it`);
+    }
+    if (process.getuid && st.uid !== process.getuid()) {
+      throw new AirlockError('integrity', 'key_owner', `${path} is owned by uid ${st.uid}, not by the daemon's uid ${process.getuid()}`);
+    }
+    if (st.size > limit) throw new AirlockError('integrity', 'bad_key', `${path} holds ${st.size} bytes: at most ${limit} are expected`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads a 32-byte secret key file (readSecretFile). Absent, it is created (32 random bytes,
  * mode 0600, O_EXCL) when `create` is set; otherwise `missing` says why that is an error.
  */
 export function loadKeyFile(path: string, o: { create: boolean; missing?: () => AirlockError }): Buffer {
-  let fd: number;
+  let key: Buffer;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    key = readSecretFile(path, 32);
   } catch (e) {
+    if (e instanceof AirlockError) throw e;
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !o.create && o.missing) throw o.missing();
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !o.create) {
       throw new AirlockError('integrity', 'key_unreadable', `cannot open key file ${path}: ${(e as Error).message}`, 'run `sudo airlock install` to create keys');
     }
-    const key = randomBytes(32);
+    key = randomBytes(32);
     writeFileSafely(path, key, { mode: 0o600, exclusive: true });
     return key;
   }
-  try {
-    const st = fstatSync(fd);
-    if ((st.mode & 0o077) !== 0) {
-      throw new AirlockError(
-        'integrity',
-        'key_permissions',
-        `key file ${path} has mode ${(st.mode & 0o777).toString(8)}: group or others can read it`,
-        `run \`chmod 600 ${path}\`, and treat the key as exposed: rotate it if anyone else could read it`,
-      );
-    }
-    if (process.getuid && st.uid !== process.getuid()) {
-      throw new AirlockError('integrity', 'key_owner', `key file ${path} is owned by uid ${st.uid}, not by the daemon's uid ${process.getuid()}`);
-    }
-    const key = readFileSync(fd);
-    if (key.length !== 32) throw new AirlockError('integrity', 'bad_key', `key file ${path} holds ${key.length} bytes: a key is exactly 32 bytes`);
-    return key;
-  } finally {
-    closeSync(fd);
-  }
+  if (key.length !== 32) throw new AirlockError('integrity', 'bad_key', `key file ${path} holds ${key.length} bytes: a key is exactly 32 bytes`);
+  return key;
 }
 
 /** A signature is stored as exactly 128 lower-case hex digits: one spelling, as every other field has. */

@@ -20,7 +20,7 @@
 import type { ActionNature } from '../catalogue/action.js';
 import { AirlockError, type NextStep, type WireError } from '../protocol/errors.js';
 import type { Method } from '../protocol/methods.js';
-import { APPROVER_GROUP, minRoleForRisk, riskRank, ROLE_GROUPS, roleSatisfies, type Risk } from '../protocol/risk.js';
+import { APPROVER_GROUP, minRoleForRisk, riskRank, ROLE_GROUPS, roleSatisfies, type Risk, type Role } from '../protocol/risk.js';
 import { principalName, type Identity, type Person } from './identity.js';
 
 /** A refusal, ready to become an AirlockError. */
@@ -320,18 +320,29 @@ export function mayDeny(who: Caller, tx: TxFacts): Decision {
   return approverProblem(who, tx, 'deny') ?? ok;
 }
 
+/**
+ * Whether a person stands as an approver at this risk: in airlock-approvers, with the role the
+ * risk needs. The one reading of it, for every decision here and for a session grant at each use
+ * (session-grants.ts).
+ */
+export function approverStanding(person: { approver: boolean; role: Role | null }, risk: Risk): 'not_an_approver' | 'role_too_low' | null {
+  if (!person.approver) return 'not_an_approver';
+  return person.role && roleSatisfies(person.role, minRoleForRisk(risk)) ? null : 'role_too_low';
+}
+
 /** Why `who` may not decide on `tx` (approve or deny), or null: a person, an approver, attended, with the role its risk needs. */
 function approverProblem(who: Caller, tx: TxFacts, verb: 'approve' | 'deny'): Decision | null {
   const notPerson = personProblem(who);
   if (notPerson) return notPerson;
   const person = who.person!;
   const name = principalName(who);
-  if (!person.approver) {
+  const standing = approverStanding(person, tx.risk);
+  if (standing === 'not_an_approver') {
     return no('not_an_approver', `${name} may not ${verb}: ${verb === 'approve' ? 'approving' : 'denying'} needs membership of ${APPROVER_GROUP}${who.uid === 0 ? ' (sudo does not make anyone an approver)' : ''}`, `an approver ${verb === 'approve' ? 'approves' : 'denies'} as themselves: \`airlock ${verb} ${tx.id}\``);
   }
   if (who.unattended) return no('unattended_approver', `${name} is unattended in the policy: it proposes and never ${verb === 'approve' ? 'approves' : 'decides'}`);
   const need = minRoleForRisk(tx.risk);
-  if (!person.role || !roleSatisfies(person.role, need)) {
+  if (standing === 'role_too_low') {
     return no('role_too_low', `${verb === 'approve' ? 'approving' : 'denying'} a ${tx.risk}-risk action needs the ${need} role; ${name} is ${person.role ?? 'in no airlock role group'}`, `an approver with the ${need} role ${verb === 'approve' ? 'approves' : 'denies'} it`);
   }
   return null;

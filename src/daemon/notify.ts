@@ -106,7 +106,6 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
   /** When each requester was last notified (entries older than the interval are forgotten). */
   const lastSent = new Map<string, number>();
   let target: Policy['notify'] = {};
-  let consoleUrl = '';
   let running = 0;
   let wake: NodeJS.Timeout | null = null;
   let dropped = 0;
@@ -167,29 +166,21 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
         }),
       );
     }
-    if (webhook) {
-      runs.push(
-        fetch(webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(TIMEOUT_MS) })
-          .then(async (r) => {
-            if (!r.ok) log(`notify webhook answered ${r.status}`);
-            await r.body?.cancel();
-          })
-          .catch((err: Error) => log(`notify webhook failed: ${err.message}`)),
-      );
-    }
+    /** One POST, abandoned after TIMEOUT_MS; what went wrong goes to the log. */
+    const post = (what: string, url: string, headers: Record<string, string>, payload: string) =>
+      fetch(url, { method: 'POST', headers, body: payload, signal: AbortSignal.timeout(TIMEOUT_MS) })
+        .then(async (r) => {
+          if (!r.ok) log(`notify ${what} answered ${r.status}`);
+          await r.body?.cancel();
+        })
+        .catch((err: Error) => log(`notify ${what} failed: ${err.message}`));
+    if (webhook) runs.push(post('webhook', webhook, { 'content-type': 'application/json' }, body));
     if (ntfy) {
-      const m = ntfyMessage(n, consoleUrl);
+      const m = ntfyMessage(n);
       const token = tokenFile ? readNtfyToken(tokenFile) : null;
       if (token && 'problem' in token) log(`notify ntfy: the token is not used: ${token.problem}`);
       const auth: Record<string, string> = token && 'token' in token ? { Authorization: `Bearer ${token.token}` } : {};
-      runs.push(
-        fetch(ntfy, { method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8', ...m.headers, ...auth }, body: m.body, signal: AbortSignal.timeout(TIMEOUT_MS) })
-          .then(async (r) => {
-            if (!r.ok) log(`notify ntfy answered ${r.status}`);
-            await r.body?.cancel();
-          })
-          .catch((err: Error) => log(`notify ntfy failed: ${err.message}`)),
-      );
+      runs.push(post('ntfy', ntfy, { 'content-type': 'text/plain; charset=utf-8', ...m.headers, ...auth }, m.body));
     }
     return Promise.all(runs);
   };
@@ -198,7 +189,6 @@ export function notifier(log: (m: string) => void, opts: NotifierOptions = {}): 
     const { command, webhook, ntfy } = policy.notify;
     if (!command && !webhook && !ntfy) return; // every preview passes here: nothing to do unless the policy names a notifier
     target = policy.notify; // deliveries go where the latest policy that names a notifier says
-    consoleUrl = policy.console.url;
     if (!('transaction_id' in e)) {
       if (resets.length >= NOTIFY_MAX_REQUESTERS) return drop();
       resets.push(e);

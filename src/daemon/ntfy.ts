@@ -6,7 +6,7 @@
  * ASCII only (HTTP headers are): the title is the daemon's own words; host and agent text
  * (summaries, names), already masked and escaped, goes in the UTF-8 body only.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { readSecretFile } from '../audit/keys.js';
 import type { Notification } from './notify.js';
 
 /** An access token is a line of at most this many bytes (ntfy's are `tk_` and 29 characters). */
@@ -14,30 +14,20 @@ const MAX_TOKEN_BYTES = 512;
 
 /**
  * The access token the daemon sends as `Authorization: Bearer`, from `[notify] ntfy_token_file`:
- * a file only root may read (owned by uid 0, no group or other bits), never followed through a
- * link, so that an agent that reads the policy learns the topic and nothing that writes to it or
- * reads from it. Returns the token, or why it is not used (the message is sent without it, and
- * ntfy's access control refuses it where the topic needs one).
+ * a file only the daemon's uid (root) may read, never followed through a link (readSecretFile),
+ * so that an agent that reads the policy learns the topic and nothing that writes to it or reads
+ * from it. Returns the token, or why it is not used (the message is sent without it, and ntfy's
+ * access control refuses it where the topic needs one).
  */
 export function readNtfyToken(path: string): { token: string } | { problem: string } {
-  let fd: number;
+  let token: string;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    token = readSecretFile(path, MAX_TOKEN_BYTES).toString('utf8').trim();
   } catch (e) {
-    return { problem: `cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+    return { problem: (e as Error).message };
   }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return { problem: `${path} is not a regular file` };
-    if (st.uid !== 0 || (st.mode & 0o077) !== 0) return { problem: `${path} must be owned by root with mode 0600 (it is uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)})` };
-    const buf = Buffer.alloc(MAX_TOKEN_BYTES + 1);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const token = buf.subarray(0, n).toString('utf8').trim();
-    if (n > MAX_TOKEN_BYTES || !/^[\x21-\x7e]+$/.test(token)) return { problem: `${path} does not hold one token of printable ASCII (at most ${MAX_TOKEN_BYTES} bytes)` };
-    return { token };
-  } finally {
-    closeSync(fd);
-  }
+  if (!/^[\x21-\x7e]+$/.test(token)) return { problem: `${path} does not hold one token of printable ASCII` };
+  return { token };
 }
 
 export interface NtfyMessage {
@@ -48,7 +38,8 @@ export interface NtfyMessage {
 /** ASCII printable only, bounded: what may go in a header. */
 const ascii = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
 
-export function ntfyMessage(n: Notification, consoleUrl: string): NtfyMessage {
+/** `n` as ntfy shows it; a pending one opens, when tapped, the console page its first change links to. */
+export function ntfyMessage(n: Notification): NtfyMessage {
   switch (n.event) {
     case 'pending': {
       const high = n.pending.some((p) => p.risk === 'high');
@@ -57,7 +48,7 @@ export function ntfyMessage(n: Notification, consoleUrl: string): NtfyMessage {
       const what = n.count === 1 ? (n.pending[0]!.event === 'proposal' ? 'a proposal waits in the inbox' : 'a change waits for approval') : `${n.count} changes wait for approval`;
       return {
         body: `${n.requested_by} asks:\n${lines.join('\n')}`,
-        headers: { Title: ascii(`Airlock: ${what}`), Priority: high ? 'high' : 'default', Tags: 'lock', Click: ascii(n.pending[0]?.link ?? consoleUrl) },
+        headers: { Title: ascii(`Airlock: ${what}`), Priority: high ? 'high' : 'default', Tags: 'lock', ...(n.pending[0]?.link ? { Click: ascii(n.pending[0].link) } : {}) },
       };
     }
     case 'storage_pressure':

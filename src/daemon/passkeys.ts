@@ -17,6 +17,13 @@
  * never from the request.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { fail } from '../protocol/errors.js';
+import { parsePersonKey } from '../protocol/person-key.js';
+import { approvalChallenge, passkeyId, registrationProofChallenge } from '../protocol/passkey.js';
+import type { PasskeyAssertion, PasskeyRegistration } from '../protocol/wire/passkey.js';
+import type { PasskeySettings } from '../policy/passkey-settings.js';
+import type { PasskeyRecord, PasskeyUse, Store, TxRecord } from '../store/store.js';
+
 /**
  * The WebAuthn library and its ASN.1 and CBOR parsers, loaded at the first ceremony rather than
  * at start-up: a host where nobody uses a passkey never loads them, and the daemon's first
@@ -24,12 +31,6 @@ import { createHash, randomBytes } from 'node:crypto';
  */
 let webauthn: Promise<typeof import('@simplewebauthn/server')> | undefined;
 const lib = () => (webauthn ??= import('@simplewebauthn/server'));
-import { fail } from '../protocol/errors.js';
-import { parsePersonKey } from '../protocol/person-key.js';
-import { approvalChallenge, passkeyId, registrationProofChallenge } from '../protocol/passkey.js';
-import type { PasskeyAssertion, PasskeyRegistration } from '../protocol/wire/passkey.js';
-import type { PasskeySettings } from '../policy/passkey-settings.js';
-import type { PasskeyRecord, PasskeyUse, Store, TxRecord } from '../store/store.js';
 
 /** How long a registration's challenge stays valid: long enough to find the security key. */
 export const REGISTRATION_TTL_MS = 5 * 60_000;

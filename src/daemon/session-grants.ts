@@ -14,7 +14,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { fail } from '../protocol/errors.js';
-import { minRoleForRisk, riskRank, roleSatisfies, type Risk } from '../protocol/risk.js';
+import { riskRank, type Risk } from '../protocol/risk.js';
+import { approverStanding } from './authz.js';
 import { personByUid } from './identity.js';
 
 /** Grants in force at once per approver, and in all: a grant is a standing approval, and each is reviewed by a person. */
@@ -54,7 +55,7 @@ export interface Reservation {
 export type Standing = (uid: number, risk: Risk) => boolean;
 export const standsAsApprover: Standing = (uid, risk) => {
   const p = personByUid(uid, 'self');
-  return p !== null && p.approver && p.role !== null && roleSatisfies(p.role, minRoleForRisk(risk));
+  return p !== null && approverStanding(p, risk) === null;
 };
 
 export class SessionGrants {

@@ -25,7 +25,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserWithPasskeys, visible as visibleOn } from '../support/console-browser.js';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { CLI } from '../support/cli.js';
 import { ROOT } from '../support/error-codes.js';
@@ -135,11 +136,7 @@ const pageFetch = (path: string, body: unknown, withCsrf: boolean) =>
 const assertionFor = (options: unknown) => page.evaluate(`getAssertion(${JSON.stringify(options)})`) as Promise<unknown>;
 const approvalOptions = (id: string) => page.evaluate(async (id) => (await fetch(`/api/tx/${id}/approval-options`)).json(), id) as Promise<{ options: unknown; preview_digest: string }>;
 
-/** Waits for `selector`, or fails at once with the page's own error message when it shows one. */
-async function visible(selector: string, timeout = 30_000): Promise<void> {
-  await page.waitForSelector(`${selector}, #error:not([hidden])`, { timeout });
-  if (await page.isVisible('#error')) throw new Error(`the page says: ${await page.textContent('#error')}`);
-}
+const visible = (selector: string, timeout?: number) => visibleOn(page, selector, timeout);
 
 let n = 0;
 const highPreview = () => agent.call('preview', { action_name: 'CreateUser', params: { user: `web${n++}` } });
@@ -160,12 +157,7 @@ before(async () => {
   // The console's account needs a role group to connect at all; the daemon then lets it relay and nothing else.
   consoleAccount = await w.as('airlock-console', ['airlock-observer']);
   server = await startConsole(consoleAccount.identity);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-  const ctx = await browser.newContext({ viewport: LAPTOP });
-  page = await ctx.newPage();
-  const cdp = await ctx.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+  ({ browser, page } = await browserWithPasskeys('/usr/bin/chromium', LAPTOP));
   mkdirSync(SHOTS, { recursive: true });
 });
 after(async () => {

@@ -26,7 +26,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserWithPasskeys, visible as visibleOn } from '../support/console-browser.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,12 +73,7 @@ async function openTunnelAndBrowser(): Promise<string> {
   const wrapper = join(dir, 'chromium-in-testbed');
   writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/nsenter -t ${w.d.box.pid} -n -- /usr/bin/chromium "$@"\n`);
   chmodSync(wrapper, 0o755);
-  browser = await chromium.launch({ executablePath: wrapper, args: ['--no-sandbox'] });
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await ctx.newPage();
-  const cdp = await ctx.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+  ({ browser, page } = await browserWithPasskeys(wrapper));
   for (let i = 0; ; i++) {
     try {
       await page.goto(`${CONSOLE}/`, { timeout: 5_000 });
@@ -93,11 +89,7 @@ async function openTunnelAndBrowser(): Promise<string> {
   return `(stand-in) the browser reaches ${CONSOLE} in the server's network, as through the tunnel`;
 }
 
-/** Waits for `selector`, or fails at once with the page's own error message when it shows one. */
-async function visible(selector: string, timeout = 30_000): Promise<void> {
-  await page.waitForSelector(`${selector}, #error:not([hidden])`, { timeout });
-  if (await page.isVisible('#error')) throw new Error(`the console says: ${await page.textContent('#error')}`);
-}
+const visible = (selector: string, timeout?: number) => visibleOn(page, selector, timeout);
 
 /** alice in the browser: the registration page of the link the terminal printed, showing the same check code; she makes the passkey. */
 async function registerInBrowser(terminal: string): Promise<null> {

@@ -112,9 +112,9 @@ async function autoApprove(ctx: VerbContext, caller: Caller, a: AnyAction, risk:
   const policy = ctx.policy;
   const lane = autoApprovalLane(caller, a, risk, policy.reads, p.no_change === true);
   const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
+  const forPerson = !lane || (lane === 'rules' && !rule);
   // A person's session grant, for a request the rules leave to a person: never a re-previewed proposal (a person works the inbox).
-  const sessionLane = (!lane || (lane === 'rules' && !rule)) && !caller.unattended && p.from_proposal === undefined;
-  const session = sessionLane ? ctx.sessionGrants.match(principalName(caller), p.request_hash, risk, p.warnings) : undefined;
+  const session = forPerson && !caller.unattended && p.from_proposal === undefined ? ctx.sessionGrants.match(principalName(caller), p.request_hash, risk, p.warnings) : undefined;
   if (session) {
     ctx.sessionGrants.used(session.id);
     const grant = await mintForLane(ctx, caller, a, risk, p, now, session.approver, { session: { grantId: session.id } });
@@ -122,7 +122,7 @@ async function autoApprove(ctx: VerbContext, caller: Caller, a: AnyAction, risk:
     return { grant: { ...grant, rule: SESSION_RULE, policy_digest: policy.digest, session_grant: { grant_id: session.id, until: iso(session.expiresAt) } } };
   }
   // Not for the policy to approve: the preview says which rules came close, and why not.
-  if (!lane || (lane === 'rules' && !rule)) return { notes: laneNotes(policy, caller, a, risk, lane, p.params, (n, v) => shownValue(a, n, v)) };
+  if (forPerson) return { notes: laneNotes(policy, caller, a, risk, lane, p.params, (n, v) => shownValue(a, n, v)) };
   const ruleId = rule?.id ?? (lane === 'no_change' ? NO_CHANGE_RULE : READS_RULE);
   // The rule's cap and cooldown are checked and counted by the store, with the approval, atomically.
   const grant = await mintForLane(ctx, caller, a, risk, p, now, `policy:${ruleId}`, { policy: { ruleId, policyDigest: policy.digest } }, rule ? { id: rule.id, dailyCap: rule.dailyCap, cooldownMs: rule.cooldownMs } : undefined);

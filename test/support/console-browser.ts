@@ -1,0 +1,23 @@
+/**
+ * The person's browser for the web console's tests: Debian's headless Chromium driven by
+ * playwright-core, with the DevTools virtual authenticator (a platform passkey with user
+ * verification, as a laptop's), and the wait every step of theirs uses.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Chromium (`executablePath`: Debian's, or a wrapper that starts it elsewhere) with one page and a virtual platform authenticator. */
+export async function browserWithPasskeys(executablePath = '/usr/bin/chromium', viewport = { width: 1280, height: 800 }): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  const ctx = await browser.newContext({ viewport });
+  const page = await ctx.newPage();
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+  return { browser, page };
+}
+
+/** Waits for `selector` on the console's page, or fails at once with the page's own error message when it shows one. */
+export async function visible(page: Page, selector: string, timeout = 30_000): Promise<void> {
+  await page.waitForSelector(`${selector}, #error:not([hidden])`, { timeout });
+  if (await page.isVisible('#error')) throw new Error(`the page says: ${await page.textContent('#error')}`);
+}
