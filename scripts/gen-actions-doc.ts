@@ -41,6 +41,8 @@ type Schema = {
 };
 
 const yesNo = (b: boolean) => (b ? 'yes' : 'no');
+/** How a change is undone (src/catalogue/rollback.ts); a read has nothing to undo. */
+const rollbackCell = (a: AnyAction) => (a.readOnly ? '—' : a.rollback.class === 'compensating' ? `compensating (${a.rollback.inverse})` : a.rollback.class);
 /** The read-only cell: `no` for a change; for a read, `yes` plus what it declares (sensitive, network). */
 const readCell = (a: AnyAction) => (a.readOnly ? ['yes', ...(a.sensitive ? ['sensitive'] : []), ...(a.reachesNetwork ? ['network'] : [])].join(', ') : 'no');
 /** Escapes what would break a Markdown table cell. */
@@ -113,7 +115,7 @@ function renderAction(a: AnyAction): string[] {
     '',
     '| risk | min role | read-only | reboot | rollback | platforms |',
     '|---|---|---|---|---|---|',
-    `| ${a.risk} | ${minRoleForRisk(a.risk)} | ${readCell(a)} | ${yesNo(a.reboot)} | ${yesNo(a.rollback)} | ${a.platforms.join(', ')} |`,
+    `| ${a.risk} | ${minRoleForRisk(a.risk)} | ${readCell(a)} | ${yesNo(a.reboot)} | ${rollbackCell(a)} | ${a.platforms.join(', ')} |`,
     '',
     ...paramsTable(a),
     '',
@@ -185,7 +187,7 @@ export function renderActionsDoc(): string {
     '| action | family | risk | min role | read-only | reboot | rollback |',
     '|---|---|---|---|---|---|---|',
     ...populated.flatMap(([, list]) =>
-      list.map((a) => `| [${a.name}](#${a.name.toLowerCase()}) | ${a.family} | ${a.risk} | ${minRoleForRisk(a.risk)} | ${readCell(a)} | ${yesNo(a.reboot)} | ${yesNo(a.rollback)} |`),
+      list.map((a) => `| [${a.name}](#${a.name.toLowerCase()}) | ${a.family} | ${a.risk} | ${minRoleForRisk(a.risk)} | ${readCell(a)} | ${yesNo(a.reboot)} | ${rollbackCell(a)} |`),
     ),
     '',
   ];

@@ -163,6 +163,13 @@ export const ENTRY_DETAILS = {
     error_category: z.string().nullable(),
     error_code: z.string().nullable(),
     rolled_back: z.boolean(),
+    /** An automatic rollback's undos, last step first: "step N ok|FAILED: what it did" (a path restored, a program run). */
+    undone: z.array(z.string()).optional(),
+    /** SHA-256 digests of the state the change touches, read before its first step and after it (or after its rollback). */
+    state_before: hex64.optional(),
+    state_after: hex64.optional(),
+    /** After a rollback: the state reads as before; after a revert: as before the change it reverts. */
+    state_matches: z.boolean().optional(),
     output_lines: z.number().int(),
     masked: maskCounts,
     unmasked: z.literal(true).optional(),

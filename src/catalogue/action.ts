@@ -9,8 +9,11 @@ import type { Risk } from '../protocol/risk.js';
 import type { Effect } from './effects.js';
 import type { Step } from './mechanism.js';
 import type { ProgramName } from './programs.js';
+import type { RollbackDeclaration } from './rollback.js';
+import type { ProbedState } from './lib/state-probes.js';
+import type { FinishedChange } from './change-record.js';
 
-export const FAMILIES = ['system', 'services', 'users', 'ssh', 'packages', 'kernel', 'identity', 'network', 'files', 'privilege', 'firewall', 'logging', 'processes', 'scheduling', 'security', 'storage', 'containers'] as const;
+export const FAMILIES = ['system', 'services', 'users', 'ssh', 'packages', 'kernel', 'identity', 'network', 'files', 'privilege', 'firewall', 'logging', 'processes', 'scheduling', 'security', 'storage', 'containers', 'revert'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 /** Distributions Airlock recognises (src/daemon/platform.ts maps /etc/os-release onto them). */
@@ -59,6 +62,8 @@ export interface Host {
   run(program: ProgramName, args: string[]): Promise<CommandOutput>;
   users(): Promise<PasswdEntry[]>;
   groups(): Promise<GroupEntry[]>;
+  /** A finished transaction as a revert reads it (src/catalogue/change-record.ts); null when the store has none. */
+  finishedChange(transactionId: string): Promise<FinishedChange | null>;
 }
 
 export interface PreviewParts {
@@ -103,6 +108,8 @@ export interface ReadDeclaration {
    * `reads` rule: a person approves.
    */
   reachesNetwork: boolean;
+  /** A read changes nothing, so has nothing to undo. */
+  rollback?: never;
 }
 
 /** An action that changes the host declares neither: the `reads` rule never applies to it. */
@@ -115,6 +122,11 @@ export interface ChangeDeclaration {
    * Every caller of the agent-command allowlist declares it (test/unit/command-allowlist.test.ts).
    */
   runsPrograms: boolean;
+  /**
+   * How the change is undone: by an automatic rollback when a later step fails, and by
+   * `airlock revert` once it succeeded (src/catalogue/rollback.ts). No default: every change says.
+   */
+  rollback: RollbackDeclaration<any, any>;
   sensitive?: never;
   reachesNetwork?: never;
 }
@@ -126,7 +138,6 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
   description: string;
   risk: Risk;
   reboot: boolean;
-  rollback: boolean;
   platforms: Platform[];
   params: z.ZodType<P>;
   /**
@@ -176,6 +187,17 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
    * preview's summary.
    */
   outcome?: (params: P, after: S) => string;
+  /**
+   * The state the change must leave, as probed (src/catalogue/lib/state-probes.ts): a revert's,
+   * the state before the change it reverts. The daemon reads it back after the steps and the
+   * result says whether it matches (`state_check`).
+   */
+  restores?: (params: P, current: S) => ProbedState;
+  /**
+   * The risk of this request, read from the state: never below the declared risk (the daemon
+   * takes the higher). A revert's is the risk of the change it reverts.
+   */
+  riskFrom?: (current: S) => Risk;
   /** An example parameter object, used in docs and `airlock describe`. */
   example: P;
 }
@@ -190,14 +212,14 @@ export type AnyAction = ActionSpec<any, any>;
 /** Omit that keeps a union a union (TypeScript's Omit merges its members into one). */
 export type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** What a family file writes: reboot and rollback default to false, platforms to Debian and Ubuntu. */
-export type ActionDeclaration<P extends Record<string, unknown>, S> = Omit<ActionCore<P, S>, 'reboot' | 'rollback' | 'platforms'> &
-  Partial<Pick<ActionCore<P, S>, 'reboot' | 'rollback' | 'platforms'>> &
+/** What a family file writes: reboot defaults to false, platforms to Debian and Ubuntu. */
+export type ActionDeclaration<P extends Record<string, unknown>, S> = Omit<ActionCore<P, S>, 'reboot' | 'platforms'> &
+  Partial<Pick<ActionCore<P, S>, 'reboot' | 'platforms'>> &
   ActionNature;
 
 /** Declares an action. Keeps the literal types so `mechanism` and `preview` see typed params. */
 export function action<P extends Record<string, unknown>, S>(d: ActionDeclaration<P, S>): ActionSpec<P, S> {
-  return { ...d, reboot: d.reboot ?? false, rollback: d.rollback ?? false, platforms: d.platforms ?? DEBIAN_LIKE };
+  return { ...d, reboot: d.reboot ?? false, platforms: d.platforms ?? DEBIAN_LIKE };
 }
 
 /** What check() returns when the desired state already holds; the one way an action says so. */

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { ActionMetadata } from '../protocol/catalogue-metadata.js';
 import { minRoleForRisk } from '../protocol/risk.js';
 import type { AnyAction } from './action.js';
+import { rollbackAvailable, shownRollback } from './rollback.js';
 
 /**
  * Each action's metadata is made once per process: z.toJSONSchema of the whole catalogue takes
@@ -40,7 +41,8 @@ function metadataOf(a: AnyAction): ActionMetadata {
     risk: a.risk,
     min_role: minRoleForRisk(a.risk),
     reboot_required: a.reboot,
-    rollback_available: a.rollback,
+    rollback_available: rollbackAvailable(a),
+    ...(a.readOnly ? {} : { rollback: shownRollback(a.rollback) }),
     read_only: a.readOnly,
     // What the policy's reads rule relies on (autoApprovalLane, src/daemon/authz.ts); false for changes.
     sensitive: a.readOnly && a.sensitive,

@@ -16,6 +16,7 @@ import { PROGRAMS_SSH } from './families/ssh/programs.js';
 import { PROGRAMS_STORAGE } from './families/storage/programs.js';
 import { PROGRAMS_SYSTEM } from './families/system/programs.js';
 import { PROGRAMS_USERS } from './families/users/programs.js';
+import { PROGRAMS_REVERT } from './families/revert/programs.js';
 import { neverRunByDaemon } from './lib/program-runners.js';
 
 /**
@@ -45,6 +46,7 @@ export const PROGRAM_TABLES = {
   storage: PROGRAMS_STORAGE,
   system: PROGRAMS_SYSTEM,
   users: PROGRAMS_USERS,
+  revert: PROGRAMS_REVERT,
 } as const;
 
 export const PROGRAMS = {
@@ -66,6 +68,7 @@ export const PROGRAMS = {
   ...PROGRAMS_STORAGE,
   ...PROGRAMS_SYSTEM,
   ...PROGRAMS_USERS,
+  ...PROGRAMS_REVERT,
 };
 
 export type ProgramName = keyof typeof PROGRAMS;

@@ -55,6 +55,8 @@ Options:
                          the SQLite file in the state directory; many hosts may share one
                          database, each with its own log (named by its audit key id)
   --no-syslog            do not copy checkpoints to the local syslog (logger)
+  --test-fault-file PATH for tests only: while PATH exists, every change fails after its last
+                         step, so that its automatic rollback runs (never set on a real host)
   --provision-store URL  do not start: create this host's part of a fleet database (tables,
                          row-level security, its role; --store-role R, --auditor-role A) and
                          exit; with --print-sql, print that script instead (\`airlock install --store\`)
@@ -89,6 +91,7 @@ function main(): void {
         'checkpoint-interval': { type: 'string' },
         'idle-timeout': { type: 'string' },
         'no-syslog': { type: 'boolean' },
+        'test-fault-file': { type: 'string' },
         store: { type: 'string' },
         'provision-store': { type: 'string' },
         'store-role': { type: 'string' },
@@ -157,6 +160,7 @@ function main(): void {
     checkpointIntervalMs: num('checkpoint-interval', v['checkpoint-interval'], 200, 0),
     ...(v['idle-timeout'] !== undefined ? { idleMs: num('idle-timeout', v['idle-timeout'], 120, 0.1) * 1000 } : {}),
     syslog: !v['no-syslog'],
+    ...(v['test-fault-file'] !== undefined ? { testFaultFile: v['test-fault-file'] } : {}),
     // Keys are created only with a brand-new store: a store without its keys is an error, not a fresh start.
     createKeys: firstStart,
   }).then(

@@ -22,6 +22,7 @@ import { Slots } from './slots.js';
 import { runContext } from './run-context.js';
 import { checkTrustedPath } from './trusted-path.js';
 import { JobFiles } from './job-files.js';
+import type { KeptStep } from '../catalogue/change-record.js';
 import type { OutputFeed } from './output-stream.js';
 import { StringDecoder } from 'node:string_decoder';
 
@@ -74,6 +75,25 @@ export interface StepsOutcome {
    * descriptor, which the job no longer holds).
    */
   undo?: (() => Promise<boolean>) | null;
+  /**
+   * Of a job that succeeded: what a later revert needs (src/catalogue/change-record.ts), or null
+   * when nothing can reverse it all (as `undo`). A job that ran nothing keeps nothing.
+   */
+  kept?: KeptStep[] | null;
+  /** Of a job that failed: each undo run, last step first, and whether it succeeded (for the signed log). */
+  undone?: UndoneStep[];
+}
+
+/** One undo of an automatic rollback: the step it reverses (1-based) and what it did. */
+export interface UndoneStep {
+  step: number;
+  undo: string;
+  ok: boolean;
+}
+
+/** A daemon started for tests only may make a job fail after its last step, to show its rollback (docs/TESTING.md). */
+export interface RunOptions {
+  failAfterLast?: boolean;
 }
 
 export class Executor {
@@ -211,11 +231,12 @@ export class Executor {
    * `filesAsRead` (path -> SHA-256 of the content the approved mechanism was checked against, null: absent):
    * the first write or delete of such a path refuses if the file is no longer that one.
    */
-  async runSteps(steps: Step[], allowFiles: readonly string[], filesAsRead?: ReadonlyMap<string, string | null>, feed?: OutputFeed): Promise<StepsOutcome> {
+  async runSteps(steps: Step[], allowFiles: readonly string[], filesAsRead?: ReadonlyMap<string, string | null>, feed?: OutputFeed, opts: RunOptions = {}): Promise<StepsOutcome> {
     const output: string[] = [];
     const touched = new Set<string>();
     let truncated = false;
-    const undo: Array<() => Promise<void>> = [];
+    const undo: Undo[] = [];
+    const kept: KeptStep[] = [];
     const reads = new Map<number, Promise<Buffer | null>>();
     const files = new JobFiles();
     try {
@@ -229,7 +250,7 @@ export class Executor {
               const path = step.file.path;
               await checkTrustedPath(path); // before anything is made there
               fd = await files.create(path, step.file.create.mode);
-              undo.push(() => files.remove(path));
+              undo.push({ step: i + 1, undo: `remove ${path}`, run: () => files.remove(path) });
             } else if (step.file) {
               fd = files.fd(step.file.path);
             }
@@ -246,10 +267,16 @@ export class Executor {
             if (problems) throw new AirlockError('execution', 'check_failed', `${step.program} reported: ${await reported(problems)}`);
             if (step.undo) {
               const u = step.undo;
-              undo.push(async () => {
-                const ur = await this.run(u);
-                if (!(u.okCodes ?? [0]).includes(ur.code)) throw new Error(`undo ${u.program} exited with status ${ur.code}`);
+              undo.push({
+                step: i + 1,
+                undo: `run ${u.program}`, // its program only: the log is read by auditors, and an argument may be host text
+                run: async () => {
+                  const ur = await this.run(u);
+                  if (!(u.okCodes ?? [0]).includes(ur.code)) throw new Error(`undo ${u.program} exited with status ${ur.code}`);
+                },
               });
+              const { undo: _, ...redo } = step;
+              kept.push({ kind: 'command', undo: u, redo });
             }
             break;
           }
@@ -281,21 +308,24 @@ export class Executor {
               // File steps are atomic: a failed one left the file as it was, so only the
               // parent directories it created (if any) need undoing. Restoring an untouched
               // file could itself fail (an immutable file) and misreport the rollback.
-              if (snap.createdDirs.length > 0) undo.push(() => restore(snap));
+              if (snap.createdDirs.length > 0) undo.push({ step: i + 1, undo: `remove the directories made for ${step.path}`, run: () => restore(snap) });
               throw e;
             }
-            undo.push(() => restore(snap));
+            undo.push({ step: i + 1, undo: snap.existed ? `restore ${step.path}` : `remove ${step.path}`, run: () => restore(snap) });
+            kept.push(snap.existed ? { kind: 'file', path: step.path, existed: true, content: fileText(snap.content!), mode: snap.mode!, owner: { uid: snap.uid!, gid: snap.gid! } } : { kind: 'file', path: step.path, existed: false });
             break;
           }
         }
       }
+      if (opts.failAfterLast && steps.length > 0) throw new AirlockError('execution', 'injected_failure', `a failure injected after step ${steps.length} (this daemon runs for tests: AIRLOCK_TEST_FAULT_FILE)`);
       // Restoring the files of a job whose command changed live state (a firewall loaded, a daemon
       // reloaded) would leave that state changed while the job is said to be undone: it is not offered.
-      return { ok: true, output, truncated, rolledBack: false, undo: undo.length === 0 || !reversibleWhenDone(steps) ? null : () => undoAll(undo) };
+      const reversible = reversibleWhenDone(steps);
+      return { ok: true, output, truncated, rolledBack: false, undo: undo.length === 0 || !reversible ? null : async () => (await undoAll(undo)).every((u) => u.ok), kept: reversible ? kept : null };
     } catch (e) {
       const error = e instanceof AirlockError ? e : new AirlockError('execution', 'step_failed', (e as Error).message);
-      const rolledBack = undo.length > 0 && (await undoAll(undo));
-      return { ok: false, output, truncated, error, rolledBack };
+      const undone = await undoAll(undo);
+      return { ok: false, output, truncated, error, rolledBack: undone.length > 0 && undone.every((u) => u.ok), undone };
     } finally {
       await files.close();
     }
@@ -321,17 +351,26 @@ export class Executor {
   }
 }
 
-/** Runs every undo, last first, each even when one before it failed; true when all succeeded. */
-async function undoAll(undo: ReadonlyArray<() => Promise<void>>): Promise<boolean> {
-  let all = true;
+/** An undo a job registers as it goes: the step it reverses, what it does (for the log), and how. */
+interface Undo {
+  step: number;
+  undo: string;
+  run: () => Promise<void>;
+}
+
+/** Runs every undo, last first, each even when one before it failed; says how each went. */
+async function undoAll(undo: readonly Undo[]): Promise<UndoneStep[]> {
+  const done: UndoneStep[] = [];
   for (const u of [...undo].reverse()) {
+    let ok = true;
     try {
-      await u();
+      await u.run();
     } catch {
-      all = false;
+      ok = false;
     }
+    done.push({ step: u.step, undo: u.undo, ok });
   }
-  return all;
+  return done;
 }
 
 /** A file another program changed between the approval check and this step is not overwritten. */

@@ -8,12 +8,27 @@ import { checkTrustedPath } from './trusted-path.js';
 import type { Executor } from './executor.js';
 import { parseGroup, parsePasswd } from '../protocol/account-files.js';
 import { fileText } from '../protocol/file-text.js';
+import { AirlockError } from '../protocol/errors.js';
+import type { FinishedChange } from '../catalogue/change-record.js';
+import type { Store } from '../store/store.js';
+import { finishedChange } from './kept-change.js';
 
 export class RealHost implements Host {
+  private store: Store | null = null;
   constructor(
     readonly platform: Platform | null,
     private readonly executor: Executor,
   ) {}
+
+  /** The store the daemon opened after this host: what a revert reads finished changes from. */
+  useStore(store: Store): void {
+    this.store = store;
+  }
+
+  async finishedChange(transactionId: string): Promise<FinishedChange | null> {
+    if (!this.store) throw new AirlockError('integrity', 'internal', 'the host reads no store yet');
+    return finishedChange(this.store, transactionId);
+  }
 
   async readFile(path: string): Promise<string | null> {
     const b = await readRegularFile(path);

@@ -76,6 +76,8 @@ export interface DaemonConfig {
   /** Create missing keys (first start); existing ones are always checked. */
   createKeys: boolean;
   log?: (msg: string) => void;
+  /** Tests only (--test-fault-file): while this file exists, every change fails after its last step. */
+  testFaultFile?: string;
 }
 
 export interface RunningDaemon {
@@ -158,6 +160,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const executor = new Executor({ programs: resolvePrograms() });
   const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);
   const host = new RealHost(platform, executor);
+  host.useStore(store);
   // The disk-space thresholds ask the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;
   const secondFactor = new SecondFactor({ store, now: Date.now, hostName: hostname(), seal });
@@ -189,7 +192,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   });
   const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
   const audit = { treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin, checkpoint_file: resolve(c.checkpointPath) }), checkpointPath: c.checkpointPath };
-  const ctx = new VerbContext({ store, host, executor, approvalKey: approvalKeys, rotator, audit, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, hostName: hostname(), pseudonymKey, log });
+  const ctx = new VerbContext({ store, host, executor, approvalKey: approvalKeys, rotator, audit, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, hostName: hostname(), pseudonymKey, log, ...(c.testFaultFile ? { testFaultFile: c.testFaultFile } : {}) });
   service = new AirlockService(ctx);
 
   const reconciled = await service.reconcile();

@@ -9,6 +9,7 @@
 import type { AnyAction } from '../catalogue/action.js';
 import type { Effect } from '../catalogue/effects.js';
 import { reversibleWhenDone } from '../catalogue/mechanism.js';
+import { rollbackAvailable } from '../catalogue/rollback.js';
 import { AirlockError, fail } from '../protocol/errors.js';
 import { requestHash } from '../protocol/hash.js';
 import { planStepDigest } from '../protocol/plan.js';
@@ -62,12 +63,14 @@ export async function previewSteps(ctx: VerbContext, who: Caller, requests: read
 
 async function previewStep(ctx: VerbContext, who: Caller, host: ProjectedHost, n: number, req: StepRequest, masked: MaskCounts): Promise<BuiltStep> {
   const a = action(req.action_name);
+  // Its risk is read from the state, which a plan's projection cannot vouch for; and a plan is reverted whole, on its own.
+  if (a.riskFrom) fail('validation', 'not_a_plan_step', `${a.name} cannot be a step of a plan`, 'run it on its own: airlock revert TX (a plan is reverted as a whole, its steps in reverse order)');
   const risk = riskOf(ctx, a);
   enforce(mayPreview(who, a.name, risk));
   const problem = platformProblem(ctx, a);
   if (problem) fail('unsupported_platform', 'platform', problem);
   const params = parseActionParams(a, req.params ?? {});
-  const fixed = { step: n, action_name: a.name, params: shownParams(a, params, masked), request_hash: requestHash(a.name, params), risk, reboot_required: a.reboot, rollback_available: a.rollback };
+  const fixed = { step: n, action_name: a.name, params: shownParams(a, params, masked), request_hash: requestHash(a.name, params), risk, reboot_required: a.reboot, rollback_available: rollbackAvailable(a) };
   let body: Omit<PlanStep, 'preview_digest'>;
   let effects: Effect[] | null = null;
   try {
@@ -75,7 +78,7 @@ async function previewStep(ctx: VerbContext, who: Caller, host: ProjectedHost, n
     await ctx.executor.checkPaths(plan.steps);
     const s = await shownPreview(a, current, plan.parts, bound, masked);
     // A step's rollback is what a later step's failure can reverse: its action's, and only when its undos cover everything it runs.
-    body = { ...fixed, rollback_available: a.rollback && reversibleWhenDone(plan.steps), summary: s.summary, current_state: s.currentState, proposed_change: s.proposedChange, side_effects: s.sideEffects, warnings: s.warnings, ...(plan.changed ? {} : { no_change: true as const }) };
+    body = { ...fixed, rollback_available: rollbackAvailable(a) && reversibleWhenDone(plan.steps), summary: s.summary, current_state: s.currentState, proposed_change: s.proposedChange, side_effects: s.sideEffects, warnings: s.warnings, ...(plan.changed ? {} : { no_change: true as const }) };
     effects = a.readOnly ? [] : (a.effects?.(params, current) ?? null);
     await host.apply(n, effects ?? undefined);
   } catch (e) {

@@ -41,6 +41,11 @@ export class ProjectedHost implements Host {
     return this.real.platform;
   }
 
+  /** A finished transaction is in the store, not on the host a plan projects: read as it is. */
+  finishedChange(transactionId: string) {
+    return this.real.finishedChange(transactionId);
+  }
+
   /** Lays step `step`'s declared effects over the projection; undefined: a change whose effects are unknown. */
   async apply(step: number, effects: Effect[] | undefined): Promise<void> {
     if (effects === undefined) {

@@ -20,6 +20,8 @@ import type { Scenario, SandboxView } from '../scenarios/types.js';
 import type { AutoApprovalGrant, PreviewEnvelope, ResultEnvelope } from '../../src/protocol/messages.js';
 import { undeclaredPaths, type DescribedStep } from './named-paths.js';
 import { NETWORK_PROGRAMS, shellViolation, type ProgramName } from '../../src/catalogue/programs.js';
+import type { StateProbe } from '../../src/catalogue/rollback.js';
+import { outsideDigest } from './outside-probes.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 export const SHARDS = 6;
@@ -124,6 +126,84 @@ async function repeatIsNoChange(sc: Scenario, agent: Principal): Promise<void> {
   assert.equal(r.changed, false);
 }
 
+/** Where a test daemon looks for the file that makes every change fail after its last step (`--test-fault-file`). */
+const FAULT_FILE = '/run/airlock-test-fault';
+
+/** A change of class exact or compensating, run to success: its rollback and its revert are shown (issue 27). */
+function rollbackRounds(sc: Scenario, a: AnyAction): boolean {
+  return !a.readOnly && a.rollback.class !== 'none' && !sc.refused && (sc.expect ?? 'Succeeded') === 'Succeeded' && sc.rollbackRounds === undefined;
+}
+
+/**
+ * The change, made to fail after its last step (the test daemon's fault file): its undos run, the
+ * daemon says the state it touches reads as before, and read from outside the daemon it does.
+ */
+async function failedIsRolledBack(w: World, view: SandboxView, agent: Principal, human: Principal, sc: Scenario): Promise<void> {
+  assert.ok(view.writeFile);
+  await view.writeFile(FAULT_FILE, 'fail after the last step\n');
+  let f;
+  try {
+    f = await w.lifecycle(agent, human, sc.action, sc.params);
+  } finally {
+    await view.run('/usr/bin/rm', ['-f', '--', FAULT_FILE]);
+  }
+  if (f.p.no_change) return; // nothing ran, nothing to undo
+  assert.equal(f.r.error?.code, 'injected_failure', `${sc.action}: ${f.r.summary}`);
+  assert.equal(f.r.state, 'RolledBack', `${sc.action} made to fail after its last step: ${f.r.summary}`);
+  const check = f.r.state_check!;
+  assert.equal(check.expected, 'before');
+  assert.equal(check.matches, true, `${sc.action}: after its rollback these differ from before: ${check.differs.join(', ')}`);
+  assert.equal(await outsideDigest(view, check.probes as StateProbe[]), check.expected_digest, `${sc.action}: the host, read from outside, is not as it was before the failed change`);
+  // Each undo is in the signed log, with the state before and after it.
+  const outcome = (await w.entriesOf(f.p.transaction_id)).find((e) => e.kind === 'outcome')!;
+  assert.equal(outcome.details.state_matches, true);
+  if (check.probes.length) assert.equal(outcome.details.state_before, outcome.details.state_after);
+}
+
+/**
+ * After the change succeeded: the host drifted from what it left refuses its revert (naming what
+ * changed); put back, the revert runs and the state reads as before the change, from outside the
+ * daemon too; then the change is made again, for the scenario's own checks and the ones after it.
+ */
+async function revertedAndRedone(w: World, view: SandboxView, agent: Principal, human: Principal, sc: Scenario, first: { p: PreviewEnvelope; r: ResultEnvelope }): Promise<{ p: PreviewEnvelope; r: ResultEnvelope }> {
+  const tx = first.p.transaction_id;
+  const detail = await agent.call('transaction.get', { transaction_id: tx });
+  const kept = (detail.result as { revert?: { available: boolean; unavailable?: string; probes: StateProbe[]; state_before: string; state_after: string } }).revert;
+  assert.ok(kept, `${sc.action}: the finished change kept nothing for a revert`);
+  assert.equal(kept.available, true, `${sc.action} declares ${CATALOGUE.get(sc.action)!.rollback!.class} but cannot be reverted: ${kept.unavailable}`);
+  assert.equal(await outsideDigest(view, kept.probes), kept.state_after, `${sc.action}: the host, read from outside, is not the state the daemon says the change left`);
+  await driftRefusesRevert(view, agent, sc, tx, kept.probes);
+  const back = await w.lifecycle(agent, human, 'RevertTransaction', { transaction_id: tx });
+  assert.equal(back.r.state, 'Succeeded', `revert of ${sc.action}: ${back.r.summary} ${JSON.stringify(back.r.error ?? '')}`);
+  if (!back.p.no_change) {
+    assert.equal(back.r.state_check?.expected, 'reverted');
+    assert.equal(back.r.state_check?.matches, true, `revert of ${sc.action}: these differ from before the change: ${back.r.state_check?.differs.join(', ')}`);
+    assert.equal(back.p.risk, first.p.risk, 'a revert is approved at the risk of the change it reverts');
+  }
+  assert.equal(await outsideDigest(view, kept.probes), kept.state_before, `${sc.action} reverted: the host, read from outside, is not as it was before the change`);
+  await sc.settle?.(view);
+  return w.lifecycle(agent, human, sc.action, sc.params);
+}
+
+/**
+ * The first file the change touched, changed from outside (a line appended, or made when the
+ * change deleted it): the revert is refused as drifted, naming it. The file is then put back.
+ * A change that touches no file (only live state) shows its drift in the unit tests' instead.
+ */
+async function driftRefusesRevert(view: SandboxView, agent: Principal, sc: Scenario, tx: string, probes: StateProbe[]): Promise<void> {
+  const file = probes.find((p): p is { file: string } => 'file' in p)?.file;
+  if (!file) return;
+  const was = await view.readFile(file);
+  if (was === null) await view.writeFile!(file, 'drift\n');
+  else await view.writeFile!(file, `${was}\n# drift\n`);
+  try {
+    await rejectsWith(agent.call('preview', { action_name: 'RevertTransaction', params: { transaction_id: tx } }), 'conflict', 'drifted');
+  } finally {
+    if (was === null) await view.run('/usr/bin/rm', ['-f', '--', file]);
+    else await view.writeFile!(file, was); // an existing file keeps its mode and owner
+  }
+}
+
 function registerCoverage(): void {
   test('every catalogue action has at least one real execution scenario', { skip: only ? 'AIRLOCK_SCENARIOS is set' : false }, () => {
     const covered = new Set([...loaded.values()].flatMap((f) => f.scenarios).map((s) => s.action));
@@ -132,6 +212,11 @@ function registerCoverage(): void {
     assert.deepEqual(missing, [], `actions without a scenario in test/scenarios: ${missing.join(', ')}`);
     const unknown = [...covered].filter((a) => !CATALOGUE.has(a));
     assert.deepEqual(unknown, [], 'scenarios name actions that do not exist');
+  });
+  test('every change that declares a rollback has it shown: a scenario makes it fail and reverts it (issue 27)', { skip: only ? 'AIRLOCK_SCENARIOS is set' : false }, () => {
+    const all = [...loaded.values()].flatMap((f) => f.scenarios);
+    const unshown = [...CATALOGUE.values()].filter((a) => !a.readOnly && a.rollback.class !== 'none' && !argvOnly(a) && a.name !== 'RevertTransaction' && !all.some((s) => s.action === a.name && rollbackRounds(s, a))).map((a) => a.name);
+    assert.deepEqual(unshown, [], `actions whose rollback class no scenario shows: ${unshown.join(', ')}`);
   });
 }
 
@@ -143,7 +228,7 @@ function registerFamily(family: string): void {
     let human: Principal;
     let view: SandboxView;
     before(async () => {
-      w = await startWorld([], host);
+      w = await startWorld(['--test-fault-file', FAULT_FILE], host);
       agent = await w.as('agent', ['airlock-admin']);
       human = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
       view = {
@@ -161,14 +246,19 @@ function registerFamily(family: string): void {
           await rejectsWith(agent.call('preview', { action_name: sc.action, params: sc.params }), 'unsupported_platform', sc.refused);
           return sc.check(view, null as unknown as ResultEnvelope);
         }
-        const { p, r } = await w.lifecycle(agent, human, sc.action, sc.params);
+        const declared = CATALOGUE.get(sc.action)!;
+        const rounds = rollbackRounds(sc, declared);
+        // Issue 27: the change made to fail after its last step must leave the state as it found it.
+        if (rounds) await failedIsRolledBack(w, view, agent, human, sc);
+        const first = await w.lifecycle(agent, human, sc.action, sc.params);
+        // ...and once it succeeded, a revert must bring that state back, and be refused once the host drifted.
+        const { p, r } = rounds && first.r.state === 'Succeeded' && !first.p.no_change ? await revertedAndRedone(w, view, agent, human, sc, first) : first;
         // The no-shell invariant at the level of the argv the daemon really built and ran.
         const { mechanism } = p.proposed_change as { mechanism: DescribedStep[] };
         for (const s of mechanism) if (s.kind === 'command') assert.equal(shellViolation(s.program!, s.args!), null, `${sc.action}: ${s.program} ${s.args!.join(' ')}`);
         // A path the agent named and a program gets by name is declared, so the trusted-path rule checks it.
         for (const s of mechanism) assert.deepEqual(undeclaredPaths(sc.action, sc.params, s), [], `${sc.action}: ${s.program} gets these paths by name without declaring them (CommandStep.paths)`);
         // What the reads rule relies on, at the level of the real mechanism: a network program only in a read that declares it.
-        const declared = CATALOGUE.get(sc.action)!;
         for (const s of mechanism) if (s.kind === 'command' && NETWORK_PROGRAMS.includes(s.program as ProgramName)) assert.ok(declared.readOnly && declared.reachesNetwork, `${sc.action} runs ${s.program} but does not declare reachesNetwork`);
         // Only secrets are masked (issue 23): an approver is never shown a hidden value that does not exist.
         assert.deepEqual(maskedWithoutSecret(declared, p), [], `${sc.action}: its preview masks what is not a declared secret`);

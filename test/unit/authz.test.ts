@@ -224,12 +224,12 @@ describe('which policy lane may approve without a person', () => {
     ['a network read from a Unix user: the reads rule', agent, { ...read, reachesNetwork: true }, 'low', 'auto', 'reads'],
     ['an unattended principal: the reads rule still', cronjob, read, 'low', 'auto', 'reads'],
     ['an unattended principal, anything else: nobody', cronjob, { ...read, sensitive: true }, 'low', 'auto', null],
-    ['a change: only the exact rules', agent, { readOnly: false as const, runsPrograms: false }, 'low', 'auto', 'rules'],
+    ['a change: only the exact rules', agent, { readOnly: false as const, runsPrograms: false, rollback: { class: 'exact' as const } }, 'low', 'auto', 'rules'],
   ];
   for (const [name, who, action, risk, reads, want] of cases) test(name, () => assert.equal(autoApprovalLane(who, action, risk, reads), want));
 
   // A change whose preview says "no change" runs nothing: the daemon approves it, whoever asks and whatever its risk.
-  const change = { readOnly: false as const, runsPrograms: false };
+  const change = { readOnly: false as const, runsPrograms: false, rollback: { class: 'exact' as const } };
   for (const [name, who, risk, reads] of [
     ['a no-change change: the no-change rule', agent, 'low', 'auto'],
     ['a no-change change at High risk: the no-change rule still', agent, 'high', 'ask'],

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import type { AnyAction, CommandOutput, Host, Platform, Unchanged } from '../../src/catalogue/action.js';
 import { AirlockError } from '../../src/protocol/errors.js';
+import type { FinishedChange } from '../../src/catalogue/change-record.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { parseGroup, parsePasswd } from '../../src/protocol/account-files.js';
 import { componentsOf, judgePath, untrustedPathError } from '../../src/catalogue/lib/trusted-path.js';
@@ -19,6 +20,12 @@ export class FixtureHost implements Host {
     /** Hard-link counts of files that have more than one name (default 1). */
     private readonly links: Record<string, number> = {},
   ) {}
+
+  /** Finished changes a revert may read (none unless a test scripts them). */
+  readonly finished = new Map<string, FinishedChange>();
+  async finishedChange(id: string): Promise<FinishedChange | null> {
+    return this.finished.get(id) ?? null;
+  }
 
   async readFile(path: string): Promise<string | null> {
     const n = this.tree[path];

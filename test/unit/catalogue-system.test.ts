@@ -21,7 +21,7 @@ test('system actions are low-risk, read-only, parameterless declarations', () =>
     assert.equal(a.family, 'system');
     assert.equal(a.risk, 'low');
     assert.equal(a.readOnly, true);
-    assert.equal(a.rollback, false);
+    assert.equal(a.rollback, undefined);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
   }
 });

@@ -6,6 +6,7 @@
  * fixture host. Who may call a verb is decided before it runs (src/daemon/dispatch.ts): the
  * context decides nothing of that, it only says who the caller is (`caller`).
  */
+import { existsSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import type { Host } from '../../catalogue/action.js';
 import { CATALOGUE } from '../../catalogue/index.js';
@@ -86,6 +87,8 @@ export interface ContextOptions {
   log?: (msg: string) => void;
   /** Free space in the state directory (the daemon; absent in tests that build a context alone). */
   space?: DiskSpace;
+  /** Tests only (`airlock daemon --test-fault-file`): while this file exists, every change fails after its last step. */
+  testFaultFile?: string;
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -167,6 +170,11 @@ export class VerbContext {
     this.consoleSessions = new ConsoleSessions(this.now);
     this.sessionGrants = new SessionGrants(this.now);
     this.passkeys = new Passkeys({ store: o.store, now: this.now, hostName: o.hostName ?? 'this host', settings: () => this.policyInForce.passkeys });
+  }
+
+  /** Whether the next change is to fail after its last step (a test daemon's fault file exists; never on a real host). */
+  injectFailure(): boolean {
+    return this.o.testFaultFile !== undefined && existsSync(this.o.testFaultFile);
   }
 
   get policy(): Policy {

@@ -29,6 +29,9 @@ import { action } from './catalogue.js';
 import { executePlan } from './plan-execute.js';
 import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
+import { changeProbes } from '../../catalogue/change-record.js';
+import { stateDigest } from '../../catalogue/lib/state-probes.js';
+import { keptRevert, probeAfter, probeBefore, stateCheck, undoneLine } from '../kept-change.js';
 
 /** `r.notice`: where output notices go while it runs (the requesting connection; output-stream.ts). */
 export async function execute(ctx: VerbContext, r: TxRequest<ParsedParams<'execute'>>): Promise<ResultEnvelope> {
@@ -85,7 +88,7 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
   // from the host as it is now must hash as the previewed ones did (LACS §5,
   // mechanism-binding.ts), or the receipt stays unspent. An approved "no change" that
   // would now change something is stale too: nobody approved that change.
-  const { plan, bound } = await buildChange(a, params, ctx.host);
+  const { current, plan, bound } = await buildChange(a, params, ctx.host);
   const { steps } = plan;
   const approved = stored.proposed_change.digest;
   if (bound.proposed.digest !== approved || plan.changed !== (stored.no_change !== true)) {
@@ -93,6 +96,9 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
   }
   const release = ctx.executor.claim(steps);
   try {
+    // The state the change touches, read before anything runs: what a rollback must bring back and a revert starts from.
+    const probes = !a.readOnly && plan.changed ? changeProbes(a.rollback.class === 'none' ? [] : (a.rollback.state?.(params, current) ?? []), steps) : [];
+    const before = await probeBefore(probes, ctx.host);
     const now = ctx.now();
     const base = { preview_digest: tx.previewDigest, receipt_commitment: receiptCommitment(receipt) };
     ctx.heldReceipts.drop(tx.id);
@@ -112,14 +118,19 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
     const unmasked = stored.unmask === true;
     // Clear output (an unmasking approval) comes in the result alone, never streamed.
     const live = stream && !unmasked ? new OutputStream(tx.id, stream) : undefined;
-    const run = await ctx.executor.runSteps(steps, a.files, bound.filesAsRead, live);
+    const run = await ctx.executor.runSteps(steps, a.files, bound.filesAsRead, live, { failAfterLast: !a.readOnly && ctx.injectFailure() });
     await live?.finish();
-    const state: JobState = run.ok ? (a.reboot && plan.changed ? 'NeedsReboot' : 'Succeeded') : run.rolledBack ? 'RolledBack' : 'Failed';
+    const after = await probeAfter(probes, ctx.host);
+    // A rollback is verified: the state must read as it did before the first step. A revert must leave the state before the change it reverts.
+    const check = !run.ok && run.rolledBack && typeof before !== 'string' ? stateCheck('before', probes, before, after) : run.ok && a.restores ? stateCheck('reverted', probes, a.restores(params, current), after) : undefined;
+    const rolledBack = run.rolledBack && check?.matches !== false;
+    const state: JobState = run.ok ? (a.reboot && plan.changed ? 'NeedsReboot' : 'Succeeded') : rolledBack ? 'RolledBack' : 'Failed';
     // Whether the host was (or, for a failed job, may have been) changed: a read and a no-change change nothing.
     const changed = plan.changed && !a.readOnly;
     const out = await releaseOutput(run.output, undefined, unmasked);
     out.truncated ||= run.truncated;
-    const summary = run.ok ? (plan.changed ? await outcomeSummary(ctx, a, params, tx.summary) : tx.summary) : `${tx.summary}: failed: ${await maskForClient(run.error!.message)}${run.rolledBack ? ' (changes rolled back)' : ''}`;
+    const undoneNote = !run.rolledBack ? '' : rolledBack ? ' (changes rolled back)' : ` (changes undone, but these no longer read as before: ${check!.differs.join(', ')})`;
+    const summary = run.ok ? (plan.changed ? await outcomeSummary(ctx, a, params, tx.summary) : tx.summary) : `${tx.summary}: failed: ${await maskForClient(run.error!.message)}${undoneNote}`;
     const error = run.error ? await errorForClient(run.error) : null;
     const result: ResultEnvelope = {
       transaction_id: tx.id,
@@ -129,22 +140,28 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
       summary,
       needs_reboot: state === 'NeedsReboot',
       changed,
-      rollback_ref: run.rolledBack ? tx.id : null,
+      rollback_ref: rolledBack ? tx.id : null,
       output: out.lines,
       output_truncated: out.truncated,
       ...(error ? { error } : {}),
+      ...(check ? { state_check: check } : {}),
     };
+    // What a revert needs, kept with the result (kept-change.ts); a read and a no-change keep nothing.
+    const revert = run.ok && probes.length + steps.length > 0 && !a.readOnly && plan.changed ? keptRevert(a, run.kept, probes, before, after) : undefined;
     await ctx.durably(() => ctx.store.finish(
       tx.id,
       state,
-      { state, summary, needs_reboot: result.needs_reboot, changed, rollback_ref: result.rollback_ref, error },
+      { state, summary, needs_reboot: result.needs_reboot, changed, rollback_ref: result.rollback_ref, error, ...(check ? { state_check: check } : {}), ...(revert ? { revert } : {}) },
       ctx.now(),
       ctx.entry('outcome', who, a.name, risk, tx.requestHash, tx.id, {
         state,
         changed,
         error_category: run.error?.category ?? null,
         error_code: run.error?.code ?? null,
-        rolled_back: run.rolledBack,
+        rolled_back: rolledBack,
+        ...(run.undone?.length ? { undone: run.undone.map(undoneLine) } : {}),
+        ...(probes.length && typeof before !== 'string' ? { state_before: stateDigest(before), state_after: stateDigest(after) } : {}),
+        ...(check ? { state_matches: check.matches } : {}),
         output_lines: out.lines.length,
         // What masking replaced (counts per kind, never the values); for an unmasking approval, what the clear output held.
         masked: countsForLog(out.masked),

@@ -30,6 +30,10 @@ import { planTitle } from '../../protocol/plan.js';
 import { riskOf } from './catalogue.js';
 import type { VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
+import { changeProbes, type KeptStep } from '../../catalogue/change-record.js';
+import { stateDigest, uniqueProbes, type ProbedState } from '../../catalogue/lib/state-probes.js';
+import { probeLabel, type StateProbe } from '../../catalogue/rollback.js';
+import { keptRevert, probeAfter, probeBefore, stateCheck, undoneLine } from '../kept-change.js';
 
 type StepState = NonNullable<ResultEnvelope['plan_steps']>[number]['state'];
 
@@ -40,6 +44,8 @@ interface Done {
   changed: boolean;
   undo: (() => Promise<boolean>) | null;
   digest: string;
+  /** What a revert of the plan needs of this step (null: nothing reverses it all). */
+  kept: KeptStep[] | null;
 }
 
 export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, stored: PreviewEnvelope, receipt: string, stream?: NoticeSink): Promise<ResultEnvelope> {
@@ -71,31 +77,44 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
   const stepEntry = (n: number, b: BuiltStep, state: StepState, digest: string | null, code: string | null): EntryDraft =>
     ctx.entry('plan_step', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { step: n, step_action: b.a.name, step_request_hash: b.shown.request_hash, state: entryState(state), mechanism_digest: digest, error_code: code });
   const fates: StepState[] = rebuilt.map(() => 'not_run');
+  /** Each undo of the rollback, for the signed log. */
+  const undone: string[] = [];
   const done: Done[] = [];
   const live = stream ? new OutputStream(tx.id, stream) : undefined;
   const output: string[] = [];
   let truncated = false;
   /** The step that failed or stopped; `leftChanges`: its programs ran and their changes were not all undone. */
   let failure: { n: number; error: AirlockError; leftChanges: boolean } | null = null;
+  // The state the steps touch, each label as first read (before the step that first touches it): the plan's pre-state.
+  const probes: StateProbe[] = [];
+  const before: ProbedState = {};
+  let unreadable: string | null = null;
+  const faulty = ctx.injectFailure();
   for (const [i, b] of rebuilt.entries()) {
     const n = i + 1;
     let release = () => {};
     try {
-      const { plan, bound } = await buildChange(b.a, b.params, ctx.host);
+      const { current, plan, bound } = await buildChange(b.a, b.params, ctx.host);
       differs(n, b, approved.steps[i]!, plan.changed, bound.proposed.digest, riskOf(ctx, b.a), [...(plan.parts.warnings ?? []), ...bound.notes]);
       await ctx.executor.checkPaths(plan.steps); // a step computed now passes the preview's path rule now
       release = ctx.executor.claim(plan.steps);
-      const run = await ctx.executor.runSteps(plan.steps, b.a.files, bound.filesAsRead, live);
+      const stepProbes = !b.a.readOnly && plan.changed ? changeProbes(b.a.rollback.class === 'none' ? [] : (b.a.rollback.state?.(b.params, current) ?? []), plan.steps) : [];
+      const read = await probeBefore(stepProbes.filter((p) => !(probeLabel(p) in before)), ctx.host);
+      if (typeof read === 'string') unreadable ??= read;
+      else Object.assign(before, read);
+      probes.push(...stepProbes);
+      const run = await ctx.executor.runSteps(plan.steps, b.a.files, bound.filesAsRead, live, { failAfterLast: faulty && n === rebuilt.length && !b.a.readOnly });
       output.push(...run.output);
       truncated ||= run.truncated;
       if (!run.ok) {
         fates[i] = run.rolledBack ? 'rolled_back' : 'failed';
         failure = { n, error: run.error!, leftChanges: !run.rolledBack };
+        undone.push(...(run.undone ?? []).map((u) => `${undoneLine(u)} (plan step ${n})`));
         await append(ctx, stepEntry(n, b, 'failed', bound.proposed.digest, run.error!.code));
         break;
       }
       fates[i] = plan.changed && !b.a.readOnly ? 'succeeded' : 'no_change';
-      done.push({ n, b, changed: fates[i] === 'succeeded', undo: run.undo ?? null, digest: bound.proposed.digest });
+      done.push({ n, b, changed: fates[i] === 'succeeded', undo: run.undo ?? null, digest: bound.proposed.digest, kept: fates[i] === 'succeeded' ? (run.kept ?? null) : [] });
       await append(ctx, stepEntry(n, b, fates[i]!, bound.proposed.digest, null));
     } catch (e) {
       const error = e instanceof AirlockError ? e : new AirlockError('execution', 'step_failed', (e as Error).message);
@@ -116,6 +135,7 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
     for (const d of [...done].reverse()) {
       if (!d.changed) continue;
       const back = d.undo ? await d.undo() : false;
+      undone.push(`plan step ${d.n} ${back ? 'ok' : 'FAILED'}: its undos`);
       allReversed &&= back;
       fates[d.n - 1] = back ? 'rolled_back' : 'not_rolled_back';
       await append(ctx, stepEntry(d.n, d.b, fates[d.n - 1]!, d.digest, null));
@@ -124,9 +144,17 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
   // Whether the host was (or, after a failure, may have been) changed.
   const changedAny = fates.some((f) => f === 'succeeded' || f === 'not_rolled_back') || failure?.leftChanges === true;
   const reversedAny = fates.includes('rolled_back');
+  const after = await probeAfter(uniqueProbes(probes), ctx.host);
+  // A rollback is verified: every probe must read as it did before the step that first touched it.
+  const undoneAll = reversedAny && allReversed && failure !== null && !failure.leftChanges;
+  const check = undoneAll && unreadable === null ? stateCheck('before', uniqueProbes(probes), before, after) : undefined;
   const state: JobState = !failure
     ? done.some((d) => d.changed && d.b.a.reboot) ? 'NeedsReboot' : 'Succeeded'
-    : reversedAny && allReversed && !failure.leftChanges ? 'RolledBack' : 'Failed';
+    : undoneAll && check?.matches !== false ? 'RolledBack' : 'Failed';
+  // What a revert of the whole plan needs: every changed step's kept steps, in the order they ran.
+  const keptAll = done.every((d) => d.kept !== null) ? done.flatMap((d) => d.kept!) : null;
+  const blocked = done.find((d) => d.changed && !d.b.a.readOnly && d.b.a.rollback.class === 'none');
+  const revert = !failure && changedAny ? keptRevert(blocked?.b.a ?? null, keptAll, uniqueProbes(probes), unreadable ?? before, after) : undefined;
   const out = await releaseOutput(output);
   out.truncated ||= truncated;
   const error = failure ? await errorForClient(new AirlockError(failure.error.category, failure.error.code, `step ${failure.n} (${rebuilt[failure.n - 1]!.a.name}): ${failure.error.message}`, failure.error.hint)) : null;
@@ -144,13 +172,14 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
     output: out.lines,
     output_truncated: out.truncated,
     ...(error ? { error } : {}),
+    ...(check ? { state_check: check } : {}),
     plan_steps: rebuilt.map((b, i) => ({ step: i + 1, action_name: b.a.name, state: fates[i]! })),
   };
   await ctx.durably(() =>
     ctx.store.finish(
       tx.id,
       state,
-      { state, summary, needs_reboot: result.needs_reboot, changed: changedAny, rollback_ref: result.rollback_ref, error, plan_steps: result.plan_steps },
+      { state, summary, needs_reboot: result.needs_reboot, changed: changedAny, rollback_ref: result.rollback_ref, error, plan_steps: result.plan_steps, ...(check ? { state_check: check } : {}), ...(revert ? { revert } : {}) },
       ctx.now(),
       ctx.entry('outcome', who, tx.actionName, tx.risk, tx.requestHash, tx.id, {
         state,
@@ -158,6 +187,9 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
         error_category: failure?.error.category ?? null,
         error_code: failure?.error.code ?? null,
         rolled_back: reversedAny,
+        ...(undone.length ? { undone } : {}),
+        ...(probes.length && unreadable === null ? { state_before: stateDigest(before), state_after: stateDigest(after) } : {}),
+        ...(check ? { state_matches: check.matches } : {}),
         output_lines: out.lines.length,
         masked: countsForLog(out.masked),
       }),

@@ -7,12 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AnyAction } from '../../catalogue/action.js';
+import { rollbackAvailable, shownRollback } from '../../catalogue/rollback.js';
 import { fail } from '../../protocol/errors.js';
 import { escapeText } from '../../protocol/escape-text.js';
 import { previewDigestInput, requestHash, sha256Hex } from '../../protocol/hash.js';
 import type { AutoApprovalGrant, PreviewEnvelope, PreviewResult } from '../../protocol/messages.js';
 import type { ParsedParams } from '../../protocol/methods.js';
-import { minRoleForRisk, type Risk } from '../../protocol/risk.js';
+import { minRoleForRisk, riskRank, type Risk } from '../../protocol/risk.js';
 import { entryDraft } from '../../audit/entry.js';
 import { approvalGrantedDetails, type ApprovalLane } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
@@ -38,9 +39,9 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   const a = action(req.action_name);
   const unmask = req.unmask === true;
   // Clear output is High whatever the read's own risk: only a person with their factor sees it (mayUnmask).
-  const risk: Risk = unmask ? 'high' : riskOf(ctx, a);
+  const declaredRisk: Risk = unmask ? 'high' : riskOf(ctx, a);
   if (unmask) enforce(mayUnmask(who, a));
-  enforce(mayPreview(who, a.name, risk));
+  enforce(mayPreview(who, a.name, declaredRisk));
   ctx.space?.refuseNewWork(); // new work waits for disk space; what is approved already still runs
   const problem = platformProblem(ctx, a);
   if (problem) fail('unsupported_platform', 'platform', problem);
@@ -49,6 +50,9 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   const proposal = req.proposal_id === undefined ? null : await answeredProposal(ctx, who, req.proposal_id, a.name);
   const { current, plan, bound } = await buildChange(a, params, ctx.host);
   const { parts, steps } = plan;
+  // A risk read from the state (a revert's: the reverted change's) only ever raises the declared one.
+  const risk = a.riskFrom && riskRank(a.riskFrom(current)) > riskRank(declaredRisk) ? a.riskFrom(current) : declaredRisk;
+  if (risk !== declaredRisk) enforce(mayPreview(who, a.name, risk));
   await ctx.executor.checkPaths(steps); // a path handed to a program by name must be safe before anyone is asked
   const created = ctx.now();
   const id = 'tx_' + randomBytes(12).toString('hex');
@@ -68,7 +72,8 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
     proposed_change: proposedChange,
     side_effects: sideEffects,
     reboot_required: a.reboot,
-    rollback_available: a.rollback,
+    rollback_available: rollbackAvailable(a),
+    ...(a.readOnly ? {} : { rollback: shownRollback(a.rollback) }),
     warnings,
     requested_by: escapeText(principalName(who)),
     ...(plan.changed ? {} : { no_change: true as const }),

@@ -8,6 +8,7 @@ import type { ParsedParams } from '../../protocol/methods.js';
 import { isRequester } from '../authz.js';
 import { facts, isUnattendedProposal, storedPreview } from '../stored-preview.js';
 import { approvalAdvice } from './approve.js';
+import { resultForClient } from '../kept-change.js';
 import type { Request, TxRequest, VerbContext } from './context.js';
 import { compactedPreview, view } from './views.js';
 
@@ -21,7 +22,7 @@ export async function inbox(ctx: VerbContext): Promise<TransactionView[]> {
 export async function transaction(ctx: VerbContext, r: TxRequest<ParsedParams<'transaction.get'>>): Promise<TransactionDetail> {
   const { caller: who, tx } = r;
   const held = isRequester(who, facts(tx)) && tx.state === 'Queued' ? ctx.heldReceipts.get(tx.id, ctx.now()) : undefined;
-  return { ...view(tx), preview: tx.compactedAt !== null ? compactedPreview(tx) : storedPreview(tx), result: tx.result, your_approval: await approvalAdvice(ctx, who, tx), ...(held ? { receipt: held } : {}) };
+  return { ...view(tx), preview: tx.compactedAt !== null ? compactedPreview(tx) : storedPreview(tx), result: resultForClient(tx.result), your_approval: await approvalAdvice(ctx, who, tx), ...(held ? { receipt: held } : {}) };
 }
 
 export async function history(ctx: VerbContext, r: Request<ParsedParams<'history'>>): Promise<TransactionView[]> {

@@ -1,6 +1,7 @@
 /** `actions.list` and `actions.describe`'s result, as a schema. */
 import { z } from 'zod';
 import { RiskSchema, RoleSchema } from './fields.js';
+import { RollbackShownSchema } from './preview.js';
 
 /** `actions.list` (one per action) and `actions.describe`: an action as clients see it, with the host's policy applied. */
 export const ActionDescriptionSchema = z.strictObject({
@@ -13,6 +14,8 @@ export const ActionDescriptionSchema = z.strictObject({
   min_role: RoleSchema,
   reboot_required: z.boolean(),
   rollback_available: z.boolean(),
+  /** How a change is undone (exact, compensating by an inverse action, or none and why); absent for reads. */
+  rollback: RollbackShownSchema.optional(),
   read_only: z.boolean(),
   /** A read whose output a person should see first; false for changes. */
   sensitive: z.boolean(),

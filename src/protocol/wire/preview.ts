@@ -118,6 +118,16 @@ export const ProposedChangeSchema = z.strictObject({ change: z.unknown(), mechan
 export type ProposedChange = z.infer<typeof ProposedChangeSchema>;
 
 /**
+ * How a change is undone (src/catalogue/rollback.ts): `exact`, `compensating` (by `inverse`) or
+ * `none` (with the `reason` the approver reads before approving). Absent for reads.
+ */
+export const RollbackShownSchema = z.strictObject({
+  class: z.enum(['exact', 'compensating', 'none']),
+  inverse: z.string().optional(),
+  reason: z.string().optional(),
+});
+
+/**
  * A plan's preview (docs/protocol.md section 6.21): each step as the approver sees it, in order,
  * previewed against the host as the steps before it leave it, and the plan's aggregated effects.
  * It is the `plan` member of the plan transaction's preview envelope, so the preview digest the
@@ -143,6 +153,7 @@ export const PlanStepSchema = z.strictObject({
   side_effects: z.array(z.string()),
   reboot_required: z.boolean(),
   rollback_available: z.boolean(),
+  rollback: RollbackShownSchema.optional(),
   warnings: z.array(z.string()),
   no_change: z.literal(true).optional(),
   /** SHA-256 of the step domain and JCS of this step without this field (planStepDigest). */
@@ -177,6 +188,8 @@ export const PreviewEnvelopeSchema = z.strictObject({
   side_effects: z.array(z.string()),
   reboot_required: z.boolean(),
   rollback_available: z.boolean(),
+  /** How the change is undone; the approver reads it before approving. Absent for reads. */
+  rollback: RollbackShownSchema.optional(),
   warnings: z.array(z.string()),
   requested_by: z.string(),
   /**

@@ -59,6 +59,21 @@ export const ResultEnvelopeSchema = z.strictObject({
   output_truncated: z.boolean(),
   error: WireErrorSchema.optional(),
   /** A plan's: what became of each step, in order (docs/protocol.md section 6.21). */
+  /**
+   * After an automatic rollback (`expected: before`) or a revert (`expected: reverted`): whether
+   * the state the change touches reads as it must, and which probes do not (docs/protocol.md 6.25).
+   */
+  state_check: z
+    .strictObject({
+      expected: z.enum(['before', 'reverted']),
+      /** What was read: a file's path, or a read-only program and its arguments. */
+      probes: z.array(z.union([z.strictObject({ file: z.string() }), z.strictObject({ program: z.string(), args: z.array(z.string()) })])),
+      matches: z.boolean(),
+      differs: z.array(z.string()),
+      expected_digest: z.string(),
+      state_digest: z.string(),
+    })
+    .optional(),
   plan_steps: z.array(z.strictObject({ step: z.number().int().min(1), action_name: z.string(), state: z.enum(['succeeded', 'no_change', 'failed', 'stopped', 'rolled_back', 'not_rolled_back', 'not_run']) })).optional(),
 });
 export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;

@@ -8,6 +8,7 @@ import { AirlockError } from '../../../protocol/errors.js';
 import { params } from '../../params.js';
 import { containerAction, containerRef, describeContainer, podmanStep, requireContainer, type ContainerState } from './podman.js';
 import { unchanged } from '../../action.js';
+import { noRollback } from '../../rollback.js';
 
 /** Seconds podman waits after the stop signal before it sends SIGKILL (podman's own default is 10). */
 export const stopTimeout = z.number().int().min(0).max(300).describe('seconds to wait after the stop signal before SIGKILL, 0 to 300 (default 10)');
@@ -40,6 +41,7 @@ export const startContainer = containerAction({
   description: 'Start an existing container that is not running (podman start); it runs its configured command again.',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   params: params({ container: containerRef }),
   example: { container: 'web' },
@@ -65,6 +67,7 @@ export const stopContainer = containerAction({
   description: 'Stop a running container (podman stop): its stop signal, then SIGKILL after the timeout (10 s by default, at most 300).',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ container: containerRef, timeout: stopTimeout.optional() }),
   example: { container: 'web', timeout: 30 },
@@ -94,6 +97,7 @@ export const restartContainer = containerAction({
   description: 'Restart a container (podman restart): stop it if it runs (SIGKILL after the timeout, 10 s by default), then start it.',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   params: params({ container: containerRef, timeout: stopTimeout.optional() }),
   example: { container: 'web' },

@@ -10,6 +10,7 @@ import { checkFirewalldChange, firewalldChange, firewalldRunning, firewalldSteps
 import { checkNftChange, nftChange, nftSteps, nftWarnings, type NftPlan } from './nft-change.js';
 import { readNft, showNft, type NftState } from './nft-state.js';
 import { NFT_FILES } from './nft-table.js';
+import { exact } from '../../rollback.js';
 
 export type FirewallState = ({ backend: 'nft' } & NftState) | ({ backend: 'firewalld' } & FirewalldState);
 
@@ -47,7 +48,7 @@ export function nftAction<P extends Record<string, unknown>>(spec: {
     family: 'firewall',
     description: spec.description,
     risk: 'high',
-    rollback: true,
+    rollback: exact(),
     readOnly: false,
     runsPrograms: false,
     platforms: ALL_PLATFORMS,

@@ -9,6 +9,7 @@ import { installed } from './installed.js';
 import { lockOutError } from './lockout.js';
 import { hostAddress, jailName } from './params.js';
 import { readSockets } from './sockets.js';
+import { exact } from '../../rollback.js';
 
 export interface Fail2banState {
   installed: boolean;
@@ -72,7 +73,7 @@ function banAction(ban: boolean) {
     description: ban ? 'Ban one IP address in a running fail2ban jail now, for the jail\'s bantime.' : 'Lift the ban of one IP address in a running fail2ban jail.',
     // A ban is access control that can lock someone out; an unban restores what the jail took away.
     risk: ban ? 'high' : 'medium',
-    rollback: true,
+    rollback: exact(),
     readOnly: false,
     runsPrograms: false,
     params: params({ jail: jailName, ip: hostAddress }),

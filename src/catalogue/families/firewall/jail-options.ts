@@ -10,6 +10,7 @@ import { command, fileWrite } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { readFail2ban, refuseFail2banDown, type Fail2banState } from './fail2ban.js';
 import { duration, durationSeconds, jailName } from './params.js';
+import { exact } from '../../rollback.js';
 
 const JAIL_DIR = '/etc/fail2ban/jail.d';
 export const JAIL_DROPIN = `${JAIL_DIR}/60-airlock.local`;
@@ -84,7 +85,7 @@ export const setJailOption = action({
   platforms: ALL_PLATFORMS,
   description: `Set bantime, findtime, maxretry or enabled for one fail2ban jail in ${JAIL_DROPIN}, check the configuration with fail2ban-client --test, and reload.`,
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: jailOptionParams,

@@ -7,6 +7,7 @@ import { params, port } from '../../params.js';
 import { lockOutError } from './lockout.js';
 import { protocol } from './params.js';
 import { readUfw, refuseNoUfw, refuseUfwLockout, showUfw, UFW_VERBS, ufwVerbFor } from './ufw-state.js';
+import { exact, noRollback } from '../../rollback.js';
 
 function ufwRuleAction(verb: 'allow' | 'deny') {
   return action({
@@ -17,7 +18,7 @@ function ufwRuleAction(verb: 'allow' | 'deny') {
         ? 'Add a ufw rule that allows incoming connections to a TCP or UDP port (IPv4 and IPv6).'
         : 'Add a ufw rule that denies incoming connections to a TCP or UDP port (IPv4 and IPv6).',
     risk: 'high',
-    rollback: true,
+    rollback: exact(),
     readOnly: false,
     runsPrograms: false,
     params: params({ port, protocol }),
@@ -83,6 +84,7 @@ export const ufwDelete = action({
   description: 'Delete one ufw rule, by its number in `ufw status numbered` (ufw active) or by its spec (verb, port and protocol; IPv4 and IPv6).',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: z.union([params({ number: z.number().int().min(1).max(99_999) }), params({ rule: z.enum(UFW_VERBS), port, protocol })]),
   files: [],

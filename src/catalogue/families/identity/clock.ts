@@ -8,6 +8,7 @@ import { action, type Host, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { parseShow } from '../../lib/systemd.js';
+import { exact } from '../../rollback.js';
 
 const TIMESYNCD = 'systemd-timesyncd.service';
 
@@ -81,7 +82,7 @@ export const setNtp = action({
   family: 'identity',
   description: 'Turn network time synchronisation on or off (timedatectl set-ntp: enables and starts, or stops and disables, the NTP service).',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ enabled: z.boolean() }),

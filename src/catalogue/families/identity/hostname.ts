@@ -8,6 +8,7 @@ import { command, fileScan, fileWrite } from '../../mechanism.js';
 import { hostName, params, token } from '../../params.js';
 import { readHostsFile } from '../../lib/hosts-file.js';
 import { clip } from '../../lib/text.js';
+import { exact } from '../../rollback.js';
 
 export const getHostname = action({
   name: 'GetHostname',
@@ -51,7 +52,7 @@ export const setHostname = action({
   family: 'identity',
   description: 'Rename the host: write /etc/hostname and set the running name (a single RFC 1123 label).',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ hostname: hostName }),
@@ -91,7 +92,7 @@ export const setPrettyHostname = action({
   family: 'identity',
   description: "Set the host's pretty name (free-form, e.g. \"Web server 1\") through systemd-hostnamed, which keeps it as PRETTY_HOSTNAME in /etc/machine-info; the host name itself is not changed.",
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ pretty: prettyHostname }),

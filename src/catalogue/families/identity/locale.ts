@@ -9,6 +9,7 @@ import { command, filePatch, fileScan, fileWrite, type Step } from '../../mechan
 import { params, token } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
 import { appendLine } from '../../lib/line-patch.js';
+import { exact } from '../../rollback.js';
 
 const DEFAULT_LOCALE = '/etc/default/locale';
 const LOCALE_GEN = '/etc/locale.gen';
@@ -140,7 +141,7 @@ export const setLocale = action({
   family: 'identity',
   description: `Set the system locale (LANG in ${DEFAULT_LOCALE}, keeping the LC_* settings), compiling it first when it is supported but not compiled yet.`,
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ lang: localeName }),

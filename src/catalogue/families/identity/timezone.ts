@@ -4,6 +4,7 @@ import { action, type Host, unchanged } from '../../action.js';
 import { command, fileScan, fileWrite } from '../../mechanism.js';
 import { params, timezone } from '../../params.js';
 import { linkTarget } from '../../lib/host-files.js';
+import { exact } from '../../rollback.js';
 
 const ZONEINFO = '/usr/share/zoneinfo';
 
@@ -57,7 +58,7 @@ export const setTimezone = action({
   family: 'identity',
   description: 'Set the time zone: point /etc/localtime at the zone file and update /etc/timezone when the host has one.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ timezone }),

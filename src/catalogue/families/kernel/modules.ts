@@ -9,6 +9,7 @@ import { action, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { blacklistFile, canonical, moduleName, readModule, type ModuleState } from './module-state.js';
+import { exact } from '../../rollback.js';
 
 export const listKernelModules = action({
   name: 'ListKernelModules',
@@ -51,7 +52,7 @@ export const loadModule = action({
   risk: 'high',
   readOnly: false,
   runsPrograms: false,
-  rollback: true,
+  rollback: exact(),
   params: params({ module: moduleName }),
   files: [],
   example: { module: 'wireguard' },

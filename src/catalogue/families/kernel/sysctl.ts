@@ -8,6 +8,7 @@ import { action, type Host, unchanged } from '../../action.js';
 import { command, fileWrite } from '../../mechanism.js';
 import { params, sysctlKey, sysctlValue } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
+import { exact } from '../../rollback.js';
 
 export const sysctlPath = (key: string) => `/proc/sys/${key.split('.').join('/')}`;
 export const sysctlDropIn = (key: string) => `/etc/sysctl.d/60-airlock-${key}.conf`;
@@ -140,7 +141,7 @@ export const setSysctl = action({
   family: 'kernel',
   description: 'Set a kernel parameter now (sysctl -w) and persist it in /etc/sysctl.d/60-airlock-<key>.conf.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ key: sysctlKey, value: sysctlValue }),

@@ -9,6 +9,7 @@ import { params, token } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
 import { listDirectory } from '../../lib/host-files.js';
 import { bytes, timeSpan } from './quantities.js';
+import { noRollback } from '../../rollback.js';
 
 export const journalDiskUsage = fixedRead({
   name: 'JournalDiskUsage',
@@ -59,6 +60,7 @@ export const vacuumJournal = action({
   description: 'Delete archived journal files, oldest first, down to a total size (maxSize) or older than an age (maxAge); the active files are kept.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ maxSize: vacuumSize.optional(), maxAge: timeSpan.optional() }).refine((p) => (p.maxSize === undefined) !== (p.maxAge === undefined), 'give exactly one of maxSize and maxAge'),
   files: [],

@@ -11,6 +11,7 @@ import { command, fileDelete, fileWrite, type CommandStep, type Step } from '../
 import { params, token } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
 import { timeSpan } from './quantities.js';
+import { exact } from '../../rollback.js';
 
 export const JOURNALD_DROPIN = '/etc/systemd/journald.conf.d/60-airlock.conf';
 export const JOURNALD_OPTIONS = ['SystemMaxUse', 'SystemKeepFree', 'MaxRetentionSec', 'Storage', 'Compress', 'RateLimitIntervalSec', 'RateLimitBurst'] as const;
@@ -117,7 +118,7 @@ export const setJournaldOption = action({
   family: 'logging',
   description: `Set one journald option (${JOURNALD_OPTIONS.join(', ')}) in ${JOURNALD_DROPIN}, keeping the others there, and restart systemd-journald.`,
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: journaldSetting,
@@ -154,7 +155,7 @@ export const resetJournaldOption = action({
   family: 'logging',
   description: `Remove one journald option from ${JOURNALD_DROPIN} (deleting the file when it was the last one) and restart systemd-journald.`,
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ option: z.enum(JOURNALD_OPTIONS) }),

@@ -19,6 +19,7 @@ import { fixedRead } from '../../lib/fixed-read.js';
 import { listDirectory } from '../../lib/host-files.js';
 import { LOGROTATE_CONF, LOGROTATE_DIR, logrotateConfigName, logrotateEntries, logrotatePolicy, logrotateSize, overlaps, policyFile, policyName, rotatedLogPath } from './logrotate-config.js';
 import { bytes } from './quantities.js';
+import { exact, noRollback } from '../../rollback.js';
 
 interface PolicyState {
   file: string;
@@ -111,7 +112,7 @@ export const setLogrotatePolicy = action({
   family: 'logging',
   description: 'Write (or replace) the logrotate policy /etc/logrotate.d/airlock-NAME for one log under /var/log, then check the whole logrotate configuration with logrotate -d.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({
@@ -166,7 +167,7 @@ export const removeLogrotatePolicy = action({
   family: 'logging',
   description: 'Delete an Airlock logrotate policy /etc/logrotate.d/airlock-NAME (the logs and their rotated copies stay).',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: policyName }),
@@ -189,6 +190,7 @@ export const runLogrotate = action({
   description: 'Rotate the logs of one Airlock policy now (logrotate -f /etc/logrotate.d/airlock-NAME), whether or not they are due.',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   params: params({ name: policyName }),
   files: [],

@@ -6,6 +6,7 @@ import { params } from '../../params.js';
 import { describeLink, describeRoute, readNet, requireLink, type LinkState } from './ip-state.js';
 import { addressCidr, interfaceName } from './params.js';
 import { refuseDefaultRouteDev, refuseLoopback, RUNTIME_ONLY } from './runtime-change.js';
+import { noRollback } from '../../rollback.js';
 
 const addressParams = params({ interface: interfaceName, address: addressCidr });
 
@@ -20,6 +21,7 @@ export const addAddress = action({
   description: `Add an IPv4 or IPv6 address to an existing interface (not lo) with ip addr add; ${RUNTIME_ONLY}.`,
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: addressParams,
   files: [],
@@ -49,6 +51,7 @@ export const removeAddress = action({
   description: `Remove an address from an interface with ip addr del; refuses lo and the last address of the interface carrying the default route; ${RUNTIME_ONLY}.`,
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: addressParams,
   files: [],

@@ -7,6 +7,7 @@ import { parseHostsLine, readHostsFile } from '../../lib/hosts-file.js';
 import { fileScan, fileWrite } from '../../mechanism.js';
 import { fqdn, ipAddress, params } from '../../params.js';
 import { appendLine } from '../../lib/line-patch.js';
+import { exact } from '../../rollback.js';
 
 const HOSTS = '/etc/hosts';
 /** Names that must keep resolving to the loopback address; no action maps or unmaps them. */
@@ -42,7 +43,7 @@ export const addHostsEntry = action({
   family: 'network',
   description: 'Append one "address names..." line to /etc/hosts.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ ip: ipAddress, names: hostsNames }),
@@ -96,7 +97,7 @@ export const removeHostsEntry = action({
   family: 'network',
   description: 'Remove a name from the /etc/hosts lines of an address, dropping lines left without names.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ ip: ipAddress, name: fqdn }),

@@ -6,6 +6,7 @@ import { params } from '../../params.js';
 import { describeLink, readNet, requireLink } from './ip-state.js';
 import { interfaceName } from './params.js';
 import { refuseDefaultRouteDev, refuseLoopback, RUNTIME_ONLY } from './runtime-change.js';
+import { noRollback } from '../../rollback.js';
 
 export const setLinkState = action({
   name: 'SetLinkState',
@@ -13,6 +14,7 @@ export const setLinkState = action({
   description: `Bring an interface up or down with ip link set; refuses lo and taking down the interface that carries the default route; ${RUNTIME_ONLY}.`,
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ interface: interfaceName, state: z.enum(['up', 'down']) }),
   files: [],

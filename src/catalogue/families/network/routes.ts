@@ -7,6 +7,7 @@ import { ipAddress, params } from '../../params.js';
 import { describeRoute, readNet, requireLink, type NetState, type RouteState } from './ip-state.js';
 import { interfaceName, networkCidr, routeDestination } from './params.js';
 import { famFlag, family, refuseLoopback, RUNTIME_ONLY } from './runtime-change.js';
+import { noRollback } from '../../rollback.js';
 
 /** `ip route add|del` arguments describing one route exactly as the kernel holds it. */
 function routeArgs(verb: 'add' | 'del', r: Pick<RouteState, 'family' | 'dst' | 'gateway' | 'dev' | 'protocol' | 'scope' | 'prefsrc' | 'metric'>): string[] {
@@ -26,6 +27,7 @@ export const addRoute = action({
   description: `Add a route to a network through a gateway and/or an interface with ip route add (a default route only when there is none); ${RUNTIME_ONLY}.`,
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ destination: routeDestination, via: ipAddress.optional(), dev: interfaceName.optional() }),
   files: [],
@@ -79,6 +81,7 @@ export const removeRoute = action({
   description: `Remove one route from the main table with ip route del (never a default route); ${RUNTIME_ONLY}.`,
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ destination: networkCidr, dev: interfaceName.optional() }),
   files: [],

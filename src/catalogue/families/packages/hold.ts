@@ -5,6 +5,7 @@ import { command } from '../../mechanism.js';
 import { packageName, params } from '../../params.js';
 import { dpkgEntries } from '../../lib/apt.js';
 import { installedVersion, isHeld, isInstalled } from './manager.js';
+import { exact } from '../../rollback.js';
 
 const mark = (verb: 'hold' | 'unhold', name: string) => command('apt-mark', [verb, '--', name], { resource: 'dpkg' });
 
@@ -13,7 +14,7 @@ export const holdPackage = action({
   family: 'packages',
   description: 'Put an installed package on hold so upgrades leave it at its current version (apt; dnf would need its versionlock plugin).',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ package: packageName }),
@@ -37,7 +38,7 @@ export const unholdPackage = action({
   family: 'packages',
   description: 'Release a held package so upgrades may change it again (apt).',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ package: packageName }),

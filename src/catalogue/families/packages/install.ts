@@ -7,6 +7,7 @@ import { ARCH } from '../../lib/dnf.js';
 import { anyPackageName, APT_TIMEOUT_MS, DNF_INSTALL_OPTS, DPKG_NONINTERACTIVE, INSTALL_OPTS, installedVersion, isInstalled, list, requireVersion, stepsFor } from './manager.js';
 import { simulate } from './plans.js';
 import { packageState, requireKnown } from './state.js';
+import { noRollback } from '../../rollback.js';
 
 export const installPackage = action({
   name: 'InstallPackage',
@@ -14,6 +15,7 @@ export const installPackage = action({
   description: 'Install one package at its current candidate version, with its dependencies but without recommends (weak dependencies), never removing anything.',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   platforms: ALL_PLATFORMS,
   params: params({ package: anyPackageName }),

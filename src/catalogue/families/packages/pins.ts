@@ -10,6 +10,7 @@ import { packageName, params, token } from '../../params.js';
 import { DEBIAN_VERSION, policyWithVersions, type PolicyWithVersions } from '../../lib/apt.js';
 import { listDirectory } from '../../lib/host-files.js';
 import { requireVersion } from './manager.js';
+import { exact } from '../../rollback.js';
 
 export const debianVersion = token(DEBIAN_VERSION, 'Debian version ([epoch:]upstream[-revision])', 128);
 
@@ -62,7 +63,7 @@ export const pinPackageVersion = action({
   family: 'packages',
   description: 'Pin a package to one version apt offers (apt preferences, priority 1001): installs and upgrades keep it there, downgrading if needed.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ package: packageName, version: debianVersion }),
@@ -99,7 +100,7 @@ export const unpinPackage = action({
   family: 'packages',
   description: "Remove Airlock's version pin of a package (its file in /etc/apt/preferences.d), so apt's default candidate applies again.",
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ package: packageName }),

@@ -5,6 +5,7 @@ import { command } from '../../mechanism.js';
 import { packageName, params } from '../../params.js';
 import { APT_TIMEOUT_MS, DPKG_NONINTERACTIVE, list, protectedSelf, requireVersion } from './manager.js';
 import { removePackage } from './remove.js';
+import { noRollback } from '../../rollback.js';
 
 type RemoveState = Awaited<ReturnType<typeof removePackage.current>>;
 
@@ -14,6 +15,7 @@ export const purgePackage = action({
   description: 'Remove one package and delete its configuration files (apt-get purge), or delete what a removed package left behind; same refusals as RemovePackage.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ package: packageName }),
   files: [],

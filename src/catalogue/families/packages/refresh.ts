@@ -6,6 +6,7 @@ import { params } from '../../params.js';
 import { firstError } from '../../lib/apt.js';
 import { parseRepolist } from '../../lib/dnf.js';
 import { APT_TIMEOUT_MS, packageManager, stepsFor } from './manager.js';
+import { noRollback } from '../../rollback.js';
 
 export const aptUpdate = action({
   name: 'AptUpdate',
@@ -13,6 +14,7 @@ export const aptUpdate = action({
   description: "Refresh the package lists from the configured repositories (apt-get update; on Fedora and RHEL, dnf makecache --refresh).",
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   platforms: ALL_PLATFORMS,
   params: params({}),

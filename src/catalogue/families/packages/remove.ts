@@ -7,6 +7,7 @@ import type { Simulation } from '../../lib/apt.js';
 import { anyPackageName, APT_TIMEOUT_MS, DPKG_NONINTERACTIVE, installedEntries, installedVersion, isHeld, list, PROTECTED, protectedSelf, requireVersion, stepsFor } from './manager.js';
 import { dnfDependents, simulate } from './plans.js';
 import { installedState } from './state.js';
+import { noRollback } from '../../rollback.js';
 
 export const removePackage = action({
   name: 'RemovePackage',
@@ -14,6 +15,7 @@ export const removePackage = action({
   description: 'Remove one installed package (configuration files stay) and what requires it; refuses essential, required and protected packages, also as a consequence.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   platforms: ALL_PLATFORMS,
   params: params({ package: anyPackageName }),

@@ -15,6 +15,7 @@ import { firstError } from '../../lib/apt.js';
 import { ARMOR_BEGIN, ARMOR_END, armoredPublicKey, keysOf, parseArmoredPublicKey } from '../../lib/openpgp.js';
 import { describeKey, gpgAvailable, gpgShowKeys, KEYRING_DIR, keyWarnings } from './keys.js';
 import { SOURCES_DIR } from './sources.js';
+import { exact } from '../../rollback.js';
 
 /** Becomes part of two file names: airlock-NAME.sources and airlock-NAME.asc. */
 export const repositoryName = token(/^[a-z0-9][a-z0-9-]{0,47}$/, 'repository name (a-z, 0-9 and -)', 48);
@@ -100,7 +101,7 @@ export const addRepository = action({
   family: 'packages',
   description: 'Add an apt repository in deb822 form, trusted only with its own OpenPGP public key (Signed-By); does not refresh the lists (AptUpdate does).',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: repositoryName, uri: repositoryUri, suite: suiteName, components: componentList, key: armoredPublicKey }),
@@ -175,7 +176,7 @@ export const removeRepository = action({
   family: 'packages',
   description: 'Remove a repository that AddRepository added: its airlock-NAME.sources file and its keyring.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: repositoryName }),

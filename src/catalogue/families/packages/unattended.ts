@@ -10,6 +10,7 @@ import { command, fileScan, fileWrite } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { dpkgEntries, firstError } from '../../lib/apt.js';
 import { installedVersion } from './manager.js';
+import { exact } from '../../rollback.js';
 
 const AUTO_UPGRADES = '/etc/apt/apt.conf.d/20auto-upgrades';
 const UU_CONFIG = '/etc/apt/apt.conf.d/50unattended-upgrades';
@@ -90,7 +91,7 @@ export const setUnattendedUpgrades = action({
   family: 'packages',
   description: 'Switch the daily list refresh and unattended upgrades on or off (APT::Periodic settings in /etc/apt/apt.conf.d/20auto-upgrades).',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ enabled: z.boolean() }),

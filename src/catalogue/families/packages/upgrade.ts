@@ -12,6 +12,7 @@ import type { DpkgEntry } from '../../lib/apt.js';
 import { nevraSpec } from '../../lib/dnf.js';
 import { APT_TIMEOUT_MS, DNF_INSTALL_OPTS, DPKG_NONINTERACTIVE, installedEntries, list, protectedSelf, stepsFor, type PackageManager } from './manager.js';
 import { plan } from './plans.js';
+import { noRollback } from '../../rollback.js';
 
 /**
  * Plain `upgrade`: never installs a new package and never removes one (both also forced off,
@@ -33,6 +34,7 @@ export const upgradeAll = action({
     'Upgrade every installed package that has a newer candidate, exactly the list the preview shows (apt-get upgrade: nothing new installed, nothing removed; dnf upgrade of each build dnf check-update lists, installing what they need).',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   platforms: ALL_PLATFORMS,
   params: params({}),
@@ -84,6 +86,7 @@ export const autoremove = action({
   description: 'Remove the packages that were installed only as dependencies and are no longer needed (apt-get autoremove; dnf remove of each build dnf repoquery --unneeded lists), exactly the set the preview shows.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   platforms: ALL_PLATFORMS,
   params: params({}),

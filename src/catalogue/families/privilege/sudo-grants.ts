@@ -19,6 +19,7 @@ import { agentCommandRefusal, commandArgument, MAX_COMMAND_ARGS, throwRefusal, t
 import { requireGroup, requireUser } from '../../lib/accounts.js';
 import { commandText, GRANT_FILES, grantFileText, grantName, grantRule, principalText, programPath, readGrantFile, type Grant, type GrantFileState } from './grant-file.js';
 import { readSudo, refuseUnchangeable, SUDOERS, SUDOERS_D, type SudoState } from './sudo-state.js';
+import { exact } from '../../rollback.js';
 
 const grantParams = params({
   name: grantName,
@@ -61,7 +62,7 @@ export const createSudoGrant = action({
   description:
     'Let one user or group run one command line as root with sudo, with exactly the arguments named (none: []) and no others, through a drop-in /etc/sudoers.d/60-airlock-NAME checked with visudo. The program and its arguments must fit the allowlist of programs and usage lines (a refusal lists it).',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: true,
   params: grantParams,
@@ -124,7 +125,7 @@ export const revokeSudoGrant = action({
   family: 'privilege',
   description: 'Remove one Airlock sudo grant (its drop-in /etc/sudoers.d/60-airlock-NAME), then check the whole policy with visudo.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: grantName }),

@@ -13,6 +13,7 @@ import { params, serviceOnly } from '../../params.js';
 import { allNames, describeState, parseShow, readDaemonUnit, readUnit, refuseProtectedUnit, refuseUnusableUnit, type UnitState } from '../../lib/systemd.js';
 import { LIFELINE_UNITS } from '../../lib/guards.js';
 import { describeProcess, parseStat, processId, readProcess, refuseMissingProcess, showProcess, type ProcessState } from './process-state.js';
+import { noRollback } from '../../rollback.js';
 
 /** The signals the catalogue sends: a fixed list, by name. */
 export const SIGNALS = ['TERM', 'INT', 'HUP', 'KILL', 'USR1', 'USR2', 'STOP', 'CONT'] as const;
@@ -73,6 +74,7 @@ export const signalProcess = action({
     'Send one signal (TERM, INT, HUP, KILL, USR1, USR2, STOP or CONT) to one process, identified by PID and start time; refuses init, kernel threads, Airlock and the services the host cannot lose.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ pid: processId, signal: signalName }),
   files: [],
@@ -123,6 +125,7 @@ export const signalUnit = action({
     "Send one signal (TERM, INT, HUP, KILL, USR1, USR2, STOP or CONT) to a running service's main process (the default) or to all its processes, through systemd.",
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   params: params({ unit: serviceOnly, signal: signalName, whom: z.enum(['main', 'all']).optional().describe('main (default): the main process; all: every process of the unit') }),
   files: [],

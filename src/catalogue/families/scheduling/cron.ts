@@ -14,6 +14,7 @@ import { describeState, readUnit, type UnitState } from '../../lib/systemd.js';
 import { isProtectedUser } from '../../lib/guards.js';
 import { requireUser } from '../../lib/accounts.js';
 import { cronSchedule, jobName, jobProgram } from './job-params.js';
+import { exact } from '../../rollback.js';
 
 const CRON_D = '/etc/cron.d';
 const CRONTAB = '/etc/crontab';
@@ -159,7 +160,7 @@ export const addCronJob = action({
   description:
     'Run one command line (a program on the allowlist, with fixed arguments that fit one of its usage lines) as a user on a cron schedule, in a new file /etc/cron.d/airlock-NAME.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: true,
   params: params({ name: jobName, schedule: cronSchedule, user: userName, program: jobProgram, args: z.array(commandArgument).max(MAX_COMMAND_ARGS).optional().describe('fixed arguments (none when omitted)') }),
@@ -204,7 +205,7 @@ export const removeCronJob = action({
   family: 'scheduling',
   description: 'Delete a cron job that AddCronJob created (the file /etc/cron.d/airlock-NAME).',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: jobName }),

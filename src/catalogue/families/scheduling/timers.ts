@@ -13,6 +13,7 @@ import { params, serviceOnly } from '../../params.js';
 import { agentCommandRefusal, throwRefusal, type CommandRefusal } from '../../lib/agent-command.js';
 import { describeState, readUnit, refuseUnusableUnit } from '../../lib/systemd.js';
 import { calendarExpression, jobName } from './job-params.js';
+import { exact } from '../../rollback.js';
 
 const timerName = (name: string) => `airlock-${name}.timer`;
 const TIMER_DIR = '/etc/systemd/system';
@@ -113,7 +114,7 @@ export const createTimer = action({
   description:
     'Start an existing service on a calendar schedule with a new timer /etc/systemd/system/airlock-NAME.timer (Persistent=true), enabled and started now. Every command the service runs must be on the allowlist of programs and usage lines that AddCronJob and CreateSudoGrant accept; template instances are refused.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: true,
   params: params({ name: jobName, onCalendar: calendarExpression, unit: serviceOnly }),
@@ -180,7 +181,7 @@ export const removeTimer = action({
   family: 'scheduling',
   description: 'Stop, disable and delete a timer that CreateTimer created (/etc/systemd/system/airlock-NAME.timer); the service it started stays.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: jobName }),

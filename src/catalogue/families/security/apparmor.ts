@@ -10,6 +10,7 @@ import { action, type Host, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { clip } from '../../lib/text.js';
+import { exact } from '../../rollback.js';
 
 /**
  * Whether the daemon can run `program`: it resolved it to a trusted binary when it started
@@ -96,7 +97,7 @@ export const setAppArmorMode = action({
   family: 'security',
   description: `Put an AppArmor profile of ${APPARMOR_D} in complain or enforce mode (aa-complain/aa-enforce from apparmor-utils), then reload it, or only check it where AppArmor is not enabled.`,
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ profile: appArmorProfile, mode: z.enum(['complain', 'enforce']) }),

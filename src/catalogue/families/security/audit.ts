@@ -13,6 +13,7 @@ import { command, fileDelete, fileScan, fileWrite, type CommandStep } from '../.
 import { absolutePath, params, token } from '../../params.js';
 import { firstSymlink, regularFilesIn, ROOT } from './host-paths.js';
 import { clip } from '../../lib/text.js';
+import { exact } from '../../rollback.js';
 
 export const AUDIT_RULES_D = '/etc/audit/rules.d';
 export const AUDITD_CONF = '/etc/audit/auditd.conf';
@@ -160,7 +161,7 @@ export const addAuditWatch = action({
   family: 'security',
   description: `Audit access to one existing file or directory: writes "-w PATH -p PERMS -k KEY" to ${AUDIT_RULES_D}/60-airlock-NAME.rules, rebuilds audit.rules and, where the kernel allows it, loads the watch now.`,
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: auditWatchName, path: watchPath, permissions: auditPermissions, key: auditKey }),
@@ -213,7 +214,7 @@ export const removeAuditWatch = action({
   family: 'security',
   description: 'Remove an audit watch that AddAuditWatch created: deletes its rules file, rebuilds audit.rules and, where the kernel allows it, unloads the watch now.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: auditWatchName }),

@@ -8,6 +8,7 @@ import { action, type Host, unchanged } from '../../action.js';
 import { fileScan, type FilePatchStep } from '../../mechanism.js';
 import { days, params } from '../../params.js';
 import { applyPatch, linePatch } from '../../lib/line-patch.js';
+import { exact } from '../../rollback.js';
 
 export const LOGIN_DEFS = '/etc/login.defs';
 export const AGING_KEYS = { pass_max_days: 'PASS_MAX_DAYS', pass_min_days: 'PASS_MIN_DAYS', pass_warn_age: 'PASS_WARN_AGE' } as const;
@@ -96,7 +97,7 @@ export const setPasswordAgingDefaults = action({
   family: 'security',
   description: `Change PASS_MAX_DAYS (1-99999), PASS_MIN_DAYS (0-99999) and/or PASS_WARN_AGE (0-365) on their existing lines of ${LOGIN_DEFS}; accounts created later get them.`,
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ pass_max_days: days(1, 99999).optional(), pass_min_days: days(0, 99999).optional(), pass_warn_age: days(0, 365).optional() }).refine(

@@ -15,6 +15,7 @@ import { params } from '../../params.js';
 import { dpkgEntries } from '../../lib/apt.js';
 import { appendLine, linePatch, withoutLines } from '../../lib/line-patch.js';
 import { regularFilesIn, ROOT } from './host-paths.js';
+import { exact } from '../../rollback.js';
 
 export const PWQ_MAIN = '/etc/security/pwquality.conf';
 export const PWQ_DIR = '/etc/security/pwquality.conf.d';
@@ -247,7 +248,7 @@ export const setPasswordPolicy = action({
   family: 'security',
   description: `Set one password quality option (minlen, d/u/l/ocredit, minclass, maxrepeat, dictcheck, enforce_for_root) in ${PWQ_DROP_IN}, or on its existing line in pwquality.conf when that file sets it.`,
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: passwordPolicySetting,

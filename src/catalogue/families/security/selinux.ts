@@ -10,6 +10,7 @@ import { command } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
 import { linePatch } from '../../lib/line-patch.js';
+import { exact } from '../../rollback.js';
 
 export const SELINUX_CONFIG = '/etc/selinux/config';
 export const SELINUX_MODES = ['enforcing', 'permissive'] as const;
@@ -87,7 +88,7 @@ export const setSelinuxMode = action({
   family: 'security',
   description: `Switch SELinux between enforcing and permissive now (setenforce) and for the next boot (the SELINUX= line of ${SELINUX_CONFIG}). Never disables it: that needs a reboot.`,
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   platforms: RHEL_LIKE,
@@ -153,7 +154,7 @@ export const setSelinuxBoolean = action({
   family: 'security',
   description: 'Turn an SELinux boolean of the loaded policy on or off, now and across reboots (setsebool -P).',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   platforms: RHEL_LIKE,

@@ -7,6 +7,7 @@ import { action, type Host, unchanged } from '../../action.js';
 import { params, serviceUnit } from '../../params.js';
 import { describeState, isRunning, readUnit, refuseMasked, refuseMissing, refuseProtected } from '../../lib/systemd.js';
 import { dependents, lifelineWarnings, systemctl } from './unit-changes.js';
+import { exact } from '../../rollback.js';
 
 /** The [Install] section of a unit as `systemctl cat` prints it (drop-ins included): what enable links and disable unlinks. */
 export interface InstallSection {
@@ -59,7 +60,7 @@ export const enableService = action({
   family: 'services',
   description: 'Enable a service or timer at boot by creating the links its [Install] section names (does not start it now).',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: true,
   params: params({ unit: serviceUnit }),
@@ -92,7 +93,7 @@ export const disableService = action({
   family: 'services',
   description: 'Stop a service or timer from starting at boot by removing its [Install] links (does not stop it now).',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: serviceUnit }),
@@ -124,7 +125,7 @@ export const maskService = action({
   family: 'services',
   description: 'Mask a service or timer (link /etc/systemd/system/UNIT to /dev/null) so nothing can start it, by hand or as a dependency.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: serviceUnit }),
@@ -159,7 +160,7 @@ export const unmaskService = action({
   family: 'services',
   description: 'Unmask a masked service or timer (remove its link to /dev/null) so it can be started again.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: serviceUnit }),

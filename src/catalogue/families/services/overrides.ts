@@ -13,6 +13,7 @@ import { listDirectory } from '../../lib/host-files.js';
 import { dropInDir, OWN_DROPIN, OWN_DROPINS_GLOB, propertiesOf, reloadedChange, sectionKeys, UNIT_DIR } from './dropins.js';
 import { reloadEffect, showProperties, unitsNeedingReload } from './properties.js';
 import { readUnitFiles } from './unit-files.js';
+import { exact } from '../../rollback.js';
 
 export const showServiceOverrides = action({
   name: 'ShowServiceOverrides',
@@ -68,7 +69,7 @@ export const resetServiceOverrides = action({
   family: 'services',
   description: `Delete Airlock's own drop-ins (${UNIT_DIR}/UNIT.d/airlock-*.conf: restart policy, resource limits) of a unit, then daemon-reload; drop-ins of packages and people stay.`,
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: serviceUnit }),

@@ -11,6 +11,7 @@ import { allNames, isRunning, lifelineOf } from '../../lib/systemd.js';
 import { LIFELINE_UNITS } from '../../lib/guards.js';
 import { configurableService, dropInText, fromTo, propertiesOf, readDropInTarget, unchangedDropIn, refuseUnconfigurable, reloadedChange, sectionKeys, UNIT_DIR, writeDropIn } from './dropins.js';
 import { reloadEffect, showProperties } from './properties.js';
+import { exact } from '../../rollback.js';
 
 const MIN_MEMORY_BYTES = 32 * 1024 ** 2;
 const SIZE_FACTOR: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
@@ -55,7 +56,7 @@ export const setResourceLimits = action({
   family: 'services',
   description: `Limit a service's memory (MemoryMax=), CPU (CPUQuota= in percent), tasks (TasksMax=) and open files (LimitNOFILE=) in the drop-in ${UNIT_DIR}/UNIT.d/${LIMITS_DROPIN}, which holds exactly the limits given, then daemon-reload.`,
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: configurableService, memoryMax: memoryMax.optional(), cpuQuota: cpuQuota.optional(), tasksMax: tasksMax.optional(), limitNofile: openFilesLimit.optional() }).refine(

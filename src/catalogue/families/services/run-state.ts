@@ -7,6 +7,7 @@ import { action, unchanged } from '../../action.js';
 import { params, serviceUnit } from '../../params.js';
 import { describeState, isRunning, readUnit, refuseMissing, refuseProtected, refuseUnrunnable } from '../../lib/systemd.js';
 import { changeText, dependents, lifelineWarnings, retriggerEffects, systemctl } from './unit-changes.js';
+import { noRollback } from '../../rollback.js';
 
 export const startService = action({
   name: 'StartService',
@@ -14,6 +15,7 @@ export const startService = action({
   description: 'Start a stopped service or timer now (its enablement at boot is unchanged).',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared: a started unit is not stopped again (issue 27)'),
   runsPrograms: true,
   params: params({ unit: serviceUnit }),
   files: [],
@@ -40,6 +42,7 @@ export const stopService = action({
   description: 'Stop a running service or timer now (its enablement at boot is unchanged); refuses the units that keep the host reachable.',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ unit: serviceUnit }),
   files: [],
@@ -71,6 +74,7 @@ export const restartService = action({
   description: 'Restart a service or timer (start it if it is stopped): its process is replaced by a new one.',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   params: params({ unit: serviceUnit }),
   files: [],
@@ -102,6 +106,7 @@ export const reloadService = action({
   description: 'Ask a running service to reload its configuration (its ExecReload), keeping its process.',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: true,
   params: params({ unit: serviceUnit }),
   files: [],

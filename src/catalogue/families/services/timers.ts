@@ -9,6 +9,7 @@ import { params, serviceUnit } from '../../params.js';
 import { describeState, isRunning, readUnit, refuseMissing, refuseProtected, refuseUnrunnable, type UnitState } from '../../lib/systemd.js';
 import { showProperties } from './properties.js';
 import { systemctl } from './unit-changes.js';
+import { exact } from '../../rollback.js';
 
 /** A .timer unit (a template needs its instance). */
 export const timerUnit = serviceUnit.refine((u) => u.endsWith('.timer'), 'only .timer units are enabled or disabled here (EnableService and DisableService handle services)');
@@ -46,7 +47,7 @@ export const enableTimer = action({
   family: 'services',
   description: 'Enable a timer at boot and start it now (systemctl enable --now), so the unit it activates runs on its schedule.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: true,
   params: params({ unit: timerUnit }),
@@ -73,7 +74,7 @@ export const disableTimer = action({
   family: 'services',
   description: 'Stop a timer now and keep it from starting at boot (systemctl disable --now); a run of the unit it activates that is under way goes on.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: timerUnit }),

@@ -11,6 +11,7 @@ import { params, unitName } from '../../params.js';
 import { readUnit, refuseMissing, type UnitState } from '../../lib/systemd.js';
 import { dropInDir, OWN_DROPIN } from './dropins.js';
 import { daemonReload, showProperties, unitsNeedingReload } from './properties.js';
+import { noRollback } from '../../rollback.js';
 
 /** The type filters of ListUnitFiles: the unit types that have unit files. */
 export const UNIT_FILE_TYPES = ['service', 'socket', 'timer', 'target', 'path', 'mount', 'automount', 'swap', 'slice'] as const;
@@ -96,6 +97,7 @@ export const daemonReloadAction = action({
   description: 'Make systemd read every unit file and drop-in again and rerun its generators (systemctl daemon-reload); running services keep running.',
   risk: 'medium',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({}),
   files: [],

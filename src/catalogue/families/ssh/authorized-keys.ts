@@ -5,6 +5,7 @@ import { action, type Host, type PasswdEntry, unchanged } from '../../action.js'
 import { fileScan, fileWrite } from '../../mechanism.js';
 import { params, parseSshKey, sshPublicKey, userName } from '../../params.js';
 import { requireUser } from '../../lib/accounts.js';
+import { exact } from '../../rollback.js';
 
 const KEY_FILES = ['/root/.ssh/authorized_keys', '/home/*/.ssh/authorized_keys'];
 
@@ -79,7 +80,7 @@ export const addAuthorizedKey = action({
   family: 'ssh',
   description: "Append one OpenSSH public key to a user's ~/.ssh/authorized_keys (created 0600 with ~/.ssh 0700 when missing).",
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName, key: sshPublicKey }),
@@ -117,7 +118,7 @@ export const removeAuthorizedKey = action({
   family: 'ssh',
   description: "Remove every line carrying the given public key from a user's ~/.ssh/authorized_keys.",
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName, key: sshPublicKey }),

@@ -18,6 +18,7 @@ import { SSHD_DROPIN } from './sshd-config.js';
 import { effectiveWords, isList, optionLine, optionValue, sshdOption, valueProblem, type SshdOption } from './sshd-options.js';
 import { readSshd, refuseUnusable } from './sshd-state.js';
 import { lockoutWarnings, optionWarnings } from './sshd-warnings.js';
+import { exact } from '../../rollback.js';
 
 export const showSshdConfig = fixedRead({
   name: 'ShowSshdConfig',
@@ -40,7 +41,7 @@ export const setSshdOption = action({
   family: 'ssh',
   description: `Set one SSH server option from a fixed list in Airlock's drop-in ${SSHD_DROPIN}, check it with sshd -t and reload ssh.service.`,
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: setParams,
@@ -93,7 +94,7 @@ export const resetSshdOption = action({
   family: 'ssh',
   description: `Remove one option from Airlock's drop-in ${SSHD_DROPIN} (deleting the file when it empties), check with sshd -t and reload ssh.service.`,
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ option: sshdOption }),

@@ -18,6 +18,7 @@ import { command } from '../../mechanism.js';
 import { params, token } from '../../params.js';
 import { deviceNode } from './block-devices.js';
 import { GiB, jsonOf, mib, MiB, TiB } from './reports.js';
+import { noRollback } from '../../rollback.js';
 
 /** A volume group or logical volume name as LVM allows it, less '+' and a leading '.' or '-'. */
 export const lvmName = (what: string) => token(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/, what, 64);
@@ -127,6 +128,7 @@ export const extendLogicalVolume = action({
     'Grow one logical volume by N MiB or GiB (lvextend --size +N), when its volume group has the free extents; optionally grow the ext2/3/4 or XFS file system on it too (--resizefs, active volumes only). Never shrinks.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({
     vg: lvmName('volume group name'),

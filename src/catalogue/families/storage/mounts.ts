@@ -12,6 +12,7 @@ import { fstabEntry, fstabLine, fstabWith, fstabWithout } from './fstab.js';
 import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from './fstab-verify.js';
 import { mountPaths, readMountState, readSource, refuseNotDirectory, refuseSource, requireOneEntry } from './mount-state.js';
 import { mountPoint } from './mount-points.js';
+import { exact, noRollback } from '../../rollback.js';
 
 const daemonReload = command('systemctl', ['daemon-reload']);
 
@@ -36,7 +37,7 @@ export const createMountpoint = action({
   family: 'storage',
   description: 'Create an empty directory (mode 0755, owned by root) to mount a file system on, under /srv, /mnt, /data, /media or /var/lib/<name>.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ path: mountPoint }),
@@ -67,6 +68,7 @@ export const addFstabEntry = action({
   description: 'Append one entry to /etc/fstab for an existing mount point, check the file with findmnt --verify (restoring it on any error) and reload systemd; does not mount it.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: fstabEntry,
   files: [FSTAB],
@@ -117,6 +119,7 @@ export const removeFstabEntry = action({
   description: 'Remove the one /etc/fstab entry for a mount point that is not mounted now, and reload systemd.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ mountpoint: mountPoint }),
   files: [FSTAB],
@@ -147,6 +150,7 @@ export const mount = action({
   description: 'Mount the /etc/fstab entry of one mount point now (mount -- MOUNTPOINT), with the options fstab gives it.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ mountpoint: mountPoint }),
   files: [],
@@ -183,6 +187,7 @@ export const unmount = action({
   description: 'Unmount the file system mounted on one mount point under /srv, /mnt, /data, /media or /var/lib/<name> (umount -- MOUNTPOINT); fails while it is in use.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ mountpoint: mountPoint }),
   files: [],

@@ -38,6 +38,7 @@ import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from './fsta
 import { fileSystemOf } from './filesystems.js';
 import { mountPoint } from './mount-points.js';
 import { mib, MiB } from './reports.js';
+import { exact } from '../../rollback.js';
 
 /** swapoff moves every swapped-out page back to RAM: on a busy host that takes minutes. */
 const SWAPOFF_TIMEOUT_MS = 600_000;
@@ -158,7 +159,7 @@ export const createSwapFile = action({
   description:
     'Create a swap file (new file only, mode 0600, on ext2/3/4 or XFS, leaving 5% of the file system free), turn it on, and add it to /etc/fstab so it is used at every boot; any failure undoes every step.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ path: swapFilePath, sizeMiB: swapSizeMiB }),
@@ -241,7 +242,7 @@ export const removeSwapFile = action({
   family: 'storage',
   description: 'Turn off a swap file, remove its /etc/fstab line and delete it; only a file under the swap-file allowlist that is active swap or named in /etc/fstab as swap, and carries a swap signature.',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ path: swapFilePath }),

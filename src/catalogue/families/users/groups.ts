@@ -6,6 +6,7 @@ import { groupName, params, userName } from '../../params.js';
 import { requireGroup, requireUser } from '../../lib/accounts.js';
 import { refuseProtectedGroup, refuseSystemGroup } from './refusals.js';
 import { usermod } from './usermod.js';
+import { exact, noRollback } from '../../rollback.js';
 
 interface Membership {
   user: PasswdEntry;
@@ -32,7 +33,7 @@ export const addUserToGroup = action({
   family: 'users',
   description: 'Add a user to a supplementary group (never a protected one such as sudo).',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName, group: groupName }),
@@ -59,7 +60,7 @@ export const removeUserFromGroup = action({
   family: 'users',
   description: 'Remove a user from a supplementary group (never a protected one such as sudo).',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName, group: groupName }),
@@ -86,7 +87,7 @@ export const createGroup = action({
   family: 'users',
   description: 'Create an empty local group with the next free gid from 1000.',
   risk: 'medium',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({ group: groupName }),
@@ -111,6 +112,7 @@ export const deleteGroup = action({
   description: "Delete a local group that is no user's primary group (never a protected or system group).",
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ group: groupName }),
   files: [],

@@ -7,6 +7,7 @@ import { gecos, groupName, LOGIN_NAME, loginShell, params, userName } from '../.
 import { PROTECTED_GROUPS } from '../../lib/guards.js';
 import { requireUser } from '../../lib/accounts.js';
 import { refuseProtectedGroup, refuseProtectedUser, refuseSystemGroup } from './refusals.js';
+import { exact, noRollback } from '../../rollback.js';
 
 const ACCOUNT_DB = ['/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow'];
 const DEFAULT_SHELL = '/bin/bash';
@@ -18,7 +19,7 @@ export const createUser = action({
   family: 'users',
   description: 'Create a local user with a home in /home, a group of its own, a login shell from a fixed list and no password (log in with an SSH key).',
   risk: 'high',
-  rollback: true,
+  rollback: exact(),
   readOnly: false,
   runsPrograms: false,
   params: params({
@@ -104,6 +105,7 @@ export const deleteUser = action({
   description: 'Delete a local user, and with removeHome its home directory under /home and its mail spool.',
   risk: 'high',
   readOnly: false,
+  rollback: noRollback('not yet declared (issue 27)'),
   runsPrograms: false,
   params: params({ user: userName, removeHome: z.boolean() }),
   files: [],
