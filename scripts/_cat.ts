@@ -1,6 +1,8 @@
 import { CATALOGUE } from '../src/catalogue/index.js';
-const rows = [...CATALOGUE.values()].filter((a: any) => !a.readOnly);
-const by: Record<string, any[]> = {};
-for (const a of rows as any[]) (by[a.family] ??= []).push(a);
-for (const [f, as] of Object.entries(by)) console.log(f, as.map((a: any) => `${a.name}:${a.risk[0]}${a.rollback ? '+R' : ''}`).join(' '));
-console.log('changes', rows.length, 'rollback', (rows as any[]).filter(a=>a.rollback).length);
+import { readdirSync } from 'node:fs';
+const dir = 'test/scenarios';
+for (const f of readdirSync(dir).filter((f) => f !== 'types.ts')) {
+  const mod = await import(`../${dir}/${f}`);
+  const acts = [...new Set(mod.scenarios.map((s: any) => s.action))].map((n: any) => CATALOGUE.get(n)!).filter((a) => !a.readOnly);
+  console.log(f, mod.host ?? 'overlay', acts.map((a) => `${a.name}:${a.family}:${a.risk[0]}:${a.rollback.class}${a.rollback.class === 'none' && /not yet/.test(a.rollback.reason) ? '?' : ''}`).join(' '));
+}

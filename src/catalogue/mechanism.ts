@@ -28,10 +28,12 @@ export interface CommandStep {
    * Why a command without an undo needs none for its job to be reversed: it changes nothing
    * (a check or a read: `sshd -t`, `nft --check`, `apt-cache policy`), or it is undone by an
    * earlier step's undo, which runs after the files are restored (a reload that re-reads
-   * them). A finished job with a command that has neither cannot be reversed (Executor.runSteps):
-   * a plan that fails after it says so rather than report it rolled back.
+   * them), or it is an event that leaves the state it found (`leaves_state`: a restart, a reload,
+   * systemd re-reading its units), whose state probes read the same before and after. A finished
+   * job with a command that has neither cannot be reversed (Executor.runSteps): a plan that fails
+   * after it says so rather than report it rolled back.
    */
-  noUndo?: 'changes_nothing' | 'undone_earlier';
+  noUndo?: 'changes_nothing' | 'undone_earlier' | 'leaves_state';
   /** Run as nobody: an inventory read that must show only what any user could see. */
   unprivileged?: boolean;
   /**

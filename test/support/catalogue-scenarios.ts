@@ -172,10 +172,15 @@ async function revertedAndRedone(w: World, view: SandboxView, agent: Principal, 
   assert.ok(kept, `${sc.action}: the finished change kept nothing for a revert`);
   assert.equal(kept.available, true, `${sc.action} declares ${CATALOGUE.get(sc.action)!.rollback!.class} but cannot be reverted: ${kept.unavailable}`);
   assert.equal(await outsideDigest(view, kept.probes), kept.state_after, `${sc.action}: the host, read from outside, is not the state the daemon says the change left`);
+  // A probe is a read: never a program that sends packets (as no state reader runs one).
+  for (const probe of kept.probes) if ('program' in probe) assert.ok(!NETWORK_PROGRAMS.includes(probe.program), `${sc.action} probes with ${probe.program}, which reaches the network`);
   await driftRefusesRevert(view, agent, sc, tx, kept.probes);
   const back = await w.lifecycle(agent, human, 'RevertTransaction', { transaction_id: tx });
   assert.equal(back.r.state, 'Succeeded', `revert of ${sc.action}: ${back.r.summary} ${JSON.stringify(back.r.error ?? '')}`);
   if (!back.p.no_change) {
+    // A state check that reads nothing the change altered could not fail: the probes must see the change.
+    assert.ok(kept.probes.length > 0, `${sc.action} declares no state probe for the live state its commands change (rollback.state)`);
+    assert.notEqual(kept.state_after, kept.state_before, `${sc.action}: its state probes read the same before and after it, so they do not see what it changes`);
     assert.equal(back.r.state_check?.expected, 'reverted');
     assert.equal(back.r.state_check?.matches, true, `revert of ${sc.action}: these differ from before the change: ${back.r.state_check?.differs.join(', ')}`);
     assert.equal(back.p.risk, first.p.risk, 'a revert is approved at the risk of the change it reverts');
