@@ -257,6 +257,31 @@ intent was refused; 7 unreachable.`)
   .action(lazy(() => import('./plan.js'), 'doIntent'));
 
 program
+  .command('revert')
+  .description('undo a finished change (or a whole plan) from the pre-state it kept: a new transaction, approved like the change')
+  .argument('<transaction>', 'the transaction that succeeded (airlock history lists them)')
+  .addOption(waitOpt('then wait for a person to approve the revert, and execute it'))
+  .addOption(verboseOpt())
+  .addOption(jsonOpt())
+  .addHelpText('after', `
+The revert is the action RevertTransaction: its preview shows each file put back as it was
+(as a diff) and each command's undo, last step first; it needs the approval the reverted
+change needed (a High change's revert is High), and runs like any change. A plan is reverted
+as a whole, its steps in reverse order.
+
+It is refused (exit 5) when:
+  - the host drifted: something the change touched has changed since it finished (named);
+  - the change cannot be reverted: its action's rollback is "none" (the reason is the one its
+    preview showed), it did not succeed, its pre-state was over the 256 KiB kept, or
+    retention compacted it.
+After it ran, the result says whether the state the change touched reads as it did before
+the change (state_check).
+
+  airlock revert tx_0123456789abcdef01234567           # preview; an approver approves it
+  airlock revert tx_0123456789abcdef01234567 --wait    # preview, wait for the approval, run it${WAIT_HELP}`)
+  .action(lazy(() => import('./revert.js'), 'revert'));
+
+program
   .command('cancel')
   .description('cancel a transaction that has not run (requester or an admin approver)')
   .argument('<transaction>')

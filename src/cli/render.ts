@@ -31,6 +31,9 @@ export function renderPolicyNotes(notes: readonly string[] | undefined): string 
 /** A change that found its desired state in place: "ok (no change)", as ansible says ok. A read changes nothing either, but is shown as it ran. */
 const noChange = (r: ResultEnvelope) => r.changed === false && r.state === 'Succeeded' && catalogueMetadata().actions.find((a) => a.name === r.action_name)?.read_only === false;
 
+/** A plan, or an action whose rollback is exact or compensating (a revert of a revert is the change again: no hint). */
+const revertible = (name: string) => name === 'Plan' || ['exact', 'compensating'].includes(catalogueMetadata().actions.find((a) => a.name === name && a.name !== 'RevertTransaction')?.rollback?.class ?? 'none');
+
 /** `outputShown`: the output was printed already as it streamed, so only the rest of the result. */
 export function renderResult(r: ResultEnvelope, o: { outputShown?: boolean } = {}): string {
   const head = noChange(r) ? c.green('ok (no change)') : stateColour(t(r.state));
@@ -39,6 +42,13 @@ export function renderResult(r: ResultEnvelope, o: { outputShown?: boolean } = {
   // A plan: each step's fate, in order (what ran, what was rolled back, what never ran).
   for (const s of r.plan_steps ?? []) out.push(`  step ${s.step} ${t(s.action_name)}: ${s.state === 'succeeded' ? c.green(s.state) : s.state === 'no_change' ? s.state : c.yellow(t(s.state))}`);
   if (r.rollback_ref) out.push(c.yellow(`  changes were rolled back (ref ${t(r.rollback_ref)})`));
+  // The state the change touched, read again after its rollback or a revert: as it must be, or what is not.
+  const sc = r.state_check;
+  if (sc) {
+    const against = sc.expected === 'before' ? 'as before the change' : 'as before the change it reverts';
+    out.push(sc.matches ? c.green(`  verified: the ${sc.probes.length} things it touched read ${against}`) : c.red(`  NOT as before: ${t(sc.differs.join(', '))} read otherwise than ${against}`));
+  }
+  if (r.state === 'Succeeded' && r.changed && revertible(r.action_name)) out.push(c.dim(`  to undo it: airlock revert ${t(r.transaction_id)}`));
   if (r.output.length && !o.outputShown) out.push(c.dim('  output:'), ...r.output.map(outputLine));
   if (r.output_truncated) out.push(c.dim('  (output truncated)'));
   return out.join('\n') + '\n';

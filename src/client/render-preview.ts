@@ -52,11 +52,20 @@ export function renderPreview(p: PreviewEnvelope, o: { verbose?: boolean } = {})
   for (const s of p.side_effects) out.push(`  ${c.yellow('side effect')} ${t(s)}`);
   for (const w of p.warnings) out.push(`  ${c.red('warning')} ${t(w)}`);
   out.push('', `  ${c.bold('how')} ${c.dim('(no shell)')}`, ...pc.mechanism.map((m) => `    ${stepLine(m, verbose)}`));
-  const facts = `reboot ${p.reboot_required ? c.red('required') : 'no'}, rollback ${p.rollback_available ? 'yes' : 'no'}`;
+  // A change that cannot be undone says so, and why, before anyone approves it.
+  if (p.rollback?.class === 'none') out.push(`  ${c.red('cannot be undone')} ${t(p.rollback.reason ?? '')}`);
+  const facts = `reboot ${p.reboot_required ? c.red('required') : 'no'}, rollback ${rollbackWord(p)}`;
   out.push('', `  ${c.dim(`${facts}; the approval binds mechanism digest ${verbose ? t(pc.digest) : `${t(pc.digest.slice(0, 12))}…`}`)}`);
   out.push(...matchLine(p));
   if (verbose) out.push(`  ${c.dim(`request hash ${t(p.request_hash)}, preview digest ${t(p.preview_digest)}`)}`);
   return out.join('\n') + '\n';
+}
+
+/** How the change is undone, in a word or three: exact, compensating (by its inverse), none; yes/no for a read. */
+function rollbackWord(p: Pick<PreviewEnvelope, 'rollback' | 'rollback_available'>): string {
+  if (!p.rollback) return p.rollback_available ? 'yes' : 'no';
+  if (p.rollback.class === 'compensating') return `compensating (by ${t(p.rollback.inverse ?? '')})`;
+  return p.rollback.class === 'exact' ? 'exact (the pre-state is kept: airlock revert undoes it)' : c.red('none');
 }
 
 /**

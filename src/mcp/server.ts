@@ -16,6 +16,7 @@ import { registerStatus } from './tools/status.js';
 import { registerHistory } from './tools/history.js';
 import { registerDoctor } from './tools/doctor.js';
 import { registerAuditVerify } from './tools/audit-verify.js';
+import { registerRevert } from './tools/revert.js';
 
 export function buildServer(deps: ToolDeps): McpServer {
   const server = new McpServer({ name: 'airlock', title: 'Airlock', version: VERSION }, { instructions: INSTRUCTIONS });
@@ -23,6 +24,7 @@ export function buildServer(deps: ToolDeps): McpServer {
   registerPropose(server, deps);
   registerPlan(server, deps);
   registerExecute(server, deps);
+  registerRevert(server, deps);
   registerStatus(server, deps);
   registerHistory(server, deps);
   registerDoctor(server, deps);

@@ -1,0 +1,54 @@
+/**
+ * Issue 27 over the whole catalogue: every change declares how it is undone (exact,
+ * compensating by a named inverse action, or none with the reason its preview shows), reads
+ * declare nothing, and the goal holds: no Medium change without a rollback, and at most one
+ * High change in ten without one. Whether each class is true is shown by the scenarios
+ * (test/support/catalogue-scenarios.ts: made to fail after the last step, reverted, drifted).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CATALOGUE } from '../../src/catalogue/index.js';
+import { ROLLBACK_CLASSES, rollbackAvailable } from '../../src/catalogue/rollback.js';
+import { actionMetadata } from '../../src/catalogue/metadata.js';
+
+const all = [...CATALOGUE.values()];
+const changes = all.filter((a) => !a.readOnly);
+
+test('every change declares a rollback class, and no read does', () => {
+  for (const a of all) {
+    if (a.readOnly) assert.equal(a.rollback, undefined, `${a.name} is a read and declares a rollback`);
+    else assert.ok(ROLLBACK_CLASSES.includes(a.rollback.class), `${a.name}: ${JSON.stringify(a.rollback)}`);
+  }
+});
+
+test('a compensating rollback names a catalogue change as its inverse', () => {
+  for (const a of changes) {
+    if (a.rollback.class !== 'compensating') continue;
+    const inverse = CATALOGUE.get(a.rollback.inverse);
+    assert.ok(inverse && !inverse.readOnly, `${a.name}: its inverse ${a.rollback.inverse} is not a change of the catalogue`);
+  }
+});
+
+test('a change that cannot be undone says why, in a sentence the approver reads, and no placeholder is left', () => {
+  for (const a of changes) {
+    if (a.rollback.class !== 'none') continue;
+    assert.ok(a.rollback.reason.length >= 20 && a.rollback.reason.length <= 300, `${a.name}: "${a.rollback.reason}"`);
+    assert.doesNotMatch(a.rollback.reason, /not yet declared/, `${a.name} still has a placeholder`);
+  }
+});
+
+test('no Medium change without a rollback; at most one High change in ten', () => {
+  const none = (risk: string) => changes.filter((a) => a.risk === risk && a.rollback.class === 'none').map((a) => a.name);
+  assert.deepEqual(none('medium'), [], 'Medium changes without exact or compensating rollback');
+  assert.deepEqual(none('low'), [], 'Low changes without exact or compensating rollback');
+  const high = changes.filter((a) => a.risk === 'high');
+  assert.ok(none('high').length * 10 <= high.length, `${none('high').length} of ${high.length} High changes have no rollback: ${none('high').join(', ')}`);
+});
+
+test('what clients read of it is what the declaration says: rollback_available and the class', () => {
+  for (const a of all) {
+    const m = actionMetadata(a);
+    assert.equal(m.rollback_available, rollbackAvailable(a), a.name);
+    if (!a.readOnly) assert.equal(m.rollback?.class, a.rollback.class, a.name);
+  }
+});
