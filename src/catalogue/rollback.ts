@@ -19,11 +19,13 @@ import type { ProgramName } from './programs.js';
 
 /**
  * One piece of the state a change touches, read the same way before the change, after it, and
- * after its undo: a file (its bytes, owner and mode, or its absence) or the output of a read-only
- * program (a unit's enablement, a sysctl's live value, a firewall's rules). A probe never changes
- * anything; its output is kept only as a hash.
+ * after its undo: a file (its bytes, owner and mode, or its absence); the lines of a file that
+ * start with a prefix (one account's entry in /etc/passwd: another account made meanwhile is not
+ * this change's state, so it is no drift); or the output of a read-only program (a unit's
+ * enablement, a sysctl's live value, a firewall's rules). A probe never changes anything; what it
+ * reads is kept only as a hash.
  */
-export type StateProbe = { file: string } | { program: ProgramName; args: string[] };
+export type StateProbe = { file: string; lines?: string } | { program: ProgramName; args: string[] };
 
 export type RollbackDeclaration<P = Record<string, unknown>, S = unknown> =
   | {
@@ -67,7 +69,10 @@ export function shownRollback(r: RollbackDeclaration<any, any>): RollbackShown {
 export const rollbackAvailable = (a: { readOnly: boolean; rollback?: RollbackDeclaration<any, any> }): boolean => !a.readOnly && a.rollback !== undefined && a.rollback.class !== 'none';
 
 /** A probe's label, as a person reads it in a drift report: the file's path, or the program's command line. */
-export const probeLabel = (p: StateProbe): string => ('file' in p ? p.file : [p.program, ...p.args].join(' '));
+export const probeLabel = (p: StateProbe): string => ('file' in p ? (p.lines === undefined ? p.file : `${p.file} lines ${p.lines}…`) : [p.program, ...p.args].join(' '));
+
+/** One account's lines in the account files (its entry, or a group's): what useradd, usermod and groupadd change of it. */
+export const accountLines = (name: string, files: readonly string[] = ['/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow']): StateProbe[] => files.map((file) => ({ file, lines: `${name}:` }));
 
 /** Probes of a unit's enablement and activity: what Start/Stop/Enable/Disable/Mask change. */
 export const unitState = (unit: string): StateProbe[] => [

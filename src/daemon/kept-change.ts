@@ -90,8 +90,9 @@ export interface StateCheck {
 }
 
 /** A probe as a client sees it: the same shape, its text escaped. */
-export type ShownProbe = { file: string } | { program: string; args: string[] };
-export const shownProbes = (probes: readonly StateProbe[]): ShownProbe[] => probes.map((p) => ('file' in p ? { file: escapeText(p.file) } : { program: p.program, args: p.args.map((a) => escapeText(a)) }));
+export type ShownProbe = { file: string; lines?: string } | { program: string; args: string[] };
+export const shownProbes = (probes: readonly StateProbe[]): ShownProbe[] =>
+  probes.map((p) => ('file' in p ? { file: escapeText(p.file), ...(p.lines === undefined ? {} : { lines: escapeText(p.lines) }) } : { program: p.program, args: p.args.map((a) => escapeText(a)) }));
 
 export function stateCheck(expected: StateCheck['expected'], probes: readonly StateProbe[], want: ProbedState, now: ProbedState): StateCheck {
   // Only what `want` probes counts: a revert's own probes may name a file twice as a label differs.

@@ -29,8 +29,10 @@ export function planOf(a: AnyAction, params: Record<string, unknown>, current: u
  * action's, a plan step's against the projected host) and an execute (from the real host now)
  * build a change, so the two are built the same way and their digests can be compared.
  */
-export async function buildChange(a: AnyAction, params: Record<string, unknown>, host: Host): Promise<{ current: unknown; plan: Plan; bound: Binding }> {
+export async function buildChange(a: AnyAction, params: Record<string, unknown>, host: Host, read?: (current: unknown) => void): Promise<{ current: unknown; plan: Plan; bound: Binding }> {
   const current = await a.current(params, host);
+  // `read`: what the caller must know of the state before the action's check speaks (preview: a risk read from it).
+  read?.(current);
   const plan = planOf(a, params, current);
   const bound = await bindMechanism(a, plan.parts.change, plan.steps, host);
   return { current, plan, bound };

@@ -18,8 +18,9 @@ const TX = 'tx_' + 'ab'.repeat(12);
 async function built(host: FixtureHost) {
   const p = revert.params.parse({ transaction_id: TX });
   const cur = await revert.current(p, host);
+  const risk = revert.riskFrom!(cur); // read before the check speaks, as the daemon does
   checked(revert, p, cur);
-  return { steps: revert.mechanism(p, cur), preview: revert.preview(p, cur), cur, risk: revert.riskFrom!(cur) };
+  return { steps: revert.mechanism(p, cur), preview: revert.preview(p, cur), cur, risk };
 }
 
 async function change(host: FixtureHost, over: Partial<FinishedChange> = {}): Promise<FinishedChange> {

@@ -33,6 +33,11 @@ export async function readProbe(p: StateProbe, host: ProbeHost): Promise<string>
     if (st.isDir) return sha256(`dir ${attrs}`);
     if (!st.isFile) return sha256(`other ${attrs}`);
     const text = await host.readFile(p.file);
+    if (p.lines !== undefined) {
+      // Only these lines, not the file's attributes: the file is shared with other changes.
+      const prefix = p.lines;
+      return sha256(`lines ${(text ?? '').split('\n').filter((l) => l.startsWith(prefix)).join('\n')}`);
+    }
     return sha256(`file ${attrs} ${text === null ? 'absent' : sha256(fileBytes(text))}`);
   }
   const r = await host.run(p.program, p.args);

@@ -48,11 +48,15 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   const params = parseActionParams(a, req.params);
   const hash = requestHash(a.name, params);
   const proposal = req.proposal_id === undefined ? null : await answeredProposal(ctx, who, req.proposal_id, a.name);
-  const { current, plan, bound } = await buildChange(a, params, ctx.host);
+  // A risk read from the state (a revert's: the reverted change's) only ever raises the declared one,
+  // and is enforced before the action's check says anything more of that state (a drift, say).
+  let risk = declaredRisk;
+  const { current, plan, bound } = await buildChange(a, params, ctx.host, (cur) => {
+    const read = a.riskFrom?.(cur);
+    if (read && riskRank(read) > riskRank(risk)) risk = read;
+    if (risk !== declaredRisk) enforce(mayPreview(who, a.name, risk));
+  });
   const { parts, steps } = plan;
-  // A risk read from the state (a revert's: the reverted change's) only ever raises the declared one.
-  const risk = a.riskFrom && riskRank(a.riskFrom(current)) > riskRank(declaredRisk) ? a.riskFrom(current) : declaredRisk;
-  if (risk !== declaredRisk) enforce(mayPreview(who, a.name, risk));
   await ctx.executor.checkPaths(steps); // a path handed to a program by name must be safe before anyone is asked
   const created = ctx.now();
   const id = 'tx_' + randomBytes(12).toString('hex');

@@ -67,7 +67,7 @@ export const ResultEnvelopeSchema = z.strictObject({
     .strictObject({
       expected: z.enum(['before', 'reverted']),
       /** What was read: a file's path, or a read-only program and its arguments. */
-      probes: z.array(z.union([z.strictObject({ file: z.string() }), z.strictObject({ program: z.string(), args: z.array(z.string()) })])),
+      probes: z.array(z.union([z.strictObject({ file: z.string(), lines: z.string().optional() }), z.strictObject({ program: z.string(), args: z.array(z.string()) })])),
       matches: z.boolean(),
       differs: z.array(z.string()),
       expected_digest: z.string(),

@@ -7,28 +7,37 @@
  * A plan is reverted as a whole, its steps in reverse order.
  */
 import { z } from 'zod';
-import { action, unchanged, type Host } from '../../action.js';
+import { action, unchanged, type Host, type Unchanged } from '../../action.js';
 import { revertSteps, type FinishedChange } from '../../change-record.js';
-import { probeState, stateDifferences } from '../../lib/state-probes.js';
+import { probeState, stateDifferences, type ProbedState } from '../../lib/state-probes.js';
 import { exact, probeLabel } from '../../rollback.js';
 import { AirlockError, fail } from '../../../protocol/errors.js';
 
 interface Target {
   change: FinishedChange;
+  /** The state the change touched, read now (nothing when it cannot be reverted anyway). */
+  now: ProbedState;
 }
 
 /** Reads the change to revert and refuses what cannot be reverted, or no longer from here. */
 async function current({ transaction_id }: { transaction_id: string }, host: Host): Promise<Target> {
   const change = (await host.finishedChange(transaction_id)) ?? fail('validation', 'no_such_transaction', `there is no transaction ${transaction_id}`, 'see `airlock history`');
-  const what = `${transaction_id} (${change.actionName}: ${change.summary})`;
+  return { change, now: change.unavailable ? {} : await probeState(change.probes, host) };
+}
+
+/**
+ * Refuses what cannot be reverted, and a host drifted from the state the change left: the revert
+ * would undo what came after it. Here rather than in `current`, so that the daemon has enforced
+ * the risk read from the change (riskFrom) before anything more of it is said.
+ */
+function check(_p: unknown, { change, now }: Target): Unchanged | undefined {
+  const what = `${change.transactionId} (${change.actionName}: ${change.summary})`;
   if (change.unavailable) fail('validation', 'not_revertible', `${what} cannot be reverted: ${change.unavailable}`, 'undo it with the catalogue action that does the inverse, previewed as any change');
-  // Drift: the state that change touches must still read as it left it, or the revert would undo what came after.
-  const now = await probeState(change.probes, host);
   const drifted = stateDifferences(change.after, now);
   if (drifted.length) {
     throw new AirlockError('conflict', 'drifted', `the host changed since ${what} finished, so a revert would undo more than that change: ${drifted.join(', ')} changed since`, 'look at what changed (airlock history); put it back by hand or revert the later change first, then revert again');
   }
-  return { change };
+  return change.kept.length === 0 ? unchanged(`${change.transactionId} left the state it found: there is nothing to undo`) : undefined;
 }
 
 export const revertTransaction = (files: readonly string[]) =>
@@ -50,7 +59,7 @@ export const revertTransaction = (files: readonly string[]) =>
     riskFrom: (t) => t.change.risk,
     // The kept bytes are the approver's to see in the mechanism's diffs, not the requester's in the state.
     shown: (t) => ({ transaction: t.change.transactionId, action: t.change.actionName, ...(t.change.stepActions.length ? { steps: t.change.stepActions } : {}), state: t.change.state, summary: t.change.summary, probes: t.change.probes.map(probeLabel) }),
-    check: (_p, t) => (t.change.kept.length === 0 ? unchanged(`${t.change.transactionId} left the state it found: there is nothing to undo`) : undefined),
+    check,
     preview: (_p, t) => ({
       summary: `Revert ${t.change.transactionId} (${t.change.actionName}: ${t.change.summary})`,
       change: { reverts: t.change.transactionId, action: t.change.actionName, ...(t.change.stepActions.length ? { steps_in_reverse: [...t.change.stepActions].reverse() } : {}), restores: t.change.probes.map(probeLabel) },
