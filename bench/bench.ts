@@ -1,6 +1,6 @@
 /**
  * Airlock benchmark: `npm run bench` (add `--json` for machine-readable figures,
- * `--only=lifecycle,profile` for some parts: startup, lifecycle, profile, verify, audit, store, masking).
+ * `--only=lifecycle,profile` for some parts: startup, lifecycle, profile, verify, audit, store, prestate, masking).
  *
  * Measures, in one run on this machine:
  *   1. the physical limits (always): raw Ed25519 sign and verify, one-row-per-transaction
@@ -16,6 +16,8 @@
  *   5. audit (bench/audit.ts): the log as evidence: durable appends per second on SQLite and
  *      PostgreSQL with concurrent writers, verifying 1,000,000 entries, and Merkle proofs;
  *   6. store (bench/store.ts): the bytes a read's lifecycle stores, as run, compacted, archived;
+ *      prestate (bench/prestate.ts): the pre-state each kind of change keeps for its revert, beside
+ *      the bytes of the files it replaced, and its state probes;
  *   7. masking (bench/masking.ts): recall and false positives on the generated corpus and on the
  *      blind one, throughput on one core beside one regular expression's scan of the same bytes,
  *      and throughput on adversarial inputs;
@@ -55,6 +57,7 @@ import { checkpointOrigin } from '../src/audit/checkpoint.js';
 import { signTreeHead, treeHeadLine } from '../src/audit/note.js';
 import { bigLogBench, postgresAppends, sqliteAppends, BIG_LOG } from './audit.js';
 import { storeBench, type StoreBench } from './store.js';
+import { prestateBench, type PrestateRow } from './prestate.js';
 import type { Cost } from './cpu-profile.js';
 import { bareLifecycleBench } from './bare-lifecycle.js';
 import { ACTION, CONCURRENCY, lifecycleBench, profileLifecycles, type LifecycleProfile, type RunResult } from './lifecycle.js';
@@ -81,7 +84,7 @@ const TARGET_STARTUP_X = 3;
 const PROFILE_TOP = Number(process.env.PROFILE_TOP ?? 12);
 
 /** The parts of the bench, in the order they run; `--only=lifecycle,profile` runs those (the raw limits always run: every ratio needs them). */
-const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'masking'] as const;
+const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'prestate', 'masking'] as const;
 type Part = (typeof PARTS)[number];
 
 function chosenParts(): Set<Part> {
@@ -306,6 +309,17 @@ function storeFigures(st: StoreBench): Figure[] {
   ];
 }
 
+/**
+ * The pre-state a change keeps for its revert (issue 27), per kind of change: the file bytes kept
+ * beside the bytes those files held (the least a byte-exact revert keeps), and what its probes add.
+ */
+function prestateFigures(rows: PrestateRow[]): Figure[] {
+  return rows.flatMap((r) => [
+    { key: `prestate_kept_${r.action}`, label: `pre-state kept, ${r.kind} (${r.rollback}${r.available ? '' : ', NOT revertible'})`, value: r.keptBytes, unit: 'B', limit: r.limitBytes || null, ratio: r.limitBytes ? r.limitBytes / Math.max(1, r.keptBytes) : null, target: null, pass: null },
+    { key: `prestate_probes_${r.action}`, label: `state probes, ${r.kind}: ${r.probes}`, value: r.stateBytes, unit: 'B', limit: null, ratio: null, target: null, pass: null },
+  ]);
+}
+
 function maskingFigures(mk: MaskingFigures): Figure[] {
   return [
       // Masking: recall's and false positives' limit is perfection; throughput's is one regex reading the same bytes.
@@ -365,6 +379,8 @@ async function main(): Promise<number> {
     await runCleanups();
     const st = parts.has('store') ? await storeBench(cleanups) : null;
     await runCleanups();
+    const pre = parts.has('prestate') ? await prestateBench(cleanups) : null;
+    await runCleanups();
     if (parts.has('masking')) progress('masking: recall, false positives and throughput on the generated and blind corpora, adversarial inputs');
     const mk = parts.has('masking') ? maskingBench() : null;
 
@@ -409,6 +425,7 @@ async function main(): Promise<number> {
         : []),
       ...(audit ? auditFigures(audit, raw.sqliteRate) : []),
       ...(st ? storeFigures(st) : []),
+      ...(pre ? prestateFigures(pre) : []),
       ...(mk ? maskingFigures(mk) : []),
       // The limit of a start-up is node's own (`node -e 0`); the target is a multiple of it.
       ...(su

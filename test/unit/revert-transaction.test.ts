@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CATALOGUE } from '../../src/catalogue/index.js';
-import type { FinishedChange } from '../../src/catalogue/change-record.js';
+import { MAX_KEPT_BYTES, type FinishedChange, type KeptStep } from '../../src/catalogue/change-record.js';
+import { keptRevert } from '../../src/daemon/kept-change.js';
 import { probeState } from '../../src/catalogue/lib/state-probes.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { FixtureHost, NoChange, checked } from './catalogue-fixture-host.js';
@@ -99,4 +100,15 @@ test('the requester sees what is reverted, never the kept bytes', async () => {
 test('a revert is a change that may rewrite any file another change may, and only those', () => {
   const others = new Set([...CATALOGUE.values()].filter((a) => a.name !== 'RevertTransaction').flatMap((a) => a.files));
   assert.deepEqual(new Set(revert.files), others);
+});
+
+test('a finished change keeps at most MAX_KEPT_BYTES of files for its revert, and says so beyond', () => {
+  const file = (n: number): KeptStep => ({ kind: 'file', path: '/etc/big', existed: true, content: 'x'.repeat(n), mode: 0o644, owner: { uid: 0, gid: 0 } });
+  const a = CATALOGUE.get('AddHostsEntry')!;
+  assert.equal(keptRevert(a, [file(MAX_KEPT_BYTES)], [], {}, {}).unavailable, undefined);
+  const over = keptRevert(a, [file(MAX_KEPT_BYTES), file(1)], [], {}, {});
+  assert.match(over.unavailable!, new RegExp(`${MAX_KEPT_BYTES + 1} bytes, over the ${MAX_KEPT_BYTES}`));
+  assert.deepEqual(over.kept, [], 'nothing of it is kept');
+  assert.match(keptRevert(a, null, [], {}, {}).unavailable!, /nothing undoes/);
+  assert.match(keptRevert(a, [], [], 'the state it touches could not be read before it: x', {}).unavailable!, /could not be read/);
 });
