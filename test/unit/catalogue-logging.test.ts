@@ -55,22 +55,22 @@ const bad = (name: string, params: Record<string, unknown>) => assert.equal(byNa
 const good = (name: string, params: Record<string, unknown>) => assert.ok(byName(name).params.safeParse(params).success, `${name} ${JSON.stringify(params)}`);
 
 test('logging actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [string, boolean, boolean, string[]]> = {
-    JournalQuery: ['medium', true, false, []],
-    JournalDiskUsage: ['low', true, false, []],
-    VacuumJournal: ['high', false, false, []],
-    SetJournaldOption: ['medium', false, true, [DROPIN]],
-    ResetJournaldOption: ['medium', false, true, [DROPIN]],
-    ListLogrotateConfigs: ['low', true, false, []],
-    ShowLogrotateConfig: ['low', true, false, ['/etc/logrotate.d/*']],
-    SetLogrotatePolicy: ['medium', false, true, ['/etc/logrotate.d/airlock-*']],
-    RemoveLogrotatePolicy: ['medium', false, true, ['/etc/logrotate.d/airlock-*']],
-    RunLogrotate: ['medium', false, false, []],
+  const expected: Record<string, [string, boolean, string | undefined, string[]]> = {
+    JournalQuery: ['medium', true, undefined, []],
+    JournalDiskUsage: ['low', true, undefined, []],
+    VacuumJournal: ['high', false, 'none', []],
+    SetJournaldOption: ['medium', false, 'exact', [DROPIN]],
+    ResetJournaldOption: ['medium', false, 'exact', [DROPIN]],
+    ListLogrotateConfigs: ['low', true, undefined, []],
+    ShowLogrotateConfig: ['low', true, undefined, ['/etc/logrotate.d/*']],
+    SetLogrotatePolicy: ['medium', false, 'exact', ['/etc/logrotate.d/airlock-*']],
+    RemoveLogrotatePolicy: ['medium', false, 'exact', ['/etc/logrotate.d/airlock-*']],
+    RunLogrotate: ['medium', false, 'none', []],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'logging');
-    assert.deepEqual([a.risk, a.readOnly, a.rollback, a.files], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class, a.files], expected[a.name], a.name);
     assert.equal(a.reboot, false);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
     assert.equal(a.params.safeParse({ ...a.example, extra: 1 }).success, false, `${a.name} extra key`);

@@ -60,7 +60,7 @@ export const vacuumJournal = action({
   description: 'Delete archived journal files, oldest first, down to a total size (maxSize) or older than an age (maxAge); the active files are kept.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  rollback: noRollback('the archived journal files are deleted, and the log entries they hold with them; Airlock keeps no copy, so they cannot be brought back'),
   runsPrograms: false,
   params: params({ maxSize: vacuumSize.optional(), maxAge: timeSpan.optional() }).refine((p) => (p.maxSize === undefined) !== (p.maxAge === undefined), 'give exactly one of maxSize and maxAge'),
   files: [],

@@ -93,6 +93,11 @@ export function withOption(entries: Array<[string, string]>, option: string, val
 }
 
 const JOURNALD_UNIT = 'systemd-journald.service';
+/**
+ * The drop-in is probed as the file its step writes; journald running again after the restart
+ * (and after the undo's) is the live state, which reads the same before and after.
+ */
+const journaldRollback = exact(() => [{ program: 'systemctl', args: ['is-active', '--', JOURNALD_UNIT] }]);
 const restartJournald = (): CommandStep => command('systemctl', ['restart', '--', JOURNALD_UNIT]);
 
 /**
@@ -118,7 +123,7 @@ export const setJournaldOption = action({
   family: 'logging',
   description: `Set one journald option (${JOURNALD_OPTIONS.join(', ')}) in ${JOURNALD_DROPIN}, keeping the others there, and restart systemd-journald.`,
   risk: 'medium',
-  rollback: exact(),
+  rollback: journaldRollback,
   readOnly: false,
   runsPrograms: false,
   params: journaldSetting,
@@ -155,7 +160,7 @@ export const resetJournaldOption = action({
   family: 'logging',
   description: `Remove one journald option from ${JOURNALD_DROPIN} (deleting the file when it was the last one) and restart systemd-journald.`,
   risk: 'medium',
-  rollback: exact(),
+  rollback: journaldRollback,
   readOnly: false,
   runsPrograms: false,
   params: params({ option: z.enum(JOURNALD_OPTIONS) }),

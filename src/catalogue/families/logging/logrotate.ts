@@ -190,7 +190,7 @@ export const runLogrotate = action({
   description: 'Rotate the logs of one Airlock policy now (logrotate -f /etc/logrotate.d/airlock-NAME), whether or not they are due.',
   risk: 'medium',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  rollback: noRollback('logrotate deletes the copy beyond the rotate count and empties each log in place while its program keeps writing to it; Airlock keeps no copy, so neither can be put back'),
   runsPrograms: true,
   params: params({ name: policyName }),
   files: [],
