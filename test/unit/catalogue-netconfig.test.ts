@@ -7,6 +7,7 @@ import { addressCidr, interfaceName, lookupHost, networkCidr, routeDestination }
 import { resolveHost } from '../../src/catalogue/families/network/reachability.js';
 import * as routes from '../../src/catalogue/families/network/routes.js';
 import { actionRunner, assertNoChange, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
+import type { StateProbe } from '../../src/catalogue/rollback.js';
 
 // The runtime changes through ip (addresses.ts, routes.ts, links.ts) and ResolveHost: the actions of the old netconfig.ts.
 const actions = [...Object.values(addresses), ...Object.values(routes), ...Object.values(links), resolveHost].filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
@@ -84,7 +85,11 @@ test('AddAddress and RemoveAddress: exact argv with undo', async () => {
   assert.deepEqual(add.steps, [{ kind: 'command', program: 'ip', args: ['addr', 'add', '198.51.100.8/24', 'dev', 'eth1'], undo: { kind: 'command', program: 'ip', args: ['addr', 'del', '198.51.100.8/24', 'dev', 'eth1'] } }]);
   assert.ok(add.preview.warnings?.some((w) => w.includes('eth1 is down')));
   const del = await run('RemoveAddress', { interface: 'eth1', address: '198.51.100.7/24' }, netHost());
-  assert.deepEqual(del.steps, [{ kind: 'command', program: 'ip', args: ['addr', 'del', '198.51.100.7/24', 'dev', 'eth1'], undo: { kind: 'command', program: 'ip', args: ['addr', 'add', '198.51.100.7/24', 'dev', 'eth1'] } }]);
+  // eth1's last IPv4 address: the kernel flushes the IPv4 routes through it, which the undo puts back after the address.
+  assert.deepEqual(del.steps, [
+    { kind: 'command', program: 'ip', args: ['-j', '-4', 'route', 'show', 'table', 'main', 'exact', '10.9.0.0/24'], undo: { kind: 'command', program: 'ip', args: ['-4', 'route', 'replace', '10.9.0.0/24', 'dev', 'eth1'] } },
+    { kind: 'command', program: 'ip', args: ['addr', 'del', '198.51.100.7/24', 'dev', 'eth1'], undo: { kind: 'command', program: 'ip', args: ['addr', 'add', '198.51.100.7/24', 'dev', 'eth1'] } },
+  ]);
   const v6 = await run('AddAddress', { interface: 'eth0', address: '2001:db8::10/64' }, netHost());
   assert.deepEqual((v6.steps[0] as { args: string[] }).args, ['addr', 'add', '2001:db8::10/64', 'dev', 'eth0']);
 });
@@ -177,4 +182,84 @@ test('an address with an IPv4 tail is canonical as ip prints it (::ffff:192.0.2.
   await assertNoChange(run('AddAddress', { interface: 'eth1', address: '::ffff:192.0.2.1/128' }, h), /already has/);
   const del = await run('RemoveAddress', { interface: 'eth1', address: '::ffff:192.0.2.1/128' }, h);
   assert.deepEqual((del.steps[0] as { args: string[] }).args, ['addr', 'del', '::ffff:192.0.2.1/128', 'dev', 'eth1']);
+});
+
+test('issue 27: each runtime change declares exact, with probes that leave out lifetimes and DAD flags', async () => {
+  for (const a of actions.filter((x) => !x.readOnly)) assert.equal(a.rollback.class, 'exact', a.name);
+  const probes = (name: string, p: Record<string, unknown>, cur: unknown) => {
+    const r = actions.find((a) => a.name === name)!.rollback!;
+    return r.class === 'none' ? [] : (r.state?.(p, cur) ?? []).map((x: StateProbe) => ('program' in x ? [x.program, ...x.args].join(' ') : x.file));
+  };
+  const cur = (await run('AddAddress', { interface: 'eth1', address: '198.51.100.8/24' }, netHost())).cur;
+  assert.deepEqual(probes('AddAddress', { interface: 'eth1', address: '198.51.100.8/24' }, cur), ['ip -br -j addr show dev eth1', 'ip -j -4 route show table main dev eth1']);
+  assert.deepEqual(probes('RemoveAddress', { interface: 'eth1', address: 'fd00:1::7/64' }, cur), ['ip -br -j addr show dev eth1', 'ip -j -6 route show table main exact fd00:1::/64']);
+  assert.deepEqual(probes('AddRoute', { destination: 'default', via: 'fd00:1::1' }, cur), ['ip -j -6 route show table main exact default']);
+  assert.deepEqual(probes('RemoveRoute', { destination: '10.8.0.0/24' }, cur), ['ip -j -4 route show table main exact 10.8.0.0/24']);
+  assert.deepEqual(probes('SetLinkState', { interface: 'eth1', state: 'up' }, cur), [
+    'ip -br -j link show dev eth1',
+    'ip -br -j addr show dev eth1',
+    'ip -j -4 route show table main dev eth1',
+    'ip -j -6 route show table main dev eth1 proto boot',
+  ]);
+});
+
+test('issue 27: what the kernel drops with a change is put back by its undo, from the state read', async () => {
+  const net: Net = {
+    ...BASE,
+    links: [
+      LO,
+      link('eth0', { addrs: [['192.0.2.5', 24]] }),
+      {
+        ...link('dummy0', { kind: 'dummy' }),
+        addr_info: [
+          { family: 'inet', local: '10.1.0.1', prefixlen: 24, scope: 'global', broadcast: '10.1.0.255', label: 'dummy0:a' },
+          { family: 'inet6', local: 'fd01::2', prefixlen: 64, scope: 'global', noprefixroute: true },
+          { family: 'inet6', local: 'fd01::1', prefixlen: 64, scope: 'global', tentative: true },
+          { family: 'inet6', local: 'fd02::9', prefixlen: 64, scope: 'global', dynamic: true },
+          { family: 'inet6', local: 'fe80::1', prefixlen: 64, scope: 'link' },
+        ],
+      },
+    ],
+    v4: [...BASE.v4!, { dst: '10.1.0.0/24', dev: 'dummy0', protocol: 'kernel', scope: 'link', prefsrc: '10.1.0.1', flags: [] }, { dst: '10.2.0.0/16', gateway: '10.1.0.9', dev: 'dummy0', protocol: 'static', metric: 20, flags: ['onlink'] }],
+    v6: [{ dst: 'fd03::/48', dev: 'dummy0', metric: 1024, flags: [], pref: 'medium' }, { dst: 'fd04::/48', dev: 'dummy0', protocol: 'ra', metric: 1024, flags: [], expires: 1700 }],
+  };
+  const ip = (args: string[], undo: string[]) => ({ kind: 'command', program: 'ip', args, undo: { kind: 'command', program: 'ip', args: undo } });
+  // A down drops the routes through the interface and flushes its permanent IPv6 addresses (not the link-local one, not a dynamic one): the undo brings the link up, then the addresses (newest first again), then the routes.
+  const down = await run('SetLinkState', { interface: 'dummy0', state: 'down' }, netHost(net));
+  assert.deepEqual(down.steps, [
+    ip(['-j', '-4', 'route', 'show', 'table', 'main', 'exact', '10.2.0.0/16'], ['-4', 'route', 'replace', '10.2.0.0/16', 'via', '10.1.0.9', 'dev', 'dummy0', 'onlink', 'proto', 'static', 'metric', '20']),
+    ip(['-j', '-6', 'route', 'show', 'table', 'main', 'exact', 'fd03::/48'], ['-6', 'route', 'replace', 'fd03::/48', 'dev', 'dummy0', 'metric', '1024']),
+    ip(['-br', '-j', 'addr', 'show', 'dev', 'dummy0'], ['addr', 'add', 'fd01::2/64', 'noprefixroute', 'dev', 'dummy0']),
+    ip(['-br', '-j', 'addr', 'show', 'dev', 'dummy0'], ['addr', 'add', 'fd01::1/64', 'dev', 'dummy0']),
+    ip(['link', 'set', 'dev', 'dummy0', 'down'], ['link', 'set', 'dev', 'dummy0', 'up']),
+  ]);
+  // keep_addr_on_down: the addresses stay, only the routes are put back.
+  const kept = await run('SetLinkState', { interface: 'dummy0', state: 'down' }, netHost(net, { '/proc/sys/net/ipv6/conf/all/keep_addr_on_down': '1\n' }));
+  assert.equal(kept.steps.length, 3);
+  // Removing the last IPv4 address flushes the IPv4 routes through the interface; the undo adds the address back as it was.
+  const del = await run('RemoveAddress', { interface: 'dummy0', address: '10.1.0.1/24' }, netHost(net));
+  assert.deepEqual(del.steps.at(-1), ip(['addr', 'del', '10.1.0.1/24', 'dev', 'dummy0'], ['addr', 'add', '10.1.0.1/24', 'broadcast', '10.1.0.255', 'label', 'dummy0:a', 'dev', 'dummy0']));
+  assert.equal(del.steps.length, 2, 'the static route through it, not the kernel route of its network');
+  // Adding the first IPv4 address to an interface that has IPv4 routes: the undo's delete would flush them.
+  const onlyRoutes: Net = { ...BASE, links: [LO, link('eth0', { addrs: [['192.0.2.5', 24]] }), link('veth0', { kind: 'veth' })], v4: [...BASE.v4!, { dst: '10.3.0.0/16', dev: 'veth0', scope: 'link', flags: [] }] };
+  const add = await run('AddAddress', { interface: 'veth0', address: '10.3.0.1/24' }, netHost(onlyRoutes));
+  assert.deepEqual(add.steps[0], ip(['-j', '-4', 'route', 'show', 'table', 'main', 'exact', '10.3.0.0/16'], ['-4', 'route', 'replace', '10.3.0.0/16', 'dev', 'veth0', 'scope', 'link']));
+});
+
+test('issue 27: what an undo could not put back as it was is refused', async () => {
+  const two: Net = {
+    ...BASE,
+    links: [LO, link('eth0', { addrs: [['192.0.2.5', 24]] }), { ...link('eth1'), addr_info: [{ family: 'inet', local: '198.51.100.7', prefixlen: 24, scope: 'global' }, { family: 'inet', local: '198.51.100.8', prefixlen: 24, scope: 'global', secondary: true }, { family: 'inet6', local: 'fd00:1::7', prefixlen: 64, scope: 'global' }] }],
+    v6: [{ dst: 'fd09::/48', dev: 'eth1', prefsrc: 'fd00:1::7', metric: 1024, flags: [] }],
+    v4: [...(BASE.v4 as Array<{ dst: string; dev: string }>).filter((r) => r.dev !== 'eth1'), { dst: '10.4.0.0/16', dev: 'eth1', flags: [] }],
+  };
+  await refused('RemoveAddress', { interface: 'eth1', address: '198.51.100.7/24' }, netHost(two), 'primary_with_secondaries', 'conflict');
+  await run('RemoveAddress', { interface: 'eth1', address: '198.51.100.8/24' }, netHost(two));
+  // A route from the address: once the address is back it is tentative for a second, and the kernel refuses the route.
+  await refused('RemoveAddress', { interface: 'eth1', address: 'fd00:1::7/64' }, netHost(two), 'not_restorable', 'conflict');
+  // A route with nothing ip route add could name (a multipath route read without its nexthops).
+  const multipath: Net = { ...BASE, v4: [...BASE.v4!, { dst: '10.6.0.0/16', flags: [] }] };
+  await refused('RemoveRoute', { destination: '10.6.0.0/16' }, netHost(multipath), 'not_restorable');
+  const odd: Net = { ...BASE, v4: [...BASE.v4!, { dst: '10.6.0.0/16', dev: 'eth1', protocol: '-x', flags: [] }] };
+  await refused('RemoveRoute', { destination: '10.6.0.0/16' }, netHost(odd), 'not_restorable');
 });

@@ -11,6 +11,15 @@ export interface LinkAddress {
   local: string;
   prefixlen: number;
   scope: string;
+  /** What `ip addr add` set besides the address (each null or absent when not set): what an undo adds it back with. */
+  broadcast: string | null;
+  label: string | null;
+  /** IPv4: not the first address of its network on the interface. */
+  secondary: boolean;
+  /** With a lifetime (SLAAC, DHCP): the kernel or a client manages it, it is never re-added as a permanent one. */
+  dynamic: boolean;
+  /** The flags of `ip addr add` that it carries: home, mngtmpaddr, nodad, optimistic, noprefixroute, autojoin. */
+  flags: string[];
 }
 export interface LinkState {
   name: string;
@@ -30,6 +39,9 @@ export interface RouteState {
   scope: string | null;
   prefsrc: string | null;
   metric: number | null;
+  /** unicast is null; blackhole, unreachable, prohibit, ... */
+  type: string | null;
+  onlink: boolean;
 }
 export interface NetState {
   links: LinkState[];
@@ -50,6 +62,8 @@ async function ipJson(host: Host, args: string[]): Promise<unknown[]> {
 }
 
 const str = (o: Record<string, unknown>, k: string): string | null => (typeof o[k] === 'string' ? (o[k] as string) : null);
+/** The address flags `ip addr add` takes, as `ip -j` prints them (true when set). */
+const ADD_FLAGS = ['home', 'mngtmpaddr', 'nodad', 'optimistic', 'noprefixroute', 'autojoin'];
 
 export function parseLinks(rows: unknown[]): LinkState[] {
   return rows.map((row) => {
@@ -64,7 +78,17 @@ export function parseLinks(rows: unknown[]): LinkState[] {
       operstate: str(o, 'operstate') ?? '',
       addresses: addrs
         .filter((a) => a.family === 'inet' || a.family === 'inet6')
-        .map((a) => ({ family: a.family === 'inet' ? 4 : 6, local: canonicalIp(str(a, 'local') ?? '') ?? '', prefixlen: Number(a.prefixlen), scope: str(a, 'scope') ?? '' })),
+        .map((a) => ({
+          family: a.family === 'inet' ? 4 : 6,
+          local: canonicalIp(str(a, 'local') ?? '') ?? '',
+          prefixlen: Number(a.prefixlen),
+          scope: str(a, 'scope') ?? '',
+          broadcast: str(a, 'broadcast'),
+          label: str(a, 'label'),
+          secondary: a.secondary === true,
+          dynamic: a.dynamic === true,
+          flags: ADD_FLAGS.filter((f) => a[f] === true),
+        })),
     };
   });
 }
@@ -83,6 +107,8 @@ export function parseRoutes(rows: unknown[], family: 4 | 6): RouteState[] {
       scope: str(o, 'scope'),
       prefsrc: str(o, 'prefsrc'),
       metric: typeof o.metric === 'number' ? o.metric : null,
+      type: str(o, 'type'),
+      onlink: Array.isArray(o.flags) && (o.flags as unknown[]).includes('onlink'),
     };
   });
 }

@@ -6,20 +6,9 @@ import { command } from '../../mechanism.js';
 import { ipAddress, params } from '../../params.js';
 import { describeRoute, readNet, requireLink, type NetState, type RouteState } from './ip-state.js';
 import { interfaceName, networkCidr, routeDestination } from './params.js';
-import { famFlag, family, refuseLoopback, RUNTIME_ONLY } from './runtime-change.js';
-import { noRollback } from '../../rollback.js';
-
-/** `ip route add|del` arguments describing one route exactly as the kernel holds it. */
-function routeArgs(verb: 'add' | 'del', r: Pick<RouteState, 'family' | 'dst' | 'gateway' | 'dev' | 'protocol' | 'scope' | 'prefsrc' | 'metric'>): string[] {
-  const args = [famFlag(r.family), 'route', verb, r.dst];
-  if (r.gateway) args.push('via', r.gateway);
-  if (r.dev) args.push('dev', r.dev);
-  if (r.protocol) args.push('proto', r.protocol);
-  if (r.scope) args.push('scope', r.scope);
-  if (r.prefsrc) args.push('src', r.prefsrc);
-  if (r.metric !== null) args.push('metric', String(r.metric));
-  return args;
-}
+import { family, refuseLoopback, RUNTIME_ONLY } from './runtime-change.js';
+import { exact } from '../../rollback.js';
+import { requireRestorable, routeArgs, routeProbe } from './ip-restore.js';
 
 export const addRoute = action({
   name: 'AddRoute',
@@ -27,7 +16,8 @@ export const addRoute = action({
   description: `Add a route to a network through a gateway and/or an interface with ip route add (a default route only when there is none); ${RUNTIME_ONLY}.`,
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // ip route del takes out the route it added; the routes to that destination read as before.
+  rollback: exact((p) => [routeProbe(routeFamily(p), p.destination)]),
   runsPrograms: false,
   params: params({ destination: routeDestination, via: ipAddress.optional(), dev: interfaceName.optional() }),
   files: [],
@@ -59,7 +49,7 @@ export const addRoute = action({
 
 const routeFamily = (p: { destination: string; via?: string | undefined }): 4 | 6 =>
   p.destination !== 'default' ? parseCidr(p.destination)!.family : p.via ? family(p.via) : 4;
-const newRoute = (p: { destination: string; via?: string | undefined; dev?: string | undefined }) => ({
+const newRoute = (p: { destination: string; via?: string | undefined; dev?: string | undefined }): RouteState => ({
   family: routeFamily(p),
   dst: p.destination,
   gateway: p.via ? canonicalIp(p.via) : null,
@@ -68,6 +58,8 @@ const newRoute = (p: { destination: string; via?: string | undefined; dev?: stri
   scope: null,
   prefsrc: null,
   metric: null,
+  type: null,
+  onlink: false,
 });
 const newRouteArgs = (verb: 'add' | 'del', p: { destination: string; via?: string | undefined; dev?: string | undefined }) => routeArgs(verb, newRoute(p));
 
@@ -81,7 +73,8 @@ export const removeRoute = action({
   description: `Remove one route from the main table with ip route del (never a default route); ${RUNTIME_ONLY}.`,
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // The undo adds the route back as read: gateway, interface, protocol, scope, source, metric, type.
+  rollback: exact((p) => [routeProbe(parseCidr(p.destination)!.family, p.destination)]),
   runsPrograms: false,
   params: params({ destination: networkCidr, dev: interfaceName.optional() }),
   files: [],
@@ -92,6 +85,7 @@ export const removeRoute = action({
     const found = matchingRoutes(net, p);
     if (found.length === 0) return unchanged(`there is no route to ${p.destination}${p.dev ? ` on ${p.dev}` : ''}`);
     if (found.length > 1) throw new AirlockError('validation', 'route_ambiguous', `there are ${found.length} routes to ${p.destination}: ${found.map(describeRoute).join('; ')}`, 'name the interface (dev)');
+    requireRestorable(`removing the route to ${p.destination}`, found);
   },
   preview: (p, net) => {
     const r = matchingRoutes(net, p)[0]!;
