@@ -24,11 +24,17 @@ function aptHost(opts: {
   installed?: Record<string, [string, string, 'yes' | 'no', string]>;
   candidates?: Record<string, string | null>;
   simulate?: (verb: string, spec: string) => CommandOutput;
+  /** Packages apt-mark showauto lists. */
+  auto?: string[];
+  /** .deb files in apt's archive cache. */
+  debs?: string[];
 }) {
   const installed = opts.installed ?? {};
   const candidates = opts.candidates ?? {};
-  return new FixtureHost({}, (program: ProgramName, args: string[]) => {
+  return new FixtureHost(Object.fromEntries((opts.debs ?? []).map((d) => [d, 'a .deb'])), (program: ProgramName, args: string[]) => {
     const operands = args.slice(args.indexOf('--') + 1);
+    if (program === 'dpkg' && args[0] === '--print-architecture') return ok('amd64\n');
+    if (program === 'apt-mark' && args[0] === 'showauto') return ok(operands.filter((n) => opts.auto?.includes(n)).map((n) => `${n}\n`).join(''));
     if (program === 'dpkg-query') {
       const lines = operands.filter((n) => installed[n]).map((n) => {
         const [v, want, ess, prio] = installed[n]!;
@@ -149,19 +155,57 @@ test('InstallPackage pins the previewed candidate and never removes', async () =
     simulate: () => ok('Inst libtext-charwidth-perl (0.04-11 Debian [amd64])\nInst cowsay (3.03+dfsg2-8 Debian [all])\n'),
   });
   const { steps, preview } = await run('InstallPackage', { package: 'cowsay' }, host);
-  assert.deepEqual(steps, [
-    {
-      kind: 'command',
-      program: 'apt-get',
-      args: ['install', '-y', '--no-install-recommends', '--no-remove', '-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0', '--', 'cowsay=3.03+dfsg2-8'],
-      resource: 'dpkg',
-      timeoutMs: 600_000,
-    },
-  ]);
+  assert.deepEqual(steps, [{ ...INSTALL_COWSAY, undo: { kind: 'command', program: 'dpkg', args: ['--purge', '--', 'libtext-charwidth-perl', 'cowsay'], resource: 'dpkg', timeoutMs: 600_000 } }]);
   assert.deepEqual((preview.change as { install: string[] }).install, ['libtext-charwidth-perl 0.04-11', 'cowsay 3.03+dfsg2-8']);
   assert.match(preview.summary, /cowsay 3\.03\+dfsg2-8 with 1 new dependency/);
   // The simulation used the same options and the same pinned spec.
   assert.ok(host.calls.some(([p, a]) => p === 'apt-get' && a.join(' ') === '-s install --no-install-recommends --no-remove -- cowsay=3.03+dfsg2-8'));
+});
+
+const INSTALL_COWSAY = {
+  kind: 'command',
+  program: 'apt-get',
+  args: ['install', '-y', '--no-install-recommends', '--no-remove', '-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0', '--', 'cowsay=3.03+dfsg2-8'],
+  resource: 'dpkg',
+  timeoutMs: 600_000,
+};
+const PKG_LINE = '--showformat=${Package}:${Architecture} ${Version} ${db:Status-Abbrev}\\n';
+const reinstall = (...debs: string[]) => ({ kind: 'command', program: 'dpkg', args: ['--force-confdef', '--force-confold', '--install', '--', ...debs], paths: debs, resource: 'dpkg', timeoutMs: 600_000 });
+
+test('InstallPackage is undone by purging what it added and installing again what it upgraded, from the .deb apt kept', async () => {
+  const a = byName('InstallPackage');
+  assert.equal(a.readOnly, false);
+  assert.deepEqual(a.readOnly ? null : { class: a.rollback.class, inverse: a.rollback.class === 'compensating' ? a.rollback.inverse : null }, { class: 'compensating', inverse: 'PurgePackage' });
+  const sim = 'Inst libssl3 [3.0.1] (3.0.2 Debian [amd64])\nInst libtext-charwidth-perl (0.04-11 Debian [amd64])\nInst cowsay (3.03+dfsg2-8 Debian [all])\n';
+  const deb = '/var/cache/apt/archives/libssl3_3.0.1_amd64.deb';
+  const host = aptHost({ installed: { libssl3: ['3.0.1', 'install', 'no', 'optional'] }, candidates: { cowsay: '3.03+dfsg2-8' }, simulate: () => ok(sim), debs: [deb] });
+  const { steps, preview } = await run('InstallPackage', { package: 'cowsay' }, host);
+  // The downgrade is the undo of a step before the install, so it runs after the purge (undos go last step first).
+  assert.deepEqual(steps, [
+    { kind: 'command', program: 'dpkg-query', args: ['-W', PKG_LINE, '--', 'libssl3'], okCodes: [0, 1], undo: reinstall(deb) },
+    { ...INSTALL_COWSAY, undo: { kind: 'command', program: 'dpkg', args: ['--purge', '--', 'libtext-charwidth-perl', 'cowsay'], resource: 'dpkg', timeoutMs: 600_000 } },
+  ]);
+  assert.doesNotMatch(preview.warnings!.join('\n'), /revert/);
+  // Its probes: dpkg's line and apt's mark of every package it adds or upgrades.
+  const cur = await a.current({ package: 'cowsay' }, host);
+  assert.deepEqual(a.readOnly ? [] : a.rollback.class !== 'none' && a.rollback.state!({ package: 'cowsay' }, cur), [
+    { program: 'dpkg-query', args: ['-W', PKG_LINE, '--', 'cowsay', 'libssl3', 'libtext-charwidth-perl'] },
+    { program: 'apt-mark', args: ['showauto', '--', 'cowsay', 'libssl3', 'libtext-charwidth-perl'] },
+    // the .deb its undo installs: deleted since, the revert is refused as drifted
+    { program: 'ls', args: ['-1', '--', deb] },
+  ]);
+
+  // The former libssl3 is no longer in apt's cache: no undo, and the preview says so.
+  const lost = await run('InstallPackage', { package: 'cowsay' }, aptHost({ installed: { libssl3: ['3.0.1', 'install', 'no', 'optional'] }, candidates: { cowsay: '3.03+dfsg2-8' }, simulate: () => ok(sim) }));
+  assert.deepEqual(lost.steps, [INSTALL_COWSAY]);
+  assert.match(lost.preview.warnings!.join('\n'), /a revert will not be possible: apt no longer has the \.deb of libssl3 3\.0\.1/);
+
+  // dpkg still has an entry for a package it adds (here the fixture's, as for configuration files a removal left):
+  // a purge would not leave that entry as it is, so there is no undo.
+  const known = aptHost({ installed: { 'libtext-charwidth-perl': ['0.04-10', 'deinstall', 'no', 'optional'] }, candidates: { cowsay: '3.03+dfsg2-8' }, simulate: () => ok('Inst libtext-charwidth-perl (0.04-11 Debian [amd64])\nInst cowsay (3.03+dfsg2-8 Debian [all])\n') });
+  const left = await run('InstallPackage', { package: 'cowsay' }, known);
+  assert.deepEqual(left.steps, [INSTALL_COWSAY]);
+  assert.match(left.preview.warnings!.join('\n'), /a revert will not be possible: dpkg still has libtext-charwidth-perl \(installed 0\.04-10\)/);
 });
 
 test('InstallPackage refusals', async () => {
@@ -179,19 +223,20 @@ test('InstallPackage refusals', async () => {
   assert.equal((await refusal('InstallPackage', { package: 'weird' }, odd)).code, 'odd_version');
 });
 
+const REMOVE_HELLO = {
+  kind: 'command',
+  program: 'apt-get',
+  args: ['remove', '-y', '-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0', '--', 'hello=2.10-3'],
+  resource: 'dpkg',
+  timeoutMs: 600_000,
+};
+
 test('RemovePackage pins the installed version and refuses protected, essential and required packages, also as consequences', async () => {
   const host = aptHost({ installed: { hello: ['2.10-3', 'install', 'no', 'optional'] }, simulate: () => ok('Remv hello [2.10-3]\n') });
   const { steps, preview } = await run('RemovePackage', { package: 'hello' }, host);
-  assert.deepEqual(steps, [
-    {
-      kind: 'command',
-      program: 'apt-get',
-      args: ['remove', '-y', '-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0', '--', 'hello=2.10-3'],
-      resource: 'dpkg',
-      timeoutMs: 600_000,
-    },
-  ]);
+  assert.deepEqual(steps, [REMOVE_HELLO]);
   assert.deepEqual((preview.change as { remove: string[] }).remove, ['hello 2.10-3']);
+  assert.match(preview.warnings!.join('\n'), /a revert will not be possible: apt no longer has the \.deb of hello 2\.10-3 in \/var\/cache\/apt\/archives/);
 
   for (const name of PROTECTED_PACKAGES) {
     const h = aptHost({ installed: { [name]: ['1.0', 'install', 'no', 'optional'] }, simulate: () => ok(`Remv ${name} [1.0]\n`) });
@@ -219,6 +264,42 @@ test('RemovePackage pins the installed version and refuses protected, essential 
   assert.equal((await refusal('RemovePackage', { package: 'hello' }, held)).code, 'held');
 });
 
+test('RemovePackage is undone by installing the removed versions again from the .deb apt kept, then their automatic marks', async () => {
+  const a = byName('RemovePackage');
+  assert.equal(!a.readOnly && a.rollback.class, 'exact');
+  const hello = '/var/cache/apt/archives/hello_2.10-3_amd64.deb';
+  const kept = aptHost({ installed: { hello: ['2.10-3', 'install', 'no', 'optional'] }, simulate: () => ok('Remv hello [2.10-3]\n'), debs: [hello] });
+  const { steps, preview } = await run('RemovePackage', { package: 'hello' }, kept);
+  assert.deepEqual(steps, [{ ...REMOVE_HELLO, undo: reinstall(hello) }]);
+  assert.doesNotMatch(preview.warnings!.join('\n'), /revert/);
+  const cur = await a.current({ package: 'hello' }, kept);
+  assert.deepEqual(!a.readOnly && a.rollback.class !== 'none' && a.rollback.state!({ package: 'hello' }, cur), [
+    { program: 'dpkg-query', args: ['-W', PKG_LINE, '--', 'hello'] },
+    { program: 'apt-mark', args: ['showauto', '--', 'hello'] },
+    { program: 'ls', args: ['-1', '--', hello] },
+  ]);
+
+  // A dependent apt installed automatically goes too: its mark is set again after the reinstall, by the undo of a step before.
+  const debs = ['/var/cache/apt/archives/libfoo_1%3a1.2-1_amd64.deb', '/var/cache/apt/archives/foo-data_3_amd64.deb'];
+  const dependents = aptHost({
+    installed: { libfoo: ['1:1.2-1', 'install', 'no', 'optional'], 'foo-data': ['3', 'install', 'no', 'optional'] },
+    simulate: () => ok('Remv foo-data [3]\nRemv libfoo [1:1.2-1]\n'),
+    auto: ['foo-data'],
+    debs,
+  });
+  const both = await run('RemovePackage', { package: 'libfoo' }, dependents);
+  assert.deepEqual(both.steps, [
+    { kind: 'command', program: 'apt-mark', args: ['showauto', '--', 'foo-data'], undo: { kind: 'command', program: 'apt-mark', args: ['auto', '--', 'foo-data'], resource: 'dpkg' } },
+    { ...REMOVE_HELLO, args: [...REMOVE_HELLO.args.slice(0, -1), 'libfoo=1:1.2-1'], undo: reinstall(debs[1]!, debs[0]!) },
+  ]);
+});
+
+test('AptUpdate cannot be undone, and says why', () => {
+  const a = byName('AptUpdate');
+  assert.ok(!a.readOnly && a.rollback.class === 'none');
+  assert.match(!a.readOnly && a.rollback.class === 'none' ? a.rollback.reason : '', /lists/);
+});
+
 test('Hold and Unhold use apt-mark with the opposite as undo; a no-op is no change', async () => {
   const free = aptHost({ installed: { hello: ['2.10-3', 'install', 'no', 'optional'] } });
   const hold = { kind: 'command', program: 'apt-mark', args: ['hold', '--', 'hello'], resource: 'dpkg' };
@@ -229,7 +310,12 @@ test('Hold and Unhold use apt-mark with the opposite as undo; a no-op is no chan
   assert.deepEqual((await run('UnholdPackage', { package: 'hello' }, held)).steps, [{ ...unhold, undo: hold }]);
   await assertNoChange(run('HoldPackage', { package: 'hello' }, held), /already/);
   assert.equal((await refusal('HoldPackage', { package: 'hello' }, aptHost({}))).code, 'not_installed');
-  for (const n of ['HoldPackage', 'UnholdPackage']) assert.equal(byName(n).rollback, true);
+  // The probe reads dpkg's line for the package: its selection (h for hold, i for install) comes first.
+  for (const n of ['HoldPackage', 'UnholdPackage']) {
+    const a = byName(n);
+    assert.ok(!a.readOnly && a.rollback.class === 'exact', n);
+    assert.deepEqual(!a.readOnly && a.rollback.class === 'exact' && a.rollback.state!({ package: 'hello' }, {}), [{ program: 'dpkg-query', args: ['-W', PKG_LINE, '--', 'hello'] }]);
+  }
 });
 
 test('read actions: exact names only, fixed argv', async () => {

@@ -69,11 +69,19 @@ function aptHost(
     aptConfig?: string;
     ls?: Record<string, string[]>;
     newer?: (a: string, b: string) => boolean;
+    /** Packages apt-mark showauto lists. */
+    auto?: string[];
+    /** .deb files in apt's archive cache. */
+    debs?: string[];
   } = {},
 ) {
-  return new FixtureHost(opts.tree ?? {}, (program: ProgramName, args: string[]) => {
+  const tree = { ...(opts.tree ?? {}), ...Object.fromEntries((opts.debs ?? []).map((d) => [d, 'a .deb'])) };
+  return new FixtureHost(tree, (program: ProgramName, args: string[]) => {
     const operands = args.slice(args.indexOf('--') + 1);
     switch (program) {
+      case 'apt-mark':
+        if (args[0] === 'showauto') return ok(operands.filter((n) => opts.auto?.includes(n)).map((n) => `${n}\n`).join(''));
+        break;
       case 'dpkg-query': {
         const lines = operands.flatMap((n) => {
           const r = opts.dpkg?.[n];
@@ -101,6 +109,7 @@ function aptHost(
       }
       case 'dpkg':
         if (args[0] === '--compare-versions') return { code: opts.newer?.(args[1]!, args[3]!) ? 0 : 1, stdout: '', stderr: '' };
+        if (args[0] === '--print-architecture') return ok('amd64\n');
         break;
     }
     return { code: 127, stdout: '', stderr: `unscripted ${program} ${args.join(' ')}` };
@@ -333,6 +342,51 @@ test('UpgradeAll: the previewed list is the change, plain upgrade with new and r
   assert.equal((await refusal('UpgradeAll', {}, aptHost({ sim: { upgrade: ok('Inst a [1] (2 x)\nRemv b [1]\n') } }))).code, 'unexpected_changes');
   const reboot = await run('UpgradeAll', {}, aptHost({ sim: { upgrade: ok('Inst libc6 [2.36-9] (2.36-9+deb12u1 x)\n') } }));
   assert.match(reboot.preview.warnings!.join(), /libc6 only take full effect after a reboot/);
+});
+
+const PKG_LINE = '--showformat=${Package}:${Architecture} ${Version} ${db:Status-Abbrev}\\n';
+const reinstall = (...debs: string[]) => ({ kind: 'command', program: 'dpkg', args: ['--force-confdef', '--force-confold', '--install', '--', ...debs], paths: debs, resource: 'dpkg', timeoutMs: 600_000 });
+const probesOf = (name: string, cur: unknown) => {
+  const a = byName(name);
+  return !a.readOnly && a.rollback.class !== 'none' ? a.rollback.state!({}, cur) : null;
+};
+
+test('UpgradeAll and Autoremove are undone from the .deb files apt kept of the versions they replace, or say a revert will not be possible', async () => {
+  const sim = 'Inst kitty-terminfo [0.26.5-5] (0.26.5-5+deb12u1 Debian-Security:12/oldstable-security [all])\n';
+  const dpkg = { 'kitty-terminfo': { version: '0.26.5-5' } };
+  const h = aptHost({ sim: { upgrade: ok(sim) }, dpkg, debs: ['/var/cache/apt/archives/kitty-terminfo_0.26.5-5_amd64.deb'] });
+  const up = await run('UpgradeAll', {}, h);
+  const opts = ['-o', 'APT::Get::Upgrade-Allow-New=false', '-o', 'APT::Get::AutomaticRemove=false', '--no-remove'];
+  // An upgrade keeps apt's marks, and so does dpkg putting the former version back: no step for them.
+  assert.deepEqual(up.steps, [{ kind: 'command', program: 'apt-get', args: ['upgrade', '-y', ...opts, ...DPKG], resource: 'dpkg', timeoutMs: 1_800_000, undo: reinstall('/var/cache/apt/archives/kitty-terminfo_0.26.5-5_amd64.deb') }]);
+  assert.doesNotMatch(up.preview.warnings!.join('\n'), /revert/);
+  assert.deepEqual(probesOf('UpgradeAll', up.cur), [
+    { program: 'dpkg-query', args: ['-W', PKG_LINE, '--', 'kitty-terminfo'] },
+    { program: 'apt-mark', args: ['showauto', '--', 'kitty-terminfo'] },
+    { program: 'ls', args: ['-1', '--', '/var/cache/apt/archives/kitty-terminfo_0.26.5-5_amd64.deb'] },
+  ]);
+  const lost = await run('UpgradeAll', {}, aptHost({ sim: { upgrade: ok(sim) }, dpkg }));
+  assert.equal((lost.steps[0] as { undo?: unknown }).undo, undefined);
+  assert.match(lost.preview.warnings!.join('\n'), /a revert will not be possible: apt no longer has the \.deb of kitty-terminfo 0\.26\.5-5/);
+
+  // Autoremove: every package it removes was installed as a dependency; the mark is set again after the reinstall.
+  const lib = '/var/cache/apt/archives/libfstrcmp0_0.7.D001-3_amd64.deb';
+  const auto = await run('Autoremove', {}, aptHost({ dpkg: { libfstrcmp0: { version: '0.7.D001-3' } }, sim: { autoremove: ok('Remv libfstrcmp0 [0.7.D001-3]\n') }, auto: ['libfstrcmp0'], debs: [lib] }));
+  assert.deepEqual(auto.steps, [
+    { kind: 'command', program: 'apt-mark', args: ['showauto', '--', 'libfstrcmp0'], undo: { kind: 'command', program: 'apt-mark', args: ['auto', '--', 'libfstrcmp0'], resource: 'dpkg' } },
+    { kind: 'command', program: 'apt-get', args: ['autoremove', '-y', ...DPKG], resource: 'dpkg', timeoutMs: 600_000, undo: reinstall(lib) },
+  ]);
+  assert.deepEqual(probesOf('Autoremove', auto.cur), [
+    { program: 'dpkg-query', args: ['-W', PKG_LINE, '--', 'libfstrcmp0'] },
+    { program: 'apt-mark', args: ['showauto', '--', 'libfstrcmp0'] },
+    { program: 'ls', args: ['-1', '--', lib] },
+  ]);
+});
+
+test('PurgePackage cannot be undone, and says why', () => {
+  const purge = byName('PurgePackage');
+  assert.ok(!purge.readOnly && purge.rollback.class === 'none');
+  assert.match(!purge.readOnly && purge.rollback.class === 'none' ? purge.rollback.reason : '', /configuration files/);
 });
 
 test('Autoremove: the removal set is the change; protected, essential and required packages refuse it', async () => {

@@ -6,6 +6,10 @@ import { packageName, params } from '../../params.js';
 import { dpkgEntries } from '../../lib/apt.js';
 import { installedVersion, isHeld, isInstalled } from './manager.js';
 import { exact } from '../../rollback.js';
+import { packageProbes } from './undo.js';
+
+/** dpkg's line for the package: its selection (hold or install) is the first letter of its status. */
+const selection = exact(({ package: name }: { package: string }) => packageProbes([name]).slice(0, 1));
 
 const mark = (verb: 'hold' | 'unhold', name: string) => command('apt-mark', [verb, '--', name], { resource: 'dpkg' });
 
@@ -14,7 +18,7 @@ export const holdPackage = action({
   family: 'packages',
   description: 'Put an installed package on hold so upgrades leave it at its current version (apt; dnf would need its versionlock plugin).',
   risk: 'medium',
-  rollback: exact(),
+  rollback: selection,
   readOnly: false,
   runsPrograms: false,
   params: params({ package: packageName }),
@@ -38,7 +42,7 @@ export const unholdPackage = action({
   family: 'packages',
   description: 'Release a held package so upgrades may change it again (apt).',
   risk: 'medium',
-  rollback: exact(),
+  rollback: selection,
   readOnly: false,
   runsPrograms: false,
   params: params({ package: packageName }),

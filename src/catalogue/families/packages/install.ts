@@ -4,10 +4,12 @@ import { action, ALL_PLATFORMS, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { ARCH } from '../../lib/dnf.js';
-import { anyPackageName, APT_TIMEOUT_MS, DNF_INSTALL_OPTS, DPKG_NONINTERACTIVE, INSTALL_OPTS, installedVersion, isInstalled, list, requireVersion, stepsFor } from './manager.js';
+import { anyPackageName, APT_TIMEOUT_MS, DNF_INSTALL_OPTS, DPKG_NONINTERACTIVE, INSTALL_OPTS, installedVersion, isInstalled, list, requireVersion, stepsFor, type PackageManager } from './manager.js';
 import { simulate } from './plans.js';
+import type { Simulation } from '../../lib/apt.js';
 import { packageState, requireKnown } from './state.js';
-import { noRollback } from '../../rollback.js';
+import { compensating } from '../../rollback.js';
+import { debProbes, installUndo, packageProbes, withInstallUndo, type InstallUndo } from './undo.js';
 
 export const installPackage = action({
   name: 'InstallPackage',
@@ -15,7 +17,13 @@ export const installPackage = action({
   description: 'Install one package at its current candidate version, with its dependencies but without recommends (weak dependencies), never removing anything.',
   risk: 'medium',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // Undone by purging what it added (dpkg --purge, as PurgePackage does) and installing again the former versions
+  // of what it upgraded: dpkg reads as before, but what the maintainer scripts did beyond the packages' files
+  // (a system user made, a service started) is equivalent, not undone byte for byte.
+  rollback: compensating('PurgePackage', (_p: unknown, cur: { manager: PackageManager; sim: Simulation | null; undo: InstallUndo | null }) => [
+    ...packageProbes(cur.sim ? [...cur.sim.install, ...cur.sim.upgrade].map((p) => p.name) : [], cur.manager),
+    ...debProbes(cur.undo?.upgraded ?? []),
+  ]),
   runsPrograms: true,
   platforms: ALL_PLATFORMS,
   params: params({ package: anyPackageName }),
@@ -28,7 +36,9 @@ export const installPackage = action({
     if (cur.candidateArch !== null && !ARCH.test(cur.candidateArch)) throw new AirlockError('execution', 'odd_arch', `dnf reports architecture ${JSON.stringify(cur.candidateArch)} for ${name}`);
     // dnf: only the package itself is known before it runs (see ./manager.ts).
     const sim = !version ? null : cur.manager === 'apt' ? await simulate(host, 'install', INSTALL_OPTS, `${name}=${version}`) : { install: [{ name, version }], upgrade: [], remove: [] };
-    return { ...cur, version, sim };
+    // What its undo needs (./undo.ts); dnf keeps no copy of what it replaces, so there it has none.
+    const undo = sim && cur.manager === 'apt' ? await installUndo(host, sim) : null;
+    return { ...cur, version, sim, undo };
   },
   check: ({ package: name }, cur) => {
     requireKnown(cur);
@@ -54,12 +64,13 @@ export const installPackage = action({
       warnings: [
         ...(sim.upgrade.length ? [`also upgrades ${sim.upgrade.length} installed package(s) the new ones need`] : []),
         ...(cur.manager === 'dnf' ? ['dnf resolves the dependencies when it runs: packages it adds for them are not listed here; it removes none to make room (no --allowerasing)'] : []),
+        ...(cur.manager === 'dnf' ? ['a revert will not be possible: Airlock undoes installs with dpkg only'] : cur.undo?.impossible ? [cur.undo.impossible] : []),
       ],
     };
   },
   mechanism: ({ package: name }, cur) =>
     stepsFor(cur.manager, {
-      apt: () => [command('apt-get', ['install', '-y', ...INSTALL_OPTS, ...DPKG_NONINTERACTIVE, '--', `${name}=${cur.version}`], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
+      apt: () => withInstallUndo(command('apt-get', ['install', '-y', ...INSTALL_OPTS, ...DPKG_NONINTERACTIVE, '--', `${name}=${cur.version}`], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS }), cur.undo!),
       dnf: () => [command('dnf', ['install', '-y', ...DNF_INSTALL_OPTS, `${name}-${cur.version}.${cur.candidateArch}`], { timeoutMs: APT_TIMEOUT_MS })],
     }),
   effects: ({ package: name }) => [{ kind: 'package', package: name }],

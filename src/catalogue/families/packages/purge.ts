@@ -15,7 +15,7 @@ export const purgePackage = action({
   description: 'Remove one package and delete its configuration files (apt-get purge), or delete what a removed package left behind; same refusals as RemovePackage.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  rollback: noRollback('purging deletes the packages\' configuration files, an administrator\'s edits included, and what their purge scripts clean up; Airlock keeps no copy of them, so they cannot be put back'),
   runsPrograms: false,
   params: params({ package: packageName }),
   files: [],

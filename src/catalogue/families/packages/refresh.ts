@@ -14,7 +14,7 @@ export const aptUpdate = action({
   description: "Refresh the package lists from the configured repositories (apt-get update; on Fedora and RHEL, dnf makecache --refresh).",
   risk: 'medium',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  rollback: noRollback('the package lists are replaced by what the repositories publish now; Airlock keeps no copy of the former lists, and the archive no longer serves them'),
   runsPrograms: true,
   platforms: ALL_PLATFORMS,
   params: params({}),

@@ -4,10 +4,11 @@ import { action, ALL_PLATFORMS, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
 import type { Simulation } from '../../lib/apt.js';
-import { anyPackageName, APT_TIMEOUT_MS, DPKG_NONINTERACTIVE, installedEntries, installedVersion, isHeld, list, PROTECTED, protectedSelf, requireVersion, stepsFor } from './manager.js';
+import { anyPackageName, APT_TIMEOUT_MS, DPKG_NONINTERACTIVE, installedEntries, installedVersion, isHeld, list, PROTECTED, protectedSelf, requireVersion, stepsFor, type PackageManager } from './manager.js';
 import { dnfDependents, simulate } from './plans.js';
 import { installedState } from './state.js';
-import { noRollback } from '../../rollback.js';
+import { exact } from '../../rollback.js';
+import { debProbes, notRestorable, packageProbes, previousPackages, withReinstallUndo, type PreviousPackage } from './undo.js';
 
 export const removePackage = action({
   name: 'RemovePackage',
@@ -15,7 +16,8 @@ export const removePackage = action({
   description: 'Remove one installed package (configuration files stay) and what requires it; refuses essential, required and protected packages, also as a consequence.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // Undone by installing again, with dpkg, the very .deb files apt kept of the versions it removes (./undo.ts).
+  rollback: exact((_p: unknown, cur: { manager: PackageManager; sim: Simulation | null; previous: PreviousPackage[] }) => [...packageProbes((cur.sim?.remove ?? []).map((p) => p.name), cur.manager), ...debProbes(cur.previous)]),
   runsPrograms: false,
   platforms: ALL_PLATFORMS,
   params: params({ package: anyPackageName }),
@@ -30,7 +32,9 @@ export const removePackage = action({
     const sim = version && !protectedSelf(name, dpkg, manager) ? await plan(requireVersion(name, version, manager)) : null;
     // Everything that would go, as the package database describes it (essential flag, priority).
     const removed = sim ? await installedEntries(host, manager, [...new Set(sim.remove.map((p) => p.name))]) : [];
-    return { name, manager, dpkg, version, sim, removed };
+    // What its undo needs: each one's .deb and automatic mark (dnf keeps no copy of what it removes).
+    const previous: PreviousPackage[] = sim && manager === 'apt' ? await previousPackages(host, sim.remove) : [];
+    return { name, manager, dpkg, version, sim, removed, previous };
   },
   check: ({ package: name }, cur) => {
     if (!cur.version) return unchanged(`${name} is not installed`);
@@ -55,13 +59,14 @@ export const removePackage = action({
       warnings: [
         ...(also.length ? [`also removes ${also.map((p) => p.name).join(', ')}`] : []),
         ...(important.length ? [`removes priority-important package(s): ${important.join(', ')}`] : []),
+        ...(cur.manager === 'dnf' ? ['a revert will not be possible: dnf keeps no copy of the packages it removes'] : notRestorable(cur.previous) ? [notRestorable(cur.previous)!] : []),
       ],
     };
   },
   // Pinned to the installed version: the name is exact, never a pattern the manager could widen.
   mechanism: ({ package: name }, cur) =>
     stepsFor(cur.manager, {
-      apt: () => [command('apt-get', ['remove', '-y', ...DPKG_NONINTERACTIVE, '--', `${name}=${cur.version}`], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
+      apt: () => withReinstallUndo(command('apt-get', ['remove', '-y', ...DPKG_NONINTERACTIVE, '--', `${name}=${cur.version}`], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS }), cur.previous, { removes: true }),
       // Dependencies nothing else needs stay installed, as with apt-get remove (Autoremove takes them).
       dnf: () => [command('dnf', ['remove', '-y', '--setopt=clean_requirements_on_remove=False', `${name}-${cur.version}`], { timeoutMs: APT_TIMEOUT_MS })],
     }),

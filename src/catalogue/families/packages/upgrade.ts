@@ -12,7 +12,9 @@ import type { DpkgEntry } from '../../lib/apt.js';
 import { nevraSpec } from '../../lib/dnf.js';
 import { APT_TIMEOUT_MS, DNF_INSTALL_OPTS, DPKG_NONINTERACTIVE, installedEntries, list, protectedSelf, stepsFor, type PackageManager } from './manager.js';
 import { plan } from './plans.js';
-import { noRollback } from '../../rollback.js';
+import { exact } from '../../rollback.js';
+import { debProbes, notRestorable, packageProbes, previousPackages, withReinstallUndo, type PreviousPackage } from './undo.js';
+import type { Plan } from './plans.js';
 
 /**
  * Plain `upgrade`: never installs a new package and never removes one (both also forced off,
@@ -27,6 +29,10 @@ const NEEDS_REBOOT: Record<PackageManager, RegExp> = { apt: /^(linux-image-|libc
 /** dnf installs a new kernel next to the old ones rather than upgrading it, and removes the oldest beyond installonly_limit. */
 const KERNEL = /^kernel(-core)?$/;
 
+/** The preview's warning when the change will not be revertible: dnf keeps no copy of what it replaces, apt may have lost one. */
+const notRevertible = (manager: PackageManager, previous: readonly PreviousPackage[]): string[] =>
+  manager === 'dnf' ? ['a revert will not be possible: dnf keeps no copy of the versions it replaces'] : notRestorable(previous) ? [notRestorable(previous)!] : [];
+
 export const upgradeAll = action({
   name: 'UpgradeAll',
   family: 'packages',
@@ -34,13 +40,19 @@ export const upgradeAll = action({
     'Upgrade every installed package that has a newer candidate, exactly the list the preview shows (apt-get upgrade: nothing new installed, nothing removed; dnf upgrade of each build dnf check-update lists, installing what they need).',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // Undone by installing again, with dpkg, the .deb files apt kept of the versions it replaces (./undo.ts).
+  rollback: exact((_p: unknown, cur: Plan & { previous: PreviousPackage[] }) => [...packageProbes(cur.sim.upgrade.map((u) => u.name), cur.manager), ...debProbes(cur.previous)]),
   runsPrograms: true,
   platforms: ALL_PLATFORMS,
   params: params({}),
   files: [],
   example: {},
-  current: (_p, host) => plan(host, 'upgrade', UPGRADE_OPTS),
+  current: async (_p, host) => {
+    const p = await plan(host, 'upgrade', UPGRADE_OPTS);
+    // What its undo needs: the .deb of each version it replaces (dnf keeps no copy of them).
+    const previous: PreviousPackage[] = p.manager === 'apt' ? await previousPackages(host, p.sim.upgrade.map((u) => ({ name: u.name, version: u.from }))) : [];
+    return { ...p, previous };
+  },
   check: (_p, cur) => {
     if (cur.sim.upgrade.length === 0) {
       return unchanged(`no installed package has a newer candidate${cur.keptBack.length ? ` (kept back: ${cur.keptBack.join(', ')})` : ''}`);
@@ -69,13 +81,14 @@ export const upgradeAll = action({
         ...(reboot.length ? [`${reboot.join(', ')} only take full effect after a reboot`] : []),
         ...(cur.manager === 'dnf' ? ['dnf resolves the dependencies when it runs: new packages an upgrade needs are installed and not listed here; it removes none to make room (no --allowerasing)'] : []),
         ...(cur.manager === 'dnf' && names.some((n) => KERNEL.test(n)) ? ['a new kernel is installed next to the running one; dnf removes the oldest kernels beyond installonly_limit'] : []),
+        ...notRevertible(cur.manager, cur.previous),
       ],
     };
   },
   // dnf: exactly the previewed builds, by name-version-release.arch, so nothing else it offers comes along.
   mechanism: (_p, cur) =>
     stepsFor(cur.manager, {
-      apt: () => [command('apt-get', ['upgrade', '-y', ...UPGRADE_OPTS, ...DPKG_NONINTERACTIVE], { resource: 'dpkg', timeoutMs: UPGRADE_TIMEOUT_MS })],
+      apt: () => withReinstallUndo(command('apt-get', ['upgrade', '-y', ...UPGRADE_OPTS, ...DPKG_NONINTERACTIVE], { resource: 'dpkg', timeoutMs: UPGRADE_TIMEOUT_MS }), cur.previous, { removes: false }),
       dnf: () => [command('dnf', ['upgrade', '-y', ...DNF_INSTALL_OPTS, ...cur.builds.map(nevraSpec)], { timeoutMs: UPGRADE_TIMEOUT_MS })],
     }),
 });
@@ -86,7 +99,8 @@ export const autoremove = action({
   description: 'Remove the packages that were installed only as dependencies and are no longer needed (apt-get autoremove; dnf remove of each build dnf repoquery --unneeded lists), exactly the set the preview shows.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // Undone by installing again, with dpkg, the .deb files apt kept of the versions it removes, then marking them automatic again (./undo.ts).
+  rollback: exact((_p: unknown, cur: Plan & { previous: PreviousPackage[] }) => [...packageProbes(cur.sim.remove.map((p) => p.name), cur.manager), ...debProbes(cur.previous)]),
   runsPrograms: false,
   platforms: ALL_PLATFORMS,
   params: params({}),
@@ -95,7 +109,10 @@ export const autoremove = action({
   current: async (_p, host) => {
     const { manager, sim, builds } = await plan(host, 'autoremove', []);
     // The package database's description of each (dpkg: essential flag, priority), to refuse what must stay.
-    return { manager, sim, builds, removed: await installedEntries(host, manager, [...new Set(sim.remove.map((p) => p.name))]) };
+    const removed = await installedEntries(host, manager, [...new Set(sim.remove.map((p) => p.name))]);
+    // What its undo needs: each one's .deb and automatic mark (dnf keeps no copy of what it removes).
+    const previous: PreviousPackage[] = manager === 'apt' ? await previousPackages(host, sim.remove) : [];
+    return { manager, sim, builds, removed, previous };
   },
   check: (_p, cur) => {
     if (cur.sim.remove.length === 0) return unchanged('no package is unused: there is nothing to autoremove');
@@ -118,12 +135,12 @@ export const autoremove = action({
         ? { remove: list(cur.sim.remove), keeps: 'configuration files (no purge)' }
         : { remove: cur.builds.map(nevraSpec), keeps: 'configuration files an administrator changed (saved as .rpmsave)' },
     sideEffects: ['services shipped by the removed packages are stopped', `package ${cur.manager === 'apt' ? 'maintainer scripts' : 'scriptlets'} run as root`],
-    warnings: cur.removed.filter((e) => e.priority === 'important').map((e) => `removes priority-important package ${e.name}`),
+    warnings: [...cur.removed.filter((e) => e.priority === 'important').map((e) => `removes priority-important package ${e.name}`), ...notRevertible(cur.manager, cur.previous)],
   }),
   // dnf: exactly the previewed builds, and nothing they leave unneeded (clean_requirements_on_remove off): the set is closed anyway, since dnf lists a dependency only with all that needs it.
   mechanism: (_p, cur) =>
     stepsFor(cur.manager, {
-      apt: () => [command('apt-get', ['autoremove', '-y', ...DPKG_NONINTERACTIVE], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS })],
+      apt: () => withReinstallUndo(command('apt-get', ['autoremove', '-y', ...DPKG_NONINTERACTIVE], { resource: 'dpkg', timeoutMs: APT_TIMEOUT_MS }), cur.previous, { removes: true }),
       dnf: () => [command('dnf', ['remove', '-y', '--setopt=clean_requirements_on_remove=False', ...cur.builds.map(nevraSpec)], { timeoutMs: APT_TIMEOUT_MS })],
     }),
 });
