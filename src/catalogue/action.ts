@@ -156,6 +156,11 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
    * bound byte for byte. Absent: no rebuild, every byte is bound.
    */
   rebuildsAtExecute?: RebuildDeclaration;
+  /**
+   * The files this request may touch, read from its state, when they are not known before it is
+   * read: a revert's are the paths the reverted change wrote, as kept. Absent: `files`.
+   */
+  filesFrom?: (current: S) => readonly string[];
   /** Reads the real current state the preview shows and the mechanism builds on. */
   current: (params: P, host: Host) => Promise<S>;
   /**

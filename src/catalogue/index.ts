@@ -21,13 +21,10 @@ import { actions as ssh } from './families/ssh/index.js';
 import { actions as storage } from './families/storage/index.js';
 import { actions as system } from './families/system/index.js';
 import { actions as users } from './families/users/index.js';
-import { revertActions } from './families/revert/index.js';
+import { actions as revert } from './families/revert/index.js';
 
 /** Every family of FAMILIES, with its list: the type refuses a family left out. */
-const OTHERS = { system, services, users, ssh, packages, kernel, identity, network, files, privilege, firewall, logging, processes, scheduling, security, storage, containers };
-/** A revert puts back what any other change wrote: it may write their files, and no others. */
-const revert = revertActions([...new Set(Object.values(OTHERS).flatMap((list) => list.flatMap((a) => a.files)))]);
-const BY_FAMILY: Record<Family, readonly AnyAction[]> = { ...OTHERS, revert };
+const BY_FAMILY: Record<Family, readonly AnyAction[]> = { system, services, users, ssh, packages, kernel, identity, network, files, privilege, firewall, logging, processes, scheduling, security, storage, containers, revert };
 
 export const CATALOGUE: ReadonlyMap<string, AnyAction> = (() => {
   const map = new Map<string, AnyAction>();

@@ -97,18 +97,10 @@ test('the requester sees what is reverted, never the kept bytes', async () => {
   assert.match(shown, /\/etc\/hosts/);
 });
 
-test('a revert is a change that may rewrite any file another change may, and only those', () => {
-  const others = new Set([...CATALOGUE.values()].filter((a) => a.name !== 'RevertTransaction').flatMap((a) => a.files));
-  assert.deepEqual(new Set(revert.files), others);
-});
-
-test('a finished change keeps at most MAX_KEPT_BYTES of files for its revert, and says so beyond', () => {
-  const file = (n: number): KeptStep => ({ kind: 'file', path: '/etc/big', existed: true, content: 'x'.repeat(n), mode: 0o644, owner: { uid: 0, gid: 0 } });
-  const a = CATALOGUE.get('AddHostsEntry')!;
-  assert.equal(keptRevert(a, [file(MAX_KEPT_BYTES)], [], {}, {}).unavailable, undefined);
-  const over = keptRevert(a, [file(MAX_KEPT_BYTES), file(1)], [], {}, {});
-  assert.match(over.unavailable!, new RegExp(`${MAX_KEPT_BYTES + 1} bytes, over the ${MAX_KEPT_BYTES}`));
-  assert.deepEqual(over.kept, [], 'nothing of it is kept');
-  assert.match(keptRevert(a, null, [], {}, {}).unavailable!, /nothing undoes/);
-  assert.match(keptRevert(a, [], [], 'the state it touches could not be read before it: x', {}).unavailable!, /could not be read/);
+test('a revert may write the files the reverted change wrote, as kept, and no others', async () => {
+  const h = host();
+  h.finished.set(TX, await change(h));
+  const { cur } = await built(h);
+  assert.deepEqual(revert.files, []);
+  assert.deepEqual([...revert.filesFrom!(cur)].sort(), ['/etc/hosts', '/etc/new.conf']);
 });

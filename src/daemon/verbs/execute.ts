@@ -118,7 +118,7 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
     const unmasked = stored.unmask === true;
     // Clear output (an unmasking approval) comes in the result alone, never streamed.
     const live = stream && !unmasked ? new OutputStream(tx.id, stream) : undefined;
-    const run = await ctx.executor.runSteps(steps, a.files, bound.filesAsRead, live, { failAfterLast: !a.readOnly && ctx.injectFailure() });
+    const run = await ctx.executor.runSteps(steps, a.filesFrom?.(current) ?? a.files, bound.filesAsRead, live, { failAfterLast: !a.readOnly && ctx.injectFailure() });
     await live?.finish();
     const after = await probeAfter(probes, ctx.host);
     // A rollback is verified: the state must read as it did before the first step. A revert must leave the state before the change it reverts.

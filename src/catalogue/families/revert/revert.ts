@@ -40,31 +40,32 @@ function check(_p: unknown, { change, now }: Target): Unchanged | undefined {
   return change.kept.length === 0 ? unchanged(`${change.transactionId} left the state it found: there is nothing to undo`) : undefined;
 }
 
-export const revertTransaction = (files: readonly string[]) =>
-  action({
-    name: 'RevertTransaction',
-    family: 'revert',
-    description: 'Undo a finished change from the pre-state it kept: its files put back, its commands undone, last first. Refused when the host has drifted since.',
-    // The floor; a revert is previewed at the risk of the change it reverts (riskFrom), so a High change's revert is High.
-    risk: 'medium',
-    readOnly: false,
-    // The undos it runs are other actions' (a package put back runs its maintainer scripts).
-    runsPrograms: true,
-    // Its own failure rolls back like any change's; a revert of a revert redoes the change.
-    rollback: exact<{ transaction_id: string }, Target>((_p, t) => t.change.probes),
-    params: z.strictObject({ transaction_id: z.string().regex(/^tx_[0-9a-f]{24}$/, 'a transaction id, tx_ and 24 hex digits') }),
-    example: { transaction_id: 'tx_0123456789abcdef01234567' },
-    files: [...files],
-    current,
-    riskFrom: (t) => t.change.risk,
-    // The kept bytes are the approver's to see in the mechanism's diffs, not the requester's in the state.
-    shown: (t) => ({ transaction: t.change.transactionId, action: t.change.actionName, ...(t.change.stepActions.length ? { steps: t.change.stepActions } : {}), state: t.change.state, summary: t.change.summary, probes: t.change.probes.map(probeLabel) }),
-    check,
-    preview: (_p, t) => ({
-      summary: `Revert ${t.change.transactionId} (${t.change.actionName}: ${t.change.summary})`,
-      change: { reverts: t.change.transactionId, action: t.change.actionName, ...(t.change.stepActions.length ? { steps_in_reverse: [...t.change.stepActions].reverse() } : {}), restores: t.change.probes.map(probeLabel) },
-      sideEffects: ['undoes what that change did, last step first; what the host did since to the same state refuses it (drift)'],
-    }),
-    mechanism: (_p, t) => revertSteps(t.change.kept),
-    restores: (_p, t) => t.change.before,
-  });
+export const revertTransaction = action({
+  name: 'RevertTransaction',
+  family: 'revert',
+  description: 'Undo a finished change from the pre-state it kept: its files put back, its commands undone, last first. Refused when the host has drifted since.',
+  // The floor; a revert is previewed at the risk of the change it reverts (riskFrom), so a High change's revert is High.
+  risk: 'medium',
+  readOnly: false,
+  // The undos it runs are other actions' (a package put back runs its maintainer scripts).
+  runsPrograms: true,
+  // Its own failure rolls back like any change's; a revert of a revert redoes the change.
+  rollback: exact<{ transaction_id: string }, Target>((_p, t) => t.change.probes),
+  params: z.strictObject({ transaction_id: z.string().regex(/^tx_[0-9a-f]{24}$/, 'a transaction id, tx_ and 24 hex digits') }),
+  example: { transaction_id: 'tx_0123456789abcdef01234567' },
+  // What it writes is what the reverted change wrote, each path as kept (checked against that action's files when it ran).
+  files: [],
+  filesFrom: (t) => [...new Set(t.change.kept.flatMap((k) => (k.kind === 'file' ? [k.path] : [])))],
+  current,
+  riskFrom: (t) => t.change.risk,
+  // The kept bytes are the approver's to see in the mechanism's diffs, not the requester's in the state.
+  shown: (t) => ({ transaction: t.change.transactionId, action: t.change.actionName, ...(t.change.stepActions.length ? { steps: t.change.stepActions } : {}), state: t.change.state, summary: t.change.summary, probes: t.change.probes.map(probeLabel) }),
+  check,
+  preview: (_p, t) => ({
+    summary: `Revert ${t.change.transactionId} (${t.change.actionName}: ${t.change.summary})`,
+    change: { reverts: t.change.transactionId, action: t.change.actionName, ...(t.change.stepActions.length ? { steps_in_reverse: [...t.change.stepActions].reverse() } : {}), restores: t.change.probes.map(probeLabel) },
+    sideEffects: ['undoes what that change did, last step first; what the host did since to the same state refuses it (drift)'],
+  }),
+  mechanism: (_p, t) => revertSteps(t.change.kept),
+  restores: (_p, t) => t.change.before,
+});
