@@ -82,7 +82,7 @@ test('diagnostics actions keep their real family and are declared with the expec
   for (const a of actions) {
     assert.deepEqual([a.family, a.risk, a.readOnly], expected[a.name], a.name);
     assert.equal(a.reboot, false, a.name);
-    assert.equal(a.rollback, false, a.name);
+    assert.equal(a.rollback, undefined, a.name); // a read has nothing to undo
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
     assert.equal(a.params.safeParse({ ...a.example, extra: 1 }).success, false, `${a.name} refuses unknown keys`);
   }
