@@ -19,6 +19,7 @@ import * as sessions from '../../src/catalogue/families/users/sessions.js';
 import { today } from '../../src/catalogue/families/users/shadow.js';
 import type { CommandStep } from '../../src/catalogue/mechanism.js';
 import { gecos, userName } from '../../src/catalogue/params.js';
+import { rollbackAvailable } from '../../src/catalogue/rollback.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { actionRunner, assertNoChange, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
@@ -100,7 +101,8 @@ test('accounts actions are declared with their families, risk and flags', () => 
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
-    assert.deepEqual([a.family, a.risk, a.readOnly, a.rollback], expected[a.name], a.name);
+    // The last flag: a rollback is available (class exact or compensating, src/catalogue/rollback.ts).
+    assert.deepEqual([a.family, a.risk, a.readOnly, rollbackAvailable(a)], expected[a.name], a.name);
     assert.equal(a.reboot, false, a.name);
     assert.deepEqual(a.files, [], `${a.name} touches files only through programs`);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);

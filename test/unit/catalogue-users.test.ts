@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnyAction, Host } from '../../src/catalogue/action.js';
 import { findAction } from '../../src/catalogue/index.js';
-import type { Step } from '../../src/catalogue/mechanism.js';
+import { reversibleWhenDone, type Step } from '../../src/catalogue/mechanism.js';
+import type { FinishedChange } from '../../src/catalogue/change-record.js';
+import { probeState } from '../../src/catalogue/lib/state-probes.js';
+import type { StateProbe } from '../../src/catalogue/rollback.js';
 import { calendarDate, gecos } from '../../src/catalogue/params.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { parseGroup, parsePasswd } from '../../src/protocol/account-files.js';
@@ -58,8 +61,14 @@ const SHADOW = [
   'guest:!:19000:0:99999:7:::',
 ].join('\n');
 
+/** The groups' lines as groupadd and gpasswd write them; DeleteGroup compares its group's with what its undo makes. */
+const GSHADOW = GROUP.split('\n')
+  .map((l) => l.split(':'))
+  .map((f) => `${f[0]}:!::${f[3]}`)
+  .join('\n');
+
 function fakeHost(opts: { files?: Record<string, string>; procs?: number; paths?: string[] } = {}): Host {
-  const files: Record<string, string> = { '/etc/passwd': PASSWD, '/etc/group': GROUP, '/etc/shadow': SHADOW, ...opts.files };
+  const files: Record<string, string> = { '/etc/passwd': PASSWD, '/etc/group': GROUP, '/etc/shadow': SHADOW, '/etc/gshadow': GSHADOW, ...opts.files };
   const paths = new Set(['/bin/bash', '/bin/sh', '/usr/bin/bash', '/usr/sbin/nologin', '/bin/false', '/home/alice', '/home/bob', ...(opts.paths ?? [])]);
   return {
     platform: 'debian',
@@ -148,7 +157,7 @@ describe('users family declarations', () => {
     assert.deepEqual(shown.value, preview.change);
   });
 
-  it('claims rollback only where every command step carries an undo', async () => {
+  it('declares how each change is undone, and its steps carry what that class needs', async () => {
     const samples: Record<string, Record<string, unknown>> = {
       CreateUser: { user: 'dave' },
       LockUser: { user: 'alice' },
@@ -159,13 +168,108 @@ describe('users family declarations', () => {
       RemoveUserFromGroup: { user: 'bob', group: 'users' },
       CreateGroup: { group: 'ops' },
       DeleteUser: { user: 'carol', removeHome: false },
-      DeleteGroup: { group: 'empty' },
+      DeleteGroup: { group: 'team' },
+      SetPasswordAging: { user: 'alice', maxdays: 90 },
+      ForcePasswordChange: { user: 'alice' },
+      SetUserComment: { user: 'alice', comment: 'Alice A.' },
+    };
+    // One account's or group's lines (another account made meanwhile is no drift), and what useradd makes besides.
+    const lines = (name: string, ...files: string[]) => files.map((file) => ({ file, lines: `${name}:` }));
+    const groupLines = (g: string) => lines(g, '/etc/group', '/etc/gshadow');
+    const probes: Record<string, StateProbe[]> = {
+      CreateUser: [...lines('dave', '/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow', '/etc/subuid', '/etc/subgid'), { file: '/home/dave' }, { file: '/var/mail/dave' }],
+      LockUser: lines('alice', '/etc/shadow'),
+      UnlockUser: lines('bob', '/etc/shadow'),
+      SetUserShell: lines('alice', '/etc/passwd'),
+      SetAccountExpiry: lines('alice', '/etc/shadow'),
+      AddUserToGroup: groupLines('users'),
+      RemoveUserFromGroup: groupLines('users'),
+      CreateGroup: groupLines('ops'),
+      // Its lines, wherever groupadd puts them back.
+      DeleteGroup: groupLines('team'),
+      SetPasswordAging: lines('alice', '/etc/shadow'),
+      ForcePasswordChange: lines('alice', '/etc/shadow'),
+      SetUserComment: lines('alice', '/etc/passwd'),
     };
     for (const [name, raw] of Object.entries(samples)) {
-      const { steps } = await plan(name, raw);
-      const undoable = steps.every((s) => s.kind !== 'command' || s.undo !== undefined);
-      assert.equal(act(name).rollback, undoable, name);
+      const a = act(name);
+      assert.ok(!a.readOnly);
+      const { steps, current } = await plan(name, raw);
+      const r = a.rollback!;
+      if (r.class === 'none') {
+        assert.equal(name, 'DeleteUser');
+        assert.match(r.reason, /password hash/);
+        continue;
+      }
+      assert.equal(r.class, name === 'DeleteGroup' ? 'compensating' : 'exact', name);
+      if (r.class === 'compensating') assert.equal(r.inverse, 'CreateGroup');
+      assert.ok(reversibleWhenDone(steps), `${name}: a command step has neither undo nor noUndo`);
+      for (const s of steps) if (s.kind === 'command') assert.ok(s.undo, `${name}: ${s.program} changes the account files, so it needs an undo`);
+      assert.ok(r.state, `${name} declares no state probes`);
+      assert.deepEqual(r.state(a.params.parse(raw), current), probes[name], name);
     }
+    // The groups a new user joins are its state too.
+    const joined = await plan('CreateUser', { user: 'dave', groups: ['users', 'team'] });
+    const cu = act('CreateUser').rollback!;
+    assert.ok(cu.class === 'exact' && cu.state);
+    assert.deepEqual(cu.state(act('CreateUser').params.parse({ user: 'dave', groups: ['users', 'team'] }), joined.current).slice(4, 8), [...groupLines('users'), ...groupLines('team')]);
+  });
+
+  it('RevertTransaction of DeleteGroup: made again where the group is still gone, refused once it is back', async () => {
+    const revert = act('RevertTransaction');
+    const del = act('DeleteGroup');
+    // The probes read the files' lines only: a regular file for each.
+    const probeHost = (files: Record<string, string>) => ({
+      readFile: async (p: string) => files[p] ?? null,
+      stat: async (p: string) => (p in files ? { mode: 0o644, uid: 0, gid: 0, size: files[p]!.length, isFile: true, isDir: false, isSymlink: false } : null),
+      run: async (program: ProgramName) => assert.fail(`no program reads DeleteGroup's state (${program})`),
+    });
+    const drop = (text: string) => text.split('\n').filter((l) => !l.startsWith('team:')).join('\n');
+    const before = { '/etc/group': GROUP, '/etc/gshadow': GSHADOW };
+    const after = { '/etc/group': drop(GROUP), '/etc/gshadow': drop(GSHADOW) };
+    const { steps, current } = await plan('DeleteGroup', { group: 'team' });
+    const rb = del.rollback!;
+    assert.ok(rb.class === 'compensating' && rb.state);
+    const probes = rb.state({ group: 'team' }, current);
+    const change: FinishedChange = {
+      transactionId: 'tx_0123456789abcdef01234567',
+      actionName: 'DeleteGroup',
+      stepActions: [],
+      risk: 'high',
+      state: 'Succeeded',
+      summary: 'Delete group team (gid 2000)',
+      kept: steps.flatMap((s) => (s.kind === 'command' && s.undo ? [{ kind: 'command' as const, undo: s.undo, redo: { ...s, undo: undefined } }] : [])),
+      probes,
+      before: await probeState(probes, probeHost(before)),
+      after: await probeState(probes, probeHost(after)),
+    };
+    assert.notDeepEqual(change.before, change.after, 'the probes see the group go');
+    const hostWith = (files: Record<string, string>): Host => ({ ...fakeHost({ files }), ...probeHost(files), finishedChange: async () => change });
+    // The revert's state read and its refusals, as the daemon runs them.
+    const tx = { transaction_id: change.transactionId };
+    const read = async (files: Record<string, string>) => {
+      const cur = await revert.current(tx, hostWith(files));
+      checked(revert, tx, cur);
+      return cur;
+    };
+    // As the change left it: the revert is planned, groupadd with the gid first, then the members set again.
+    const ok = await read(after);
+    assert.deepEqual(
+      revert.mechanism(tx, ok).map((s) => (s.kind === 'command' ? [s.program, ...s.args] : s.kind)),
+      [
+        ['groupadd', '-g', '2000', '--', 'team'],
+        ['gpasswd', '-M', 'carol', '--', 'team'],
+      ],
+    );
+    // Another group made since is not this change's state: no drift.
+    await read({ ...after, '/etc/group': `${after['/etc/group']}\nlater:x:2100:`, '/etc/gshadow': `${after['/etc/gshadow']}\nlater:!::` });
+    // A group of that name made since is: the revert names the lines that changed.
+    const remade = { ...after, '/etc/group': `${after['/etc/group']}\nteam:x:2200:` };
+    await assert.rejects(read(remade), (e: unknown) => {
+      assert.ok(e instanceof AirlockError && e.code === 'drifted', String(e));
+      assert.match(e.message, /\/etc\/group lines team:… changed since/);
+      return true;
+    });
   });
 });
 
@@ -363,18 +467,44 @@ describe('users mechanisms', () => {
         kind: 'command',
         program: 'gpasswd',
         args: ['-d', 'bob', '--', 'users'],
-        undo: { kind: 'command', program: 'usermod', args: ['-a', '-G', 'users', '--', 'bob'] },
+        // The member list as it was, so bob is back at his place in it (usermod -a would append him).
+        undo: { kind: 'command', program: 'gpasswd', args: ['-M', 'bob', '--', 'users'] },
       },
     ]);
+    // A stale name in the list (no such account) makes gpasswd -M refuse: the undo appends instead.
+    const stale = fakeHost({ files: { '/etc/group': GROUP.replace('users:x:100:bob', 'users:x:100:gone,bob') } });
+    assert.deepEqual((await plan('RemoveUserFromGroup', { user: 'bob', group: 'users' }, stale)).steps[0], {
+      kind: 'command',
+      program: 'gpasswd',
+      args: ['-d', 'bob', '--', 'users'],
+      undo: { kind: 'command', program: 'usermod', args: ['-a', '-G', 'users', '--', 'bob'] },
+    });
   });
 
   it('CreateGroup and DeleteGroup', async () => {
     assert.deepEqual((await plan('CreateGroup', { group: 'ops' })).steps, [
       { kind: 'command', program: 'groupadd', args: ['--', 'ops'], undo: { kind: 'command', program: 'groupdel', args: ['--', 'ops'] } },
     ]);
-    assert.deepEqual((await plan('DeleteGroup', { group: 'empty' })).steps, [{ kind: 'command', program: 'groupdel', args: ['--', 'empty'] }]);
+    // Undone by groupadd with the same gid (compensating: its line comes back at the end of the files).
+    assert.deepEqual((await plan('DeleteGroup', { group: 'empty' })).steps, [
+      { kind: 'command', program: 'groupdel', args: ['--', 'empty'], undo: { kind: 'command', program: 'groupadd', args: ['-g', '2001', '--', 'empty'] } },
+    ]);
+    // With members, they leave first: the undos, last first, make the group and then list them in both files.
     const team = await plan('DeleteGroup', { group: 'team' });
-    assert.ok(team.preview.warnings?.some((w) => w.includes('carol')), 'members who lose the group are named');
+    assert.deepEqual(team.steps, [
+      { kind: 'command', program: 'gpasswd', args: ['-M', '', '--', 'team'], undo: { kind: 'command', program: 'gpasswd', args: ['-M', 'carol', '--', 'team'] } },
+      { kind: 'command', program: 'groupdel', args: ['--', 'team'], undo: { kind: 'command', program: 'groupadd', args: ['-g', '2000', '--', 'team'] } },
+    ]);
+    assert.deepEqual(team.preview.warnings, ['carol lose membership of team']);
+    // What a revert cannot make again is said before approval: a group password (never shown) and stale member names.
+    const odd = fakeHost({
+      files: { '/etc/group': GROUP.replace('team:x:2000:carol', 'team:x:2000:carol,gone'), '/etc/gshadow': GSHADOW.replace('team:!::carol', `team:${HASH}:alice:carol,gone`) },
+    });
+    const oddPlan = await plan('DeleteGroup', { group: 'team' }, odd);
+    assert.deepEqual(oddPlan.steps[0], { kind: 'command', program: 'gpasswd', args: ['-M', '', '--', 'team'], undo: { kind: 'command', program: 'gpasswd', args: ['-M', 'carol', '--', 'team'] } });
+    assert.ok(oddPlan.preview.warnings?.some((w) => /members without an account \(gone\) are not listed again by a revert/.test(w)), JSON.stringify(oddPlan.preview.warnings));
+    assert.ok(oddPlan.preview.warnings?.some((w) => /group password or administrators/.test(w)), JSON.stringify(oddPlan.preview.warnings));
+    assert.ok(!JSON.stringify([oddPlan.preview, oddPlan.current, oddPlan.steps]).includes('$6$'), 'the gshadow hash is compared, never kept or shown');
   });
 
   it('uses no program outside the users set, and never a shell', async () => {
@@ -396,6 +526,7 @@ describe('users mechanisms', () => {
       ['RemoveUserFromGroup', { user: 'bob', group: 'users' }],
       ['CreateGroup', { group: 'ops' }],
       ['DeleteGroup', { group: 'empty' }],
+      ['DeleteGroup', { group: 'team' }],
     ] as const) {
       (await plan(name, raw)).steps.forEach(collect);
     }

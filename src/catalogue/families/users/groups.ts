@@ -6,7 +6,8 @@ import { groupName, params, userName } from '../../params.js';
 import { requireGroup, requireUser } from '../../lib/accounts.js';
 import { refuseProtectedGroup, refuseSystemGroup } from './refusals.js';
 import { usermod } from './usermod.js';
-import { exact, noRollback } from '../../rollback.js';
+import { compensating } from '../../rollback.js';
+import { exactGroupLines, GROUP, GSHADOW, groupLines } from './account-state.js';
 
 interface Membership {
   user: PasswdEntry;
@@ -15,16 +16,24 @@ interface Membership {
   member: boolean;
   /** The group is the user's primary group (gid in /etc/passwd). */
   primary: boolean;
+  /** Every name in the member field is an account: gpasswd -M, which refuses unknown names, can set the list back. */
+  membersKnown: boolean;
 }
 
 async function membership(host: Host, user: string, group: string): Promise<Membership> {
   const u = await requireUser(host, user);
   const g = await requireGroup(host, group);
-  return { user: u, group: g, member: g.members.includes(user), primary: u.gid === g.gid };
+  const known = new Set((await host.users()).map((e) => e.name));
+  return { user: u, group: g, member: g.members.includes(user), primary: u.gid === g.gid, membersKnown: g.members.every((m) => known.has(m)) };
 }
 
 /** gpasswd takes the user as the argument of -d, the group as its one operand. */
 const removeFromGroup = (user: string, group: string, undo?: CommandStep): CommandStep => command('gpasswd', ['-d', user, '--', group], undo ? { undo } : {});
+/**
+ * `gpasswd -M a,b -- GROUP` sets the member list of /etc/group and /etc/gshadow as given, in that
+ * order: what puts back a list a member left from its middle (usermod -a would append at the end).
+ */
+const setMembers = (members: string[], group: string, undo?: CommandStep): CommandStep => command('gpasswd', ['-M', members.join(','), '--', group], undo ? { undo } : {});
 const addToGroup = (user: string, group: string, undo?: CommandStep): CommandStep => usermod(['-a', '-G', group], user, undo);
 const systemAccountWarning = (u: PasswdEntry) => (u.uid < 1000 ? [`${u.name} is a system account (uid ${u.uid}): services running as it are affected`] : []);
 
@@ -33,7 +42,8 @@ export const addUserToGroup = action({
   family: 'users',
   description: 'Add a user to a supplementary group (never a protected one such as sudo).',
   risk: 'high',
-  rollback: exact(),
+  // usermod -a appends the user to the member lists; gpasswd -d takes it out again.
+  rollback: exactGroupLines,
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName, group: groupName }),
@@ -60,7 +70,7 @@ export const removeUserFromGroup = action({
   family: 'users',
   description: 'Remove a user from a supplementary group (never a protected one such as sudo).',
   risk: 'high',
-  rollback: exact(),
+  rollback: exactGroupLines,
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName, group: groupName }),
@@ -78,7 +88,9 @@ export const removeUserFromGroup = action({
     sideEffects: [`open sessions of ${user} keep the group until they end`],
     warnings: systemAccountWarning(cur.user),
   }),
-  mechanism: ({ user, group }) => [removeFromGroup(user, group, addToGroup(user, group))],
+  // The undo sets the member list read, so the user is back where it was in it; with a stale name
+  // in the list gpasswd -M would refuse, so it appends the user instead (the state check then says the order differs).
+  mechanism: ({ user, group }, cur) => [removeFromGroup(user, group, cur.membersKnown ? setMembers(cur.group.members, group) : addToGroup(user, group))],
   effects: ({ user, group }) => [{ kind: 'member', user, group, member: false }],
 });
 
@@ -87,7 +99,7 @@ export const createGroup = action({
   family: 'users',
   description: 'Create an empty local group with the next free gid from 1000.',
   risk: 'medium',
-  rollback: exact(),
+  rollback: exactGroupLines,
   readOnly: false,
   runsPrograms: false,
   params: params({ group: groupName }),
@@ -106,20 +118,29 @@ export const createGroup = action({
   effects: ({ group }) => [{ kind: 'group', group }],
 });
 
+/** A group's line in a colon-separated file's text, or null. */
+const lineOf = (text: string | null, name: string) => (text ?? '').split('\n').find((l) => l.startsWith(`${name}:`)) ?? null;
+
 export const deleteGroup = action({
   name: 'DeleteGroup',
   family: 'users',
   description: "Delete a local group that is no user's primary group (never a protected or system group).",
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // groupadd puts the group back with its gid, gpasswd -M its members: the same lines, now at the ends of the files.
+  rollback: compensating('CreateGroup', ({ group }: { group: string }) => groupLines(group)),
   runsPrograms: false,
   params: params({ group: groupName }),
   files: [],
   example: { group: 'deployers' },
   current: async ({ group }, host) => {
     const g = await requireGroup(host, group);
-    return { group: g, primaryOf: (await host.users()).filter((u) => u.gid === g.gid).map((u) => u.name) };
+    const users = await host.users();
+    const known = new Set(users.map((u) => u.name));
+    const members = g.members.join(',');
+    // What the undo makes again is exactly these two lines; the gshadow line is compared, never kept or shown (it may hold a hash).
+    const asMade = lineOf(await host.readFile(GROUP), group) === `${group}:x:${g.gid}:${members}` && lineOf(await host.readFile(GSHADOW), group) === `${group}:!::${members}`;
+    return { group: g, primaryOf: users.filter((u) => u.gid === g.gid).map((u) => u.name), unknownMembers: g.members.filter((m) => !known.has(m)), asMade };
   },
   check: ({ group }, cur) => {
     refuseProtectedGroup(group);
@@ -134,7 +155,19 @@ export const deleteGroup = action({
     summary: `Delete group ${group} (gid ${cur.group.gid})`,
     change: { files_changed: ['/etc/group', '/etc/gshadow'], removes_group: group, members_lose_it: cur.group.members },
     sideEffects: [`files owned by gid ${cur.group.gid} stay, and go to any group later given that gid`],
-    warnings: cur.group.members.length ? [`${cur.group.members.join(', ')} lose membership of ${group}`] : [],
+    warnings: [
+      ...(cur.group.members.length ? [`${cur.group.members.join(', ')} lose membership of ${group}`] : []),
+      ...(cur.unknownMembers.length ? [`members without an account (${cur.unknownMembers.join(', ')}) are not listed again by a revert`] : []),
+      ...(cur.asMade ? [] : [`${group}'s entry holds more than groupadd writes (a group password or administrators in /etc/gshadow): a revert makes the group again without it`]),
+    ],
   }),
-  mechanism: ({ group }) => [command('groupdel', ['--', group])],
+  // The members leave first, so that the undos, last first, make the group again and then set its
+  // member list in both files (groupadd -U would list them in /etc/group only).
+  mechanism: ({ group }, cur) => {
+    const members = cur.group.members.filter((m) => !cur.unknownMembers.includes(m));
+    return [
+      ...(cur.group.members.length ? [setMembers([], group, setMembers(members, group))] : []),
+      command('groupdel', ['--', group], { undo: command('groupadd', ['-g', String(cur.group.gid), '--', group]) }),
+    ];
+  },
 });

@@ -8,8 +8,8 @@ import { PROTECTED_GROUPS } from '../../lib/guards.js';
 import { requireUser } from '../../lib/accounts.js';
 import { refuseProtectedGroup, refuseProtectedUser, refuseSystemGroup } from './refusals.js';
 import { exact, noRollback } from '../../rollback.js';
+import { ACCOUNT_DB, newAccountProbes } from './account-state.js';
 
-const ACCOUNT_DB = ['/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow'];
 const DEFAULT_SHELL = '/bin/bash';
 /** Homes that DeleteUser may remove recursively and CreateUser creates: /home/<name>, nothing else. */
 const REMOVABLE_HOME = new RegExp(`^/home/${LOGIN_NAME.source.slice(1, -1)}$`);
@@ -19,7 +19,8 @@ export const createUser = action({
   family: 'users',
   description: 'Create a local user with a home in /home, a group of its own, a login shell from a fixed list and no password (log in with an SSH key).',
   risk: 'high',
-  rollback: exact(),
+  // userdel -r takes out every line useradd added (the user's own group included) and removes the home it made.
+  rollback: exact(({ user, groups = [] }: { user: string; groups?: string[] }, cur: { home: string }) => newAccountProbes(user, groups, cur.home)),
   readOnly: false,
   runsPrograms: false,
   params: params({
@@ -105,7 +106,9 @@ export const deleteUser = action({
   description: 'Delete a local user, and with removeHome its home directory under /home and its mail spool.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // shadow-utils takes a hash only in argv (useradd -p, usermod -p), where any user reads it (/proc/PID/cmdline) and the
+  // signed log would keep it: so no undo makes the account again, even without removeHome.
+  rollback: noRollback("The account's /etc/shadow line, its password hash with it, is deleted, and Airlock never passes a password hash in a command line to make it again; with removeHome its home and mail spool are deleted for good."),
   runsPrograms: false,
   params: params({ user: userName, removeHome: z.boolean() }),
   files: [],

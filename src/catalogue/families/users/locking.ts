@@ -7,7 +7,7 @@ import { calendarDate, params, userName } from '../../params.js';
 import { refuseProtectedUser } from './refusals.js';
 import { account, shadowOf, today, toDate, toDays } from './shadow.js';
 import { usermod } from './usermod.js';
-import { exact } from '../../rollback.js';
+import { exactShadowLine } from './account-state.js';
 
 const expiryText = (days: number | null) => (days === null ? 'never' : toDate(days));
 const setExpiry = (user: string, days: number | null, undo?: CommandStep): CommandStep =>
@@ -18,7 +18,7 @@ export const lockUser = action({
   family: 'users',
   description: "Lock a user's password (usermod -L): password logins are refused; SSH key logins are not.",
   risk: 'high',
-  rollback: exact(),
+  rollback: exactShadowLine,
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName }),
@@ -47,7 +47,7 @@ export const unlockUser = action({
   family: 'users',
   description: "Unlock a user's locked password (usermod -U) so that password logins work again.",
   risk: 'high',
-  rollback: exact(),
+  rollback: exactShadowLine,
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName }),
@@ -79,7 +79,7 @@ export const setAccountExpiry = action({
   family: 'users',
   description: "Set the date from which every login of a user is refused (SSH keys included), or 'never'.",
   risk: 'high',
-  rollback: exact(),
+  rollback: exactShadowLine,
   readOnly: false,
   runsPrograms: false,
   params: params({

@@ -11,7 +11,7 @@ import { forcedChangeLocksOut } from '../../lib/guards.js';
 import { requireUser } from '../../lib/accounts.js';
 import { refuseProtectedUser } from './refusals.js';
 import { account, SHADOW, shadowFields, shadowOf, today, toDate } from './shadow.js';
-import { exact } from '../../rollback.js';
+import { exactShadowLine } from './account-state.js';
 
 /** The chage options SetPasswordAging takes, named as chage's long options. */
 const AGING_OPTIONS = ['mindays', 'maxdays', 'warndays', 'inactive'] as const;
@@ -123,7 +123,7 @@ export const setPasswordAging = action({
   family: 'users',
   description: "Set a user's password ageing with chage: minimum days between changes (0-99999), maximum days a password is valid (1-99999), warning days (0-365), days after expiry before the account is disabled (0-99999).",
   risk: 'high',
-  rollback: exact(),
+  rollback: exactShadowLine,
   readOnly: false,
   runsPrograms: false,
   params: agingParams,
@@ -164,7 +164,7 @@ export const forcePasswordChange = action({
   family: 'users',
   description: 'Expire a user\'s password (chage --lastday 0) so that the next login must choose a new one before it gets a shell.',
   risk: 'high',
-  rollback: exact(),
+  rollback: exactShadowLine,
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName }),

@@ -5,7 +5,7 @@ import { gecos, loginShell, params, userName } from '../../params.js';
 import { requireUser } from '../../lib/accounts.js';
 import { refuseProtectedUser } from './refusals.js';
 import { usermod } from './usermod.js';
-import { exact } from '../../rollback.js';
+import { exactPasswdLine } from './account-state.js';
 
 const interactive = (shell: string) => !/\/(nologin|false)$/.test(shell);
 
@@ -14,7 +14,7 @@ export const setUserShell = action({
   family: 'users',
   description: "Change a user's login shell to one of a fixed list (nologin and false refuse interactive logins).",
   risk: 'high',
-  rollback: exact(),
+  rollback: exactPasswdLine,
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName, shell: loginShell }),
@@ -40,7 +40,7 @@ export const setUserComment = action({
   family: 'users',
   description: "Set a user's comment (the GECOS field of /etc/passwd, often the full name) with usermod --comment; an empty comment clears it.",
   risk: 'medium',
-  rollback: exact(),
+  rollback: exactPasswdLine,
   readOnly: false,
   runsPrograms: false,
   params: params({ user: userName, comment: gecos }),
