@@ -7,6 +7,8 @@ import { SSHD_OPTIONS } from '../../src/catalogue/families/ssh/sshd-options.js';
 import * as sshd from '../../src/catalogue/families/ssh/sshd-settings.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
+import { reversibleWhenDone, type Step } from '../../src/catalogue/mechanism.js';
+import { unitState } from '../../src/catalogue/rollback.js';
 import { assertNoChange, checked, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 const actions = Object.values(sshd).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a);
@@ -65,18 +67,25 @@ async function refused(name: string, params: Record<string, unknown>, h: Fixture
 
 const CHECK = { kind: 'command', program: 'sshd', args: ['-t'], noUndo: 'changes_nothing' };
 const RELOAD = { kind: 'command', program: 'systemctl', args: ['reload', '--', 'ssh.service'] };
+/**
+ * With ssh.service running: a first check carries the rollback's reload (undos run last first, so
+ * it re-reads the drop-in once restored), then the change, its check, and the reload it undoes.
+ */
+const reloaded = (change: unknown) => [{ kind: 'command', program: 'sshd', args: ['-t'], undo: RELOAD }, change, CHECK, { ...RELOAD, noUndo: 'undone_earlier' }];
 const write = (lines: string[]) => ({ kind: 'fileWrite', path: DROPIN, content: dropinText(lines), mode: 0o644, owner: { uid: 0, gid: 0 }, parent: { mode: 0o755, owner: { uid: 0, gid: 0 } } });
 
 test('sshd actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [string, boolean, boolean]> = {
-    ShowSshdConfig: ['low', true, false],
-    SetSshdOption: ['high', false, true],
-    ResetSshdOption: ['high', false, true],
+  const expected: Record<string, [string, boolean, string | undefined]> = {
+    ShowSshdConfig: ['low', true, undefined],
+    SetSshdOption: ['high', false, 'exact'],
+    ResetSshdOption: ['high', false, 'exact'],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'ssh');
-    assert.deepEqual([a.risk, a.readOnly, a.rollback], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class], expected[a.name], a.name);
+    // The drop-in is probed as its steps' file; ssh.service's state says the undo's reload left it running.
+    if (a.rollback?.class === 'exact') assert.deepEqual(a.rollback.state?.(a.params.parse(a.example), null), unitState('ssh.service'), a.name);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
   }
   assert.deepEqual(byName('SetSshdOption').files, [DROPIN]);
@@ -149,7 +158,8 @@ test('the configuration is read in sshd order: includes expanded and sorted, Mat
 
 test('SetSshdOption writes the drop-in, checks with sshd -t and reloads a running ssh.service', async () => {
   const { steps, preview, shown } = await run('SetSshdOption', { option: 'PasswordAuthentication', value: 'no' }, host());
-  assert.deepEqual(steps, [write(['PasswordAuthentication no']), CHECK, RELOAD]);
+  assert.deepEqual(steps, reloaded(write(['PasswordAuthentication no'])));
+  assert.ok(reversibleWhenDone(steps as Step[]), 'every command says how it is undone');
   const change = preview.change as { line: string; replaces: string | null; effective: { from: string[]; to: string[] }; text: string };
   assert.equal(change.line, 'PasswordAuthentication no');
   assert.equal(change.replaces, null);
@@ -164,7 +174,7 @@ test('SetSshdOption writes the drop-in, checks with sshd -t and reloads a runnin
 test('SetSshdOption keeps the other lines, replaces its own in place, and skips the reload when ssh.service is down', async () => {
   const tree = { [DROPIN]: dropinText(['X11Forwarding no', 'PermitRootLogin no', 'MaxAuthTries 4']) };
   const a = await run('SetSshdOption', { option: 'PermitRootLogin', value: 'prohibit-password' }, host({ tree, dropins: ['60-airlock.conf'] }));
-  assert.deepEqual(a.steps, [write(['X11Forwarding no', 'PermitRootLogin prohibit-password', 'MaxAuthTries 4']), CHECK, RELOAD]);
+  assert.deepEqual(a.steps, reloaded(write(['X11Forwarding no', 'PermitRootLogin prohibit-password', 'MaxAuthTries 4'])));
   assert.deepEqual((a.preview.change as { effective: { to: string[] } }).effective.to, ['without-password'], 'as sshd -T prints it');
   assert.equal((a.preview.change as { replaces: string }).replaces, 'PermitRootLogin no');
   const b = await run('SetSshdOption', { option: 'ClientAliveInterval', value: 300 }, host({ tree, active: 'inactive' }));
@@ -178,7 +188,7 @@ test('SetSshdOption warnings: root logins, AllowUsers and AllowGroups that shut 
   const root = await run('SetSshdOption', { option: 'PermitRootLogin', value: 'yes' }, host());
   assert.ok(root.preview.warnings!.some((w) => /password guessing/.test(w)));
   const none = await run('SetSshdOption', { option: 'AllowUsers', value: ['carol'] }, host());
-  assert.deepEqual(none.steps, [write(['AllowUsers carol']), CHECK, RELOAD]);
+  assert.deepEqual(none.steps, reloaded(write(['AllowUsers carol'])));
   assert.ok(none.preview.warnings!.some((w) => /no Airlock approver \(alice, bob\).*lock every approver out/.test(w)), JSON.stringify(none.preview.warnings));
   const some = await run('SetSshdOption', { option: 'AllowUsers', value: ['alice', 'carol'] }, host());
   assert.ok(some.preview.warnings!.some((w) => /would not be allowed to log in over SSH: bob$/.test(w)));
@@ -225,10 +235,13 @@ test('SetSshdOption refusals', async () => {
 test('ResetSshdOption removes one line, or deletes the drop-in when it was the last', async () => {
   const tree = { [DROPIN]: dropinText(['PasswordAuthentication no', 'MaxAuthTries 4']) };
   const a = await run('ResetSshdOption', { option: 'PasswordAuthentication' }, host({ tree }));
-  assert.deepEqual(a.steps, [write(['MaxAuthTries 4']), CHECK, RELOAD]);
+  assert.deepEqual(a.steps, reloaded(write(['MaxAuthTries 4'])));
+  assert.ok(reversibleWhenDone(a.steps as Step[]));
   assert.equal((a.preview.change as { falls_back_to: string }).falls_back_to, "sshd's built-in default for PasswordAuthentication");
   const b = await run('ResetSshdOption', { option: 'X11Forwarding' }, host({ tree: { [DROPIN]: dropinText(['X11Forwarding no']) }, active: 'failed' }));
+  // Not running: nothing to reload, so nothing for an undo to reload either.
   assert.deepEqual(b.steps, [{ kind: 'fileDelete', path: DROPIN }, CHECK]);
+  assert.ok(reversibleWhenDone(b.steps as Step[]));
   assert.deepEqual((b.preview.change as { falls_back_to: string[] }).falls_back_to, ['`X11Forwarding yes` (/etc/ssh/sshd_config:5)']);
   assert.equal((b.preview.change as { deletes_file: boolean }).deletes_file, true);
   await assertNoChange(run('ResetSshdOption', { option: 'MaxSessions' }, host({ tree })), /not|no /);

@@ -3,7 +3,7 @@
  * where else an option is set, the steps that write it, check it with `sshd -t` and reload
  * ssh.service, and what a preview shows of it.
  */
-import { command, fileDelete, fileWrite, type Step } from '../../mechanism.js';
+import { command, fileDelete, fileWrite, type CommandStep, type Step } from '../../mechanism.js';
 import { describeState } from '../../lib/systemd.js';
 import { parseDirective, SSHD_CONFIG, SSHD_DROPIN, type Directive } from './sshd-config.js';
 import { OPTION_NAMES, optionLine, type OptionValue, type SshdOption } from './sshd-options.js';
@@ -34,7 +34,7 @@ export function sources(cur: SshdState, option: SshdOption): { before: Directive
 export const where = (d: Directive) => `\`${d.text}\` (${d.file}:${d.line})`;
 
 /** The reload step when ssh.service runs, and what the preview says about it. */
-export function reloadPlan(cur: SshdState): { steps: Step[]; text: string } {
+export function reloadPlan(cur: SshdState): { steps: CommandStep[]; text: string } {
   const u = cur.unit;
   if (u && u.load === 'loaded' && u.active === 'active' && u.canReload) {
     return { steps: [command('systemctl', ['reload', '--', SSH_UNIT])], text: `then reloads ${SSH_UNIT} (running) so new connections use it` };
@@ -56,10 +56,22 @@ export const showSshd = (cur: SshdState) => ({
   unit: cur.unit ? describeState(cur.unit) : null,
 });
 
+/**
+ * The drop-in written (or deleted), checked, and ssh.service reloaded when it runs. With a reload,
+ * a first `sshd -t` (of the configuration as it is, which the undo's reload will read again)
+ * carries the rollback's reload: undos run last first, so the drop-in is restored before the
+ * running server re-reads it, by an automatic rollback and by a revert alike.
+ */
 export function sshdSteps(cur: SshdState, lines: string[]): Step[] {
   const write = lines.length
     ? fileWrite(SSHD_DROPIN, dropinText(lines), { mode: 0o644, owner: { uid: 0, gid: 0 }, parent: { mode: 0o755, owner: { uid: 0, gid: 0 } } })
     : fileDelete(SSHD_DROPIN);
-  // sshd -t reads the whole configuration, the new drop-in included; failing, it fails the job and the file is restored.
-  return [write, command('sshd', ['-t'], { noUndo: 'changes_nothing' }), ...reloadPlan(cur).steps];
+  const reload = reloadPlan(cur).steps;
+  return [
+    ...reload.map((r) => command('sshd', ['-t'], { undo: r })),
+    write,
+    // sshd -t reads the whole configuration, the new drop-in included; failing, it fails the job and the file is restored.
+    command('sshd', ['-t'], { noUndo: 'changes_nothing' }),
+    ...reload.map((r): Step => ({ ...r, noUndo: 'undone_earlier' })),
+  ];
 }

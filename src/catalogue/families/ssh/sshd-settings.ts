@@ -16,9 +16,15 @@ import { fixedRead } from '../../lib/fixed-read.js';
 import { afterSet, dropinLineOf, otherLines, reloadPlan, showSshd, sources, sshdSteps, where } from './drop-in.js';
 import { SSHD_DROPIN } from './sshd-config.js';
 import { effectiveWords, isList, optionLine, optionValue, sshdOption, valueProblem, type SshdOption } from './sshd-options.js';
-import { readSshd, refuseUnusable } from './sshd-state.js';
+import { readSshd, refuseUnusable, SSH_UNIT } from './sshd-state.js';
 import { lockoutWarnings, optionWarnings } from './sshd-warnings.js';
-import { exact } from '../../rollback.js';
+import { exact, unitState } from '../../rollback.js';
+
+/**
+ * The drop-in is probed as a file of the steps; ssh.service's enablement and activity say the
+ * server still runs as it did once the undo's reload has made it read the drop-in restored.
+ */
+const sshdRollback = exact(() => unitState(SSH_UNIT));
 
 export const showSshdConfig = fixedRead({
   name: 'ShowSshdConfig',
@@ -41,7 +47,7 @@ export const setSshdOption = action({
   family: 'ssh',
   description: `Set one SSH server option from a fixed list in Airlock's drop-in ${SSHD_DROPIN}, check it with sshd -t and reload ssh.service.`,
   risk: 'high',
-  rollback: exact(),
+  rollback: sshdRollback,
   readOnly: false,
   runsPrograms: false,
   params: setParams,
@@ -94,7 +100,7 @@ export const resetSshdOption = action({
   family: 'ssh',
   description: `Remove one option from Airlock's drop-in ${SSHD_DROPIN} (deleting the file when it empties), check with sshd -t and reload ssh.service.`,
   risk: 'high',
-  rollback: exact(),
+  rollback: sshdRollback,
   readOnly: false,
   runsPrograms: false,
   params: params({ option: sshdOption }),
