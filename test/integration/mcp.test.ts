@@ -29,7 +29,7 @@ import { livePreview } from '../../src/protocol/compacted.js';
 import { matchCode } from '../../src/protocol/match-code.js';
 import { renderPreview } from '../../src/client/render-preview.js';
 
-const TOOLS = ['airlock_actions', 'airlock_describe_action', 'airlock_propose', 'airlock_plan', 'airlock_execute', 'airlock_status', 'airlock_cancel', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify'];
+const TOOLS = ['airlock_actions', 'airlock_describe_action', 'airlock_propose', 'airlock_plan', 'airlock_execute', 'airlock_revert', 'airlock_status', 'airlock_cancel', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify'];
 
 /** A token principal (a CI job, an agent in a VM behind a vsock bridge) reaches the daemon over TCP or the token socket. */
 const PORT = 30_000 + Math.floor(Math.random() * 20_000);
@@ -116,7 +116,7 @@ describe('the tools', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     assert.equal(byName.get('airlock_execute')!.annotations!.destructiveHint, true);
     for (const ro of ['airlock_actions', 'airlock_describe_action', 'airlock_status', 'airlock_history', 'airlock_doctor', 'airlock_audit_verify']) assert.equal(byName.get(ro)!.annotations!.readOnlyHint, true, ro);
-    for (const name of ['airlock_propose', 'airlock_execute']) {
+    for (const name of ['airlock_propose', 'airlock_execute', 'airlock_revert']) {
       const d = byName.get(name)!.description!;
       assert.match(d, /never an approval/, name);
       assert.match(d, /never ask the person for a receipt/i, name);
@@ -213,6 +213,28 @@ describe('dependent steps are one plan', () => {
     const rows = [...readSqliteLog(w.d.files.db)].map((e) => JSON.parse(e.body) as { kind: string; transaction_id: string | null });
     assert.equal(rows.filter((e) => e.kind === 'approval_granted' && e.transaction_id === p.transaction_id).length, 1);
     assert.equal(rows.filter((e) => e.kind === 'plan_step' && e.transaction_id === p.transaction_id).length, 3);
+  });
+
+  test('airlock_revert: the undo of a finished change, waiting for a person at its risk, run by airlock_execute; a second revert is refused as drifted', async () => {
+    const step = newGroup();
+    const [id] = await proposeEach(agent, [step]);
+    await approve(id!);
+    assert.equal((await execute(agent, [{ transaction_id: id! }])).out.steps[0].state, 'Succeeded');
+    const rv = await call(agent, 'airlock_revert', { transaction_id: id!, reason: 'the group is not needed after all' });
+    const s = rv.out.steps[0];
+    assert.equal(s.ok, true, rv.text);
+    assert.equal(s.action_name, 'RevertTransaction');
+    assert.equal(s.risk, 'medium', 'CreateGroup is Medium: so is its revert');
+    assert.equal(s.approval.state, 'waiting_for_person');
+    assert.deepEqual(s.rollback, { class: 'exact' });
+    assert.match(rv.text, /Revert tx_/);
+    await approve(s.transaction_id);
+    const done = await execute(agent, [{ transaction_id: s.transaction_id }]);
+    assert.equal(done.out.steps[0].state, 'Succeeded', done.text);
+    assert.doesNotMatch((await w.d.box.readFile('/etc/group')) ?? '', new RegExp(`^${step.params.group}:`, 'm'));
+    const again = await call(agent, 'airlock_revert', { transaction_id: id! });
+    assert.equal(again.r.isError, true);
+    assert.equal(again.out.error?.code ?? again.out.steps?.[0]?.error?.code, 'drifted', again.text);
   });
 
   test('a refused plan names its step; a single step stays a step; the plan a second time is a new transaction', async () => {

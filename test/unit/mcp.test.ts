@@ -193,7 +193,7 @@ test('the tool list is static and needs no daemon; a call without one says how t
   await client.connect(b);
   try {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 10);
+    assert.equal(tools.length, 11);
     for (const t of tools) {
       assert.match(t.name, /^airlock_[a-z_]+$/);
       assert.ok(t.title && t.description && t.outputSchema, t.name);
@@ -207,7 +207,7 @@ test('the tool list is static and needs no daemon; a call without one says how t
     assert.match(instructions, /every Airlock tool/);
     for (const t of tools) {
       const says = /"yes" is never an approval/.test(t.description!) && /never ask the person for a receipt/i.test(t.description!);
-      assert.equal(says, ['airlock_propose', 'airlock_execute'].includes(t.name), `${t.name}: the rules are said once, not in every description`);
+      assert.equal(says, ['airlock_propose', 'airlock_execute', 'airlock_revert'].includes(t.name), `${t.name}: the rules are said once, not in every description`);
     }
     const r = await client.callTool({ name: 'airlock_status', arguments: { transaction_id: 'tx_' + '0'.repeat(24) } });
     assert.equal(r.isError, true);
