@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { appendFileSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,6 +129,15 @@ async function repeatIsNoChange(sc: Scenario, agent: Principal): Promise<void> {
 /** Where a test daemon looks for the file that makes every change fail after its last step (`--test-fault-file`). */
 const FAULT_FILE = '/run/airlock-test-fault';
 
+/**
+ * AIRLOCK_ROLLBACK_REPORT=FILE: each round an action passed is appended to FILE as a JSON line
+ * ({action, round}), for the table of what the scenarios showed (issue 27's closing note).
+ */
+function shown(action: string, round: 'fault' | 'revert' | 'revert_no_change' | 'drift'): void {
+  const file = process.env.AIRLOCK_ROLLBACK_REPORT;
+  if (file) appendFileSync(file, JSON.stringify({ action, round }) + '\n');
+}
+
 /** A change of class exact or compensating, run to success: its rollback and its revert are shown (issue 27). */
 function rollbackRounds(sc: Scenario, a: AnyAction): boolean {
   return !a.readOnly && a.rollback.class !== 'none' && !sc.refused && (sc.expect ?? 'Succeeded') === 'Succeeded' && sc.rollbackRounds === undefined;
@@ -148,6 +157,7 @@ async function failedIsRolledBack(w: World, view: SandboxView, agent: Principal,
     await view.run('/usr/bin/rm', ['-f', '--', FAULT_FILE]);
   }
   if (f.p.no_change) return; // nothing ran, nothing to undo
+  shown(sc.action, 'fault');
   assert.equal(f.r.error?.code, 'injected_failure', `${sc.action}: ${f.r.summary}`);
   assert.equal(f.r.state, 'RolledBack', `${sc.action} made to fail after its last step: ${f.r.summary}`);
   const check = f.r.state_check!;
@@ -186,6 +196,7 @@ async function revertedAndRedone(w: World, view: SandboxView, agent: Principal, 
     assert.equal(back.p.risk, first.p.risk, 'a revert is approved at the risk of the change it reverts');
   }
   assert.equal(await outsideDigest(view, kept.probes), kept.state_before, `${sc.action} reverted: the host, read from outside, is not as it was before the change`);
+  shown(sc.action, back.p.no_change ? 'revert_no_change' : 'revert');
   await sc.settle?.(view);
   return w.lifecycle(agent, human, sc.action, sc.params);
 }
@@ -203,6 +214,7 @@ async function driftRefusesRevert(view: SandboxView, agent: Principal, sc: Scena
   else await view.writeFile!(file, `${was}\n# drift\n`);
   try {
     await rejectsWith(agent.call('preview', { action_name: 'RevertTransaction', params: { transaction_id: tx } }), 'conflict', 'drifted');
+    shown(sc.action, 'drift');
   } finally {
     if (was === null) await view.run('/usr/bin/rm', ['-f', '--', file]);
     else await view.writeFile!(file, was); // an existing file keeps its mode and owner
