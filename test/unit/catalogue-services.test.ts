@@ -51,6 +51,10 @@ function hostWith(units: Record<string, Record<string, string>>, files: Record<s
     const unit = args[args.length - 1]!;
     if (program === 'systemctl' && args[0] === 'show') return { code: 0, stdout: show(unit, units[unit] ?? NOT_FOUND), stderr: '' };
     if (program === 'systemctl' && args[0] === 'cat') return files[unit] ? { code: 0, stdout: files[unit], stderr: '' } : { code: 1, stdout: '', stderr: `No files found for ${unit}.` };
+    if (program === 'systemctl' && args[0] === 'is-enabled') {
+      const state = (units[unit] ?? NOT_FOUND).UnitFileState ?? 'disabled';
+      return { code: state === 'enabled' ? 0 : 1, stdout: state ? `${state}\n` : '', stderr: '' };
+    }
     return { code: 127, stdout: '', stderr: 'not scripted' };
   });
 }
@@ -58,25 +62,25 @@ function hostWith(units: Record<string, Record<string, string>>, files: Record<s
 const { run, refused } = actionRunner(actions);
 
 test('services actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [string, boolean, boolean]> = {
-    ListServices: ['low', true, false],
-    FailedUnits: ['low', true, false],
-    ListTimers: ['low', true, false],
-    ServiceStatus: ['low', true, false],
-    UnitLogs: ['low', true, false],
-    StartService: ['medium', false, false],
-    StopService: ['medium', false, false],
-    RestartService: ['medium', false, false],
-    ReloadService: ['medium', false, false],
-    EnableService: ['medium', false, true],
-    DisableService: ['medium', false, true],
-    MaskService: ['high', false, true],
-    UnmaskService: ['medium', false, true],
+  const expected: Record<string, [string, boolean, string | undefined]> = {
+    ListServices: ['low', true, undefined],
+    FailedUnits: ['low', true, undefined],
+    ListTimers: ['low', true, undefined],
+    ServiceStatus: ['low', true, undefined],
+    UnitLogs: ['low', true, undefined],
+    StartService: ['medium', false, 'exact'],
+    StopService: ['medium', false, 'exact'],
+    RestartService: ['medium', false, 'exact'],
+    ReloadService: ['medium', false, 'exact'],
+    EnableService: ['medium', false, 'exact'],
+    DisableService: ['medium', false, 'exact'],
+    MaskService: ['high', false, 'exact'],
+    UnmaskService: ['medium', false, 'exact'],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'services');
-    assert.deepEqual([a.risk, a.readOnly, a.rollback], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class], expected[a.name], a.name);
     assert.equal(a.reboot, false);
     assert.deepEqual(a.files, []);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
@@ -161,15 +165,133 @@ test('state-changing mechanisms are the expected argv, with the opposite as undo
   const running = hostWith({ 'nginx.service': RUNNING }, { 'nginx.service': INSTALLABLE });
   const enabled = hostWith({ 'nginx.service': { ...RUNNING, UnitFileState: 'enabled', WantedBy: 'multi-user.target' } }, { 'nginx.service': INSTALLABLE });
   const masked = hostWith({ 'nginx.service': { LoadState: 'masked', UnitFileState: 'masked', FragmentPath: '/etc/systemd/system/nginx.service' } });
-  assert.deepEqual((await run('StartService', { unit: 'nginx.service' }, stopped)).steps, [cmd('start')]);
-  assert.deepEqual((await run('StopService', { unit: 'nginx.service' }, running)).steps, [cmd('stop')]);
-  assert.deepEqual((await run('RestartService', { unit: 'nginx.service' }, running)).steps, [cmd('restart')]);
-  assert.deepEqual((await run('ReloadService', { unit: 'nginx.service' }, running)).steps, [cmd('reload')]);
+  const stopOnly = { kind: 'command', program: 'systemctl', args: ['stop', '--job-mode=ignore-dependencies', '--', 'nginx.service'] };
+  assert.deepEqual((await run('StartService', { unit: 'nginx.service' }, stopped)).steps, [{ ...cmd('start'), undo: stopOnly }]);
+  assert.deepEqual((await run('StopService', { unit: 'nginx.service' }, running)).steps, [{ ...cmd('stop'), undo: cmd('start') }]);
+  // Events: a running unit restarted, or reloaded, runs as before.
+  assert.deepEqual((await run('RestartService', { unit: 'nginx.service' }, running)).steps, [{ ...cmd('restart'), noUndo: 'leaves_state' }]);
+  assert.deepEqual((await run('ReloadService', { unit: 'nginx.service' }, running)).steps, [{ ...cmd('reload'), noUndo: 'leaves_state' }]);
+  // A stopped unit restarted is started: undone as a start.
+  assert.deepEqual((await run('RestartService', { unit: 'nginx.service' }, stopped)).steps, [{ ...cmd('restart'), undo: stopOnly }]);
   assert.deepEqual((await run('EnableService', { unit: 'nginx.service' }, stopped)).steps, [{ ...cmd('enable'), undo: cmd('disable') }]);
   assert.deepEqual((await run('DisableService', { unit: 'nginx.service' }, enabled)).steps, [{ ...cmd('disable'), undo: cmd('enable') }]);
   assert.deepEqual((await run('MaskService', { unit: 'nginx.service' }, running)).steps, [{ ...cmd('mask'), undo: cmd('unmask') }]);
   assert.deepEqual((await run('UnmaskService', { unit: 'nginx.service' }, masked)).steps, [{ ...cmd('unmask'), undo: cmd('mask') }]);
-  assert.deepEqual((await run('StartService', { unit: 'apt-daily.timer' }, hostWith({ 'apt-daily.timer': {} }))).steps, [cmd('start', 'apt-daily.timer')]);
+  assert.deepEqual((await run('StartService', { unit: 'apt-daily.timer' }, hostWith({ 'apt-daily.timer': {} }))).steps, [
+    { ...cmd('start', 'apt-daily.timer'), undo: { ...stopOnly, args: ['stop', '--job-mode=ignore-dependencies', '--', 'apt-daily.timer'] } },
+  ]);
+});
+
+/** The probes a change declares for these params, against the state it read. */
+async function probesOf(name: string, params: Record<string, unknown>, host: FixtureHost): Promise<string[]> {
+  const a = byName(name);
+  const { cur } = await run(name, params, host);
+  assert.ok(a.rollback?.class === 'exact', name);
+  return (a.rollback.state?.(a.params.parse(params), cur) ?? []).map((p) => ('file' in p ? p.file : [p.program, ...p.args].join(' ')));
+}
+
+test('StopService: the units that stop with it (Requires=, Requisite=, BindsTo=, PartOf=, transitively) are started again by its undo, and probed', async () => {
+  const host = hostWith({
+    'db.service': { ...RUNNING, RequiredBy: 'app.service', BoundBy: 'sidecar.service', RequisiteOf: 'gone.service' },
+    'app.service': { ...RUNNING, ConsistsOf: 'app-worker.service' },
+    'app-worker.service': RUNNING,
+    'sidecar.service': { ...RUNNING, CanStart: 'no' },
+    'gone.service': {},
+  });
+  const { steps, preview } = await run('StopService', { unit: 'db.service' }, host);
+  assert.deepEqual(steps, [
+    {
+      kind: 'command',
+      program: 'systemctl',
+      args: ['stop', '--', 'db.service'],
+      undo: { kind: 'command', program: 'systemctl', args: ['start', '--', 'db.service', 'app.service', 'app-worker.service'] },
+    },
+  ]);
+  const change = preview.change as { stops_with_it: string[]; undo: string };
+  assert.deepEqual(change.stops_with_it, ['app.service', 'app-worker.service']);
+  assert.equal(change.undo, 'an undo starts db.service, app.service, app-worker.service again');
+  assert.ok(preview.warnings?.some((w) => w.includes('cannot put these back') && w.includes('sidecar.service')), 'a unit nothing can start by hand is named');
+  assert.deepEqual(await probesOf('StopService', { unit: 'db.service' }, host), [
+    'systemctl is-active --quiet -- db.service',
+    'systemctl is-active --quiet -- app.service',
+    'systemctl is-active --quiet -- app-worker.service',
+    'systemctl is-active --quiet -- sidecar.service',
+  ]);
+});
+
+test('StartService: its undo stops exactly what it started (ignoring dependencies) and starts again what it stopped by Conflicts=', async () => {
+  const host = hostWith({
+    'app.service': { Requires: 'db.service sysinit.target', Wants: 'cache.service', Conflicts: 'old-app.service shutdown.target' },
+    'db.service': { Wants: 'db-setup.service' },
+    'db-setup.service': { ActiveState: 'failed', SubState: 'failed' },
+    'cache.service': RUNNING,
+    'sysinit.target': { ...RUNNING, Wants: 'never-read.service' },
+    'shutdown.target': {},
+    'old-app.service': { ...RUNNING, RequiredBy: 'old-app-proxy.service' },
+    'old-app-proxy.service': RUNNING,
+  });
+  const { steps, preview } = await run('StartService', { unit: 'app.service' }, host);
+  assert.deepEqual(steps, [
+    {
+      kind: 'command',
+      program: 'systemctl',
+      args: ['is-active', '--', 'old-app.service', 'old-app-proxy.service'],
+      okCodes: [0, 3],
+      undo: { kind: 'command', program: 'systemctl', args: ['start', '--', 'old-app.service', 'old-app-proxy.service'] },
+    },
+    {
+      kind: 'command',
+      program: 'systemctl',
+      args: ['start', '--', 'app.service'],
+      undo: { kind: 'command', program: 'systemctl', args: ['stop', '--job-mode=ignore-dependencies', '--', 'app.service', 'db.service', 'db-setup.service'] },
+    },
+  ]);
+  assert.ok(!host.calls.some(([, a]) => a.includes('never-read.service')), 'a running unit is not followed: systemd does not start again what it wants');
+  assert.equal((preview.change as { undo: string }).undo, 'an undo stops app.service, db.service, db-setup.service; starts again old-app.service, old-app-proxy.service, which it stops');
+  assert.ok(preview.sideEffects?.some((s) => s.includes('db.service, db-setup.service')));
+  assert.deepEqual(await probesOf('StartService', { unit: 'app.service' }, host), [
+    'systemctl is-active --quiet -- app.service',
+    'systemctl is-active --quiet -- db.service',
+    'systemctl is-active --quiet -- db-setup.service',
+    'systemctl is-active --quiet -- old-app.service',
+    'systemctl is-active --quiet -- old-app-proxy.service',
+  ]);
+});
+
+test('a cascade wider than the bound is read only so far, and the preview says so', async () => {
+  const units: Record<string, Record<string, string>> = { 'hub.service': { ...RUNNING, RequiredBy: Array.from({ length: 70 }, (_, i) => `leaf${i}.service`).join(' ') } };
+  for (let i = 0; i < 70; i++) units[`leaf${i}.service`] = RUNNING;
+  const { steps, preview } = await run('StopService', { unit: 'hub.service' }, hostWith(units));
+  assert.equal((steps[0] as { undo: { args: string[] } }).undo.args.length, 2 + 1 + 64);
+  assert.ok(preview.warnings?.some((w) => w.includes('more than 64 units')));
+});
+
+test('EnableService and DisableService put the Also= units back as they were', async () => {
+  const also = '# /lib/systemd/system/cups.service\n[Service]\nExecStart=/x\n[Install]\nWantedBy=multi-user.target\nAlso=cups.socket cups.path\n';
+  const host = hostWith({ 'cups.service': {}, 'cups.socket': { UnitFileState: 'enabled' }, 'cups.path': { UnitFileState: 'disabled' } }, { 'cups.service': also });
+  const sc = (...args: string[]) => ({ kind: 'command', program: 'systemctl', args });
+  assert.deepEqual((await run('EnableService', { unit: 'cups.service' }, host)).steps, [
+    { ...sc('is-enabled', '--', 'cups.socket'), okCodes: [0, 1], undo: sc('enable', '--', 'cups.socket') },
+    { ...sc('enable', '--', 'cups.service'), undo: sc('disable', '--', 'cups.service') },
+  ]);
+  assert.deepEqual(await probesOf('EnableService', { unit: 'cups.service' }, host), ['systemctl is-enabled -- cups.service', 'systemctl is-enabled -- cups.socket', 'systemctl is-enabled -- cups.path']);
+  const enabled = hostWith({ 'cups.service': { UnitFileState: 'enabled' }, 'cups.socket': { UnitFileState: 'enabled' }, 'cups.path': { UnitFileState: 'disabled' } }, { 'cups.service': also });
+  const disable = await run('DisableService', { unit: 'cups.service' }, enabled);
+  assert.deepEqual(disable.steps, [
+    { ...sc('is-enabled', '--', 'cups.path'), okCodes: [0, 1], undo: sc('disable', '--', 'cups.path') },
+    { ...sc('disable', '--', 'cups.service'), undo: sc('enable', '--', 'cups.service') },
+  ]);
+  assert.match((disable.preview.change as { undo: string }).undo, /then disables cups\.path again/);
+});
+
+test('boot-state and reload changes probe what they change', async () => {
+  const running = hostWith({ 'nginx.service': RUNNING }, { 'nginx.service': INSTALLABLE });
+  const masked = hostWith({ 'nginx.service': { LoadState: 'masked', UnitFileState: 'masked' } });
+  assert.deepEqual(await probesOf('EnableService', { unit: 'nginx.service' }, running), ['systemctl is-enabled -- nginx.service']);
+  assert.deepEqual(await probesOf('MaskService', { unit: 'nginx.service' }, running), ['systemctl is-enabled -- nginx.service']);
+  assert.deepEqual(await probesOf('UnmaskService', { unit: 'nginx.service' }, masked), ['systemctl is-enabled -- nginx.service']);
+  assert.deepEqual(await probesOf('ReloadService', { unit: 'nginx.service' }, running), ['systemctl is-active --quiet -- nginx.service']);
+  assert.deepEqual(await probesOf('RestartService', { unit: 'nginx.service' }, running), ['systemctl is-active --quiet -- nginx.service']);
 });
 
 test('rescue, emergency and debug shells are refused for every state-changing action', async () => {

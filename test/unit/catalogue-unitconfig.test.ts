@@ -86,21 +86,21 @@ const reloaded = (props: string, fileSteps: Step[]): Step[] => [{ ...showStep(pr
 const HEADER = '# Written by Airlock; ResetServiceOverrides removes it.\n[Service]\n';
 
 test('unitconfig actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [string, boolean, boolean]> = {
-    SetRestartPolicy: ['medium', false, true],
-    SetResourceLimits: ['medium', false, true],
-    ShowServiceOverrides: ['low', true, false],
-    ResetServiceOverrides: ['medium', false, true],
-    EnableTimer: ['medium', false, true],
-    DisableTimer: ['medium', false, true],
-    ShowUnitFile: ['low', true, false],
-    ListUnitFiles: ['low', true, false],
-    DaemonReload: ['medium', false, false],
+  const expected: Record<string, [string, boolean, string | undefined]> = {
+    SetRestartPolicy: ['medium', false, 'exact'],
+    SetResourceLimits: ['medium', false, 'exact'],
+    ShowServiceOverrides: ['low', true, undefined],
+    ResetServiceOverrides: ['medium', false, 'exact'],
+    EnableTimer: ['medium', false, 'exact'],
+    DisableTimer: ['medium', false, 'exact'],
+    ShowUnitFile: ['low', true, undefined],
+    ListUnitFiles: ['low', true, undefined],
+    DaemonReload: ['medium', false, 'exact'],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'services', a.name);
-    assert.deepEqual([a.risk, a.readOnly, a.rollback], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class], expected[a.name], a.name);
     assert.equal(a.reboot, false);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
     assert.ok(!a.params.safeParse({ ...a.example, extra: 1 }).success, `${a.name} accepts unknown keys`);
@@ -355,6 +355,23 @@ test('DisableTimer: disable --now, with an undo back to the state before; refuse
   await refused('DisableTimer', { unit: 'nope.timer' }, hostWith({ units: timer({}) }), 'no_such_unit');
 });
 
+test('the changes probe what they change: the values systemd applies, a timer\'s enablement and whether it runs; a daemon-reload nothing', async () => {
+  const probes = async (name: string, params: Record<string, unknown>, host: FixtureHost) => {
+    const a = byName(name);
+    const { cur } = await run(name, params, host);
+    assert.equal(a.rollback?.class, 'exact', name);
+    return (a.rollback.state?.(a.params.parse(params), cur) ?? []).map((p) => ('file' in p ? p.file : [p.program, ...p.args].join(' ')));
+  };
+  assert.deepEqual(await probes('SetRestartPolicy', { unit: UNIT, restart: 'always' }, hostWith()), ['systemctl show --no-pager -p Restart,RestartUSec -- cron.service']);
+  assert.deepEqual(await probes('SetResourceLimits', { unit: UNIT, tasksMax: 64 }, hostWith()), ['systemctl show --no-pager -p MemoryMax,CPUQuotaPerSecUSec,TasksMax,LimitNOFILE -- cron.service']);
+  const own = hostWith({ dirs: { [DIR]: ['airlock-restart.conf'] }, tree: { [RESTART_FILE]: `${HEADER}Restart=always\n` }, units: cron({ Restart: 'always' }) });
+  assert.deepEqual(await probes('ResetServiceOverrides', { unit: UNIT }, own), ['systemctl show --no-pager -p Restart -- cron.service']);
+  const timerState = [`systemctl is-enabled -- ${TIMER}`, `systemctl is-active --quiet -- ${TIMER}`];
+  assert.deepEqual(await probes('EnableTimer', { unit: TIMER }, hostWith({ units: timer({ UnitFileState: 'disabled', ActiveState: 'inactive' }) })), timerState);
+  assert.deepEqual(await probes('DisableTimer', { unit: TIMER }, hostWith({ units: timer({}) })), timerState);
+  assert.deepEqual(await probes('DaemonReload', {}, hostWith()), []);
+});
+
 // ---------------------------------------------------------------- unit files and daemon-reload
 
 test('ShowUnitFile: systemctl cat as nobody; a root-only file and those after it are named', async () => {
@@ -378,7 +395,7 @@ test('ListUnitFiles: fixed argv, with an optional type filter', async () => {
 test('DaemonReload: names the units changed on disk, then reloads', async () => {
   const units = { [UNIT]: { ...CRON, NeedDaemonReload: 'yes' }, [TIMER]: LOGROTATE, 'a.service': { ...CRON, Id: 'a.service', NeedDaemonReload: 'yes' } };
   const { steps, preview, cur } = await run('DaemonReload', {}, hostWith({ units }));
-  assert.deepEqual(steps, [RELOAD]);
+  assert.deepEqual(steps, [{ ...RELOAD, noUndo: 'leaves_state' }], 'an event: it writes nothing, and no unit starts or stops');
   assert.deepEqual(cur, { pendingReload: ['a.service', UNIT] });
   assert.deepEqual((preview.change as { changed_on_disk: string[] }).changed_on_disk, ['a.service', UNIT]);
   const none = await run('DaemonReload', {}, hostWith());

@@ -1,12 +1,16 @@
 /**
  * Services, boot-time state: enable and disable a service or timer at boot (the links
- * its [Install] section names), mask and unmask it. Each change is undone by its opposite.
+ * its [Install] section names), mask and unmask it. Each change is undone by its opposite;
+ * enable and disable act on the units of Also= too, whose enablement the undo puts back.
  */
 import { AirlockError } from '../../../protocol/errors.js';
 import { action, type Host, unchanged } from '../../action.js';
 import { params, serviceUnit } from '../../params.js';
 import { describeState, isRunning, readUnit, refuseMasked, refuseMissing, refuseProtected } from '../../lib/systemd.js';
+import { command, type CommandStep } from '../../mechanism.js';
+import { unitEnablement } from '../../lib/unit-probes.js';
 import { dependents, lifelineWarnings, systemctl } from './unit-changes.js';
+import { isUnitName } from './cascade.js';
 import { exact } from '../../rollback.js';
 
 /** The [Install] section of a unit as `systemctl cat` prints it (drop-ins included): what enable links and disable unlinks. */
@@ -44,6 +48,35 @@ async function readInstall(host: Host, unit: string): Promise<InstallSection> {
   return parseInstall(r.code === 0 ? r.stdout : '');
 }
 
+/**
+ * The unit, its [Install] section, and the enablement of each unit its Also= names (which
+ * `systemctl enable` enables and `disable` disables with it, whatever they were before).
+ * Only a name as systemd names units goes into an undo's argv.
+ */
+async function readBootState(host: Host, unit: string) {
+  const install = await readInstall(host, unit);
+  const also: Record<string, string> = {};
+  for (const u of install.also.filter(isUnitName)) also[u] = (await host.run('systemctl', ['is-enabled', '--', u])).stdout.trim();
+  return { ...(await readUnit(host, unit)), install, also };
+}
+type BootState = Awaited<ReturnType<typeof readBootState>>;
+
+/** The Also= units in this enablement before the change. */
+const alsoIn = (cur: BootState, state: string) => Object.keys(cur.also).filter((u) => cur.also[u] === state);
+
+/**
+ * An enable or disable of a unit whose Also= units were not all as the undo would leave them:
+ * first a read of their enablement, carrying the undo that puts them back. Undos run last
+ * first, so it runs after the unit's own undo (which enables or disables them along with it).
+ */
+function withAlso(step: CommandStep, verb: 'enable' | 'disable', units: string[]): CommandStep[] {
+  if (units.length === 0) return [step];
+  return [{ ...command('systemctl', ['is-enabled', '--', ...units], { okCodes: [0, 1] }), undo: command('systemctl', [verb, '--', ...units]) }, step];
+}
+
+/** Probes: the enablement of the unit and of each Also= unit. */
+const bootProbes = ({ unit }: { unit: string }, cur: BootState) => [unit, ...Object.keys(cur.also)].map(unitEnablement);
+
 /** The symbolic links `systemctl enable` creates for this [Install] section (and `disable` removes). */
 function installLinks(unit: string, inst: InstallSection): string[] {
   return [
@@ -60,13 +93,14 @@ export const enableService = action({
   family: 'services',
   description: 'Enable a service or timer at boot by creating the links its [Install] section names (does not start it now).',
   risk: 'medium',
-  rollback: exact(),
+  // Undone by disable, then the Also= units that were enabled before enabled again.
+  rollback: exact(bootProbes),
   readOnly: false,
   runsPrograms: true,
   params: params({ unit: serviceUnit }),
   files: [],
   example: { unit: 'nginx.service' },
-  current: async ({ unit }, host) => ({ ...(await readUnit(host, unit)), install: await readInstall(host, unit) }),
+  current: ({ unit }, host) => readBootState(host, unit),
   check: ({ unit }, cur) => {
     refuseProtected('enable', unit, cur);
     refuseMissing(unit, cur);
@@ -78,13 +112,19 @@ export const enableService = action({
   },
   preview: ({ unit }, cur) => ({
     summary: `Enable ${unit} at boot`,
-    change: { unit, unit_file_state: { from: cur.unitFile, to: 'enabled' }, creates_links: installLinks(unit, cur.install), also_enables: cur.install.also },
+    change: {
+      unit,
+      unit_file_state: { from: cur.unitFile, to: 'enabled' },
+      creates_links: installLinks(unit, cur.install),
+      also_enables: cur.install.also,
+      undo: `an undo disables ${unit}${cur.install.also.length ? ` and ${cur.install.also.join(', ')}` : ''}${alsoIn(cur, 'enabled').length ? `, then enables ${alsoIn(cur, 'enabled').join(', ')} again (enabled before)` : ''}`,
+    },
     sideEffects: [
       `${unit} starts at boot${cur.install.wantedBy.length ? ` with ${cur.install.wantedBy.join(', ')}` : ''}`,
       isRunning(cur) ? `it is already running (${describeState(cur)})` : `it is not started now (${describeState(cur)}); StartService starts it`,
     ],
   }),
-  mechanism: ({ unit }) => [{ ...systemctl('enable', unit), undo: systemctl('disable', unit) }],
+  mechanism: ({ unit }, cur) => withAlso({ ...systemctl('enable', unit), undo: systemctl('disable', unit) }, 'enable', alsoIn(cur, 'enabled')),
   effects: ({ unit }) => [{ kind: 'unit', unit, enabled: true }],
 });
 
@@ -93,13 +133,14 @@ export const disableService = action({
   family: 'services',
   description: 'Stop a service or timer from starting at boot by removing its [Install] links (does not stop it now).',
   risk: 'medium',
-  rollback: exact(),
+  // Undone by enable, then the Also= units that were disabled before disabled again.
+  rollback: exact(bootProbes),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: serviceUnit }),
   files: [],
   example: { unit: 'nginx.service' },
-  current: async ({ unit }, host) => ({ ...(await readUnit(host, unit)), install: await readInstall(host, unit) }),
+  current: ({ unit }, host) => readBootState(host, unit),
   check: ({ unit }, cur) => {
     refuseProtected('disable', unit, cur);
     refuseMissing(unit, cur);
@@ -110,14 +151,20 @@ export const disableService = action({
   },
   preview: ({ unit }, cur) => ({
     summary: `Disable ${unit} at boot`,
-    change: { unit, unit_file_state: { from: cur.unitFile, to: 'disabled' }, removes_links: installLinks(unit, cur.install), also_disables: cur.install.also },
+    change: {
+      unit,
+      unit_file_state: { from: cur.unitFile, to: 'disabled' },
+      removes_links: installLinks(unit, cur.install),
+      also_disables: cur.install.also,
+      undo: `an undo enables ${unit}${cur.install.also.length ? ` and ${cur.install.also.join(', ')}` : ''}${alsoIn(cur, 'disabled').length ? `, then disables ${alsoIn(cur, 'disabled').join(', ')} again (disabled before)` : ''}`,
+    },
     sideEffects: [
       `${unit} no longer starts at boot, unless another unit pulls it in`,
       isRunning(cur) ? `it keeps running now (${describeState(cur)}); StopService stops it` : `it is not running (${describeState(cur)})`,
     ],
     warnings: lifelineWarnings('disable', unit, cur),
   }),
-  mechanism: ({ unit }) => [{ ...systemctl('disable', unit), undo: systemctl('enable', unit) }],
+  mechanism: ({ unit }, cur) => withAlso({ ...systemctl('disable', unit), undo: systemctl('enable', unit) }, 'disable', alsoIn(cur, 'disabled')),
 });
 
 export const maskService = action({
@@ -125,7 +172,8 @@ export const maskService = action({
   family: 'services',
   description: 'Mask a service or timer (link /etc/systemd/system/UNIT to /dev/null) so nothing can start it, by hand or as a dependency.',
   risk: 'high',
-  rollback: exact(),
+  // Undone by unmask (the link to /dev/null removed); its [Install] links were never touched.
+  rollback: exact<{ unit: string }, unknown>(({ unit }) => [unitEnablement(unit)]),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: serviceUnit }),
@@ -160,7 +208,8 @@ export const unmaskService = action({
   family: 'services',
   description: 'Unmask a masked service or timer (remove its link to /dev/null) so it can be started again.',
   risk: 'medium',
-  rollback: exact(),
+  // Undone by mask: the link to /dev/null made again.
+  rollback: exact<{ unit: string }, unknown>(({ unit }) => [unitEnablement(unit)]),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: serviceUnit }),

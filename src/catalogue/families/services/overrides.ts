@@ -13,6 +13,7 @@ import { listDirectory } from '../../lib/host-files.js';
 import { dropInDir, OWN_DROPIN, OWN_DROPINS_GLOB, propertiesOf, reloadedChange, sectionKeys, UNIT_DIR } from './dropins.js';
 import { reloadEffect, showProperties, unitsNeedingReload } from './properties.js';
 import { readUnitFiles } from './unit-files.js';
+import { unitProperties } from '../../lib/unit-probes.js';
 import { exact } from '../../rollback.js';
 
 export const showServiceOverrides = action({
@@ -64,12 +65,16 @@ async function readOwnDropIns(host: Host, unit: string): Promise<OwnDropIns> {
   return { ...u, dir, files, values: keys.length ? await showProperties(host, unit, propertiesOf(keys)) : {}, pendingReload: await unitsNeedingReload(host) };
 }
 
+/** The properties Airlock's drop-ins set, as `systemctl show` names them (Id when they set none: the read still shows the unit). */
+const ownValues = (cur: OwnDropIns) => (Object.keys(cur.values).length ? Object.keys(cur.values) : ['Id']);
+
 export const resetServiceOverrides = action({
   name: 'ResetServiceOverrides',
   family: 'services',
   description: `Delete Airlock's own drop-ins (${UNIT_DIR}/UNIT.d/airlock-*.conf: restart policy, resource limits) of a unit, then daemon-reload; drop-ins of packages and people stay.`,
   risk: 'medium',
-  rollback: exact(),
+  // The drop-ins are restored from their snapshots and systemd reloads them; probed: the values they set, as systemd applies them.
+  rollback: exact<{ unit: string }, OwnDropIns>(({ unit }, cur) => [unitProperties(unit, ownValues(cur))]),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: serviceUnit }),
@@ -91,5 +96,5 @@ export const resetServiceOverrides = action({
     },
     sideEffects: [reloadEffect(cur.pendingReload), `${unit} keeps running (${describeState(cur)}); a restart policy applies at its next exit, an open-files limit at its next start`],
   }),
-  mechanism: ({ unit }, cur) => reloadedChange(unit, Object.keys(cur.values).length ? Object.keys(cur.values) : ['Id'], cur.files.map((f) => fileDelete(f.path))),
+  mechanism: ({ unit }, cur) => reloadedChange(unit, ownValues(cur), cur.files.map((f) => fileDelete(f.path))),
 });

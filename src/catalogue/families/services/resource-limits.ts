@@ -11,6 +11,7 @@ import { allNames, isRunning, lifelineOf } from '../../lib/systemd.js';
 import { LIFELINE_UNITS } from '../../lib/guards.js';
 import { configurableService, dropInText, fromTo, propertiesOf, readDropInTarget, unchangedDropIn, refuseUnconfigurable, reloadedChange, sectionKeys, UNIT_DIR, writeDropIn } from './dropins.js';
 import { reloadEffect, showProperties } from './properties.js';
+import { unitProperties } from '../../lib/unit-probes.js';
 import { exact } from '../../rollback.js';
 
 const MIN_MEMORY_BYTES = 32 * 1024 ** 2;
@@ -56,7 +57,8 @@ export const setResourceLimits = action({
   family: 'services',
   description: `Limit a service's memory (MemoryMax=), CPU (CPUQuota= in percent), tasks (TasksMax=) and open files (LimitNOFILE=) in the drop-in ${UNIT_DIR}/UNIT.d/${LIMITS_DROPIN}, which holds exactly the limits given, then daemon-reload.`,
   risk: 'medium',
-  rollback: exact(),
+  // The drop-in is restored from its snapshot and systemd reloads it; probed: the values systemd applies.
+  rollback: exact<{ unit: string }, unknown>(({ unit }) => [unitProperties(unit, propertiesOf(LIMIT_KEYS))]),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: configurableService, memoryMax: memoryMax.optional(), cpuQuota: cpuQuota.optional(), tasksMax: tasksMax.optional(), limitNofile: openFilesLimit.optional() }).refine(

@@ -10,6 +10,7 @@ import { describeState, lifelineOf } from '../../lib/systemd.js';
 import { LIFELINE_UNITS } from '../../lib/guards.js';
 import { configurableService, dropInText, fromTo, propertiesOf, readDropInTarget, unchangedDropIn, refuseUnconfigurable, reloadedChange, UNIT_DIR, writeDropIn } from './dropins.js';
 import { reloadEffect } from './properties.js';
+import { unitProperties } from '../../lib/unit-probes.js';
 import { exact } from '../../rollback.js';
 
 export const RESTART_POLICIES = ['no', 'on-success', 'on-failure', 'on-abnormal', 'on-watchdog', 'on-abort', 'always'] as const;
@@ -28,7 +29,8 @@ export const setRestartPolicy = action({
   family: 'services',
   description: `Set when systemd restarts a service (Restart=, and RestartSec= in seconds) in the drop-in ${UNIT_DIR}/UNIT.d/${RESTART_DROPIN}, replacing that file, then daemon-reload.`,
   risk: 'medium',
-  rollback: exact(),
+  // The drop-in is restored from its snapshot and systemd reloads it; probed: the values systemd applies.
+  rollback: exact<{ unit: string }, unknown>(({ unit }) => [unitProperties(unit, propertiesOf(RESTART_KEYS))]),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: configurableService, restart: z.enum(RESTART_POLICIES), restartSec: restartDelay.optional() }),

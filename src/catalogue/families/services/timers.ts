@@ -9,6 +9,7 @@ import { params, serviceUnit } from '../../params.js';
 import { describeState, isRunning, readUnit, refuseMissing, refuseProtected, refuseUnrunnable, type UnitState } from '../../lib/systemd.js';
 import { showProperties } from './properties.js';
 import { systemctl } from './unit-changes.js';
+import { unitEnablement, unitRunning } from '../../lib/unit-probes.js';
 import { exact } from '../../rollback.js';
 
 /** A .timer unit (a template needs its instance). */
@@ -40,6 +41,8 @@ function undoDisable(unit: string, before: TimerState): CommandStep | undefined 
 }
 
 const withUndo = (step: CommandStep, undo: CommandStep | undefined): CommandStep => (undo ? { ...step, undo } : step);
+/** What enable --now and disable --now change, and their undos put back: the timer's enablement and whether it runs. */
+const timerProbes = ({ unit }: { unit: string }) => [unitEnablement(unit), unitRunning(unit)];
 const activatesText = (t: TimerState) => (t.activates.length ? `; it activates ${t.activates.join(', ')} on its schedule (ListTimers shows when)` : '');
 
 export const enableTimer = action({
@@ -47,7 +50,7 @@ export const enableTimer = action({
   family: 'services',
   description: 'Enable a timer at boot and start it now (systemctl enable --now), so the unit it activates runs on its schedule.',
   risk: 'medium',
-  rollback: exact(),
+  rollback: exact(timerProbes),
   readOnly: false,
   runsPrograms: true,
   params: params({ unit: timerUnit }),
@@ -74,7 +77,7 @@ export const disableTimer = action({
   family: 'services',
   description: 'Stop a timer now and keep it from starting at boot (systemctl disable --now); a run of the unit it activates that is under way goes on.',
   risk: 'medium',
-  rollback: exact(),
+  rollback: exact(timerProbes),
   readOnly: false,
   runsPrograms: false,
   params: params({ unit: timerUnit }),

@@ -11,7 +11,7 @@ import { params, unitName } from '../../params.js';
 import { readUnit, refuseMissing, type UnitState } from '../../lib/systemd.js';
 import { dropInDir, OWN_DROPIN } from './dropins.js';
 import { daemonReload, showProperties, unitsNeedingReload } from './properties.js';
-import { noRollback } from '../../rollback.js';
+import { exact } from '../../rollback.js';
 
 /** The type filters of ListUnitFiles: the unit types that have unit files. */
 export const UNIT_FILE_TYPES = ['service', 'socket', 'timer', 'target', 'path', 'mount', 'automount', 'swap', 'slice'] as const;
@@ -97,7 +97,9 @@ export const daemonReloadAction = action({
   description: 'Make systemd read every unit file and drop-in again and rerun its generators (systemctl daemon-reload); running services keep running.',
   risk: 'medium',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // An event: systemd reads again the files on disk, which it writes none of, and no unit starts, stops or
+  // changes its enablement. What it loads is what the files already say; nothing would want the old copy back.
+  rollback: exact(),
   runsPrograms: false,
   params: params({}),
   files: [],
@@ -112,5 +114,5 @@ export const daemonReloadAction = action({
     },
     sideEffects: ['running services keep running; changed settings apply to them as systemd allows (most at their next start)'],
   }),
-  mechanism: () => [daemonReload()],
+  mechanism: () => [{ ...daemonReload(), noUndo: 'leaves_state' }],
 });
