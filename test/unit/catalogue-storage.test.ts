@@ -7,12 +7,16 @@ import { listSwap } from '../../src/catalogue/families/storage/swap.js';
 import { fstabSource, fstabWith, fstabWithout, mountOption, parseFstab } from '../../src/catalogue/families/storage/fstab.js';
 import { mountPoint, usagePath } from '../../src/catalogue/families/storage/mount-points.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
+import { reversibleWhenDone, type Step } from '../../src/catalogue/mechanism.js';
+import { pathUnit } from '../../src/catalogue/families/storage/undo-state.js';
 import { actionRunner, assertNoChange, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
 // What families/storage.ts held: the fstab and mount actions, ListSwap and DiskUsageOf.
 const actions: AnyAction[] = [...Object.values(mounts).filter((a): a is AnyAction => typeof a === 'object' && a !== null && 'mechanism' in a), listSwap, diskUsageOf];
 const byName = (n: string) => actions.find((a) => a.name === n)!;
 const { run, refused } = actionRunner(actions);
+/** The live state an action's rollback declares it reads, for these parameters and this state. */
+const declaredState = (a: AnyAction, p: Record<string, unknown>, cur: unknown) => (a.rollback && a.rollback.class !== 'none' ? a.rollback.state?.(p, cur) : undefined);
 
 const FSTAB = '# /etc/fstab\nUUID=1111-2222 / ext4 errors=remount-ro 0 1\n';
 const MP = '/srv/airlock-test';
@@ -20,7 +24,7 @@ const TMPFS_LINE = `tmpfs ${MP} tmpfs nosuid,size=16m 0 0`;
 
 interface World {
   tree?: Record<string, Node>;
-  mounted?: Record<string, { source: string; fstype: string }>;
+  mounted?: Record<string, { source: string; fstype: string; options?: string }>;
   verify?: CommandOutput;
   ls?: string;
 }
@@ -32,7 +36,7 @@ function hostWith(w: World = {}) {
     if (program === 'findmnt' && args.includes('-M')) {
       const m = w.mounted?.[args[args.length - 1]!];
       if (!m) return { code: 1, stdout: '', stderr: '' };
-      return { code: 0, stdout: JSON.stringify({ filesystems: [{ target: args[args.length - 1], source: m.source, fstype: m.fstype, options: 'rw' }] }), stderr: '' };
+      return { code: 0, stdout: JSON.stringify({ filesystems: [{ target: args[args.length - 1], source: m.source, fstype: m.fstype, options: m.options ?? 'rw' }] }), stderr: '' };
     }
     if (program === 'ls') return { code: 0, stdout: w.ls ?? '', stderr: '' };
     return { code: 127, stdout: '', stderr: 'not scripted' };
@@ -121,6 +125,23 @@ test('DiskUsageOf: allowlisted directories only, exact argv', async () => {
   await run('DiskUsageOf', { path: '/home/alice' }, hostWith({ tree: { '/home/alice': { dir: true, uid: 1000 } } }));
 });
 
+test('the units systemd names for mount points and swap files, as systemd-escape --path', () => {
+  assert.equal(pathUnit('/srv/airlock-test', 'mount'), 'srv-airlock\\x2dtest.mount');
+  assert.equal(pathUnit('/srv/airlock-swap/swapfile', 'swap'), 'srv-airlock\\x2dswap-swapfile.swap');
+  assert.equal(pathUnit('/var/lib/my_data.d/x', 'mount'), 'var-lib-my_data.d-x.mount');
+  assert.equal(pathUnit('/swapfile', 'swap'), 'swapfile.swap');
+});
+
+test('every change of these declares how it is undone, and what it reads to show it', () => {
+  for (const a of actions.filter((x) => !x.readOnly)) assert.equal(a.rollback?.class, 'exact', a.name);
+  const state = (name: string, p: Record<string, unknown>, cur: unknown) => declaredState(byName(name), p, cur);
+  assert.deepEqual(state('CreateMountpoint', { path: '/srv/new' }, {}), [{ program: 'stat', args: ['--format=%F %a %u %g %s', '--', '/srv/new'] }]);
+  assert.deepEqual(state('Mount', { mountpoint: MP }, {}), [{ program: 'findmnt', args: ['-n', '-o', 'SOURCE,FSTYPE,OPTIONS', '-M', MP] }]);
+  assert.deepEqual(state('Unmount', { mountpoint: MP }, {}), [{ program: 'findmnt', args: ['-n', '-o', 'SOURCE,FSTYPE,OPTIONS', '-M', MP] }]);
+  assert.deepEqual(state('AddFstabEntry', { mountpoint: MP }, { systemd: false }), []);
+  assert.deepEqual(state('AddFstabEntry', { mountpoint: MP }, { systemd: true }), [{ program: 'systemctl', args: ['show', '-p', 'LoadState', '-p', 'SourcePath', '--', 'srv-airlock\\x2dtest.mount'] }]);
+});
+
 test('ListFstab and ListSwap read one fixed file each', async () => {
   assert.deepEqual((await run('ListFstab', {}, hostWith())).steps, [{ kind: 'fileScan', path: '/etc/fstab' }]);
   assert.deepEqual((await run('ListSwap', {}, hostWith())).steps, [{ kind: 'fileScan', path: '/proc/swaps' }]);
@@ -156,10 +177,12 @@ test('AddFstabEntry: appends the line, verifies with findmnt, reloads systemd', 
   const reload = { kind: 'command', program: 'systemctl', args: ['daemon-reload'] };
   const verify = { kind: 'command', program: 'findmnt', args: ['--verify', '--tab-file', '/etc/fstab'], verdict: { success: 'Success, no errors or warnings detected' }, paths: [MP] };
   const write = { kind: 'fileWrite', path: '/etc/fstab', content: `${FSTAB}${TMPFS_LINE}\n`, mode: 0o644 };
-  // systemd reloaded before the check (findmnt warns while it uses an older fstab); the first reload's undo reloads after a restore.
-  assert.deepEqual(steps, [{ ...reload, undo: reload }, write, reload, verify]);
+  // systemd reloaded before the check (findmnt warns while it uses an older fstab); the first reload's undo reloads after a restore,
+  // which undoes the second; the check changes nothing.
+  assert.deepEqual(steps, [{ ...reload, undo: reload }, write, { ...reload, noUndo: 'undone_earlier' }, { ...verify, noUndo: 'changes_nothing' }]);
+  assert.ok(reversibleWhenDone(steps as Step[]));
   // Without systemd (no /run/systemd/system) nothing is reloaded.
-  assert.deepEqual((await run('AddFstabEntry', entry, hostWith())).steps, [write, verify]);
+  assert.deepEqual((await run('AddFstabEntry', entry, hostWith())).steps, [write, { ...verify, noUndo: 'changes_nothing' }]);
   assert.equal((preview.change as { appends_line: string }).appends_line, TMPFS_LINE);
   // A device path source is a name mount opens too.
   const dev = await run('AddFstabEntry', { source: '/dev/sdb1', mountpoint: MP, fstype: 'ext4', options: ['nofail'] }, hostWith({ tree: { '/dev/sdb1': { device: true } } }));
@@ -190,9 +213,15 @@ test('AddFstabEntry refusals', async () => {
 test('RemoveFstabEntry: removes exactly the one line, refuses when mounted, absent or ambiguous', async () => {
   const text = `${FSTAB}${TMPFS_LINE}\n# after\n`;
   const { steps, preview } = await run('RemoveFstabEntry', { mountpoint: MP }, hostWith({ tree: { '/etc/fstab': text } }));
-  assert.deepEqual(steps, [
-    { kind: 'fileWrite', path: '/etc/fstab', content: `${FSTAB}# after\n`, mode: 0o644 },
-    { kind: 'command', program: 'systemctl', args: ['daemon-reload'] },
+  // Without systemd, the file alone.
+  assert.deepEqual(steps, [{ kind: 'fileWrite', path: '/etc/fstab', content: `${FSTAB}# after\n`, mode: 0o644 }]);
+  const reload = { kind: 'command', program: 'systemctl', args: ['daemon-reload'] };
+  const systemd = await run('RemoveFstabEntry', { mountpoint: MP }, hostWith({ tree: { '/etc/fstab': text, '/run/systemd/system': { dir: true } } }));
+  // The first reload is there for its undo: a rollback or a revert restores the file, then reloads systemd onto it.
+  assert.deepEqual(systemd.steps, [{ ...reload, undo: reload }, steps[0], { ...reload, noUndo: 'undone_earlier' }]);
+  assert.ok(reversibleWhenDone(systemd.steps as Step[]));
+  assert.deepEqual(declaredState(byName('RemoveFstabEntry'), { mountpoint: MP }, systemd.cur), [
+    { program: 'systemctl', args: ['show', '-p', 'LoadState', '-p', 'SourcePath', '--', 'srv-airlock\\x2dtest.mount'] },
   ]);
   assert.deepEqual((preview.change as { removes_line: unknown }).removes_line, { number: 3, text: TMPFS_LINE });
   await refused('RemoveFstabEntry', { mountpoint: MP }, hostWith(), 'no_fstab_entry');
@@ -205,7 +234,7 @@ test('RemoveFstabEntry: removes exactly the one line, refuses when mounted, abse
 test('Mount: mount -- MOUNTPOINT of an fstab entry; refusals', async () => {
   const tree = { '/etc/fstab': `${FSTAB}${TMPFS_LINE}\n` };
   const { steps, preview } = await run('Mount', { mountpoint: MP }, hostWith({ tree, ls: 'a\nb\n' }));
-  assert.deepEqual(steps, [{ kind: 'command', program: 'mount', args: ['--', MP], paths: [MP] }]);
+  assert.deepEqual(steps, [{ kind: 'command', program: 'mount', args: ['--', MP], paths: [MP], undo: { kind: 'command', program: 'umount', args: ['--', MP], paths: [MP] } }]);
   assert.ok(preview.warnings?.some((w) => w.includes('2 entries')), 'warns about hidden content');
   await refused('Mount', { mountpoint: MP }, hostWith(), 'no_fstab_entry');
   await assertNoChange(run('Mount', { mountpoint: MP }, hostWith({ tree, mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } })), /already/);
@@ -215,10 +244,25 @@ test('Mount: mount -- MOUNTPOINT of an fstab entry; refusals', async () => {
   await refused('Mount', { mountpoint: MP }, hostWith({ tree: { '/etc/fstab': `${FSTAB}/dev/shm/img ${MP} ext4 defaults 0 0\n`, '/dev/shm': { dir: true, mode: 0o1777 }, '/dev/shm/img': 'x' } }), 'untrusted_path');
 });
 
-test('Unmount: umount -- MOUNTPOINT; refuses when nothing is mounted', async () => {
-  const h = hostWith({ mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs' } } });
+test('Unmount: umount -- MOUNTPOINT, undone by mounting what was there; refuses when nothing is mounted', async () => {
+  const options = 'rw,nosuid,nodev,relatime,size=16384k,mode=750,inode64';
+  const h = hostWith({ mounted: { [MP]: { source: 'tmpfs', fstype: 'tmpfs', options } } });
   const { steps } = await run('Unmount', { mountpoint: MP }, h);
-  assert.deepEqual(steps, [{ kind: 'command', program: 'umount', args: ['--', MP], paths: [MP] }]);
+  assert.deepEqual(steps, [
+    { kind: 'command', program: 'umount', args: ['--', MP], paths: [MP], undo: { kind: 'command', program: 'mount', args: ['-t', 'tmpfs', '-o', options, '--', 'tmpfs', MP], paths: [MP] } },
+  ]);
+  // A device source is opened by name: the trusted-path rule checks it too.
+  const dev = await run('Unmount', { mountpoint: MP }, hostWith({ mounted: { [MP]: { source: '/dev/loop3', fstype: 'ext4', options: 'rw,relatime' } } }));
+  assert.deepEqual((dev.steps[0] as { undo: { args: string[]; paths: string[] } }).undo.paths, [MP, '/dev/loop3']);
+  // What mount could not be given back as findmnt printed it is refused, not unmounted without an undo.
+  for (const m of [
+    { source: '/dev/sda1[/sub]', fstype: 'btrfs' },
+    { source: 'tmpfs', fstype: 'tmpfs', options: 'rw,context="system_u:object_r:tmp_t:s0"' },
+    { source: '-o', fstype: 'tmpfs' },
+    { source: '/dev/../etc', fstype: 'ext4' },
+  ]) {
+    await refused('Unmount', { mountpoint: MP }, hostWith({ mounted: { [MP]: m } }), 'unrestorable_mount', 'conflict');
+  }
   assert.ok(h.calls.some(([p, a]) => p === 'findmnt' && a.join(' ') === `-J -o TARGET,SOURCE,FSTYPE,OPTIONS -M ${MP}`));
   await assertNoChange(run('Unmount', { mountpoint: MP }, hostWith()), /not|no /);
   // umount follows a link: /srv/boot -> /boot would detach /boot.

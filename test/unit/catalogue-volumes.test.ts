@@ -72,19 +72,19 @@ function hostWith(w: World = {}) {
 }
 
 test('volumes actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [risk: string, readOnly: boolean, rollback: boolean]> = {
-    CreateSwapFile: ['high', false, true],
-    RemoveSwapFile: ['high', false, true],
-    LvmReport: ['low', true, false],
-    ExtendLogicalVolume: ['high', false, false],
-    ListFilesystems: ['low', true, false],
-    FilesystemInodes: ['low', true, false],
-    BlockDeviceInfo: ['low', true, false],
+  const expected: Record<string, [risk: string, readOnly: boolean, rollback: string | undefined]> = {
+    CreateSwapFile: ['high', false, 'exact'],
+    RemoveSwapFile: ['high', false, 'none'],
+    LvmReport: ['low', true, undefined],
+    ExtendLogicalVolume: ['high', false, 'none'],
+    ListFilesystems: ['low', true, undefined],
+    FilesystemInodes: ['low', true, undefined],
+    BlockDeviceInfo: ['low', true, undefined],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'storage', a.name);
-    assert.deepEqual([a.risk, a.readOnly, a.rollback], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class], expected[a.name], a.name);
     assert.equal(a.reboot, false);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
     assert.ok(a.params.safeParse({ ...a.example, extra: 1 }).success === false, `${a.name} refuses unknown keys`);
@@ -168,18 +168,26 @@ test('CreateSwapFile: the daemon creates the file, fallocate and mkswap get it a
       args: ['--verify', '--tab-file', '/etc/fstab'],
       verdict: { success: 'Success, no errors or warnings detected', tolerated: [`[W] non-bind mount source ${SWAP} is a directory or regular file`] },
       paths: [SWAP],
+      noUndo: 'changes_nothing',
     },
   ]);
   // Where systemd runs it is reloaded before the check (findmnt warns while it uses an older fstab).
   const systemd = await run('CreateSwapFile', { path: SWAP, sizeMiB: 16 }, hostWith({ tree: { '/run/systemd/system': { dir: true } } }));
-  assert.deepEqual(systemd.steps.map((s) => (s.kind === 'command' ? `${s.program}${s.undo ? `(undo ${s.undo.program})` : ''}` : s.kind)), [
+  assert.deepEqual(systemd.steps.map((s) => (s.kind === 'command' ? `${s.program}${s.undo ? `(undo ${s.undo.program})` : ''}${s.noUndo ? `(${s.noUndo})` : ''}` : s.kind)), [
     'fallocate',
     'mkswap',
     'swapon(undo swapoff)',
     'systemctl(undo systemctl)',
     'fileWrite',
-    'systemctl',
-    'findmnt',
+    'systemctl(undone_earlier)',
+    'findmnt(changes_nothing)',
+  ]);
+  // What its rollback reads: the file, the swap areas, and the swap unit systemd's fstab generator makes.
+  const r = byName('CreateSwapFile').rollback;
+  assert.deepEqual(r?.class === 'exact' && r.state?.({ path: SWAP, sizeMiB: 16 }, systemd.cur), [
+    { program: 'stat', args: ['--format=%F %a %u %g %s', '--', SWAP] },
+    { program: 'swapon', args: ['--show=NAME,TYPE,SIZE', '--noheadings', '--bytes'] },
+    { program: 'systemctl', args: ['show', '-p', 'LoadState', '-p', 'SourcePath', '--', 'srv-swapdisk-swapfile.swap'] },
   ]);
   const change = preview.change as Record<string, unknown>;
   assert.equal(change.appends_line, SWAP_LINE);

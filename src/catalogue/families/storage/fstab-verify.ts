@@ -60,11 +60,16 @@ export async function systemdRuns(host: Host): Promise<boolean> {
 const daemonReload = () => command('systemctl', ['daemon-reload']);
 
 /**
- * Writing /etc/fstab and checking it. With systemd: reload it, write, reload again, verify.
- * The first reload is there for its undo: undos run in reverse, so a failed check restores
- * the file first and then reloads systemd onto the restored file.
+ * Writing /etc/fstab, and with systemd making it read the new file: reload it, write, reload
+ * again. The first reload is there for its undo: undos run in reverse, so a rollback (or a
+ * revert) restores the file first and then reloads systemd onto the restored file; the second
+ * reload is undone by that one.
  */
+export function fstabWrite(write: FileWriteStep, systemd: boolean): Step[] {
+  return systemd ? [{ ...daemonReload(), undo: daemonReload() }, write, { ...daemonReload(), noUndo: 'undone_earlier' }] : [write];
+}
+
+/** fstabWrite, then the check (a read: it changes nothing); a failing check rolls the write back. */
 export function fstabChange(write: FileWriteStep, paths: string[], systemd: boolean): Step[] {
-  const verify = verifyFstabStep(write.content, paths);
-  return systemd ? [{ ...daemonReload(), undo: daemonReload() }, write, daemonReload(), verify] : [write, verify];
+  return [...fstabWrite(write, systemd), { ...verifyFstabStep(write.content, paths), noUndo: 'changes_nothing' }];
 }

@@ -128,7 +128,7 @@ export const extendLogicalVolume = action({
     'Grow one logical volume by N MiB or GiB (lvextend --size +N), when its volume group has the free extents; optionally grow the ext2/3/4 or XFS file system on it too (--resizefs, active volumes only). Never shrinks.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  rollback: noRollback('a grown logical volume cannot be shrunk back safely: lvreduce can cut off data a grown file system already uses, and XFS cannot shrink at all'),
   runsPrograms: false,
   params: params({
     vg: lvmName('volume group name'),

@@ -9,12 +9,11 @@ import { command, fileScan, fileWrite, type Step } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { fixedRead } from '../../lib/fixed-read.js';
 import { fstabEntry, fstabLine, fstabWith, fstabWithout } from './fstab.js';
-import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from './fstab-verify.js';
-import { mountPaths, readMountState, readSource, refuseNotDirectory, refuseSource, requireOneEntry } from './mount-state.js';
+import { FSTAB, fstabChange, fstabWrite, reportLine, systemdRuns, verifyFstab } from './fstab-verify.js';
+import { mountPaths, readMountState, readSource, refuseNotDirectory, refuseSource, requireOneEntry, type MountState } from './mount-state.js';
 import { mountPoint } from './mount-points.js';
-import { exact, noRollback } from '../../rollback.js';
-
-const daemonReload = command('systemctl', ['daemon-reload']);
+import { generatedUnitProbe, mountProbe, pathProbe, pathUnit, remount } from './undo-state.js';
+import { exact } from '../../rollback.js';
 
 // ---------------------------------------------------------------- reads
 
@@ -37,7 +36,8 @@ export const createMountpoint = action({
   family: 'storage',
   description: 'Create an empty directory (mode 0755, owned by root) to mount a file system on, under /srv, /mnt, /data, /media or /var/lib/<name>.',
   risk: 'medium',
-  rollback: exact(),
+  // mkdir's undo is rmdir; the probe reads the directory (absent before, 0755 root:root after).
+  rollback: exact(({ path }: { path: string }) => [pathProbe(path)]),
   readOnly: false,
   runsPrograms: false,
   params: params({ path: mountPoint }),
@@ -68,7 +68,8 @@ export const addFstabEntry = action({
   description: 'Append one entry to /etc/fstab for an existing mount point, check the file with findmnt --verify (restoring it on any error) and reload systemd; does not mount it.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // The file is restored from its snapshot and systemd reloaded onto it (fstabWrite); the probe reads the mount unit its generator makes.
+  rollback: exact(({ mountpoint }: { mountpoint: string }, cur: { systemd: boolean }) => (cur.systemd ? [generatedUnitProbe(pathUnit(mountpoint, 'mount'))] : [])),
   runsPrograms: false,
   params: fstabEntry,
   files: [FSTAB],
@@ -119,13 +120,14 @@ export const removeFstabEntry = action({
   description: 'Remove the one /etc/fstab entry for a mount point that is not mounted now, and reload systemd.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // As AddFstabEntry: the file from its snapshot, then systemd reloaded onto it.
+  rollback: exact(({ mountpoint }: { mountpoint: string }, cur: { systemd: boolean }) => (cur.systemd ? [generatedUnitProbe(pathUnit(mountpoint, 'mount'))] : [])),
   runsPrograms: false,
   params: params({ mountpoint: mountPoint }),
   files: [FSTAB],
   rebuildsAtExecute: { files: [FSTAB] },
   example: { mountpoint: '/srv/data' },
-  current: ({ mountpoint }, host) => readMountState(host, mountpoint),
+  current: async ({ mountpoint }, host) => ({ ...(await readMountState(host, mountpoint)), systemd: await systemdRuns(host) }),
   shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted }),
   check: ({ mountpoint }, cur) => {
     requireOneEntry(cur);
@@ -135,11 +137,11 @@ export const removeFstabEntry = action({
     const e = cur.entries[0]!;
     return {
       summary: `Remove the /etc/fstab entry for ${mountpoint}`,
-      change: { file: FSTAB, removes_line: { number: e.index + 1, text: e.text }, then: 'runs systemctl daemon-reload' },
+      change: { file: FSTAB, removes_line: { number: e.index + 1, text: e.text }, ...(cur.systemd ? { then: 'runs systemctl daemon-reload' } : {}) },
       sideEffects: [`${e.source} is no longer mounted on ${mountpoint} at boot; the directory and the data on ${e.source} stay`],
     };
   },
-  mechanism: (_p, cur) => [fileWrite(FSTAB, fstabWithout(cur.fstab, cur.entries[0]!.index), { mode: 0o644 }), daemonReload],
+  mechanism: (_p, cur) => fstabWrite(fileWrite(FSTAB, fstabWithout(cur.fstab, cur.entries[0]!.index), { mode: 0o644 }), cur.systemd),
 });
 
 // ---------------------------------------------------------------- mounting
@@ -150,7 +152,8 @@ export const mount = action({
   description: 'Mount the /etc/fstab entry of one mount point now (mount -- MOUNTPOINT), with the options fstab gives it.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // Undone by umount; what the mount hid is there again.
+  rollback: exact(({ mountpoint }: { mountpoint: string }) => [mountProbe(mountpoint)]),
   runsPrograms: false,
   params: params({ mountpoint: mountPoint }),
   files: [],
@@ -178,7 +181,7 @@ export const mount = action({
       warnings: cur.hidden > 0 ? [`${mountpoint} holds ${cur.hidden} entries now: they are hidden (not deleted) while the file system is mounted on it`] : [],
     };
   },
-  mechanism: ({ mountpoint }, cur) => [command('mount', ['--', mountpoint], { paths: mountPaths(mountpoint, cur.source) })],
+  mechanism: ({ mountpoint }, cur) => [command('mount', ['--', mountpoint], { paths: mountPaths(mountpoint, cur.source), undo: command('umount', ['--', mountpoint], { paths: [mountpoint] }) })],
 });
 
 export const unmount = action({
@@ -187,7 +190,8 @@ export const unmount = action({
   description: 'Unmount the file system mounted on one mount point under /srv, /mnt, /data, /media or /var/lib/<name> (umount -- MOUNTPOINT); fails while it is in use.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // Undone by mounting the same source with the same type and options (remount); a tmpfs comes back empty.
+  rollback: exact(({ mountpoint }: { mountpoint: string }) => [mountProbe(mountpoint)]),
   runsPrograms: false,
   params: params({ mountpoint: mountPoint }),
   files: [],
@@ -196,15 +200,25 @@ export const unmount = action({
   shown: (cur) => ({ path: cur.path, entries: cur.entries, mounted: cur.mounted }),
   check: ({ mountpoint }, cur) => {
     if (!cur.mounted) return unchanged(`nothing is mounted on ${mountpoint}`);
+    refuseUnrestorable(cur);
   },
   preview: ({ mountpoint }, cur) => ({
     summary: `Unmount ${cur.mounted!.source} (${cur.mounted!.fstype}) from ${mountpoint}`,
     change: { unmounts: mountpoint, source: cur.mounted!.source, fstype: cur.mounted!.fstype },
     sideEffects: [
-      ...(cur.mounted!.fstype === 'tmpfs' ? ['a tmpfs lives in memory: everything in it is lost'] : [`the data stays on ${cur.mounted!.source}`]),
+      ...(cur.mounted!.fstype === 'tmpfs' ? ['a tmpfs lives in memory: everything in it is lost (undoing this mounts an empty one with the same options)'] : [`the data stays on ${cur.mounted!.source}`]),
       'the job fails (and nothing changes) if a process still uses the file system: "target is busy"',
       ...(cur.entries.length ? ['its /etc/fstab entry stays: it mounts again at the next boot (RemoveFstabEntry removes it)'] : []),
     ],
   }),
-  mechanism: ({ mountpoint }): Step[] => [command('umount', ['--', mountpoint], { paths: [mountpoint] })],
+  mechanism: ({ mountpoint }, cur): Step[] => [command('umount', ['--', mountpoint], { paths: [mountpoint], undo: refuseUnrestorable(cur) })],
 });
+
+/** The mount that undoes an unmount; a mount that findmnt describes in words mount could not be given back is refused. */
+function refuseUnrestorable(cur: MountState) {
+  const back = remount(cur.path, cur.mounted!);
+  if (!back) {
+    throw new AirlockError('conflict', 'unrestorable_mount', `${cur.path} is mounted as ${JSON.stringify([cur.mounted!.source, cur.mounted!.fstype, cur.mounted!.options].join(' '))}, which Airlock could not mount again if the job had to be undone`, 'a person unmounts it by hand');
+  }
+  return back;
+}

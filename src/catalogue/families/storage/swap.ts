@@ -38,7 +38,8 @@ import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from './fsta
 import { fileSystemOf } from './filesystems.js';
 import { mountPoint } from './mount-points.js';
 import { mib, MiB } from './reports.js';
-import { exact } from '../../rollback.js';
+import { exact, noRollback, type StateProbe } from '../../rollback.js';
+import { generatedUnitProbe, pathProbe, pathUnit, swapAreasProbe } from './undo-state.js';
 
 /** swapoff moves every swapped-out page back to RAM: on a busy host that takes minutes. */
 const SWAPOFF_TIMEOUT_MS = 600_000;
@@ -159,7 +160,15 @@ export const createSwapFile = action({
   description:
     'Create a swap file (new file only, mode 0600, on ext2/3/4 or XFS, leaving 5% of the file system free), turn it on, and add it to /etc/fstab so it is used at every boot; any failure undoes every step.',
   risk: 'high',
-  rollback: exact(),
+  // Each step has its undo: swapoff, the file the daemon made deleted (if still that file), /etc/fstab
+  // restored and systemd reloaded onto it, /var/swap removed. A later revert cannot delete the file:
+  // the executor keeps no undo of a file made by descriptor (see the report of issue 27).
+  rollback: exact(({ path }: { path: string }, cur: { missingDirs: string[]; systemd: boolean }): StateProbe[] => [
+    pathProbe(path),
+    ...(cur.missingDirs.length ? [pathProbe(SWAP_DIR)] : []),
+    swapAreasProbe,
+    ...(cur.systemd ? [generatedUnitProbe(pathUnit(path, 'swap'))] : []),
+  ]),
   readOnly: false,
   runsPrograms: false,
   params: params({ path: swapFilePath, sizeMiB: swapSizeMiB }),
@@ -242,7 +251,8 @@ export const removeSwapFile = action({
   family: 'storage',
   description: 'Turn off a swap file, remove its /etc/fstab line and delete it; only a file under the swap-file allowlist that is active swap or named in /etc/fstab as swap, and carries a swap signature.',
   risk: 'high',
-  rollback: exact(),
+  // A failure before the deletion is still rolled back (swapon, /etc/fstab restored); only a revert after it is impossible.
+  rollback: noRollback('the swap file is deleted and its blocks freed: Airlock cannot make it again from what it kept (CreateSwapFile makes a new one)'),
   readOnly: false,
   runsPrograms: false,
   params: params({ path: swapFilePath }),
