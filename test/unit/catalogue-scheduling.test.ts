@@ -83,17 +83,17 @@ const { run, refused } = actionRunner(actions);
 const BRIEF_INJECTIONS = ['; rm -rf /', '$(id)', '`id`', '-rf', '--help', '../etc', 'a\u0000b', 'a\nb', 'x'.repeat(5000), ''];
 
 test('scheduling actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [string, boolean, boolean]> = {
-    ListCronJobs: ['medium', true, false],
-    AddCronJob: ['high', false, true],
-    RemoveCronJob: ['high', false, true],
-    CreateTimer: ['high', false, true],
-    RemoveTimer: ['high', false, true],
+  const expected: Record<string, [string, boolean, string | undefined]> = {
+    ListCronJobs: ['medium', true, undefined],
+    AddCronJob: ['high', false, 'exact'],
+    RemoveCronJob: ['high', false, 'exact'],
+    CreateTimer: ['high', false, 'exact'],
+    RemoveTimer: ['high', false, 'exact'],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'scheduling');
-    assert.deepEqual([a.risk, a.readOnly, a.rollback], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class], expected[a.name], a.name);
     assert.equal(a.reboot, false);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
   }
@@ -267,6 +267,20 @@ test('RemoveCronJob deletes only airlock-NAME and shows only lines of the shape 
 });
 
 const TIMER_UNITS = { 'cron.service': {}, 'backup.service': { ActiveState: 'inactive', SubState: 'dead', UnitFileState: 'static' } };
+/** The first step of CreateTimer and RemoveTimer: the timer as systemd holds it, carrying the reload that comes last in an undo. */
+const loaded = (timer: string) => ({
+  kind: 'command',
+  program: 'systemctl',
+  args: ['show', '--no-pager', '-p', 'LoadState,UnitFileState,ActiveState', '--', timer],
+  undo: { kind: 'command', program: 'systemctl', args: ['daemon-reload'] },
+});
+/** What both probe besides the timer file. */
+const timerProbes = (timer: string) => [`systemctl is-enabled -- ${timer}`, `systemctl is-active --quiet -- ${timer}`, `systemctl show --no-pager -p LoadState -- ${timer}`];
+const probesOf = (name: string, params: Record<string, unknown>, cur: unknown) => {
+  const a = byName(name);
+  assert.equal(a.rollback?.class, 'exact');
+  return (a.rollback.state?.(a.params.parse(params), cur) ?? []).map((p) => ('file' in p ? p.file : [p.program, ...p.args].join(' ')));
+};
 
 test('CreateTimer writes the timer, verifies it, reloads systemd and enables it now', async () => {
   const r = await run('CreateTimer', { name: 'backup', onCalendar: 'daily', unit: 'backup.service' }, hostWith(TREE, TIMER_UNITS));
@@ -277,14 +291,16 @@ test('CreateTimer writes the timer, verifies it, reloads systemd and enables it 
   );
   const path = '/etc/systemd/system/airlock-backup.timer';
   assert.deepEqual(r.steps, [
+    loaded('airlock-backup.timer'),
     { kind: 'fileWrite', path, content, mode: 0o644, owner: { uid: 0, gid: 0 } },
     { kind: 'command', program: 'systemd-analyze', args: ['verify', '--man=no', '--', path], noUndo: 'changes_nothing' },
-    { kind: 'command', program: 'systemctl', args: ['daemon-reload'] },
+    { kind: 'command', program: 'systemctl', args: ['daemon-reload'], noUndo: 'undone_earlier' },
     { kind: 'command', program: 'systemctl', args: ['enable', '--now', '--', 'airlock-backup.timer'], undo: { kind: 'command', program: 'systemctl', args: ['disable', '--now', '--', 'airlock-backup.timer'] } },
   ]);
   assert.deepEqual((r.preview.change as { on_calendar: unknown }).on_calendar, { given: 'daily', normalized: '*-*-* 00:00:00' });
   assert.deepEqual((r.preview.change as { runs: unknown }).runs, ['/usr/sbin/fstrim --all'], 'the approver sees what the service runs');
   assert.deepEqual(parseTimerFile(content), { onCalendar: ['daily'], unit: 'backup.service' });
+  assert.deepEqual(probesOf('CreateTimer', { name: 'backup', onCalendar: 'daily', unit: 'backup.service' }, r.cur), timerProbes('airlock-backup.timer'));
   const triggered = await run('CreateTimer', { name: 'b2', onCalendar: '*:0/15', unit: 'backup.service' }, hostWith(TREE, { 'backup.service': { TriggeredBy: 'backup.timer' } }));
   assert.deepEqual(triggered.preview.warnings, ['backup.service is already started by backup.timer']);
 });
@@ -324,10 +340,12 @@ test('RemoveTimer disables it now, deletes its file and reloads systemd; the und
   const r = await run('RemoveTimer', { name: 'backup' }, hostWith(tree, { 'airlock-backup.timer': { ActiveState: 'active', SubState: 'waiting', UnitFileState: 'enabled' } }));
   const disable = { kind: 'command', program: 'systemctl', args: ['disable', '--now', '--', 'airlock-backup.timer'] };
   assert.deepEqual(r.steps, [
+    loaded('airlock-backup.timer'),
     { ...disable, undo: { kind: 'command', program: 'systemctl', args: ['enable', '--now', '--', 'airlock-backup.timer'] } },
     { kind: 'fileDelete', path },
-    { kind: 'command', program: 'systemctl', args: ['daemon-reload'] },
+    { kind: 'command', program: 'systemctl', args: ['daemon-reload'], noUndo: 'undone_earlier' },
   ]);
+  assert.deepEqual(probesOf('RemoveTimer', { name: 'backup' }, r.cur), timerProbes('airlock-backup.timer'));
   assert.deepEqual(r.preview.change, {
     file: path,
     deletes: true,
@@ -337,9 +355,9 @@ test('RemoveTimer disables it now, deletes its file and reloads systemd; the und
     text: `stops and disables airlock-backup.timer, deletes ${path}, reloads systemd`,
   });
   const idle = await run('RemoveTimer', { name: 'backup' }, hostWith(tree, { 'airlock-backup.timer': { ActiveState: 'inactive', SubState: 'dead', UnitFileState: 'disabled' } }));
-  assert.deepEqual(idle.steps[0], disable, 'nothing to restore');
+  assert.deepEqual(idle.steps[1], { ...disable, noUndo: 'changes_nothing' }, 'nothing to restore');
   const startedOnly = await run('RemoveTimer', { name: 'backup' }, hostWith(tree, { 'airlock-backup.timer': { ActiveState: 'active', UnitFileState: 'disabled' } }));
-  assert.deepEqual(startedOnly.steps[0], { ...disable, undo: { kind: 'command', program: 'systemctl', args: ['start', '--', 'airlock-backup.timer'] } });
+  assert.deepEqual(startedOnly.steps[1], { ...disable, undo: { kind: 'command', program: 'systemctl', args: ['start', '--', 'airlock-backup.timer'] } });
   await refused('RemoveTimer', { name: 'backup' }, hostWith(), 'no_such_timer');
   for (const bad of [...INJECTIONS, 'x.timer', '../apt-daily']) assert.equal(byName('RemoveTimer').params.safeParse({ name: bad }).success, false, JSON.stringify(bad));
   // Any valid name addresses airlock-NAME.timer only: a distro timer is out of reach.

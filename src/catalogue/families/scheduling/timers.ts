@@ -13,6 +13,7 @@ import { params, serviceOnly } from '../../params.js';
 import { agentCommandRefusal, throwRefusal, type CommandRefusal } from '../../lib/agent-command.js';
 import { describeState, readUnit, refuseUnusableUnit } from '../../lib/systemd.js';
 import { calendarExpression, jobName } from './job-params.js';
+import { unitEnablement, unitProperties, unitRunning } from '../../lib/unit-probes.js';
 import { exact } from '../../rollback.js';
 
 const timerName = (name: string) => `airlock-${name}.timer`;
@@ -60,6 +61,17 @@ export function parseTimerFile(text: string): { onCalendar: string[]; unit: stri
 }
 
 const systemctl = (...args: string[]): CommandStep => command('systemctl', args);
+
+/**
+ * The first step of a change that writes or deletes a timer file: the timer as systemd holds it
+ * now (a read), carrying the undo that reloads systemd. Undos run last first, so that reload
+ * comes after the file is put back and the timer's own undo ran: systemd then holds the timer
+ * (or its absence) as before, not the copy it loaded during the change.
+ */
+const loadedTimer = (timer: string): CommandStep => ({ ...systemctl('show', '--no-pager', '-p', 'LoadState,UnitFileState,ActiveState', '--', timer), undo: systemctl('daemon-reload') });
+
+/** What CreateTimer and RemoveTimer change besides the file: the timer's enablement, whether it runs, and whether systemd has it loaded. */
+const timerProbes = (_p: unknown, cur: { timer: string }) => [unitEnablement(cur.timer), unitRunning(cur.timer), unitProperties(cur.timer, ['LoadState'])];
 
 /** Every command systemd runs for a service's start, reload and stop, in the order it runs them. */
 const EXEC_PROPERTIES = ['ExecCondition', 'ExecStartPre', 'ExecStart', 'ExecStartPost', 'ExecReload', 'ExecStop', 'ExecStopPost'];
@@ -114,7 +126,8 @@ export const createTimer = action({
   description:
     'Start an existing service on a calendar schedule with a new timer /etc/systemd/system/airlock-NAME.timer (Persistent=true), enabled and started now. Every command the service runs must be on the allowlist of programs and usage lines that AddCronJob and CreateSudoGrant accept; template instances are refused.',
   risk: 'high',
-  rollback: exact(),
+  // Undone by disable --now, the file removed, systemd reloaded.
+  rollback: exact(timerProbes),
   readOnly: false,
   runsPrograms: true,
   params: params({ name: jobName, onCalendar: calendarExpression, unit: serviceOnly }),
@@ -168,10 +181,11 @@ export const createTimer = action({
     };
   },
   mechanism: ({ name, onCalendar, unit }, cur) => [
+    loadedTimer(cur.timer),
     fileWrite(cur.path, timerContent(name, onCalendar, unit), { mode: 0o644, owner: { uid: 0, gid: 0 } }),
     // A unit file systemd cannot parse fails the job here, before it is loaded; the file step is then undone.
     command('systemd-analyze', ['verify', '--man=no', '--', cur.path], { noUndo: 'changes_nothing' }),
-    systemctl('daemon-reload'),
+    { ...systemctl('daemon-reload'), noUndo: 'undone_earlier' },
     { ...systemctl('enable', '--now', '--', cur.timer), undo: systemctl('disable', '--now', '--', cur.timer) },
   ],
 });
@@ -181,7 +195,8 @@ export const removeTimer = action({
   family: 'scheduling',
   description: 'Stop, disable and delete a timer that CreateTimer created (/etc/systemd/system/airlock-NAME.timer); the service it started stays.',
   risk: 'high',
-  rollback: exact(),
+  // Undone by the file put back, the timer enabled and started again as it was, systemd reloaded.
+  rollback: exact(timerProbes),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: jobName }),
@@ -211,7 +226,12 @@ export const removeTimer = action({
     const active = cur.state.active === 'active';
     // If a later step fails, the file comes back first (it was deleted after this step), then this undo restores the run state.
     const undo = enabled ? systemctl('enable', ...(active ? ['--now'] : []), '--', cur.timer) : active ? systemctl('start', '--', cur.timer) : undefined;
-    const steps: Step[] = [{ ...systemctl('disable', '--now', '--', cur.timer), ...(undo ? { undo } : {}) }, fileDelete(cur.path), systemctl('daemon-reload')];
+    const steps: Step[] = [
+      loadedTimer(cur.timer),
+      { ...systemctl('disable', '--now', '--', cur.timer), ...(undo ? { undo } : { noUndo: 'changes_nothing' as const }) },
+      fileDelete(cur.path),
+      { ...systemctl('daemon-reload'), noUndo: 'undone_earlier' },
+    ];
     return steps;
   },
 });
