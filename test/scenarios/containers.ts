@@ -57,6 +57,9 @@ async function makeImageAndContainer(box: SandboxView): Promise<void> {
 }
 
 let pidBeforeRestart = 0;
+let linesBeforeRestart = 0;
+/** The container's log, one greeting a line per run of its command. */
+const logLines = async (box: SandboxView) => (await podman(box, 'logs', '--', NAME)).split('\n').filter(Boolean);
 /** RestartContainer names the container by its short id, known only once it exists: InspectContainer's check fills it in. */
 const byId: { container: string; timeout: number } = { container: NAME, timeout: 5 };
 
@@ -109,17 +112,26 @@ export const scenarios: Scenario[] = [
   {
     action: 'ContainerLogs',
     params: { container: NAME, lines: 10 },
-    check: async (_box, r) => assert.deepEqual(r.output, [GREETING]),
+    // One greeting per run: StartContainer's rounds (issue 27) started it three times (made to fail and undone, done, reverted, done again).
+    check: async (box, r) => {
+      const lines = r.output.join('\n').split('\n').filter(Boolean);
+      assert.ok(lines.length > 0 && lines.every((l) => l === GREETING), `only the greeting, once per run: ${JSON.stringify(r.output)}`);
+      assert.deepEqual(lines, (await logLines(box)).slice(-10), 'what podman logs holds, read from outside');
+    },
   },
   {
     title: 'by id',
     action: 'RestartContainer',
     params: byId,
+    setup: async (box) => {
+      linesBeforeRestart = (await logLines(box)).length;
+    },
     check: async (box) => {
       assert.equal(await inspect(box, '.State.Status'), 'running');
       const pid = Number(await inspect(box, '.State.Pid'));
       assert.ok(pid > 1 && pid !== pidBeforeRestart, `a new process (${pidBeforeRestart} -> ${pid})`);
-      assert.equal(await podman(box, 'logs', '--', NAME), `${GREETING}\n${GREETING}\n`, 'the command ran twice');
+      const lines = await logLines(box);
+      assert.ok(lines.length > linesBeforeRestart && lines.every((l) => l === GREETING), `the command ran again (${linesBeforeRestart} -> ${lines.length} runs)`);
     },
   },
   {

@@ -56,21 +56,23 @@ function hostWith(opts: { podman?: boolean; boxes?: Box[]; inspectError?: string
 }
 
 const podman = (args: string[], timeoutMs = 60_000) => ({ kind: 'command', program: 'podman', args, timeoutMs });
+/** The undo of a start: stopped again with podman's default timeout. */
+const STOP_AGAIN = podman(['stop', '--time', '10', '--', ID], 70_000);
 
 test('containers actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [string, boolean]> = {
-    ListContainers: ['low', true],
-    ListImages: ['low', true],
-    InspectContainer: ['medium', true],
-    ContainerLogs: ['medium', true],
-    StartContainer: ['medium', false],
-    StopContainer: ['medium', false],
-    RestartContainer: ['medium', false],
+  const expected: Record<string, [string, boolean, string | undefined]> = {
+    ListContainers: ['low', true, undefined],
+    ListImages: ['low', true, undefined],
+    InspectContainer: ['medium', true, undefined],
+    ContainerLogs: ['medium', true, undefined],
+    StartContainer: ['medium', false, 'exact'],
+    StopContainer: ['medium', false, 'exact'],
+    RestartContainer: ['medium', false, 'exact'],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'containers');
-    assert.deepEqual([a.risk, a.readOnly], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class], expected[a.name], a.name);
     assert.equal(a.reboot, false);
     assert.deepEqual(a.files, []);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
@@ -135,7 +137,7 @@ test('InspectContainer and ContainerLogs act on the full id; the preview shows s
 test('StartContainer: podman start -- ID from a stopped state; refuses a running, paused or busy one', async () => {
   for (const status of ['exited', 'created', 'stopped', 'configured']) {
     const { steps, preview } = await run('StartContainer', { container: 'web' }, hostWith({ boxes: [{ status }] }));
-    assert.deepEqual(steps, [podman(['start', '--', ID])]);
+    assert.deepEqual(steps, [{ ...podman(['start', '--', ID]), undo: STOP_AGAIN }]);
     assert.deepEqual(preview.change, { container: 'web', id: ID, image: 'localhost/airlock-busybox:latest', state: { from: status, to: 'running' } });
   }
   await assertNoChange(run('StartContainer', { container: 'web' }, hostWith()), /already/);
@@ -146,17 +148,20 @@ test('StartContainer: podman start -- ID from a stopped state; refuses a running
 
 test('StopContainer: bounded --time, a step limit that outlasts it; refuses a stopped one', async () => {
   const { steps, preview } = await run('StopContainer', { container: 'web' }, hostWith());
-  assert.deepEqual(steps, [podman(['stop', '--time', '10', '--', ID], 70_000)]);
+  assert.deepEqual(steps, [{ ...podman(['stop', '--time', '10', '--', ID], 70_000), undo: podman(['start', '--', ID]) }]);
   assert.deepEqual(preview.change, { container: 'web', id: ID, image: 'localhost/airlock-busybox:latest', state: { from: 'running', to: 'exited' }, kill_after_seconds: 10 });
   assert.deepEqual(preview.warnings, []);
   const slow = await run('StopContainer', { container: 'web', timeout: 300 }, hostWith());
-  assert.deepEqual(slow.steps, [podman(['stop', '--time', '300', '--', ID], 360_000)]);
+  assert.deepEqual(slow.steps, [{ ...podman(['stop', '--time', '300', '--', ID], 360_000), undo: podman(['start', '--', ID]) }]);
   const kill = await run('StopContainer', { container: 'web', timeout: 0 }, hostWith());
   assert.ok(kill.preview.warnings?.some((w) => w.includes('SIGKILL')));
   const rm = await run('StopContainer', { container: 'web' }, hostWith({ boxes: [{ autoRemove: true, labels: { PODMAN_SYSTEMD_UNIT: 'container-web.service' } }] }));
   assert.equal((rm.preview.change as { state: { to: string } }).state.to, 'removed');
   assert.ok(rm.preview.sideEffects?.some((s) => s.includes('--rm')));
   assert.ok(rm.preview.warnings?.some((w) => w.includes('container-web.service')));
+  // Made with --rm, it is removed as it stops: no undo is claimed, so the job is never said to be reversible.
+  assert.deepEqual(rm.steps, [podman(['stop', '--time', '10', '--', ID], 70_000)]);
+  assert.ok(rm.preview.warnings?.some((w) => w.includes('cannot be undone')));
   for (const status of ['exited', 'created', 'stopped']) await assertNoChange(run('StopContainer', { container: 'web' }, hostWith({ boxes: [{ status }] })), /not|no /);
   await refused('StopContainer', { container: 'web' }, hostWith({ boxes: [{ status: 'paused' }] }), 'container_paused');
   await refused('StopContainer', { container: 'web' }, hostWith({ boxes: [{ status: 'stopping' }] }), 'container_busy');
@@ -164,13 +169,23 @@ test('StopContainer: bounded --time, a step limit that outlasts it; refuses a st
 
 test('RestartContainer: running or stopped; refuses paused and busy', async () => {
   const { steps, preview } = await run('RestartContainer', { container: 'web', timeout: 3 }, hostWith());
-  assert.deepEqual(steps, [podman(['restart', '--time', '3', '--', ID], 63_000)]);
+  assert.deepEqual(steps, [{ ...podman(['restart', '--time', '3', '--', ID], 63_000), noUndo: 'leaves_state' }], 'a running container restarted runs again: an event');
   assert.equal((preview.change as { kill_after_seconds?: number }).kill_after_seconds, 3);
   const stopped = await run('RestartContainer', { container: 'web' }, hostWith({ boxes: [{ status: 'exited' }] }));
+  assert.deepEqual(stopped.steps, [{ ...podman(['restart', '--time', '10', '--', ID], 70_000), undo: STOP_AGAIN }], 'a stopped one is started: undone as a start');
   assert.ok(stopped.preview.sideEffects?.some((s) => s.includes('is not running')));
   assert.equal((stopped.preview.change as { kill_after_seconds?: number }).kill_after_seconds, undefined);
   await refused('RestartContainer', { container: 'web' }, hostWith({ boxes: [{ status: 'paused' }] }), 'container_paused');
   await refused('RestartContainer', { container: 'web' }, hostWith({ boxes: [{ status: 'removing' }] }), 'container_busy');
+});
+
+test('every change probes whether the container runs, by its full id: the same read before it and after its undo', async () => {
+  for (const [name, status] of [['StartContainer', 'exited'], ['StopContainer', 'running'], ['RestartContainer', 'running']] as const) {
+    const a = byName(name);
+    const { cur } = await run(name, { container: 'web' }, hostWith({ boxes: [{ status }] }));
+    assert.equal(a.rollback?.class, 'exact');
+    assert.deepEqual(a.rollback.state?.({ container: 'web' }, cur), [{ program: 'podman', args: ['container', 'inspect', '--format', '{{.State.Running}}', '--', ID] }], name);
+  }
 });
 
 test('a podman failure other than "no such container" is an execution error, not a missing container', async () => {

@@ -109,6 +109,14 @@ export const describeContainer = (c: ContainerState) => `${c.name} (${short(c.id
 /** What the preview shows of a container: never its environment, command line or mounts. */
 const shownTarget = (t: Target) => ({ podman: t.podman, container: t.container });
 
+/**
+ * The state probe of the containers' changes: whether the container runs, by its full id
+ * (`{{.State.Running}}`, true or false). Not its status: a created container started and
+ * stopped again is "exited", with nothing that could make it "created" again; both are not
+ * running, which is what a start or stop changes and its undo puts back.
+ */
+export const runningProbe = (id: string) => ({ program: 'podman' as const, args: ['container', 'inspect', '--format', '{{.State.Running}}', '--', id] });
+
 /** A stop or restart waits up to `seconds` for the container: the step's own limit leaves room for that. */
 export const podmanStep = (args: string[], waitSeconds = 0): CommandStep => command('podman', args, { timeoutMs: (waitSeconds + 60) * 1000 });
 
