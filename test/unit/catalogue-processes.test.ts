@@ -77,7 +77,12 @@ test('processes actions are declared with the expected risk and flags', () => {
     assert.equal(a.family, 'processes');
     assert.deepEqual([a.risk, a.readOnly], expected[a.name], a.name);
     assert.equal(a.reboot, false);
-    assert.equal(a.rollback, false, `${a.name}: a signal cannot be taken back`);
+    if (!a.readOnly) {
+      // A delivered signal cannot be taken back: the class is the action's, whatever the signal, and the approver reads why.
+      assert.equal(a.rollback?.class, 'none', a.name);
+      assert.match(a.rollback.class === 'none' ? a.rollback.reason : '', /^a delivered signal cannot be taken back: .*STOP is undone only by sending CONT/, a.name);
+      assert.doesNotMatch(a.rollback.class === 'none' ? a.rollback.reason : '', /not yet declared/);
+    } else assert.equal(a.rollback, undefined, a.name);
     assert.deepEqual(a.files, []);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
   }
@@ -130,10 +135,13 @@ test('TopProcesses and ProcessInfo run ps with fixed columns, never the command 
 });
 
 test('SignalProcess: kill -s SIG -- PID, with the start time in the approved change', async () => {
-  for (const signal of SIGNALS.filter((s) => s !== 'CONT')) {
+  for (const signal of SIGNALS.filter((s) => s !== 'CONT' && s !== 'STOP')) {
     const r = await run('SignalProcess', { pid: 4242, signal }, hostWith(proc(4242)));
-    assert.deepEqual(r.steps, [{ kind: 'command', program: 'kill', args: ['-s', signal, '--', '4242'] }]);
+    assert.deepEqual(r.steps, [{ kind: 'command', program: 'kill', args: ['-s', signal, '--', '4242'] }], 'no undo: the job is never said to be reversible');
   }
+  // STOP and CONT undo each other, for a plan that fails after them (the action itself is never reverted).
+  const stop = await run('SignalProcess', { pid: 4242, signal: 'STOP' }, hostWith(proc(4242)));
+  assert.deepEqual(stop.steps, [{ kind: 'command', program: 'kill', args: ['-s', 'STOP', '--', '4242'], undo: { kind: 'command', program: 'kill', args: ['-s', 'CONT', '--', '4242'] } }]);
   const r = await run('SignalProcess', { pid: 4242, signal: 'TERM' }, hostWith(proc(4242, { uid: 1000 })));
   assert.deepEqual(r.preview.change, {
     pid: 4242,
@@ -150,7 +158,7 @@ test('SignalProcess: kill -s SIG -- PID, with the start time in the approved cha
   const busy = await run('SignalProcess', { pid: 4242, signal: 'TERM' }, hostWith(proc(4242, { uid: 1000, state: 'R' })));
   assert.deepEqual(busy.preview.change, r.preview.change);
   const cont = await run('SignalProcess', { pid: 4242, signal: 'CONT' }, hostWith(proc(4242, { state: 'T' })));
-  assert.deepEqual(cont.steps, [{ kind: 'command', program: 'kill', args: ['-s', 'CONT', '--', '4242'] }]);
+  assert.deepEqual(cont.steps, [{ kind: 'command', program: 'kill', args: ['-s', 'CONT', '--', '4242'], undo: { kind: 'command', program: 'kill', args: ['-s', 'STOP', '--', '4242'] } }]);
 });
 
 test('SignalProcess warnings: root, login sessions, SSH, stopped processes', async () => {
@@ -199,6 +207,15 @@ test('SignalUnit: systemctl kill with --signal and --kill-whom, the main process
   const all = await run('SignalUnit', { unit: 'nginx.service', signal: 'KILL', whom: 'all' }, hostWith({}, units));
   assert.deepEqual(all.steps, [{ kind: 'command', program: 'systemctl', args: ['kill', '--signal=KILL', '--kill-whom=all', '--', 'nginx.service'] }]);
   assert.deepEqual(all.preview.change, { unit: 'nginx.service', signal: 'SIGKILL', whom: 'all', text: 'sends SIGKILL to every process of the unit' });
+  const stopAll = await run('SignalUnit', { unit: 'nginx.service', signal: 'STOP', whom: 'all' }, hostWith({}, units));
+  assert.deepEqual(stopAll.steps, [
+    {
+      kind: 'command',
+      program: 'systemctl',
+      args: ['kill', '--signal=STOP', '--kill-whom=all', '--', 'nginx.service'],
+      undo: { kind: 'command', program: 'systemctl', args: ['kill', '--signal=CONT', '--kill-whom=all', '--', 'nginx.service'] },
+    },
+  ]);
   const ssh = await run('SignalUnit', { unit: 'ssh.service', signal: 'HUP' }, hostWith(proc(4242, { comm: 'sshd', cgroup: '/system.slice/ssh.service' }), { 'ssh.service': { Names: 'ssh.service sshd.service' } }));
   assert.ok(ssh.preview.warnings!.some((w) => w.startsWith('ssh.service is the SSH server')));
 });

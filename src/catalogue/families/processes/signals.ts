@@ -32,6 +32,18 @@ const SIGNAL_EFFECT: Record<SignalName, string> = {
   CONT: 'SIGCONT resumes it after SIGSTOP',
 };
 
+/**
+ * Why a signal is never rolled back or reverted. The class is the action's, whatever the
+ * signal: STOP and CONT leave states that the other signal puts back, but TERM, INT, KILL (and
+ * a HUP, USR1 or USR2 the program does not handle) end the process, and what it did on receipt
+ * (cleaned up, reloaded, dumped, exited) is its own. The STOP and CONT steps still carry the
+ * other as their undo, for a plan that fails after them.
+ */
+const SIGNAL_IRREVERSIBLE = 'a delivered signal cannot be taken back: the process has already acted on it (TERM, INT and KILL end it), and a STOP is undone only by sending CONT as a new change (a CONT by STOP)';
+
+/** The undo of a STOP or CONT within its own job (a plan that fails after it): the other one; none for a signal that cannot be taken back. */
+const OPPOSITE: Partial<Record<SignalName, SignalName>> = { STOP: 'CONT', CONT: 'STOP' };
+
 /** The daemon handling this request and every process above it, up to init: killing one of them kills Airlock. */
 async function airlockLineage(host: Host): Promise<number[]> {
   const chain: number[] = [];
@@ -74,7 +86,7 @@ export const signalProcess = action({
     'Send one signal (TERM, INT, HUP, KILL, USR1, USR2, STOP or CONT) to one process, identified by PID and start time; refuses init, kernel threads, Airlock and the services the host cannot lose.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  rollback: noRollback(SIGNAL_IRREVERSIBLE),
   runsPrograms: false,
   params: params({ pid: processId, signal: signalName }),
   files: [],
@@ -110,7 +122,11 @@ export const signalProcess = action({
       ...stoppedWarning(signal, cur),
     ],
   }),
-  mechanism: ({ pid, signal }) => [command('kill', ['-s', signal, '--', String(pid)])],
+  mechanism: ({ pid, signal }) => {
+    const kill = (s: SignalName) => command('kill', ['-s', s, '--', String(pid)]);
+    const back = OPPOSITE[signal];
+    return [back ? { ...kill(signal), undo: kill(back) } : kill(signal)];
+  },
 });
 
 interface UnitSignalTarget extends UnitState {
@@ -125,7 +141,7 @@ export const signalUnit = action({
     "Send one signal (TERM, INT, HUP, KILL, USR1, USR2, STOP or CONT) to a running service's main process (the default) or to all its processes, through systemd.",
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  rollback: noRollback(SIGNAL_IRREVERSIBLE),
   runsPrograms: true,
   params: params({ unit: serviceOnly, signal: signalName, whom: z.enum(['main', 'all']).optional().describe('main (default): the main process; all: every process of the unit') }),
   files: [],
@@ -166,5 +182,9 @@ export const signalUnit = action({
       warnings: [...lifelineWarning(allNames(unit, cur)), ...(cur.main ? stoppedWarning(signal, cur.main) : [])],
     };
   },
-  mechanism: ({ unit, signal, whom }) => [command('systemctl', ['kill', `--signal=${signal}`, `--kill-whom=${whom ?? 'main'}`, '--', unit])],
+  mechanism: ({ unit, signal, whom }) => {
+    const kill = (s: SignalName) => command('systemctl', ['kill', `--signal=${s}`, `--kill-whom=${whom ?? 'main'}`, '--', unit]);
+    const back = OPPOSITE[signal];
+    return [back ? { ...kill(signal), undo: kill(back) } : kill(signal)];
+  },
 });
