@@ -20,7 +20,7 @@ export const MAX_KEPT_BYTES = 256 * 1024;
 /** One step of a finished job, as its revert needs it, in the order the steps ran. */
 export type KeptStep =
   /** A file step: the file as it was right before it (`content` is lossless text, src/protocol/file-text.ts). */
-  | { kind: 'file'; path: string; existed: false }
+  | { kind: 'file'; path: string; existed: false; madeDirs?: string[] }
   | { kind: 'file'; path: string; existed: true; content: string; mode: number; owner: Owner }
   /** A command with a declared undo: the revert runs `undo`, and `redo` (the command) undoes the revert. */
   | { kind: 'command'; undo: CommandStep; redo: CommandStep };
@@ -55,7 +55,7 @@ export const keptBytes = (kept: readonly KeptStep[]): number => kept.reduce((n, 
 export function revertSteps(kept: readonly KeptStep[]): Step[] {
   return [...kept].reverse().map((k): Step => {
     if (k.kind === 'command') return { ...k.undo, undo: k.redo };
-    if (!k.existed) return fileDelete(k.path);
+    if (!k.existed) return fileDelete(k.path, k.madeDirs ? [...k.madeDirs].reverse() : undefined);
     return fileWrite(k.path, k.content, { mode: k.mode, owner: k.owner });
   });
 }

@@ -117,6 +117,11 @@ export interface FilePatchStep {
 export interface FileDeleteStep {
   kind: 'fileDelete';
   path: string;
+  /**
+   * Directories to remove after the file, innermost first, each only when empty (a revert of a
+   * change that made them for the file: ~/.ssh for authorized_keys). rmdir never follows a link.
+   */
+  thenEmptyDirs?: string[];
 }
 
 export type Step = CommandStep | FileScanStep | FileWriteStep | FilePatchStep | FileDeleteStep;
@@ -151,4 +156,4 @@ export const fileWrite = (path: string, content: string, opts: Omit<FileWriteSte
   ...opts,
 });
 export const filePatch = (path: string, search: string, replace: string): FilePatchStep => ({ kind: 'filePatch', path, search, replace });
-export const fileDelete = (path: string): FileDeleteStep => ({ kind: 'fileDelete', path });
+export const fileDelete = (path: string, thenEmptyDirs?: string[]): FileDeleteStep => (thenEmptyDirs?.length ? { kind: 'fileDelete', path, thenEmptyDirs } : { kind: 'fileDelete', path });

@@ -8,6 +8,7 @@
  * file prepared for a program (CommandStep.file, .expect) is held by descriptor (job-files.ts).
  */
 import { spawn } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { AirlockError } from '../protocol/errors.js';
 import { fileBytes, fileText, refuseNotUtf8 } from '../protocol/file-text.js';
@@ -312,7 +313,7 @@ export class Executor {
               throw e;
             }
             undo.push({ step: i + 1, undo: snap.existed ? `restore ${step.path}` : `remove ${step.path}`, run: () => restore(snap) });
-            kept.push(snap.existed ? { kind: 'file', path: step.path, existed: true, content: fileText(snap.content!), mode: snap.mode!, owner: { uid: snap.uid!, gid: snap.gid! } } : { kind: 'file', path: step.path, existed: false });
+            kept.push(snap.existed ? { kind: 'file', path: step.path, existed: true, content: fileText(snap.content!), mode: snap.mode!, owner: { uid: snap.uid!, gid: snap.gid! } } : { kind: 'file', path: step.path, existed: false, ...(snap.createdDirs.length ? { madeDirs: [...snap.createdDirs] } : {}) });
             break;
           }
         }
@@ -347,6 +348,8 @@ export class Executor {
     } else {
       if (!snap.existed) throw new AirlockError('execution', 'not_found', `${step.path} does not exist`);
       await deleteFile(step.path);
+      // rmdir never follows a final link and fails on anything not empty: safe by path.
+      for (const d of step.thenEmptyDirs ?? []) await fsp.rmdir(d).catch(() => {});
     }
   }
 }

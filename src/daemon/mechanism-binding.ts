@@ -112,7 +112,7 @@ async function bindStep(a: AnyAction, step: Step, read: (path: string) => Promis
       return { record: jsonSafe(step), entry: { kind: 'fileScan', path: step.path } };
     case 'fileDelete': {
       const before = await read(step.path);
-      return { record: { ...jsonSafe(step), before: digestOf(before) }, entry: { kind: 'fileDelete', path: step.path, before: factsOf(before) } };
+      return { record: { ...jsonSafe(step), before: digestOf(before) }, entry: { kind: 'fileDelete', path: step.path, before: factsOf(before), ...(step.thenEmptyDirs ? { then_empty_dirs: step.thenEmptyDirs } : {}) } };
     }
     case 'filePatch': {
       const record = jsonSafe(step);

@@ -202,16 +202,20 @@ async function revertedAndRedone(w: World, view: SandboxView, agent: Principal, 
 }
 
 /**
- * The first file the change touched, changed from outside (a line appended, or made when the
- * change deleted it): the revert is refused as drifted, naming it. The file is then put back.
+ * The first file the change touched, changed from outside (a line appended, one its line probe
+ * reads when it reads only some, or the file made when the change deleted it): the revert is
+ * refused as drifted, naming it. The file is then put back.
  * A change that touches no file (only live state) shows its drift in the unit tests' instead.
  */
 async function driftRefusesRevert(view: SandboxView, agent: Principal, sc: Scenario, tx: string, probes: StateProbe[]): Promise<void> {
-  const file = probes.find((p): p is { file: string } => 'file' in p)?.file;
-  if (!file) return;
+  const probe = probes.find((p): p is { file: string; lines?: string } => 'file' in p);
+  if (!probe) return;
+  const file = probe.file;
+  // A line probe reads only the lines that start with its prefix: the drift is one more of them.
+  const drift = probe.lines !== undefined ? `${probe.lines}drift\n` : '# drift\n';
   const was = await view.readFile(file);
-  if (was === null) await view.writeFile!(file, 'drift\n');
-  else await view.writeFile!(file, `${was}\n# drift\n`);
+  if (was === null) await view.writeFile!(file, probe.lines !== undefined ? drift : 'drift\n');
+  else await view.writeFile!(file, `${was}\n${drift}`);
   try {
     await rejectsWith(agent.call('preview', { action_name: 'RevertTransaction', params: { transaction_id: tx } }), 'conflict', 'drifted');
     shown(sc.action, 'drift');

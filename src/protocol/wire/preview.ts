@@ -101,7 +101,8 @@ export const FilePatchEntrySchema = z.strictObject({ kind: z.literal('filePatch'
 export type FilePatchEntry = z.infer<typeof FilePatchEntrySchema>;
 
 /** `before`: the file that is deleted, as read at preview (bound), or null when it was absent. */
-export const FileDeleteEntrySchema = z.strictObject({ kind: z.literal('fileDelete'), path: z.string(), before: FileFactsSchema.nullable() });
+/** `then_empty_dirs`: directories removed after the file when empty (a revert's, of those a change made for it). */
+export const FileDeleteEntrySchema = z.strictObject({ kind: z.literal('fileDelete'), path: z.string(), before: FileFactsSchema.nullable(), then_empty_dirs: z.array(z.string()).optional() });
 export type FileDeleteEntry = z.infer<typeof FileDeleteEntrySchema>;
 
 export type MechanismEntry = CommandEntry | FileScanEntry | FileWriteEntry | FilePatchEntry | FileDeleteEntry;
