@@ -38,7 +38,7 @@ const samples: { [K in Step['kind']]: Required<Extract<Step, { kind: K }>> } = {
   fileScan: { kind: 'fileScan', path: '/etc/scan' } satisfies Required<FileScanStep>,
   fileWrite: { kind: 'fileWrite', path: '/etc/own', content: 'one\ntwo\n', mode: 0o644, owner: { uid: 0, gid: 0 }, parent: { mode: 0o755, owner: { uid: 0, gid: 0 } } } satisfies Required<FileWriteStep>,
   filePatch: { kind: 'filePatch', path: '/etc/patched', search: 'a = 1', replace: 'a = 2' } satisfies Required<FilePatchStep>,
-  fileDelete: { kind: 'fileDelete', path: '/etc/gone' } satisfies Required<FileDeleteStep>,
+  fileDelete: { kind: 'fileDelete', path: '/etc/gone', thenEmptyDirs: ['/etc/gone.d'] } satisfies Required<FileDeleteStep>,
 };
 
 /** Every way of changing one value a little: each must change the digest. */
