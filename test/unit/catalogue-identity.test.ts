@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { getHostname, setHostname } from '../../src/catalogue/families/identity/hostname.js';
 import { getTimezone, setTimezone } from '../../src/catalogue/families/identity/timezone.js';
+import type { AnyAction } from '../../src/catalogue/action.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { assertNoChange, checked, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
@@ -9,6 +10,9 @@ const hostnameHost = (running: string, tree: Record<string, Node> = {}) =>
   new FixtureHost({ '/etc/hostname': `${running}\n`, '/etc/hosts': `127.0.0.1 localhost\n127.0.1.1 ${running}\n`, ...tree }, (program, args) =>
     program === 'hostname' && args.length === 0 ? { code: 0, stdout: `${running}\n`, stderr: '' } : { code: 1, stdout: '', stderr: 'unexpected' },
   );
+
+/** The live state an action's rollback declares it reads, for these parameters and this state. */
+const declaredState = (a: AnyAction, p: unknown, cur: unknown) => (a.rollback && a.rollback.class !== 'none' ? a.rollback.state?.(p, cur) : undefined);
 
 const refusal = async (fn: () => unknown | Promise<unknown>, code: string) => {
   await assert.rejects(async () => fn(), (e: unknown) => e instanceof AirlockError && e.code === code);
@@ -38,7 +42,9 @@ test('SetHostname writes /etc/hostname then sets the running name, with an undo 
   assert.ok(pv.warnings!.some((w) => w.includes('/etc/hosts still names the old host vm')));
   assert.ok(pv.warnings!.some((w) => w.includes('unable to resolve host web-01')));
   assert.ok(setHostname.files.includes('/etc/hostname'));
-  assert.equal(setHostname.rollback, true);
+  // Exact: /etc/hostname from its snapshot (probed as a file step), the running name read by `hostname`.
+  assert.equal(setHostname.rollback?.class, 'exact');
+  assert.deepEqual(declaredState(setHostname, p, cur), [{ program: 'hostname', args: [] }]);
   assert.equal(setHostname.risk, 'medium');
 });
 
@@ -102,6 +108,8 @@ test('SetTimezone repoints /etc/localtime and rewrites /etc/timezone, with an un
       undo: { kind: 'command', program: 'ln', args: ['-sfn', '--', '/usr/share/zoneinfo/Etc/UTC', '/etc/localtime'] },
     },
   ]);
+  // The link is probed by its target: a file probe of a link reads only that it is one.
+  assert.deepEqual(declaredState(setTimezone, { timezone: 'Europe/Paris' }, {}), [{ program: 'readlink', args: ['--', '/etc/localtime'] }]);
   assert.deepEqual(preview.change, {
     localtime_link: { from: '/usr/share/zoneinfo/Etc/UTC', to: '/usr/share/zoneinfo/Europe/Paris' },
     file: '/etc/timezone',

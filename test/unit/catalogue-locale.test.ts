@@ -16,17 +16,17 @@ const ok = (stdout: string): CommandOutput => ({ code: 0, stdout, stderr: '' });
 const { run, refused } = actionRunner(actions);
 
 test('locale and NTP actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [string, boolean, boolean, string[]]> = {
-    NtpStatus: ['low', true, false, []],
-    SetNtp: ['medium', false, true, []],
-    GetLocale: ['low', true, false, ['/etc/default/locale']],
-    ListLocales: ['low', true, false, []],
-    SetLocale: ['medium', false, true, ['/etc/default/locale', '/etc/locale.gen']],
+  const expected: Record<string, [string, boolean, string | undefined, string[]]> = {
+    NtpStatus: ['low', true, undefined, []],
+    SetNtp: ['medium', false, 'exact', []],
+    GetLocale: ['low', true, undefined, ['/etc/default/locale']],
+    ListLocales: ['low', true, undefined, []],
+    SetLocale: ['medium', false, 'exact', ['/etc/default/locale', '/etc/locale.gen']],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'identity');
-    assert.deepEqual([a.risk, a.readOnly, a.rollback, a.files], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class, a.files], expected[a.name], a.name);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
     assert.equal(a.params.safeParse({ ...a.example, extra: 1 }).success, false, `${a.name} extra key`);
   }
@@ -36,23 +36,32 @@ test('locale and NTP actions are declared with the expected risk and flags', () 
 
 const TIMEDATECTL_SHOW = (ntp: boolean, can = true) => `Timezone=Etc/UTC\nLocalRTC=no\nCanNTP=${can ? 'yes' : 'no'}\nNTP=${ntp ? 'yes' : 'no'}\nNTPSynchronized=no\nTimeUSec=Sun 2026-11-29 20:48:42 UTC\n`;
 
-function timeHost(o: { ntp: boolean; can?: boolean; active?: string; unitFile?: string; condition?: string; broken?: boolean }) {
-  return new FixtureHost({}, (program, args) => {
+const NTP_LISTS = '/usr/lib/systemd/ntp-units.d';
+const TIMESYNCD = 'systemd-timesyncd.service';
+
+/** timedated and one NTP unit (timesyncd unless `lists` names others: file name -> its text, in /usr/lib/systemd/ntp-units.d). */
+function timeHost(o: { ntp: boolean; can?: boolean; active?: string; unitFile?: string; condition?: string; broken?: boolean; lists?: Record<string, string>; others?: Record<string, string> }) {
+  const lists = o.lists ?? { '80-systemd-timesync.list': `# This file is part of systemd.\n\n${TIMESYNCD}\n` };
+  const tree: Record<string, Node> = Object.fromEntries(Object.entries(lists).map(([name, text]) => [`${NTP_LISTS}/${name}`, text]));
+  return new FixtureHost(tree, (program, args) => {
     if (program === 'timedatectl' && args[0] === 'show') return o.broken ? { code: 1, stdout: '', stderr: 'Failed to connect to bus' } : ok(TIMEDATECTL_SHOW(o.ntp, o.can ?? true));
+    if (program === 'ls') return args.at(-1) === NTP_LISTS ? ok(Object.keys(lists).join('\n') + '\n') : { code: 2, stdout: '', stderr: 'No such file or directory' };
     if (program === 'systemctl' && args[0] === 'show') {
-      assert.deepEqual(args, ['show', '--no-pager', '-p', 'LoadState,ActiveState,UnitFileState,ConditionResult', '--', 'systemd-timesyncd.service']);
+      assert.deepEqual(args.slice(0, -1), ['show', '--no-pager', '-p', 'LoadState,ActiveState,UnitFileState,ConditionResult', '--']);
+      const unit = args.at(-1)!;
+      if (unit !== TIMESYNCD) return ok(o.others?.[unit] ?? 'LoadState=not-found\nActiveState=inactive\nUnitFileState=\nConditionResult=no\n');
       return ok(`LoadState=loaded\nActiveState=${o.active ?? 'inactive'}\nUnitFileState=${o.unitFile ?? 'enabled'}\nConditionResult=${o.condition ?? 'yes'}\n`);
     }
     return { code: 127, stdout: '', stderr: 'not scripted' };
   });
 }
 
-const setNtpStep = (on: boolean) => ({
-  kind: 'command',
-  program: 'timedatectl',
-  args: ['set-ntp', String(on)],
-  undo: { kind: 'command', program: 'timedatectl', args: ['set-ntp', String(!on)] },
-});
+const systemctl = (...args: string[]) => ({ kind: 'command', program: 'systemctl', args });
+/** timedatectl set-ntp, its undo put back from the unit's state, and the wait for the job timedated queued. */
+const setNtpSteps = (on: boolean, undo: string[], unit = TIMESYNCD) => [
+  { kind: 'command', program: 'timedatectl', args: ['set-ntp', String(on)], undo: systemctl(...undo, '--', unit) },
+  { ...systemctl(on ? 'start' : 'stop', '--', unit), noUndo: 'undone_earlier' },
+];
 
 test('NtpStatus shows timedated state, and asks timesyncd itself only when it runs', async () => {
   assert.deepEqual((await run('NtpStatus', {}, timeHost({ ntp: false }))).steps, [{ kind: 'command', program: 'timedatectl', args: ['show'] }]);
@@ -71,16 +80,29 @@ test('SetNtp takes a boolean only', () => {
   assert.equal(byName('SetNtp').params.safeParse({}).success, false);
 });
 
-test('SetNtp runs timedatectl set-ntp with the opposite as undo', async () => {
+test('SetNtp runs timedatectl set-ntp, undone by putting the NTP unit back as it was, and waits for the job', async () => {
+  // Enabled but not running (a start condition failed): on, then off again would disable it; the undo only stops it.
   const on = await run('SetNtp', { enabled: true }, timeHost({ ntp: false }));
-  assert.deepEqual(on.steps, [setNtpStep(true)]);
+  assert.deepEqual(on.steps, setNtpSteps(true, ['stop']));
   assert.deepEqual((on.preview.change as { ntp: unknown }).ntp, { from: false, to: true });
   assert.deepEqual(on.preview.warnings, []);
+  assert.deepEqual((await run('SetNtp', { enabled: true }, timeHost({ ntp: false, unitFile: 'disabled' }))).steps, setNtpSteps(true, ['disable', '--now']));
   const off = await run('SetNtp', { enabled: false }, timeHost({ ntp: true, active: 'active' }));
-  assert.deepEqual(off.steps, [setNtpStep(false)]);
+  assert.deepEqual(off.steps, setNtpSteps(false, ['enable', '--now']));
   assert.match((off.preview.change as { text: string }).text, /stops systemd-timesyncd\.service and disables it/);
-  // Not running, but enabled at boot: turning it off is a real change.
-  assert.deepEqual((await run('SetNtp', { enabled: false }, timeHost({ ntp: false, unitFile: 'enabled' }))).steps, [setNtpStep(false)]);
+  // Not running, but enabled at boot: turning it off is a real change, undone by enabling it again.
+  assert.deepEqual((await run('SetNtp', { enabled: false }, timeHost({ ntp: false, unitFile: 'enabled' }))).steps, setNtpSteps(false, ['enable']));
+  // Running but not enabled: started again.
+  assert.deepEqual((await run('SetNtp', { enabled: false }, timeHost({ ntp: true, active: 'active', unitFile: 'disabled' }))).steps, setNtpSteps(false, ['start']));
+  // What the rollback reads: the unit's enablement and activity.
+  const r = byName('SetNtp').rollback;
+  assert.deepEqual(r?.class === 'exact' && r.state?.({ enabled: true }, on.cur), [systemctl('is-enabled', '--', TIMESYNCD), systemctl('is-active', '--', TIMESYNCD)].map(({ program, args }) => ({ program, args })));
+  // Another NTP service timedated knows (chrony), named by its list; a later list file of the same name in /etc would hide this one.
+  const chrony = await run('SetNtp', { enabled: true }, timeHost({ ntp: false, lists: { '50-chrony.list': 'chrony.service\n' }, others: { 'chrony.service': 'LoadState=loaded\nActiveState=inactive\nUnitFileState=disabled\nConditionResult=yes\n' } }));
+  assert.deepEqual(chrony.steps, setNtpSteps(true, ['disable', '--now'], 'chrony.service'));
+  // Two loaded NTP units: timedated would switch between them, and one undo cannot put both back.
+  await refused('SetNtp', { enabled: true }, timeHost({ ntp: false, lists: { '50-chrony.list': 'chrony.service\n', '80-systemd-timesync.list': `${TIMESYNCD}\n` }, others: { 'chrony.service': 'LoadState=loaded\nActiveState=inactive\nUnitFileState=disabled\n' } }), 'several_ntp_services');
+  await refused('SetNtp', { enabled: true }, timeHost({ ntp: false, unitFile: 'masked' }), 'ntp_unit_state');
   // In a container timesyncd's conditions fail: the preview says it may stay inactive.
   const container = await run('SetNtp', { enabled: true }, timeHost({ ntp: false, condition: 'no' }));
   assert.ok(container.preview.warnings!.some((w) => w.includes('start condition failed')));
@@ -90,6 +112,7 @@ test('SetNtp: the same setting is no change; refuses a host without an NTP servi
   await assertNoChange(run('SetNtp', { enabled: true }, timeHost({ ntp: true, active: 'active' })), /already/);
   await assertNoChange(run('SetNtp', { enabled: false }, timeHost({ ntp: false, unitFile: 'disabled' })), /already/);
   await refused('SetNtp', { enabled: true }, timeHost({ ntp: false, can: false }), 'no_ntp_service');
+  await refused('SetNtp', { enabled: true }, timeHost({ ntp: false, lists: {} }), 'no_ntp_service');
   await refused('SetNtp', { enabled: true }, timeHost({ ntp: false, broken: true }), 'timedated_unreachable');
 });
 

@@ -52,7 +52,8 @@ export const setHostname = action({
   family: 'identity',
   description: 'Rename the host: write /etc/hostname and set the running name (a single RFC 1123 label).',
   risk: 'medium',
-  rollback: exact(),
+  // /etc/hostname from its snapshot; the running name by `hostname -- OLD`, read by the same program.
+  rollback: exact(() => [{ program: 'hostname', args: [] }]),
   readOnly: false,
   runsPrograms: false,
   params: params({ hostname: hostName }),
@@ -92,7 +93,8 @@ export const setPrettyHostname = action({
   family: 'identity',
   description: "Set the host's pretty name (free-form, e.g. \"Web server 1\") through systemd-hostnamed, which keeps it as PRETTY_HOSTNAME in /etc/machine-info; the host name itself is not changed.",
   risk: 'medium',
-  rollback: exact(),
+  // hostnamed writes the file (and removes it when the name goes back to none): both are read.
+  rollback: exact(() => [{ file: '/etc/machine-info' }, { program: 'hostnamectl', args: ['--pretty', 'status'] }]),
   readOnly: false,
   runsPrograms: false,
   params: params({ pretty: prettyHostname }),

@@ -141,7 +141,9 @@ export const setLocale = action({
   family: 'identity',
   description: `Set the system locale (LANG in ${DEFAULT_LOCALE}, keeping the LC_* settings), compiling it first when it is supported but not compiled yet.`,
   risk: 'medium',
-  rollback: exact(),
+  // The files from their snapshots; a compiled locale deleted from the archive again. The archive's
+  // bytes are not probed (localedef leaves a deleted locale's space in it): the list of locales is.
+  rollback: exact((_p: unknown, cur: { available: boolean }) => (cur.available ? [] : [{ program: 'locale', args: ['-a'] }])),
   readOnly: false,
   runsPrograms: false,
   params: params({ lang: localeName }),

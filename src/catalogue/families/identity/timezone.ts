@@ -58,7 +58,8 @@ export const setTimezone = action({
   family: 'identity',
   description: 'Set the time zone: point /etc/localtime at the zone file and update /etc/timezone when the host has one.',
   risk: 'medium',
-  rollback: exact(),
+  // /etc/timezone from its snapshot; the link by `ln -sfn` to its old target. A link's probe is its target (a file probe reads only that it is a link).
+  rollback: exact(() => [{ program: 'readlink', args: ['--', '/etc/localtime'] }]),
   readOnly: false,
   runsPrograms: false,
   params: params({ timezone }),
