@@ -9,6 +9,7 @@ import { parseLoginDefs } from '../../src/catalogue/families/security/login-defs
 import { pamPwqualityArgs, parsePwquality, upstreamVersion } from '../../src/catalogue/families/security/password-quality.js';
 import { parseGetsebool, selinuxBoolean } from '../../src/catalogue/families/security/selinux.js';
 import { linePatch } from '../../src/catalogue/lib/line-patch.js';
+import { reversibleWhenDone, type Step } from '../../src/catalogue/mechanism.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
 import { AirlockError } from '../../src/protocol/errors.js';
 import { actionRunner, assertNoChange, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
@@ -76,32 +77,36 @@ function hostWith(tree: Record<string, Node>, m: Machine = {}): FixtureHost {
 const { run, refused } = actionRunner(actions);
 
 const cmd = (program: string, args: string[], extra: Record<string, unknown> = {}) => ({ kind: 'command', program, args, ...extra });
+/** A rules file step between the check that carries the rebuild as its undo and the rebuild (audit.ts: rebuiltAround). */
+const rebuilt = (file: Record<string, unknown>) => [cmd('augenrules', ['--check'], { undo: cmd('augenrules', []) }), file, cmd('augenrules', [], { noUndo: 'undone_earlier' })];
+/** The live state an action's rollback declares it reads, for these parameters and this state. */
+const declaredState = (a: AnyAction, p: unknown, cur: unknown) => (a.rollback && a.rollback.class !== 'none' ? a.rollback.state?.(p, cur) : undefined);
 
 // ---------------------------------------------------------------- declarations and validators
 
 test('security actions are declared with the expected risk and flags', () => {
-  const expected: Record<string, [string, boolean, boolean]> = {
-    ShowPasswordPolicy: ['low', true, false],
-    SetPasswordPolicy: ['high', false, true],
-    PasswordAgingDefaults: ['low', true, false],
-    SetPasswordAgingDefaults: ['high', false, true],
-    AuditStatus: ['low', true, false],
-    ListAuditRules: ['low', true, false],
-    AddAuditWatch: ['high', false, true],
-    RemoveAuditWatch: ['high', false, true],
-    AppArmorStatus: ['low', true, false],
-    SetAppArmorMode: ['high', false, true],
-    CertificateExpiry: ['low', true, false],
-    ListCertificates: ['low', true, false],
-    SelinuxStatus: ['low', true, false],
-    SetSelinuxMode: ['high', false, true],
-    ListSelinuxBooleans: ['low', true, false],
-    SetSelinuxBoolean: ['high', false, true],
+  const expected: Record<string, [string, boolean, string | undefined]> = {
+    ShowPasswordPolicy: ['low', true, undefined],
+    SetPasswordPolicy: ['high', false, 'exact'],
+    PasswordAgingDefaults: ['low', true, undefined],
+    SetPasswordAgingDefaults: ['high', false, 'exact'],
+    AuditStatus: ['low', true, undefined],
+    ListAuditRules: ['low', true, undefined],
+    AddAuditWatch: ['high', false, 'exact'],
+    RemoveAuditWatch: ['high', false, 'exact'],
+    AppArmorStatus: ['low', true, undefined],
+    SetAppArmorMode: ['high', false, 'exact'],
+    CertificateExpiry: ['low', true, undefined],
+    ListCertificates: ['low', true, undefined],
+    SelinuxStatus: ['low', true, undefined],
+    SetSelinuxMode: ['high', false, 'exact'],
+    ListSelinuxBooleans: ['low', true, undefined],
+    SetSelinuxBoolean: ['high', false, 'exact'],
   };
   assert.deepEqual(actions.map((a) => a.name).sort(), Object.keys(expected).sort());
   for (const a of actions) {
     assert.equal(a.family, 'security');
-    assert.deepEqual([a.risk, a.readOnly, a.rollback], expected[a.name], a.name);
+    assert.deepEqual([a.risk, a.readOnly, a.rollback?.class], expected[a.name], a.name);
     assert.equal(a.reboot, false);
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
     assert.equal(a.params.safeParse({ ...a.example, extra: 1 }).success, false, `${a.name} extra key`);
@@ -391,13 +396,17 @@ test('AddAuditWatch loads the watch first where the kernel allows, then writes t
   const p = { name: 'passwd', path: '/etc/passwd', permissions: 'aw', key: 'identity' };
   const file = { kind: 'fileWrite', path: `${RULES}/60-airlock-passwd.rules`, content: '## Written by Airlock (AddAuditWatch passwd)\n-w /etc/passwd -p wa -k identity\n', mode: 0o640, owner: { uid: 0, gid: 0 } };
   const loaded = await run('AddAuditWatch', p, hostWith(auditTree(), { audit: 'loaded' }));
-  assert.deepEqual(loaded.steps, [cmd('auditctl', ['-w', '/etc/passwd', '-p', 'wa', '-k', 'identity'], { undo: cmd('auditctl', ['-W', '/etc/passwd', '-p', 'wa', '-k', 'identity']) }), file, cmd('augenrules', [])]);
+  assert.deepEqual(loaded.steps, [cmd('auditctl', ['-w', '/etc/passwd', '-p', 'wa', '-k', 'identity'], { undo: cmd('auditctl', ['-W', '/etc/passwd', '-p', 'wa', '-k', 'identity']) }), ...rebuilt(file)]);
+  assert.ok(reversibleWhenDone(loaded.steps as Step[]));
   assert.deepEqual(loaded.preview.warnings, []);
+  // What its rollback reads besides the rules file: audit.rules, and the kernel's rules where auditctl can list them.
+  assert.deepEqual(declaredState(byName('AddAuditWatch'), p, loaded.cur), [{ file: '/etc/audit/audit.rules' }, { program: 'auditctl', args: ['-l'] }]);
   const container = await run('AddAuditWatch', p, hostWith(auditTree(), { audit: 'container' }));
-  assert.deepEqual(container.steps, [file, cmd('augenrules', [])]);
+  assert.deepEqual(container.steps, rebuilt(file));
+  assert.deepEqual(declaredState(byName('AddAuditWatch'), p, container.cur), [{ file: '/etc/audit/audit.rules' }]);
   assert.match(container.preview.warnings!.join(' '), /only written to .*takes effect when auditd next loads its rules/);
   const locked = await run('AddAuditWatch', p, hostWith(auditTree(), { audit: 'locked' }));
-  assert.deepEqual(locked.steps, [file, cmd('augenrules', [])]);
+  assert.deepEqual(locked.steps, rebuilt(file));
   assert.match(locked.preview.warnings!.join(' '), /locked \(-e 2\)/);
   const dir = await run('AddAuditWatch', { name: 'sudoers', path: '/etc/sudoers.d', permissions: 'wa', key: 'scope' }, hostWith(auditTree(), { audit: 'container' }));
   assert.match(dir.preview.sideEffects!.join(' '), /covers everything below it/);
@@ -417,11 +426,11 @@ test('RemoveAuditWatch unloads a loaded watch, deletes its file and rebuilds aud
   const loaded = await run('RemoveAuditWatch', { name: 'passwd' }, hostWith(tree, { audit: 'loaded', rules: ['-w /etc/passwd -p wa -k identity'] }));
   assert.deepEqual(loaded.steps, [
     cmd('auditctl', ['-W', '/etc/passwd', '-p', 'wa', '-k', 'identity'], { undo: cmd('auditctl', ['-w', '/etc/passwd', '-p', 'wa', '-k', 'identity']) }),
-    { kind: 'fileDelete', path: `${RULES}/60-airlock-passwd.rules` },
-    cmd('augenrules', []),
+    ...rebuilt({ kind: 'fileDelete', path: `${RULES}/60-airlock-passwd.rules` }),
   ]);
+  assert.ok(reversibleWhenDone(loaded.steps as Step[]));
   const notLoaded = await run('RemoveAuditWatch', { name: 'passwd' }, hostWith(tree, { audit: 'loaded' }));
-  assert.deepEqual(notLoaded.steps, [{ kind: 'fileDelete', path: `${RULES}/60-airlock-passwd.rules` }, cmd('augenrules', [])]);
+  assert.deepEqual(notLoaded.steps, rebuilt({ kind: 'fileDelete', path: `${RULES}/60-airlock-passwd.rules` }));
   const container = await run('RemoveAuditWatch', { name: 'passwd' }, hostWith(tree, { audit: 'container' }));
   assert.deepEqual(container.steps, notLoaded.steps);
   await assertNoChange(run('RemoveAuditWatch', { name: 'group' }, hostWith(tree)), /not|no /);
@@ -442,12 +451,19 @@ test('SetAppArmorMode edits with aa-complain/aa-enforce --no-reload, undoes with
   const tree = { '/etc/apparmor.d/lsb_release': PROFILE, '/etc/apparmor.d/tunables/global': '@{HOME}=/home/\n' };
   const path = '/etc/apparmor.d/lsb_release';
   const on = await run('SetAppArmorMode', { profile: 'lsb_release', mode: 'complain' }, hostWith(tree, { apparmor: true, utils: true }));
+  // Where AppArmor runs, the undo (aa-enforce without --no-reload) edits the file back and reloads it: the load is undone with it.
   assert.deepEqual(on.steps, [
-    cmd('aa-complain', ['--no-reload', '--', path], { paths: [path], undo: cmd('aa-enforce', ['--no-reload', '--', path], { paths: [path] }) }),
-    cmd('apparmor_parser', ['-r', '--', path], { paths: [path] }),
+    cmd('aa-complain', ['--no-reload', '--', path], { paths: [path], undo: cmd('aa-enforce', ['--', path], { paths: [path] }) }),
+    cmd('apparmor_parser', ['-r', '--', path], { paths: [path], noUndo: 'undone_earlier' }),
   ]);
+  assert.ok(reversibleWhenDone(on.steps as Step[]));
+  assert.deepEqual(declaredState(byName('SetAppArmorMode'), { profile: 'lsb_release' }, on.cur), [{ file: path }, { file: '/etc/apparmor.d/force-complain/lsb_release' }]);
+  // Where it does not, the parser only checks the file (a read), and the undo leaves the kernel alone.
   const off = await run('SetAppArmorMode', { profile: 'lsb_release', mode: 'complain' }, hostWith(tree, { utils: true }));
-  assert.deepEqual(off.steps[1], cmd('apparmor_parser', ['-Q', '-K', '--', path], { paths: [path] }));
+  assert.deepEqual(off.steps, [
+    cmd('aa-complain', ['--no-reload', '--', path], { paths: [path], undo: cmd('aa-enforce', ['--no-reload', '--', path], { paths: [path] }) }),
+    cmd('apparmor_parser', ['-Q', '-K', '--', path], { paths: [path], noUndo: 'changes_nothing' }),
+  ]);
   assert.match(off.preview.warnings!.join(' '), /only the profile file changes/);
   const back = await run('SetAppArmorMode', { profile: 'lsb_release', mode: 'enforce' }, hostWith({ [path]: PROFILE.replace('lsb_release {', 'lsb_release flags=(complain) {') }, { utils: true }));
   assert.deepEqual(back.steps[0], cmd('aa-enforce', ['--no-reload', '--', path], { paths: [path], undo: cmd('aa-complain', ['--no-reload', '--', path], { paths: [path] }) }));
@@ -562,6 +578,9 @@ test('SetSelinuxMode patches the one SELINUX= line first, then setenforce with t
   assert.deepEqual((preview.change as { now: unknown }).now, { from: 'Enforcing', to: 'Permissive' });
   // Only what differs: running permissive, configured enforcing.
   assert.deepEqual((await run('SetSelinuxMode', { mode: 'enforcing' }, selinuxHost({ runtime: 'Permissive' }))).steps, [cmd('setenforce', ['Enforcing'], { undo: cmd('setenforce', ['Permissive']) })]);
+  // The running mode is live state: its rollback reads it with getenforce (the config file is a file step, read as such).
+  assert.deepEqual(declaredState(byName('SetSelinuxMode'), { mode: 'enforcing' }, {}), [{ program: 'getenforce', args: [] }]);
+  assert.deepEqual(declaredState(byName('SetSelinuxBoolean'), { name: 'httpd_can_network_connect', value: true }, {}), [{ program: 'getsebool', args: ['--', 'httpd_can_network_connect'] }]);
   // A pending disable is undone, with a warning.
   const pending = await run('SetSelinuxMode', { mode: 'enforcing' }, selinuxHost({ config: 'SELINUX=disabled\nSELINUXTYPE=targeted\n' }));
   assert.deepEqual(pending.steps, [{ kind: 'filePatch', path: '/etc/selinux/config', search: 'SELINUX=disabled\n', replace: 'SELINUX=enforcing\n' }]);

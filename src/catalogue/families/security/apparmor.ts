@@ -97,7 +97,8 @@ export const setAppArmorMode = action({
   family: 'security',
   description: `Put an AppArmor profile of ${APPARMOR_D} in complain or enforce mode (aa-complain/aa-enforce from apparmor-utils), then reload it, or only check it where AppArmor is not enabled.`,
   risk: 'high',
-  rollback: exact(),
+  // The profile edited back by the other tool (which reloads it where AppArmor runs). aa-enforce also deletes a force-complain link: read too.
+  rollback: exact(({ profile }: { profile: string }, cur: { path: string }) => [{ file: cur.path }, { file: `${APPARMOR_D}/force-complain/${profile}` }]),
   readOnly: false,
   runsPrograms: false,
   params: params({ profile: appArmorProfile, mode: z.enum(['complain', 'enforce']) }),
@@ -144,11 +145,12 @@ export const setAppArmorMode = action({
     warnings: cur.kernel.enabled ? [] : [`AppArmor is not enabled on this host (aa-enabled: ${cur.kernel.answer}): only the profile file changes; the mode applies once AppArmor is enabled and loads it`],
   }),
   mechanism: ({ mode }, cur) => {
-    const set = (m: string) => command(m === 'complain' ? 'aa-complain' : 'aa-enforce', ['--no-reload', '--', cur.path], { paths: [cur.path] });
+    const set = (m: string, reload: boolean) => command(m === 'complain' ? 'aa-complain' : 'aa-enforce', [...(reload ? [] : ['--no-reload']), '--', cur.path], { paths: [cur.path] });
     return [
-      { ...set(mode), undo: set(mode === 'complain' ? 'enforce' : 'complain') },
+      // Its undo edits the file back and, where AppArmor runs, reloads it: that also undoes the load below.
+      { ...set(mode, false), undo: set(mode === 'complain' ? 'enforce' : 'complain', cur.kernel.enabled) },
       // The kernel parses and loads the edited profile; where AppArmor is off, the parser still checks it (-Q: skip the kernel load, -K: no cache).
-      command('apparmor_parser', cur.kernel.enabled ? ['-r', '--', cur.path] : ['-Q', '-K', '--', cur.path], { paths: [cur.path] }),
+      command('apparmor_parser', cur.kernel.enabled ? ['-r', '--', cur.path] : ['-Q', '-K', '--', cur.path], { paths: [cur.path], noUndo: cur.kernel.enabled ? 'undone_earlier' : 'changes_nothing' }),
     ];
   },
 });

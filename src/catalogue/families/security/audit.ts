@@ -9,11 +9,11 @@
  */
 import { AirlockError } from '../../../protocol/errors.js';
 import { action, type Host, unchanged } from '../../action.js';
-import { command, fileDelete, fileScan, fileWrite, type CommandStep } from '../../mechanism.js';
+import { command, fileDelete, fileScan, fileWrite, type CommandStep, type Step } from '../../mechanism.js';
 import { absolutePath, params, token } from '../../params.js';
 import { firstSymlink, regularFilesIn, ROOT } from './host-paths.js';
 import { clip } from '../../lib/text.js';
-import { exact } from '../../rollback.js';
+import { exact, type StateProbe } from '../../rollback.js';
 
 export const AUDIT_RULES_D = '/etc/audit/rules.d';
 export const AUDITD_CONF = '/etc/audit/auditd.conf';
@@ -141,6 +141,17 @@ const augenrules = () => command('augenrules', []);
 /** Rebuilds audit.rules from rules.d; it only replaces audit.rules at its very end, so a failure leaves it as it was. */
 const REBUILD_NOTE = `${AUDIT_RULES} is rebuilt from every file in ${AUDIT_RULES_D} (augenrules), which is what auditd loads at boot`;
 
+/**
+ * A rules file written or deleted, then audit.rules rebuilt from rules.d. The rebuild must be
+ * undone after the file is restored, and undos run last first: so a check comes first (augenrules
+ * --check writes nothing) carrying the rebuild as its undo, and the rebuild after the file is
+ * undone by that one. augenrules' own backup (audit.rules.prev) is left as its last run made it.
+ */
+const rebuiltAround = (file: Step): Step[] => [{ ...command('augenrules', ['--check']), undo: augenrules() }, file, { ...augenrules(), noUndo: 'undone_earlier' }];
+
+/** What a watch changes beyond its rules file: audit.rules, and the kernel's rules where they can be read. */
+const watchState = (_p: unknown, cur: { kernel: KernelAudit }): StateProbe[] => [{ file: AUDIT_RULES }, ...(kernelChangeable(cur.kernel) ? [{ program: 'auditctl' as const, args: ['-l'] }] : [])];
+
 interface WatchState {
   dir: RulesDir;
   file: string;
@@ -161,7 +172,8 @@ export const addAuditWatch = action({
   family: 'security',
   description: `Audit access to one existing file or directory: writes "-w PATH -p PERMS -k KEY" to ${AUDIT_RULES_D}/60-airlock-NAME.rules, rebuilds audit.rules and, where the kernel allows it, loads the watch now.`,
   risk: 'high',
-  rollback: exact(),
+  // The rules file from its snapshot, audit.rules rebuilt after it (rebuiltAround), the kernel's watch removed by auditctl -W.
+  rollback: exact(watchState),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: auditWatchName, path: watchPath, permissions: auditPermissions, key: auditKey }),
@@ -193,8 +205,7 @@ export const addAuditWatch = action({
   mechanism: ({ name, path, permissions, key }, cur) => [
     // Loading first is the validation: the kernel refuses a bad rule before anything is written.
     ...(kernelChangeable(cur.kernel) ? [{ ...auditctl(ruleArgs('-w', path, permissions, key)), undo: auditctl(ruleArgs('-W', path, permissions, key)) }] : []),
-    fileWrite(cur.file, `## Written by Airlock (AddAuditWatch ${name})\n${watchRule(path, permissions, key)}\n`, { mode: 0o640, owner: ROOT }),
-    augenrules(),
+    ...rebuiltAround(fileWrite(cur.file, `## Written by Airlock (AddAuditWatch ${name})\n${watchRule(path, permissions, key)}\n`, { mode: 0o640, owner: ROOT })),
   ],
 });
 
@@ -214,7 +225,8 @@ export const removeAuditWatch = action({
   family: 'security',
   description: 'Remove an audit watch that AddAuditWatch created: deletes its rules file, rebuilds audit.rules and, where the kernel allows it, unloads the watch now.',
   risk: 'high',
-  rollback: exact(),
+  // As AddAuditWatch: the file from its snapshot, audit.rules rebuilt after it, the watch loaded again by auditctl -w.
+  rollback: exact(watchState),
   readOnly: false,
   runsPrograms: false,
   params: params({ name: auditWatchName }),
@@ -248,8 +260,7 @@ export const removeAuditWatch = action({
     const loaded = kernelChangeable(cur.kernel) && cur.kernel.available && cur.kernel.rules.includes(watchRule(w.path, w.perms, w.key));
     return [
       ...(loaded ? [{ ...auditctl(ruleArgs('-W', w.path, w.perms, w.key)), undo: auditctl(ruleArgs('-w', w.path, w.perms, w.key)) }] : []),
-      fileDelete(cur.file),
-      augenrules(),
+      ...rebuiltAround(fileDelete(cur.file)),
     ];
   },
 });

@@ -4,8 +4,9 @@
  * the library readers they use (dpkgEntries, linkTarget, listDirectory) run.
  */
 export const PROGRAMS_SECURITY = {
-  // auditd: auditctl talks to the kernel; augenrules (a root-owned sh script of the auditd
-  // package, run with fixed arguments) rebuilds /etc/audit/audit.rules from rules.d.
+  // auditd: auditctl talks to the kernel (`-l` lists its rules: also a state probe); augenrules (a
+  // root-owned sh script of the auditd package, run with fixed arguments) rebuilds
+  // /etc/audit/audit.rules from rules.d, or with `--check` only says whether it would.
   auditctl: ['/usr/sbin/auditctl', '/sbin/auditctl'],
   augenrules: ['/usr/sbin/augenrules', '/sbin/augenrules'],
   // AppArmor: aa-enabled and aa-status come with apparmor, aa-complain and aa-enforce with apparmor-utils.

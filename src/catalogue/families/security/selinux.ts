@@ -88,7 +88,8 @@ export const setSelinuxMode = action({
   family: 'security',
   description: `Switch SELinux between enforcing and permissive now (setenforce) and for the next boot (the SELINUX= line of ${SELINUX_CONFIG}). Never disables it: that needs a reboot.`,
   risk: 'high',
-  rollback: exact(),
+  // The config from its snapshot; the running mode by setenforce with the mode read, as getenforce reads it.
+  rollback: exact(() => [{ program: 'getenforce', args: [] }]),
   readOnly: false,
   runsPrograms: false,
   platforms: RHEL_LIKE,
@@ -154,7 +155,8 @@ export const setSelinuxBoolean = action({
   family: 'security',
   description: 'Turn an SELinux boolean of the loaded policy on or off, now and across reboots (setsebool -P).',
   risk: 'high',
-  rollback: exact(),
+  // setsebool -P with the value read before. getsebool shows the running value (and a pending one), which -P sets too.
+  rollback: exact(({ name }: { name: string }) => [{ program: 'getsebool', args: ['--', name] }]),
   readOnly: false,
   runsPrograms: false,
   platforms: RHEL_LIKE,
