@@ -48,7 +48,11 @@ test('kernel actions: names, risks, declarations', () => {
     assert.equal(a.family, 'kernel');
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
   }
-  assert.equal(byName('SetSysctl').rollback, true);
+  // Exact: the drop-in restored, the running value set back; the probe reads it from inside the namespace.
+  const r = byName('SetSysctl').rollback!;
+  assert.equal(r.class, 'exact');
+  assert.deepEqual(r.class === 'exact' && r.state?.({ key: 'kernel.msgmax', value: '1' }, { value: '8192' }), [{ program: 'sysctl', args: ['-n', '--', 'kernel.msgmax'] }]);
+  assert.deepEqual(r.class === 'exact' && r.state?.({ key: 'vm.drop_caches', value: '3' }, { value: null }), [], 'a write-only key has no value to read back');
   assert.deepEqual(byName('SetSysctl').files, ['/etc/sysctl.d/60-airlock-*.conf']);
 });
 

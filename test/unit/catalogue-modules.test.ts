@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { AnyAction } from '../../src/catalogue/action.js';
 import * as blacklist from '../../src/catalogue/families/kernel/blacklist.js';
 import { loadModule } from '../../src/catalogue/families/kernel/modules.js';
-import { blacklistFile, blacklistLines, moduleName, parseLsmod } from '../../src/catalogue/families/kernel/module-state.js';
+import { blacklistFile, blacklistLines, dependencies, moduleName, parseLsmod } from '../../src/catalogue/families/kernel/module-state.js';
 import { matchesGlob } from '../../src/catalogue/params.js';
 import { actionRunner, assertNoChange, FixtureHost, INJECTIONS, type Node } from './catalogue-fixture-host.js';
 
@@ -105,3 +105,25 @@ test('LoadModule runs modprobe with modprobe -r as its undo, and refuses what it
   await refused('LoadModule', { module: 'wireguard' }, modHost({ loadable: false }), 'no_loadable_modules', 'unsupported_platform');
 });
 
+
+test('issue 27: LoadModule is exact: modprobe -r, then the dependencies loaded before are loaded again; each module probed in /sys/module', async () => {
+  const deps = 'insmod /lib/modules/6.1.0/kernel/net/ipv4/udp_tunnel.ko \ninsmod /lib/modules/6.1.0/kernel/net/ipv6/ip6_udp_tunnel.ko.xz \ninsmod /lib/modules/6.1.0/kernel/drivers/net/wireguard/wireguard.ko.xz \n';
+  const withDeps = new FixtureHost({ '/proc/modules': 'x' }, (program, args) => {
+    if (program === 'modprobe' && args.join(' ') === '--show-depends -- wireguard') return { code: 0, stdout: deps, stderr: '' };
+    if (program === 'lsmod') return { code: 0, stdout: `${LSMOD}udp_tunnel             32768  0\n`, stderr: '' };
+    return { code: 0, stdout: '', stderr: '' };
+  });
+  const { steps, cur } = await run('LoadModule', { module: 'wireguard' }, withDeps);
+  assert.deepEqual(steps, [
+    { kind: 'command', program: 'modprobe', args: ['--show-depends', '--', 'wireguard'], undo: { kind: 'command', program: 'modprobe', args: ['-a', '--', 'udp_tunnel'] } },
+    { kind: 'command', program: 'modprobe', args: ['--', 'wireguard'], undo: { kind: 'command', program: 'modprobe', args: ['-r', '--', 'wireguard'] } },
+  ]);
+  const r = loadModule.rollback!;
+  assert.ok(r.class === 'exact');
+  assert.deepEqual(r.state?.({ module: 'wireguard' }, cur as never), ['wireguard', 'udp_tunnel', 'ip6_udp_tunnel'].map((m) => ({ file: `/sys/module/${m}/initstate` })));
+  assert.deepEqual(dependencies('builtin crc32c\ninsmod /x/-rf.ko\ninsmod /lib/a/b-c.ko.zst\n', 'x'), ['b_c'], 'only plain module names, in lsmod form');
+});
+
+test('issue 27: the blacklist actions are exact by their file steps alone', () => {
+  for (const a of [modules.blacklistModule, modules.unblacklistModule]) assert.deepEqual(a.rollback, { class: 'exact' }, a.name);
+});

@@ -8,7 +8,7 @@ import { action, unchanged } from '../../action.js';
 import { fileDelete, fileScan, fileWrite } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { blacklistFile, BOOT_CRITICAL_MODULES, canonical, confFiles, moduleName, readModule } from './module-state.js';
-import { noRollback } from '../../rollback.js';
+import { exact } from '../../rollback.js';
 
 export const listModuleBlacklist = action({
   name: 'ListModuleBlacklist',
@@ -33,7 +33,8 @@ export const blacklistModule = action({
   description: 'Keep a kernel module from loading by writing /etc/modprobe.d/60-airlock-blacklist-MODULE.conf (blacklist, and install /bin/false); takes effect at the next load or boot.',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // Only its drop-in changes (modprobe reads it at the next load): the file is restored, and probed, as every file step's.
+  rollback: exact(),
   runsPrograms: false,
   params: params({ module: moduleName }),
   files: ['/etc/modprobe.d/60-airlock-blacklist-*.conf'],
@@ -70,7 +71,8 @@ export const unblacklistModule = action({
   description: "Remove Airlock's own blacklist file /etc/modprobe.d/60-airlock-blacklist-MODULE.conf (files from packages or people are left alone).",
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // The drop-in deleted is written back as it was; nothing else changes until the next load.
+  rollback: exact(),
   runsPrograms: false,
   params: params({ module: moduleName }),
   files: ['/etc/modprobe.d/60-airlock-blacklist-*.conf'],

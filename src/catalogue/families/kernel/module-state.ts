@@ -32,6 +32,8 @@ export function blacklistLines(text: string): string[] {
 export interface ModuleState {
   /** Loadable module support: /proc/modules exists. */
   loadable: boolean;
+  /** Every loaded module (lsmod), by name. */
+  loadedModules: string[];
   /** The module (in '_' form) is loaded (lsmod) or built in (/sys/module without /proc/modules entry). */
   loaded: boolean;
   builtin: boolean;
@@ -60,11 +62,12 @@ export async function confFiles(host: Host): Promise<string[]> {
 export async function readModule(host: Host, module: string): Promise<ModuleState> {
   const m = canonical(module);
   const loadable = (await host.stat('/proc/modules')) !== null;
-  let loaded = false;
+  let loadedModules: string[] = [];
   if (loadable) {
     const r = await host.run('lsmod', []);
-    loaded = parseLsmod(r.code === 0 ? r.stdout : '').has(m);
+    loadedModules = [...parseLsmod(r.code === 0 ? r.stdout : '').keys()];
   }
+  const loaded = loadedModules.includes(m);
   const builtin = !loaded && (await host.stat(`/sys/module/${m}`)) !== null && (await host.stat(`/sys/module/${m}/initstate`)) === null;
   const own = blacklistFile(m);
   const elsewhere: string[] = [];
@@ -75,10 +78,27 @@ export async function readModule(host: Host, module: string): Promise<ModuleStat
   }
   return {
     loadable,
+    loadedModules,
     loaded,
     builtin,
     airlockFile: (await host.stat(own)) !== null,
     elsewhere,
     updateInitramfs: (await host.stat('/usr/sbin/update-initramfs')) !== null,
   };
+}
+
+/**
+ * The modules `modprobe MODULE` loads before it, from `modprobe --show-depends` ("insmod PATH"
+ * lines, MODULE's last): their names as lsmod shows them. Names that are not plain module names are left out.
+ */
+export function dependencies(showDepends: string, module: string): string[] {
+  const m = canonical(module);
+  return showDepends
+    .split('\n')
+    .flatMap((l) => {
+      const insmod = /^insmod (\S+)/.exec(l.trim());
+      return insmod ? [insmod[1]!] : [];
+    })
+    .map((path) => canonical(path.split('/').pop()!.replace(/\.ko(\.(xz|gz|zst))?$/, '')))
+    .filter((d) => d !== m && /^[a-z0-9][a-z0-9_]{0,55}$/.test(d));
 }

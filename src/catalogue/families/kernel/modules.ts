@@ -8,7 +8,7 @@ import { AirlockError } from '../../../protocol/errors.js';
 import { action, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params } from '../../params.js';
-import { blacklistFile, canonical, moduleName, readModule, type ModuleState } from './module-state.js';
+import { blacklistFile, canonical, dependencies, moduleName, readModule, type ModuleState } from './module-state.js';
 import { exact } from '../../rollback.js';
 
 export const listKernelModules = action({
@@ -52,11 +52,17 @@ export const loadModule = action({
   risk: 'high',
   readOnly: false,
   runsPrograms: false,
-  rollback: exact(),
+  // modprobe -r unloads it and the dependencies left unused, then those that were loaded before are loaded again.
+  // Each reads as loaded or not in /sys/module (lsmod's use counts change with use).
+  rollback: exact((_p, cur) => [cur.module, ...cur.deps].map((m) => ({ file: `/sys/module/${m}/initstate` }))),
   params: params({ module: moduleName }),
   files: [],
   example: { module: 'wireguard' },
-  current: async ({ module }, host) => readModule(host, module),
+  current: async ({ module }, host) => {
+    const state = await readModule(host, module);
+    const shown = state.loadable ? await host.run('modprobe', ['--show-depends', '--', canonical(module)]) : null;
+    return { ...state, module: canonical(module), deps: shown?.code === 0 ? dependencies(shown.stdout, module) : [] };
+  },
   check: ({ module }, cur) => {
     const m = canonical(module);
     refuseNoModules(cur);
@@ -75,8 +81,11 @@ export const loadModule = action({
       warnings: ['not persistent: the module is not loaded again after a reboot'],
     };
   },
-  mechanism: ({ module }) => {
+  mechanism: ({ module }, cur) => {
     const m = canonical(module);
-    return [{ ...modprobeLoad(m), undo: modprobeUnload(m) }];
+    // modprobe -r also unloads a dependency that was loaded before but is unused: a read before the load carries their reload, which runs after.
+    const before = cur.deps.filter((d) => cur.loadedModules.includes(d));
+    const reload = before.length ? [command('modprobe', ['--show-depends', '--', m], { undo: command('modprobe', ['-a', '--', ...before]) })] : [];
+    return [...reload, { ...modprobeLoad(m), undo: modprobeUnload(m) }];
   },
 });

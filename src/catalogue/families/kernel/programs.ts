@@ -10,7 +10,7 @@ export const PROGRAMS_KERNEL = {
   lsmod: ['/usr/sbin/lsmod', '/sbin/lsmod'],
   /** `ls -1 -- /sys/module` (built-in modules), and the listing of /etc/modprobe.d. */
   ls: ['/usr/bin/ls', '/bin/ls'],
-  /** `modprobe -- MODULE` loads, `modprobe -r -- MODULE` unloads (getopt_long: honours `--`). */
+  /** `modprobe -- MODULE` loads, `modprobe -r -- MODULE` unloads, `modprobe -a -- M...` loads each, `modprobe --show-depends -- MODULE` lists what a load would load (getopt_long: honours `--`). */
   modprobe: ['/usr/sbin/modprobe', '/sbin/modprobe'],
   /** `grep --with-filename --regexp=^ -- /proc/pressure/cpu ...`: each line prefixed with its file. */
   grep: ['/usr/bin/grep', '/bin/grep'],

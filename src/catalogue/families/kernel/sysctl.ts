@@ -141,7 +141,10 @@ export const setSysctl = action({
   family: 'kernel',
   description: 'Set a kernel parameter now (sysctl -w) and persist it in /etc/sysctl.d/60-airlock-<key>.conf.',
   risk: 'high',
-  rollback: exact(),
+  // sysctl -w sets the value read back. Read from inside the namespace (sysctl -n), not from /proc/sys: a
+  // namespaced key (kernel.msgmax, net.*) has the value of the namespace of the process that reads it.
+  // A key that cannot be read has no undo: the preview says so, and such a change cannot be reverted.
+  rollback: exact((p, cur) => (cur.value === null ? [] : [{ program: 'sysctl', args: ['-n', '--', p.key] }])),
   readOnly: false,
   runsPrograms: false,
   params: params({ key: sysctlKey, value: sysctlValue }),
