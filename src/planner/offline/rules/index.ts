@@ -22,9 +22,10 @@ import { sshRules } from './ssh.js';
 import { storageRules } from './storage.js';
 import { systemRules } from './system.js';
 import { usersRules } from './users.js';
+import { revertRules } from './revert.js';
 
 export const RULES: readonly Rule[] = [
-  ...containersRules, ...sshRules, ...privilegeRules, ...firewallRules, ...schedulingRules, ...securityRules, ...kernelRules, ...filesRules,
+  ...revertRules, ...containersRules, ...sshRules, ...privilegeRules, ...firewallRules, ...schedulingRules, ...securityRules, ...kernelRules, ...filesRules,
   ...storageRules, ...loggingRules, ...packagesRules, ...usersRules, ...identityRules, ...processesRules, ...servicesRules, ...networkRules, ...systemRules,
 ];
 
