@@ -240,8 +240,10 @@ export class Executor {
     const kept: KeptStep[] = [];
     const reads = new Map<number, Promise<Buffer | null>>();
     const files = new JobFiles();
+    /** Steps that ran to their end: an event among them (a restart) has nothing to undo, and is still reversed. */
+    let completed = 0;
     try {
-      for (let i = 0; i < steps.length; i++) {
+      for (let i = 0; i < steps.length; i++, completed = i) {
         const step = steps[i]!;
         if (step.kind !== 'command') checkAllowed(step.path, allowFiles);
         switch (step.kind) {
@@ -326,7 +328,9 @@ export class Executor {
     } catch (e) {
       const error = e instanceof AirlockError ? e : new AirlockError('execution', 'step_failed', (e as Error).message);
       const undone = await undoAll(undo);
-      return { ok: false, output, truncated, error, rolledBack: undone.length > 0 && undone.every((u) => u.ok), undone };
+      // Reversed: an undo ran, or every step that finished needs none (an event leaves the state it found). The state probes then say whether it reads as before.
+      const reversed = undone.length > 0 || (completed > 0 && reversibleWhenDone(steps.slice(0, completed)) && steps.slice(0, completed).every((s) => s.kind === 'command'));
+      return { ok: false, output, truncated, error, rolledBack: reversed && undone.every((u) => u.ok), undone };
     } finally {
       await files.close();
     }
