@@ -260,7 +260,8 @@ test('the first change writes the file, checks it, installs the boot unit and lo
       args: ['enable', '--', 'airlock-nftables.service'],
       undo: { kind: 'command', program: 'systemctl', args: ['disable', '--', 'airlock-nftables.service'] },
     },
-    { kind: 'command', program: 'nft', args: ['--file', NFT_FILE] },
+    // Undone, the table it made goes: there was none.
+    { kind: 'command', program: 'nft', args: ['--file', NFT_FILE], undo: { kind: 'command', program: 'nft', args: ['delete', 'table', 'inet', 'airlock'] } },
   ]);
   const change = preview.change as { creates_table: boolean; chains: Record<string, { add: string[]; remove: string[] }> };
   assert.equal(change.creates_table, true);
@@ -274,16 +275,24 @@ test('later changes apply only the difference; drops go first, accepts last', as
   const allow = await run('AllowPort', { port: 5432, protocol: 'tcp', source: '10.0.0.0/8' }, h());
   const text = 'ip saddr 10.0.0.0/8 tcp dport 5432 accept comment "airlock: allow tcp/5432 from 10.0.0.0/8"';
   assert.equal(allow.steps.length, 3);
-  assert.deepEqual(allow.steps[2], { kind: 'command', program: 'nft', args: ['add', 'rule', 'inet', 'airlock', 'input', 'position', '6', text] });
+  // Undone, the table is emptied and filled again as it was: the added rule's handle is known only once nft gives it.
+  const refill = [
+    ...['flush', 'table', 'inet', 'airlock'],
+    ...[';', 'chain', 'inet', 'airlock', 'input', '{ policy accept ; }'],
+    ...[';', 'add', 'rule', 'inet', 'airlock', 'input', 'ip saddr 203.0.113.7 drop comment "airlock: deny from 203.0.113.7"'],
+    ...[';', 'add', 'rule', 'inet', 'airlock', 'input', 'tcp dport 22 accept comment "airlock: allow tcp/22"'],
+    ...[';', 'chain', 'inet', 'airlock', 'forward', '{ policy accept ; }'],
+  ];
+  assert.deepEqual(allow.steps[2], { kind: 'command', program: 'nft', args: ['add', 'rule', 'inet', 'airlock', 'input', 'position', '6', text], undo: { kind: 'command', program: 'nft', args: refill } });
   assert.match((allow.steps[0] as { content: string }).content, new RegExp(`allow tcp/22"\\n\\t\\t${text.replace(/[/.]/g, '\\$&')}\\n\\t\\}`));
   assert.deepEqual(allow.preview.warnings, []);
   assert.ok(allow.preview.sideEffects!.includes('postgres listens on tcp/5432'));
   assert.deepEqual((await run('AllowPort', { port: 8443, protocol: 'tcp' }, h())).preview.warnings, ['nothing listens on tcp/8443 now']);
   const deny = await run('DenyPort', { port: 80, protocol: 'tcp' }, h());
-  assert.deepEqual(deny.steps[2], { kind: 'command', program: 'nft', args: ['insert', 'rule', 'inet', 'airlock', 'input', 'tcp dport 80 drop comment "airlock: deny tcp/80"'] });
+  assert.deepEqual(deny.steps[2], { kind: 'command', program: 'nft', args: ['insert', 'rule', 'inet', 'airlock', 'input', 'tcp dport 80 drop comment "airlock: deny tcp/80"'], undo: { kind: 'command', program: 'nft', args: refill } });
   assert.ok(deny.preview.sideEffects!.includes('nginx listens on tcp/80'));
   const src = await run('DenySource', { source: '192.0.2.0/24' }, h());
-  assert.deepEqual(src.steps[2], { kind: 'command', program: 'nft', args: ['insert', 'rule', 'inet', 'airlock', 'input', 'ip saddr 192.0.2.0/24 drop comment "airlock: deny from 192.0.2.0/24"'] });
+  assert.deepEqual((src.steps[2] as { args: string[] }).args, ['insert', 'rule', 'inet', 'airlock', 'input', 'ip saddr 192.0.2.0/24 drop comment "airlock: deny from 192.0.2.0/24"']);
   const allowSrc = await run('AllowSource', { source: '203.0.113.0/24' }, h());
   assert.deepEqual(allowSrc.preview.warnings, [], 'a drop of one address does not shadow a whole network');
   const allowHost = await run('AllowSource', { source: '203.0.113.7' }, h());
@@ -331,23 +340,21 @@ test('nothing may cut SSH off', async () => {
 
 test('SetDefaultPolicy drop on input adds the baseline rules and names what becomes unreachable', async () => {
   const { steps, preview } = await run('SetDefaultPolicy', { chain: 'input', policy: 'drop' }, world({ unit: 'enabled' }));
-  assert.deepEqual(steps[2], {
-    kind: 'command',
-    program: 'nft',
-    args: [
-      ...['add', 'rule', 'inet', 'airlock', 'input', 'position', '6', BASELINE_RULES[2]!],
-      ...[';', 'add', 'rule', 'inet', 'airlock', 'input', 'position', '6', BASELINE_RULES[1]!],
-      ...[';', 'add', 'rule', 'inet', 'airlock', 'input', 'position', '6', BASELINE_RULES[0]!],
-      ...[';', 'chain', 'inet', 'airlock', 'input', '{ policy drop ; }'],
-    ],
-  });
+  assert.deepEqual((steps[2] as { args: string[] }).args, [
+    ...['add', 'rule', 'inet', 'airlock', 'input', 'position', '6', BASELINE_RULES[2]!],
+    ...[';', 'add', 'rule', 'inet', 'airlock', 'input', 'position', '6', BASELINE_RULES[1]!],
+    ...[';', 'add', 'rule', 'inet', 'airlock', 'input', 'position', '6', BASELINE_RULES[0]!],
+    ...[';', 'chain', 'inet', 'airlock', 'input', '{ policy drop ; }'],
+  ]);
+  assert.equal((steps[2] as { undo: { args: string[] } }).undo.args.slice(0, 4).join(' '), 'flush table inet airlock', 'rules added: the table filled again');
   const change = preview.change as { chains: { input: { policy: unknown; add: string[] } } };
   assert.deepEqual(change.chains.input.policy, { from: 'accept', to: 'drop' });
   assert.deepEqual(change.chains.input.add, BASELINE_RULES);
   assert.match(preview.warnings![0]!, /^DEFAULT DROP on input/);
   assert.equal(preview.warnings![1], 'these listening services become unreachable from other hosts: tcp/80 (nginx)');
   const fwd = await run('SetDefaultPolicy', { chain: 'forward', policy: 'drop' }, world({ unit: 'enabled' }));
-  assert.deepEqual(fwd.steps[2], { kind: 'command', program: 'nft', args: ['chain', 'inet', 'airlock', 'forward', '{ policy drop ; }'] });
+  // Only a policy: set back, every rule keeping its handle.
+  assert.deepEqual(fwd.steps[2], { kind: 'command', program: 'nft', args: ['chain', 'inet', 'airlock', 'forward', '{ policy drop ; }'], undo: { kind: 'command', program: 'nft', args: ['chain', 'inet', 'airlock', 'forward', '{ policy accept ; }'] } });
   assert.match(fwd.preview.warnings![0]!, /containers and VMs/);
   await assertNoChange(run('SetDefaultPolicy', { chain: 'input', policy: 'accept' }, world()), /already/);
   await assertNoChange(run('SetDefaultPolicy', { chain: 'forward', policy: 'accept' }, world({ table: null })), /already/);
@@ -355,7 +362,15 @@ test('SetDefaultPolicy drop on input adds the baseline rules and names what beco
 
 test('RemoveFirewallRule deletes one rule of table inet airlock by handle', async () => {
   const { steps, preview } = await run('RemoveFirewallRule', { handle: 5 }, world({ unit: 'enabled' }));
-  assert.deepEqual(steps[2], { kind: 'command', program: 'nft', args: ['delete', 'rule', 'inet', 'airlock', 'input', 'handle', '5'] });
+  // Undone, the rule is inserted again first in its chain, where it was (with a new handle); rule 6 keeps its own.
+  assert.deepEqual(steps[2], {
+    kind: 'command',
+    program: 'nft',
+    args: ['delete', 'rule', 'inet', 'airlock', 'input', 'handle', '5'],
+    undo: { kind: 'command', program: 'nft', args: ['insert', 'rule', 'inet', 'airlock', 'input', 'ip saddr 203.0.113.7 drop comment "airlock: deny from 203.0.113.7"'] },
+  });
+  const second = await run('RemoveFirewallRule', { handle: 6 }, world({ unit: 'enabled' }));
+  assert.deepEqual((second.steps[2] as { undo: { args: string[] } }).undo.args, ['add', 'rule', 'inet', 'airlock', 'input', 'position', '5', 'tcp dport 22 accept comment "airlock: allow tcp/22"']);
   assert.deepEqual((preview.change as { chains: { input: { remove: string[] } } }).chains.input.remove, ['ip saddr 203.0.113.7 drop comment "airlock: deny from 203.0.113.7" # handle 5']);
   await refused('RemoveFirewallRule', { handle: 4 }, world(), 'no_such_rule', 'validation');
   await refused('RemoveFirewallRule', { handle: 99 }, world({ table: null }), 'no_such_rule');
@@ -427,8 +442,25 @@ test('UfwAllow and UfwDeny run ufw with a port/protocol word and an undo', async
 test('UfwDelete by number (ufw active) or by spec', async () => {
   const h = (active: boolean, numbered = UFW_ROWS, defaults?: string) => world({ ufw: { active, added: ['allow 22/tcp', 'allow 8080/tcp'], numbered, defaults } });
   const byNumber = await run('UfwDelete', { number: 4 }, h(true));
-  assert.deepEqual(byNumber.steps, [{ kind: 'command', program: 'ufw', args: ['--force', 'delete', '4'] }]);
+  // Undone, the IPv6 rule alone goes back where it was: the last, so added (ufw refuses to insert past the end).
+  assert.deepEqual(byNumber.steps, [
+    { kind: 'command', program: 'ufw', args: ['--force', 'delete', '4'], undo: { kind: 'command', program: 'ufw', args: ['allow', 'proto', 'tcp', 'from', '::/0', 'to', 'any', 'port', '8080'] } },
+  ]);
+  const v4Row = await run('UfwDelete', { number: 2 }, h(true, UFW_ROWS.replace('[ 1] 22/tcp  ', '[ 1] 80/tcp  ') + '[ 5] 22/tcp                     ALLOW IN    Anywhere\n'));
+  assert.deepEqual((v4Row.steps[0] as { undo: { args: string[] } }).undo.args, ['insert', '2', 'allow', 'proto', 'tcp', 'from', '0.0.0.0/0', 'to', 'any', 'port', '8080']);
+  await refused('UfwDelete', { number: 5 }, h(true, UFW_ROWS + '[ 5] 80/tcp                     ALLOW IN    192.0.2.0/24\n'), 'not_restorable', 'conflict');
+  // By spec, from ufw's rules files: each family's rule inserted again at its own place (IPv6 ones numbered after the IPv4 ones).
+  const files = {
+    '/etc/ufw/user.rules': '### tuple ### allow tcp 22 0.0.0.0/0 any 0.0.0.0/0 in\n-A ufw-user-input -p tcp --dport 22 -j ACCEPT\n### tuple ### allow tcp 8080 0.0.0.0/0 any 0.0.0.0/0 in\n### tuple ### deny udp 53 0.0.0.0/0 any 0.0.0.0/0 in\n',
+    '/etc/ufw/user6.rules': '### tuple ### allow tcp 8080 ::/0 any ::/0 in\n### tuple ### allow tcp 22 ::/0 any ::/0 in\n',
+  };
+  const spec = await run('UfwDelete', { rule: 'allow', port: 8080, protocol: 'tcp' }, world({ files, ufw: { active: true, added: ['allow 22/tcp', 'allow 8080/tcp', 'deny 53/udp'], numbered: UFW_ROWS } }));
+  assert.deepEqual(spec.steps, [
+    { kind: 'command', program: 'ufw', args: ['show', 'added'], undo: { kind: 'command', program: 'ufw', args: ['insert', '4', 'allow', 'proto', 'tcp', 'from', '::/0', 'to', 'any', 'port', '8080'] } },
+    { kind: 'command', program: 'ufw', args: ['delete', 'allow', '8080/tcp'], undo: { kind: 'command', program: 'ufw', args: ['insert', '2', 'allow', 'proto', 'tcp', 'from', '0.0.0.0/0', 'to', 'any', 'port', '8080'] } },
+  ]);
   assert.equal((byNumber.preview.change as { deletes: string }).deletes, '[4] 8080/tcp (v6)  ALLOW IN  Anywhere (v6)');
+  // Not in ufw's files (they are unreadable here): added again, and the state check says whether at its place.
   const bySpec = await run('UfwDelete', { rule: 'allow', port: 8080, protocol: 'tcp' }, h(false));
   assert.deepEqual(bySpec.steps, [{ kind: 'command', program: 'ufw', args: ['delete', 'allow', '8080/tcp'], undo: { kind: 'command', program: 'ufw', args: ['allow', '8080/tcp'] } }]);
   await refused('UfwDelete', { number: 1 }, h(false), 'ufw_inactive', 'conflict');
@@ -494,19 +526,22 @@ test('SetJailOption writes the drop-in, tests the configuration, reloads the jai
     world({ f2b: { running: true, jails, get: { 'sshd maxretry': '5', 'sshd bantime': '600' } }, files: { '/etc/fail2ban/jail.conf': JAIL_CONF, ...(dropin === undefined ? {} : { [JAIL_DROPIN]: dropin }) } });
   const first = await run('SetJailOption', { jail: 'sshd', option: 'maxretry', value: 3 }, h());
   const header = '# Managed by Airlock (SetJailOption): jail options set through Airlock.\n# Read after jail.conf, jail.local and the other jail.d files, so these values win.\n';
+  // The first read carries the reload's undo: undos run last first, so the jail reloads the restored drop-in.
   assert.deepEqual(first.steps, [
+    { kind: 'command', program: 'fail2ban-client', args: ['--', 'status'], undo: { kind: 'command', program: 'fail2ban-client', args: ['--', 'reload', 'sshd'] } },
     { kind: 'fileWrite', path: JAIL_DROPIN, content: `${header}\n[sshd]\nmaxretry = 3\n`, mode: 0o644 },
     { kind: 'command', program: 'fail2ban-client', args: ['--test'], noUndo: 'changes_nothing' },
-    { kind: 'command', program: 'fail2ban-client', args: ['--', 'reload', 'sshd'] },
+    { kind: 'command', program: 'fail2ban-client', args: ['--', 'reload', 'sshd'], noUndo: 'undone_earlier' },
   ]);
   assert.deepEqual((first.preview.change as { value: unknown }).value, { from: '5', to: '3' });
   const second = await run('SetJailOption', { jail: 'sshd', option: 'bantime', value: '1h' }, h(`${header}\n[sshd]\nmaxretry = 3\n`));
-  assert.equal((second.steps[0] as { content: string }).content, `${header}\n[sshd]\nmaxretry = 3\nbantime = 1h\n`);
+  assert.equal((second.steps[1] as { content: string }).content, `${header}\n[sshd]\nmaxretry = 3\nbantime = 1h\n`);
   // Enabling a stopped jail reloads everything: `reload JAIL` knows only running jails.
   const enable = await run('SetJailOption', { jail: 'apache-auth', option: 'enabled', value: true }, h());
-  assert.deepEqual(enable.steps[2], { kind: 'command', program: 'fail2ban-client', args: ['--', 'reload'] });
+  assert.deepEqual(enable.steps[3], { kind: 'command', program: 'fail2ban-client', args: ['--', 'reload'], noUndo: 'undone_earlier' });
+  assert.deepEqual((enable.steps[0] as { undo: { args: string[] } }).undo.args, ['--', 'reload']);
   const disable = await run('SetJailOption', { jail: 'sshd', option: 'enabled', value: false }, h());
-  assert.match((disable.steps[0] as { content: string }).content, /\[sshd\]\nenabled = false\n/);
+  assert.match((disable.steps[1] as { content: string }).content, /\[sshd\]\nenabled = false\n/);
   assert.match(disable.preview.warnings![0]!, /bans are lifted/);
   await assertNoChange(run('SetJailOption', { jail: 'sshd', option: 'maxretry', value: 3 }, h(`[sshd]\nmaxretry = 3\n`)), /already/);
   await refused('SetJailOption', { jail: 'nginx-x', option: 'maxretry', value: 3 }, h(), 'no_such_jail', 'validation');
@@ -571,4 +606,40 @@ test('risks: reads are low, access control is high', () => {
     SetJailOption: 'high',
   });
   for (const a of actions) assert.equal(a.family, 'firewall');
+});
+
+// ---------------------------------------------------------------- issue 27: how each change is undone, and what it is checked against
+
+const probesOf = (name: string, p: Record<string, unknown>, cur: unknown) => {
+  const r = byName(name).rollback!;
+  return r.class === 'none' ? [] : (r.state?.(p, cur) ?? []).map((x: { file: string; lines?: string } | { program: string; args: string[] }) => ('program' in x ? [x.program, ...x.args].join(' ') : `${x.file}${x.lines === undefined ? '' : ` ${x.lines}`}`));
+};
+
+test('issue 27: the nft changes are compensating (nft gives the rules put back new handles), checked on the table without handles', async () => {
+  const inverse = Object.fromEntries(['AllowPort', 'DenyPort', 'AllowSource', 'DenySource', 'SetDefaultPolicy', 'RemoveFirewallRule'].map((n) => [n, byName(n).rollback]));
+  assert.deepEqual(Object.fromEntries(Object.entries(inverse).map(([n, r]) => [n, r!.class === 'compensating' ? r!.inverse : r!.class])), {
+    AllowPort: 'RemoveFirewallRule',
+    DenyPort: 'RemoveFirewallRule',
+    AllowSource: 'RemoveFirewallRule',
+    DenySource: 'RemoveFirewallRule',
+    SetDefaultPolicy: 'SetDefaultPolicy',
+    RemoveFirewallRule: 'AllowPort',
+  });
+  const { cur } = await run('AllowPort', { port: 443, protocol: 'tcp' }, world());
+  assert.deepEqual(probesOf('AllowPort', { port: 443, protocol: 'tcp' }, cur), ['nft --stateless list table inet airlock', 'systemctl is-enabled -- airlock-nftables.service']);
+});
+
+test('issue 27: ufw, fail2ban and jail options are probed where their state lives', async () => {
+  const { cur } = await run('UfwAllow', { port: 8080, protocol: 'tcp' }, world({ ufw: { active: false, added: [] } }));
+  const ufw = ['/etc/ufw/user.rules ### tuple ### ', '/etc/ufw/user6.rules ### tuple ### ', 'ufw status numbered', 'nft --stateless list chain ip filter ufw-user-input', 'nft --stateless list chain ip6 filter ufw6-user-input'];
+  for (const n of ['UfwAllow', 'UfwDeny', 'UfwDelete']) {
+    assert.equal(byName(n).rollback!.class, 'exact', n);
+    assert.deepEqual(probesOf(n, { port: 8080, protocol: 'tcp' }, cur), ufw, n);
+  }
+  // A ban lifted by an undo is made again with the jail's whole bantime: compensating.
+  assert.equal(byName('Fail2banBan').rollback!.class, 'exact');
+  assert.deepEqual(byName('Fail2banUnban').rollback, { class: 'compensating', inverse: 'Fail2banBan', state: (byName('Fail2banUnban').rollback as { state: unknown }).state });
+  assert.deepEqual(probesOf('Fail2banUnban', { jail: 'sshd', ip: '203.0.113.9' }, null), ['fail2ban-client -- get sshd banned 203.0.113.9']);
+  assert.deepEqual(probesOf('SetJailOption', { jail: 'sshd', option: 'maxretry', value: 3 }, null), ['fail2ban-client -- status', 'fail2ban-client -- get sshd maxretry']);
+  assert.deepEqual(probesOf('SetJailOption', { jail: 'sshd', option: 'enabled', value: false }, null), ['fail2ban-client -- status']);
 });

@@ -6,11 +6,11 @@
 import type { z } from 'zod';
 import { AirlockError } from '../../../protocol/errors.js';
 import { action, ALL_PLATFORMS, type Host, type Unchanged } from '../../action.js';
-import { checkFirewalldChange, firewalldChange, firewalldRunning, firewalldSteps, firewalldWarnings, readFirewalld, showFirewalld, type FirewalldPlan, type FirewalldState } from './firewalld.js';
-import { checkNftChange, nftChange, nftSteps, nftWarnings, type NftPlan } from './nft-change.js';
+import { checkFirewalldChange, firewalldChange, firewalldProbes, firewalldRunning, firewalldSteps, firewalldWarnings, readFirewalld, showFirewalld, type FirewalldPlan, type FirewalldState } from './firewalld.js';
+import { checkNftChange, nftChange, nftProbes, nftSteps, nftWarnings, type NftPlan } from './nft-change.js';
 import { readNft, showNft, type NftState } from './nft-state.js';
 import { NFT_FILES } from './nft-table.js';
-import { exact } from '../../rollback.js';
+import { compensating } from '../../rollback.js';
 
 export type FirewallState = ({ backend: 'nft' } & NftState) | ({ backend: 'firewalld' } & FirewalldState);
 
@@ -38,6 +38,12 @@ export function nftAction<P extends Record<string, unknown>>(spec: {
   firewalld: ((p: P, cur: FirewalldState) => FirewalldPlan) | string;
   /** Parameters that name a rule of table inet airlock (a handle): the nft table even where firewalld runs. */
   nftOnly?: (p: P) => boolean;
+  /**
+   * The action whose mechanism undoes this one (issue 27). Compensating: nft gives the rules an
+   * undo puts back new handles (nft-change.ts, nftUndo), and firewalld lists an entry added back
+   * last; the rules, their order and the policies read as before.
+   */
+  inverse: string;
 }) {
   const viaFirewalld = (p: P, cur: FirewalldState): FirewalldPlan => {
     if (typeof spec.firewalld === 'string') throw new AirlockError('conflict', 'firewalld_manages', `firewalld runs on this host: ${spec.firewalld}`, 'FirewallStatus shows firewalld\'s zone; a person changes its settings with firewall-cmd at the console');
@@ -48,7 +54,7 @@ export function nftAction<P extends Record<string, unknown>>(spec: {
     family: 'firewall',
     description: spec.description,
     risk: 'high',
-    rollback: exact(),
+    rollback: compensating<P, FirewallState>(spec.inverse, (p, cur) => (cur.backend === 'nft' ? nftProbes() : firewalldProbes(cur, viaFirewalld(p, cur)))),
     readOnly: false,
     runsPrograms: false,
     platforms: ALL_PLATFORMS,

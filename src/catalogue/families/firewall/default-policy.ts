@@ -15,6 +15,8 @@ const policyParams = params({ chain: z.enum(CHAINS), policy: z.enum(['accept', '
 
 export const setDefaultPolicy = nftAction<z.infer<typeof policyParams>>({
   name: 'SetDefaultPolicy',
+  // The policy set back; the baseline rules a drop on input added go with it.
+  inverse: 'SetDefaultPolicy',
   description: "Set the default policy (accept or drop) of chain input or forward in table inet airlock; drop on input first adds accept rules for replies, loopback and ICMPv6, and is refused while no rule accepts SSH. Not where firewalld runs: its zones reject what no rule accepts already.",
   params: policyParams,
   example: { chain: 'input', policy: 'drop' },

@@ -9,7 +9,7 @@ import { installed } from './installed.js';
 import { lockOutError } from './lockout.js';
 import { hostAddress, jailName } from './params.js';
 import { readSockets } from './sockets.js';
-import { exact } from '../../rollback.js';
+import { compensating, exact, type StateProbe } from '../../rollback.js';
 
 export interface Fail2banState {
   installed: boolean;
@@ -63,6 +63,9 @@ export const fail2banStatus = action({
 });
 
 /** A ban or an unban: the jail runs, the address is or is not banned there; a ban never catches loopback or an open SSH session. */
+/** Whether the jail bans this address now (1 or 0): the jail's whole list would also read the order bans were made in. */
+const bannedProbe = ({ jail, ip }: { jail: string; ip: string }): StateProbe[] => [{ program: 'fail2ban-client', args: ['--', 'get', jail, 'banned', ip] }];
+
 function banAction(ban: boolean) {
   const verb = ban ? 'banip' : 'unbanip';
   return action({
@@ -73,7 +76,8 @@ function banAction(ban: boolean) {
     description: ban ? 'Ban one IP address in a running fail2ban jail now, for the jail\'s bantime.' : 'Lift the ban of one IP address in a running fail2ban jail.',
     // A ban is access control that can lock someone out; an unban restores what the jail took away.
     risk: ban ? 'high' : 'medium',
-    rollback: exact(),
+    // An unban lifts the ban it made. A ban lifted is made again with the jail's whole bantime, not what was left of it.
+    rollback: ban ? exact(bannedProbe) : compensating('Fail2banBan', bannedProbe),
     readOnly: false,
     runsPrograms: false,
     params: params({ jail: jailName, ip: hostAddress }),

@@ -8,6 +8,7 @@ import { RHEL_LIKE, type CommandOutput, type Host, unchanged, type Unchanged } f
 import { netText, parseNet } from '../../lib/net-address.js';
 import { firstLine } from '../../lib/text.js';
 import { command, type Step } from '../../mechanism.js';
+import type { StateProbe } from '../../rollback.js';
 import { installed } from './installed.js';
 import { lockOutError, sshLockout } from './lockout.js';
 import type { Policy, ReadRule, SimpleRule } from './simple-rule.js';
@@ -190,11 +191,25 @@ export function firewalldChange(cur: FirewalldState, plan: FirewalldPlan) {
   };
 }
 
-/** Changes the stored zone (undone if the reload fails), then reloads. */
+/**
+ * Changes the stored zone, then reloads. Undone last first: the stored zone set back, then the
+ * reload that the first step (a read of firewalld's state) carries, so the running zone follows it.
+ */
 export function firewalldSteps(cur: FirewalldState, plan: FirewalldPlan): Step[] {
   const edit = (verb: 'add' | 'remove', e: FirewalldEntry) => command('firewall-cmd', ['--permanent', `--zone=${cur.zone}`, `--${verb}-${e.kind}=${e.value}`]);
   const step = plan.add ? { ...edit('add', plan.add), undo: edit('remove', plan.add) } : { ...edit('remove', plan.remove!), undo: edit('add', plan.remove!) };
-  return [step, command('firewall-cmd', ['--reload'])];
+  const reload = command('firewall-cmd', ['--reload']);
+  return [command('firewall-cmd', ['--state'], { undo: reload }), step, { ...reload, noUndo: 'undone_earlier' }];
+}
+
+/** Whether the zone has the entry, stored and running: the order firewall-cmd lists entries in changes when one is added back, a query's answer does not. */
+export function firewalldProbes(cur: FirewalldState, plan: FirewalldPlan): StateProbe[] {
+  const e = (plan.add ?? plan.remove)!;
+  const query = `--query-${e.kind}=${e.value}`;
+  return [
+    { program: 'firewall-cmd', args: ['--permanent', `--zone=${cur.zone}`, query] },
+    { program: 'firewall-cmd', args: [`--zone=${cur.zone}`, query] },
+  ];
 }
 
 export const showFirewalld = (cur: FirewalldState) => ({

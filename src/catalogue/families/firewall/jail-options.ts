@@ -10,7 +10,7 @@ import { command, fileWrite } from '../../mechanism.js';
 import { params } from '../../params.js';
 import { readFail2ban, refuseFail2banDown, type Fail2banState } from './fail2ban.js';
 import { duration, durationSeconds, jailName } from './params.js';
-import { exact } from '../../rollback.js';
+import { exact, type StateProbe } from '../../rollback.js';
 
 const JAIL_DIR = '/etc/fail2ban/jail.d';
 export const JAIL_DROPIN = `${JAIL_DIR}/60-airlock.local`;
@@ -85,7 +85,8 @@ export const setJailOption = action({
   platforms: ALL_PLATFORMS,
   description: `Set bantime, findtime, maxretry or enabled for one fail2ban jail in ${JAIL_DROPIN}, check the configuration with fail2ban-client --test, and reload.`,
   risk: 'high',
-  rollback: exact(),
+  // The drop-in restored, then the same reload: the running jails and the option read as before.
+  rollback: exact((p) => [{ program: 'fail2ban-client', args: ['--', 'status'] }, ...(p.option === 'enabled' ? [] : [{ program: 'fail2ban-client', args: ['--', 'get', p.jail, p.option] } satisfies StateProbe])]),
   readOnly: false,
   runsPrograms: false,
   params: jailOptionParams,
@@ -142,10 +143,13 @@ export const setJailOption = action({
     const opts = next.get(p.jail) ?? new Map<string, string>();
     opts.set(p.option, optionValue(p));
     next.set(p.jail, opts);
+    const reload = command('fail2ban-client', reloadsAll(p, cur) ? ['--', 'reload'] : ['--', 'reload', p.jail]);
+    // The first step (a read of the running jails) carries the reload's undo: undos run last first, so it reloads the drop-in once restored.
     return [
+      command('fail2ban-client', ['--', 'status'], { undo: reload }),
       fileWrite(JAIL_DROPIN, renderJailDropin(next), { mode: 0o644 }),
       command('fail2ban-client', ['--test'], { noUndo: 'changes_nothing' }),
-      command('fail2ban-client', reloadsAll(p, cur) ? ['--', 'reload'] : ['--', 'reload', p.jail]),
+      { ...reload, noUndo: 'undone_earlier' },
     ];
   },
 });

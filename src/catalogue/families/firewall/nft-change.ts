@@ -5,6 +5,7 @@
  */
 import { AirlockError } from '../../../protocol/errors.js';
 import { command, fileWrite, type Step } from '../../mechanism.js';
+import type { StateProbe } from '../../rollback.js';
 import { lockOutError } from './lockout.js';
 import { lockoutProblems } from './nft-rules.js';
 import type { NftState } from './nft-state.js';
@@ -113,16 +114,52 @@ export function nftDelta(cur: TableModel, next: TableModel): string[] {
 }
 
 /**
+ * The one nft transaction that turns the live table back into `cur` once it is `next`: the
+ * table deleted when there was none; rules the change removed put back in their places and
+ * policies set back, every other rule keeping its handle; and when the change added rules
+ * (their handles are known only once nft has given them) or loaded the whole file, the table
+ * emptied and filled again as it was. The rules and policies are then as before; the handles of
+ * the rules put back are new ones, since nft never gives a handle twice.
+ */
+export function nftUndo(cur: NftState, next: TableModel): string[] {
+  if (!cur.table.exists) return ['delete', 'table', 'inet', 'airlock'];
+  const added = CHAINS.some((c) => next[c].rules.some((r) => r.handle === undefined));
+  if (!added && !fullLoad(cur)) {
+    const kept = new Set(CHAINS.flatMap((c) => [...keptHandles(next[c].rules)]));
+    const back = cloneModel(cur.table.chains);
+    for (const c of CHAINS) back[c].rules = back[c].rules.map((r) => (kept.has(r.handle!) ? r : { text: r.text }));
+    return nftDelta(next, back);
+  }
+  const cmds: string[][] = [['flush', 'table', 'inet', 'airlock']];
+  for (const c of CHAINS) {
+    if (!cur.table.present.includes(c)) {
+      cmds.push(['delete', 'chain', 'inet', 'airlock', c]);
+      continue;
+    }
+    cmds.push(['chain', 'inet', 'airlock', c, `{ policy ${cur.table.chains[c].policy} ; }`]);
+    for (const r of cur.table.chains[c].rules) cmds.push(['add', 'rule', 'inet', 'airlock', c, r.text]);
+  }
+  return cmds.flatMap((cmd, i) => (i ? [';', ...cmd] : cmd));
+}
+
+/**
  * Writes the desired state, checks it, makes sure it loads at boot, then changes the
  * live table (last: nothing can fail after it, and a failing transaction changes nothing).
+ * Undone last first: the live table set back, the unit disabled, the files restored.
  */
 export function nftSteps(cur: NftState, next: TableModel): Step[] {
   const steps: Step[] = [fileWrite(NFT_FILE, renderTable(next), { mode: 0o644, parent: { mode: 0o755 } }), command('nft', ['--check', '--file', NFT_FILE], { noUndo: 'changes_nothing' })];
   if (!cur.unit.current) steps.push(fileWrite(NFT_UNIT_PATH, NFT_UNIT_TEXT, { mode: 0o644 }));
   if (!cur.unit.enabled) steps.push(command('systemctl', ['enable', '--', NFT_UNIT], { undo: command('systemctl', ['disable', '--', NFT_UNIT]) }));
-  steps.push(command('nft', fullLoad(cur) ? ['--file', NFT_FILE] : nftDelta(cur.table.chains, next)));
+  steps.push(command('nft', fullLoad(cur) ? ['--file', NFT_FILE] : nftDelta(cur.table.chains, next), { undo: command('nft', nftUndo(cur, next)) }));
   return steps;
 }
+
+/** What an nft change is checked against: the table's rules and policies as listed without handles (see nftUndo), and whether it loads at boot. */
+export const nftProbes = (): StateProbe[] => [
+  { program: 'nft', args: ['--stateless', 'list', 'table', 'inet', 'airlock'] },
+  { program: 'systemctl', args: ['is-enabled', '--', NFT_UNIT] },
+];
 
 export interface NftPlan {
   next: TableModel;

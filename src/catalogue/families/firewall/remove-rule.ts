@@ -41,6 +41,8 @@ const removedName = (p: RemoveParams) => ('handle' in p ? `rule ${p.handle}` : `
 
 export const removeFirewallRule = nftAction<RemoveParams>({
   name: 'RemoveFirewallRule',
+  // The rule put back where it was: what AllowPort (or DenyPort, AllowSource, DenySource, by the rule's shape) adds.
+  inverse: 'AllowPort',
   description:
     'Remove one rule from table inet airlock, named by its handle or as it was added ({"rule": "allow", "port": 443, "protocol": "tcp"}); where firewalld runs, a rule named the second way is removed from its default zone. Rules of other tables are never touched.',
   params: removeParams,

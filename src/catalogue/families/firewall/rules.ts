@@ -46,6 +46,8 @@ function ruleAction<P extends Record<string, unknown> & { source?: string; proto
   const what = ruleWhat;
   return nftAction<P>({
     name: spec.name,
+    // RemoveFirewallRule takes the rule out again (named as it was added, or by firewalld's entry).
+    inverse: 'RemoveFirewallRule',
     description: spec.description,
     params: spec.params,
     example: spec.example,

@@ -7,6 +7,9 @@ import { lockOutError } from './lockout.js';
 import { readSockets, type Sockets } from './sockets.js';
 
 const UFW_DEFAULTS = '/etc/default/ufw';
+/** Where ufw keeps its rules, one `### tuple ###` comment per rule, in order: IPv4 and IPv6. */
+export const UFW_RULES = { v4: '/etc/ufw/user.rules', v6: '/etc/ufw/user6.rules' } as const;
+export const TUPLE = '### tuple ### ';
 
 export interface UfwState {
   installed: boolean;
@@ -17,11 +20,13 @@ export interface UfwState {
   numbered: Array<{ number: number; text: string }>;
   /** DEFAULT_INPUT_POLICY of /etc/default/ufw (DROP, REJECT or ACCEPT). */
   defaultInput: string;
+  /** The rules as ufw stores them, per family, in order: "allow tcp 8080 0.0.0.0/0 any 0.0.0.0/0 in". */
+  tuples: { v4: string[]; v6: string[] };
   sockets: Sockets;
 }
 
 export async function readUfw(host: Host): Promise<UfwState> {
-  const none: UfwState = { installed: false, active: false, added: [], numbered: [], defaultInput: '', sockets: { listeners: [], sshPorts: [22], sshPeers: [] } };
+  const none: UfwState = { installed: false, active: false, added: [], numbered: [], defaultInput: '', tuples: { v4: [], v6: [] }, sockets: { listeners: [], sshPorts: [22], sshPeers: [] } };
   if (!(await installed(host, 'ufw'))) return none;
   const status = await host.run('ufw', ['status', 'numbered']);
   const added = await host.run('ufw', ['show', 'added']);
@@ -33,9 +38,12 @@ export async function readUfw(host: Host): Promise<UfwState> {
     added: added.stdout.split('\n').flatMap((l) => (l.startsWith('ufw ') ? [l.slice(4).trim()] : [])),
     numbered: [...status.stdout.matchAll(/^\[\s*(\d+)\]\s+(.*?)\s*$/gm)].map((m) => ({ number: Number(m[1]), text: m[2]!.replace(/\s{2,}/g, '  ') })),
     defaultInput: /^DEFAULT_INPUT_POLICY="?([A-Z]+)"?/m.exec(defaults)?.[1] ?? 'DROP',
+    tuples: { v4: tuplesOf(await host.readFile(UFW_RULES.v4)), v6: tuplesOf(await host.readFile(UFW_RULES.v6)) },
     sockets: await readSockets(host),
   };
 }
+
+const tuplesOf = (text: string | null) => (text ?? '').split('\n').flatMap((l) => (l.startsWith(TUPLE) ? [l.slice(TUPLE.length).trim()] : []));
 
 export function refuseNoUfw(cur: UfwState): void {
   if (!cur.installed) throw new AirlockError('unsupported_platform', 'ufw_missing', 'ufw is not installed on this host', 'manage the firewall with AllowPort, DenyPort and the other nftables actions, or install the ufw package');

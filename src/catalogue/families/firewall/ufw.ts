@@ -7,7 +7,8 @@ import { params, port } from '../../params.js';
 import { lockOutError } from './lockout.js';
 import { protocol } from './params.js';
 import { readUfw, refuseNoUfw, refuseUfwLockout, showUfw, UFW_VERBS, ufwVerbFor } from './ufw-state.js';
-import { exact, noRollback } from '../../rollback.js';
+import { exact } from '../../rollback.js';
+import { numberUndo, specUndos, ufwProbes } from './ufw-undo.js';
 
 function ufwRuleAction(verb: 'allow' | 'deny') {
   return action({
@@ -18,7 +19,8 @@ function ufwRuleAction(verb: 'allow' | 'deny') {
         ? 'Add a ufw rule that allows incoming connections to a TCP or UDP port (IPv4 and IPv6).'
         : 'Add a ufw rule that denies incoming connections to a TCP or UDP port (IPv4 and IPv6).',
     risk: 'high',
-    rollback: exact(),
+    // ufw deletes the rule it added, or (a rule for the port changed in place) sets its verb back, in place.
+    rollback: exact(ufwProbes),
     readOnly: false,
     runsPrograms: false,
     params: params({ port, protocol }),
@@ -84,7 +86,8 @@ export const ufwDelete = action({
   description: 'Delete one ufw rule, by its number in `ufw status numbered` (ufw active) or by its spec (verb, port and protocol; IPv4 and IPv6).',
   risk: 'high',
   readOnly: false,
-  rollback: noRollback('not yet declared (issue 27)'),
+  // The rule inserted again where it was, in each IP family (ufw-undo.ts).
+  rollback: exact(ufwProbes),
   runsPrograms: false,
   params: z.union([params({ number: z.number().int().min(1).max(99_999) }), params({ rule: z.enum(UFW_VERBS), port, protocol })]),
   files: [],
@@ -97,6 +100,7 @@ export const ufwDelete = action({
       if (!cur.active) throw new AirlockError('conflict', 'ufw_inactive', 'ufw is inactive, so its rules have no numbers to show', 'name the rule instead: {"rule": "allow", "port": 443, "protocol": "tcp"}');
       if (!cur.numbered.some((r) => r.number === p.number)) throw new AirlockError('validation', 'no_such_rule', `ufw has no rule number ${p.number}`, 'UfwStatus lists the numbered rules');
       refuseUfwLockout(cur, cur.numbered.filter((r) => r.number !== p.number));
+      numberUndo(cur, p.number);
     } else {
       const spec = `${p.port}/${p.protocol}`;
       if (ufwVerbFor(cur, spec) !== p.rule) throw new AirlockError('validation', 'no_such_rule', `ufw has no rule \`${p.rule} ${spec}\``, 'UfwStatus lists the rules');
@@ -112,10 +116,11 @@ export const ufwDelete = action({
     }
     return { summary: `Delete ufw rule ${p.rule} ${p.port}/${p.protocol}`, change: { deletes: `ufw ${p.rule} ${p.port}/${p.protocol}`, families: 'IPv4 and IPv6' }, sideEffects };
   },
-  mechanism: (p) => {
+  mechanism: (p, cur) => {
     // --force skips ufw's "Proceed with operation (y|n)?" question for a numbered delete.
-    if ('number' in p) return [command('ufw', ['--force', 'delete', String(p.number)])];
-    const spec = `${p.port}/${p.protocol}`;
-    return [command('ufw', ['delete', p.rule, spec], { undo: command('ufw', [p.rule, spec]) })];
+    if ('number' in p) return [command('ufw', ['--force', 'delete', String(p.number)], { undo: numberUndo(cur, p.number) })];
+    // Two undos (IPv4 then IPv6): the second is carried by a read before the delete, since undos run last first.
+    const [first, second] = specUndos(cur, p.rule, p.port, p.protocol);
+    return [...(second ? [command('ufw', ['show', 'added'], { undo: second })] : []), command('ufw', ['delete', p.rule, `${p.port}/${p.protocol}`], { undo: first! })];
   },
 });
