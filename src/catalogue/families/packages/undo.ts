@@ -66,17 +66,17 @@ export function packageProbes(names: readonly string[], manager: 'apt' | 'dnf' =
  * so a revert that could no longer run is refused as drifted rather than failing half-way.
  */
 export const debProbes = (prev: readonly PreviousPackage[]): StateProbe[] =>
-  prev.length && notRestorable(prev) === null ? [{ program: 'ls', args: ['-1', '--', ...prev.map((p) => p.deb)] }] : [];
+  prev.length && notRestorable(prev) === null ? [{ program: 'ls', args: ['-1', '--', ...prev.map((p) => p.deb!)] }] : [];
 
 /** One installed package as a change found it. */
 export interface PreviousPackage {
   /** As apt's simulation names it (NAME or NAME:ARCH). */
   name: string;
   version: string;
-  arch: string;
   /** apt installed it as a dependency (apt-mark showauto). */
   auto: boolean;
-  deb: string;
+  /** The .deb apt would have kept it as; null when its architecture could not be told. */
+  deb: string | null;
   /** The .deb is in apt's archive cache, so this version can be installed again. */
   kept: boolean;
 }
@@ -85,25 +85,27 @@ export interface PreviousPackage {
  * The installed packages a change will remove or replace, as they are now: each one's
  * architecture (dpkg's native one for a name without a qualifier), its automatic mark and
  * whether apt still has its .deb. `pkgs` are apt's names and the installed versions it printed.
+ * What cannot be read makes the change one without an undo (the preview says so), never a refusal.
  */
 export async function previousPackages(host: Host, pkgs: ReadonlyArray<{ name: string; version: string }>): Promise<PreviousPackage[]> {
   if (pkgs.length === 0) return [];
   for (const p of pkgs) requireSimName(p.name);
-  const arch = await host.run('dpkg', ['--print-architecture']);
-  const native = arch.stdout.trim();
-  if (arch.code !== 0 || !ARCH.test(native)) throw new AirlockError('execution', 'dpkg_failed', `dpkg did not say its architecture (exit status ${arch.code})`);
+  const printed = await host.run('dpkg', ['--print-architecture']);
+  const native = printed.code === 0 && ARCH.test(printed.stdout.trim()) ? printed.stdout.trim() : null;
   const entries = await dpkgEntries(host, [...new Set(pkgs.map((p) => p.name))]);
   const marks = await host.run('apt-mark', ['showauto', '--', ...new Set(pkgs.map((p) => p.name))]);
   const auto = new Set(marks.code === 0 ? marks.stdout.split('\n').map((l) => l.trim()) : []);
   const out: PreviousPackage[] = [];
   for (const p of pkgs) {
     const [base, qualifier] = p.name.split(':') as [string, string | undefined];
-    const e = entries.find((x) => x.name === base && x.status === 'installed' && (qualifier ? x.arch === qualifier : x.arch === native || x.arch === 'all'));
+    // A name without a qualifier is the native architecture's (or an Architecture: all package).
+    const matching = entries.filter((x) => x.name === base && x.status === 'installed' && (qualifier ? x.arch === qualifier : native === null || x.arch === native || x.arch === 'all'));
+    const e = matching.length === 1 ? matching[0] : undefined;
     const version = requireDebianVersion(p.name, e?.version ?? p.version);
     const arch = e?.arch ?? qualifier ?? native;
-    if (!ARCH.test(arch)) throw new AirlockError('execution', 'odd_arch', `dpkg reports architecture ${JSON.stringify(arch)} for ${p.name}`);
-    const deb = debFile(p.name, version, arch);
-    out.push({ name: p.name, version, arch, auto: auto.has(p.name) || auto.has(base), deb, kept: (await host.stat(deb))?.isFile === true });
+    if (arch !== null && !ARCH.test(arch)) throw new AirlockError('execution', 'odd_arch', `dpkg reports architecture ${JSON.stringify(arch)} for ${p.name}`);
+    const deb = arch === null ? null : debFile(p.name, version, arch);
+    out.push({ name: p.name, version, auto: auto.has(p.name) || auto.has(base), deb, kept: deb !== null && (await host.stat(deb))?.isFile === true });
   }
   return out;
 }
@@ -117,7 +119,7 @@ export function notRestorable(prev: readonly PreviousPackage[]): string | null {
 
 /** dpkg installing exactly these former versions again (downgrading where a newer one is installed). */
 export function reinstall(prev: readonly PreviousPackage[]): CommandStep {
-  const debs = prev.map((p) => p.deb);
+  const debs = prev.map((p) => p.deb!);
   return command('dpkg', ['--force-confdef', '--force-confold', '--install', '--', ...debs], { paths: debs, resource: 'dpkg', timeoutMs: DPKG_TIMEOUT_MS });
 }
 
