@@ -134,7 +134,8 @@ export const STEP_KINDS: readonly StepKind[] = ['command', 'fileScan', 'fileWrit
  * (the job no longer holds it). File steps are always restored from their snapshots. What a
  * plan shows as a step's rollback and what its failure reverses (Executor.runSteps).
  */
-export const reversibleWhenDone = (steps: readonly Step[]): boolean => steps.every((s) => s.kind !== 'command' || ((s.undo !== undefined || s.noUndo !== undefined) && s.file === undefined));
+export const reversibleWhenDone = (steps: readonly Step[]): boolean =>
+  steps.every((s) => s.kind !== 'command' || ((s.undo !== undefined || s.noUndo !== undefined) && (s.file === undefined || s.undo !== undefined || s.noUndo === 'undone_earlier')));
 
 export type ExclusiveResource = 'dpkg';
 /** Lock files that say an exclusive resource is busy (checked with F_OFD_GETLK). */

@@ -270,7 +270,8 @@ export class Executor {
             if (problems) throw new AirlockError('execution', 'check_failed', `${step.program} reported: ${await reported(problems)}`);
             if (step.undo) {
               const u = step.undo;
-              undo.push({
+              // A file made here by descriptor is removed by its own undo above (by inode); the declared undo is for a later revert.
+              if (!step.file?.create) undo.push({
                 step: i + 1,
                 undo: `run ${u.program}`, // its program only: the log is read by auditors, and an argument may be host text
                 run: async () => {

@@ -150,8 +150,9 @@ test('parsers: /proc/swaps, /proc/meminfo, /proc/devices, LVM reports, extent ro
 test('CreateSwapFile: the daemon creates the file, fallocate and mkswap get it as fd 3, swapon checks it by name; fstab line, verify', async () => {
   const { steps, preview } = await run('CreateSwapFile', { path: SWAP, sizeMiB: 16 }, hostWith());
   assert.deepEqual(steps, [
-    { kind: 'command', program: 'fallocate', args: ['--length', '16MiB', '--', '/proc/self/fd/3'], file: { path: SWAP, create: { mode: 0o600 } } },
-    { kind: 'command', program: 'mkswap', args: ['--', '/proc/self/fd/3'], file: { path: SWAP } },
+    // A revert removes it by name (the automatic rollback, by inode, through the job's own undo of the file it made).
+    { kind: 'command', program: 'fallocate', args: ['--length', '16MiB', '--', '/proc/self/fd/3'], file: { path: SWAP, create: { mode: 0o600 } }, undo: { kind: 'command', program: 'rm', args: ['--', SWAP], paths: [SWAP] } },
+    { kind: 'command', program: 'mkswap', args: ['--', '/proc/self/fd/3'], file: { path: SWAP }, noUndo: 'undone_earlier' },
     {
       kind: 'command',
       program: 'swapon',
@@ -174,8 +175,8 @@ test('CreateSwapFile: the daemon creates the file, fallocate and mkswap get it a
   // Where systemd runs it is reloaded before the check (findmnt warns while it uses an older fstab).
   const systemd = await run('CreateSwapFile', { path: SWAP, sizeMiB: 16 }, hostWith({ tree: { '/run/systemd/system': { dir: true } } }));
   assert.deepEqual(systemd.steps.map((s) => (s.kind === 'command' ? `${s.program}${s.undo ? `(undo ${s.undo.program})` : ''}${s.noUndo ? `(${s.noUndo})` : ''}` : s.kind)), [
-    'fallocate',
-    'mkswap',
+    'fallocate(undo rm)',
+    'mkswap(undone_earlier)',
     'swapon(undo swapoff)',
     'systemctl(undo systemctl)',
     'fileWrite',

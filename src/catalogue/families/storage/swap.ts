@@ -236,8 +236,8 @@ export const createSwapFile = action({
   mechanism: ({ path, sizeMiB }, cur) => [
     ...(cur.missingDirs.length ? [command('mkdir', ['-m', '0700', '--', SWAP_DIR], { paths: [SWAP_DIR], undo: command('rmdir', ['--', SWAP_DIR], { paths: [SWAP_DIR] }) })] : []),
     // The daemon creates the file (its undo deletes it, if the name still leads to it); fallocate and mkswap get it as fd 3.
-    command('fallocate', ['--length', `${sizeMiB}MiB`, '--', FD3], { file: { path, create: { mode: 0o600 } } }),
-    command('mkswap', ['--', FD3], { file: { path } }),
+    command('fallocate', ['--length', `${sizeMiB}MiB`, '--', FD3], { file: { path, create: { mode: 0o600 } }, undo: command('rm', ['--', path], { paths: [path] }) }),
+    command('mkswap', ['--', FD3], { file: { path }, noUndo: 'undone_earlier' }),
     command('swapon', ['--', path], { paths: [path], expect: { path, mode: 0o600 }, undo: command('swapoff', ['--', path], { paths: [path], timeoutMs: SWAPOFF_TIMEOUT_MS }) }),
     ...fstabChange(fileWrite(FSTAB, fstabWith(cur.fstab, swapFstabLine(path)), { mode: 0o644 }), [path], cur.systemd),
   ],
