@@ -275,7 +275,13 @@ export class Executor {
                 step: i + 1,
                 undo: `run ${u.program}`, // its program only: the log is read by auditors, and an argument may be host text
                 run: async () => {
-                  const ur = await this.run(u);
+                  // An undo that makes a file again gets it as a step does: made by the daemon, held by descriptor.
+                  let ufd: number | undefined;
+                  if (u.file?.create) {
+                    await checkTrustedPath(u.file.path);
+                    ufd = await files.create(u.file.path, u.file.create.mode);
+                  } else if (u.file) ufd = files.fd(u.file.path);
+                  const ur = await this.run(u, ufd === undefined ? {} : { fd: ufd });
                   if (!(u.okCodes ?? [0]).includes(ur.code)) throw new Error(`undo ${u.program} exited with status ${ur.code}`);
                 },
               });

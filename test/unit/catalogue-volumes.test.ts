@@ -74,7 +74,7 @@ function hostWith(w: World = {}) {
 test('volumes actions are declared with the expected risk and flags', () => {
   const expected: Record<string, [risk: string, readOnly: boolean, rollback: string | undefined]> = {
     CreateSwapFile: ['high', false, 'exact'],
-    RemoveSwapFile: ['high', false, 'none'],
+    RemoveSwapFile: ['high', false, 'compensating'],
     LvmReport: ['low', true, undefined],
     ExtendLogicalVolume: ['high', false, 'none'],
     ListFilesystems: ['low', true, undefined],
@@ -248,7 +248,9 @@ test('RemoveSwapFile: swapoff (undo swapon), fstab line removed, file deleted', 
   assert.deepEqual(steps, [
     { kind: 'command', program: 'swapoff', args: ['--', SWAP], paths: [SWAP], timeoutMs: 600_000, undo: { kind: 'command', program: 'swapon', args: ['--', SWAP], paths: [SWAP] } },
     { kind: 'fileWrite', path: '/etc/fstab', content: `${FSTAB}# after\n`, mode: 0o644 },
-    { kind: 'command', program: 'rm', args: ['--', SWAP], paths: [SWAP] },
+    // Undone as CreateSwapFile makes one (undos run last first): a new file of its size and mode by descriptor, then formatted.
+    { kind: 'command', program: 'blkid', args: ['-p', '-o', 'value', '-s', 'TYPE', '--', SWAP], paths: [SWAP], undo: { kind: 'command', program: 'mkswap', args: ['--', '/proc/self/fd/3'], file: { path: SWAP } } },
+    { kind: 'command', program: 'rm', args: ['--', SWAP], paths: [SWAP], undo: { kind: 'command', program: 'fallocate', args: ['--length', '64', '--', '/proc/self/fd/3'], file: { path: SWAP, create: { mode: 0o600 } } } },
   ]);
   assert.ok(h.calls.some(([p, a]) => p === 'blkid' && a.join(' ') === `-p -o value -s TYPE -- ${SWAP}`));
   assert.deepEqual(preview.change, { turns_off_swap: SWAP, size_kib: 16380, used_kib: 1024, file: '/etc/fstab', removes_lines: [{ number: 3, text: SWAP_LINE }], deletes_file: SWAP, bytes: 64 });
@@ -256,13 +258,13 @@ test('RemoveSwapFile: swapoff (undo swapon), fstab line removed, file deleted', 
 
   // Every fstab line naming it goes (a duplicate too); a non-swap line with the same source is not a swap entry.
   const twice = await run('RemoveSwapFile', { path: SWAP }, hostWith({ tree: { [SWAP]: 'x', '/etc/fstab': `${SWAP_LINE}\n${FSTAB}${SWAP_LINE}\n` } }));
-  assert.deepEqual(twice.steps.map((s) => s.kind), ['fileWrite', 'command']);
+  assert.deepEqual(twice.steps.map((s) => s.kind), ['fileWrite', 'command', 'command']);
   assert.equal((twice.steps[0] as { content: string }).content, FSTAB);
 });
 
 test('RemoveSwapFile: only active, only in fstab, or already deleted', async () => {
   const active = await run('RemoveSwapFile', { path: SWAP }, hostWith({ tree: { [SWAP]: 'x' }, swaps: `${SWAP} file 16380 0 -2\n` }));
-  assert.deepEqual(active.steps.map((s) => (s.kind === 'command' ? s.program : s.kind)), ['swapoff', 'rm']);
+  assert.deepEqual(active.steps.map((s) => (s.kind === 'command' ? s.program : s.kind)), ['swapoff', 'blkid', 'rm']);
   const gone = await run('RemoveSwapFile', { path: SWAP }, hostWith({ tree: { '/etc/fstab': `${FSTAB}${SWAP_LINE}\n` } }));
   assert.deepEqual(gone.steps, [{ kind: 'fileWrite', path: '/etc/fstab', content: FSTAB, mode: 0o644 }]);
   assert.ok(gone.preview.sideEffects?.some((s) => s.includes('does not exist')));

@@ -38,7 +38,7 @@ import { FSTAB, fstabChange, reportLine, systemdRuns, verifyFstab } from './fsta
 import { fileSystemOf } from './filesystems.js';
 import { mountPoint } from './mount-points.js';
 import { mib, MiB } from './reports.js';
-import { exact, noRollback, type StateProbe } from '../../rollback.js';
+import { compensating, exact, type StateProbe } from '../../rollback.js';
 import { generatedUnitProbe, pathProbe, pathUnit, swapAreasProbe } from './undo-state.js';
 
 /** swapoff moves every swapped-out page back to RAM: on a busy host that takes minutes. */
@@ -100,7 +100,7 @@ export function memAvailableKiB(meminfo: string): number | null {
 
 interface SwapFileState {
   path: string;
-  file: { isFile: boolean; isSymlink: boolean; size: number } | null;
+  file: { isFile: boolean; isSymlink: boolean; size: number; mode: number } | null;
   fstab: string;
   fstabExists: boolean;
   /** Every /etc/fstab entry whose source is this path. */
@@ -116,7 +116,7 @@ async function readSwapFile(host: Host, path: string): Promise<SwapFileState> {
   const st = await host.stat(path);
   return {
     path,
-    file: st ? { isFile: st.isFile, isSymlink: st.isSymlink, size: st.size } : null,
+    file: st ? { isFile: st.isFile, isSymlink: st.isSymlink, size: st.size, mode: st.mode } : null,
     fstab: fstab ?? '',
     fstabExists: fstab !== null,
     entries: parseFstab(fstab ?? '').filter((e) => e.source === path),
@@ -251,8 +251,9 @@ export const removeSwapFile = action({
   family: 'storage',
   description: 'Turn off a swap file, remove its /etc/fstab line and delete it; only a file under the swap-file allowlist that is active swap or named in /etc/fstab as swap, and carries a swap signature.',
   risk: 'high',
-  // A failure before the deletion is still rolled back (swapon, /etc/fstab restored); only a revert after it is impossible.
-  rollback: noRollback('the swap file is deleted and its blocks freed: Airlock cannot make it again from what it kept (CreateSwapFile makes a new one)'),
+  // Undone as CreateSwapFile makes one: a new file of the same size and mode, formatted and turned on again. Its
+  // old pages are gone (swapped-out memory moved back to RAM first) and mkswap gives it a new UUID: equivalent, not identical.
+  rollback: compensating('CreateSwapFile', ({ path }: { path: string }): StateProbe[] => [pathProbe(path), swapAreasProbe]),
   readOnly: false,
   runsPrograms: false,
   params: params({ path: swapFilePath }),
@@ -298,6 +299,13 @@ export const removeSwapFile = action({
   mechanism: ({ path }, cur): Step[] => [
     ...(cur.active ? [command('swapoff', ['--', path], { paths: [path], timeoutMs: SWAPOFF_TIMEOUT_MS, undo: command('swapon', ['--', path], { paths: [path] }) })] : []),
     ...(cur.entries.length ? [fileWrite(FSTAB, fstabWithoutAll(cur.fstab, cur.entries), { mode: 0o644 })] : []),
-    ...(cur.file ? [command('rm', ['--', path], { paths: [path] })] : []),
+    ...(cur.file
+      ? [
+          // A read first, whose undo formats the file the deletion's undo makes again (undos run last first).
+          command('blkid', ['-p', '-o', 'value', '-s', 'TYPE', '--', path], { paths: [path], undo: command('mkswap', ['--', FD3], { file: { path } }) }),
+          // Undone by a new file, made by the daemon (exclusively, root's, the mode it had) and filled by fallocate.
+          command('rm', ['--', path], { paths: [path], undo: command('fallocate', ['--length', String(cur.file.size), '--', FD3], { file: { path, create: { mode: cur.file.mode & 0o7777 } } }) }),
+        ]
+      : []),
   ],
 });
