@@ -199,7 +199,13 @@ const NFT_FULL_LOAD = [
   ['systemctl', 'enable', '--', NFT_UNIT],
   ['undo:', 'systemctl', 'disable', '--', NFT_UNIT],
   ['nft', '--file', NFT_FILE],
+  // There was no table: undone, the table goes (issue 27).
+  ['undo:', 'nft', 'delete', 'table', 'inet', 'airlock'],
 ];
+/** firewalld: a read first carries the reload's undo, so undone the stored zone is set back and then reloaded (issue 27). */
+const STATE = [['firewall-cmd', '--state'], ['undo:', ...RELOAD]];
+/** Undone, the rule RemoveFirewallRule deleted goes back first in chain input, where it was (issue 27). */
+const RULE7_BACK = ['undo:', 'nft', 'insert', 'rule', 'inet', 'airlock', 'input', 'tcp dport 8080 accept comment "airlock: allow tcp/8080"'];
 const DPKG_OPTS = ['-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', '-o', 'Dpkg::Use-Pty=0'];
 
 interface Case {
@@ -282,12 +288,13 @@ const CASES: Case[] = [
   { action: 'SearchPackages', params: { query: 'g++-12' }, rhel: [['dnf', '--cacheonly', 'search', 'g++-12']], debian: [['apt-cache', 'search', '--names-only', '--', 'g\\+\\+-12']] },
 
   // firewall: firewalld's default zone where it runs, table inet airlock elsewhere
-  { action: 'AllowPort', params: { port: 443, protocol: 'tcp' }, rhel: [[...FC, '--add-port=443/tcp'], ['undo:', ...FC, '--remove-port=443/tcp'], RELOAD], debian: NFT_FULL_LOAD },
+  { action: 'AllowPort', params: { port: 443, protocol: 'tcp' }, rhel: [...STATE, [...FC, '--add-port=443/tcp'], ['undo:', ...FC, '--remove-port=443/tcp'], RELOAD], debian: NFT_FULL_LOAD },
   {
     action: 'AllowPort',
     title: 'from one network: a rich rule',
     params: { port: 5432, protocol: 'tcp', source: '192.0.2.0/24' },
     rhel: [
+      ...STATE,
       [...FC, '--add-rich-rule=rule family="ipv4" source address="192.0.2.0/24" port port="5432" protocol="tcp" accept'],
       ['undo:', ...FC, '--remove-rich-rule=rule family="ipv4" source address="192.0.2.0/24" port port="5432" protocol="tcp" accept'],
       RELOAD,
@@ -299,34 +306,34 @@ const CASES: Case[] = [
   {
     action: 'DenyPort',
     params: { port: 3306, protocol: 'tcp' },
-    rhel: [[...FC, '--add-rich-rule=rule port port="3306" protocol="tcp" drop'], ['undo:', ...FC, '--remove-rich-rule=rule port port="3306" protocol="tcp" drop'], RELOAD],
+    rhel: [...STATE, [...FC, '--add-rich-rule=rule port port="3306" protocol="tcp" drop'], ['undo:', ...FC, '--remove-rich-rule=rule port port="3306" protocol="tcp" drop'], RELOAD],
     debian: NFT_FULL_LOAD,
   },
   {
     action: 'AllowSource',
     params: { source: '192.0.2.0/24' },
-    rhel: [[...FC, '--add-rich-rule=rule family="ipv4" source address="192.0.2.0/24" accept'], ['undo:', ...FC, '--remove-rich-rule=rule family="ipv4" source address="192.0.2.0/24" accept'], RELOAD],
+    rhel: [...STATE, [...FC, '--add-rich-rule=rule family="ipv4" source address="192.0.2.0/24" accept'], ['undo:', ...FC, '--remove-rich-rule=rule family="ipv4" source address="192.0.2.0/24" accept'], RELOAD],
     debian: NFT_FULL_LOAD,
   },
   {
     action: 'DenySource',
     params: { source: '2001:db8::/32' },
-    rhel: [[...FC, '--add-rich-rule=rule family="ipv6" source address="2001:db8::/32" drop'], ['undo:', ...FC, '--remove-rich-rule=rule family="ipv6" source address="2001:db8::/32" drop'], RELOAD],
+    rhel: [...STATE, [...FC, '--add-rich-rule=rule family="ipv6" source address="2001:db8::/32" drop'], ['undo:', ...FC, '--remove-rich-rule=rule family="ipv6" source address="2001:db8::/32" drop'], RELOAD],
     debian: NFT_FULL_LOAD,
   },
   {
     action: 'RemoveFirewallRule',
     params: { rule: 'allow', port: 8080, protocol: 'tcp' },
     machine: { zone: { ports: ['8080/tcp'] }, table: TABLE7 },
-    rhel: [[...FC, '--remove-port=8080/tcp'], ['undo:', ...FC, '--add-port=8080/tcp'], RELOAD],
-    debian: [['fileWrite', NFT_FILE], ['nft', '--check', '--file', NFT_FILE], ['fileWrite', NFT_UNIT_PATH], ['systemctl', 'enable', '--', NFT_UNIT], ['undo:', 'systemctl', 'disable', '--', NFT_UNIT], ['nft', 'delete', 'rule', 'inet', 'airlock', 'input', 'handle', '7']],
+    rhel: [...STATE, [...FC, '--remove-port=8080/tcp'], ['undo:', ...FC, '--add-port=8080/tcp'], RELOAD],
+    debian: [['fileWrite', NFT_FILE], ['nft', '--check', '--file', NFT_FILE], ['fileWrite', NFT_UNIT_PATH], ['systemctl', 'enable', '--', NFT_UNIT], ['undo:', 'systemctl', 'disable', '--', NFT_UNIT], ['nft', 'delete', 'rule', 'inet', 'airlock', 'input', 'handle', '7'], RULE7_BACK],
   },
   {
     action: 'RemoveFirewallRule',
     title: 'a handle names a rule of table inet airlock, even where firewalld runs',
     params: { handle: 7 },
     machine: { table: TABLE7 },
-    rhel: [['fileWrite', NFT_FILE], ['nft', '--check', '--file', NFT_FILE], ['fileWrite', NFT_UNIT_PATH], ['systemctl', 'enable', '--', NFT_UNIT], ['undo:', 'systemctl', 'disable', '--', NFT_UNIT], ['nft', 'delete', 'rule', 'inet', 'airlock', 'input', 'handle', '7']],
+    rhel: [['fileWrite', NFT_FILE], ['nft', '--check', '--file', NFT_FILE], ['fileWrite', NFT_UNIT_PATH], ['systemctl', 'enable', '--', NFT_UNIT], ['undo:', 'systemctl', 'disable', '--', NFT_UNIT], ['nft', 'delete', 'rule', 'inet', 'airlock', 'input', 'handle', '7'], RULE7_BACK],
   },
   { action: 'SetDefaultPolicy', params: { chain: 'forward', policy: 'drop' }, rhel: { refused: 'firewalld_manages' }, debian: NFT_FULL_LOAD },
   { action: 'SetDefaultPolicy', title: 'firewalld stopped', params: { chain: 'forward', policy: 'drop' }, machine: { firewalld: 'stopped' }, rhel: NFT_FULL_LOAD },
@@ -355,8 +362,9 @@ const CASES: Case[] = [
   {
     action: 'SetJailOption',
     params: { jail: 'sshd', option: 'maxretry', value: 3 },
-    rhel: [['fileWrite', JAIL_DROPIN], ['fail2ban-client', '--test'], ['fail2ban-client', '--', 'reload', 'sshd']],
-    debian: [['fileWrite', JAIL_DROPIN], ['fail2ban-client', '--test'], ['fail2ban-client', '--', 'reload', 'sshd']],
+    // The first read carries the reload's undo: undone, the drop-in is restored and then the jail reloaded (issue 27).
+    rhel: [['fail2ban-client', '--', 'status'], ['undo:', 'fail2ban-client', '--', 'reload', 'sshd'], ['fileWrite', JAIL_DROPIN], ['fail2ban-client', '--test'], ['fail2ban-client', '--', 'reload', 'sshd']],
+    debian: [['fail2ban-client', '--', 'status'], ['undo:', 'fail2ban-client', '--', 'reload', 'sshd'], ['fileWrite', JAIL_DROPIN], ['fail2ban-client', '--test'], ['fail2ban-client', '--', 'reload', 'sshd']],
   },
 
   // SELinux: Fedora and RHEL only
