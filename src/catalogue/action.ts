@@ -203,6 +203,12 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
    * takes the higher). A revert's is the risk of the change it reverts.
    */
   riskFrom?: (current: S) => Risk;
+  /**
+   * The transaction whose details its preview shows (a revert's: the files it kept, as diffs):
+   * only one who may read that transaction in full (the requester, an approver or an admin: the
+   * door's `reader` rule) may preview this request.
+   */
+  readsTransaction?: (params: P) => string;
   /** An example parameter object, used in docs and `airlock describe`. */
   example: P;
 }

@@ -87,7 +87,12 @@ describe('a revert', () => {
     const high = await run(agent, 'CreateUser', { user: 'rvhigh' });
     assert.equal(high.r.state, 'Succeeded', high.r.summary);
     const refused = await rejectsWith(dev.call('preview', { action_name: 'RevertTransaction', params: { transaction_id: high.p.transaction_id } }), 'authorization');
-    assert.match(refused.message, /high|High|admin/);
+    assert.match(refused.message, /agent|high|High|admin/);
+    // Nor another principal's Medium change: the revert's preview shows what that change kept, for its readers only.
+    const medium = await run(agent, 'CreateGroup', { group: 'rvreader' });
+    const notYours = await rejectsWith(dev.call('preview', { action_name: 'RevertTransaction', params: { transaction_id: medium.p.transaction_id } }), 'authorization', 'not_yours');
+    assert.match(notYours.message, /only agent/);
+    assert.equal((await run(agent, 'RevertTransaction', { transaction_id: medium.p.transaction_id })).r.state, 'Succeeded');
     const back = await run(agent, 'RevertTransaction', { transaction_id: high.p.transaction_id });
     assert.equal(back.p.risk, 'high');
     assert.equal(back.r.state, 'Succeeded', back.r.summary);

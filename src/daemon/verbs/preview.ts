@@ -20,14 +20,14 @@ import { mintReceipt } from '../../audit/receipt.js';
 import { countsForLog, type MaskCounts } from '../../mask/mask.js';
 import { matchingRule, NO_CHANGE_RULE, READS_RULE, SESSION_RULE, type Rule } from '../../policy/policy.js';
 import type { TxRecord } from '../../store/store.js';
-import { autoApprovalLane, enforce, mayCall, mayPreview, mayUnmask, type Caller } from '../authz.js';
+import { autoApprovalLane, enforce, mayCall, mayPreview, mayRead, mayUnmask, type Caller } from '../authz.js';
 import { principalName } from '../identity.js';
 import { buildChange } from '../plan.js';
 import { exhaustedNote, laneNotes } from '../policy-notes.js';
 import { parseActionParams } from '../request-params.js';
 import { shownParams, shownValue } from '../secret-params.js';
 import { shownPreview } from '../shown-preview.js';
-import { previewedTransaction, storedFlags } from '../stored-preview.js';
+import { facts, previewedTransaction, storedFlags } from '../stored-preview.js';
 import { action, platformProblem, riskOf } from './catalogue.js';
 import { iso, type Request, type VerbContext } from './context.js';
 
@@ -46,6 +46,10 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   const problem = platformProblem(ctx, a);
   if (problem) fail('unsupported_platform', 'platform', problem);
   const params = parseActionParams(a, req.params);
+  // A revert shows what another transaction kept: only its readers may ask for one (an unknown id is the action's to refuse).
+  const named = a.readsTransaction?.(params);
+  const namedTx = named === undefined ? null : await ctx.store.getTransaction(named);
+  if (namedTx) enforce(mayRead(who, facts(namedTx)));
   const hash = requestHash(a.name, params);
   const proposal = req.proposal_id === undefined ? null : await answeredProposal(ctx, who, req.proposal_id, a.name);
   // A risk read from the state (a revert's: the reverted change's) only ever raises the declared one,

@@ -58,6 +58,7 @@ export const revertTransaction = action({
   filesFrom: (t) => [...new Set(t.change.kept.flatMap((k) => (k.kind === 'file' ? [k.path] : [])))],
   current,
   riskFrom: (t) => t.change.risk,
+  readsTransaction: ({ transaction_id }) => transaction_id,
   // The kept bytes are the approver's to see in the mechanism's diffs, not the requester's in the state.
   shown: (t) => ({ transaction: t.change.transactionId, action: t.change.actionName, ...(t.change.stepActions.length ? { steps: t.change.stepActions } : {}), state: t.change.state, summary: t.change.summary, probes: t.change.probes.map(probeLabel) }),
   check,
