@@ -75,6 +75,16 @@ test('logging actions are declared with the expected risk and flags', () => {
     assert.ok(a.params.safeParse(a.example).success, `${a.name} example`);
     assert.equal(a.params.safeParse({ ...a.example, extra: 1 }).success, false, `${a.name} extra key`);
   }
+  // The journald settings probe journald running (their drop-in is probed as the file their step writes).
+  for (const n of ['SetJournaldOption', 'ResetJournaldOption']) {
+    const r = byName(n).rollback!;
+    assert.deepEqual(r.class === 'exact' && r.state!({}, {}), [{ program: 'systemctl', args: ['is-active', '--', 'systemd-journald.service'] }], n);
+  }
+  // What cannot be undone says why, for the approver.
+  for (const n of ['VacuumJournal', 'RunLogrotate']) {
+    const r = byName(n).rollback!;
+    assert.match(r.class === 'none' ? r.reason : '', /Airlock keeps no copy/, n);
+  }
 });
 
 test('JournalQuery parameters: unit, priority, since and lines are allowlists', () => {
