@@ -15,9 +15,11 @@
  * - dpkg knows nothing of apt's automatic marks, and apt forgets the mark of a package it
  *   removes: `apt-mark auto` sets them back after the reinstall. Undos run last step first, so
  *   that one is the undo of a step before the change: `apt-mark showauto`, which changes nothing
- *   and shows the marks it records.
+ *   and shows the marks it records. An install that also upgrades packages has two undos the
+ *   same way: the purge is its own, the downgrade that of a `dpkg-query` step before it.
  *
- * The state probes read the same things: dpkg's line for each package and apt's automatic marks.
+ * The state probes read the same things: dpkg's line for each package and apt's automatic marks,
+ * and the .deb files an undo needs (one deleted since refuses the revert as drifted).
  */
 import { AirlockError } from '../../../protocol/errors.js';
 import type { Host } from '../../action.js';
@@ -29,13 +31,13 @@ export const APT_ARCHIVES = '/var/cache/apt/archives';
 /** A package reinstall or purge may run maintainer scripts for a while, as an install does. */
 const DPKG_TIMEOUT_MS = 600_000;
 
-/** A package as apt's simulation names it: NAME, or NAME:ARCH for another architecture's. */
 /**
  * dpkg's line for a package. The newline is dpkg-query's own escape (a backslash and an n), not a
  * newline character: the probes go to clients escaped, and a control character would not read back.
  */
 const PKG_LINE = '--showformat=${Package}:${Architecture} ${Version} ${db:Status-Abbrev}\\n';
 
+/** A package as apt's simulation names it: NAME, or NAME:ARCH for another architecture's. */
 const SIM_NAME = /^[a-z0-9][a-z0-9+.-]{0,99}(:[a-z0-9-]{1,32})?$/;
 const ARCH = /^[a-z0-9-]{1,32}$/;
 
