@@ -18,7 +18,7 @@ import { entryDraft } from '../../audit/entry.js';
 import { approvalGrantedDetails, type ApprovalLane } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
 import { countsForLog, type MaskCounts } from '../../mask/mask.js';
-import { matchingRule, NO_CHANGE_RULE, READS_RULE, SESSION_RULE, type Rule } from '../../policy/policy.js';
+import { matchingRule, NO_CHANGE_RULE, READS_RULE, RULE_MAX_RISK, SESSION_RULE, type Rule } from '../../policy/policy.js';
 import type { TxRecord } from '../../store/store.js';
 import { autoApprovalLane, enforce, mayCall, mayPreview, mayRead, mayUnmask, type Caller } from '../authz.js';
 import { principalName } from '../identity.js';
@@ -124,7 +124,8 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
 async function autoApprove(ctx: VerbContext, caller: Caller, a: AnyAction, risk: Risk, p: PreviewEnvelope, now: number): Promise<{ grant: AutoApprovalGrant } | { notes: string[] }> {
   const policy = ctx.policy;
   const lane = autoApprovalLane(caller, a, risk, policy.reads, p.no_change === true);
-  const rule: Rule | null = lane === 'rules' ? matchingRule(policy, a.name, p.params) : null;
+  // A rule was checked against the action's declared risk; a risk read from the state (a revert of a High change) is over what rules approve.
+  const rule: Rule | null = lane === 'rules' && riskRank(risk) <= riskRank(RULE_MAX_RISK) ? matchingRule(policy, a.name, p.params) : null;
   const forPerson = !lane || (lane === 'rules' && !rule);
   // A person's session grant, for a request the rules leave to a person: never a re-previewed proposal (a person works the inbox).
   const session = forPerson && !caller.unattended && p.from_proposal === undefined ? ctx.sessionGrants.match(principalName(caller), p.request_hash, risk, p.warnings) : undefined;
