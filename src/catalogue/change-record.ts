@@ -21,7 +21,8 @@ export const MAX_KEPT_BYTES = 256 * 1024;
 export type KeptStep =
   /** A file step: the file as it was right before it (`content` is lossless text, src/protocol/file-text.ts). */
   | { kind: 'file'; path: string; existed: false; madeDirs?: string[] }
-  | { kind: 'file'; path: string; existed: true; content: string; mode: number; owner: Owner }
+  /** `deleted`: its step deleted it, and the preview showed only its size and digest: so does a revert's. */
+  | { kind: 'file'; path: string; existed: true; content: string; mode: number; owner: Owner; deleted?: true }
   /** A command with a declared undo: the revert runs `undo`, and `redo` (the command) undoes the revert. */
   | { kind: 'command'; undo: CommandStep; redo: CommandStep };
 
@@ -56,7 +57,7 @@ export function revertSteps(kept: readonly KeptStep[]): Step[] {
   return [...kept].reverse().map((k): Step => {
     if (k.kind === 'command') return { ...k.undo, undo: k.redo };
     if (!k.existed) return fileDelete(k.path, k.madeDirs ? [...k.madeDirs].reverse() : undefined);
-    return fileWrite(k.path, k.content, { mode: k.mode, owner: k.owner });
+    return fileWrite(k.path, k.content, { mode: k.mode, owner: k.owner, ...(k.deleted ? { contentShown: false as const } : {}) });
   });
 }
 

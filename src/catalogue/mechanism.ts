@@ -104,6 +104,11 @@ export interface FileWriteStep {
   owner?: Owner;
   /** Create the parent directory with this mode and owner when it is missing. */
   parent?: { mode: number; owner?: Owner };
+  /**
+   * false: every byte is bound, but the preview shows only its size and SHA-256, never its lines
+   * (a revert writing back a file the reverted change deleted, whose preview never showed them).
+   */
+  contentShown?: false;
 }
 
 export interface FilePatchStep {

@@ -322,7 +322,7 @@ export class Executor {
               throw e;
             }
             undo.push({ step: i + 1, undo: snap.existed ? `restore ${step.path}` : `remove ${step.path}`, run: () => restore(snap) });
-            kept.push(snap.existed ? { kind: 'file', path: step.path, existed: true, content: fileText(snap.content!), mode: snap.mode!, owner: { uid: snap.uid!, gid: snap.gid! } } : { kind: 'file', path: step.path, existed: false, ...(snap.createdDirs.length ? { madeDirs: [...snap.createdDirs] } : {}) });
+            kept.push(snap.existed ? { kind: 'file', path: step.path, existed: true, content: fileText(snap.content!), mode: snap.mode!, owner: { uid: snap.uid!, gid: snap.gid! }, ...(step.kind === 'fileDelete' ? { deleted: true as const } : {}) } : { kind: 'file', path: step.path, existed: false, ...(snap.createdDirs.length ? { madeDirs: [...snap.createdDirs] } : {}) });
             break;
           }
         }

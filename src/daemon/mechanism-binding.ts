@@ -155,7 +155,7 @@ function bindWrite(a: AnyAction, step: FileWriteStep, before: string | null): Bo
     bytes: fileBytes(step.content).length,
     sha256: sha256Hex(fileBytes(step.content)),
     before: factsOf(before),
-    diff: own ? { ...capped(shownLines(own.removed), shownLines(own.added)), ...shownHunks(edits!) } : null,
+    diff: own && step.contentShown !== false ? { ...capped(shownLines(own.removed), shownLines(own.added)), ...shownHunks(edits!) } : null,
     ...notUtf8Of(step.content),
   };
   return { record: { ...jsonSafe(step), before: digestOf(before) }, entry };

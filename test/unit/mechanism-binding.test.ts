@@ -36,7 +36,7 @@ const undo: CommandStep = { kind: 'command', program: 'rm', args: ['--', '/x'] }
 const samples: { [K in Step['kind']]: Required<Extract<Step, { kind: K }>> } = {
   command: { kind: 'command', program: 'ls', args: ['-l', '--', '/etc'], okCodes: [0, 1], timeoutMs: 5000, resource: 'dpkg', env: { A: 'b' }, undo, unprivileged: false, paths: ['/etc'], file: { path: '/var/swap', create: { mode: 0o600 } }, expect: { path: '/var/swap', mode: 0o600 }, verdict: { success: 'Success, no errors or warnings detected', tolerated: ['[W] x'] }, noUndo: 'changes_nothing' },
   fileScan: { kind: 'fileScan', path: '/etc/scan' } satisfies Required<FileScanStep>,
-  fileWrite: { kind: 'fileWrite', path: '/etc/own', content: 'one\ntwo\n', mode: 0o644, owner: { uid: 0, gid: 0 }, parent: { mode: 0o755, owner: { uid: 0, gid: 0 } } } satisfies Required<FileWriteStep>,
+  fileWrite: { kind: 'fileWrite', path: '/etc/own', content: 'one\ntwo\n', mode: 0o644, owner: { uid: 0, gid: 0 }, parent: { mode: 0o755, owner: { uid: 0, gid: 0 } }, contentShown: false } satisfies Required<FileWriteStep>,
   filePatch: { kind: 'filePatch', path: '/etc/patched', search: 'a = 1', replace: 'a = 2' } satisfies Required<FilePatchStep>,
   fileDelete: { kind: 'fileDelete', path: '/etc/gone', thenEmptyDirs: ['/etc/gone.d'] } satisfies Required<FileDeleteStep>,
 };
@@ -82,7 +82,8 @@ test('a content-bound write also binds the file it replaces, and a delete the fi
 });
 
 test('a content-bound write shows the sha256 sum of its bytes, its size, mode, owner, parent and its diff against the file now', async () => {
-  const { mechanism } = await bind(plain, [samples.fileWrite], { '/etc/own': 'one\nold\n' });
+  const { contentShown: _, ...shownWrite } = samples.fileWrite;
+  const { mechanism } = await bind(plain, [shownWrite], { '/etc/own': 'one\nold\n' });
   const e = mechanism[0] as FileWriteEntry;
   assert.deepEqual(e, {
     kind: 'fileWrite',
@@ -98,11 +99,17 @@ test('a content-bound write shows the sha256 sum of its bytes, its size, mode, o
   });
   // A long new file is shown in part; the rest is counted, and covered by the digest.
   const long = Array.from({ length: MAX_SHOWN_DIFF_LINES + 50 }, (_, i) => `line ${i}\n`).join('');
-  const big = (await bind(plain, [{ ...samples.fileWrite, content: long }])).mechanism[0] as FileWriteEntry;
+  const big = (await bind(plain, [{ ...shownWrite, content: long }])).mechanism[0] as FileWriteEntry;
   assert.ok(big.binds === 'content' && big.diff);
   assert.equal(big.diff.added.length, MAX_SHOWN_DIFF_LINES);
   assert.equal(big.diff.not_shown, 50);
   assert.equal(big.diff.hunks, undefined, 'no hunks when they would be longer than the view');
+  // A write whose content is not to be shown (a revert's, of a file whose deletion showed only its digest): its size and digest, no line.
+  const hidden = (await bind(plain, [samples.fileWrite])).mechanism[0] as FileWriteEntry;
+  assert.ok(hidden.binds === 'content');
+  assert.equal(hidden.diff, null);
+  assert.equal(hidden.sha256, sha256('one\ntwo\n'));
+  assert.doesNotMatch(JSON.stringify(hidden), /two/);
 });
 
 test('commands are shown with every field that runs, undo included', async () => {

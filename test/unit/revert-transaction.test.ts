@@ -104,3 +104,10 @@ test('a revert may write the files the reverted change wrote, as kept, and no ot
   assert.deepEqual(revert.files, []);
   assert.deepEqual([...revert.filesFrom!(cur)].sort(), ['/etc/hosts', '/etc/new.conf']);
 });
+
+test('a file the reverted change deleted is written back with its lines bound but not shown, as its deletion showed only its digest', async () => {
+  const h = host();
+  h.finished.set(TX, await change(h, { kept: [{ kind: 'file', path: '/etc/cron.d/backup', existed: true, content: '0 3 * * * root /usr/local/bin/backup --token=x\n', mode: 0o644, owner: { uid: 0, gid: 0 }, deleted: true }], probes: [], after: {} }));
+  const { steps } = await built(h);
+  assert.deepEqual(steps, [{ kind: 'fileWrite', path: '/etc/cron.d/backup', content: '0 3 * * * root /usr/local/bin/backup --token=x\n', mode: 0o644, owner: { uid: 0, gid: 0 }, contentShown: false }]);
+});
