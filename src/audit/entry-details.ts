@@ -136,6 +136,8 @@ export const ENTRY_DETAILS = {
     log_id: z.string(),
     reconciled: z.number().int(),
     enrolment_rules: z.number().int(),
+    /** Started for tests with --test-fault-file: every change fails after its last step while this file exists. */
+    test_fault_file: z.string().optional(),
   }),
   preview: z.strictObject({
     preview_digest: hex64,

@@ -45,8 +45,11 @@ export interface FinishedChange {
   after: ProbedState;
 }
 
-/** The bytes of file content a kept job holds: what MAX_KEPT_BYTES bounds and the bench reports. */
-export const keptBytes = (kept: readonly KeptStep[]): number => kept.reduce((n, k) => n + (k.kind === 'file' && k.existed ? Buffer.byteLength(k.content, 'utf8') : 0), 0);
+/**
+ * The bytes of file content a kept job holds, as stored (JSON: a NUL or a byte that is not UTF-8
+ * takes six): what MAX_KEPT_BYTES bounds and the bench reports.
+ */
+export const keptBytes = (kept: readonly KeptStep[]): number => kept.reduce((n, k) => n + (k.kind === 'file' && k.existed ? Buffer.byteLength(JSON.stringify(k.content), 'utf8') : 0), 0);
 
 /**
  * The steps that undo a finished job, last first: each file written back as it was before its

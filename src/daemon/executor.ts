@@ -327,7 +327,7 @@ export class Executor {
           }
         }
       }
-      if (opts.failAfterLast && steps.length > 0) throw new AirlockError('execution', 'injected_failure', `a failure injected after step ${steps.length} (this daemon runs for tests: AIRLOCK_TEST_FAULT_FILE)`);
+      if (opts.failAfterLast && steps.length > 0) throw new AirlockError('execution', 'injected_failure', `a failure injected after step ${steps.length} (this daemon runs for tests: airlock daemon --test-fault-file)`);
       // Restoring the files of a job whose command changed live state (a firewall loaded, a daemon
       // reloaded) would leave that state changed while the job is said to be undone: it is not offered.
       const reversible = reversibleWhenDone(steps);

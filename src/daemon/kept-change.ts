@@ -105,5 +105,5 @@ export function stateCheck(expected: StateCheck['expected'], probes: readonly St
 export function resultForClient(result: Record<string, unknown> | null): Record<string, unknown> | null {
   if (!result || !('revert' in result)) return result;
   const { revert, ...rest } = result as { revert: StoredRevert };
-  return { ...rest, revert: { available: !revert.unavailable, ...(revert.unavailable ? { unavailable: revert.unavailable } : {}), probes: shownProbes(revert.probes), state_before: stateDigest(revert.before), state_after: stateDigest(revert.after), kept_bytes: keptBytes(revert.kept) } };
+  return { ...rest, revert: { available: !revert.unavailable, ...(revert.unavailable ? { unavailable: escapeText(revert.unavailable) } : {}), probes: shownProbes(revert.probes), state_before: stateDigest(revert.before), state_after: stateDigest(revert.after), kept_bytes: keptBytes(revert.kept) } };
 }

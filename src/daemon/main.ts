@@ -192,13 +192,18 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   });
   const treeHeads = new TreeHeads(store, (size, root) => signTreeHead(sealer.current, origin, size, root, new Date()));
   const audit = { treeHeads, publicKey: () => ({ public_key: formatPublicKey(sealer.current.publicRaw).trim(), key_history: files.audit.historyText(), log_id: logId, origin, checkpoint_file: resolve(c.checkpointPath) }), checkpointPath: c.checkpointPath };
+  if (c.testFaultFile) {
+    // Whoever may create this file makes every change fail: only root's directories will do, and the log says it is on.
+    await checkTrustedPath(dirname(c.testFaultFile));
+    log(`TEST MODE: --test-fault-file ${c.testFaultFile}: every change fails after its last step while that file exists (never on a real host)`);
+  }
   const ctx = new VerbContext({ store, host, executor, approvalKey: approvalKeys, rotator, audit, policy, policyPath: c.policyPath, tokensPath: c.tokensPath, notify, space, approvalTtlMs: c.approvalTtlMs, receiptTtlMs: c.receiptTtlMs, secondFactor, hostName: hostname(), pseudonymKey, log, ...(c.testFaultFile ? { testFaultFile: c.testFaultFile } : {}) });
   service = new AirlockService(ctx);
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
   await store.appendEntries([
-    entryDraft('daemon_started', DAEMON_ACT, { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length, enrolment_rules: ENROLMENT_RULES }),
+    entryDraft('daemon_started', DAEMON_ACT, { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length, enrolment_rules: ENROLMENT_RULES, ...(c.testFaultFile ? { test_fault_file: c.testFaultFile } : {}) }),
   ]);
   const svc = service;
   // The oldest segment of the log moves to the archive when one is due (src/daemon/archiver.ts).

@@ -111,3 +111,17 @@ test('a file the reverted change deleted is written back with its lines bound bu
   const { steps } = await built(h);
   assert.deepEqual(steps, [{ kind: 'fileWrite', path: '/etc/cron.d/backup', content: '0 3 * * * root /usr/local/bin/backup --token=x\n', mode: 0o644, owner: { uid: 0, gid: 0 }, contentShown: false }]);
 });
+
+test('a finished change keeps at most MAX_KEPT_BYTES of files for its revert, and says so beyond', () => {
+  const file = (n: number): KeptStep => ({ kind: 'file', path: '/etc/big', existed: true, content: 'x'.repeat(n), mode: 0o644, owner: { uid: 0, gid: 0 } });
+  const a = CATALOGUE.get('AddHostsEntry')!;
+  // Counted as stored: JSON, its two quotes included.
+  assert.equal(keptRevert(a, [file(MAX_KEPT_BYTES - 2)], [], {}, {}).unavailable, undefined);
+  const over = keptRevert(a, [file(MAX_KEPT_BYTES - 2), file(0)], [], {}, {});
+  // A NUL is stored as \u0000: six bytes, counted as six.
+  assert.match(keptRevert(a, [file(0), { ...file(0), content: '\u0000'.repeat(Math.ceil(MAX_KEPT_BYTES / 6)) }], [], {}, {}).unavailable!, /over the/);
+  assert.match(over.unavailable!, /over the/);
+  assert.deepEqual(over.kept, [], 'nothing of it is kept');
+  assert.match(keptRevert(a, null, [], {}, {}).unavailable!, /nothing undoes/);
+  assert.match(keptRevert(a, [], [], 'the state it touches could not be read before it: x', {}).unavailable!, /could not be read/);
+});

@@ -123,13 +123,20 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
     const after = await probeAfter(probes, ctx.host);
     // A rollback is verified: the state must read as it did before the first step. A revert must leave the state before the change it reverts.
     const check = !run.ok && run.rolledBack && typeof before !== 'string' ? stateCheck('before', probes, before, after) : run.ok && a.restores ? stateCheck('reverted', probes, a.restores(params, current), after) : undefined;
-    const rolledBack = run.rolledBack && check?.matches !== false;
+    // Rolled back only when verified: with state probes, they must have been read before and read the same now.
+    const rolledBack = run.rolledBack && (probes.length === 0 || check?.matches === true);
     const state: JobState = run.ok ? (a.reboot && plan.changed ? 'NeedsReboot' : 'Succeeded') : rolledBack ? 'RolledBack' : 'Failed';
     // Whether the host was (or, for a failed job, may have been) changed: a read and a no-change change nothing.
     const changed = plan.changed && !a.readOnly;
     const out = await releaseOutput(run.output, undefined, unmasked);
     out.truncated ||= run.truncated;
-    const undoneNote = !run.rolledBack ? '' : rolledBack ? ' (changes rolled back)' : ` (changes undone, but these no longer read as before: ${check!.differs.join(', ')})`;
+    const undoneNote = !run.rolledBack
+      ? ''
+      : rolledBack
+        ? ' (changes rolled back)'
+        : check
+          ? ` (changes undone, but these no longer read as before: ${check.differs.join(', ')})`
+          : ' (changes undone, but not verified: the state they touched could not be read before them)';
     const summary = run.ok ? (plan.changed ? await outcomeSummary(ctx, a, params, tx.summary) : tx.summary) : `${tx.summary}: failed: ${await maskForClient(run.error!.message)}${undoneNote}`;
     const error = run.error ? await errorForClient(run.error) : null;
     const result: ResultEnvelope = {

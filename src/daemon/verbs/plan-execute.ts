@@ -150,7 +150,7 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
   const check = undoneAll && unreadable === null ? stateCheck('before', uniqueProbes(probes), before, after) : undefined;
   const state: JobState = !failure
     ? done.some((d) => d.changed && d.b.a.reboot) ? 'NeedsReboot' : 'Succeeded'
-    : undoneAll && check?.matches !== false ? 'RolledBack' : 'Failed';
+    : undoneAll && (probes.length === 0 || check?.matches === true) ? 'RolledBack' : 'Failed';
   // What a revert of the whole plan needs: every changed step's kept steps, in the order they ran.
   const keptAll = done.every((d) => d.kept !== null) ? done.flatMap((d) => d.kept!) : null;
   const blocked = done.find((d) => d.changed && !d.b.a.readOnly && d.b.a.rollback.class === 'none');
