@@ -9,7 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { airlockAs } from '../support/cli.js';
 import type { Principal } from '../../src/sandbox/principal.js';
@@ -93,6 +93,12 @@ describe('a revert', () => {
     const notYours = await rejectsWith(dev.call('preview', { action_name: 'RevertTransaction', params: { transaction_id: medium.p.transaction_id } }), 'authorization', 'not_yours');
     assert.match(notYours.message, /only agent/);
     assert.equal((await run(agent, 'RevertTransaction', { transaction_id: medium.p.transaction_id })).r.state, 'Succeeded');
+    // A file put in the new home since is drift: userdel -r would delete it, so the revert is refused.
+    const notes = `/proc/${w.d.box.pid}/root/home/rvhigh/notes.txt`;
+    await writeFile(notes, 'written after the account was made\n');
+    const drifted = await rejectsWith(agent.call('preview', { action_name: 'RevertTransaction', params: { transaction_id: high.p.transaction_id } }), 'conflict', 'drifted');
+    assert.match(drifted.message, /ls -lAR --time-style=\+%s -- \/home\/rvhigh/);
+    await rm(notes);
     const back = await run(agent, 'RevertTransaction', { transaction_id: high.p.transaction_id });
     assert.equal(back.p.risk, 'high');
     assert.equal(back.r.state, 'Succeeded', back.r.summary);

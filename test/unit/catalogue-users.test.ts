@@ -177,7 +177,7 @@ describe('users family declarations', () => {
     const lines = (name: string, ...files: string[]) => files.map((file) => ({ file, lines: `${name}:` }));
     const groupLines = (g: string) => lines(g, '/etc/group', '/etc/gshadow');
     const probes: Record<string, StateProbe[]> = {
-      CreateUser: [...lines('dave', '/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow', '/etc/subuid', '/etc/subgid'), { file: '/home/dave' }, { file: '/var/mail/dave' }],
+      CreateUser: [...lines('dave', '/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow', '/etc/subuid', '/etc/subgid'), { file: '/home/dave' }, { program: 'ls', args: ['-lAR', '--time-style=+%s', '--', '/home/dave'] }, { file: '/var/mail/dave' }],
       LockUser: lines('alice', '/etc/shadow'),
       UnlockUser: lines('bob', '/etc/shadow'),
       SetUserShell: lines('alice', '/etc/passwd'),

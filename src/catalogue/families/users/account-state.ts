@@ -37,5 +37,8 @@ export const newAccountProbes = (user: string, groups: readonly string[], home: 
   ...groups.flatMap(groupLines),
   ...accountLines(user, ['/etc/subuid', '/etc/subgid']),
   { file: home },
+  // What is in the home (names, modes, owners, sizes, times; never content): a file put there since is drift,
+  // and the revert, whose userdel -r would delete it, is refused.
+  { program: 'ls', args: ['-lAR', '--time-style=+%s', '--', home] },
   { file: `/var/mail/${user}` },
 ];
