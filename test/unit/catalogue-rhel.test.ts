@@ -226,7 +226,7 @@ const CASES: Case[] = [
     action: 'InstallPackage',
     params: { package: 'htop' },
     rhel: [['dnf', 'install', '-y', '--setopt=install_weak_deps=False', 'htop-3.3.0-1.fc40.x86_64']],
-    debian: [['apt-get', 'install', '-y', '--no-install-recommends', '--no-remove', ...DPKG_OPTS, '--', 'htop=3.2.2-2']],
+    debian: [['apt-get', 'install', '-y', '--no-install-recommends', '--no-remove', ...DPKG_OPTS, '--', 'htop=3.2.2-2'], ['undo:', 'dpkg', '--purge', '--', 'htop']],
   },
   {
     action: 'RemovePackage',
