@@ -29,6 +29,7 @@ export const FAMILY_LINES: Record<string, string> = {
   security: 'AppArmor or SELinux, certificates, security updates',
   storage: 'block devices, mounts, filesystems, swap, LVM, space used under a path',
   containers: 'containers and images of the container engine',
+  revert: 'undoing a finished change from what it kept, named by its transaction id (tx_...)',
 };
 
 /** What a distribution runs, for the choices between equivalent actions. */

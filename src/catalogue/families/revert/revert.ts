@@ -6,7 +6,7 @@
  * at the reverted change's risk, and signed with its parameters naming the transaction it reverts.
  * A plan is reverted as a whole, its steps in reverse order.
  */
-import { z } from 'zod';
+import { params, token } from '../../params.js';
 import { action, unchanged, type Host, type Unchanged } from '../../action.js';
 import { revertSteps, type FinishedChange } from '../../change-record.js';
 import { probeState, stateDifferences, type ProbedState } from '../../lib/state-probes.js';
@@ -51,7 +51,7 @@ export const revertTransaction = action({
   runsPrograms: true,
   // Its own failure rolls back like any change's; a revert of a revert redoes the change.
   rollback: exact<{ transaction_id: string }, Target>((_p, t) => t.change.probes),
-  params: z.strictObject({ transaction_id: z.string().regex(/^tx_[0-9a-f]{24}$/, 'a transaction id, tx_ and 24 hex digits') }),
+  params: params({ transaction_id: token(/^tx_[0-9a-f]{24}$/, 'transaction id', 27, 'a transaction id, tx_ and 24 hex digits (airlock history lists them)') }),
   example: { transaction_id: 'tx_0123456789abcdef01234567' },
   // What it writes is what the reverted change wrote, each path as kept (checked against that action's files when it ran).
   files: [],
