@@ -133,7 +133,7 @@ const FAULT_FILE = '/run/airlock-test-fault';
  * AIRLOCK_ROLLBACK_REPORT=FILE: each round an action passed is appended to FILE as a JSON line
  * ({action, round}), for the table of what the scenarios showed (issue 27's closing note).
  */
-function shown(action: string, round: 'fault' | 'revert' | 'revert_no_change' | 'drift'): void {
+function shown(action: string, round: 'fault' | 'revert' | 'revert_no_change' | 'drift' | 'drift_by_revert'): void {
   const file = process.env.AIRLOCK_ROLLBACK_REPORT;
   if (file) appendFileSync(file, JSON.stringify({ action, round }) + '\n');
 }
@@ -197,6 +197,11 @@ async function revertedAndRedone(w: World, view: SandboxView, agent: Principal, 
   }
   assert.equal(await outsideDigest(view, kept.probes), kept.state_before, `${sc.action} reverted: the host, read from outside, is not as it was before the change`);
   shown(sc.action, back.p.no_change ? 'revert_no_change' : 'revert');
+  if (!back.p.no_change) {
+    // The host no longer reads as the change left it (the revert changed it since): a second revert is drift, whatever the probes read.
+    await rejectsWith(agent.call('preview', { action_name: 'RevertTransaction', params: { transaction_id: tx } }), 'conflict', 'drifted');
+    shown(sc.action, 'drift_by_revert');
+  }
   await sc.settle?.(view);
   return w.lifecycle(agent, human, sc.action, sc.params);
 }
