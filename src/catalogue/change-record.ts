@@ -7,6 +7,7 @@
  * result's details when retention compacts the transaction.
  */
 import type { Risk } from '../protocol/risk.js';
+import type { AnyAction } from './action.js';
 import { uniqueProbes, type ProbedState } from './lib/state-probes.js';
 import { fileDelete, fileWrite, type CommandStep, type Owner, type Step } from './mechanism.js';
 import type { StateProbe } from './rollback.js';
@@ -66,9 +67,12 @@ export function revertSteps(kept: readonly KeptStep[]): Step[] {
 
 /**
  * The state a change touches, as probed before and after it and after its undo: what its
- * rollback declares of live state, and every file its file steps write or delete.
+ * rollback declares of live state, and every file its file steps write or delete. None for a
+ * read, a no-change (no step) or a change of class none (nothing to check an undo against).
+ * The one reading of it, for a single action's execute and each step of a plan.
  */
-export function changeProbes(declared: StateProbe[], steps: readonly Step[]): StateProbe[] {
+export function changeProbes(a: AnyAction, params: Record<string, unknown>, current: unknown, steps: readonly Step[]): StateProbe[] {
+  if (a.readOnly || a.rollback.class === 'none' || steps.length === 0) return [];
   const files = steps.flatMap((s): StateProbe[] => (s.kind === 'fileWrite' || s.kind === 'filePatch' || s.kind === 'fileDelete' ? [{ file: s.path }] : []));
-  return uniqueProbes([...declared, ...files]);
+  return uniqueProbes([...(a.rollback.state?.(params, current) ?? []), ...files]);
 }

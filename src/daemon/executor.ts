@@ -248,14 +248,10 @@ export class Executor {
         if (step.kind !== 'command') checkAllowed(step.path, allowFiles);
         switch (step.kind) {
           case 'command': {
-            let fd: number | undefined;
+            const fd = await heldFile(step, files);
             if (step.file?.create) {
               const path = step.file.path;
-              await checkTrustedPath(path); // before anything is made there
-              fd = await files.create(path, step.file.create.mode);
               undo.push({ step: i + 1, undo: `remove ${path}`, run: () => files.remove(path) });
-            } else if (step.file) {
-              fd = files.fd(step.file.path);
             }
             const expect = step.expect;
             const r = await this.run(step, { ...(fd === undefined ? {} : { fd }), ...(expect ? { verify: () => files.expect(expect.path, expect.mode) } : {}), ...(feed ? { feed } : {}) });
@@ -276,11 +272,7 @@ export class Executor {
                 undo: `run ${u.program}`, // its program only: the log is read by auditors, and an argument may be host text
                 run: async () => {
                   // An undo that makes a file again gets it as a step does: made by the daemon, held by descriptor.
-                  let ufd: number | undefined;
-                  if (u.file?.create) {
-                    await checkTrustedPath(u.file.path);
-                    ufd = await files.create(u.file.path, u.file.create.mode);
-                  } else if (u.file) ufd = files.fd(u.file.path);
+                  const ufd = await heldFile(u, files);
                   const ur = await this.run(u, ufd === undefined ? {} : { fd: ufd });
                   if (!(u.okCodes ?? [0]).includes(ur.code)) throw new Error(`undo ${u.program} exited with status ${ur.code}`);
                 },
@@ -336,7 +328,8 @@ export class Executor {
       const error = e instanceof AirlockError ? e : new AirlockError('execution', 'step_failed', (e as Error).message);
       const undone = await undoAll(undo);
       // Reversed: an undo ran, or every step that finished needs none (an event leaves the state it found). The state probes then say whether it reads as before.
-      const reversed = undone.length > 0 || (completed > 0 && reversibleWhenDone(steps.slice(0, completed)) && steps.slice(0, completed).every((s) => s.kind === 'command'));
+      // (A finished file step always registers an undo, so with none run every finished step is a command.)
+      const reversed = undone.length > 0 || (completed > 0 && reversibleWhenDone(steps.slice(0, completed)));
       return { ok: false, output, truncated, error, rolledBack: reversed && undone.every((u) => u.ok), undone };
     } finally {
       await files.close();
@@ -363,6 +356,19 @@ export class Executor {
       for (const d of step.thenEmptyDirs ?? []) await fsp.rmdir(d).catch(() => {});
     }
   }
+}
+
+/**
+ * The descriptor a command gets as its fd 3 (CommandStep.file): a file made now by the daemon
+ * (exclusively, after the trusted-path rule), or one this job made earlier; none without `file`.
+ * Steps and undos get it the same way.
+ */
+async function heldFile(c: CommandStep, files: JobFiles): Promise<number | undefined> {
+  if (c.file?.create) {
+    await checkTrustedPath(c.file.path); // before anything is made there
+    return files.create(c.file.path, c.file.create.mode);
+  }
+  return c.file ? files.fd(c.file.path) : undefined;
 }
 
 /** An undo a job registers as it goes: the step it reverses, what it does (for the log), and how. */

@@ -97,7 +97,7 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
   const release = ctx.executor.claim(steps);
   try {
     // The state the change touches, read before anything runs: what a rollback must bring back and a revert starts from.
-    const probes = !a.readOnly && plan.changed ? changeProbes(a.rollback.class === 'none' ? [] : (a.rollback.state?.(params, current) ?? []), steps) : [];
+    const probes = changeProbes(a, params, current, steps);
     const before = await probeBefore(probes, ctx.host);
     const now = ctx.now();
     const base = { preview_digest: tx.previewDigest, receipt_commitment: receiptCommitment(receipt) };
@@ -154,7 +154,7 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
       ...(check ? { state_check: check } : {}),
     };
     // What a revert needs, kept with the result (kept-change.ts); a read and a no-change keep nothing.
-    const revert = run.ok && probes.length + steps.length > 0 && !a.readOnly && plan.changed ? keptRevert(a, run.kept, probes, before, after) : undefined;
+    const revert = run.ok && steps.length > 0 && !a.readOnly ? keptRevert(a, run.kept, probes, before, after) : undefined;
     await ctx.durably(() => ctx.store.finish(
       tx.id,
       state,

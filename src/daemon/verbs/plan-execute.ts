@@ -98,7 +98,7 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
       differs(n, b, approved.steps[i]!, plan.changed, bound.proposed.digest, riskOf(ctx, b.a), [...(plan.parts.warnings ?? []), ...bound.notes]);
       await ctx.executor.checkPaths(plan.steps); // a step computed now passes the preview's path rule now
       release = ctx.executor.claim(plan.steps);
-      const stepProbes = !b.a.readOnly && plan.changed ? changeProbes(b.a.rollback.class === 'none' ? [] : (b.a.rollback.state?.(b.params, current) ?? []), plan.steps) : [];
+      const stepProbes = changeProbes(b.a, b.params, current, plan.steps);
       const read = await probeBefore(stepProbes.filter((p) => !(probeLabel(p) in before)), ctx.host);
       if (typeof read === 'string') unreadable ??= read;
       else Object.assign(before, read);
