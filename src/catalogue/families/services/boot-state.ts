@@ -88,6 +88,13 @@ function installLinks(unit: string, inst: InstallSection): string[] {
 
 const ENABLE_FROM = ['disabled', 'indirect'];
 
+/** What an undo of enable or disable does, for the preview: the opposite on the unit and its Also= units, then those that were `before` put back. */
+function undoSays(unit: string, cur: BootState, opposite: 'enables' | 'disables', before: 'enabled' | 'disabled'): string {
+  const again = alsoIn(cur, before);
+  const back = { enabled: 'enables', disabled: 'disables' }[before];
+  return `an undo ${opposite} ${unit}${cur.install.also.length ? ` and ${cur.install.also.join(', ')}` : ''}${again.length ? `, then ${back} ${again.join(', ')} again (${before} before)` : ''}`;
+}
+
 export const enableService = action({
   name: 'EnableService',
   family: 'services',
@@ -117,7 +124,7 @@ export const enableService = action({
       unit_file_state: { from: cur.unitFile, to: 'enabled' },
       creates_links: installLinks(unit, cur.install),
       also_enables: cur.install.also,
-      undo: `an undo disables ${unit}${cur.install.also.length ? ` and ${cur.install.also.join(', ')}` : ''}${alsoIn(cur, 'enabled').length ? `, then enables ${alsoIn(cur, 'enabled').join(', ')} again (enabled before)` : ''}`,
+      undo: undoSays(unit, cur, 'disables', 'enabled'),
     },
     sideEffects: [
       `${unit} starts at boot${cur.install.wantedBy.length ? ` with ${cur.install.wantedBy.join(', ')}` : ''}`,
@@ -156,7 +163,7 @@ export const disableService = action({
       unit_file_state: { from: cur.unitFile, to: 'disabled' },
       removes_links: installLinks(unit, cur.install),
       also_disables: cur.install.also,
-      undo: `an undo enables ${unit}${cur.install.also.length ? ` and ${cur.install.also.join(', ')}` : ''}${alsoIn(cur, 'disabled').length ? `, then disables ${alsoIn(cur, 'disabled').join(', ')} again (disabled before)` : ''}`,
+      undo: undoSays(unit, cur, 'enables', 'disabled'),
     },
     sideEffects: [
       `${unit} no longer starts at boot, unless another unit pulls it in`,
