@@ -8,7 +8,7 @@
  * (the list a person wrote) and which keys they must show (the ones a person confirmed).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, readFileSync, unlinkSync } from 'node:fs';
+import { chmodSync, chownSync, readFileSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import { native } from '../native/addon.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
@@ -167,8 +167,14 @@ export function startRelay(o: RelayOptions): Promise<net.Server> {
     } catch {}
     server.once('error', reject);
     server.listen(o.socket, () => {
-      // The socket's directory decides who reaches it (RuntimeDirectory, group airlock-fleet); the mode lets those in.
-      chmodSync(o.socket, 0o660);
+      // The socket and its folder (RuntimeDirectory=, group airlock-fleet) let the users' group in, and nobody else.
+      try {
+        if (o.usersGid !== null) chownSync(o.socket, -1, o.usersGid);
+        chmodSync(o.socket, 0o660);
+      } catch (e) {
+        server.close();
+        return reject(new AirlockError('authorization', 'relay_group', `cannot give the relay's socket to its users' group (${(e as Error).message})`, 'run the relay as its unit does: Group=airlock-fleet'));
+      }
       resolve(server);
     });
   });
