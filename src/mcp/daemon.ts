@@ -52,12 +52,17 @@ export function reachError(e: unknown, target: DaemonTarget): AirlockError {
   return e;
 }
 
-/** Runs fn on a fresh connection, always closed; connect errors come back through reachError. */
-export async function withDaemon<T>(target: DaemonTarget, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
+/**
+ * Runs fn on a fresh connection, always closed; connect errors come back through reachError.
+ * With `host`, the connection is to that host's daemon through the relay (src/protocol/relay.ts);
+ * its refusals (an unknown host, a changed host key) are the relay's, already worded for a person.
+ */
+export async function withDaemon<T>(target: DaemonTarget, fn: (cl: AirlockClient) => Promise<T>, host?: string | null): Promise<T> {
   let cl: AirlockClient;
   try {
-    cl = await AirlockClient.connect(target.socket, { client: 'airlock-mcp/0.1', timeoutMs: CALL_TIMEOUT_MS });
+    cl = host ? await AirlockClient.connect(undefined, { client: 'airlock-mcp/0.1', timeoutMs: CALL_TIMEOUT_MS, host }) : await AirlockClient.connect(target.socket, { client: 'airlock-mcp/0.1', timeoutMs: CALL_TIMEOUT_MS });
   } catch (e) {
+    if (host) throw e;
     throw reachError(e, target);
   }
   try {

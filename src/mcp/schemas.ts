@@ -5,7 +5,7 @@
  * checks the structured result against it), so the tools copy exactly the fields they promise;
  * inputs are `z.strictObject`s in each tool's file.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { WireErrorSchema } from '../protocol/wire/error.js';
 import { ActionDescriptionSchema, TransactionViewSchema, type TransactionView } from '../protocol/messages.js';
 
@@ -41,3 +41,10 @@ export function pickView(v: TransactionView): TransactionView {
     ...(v.compacted_at !== undefined ? { compacted_at: v.compacted_at } : {}),
   };
 }
+
+/** A host the relay knows, by name (src/protocol/relay.ts); absent: the host this MCP server runs on. */
+export const hostIn = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'a host name as `airlock hosts` lists it')
+  .optional()
+  .describe("the host to run this on, by the name the relay knows it by (see airlock_hosts); omit for this MCP server's own host");

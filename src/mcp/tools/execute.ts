@@ -14,7 +14,8 @@ import { MAX_WAIT_SECONDS, waitForDecision, type Waiter } from '../approval-wait
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { agentLines } from '../output-lines.js';
-import { transactionId, txState, wireError } from '../schemas.js';
+import { hostIn, transactionId, txState, wireError } from '../schemas.js';
+import { eachHost, inWaves, stepsByHost } from '../../client/fleet.js';
 import { answer, errorText, failure, wireOf } from '../tool-result.js';
 import { waitOnce, type WaitOutcome } from '../wait-methods.js';
 import { MAX_STEPS } from './propose.js';
@@ -23,6 +24,7 @@ import { isCompactedPreview, livePreview } from '../../protocol/compacted.js';
 
 const stepIn = z.strictObject({
   transaction_id: transactionId,
+  host: hostIn,
   receipt: z.string().min(1).max(512).optional().describe('only if the daemon gave you one; never ask a person for it'),
 });
 
@@ -57,6 +59,8 @@ const stepOut = z.object({
   error: wireError.nullable(),
   /** A plan's steps, each with its fate (succeeded, no_change, failed, stopped, rolled_back, not_rolled_back, not_run); null for a single action. */
   plan_steps: z.array(z.object({ step: z.number().int(), action_name: z.string(), state: z.string() })).nullable(),
+  /** The host it ran on (a name the relay knows); null or absent: this MCP server's own host. */
+  host: z.string().nullable().optional(),
 });
 type StepOut = z.infer<typeof stepOut>;
 
@@ -155,7 +159,7 @@ async function runStep(c: RunContext, step: z.infer<typeof stepIn>): Promise<Ste
 }
 
 function stepText(s: StepOut, i: number): string {
-  const head = `Step ${i + 1}: ${s.transaction_id}${s.action_name ? ` (${s.action_name})` : ''}`;
+  const head = `Step ${i + 1}: ${s.transaction_id}${s.action_name ? ` (${s.action_name})` : ''}${s.host ? ` on ${s.host}` : ''}`;
   const lines: string[] = [];
   if (s.ran) lines.push(`${head}: ${s.state}: ${s.summary}`);
   else if (s.halt === null) lines.push(`${head}: ran before: ${s.state}: ${s.summary}`);
@@ -191,6 +195,7 @@ export function registerExecute(server: McpServer, deps: ToolDeps): void {
       inputSchema: z.strictObject({
         steps: z.array(stepIn).min(1).max(MAX_STEPS).describe('the steps, in the order to run them'),
         wait_for_approval: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe('seconds to wait, in all, for a person to approve steps that are not approved yet (default 0: do not wait)'),
+        waves: z.boolean().optional().describe('with steps on several hosts: run the first host alone, and the others only when all its steps succeeded (default: all hosts at once, each halting at its own first failure)'),
       }),
       outputSchema: z.object({
         ok: z.boolean(),
@@ -201,41 +206,71 @@ export function registerExecute(server: McpServer, deps: ToolDeps): void {
       }),
       annotations: hints({ readOnly: false, destructive: true, idempotent: false }),
     },
-    async ({ steps, wait_for_approval }, ctx: ServerContext) => {
+    async ({ steps, wait_for_approval, waves }, ctx: ServerContext) => {
       try {
-        const out = await withDaemon(deps.target, async (cl) => {
-          const started = Date.now();
-          const budgetMs = (wait_for_approval ?? 0) * 1000;
-          const token = ctx.mcpReq._meta?.progressToken;
-          const waiter: Waiter = {
-            round: (id, ms) => waitOnce(cl, id, ms),
-            progress: async (id) => {
-              if (token === undefined) return;
-              const waited = Math.round((Date.now() - started) / 1000);
-              await ctx.mcpReq
-                .notify({ method: 'notifications/progress', params: { progressToken: token, progress: waited, total: budgetMs / 1000, message: `waiting for a person to approve ${id} (\`airlock approve ${id}\`): ${waited} of ${budgetMs / 1000} s` } })
-                .catch(() => {});
+        const started = Date.now();
+        const budgetMs = (wait_for_approval ?? 0) * 1000;
+        const token = ctx.mcpReq._meta?.progressToken;
+        /** One host's steps in order on one connection, halting at the first that does not run to its end. */
+        const runOn = (host: string | null, mine: Array<z.infer<typeof stepIn>>) =>
+          withDaemon(
+            deps.target,
+            async (cl) => {
+              const waiter: Waiter = {
+                round: (id, ms) => waitOnce(cl, id, ms),
+                progress: async (id) => {
+                  if (token === undefined) return;
+                  const waited = Math.round((Date.now() - started) / 1000);
+                  await ctx.mcpReq
+                    .notify({ method: 'notifications/progress', params: { progressToken: token, progress: waited, total: budgetMs / 1000, message: `waiting for a person to approve ${id}${host ? ` on ${host}` : ''} (\`airlock approve ${id}\`): ${waited} of ${budgetMs / 1000} s` } })
+                    .catch(() => {});
+                },
+                now: Date.now,
+                sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+                aborted: () => ctx.mcpReq.signal.aborted,
+              };
+              const c: RunContext = { cl, deadline: started + budgetMs, waiter };
+              const done: StepOut[] = [];
+              for (const step of mine) {
+                // A canceled call starts no further step (one already running in the daemon finishes there).
+                if (waiter.aborted()) {
+                  done.push({ ...blank(step.transaction_id), halt: 'call_canceled' });
+                  break;
+                }
+                const s = await runStep(c, step);
+                done.push(host === null ? s : { ...s, host });
+                if (s.halt !== null) break;
+              }
+              return done;
             },
-            now: Date.now,
-            sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-            aborted: () => ctx.mcpReq.signal.aborted,
-          };
-          const c: RunContext = { cl, deadline: started + budgetMs, waiter };
-          const done: StepOut[] = [];
-          for (const step of steps) {
-            // A canceled call starts no further step (one already running in the daemon finishes there).
-            if (waiter.aborted()) {
-              done.push({ ...blank(step.transaction_id), halt: 'call_canceled' });
-              break;
+            host,
+          );
+        const groups = stepsByHost(steps);
+        let out: StepOut[];
+        let notRun: string[];
+        if (groups.size === 1 && groups.has(null)) {
+          out = await runOn(null, steps);
+          notRun = steps.slice(out.length).map((s) => s.transaction_id);
+        } else {
+          // Several hosts: each runs its own steps at once with the others (or the first alone, then the rest, in waves);
+          // a host halts at its own first failure, and that is its answer alone.
+          const names = [...groups.keys()].map((h) => h ?? '');
+          const work = (h: string) => runOn(h || null, groups.get(h || null)!);
+          const answers = waves ? await inWaves(names, work, (a) => a.ok && a.value.every((s) => s.halt === null)) : await eachHost(names, work);
+          out = [];
+          notRun = [];
+          for (const a of answers) {
+            const mine = groups.get(a.host || null)!;
+            if (a.ok) {
+              out.push(...a.value);
+              notRun.push(...mine.slice(a.value.length).map((s) => s.transaction_id));
+            } else {
+              out.push({ ...blank(mine[0]!.transaction_id), halt: 'refused', error: a.error, host: a.host || null });
+              notRun.push(...mine.slice(1).map((s) => s.transaction_id));
             }
-            const s = await runStep(c, step);
-            done.push(s);
-            if (s.halt !== null) break;
           }
-          return done;
-        });
+        }
         const halted = out.find((s) => s.halt !== null) ?? null;
-        const notRun = steps.slice(out.length).map((s) => s.transaction_id);
         const structured = { ok: halted === null, needs_reboot: out.some((s) => s.needs_reboot), halted_at: halted?.transaction_id ?? null, steps: out, not_run: notRun };
         const text = [...out.map(stepText), ...(notRun.length ? [`Not run (after the halt): ${notRun.join(', ')}`] : []), ...(structured.needs_reboot ? ['Overall: the host needs a reboot.'] : [])].join('\n\n');
         // Waiting for a person is not an error: the agent tells them and stops.

@@ -14,7 +14,8 @@ import { APPROVER_GROUP, riskRank, type Risk } from '../../protocol/risk.js';
 import { renderPreview } from '../../client/render-preview.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
-import { wireError } from '../schemas.js';
+import { hostIn, wireError } from '../schemas.js';
+import { eachHost, stepsByHost } from '../../client/fleet.js';
 import { answer, errorText, failure } from '../tool-result.js';
 import { forAgent } from '../agent-hints.js';
 import { propose } from '../../client/proposal.js';
@@ -36,6 +37,7 @@ export const MAX_STEPS = MAX_PLAN_STEPS;
 const stepIn = z.strictObject({
   action_name: z.string().regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'an action name such as CreateUser').describe('the action (see airlock_actions)'),
   params: z.record(z.string(), z.unknown()).default({}).describe("the action's parameters, exactly as the params_schema airlock_describe_action gives for this action_name says"),
+  host: hostIn,
 });
 
 const approval = z.discriminatedUnion('state', [
@@ -107,8 +109,10 @@ const previewed = PreviewEnvelopeSchema.pick({
   approval,
   /** Present for a plan (action_name Plan): its steps, previewed in sequence, approved once with this transaction id. */
   plan: planOut.optional(),
+  /** The host that previewed it (a name the relay knows); null or absent: this MCP server's own host. */
+  host: z.string().nullable().optional(),
 });
-const refused = z.object({ ok: z.literal(false), action_name: z.string(), params: z.record(z.string(), z.unknown()), error: wireError });
+const refused = z.object({ ok: z.literal(false), action_name: z.string(), params: z.record(z.string(), z.unknown()), error: wireError, host: z.string().nullable().optional() });
 export const stepOut = z.discriminatedUnion('ok', [previewed, refused]);
 export type ProposedStep = z.infer<typeof stepOut>;
 
@@ -250,8 +254,30 @@ export function registerPropose(server: McpServer, deps: ToolDeps): void {
     },
     async ({ steps, reason }) => {
       try {
-        const { out, previews, self } = await withDaemon(deps.target, (cl) => proposeAll(cl, steps));
-        return answer({ steps: out, reason: reason ?? null }, proposalText(out, previews, reason, self), out.every((s) => !s.ok));
+        const groups = stepsByHost(steps);
+        if (groups.size === 1 && groups.has(null)) {
+          const { out, previews, self } = await withDaemon(deps.target, (cl) => proposeAll(cl, steps));
+          return answer({ steps: out, reason: reason ?? null }, proposalText(out, previews, reason, self), out.every((s) => !s.ok));
+        }
+        // Steps for several hosts: each host previews its own steps against its own state, at once.
+        const hosts = [...groups.keys()];
+        const answers = await eachHost(hosts.map((h) => h ?? ''), (h) => withDaemon(deps.target, (cl) => proposeAll(cl, groups.get(h || null)!), h || null));
+        const out: ProposedStep[] = [];
+        const texts: string[] = [];
+        for (const a of answers) {
+          const name = a.host || 'this host';
+          if (a.ok) {
+            out.push(...a.value.out.map((s) => ({ ...s, host: a.host || null })));
+            texts.push(`=== ${name} ===\n${proposalText(a.value.out, a.value.previews, undefined, a.value.self)}`);
+          } else {
+            const error = forAgent(a.error);
+            out.push(...groups.get(a.host || null)!.map((s) => ({ ok: false as const, action_name: s.action_name, params: s.params, error, host: a.host || null })));
+            texts.push(`=== ${name} ===\nNOT PROPOSED on ${name} (the other hosts are not affected):\n${errorText(error)}`);
+          }
+        }
+        if (reason) texts.unshift(`Reason you gave (not part of the signed record): ${reason}`);
+        texts.push(`Each host has its own transactions: airlock_execute runs them with each step's host, each host halting at its own first failure.`);
+        return answer({ steps: out, reason: reason ?? null }, texts.join('\n\n'), out.every((s) => !s.ok));
       } catch (e) {
         return failure(e);
       }
