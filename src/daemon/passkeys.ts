@@ -21,6 +21,7 @@ import { fail } from '../protocol/errors.js';
 import { parsePersonKey } from '../protocol/person-key.js';
 import { approvalChallenge, passkeyId, registrationProofChallenge } from '../protocol/passkey.js';
 import type { PasskeyAssertion, PasskeyRegistration } from '../protocol/wire/passkey.js';
+import type { FleetApproval } from '../audit/entry-details.js';
 import type { PasskeySettings } from '../policy/passkey-settings.js';
 import type { PasskeyRecord, PasskeyUse, Store, TxRecord } from '../store/store.js';
 
@@ -195,12 +196,9 @@ export class Passkeys {
    * verified as any assertion of theirs. Returns that person.
    */
   async signIn(assertion: PasskeyAssertion, challenge: string): Promise<PasskeyPerson & { uid: number }> {
-    const cred = await this.o.store.passkeyByCredential(assertion.id);
-    const who = cred ? parsePersonKey(cred.approver) : null;
-    if (!cred || !who) fail('authorization', 'unknown_passkey', 'that passkey is not registered on this host', 'register one first: `airlock passkey add` at your terminal');
-    const person = { key: cred!.approver, user: who!.user };
+    const person = await this.signer(assertion);
     await this.verifyAssertion(person, assertion, challenge, 'sign you in', 'start the sign-in again');
-    return { ...person, uid: who!.uid };
+    return person;
   }
 
   /** navigator.credentials.get() options for a sign-in over `challenge`: no credentials listed, the person's authenticator offers their (discoverable) passkey. */
@@ -231,11 +229,26 @@ export class Passkeys {
    * Verifies that `assertion` is `person`'s approval of exactly this preview of `tx`: one of
    * their passkeys, signed over the derived challenge from an allowed origin for the policy's
    * RP ID, with user verification. With `sessionMinutes`, the person signed a session of that
-   * length too (the challenge covers it). Returns the counter move the approval must make.
+   * length too (the challenge covers it). With `fleet`, the challenge of a fleet plan whose
+   * entries name this preview of `tx` (the caller checked that: approve-fleet.ts). Returns the
+   * counter move the approval must make.
    */
-  verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord, sessionMinutes?: number): Promise<PasskeyUse & { passkeyId: string }> {
-    const what = sessionMinutes === undefined ? `approve ${tx.id}` : `approve ${tx.id} with a session of ${sessionMinutes} minutes`;
-    return this.verifyAssertion(person, assertion, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt, sessionMinutes), what, `ask for this transaction's approval options again (with the same session length) and approve it`);
+  verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord, o: { sessionMinutes?: number; fleet?: FleetApproval } = {}): Promise<PasskeyUse & { passkeyId: string }> {
+    if (o.fleet) return this.verifyAssertion(person, assertion, o.fleet.digest, `approve the fleet plan of ${o.fleet.entries} hosts that names ${tx.id}`, 'sign the fleet list again, as it stands now, and send that assertion');
+    const what = o.sessionMinutes === undefined ? `approve ${tx.id}` : `approve ${tx.id} with a session of ${o.sessionMinutes} minutes`;
+    return this.verifyAssertion(person, assertion, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt, o.sessionMinutes), what, `ask for this transaction's approval options again (with the same session length) and approve it`);
+  }
+
+  /**
+   * Whose passkey made `assertion`, as this host knows them: the person the store registered the
+   * credential to (a console sign-in, and a fleet approval, whose carrier is not that person).
+   * Verifies nothing yet: the caller verifies the assertion with that person's passkeys.
+   */
+  async signer(assertion: PasskeyAssertion): Promise<PasskeyPerson & { uid: number }> {
+    const cred = await this.o.store.passkeyByCredential(assertion.id);
+    const who = cred ? parsePersonKey(cred.approver) : null;
+    if (!cred || !who) return fail('authorization', 'unknown_passkey', 'that passkey is not registered on this host', 'register it here first: `airlock passkey add` at your terminal (with `--existing FILE`, one registered on another host: `airlock passkey export ID` there)');
+    return { key: cred.approver, user: who.user, uid: who.uid };
   }
 
   /** The same for a passkey the person holds vouching for the new one of a registration whose challenge was `registrationChallenge`. */
@@ -249,10 +262,10 @@ export class Passkeys {
     if (!cred || assertion.rawId !== assertion.id) {
       fail('authorization', 'unknown_passkey', `that passkey is not one of ${person.user}'s on this host`, 'use a passkey you registered here, signed in as yourself');
     }
-    const handle = assertion.response.userHandle;
-    if (handle !== undefined && handle !== '' && handle !== Buffer.from(this.userHandle(person)).toString('base64url')) {
-      fail('authorization', 'unknown_passkey', `that passkey was made for another person than ${person.user}`);
-    }
+    // The assertion's userHandle is not read: the authenticator's signature does not cover it (it
+    // signs authenticatorData and the hash of clientDataJSON), and a passkey registered here from
+    // another host (passkey.register with `existing`) carries the handle that host gave it. Whose
+    // passkey it is, is the store's row, written when the person proved they hold it.
     const s = this.o.settings();
     let verified;
     try {

@@ -31,6 +31,8 @@ import {
   ConsoleSignedInSchema,
   ConsoleSignedOutSchema,
   ConsoleSignInOptionsSchema,
+  FleetApprovedSchema,
+  FleetEntriesSchema,
   PasskeyApprovalOptionsSchema,
   PasskeyAssertionSchema,
   PasskeyCreationSchema,
@@ -168,6 +170,8 @@ export const METHOD_TABLE = {
     { category: 'validation', code: 'bad_registration', hint: 'pass the new credential exactly as PublicKeyCredential.toJSON() gives it, and the code your authenticator app shows' },
   ),
   'passkey.approval_options': row({ transaction_id: TransactionId, session_minutes: SessionMinutes.optional() }, PasskeyApprovalOptionsSchema),
+  // One passkey assertion over a fleet plan (src/protocol/passkey.ts fleetChallenge): this host approves its own entry, as the person who signed.
+  'approve.fleet': row({ entries: FleetEntriesSchema, assertion: PasskeyAssertionSchema }, FleetApprovedSchema),
   'console.sign_in_options': row({}, ConsoleSignInOptionsSchema),
   'console.sign_in': row({ challenge_id: OpaqueId('sign_in_expired'), assertion: PasskeyAssertionSchema }, ConsoleSignedInSchema),
   'console.sign_out': row({ session: OpaqueId('not_signed_in') }, ConsoleSignedOutSchema),

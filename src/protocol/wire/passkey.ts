@@ -5,7 +5,9 @@
  * daemon verifies it (src/daemon/passkeys.ts).
  */
 import { z } from 'zod';
-import { field } from '../param-schemas.js';
+import { field, TRANSACTION_ID } from '../param-schemas.js';
+import { FLEET_HOST, MAX_FLEET_HOSTS } from '../passkey.js';
+import { ApprovalCountSchema } from './approval.js';
 
 const b64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_-]*$/, 'base64url');
 /** Credential ids are at most 1,023 bytes (WebAuthn): 1,364 base64url characters. */
@@ -105,3 +107,38 @@ export const ConsoleSignedInSchema = z.strictObject({ session: z.string(), appro
 export const ConsoleSignedOutSchema = z.strictObject({ signed_out: z.boolean() });
 /** `console.call`: the inner method's own result. */
 export const ConsoleCallResultSchema = z.unknown();
+
+/**
+ * A fleet plan's entries (`approve.fleet`): one per host, each its transaction, the digest of the
+ * preview the person was shown and its approval deadline in milliseconds (src/protocol/passkey.ts
+ * fleetChallenge, which also refuses a host or a transaction named twice).
+ */
+export const FleetEntriesSchema = field(
+  z
+    .array(
+      z.strictObject({
+        host: z.string().regex(FLEET_HOST),
+        tx: z.string().regex(TRANSACTION_ID),
+        preview_digest: z.string().regex(/^[0-9a-f]{64}$/),
+        expires_at: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      }),
+    )
+    .min(1)
+    .max(MAX_FLEET_HOSTS),
+  { category: 'validation', code: 'bad_fleet', expected: `1 to ${MAX_FLEET_HOSTS} entries {host, tx, preview_digest, expires_at}, one per host` },
+);
+
+/**
+ * `approve.fleet`: this host's entry approved by the person whose passkey signed (`approved_by`),
+ * or, where the policy asks for another person too, recorded. No receipt: it is held for the
+ * requester, who collects it with transaction.wait as after any approval.
+ */
+export const FleetApprovedSchema = z.strictObject({
+  transaction_id: z.string(),
+  host: z.string(),
+  approved_by: z.string(),
+  fleet_digest: z.string(),
+  fleet_entries: z.number().int(),
+  recorded: z.literal(true).optional(),
+  approvals: ApprovalCountSchema.optional(),
+});
