@@ -233,7 +233,8 @@ export const ENTRY_DETAILS = {
     mechanism_digest: hex64.nullable(),
     error_code: z.string().nullable(),
   }),
-  passkey_registered: z.strictObject({ approver: z.string(), passkey_id: z.string(), name: z.string(), rp_id: z.string(), factor: z.enum(['totp', 'passkey']) }),
+  /** existing: a passkey the person registered on another host first, proven here by its own assertion (passkey.begin `existing`). */
+  passkey_registered: z.strictObject({ approver: z.string(), passkey_id: z.string(), name: z.string(), rp_id: z.string(), factor: z.enum(['totp', 'passkey']), existing: z.literal(true).optional() }),
   session_granted: z.strictObject({ grant_id: z.string(), approver: who, requester: who, preview_digest: hex64, passkey_id: z.string(), until: iso }),
   session_revoked: z.strictObject({ grant_id: z.string(), by: who, granted_by: who, uses: z.number().int() }),
 } satisfies { [K in EntryKind]: z.ZodObject };

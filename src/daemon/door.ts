@@ -69,6 +69,7 @@ export const DOOR: { [M in Method]: DoorRow<M> } = {
   'plan.preview': { access: 'principal', tx: 'none', serve: planPreview }, // each step then asks the role its risk needs (mayPreview); the plan's id then goes through approve, execute, deny, cancel and transaction.wait
   'passkey.begin': { access: 'enroller', tx: 'none', serve: passkey.begin }, // the caller's own passkey, as for their own TOTP factor
   'passkey.register': { access: 'enroller', tx: 'none', serve: passkey.register }, // then the caller's own current code
+  'passkey.export': { access: 'enroller', tx: 'none', serve: passkey.exportPasskey }, // the caller's own passkeys only
   'passkey.approval_options': { access: 'person', tx: 'approver', serve: passkey.approvalOptions }, // only to who may approve it, with their own passkeys
   // Any principal carries it (in a fleet, the relay's account): the passkey's person approves, judged by APPROVE_RULE in the verb.
   'approve.fleet': { access: 'principal', tx: 'none', serve: approveFleet },

@@ -54,6 +54,24 @@ export const PasskeyRegistrationSchema = field(
 );
 export type PasskeyRegistration = z.infer<typeof PasskeyRegistrationSchema>;
 
+/**
+ * The public part of a passkey (`passkey.export`), and what `passkey.begin` takes as `existing` to
+ * register it on another host: its credential id, its COSE public key, the RP ID it was made for,
+ * the person's name for it and its transports. Nothing in it is secret, and alone it proves
+ * nothing: the host it is brought to asks the passkey itself to sign.
+ */
+export const PasskeyPublicSchema = field(
+  z.strictObject({
+    credential_id: credentialId.min(1),
+    public_key: b64url(4096).min(1),
+    rp_id: z.string().min(1).max(253),
+    name: z.string().max(64),
+    transports: z.array(z.string().max(32)).max(8),
+  }),
+  { category: 'validation', code: 'bad_registration', expected: 'a passkey as `airlock passkey export` prints it: {credential_id, public_key, rp_id, name, transports}' },
+);
+export type PasskeyPublic = z.infer<typeof PasskeyPublicSchema>;
+
 /** A person's name for one of their passkeys ("laptop", "phone"): printable, short. */
 export const PasskeyName = field(z.string().min(1).max(64).regex(/^[^\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+$/), {
   category: 'validation',
@@ -79,6 +97,8 @@ export const PasskeyCreationSchema = z.strictObject({
   link: z.string(),
   /** The short code the console's page shows for this registration too. */
   check: z.string(),
+  /** A passkey registered on another host (`existing`): `options` are navigator.credentials.get() options that passkey signs. */
+  existing: z.literal(true).optional(),
 });
 export type PasskeyCreation = z.infer<typeof PasskeyCreationSchema>;
 
