@@ -15,6 +15,8 @@ import { readSqliteLog } from '../../src/audit/log-file.js';
 import { fleetChallenge, passkeyId, type FleetEntry } from '../../src/protocol/passkey.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import type { Principal } from '../../src/sandbox/principal.js';
+import { spawnSync } from 'node:child_process';
+import { CLI } from '../support/cli.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 
@@ -31,6 +33,14 @@ let h1: Host, h2: Host;
 const aliceKey = new SoftAuthenticator();
 const bobKey = new SoftAuthenticator();
 const aliceCred = () => aliceKey.credentials[0]!;
+
+/** `airlock ARGS` as `who` against host `h`'s daemon, no terminal. */
+function cliAs(h: Host, who: Principal, args: string[]) {
+  const id = who.identity;
+  const argv = ['/usr/bin/setpriv', `--reuid=${id.uid}`, `--regid=${id.gid}`, `--groups=${id.groups.join(',')}`, '--', process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', h.w.d.socket, ...args];
+  const r = spawnSync(argv[0]!, argv.slice(1), { cwd: '/', encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
 
 const logOf = (h: Host) => [...readSqliteLog(h.w.d.files.db)].map((e) => JSON.parse(e.body) as Entry);
 
@@ -67,6 +77,13 @@ describe('one passkey, two hosts', () => {
     const id = passkeyId(Buffer.from(aliceCred().id).toString('base64url'));
     const exported = await h1.alice.call('passkey.export', { passkey_id: id });
     assert.equal(exported.rp_id, 'localhost');
+    // `airlock passkey export ID` prints the same, as JSON; an id of no passkey of hers exits 5.
+    const printed = cliAs(h1, h1.alice, ['passkey', 'export', id]);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.deepEqual(JSON.parse(printed.stdout), exported);
+    const none = cliAs(h1, h1.alice, ['passkey', 'export', '0'.repeat(16)]);
+    assert.equal(none.code, 5, none.stderr);
+    assert.match(none.stderr, /no_such_passkey|holds no passkey/);
     assert.equal(exported.name, 'laptop');
     // Only one's own passkeys are exported; the relay (no approver) exports nothing.
     await rejectsWith(h1.relay.call('passkey.export', { passkey_id: id }), 'authorization');
