@@ -108,6 +108,18 @@ const retention = z.strictObject({ count: z.number().int(), finished_before: iso
  * `rule_id` and `policy_digest` null; the policy's has `second_factor` `none` and
  * `self_approval` false. Either way it binds the preview digest to the receipt's commitment.
  */
+/**
+ * A person's approval made by one passkey assertion over a fleet plan (approve.fleet): the
+ * challenge it signed (src/protocol/passkey.ts fleetChallenge, which covers every host's entry),
+ * how many entries that list held, and the connection that carried it (the relay's account on
+ * this host; the entry's principal is the person whose passkey signed).
+ */
+const FleetFields = {
+  fleet_digest: z.string().optional(),
+  fleet_entries: z.number().int().optional(),
+  fleet_carrier: who.optional(),
+};
+
 const ApprovalGranted = z.strictObject({
   preview_digest: hex64,
   receipt_commitment: hex64,
@@ -123,6 +135,7 @@ const ApprovalGranted = z.strictObject({
   co_approvers: z.array(who).optional(),
   /** The session grant this approval made (a person's approval that granted it) or used (principal null, approved by the grant). */
   session_grant: z.string().optional(),
+  ...FleetFields,
 });
 
 export const ENTRY_DETAILS = {
@@ -156,6 +169,7 @@ export const ENTRY_DETAILS = {
     second_factor: z.enum(['totp', 'passkey', 'none']),
     passkey_id: z.string().optional(),
     self_approval: z.boolean(),
+    ...FleetFields,
   }),
   approval_consumed: z.strictObject({ preview_digest: hex64, receipt_commitment: hex64 }),
   execution_started: z.strictObject({ steps: z.number().int() }),
@@ -219,7 +233,8 @@ export const ENTRY_DETAILS = {
     mechanism_digest: hex64.nullable(),
     error_code: z.string().nullable(),
   }),
-  passkey_registered: z.strictObject({ approver: z.string(), passkey_id: z.string(), name: z.string(), rp_id: z.string(), factor: z.enum(['totp', 'passkey']) }),
+  /** existing: a passkey the person registered on another host first, proven here by its own assertion (passkey.begin `existing`). */
+  passkey_registered: z.strictObject({ approver: z.string(), passkey_id: z.string(), name: z.string(), rp_id: z.string(), factor: z.enum(['totp', 'passkey']), existing: z.literal(true).optional() }),
   session_granted: z.strictObject({ grant_id: z.string(), approver: who, requester: who, preview_digest: hex64, passkey_id: z.string(), until: iso }),
   session_revoked: z.strictObject({ grant_id: z.string(), by: who, granted_by: who, uses: z.number().int() }),
 } satisfies { [K in EntryKind]: z.ZodObject };
@@ -233,9 +248,17 @@ export function detailFields(kind: EntryKind): string[] {
   return Object.entries(shape).map(([name, type]) => (type.safeParse(undefined).success ? `${name}?` : name));
 }
 
+/** A fleet approval as its entries record it (FleetFields). */
+export interface FleetApproval {
+  digest: string;
+  entries: number;
+  carrier: string;
+}
+const fleetDetails = (f: FleetApproval | undefined) => (f ? { fleet_digest: f.digest, fleet_entries: f.entries, fleet_carrier: f.carrier } : {});
+
 /** Who granted an approval: a person (with or without a second factor), or a policy rule. */
 export type ApprovalLane =
-  | { person: { totp: boolean; passkeyId?: string; selfApproval: boolean; coApprovers?: readonly string[]; sessionGrant?: string } }
+  | { person: { totp: boolean; passkeyId?: string; selfApproval: boolean; coApprovers?: readonly string[]; sessionGrant?: string; fleet?: FleetApproval } }
   | { policy: { ruleId: string; policyDigest: string } }
   | { session: { grantId: string } };
 
@@ -258,13 +281,14 @@ export function approvalGrantedDetails(
     policy_digest: policy?.policyDigest ?? null,
     ...(person?.coApprovers?.length ? { co_approvers: [...person.coApprovers] } : {}),
     ...(person?.sessionGrant ? { session_grant: person.sessionGrant } : 'session' in lane ? { session_grant: lane.session.grantId } : {}),
+    ...fleetDetails(person?.fleet),
   };
 }
 
 /** The one builder of an `approval_recorded` entry's details: a person's approval that waits for another. */
 export function approvalRecordedDetails(
   r: { previewDigest: string; approver: string; needed: number; have: number },
-  person: { totp: boolean; passkeyId?: string; selfApproval: boolean },
+  person: { totp: boolean; passkeyId?: string; selfApproval: boolean; fleet?: FleetApproval },
 ): EntryDetails['approval_recorded'] {
   return {
     preview_digest: r.previewDigest,
@@ -274,5 +298,6 @@ export function approvalRecordedDetails(
     second_factor: person.passkeyId ? 'passkey' : person.totp ? 'totp' : 'none',
     ...(person.passkeyId ? { passkey_id: person.passkeyId } : {}),
     self_approval: person.selfApproval,
+    ...fleetDetails(person.fleet),
   };
 }

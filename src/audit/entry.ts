@@ -23,8 +23,12 @@ export interface EntryPrincipal {
   /** For a uid-0 peer: the witnesses read through its pidfd (null when unset). */
   sudo_uid?: number | null;
   login_uid?: number | null;
-  /** "console": the person acted through the web console, signed in with their passkey (their uid is theirs, the connection the console's). */
-  via?: 'console';
+  /**
+   * "console": the person acted through the web console, signed in with their passkey (their uid
+   * is theirs, the connection the console's); "fleet": their passkey's assertion of a fleet
+   * approval named them, carried by another connection (the entry's details name the carrier).
+   */
+  via?: 'console' | 'fleet';
 }
 
 /** What every entry says besides its kind and details: the transaction it concerns, and who acted. */

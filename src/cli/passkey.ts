@@ -33,5 +33,23 @@ export function passkeyCommand(): Command {
     .option('--json', 'print {approver, passkey_id, name, registered_at} as JSON')
     .addHelpText('after', HELP)
     .action(lazy(() => import('./passkey-add.js'), 'passkeyAdd'));
+  passkey
+    .command('export')
+    .argument('<id>', "the passkey's id: 16 hex digits, as `airlock doctor` and the log name it")
+    .description('print the public part of one of your passkeys as JSON, to register it on another host of a fleet')
+    .addHelpText(
+      'after',
+      `
+Prints {credential_id, public_key, rp_id, name, transports}: nothing secret. On the other
+host the passkey itself must sign that host's challenge, and you give your factor there,
+before it counts (passkey.begin with \`existing\`, docs/protocol.md section 6.22). The hosts
+of one fleet share the policy's [passkeys] rp_id and origins.
+
+  airlock passkey export 3f9a0c1d2e4b5a69 > laptop.passkey.json
+
+Exit status: 0 printed; 3 not an approver; 5 no passkey of yours has that id
+(validation/no_such_passkey); 7 the daemon is unreachable.`,
+    )
+    .action(lazy(() => import('./passkey-export.js'), 'passkeyExport'));
   return passkey;
 }

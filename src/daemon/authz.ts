@@ -82,6 +82,9 @@ export interface DoorRule {
   tx: TxRule;
 }
 
+/** Who may approve: the door's row of `approve`, and the same rule for the person a fleet approval's passkey names (verbs/approve-fleet.ts). */
+export const APPROVE_RULE = { access: 'person', tx: 'approver' } as const satisfies DoorRule;
+
 /** What an approver may do, when the rule is `approver`: with a factor or not, their own request or not, as which person. */
 export type Approval = { secondFactor: boolean; selfApproval: boolean; person: Person };
 export type Verdict = { ok: true; approval?: Approval } | { ok: false; refusal: Refusal };

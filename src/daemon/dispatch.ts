@@ -50,7 +50,7 @@ export function dispatcher(ctx: VerbContext, refusals: RefusalLog): Dispatch {
       if (e instanceof AirlockError) {
         // Refusals of who may do what, and of stale or forged approvals, go into the signed log (coalesced).
         if (e.category === 'authorization' || e.category === 'stale_approval') {
-          const tx = (m.params as { transaction_id?: unknown } | undefined)?.transaction_id;
+          const tx = e.more.transactionId ?? (m.params as { transaction_id?: unknown } | undefined)?.transaction_id;
           refusals.record({ principal: entryPrincipal(who), method: textOfWireValue(m.method, 40), category: e.category, code: e.code, transactionId: typeof tx === 'string' && TRANSACTION_ID.test(tx) ? tx : null });
         }
         return { type: 'response', id, ok: false, error: await errorForClient(e, String(who.uid)) };

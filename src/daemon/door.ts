@@ -13,9 +13,10 @@
  * authz.ts TxRule.
  */
 import type { Method, ParsedParams, ResultOf } from '../protocol/methods.js';
-import type { Access, TxRule } from './authz.js';
+import { APPROVE_RULE, type Access, type TxRule } from './authz.js';
 import type { Request, TxRequest, VerbContext } from './verbs/context.js';
 import { approve } from './verbs/approve.js';
+import { approveFleet } from './verbs/approve-fleet.js';
 import * as audit from './verbs/audit.js';
 import { cancel } from './verbs/cancel.js';
 import { describe, listActions } from './verbs/catalogue.js';
@@ -44,7 +45,7 @@ export const DOOR: { [M in Method]: DoorRow<M> } = {
   'actions.describe': { access: 'principal', tx: 'none', serve: describe },
   preview: { access: 'principal', tx: 'none', serve: preview }, // the verb then asks the role the action's risk needs (mayPreview, mayUnmask)
   'transaction.get': { access: 'principal', tx: 'reader', serve: transaction },
-  approve: { access: 'person', tx: 'approver', serve: approve },
+  approve: { ...APPROVE_RULE, serve: approve },
   'totp.enroll': { access: 'enroller', tx: 'none', serve: totp.enroll },
   'totp.confirm': { access: 'enroller', tx: 'none', serve: totp.confirm },
   'totp.reset': { access: 'root-admin-approver', tx: 'none', serve: totp.reset }, // then mayReset (the owner is named), and the caller's own code
@@ -68,7 +69,10 @@ export const DOOR: { [M in Method]: DoorRow<M> } = {
   'plan.preview': { access: 'principal', tx: 'none', serve: planPreview }, // each step then asks the role its risk needs (mayPreview); the plan's id then goes through approve, execute, deny, cancel and transaction.wait
   'passkey.begin': { access: 'enroller', tx: 'none', serve: passkey.begin }, // the caller's own passkey, as for their own TOTP factor
   'passkey.register': { access: 'enroller', tx: 'none', serve: passkey.register }, // then the caller's own current code
+  'passkey.export': { access: 'enroller', tx: 'none', serve: passkey.exportPasskey }, // the caller's own passkeys only
   'passkey.approval_options': { access: 'person', tx: 'approver', serve: passkey.approvalOptions }, // only to who may approve it, with their own passkeys
+  // Any principal carries it (in a fleet, the relay's account): the passkey's person approves, judged by APPROVE_RULE in the verb.
+  'approve.fleet': { access: 'principal', tx: 'none', serve: approveFleet },
   // The web console's account ([console] user) relays; a signed-in person's requests then go through this door as them.
   'console.sign_in_options': { access: 'console', tx: 'none', serve: consoleRelay.signInOptions },
   'console.sign_in': { access: 'console', tx: 'none', serve: consoleRelay.signIn },

@@ -21,8 +21,12 @@ export interface Person {
   user: string;
   role: Role | null;
   approver: boolean;
-  /** self: the peer is this person's own process; sudo / login: a root process attributed to them; console: signed in at the web console with their passkey. */
-  via: 'self' | 'sudo' | 'login' | 'console';
+  /**
+   * self: the peer is this person's own process; sudo / login: a root process attributed to them;
+   * console: signed in at the web console with their passkey; fleet: named by their passkey's
+   * assertion of a fleet approval that another connection carried (approve.fleet).
+   */
+  via: 'self' | 'sudo' | 'login' | 'console' | 'fleet';
 }
 
 /** What the daemon found behind a uid-0 peer (recorded in the log with every entry it makes). */
@@ -44,8 +48,8 @@ export interface Identity {
   /** The person behind the connection may approve (never true for a token, nor for root with no person). */
   approver: boolean;
   pid: number;
-  /** How the daemon knows: the kernel's peer credentials (default), a token from the root-owned file, or a passkey sign-in relayed by the web console. */
-  via?: 'unix' | 'token' | 'console';
+  /** How the daemon knows: the kernel's peer credentials (default), a token from the root-owned file, a passkey sign-in relayed by the web console, or a fleet approval's assertion. */
+  via?: 'unix' | 'token' | 'console' | 'fleet';
   /** The token file marks this principal unattended (the policy may mark Unix users so). */
   unattended?: boolean;
   /** The person behind the connection; null for a token, or a root peer with nobody behind it. */
@@ -169,14 +173,15 @@ export function resolveIdentity(cred: { uid: number; gid: number; groups: number
 }
 
 /**
- * The person a console session names, acting through the web console (`consolePid`, the relay's
- * process): their own standing from /etc/passwd and /etc/group, as if they had connected
- * themselves; null when they have no account or no airlock role.
+ * The person a passkey names, acting through another connection (`relayPid`, its process): a
+ * console session (`console`) or a fleet approval's carrier (`fleet`). Their own standing from
+ * /etc/passwd and /etc/group, as if they had connected themselves; null when they have no
+ * account or no airlock role. Never root: root is nobody's passkey.
  */
-export function consoleIdentity(uid: number, consolePid: number): Identity | null {
-  const person = personByUid(uid, 'console');
+export function consoleIdentity(uid: number, relayPid: number, via: 'console' | 'fleet' = 'console'): Identity | null {
+  const person = personByUid(uid, via);
   if (!person?.role || uid === 0) return null;
-  return { uid, user: person.user, role: person.role, approver: person.approver, pid: consolePid, via: 'console', person };
+  return { uid, user: person.user, role: person.role, approver: person.approver, pid: relayPid, via, person };
 }
 
 /** alice(uid 1001); root(uid 0) via sudo by alice(uid 1001); token:NAME alone (its uid is synthetic). */

@@ -20,7 +20,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { fail } from '../protocol/errors.js';
 import { parsePersonKey } from '../protocol/person-key.js';
 import { approvalChallenge, passkeyId, registrationProofChallenge } from '../protocol/passkey.js';
-import type { PasskeyAssertion, PasskeyRegistration } from '../protocol/wire/passkey.js';
+import type { PasskeyAssertion, PasskeyPublic, PasskeyRegistration } from '../protocol/wire/passkey.js';
+import type { FleetApproval } from '../audit/entry-details.js';
 import type { PasskeySettings } from '../policy/passkey-settings.js';
 import type { PasskeyRecord, PasskeyUse, Store, TxRecord } from '../store/store.js';
 
@@ -71,6 +72,8 @@ interface Registration {
   options: Record<string, unknown>;
   proof?: Record<string, unknown>;
   parked?: { fresh: NewPasskey; proof?: PasskeyUse & { passkeyId: string } };
+  /** A passkey registered on another host, to be registered here once it signs `challenge`. */
+  existing?: { credentialId: string; publicKey: Buffer; transports: string[] };
 }
 
 export class Passkeys {
@@ -84,8 +87,13 @@ export class Passkeys {
     return createHash('sha256').update(`airlock-passkey-user-v1\0${this.o.hostName}\0${person.key}`).digest();
   }
 
-  /** Starts a registration for `person`: the options their browser passes to navigator.credentials.create(). */
-  async begin(person: PasskeyPerson): Promise<{ id: string; options: Record<string, unknown>; expiresAt: number; proof?: Record<string, unknown> }> {
+  /**
+   * Starts a registration for `person`: the options their browser passes to
+   * navigator.credentials.create(); with `existing` (a passkey of theirs registered on another
+   * host, for the same RP ID), navigator.credentials.get() options over a fresh random challenge
+   * that this passkey, and no other, signs to show the person holds it.
+   */
+  async begin(person: PasskeyPerson, existing?: PasskeyPublic): Promise<{ id: string; options: Record<string, unknown>; expiresAt: number; proof?: Record<string, unknown> }> {
     const now = this.o.now();
     for (const [k, p] of this.pending) if (p.expiresAt <= now) this.pending.delete(k);
     if (!this.pending.has(person.key) && this.pending.size >= MAX_PENDING_REGISTRATIONS) {
@@ -96,6 +104,7 @@ export class Passkeys {
       fail('authorization', 'too_many_passkeys', `${person.user} holds ${held.length} passkeys, the most one person may`, 'remove one you no longer use first');
     }
     const s = this.o.settings();
+    if (existing) return this.beginExisting(person, existing, held, now);
     const generated = await (await lib()).generateRegistrationOptions({
       rpName: `Airlock on ${this.o.hostName}`,
       rpID: s.rpId,
@@ -116,6 +125,27 @@ export class Passkeys {
     return { id: r.id, options, expiresAt: r.expiresAt, ...(proof ? { proof } : {}) };
   }
 
+  private async beginExisting(person: PasskeyPerson, existing: PasskeyPublic, held: PasskeyRecord[], now: number) {
+    const rpId = this.o.settings().rpId;
+    // A passkey is bound to its RP ID: one made for another signs nothing this host's policy accepts.
+    if (existing.rp_id !== rpId) fail('validation', 'rp_id_mismatch', `that passkey was made for the RP ID ${existing.rp_id}, and this host's policy names ${rpId}`, 'give the hosts of one fleet the same [passkeys] rp_id and origins, or register a new passkey here');
+    if (await this.o.store.passkeyByCredential(existing.credential_id)) fail('validation', 'passkey_exists', 'this passkey is registered on this host already', 'use it: nothing else is needed');
+    const challenge = randomBytes(32).toString('base64url');
+    const options = await this.requestOptions([{ credentialId: existing.credential_id, transports: existing.transports }], challenge);
+    const proof = held.length ? await this.requestOptions(held, registrationProofChallenge(challenge)) : undefined;
+    const r: Registration = {
+      id: randomBytes(16).toString('base64url'),
+      person,
+      challenge,
+      expiresAt: now + REGISTRATION_TTL_MS,
+      options,
+      ...(proof ? { proof } : {}),
+      existing: { credentialId: existing.credential_id, publicKey: Buffer.from(existing.public_key, 'base64url'), transports: existing.transports },
+    };
+    this.pending.set(person.key, r);
+    return { id: r.id, options, expiresAt: r.expiresAt, ...(proof ? { proof } : {}) };
+  }
+
   /** The registration the console names by its id (from the person's link), not expired. */
   registration(id: string): Registration {
     const now = this.o.now();
@@ -132,6 +162,7 @@ export class Passkeys {
   async park(id: string, response: PasskeyRegistration, assertion: PasskeyAssertion | undefined): Promise<Registration> {
     const r = this.registration(id);
     if (r.parked) fail('validation', 'registration_answered', 'this registration was answered already', 'finish it at your terminal, or begin again');
+    if (r.existing) fail('validation', 'bad_registration', 'a passkey registered on another host is added with its assertion at your terminal, not through this page', 'send its assertion with passkey.register (`existing_assertion`)');
     const fresh = await this.verifyCredential(r, response);
     let proof: (PasskeyUse & { passkeyId: string }) | undefined;
     if (r.proof) {
@@ -160,12 +191,48 @@ export class Passkeys {
    * against the challenge `begin` gave them (spent now, whatever comes of it).
    */
   async verifyRegistration(person: PasskeyPerson, response: PasskeyRegistration): Promise<NewPasskey & { challenge: string }> {
+    const r = this.take(person);
+    if (r.existing) fail('validation', 'bad_registration', 'this registration is of a passkey registered on another host: it is answered by that passkey\'s assertion (`existing_assertion`), not a new credential', 'begin again');
+    return { ...(await this.verifyCredential(r, response)), challenge: r.challenge };
+  }
+
+  /**
+   * Verifies that the passkey a registration named as `existing` signed its challenge (from an
+   * allowed origin, for the policy's RP ID, with user verification): the person holds it. The
+   * challenge is spent whatever comes of it. Returns it as a new passkey of this host, its
+   * counter where the assertion left it.
+   */
+  async verifyExisting(person: PasskeyPerson, assertion: PasskeyAssertion): Promise<NewPasskey & { challenge: string }> {
+    const r = this.take(person);
+    const e = r.existing;
+    if (!e) return fail('validation', 'bad_registration', 'this registration is of a new passkey: it is answered by the credential the browser creates (`response`)', 'begin again with `existing` to register a passkey from another host');
+    if (assertion.id !== e.credentialId || assertion.rawId !== assertion.id) fail('authorization', 'bad_registration', 'the assertion is not by the passkey this registration names', 'sign with the passkey you exported');
+    const s = this.o.settings();
+    let verified;
+    try {
+      verified = await (await lib()).verifyAuthenticationResponse({
+        response: assertion as never,
+        expectedChallenge: r.challenge,
+        expectedOrigin: s.origins,
+        expectedRPID: s.rpId,
+        credential: { id: e.credentialId, publicKey: new Uint8Array(e.publicKey), counter: 0, transports: e.transports as never },
+        requireUserVerification: true,
+      });
+    } catch (err) {
+      return fail('authorization', 'bad_registration', `the passkey from another host does not verify: ${brief(err)}`, `sign this registration's options from ${s.origins.join(' or ')}, with your PIN or biometrics; then try again`);
+    }
+    if (!verified.verified) fail('authorization', 'bad_registration', 'the passkey from another host does not verify', 'begin again');
+    return { credentialId: e.credentialId, publicKey: e.publicKey, counter: verified.authenticationInfo.newCounter, transports: e.transports, challenge: r.challenge };
+  }
+
+  /** `person`'s registration under way, taken (spent) whatever comes of it; refused when there is none or it expired. */
+  private take(person: PasskeyPerson): Registration {
     const r = this.pending.get(person.key);
     this.pending.delete(person.key);
     if (!r || r.expiresAt <= this.o.now()) {
-      fail('authorization', 'registration_not_begun', `no passkey registration of ${person.user} is under way${r ? ' (it expired)' : ''}`, 'start again: ask for new registration options (passkey.begin), then create the passkey within 5 minutes');
+      fail('authorization', 'registration_not_begun', `no passkey registration of ${person.user} is under way${r ? ' (it expired)' : ''}`, 'start again: ask for new registration options (passkey.begin), then answer them within 5 minutes');
     }
-    return { ...(await this.verifyCredential(r!, response)), challenge: r!.challenge };
+    return r!;
   }
 
   /** The new credential against the registration's challenge, the policy's RP ID and origins, and user verification. */
@@ -195,12 +262,9 @@ export class Passkeys {
    * verified as any assertion of theirs. Returns that person.
    */
   async signIn(assertion: PasskeyAssertion, challenge: string): Promise<PasskeyPerson & { uid: number }> {
-    const cred = await this.o.store.passkeyByCredential(assertion.id);
-    const who = cred ? parsePersonKey(cred.approver) : null;
-    if (!cred || !who) fail('authorization', 'unknown_passkey', 'that passkey is not registered on this host', 'register one first: `airlock passkey add` at your terminal');
-    const person = { key: cred!.approver, user: who!.user };
+    const person = await this.signer(assertion);
     await this.verifyAssertion(person, assertion, challenge, 'sign you in', 'start the sign-in again');
-    return { ...person, uid: who!.uid };
+    return person;
   }
 
   /** navigator.credentials.get() options for a sign-in over `challenge`: no credentials listed, the person's authenticator offers their (discoverable) passkey. */
@@ -216,7 +280,7 @@ export class Passkeys {
   }
 
   /** navigator.credentials.get() options over `challenge` (base64url) for these passkeys, user verification required. */
-  private async requestOptions(held: PasskeyRecord[], challenge: string): Promise<Record<string, unknown>> {
+  private async requestOptions(held: Array<Pick<PasskeyRecord, 'credentialId' | 'transports'>>, challenge: string): Promise<Record<string, unknown>> {
     const options = await (await lib()).generateAuthenticationOptions({
       rpID: this.o.settings().rpId,
       challenge: Buffer.from(challenge, 'base64url') as Uint8Array<ArrayBuffer>,
@@ -231,11 +295,26 @@ export class Passkeys {
    * Verifies that `assertion` is `person`'s approval of exactly this preview of `tx`: one of
    * their passkeys, signed over the derived challenge from an allowed origin for the policy's
    * RP ID, with user verification. With `sessionMinutes`, the person signed a session of that
-   * length too (the challenge covers it). Returns the counter move the approval must make.
+   * length too (the challenge covers it). With `fleet`, the challenge of a fleet plan whose
+   * entries name this preview of `tx` (the caller checked that: approve-fleet.ts). Returns the
+   * counter move the approval must make.
    */
-  verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord, sessionMinutes?: number): Promise<PasskeyUse & { passkeyId: string }> {
-    const what = sessionMinutes === undefined ? `approve ${tx.id}` : `approve ${tx.id} with a session of ${sessionMinutes} minutes`;
-    return this.verifyAssertion(person, assertion, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt, sessionMinutes), what, `ask for this transaction's approval options again (with the same session length) and approve it`);
+  verifyApproval(person: PasskeyPerson, assertion: PasskeyAssertion, tx: TxRecord, o: { sessionMinutes?: number; fleet?: FleetApproval } = {}): Promise<PasskeyUse & { passkeyId: string }> {
+    if (o.fleet) return this.verifyAssertion(person, assertion, o.fleet.digest, `approve the fleet plan of ${o.fleet.entries} hosts that names ${tx.id}`, 'sign the fleet list again, as it stands now, and send that assertion');
+    const what = o.sessionMinutes === undefined ? `approve ${tx.id}` : `approve ${tx.id} with a session of ${o.sessionMinutes} minutes`;
+    return this.verifyAssertion(person, assertion, approvalChallenge(tx.id, tx.previewDigest, tx.expiresAt, o.sessionMinutes), what, `ask for this transaction's approval options again (with the same session length) and approve it`);
+  }
+
+  /**
+   * Whose passkey made `assertion`, as this host knows them: the person the store registered the
+   * credential to (a console sign-in, and a fleet approval, whose carrier is not that person).
+   * Verifies nothing yet: the caller verifies the assertion with that person's passkeys.
+   */
+  async signer(assertion: PasskeyAssertion): Promise<PasskeyPerson & { uid: number }> {
+    const cred = await this.o.store.passkeyByCredential(assertion.id);
+    const who = cred ? parsePersonKey(cred.approver) : null;
+    if (!cred || !who) return fail('authorization', 'unknown_passkey', 'that passkey is not registered on this host', 'register it here first: `airlock passkey add` at your terminal (with `--existing FILE`, one registered on another host: `airlock passkey export ID` there)');
+    return { key: cred.approver, user: who.user, uid: who.uid };
   }
 
   /** The same for a passkey the person holds vouching for the new one of a registration whose challenge was `registrationChallenge`. */
@@ -249,10 +328,10 @@ export class Passkeys {
     if (!cred || assertion.rawId !== assertion.id) {
       fail('authorization', 'unknown_passkey', `that passkey is not one of ${person.user}'s on this host`, 'use a passkey you registered here, signed in as yourself');
     }
-    const handle = assertion.response.userHandle;
-    if (handle !== undefined && handle !== '' && handle !== Buffer.from(this.userHandle(person)).toString('base64url')) {
-      fail('authorization', 'unknown_passkey', `that passkey was made for another person than ${person.user}`);
-    }
+    // The assertion's userHandle is not read: the authenticator's signature does not cover it (it
+    // signs authenticatorData and the hash of clientDataJSON), and a passkey registered here from
+    // another host (passkey.register with `existing`) carries the handle that host gave it. Whose
+    // passkey it is, is the store's row, written when the person proved they hold it.
     const s = this.o.settings();
     let verified;
     try {

@@ -66,8 +66,12 @@ export class AirlockError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
-    /** What a client may say besides the hint: wrong-typed parameters, the method the hint names. */
-    readonly more: { wrongTypes?: WrongType[]; next?: NextStep } = {},
+    /**
+     * What a client may say besides the hint: wrong-typed parameters, the method the hint names.
+     * `transactionId`: the transaction a refusal concerns when the request named it only inside a
+     * list (approve.fleet), for the daemon's record of refusals; it never crosses the socket.
+     */
+    readonly more: { wrongTypes?: WrongType[]; next?: NextStep; transactionId?: string } = {},
   ) {
     super(message);
   }
@@ -76,6 +80,10 @@ export class AirlockError extends Error {
   }
   get next(): NextStep | undefined {
     return this.more.next;
+  }
+  /** The same error, said to concern transaction `id` (more.transactionId). */
+  concerning(id: string): AirlockError {
+    return new AirlockError(this.category, this.code, this.message, this.hint, { ...this.more, transactionId: id });
   }
   /**
    * The error as it crosses the socket: message and hint may quote host or agent text, so

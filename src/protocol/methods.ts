@@ -31,10 +31,13 @@ import {
   ConsoleSignedInSchema,
   ConsoleSignedOutSchema,
   ConsoleSignInOptionsSchema,
+  FleetApprovedSchema,
+  FleetEntriesSchema,
   PasskeyApprovalOptionsSchema,
   PasskeyAssertionSchema,
   PasskeyCreationSchema,
   PasskeyName,
+  PasskeyPublicSchema,
   PasskeyRegisteredSchema,
   PasskeyRegistrationSchema,
 } from './wire/passkey.js';
@@ -161,13 +164,25 @@ export const METHOD_TABLE = {
     },
     PreviewResultSchema,
   ),
-  'passkey.begin': row({}, PasskeyCreationSchema),
+  // existing: a passkey of the caller's registered on another host (passkey.export there), registered here once it signs this registration's challenge.
+  'passkey.begin': row({ existing: PasskeyPublicSchema.optional() }, PasskeyCreationSchema),
   'passkey.register': row(
-    { response: PasskeyRegistrationSchema.optional(), name: PasskeyName.optional(), totp_code: TotpCode.optional(), assertion: PasskeyAssertionSchema.optional() },
+    {
+      response: PasskeyRegistrationSchema.optional(),
+      name: PasskeyName.optional(),
+      totp_code: TotpCode.optional(),
+      assertion: PasskeyAssertionSchema.optional(),
+      // The passkey named by passkey.begin's `existing`, signing that registration's challenge: it proves the person holds it.
+      existing_assertion: PasskeyAssertionSchema.optional(),
+    },
     PasskeyRegisteredSchema,
     { category: 'validation', code: 'bad_registration', hint: 'pass the new credential exactly as PublicKeyCredential.toJSON() gives it, and the code your authenticator app shows' },
   ),
+  // The public part of one of the caller's own passkeys, by its short id, to register it on another host.
+  'passkey.export': row({ passkey_id: field(z.string().regex(/^[0-9a-f]{16}$/), { category: 'validation', code: 'no_such_passkey', expected: 'a passkey id: 16 hex digits, as `airlock doctor` and the log name it' }) }, PasskeyPublicSchema),
   'passkey.approval_options': row({ transaction_id: TransactionId, session_minutes: SessionMinutes.optional() }, PasskeyApprovalOptionsSchema),
+  // One passkey assertion over a fleet plan (src/protocol/passkey.ts fleetChallenge): this host approves its own entry, as the person who signed.
+  'approve.fleet': row({ entries: FleetEntriesSchema, assertion: PasskeyAssertionSchema }, FleetApprovedSchema),
   'console.sign_in_options': row({}, ConsoleSignInOptionsSchema),
   'console.sign_in': row({ challenge_id: OpaqueId('sign_in_expired'), assertion: PasskeyAssertionSchema }, ConsoleSignedInSchema),
   'console.sign_out': row({ session: OpaqueId('not_signed_in') }, ConsoleSignedOutSchema),

@@ -11,7 +11,7 @@
  * person, mints the receipt (store/co-approval.ts). The count is read from the policy in force
  * at each approval: a reload between the two applies to the second.
  */
-import { approvalGrantedDetails, approvalRecordedDetails } from '../../audit/entry-details.js';
+import { approvalGrantedDetails, approvalRecordedDetails, type FleetApproval } from '../../audit/entry-details.js';
 import { mintReceipt } from '../../audit/receipt.js';
 import { AirlockError, fail } from '../../protocol/errors.js';
 import type { ApprovalAdvice, ApproveResult } from '../../protocol/messages.js';
@@ -30,17 +30,22 @@ import { iso, type TxRequest, type VerbContext } from './context.js';
 import { refuseIfExpired } from './expiry.js';
 import { passkeyRequired } from './passkey.js';
 
-export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>): Promise<ApproveResult> {
+/**
+ * `fleet`: the approval is the person's share of one passkey assertion over a fleet plan
+ * (approve-fleet.ts, which checked this transaction's entry in it): the assertion is verified
+ * over the fleet's challenge, and the entry records it; every other rule holds as written here.
+ */
+export async function approve(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>, fleet?: FleetApproval): Promise<ApproveResult> {
   let reservation: Reservation | undefined;
   try {
-    return await approveOnce(ctx, r, (key) => (reservation = ctx.sessionGrants.reserve(key)));
+    return await approveOnce(ctx, r, (key) => (reservation = ctx.sessionGrants.reserve(key)), fleet);
   } finally {
     // A session's place is given back whatever happened (a grant that started counts as itself).
     if (reservation) ctx.sessionGrants.release(reservation);
   }
 }
 
-async function approveOnce(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>, reserve: (personKey: string) => Reservation): Promise<ApproveResult> {
+async function approveOnce(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'>>, reserve: (personKey: string) => Reservation, fleet: FleetApproval | undefined): Promise<ApproveResult> {
   const { caller: who, params: req, tx } = r;
   // The risk the approver was shown, fixed at preview (a later policy reload does not re-derive it).
   const risk = tx.risk;
@@ -63,7 +68,8 @@ async function approveOnce(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'
   const sessionMinutes = req.session_minutes;
   // Refused, or its place held, before any factor is looked at or spent.
   const reservation = sessionMinutes !== undefined ? (refuseSession(tx, req.assertion !== undefined), reserve(person.key)) : undefined;
-  const passkey = req.assertion ? await ctx.passkeys.verifyApproval(person, req.assertion, tx, sessionMinutes) : undefined;
+  if (fleet && (sessionMinutes !== undefined || !req.assertion)) fail('integrity', 'internal', 'a fleet approval is one passkey assertion and grants no session'); // approve-fleet.ts sends neither: fails closed
+  const passkey = req.assertion ? await ctx.passkeys.verifyApproval(person, req.assertion, tx, { ...(sessionMinutes !== undefined ? { sessionMinutes } : {}), ...(fleet ? { fleet } : {}) }) : undefined;
   if (!passkey && passkeyRequired(ctx, d.selfApproval, risk)) {
     fail('authorization', 'passkey_required', `approving ${tx.id} (${risk} risk${d.selfApproval ? ', requested under your own account' : ''}) needs your passkey: the policy does not accept a TOTP code for it`, `approve it in the console (\`airlock console\`) with your passkey`);
   }
@@ -74,7 +80,7 @@ async function approveOnce(ctx: VerbContext, r: TxRequest<ParsedParams<'approve'
   const claims = { transactionId: tx.id, requestHash: tx.requestHash, approver, executor: principalName({ uid: tx.requesterUid, user: tx.requesterName }), expiresAt: iso(expiresAt) };
   const { receipt, commitment } = mintReceipt(ctx.approvalKey, claims);
   const grantId = sessionMinutes !== undefined ? SessionGrants.newId() : undefined;
-  const factor = { totp: spend !== undefined, ...(passkey ? { passkeyId: passkey.passkeyId } : {}), selfApproval: d.selfApproval, ...(grantId ? { sessionGrant: grantId } : {}) };
+  const factor = { totp: spend !== undefined, ...(passkey ? { passkeyId: passkey.passkeyId } : {}), selfApproval: d.selfApproval, ...(grantId ? { sessionGrant: grantId } : {}), ...(fleet ? { fleet } : {}) };
   const granted = (coApprovers?: readonly string[]) =>
     ctx.entry('approval_granted', who, tx.actionName, risk, tx.requestHash, tx.id, approvalGrantedDetails({ previewDigest: tx.previewDigest, commitment, executor: claims.executor, expiresAt: claims.expiresAt }, { person: { ...factor, coApprovers } }));
   let recorded: { have: number; by: string[] } | undefined;

@@ -101,7 +101,7 @@ export function noSuchTransaction(id: string): never {
 /** Who an entry is by: the peer, and for a root peer the person behind it (or that there is none). */
 export function entryPrincipal(who: Identity): EntryPrincipal {
   const base = { uid: who.uid, user: who.user, role: who.role };
-  if (who.via === 'console') return { ...base, via: 'console' };
+  if (who.via === 'console' || who.via === 'fleet') return { ...base, via: who.via };
   if (who.uid !== 0 || who.via === 'token') return base;
   return { ...base, person: who.person ? principalName(who) : `none: ${who.rootPeer?.noPerson ?? 'unknown'}`, sudo_uid: who.rootPeer?.sudoUid ?? null, login_uid: who.rootPeer?.loginUid ?? null };
 }
@@ -207,7 +207,7 @@ export class VerbContext {
 
   /** The caller as authz.ts judges it: built once per request, by the dispatcher. */
   caller(who: Identity): Caller {
-    const relay = who.via !== 'token' && who.via !== 'console' && who.uid > 0 && who.user === this.policyInForce.console.user;
+    const relay = who.via !== 'token' && who.via !== 'console' && who.via !== 'fleet' && who.uid > 0 && who.user === this.policyInForce.console.user;
     return { ...who, unattended: this.isUnattended(who), ...(relay ? { console: true } : {}) };
   }
 

@@ -25,8 +25,16 @@ const personOf = (who: Caller): PasskeyPerson => ({ key: personKey(who.person!),
 /** Starts a registration: the options the person's browser passes to navigator.credentials.create(). */
 export async function begin(ctx: VerbContext, r: Request<ParsedParams<'passkey.begin'>>): Promise<ResultOf<'passkey.begin'>> {
   const person = personOf(r.caller);
-  const { id, options, expiresAt, proof } = await ctx.passkeys.begin(person);
-  return { approver: person.key, options, expires_at: iso(expiresAt), ...(proof ? { proof } : {}), registration_id: id, link: `${ctx.policy.console.url}/register#${id}`, check: registrationCheck(id) };
+  const { id, options, expiresAt, proof } = await ctx.passkeys.begin(person, r.params.existing);
+  return { approver: person.key, options, expires_at: iso(expiresAt), ...(proof ? { proof } : {}), registration_id: id, link: `${ctx.policy.console.url}/register#${id}`, check: registrationCheck(id), ...(r.params.existing ? { existing: true as const } : {}) };
+}
+
+/** The public part of one of the caller's own passkeys, to register it on another host (passkey.begin `existing` there). */
+export async function exportPasskey(ctx: VerbContext, r: Request<ParsedParams<'passkey.export'>>): Promise<ResultOf<'passkey.export'>> {
+  const person = personOf(r.caller);
+  const p = (await ctx.store.passkeys(person.key)).find((k) => passkeyId(k.credentialId) === r.params.passkey_id);
+  if (!p) return fail('validation', 'no_such_passkey', `${person.user} holds no passkey ${r.params.passkey_id} on this host`, 'see your passkeys and their ids with `airlock doctor`');
+  return { credential_id: p.credentialId, public_key: p.publicKey.toString('base64url'), rp_id: ctx.policy.passkeys.rpId, name: p.name, transports: p.transports };
 }
 
 /**
@@ -39,8 +47,11 @@ export async function register(ctx: VerbContext, r: Request<ParsedParams<'passke
   const person = personOf(who);
   const holds = (await ctx.store.passkeys(person.key)).length > 0;
   // The browser answered on this connection (`response`), or through the console, which parked it (passkeys.ts park).
-  const relayed = r.params.response ? null : ctx.passkeys.parked(person);
-  const direct = r.params.response ? await ctx.passkeys.verifyRegistration(person, r.params.response) : null;
+  const { response, existing_assertion: existing } = r.params;
+  if (response && existing) fail('validation', 'bad_registration', 'give a new credential (`response`) or the assertion of a passkey from another host (`existing_assertion`), not both', 'send the one your registration was begun for');
+  // The browser answered on this connection (`response`, or a passkey from another host signed: `existing_assertion`), or through the console, which parked it (passkeys.ts park).
+  const relayed = response || existing ? null : ctx.passkeys.parked(person);
+  const direct = response ? await ctx.passkeys.verifyRegistration(person, response) : existing ? await ctx.passkeys.verifyExisting(person, existing) : null;
   const fresh = direct ?? relayed!.fresh;
   let proof: SpentStep | PasskeyUse;
   if (relayed?.proof) proof = relayed.proof;
@@ -59,7 +70,7 @@ export async function register(ctx: VerbContext, r: Request<ParsedParams<'passke
   const id = passkeyId(fresh.credentialId);
   const name = r.params.name ?? `passkey ${id.slice(0, 6)}`;
   const factor = 'step' in proof ? 'totp' : 'passkey';
-  const entry = entryDraft('passkey_registered', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { approver: person.key, passkey_id: id, name, rp_id: ctx.policy.passkeys.rpId, factor });
+  const entry = entryDraft('passkey_registered', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { approver: person.key, passkey_id: id, name, rp_id: ctx.policy.passkeys.rpId, factor, ...(existing ? { existing: true as const } : {}) });
   const { credentialId, publicKey, counter, transports } = fresh;
   const outcome = await ctx.store.addPasskey({ credentialId, publicKey, counter, transports, approver: person.key, name, createdAt: now, lastUsedAt: null }, proof, entry);
   if (relayed && outcome !== 'step_spent') ctx.passkeys.finish(person);

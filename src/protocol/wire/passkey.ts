@@ -5,7 +5,9 @@
  * daemon verifies it (src/daemon/passkeys.ts).
  */
 import { z } from 'zod';
-import { field } from '../param-schemas.js';
+import { field, TRANSACTION_ID } from '../param-schemas.js';
+import { FLEET_HOST, MAX_FLEET_HOSTS } from '../passkey.js';
+import { ApprovalCountSchema } from './approval.js';
 
 const b64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_-]*$/, 'base64url');
 /** Credential ids are at most 1,023 bytes (WebAuthn): 1,364 base64url characters. */
@@ -52,6 +54,24 @@ export const PasskeyRegistrationSchema = field(
 );
 export type PasskeyRegistration = z.infer<typeof PasskeyRegistrationSchema>;
 
+/**
+ * The public part of a passkey (`passkey.export`), and what `passkey.begin` takes as `existing` to
+ * register it on another host: its credential id, its COSE public key, the RP ID it was made for,
+ * the person's name for it and its transports. Nothing in it is secret, and alone it proves
+ * nothing: the host it is brought to asks the passkey itself to sign.
+ */
+export const PasskeyPublicSchema = field(
+  z.strictObject({
+    credential_id: credentialId.min(1),
+    public_key: b64url(4096).min(1),
+    rp_id: z.string().min(1).max(253),
+    name: z.string().max(64),
+    transports: z.array(z.string().max(32)).max(8),
+  }),
+  { category: 'validation', code: 'bad_registration', expected: 'a passkey as `airlock passkey export` prints it: {credential_id, public_key, rp_id, name, transports}' },
+);
+export type PasskeyPublic = z.infer<typeof PasskeyPublicSchema>;
+
 /** A person's name for one of their passkeys ("laptop", "phone"): printable, short. */
 export const PasskeyName = field(z.string().min(1).max(64).regex(/^[^\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+$/), {
   category: 'validation',
@@ -77,6 +97,8 @@ export const PasskeyCreationSchema = z.strictObject({
   link: z.string(),
   /** The short code the console's page shows for this registration too. */
   check: z.string(),
+  /** A passkey registered on another host (`existing`): `options` are navigator.credentials.get() options that passkey signs. */
+  existing: z.literal(true).optional(),
 });
 export type PasskeyCreation = z.infer<typeof PasskeyCreationSchema>;
 
@@ -105,3 +127,38 @@ export const ConsoleSignedInSchema = z.strictObject({ session: z.string(), appro
 export const ConsoleSignedOutSchema = z.strictObject({ signed_out: z.boolean() });
 /** `console.call`: the inner method's own result. */
 export const ConsoleCallResultSchema = z.unknown();
+
+/**
+ * A fleet plan's entries (`approve.fleet`): one per host, each its transaction, the digest of the
+ * preview the person was shown and its approval deadline in milliseconds (src/protocol/passkey.ts
+ * fleetChallenge, which also refuses a host or a transaction named twice).
+ */
+export const FleetEntriesSchema = field(
+  z
+    .array(
+      z.strictObject({
+        host: z.string().regex(FLEET_HOST),
+        tx: z.string().regex(TRANSACTION_ID),
+        preview_digest: z.string().regex(/^[0-9a-f]{64}$/),
+        expires_at: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      }),
+    )
+    .min(1)
+    .max(MAX_FLEET_HOSTS),
+  { category: 'validation', code: 'bad_fleet', expected: `1 to ${MAX_FLEET_HOSTS} entries {host, tx, preview_digest, expires_at}, one per host` },
+);
+
+/**
+ * `approve.fleet`: this host's entry approved by the person whose passkey signed (`approved_by`),
+ * or, where the policy asks for another person too, recorded. No receipt: it is held for the
+ * requester, who collects it with transaction.wait as after any approval.
+ */
+export const FleetApprovedSchema = z.strictObject({
+  transaction_id: z.string(),
+  host: z.string(),
+  approved_by: z.string(),
+  fleet_digest: z.string(),
+  fleet_entries: z.number().int(),
+  recorded: z.literal(true).optional(),
+  approvals: ApprovalCountSchema.optional(),
+});
