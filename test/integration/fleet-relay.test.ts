@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startFleet, type Fleet } from '../support/fleet.js';
+import { startMcp } from '../support/mcp.js';
 import { testbedMissing } from '../../src/sandbox/testbed-root.js';
 
 // Each host lets the relay's account create groups named fleet-* unattended, so a change runs
@@ -98,6 +99,27 @@ describe('many hosts through the relay', { skip: skip ?? false, timeout: 600_000
     const r = await agent(['--host', h.name, 'history']);
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, new RegExp(`${h.name}: the Airlock daemon does not answer`));
+  });
+
+  test('MCP: one proposal for three hosts, each previewing its own step; a host that is down is its answer alone; each host runs its own', async () => {
+    const mcp = await startMcp({ identity: await fleet.ws.identity('agent'), insidePid: fleet.ws.box.pid, env: {} });
+    try {
+      const steps = fleet.hosts.map((h) => ({ action_name: 'CreateGroup', params: { group: 'fleet-mcp' }, host: h.name }));
+      const proposed = (await mcp.client.callTool({ name: 'airlock_propose', arguments: { steps } })).structuredContent as { steps: Array<{ ok: boolean; host: string; transaction_id?: string; approval?: { state: string }; error?: { code: string } }> };
+      assert.deepEqual(proposed.steps.map((s) => s.host), ['fleet-1', 'fleet-2', 'fleet-3']);
+      const [a, b, down] = proposed.steps;
+      for (const s of [a!, b!]) assert.equal(s.approval?.state, 'approved_by_policy', JSON.stringify(s));
+      assert.notEqual(a!.transaction_id, b!.transaction_id);
+      // fleet-3's daemon was stopped by the test before: its step alone is refused.
+      assert.equal(down!.ok, false);
+      assert.equal(down!.error?.code, 'daemon_unreachable');
+      const ran = (await mcp.client.callTool({ name: 'airlock_execute', arguments: { steps: [a!, b!].map((s) => ({ transaction_id: s.transaction_id, host: s.host })) } })).structuredContent as { ok: boolean; steps: Array<{ host: string; state: string }> };
+      assert.equal(ran.ok, true, JSON.stringify(ran));
+      assert.deepEqual(ran.steps.map((s) => [s.host, s.state]), [['fleet-1', 'Succeeded'], ['fleet-2', 'Succeeded']]);
+      for (const h of fleet.hosts.slice(0, 2)) assert.equal((await h.box.run('/usr/bin/getent', ['group', 'fleet-mcp'])).code, 0, `the group exists on ${h.name}`);
+    } finally {
+      await mcp.close();
+    }
   });
 
   test('an unknown host name is refused by the relay before any ssh', async () => {

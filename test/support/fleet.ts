@@ -35,6 +35,8 @@ export interface Workstation {
   runAs(user: string, program: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
   /** `airlock ARGS` as that account (root: as root). */
   airlock(user: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
+  /** An account's uid, primary gid and groups, as the workstation's files say. */
+  identity(user: string): Promise<{ uid: number; gid: number; groups: number[] }>;
   relay: ChildProcess;
   relayLog: string[];
 }
@@ -148,6 +150,7 @@ async function startWorkstation(): Promise<Workstation> {
     box,
     runAs,
     airlock: (user, args, env) => runAs(user, process.execPath, [AIRLOCK_JS, ...args], env),
+    identity: idsOf,
     relay,
     relayLog,
   };
