@@ -228,7 +228,13 @@ plan INCOMPLETE: each such part is shown as "missing: PART: why", never dropped.
 Exit status: 0 every step of a complete plan previewed; 1 no plan to run as it stands (the
 planner refused or proposed nothing, or the daemon refused a step: shown with its error);
 11 the plan is incomplete (a part of the request has no step); 5 the intent was refused (a
-secret in it, too long); 7 the daemon or the provider unreachable, or too slow.`)
+secret in it, too long); 7 the daemon or the provider unreachable, or too slow.
+
+With --hosts web1,web2,web3 (names the relay knows: \`airlock hosts\`), the planner plans once,
+on the first host, and the same steps are previewed on every host, each against its own state
+as its own transaction; each host's answer is shown under its name, and one that cannot be
+reached or refuses is that host's answer alone (exit 1 when any host did not preview all).`)
+  .option('--hosts <names>', 'plan once, then preview the same steps on each of these hosts through the relay (comma-separated)')
   .action(lazy(() => import('./plan.js'), 'plan'));
 
 PLANNER_OPTIONS(

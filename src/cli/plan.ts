@@ -10,7 +10,10 @@
  * step that fails, is refused or denied, and canceling the steps it did not reach.
  */
 import type { Command } from 'commander';
-import type { AirlockClient } from '../client/client.js';
+import { AirlockClient } from '../client/client.js';
+import { eachHost } from '../client/fleet.js';
+import { propose, type Proposal } from '../client/proposal.js';
+import { checkHostName } from '../protocol/relay.js';
 import { maskText } from '../mask/mask.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
@@ -27,6 +30,8 @@ import { c, EXIT, printJson, riskColour } from './ui.js';
 
 export interface PlanOptions {
   json?: boolean;
+  /** Comma-separated host names: planned once (on the first), previewed on each through the relay. */
+  hosts?: string;
   provider?: string;
   model?: string;
   yes?: boolean;
@@ -36,7 +41,52 @@ export interface PlanOptions {
 export async function plan(intent: string, opts: PlanOptions, cmd: Command): Promise<number> {
   checkIntent(intent, DEFAULT_LIMITS); // before the daemon is reached too: a secret goes nowhere
   const planner = plannerFor(opts);
+  if (opts.hosts !== undefined) return planFleet(opts.hosts.split(',').map((h) => checkHostName(h.trim())), planner, intent, opts);
   return withClient(cmd, (cl) => planFlow(cl, planner, intent, opts));
+}
+
+/**
+ * `airlock plan INTENT --hosts a,b,c`: the planner plans once, against the first host (its
+ * catalogue, its reads); the same steps are then proposed on every other host, each previewing
+ * them against its own state as its own transaction (src/client/fleet.ts). Each host's answer is
+ * its own: one that is unreachable or refuses does not stop the others.
+ */
+async function planFleet(hosts: string[], planner: Planner, intent: string, o: PlanOptions): Promise<number> {
+  if (hosts.length === 0 || new Set(hosts).size !== hosts.length) throw new AirlockError('validation', 'bad_hosts', '--hosts names each host once: --hosts web1,web2');
+  const connect = (host: string) => AirlockClient.connect(undefined, { client: 'airlock-cli/0.1', host });
+  const first = await connect(hosts[0]!);
+  let planned: Planned;
+  try {
+    planned = await planIntent(intent, { client: first, planner });
+  } finally {
+    first.close();
+  }
+  const { view } = planned;
+  const others = view.verdict === 'plan' && view.proposal.length ? await eachHost(hosts.slice(1), async (h) => {
+    const cl = await connect(h);
+    try {
+      return await propose(cl, view.proposal);
+    } finally {
+      cl.close();
+    }
+  }) : [];
+  if (o.json) {
+    printJson({ plan: { host: hosts[0], ...view }, hosts: others.map((a) => (a.ok ? { host: a.host, ok: true, proposal: a.value } : { host: a.host, ok: false, error: a.error })) });
+  } else {
+    process.stdout.write(`${c.bold(`=== ${hosts[0]} (planned here) ===`)}\n${renderPlan(view, planned.previews)}`);
+    for (const a of others) process.stdout.write(`\n${c.bold(`=== ${a.host} ===`)}\n${a.ok ? proposalLines(a.value) : `${c.red('not proposed')}: ${escapeText(a.error.message, 'line')}\n`}`);
+    process.stdout.write(renderNext(view));
+  }
+  const failed = others.some((a) => !a.ok || (a.value.kind === 'plan' ? !a.value.result.ok : a.value.results.some((r) => !r.ok)));
+  return failed ? EXIT.failed : exitOf(view);
+}
+
+/** One host's previews of the planned steps, a line each: transaction, risk and summary, or the refusal. */
+function proposalLines(p: Proposal): string {
+  const results = p.kind === 'plan' ? [p.result] : p.results;
+  return results
+    .map((r) => (r.ok ? `  ${r.preview.transaction_id}  ${riskColour(r.preview.risk)}  ${escapeText(r.preview.summary, 'line')}  match code ${matchCode(r.preview.preview_digest)}\n` : `  ${c.red('refused')}: ${escapeText(r.error.message, 'line')}\n`))
+    .join('');
 }
 
 /** `airlock do INTENT`: the command. */

@@ -35,8 +35,10 @@ describe('many hosts through the relay', { skip: skip ?? false, timeout: 600_000
   });
 
   const agent = (args: string[]) => fleet.ws.airlock('agent', args);
+  /** What the relay said lately: why a session failed, when one does. */
+  const relaySaid = () => `\nrelay: ${fleet.ws.relayLog.slice(-6).join('\nrelay: ')}`;
   const json = <T>(r: { code: number; stdout: string; stderr: string }): T => {
-    assert.equal(r.code, 0, r.stderr || r.stdout);
+    assert.equal(r.code, 0, (r.stderr || r.stdout) + relaySaid());
     return JSON.parse(r.stdout) as T;
   };
 
@@ -108,7 +110,7 @@ describe('many hosts through the relay', { skip: skip ?? false, timeout: 600_000
       const proposed = (await mcp.client.callTool({ name: 'airlock_propose', arguments: { steps } })).structuredContent as { steps: Array<{ ok: boolean; host: string; transaction_id?: string; approval?: { state: string }; error?: { code: string } }> };
       assert.deepEqual(proposed.steps.map((s) => s.host), ['fleet-1', 'fleet-2', 'fleet-3']);
       const [a, b, down] = proposed.steps;
-      for (const s of [a!, b!]) assert.equal(s.approval?.state, 'approved_by_policy', JSON.stringify(s));
+      for (const s of [a!, b!]) assert.equal(s.approval?.state, 'approved_by_policy', JSON.stringify(s) + relaySaid());
       assert.notEqual(a!.transaction_id, b!.transaction_id);
       // fleet-3's daemon was stopped by the test before: its step alone is refused.
       assert.equal(down!.ok, false);
@@ -120,6 +122,21 @@ describe('many hosts through the relay', { skip: skip ?? false, timeout: 600_000
     } finally {
       await mcp.close();
     }
+  });
+
+  test('the planner plans once and each host previews the same steps; the host that is down answers alone', async () => {
+    const r = await agent(['plan', 'create the group fleet-planned', '--provider', 'offline', '--hosts', 'fleet-1,fleet-2,fleet-3', '--json']);
+    assert.equal(r.code, 1, r.stderr + r.stdout.slice(0, 2000) + relaySaid());
+    const out = JSON.parse(r.stdout) as { plan: { host: string; steps: Array<{ ok: boolean; preview?: { transaction_id: string } }> }; hosts: Array<{ host: string; ok: boolean; proposal?: { kind: string; results: Array<{ ok: boolean; preview?: { transaction_id: string; action_name: string } }> }; error?: { code: string } }> };
+    assert.equal(out.plan.host, 'fleet-1');
+    assert.ok(out.plan.steps.every((s) => s.ok), JSON.stringify(out.plan.steps));
+    const [two, three] = out.hosts;
+    assert.equal(two!.host, 'fleet-2');
+    assert.equal(two!.proposal!.results[0]!.preview!.action_name, 'CreateGroup');
+    assert.notEqual(two!.proposal!.results[0]!.preview!.transaction_id, out.plan.steps[0]!.preview!.transaction_id);
+    assert.equal(three!.host, 'fleet-3');
+    assert.equal(three!.ok, false);
+    assert.equal(three!.error!.code, 'daemon_unreachable');
   });
 
   test('an unknown host name is refused by the relay before any ssh', async () => {
