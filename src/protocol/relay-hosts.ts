@@ -97,8 +97,9 @@ export function parseScannedKeys(text: string): HostKey[] {
   const keys: HostKey[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim() || line.startsWith('#')) continue;
-    const [, type, key] = line.trim().split(/\s+/);
-    if (type && key && KEY_TYPE.test(type) && /^[A-Za-z0-9+/]+=*$/.test(key)) keys.push({ type, key });
+    const fields = line.trim().split(/\s+/);
+    const [, type, key] = fields;
+    if (fields.length === 3 && type && key && KEY_TYPE.test(type) && /^[A-Za-z0-9+/]+=*$/.test(key)) keys.push({ type, key });
   }
   return keys;
 }
