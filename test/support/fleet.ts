@@ -37,7 +37,9 @@ export interface Workstation {
   airlock(user: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
   /** An account's uid, primary gid and groups, as the workstation's files say. */
   identity(user: string): Promise<{ uid: number; gid: number; groups: number[] }>;
-  relay: ChildProcess;
+  /** Starts the relay as its unit would (its account, group airlock-fleet); resolves once it listens. */
+  startRelay(): Promise<void>;
+  relay: ChildProcess | null;
   relayLog: string[];
 }
 
@@ -116,8 +118,11 @@ async function startHost(name: string, net: { netns: string; address: string }, 
   }
 }
 
-/** The workstation: the relay installed and serving as its account, an `agent` account in airlock-fleet. */
-async function startWorkstation(): Promise<Workstation> {
+/**
+ * The workstation: with `install`, the relay installed and serving as its account and an `agent`
+ * account in airlock-fleet; without, only the accounts a fresh machine has (`agent`, `stranger`).
+ */
+async function startWorkstation(install: boolean): Promise<Workstation> {
   const box = await startSandbox({ command: () => ['/usr/bin/sleep', 'infinity'] });
   const idsOf = async (user: string) => {
     const out = must(await box.run('/usr/bin/id', ['--', user]), `id ${user}`).stdout;
@@ -133,47 +138,58 @@ async function startWorkstation(): Promise<Workstation> {
     const envArgs = Object.entries({ PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', ...env }).map(([k, v]) => `${k}=${v}`);
     return box.run('/usr/bin/env', ['-i', ...envArgs, ...pre, program, ...args]);
   };
-  must(await box.run(process.execPath, [AIRLOCK_JS, 'relay', 'install', '--no-start']), 'relay install');
-  must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '-G', 'airlock-fleet', '--', 'agent']), 'useradd agent');
+  must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '--', 'agent']), 'useradd agent');
   must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '--', 'stranger']), 'useradd stranger');
-  // What systemd's RuntimeDirectory= makes for the unit: the socket's folder, entered by airlock-fleet alone.
-  must(await box.run('/usr/bin/install', ['-d', '-m', '0750', '-o', 'airlock-relay', '-g', 'airlock-fleet', '/run/airlock-relay']), 'the relay socket folder');
   const relayLog: string[] = [];
-  const relay = spawn('/usr/bin/nsenter', ['-t', String(box.pid), '-m', '-u', '-i', '-r', '-w', '--', ...(await setpriv('airlock-relay', 'airlock-fleet')), process.execPath, AIRLOCK_JS, 'relay', 'serve'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' } });
-  relay.stderr!.on('data', (c: Buffer) => relayLog.push(...c.toString().split('\n').filter(Boolean)));
-  for (let i = 0; i < 100 && !relayLog.some((l) => l.includes('listening')); i++) {
-    if (relay.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  if (!relayLog.some((l) => l.includes('listening'))) throw new Error(`the relay did not start: ${relayLog.join('\n')}`);
-  return {
+  const ws: Workstation = {
     box,
     runAs,
     airlock: (user, args, env) => runAs(user, process.execPath, [AIRLOCK_JS, ...args], env),
     identity: idsOf,
-    relay,
+    relay: null,
     relayLog,
+    startRelay: async () => {
+      // What systemd's RuntimeDirectory= makes for the unit: the socket's folder, entered by airlock-fleet alone.
+      must(await box.run('/usr/bin/install', ['-d', '-m', '0750', '-o', 'airlock-relay', '-g', 'airlock-fleet', '/run/airlock-relay']), 'the relay socket folder');
+      const relay = spawn('/usr/bin/nsenter', ['-t', String(box.pid), '-m', '-u', '-i', '-r', '-w', '--', ...(await setpriv('airlock-relay', 'airlock-fleet')), process.execPath, AIRLOCK_JS, 'relay', 'serve'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' } });
+      ws.relay = relay;
+      relay.stderr!.on('data', (c: Buffer) => relayLog.push(...c.toString().split('\n').filter(Boolean)));
+      for (let i = 0; i < 100 && !relayLog.some((l) => l.includes('listening')); i++) {
+        if (relay.exitCode !== null) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (!relayLog.some((l) => l.includes('listening'))) throw new Error(`the relay did not start: ${relayLog.join('\n')}`);
+    },
   };
+  if (install) {
+    must(await ws.airlock('root', ['relay', 'install', '--no-start']), 'relay install');
+    must(await box.run('/usr/sbin/usermod', ['-aG', 'airlock-fleet', '--', 'agent']), 'agent in airlock-fleet');
+    await ws.startRelay();
+  }
+  return ws;
 }
 
 /**
  * N hosts and the workstation, the relay's key authorised on each host (as the dev role) and
- * each host added to the relay with the fingerprint the host itself reads.
+ * each host added to the relay with the fingerprint the host itself reads; with `setUp: false`,
+ * none of that (the README's test does it as the README says).
  */
-export async function startFleet(n: number, opts: { policy?: string } = {}): Promise<Fleet> {
+export async function startFleet(n: number, opts: { policy?: string; setUp?: boolean } = {}): Promise<Fleet> {
+  const setUp = opts.setUp ?? true;
   const tag = String(process.pid % 10000);
   const nets: Array<ReturnType<typeof hostNetwork>> = [];
   const hosts: FleetHost[] = [];
   let ws: Workstation | null = null;
   const stop = async () => {
-    ws?.relay.kill('SIGTERM');
+    ws?.relay?.kill('SIGTERM');
     await Promise.all([ws?.box.stop(), ...hosts.map((h) => h.box.stop())]);
     for (const net of nets) net.remove();
   };
   try {
     for (let i = 1; i <= n; i++) nets.push(hostNetwork(tag, i));
-    ws = await startWorkstation();
+    ws = await startWorkstation(setUp);
     hosts.push(...(await Promise.all(nets.map((net, i) => startHost(`fleet-${i + 1}`, net, opts.policy ?? '')))));
+    if (!setUp) return { hosts, ws, stop };
     const key = must(await ws.airlock('root', ['relay', 'key']), 'relay key').stdout.trim();
     for (const h of hosts) {
       must(await h.airlock(['proxy', 'authorize', key]), `proxy authorize on ${h.name}`);
