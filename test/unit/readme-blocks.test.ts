@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { readmeBlock, readReadme } from '../support/readme.js';
 
 const README = readReadme(join(fileURLToPath(import.meta.url), '..', '..', '..', 'README.md'));
-const FOLLOWED = ['install', 'enrol', 'agent-account', 'flow', 'own-account', 'console', 'console-flow'];
+const FOLLOWED = ['install', 'enrol', 'agent-account', 'flow', 'own-account', 'console', 'console-flow', 'many-hosts-workstation', 'many-hosts-host', 'many-hosts-add', 'many-hosts-agent'];
 
 test('every block the README test follows is there and reads as plain commands', () => {
   const tagged = [...README.matchAll(/<!-- readme-test: ([\w-]+)/g)].map((m) => m[1]);
