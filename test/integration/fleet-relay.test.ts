@@ -34,9 +34,14 @@ describe('many hosts through the relay', { skip: skip ?? false, timeout: 600_000
     await fleet?.stop();
   });
 
-  const agent = (args: string[]) => fleet.ws.airlock('agent', args);
+  const agent = async (args: string[]) => {
+    const r = await fleet.ws.airlock('agent', args);
+    if (r.code !== 0) lastRelayLines = await fleet.ws.relayLog();
+    return r;
+  };
   /** What the relay said lately: why a session failed, when one does. */
-  const relaySaid = () => `\nrelay: ${fleet.ws.relayLog.slice(-6).join('\nrelay: ')}`;
+  let lastRelayLines: string[] = [];
+  const relaySaid = () => `\nrelay: ${lastRelayLines.join('\nrelay: ')}`;
   const json = <T>(r: { code: number; stdout: string; stderr: string }): T => {
     assert.equal(r.code, 0, (r.stderr || r.stdout) + relaySaid());
     return JSON.parse(r.stdout) as T;

@@ -16,7 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { startFleet, AIRLOCK_JS, type Fleet } from '../support/fleet.js';
+import { relayListening, startFleet, AIRLOCK_JS, type Fleet } from '../support/fleet.js';
 import { readmeBlock, type ReadmeLine } from '../support/readme.js';
 import { typeAt } from '../support/terminal.js';
 import { testbedMissing } from '../../src/sandbox/testbed-root.js';
@@ -58,8 +58,8 @@ test("the README's Many hosts section, on three hosts", { skip: skip ?? false, t
       if (args.includes('install')) key = /airlock proxy authorize '([^']+)'/.exec(r.stdout)?.[1] ?? '';
     }
     assert.match(key, /^ssh-ed25519 \S+ airlock-relay@/, 'relay install printed the key for the hosts');
-    // What `systemctl start airlock-relay` (started by install where systemd runs) does here: the relay under its unit's account.
-    await fleet.ws.startRelay();
+    // install started the relay's unit (systemd runs on the workstation).
+    await relayListening(fleet.ws);
   });
 
   const fingerprints = new Map<string, string>();
@@ -82,7 +82,7 @@ test("the README's Many hosts section, on three hosts", { skip: skip ?? false, t
       const words = ours(c.words, key);
       const name = words[words.indexOf('add') + 1]!;
       const { program, args } = asRoot(words);
-      const shown = await typeAt([program, ...args].join(' '), [['[y/N]', (tty) => (tty.includes(fingerprints.get(name)!) ? 'y\n' : 'n\n')]], { via: ['/usr/bin/nsenter', '-t', String(fleet.ws.box.pid), '-m', '-u', '-i', '-r', '-w', '--'] });
+      const shown = await typeAt([program, ...args].join(' '), [['[y/N]', (tty) => (tty.includes(fingerprints.get(name)!) ? 'y\n' : 'n\n')]], { via: ['/usr/bin/nsenter', '-t', String(fleet.ws.box.pid), '-a', '--'] });
       assert.equal(shown.code, 0, `${c.text}\n${shown.out}`);
       assert.match(shown.out, new RegExp(`key ${fingerprints.get(name)!.replace(/[+/]/g, '\\$&')} trusted`));
     }

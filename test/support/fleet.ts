@@ -1,13 +1,12 @@
 /**
- * A fleet for the tests: N booted Debian test-bed hosts, each in a network namespace of its own
- * joined to this machine by a veth pair (a /30 each, in a /24 of the run's own), each with its
- * sshd and an Airlock daemon on the default socket; and a workstation, a throwaway overlay of
- * this host (which shares this machine's network, so it reaches every host), where the relay
- * runs under its own account and the agent under its own. Nothing is mocked: the relay runs the
- * system's ssh, each host's sshd runs the forced proxy, each daemon reads the relay account's
- * credentials from the kernel.
+ * A fleet for the tests: N booted Debian test-bed hosts and a booted workstation, each in a
+ * network namespace of its own on a bridge of the run's own (fleetNetwork); each host with its
+ * sshd and an Airlock daemon on the default socket; the workstation with the relay under its
+ * real unit (its account, its hardening) and the agent under its own account. Nothing is
+ * mocked: systemd runs the relay, the relay runs the system's ssh, each host's sshd runs the
+ * forced proxy, each daemon reads the relay account's credentials from the kernel.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,10 +36,8 @@ export interface Workstation {
   airlock(user: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
   /** An account's uid, primary gid and groups, as the workstation's files say. */
   identity(user: string): Promise<{ uid: number; gid: number; groups: number[] }>;
-  /** Starts the relay as its unit would (its account, group airlock-fleet); resolves once it listens. */
-  startRelay(): Promise<void>;
-  relay: ChildProcess | null;
-  relayLog: string[];
+  /** The relay unit's journal, its last lines. */
+  relayLog(): Promise<string[]>;
 }
 
 export interface Fleet {
@@ -54,32 +51,46 @@ const must = (r: CommandResult, what: string) => {
   return r;
 };
 
-/** The network namespace and veth pair of host `n` (1-based): torn down by the returned function. */
-function hostNetwork(tag: string, n: number): { netns: string; outer: string; address: string; remove(): void } {
-  const ns = `alk-${tag}-${n}`;
-  const outer = `alk${tag}${n}o`.slice(0, 15);
-  const inner = `alk${tag}${n}i`.slice(0, 15);
+/**
+ * The fleet's private network: a bridge on this machine and, per machine n (0: the workstation,
+ * 1..N: the hosts), a network namespace joined to it by a veth pair, with `SUBNET.(10+n)/24`. The
+ * /24 is this run's own, so two runs on one machine never answer for each other.
+ */
+function fleetNetwork(tag: string) {
   const ip = (...args: string[]) => execFileSync(IP, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  // A /24 of this run's own, so two runs on one machine never answer for each other.
   const subnet = `10.231.${Number(tag) % 250}`;
-  ip('netns', 'add', ns);
-  ip('link', 'add', outer, 'type', 'veth', 'peer', 'name', inner);
-  ip('link', 'set', inner, 'netns', ns);
-  ip('addr', 'add', `${subnet}.${4 * n + 1}/30`, 'dev', outer);
-  ip('link', 'set', outer, 'up');
-  ip('-n', ns, 'addr', 'add', `${subnet}.${4 * n + 2}/30`, 'dev', inner);
-  ip('-n', ns, 'link', 'set', inner, 'up');
-  ip('-n', ns, 'link', 'set', 'lo', 'up');
+  const bridge = `alkbr${tag}`.slice(0, 15);
+  const made: Array<{ ns: string; outer: string }> = [];
+  ip('link', 'add', bridge, 'type', 'bridge');
+  ip('link', 'set', bridge, 'up');
   return {
-    netns: `/run/netns/${ns}`,
-    outer,
-    address: `${subnet}.${4 * n + 2}`,
-    remove: () => {
+    /** Machine n's namespace on the bridge: its path for nspawn, and its address. */
+    add(n: number): { netns: string; address: string } {
+      const ns = `alk-${tag}-${n}`;
+      const outer = `alk${tag}v${n}`.slice(0, 15);
+      const inner = `alk${tag}i${n}`.slice(0, 15);
+      ip('netns', 'add', ns);
+      made.push({ ns, outer });
+      ip('link', 'add', outer, 'type', 'veth', 'peer', 'name', inner);
+      ip('link', 'set', outer, 'master', bridge);
+      ip('link', 'set', outer, 'up');
+      ip('link', 'set', inner, 'netns', ns);
+      ip('-n', ns, 'addr', 'add', `${subnet}.${10 + n}/24`, 'dev', inner);
+      ip('-n', ns, 'link', 'set', inner, 'up');
+      ip('-n', ns, 'link', 'set', 'lo', 'up');
+      return { netns: `/run/netns/${ns}`, address: `${subnet}.${10 + n}` };
+    },
+    remove(): void {
+      for (const m of made) {
+        try {
+          ip('link', 'del', m.outer);
+        } catch {}
+        try {
+          ip('netns', 'del', m.ns);
+        } catch {}
+      }
       try {
-        ip('link', 'del', outer);
-      } catch {}
-      try {
-        ip('netns', 'del', ns);
+        ip('link', 'del', bridge);
       } catch {}
     },
   };
@@ -119,54 +130,53 @@ async function startHost(name: string, net: { netns: string; address: string }, 
 }
 
 /**
- * The workstation: with `install`, the relay installed and serving as its account and an `agent`
- * account in airlock-fleet; without, only the accounts a fresh machine has (`agent`, `stranger`).
+ * The workstation: a booted test bed of its own on the fleet's network, with an `agent` and a
+ * `stranger` account. With `install`, `airlock relay install` has run there, so systemd runs the
+ * relay under its real, hardened unit, and the agent is in airlock-fleet.
  */
-async function startWorkstation(install: boolean): Promise<Workstation> {
-  const box = await startSandbox({ command: () => ['/usr/bin/sleep', 'infinity'] });
+async function startWorkstation(net: { netns: string }, install: boolean): Promise<Workstation> {
+  const box = await startSandbox({ mode: 'boot', lower: buildTestbedRoot(), netns: net.netns, command: () => [] });
   const idsOf = async (user: string) => {
     const out = must(await box.run('/usr/bin/id', ['--', user]), `id ${user}`).stdout;
     return { uid: Number(/uid=(\d+)/.exec(out)![1]), gid: Number(/gid=(\d+)/.exec(out)![1]), groups: [...out.matchAll(/(\d+)\(/g)].slice(2).map((m) => Number(m[1])) };
   };
-  const setpriv = async (user: string, group?: string) => {
-    const id = await idsOf(user);
-    const gid = group === undefined ? id.gid : Number(must(await box.run('/usr/bin/getent', ['group', group]), `getent ${group}`).stdout.split(':')[2]);
-    return ['/usr/bin/setpriv', `--reuid=${id.uid}`, `--regid=${gid}`, `--groups=${[id.gid, ...id.groups].join(',')}`, '--inh-caps=-all', '--'];
-  };
   const runAs = async (user: string, program: string, args: string[], env: Record<string, string> = {}) => {
-    const pre = user === 'root' ? [] : await setpriv(user);
+    const id = user === 'root' ? null : await idsOf(user);
+    const pre = id ? ['/usr/bin/setpriv', `--reuid=${id.uid}`, `--regid=${id.gid}`, `--groups=${[id.gid, ...id.groups].join(',')}`, '--inh-caps=-all', '--'] : [];
     const envArgs = Object.entries({ PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', ...env }).map(([k, v]) => `${k}=${v}`);
     return box.run('/usr/bin/env', ['-i', ...envArgs, ...pre, program, ...args]);
   };
-  must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '--', 'agent']), 'useradd agent');
-  must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '--', 'stranger']), 'useradd stranger');
-  const relayLog: string[] = [];
-  const ws: Workstation = {
-    box,
-    runAs,
-    airlock: (user, args, env) => runAs(user, process.execPath, [AIRLOCK_JS, ...args], env),
-    identity: idsOf,
-    relay: null,
-    relayLog,
-    startRelay: async () => {
-      // What systemd's RuntimeDirectory= makes for the unit: the socket's folder, entered by airlock-fleet alone.
-      must(await box.run('/usr/bin/install', ['-d', '-m', '0750', '-o', 'airlock-relay', '-g', 'airlock-fleet', '/run/airlock-relay']), 'the relay socket folder');
-      const relay = spawn('/usr/bin/nsenter', ['-t', String(box.pid), '-m', '-u', '-i', '-r', '-w', '--', ...(await setpriv('airlock-relay', 'airlock-fleet')), process.execPath, AIRLOCK_JS, 'relay', 'serve'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' } });
-      ws.relay = relay;
-      relay.stderr!.on('data', (c: Buffer) => relayLog.push(...c.toString().split('\n').filter(Boolean)));
-      for (let i = 0; i < 100 && !relayLog.some((l) => l.includes('listening')); i++) {
-        if (relay.exitCode !== null) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      if (!relayLog.some((l) => l.includes('listening'))) throw new Error(`the relay did not start: ${relayLog.join('\n')}`);
-    },
-  };
-  if (install) {
-    must(await ws.airlock('root', ['relay', 'install', '--no-start']), 'relay install');
-    must(await box.run('/usr/sbin/usermod', ['-aG', 'airlock-fleet', '--', 'agent']), 'agent in airlock-fleet');
-    await ws.startRelay();
+  try {
+    must(await box.run('/usr/bin/hostname', ['workstation']), 'hostname');
+    must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '--', 'agent']), 'useradd agent');
+    must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '--', 'stranger']), 'useradd stranger');
+    const ws: Workstation = {
+      box,
+      runAs,
+      airlock: (user, args, env) => runAs(user, process.execPath, [AIRLOCK_JS, ...args], env),
+      identity: idsOf,
+      relayLog: async () => (await box.run('/usr/bin/journalctl', ['-u', 'airlock-relay', '--no-pager', '-n', '12', '-o', 'cat'])).stdout.split('\n').filter(Boolean),
+    };
+    if (install) {
+      must(await ws.airlock('root', ['relay', 'install']), 'relay install');
+      must(await box.run('/usr/sbin/usermod', ['-aG', 'airlock-fleet', '--', 'agent']), 'agent in airlock-fleet');
+      await relayListening(ws);
+    }
+    return ws;
+  } catch (e) {
+    await box.stop();
+    throw e;
   }
-  return ws;
+}
+
+/** Resolves once the relay's unit listens, or throws with what its journal says. */
+export async function relayListening(ws: Workstation): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await ws.relayLog()).some((l) => l.includes('listening'))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const status = await ws.box.run('/usr/bin/systemctl', ['status', '--no-pager', 'airlock-relay']);
+  throw new Error(`the relay's unit did not start:\n${status.stdout}\n${(await ws.relayLog()).join('\n')}`);
 }
 
 /**
@@ -177,17 +187,16 @@ async function startWorkstation(install: boolean): Promise<Workstation> {
 export async function startFleet(n: number, opts: { policy?: string; setUp?: boolean } = {}): Promise<Fleet> {
   const setUp = opts.setUp ?? true;
   const tag = String(process.pid % 10000);
-  const nets: Array<ReturnType<typeof hostNetwork>> = [];
+  const network = fleetNetwork(tag);
   const hosts: FleetHost[] = [];
   let ws: Workstation | null = null;
   const stop = async () => {
-    ws?.relay?.kill('SIGTERM');
     await Promise.all([ws?.box.stop(), ...hosts.map((h) => h.box.stop())]);
-    for (const net of nets) net.remove();
+    network.remove();
   };
   try {
-    for (let i = 1; i <= n; i++) nets.push(hostNetwork(tag, i));
-    ws = await startWorkstation(setUp);
+    const nets = Array.from({ length: n }, (_, i) => network.add(i + 1));
+    ws = await startWorkstation(network.add(0), setUp);
     hosts.push(...(await Promise.all(nets.map((net, i) => startHost(`fleet-${i + 1}`, net, opts.policy ?? '')))));
     if (!setUp) return { hosts, ws, stop };
     const key = must(await ws.airlock('root', ['relay', 'key']), 'relay key').stdout.trim();
