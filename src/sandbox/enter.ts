@@ -7,16 +7,23 @@
  *   boot    boots the overlay with systemd-nspawn (private network, the `shared`
  *           directory, this Node binary and the project bound in at their own paths); the
  *           container's init is the sandbox pid. COMMAND is unused here: the
- *           caller starts it inside once the container runs.
- * argv: BASE LOWER MODE PROJECT -- COMMAND...
+ *           caller starts it inside once the container runs. With --bare, neither this
+ *           Node nor the project is bound in (a host that installs Airlock's package itself);
+ *           with --netns PATH, the container joins that network namespace (a link the
+ *           caller made to a private network of its own) instead of a private one of its own.
+ * argv: BASE LOWER MODE PROJECT [--bare] [--netns PATH] -- COMMAND...
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [base, lower, mode, project, sep, ...command] = process.argv.slice(2);
-if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || sep !== '--') {
-  process.stderr.write('usage: enter BASE LOWER chroot|boot PROJECT -- COMMAND...\n');
+const [base, lower, mode, project, ...rest] = process.argv.slice(2);
+const flags = rest.slice(0, Math.max(0, rest.indexOf('--')));
+const command = rest.slice(flags.length + 1);
+const bare = flags.includes('--bare');
+const netns = flags.includes('--netns') ? flags[flags.indexOf('--netns') + 1] : undefined;
+if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || !rest.includes('--') || (flags.includes('--netns') && !netns?.startsWith('/'))) {
+  process.stderr.write('usage: enter BASE LOWER chroot|boot PROJECT [--bare] [--netns PATH] -- COMMAND...\n');
   process.exit(2);
 }
 /** A checkout whose node_modules is a link elsewhere (a git worktree sharing one): that folder is bound in too. */
@@ -43,7 +50,12 @@ if (mode === 'chroot') {
 } else {
   child = spawn(
     '/usr/bin/systemd-nspawn',
-    ['-D', merged, '-b', '--register=no', '--keep-unit', '--private-network', '--quiet', `--bind-ro=${process.execPath}`, `--bind-ro=${project}`, ...modulesElsewhere(), `--bind=${shared}`],
+    [
+      '-D', merged, '-b', '--register=no', '--keep-unit', '--quiet',
+      ...(netns ? [`--network-namespace-path=${netns}`] : ['--private-network']),
+      ...(bare ? [] : [`--bind-ro=${process.execPath}`, `--bind-ro=${project}`, ...modulesElsewhere()]),
+      `--bind=${shared}`,
+    ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   // nspawn forks a short-lived helper before the container's init: publish the pid of the

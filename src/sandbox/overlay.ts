@@ -37,7 +37,7 @@ export interface Sandbox {
 }
 
 export interface SandboxOptions {
-  /** argv of the command to run inside (argv[0] absolute), given the shared directory's path. */
+  /** argv of the command to run inside (argv[0] absolute), given the shared directory's path; in a booted container, none (`[]`) starts nothing. */
   command: (shared: string) => string[];
   /**
    * chroot (default): an overlay of this host's `/`, no init; the command's pid is the sandbox pid.
@@ -52,6 +52,10 @@ export interface SandboxOptions {
   prepare?: (shared: string) => void;
   /** chroot: the first uid of the block to take (the one a kept state was made in); default: any free one. */
   uidBlock?: number;
+  /** boot: bind neither this Node nor the project into the container, and start no command (a host that installs Airlock's package itself). */
+  bare?: boolean;
+  /** boot: the network namespace the container joins (`/run/netns/NAME`), instead of a private network of its own. */
+  netns?: string;
   /** Undoes what prepare did that removing the directory cannot (an unmount): after the command stopped, before the shared directory is moved or removed. */
   cleanup?: (shared: string) => void;
 }
@@ -85,7 +89,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   }
   const child = spawn(
     '/usr/bin/unshare',
-    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
+    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, ...(opts.bare ? ['--bare'] : []), ...(opts.netns ? ['--netns', opts.netns] : []), '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env } },
   );
   const lines = (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach((l) => opts.onOutput?.(l));
@@ -148,9 +152,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       }
       if (!/^(running|degraded)/.test(boot.stdout)) throw new Error(`the test-bed container did not boot: ${boot.stdout}${boot.stderr}`);
       const [program, ...args] = opts.command(shared);
-      const env = Object.entries(opts.env ?? {}).map(([k, v]) => `--setenv=${k}=${v}`);
-      const started = await run('/usr/bin/systemd-run', [`--unit=${SANDBOXED_UNIT}`, '--quiet', ...env, '--', program!, ...args]);
-      if (started.code !== 0) throw new Error(`could not start the command in the container: ${started.stderr}`);
+      // A bare host starts nothing here: it installs Airlock's package, whose unit starts the daemon.
+      if (program !== undefined) {
+        const env = Object.entries(opts.env ?? {}).map(([k, v]) => `--setenv=${k}=${v}`);
+        const started = await run('/usr/bin/systemd-run', [`--unit=${SANDBOXED_UNIT}`, '--quiet', ...env, '--', program, ...args]);
+        if (started.code !== 0) throw new Error(`could not start the command in the container: ${started.stderr}`);
+      }
     }
   } catch (e) {
     await stop();
