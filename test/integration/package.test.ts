@@ -47,8 +47,9 @@ async function waitActive(): Promise<void> {
   const active = await clean(box, ['/usr/bin/systemctl', 'is-active', 'airlock']);
   assert.equal(active.stdout.trim(), 'active', (await clean(box, ['/usr/bin/journalctl', '-u', 'airlock', '--no-pager', '-n', '30'])).stdout);
 }
+/** The log verified through the daemon with the key kept from the first install (the upgrade must not have made a new one). */
 async function auditEntries(): Promise<number> {
-  const r = await as('root', ['audit', 'verify', '--json']);
+  const r = await as('root', ['audit', 'verify', '--pubkey', '/root/audit-first.pub', '--json']);
   const report = JSON.parse(r.stdout) as { status: string; entries: number };
   assert.equal(report.status, 'intact', r.stdout + r.stderr);
   return report.entries;
@@ -72,6 +73,14 @@ test('the package: an offline install, a root-owned tree doctor trusts, an upgra
     assert.ok(c?.ok, `doctor's ${name} check: ${JSON.stringify(c)}`);
   }
   assert.match(doctor.checks.find((x) => x.name === 'daemon code')!.detail, /from \/usr\/lib\/airlock are root's/);
+  // The check is not vacuous: one module others may write and doctor fails, naming it.
+  const deep = '/usr/lib/airlock/node_modules/commander/lib/command.js';
+  await root(['/usr/bin/chmod', 'g+w', '--', deep]);
+  const loosened = JSON.parse((await as('root', ['doctor', '--json'])).stdout) as typeof doctor;
+  await root(['/usr/bin/chmod', 'g-w', '--', deep]);
+  const code = loosened.checks.find((x) => x.name === 'daemon code');
+  assert.equal(code?.ok, false);
+  assert.match(code!.detail, /commander\/lib\/command\.js is writable by its group/);
   for (const g of PURGED.groups) await root(['/usr/bin/getent', 'group', g]);
   assert.match(await root(['/usr/bin/id', 'airlock-console']), /airlock-observer/);
   assert.equal(await root(['/usr/bin/stat', '-c', '%a %U', '/var/lib/airlock']), '700 root\n');
@@ -90,6 +99,7 @@ test('the package: an offline install, a root-owned tree doctor trusts, an upgra
   assert.equal(preview.code, 0, preview.stderr + preview.stdout);
   const tx = (JSON.parse(preview.stdout) as { transaction_id: string }).transaction_id;
   assert.match(tx, /^tx_[0-9a-f]{24}$/);
+  await root(['/usr/bin/cp', '/var/lib/airlock/audit.pub', '/root/audit-first.pub']);
   const before = await auditEntries();
   assert.ok(before > 0);
 

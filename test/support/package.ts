@@ -17,9 +17,12 @@ import { nodeDeb } from './node-deb.js';
 const PROJECT = join(fileURLToPath(import.meta.url), '..', '..', '..');
 const git = (args: string[]) => execFileSync('/usr/bin/git', args, { cwd: PROJECT, maxBuffer: 256 * 1024 * 1024 }).toString();
 
-/** What the package is built from: HEAD, and what the working tree changes on top of it. */
+/** What scripts/package.ts reads from the checkout (a test's own edits do not make a new package). */
+const PACKAGED_PATHS = ['src', 'bin', 'console', 'scripts', 'native', 'package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'docs'];
+
+/** What the package is built from: HEAD, and what the working tree changes there on top of it. */
 function codeKey(): string {
-  return `${git(['rev-parse', 'HEAD']).trim()} ${createHash('sha256').update(git(['diff', 'HEAD', '--binary'])).digest('hex')}`;
+  return `${git(['rev-parse', 'HEAD']).trim()} ${createHash('sha256').update(git(['diff', 'HEAD', '--binary', '--', ...PACKAGED_PATHS])).digest('hex')}`;
 }
 
 export async function buildPackage(version = packageVersion()): Promise<{ deb: string; built: boolean; ms: number }> {
