@@ -9,6 +9,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { buildTestbedRoot } from '../../src/sandbox/testbed-root.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/overlay.js';
 import { PURGED } from '../../src/cli/uninstall.js';
@@ -26,7 +28,7 @@ before(async () => {
   const old = await buildPackage(OLD);
   const neu = await buildPackage(NEW);
   debs = { old: old.deb, new: neu.deb };
-  timings.push(`builds ${old.built ? `${(old.ms / 1000).toFixed(0)} s` : 'cached'} + ${neu.built ? `${(neu.ms / 1000).toFixed(0)} s` : 'cached'} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  timings.push(`.deb ${(statSync(old.deb).size / 1024 / 1024).toFixed(1)} MB`, `builds ${old.built ? `${(old.ms / 1000).toFixed(0)} s` : 'cached'} + ${neu.built ? `${(neu.ms / 1000).toFixed(0)} s` : 'cached'} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   box = await startSandbox({ mode: 'boot', lower: buildTestbedRoot(), bare: true, command: () => [] });
 });
 after(async () => {
@@ -57,6 +59,11 @@ async function auditEntries(): Promise<number> {
 
 test('the package: an offline install, a root-owned tree doctor trusts, an upgrade on the same state, remove keeps the trail, purge removes it', async () => {
   assert.equal(await exists('/usr/bin/node'), false, 'a bare test bed: no Node until the nodejs package brings it');
+  // The README's check, on the server: the .sha256 beside the .deb verifies it, and a changed byte fails it.
+  for (const f of [debs.old, `${debs.old}.sha256`]) copyFileSync(f, join(box.shared, basename(f)));
+  await root(['/usr/bin/env', '-C', box.shared, '/usr/bin/sha256sum', '-c', `${basename(debs.old)}.sha256`]);
+  writeFileSync(join(box.shared, `${basename(debs.old)}.sha256`), readFileSync(`${debs.old}.sha256`, 'utf8').replace(/^./, (c) => (c === '0' ? '1' : '0')));
+  assert.notEqual((await clean(box, ['/usr/bin/env', '-C', box.shared, '/usr/bin/sha256sum', '-c', `${basename(debs.old)}.sha256`])).code, 0, 'another sha256 does not verify');
   let t = Date.now();
   await installPackage(box, debs.old);
   await waitActive();
