@@ -2,9 +2,20 @@
 import type { Command } from 'commander';
 import { AirlockClient, socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
+import { escapeText } from '../protocol/escape-text.js';
 import { printJson } from './ui.js';
 
-const open = (cmd: Command) => AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
+/** The host named by --host or $AIRLOCK_HOST (reached through the relay), or null for this host's daemon. */
+export const targetHost = (cmd: Command): string | null => (cmd.optsWithGlobals().host as string | undefined) ?? process.env.AIRLOCK_HOST ?? null;
+
+const open = async (cmd: Command) => {
+  const host = targetHost(cmd);
+  if (host === null) return AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
+  const cl = await AirlockClient.connect(undefined, { client: 'airlock-cli/0.1', host });
+  // Every answer says which host it comes from: on stderr, so stdout stays the answer alone.
+  process.stderr.write(`airlock: ${host} (${escapeText(cl.remote ?? '?', 'line')}), through the relay\n`);
+  return cl;
+};
 
 async function using<T>(cl: AirlockClient, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
   try {

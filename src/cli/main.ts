@@ -33,6 +33,7 @@ import { sessionsCommand } from './sessions.js';
 import { keysCommand } from './keys.js';
 import { EXIT } from './ui.js';
 import { setupCommand } from './setup/index.js';
+import { hostsCommand, proxyCommand, relayCommand } from './fleet.js';
 
 const program = new Command('airlock')
   .description(
@@ -41,6 +42,7 @@ const program = new Command('airlock')
   )
   .version('0.1.0')
   .option('-s, --socket <path>', 'daemon socket (default $AIRLOCK_SOCKET or /run/airlock/airlock.sock)')
+  .option('-H, --host <name>', "reach that host's daemon through the relay (default $AIRLOCK_HOST; `airlock hosts` lists the names)")
   .showHelpAfterError('(add --help for usage)')
   .addHelpText(
     'after',
@@ -345,6 +347,9 @@ program.addCommand(inboxCommand());
 program.addCommand(tokenCommand());
 program.addCommand(mcpServerCommand());
 program.addCommand(setupCommand());
+program.addCommand(relayCommand());
+program.addCommand(hostsCommand());
+program.addCommand(proxyCommand());
 
 
 program

@@ -7,12 +7,18 @@ import { randomBytes } from 'node:crypto';
 import { AirlockError, type WireError } from '../protocol/errors.js';
 import { decodeBody, encodeFrame, FrameReader } from '../protocol/framing.js';
 import { DEFAULT_SOCKET } from '../protocol/defaults.js';
+import { checkHostName, DEFAULT_RELAY_SOCKET, type RelayedMessage } from '../protocol/relay.js';
 import { isRecorded, PROTOCOL, type ApprovalGrant, type ApproveResult, type OutputNotice, type WelcomeMessage } from '../protocol/messages.js';
 import type { Method, ParamsArg, ResultOf } from '../protocol/methods.js';
 
 /** Where the daemon is: a Unix socket path, or tcp:HOST:PORT (then a token is needed). */
 export function socketPath(explicit?: string): string {
   return explicit ?? process.env.AIRLOCK_SOCKET ?? DEFAULT_SOCKET;
+}
+
+/** The relay's socket, through which a host is reached by name: $AIRLOCK_RELAY, else the default. */
+export function relaySocket(): string {
+  return process.env.AIRLOCK_RELAY ?? DEFAULT_RELAY_SOCKET;
 }
 
 /** tcp:127.0.0.1:7070 or tcp:[::1]:7070 -> host and port; anything else is a socket path. */
@@ -28,14 +34,22 @@ export class AirlockClient {
     private readonly sock: net.Socket,
     readonly welcome: WelcomeMessage,
     private readonly timeoutMs: number,
+    /** The host this client speaks to through the relay (its name in the relay's list), or null for this host's daemon. */
+    readonly host: string | null = null,
+    /** Through the relay: the host's own name for itself, escaped (the relay's `remote`). */
+    readonly remote: string | null = null,
   ) {}
 
   /**
    * `token` (default $AIRLOCK_TOKEN) is sent in the hello: TCP and token-socket listeners
    * need it; the Unix socket ignores it, since the kernel says who is asking there.
+   * `host` reaches that host's daemon through the relay (`path` is then the relay's socket,
+   * default relaySocket()): the relay's greeting first, then the same hello.
    */
-  static async connect(path = socketPath(), opts: { timeoutMs?: number; client?: string; token?: string } = {}): Promise<AirlockClient> {
+  static async connect(path?: string, opts: { timeoutMs?: number; client?: string; token?: string; host?: string } = {}): Promise<AirlockClient> {
     const timeoutMs = opts.timeoutMs ?? 15 * 60_000;
+    const host = opts.host === undefined ? null : checkHostName(opts.host);
+    path ??= host === null ? socketPath() : relaySocket();
     const tcp = tcpTarget(path);
     const sock = tcp ? net.createConnection(tcp.port, tcp.host) : net.createConnection(path);
     const token = opts.token ?? process.env.AIRLOCK_TOKEN;
@@ -46,17 +60,30 @@ export class AirlockClient {
           new AirlockError(
             'transient',
             'daemon_unreachable',
-            `cannot reach the Airlock daemon at ${path} (${e.code ?? e.message})`,
-            e.code === 'EACCES' ? 'you lack permission on the socket directory' : 'start it with `sudo airlock daemon` or `sudo systemctl start airlock`, or set AIRLOCK_SOCKET',
+            host === null ? `cannot reach the Airlock daemon at ${path} (${e.code ?? e.message})` : `cannot reach the Airlock relay at ${path} to reach ${host} (${e.code ?? e.message})`,
+            host === null
+              ? e.code === 'EACCES' ? 'you lack permission on the socket directory' : 'start it with `sudo airlock daemon` or `sudo systemctl start airlock`, or set AIRLOCK_SOCKET'
+              : e.code === 'EACCES' ? 'this account is not in the airlock-fleet group: a person adds it (`sudo usermod -aG airlock-fleet ACCOUNT`), then log in again' : 'start it with `sudo systemctl start airlock-relay`, or set AIRLOCK_RELAY',
           ),
         ),
       );
     });
     const reader = new FrameReader();
     let client: AirlockClient | null = null;
+    const hello = () => sock.write(encodeFrame({ type: 'hello', protocol: PROTOCOL, client: opts.client ?? 'airlock-client/0.1', ...(token ? { token } : {}) }));
+    // Through the relay, its answer comes first; the hello goes once the remote daemon is reached.
+    let relayed = host === null;
+    let remote: string | null = null;
     const welcome = await new Promise<WelcomeMessage>((resolve, reject) => {
       const onFrame = (msg: any) => {
         if (client) return client.onMessage(msg);
+        if (!relayed) {
+          if (msg?.ok === false) return reject(AirlockError.fromWire(msg.error as WireError));
+          if ((msg as RelayedMessage)?.type !== 'relayed' || msg.host !== host) return reject(new AirlockError('validation', 'bad_handshake', 'the relay answered with something unexpected'));
+          relayed = true;
+          remote = typeof msg.remote === 'string' ? msg.remote : null;
+          return hello();
+        }
         if (msg?.type === 'welcome') return resolve(msg as WelcomeMessage);
         if (msg?.ok === false) return reject(AirlockError.fromWire(msg.error as WireError));
         reject(new AirlockError('validation', 'bad_handshake', 'the daemon answered hello with something unexpected'));
@@ -69,14 +96,15 @@ export class AirlockClient {
         }
       });
       sock.on('close', () => {
-        const err = new AirlockError('transient', 'connection_closed', 'the daemon closed the connection');
+        const err = new AirlockError('transient', 'connection_closed', host === null ? 'the daemon closed the connection' : `the connection to ${host} through the relay closed`);
         if (!client) reject(err);
         else client.failAll(err);
       });
       sock.on('error', () => {});
-      sock.write(encodeFrame({ type: 'hello', protocol: PROTOCOL, client: opts.client ?? 'airlock-client/0.1', ...(token ? { token } : {}) }));
+      if (host === null) hello();
+      else sock.write(encodeFrame({ type: 'relay', host }));
     });
-    client = new AirlockClient(sock, welcome, timeoutMs);
+    client = new AirlockClient(sock, welcome, timeoutMs, host, remote);
     return client;
   }
 

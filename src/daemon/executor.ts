@@ -17,7 +17,7 @@ import { RESOURCE_LOCKS, commandTexts, reversibleWhenDone, stepPaths, verdictPro
 import type { ProgramTable } from './programs.js';
 import { shellViolation } from '../catalogue/programs.js';
 import { atomicWrite, checkAllowed, deleteFile, readRegularFile, restore, snapshot, type FileSnapshot } from './safe-fs.js';
-import { native } from './native.js';
+import { native } from '../native/addon.js';
 import { QUOTE_WINDOW, releaseOutput } from './output.js';
 import { Slots } from './slots.js';
 import { runContext } from './run-context.js';

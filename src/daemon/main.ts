@@ -39,7 +39,7 @@ import { logMaskOverruns, maskPool } from './output.js';
 import { daemonLogLine } from './log-lines.js';
 import { AirlockService } from './service.js';
 import { VerbContext } from './verbs/context.js';
-import { native } from './native.js';
+import { native } from '../native/addon.js';
 import { SecondFactor } from './second-factor.js';
 import { RetentionSweep } from './retention.js';
 import { openTotpSeal } from './totp-seal.js';

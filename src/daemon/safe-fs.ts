@@ -16,7 +16,7 @@ import { dirname, basename } from 'node:path';
 import { AirlockError } from '../protocol/errors.js';
 import type { Owner } from '../catalogue/mechanism.js';
 import { matchesGlob } from '../catalogue/params.js';
-import { native } from './native.js';
+import { native } from '../native/addon.js';
 
 const { ENOENT, ENOSYS, EPERM } = osConstants.errno;
 /** Whether readRegularFile's native read is in use: false once the kernel refused openat2. */
@@ -144,7 +144,7 @@ async function readIn(dir: HeldDir, name: string, path: string, limit: number): 
 /**
  * A regular file's bytes (null when it or a directory above it is absent), refusing a link at
  * any component, a second hard link, anything but a regular file, and more than `limit` bytes.
- * The common case (readable, or absent) is one native job (native.ts readNoFollow); everything
+ * The common case (readable, or absent) is one native job (src/native/addon.ts readNoFollow); everything
  * else takes the walk below, which refuses with the reason and the component it names.
  */
 export async function readRegularFile(path: string, limit = MAX_FILE_BYTES): Promise<Buffer | null> {

@@ -10,7 +10,7 @@
  */
 import net from 'node:net';
 import { chmodSync, unlinkSync, existsSync, lstatSync } from 'node:fs';
-import { native } from './native.js';
+import { native } from '../native/addon.js';
 import { resolveIdentity, type Identity } from './identity.js';
 import type { TokenTable } from './tokens.js';
 import type { AirlockService } from './service.js';

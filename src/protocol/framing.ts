@@ -98,6 +98,13 @@ export class FrameReader {
     return out;
   }
 
+  /** Every byte held and not yet taken as a frame, in one buffer (what follows a greeting). */
+  drain(): Buffer {
+    const rest = this.size === 0 ? Buffer.alloc(0) : this.take(this.size);
+    this.need = -1;
+    return rest;
+  }
+
   /** Bytes held that no frame taken so far covered. */
   get pending(): number {
     return this.size;
@@ -133,4 +140,42 @@ export class FrameReader {
     }
     return out;
   }
+}
+
+/**
+ * The first frame of a byte stream that carries other bytes after it (the relay's and the
+ * proxy's greetings): at most `max` bytes buffered, within `timeoutMs`; the bytes that came
+ * after it are handed back unread. The stream is paused again before this resolves, so nothing
+ * is lost between the greeting and the pipe that follows.
+ */
+export function readFirstFrame(stream: NodeJS.ReadableStream & { pause(): unknown; resume(): unknown }, max: number, timeoutMs: number): Promise<{ message: unknown; rest: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const reader = new FrameReader(max);
+    const done = (err: Error | null, value?: { message: unknown; rest: Buffer }) => {
+      clearTimeout(timer);
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+      stream.pause();
+      if (err) reject(err);
+      else resolve(value!);
+    };
+    const onData = (chunk: Buffer) => {
+      try {
+        reader.append(chunk);
+        const body = reader.next();
+        if (body === null) return;
+        done(null, { message: decodeBody(body), rest: reader.drain() });
+      } catch (e) {
+        done(e as Error);
+      }
+    };
+    const onEnd = () => done(new AirlockError('transient', 'connection_closed', 'the other side closed the connection before its first message'));
+    const onError = (e: Error) => done(e);
+    const timer = setTimeout(() => done(new AirlockError('transient', 'timeout', `no first message within ${timeoutMs / 1000} s`)), timeoutMs);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+    stream.resume();
+  });
 }

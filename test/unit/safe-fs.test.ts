@@ -10,7 +10,7 @@ import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { native } from '../../src/daemon/native.js';
+import { native } from '../../src/native/addon.js';
 import { atomicWrite, checkAllowed, deleteFile, HeldDir, readRegularFile, readRegularFileByWalk, restore, snapshot } from '../../src/daemon/safe-fs.js';
 
 function scratch(fn: (d: string) => Promise<void>) {

@@ -1,0 +1,121 @@
+/**
+ * `airlock relay install` (root, on the agent's workstation): the relay's system account and
+ * group, the airlock-fleet group of the accounts that may use it, its configuration folder
+ * (root's, readable by the relay's group alone), an Ed25519 key made by the system's
+ * ssh-keygen (the private half root's, readable by the relay's group alone), an empty host
+ * list, and a hardened unit. It never replaces a key or a host list that is there already.
+ * `airlock relay key` prints the public key.
+ */
+import { chmodSync, chownSync, existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { parseGroup } from '../protocol/account-files.js';
+import { AirlockError } from '../protocol/errors.js';
+import { RELAY_ACCOUNT, RELAY_USERS_GROUP } from '../protocol/relay.js';
+import { formatHosts } from '../protocol/relay-hosts.js';
+import { makeFolderSafely, writeFileSafely } from '../protocol/safe-write.js';
+import { CHECKOUT, groupExists, requireRoot, run, systemdRunning } from './installation.js';
+import { relayFiles } from './relay-files.js';
+import { c, printJson } from './ui.js';
+
+export const RELAY_UNIT_PATH = '/etc/systemd/system/airlock-relay.service';
+
+export function relayUnitFile(configDir: string): string {
+  return `[Unit]
+Description=Airlock relay: reaches hosts by name for local agents; the only holder of the SSH key
+Documentation=file://${CHECKOUT}/README.md
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=simple
+User=${RELAY_ACCOUNT}
+# The socket's folder is group ${RELAY_USERS_GROUP}'s to enter; the key is group ${RELAY_ACCOUNT}'s to read.
+Group=${RELAY_USERS_GROUP}
+SupplementaryGroups=${RELAY_ACCOUNT}
+ExecStart=${process.execPath} ${join(CHECKOUT, 'bin', 'airlock.js')} relay serve --config-dir ${configDir}
+Restart=on-failure
+RestartSec=2
+RuntimeDirectory=airlock-relay
+RuntimeDirectoryMode=0750
+UMask=0077
+# It runs ssh and passes bytes: nothing else.
+NoNewPrivileges=yes
+CapabilityBoundingSet=
+AmbientCapabilities=
+ProtectSystem=strict
+ProtectHome=yes
+PrivateTmp=yes
+PrivateDevices=yes
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectKernelLogs=yes
+ProtectControlGroups=yes
+ProtectClock=yes
+ProtectHostname=yes
+ProtectProc=invisible
+RestrictSUIDSGID=yes
+RestrictNamespaces=yes
+RestrictRealtime=yes
+LockPersonality=yes
+SystemCallArchitectures=native
+RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
+ReadOnlyPaths=${configDir}
+
+[Install]
+WantedBy=multi-user.target
+`;
+}
+
+export async function relayInstall(o: { start: boolean; configDir: string; json?: boolean }): Promise<void> {
+  requireRoot('relay install');
+  const done: string[] = [];
+  const files = relayFiles(o.configDir);
+  for (const g of [RELAY_ACCOUNT, RELAY_USERS_GROUP]) {
+    if (!groupExists(g)) {
+      run('/usr/sbin/groupadd', ['--system', '--', g]);
+      done.push(`created group ${g}`);
+    }
+  }
+  if (!existsSync('/etc/passwd') || !/^airlock-relay:/m.test(readFileSync('/etc/passwd', 'utf8'))) {
+    run('/usr/sbin/useradd', ['--system', '--gid', RELAY_ACCOUNT, '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--', RELAY_ACCOUNT]);
+    done.push(`created the system account ${RELAY_ACCOUNT} (no shell, no home)`);
+  }
+  const relayGid = parseGroup(readFileSync('/etc/group', 'utf8')).find((g) => g.name === RELAY_ACCOUNT)!.gid;
+  makeFolderSafely(o.configDir, 0o750, { uid: 0, gid: relayGid });
+  done.push(`folder ${o.configDir} (0750, root:${RELAY_ACCOUNT}): the key, the host list and the trusted host keys`);
+  if (!existsSync(files.key)) {
+    // The folder is root's alone to write: ssh-keygen makes the pair there, then its group may read the private half.
+    run('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `airlock-relay@${hostname()}`, '-f', files.key]);
+    done.push(`made the relay's key ${files.key}`);
+  } else done.push(`kept the relay's key ${files.key}`);
+  chownSync(files.key, 0, relayGid);
+  chmodSync(files.key, 0o640);
+  chmodSync(files.publicKey, 0o644);
+  if (!existsSync(files.hosts)) {
+    writeFileSafely(files.hosts, formatHosts(new Map()), { mode: 0o640, owner: { uid: 0, gid: relayGid }, exclusive: true });
+    done.push(`wrote an empty host list ${files.hosts} (0640, root:${RELAY_ACCOUNT})`);
+  }
+  if (!existsSync(files.knownHosts)) writeFileSafely(files.knownHosts, '', { mode: 0o644, exclusive: true });
+  writeFileSafely(RELAY_UNIT_PATH, relayUnitFile(o.configDir), { mode: 0o644, folders: { mode: 0o755 } });
+  done.push(`wrote ${RELAY_UNIT_PATH}`);
+  if (o.start && systemdRunning()) {
+    run('/usr/bin/systemctl', ['daemon-reload']);
+    run('/usr/bin/systemctl', ['enable', '--now', 'airlock-relay.service']);
+    done.push('enabled and started airlock-relay.service');
+  }
+  const key = readFileSync(files.publicKey, 'utf8').trim();
+  if (o.json) return printJson({ ok: true, done, public_key: key });
+  process.stdout.write(
+    done.map((d) => `${c.green('✓')} ${d}\n`).join('') +
+      `\n${c.cyan('next')}  on each host, as root:  airlock proxy authorize '${key}'\n` +
+      `${c.cyan('then')}  here:  sudo airlock hosts add NAME [USER@]ADDRESS[:PORT]   (for each host; check the fingerprint it shows)\n` +
+      `${c.cyan('and')}   sudo usermod -aG ${RELAY_USERS_GROUP} AGENT_ACCOUNT   (the agent reaches hosts as: airlock --host NAME ...)\n`,
+  );
+}
+
+export async function relayKey(o: { configDir: string }): Promise<void> {
+  const path = relayFiles(o.configDir).publicKey;
+  if (!existsSync(path)) throw new AirlockError('validation', 'no_relay_key', `there is no relay key at ${path}`, 'run `sudo airlock relay install`');
+  process.stdout.write(readFileSync(path, 'utf8'));
+}

@@ -1,0 +1,108 @@
+/**
+ * Many hosts through the relay, for real: three booted Debian test-bed hosts on a private
+ * network, each with sshd and its daemon; the relay on a workstation under its own account,
+ * holding the only key; the agent under its own account, in airlock-fleet. The agent reaches
+ * each host by name, each host's daemon sees the relay's account there (by the kernel) with
+ * the role of its groups; the agent can read neither the key nor the host list and cannot
+ * reach a host but through the relay; a host whose key changed is refused; a host that is down
+ * is that host's answer alone.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startFleet, type Fleet } from '../support/fleet.js';
+import { testbedMissing } from '../../src/sandbox/testbed-root.js';
+
+// Each host lets the relay's account create groups named fleet-* unattended, so a change runs
+// without a person here; approvals by a person are the fleet-approval test's.
+const POLICY = `[[rule]]
+id = "fleet-groups"
+action = "CreateGroup"
+params = { group = "fleet-*" }
+cooldown_minutes = 0
+daily_cap = 100
+`;
+
+const skip = testbedMissing();
+let fleet: Fleet;
+
+describe('many hosts through the relay', { skip: skip ?? false, timeout: 600_000 }, () => {
+  before(async () => {
+    fleet = await startFleet(3, { policy: POLICY });
+  });
+  after(async () => {
+    await fleet?.stop();
+  });
+
+  const agent = (args: string[]) => fleet.ws.airlock('agent', args);
+  const json = <T>(r: { code: number; stdout: string; stderr: string }): T => {
+    assert.equal(r.code, 0, r.stderr || r.stdout);
+    return JSON.parse(r.stdout) as T;
+  };
+
+  test('the agent lists the hosts through the relay, with the fingerprints a person confirmed', async () => {
+    const hosts = json<Array<{ name: string; fingerprints: string[] }>>(await agent(['hosts', '--json']));
+    assert.deepEqual(hosts.map((h) => h.name), ['fleet-1', 'fleet-2', 'fleet-3']);
+    for (const h of fleet.hosts) assert.deepEqual(hosts.find((x) => x.name === h.name)!.fingerprints, [await h.fingerprint()]);
+  });
+
+  test("each host's daemon answers by name, sees the relay's account there (a dev), and runs the change approved there", async () => {
+    const ids = new Set<string>();
+    for (const h of fleet.hosts) {
+      const r = await agent(['--host', h.name, 'preview', 'CreateGroup', '--param', 'group=fleet-web', '--wait', '--json']);
+      const { preview, result } = json<{ preview: { transaction_id: string; requested_by: string; min_role: string }; result: { state: string } }>(r);
+      assert.match(r.stderr, new RegExp(`${h.name} \\(${h.name}\\), through the relay`), 'the answer says which host it comes from');
+      assert.match(preview.requested_by, /^airlock-relay\(uid \d+\)$/, 'the kernel names the relay\'s account on that host');
+      assert.equal(preview.min_role, 'dev', 'a dev may ask for it: the account is in airlock-dev there');
+      assert.equal(result.state, 'Succeeded');
+      ids.add(preview.transaction_id);
+      assert.equal((await h.box.run('/usr/bin/getent', ['group', 'fleet-web'])).code, 0, `the group exists on ${h.name}`);
+    }
+    assert.equal(ids.size, 3, 'each host its own transaction');
+  });
+
+  test("the agent can read neither the relay's key nor its host list, nor reach a host but through the relay", async () => {
+    for (const file of ['/etc/airlock/relay/id_ed25519', '/etc/airlock/relay/hosts.toml']) {
+      const r = await fleet.ws.runAs('agent', '/usr/bin/cat', [file]);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /Permission denied/);
+    }
+    const h = fleet.hosts[0]!;
+    const ssh = await fleet.ws.runAs('agent', '/usr/bin/ssh', ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-i', '/etc/airlock/relay/id_ed25519', `airlock-relay@${h.address}`, 'airlock', 'proxy']);
+    assert.notEqual(ssh.code, 0);
+    assert.match(ssh.stderr, /Permission denied/);
+    // An account outside airlock-fleet cannot even reach the relay's socket.
+    const stranger = await fleet.ws.airlock('stranger', ['--host', h.name, 'history']);
+    assert.equal(stranger.code, 7, stranger.stderr);
+    assert.match(stranger.stderr, /airlock-fleet/);
+  });
+
+  test('a host whose key changed is refused, and is that host\'s answer alone', async () => {
+    const h = fleet.hosts[1]!;
+    await h.box.run('/usr/bin/find', ['/etc/ssh', '-maxdepth', '1', '-name', 'ssh_host_*', '-delete']);
+    await h.box.run('/usr/bin/ssh-keygen', ['-A']);
+    await h.box.run('/usr/bin/systemctl', ['restart', 'ssh.service']);
+    const r = await agent(['--host', h.name, 'history']);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /another host key than the one a person confirmed/);
+    const others = await agent(['--host', fleet.hosts[0]!.name, 'history', '--json']);
+    assert.equal(others.code, 0, others.stderr);
+    // A person checks the new key and trusts it again.
+    const added = await fleet.ws.airlock('root', ['hosts', 'add', h.name, h.address, '--replace', '--fingerprint', await h.fingerprint()]);
+    assert.equal(added.code, 0, added.stderr);
+    assert.equal((await agent(['--host', h.name, 'history', '--json'])).code, 0);
+  });
+
+  test("a host whose daemon is down says so, as that host's answer", async () => {
+    const h = fleet.hosts[2]!;
+    await h.box.run('/usr/bin/systemctl', ['stop', 'airlock-sandboxed.service']);
+    const r = await agent(['--host', h.name, 'history']);
+    assert.equal(r.code, 7, r.stderr);
+    assert.match(r.stderr, new RegExp(`${h.name}: the Airlock daemon does not answer`));
+  });
+
+  test('an unknown host name is refused by the relay before any ssh', async () => {
+    const r = await agent(['--host', 'nowhere', 'history']);
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stderr, /knows no host "nowhere"/);
+  });
+});
