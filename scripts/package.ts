@@ -74,7 +74,7 @@ export async function buildPackage(version = packageVersion()): Promise<BuiltPac
     for (const d of ['bin', 'console']) cpSync(join(PROJECT, d), join(lib, d), { recursive: true });
     for (const f of RUNTIME_DATA) cpSync(join(PROJECT, f), join(lib, f));
     run(process.execPath, [join(PROJECT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--outDir', join(lib, 'dist'), '--sourceMap', 'false']);
-    const addon = join('native', 'build', 'Release', 'airlock_native.node'); // where src/daemon/native.ts loads it
+    const addon = join('native', 'build', 'Release', 'airlock_native.node'); // where src/native/addon.ts loads it
     if (!existsSync(join(PROJECT, addon))) throw new Error(`${addon} is not built: run npm install first`);
     cpSync(join(PROJECT, addon), join(lib, addon));
     // From its real path: a worktree's node_modules may be a link to another checkout's. Links inside stay links.
