@@ -39,8 +39,9 @@ Description: typed, approved, audited actions for AI agents (LACS 0.1)
 
 /**
  * configure: the groups and the console's account (sysusers), the directories (tmpfiles), then
- * the service enabled (unless the admin disabled it before an upgrade) and started, or
- * restarted on an upgrade ($2 is the version configured before).
+ * the service enabled (unless the admin disabled it before an upgrade) and started (restart:
+ * also right for a service the prerm did not stop, as after abort-upgrade). The console's
+ * service is the admin's to enable (docs/console.md): started again only when it is enabled.
  */
 export function postinst(): string {
   return `#!/bin/sh
@@ -56,20 +57,24 @@ elif ${BOOTED}; then
 fi
 if ${BOOTED}; then
   systemctl daemon-reload
-  if [ -n "$2" ]; then action=restart; else action=start; fi
-  if command -v deb-systemd-invoke >/dev/null; then deb-systemd-invoke "$action" airlock.service; else systemctl "$action" airlock.service; fi
+  if command -v deb-systemd-invoke >/dev/null; then invoke=deb-systemd-invoke; else invoke=systemctl; fi
+  $invoke restart airlock.service
+  if systemctl --quiet is-enabled airlock-console.service; then $invoke restart airlock-console.service; fi
 fi
 `;
 }
 
-/** remove: both services stopped before their code goes (an upgrade restarts in the new postinst instead). */
+/**
+ * Both services stopped before their code is removed or replaced: on an upgrade too, since a
+ * running daemon starts worker threads from its files (the verifier, the masking pool) and would
+ * otherwise run the new version's beside its own until the new postinst starts it again.
+ */
 export function prerm(): string {
   return `#!/bin/sh
 # airlock prerm (written by scripts/package.ts)
 set -e
-if [ "$1" = remove ] && ${BOOTED}; then
-  systemctl stop ${UNITS.join(' ')}
-fi
+case "$1" in remove|upgrade|deconfigure) ;; *) exit 0 ;; esac
+if ${BOOTED}; then systemctl stop ${UNITS.join(' ')}; fi
 `;
 }
 

@@ -43,7 +43,7 @@ async function root(argv: string[]): Promise<string> {
 }
 const exists = async (path: string) => (await clean(box, ['/usr/bin/test', '-e', path])).code === 0;
 const as = (user: string, args: string[]) => clean(box, ['/usr/bin/setpriv', `--reuid=${user}`, `--regid=${user}`, '--init-groups', '--', '/usr/bin/airlock', ...args]);
-const mainPid = async () => (await root(['/usr/bin/systemctl', 'show', '-p', 'MainPID', '--value', 'airlock.service'])).trim();
+const mainPid = async (unit = 'airlock') => (await root(['/usr/bin/systemctl', 'show', '-p', 'MainPID', '--value', `${unit}.service`])).trim();
 async function waitActive(): Promise<void> {
   for (let i = 0; i < 300 && (await clean(box, ['/usr/bin/test', '-S', '/run/airlock/airlock.sock'])).code !== 0; i++) await new Promise((r) => setTimeout(r, 100));
   const active = await clean(box, ['/usr/bin/systemctl', 'is-active', 'airlock']);
@@ -110,7 +110,10 @@ test('the package: an offline install, a root-owned tree doctor trusts, an upgra
   const before = await auditEntries();
   assert.ok(before > 0);
 
-  // Upgrade: the new code, restarted by postinst, on the same store, keys and log.
+  // Upgrade: the new code, restarted by postinst, on the same store, keys and log; the console, which the admin enabled, too.
+  await root(['/usr/bin/systemctl', 'enable', '--now', 'airlock-console.service']);
+  const consolePid = await mainPid('airlock-console');
+  assert.notEqual(consolePid, '0', 'the console runs');
   const pid = await mainPid();
   t = Date.now();
   await installPackage(box, debs.new);
@@ -118,6 +121,8 @@ test('the package: an offline install, a root-owned tree doctor trusts, an upgra
   timings.push(`upgrade ${((Date.now() - t) / 1000).toFixed(1)} s`);
   assert.equal(await root(['/usr/bin/dpkg-query', '-W', '-f', '${Version}', 'airlock']), NEW);
   assert.notEqual(await mainPid(), pid, 'the daemon was restarted');
+  assert.equal((await clean(box, ['/usr/bin/systemctl', 'is-active', 'airlock-console'])).stdout.trim(), 'active', 'the enabled console was started again');
+  assert.notEqual(await mainPid('airlock-console'), consolePid);
   assert.ok((await auditEntries()) >= before, 'the log still holds the entries from before the upgrade');
   const shown = await as('dana', ['show', tx, '--json']);
   assert.equal(shown.code, 0, `the transaction from before the upgrade: ${shown.stderr}`);
@@ -125,7 +130,7 @@ test('the package: an offline install, a root-owned tree doctor trusts, an upgra
   // remove: the code goes, the audit trail, keys and groups stay.
   await root(['/usr/bin/apt-get', 'remove', '-y', 'airlock']);
   assert.equal(await exists('/usr/lib/airlock'), false);
-  assert.equal((await clean(box, ['/usr/bin/systemctl', 'is-active', 'airlock'])).stdout.trim(), 'inactive');
+  for (const unit of ['airlock', 'airlock-console']) assert.equal((await clean(box, ['/usr/bin/systemctl', 'is-active', unit])).stdout.trim(), 'inactive', `${unit} stopped by remove`);
   for (const f of ['/var/lib/airlock/airlock.db', '/var/lib/airlock/audit.key', '/var/log/airlock/checkpoints.log', '/etc/airlock/policy.toml']) assert.ok(await exists(f), `${f} kept by remove`);
   for (const g of PURGED.groups) await root(['/usr/bin/getent', 'group', g]);
 
