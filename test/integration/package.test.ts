@@ -1,6 +1,7 @@
 /**
  * The Debian package on a bare booted Debian 12 test bed (no Node, no checkout bound in; no
- * network): the `nodejs` stand-in from dpkg, then `apt-get install ./airlock_*.deb` offline. The
+ * network): the `nodejs` stand-in from dpkg, then the README's server install as written
+ * (`sha256sum -c`, `apt install ./airlock_*.deb`, the person's groups), offline. The
  * service runs; every file under /usr/lib/airlock is root's and writable by root only, as the
  * daemon's own trust check and doctor say; a person in airlock-dev previews a Low read. An upgrade
  * to a higher version restarts the daemon on the same state (the log verifies and holds the old
@@ -11,11 +12,14 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildTestbedRoot } from '../../src/sandbox/testbed-root.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/overlay.js';
 import { PURGED } from '../../src/cli/uninstall.js';
-import { buildPackage, clean, installPackage } from '../support/package.js';
+import { buildPackage, clean, installNode, installPackage } from '../support/package.js';
+import { readmeBlock, readReadme } from '../support/readme.js';
 
+const README = join(fileURLToPath(import.meta.url), '..', '..', '..', 'README.md');
 const OLD = '0.1.0+pkgtest1';
 const NEW = '0.1.0+pkgtest2';
 let box: Sandbox;
@@ -59,15 +63,23 @@ async function auditEntries(): Promise<number> {
 
 test('the package: an offline install, a root-owned tree doctor trusts, an upgrade on the same state, remove keeps the trail, purge removes it', async () => {
   assert.equal(await exists('/usr/bin/node'), false, 'a bare test bed: no Node until the nodejs package brings it');
-  // The README's check, on the server: the .sha256 beside the .deb verifies it, and a changed byte fails it.
+  // The README's server install, followed as written, in the folder holding the two files, as root (its sudo dropped).
+  await installNode(box);
   for (const f of [debs.old, `${debs.old}.sha256`]) copyFileSync(f, join(box.shared, basename(f)));
-  await root(['/usr/bin/env', '-C', box.shared, '/usr/bin/sha256sum', '-c', `${basename(debs.old)}.sha256`]);
-  writeFileSync(join(box.shared, `${basename(debs.old)}.sha256`), readFileSync(`${debs.old}.sha256`, 'utf8').replace(/^./, (c) => (c === '0' ? '1' : '0')));
-  assert.notEqual((await clean(box, ['/usr/bin/env', '-C', box.shared, '/usr/bin/sha256sum', '-c', `${basename(debs.old)}.sha256`])).code, 0, 'another sha256 does not verify');
+  await root(['/usr/sbin/useradd', '-m', '--', 'alice']);
   let t = Date.now();
-  await installPackage(box, debs.old);
+  for (const line of readmeBlock(readReadme(README), 'package')) {
+    for (const argv of line.commands) {
+      const words = argv.map((w) => w.replace(/airlock_[^/\s]*\.deb/, basename(debs.old)).replace('$USER', 'alice'));
+      await root(['/usr/bin/env', '-C', box.shared, ...(words[0] === 'sudo' ? words.slice(1) : words)]);
+    }
+  }
   await waitActive();
   timings.push(`install ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  assert.match(await root(['/usr/bin/id', '-nG', 'alice']), /airlock-admin.*airlock-approvers|airlock-approvers.*airlock-admin/);
+  // The checksum is not decoration: a changed one does not verify.
+  writeFileSync(join(box.shared, `${basename(debs.old)}.sha256`), readFileSync(`${debs.old}.sha256`, 'utf8').replace(/^./, (c) => (c === '0' ? '1' : '0')));
+  assert.notEqual((await clean(box, ['/usr/bin/env', '-C', box.shared, '/usr/bin/sha256sum', '-c', `${basename(debs.old)}.sha256`])).code, 0, 'another sha256 does not verify');
   assert.equal((await root(['/usr/bin/dpkg-query', '-W', '-f', '${Version}', 'airlock'])), OLD);
   assert.match(await root(['/usr/bin/systemctl', 'show', '-p', 'ExecStart', '--value', 'airlock.service']), /path=\/usr\/bin\/node ; argv\[\]=\/usr\/bin\/node \/usr\/lib\/airlock\/bin\/airlock\.js daemon/);
 

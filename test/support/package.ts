@@ -45,13 +45,17 @@ async function must(box: Sandbox, argv: string[]): Promise<string> {
   return r.stdout;
 }
 
+/** The nodejs stand-in, installed with dpkg when the test bed has no nodejs package yet. */
+export async function installNode(box: Sandbox): Promise<void> {
+  if ((await clean(box, ['/usr/bin/dpkg-query', '-W', 'nodejs'])).code === 0) return;
+  const node = nodeDeb();
+  copyFileSync(node, join(box.shared, basename(node)));
+  await must(box, ['/usr/bin/dpkg', '-i', join(box.shared, basename(node))]);
+}
+
 /** Installs (or upgrades to) `deb` on a bare booted test bed, with the nodejs stand-in first when Node is not there yet; apt's output. */
 export async function installPackage(box: Sandbox, deb: string): Promise<string> {
-  if ((await clean(box, ['/usr/bin/dpkg-query', '-W', 'nodejs'])).code !== 0) {
-    const node = nodeDeb();
-    copyFileSync(node, join(box.shared, basename(node)));
-    await must(box, ['/usr/bin/dpkg', '-i', join(box.shared, basename(node))]);
-  }
+  await installNode(box);
   copyFileSync(deb, join(box.shared, basename(deb)));
   return must(box, ['/usr/bin/apt-get', 'install', '-y', '--no-install-recommends', join(box.shared, basename(deb))]);
 }
