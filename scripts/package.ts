@@ -79,7 +79,9 @@ export async function buildPackage(version = packageVersion()): Promise<BuiltPac
     cpSync(join(PROJECT, addon), join(lib, addon));
     // From its real path: a worktree's node_modules may be a link to another checkout's. Links inside stay links.
     cpSync(realpathSync(join(PROJECT, 'node_modules')), join(lib, 'node_modules'), { recursive: true, verbatimSymlinks: true });
-    run('/usr/bin/npm', ['prune', '--omit=dev', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], lib);
+    // The npm running `npm run package` (npm_execpath: its npm-cli.js), by this Node; else the distribution's.
+    const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['/usr/bin/npm'];
+    run(npm[0]!, [...npm.slice(1), 'prune', '--omit=dev', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], lib);
     for (const p of SQLITE_UNUSED) rmSync(join(lib, 'node_modules', 'better-sqlite3', p), { recursive: true, force: true });
     rmSync(join(lib, 'node_modules', '.bin'), { recursive: true, force: true }); // links to dev tools' commands
     if (!existsSync(join(lib, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))) throw new Error('better-sqlite3 is not built in node_modules: run npm install first');
