@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePasswd } from '../protocol/account-files.js';
 import { ROLE_GROUPS } from '../protocol/risk.js';
-import { CHECKOUT, run } from './installation.js';
+import { CHECKOUT_LAYOUT, run, type Layout } from './installation.js';
 
 const OBSERVER_GROUP = ROLE_GROUPS.observer;
 
@@ -25,10 +25,10 @@ export function ensureConsoleAccount(): string | null {
   return `created the system account ${CONSOLE_USER} (no shell, no home, in ${OBSERVER_GROUP}) for the web console`;
 }
 
-export function consoleUnitFile(): string {
+export function consoleUnitFile(l: Layout = CHECKOUT_LAYOUT): string {
   return `[Unit]
 Description=Airlock web console: sign in with a passkey, approve or deny (relays to the daemon)
-Documentation=file://${CHECKOUT}/docs/console.md
+Documentation=file://${l.docs}/docs/console.md
 After=network.target airlock.service
 Wants=airlock.service
 
@@ -36,7 +36,7 @@ Wants=airlock.service
 Type=simple
 User=${CONSOLE_USER}
 Group=${CONSOLE_USER}
-ExecStart=${process.execPath} ${join(CHECKOUT, 'bin', 'airlock.js')} console
+ExecStart=${l.node} ${join(l.dir, 'bin', 'airlock.js')} console
 Restart=on-failure
 RestartSec=2
 UMask=0077

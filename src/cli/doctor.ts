@@ -18,7 +18,7 @@ import { DEFAULT_POLICY, parsePolicy } from '../policy/policy.js';
 import { approversFrom, enrolledFromLog, passkeysFromLog } from '../client/approvers.js';
 import type { PolicyView } from '../protocol/wire/policy.js';
 import { verifyAndKeep, type AuditReport } from '../client/daemon-audit.js';
-import { CHECKOUT, groupExists, run } from './installation.js';
+import { CHECKOUT, groupExists, PACKAGED, run } from './installation.js';
 import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
 import { accountNamed, cacheRisk, DROP_IN_PATH, personBehindRoot, readSudoers, sudoCache } from './sudo-cache.js';
 import { agentEntries } from './setup/agent-entries.js';
@@ -260,7 +260,7 @@ export async function runDoctor(o: { stateDir: string; logDir: string }, socket:
   const major = Number(process.versions.node.split('.')[0]);
   const checks: Check[] = [
     major >= MIN_NODE ? pass('node', `Node ${process.versions.node}`) : fail('node', `Node ${process.versions.node} is older than ${MIN_NODE}`, `install Node ${MIN_NODE} or newer (Debian 12: NodeSource or nvm)`),
-    existsSync(join(CHECKOUT, 'native', 'build', 'Release', 'airlock_native.node')) ? pass('native addon', 'built') : fail('native addon', 'the peer-credential addon is not built', `cd ${CHECKOUT} && sudo npm install (needs g++, make and python3)`),
+    existsSync(join(CHECKOUT, 'native', 'build', 'Release', 'airlock_native.node')) ? pass('native addon', 'built') : fail('native addon', 'the peer-credential addon is not built', PACKAGED ? 'sudo apt install --reinstall airlock (the package carries it built)' : `cd ${CHECKOUT} && sudo npm install (needs g++, make and python3)`),
   ];
   const reached = await askDaemon(socket, files).catch((e) => (e instanceof AirlockError ? e : new AirlockError('transient', 'daemon_unreachable', (e as Error).message)));
   checks.push(daemonCheck(socket, reached), sessionCheck(), ...approverChecks(reached));

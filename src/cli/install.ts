@@ -2,7 +2,8 @@
  * `airlock install` (root): the groups, the directories with their one mode each, the
  * example policy (never over an existing one), the systemd unit and tmpfiles entry, the
  * shell completions and the man page; with --store, this host's role in a fleet database
- * (provision-store.ts); then it starts the service.
+ * (provision-store.ts); then it starts the service. Run from the Debian package, it leaves
+ * the files dpkg owns (PACKAGED) and does the rest: --store, --sudo-no-cache, the start.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { makeFolderSafely, writeFileSafely } from '../protocol/safe-write.js';
@@ -12,7 +13,7 @@ import { AIRLOCK_GROUPS, APPROVER_GROUP, ROLE_GROUPS } from '../protocol/risk.js
 import { COMPLETION_PATHS, completionScript, rootOf, SHELLS } from './completion.js';
 import { EXAMPLE_POLICY } from './example-policy.js';
 import { AirlockError } from '../protocol/errors.js';
-import { CHECKOUT, DIRECTORIES, groupExists, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile } from './installation.js';
+import { CHECKOUT, DIRECTORIES, groupExists, PACKAGED, requireRoot, run, systemdRunning, TMPFILES_PATH, tmpfilesConf, UNIT_PATH, unitFile } from './installation.js';
 import { checkDaemonCode, describeUntrusted, untrustedFix } from './daemon-code.js';
 import { MAN_PATH, manPage } from './man.js';
 import { accountNamed, cacheRisk, DROP_IN_PATH, personBehindRoot, readSudoers, sudoCache } from './sudo-cache.js';
@@ -56,19 +57,23 @@ export async function install(o: { start: boolean; json?: boolean; printSql?: bo
     writeFileSafely(DEFAULT_POLICY_PATH, EXAMPLE_POLICY, { mode: 0o644, exclusive: true }); // never over a file that appeared meanwhile
     done.push(`wrote ${DEFAULT_POLICY_PATH}: the built-in defaults, with commented examples`);
   }
-  put(UNIT_PATH, unitFile());
-  put(TMPFILES_PATH, tmpfilesConf());
-  done.push(`wrote ${UNIT_PATH}`, `wrote ${TMPFILES_PATH}`);
-  // The web console: its account and unit, not enabled (a host opts in: docs/console.md).
-  const account = ensureConsoleAccount();
-  if (account) done.push(account);
-  put(CONSOLE_UNIT_PATH, consoleUnitFile());
-  done.push(`wrote ${CONSOLE_UNIT_PATH} (not enabled: \`systemctl enable --now airlock-console\` serves the web console on 127.0.0.1:7443)`);
-  const program = rootOf(cmd);
-  for (const shell of SHELLS) put(COMPLETION_PATHS[shell], completionScript(shell, program));
-  done.push(`wrote the ${SHELLS.join(', ')} completions (${Object.values(COMPLETION_PATHS).join(', ')})`);
-  put(MAN_PATH, manPage(program));
-  done.push(`wrote the man page ${MAN_PATH} (man airlock)`);
+  // The package's files are dpkg's (its own paths under /usr/lib and /usr/share): written here they would shadow or change them.
+  if (PACKAGED) done.push(`the airlock package installed the units, the tmpfiles and sysusers entries, the completions and the man page (\`dpkg -L airlock\` lists them)`);
+  else {
+    put(UNIT_PATH, unitFile());
+    put(TMPFILES_PATH, tmpfilesConf());
+    done.push(`wrote ${UNIT_PATH}`, `wrote ${TMPFILES_PATH}`);
+    // The web console: its account and unit, not enabled (a host opts in: docs/console.md).
+    const account = ensureConsoleAccount();
+    if (account) done.push(account);
+    put(CONSOLE_UNIT_PATH, consoleUnitFile());
+    done.push(`wrote ${CONSOLE_UNIT_PATH} (not enabled: \`systemctl enable --now airlock-console\` serves the web console on 127.0.0.1:7443)`);
+    const program = rootOf(cmd);
+    for (const shell of SHELLS) put(COMPLETION_PATHS[shell], completionScript(shell, program));
+    done.push(`wrote the ${SHELLS.join(', ')} completions (${Object.values(COMPLETION_PATHS).join(', ')})`);
+    put(MAN_PATH, manPage(program));
+    done.push(`wrote the man page ${MAN_PATH} (man airlock)`);
+  }
   if (store) done.push(...provisionStore(store, { printSql: false }));
   if (o.sudoNoCache) done.push(writeNoCacheDropIn(o.sudoNoCache));
   else {

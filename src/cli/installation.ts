@@ -18,8 +18,29 @@ export const UNIT_PATH = '/etc/systemd/system/airlock.service';
 export const TMPFILES_PATH = '/etc/tmpfiles.d/airlock.conf';
 /** The link the README has root make; install leaves it to the person, uninstall names it. */
 export const LINK_PATH = '/usr/local/bin/airlock';
-/** This checkout (src/cli or dist/cli, two levels down). */
+/** This checkout (src/cli or dist/cli, two levels down); /usr/lib/airlock when the Debian package installed it. */
 export const CHECKOUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * Where the code the units start lives, which Node runs it, and where its documents are: a
+ * checkout (`airlock install`: the Node running install) or the Debian package's fixed places
+ * (scripts/package.ts). One generator per file serves both.
+ */
+export interface Layout {
+  node: string;
+  dir: string;
+  /** Holds README.md and docs/. */
+  docs: string;
+}
+export const CHECKOUT_LAYOUT: Layout = { node: process.execPath, dir: CHECKOUT, docs: CHECKOUT };
+export const PACKAGE_LAYOUT: Layout = { node: '/usr/bin/node', dir: '/usr/lib/airlock', docs: '/usr/share/doc/airlock' };
+/**
+ * This code is the Debian package's: dpkg owns the units, tmpfiles and sysusers entries,
+ * completions, man page and example policy, so install writes none of them and uninstall
+ * leaves removal to `apt remove` / `apt purge`. Known by where it runs from: the package's
+ * directory, which a checkout has no reason to be cloned into.
+ */
+export const PACKAGED = CHECKOUT === PACKAGE_LAYOUT.dir;
 
 /** Every directory install makes, with its one mode. */
 export const DIRECTORIES: ReadonlyArray<{ path: string; mode: number; holds: string }> = [
@@ -29,15 +50,15 @@ export const DIRECTORIES: ReadonlyArray<{ path: string; mode: number; holds: str
   { path: DEFAULT_RUNTIME_DIR, mode: RUNTIME_DIR_MODE, holds: 'the socket' },
 ];
 
-export function unitFile(): string {
+export function unitFile(l: Layout = CHECKOUT_LAYOUT): string {
   return `[Unit]
 Description=Airlock: typed, approved, audited actions for AI agents (LACS 0.1)
-Documentation=file://${CHECKOUT}/README.md
+Documentation=file://${l.docs}/README.md
 After=network.target
 
 [Service]
 Type=simple
-ExecStart=${process.execPath} ${join(CHECKOUT, 'bin', 'airlock.js')} daemon
+ExecStart=${l.node} ${join(l.dir, 'bin', 'airlock.js')} daemon
 Restart=on-failure
 RestartSec=2
 UMask=0022
@@ -68,8 +89,8 @@ WantedBy=multi-user.target
 }
 
 /** What systemd-tmpfiles creates at every boot: the same directories and modes. */
-export function tmpfilesConf(): string {
-  return `# Airlock runtime, state and log directories (written by airlock install)\n${DIRECTORIES.filter((d) => d.path !== DEFAULT_CONFIG_DIR)
+export function tmpfilesConf(writtenBy = 'airlock install'): string {
+  return `# Airlock runtime, state and log directories (written by ${writtenBy})\n${DIRECTORIES.filter((d) => d.path !== DEFAULT_CONFIG_DIR)
     .map((d) => `d ${d.path} ${octal(d.mode)} root root -\n`)
     .join('')}`;
 }

@@ -13,13 +13,23 @@ import { AirlockError } from '../protocol/errors.js';
 import { AIRLOCK_GROUPS } from '../protocol/risk.js';
 import { COMPLETION_PATHS } from './completion.js';
 import { DROP_IN_PATH } from './sudo-cache.js';
-import { CHECKOUT, groupExists, LINK_PATH, requireRoot, run, systemdRunning, TMPFILES_PATH, UNIT_PATH } from './installation.js';
+import { CHECKOUT, groupExists, LINK_PATH, PACKAGED, requireRoot, run, systemdRunning, TMPFILES_PATH, UNIT_PATH } from './installation.js';
 import { MAN_PATH } from './man.js';
 import { CONSOLE_UNIT_PATH } from './console-unit.js';
 import { c, EXIT, printJson, reportError } from './ui.js';
 
 const CHATTR = '/usr/bin/chattr';
 const FILES = stateFiles(DEFAULT_STATE_DIR, DEFAULT_LOG_DIR);
+/**
+ * What --purge removes besides the files install wrote: the append-only checkpoint file's
+ * attribute cleared first, then these directories and groups. The Debian package's
+ * `apt purge` removes the same, from these names (scripts/deb-scripts.ts).
+ */
+export const PURGED = {
+  appendOnly: FILES.checkpoints,
+  dirs: [DEFAULT_STATE_DIR, DEFAULT_LOG_DIR, DEFAULT_RUNTIME_DIR],
+  groups: AIRLOCK_GROUPS,
+} as const;
 /** What each file of the state and log directories is, for the list a person confirms. */
 const KNOWN: Record<string, string> = {
   [FILES.db]: 'the store: transactions and the signed audit log',
@@ -49,7 +59,7 @@ function purgeList(): Array<{ what: string; path: string }> {
     list.push({ path: dir, what: 'the directory' });
   }
   if (existsSync(DEFAULT_RUNTIME_DIR)) list.push({ path: DEFAULT_RUNTIME_DIR, what: "the socket's directory" });
-  for (const g of AIRLOCK_GROUPS) if (groupExists(g)) list.push({ path: `group ${g}`, what: 'its members lose their Airlock role' });
+  for (const g of PURGED.groups) if (groupExists(g)) list.push({ path: `group ${g}`, what: 'its members lose their Airlock role' });
   return list;
 }
 
@@ -85,10 +95,10 @@ async function confirmed(list: Array<{ what: string; path: string }>): Promise<b
  * everything as it was.
  */
 function releaseCheckpoints(): string | null {
-  if (!existsSync(FILES.checkpoints)) return null;
+  if (!existsSync(PURGED.appendOnly)) return null;
   try {
-    run(CHATTR, ['-a', '--', FILES.checkpoints]);
-    return `cleared the append-only attribute of ${FILES.checkpoints}`;
+    run(CHATTR, ['-a', '--', PURGED.appendOnly]);
+    return `cleared the append-only attribute of ${PURGED.appendOnly}`;
   } catch (e) {
     const attrs = (() => {
       try {
@@ -104,6 +114,10 @@ function releaseCheckpoints(): string | null {
 }
 
 export async function uninstall(o: { purge?: boolean; yes?: boolean; json?: boolean }): Promise<number> {
+  if (PACKAGED) {
+    // dpkg owns the files install would remove: removing them here would leave the package broken.
+    throw new AirlockError('validation', 'installed_by_package', `Airlock was installed by the Debian package airlock (${CHECKOUT}): dpkg removes it`, '`sudo apt remove airlock` (keeps the audit trail and keys) or `sudo apt purge airlock` (also removes /var/lib/airlock, /var/log/airlock and the Airlock groups, as `airlock uninstall --purge` does)');
+  }
   requireRoot('uninstall');
   const list = o.purge ? purgeList() : [];
   if (o.purge) {
@@ -146,13 +160,13 @@ export async function uninstall(o: { purge?: boolean; yes?: boolean; json?: bool
     } catch {}
   }
   if (o.purge) {
-    for (const d of [DEFAULT_STATE_DIR, DEFAULT_LOG_DIR, DEFAULT_RUNTIME_DIR]) {
+    for (const d of PURGED.dirs) {
       if (existsSync(d)) {
         rmSync(d, { recursive: true, force: true });
         done.push(`removed ${d}`);
       }
     }
-    for (const g of AIRLOCK_GROUPS) {
+    for (const g of PURGED.groups) {
       if (groupExists(g)) {
         run('/usr/sbin/groupdel', ['--', g]);
         done.push(`removed group ${g}`);

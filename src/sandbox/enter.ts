@@ -14,7 +14,7 @@
  * argv: BASE LOWER MODE PROJECT [--bare] [--netns PATH] -- COMMAND...
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [base, lower, mode, project, ...rest] = process.argv.slice(2);
@@ -26,11 +26,13 @@ if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || !re
   process.stderr.write('usage: enter BASE LOWER chroot|boot PROJECT [--bare] [--netns PATH] -- COMMAND...\n');
   process.exit(2);
 }
-/** A checkout whose node_modules is a link elsewhere (a git worktree sharing one): that folder is bound in too. */
+/** A checkout whose node_modules or native/build is a link elsewhere (a git worktree sharing another's): that folder is bound in too. */
 function modulesElsewhere(): string[] {
-  const modules = join(project!, 'node_modules');
-  const real = realpathSync(modules);
-  return real === modules || real.startsWith(project! + '/') ? [] : [`--bind-ro=${real}`];
+  return ['node_modules', join('native', 'build')].flatMap((part) => {
+    const path = join(project!, part);
+    const real = existsSync(path) ? realpathSync(path) : path;
+    return real === path || real.startsWith(project! + '/') ? [] : [`--bind-ro=${real}`];
+  });
 }
 const merged = join(base, 'merged');
 const shared = join(base, 'shared');
