@@ -1,6 +1,6 @@
 /**
  * Many hosts through the relay, for real: three booted Debian test-bed hosts on a private
- * network, each with sshd and its daemon; the relay on a workstation under its own account,
+ * network, each with sshd and Airlock's Debian package; the relay on a workstation under its own account,
  * holding the only key; the agent under its own account, in airlock-fleet. The agent reaches
  * each host by name, each host's daemon sees the relay's account there (by the kernel) with
  * the role of its groups; the agent can read neither the key nor the host list and cannot
@@ -102,7 +102,7 @@ describe('many hosts through the relay', { skip: skip ?? false, timeout: 600_000
 
   test("a host whose daemon is down says so, as that host's answer", async () => {
     const h = fleet.hosts[2]!;
-    await h.box.run('/usr/bin/systemctl', ['stop', 'airlock-sandboxed.service']);
+    await h.box.run('/usr/bin/systemctl', ['stop', 'airlock.service']);
     const r = await agent(['--host', h.name, 'history']);
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, new RegExp(`${h.name}: the Airlock daemon does not answer`));

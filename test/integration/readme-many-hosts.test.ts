@@ -36,10 +36,10 @@ function ours(words: string[], key: string): string[] {
   });
 }
 
-/** `sudo airlock ...` as root, `airlock` by the installed entry point. */
-function asRoot(words: string[]): { program: string; args: string[] } {
+/** `sudo airlock ...` as root: on the workstation this checkout's entry point, on a host the package's /usr/bin/airlock. */
+function asRoot(words: string[], on: 'workstation' | 'host' = 'workstation'): { program: string; args: string[] } {
   const [cmd, ...rest] = words[0] === 'sudo' ? words.slice(1) : words;
-  if (cmd === 'airlock') return { program: process.execPath, args: [AIRLOCK_JS, ...rest] };
+  if (cmd === 'airlock') return on === 'host' ? { program: '/usr/bin/airlock', args: rest } : { program: process.execPath, args: [AIRLOCK_JS, ...rest] };
   return { program: existsSync(`/usr/sbin/${cmd}`) ? `/usr/sbin/${cmd}` : `/usr/bin/${cmd}`, args: rest };
 }
 
@@ -66,7 +66,7 @@ test("the README's Many hosts section, on three hosts", { skip: skip ?? false, t
   await t.test('each host: the relay key authorised, its own fingerprint read', async () => {
     for (const h of fleet.hosts) {
       for (const c of commandsOf(readmeBlock(README, 'many-hosts-host'))) {
-        const { program, args } = asRoot(ours(c.words, key));
+        const { program, args } = asRoot(ours(c.words, key), 'host');
         const r = await h.box.run(program, args);
         assert.equal(r.code, 0, `${c.text} on ${h.name}\n${r.stderr}${r.stdout}`);
         if (program.endsWith('ssh-keygen')) fingerprints.set(h.name, r.stdout.split(' ')[1]!);

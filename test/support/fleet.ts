@@ -1,7 +1,8 @@
 /**
  * A fleet for the tests: N booted Debian test-bed hosts and a booted workstation, each in a
  * network namespace of its own on a bridge of the run's own (fleetNetwork); each host with its
- * sshd and an Airlock daemon on the default socket; the workstation with the relay under its
+ * sshd and Airlock's Debian package installed (test/support/package.ts), its daemon run by the
+ * package's unit; the workstation with the relay under its
  * real unit (its account, its hardening) and the agent under its own account. Nothing is
  * mocked: systemd runs the relay, the relay runs the system's ssh, each host's sshd runs the
  * forced proxy, each daemon reads the relay account's credentials from the kernel.
@@ -12,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type CommandResult, type Sandbox } from '../../src/sandbox/overlay.js';
 import { buildTestbedRoot } from '../../src/sandbox/testbed-root.js';
-import { AIRLOCK_GROUPS } from '../../src/protocol/risk.js';
+import { buildPackage, installPackage } from './package.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const AIRLOCK_JS = join(ROOT, 'bin', 'airlock.js');
@@ -22,7 +23,7 @@ export interface FleetHost {
   name: string;
   address: string;
   box: Sandbox;
-  /** Runs `airlock ARGS` on this host as root. */
+  /** Runs `airlock ARGS` on this host as root (the package's /usr/bin/airlock). */
   airlock(args: string[]): Promise<CommandResult>;
   /** The SHA256 fingerprint of this host's Ed25519 host key, as the host itself reads it. */
   fingerprint(): Promise<string>;
@@ -96,31 +97,31 @@ function fleetNetwork(tag: string) {
   };
 }
 
-/** Starts a host: booted, its own ssh host keys and name, sshd up, the daemon on the default socket with `policy`. */
-async function startHost(name: string, net: { netns: string; address: string }, policy: string): Promise<FleetHost> {
-  const box = await startSandbox({
-    mode: 'boot',
-    lower: buildTestbedRoot(),
-    netns: net.netns,
-    prepare: (shared) => writeFileSync(join(shared, 'policy.toml'), policy, { mode: 0o644 }),
-    command: (shared) => [process.execPath, AIRLOCK_JS, 'daemon', '--no-syslog', '--policy', `${shared}/policy.toml`],
-  });
+/**
+ * Starts a host as a server's admin would have it: booted bare (nothing of this checkout), its
+ * own ssh host keys and name, sshd up, Airlock's Debian package installed (its unit runs the
+ * daemon on the default socket) with `policy` as /etc/airlock/policy.toml.
+ */
+async function startHost(name: string, net: { netns: string; address: string }, policy: string, deb: string): Promise<FleetHost> {
+  const box = await startSandbox({ mode: 'boot', lower: buildTestbedRoot(), netns: net.netns, bare: true, command: () => [] });
   try {
     // Every host of the test bed shares one root, so one set of host keys: each makes its own.
     must(await box.run('/usr/bin/hostname', [name]), 'hostname');
-    // What the package's sysusers entry makes: the groups the daemon maps roles from.
-    for (const g of AIRLOCK_GROUPS) must(await box.run('/usr/sbin/groupadd', ['-f', '--', g]), `groupadd ${g}`);
     must(await box.run('/usr/bin/find', ['/etc/ssh', '-maxdepth', '1', '-name', 'ssh_host_*', '-delete']), 'remove the shared host keys');
     must(await box.run('/usr/bin/ssh-keygen', ['-A']), 'ssh-keygen -A');
     must(await box.run('/usr/bin/systemctl', ['restart', 'ssh.service']), 'start sshd');
+    await installPackage(box, deb);
+    writeFileSync(join(box.shared, 'policy.toml'), policy, { mode: 0o644 });
+    must(await box.run('/usr/bin/install', ['-m', '0644', join(box.shared, 'policy.toml'), '/etc/airlock/policy.toml']), 'the policy');
+    must(await box.run('/usr/bin/systemctl', ['restart', 'airlock.service']), 'restart airlock');
     const socket = `/proc/${box.pid}/root/run/airlock/airlock.sock`;
-    for (let i = 0; i < 300 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 100));
-    if (!existsSync(socket)) throw new Error(`the daemon on ${name} did not start:\n${(await box.run('/usr/bin/journalctl', ['-u', 'airlock-sandboxed', '--no-pager', '-n', '20'])).stdout}`);
+    for (let i = 0; i < 300 && !(existsSync(socket) && (await box.run('/usr/bin/systemctl', ['is-active', 'airlock.service'])).code === 0); i++) await new Promise((r) => setTimeout(r, 100));
+    if (!existsSync(socket)) throw new Error(`the daemon on ${name} did not start:\n${(await box.run('/usr/bin/journalctl', ['-u', 'airlock', '--no-pager', '-n', '20'])).stdout}`);
     return {
       name,
       address: net.address,
       box,
-      airlock: (args) => box.run(process.execPath, [AIRLOCK_JS, ...args]),
+      airlock: (args) => box.run('/usr/bin/airlock', args),
       fingerprint: async () => must(await box.run('/usr/bin/ssh-keygen', ['-lf', '/etc/ssh/ssh_host_ed25519_key.pub']), 'ssh-keygen -lf').stdout.split(' ')[1]!,
     };
   } catch (e) {
@@ -197,7 +198,8 @@ export async function startFleet(n: number, opts: { policy?: string; setUp?: boo
   try {
     const nets = Array.from({ length: n }, (_, i) => network.add(i + 1));
     ws = await startWorkstation(network.add(0), setUp);
-    hosts.push(...(await Promise.all(nets.map((net, i) => startHost(`fleet-${i + 1}`, net, opts.policy ?? '')))));
+    const { deb } = await buildPackage();
+    hosts.push(...(await Promise.all(nets.map((net, i) => startHost(`fleet-${i + 1}`, net, opts.policy ?? '', deb)))));
     if (!setUp) return { hosts, ws, stop };
     const key = must(await ws.airlock('root', ['relay', 'key']), 'relay key').stdout.trim();
     for (const h of hosts) {

@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildPackage as build, debName, PACKAGE_DIR, packageVersion } from '../../scripts/package.js';
@@ -29,10 +29,29 @@ export async function buildPackage(version = packageVersion()): Promise<{ deb: s
   const deb = join(PACKAGE_DIR, debName(version));
   const stamp = `${deb}.code`;
   const key = codeKey();
-  if (existsSync(deb) && existsSync(stamp) && readFileSync(stamp, 'utf8') === key) return { deb, built: false, ms: 0 };
-  const b = await build(version);
-  writeFileSync(stamp, key);
-  return { deb: b.deb, built: true, ms: b.ms };
+  const cached = () => existsSync(deb) && existsSync(stamp) && readFileSync(stamp, 'utf8') === key;
+  if (cached()) return { deb, built: false, ms: 0 };
+  // Test files run at once (the package test, the fleet's): one builds, the others wait for it and reuse it.
+  mkdirSync(PACKAGE_DIR, { recursive: true });
+  const lock = `${deb}.lock`;
+  let fd: number | null = null;
+  for (const until = Date.now() + 15 * 60_000; fd === null; ) {
+    try {
+      fd = openSync(lock, 'wx');
+    } catch {
+      if (Date.now() > until) throw new Error(`another build of ${deb} held ${lock} for 15 minutes`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    if (cached()) return { deb, built: false, ms: 0 };
+    const b = await build(version);
+    writeFileSync(stamp, key);
+    return { deb: b.deb, built: true, ms: b.ms };
+  } finally {
+    closeSync(fd);
+    rmSync(lock, { force: true });
+  }
 }
 
 /** A command in the test bed with a clean environment (nothing of this test process's leaks into dpkg or the CLI). */
