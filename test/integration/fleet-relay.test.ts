@@ -26,7 +26,7 @@ daily_cap = 100
 const skip = testbedMissing();
 let fleet: Fleet;
 
-describe('many hosts through the relay', { skip: skip ?? false, timeout: 600_000 }, () => {
+describe('many hosts through the relay', { skip: skip ?? false, timeout: 900_000 }, () => {
   before(async () => {
     fleet = await startFleet(3, { policy: POLICY });
   });

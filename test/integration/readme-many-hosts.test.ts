@@ -45,7 +45,7 @@ function asRoot(words: string[], on: 'workstation' | 'host' = 'workstation'): { 
 
 const commandsOf = (lines: ReadmeLine[]) => lines.flatMap((l) => l.commands.map((words) => ({ who: l.who, words, text: l.text })));
 
-test("the README's Many hosts section, on three hosts", { skip: skip ?? false, timeout: 600_000 }, async (t) => {
+test("the README's Many hosts section, on three hosts", { skip: skip ?? false, timeout: 900_000 }, async (t) => {
   fleet = await startFleet(3, { setUp: false });
   after(() => fleet.stop());
 
