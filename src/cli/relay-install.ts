@@ -14,16 +14,17 @@ import { AirlockError } from '../protocol/errors.js';
 import { RELAY_ACCOUNT, RELAY_USERS_GROUP } from '../protocol/relay.js';
 import { formatHosts } from '../protocol/relay-hosts.js';
 import { makeFolderSafely, writeFileSafely } from '../protocol/safe-write.js';
-import { CHECKOUT, groupExists, requireRoot, run, systemdRunning } from './installation.js';
+import { CHECKOUT_LAYOUT, groupExists, PACKAGE_LAYOUT, PACKAGED, requireRoot, run, systemdRunning, type Layout } from './installation.js';
 import { relayFiles } from './relay-files.js';
 import { c, printJson } from './ui.js';
 
 export const RELAY_UNIT_PATH = '/etc/systemd/system/airlock-relay.service';
 
-export function relayUnitFile(configDir: string): string {
+/** The relay's unit, for this installation's layout (a checkout, or the package's paths). */
+export function relayUnitFile(configDir: string, l: Layout = PACKAGED ? PACKAGE_LAYOUT : CHECKOUT_LAYOUT): string {
   return `[Unit]
 Description=Airlock relay: reaches hosts by name for local agents; the only holder of the SSH key
-Documentation=file://${CHECKOUT}/README.md
+Documentation=file://${l.docs}/docs/cli.md
 After=network-online.target
 Wants=network-online.target
 
@@ -33,7 +34,7 @@ User=${RELAY_ACCOUNT}
 # The socket's folder is group ${RELAY_USERS_GROUP}'s to enter; the key is group ${RELAY_ACCOUNT}'s to read.
 Group=${RELAY_USERS_GROUP}
 SupplementaryGroups=${RELAY_ACCOUNT}
-ExecStart=${process.execPath} ${join(CHECKOUT, 'bin', 'airlock.js')} relay serve --config-dir ${configDir}
+ExecStart=${l.node} ${join(l.dir, 'bin', 'airlock.js')} relay serve --config-dir ${configDir}
 Restart=on-failure
 RestartSec=2
 RuntimeDirectory=airlock-relay
