@@ -35,6 +35,8 @@ export interface Workstation {
   runAs(user: string, program: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
   /** `airlock ARGS` as that account (root: as root). */
   airlock(user: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
+  /** `airlock ARGS` as that account, running on while the test reads its output (a command that waits for a browser). */
+  spawnAirlock(user: string, args: string[]): Promise<ChildProcess>;
   /** An account's uid, primary gid and groups, as the workstation's files say. */
   identity(user: string): Promise<{ uid: number; gid: number; groups: number[] }>;
   relay: ChildProcess;
@@ -151,6 +153,7 @@ async function startWorkstation(): Promise<Workstation> {
     runAs,
     airlock: (user, args, env) => runAs(user, process.execPath, [AIRLOCK_JS, ...args], env),
     identity: idsOf,
+    spawnAirlock: async (user, args) => spawn('/usr/bin/nsenter', ['-t', String(box.pid), '-m', '-u', '-i', '-r', '-w', '--', '/usr/bin/env', '-i', 'PATH=/usr/bin:/bin', 'HOME=/tmp', 'NO_COLOR=1', ...(await setpriv(user)), process.execPath, AIRLOCK_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
     relay,
     relayLog,
   };
