@@ -17,7 +17,6 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser } from 'playwright-core';
-import { readSqliteLog } from '../../src/audit/log-file.js';
 import { passkeyId } from '../../src/protocol/passkey.js';
 import { Authenticator } from '../../src/sandbox/authenticator.js';
 import { Principal } from '../../src/sandbox/principal.js';
@@ -52,7 +51,15 @@ function ask(port: number, path: string, o: { method?: string; headers?: Record<
 }
 
 type Entry = { kind: string; transaction_id: string | null; principal: { user: string; via?: string } | null; details: Record<string, unknown> };
-const logOf = (h: FleetHost) => [...readSqliteLog(`/proc/${h.box.pid}/root/var/lib/airlock/airlock.db`)].map((e) => JSON.parse(e.body) as Entry);
+/** Host `h`'s signed log, as its daemon exports it (`airlock audit export`, run as root there). */
+let exports = 0;
+async function logOf(h: FleetHost): Promise<Entry[]> {
+  const out = `/tmp/audit-${exports++}.bundle`;
+  const r = await h.airlock(['audit', 'export', '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  const records = (await h.box.readFile(out))!.trim().split('\n').map((l) => JSON.parse(l) as { type: string; body?: string });
+  return records.filter((x) => x.type === 'entry').map((x) => JSON.parse(x.body!) as Entry);
+}
 
 let fleet: Fleet;
 let port: number;
@@ -198,8 +205,9 @@ describe('one passkey assertion approves a plan on three hosts', { skip: skip ??
     }
     // Each host's signed log names alice, through the fleet, carried by the relay's account.
     for (const [i, h] of fleet.hosts.entries()) {
-      const granted = logOf(h).find((e) => e.kind === 'approval_granted' && e.transaction_id === txs[i]);
-      assert.equal(granted?.principal?.user, 'alice', h.name);
+      const log = await logOf(h);
+      const granted = log.find((e) => e.kind === 'approval_granted' && e.transaction_id === txs[i]);
+      assert.equal(granted?.principal?.user, 'alice', `${h.name}: ${JSON.stringify(log.slice(-4))}`);
       assert.equal(granted?.principal?.via, 'fleet');
       assert.equal(granted?.details.second_factor, 'passkey');
       assert.equal(granted?.details.fleet_entries, 3);
