@@ -223,8 +223,42 @@ describe('one passkey assertion approves a plan on three hosts', { skip: skip ??
       assert.equal(r.code, 0, r.stderr + r.stdout + relaySaid());
       assert.equal((JSON.parse(r.stdout) as { state: string }).state, 'Succeeded');
     }
-    assert.notEqual(runs[2]!.code, 0, runs[2]!.stdout);
-    assert.match(runs[2]!.stdout + runs[2]!.stderr, /state_changed|Failed|RolledBack|already exists|changed since/);
+    assert.equal(runs[2]!.code, 4, runs[2]!.stdout + runs[2]!.stderr);
+    assert.match(runs[2]!.stdout, /"code": "state_changed"/);
     for (const h of fleet.hosts.slice(0, 2)) assert.equal((await h.box.run('/usr/bin/getent', ['group', 'fleet-once'])).code, 0, `the group exists on ${h.name}`);
+  });
+
+  test('what differs between hosts is shown; a transaction no longer pending refuses the plan, by host, before any page', async () => {
+    const proposed: string[] = [];
+    for (const [i, h] of fleet.hosts.entries()) {
+      const r = await agent(['--host', h.name, 'preview', 'CreateGroup', '--param', `group=${i === 2 ? 'fleet-odd' : 'fleet-two'}`, '--json']);
+      assert.equal(r.code, 0, r.stderr + relaySaid());
+      proposed.push((JSON.parse(r.stdout) as { transaction_id: string }).transaction_id);
+    }
+    // fleet-1's first transaction ran already: the plan is refused, that host named, exit 4, nothing served.
+    const stale = await fleet.ws.airlock('alice', ['fleet', 'approve', `fleet-1:${txs[0]}`, `fleet-2:${proposed[1]}`, '--listen', `127.0.0.1:${port}`]);
+    assert.equal(stale.code, 4, stale.stderr);
+    assert.match(stale.stderr, /fleet-1: not ready: stale_approval\/not_pending/);
+    assert.doesNotMatch(stale.stderr, /http:\/\/localhost/);
+
+    const child = await fleet.ws.spawnAirlock('alice', ['fleet', 'approve', ...fleet.hosts.map((h, i) => `${h.name}:${proposed[i]}`), '--listen', `127.0.0.1:${port}`]);
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise((r) => child.on('exit', r));
+    try {
+      for (let i = 0; i < 600 && !/http:\/\/localhost:\d+\/#/.test(stderr) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.match(stderr, /the change on 2 of 3 \(fleet-1, fleet-2\)/, stderr);
+      assert.match(stderr, /fleet-3 differs:\n(\s+- .*\n)*\s+- .*fleet-two/, 'the usual change\'s lines fleet-3 lacks');
+      assert.match(stderr, /fleet-3 differs:\n(\s+[-+] .*\n)*\s+\+ .*fleet-odd/, 'the lines fleet-3 has instead');
+      assert.doesNotMatch(stderr, /every host makes the same change/);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    // Stopped before any assertion: nothing is approved anywhere.
+    for (const [i, h] of fleet.hosts.entries()) {
+      const shown = await agent(['--host', h.name, 'show', proposed[i]!, '--json']);
+      assert.equal((JSON.parse(shown.stdout) as { state: string }).state, 'Previewed');
+    }
   });
 });
