@@ -13,7 +13,6 @@
  * 5. approve.fleet {entries, assertion} to every host through the relay, each host's answer its own.
  */
 import type { Command } from 'commander';
-import { AirlockClient } from '../client/client.js';
 import { changeOf, fleetDifferences } from '../client/fleet-diff.js';
 import { eachHost, type HostAnswer } from '../client/fleet.js';
 import { AirlockError, type WireError } from '../protocol/errors.js';
@@ -24,10 +23,10 @@ import type { PreviewEnvelope, TransactionDetail } from '../protocol/messages.js
 import { fleetChallenge, FLEET_HOST, MAX_FLEET_HOSTS, type FleetEntry } from '../protocol/passkey.js';
 import { parseListen } from '../console/listen-address.js';
 import { serveFleetPage, type PageAnswer } from './fleet-approve-page.js';
+import { withHost } from './connect.js';
 import { previewDigestMatches } from './render.js';
 import { c, printJson } from './ui.js';
 
-const CLIENT = 'airlock-cli/0.1';
 const TX_ID = /^tx_[0-9a-f]{24}$/;
 export const DEFAULT_FLEET_LISTEN = '127.0.0.1:7443';
 
@@ -56,19 +55,9 @@ export function parseTargets(words: readonly string[]): Array<{ host: string; tx
   return targets;
 }
 
-/** One call on one host through the relay, on a connection of its own. */
-async function onHost<T>(host: string, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
-  const cl = await AirlockClient.connect(undefined, { client: CLIENT, host });
-  try {
-    return await fn(cl);
-  } finally {
-    cl.close();
-  }
-}
-
 /** A host's transaction, ready to be signed for: pending, its preview matching its digest; and its passkey settings. */
 async function fetchReady(host: string, id: string): Promise<Ready> {
-  return onHost(host, async (cl) => {
+  return withHost(host, async (cl) => {
     const tx = await cl.transaction(id);
     const preview = livePreview(tx);
     if (!previewDigestMatches(preview)) throw new AirlockError('integrity', 'preview_digest', `the preview ${host} returned does not match its own digest; refusing to show or sign it`);
@@ -139,7 +128,7 @@ export async function fleetApprove(words: string[], o: { listen?: string; json?:
     const assertion = await page.assertion;
 
     // 5. The same list and assertion to every host; each host approves its own entry.
-    const answers = await eachHost(entries.map((e) => e.host), (host) => onHost(host, (cl) => cl.callUnchecked('approve.fleet', { entries, assertion }) as Promise<Record<string, unknown>>));
+    const answers = await eachHost(entries.map((e) => e.host), (host) => withHost(host, (cl) => cl.callUnchecked('approve.fleet', { entries, assertion }) as Promise<Record<string, unknown>>));
     const approved = answers.filter((a) => a.ok).length;
     const lines: PageAnswer = { approved, hosts: answers.map((a) => ({ host: a.host, line: answerLine(a) })) };
     await page.answer(lines);

@@ -12,7 +12,6 @@
  * 3's group is then made from outside, so its execution alone fails while the others succeed.
  */
 import assert from 'node:assert/strict';
-import { createServer, request } from 'node:http';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
@@ -22,33 +21,12 @@ import { Authenticator } from '../../src/sandbox/authenticator.js';
 import { Principal } from '../../src/sandbox/principal.js';
 import { testbedMissing } from '../../src/sandbox/testbed-root.js';
 import { startFleet, type Fleet, type FleetHost } from '../support/fleet.js';
+import { ask, freePort } from '../support/loopback.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SOCKET = '/run/airlock/airlock.sock';
 const skip = testbedMissing() ?? (existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing`);
-
-/** A port free on this machine now (the workstation shares its network): the page's, and the hosts' passkey origin. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** A raw request to the page, with the headers a hostile page or script could choose. */
-function ask(port: number, path: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: o.method ?? 'GET', headers: { Host: `localhost:${port}`, ...o.headers } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
 
 type Entry = { kind: string; transaction_id: string | null; principal: { user: string; via?: string } | null; details: Record<string, unknown> };
 /** Host `h`'s signed log, as its daemon exports it (`airlock audit export`, run as root there). */
@@ -68,6 +46,7 @@ const clients: Principal[] = [];
 
 describe('one passkey assertion approves a plan on three hosts', { skip: skip ?? false, timeout: 900_000 }, () => {
   before(async () => {
+    // The page's port, and the hosts' passkey origin: free on this machine, which the workstation's network is.
     port = await freePort();
     key = new SoftAuthenticator(`http://localhost:${port}`);
     // No rule approves CreateGroup here: each host waits for a person.

@@ -7,29 +7,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request } from 'node:http';
 import { serveFleetPage, type FleetPage } from '../../src/cli/fleet-approve-page.js';
 import { CSP } from '../../src/console/headers.js';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-function ask(port: number, path: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: o.method ?? 'GET', headers: { Host: `localhost:${port}`, ...o.headers } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
+import { ask, freePort } from '../support/loopback.js';
 
 const plan = { challenge: 'Y2hhbGxlbmdl', rp_id: 'localhost', hosts: [{ host: 'web1', tx: `tx_${'a'.repeat(24)}`, risk: 'medium', match_code: 'ABC-DEF', summary: '<img src=x onerror=alert(1)>' }] };
 
