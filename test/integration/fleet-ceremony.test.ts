@@ -30,9 +30,9 @@ const skip = testbedMissing() ?? (existsSync(CHROMIUM) ? null : `${CHROMIUM} is 
 
 type Entry = { kind: string; transaction_id: string | null; principal: { user: string; via?: string } | null; details: Record<string, unknown> };
 /** Host `h`'s signed log, as its daemon exports it (`airlock audit export`, run as root there). */
-let exports = 0;
+let bundles = 0;
 async function logOf(h: FleetHost): Promise<Entry[]> {
-  const out = `/tmp/audit-${exports++}.bundle`;
+  const out = `/tmp/audit-${bundles++}.bundle`;
   const r = await h.airlock(['audit', 'export', '--out', out]);
   assert.equal(r.code, 0, r.stderr);
   const records = (await h.box.readFile(out))!.trim().split('\n').map((l) => JSON.parse(l) as { type: string; body?: string });
