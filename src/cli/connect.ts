@@ -8,10 +8,14 @@ import { printJson } from './ui.js';
 /** The host named by --host or $AIRLOCK_HOST (reached through the relay), or null for this host's daemon. */
 export const targetHost = (cmd: Command): string | null => (cmd.optsWithGlobals().host as string | undefined) ?? process.env.AIRLOCK_HOST ?? null;
 
+const CLIENT = 'airlock-cli/0.1';
+/** Host `host`'s daemon, through the relay. */
+const relayed = (host: string) => AirlockClient.connect(undefined, { client: CLIENT, host });
+
 const open = async (cmd: Command) => {
   const host = targetHost(cmd);
-  if (host === null) return AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: 'airlock-cli/0.1' });
-  const cl = await AirlockClient.connect(undefined, { client: 'airlock-cli/0.1', host });
+  if (host === null) return AirlockClient.connect(socketPath(cmd.optsWithGlobals().socket), { client: CLIENT });
+  const cl = await relayed(host);
   // Every answer says which host it comes from: on stderr, so stdout stays the answer alone.
   process.stderr.write(`airlock: ${host} (${escapeText(cl.remote ?? '?', 'line')}), through the relay\n`);
   return cl;
@@ -27,6 +31,11 @@ async function using<T>(cl: AirlockClient, fn: (cl: AirlockClient) => Promise<T>
 
 export async function withClient<T>(cmd: Command, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
   return using(await open(cmd), fn);
+}
+
+/** One connection to host `host` through the relay, for a command that speaks to many (`fleet approve`), always closed. */
+export async function withHost<T>(host: string, fn: (cl: AirlockClient) => Promise<T>): Promise<T> {
+  return using(await relayed(host), fn);
 }
 
 /**

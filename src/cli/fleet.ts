@@ -102,3 +102,36 @@ export function proxyCommand(): Command {
     .action(lazy(() => import('./proxy-authorize.js'), 'proxyAuthorize'));
   return proxy;
 }
+
+const FLEET_HELP = `
+A person approves a fleet plan, one pending transaction on each of many hosts, with ONE
+passkey assertion. Run it at the workstation as yourself (your account in airlock-fleet):
+
+  airlock fleet approve web1:tx_... web2:tx_... web3:tx_...
+
+Each host's transaction is fetched through the relay and shown side by side: its summary,
+risk and match code, the change most hosts make, and every host whose change differs, with
+the lines that differ. A local page (http://localhost:PORT, one of the hosts' [passkeys]
+origins) then asks your passkey to sign the whole list once; the link carries a one-time
+token, and the page takes one assertion. Each host approves its own entry and says so; the
+agent (the requester) executes on each host as after any approval.
+
+Per-host approval stays possible: \`airlock approve TX\` on the host itself, or its console.
+
+Exit status: 0 every host approved; 1 a host refused (each host's answer says why), or was
+left out by --skip-unready; 2 usage; 3 not allowed (not in airlock-fleet, or a host refused
+you); 4 a transaction is not pending, or no assertion came before the first deadline; 5 bad
+arguments, or hosts of different passkey RP IDs; 7 a host or the relay unreachable.`;
+
+export function fleetCommand(): Command {
+  const fleet = new Command('fleet').description('a plan on many hosts, approved by a person at once').addHelpText('after', FLEET_HELP);
+  fleet
+    .command('approve <host:tx...>')
+    .description('approve one pending transaction on each host with ONE passkey assertion, after reading them side by side')
+    .addHelpText('after', FLEET_HELP)
+    .option('--listen <addr:port>', 'where the local page listens; http://localhost:PORT must be one of the hosts\' [passkeys] origins', '127.0.0.1:7443')
+    .option('--skip-unready', 'leave out the hosts whose transaction cannot be approved now (each named) rather than refuse the plan')
+    .option('--json', 'print {challenge, entries, skipped, hosts: each host\'s answer} as JSON')
+    .action(lazy(() => import('./fleet-approve.js'), 'fleetApprove'));
+  return fleet;
+}

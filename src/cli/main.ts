@@ -33,7 +33,7 @@ import { sessionsCommand } from './sessions.js';
 import { keysCommand } from './keys.js';
 import { EXIT } from './ui.js';
 import { setupCommand } from './setup/index.js';
-import { hostsCommand, proxyCommand, relayCommand } from './fleet.js';
+import { fleetCommand, hostsCommand, proxyCommand, relayCommand } from './fleet.js';
 
 const program = new Command('airlock')
   .description(
@@ -355,6 +355,7 @@ program.addCommand(mcpServerCommand());
 program.addCommand(setupCommand());
 program.addCommand(relayCommand());
 program.addCommand(hostsCommand());
+program.addCommand(fleetCommand());
 program.addCommand(proxyCommand());
 
 

@@ -11,7 +11,9 @@
  *           Node nor the project is bound in (a host that installs Airlock's package itself);
  *           with --netns PATH, the container joins that network namespace (a link the
  *           caller made to a private network of its own) instead of a private one of its own.
- * argv: BASE LOWER MODE PROJECT [--bare] [--netns PATH] -- COMMAND...
+ *           With --bare --project, the project alone is bound in (read-only, at its own path):
+ *           a host whose Airlock is the package, where the tests still run their own clients.
+ * argv: BASE LOWER MODE PROJECT [--bare [--project]] [--netns PATH] -- COMMAND...
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
@@ -21,9 +23,10 @@ const [base, lower, mode, project, ...rest] = process.argv.slice(2);
 const flags = rest.slice(0, Math.max(0, rest.indexOf('--')));
 const command = rest.slice(flags.length + 1);
 const bare = flags.includes('--bare');
+const projectToo = flags.includes('--project');
 const netns = flags.includes('--netns') ? flags[flags.indexOf('--netns') + 1] : undefined;
-if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || !rest.includes('--') || (flags.includes('--netns') && !netns?.startsWith('/'))) {
-  process.stderr.write('usage: enter BASE LOWER chroot|boot PROJECT [--bare] [--netns PATH] -- COMMAND...\n');
+if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || !rest.includes('--') || (flags.includes('--netns') && !netns?.startsWith('/') && netns !== 'host')) {
+  process.stderr.write('usage: enter BASE LOWER chroot|boot PROJECT [--bare [--project]] [--netns PATH] -- COMMAND...\n');
   process.exit(2);
 }
 /** A checkout whose node_modules or native/build is a link elsewhere (a git worktree sharing another's): that folder is bound in too. */
@@ -54,8 +57,10 @@ if (mode === 'chroot') {
     '/usr/bin/systemd-nspawn',
     [
       '-D', merged, '-b', '--register=no', '--keep-unit', '--quiet',
-      ...(netns ? [`--network-namespace-path=${netns}`] : ['--private-network']),
-      ...(bare ? [] : [`--bind-ro=${process.execPath}`, `--bind-ro=${project}`, ...modulesElsewhere()]),
+      // `host`: this machine's network itself (a workstation on a fleet's bridge, reached from the test too).
+      ...(netns === 'host' ? [] : netns ? [`--network-namespace-path=${netns}`] : ['--private-network']),
+      ...(bare ? [] : [`--bind-ro=${process.execPath}`]),
+      ...(bare && !projectToo ? [] : [`--bind-ro=${project}`, ...modulesElsewhere()]),
       `--bind=${shared}`,
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },

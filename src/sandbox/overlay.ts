@@ -54,7 +54,9 @@ export interface SandboxOptions {
   uidBlock?: number;
   /** boot: bind neither this Node nor the project into the container, and start no command (a host that installs Airlock's package itself). */
   bare?: boolean;
-  /** boot: the network namespace the container joins (`/run/netns/NAME`), instead of a private network of its own. */
+  /** boot with bare: the project is bound in all the same (read-only, at its own path), for a test's own clients; the host's Airlock is still its package. */
+  project?: boolean;
+  /** boot: the network namespace the container joins (`/run/netns/NAME`, or `host`: this machine's own), instead of a private network of its own. */
   netns?: string;
   /** Undoes what prepare did that removing the directory cannot (an unmount): after the command stopped, before the shared directory is moved or removed. */
   cleanup?: (shared: string) => void;
@@ -89,7 +91,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   }
   const child = spawn(
     '/usr/bin/unshare',
-    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, ...(opts.bare ? ['--bare'] : []), ...(opts.netns ? ['--netns', opts.netns] : []), '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
+    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, ...(opts.bare ? ['--bare', ...(opts.project ? ['--project'] : [])] : []), ...(opts.netns ? ['--netns', opts.netns] : []), '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env } },
   );
   const lines = (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach((l) => opts.onOutput?.(l));

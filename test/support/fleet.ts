@@ -7,7 +7,7 @@
  * mocked: systemd runs the relay, the relay runs the system's ssh, each host's sshd runs the
  * forced proxy, each daemon reads the relay account's credentials from the kernel.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,8 +35,12 @@ export interface Workstation {
   runAs(user: string, program: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
   /** `airlock ARGS` as that account (root: as root). */
   airlock(user: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
+  /** `airlock ARGS` as that account, running on while the test reads its output (a command that waits for a browser). */
+  spawnAirlock(user: string, args: string[]): Promise<ChildProcess>;
   /** An account's uid, primary gid and groups, as the workstation's files say. */
   identity(user: string): Promise<{ uid: number; gid: number; groups: number[] }>;
+  /** `airlock ARGS` as that account, left running (a command that waits for a person: `airlock fleet approve`). */
+  spawnAirlock(user: string, args: string[]): Promise<ChildProcess>;
   /** The relay unit's journal, its last lines. */
   relayLog(): Promise<string[]>;
 }
@@ -53,9 +57,9 @@ const must = (r: CommandResult, what: string) => {
 };
 
 /**
- * The fleet's private network: a bridge on this machine and, per machine n (0: the workstation,
- * 1..N: the hosts), a network namespace joined to it by a veth pair, with `SUBNET.(10+n)/24`. The
- * /24 is this run's own, so two runs on one machine never answer for each other.
+ * The fleet's private network: a bridge on this machine (SUBNET.1, the workstation's way to the
+ * hosts) and, per host n, a network namespace joined to it by a veth pair, with `SUBNET.(10+n)/24`.
+ * The /24 is this run's own, so two runs on one machine never answer for each other.
  */
 function fleetNetwork(tag: string) {
   const ip = (...args: string[]) => execFileSync(IP, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -63,6 +67,8 @@ function fleetNetwork(tag: string) {
   const bridge = `alkbr${tag}`.slice(0, 15);
   const made: Array<{ ns: string; outer: string }> = [];
   ip('link', 'add', bridge, 'type', 'bridge');
+  // The workstation shares this machine's network: it reaches the hosts through the bridge's own address.
+  ip('addr', 'add', `${subnet}.1/24`, 'dev', bridge);
   ip('link', 'set', bridge, 'up');
   return {
     /** Machine n's namespace on the bridge: its path for nspawn, and its address. */
@@ -103,7 +109,8 @@ function fleetNetwork(tag: string) {
  * daemon on the default socket) with `policy` as /etc/airlock/policy.toml.
  */
 async function startHost(name: string, net: { netns: string; address: string }, policy: string, deb: string): Promise<FleetHost> {
-  const box = await startSandbox({ mode: 'boot', lower: buildTestbedRoot(), netns: net.netns, bare: true, command: () => [] });
+  // Bare: Node and Airlock come from packages; the checkout is bound in only for the tests' own clients (a person's principal).
+  const box = await startSandbox({ mode: 'boot', lower: buildTestbedRoot(), netns: net.netns, bare: true, project: true, command: () => [] });
   try {
     // Every host of the test bed shares one root, so one set of host keys: each makes its own.
     must(await box.run('/usr/bin/hostname', [name]), 'hostname');
@@ -131,23 +138,28 @@ async function startHost(name: string, net: { netns: string; address: string }, 
 }
 
 /**
- * The workstation: a booted test bed of its own on the fleet's network, with an `agent` and a
- * `stranger` account. With `install`, `airlock relay install` has run there, so systemd runs the
- * relay under its real, hardened unit, and the agent is in airlock-fleet.
+ * The workstation: a booted test bed of its own, on this machine's network (so the test reaches
+ * what it serves on 127.0.0.1, as a person's browser on that workstation would), with an `agent`
+ * and a `stranger` account. With `install`, `airlock relay install` has run there, so systemd
+ * runs the relay under its real, hardened unit, and the agent is in airlock-fleet.
  */
-async function startWorkstation(net: { netns: string }, install: boolean): Promise<Workstation> {
-  const box = await startSandbox({ mode: 'boot', lower: buildTestbedRoot(), netns: net.netns, command: () => [] });
+async function startWorkstation(install: boolean): Promise<Workstation> {
+  const box = await startSandbox({ mode: 'boot', lower: buildTestbedRoot(), netns: 'host', command: () => [] });
   const idsOf = async (user: string) => {
     const out = must(await box.run('/usr/bin/id', ['--', user]), `id ${user}`).stdout;
     return { uid: Number(/uid=(\d+)/.exec(out)![1]), gid: Number(/gid=(\d+)/.exec(out)![1]), groups: [...out.matchAll(/(\d+)\(/g)].slice(2).map((m) => Number(m[1])) };
   };
-  const runAs = async (user: string, program: string, args: string[], env: Record<string, string> = {}) => {
+  /** env -i with a plain environment, then setpriv to the account (none for root): the argv before the program. */
+  const asUser = async (user: string, env: Record<string, string> = {}) => {
     const id = user === 'root' ? null : await idsOf(user);
     const pre = id ? ['/usr/bin/setpriv', `--reuid=${id.uid}`, `--regid=${id.gid}`, `--groups=${[id.gid, ...id.groups].join(',')}`, '--inh-caps=-all', '--'] : [];
     const envArgs = Object.entries({ PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', ...env }).map(([k, v]) => `${k}=${v}`);
-    return box.run('/usr/bin/env', ['-i', ...envArgs, ...pre, program, ...args]);
+    return ['-i', ...envArgs, ...pre];
   };
+  const runAs = async (user: string, program: string, args: string[], env: Record<string, string> = {}) => box.run('/usr/bin/env', [...(await asUser(user, env)), program, ...args]);
   try {
+    // Its own sshd would listen on this machine's port 22: a workstation needs none.
+    await box.run('/usr/bin/systemctl', ['stop', 'ssh.service', 'ssh.socket']);
     must(await box.run('/usr/bin/hostname', ['workstation']), 'hostname');
     must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '--', 'agent']), 'useradd agent');
     must(await box.run('/usr/sbin/useradd', ['-M', '-s', '/usr/sbin/nologin', '--', 'stranger']), 'useradd stranger');
@@ -156,6 +168,7 @@ async function startWorkstation(net: { netns: string }, install: boolean): Promi
       runAs,
       airlock: (user, args, env) => runAs(user, process.execPath, [AIRLOCK_JS, ...args], env),
       identity: idsOf,
+      spawnAirlock: async (user, args) => spawn('/usr/bin/nsenter', ['-t', String(box.pid), '-a', '--', '/usr/bin/env', ...(await asUser(user)), process.execPath, AIRLOCK_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
       relayLog: async () => (await box.run('/usr/bin/journalctl', ['-u', 'airlock-relay', '--no-pager', '-n', '12', '-o', 'cat'])).stdout.split('\n').filter(Boolean),
     };
     if (install) {
@@ -197,7 +210,7 @@ export async function startFleet(n: number, opts: { policy?: string; setUp?: boo
   };
   try {
     const nets = Array.from({ length: n }, (_, i) => network.add(i + 1));
-    ws = await startWorkstation(network.add(0), setUp);
+    ws = await startWorkstation(setUp);
     const { deb } = await buildPackage();
     hosts.push(...(await Promise.all(nets.map((net, i) => startHost(`fleet-${i + 1}`, net, opts.policy ?? '', deb)))));
     if (!setUp) return { hosts, ws, stop };
