@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_FLEET_CONCURRENCY, eachHost, MAX_FLEET_CONCURRENCY, type HostAnswer } from '../src/client/fleet.js';
-import { propose, type ProposalStep } from '../src/client/proposal.js';
+import { propose, type DaemonCalls, type ProposalStep } from '../src/client/proposal.js';
 import { passkeyId, fleetChallenge, type FleetEntry } from '../src/protocol/passkey.js';
 import type { ActionDescription, PreviewResult } from '../src/protocol/messages.js';
 import type { ResultOf } from '../src/protocol/methods.js';
@@ -60,6 +60,8 @@ interface Host {
   name: string;
   w: World;
   requester: Principal;
+  /** The requester's calls as proposal.ts takes them (Principal.call's arguments are a tuple). */
+  calls: DaemonCalls;
 }
 
 /** One round's times: plan to all previews, then approval (the assertion included) to all executed. */
@@ -138,7 +140,7 @@ export async function fleetBench(cleanups: Array<() => unknown>, n = fleetHosts(
       await alice.call('passkey.register', { existing_assertion: aliceKey.get(begun.options) as never, name: 'bench', totp_code: await w.codes.code('alice') });
     }
     alice.close();
-    hosts.set(name, { name, w, requester });
+    hosts.set(name, { name, w, requester, calls: { call: (m, p) => requester.callUnchecked(m, p) as never } });
   };
 
   progress(`fleet: starting ${n} daemons, each in its own overlay of /, ${START_CONCURRENCY} at a time (a requester and alice's passkey on each)...`);
@@ -163,7 +165,7 @@ export async function fleetBench(cleanups: Array<() => unknown>, n = fleetHosts(
 
   type Previewed = { preview: PreviewResult; entry: FleetEntry };
   const previewOn = async (h: Host, group: string): Promise<Previewed> => {
-    const proposal = await propose(h.requester, steps(group), catalogue);
+    const proposal = await propose(h.calls, steps(group), catalogue);
     if (proposal.kind !== 'plan') throw new Error(`two changes went as ${proposal.kind}, not as one plan`);
     if (!proposal.result.ok) throw Object.assign(new Error(proposal.result.error.message), proposal.result.error);
     const preview = proposal.result.preview;
