@@ -83,8 +83,12 @@ const LIMIT_MOVED_X = 1.5;
 const VERIFY_RUNS = 2;
 const BUSY_WARNING = 0.1;
 const WATCHDOG_S = 480;
-/** The fleet part's own bound on top of it: a minute, and a few seconds for each host to start, run its rounds and stop. */
-const FLEET_WATCHDOG_S = (hosts: number) => 60 + 5 * hosts;
+/**
+ * The fleet part's own bound on top of it: two minutes, and 15 s for each host to start, run its
+ * rounds and stop (a host took 4 s of two cores to start under tsx, 15 s with the machine loaded
+ * ten times over by other work, on 2026-12-07).
+ */
+const FLEET_WATCHDOG_S = (hosts: number) => 120 + 15 * hosts;
 const STARTUP_RUNS = 40;
 const STARTUP_WARMUP = 3;
 const TARGET_STARTUP_X = 3;

@@ -152,7 +152,7 @@ export async function fleetBench(cleanups: Array<() => unknown>, n = fleetHosts(
       names.slice(1),
       async (name) => {
         await startHost(name);
-        if (++started % 10 === 0) progress(`fleet: ${started} of ${n} daemons up`);
+        if (++started % 10 === 0) progress(`fleet: ${started} of ${n} daemons up (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
       },
       START_CONCURRENCY,
     ),
