@@ -44,6 +44,8 @@ const RECEIPT_WAIT_MS = 5_000;
  * at a time). Fifty hosts are about 17 GB: the part refuses to start a fleet the machine cannot hold.
  */
 const HOST_MB = 350;
+/** And each host being started holds alice's two processes a while: 90 MB each. */
+const STARTING_MB = 2 * 90;
 const APPROVER = ['airlock-admin', 'airlock-approvers'];
 const MEMBER = 'bench-member';
 
@@ -104,8 +106,9 @@ function availableMb(): number {
 }
 
 export async function fleetBench(cleanups: Array<() => unknown>, n = fleetHosts()): Promise<FleetBench> {
-  const need = n * HOST_MB + 2 * START_CONCURRENCY * 90;
-  if (availableMb() < need) throw new Error(`a fleet of ${n} needs about ${(need / 1024).toFixed(1)} GB of memory and ${(availableMb() / 1024).toFixed(1)} GB is available: run it with --fleet-hosts=${Math.max(2, Math.floor((availableMb() - 2 * START_CONCURRENCY * 90) / HOST_MB))} (or free memory)`);
+  const need = n * HOST_MB + START_CONCURRENCY * STARTING_MB;
+  const fits = Math.floor((availableMb() - START_CONCURRENCY * STARTING_MB) / HOST_MB);
+  if (availableMb() < need) throw new Error(`a fleet of ${n} needs about ${(need / 1024).toFixed(1)} GB of memory and ${(availableMb() / 1024).toFixed(1)} GB is available: run it with --fleet-hosts=${Math.max(2, fits)} (or free memory)`);
   const aliceKey = new SoftAuthenticator();
   const names = Array.from({ length: n }, (_, i) => `host-${String(i + 1).padStart(3, '0')}`);
   const hosts = new Map<string, Host>();
