@@ -1,6 +1,7 @@
 /**
  * Airlock benchmark: `npm run bench` (add `--json` for machine-readable figures,
- * `--only=lifecycle,profile` for some parts: startup, lifecycle, profile, verify, audit, store, prestate, masking).
+ * `--only=lifecycle,profile` for some parts: startup, lifecycle, profile, verify, audit, store, prestate, fleet, masking;
+ * `--fleet-hosts=N` or FLEET_HOSTS=N: the fleet's size, 50 by default).
  *
  * Measures, in one run on this machine:
  *   1. the physical limits (always): raw Ed25519 sign and verify, one-row-per-transaction
@@ -18,6 +19,10 @@
  *   6. store (bench/store.ts): the bytes a read's lifecycle stores, as run, compacted, archived;
  *      prestate (bench/prestate.ts): the pre-state each kind of change keeps for its revert, beside
  *      the bytes of the files it replaced, and its state probes;
+ *      fleet (bench/fleet.ts): a simulated fleet of 50 daemons, each in its own overlay: one plan
+ *      proposed on every host, approved by ONE passkey assertion over all of them and executed,
+ *      at concurrency 8 and 16, beside the same work on one host N times in sequence (the relay's
+ *      ssh hop is not in it: the overlays have no sshd);
  *   7. masking (bench/masking.ts): recall and false positives on the generated corpus and on the
  *      blind one, throughput on one core beside one regular expression's scan of the same bytes,
  *      and throughput on adversarial inputs;
@@ -58,6 +63,7 @@ import { signTreeHead, treeHeadLine } from '../src/audit/note.js';
 import { bigLogBench, postgresAppends, sqliteAppends, BIG_LOG } from './audit.js';
 import { storeBench, type StoreBench } from './store.js';
 import { prestateBench, type PrestateRow } from './prestate.js';
+import { fleetBench, fleetHosts, type FleetBench } from './fleet.js';
 import type { Cost } from './cpu-profile.js';
 import { bareLifecycleBench } from './bare-lifecycle.js';
 import { ACTION, CONCURRENCY, lifecycleBench, profileLifecycles, type LifecycleProfile, type RunResult } from './lifecycle.js';
@@ -77,6 +83,12 @@ const LIMIT_MOVED_X = 1.5;
 const VERIFY_RUNS = 2;
 const BUSY_WARNING = 0.1;
 const WATCHDOG_S = 480;
+/**
+ * The fleet part's own bound on top of it: two minutes, and 15 s for each host to start, run its
+ * rounds and stop (a host took 4 s of two cores to start under tsx, 15 s with the machine loaded
+ * ten times over by other work, on 2026-12-07).
+ */
+const FLEET_WATCHDOG_S = (hosts: number) => 120 + 15 * hosts;
 const STARTUP_RUNS = 40;
 const STARTUP_WARMUP = 3;
 const TARGET_STARTUP_X = 3;
@@ -84,7 +96,7 @@ const TARGET_STARTUP_X = 3;
 const PROFILE_TOP = Number(process.env.PROFILE_TOP ?? 12);
 
 /** The parts of the bench, in the order they run; `--only=lifecycle,profile` runs those (the raw limits always run: every ratio needs them). */
-const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'prestate', 'masking'] as const;
+const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'prestate', 'fleet', 'masking'] as const;
 type Part = (typeof PARTS)[number];
 
 function chosenParts(): Set<Part> {
@@ -320,6 +332,42 @@ function prestateFigures(rows: PrestateRow[]): Figure[] {
   ]);
 }
 
+/**
+ * The fleet (issue 28): each round's time beside its limit, the one-host rounds' time spread over
+ * this machine's cores (perfect parallelism here, and never below one round).
+ */
+function fleetFigures(f: FleetBench): Figure[] {
+  const limit = (k: 'previewMs' | 'approveExecuteMs' | 'totalMs') => Math.max(f.oneP50[k], f.oneSequence[k] / f.cores);
+  const fig = (key: string, label: string, value: number, lim: number | null): Figure => ({ key, label, value, unit: 'ms', limit: lim, ratio: lim === null ? null : lim / value, target: null, pass: null });
+  return [
+    ...f.fleet.flatMap((r) => [
+      fig(`fleet_c${r.concurrency}_total`, `fleet of ${f.hosts}, c=${r.concurrency}: plan to all executed`, r.totalMs, limit('totalMs')),
+      fig(`fleet_c${r.concurrency}_preview`, `  plan to all previews`, r.previewMs, limit('previewMs')),
+      fig(`fleet_c${r.concurrency}_approve`, `  one assertion to all executed`, r.approveExecuteMs, limit('approveExecuteMs')),
+    ]),
+    fig('fleet_one_host_sequence', `one host, ${f.hosts} times in sequence`, f.oneSequence.totalMs, null),
+    fig('fleet_one_host_p50', `one host, once (p50 of ${f.hosts})`, f.oneP50.totalMs, null),
+    { key: 'fleet_start', label: `fleet start, ${f.hosts} daemons (side figure)`, value: f.startS, unit: 's', limit: null, ratio: null, target: null, pass: null },
+    { key: 'fleet_daemon_rss', label: `fleet memory, ${f.hosts} daemons' RSS (side figure)`, value: f.daemonRssMb, unit: 'MB', limit: null, ratio: null, target: null, pass: null },
+  ];
+}
+
+/** The fleet's ratios in words: how far the fan-out is from ideal parallelism on this machine. */
+function fleetLines(f: FleetBench): string[] {
+  const x = (v: number) => v.toFixed(2);
+  return [
+    `fleet: ${f.hosts} daemons, each in its own overlay of / (no systemd), started ${f.startConcurrency} at a time in ${f.startS.toFixed(1)} s; RSS now: daemons ${f.daemonRssMb.toFixed(0)} MB (${(f.daemonRssMb / f.hosts).toFixed(0)} MB each), requesters ${f.requesterRssMb.toFixed(0)} MB.`,
+    `  the work on each host: a plan of CreateGroup + AddUserToGroup (src/client/proposal.ts), one passkey assertion over every host's entry (fleetChallenge) carried by the requester (approve.fleet), the receipt (transaction.wait), execute; eachHost over each host's socket directly.`,
+    `  NOT in these figures: the relay and its ssh hop to each host (the overlays have no sshd); the one-host baseline is ssh-free too, and does the same work (a one-entry fleet list).`,
+    `  one host: ${f.oneP50.totalMs.toFixed(1)} ms a round (p50: plan ${f.oneP50.previewMs.toFixed(1)} ms, approval to executed ${f.oneP50.approveExecuteMs.toFixed(1)} ms), ${(f.oneSequence.totalMs / 1000).toFixed(2)} s for ${f.hosts} in sequence.`,
+    ...f.fleet.map(
+      (r) =>
+        `  fleet at c=${r.concurrency}: ${(r.totalMs / 1000).toFixed(2)} s = ${x(r.totalMs / f.oneSequence.totalMs)} x (one host x ${f.hosts}) = ${x(r.totalMs / f.oneP50.totalMs)} x one host` +
+        ` (perfect parallelism on ${f.cores} cores: ${x(1 / f.cores)} and ${x(f.hosts / f.cores)}; on unbounded cores: ${x(1 / f.hosts)} and 1.00).`,
+    ),
+  ];
+}
+
 function maskingFigures(mk: MaskingFigures): Figure[] {
   return [
       // Masking: recall's and false positives' limit is perfection; throughput's is one regex reading the same bytes.
@@ -357,6 +405,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const parts = chosenParts();
+  // Every phase is bounded by count and time; this catches a hang (a daemon that stops answering).
+  const watchdogS = WATCHDOG_S + (parts.has('fleet') ? FLEET_WATCHDOG_S(fleetHosts()) : 0);
+  setTimeout(() => die(1, new Error(`the benchmark did not finish within ${watchdogS} s`)), watchdogS * 1000).unref();
   const started = performance.now();
   try {
     const tmp = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
@@ -380,6 +431,8 @@ async function main(): Promise<number> {
     const st = parts.has('store') ? await storeBench(cleanups) : null;
     await runCleanups();
     const pre = parts.has('prestate') ? await prestateBench(cleanups) : null;
+    await runCleanups();
+    const fl = parts.has('fleet') ? await fleetBench(cleanups) : null;
     await runCleanups();
     if (parts.has('masking')) progress('masking: recall, false positives and throughput on the generated and blind corpora, adversarial inputs');
     const mk = parts.has('masking') ? maskingBench() : null;
@@ -426,6 +479,7 @@ async function main(): Promise<number> {
       ...(audit ? auditFigures(audit, raw.sqliteRate) : []),
       ...(st ? storeFigures(st) : []),
       ...(pre ? prestateFigures(pre) : []),
+      ...(fl ? fleetFigures(fl) : []),
       ...(mk ? maskingFigures(mk) : []),
       // The limit of a start-up is node's own (`node -e 0`); the target is a multiple of it.
       ...(su
@@ -463,6 +517,7 @@ async function main(): Promise<number> {
         lifecycle_floor_ms_before_after: limitAfter ? [raw.floorMs, limitAfter.floorMs] : null,
         lifecycle_profile: prof ? { ...prof, places: prof.places.slice(0, PROFILE_TOP), functions: prof.functions.slice(0, PROFILE_TOP), inclusive: prof.inclusive.slice(0, PROFILE_TOP) } : null,
         verify_runs_s: vf ? vf.runs.map((r) => r.seconds) : null,
+        fleet: fl,
         masking: mk,
         cli_startup: su ? { cli_p50_ms: su.cliP50, bare_node_p50_ms: su.bareP50, times_bare_node: su.times, target_times: TARGET_STARTUP_X, runs_each: su.runs, dist_older_than_src: su.stale } : null,
         external_load: externalLoad,
@@ -517,6 +572,7 @@ async function main(): Promise<number> {
             `store: ${st.kinds.map((k) => `${k.action} ${Math.round(k.transactionAsRun)} B of transaction + ${Math.round(k.logAsRun)} B of log`).join(', ')} per lifecycle as run; compacted, a read keeps ${Math.round(st.compacted)} B (its record ${Math.round(st.compactedRecord)} B); store files ${(st.storeBytesBeforeArchival / 1048576).toFixed(1)} MiB before archival, ${(st.storeBytes / 1048576).toFixed(1)} MiB after, of which ${(st.storeInUse / 1048576).toFixed(1)} MiB in use (${st.liveEntries} live entries; SQLite reuses the pages it frees, so the files stop growing rather than shrink).`,
           ]
         : []),
+      ...(fl ? fleetLines(fl) : []),
       ...(mk
         ? [
             `masking: generated corpus ${mk.missed} of ${mk.secrets} planted secrets missed, ${mk.changedLines} of ${mk.lines.toLocaleString('en-US')} ordinary lines changed; blind corpus ${mk.blind.missed} of ${mk.blind.secrets} missed (${Object.entries(mk.blind.missedByKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}), ${mk.blind.changedLines} of ${mk.blind.lines.toLocaleString('en-US')} ordinary lines changed; throughput over ${(mk.bytes / 1e6).toFixed(1)} MB (generated corpus) and ${(mk.ordinaryBytes / 1e6).toFixed(1)} MB (both corpora's ordinary files), limit = one pass of /password|secret|token|key/gi over the same bytes; adversarial inputs are 1 MiB each.`,
@@ -570,8 +626,6 @@ process.once('SIGINT', () => die(130));
 process.once('SIGTERM', () => die(143));
 process.once('uncaughtException', (e) => die(1, e));
 process.once('unhandledRejection', (e) => die(1, e));
-// Every phase is bounded by count and time; this catches a hang (a daemon that stops answering).
-setTimeout(() => die(1, new Error(`the benchmark did not finish within ${WATCHDOG_S} s`)), WATCHDOG_S * 1000).unref();
 
 main().then(
   (code) => process.exit(code),

@@ -78,7 +78,12 @@ export function externalLoadProbe(ownPids: () => number[] = () => [], ownExtra: 
   };
 }
 
-export function vmHwmKb(pid: number | 'self'): number {
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** A process's peak resident memory so far (kB). */
+export const vmHwmKb = (pid: number | 'self'): number => statusKb(pid, 'VmHWM');
+/** A process's resident memory now (kB). */
+export const vmRssKb = (pid: number | 'self'): number => statusKb(pid, 'VmRSS');
+
+function statusKb(pid: number | 'self', field: 'VmHWM' | 'VmRSS'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
 }
