@@ -6,14 +6,14 @@
  * list, and a hardened unit. It never replaces a key or a host list that is there already.
  * `airlock relay key` prints the public key.
  */
-import { chmodSync, chownSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseGroup } from '../protocol/account-files.js';
 import { AirlockError } from '../protocol/errors.js';
 import { RELAY_ACCOUNT, RELAY_USERS_GROUP } from '../protocol/relay.js';
 import { formatHosts } from '../protocol/relay-hosts.js';
-import { makeFolderSafely, writeFileSafely } from '../protocol/safe-write.js';
+import { makeFolderSafely, removeFileSafely, writeFileSafely } from '../protocol/safe-write.js';
 import { CHECKOUT_LAYOUT, groupExists, PACKAGE_LAYOUT, PACKAGED, requireRoot, run, systemdRunning, type Layout } from './installation.js';
 import { relayFiles } from './relay-files.js';
 import { c, printJson } from './ui.js';
@@ -85,14 +85,24 @@ export async function relayInstall(o: { start: boolean; configDir: string; json?
   const relayGid = parseGroup(readFileSync('/etc/group', 'utf8')).find((g) => g.name === RELAY_ACCOUNT)!.gid;
   makeFolderSafely(o.configDir, 0o750, { uid: 0, gid: relayGid });
   done.push(`folder ${o.configDir} (0750, root:${RELAY_ACCOUNT}): the key, the host list and the trusted host keys`);
+  // The folder is root's alone to write. ssh-keygen makes a pair beside the key's name; both halves are
+  // then put in place through safe-write.ts with their owner and mode set on the descriptor (the private
+  // half readable by the relay's group alone), and a key already there is kept, its owner and mode set again.
+  let made = false;
   if (!existsSync(files.key)) {
-    // The folder is root's alone to write: ssh-keygen makes the pair there, then its group may read the private half.
-    run('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `airlock-relay@${hostname()}`, '-f', files.key]);
-    done.push(`made the relay's key ${files.key}`);
-  } else done.push(`kept the relay's key ${files.key}`);
-  chownSync(files.key, 0, relayGid);
-  chmodSync(files.key, 0o640);
-  chmodSync(files.publicKey, 0o644);
+    const fresh = `${files.key}.new-${process.pid}`;
+    run('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `airlock-relay@${hostname()}`, '-f', fresh]);
+    try {
+      writeFileSafely(files.key, readFileSync(fresh), { mode: 0o640, owner: { uid: 0, gid: relayGid }, exclusive: true });
+      writeFileSafely(files.publicKey, readFileSync(`${fresh}.pub`), { mode: 0o644, owner: { uid: 0, gid: 0 } });
+    } finally {
+      for (const f of [fresh, `${fresh}.pub`]) if (existsSync(f)) removeFileSafely(f);
+    }
+    made = true;
+  } else {
+    writeFileSafely(files.key, readFileSync(files.key), { mode: 0o640, owner: { uid: 0, gid: relayGid } });
+  }
+  done.push(`${made ? 'made' : 'kept'} the relay's key ${files.key} (0640, root:${RELAY_ACCOUNT})`);
   if (!existsSync(files.hosts)) {
     writeFileSafely(files.hosts, formatHosts(new Map()), { mode: 0o640, owner: { uid: 0, gid: relayGid }, exclusive: true });
     done.push(`wrote an empty host list ${files.hosts} (0640, root:${RELAY_ACCOUNT})`);

@@ -30,6 +30,7 @@ const ALLOWED_FILES = new Set([
   'cli/passkey.ts',
   'cli/sessions.ts',
   'cli/keys.ts',
+  'cli/fleet.ts',
   'mcp/command.ts',
   'cli/setup/index.ts',
   // The colours ui.ts re-exports (the MCP server's preview render shares them).
