@@ -10,20 +10,7 @@ let csrf = '';
 let me = null;
 let inboxTimer = null;
 
-// ---- base64url <-> bytes, for browsers without the WebAuthn JSON helpers ----
-function fromB64u(s) {
-  const b64 = s.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((s.length + 3) % 4);
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out.buffer;
-}
-function toB64u(buf) {
-  const bytes = new Uint8Array(buf);
-  let bin = '';
-  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
+// ---- base64url <-> bytes and a credential's JSON: console/webauthn.js ----
 const withIds = (list) => (list || []).map((c) => Object.assign({}, c, { id: fromB64u(c.id) }));
 
 function requestOptions(json) {
@@ -37,20 +24,6 @@ function creationOptions(json) {
     user: Object.assign({}, json.user, { id: fromB64u(json.user.id) }),
     excludeCredentials: withIds(json.excludeCredentials),
   });
-}
-function credentialJSON(cred) {
-  if (typeof cred.toJSON === 'function') return cred.toJSON();
-  const r = cred.response;
-  const response = { clientDataJSON: toB64u(r.clientDataJSON) };
-  if (r.attestationObject) {
-    response.attestationObject = toB64u(r.attestationObject);
-    if (r.getTransports) response.transports = r.getTransports();
-  } else {
-    response.authenticatorData = toB64u(r.authenticatorData);
-    response.signature = toB64u(r.signature);
-    if (r.userHandle) response.userHandle = toB64u(r.userHandle);
-  }
-  return { id: cred.id, rawId: toB64u(cred.rawId), type: cred.type, response, clientExtensionResults: cred.getClientExtensionResults(), authenticatorAttachment: cred.authenticatorAttachment || undefined };
 }
 const getAssertion = async (options) => credentialJSON(await navigator.credentials.get({ publicKey: requestOptions(options) }));
 

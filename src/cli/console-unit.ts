@@ -25,23 +25,12 @@ export function ensureConsoleAccount(): string | null {
   return `created the system account ${CONSOLE_USER} (no shell, no home, in ${OBSERVER_GROUP}) for the web console`;
 }
 
-export function consoleUnitFile(l: Layout = CHECKOUT_LAYOUT): string {
-  return `[Unit]
-Description=Airlock web console: sign in with a passkey, approve or deny (relays to the daemon)
-Documentation=file://${l.docs}/docs/console.md
-After=network.target airlock.service
-Wants=airlock.service
-
-[Service]
-Type=simple
-User=${CONSOLE_USER}
-Group=${CONSOLE_USER}
-ExecStart=${l.node} ${join(l.dir, 'bin', 'airlock.js')} console
-Restart=on-failure
-RestartSec=2
-UMask=0077
-# It serves HTTP on loopback and talks to the daemon's socket; nothing else.
-NoNewPrivileges=yes
+/**
+ * What every unprivileged Airlock service's unit takes away (the console's, the relay's): no
+ * privilege, no capability, a read-only system, no devices, kernel knobs or namespaces, and the
+ * system calls of an ordinary service. Each unit adds what is its own (its account, its paths).
+ */
+export const UNPRIVILEGED_SERVICE = `NoNewPrivileges=yes
 CapabilityBoundingSet=
 AmbientCapabilities=
 ProtectSystem=strict
@@ -64,7 +53,25 @@ SystemCallFilter=@system-service
 # A call outside the set fails with EPERM instead of killing the process: Node's libuv tries
 # io_uring (not in @system-service) and falls back to its thread pool when refused.
 SystemCallErrorNumber=EPERM
-RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
+`;
+
+export function consoleUnitFile(l: Layout = CHECKOUT_LAYOUT): string {
+  return `[Unit]
+Description=Airlock web console: sign in with a passkey, approve or deny (relays to the daemon)
+Documentation=file://${l.docs}/docs/console.md
+After=network.target airlock.service
+Wants=airlock.service
+
+[Service]
+Type=simple
+User=${CONSOLE_USER}
+Group=${CONSOLE_USER}
+ExecStart=${l.node} ${join(l.dir, 'bin', 'airlock.js')} console
+Restart=on-failure
+RestartSec=2
+UMask=0077
+# It serves HTTP on loopback and talks to the daemon's socket; nothing else.
+${UNPRIVILEGED_SERVICE}RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
 
 [Install]
 WantedBy=multi-user.target

@@ -60,6 +60,7 @@ export interface FleetPage {
 const FILES: Record<string, [file: string, type: string]> = {
   '/': ['fleet.html', 'text/html; charset=utf-8'],
   '/fleet.js': ['fleet.js', 'text/javascript; charset=utf-8'],
+  '/webauthn.js': ['webauthn.js', 'text/javascript; charset=utf-8'],
 };
 
 /** Serves the page on `listen` until it is closed or `deadline` (ms) passes; the origin is http://localhost:PORT. */

@@ -16,6 +16,7 @@ import { formatHosts } from '../protocol/relay-hosts.js';
 import { makeFolderSafely, removeFileSafely, writeFileSafely } from '../protocol/safe-write.js';
 import { CHECKOUT_LAYOUT, groupExists, PACKAGE_LAYOUT, PACKAGED, requireRoot, run, systemdRunning, type Layout } from './installation.js';
 import { relayFiles } from './relay-files.js';
+import { UNPRIVILEGED_SERVICE } from './console-unit.js';
 import { c, printJson } from './ui.js';
 
 export const RELAY_UNIT_PATH = '/etc/systemd/system/airlock-relay.service';
@@ -41,26 +42,7 @@ RuntimeDirectory=airlock-relay
 RuntimeDirectoryMode=0750
 UMask=0077
 # It runs ssh and passes bytes: nothing else.
-NoNewPrivileges=yes
-CapabilityBoundingSet=
-AmbientCapabilities=
-ProtectSystem=strict
-ProtectHome=yes
-PrivateTmp=yes
-PrivateDevices=yes
-ProtectKernelTunables=yes
-ProtectKernelModules=yes
-ProtectKernelLogs=yes
-ProtectControlGroups=yes
-ProtectClock=yes
-ProtectHostname=yes
-ProtectProc=invisible
-RestrictSUIDSGID=yes
-RestrictNamespaces=yes
-RestrictRealtime=yes
-LockPersonality=yes
-SystemCallArchitectures=native
-RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
+${UNPRIVILEGED_SERVICE}RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
 ReadOnlyPaths=${configDir}
 
 [Install]

@@ -21,6 +21,7 @@ const FILES: Record<string, [file: string, type: string]> = {
   // The registration page is the same document: app.js reads the path (the id is in the fragment, never sent).
   '/register': ['index.html', 'text/html; charset=utf-8'],
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
+  '/webauthn.js': ['webauthn.js', 'text/javascript; charset=utf-8'],
   '/style.css': ['style.css', 'text/css; charset=utf-8'],
 };
 
