@@ -333,7 +333,7 @@ describe('the web console', () => {
     assert.ok(seen.html.includes('&lt;script&gt;'), 'shown as text, not markup');
     assert.ok(seen.text.includes('\\u202eevil'), 'the override is shown escaped');
     assert.ok(!seen.text.includes('\u202e'), 'no raw right-to-left override');
-    assert.deepEqual(seen.scripts, ['/app.js'], 'no script element added');
+    assert.deepEqual(seen.scripts, ['/webauthn.js', '/app.js'], 'no script element added');
     assert.equal(seen.images, 0);
     assert.equal(seen.pwned, null);
     // The same in a file's diff: a line of /etc/hosts an attacker wrote is context of the change.

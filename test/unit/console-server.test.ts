@@ -100,11 +100,11 @@ test('bodies are bounded and JSON only; a GET route refuses POST', async () => {
 test('the page has no inline script or style and never parses text as HTML', () => {
   const html = readFileSync(join(ASSET_DIR, 'index.html'), 'utf8');
   for (const m of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
-    assert.match(m[1]!, /\bsrc="\/app\.js"/);
+    assert.match(m[1]!, /\bsrc="\/(webauthn|app)\.js"/);
     assert.equal(m[2]!.trim(), '', 'no inline script');
   }
   assert.doesNotMatch(html, /<style\b|\sstyle=|\son[a-z]+=|javascript:/i);
-  const js = readFileSync(join(ASSET_DIR, 'app.js'), 'utf8');
+  const js = ['app.js', 'webauthn.js'].map((f) => readFileSync(join(ASSET_DIR, f), 'utf8')).join('\n');
   assert.doesNotMatch(js, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|setAttribute\(['"]on/);
 });
 
