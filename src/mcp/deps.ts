@@ -14,7 +14,7 @@ export interface ToolDeps {
   planner?: () => Planner;
 }
 
-/** The four behaviour hints, stated for every tool (openWorldHint false: each reaches only the local daemon). */
+/** The four behaviour hints, stated for every tool (openWorldHint false: each reaches this host's daemon, or a host of the relay's list a person made, nothing else). */
 export const hints = (h: { readOnly: boolean; destructive: boolean; idempotent: boolean }) => ({
   readOnlyHint: h.readOnly,
   destructiveHint: h.destructive,

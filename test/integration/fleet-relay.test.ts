@@ -124,6 +124,15 @@ describe('many hosts through the relay', { skip: skip ?? false, timeout: 900_000
       assert.equal(ran.ok, true, JSON.stringify(ran));
       assert.deepEqual(ran.steps.map((s) => [s.host, s.state]), [['fleet-1', 'Succeeded'], ['fleet-2', 'Succeeded']]);
       for (const h of fleet.hosts.slice(0, 2)) assert.equal((await h.box.run('/usr/bin/getent', ['group', 'fleet-mcp'])).code, 0, `the group exists on ${h.name}`);
+      // The other tools take a host too: each transaction is known on its own host only.
+      const status = await mcp.client.callTool({ name: 'airlock_status', arguments: { transaction_id: b!.transaction_id, host: 'fleet-2' } });
+      assert.equal((status.structuredContent as { state: string }).state, 'Succeeded');
+      assert.match((status.content as Array<{ text: string }>)[0]!.text, /^on fleet-2: /);
+      const elsewhere = await mcp.client.callTool({ name: 'airlock_status', arguments: { transaction_id: b!.transaction_id, host: 'fleet-1' } });
+      assert.equal(elsewhere.isError, true, 'fleet-1 has no such transaction');
+      const history = (await mcp.client.callTool({ name: 'airlock_history', arguments: { host: 'fleet-1', action: 'CreateGroup' } })).structuredContent as { transactions: Array<{ transaction_id: string }> };
+      assert.ok(history.transactions.some((t) => t.transaction_id === a!.transaction_id));
+      assert.ok(!history.transactions.some((t) => t.transaction_id === b!.transaction_id));
     } finally {
       await mcp.close();
     }

@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { PreviewResult } from '../../protocol/messages.js';
 import { withDaemon } from '../daemon.js';
+import { hostIn } from '../schemas.js';
 import { hints, type ToolDeps } from '../deps.js';
 import { answer, failure } from '../tool-result.js';
 import { ON_A_CHANGE } from '../workflow.js';
@@ -26,14 +27,15 @@ export function registerRevert(server: McpServer, deps: ToolDeps): void {
       inputSchema: z.strictObject({
         transaction_id: z.string().regex(/^tx_[0-9a-f]{24}$/, 'a transaction id such as tx_0123456789abcdef01234567').describe('the change to undo'),
         reason: z.string().max(500).optional().describe('why, in a sentence, for the person (returned to you to show them; the daemon does not record it)'),
+        host: hostIn,
       }),
       outputSchema: z.object({ steps: z.array(stepOut), reason: z.string().nullable() }),
       annotations: hints({ readOnly: false, destructive: false, idempotent: false }),
     },
-    async ({ transaction_id, reason }) => {
+    async ({ transaction_id, reason, host }) => {
       try {
-        const { p, policy, self } = await withDaemon(deps.target, async (cl) => ({ p: (await cl.preview('RevertTransaction', { transaction_id })) as PreviewResult, policy: await cl.call('policy.show').catch(() => null), self: cl.welcome.principal }));
-        const steps = [previewedStep(p, policy)];
+        const { p, policy, self } = await withDaemon(deps.target, async (cl) => ({ p: (await cl.preview('RevertTransaction', { transaction_id })) as PreviewResult, policy: await cl.call('policy.show').catch(() => null), self: cl.welcome.principal }), host);
+        const steps = [host ? { ...previewedStep(p, policy), host } : previewedStep(p, policy)];
         return answer({ steps, reason: reason ?? null }, proposalText(steps, new Map([[p.transaction_id, p]]), reason, self), false);
       } catch (e) {
         return failure(e);

@@ -10,7 +10,7 @@ import type { WireError } from '../../protocol/errors.js';
 import { forAgent } from '../agent-hints.js';
 import { withDaemon } from '../daemon.js';
 import { hints, type ToolDeps } from '../deps.js';
-import { pickView, transactionId, transactionView, wireError } from '../schemas.js';
+import { pickView, transactionId, transactionView, wireError, hostIn } from '../schemas.js';
 import { answer, errorText, failure } from '../tool-result.js';
 import { isCompactedPreview } from '../../protocol/compacted.js';
 
@@ -55,15 +55,15 @@ export function registerStatus(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Airlock transaction status',
       description: 'One transaction: its state, risk, who requested, approved or denied it (and why), when it expires, and its result once it ran. Nothing changes.',
-      inputSchema: z.strictObject({ transaction_id: transactionId }),
+      inputSchema: z.strictObject({ transaction_id: transactionId, host: hostIn }),
       outputSchema: statusOut,
       annotations: hints({ readOnly: true, destructive: false, idempotent: true }),
     },
-    async ({ transaction_id }) => {
+    async ({ transaction_id, host }) => {
       try {
-        const s = statusOf(await withDaemon(deps.target, (cl) => cl.transaction(transaction_id)));
+        const s = statusOf(await withDaemon(deps.target, (cl) => cl.transaction(transaction_id), host));
         const lines = [
-          `${s.transaction_id} (${s.action_name}, ${s.risk} risk): ${s.state}: ${s.summary}`,
+          `${host ? `on ${host}: ` : ''}${s.transaction_id} (${s.action_name}, ${s.risk} risk): ${s.state}: ${s.summary}`,
           `requested by ${s.requested_by} at ${s.created_at}; ${s.approved_by ? `approved by ${s.approved_by}` : 'not approved'}${s.denied_by ? `; denied by ${s.denied_by}${s.deny_reason ? `: "${s.deny_reason}"` : ''}` : ''}; ${s.state === 'Previewed' || s.state === 'Queued' ? `expires ${s.expires_at}` : `last change ${s.updated_at}`}`,
           ...(s.waiting_for ? [`waiting for ${s.waiting_for}`] : []),
           ...(s.result ? [`result: ${s.result.state}: ${s.result.summary}${s.result.needs_reboot ? ' (needs a reboot)' : ''}${s.result.expired ? ` (the ${s.result.expired} expired)` : ''}`] : []),
@@ -81,15 +81,15 @@ export function registerStatus(server: McpServer, deps: ToolDeps): void {
     {
       title: 'Cancel an Airlock transaction',
       description: 'Withdraw a step that has not run (Previewed or Queued): it can then never run, and the signed log records the cancellation. Nothing on the host changes. Only your own transactions (or, for an admin approver, any).',
-      inputSchema: z.strictObject({ transaction_id: transactionId }),
+      inputSchema: z.strictObject({ transaction_id: transactionId, host: hostIn }),
       outputSchema: transactionView,
       // Not destructive: it touches no host state, only withdraws a request; a second cancel changes nothing more.
       annotations: hints({ readOnly: false, destructive: false, idempotent: true }),
     },
-    async ({ transaction_id }) => {
+    async ({ transaction_id, host }) => {
       try {
-        const v = pickView(await withDaemon(deps.target, (cl) => cl.call('cancel', { transaction_id })));
-        return answer(v, `${v.transaction_id} (${v.action_name}) is ${v.state}`);
+        const v = pickView(await withDaemon(deps.target, (cl) => cl.call('cancel', { transaction_id }), host));
+        return answer(v, `${host ? `on ${host}: ` : ''}${v.transaction_id} (${v.action_name}) is ${v.state}`);
       } catch (e) {
         return failure(e);
       }
