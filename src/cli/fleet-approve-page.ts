@@ -14,7 +14,7 @@
  *   connections, and it closes when the assertion was answered or the deadline passed.
  * The page decides nothing: each host's daemon verifies the assertion for its own entry.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +23,8 @@ import { BodyError, readJson } from '../console/body.js';
 import { secureHeaders, sendError, sendJson } from '../console/headers.js';
 import { AirlockError } from '../protocol/errors.js';
 
+/** A request to the page is whole within this: the person's browser needs far less, a slow client holds nothing longer. */
+const PAGE_REQUEST_MS = 10_000;
 /** One person's browser needs a few (the page, its script, the plan, the post); more is someone else. */
 export const MAX_PAGE_CONNECTIONS = 16;
 
@@ -111,10 +113,32 @@ export async function serveFleetPage(listen: { host: string; port: number }, pla
     });
   });
   server.maxConnections = MAX_PAGE_CONNECTIONS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new AirlockError('conflict', 'listen_failed', `cannot listen on ${listen.host}:${listen.port} (${e.code ?? e.message})`, 'choose another port with --listen 127.0.0.1:PORT, one of the hosts\' [passkeys] origins')));
-    server.listen(listen.port, listen.host, resolve);
-  });
+  // A request must be whole within seconds: slow connections cannot hold the page from the person.
+  server.headersTimeout = PAGE_REQUEST_MS;
+  server.requestTimeout = PAGE_REQUEST_MS;
+  const listenOn = (srv: Server, host: string) =>
+    new Promise<void>((resolve, reject) => {
+      srv.once('error', (e: NodeJS.ErrnoException) => reject(Object.assign(new AirlockError('conflict', 'listen_failed', `cannot listen on ${host}:${listen.port} (${e.code ?? e.message})`, 'choose another port with --listen 127.0.0.1:PORT, one of the hosts\' [passkeys] origins'), { errno: e.code })));
+      srv.listen(listen.port, host, resolve);
+    });
+  await listenOn(server, listen.host);
+  // The browser's "localhost" may be ::1 before 127.0.0.1: whoever held [::1]:PORT would serve the
+  // person a page of its own at the same origin and have them sign another list. So the page holds
+  // ::1 at that port too (answering as on 127.0.0.1), and refuses to go on when someone else does.
+  const v6 = createServer((req, res) => server.emit('request', req, res));
+  v6.maxConnections = MAX_PAGE_CONNECTIONS;
+  v6.headersTimeout = PAGE_REQUEST_MS;
+  v6.requestTimeout = PAGE_REQUEST_MS;
+  try {
+    await listenOn(v6, '::1');
+  } catch (e) {
+    const code = (e as { errno?: string }).errno;
+    // No IPv6 on this loopback: nobody can hold ::1 either.
+    if (code !== 'EADDRNOTAVAIL' && code !== 'EAFNOSUPPORT') {
+      server.close();
+      throw e;
+    }
+  }
   const timer = setTimeout(() => refuse(new AirlockError('stale_approval', 'preview_expired', 'no passkey assertion came before the first host\'s approval deadline', 'preview again on the hosts and run `airlock fleet approve` with the new transactions')), Math.max(0, deadline - Date.now()));
   timer.unref();
   return {
@@ -129,6 +153,8 @@ export async function serveFleetPage(listen: { host: string; port: number }, pla
     close: () =>
       new Promise<void>((resolve) => {
         clearTimeout(timer);
+        v6.close();
+        v6.closeAllConnections();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

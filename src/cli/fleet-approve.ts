@@ -123,7 +123,7 @@ export async function fleetApprove(words: string[], o: { listen?: string; json?:
   // 4. The page, for one assertion.
   const page = await serveFleetPage(listen, { challenge, rp_id: rpIds[0]!, hosts: ready.map((r) => ({ host: r.host, tx: r.tx.transaction_id, risk: r.preview.risk, match_code: matchCode(r.preview.preview_digest), summary: r.preview.summary })) }, deadline);
   try {
-    err.write(`Open this page in the browser where your passkey lives, on this machine (or through \`ssh -L ${listen.port}:localhost:${listen.port}\`):\n\n  ${c.bold(page.url)}\n\n`);
+    err.write(`Open this page in the browser where your passkey lives, on this machine (or through \`ssh -L ${listen.port}:127.0.0.1:${listen.port}\`):\n\n  ${c.bold(page.url)}\n\n`);
     err.write(`It lists the same hosts and match codes; approve there only if they are. Waiting until ${new Date(deadline).toISOString()} (Ctrl-C stops; nothing is approved).\n`);
     const assertion = await page.assertion;
 

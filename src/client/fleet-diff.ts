@@ -7,7 +7,10 @@
  * rather than N changes looking for the one that is not like the others.
  */
 import type { PreviewEnvelope } from '../protocol/messages.js';
+import { escapeText } from '../protocol/escape-text.js';
 import { changeLines, stepLine } from './preview-plan.js';
+
+const t = (s: unknown) => escapeText(String(s), 'line');
 
 /** Colour codes are paint, not content: two hosts printed on different terminals compare equal. */
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').trim();
@@ -18,9 +21,10 @@ const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').trim();
  * naturally per host (transaction id, requester, deadline, digests) is in them.
  */
 export function changeOf(p: PreviewEnvelope): string[] {
-  const head = `${p.action_name}, ${p.risk} risk`;
+  // The action name and risk come from the host as it sent them: escaped like every other host text.
+  const head = `${t(p.action_name)}, ${t(p.risk)} risk`;
   if (p.plan) {
-    return [head, ...p.plan.steps.flatMap((s) => [`step ${s.step}: ${s.action_name}, ${s.risk} risk`, ...(s.proposed_change ? [...changeLines(s.proposed_change.change), ...s.proposed_change.mechanism.map((m) => stepLine(m, false))] : [`computed after step ${s.computed_after}`])])].map(plain);
+    return [head, ...p.plan.steps.flatMap((s) => [`step ${s.step}: ${t(s.action_name)}, ${t(s.risk)} risk`, ...(s.proposed_change ? [...changeLines(s.proposed_change.change), ...s.proposed_change.mechanism.map((m) => stepLine(m, false))] : [`computed after step ${s.computed_after}`])])].map(plain);
   }
   const pc = p.proposed_change;
   return [head, ...(p.no_change ? ['no change'] : []), ...changeLines(pc.change), ...pc.mechanism.map((m) => stepLine(m, false))].flatMap((l) => l.split('\n')).map(plain);

@@ -34,6 +34,10 @@ export const MAX_SESSIONS = 64;
 export const MAX_SESSIONS_PER_UID = 16;
 /** Sessions to one host at once: a fan-out bound, and a bound on what one agent asks of one host's sshd. */
 export const MAX_SESSIONS_PER_HOST = 16;
+/** Sessions of one account to one host: half the host's, so one agent never holds a host alone. */
+export const MAX_SESSIONS_PER_UID_HOST = 8;
+/** How long a refused client's socket may linger for its last frame to leave. */
+const LINGER_MS = 1_000;
 /** A client names its host at once; nothing else is waited for. */
 const FIRST_FRAME_MS = 5_000;
 /** ssh's handshake, then the proxy's word that it reached its daemon. */
@@ -49,6 +53,7 @@ const refusal = (e: unknown): Buffer => {
 export function startRelay(o: RelayOptions): Promise<net.Server> {
   const perUid = new Map<number, number>();
   const perHost = new Map<string, number>();
+  const perUidHost = new Map<string, number>();
   let sessions = 0;
   const take = (m: Map<string | number, number>, k: string | number, d: number) => {
     const n = (m.get(k) ?? 0) + d;
@@ -70,9 +75,15 @@ export function startRelay(o: RelayOptions): Promise<net.Server> {
       return;
     }
     const who = `uid ${uid}`;
+    // A refused or answered client is let go at once, whether it reads or not: a socket it held open
+    // would count against every other account's connections.
+    const endWith = (frame: Buffer) => {
+      sock.end(frame, () => sock.destroy());
+      setTimeout(() => sock.destroy(), LINGER_MS).unref();
+    };
     const refuse = (e: unknown) => {
       o.log(`${who}: refused: ${escapeText((e as Error).message, 'line')}`);
-      sock.end(refusal(e));
+      endWith(refusal(e));
     };
     if (uid !== 0 && (o.usersGid === null || !groups.includes(o.usersGid))) {
       return refuse(new AirlockError('authorization', 'not_a_relay_user', `this account (${who}) may not use the relay`, 'a person adds it to the airlock-fleet group: `sudo usermod -aG airlock-fleet ACCOUNT`'));
@@ -86,7 +97,10 @@ export function startRelay(o: RelayOptions): Promise<net.Server> {
     sock.once('close', () => {
       sessions--;
       take(perUid, uid, -1);
-      if (hostName !== null) take(perHost, hostName, -1);
+      if (hostName !== null) {
+        take(perHost, hostName, -1);
+        take(perUidHost, `${uid} ${hostName}`, -1);
+      }
     });
     sock.on('error', () => {});
     void (async () => {
@@ -99,19 +113,21 @@ export function startRelay(o: RelayOptions): Promise<net.Server> {
         if (m?.type === 'hosts') {
           const known = readFileSync(o.knownHosts, 'utf8');
           const list: HostsMessage = { type: 'hosts', hosts: [...hosts.keys()].sort().map((name) => ({ name, fingerprints: hostKeysOf(known, name).map(fingerprint) })) };
-          return sock.end(encodeFrame(list));
+          return endWith(encodeFrame(list));
         }
         if (m?.type !== 'relay' || typeof m.host !== 'string') throw new AirlockError('validation', 'bad_relay_request', 'the relay expects {"type":"relay","host":NAME} or {"type":"hosts"} first');
         const found = hosts.get(m.host);
         if (!found) throw new AirlockError('validation', 'unknown_host', `the relay knows no host ${JSON.stringify(m.host.slice(0, 64))}`, `\`airlock hosts\` lists them; a person adds one with \`sudo airlock hosts add NAME DEST\``);
         if (hostKeysOf(readFileSync(o.knownHosts, 'utf8'), found.name).length === 0) throw new AirlockError('authorization', 'host_key_unknown', `no host key is trusted for ${found.name}`, `a person runs \`sudo airlock hosts add ${found.name} DEST\` and checks the fingerprint it shows`);
         if ((perHost.get(found.name) ?? 0) >= MAX_SESSIONS_PER_HOST) throw new AirlockError('transient', 'relay_busy', `the relay holds ${MAX_SESSIONS_PER_HOST} sessions to ${found.name} already`, 'try again when some have finished');
+        if ((perUidHost.get(`${uid} ${found.name}`) ?? 0) >= MAX_SESSIONS_PER_UID_HOST) throw new AirlockError('transient', 'relay_busy', `this account holds ${MAX_SESSIONS_PER_UID_HOST} sessions to ${found.name} already`, 'try again when some have finished');
         host = found;
       } catch (e) {
         return refuse(e);
       }
       hostName = host.name;
       take(perHost, host.name, 1);
+      take(perUidHost, `${uid} ${host.name}`, 1);
       const started = Date.now();
       const ssh = spawn(SSH, sshArgs(host, { key: o.key, knownHosts: o.knownHosts }), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' } });
       let stderr = '';

@@ -153,6 +153,23 @@ describe('many hosts through the relay', { skip: skip ?? false, timeout: 900_000
     assert.equal(three!.error!.code, 'daemon_unreachable');
   });
 
+  test("connections the relay refused, held open by a client that never reads, take no one else's place", async () => {
+    // 150 connections (more than the relay's 128), each sending a frame the relay refuses, then never reading nor closing.
+    const hold = `const net = require('node:net');
+      for (let i = 0; i < 150; i++) {
+        const s = net.createConnection('/run/airlock-relay/relay.sock');
+        s.on('error', () => {});
+        s.on('connect', () => { const b = Buffer.from('{"type":"nope"}'); const h = Buffer.alloc(4); h.writeUInt32BE(b.length); s.write(Buffer.concat([h, b])); s.pause(); });
+      }
+      setTimeout(() => process.exit(0), 8000);`;
+    const holding = fleet.ws.runAs('agent', process.execPath, ['-e', hold]);
+    await new Promise((r) => setTimeout(r, 3000));
+    const r = await fleet.ws.airlock('agent', ['hosts', '--json']);
+    assert.equal(r.code, 0, r.stderr + relaySaid());
+    assert.equal((JSON.parse(r.stdout) as unknown[]).length, 3);
+    await holding;
+  });
+
   test('an unknown host name is refused by the relay before any ssh', async () => {
     const r = await agent(['--host', 'nowhere', 'history']);
     assert.equal(r.code, 5, r.stderr);

@@ -91,3 +91,11 @@ test('HOST:TX words: a host name and a transaction id each, each host once', () 
     assert.throws(() => parseTargets(bad), (e: Error & { code?: string }) => e.code === 'bad_fleet', JSON.stringify(bad));
   }
 });
+
+test("a host's action name and risk reach the person's terminal escaped, as any host text", async () => {
+  const p = await previewOf('web', null);
+  const forged = { ...p, action_name: 'CreateGroup\x1b[2J\x1b[1A\u202e', risk: 'medium\x9b31m' } as unknown as PreviewEnvelope;
+  const head = changeOf(forged)[0]!;
+  assert.ok(!/[\x00-\x1f\x7f-\x9f\u202e]/.test(head), JSON.stringify(head));
+  assert.match(head, /CreateGroup\\x1b\[2J\\x1b\[1A\\u202e, medium\\x9b31m risk/);
+});
