@@ -6,6 +6,10 @@
  */
 import { Command, Option } from 'commander';
 import { lazy } from './lazy.js';
+import { DEFAULT_RELAY_SOCKET, RELAY_CONFIG_DIR } from '../protocol/relay.js';
+
+/** The relay's configuration folder, one option for every command that reads or writes it. */
+const configDirOpt = (what: string) => new Option('--config-dir <dir>', what).default(RELAY_CONFIG_DIR);
 
 const RELAY_HELP = `
 An agent that administers many hosts never holds their SSH key. The relay does, under its
@@ -33,20 +37,20 @@ export function relayCommand(): Command {
   relay
     .command('serve', { isDefault: true })
     .description('run the relay (its unit does: `systemctl start airlock-relay`); never as root')
-    .option('--listen <path>', 'its socket', '/run/airlock-relay/relay.sock')
-    .option('--config-dir <dir>', 'where the key, host list and known hosts are', '/etc/airlock/relay')
+    .option('--listen <path>', 'its socket', DEFAULT_RELAY_SOCKET)
+    .addOption(configDirOpt('where the key, host list and known hosts are'))
     .action(lazy(() => import('./relay-run.js'), 'relayServe'));
   relay
     .command('install')
     .description('(root) the relay account, its key, an empty host list, the airlock-fleet group and the unit; prints the public key for the hosts')
     .option('--no-start', 'write everything but do not start the unit')
-    .option('--config-dir <dir>', 'where the key, host list and known hosts go', '/etc/airlock/relay')
+    .addOption(configDirOpt('where the key, host list and known hosts go'))
     .option('--json', 'print what was done as JSON')
     .action(lazy(() => import('./relay-install.js'), 'relayInstall'));
   relay
     .command('key')
     .description("print the relay's public key (what `airlock proxy authorize` takes on each host)")
-    .option('--config-dir <dir>', 'where the key is', '/etc/airlock/relay')
+    .addOption(configDirOpt('where the key is'))
     .action(lazy(() => import('./relay-install.js'), 'relayKey'));
   return relay;
 }
@@ -76,13 +80,13 @@ export function hostsCommand(): Command {
     .description('(root) add a host: DESTINATION is [USER@]ADDRESS[:PORT]; its key is shown and must be confirmed')
     .option('--fingerprint <sha256>', "the host key's fingerprint, checked instead of asked (for scripts)")
     .option('--replace', 'replace a host of that name and the key trusted for it (after a reinstall)')
-    .option('--config-dir <dir>', 'the relay\'s configuration', '/etc/airlock/relay')
+    .addOption(configDirOpt("the relay's configuration"))
     .option('--json', 'print the host and its fingerprint as JSON')
     .action(lazy(() => import('./hosts-run.js'), 'hostsAdd'));
   hosts
     .command('remove <name>')
     .description('(root) remove a host and its trusted key')
-    .option('--config-dir <dir>', 'the relay\'s configuration', '/etc/airlock/relay')
+    .addOption(configDirOpt("the relay's configuration"))
     .action(lazy(() => import('./hosts-run.js'), 'hostsRemove'));
   return hosts;
 }

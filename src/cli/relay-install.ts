@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { parseGroup } from '../protocol/account-files.js';
+import { parseGroup, parsePasswd } from '../protocol/account-files.js';
 import { AirlockError } from '../protocol/errors.js';
 import { RELAY_ACCOUNT, RELAY_USERS_GROUP } from '../protocol/relay.js';
 import { formatHosts } from '../protocol/relay-hosts.js';
@@ -60,7 +60,7 @@ export async function relayInstall(o: { start: boolean; configDir: string; json?
       done.push(`created group ${g}`);
     }
   }
-  if (!existsSync('/etc/passwd') || !/^airlock-relay:/m.test(readFileSync('/etc/passwd', 'utf8'))) {
+  if (!parsePasswd(readFileSync('/etc/passwd', 'utf8')).some((e) => e.name === RELAY_ACCOUNT)) {
     run('/usr/sbin/useradd', ['--system', '--gid', RELAY_ACCOUNT, '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--', RELAY_ACCOUNT]);
     done.push(`created the system account ${RELAY_ACCOUNT} (no shell, no home)`);
   }

@@ -43,6 +43,8 @@ const ALLOWED_FILES = new Set([
   'protocol/errors.ts',
   'protocol/escape-text.ts',
   'protocol/risk.ts',
+  // The relay's default socket and folder, for the many-hosts commands' options (cli/fleet.ts).
+  'protocol/relay.ts',
 ]);
 const ALLOWED_PACKAGES = new Set(['commander', 'node:child_process', 'node:fs', 'node:path', 'node:url']);
 
