@@ -27,6 +27,8 @@ export interface FleetHost {
   airlock(args: string[]): Promise<CommandResult>;
   /** The SHA256 fingerprint of this host's Ed25519 host key, as the host itself reads it. */
   fingerprint(): Promise<string>;
+  /** Puts `policy` in /etc/airlock/policy.toml and restarts the daemon; resolves once it answers again. */
+  setPolicy(policy: string): Promise<void>;
 }
 
 export interface Workstation {
@@ -35,8 +37,6 @@ export interface Workstation {
   runAs(user: string, program: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
   /** `airlock ARGS` as that account (root: as root). */
   airlock(user: string, args: string[], env?: Record<string, string>): Promise<CommandResult>;
-  /** `airlock ARGS` as that account, running on while the test reads its output (a command that waits for a browser). */
-  spawnAirlock(user: string, args: string[]): Promise<ChildProcess>;
   /** An account's uid, primary gid and groups, as the workstation's files say. */
   identity(user: string): Promise<{ uid: number; gid: number; groups: number[] }>;
   /** `airlock ARGS` as that account, left running (a command that waits for a person: `airlock fleet approve`). */
@@ -118,23 +118,29 @@ async function startHost(name: string, net: { netns: string; address: string }, 
     must(await box.run('/usr/bin/ssh-keygen', ['-A']), 'ssh-keygen -A');
     must(await box.run('/usr/bin/systemctl', ['restart', 'ssh.service']), 'start sshd');
     await installPackage(box, deb);
-    writeFileSync(join(box.shared, 'policy.toml'), policy, { mode: 0o644 });
-    must(await box.run('/usr/bin/install', ['-m', '0644', join(box.shared, 'policy.toml'), '/etc/airlock/policy.toml']), 'the policy');
-    must(await box.run('/usr/bin/systemctl', ['restart', 'airlock.service']), 'restart airlock');
-    const socket = `/proc/${box.pid}/root/run/airlock/airlock.sock`;
-    for (let i = 0; i < 300 && !(existsSync(socket) && (await box.run('/usr/bin/systemctl', ['is-active', 'airlock.service'])).code === 0); i++) await new Promise((r) => setTimeout(r, 100));
-    if (!existsSync(socket)) throw new Error(`the daemon on ${name} did not start:\n${(await box.run('/usr/bin/journalctl', ['-u', 'airlock', '--no-pager', '-n', '20'])).stdout}`);
+    await setPolicy(box, name, policy);
     return {
       name,
       address: net.address,
       box,
       airlock: (args) => box.run('/usr/bin/airlock', args),
+      setPolicy: (p) => setPolicy(box, name, p),
       fingerprint: async () => must(await box.run('/usr/bin/ssh-keygen', ['-lf', '/etc/ssh/ssh_host_ed25519_key.pub']), 'ssh-keygen -lf').stdout.split(' ')[1]!,
     };
   } catch (e) {
     await box.stop();
     throw e;
   }
+}
+
+/** Puts `policy` in /etc/airlock/policy.toml on a host and restarts its daemon (the package's unit); resolves once it answers again. */
+async function setPolicy(box: Sandbox, name: string, policy: string): Promise<void> {
+  writeFileSync(join(box.shared, 'policy.toml'), policy, { mode: 0o644 });
+  must(await box.run('/usr/bin/install', ['-m', '0644', join(box.shared, 'policy.toml'), '/etc/airlock/policy.toml']), 'the policy');
+  must(await box.run('/usr/bin/systemctl', ['restart', 'airlock.service']), 'restart airlock');
+  const socket = `/proc/${box.pid}/root/run/airlock/airlock.sock`;
+  for (let i = 0; i < 300 && !(existsSync(socket) && (await box.run('/usr/bin/systemctl', ['is-active', 'airlock.service'])).code === 0); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!existsSync(socket)) throw new Error(`the daemon on ${name} did not start:\n${(await box.run('/usr/bin/journalctl', ['-u', 'airlock', '--no-pager', '-n', '20'])).stdout}`);
 }
 
 /**

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { readmeBlock, readReadme } from '../support/readme.js';
 
 const README = readReadme(join(fileURLToPath(import.meta.url), '..', '..', '..', 'README.md'));
-/** Followed by test/integration/readme.test.ts, then (many-hosts-*) by readme-many-hosts.test.ts. */
+/** Followed by test/integration/readme.test.ts, then (many-hosts-*) by fleet.test.ts (fleet/readme-section.ts). */
 const FOLLOWED = ['install', 'enrol', 'agent-account', 'flow', 'own-account', 'console', 'console-flow', 'many-hosts-workstation', 'many-hosts-host', 'many-hosts-add', 'many-hosts-agent'];
 /** Followed by test/integration/package.test.ts, in the README's order before the others. */
 const PACKAGE_BLOCK = 'package';
