@@ -119,11 +119,13 @@ const testbed = wantIntegration ? buildTestbedRoot() : null;
 
 /**
  * node --test over `files`; `concurrency`: how many files run at once; `preload`: modules each file's process imports first.
+ * Beside the usual report (TAP, or spec at a terminal), scripts/file-times.js prints the slowest files at the end.
  * A file may take 15 minutes: a catalogue shard with its rollback rounds (the packages family's apt runs alone take five)
  * shares two cores with two other files, the fleet's among them (four booted hosts, a Debian package built and installed).
  */
+const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout', '--test-reporter', pathToFileURL(join(root, 'scripts', 'file-times.js')).href, '--test-reporter-destination', 'stdout'];
 const run = (files, concurrency, preload = []) =>
-  spawnSync(process.execPath, ['--import', 'tsx', ...preload.flatMap((m) => ['--import', pathToFileURL(join(root, m)).href]), '--test', '--test-timeout=900000', `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: 'inherit' }).status ?? 1;
+  spawnSync(process.execPath, ['--import', 'tsx', ...preload.flatMap((m) => ['--import', pathToFileURL(join(root, m)).href]), '--test', ...reporters, '--test-timeout=900000', `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: 'inherit' }).status ?? 1;
 
 // Unit tests hold no machine-wide resource (temporary directories, loopback ports of their own):
 // one file per core at once. Integration files share nothing either (docs/TESTING.md, "What
