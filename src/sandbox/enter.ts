@@ -16,7 +16,7 @@
  * argv: BASE LOWER MODE PROJECT [--bare [--project]] [--netns PATH] -- COMMAND...
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [base, lower, mode, project, ...rest] = process.argv.slice(2);
@@ -51,7 +51,17 @@ if (mode === 'chroot') {
   // under the daemon's state directory, to fill it) is the one the daemon sees.
   mount('--rbind', shared, merged + shared);
   child = spawn('/usr/sbin/chroot', [merged, ...command], { stdio: 'inherit' });
-  writeFileSync(pidFile, String(child.pid));
+  // Published only once the child is chrooted: until chroot(2), its root is this machine's, and a
+  // command entered there (nsenter -r) would write into this machine's own /var or /run.
+  const chrooted = setInterval(() => {
+    try {
+      if (readlinkSync(`/proc/${child.pid}/root`) !== realpathSync(merged)) return;
+      writeFileSync(pidFile, String(child.pid));
+      clearInterval(chrooted);
+    } catch {
+      clearInterval(chrooted); // gone: the exit below reports it
+    }
+  }, 5);
 } else {
   child = spawn(
     '/usr/bin/systemd-nspawn',

@@ -3,11 +3,13 @@
  * share uids: a process of one sandbox's user would otherwise count as a running process
  * of the other's (DeleteUser refused it as user_busy when the suite ran files in parallel).
  * Each sandbox takes its own block of uids and gids, free of any process on this machine.
+ * And a command entered in a sandbox runs in its root from the first moment.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorld } from '../support/world.js';
-import { canSandbox } from '../../src/sandbox/overlay.js';
+import { existsSync, rmSync } from 'node:fs';
+import { canSandbox, startSandbox } from '../../src/sandbox/overlay.js';
 import { runningUids } from '../../src/sandbox/uid-block.js';
 
 const skip = canSandbox() ?? false;
@@ -50,4 +52,26 @@ test("a sandbox's users take uids no process on this machine runs as", { skip },
   } finally {
     await w.close();
   }
+});
+
+// A command entered the moment the sandbox starts (a test's first useradd) used to land on this
+// machine's own root when the sandbox's pid was published before chroot(2): files appeared in
+// this machine's /var/lib/airlock and /run. The pid is published once the command is chrooted.
+test("a command run the moment a sandbox starts runs inside it, never in this machine's root", { skip }, async () => {
+  // Eight at once, so that some start while the machine is busy starting the others.
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, n) => {
+      const probe = `/var/tmp/airlock-chroot-probe-${process.pid}-${n}`;
+      const box = await startSandbox({ command: () => ['/usr/bin/sleep', '60'] });
+      try {
+        const r = await box.run('/usr/bin/touch', [probe]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(existsSync(probe), false, `sandbox ${n}: the probe landed in this machine's root`);
+        assert.equal(await box.readFile(probe), '', 'the probe is inside the sandbox');
+      } finally {
+        rmSync(probe, { force: true });
+        await box.stop();
+      }
+    }),
+  );
 });
