@@ -70,7 +70,9 @@ export async function buildPackage(version = packageVersion()): Promise<BuiltPac
   try {
     const lib = at(LIB);
     mkdirSync(lib, { recursive: true });
-    for (const f of ['package.json', 'package-lock.json']) cpSync(join(PROJECT, f), join(lib, f));
+    cpSync(join(PROJECT, 'package-lock.json'), join(lib, 'package-lock.json'));
+    // The package's version is the one `airlock --version` prints (src/cli/version.ts reads it here).
+    put(join(LIB, 'package.json'), `${JSON.stringify({ ...JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')), version }, null, 2)}\n`);
     for (const d of ['bin', 'console']) cpSync(join(PROJECT, d), join(lib, d), { recursive: true });
     for (const f of RUNTIME_DATA) cpSync(join(PROJECT, f), join(lib, f));
     run(process.execPath, [join(PROJECT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--outDir', join(lib, 'dist'), '--sourceMap', 'false']);

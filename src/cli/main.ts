@@ -32,6 +32,7 @@ import { passkeyCommand } from './passkey.js';
 import { sessionsCommand } from './sessions.js';
 import { keysCommand } from './keys.js';
 import { EXIT } from './ui.js';
+import { airlockVersion } from './version.js';
 import { setupCommand } from './setup/index.js';
 import { fleetCommand, hostsCommand, proxyCommand, relayCommand } from './fleet.js';
 
@@ -40,7 +41,7 @@ const program = new Command('airlock')
     'Let an AI agent administer this host without a shell: it asks for typed actions,\n' +
       'a person approves the exact previewed change, the daemon executes it and signs a log.',
   )
-  .version('0.1.0')
+  .version(airlockVersion())
   .option('-s, --socket <path>', 'daemon socket (default $AIRLOCK_SOCKET or /run/airlock/airlock.sock)')
   .option('-H, --host <name>', "reach that host's daemon through the relay (default $AIRLOCK_HOST; `airlock hosts` lists the names)")
   .showHelpAfterError('(add --help for usage)')

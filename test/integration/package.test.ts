@@ -132,6 +132,7 @@ test('the package: an offline install, a root-owned tree doctor trusts, an upgra
   await waitActive();
   timings.push(`upgrade ${((Date.now() - t) / 1000).toFixed(1)} s`);
   assert.equal(await root(['/usr/bin/dpkg-query', '-W', '-f', '${Version}', 'airlock']), NEW);
+  assert.equal((await as('dana', ['--version'])).stdout.trim(), NEW, 'the CLI says the version it was packaged as');
   assert.notEqual(await mainPid(), pid, 'the daemon was restarted');
   assert.equal((await clean(box, ['/usr/bin/systemctl', 'is-active', 'airlock-console'])).stdout.trim(), 'active', 'the enabled console was started again');
   assert.notEqual(await mainPid('airlock-console'), consolePid);
