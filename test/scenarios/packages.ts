@@ -27,6 +27,9 @@ async function candidate(box: SandboxView, name: string): Promise<string> {
   return m[1]!;
 }
 
+/** Apt installs and removes a package with the rollback rounds: about four ordinary scenarios' time each (catalogue shards, test/support/catalogue-scenarios.ts). */
+export const weight = 4;
+
 export const scenarios: Scenario[] = [
   {
     action: 'AptUpdate',

@@ -113,6 +113,9 @@ async function periodic(box: SandboxView): Promise<string> {
   return (await box.run('/usr/bin/apt-config', ['dump', '--format', '%f=%v%n', 'APT::Periodic'])).stdout;
 }
 
+/** Apt installs, removes and purges a package in most of them, three to five times with the rollback rounds: about four ordinary scenarios' time each (catalogue shards, test/support/catalogue-scenarios.ts). */
+export const weight = 4;
+
 export const scenarios: Scenario[] = [
   {
     title: 'fresh lists for the overlay',
@@ -182,6 +185,7 @@ export const scenarios: Scenario[] = [
     title: 'installs the pinned, older version',
     action: 'InstallPackage',
     params: { package: OLD_NEW },
+    rollbackRounds: { skip: "packages.ts's InstallPackage shows an install's failure, rollback and revert; the pin changes the version installed, not how it is undone (each round is minutes of apt)" },
     check: async (box) => {
       assert.equal((await dpkgStatus(box, OLD_NEW))?.version, pin.version);
     },
@@ -220,12 +224,14 @@ export const scenarios: Scenario[] = [
   {
     action: 'InstallPackage',
     params: { package: 'hello' },
+    rollbackRounds: { skip: "packages.ts's InstallPackage shows them on this very package; here it is only what the purge after it removes" },
     check: async (box) => assert.equal((await dpkgStatus(box, 'hello'))?.status, 'installed'),
   },
   {
     title: 'an installed package',
     action: 'PurgePackage',
     params: { package: 'hello' },
+    rollbackRounds: { skip: 'the purge of an installed package with an edited conffile shows the rounds, the harder case' },
     check: async (box) => {
       await absentFromDpkg(box, 'hello');
       assert.equal(await exists(box, '/usr/bin/hello'), false);
@@ -234,6 +240,7 @@ export const scenarios: Scenario[] = [
   {
     action: 'InstallPackage',
     params: { package: CONF_PKG },
+    rollbackRounds: { skip: 'what the purge of an edited conffile after it needs; that purge shows its rounds' },
     setup: async (box) => assert.equal(await dpkgStatus(box, CONF_PKG), null, `${CONF_PKG} must be unknown to dpkg here`),
     check: async (box) => {
       assert.equal((await dpkgStatus(box, CONF_PKG))?.status, 'installed');
@@ -254,12 +261,14 @@ export const scenarios: Scenario[] = [
     title: 'again, to leave configuration files behind',
     action: 'InstallPackage',
     params: { package: CONF_PKG },
+    rollbackRounds: { skip: 'what the remove after it needs' },
     check: async (box) => assert.equal((await dpkgStatus(box, CONF_PKG))?.status, 'installed'),
   },
   {
     title: 'keeps the configuration (dpkg state rc)',
     action: 'RemovePackage',
     params: { package: CONF_PKG },
+    rollbackRounds: { skip: "packages.ts's RemovePackage shows a removal's rounds; the purge of an edited conffile shows that configuration files come back as they were" },
     check: async (box) => {
       assert.equal((await dpkgStatus(box, CONF_PKG))?.status, 'config-files');
       assert.ok(await box.readFile(CONFFILE), `${CONFFILE} stays after a remove`);
@@ -291,6 +300,7 @@ export const scenarios: Scenario[] = [
     title: 'leaves its dependency unused',
     action: 'RemovePackage',
     params: { package: WITH_DEP },
+    rollbackRounds: { skip: "packages.ts's RemovePackage shows a removal's rounds; the install of this package shows that an undo takes its dependency too" },
     check: async (box) => {
       await notInstalled(box, WITH_DEP);
       assert.match((await box.run(APT_GET, ['-s', 'autoremove'])).stdout, new RegExp(`^Remv ${DEP} `, 'm'));

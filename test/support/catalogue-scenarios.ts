@@ -32,18 +32,22 @@ const families = readdirSync(dir)
   .map((f) => f.replace(/\.ts$/, ''))
   .filter((f) => !only || only.includes(f))
   .sort();
-/** Each scenario file may say where it runs: `export const host = 'testbed'` for families that need systemd. */
-const loaded = new Map<string, { scenarios: Scenario[]; host: 'overlay' | 'testbed' }>();
+/**
+ * Each scenario file may say where it runs (`export const host = 'testbed'` for families that
+ * need systemd) and how heavy its scenarios are (`export const weight = N`: one costs about N
+ * ordinary ones, as apt's installs and removals in each rollback round do).
+ */
+const loaded = new Map<string, { scenarios: Scenario[]; host: 'overlay' | 'testbed'; weight: number }>();
 for (const f of families) {
-  const mod = (await import(join(dir, `${f}.ts`))) as { scenarios: Scenario[]; host?: 'overlay' | 'testbed' };
-  loaded.set(f, { scenarios: mod.scenarios, host: mod.host ?? 'overlay' });
+  const mod = (await import(join(dir, `${f}.ts`))) as { scenarios: Scenario[]; host?: 'overlay' | 'testbed'; weight?: number };
+  loaded.set(f, { scenarios: mod.scenarios, host: mod.host ?? 'overlay', weight: mod.weight ?? 1 });
 }
 
 /** Families in shards of about equal work: a booted test bed costs about as much as eight scenarios. */
 function shardOf(): Map<string, number> {
   const load = Array<number>(SHARDS).fill(0);
   const out = new Map<string, number>();
-  const cost = (f: string) => loaded.get(f)!.scenarios.length + (loaded.get(f)!.host === 'testbed' ? 8 : 2);
+  const cost = (f: string) => loaded.get(f)!.scenarios.length * loaded.get(f)!.weight + (loaded.get(f)!.host === 'testbed' ? 8 : 2);
   for (const f of [...families].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
     const i = load.indexOf(Math.min(...load));
     out.set(f, i);
