@@ -3,17 +3,21 @@
  * playwright-core, with the DevTools virtual authenticator (a platform passkey with user
  * verification, as a laptop's), and the wait every step of theirs uses.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 
-/** Chromium (`executablePath`: Debian's, or a wrapper that starts it elsewhere) with one page and a virtual platform authenticator. */
-export async function browserWithPasskeys(executablePath = '/usr/bin/chromium', viewport = { width: 1280, height: 800 }): Promise<{ browser: Browser; page: Page }> {
+/**
+ * Chromium (`executablePath`: Debian's, or a wrapper that starts it elsewhere) with one page and a
+ * virtual platform authenticator; `cdp` and `authenticatorId` to put a credential into it
+ * (WebAuthn.addCredential).
+ */
+export async function browserWithPasskeys(executablePath = '/usr/bin/chromium', viewport = { width: 1280, height: 800 }): Promise<{ browser: Browser; page: Page; cdp: CDPSession; authenticatorId: string }> {
   const browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   const ctx = await browser.newContext({ viewport });
   const page = await ctx.newPage();
   const cdp = await ctx.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
-  return { browser, page };
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+  return { browser, page, cdp, authenticatorId };
 }
 
 /** Waits for `selector` on the console's page, or fails at once with the page's own error message when it shows one. */
