@@ -11,12 +11,12 @@
  * passkey to sign this host's challenge instead of making a new one. The file is the person's
  * (or an agent's) text: bounded, and checked with the protocol's own schema before it is sent.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { AirlockClient } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { PasskeyPublicSchema, type PasskeyPublic } from '../protocol/wire/passkey.js';
+import { readBoundedFile } from './bounded-file.js';
 import { withOwnCode } from './code-prompt.js';
 import { withClient } from './connect.js';
 import { c, printJson } from './ui.js';
@@ -70,8 +70,16 @@ const badFile = (file: string, what: string, hint = 'give the file `airlock pass
  * refusal is not the first to say what is wrong). validation/bad_registration (exit 5) otherwise.
  */
 export async function readExisting(file: string): Promise<PasskeyPublic> {
-  const bytes = file === '-' ? await readStdin() : readFileBounded(file);
-  if (bytes.length > MAX_EXISTING_BYTES) throw badFile(file, `larger than ${MAX_EXISTING_BYTES / 1024} KiB: not an exported passkey`);
+  const tooLarge = () => badFile(file, `larger than ${MAX_EXISTING_BYTES / 1024} KiB: not an exported passkey`);
+  const bytes =
+    file === '-'
+      ? await readStdin()
+      : readBoundedFile(file, MAX_EXISTING_BYTES, {
+          unreadable: (code) => badFile(file, `cannot read it (${code})`, 'give the path of a file you can read, or - for standard input'),
+          notFile: () => badFile(file, 'not a regular file', 'give the path of the file, or - and the JSON on standard input'),
+          tooLarge,
+        });
+  if (bytes.length > MAX_EXISTING_BYTES) throw tooLarge();
   let doc: unknown;
   try {
     doc = JSON.parse(bytes.toString('utf8'));
@@ -85,25 +93,6 @@ export async function readExisting(file: string): Promise<PasskeyPublic> {
     throw badFile(file, `not an exported passkey {credential_id, public_key, rp_id, name, transports}: ${escapeText(at)}: ${escapeText(issue.message)}`);
   }
   return parsed.data;
-}
-
-/** At most MAX_EXISTING_BYTES + 1 bytes of a regular file: a larger one is refused without reading the rest. */
-function readFileBounded(file: string): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (e) {
-    throw badFile(file, `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'give the path of a file you can read, or - for standard input');
-  }
-  try {
-    if (!fstatSync(fd).isFile()) throw badFile(file, 'not a regular file', 'give the path of the file, or - and the JSON on standard input');
-    const buf = Buffer.alloc(MAX_EXISTING_BYTES + 1);
-    let n = 0;
-    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-    return buf.subarray(0, n);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Standard input, stopping once it holds more than MAX_EXISTING_BYTES (refused then). */

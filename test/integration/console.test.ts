@@ -25,7 +25,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { browserWithPasskeys, visible as visibleOn } from '../support/console-browser.js';
+import { browserWithPasskeys, openRegistration, visible as visibleOn } from '../support/console-browser.js';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { passkeyAdd, startConsole } from '../support/console-cli.js';
 import { freePort } from '../support/loopback.js';
@@ -115,10 +115,7 @@ describe('the web console', () => {
       ['--name', 'laptop'],
       async (link, check) => {
         assert.ok(link.startsWith(`${origin}/register#`), link);
-        await page.goto(link);
-        await page.waitForFunction(() => document.getElementById('reg-check')!.textContent !== '');
-        assert.equal(await page.textContent('#reg-check'), check, 'the page shows the check code the terminal shows');
-        assert.match((await page.textContent('#reg-approver'))!, /^alice\(uid \d+\)$/);
+        await openRegistration(page, link, check, /^alice\(uid \d+\)$/);
         await page.click('#reg-button');
         await visible('#notice:not([hidden])');
         assert.match((await page.textContent('#notice'))!, /type the code from your authenticator app at your terminal/);

@@ -30,7 +30,7 @@ import { readSqliteLog } from '../../src/audit/log-file.js';
 import { passkeyId } from '../../src/protocol/passkey.js';
 import type { Principal } from '../../src/sandbox/principal.js';
 import { airlockAs } from '../support/cli.js';
-import { browserWithPasskeys, visible } from '../support/console-browser.js';
+import { browserWithPasskeys, holdCredential, openRegistration, visible } from '../support/console-browser.js';
 import { passkeyAdd, startConsole } from '../support/console-cli.js';
 import { freePort } from '../support/loopback.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
@@ -256,17 +256,7 @@ describe('in a browser: alice adds the passkey of host 1 to host 2 with `airlock
     const { cdp, authenticatorId } = opened;
     // Her browser holds the SAME private key as the passkey registered on host 1.
     const cred = aliceKey.credentials[0]!;
-    await cdp.send('WebAuthn.addCredential', {
-      authenticatorId,
-      credential: {
-        credentialId: cred.id.toString('base64'),
-        isResidentCredential: true,
-        rpId: 'localhost',
-        privateKey: cred.key.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-        userHandle: Buffer.from(cred.userHandle, 'base64url').toString('base64'),
-        signCount: cred.counter,
-      },
-    });
+    await holdCredential(cdp, authenticatorId, cred);
 
     const r = await passkeyAdd(
       alice2.identity,
@@ -274,10 +264,7 @@ describe('in a browser: alice adds the passkey of host 1 to host 2 with `airlock
       ['--existing', file, '--name', 'laptop'],
       async (link, check) => {
         assert.ok(link.startsWith(`${origin}/register#`), link);
-        await page.goto(link);
-        await page.waitForFunction(() => document.getElementById('reg-check')!.textContent !== '');
-        assert.equal(await page.textContent('#reg-check'), check, 'the page shows the check code the terminal shows');
-        assert.match((await page.textContent('#reg-approver'))!, /^alice\(uid \d+\)$/);
+        await openRegistration(page, link, check, /^alice\(uid \d+\)$/);
         assert.equal(await page.textContent('#reg-title'), 'Add a passkey from another host');
         assert.equal(await page.textContent('#reg-button'), 'Sign with that passkey');
         assert.ok((await page.textContent('#reg-existing'))!.includes(`laptop (${id})`), 'the page says which passkey signs');

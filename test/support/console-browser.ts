@@ -3,6 +3,8 @@
  * playwright-core, with the DevTools virtual authenticator (a platform passkey with user
  * verification, as a laptop's), and the wait every step of theirs uses.
  */
+import assert from 'node:assert/strict';
+import type { KeyObject } from 'node:crypto';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 
 /**
@@ -24,4 +26,31 @@ export async function browserWithPasskeys(executablePath = '/usr/bin/chromium', 
 export async function visible(page: Page, selector: string, timeout = 30_000): Promise<void> {
   await page.waitForSelector(`${selector}, #error:not([hidden])`, { timeout });
   if (await page.isVisible('#error')) throw new Error(`the page says: ${await page.textContent('#error')}`);
+}
+
+/**
+ * Puts a software authenticator's credential (test/support/soft-authenticator.ts) into the virtual
+ * authenticator, as a discoverable passkey with the SAME private key: the browser then signs as
+ * the key the daemon knows.
+ */
+export async function holdCredential(cdp: CDPSession, authenticatorId: string, cred: { id: Buffer; key: KeyObject; userHandle: string; counter: number }, rpId = 'localhost'): Promise<void> {
+  await cdp.send('WebAuthn.addCredential', {
+    authenticatorId,
+    credential: {
+      credentialId: cred.id.toString('base64'),
+      isResidentCredential: true,
+      rpId,
+      privateKey: cred.key.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      userHandle: Buffer.from(cred.userHandle, 'base64url').toString('base64'),
+      signCount: cred.counter,
+    },
+  });
+}
+
+/** Opens a registration's `link` (the console's /register#ID page) and checks it shows the terminal's `check` code, for `approver`. */
+export async function openRegistration(page: Page, link: string, check: string, approver: RegExp): Promise<void> {
+  await page.goto(link);
+  await page.waitForFunction(() => document.getElementById('reg-check')!.textContent !== '');
+  assert.equal(await page.textContent('#reg-check'), check, 'the page shows the check code the terminal shows');
+  assert.match((await page.textContent('#reg-approver'))!, approver);
 }
