@@ -219,6 +219,9 @@ describe('airlock passkey add --existing FILE: the file is checked before anythi
       [write('missing', JSON.stringify({ credential_id: 'AAAA' })), 'public_key', /bad_registration/],
       [write('large', JSON.stringify({ ...good, name: 'x'.repeat(20_000) })), 'larger than 16 KiB', /bad_registration/],
       [join(files, 'absent'), 'cannot read it', /bad_registration/],
+      [files, 'not a regular file', /bad_registration/],
+      // `-`: standard input, here empty.
+      ['-', 'standard input: not JSON', /bad_registration/],
       [write('evil-rp', JSON.stringify({ ...good, rp_id: 'evil.example' })), 'RP ID evil.example', /rp_id_mismatch/],
     ];
     for (const [path, says, code] of cases) {
