@@ -102,6 +102,10 @@ describe('a passkey from another host, answered through the console: attacks', (
     assert.deepEqual(allowed, [exported.credential_id]);
     assert.equal(reg.options.userVerification, 'required');
     assert.equal('user' in reg.options, false, 'not creation options');
+    // The name is the file's text: the page is given it escaped (a right-to-left override shows as such).
+    const renamed = await bob.call('passkey.begin', { existing: { ...exported, name: 'lap\u202etop' } });
+    const renamedReg = await consoleAccount.call('console.registration_options', { registration_id: renamed.registration_id });
+    assert.equal(renamedReg.existing_passkey?.name, 'lap\\u202etop');
     // A registration of a new passkey says nothing of the kind.
     const fresh = await bob.call('passkey.begin', {});
     const freshReg = await consoleAccount.call('console.registration_options', { registration_id: fresh.registration_id });

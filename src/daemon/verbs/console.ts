@@ -9,6 +9,7 @@
  * their terminal finishes it (passkey.register).
  */
 import { fail } from '../../protocol/errors.js';
+import { escapeText } from '../../protocol/escape-text.js';
 import type { ParsedParams, ResultOf } from '../../protocol/methods.js';
 import { passkeyId, registrationCheck } from '../../protocol/passkey.js';
 import { consoleIdentity } from '../identity.js';
@@ -49,10 +50,10 @@ export async function call(ctx: VerbContext, r: Request<ParsedParams<'console.ca
   return ctx.relay(who, r.params.method, params, r.signal, r.notice);
 }
 
-/** The options of a registration a person began at their terminal, for the page their link opened. */
+/** The options of a registration a person began at their terminal, for the page their link opened (the name an exported file gave a passkey from another host escaped, as any text a client shows). */
 export async function registrationOptions(ctx: VerbContext, r: Request<ParsedParams<'console.registration_options'>>): Promise<ResultOf<'console.registration_options'>> {
   const reg = ctx.passkeys.registration(r.params.registration_id);
-  return { approver: reg.person.key, user: reg.person.user, options: reg.options, ...(reg.proof ? { proof: reg.proof } : {}), ...(reg.existing ? { existing: true as const, existing_passkey: { passkey_id: passkeyId(reg.existing.credentialId), name: reg.existing.name } } : {}), expires_at: iso(reg.expiresAt), check: registrationCheck(reg.id) };
+  return { approver: reg.person.key, user: reg.person.user, options: reg.options, ...(reg.proof ? { proof: reg.proof } : {}), ...(reg.existing ? { existing: true as const, existing_passkey: { passkey_id: passkeyId(reg.existing.credentialId), name: escapeText(reg.existing.name) } } : {}), expires_at: iso(reg.expiresAt), check: registrationCheck(reg.id) };
 }
 
 /**
