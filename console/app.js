@@ -285,12 +285,21 @@ async function deny() {
 }
 
 // ---- registration, begun at the person's terminal ----
+// A new passkey is created here (navigator.credentials.create); a passkey of the person's registered
+// on another host (`airlock passkey add --existing FILE`) signs this registration's challenge instead
+// (navigator.credentials.get, that credential alone): the daemon verifies it with the public key the
+// terminal brought, and the person's factor on this host finishes it at their terminal.
 let registration = null;
 async function registerView(id) {
   registration = Object.assign(await api('GET', `/api/registration/${encodeURIComponent(id)}`), { id });
-  $('reg-approver').textContent = registration.approver;
-  $('reg-check').textContent = registration.check;
-  $('reg-proof').hidden = !registration.proof;
+  const r = registration;
+  $('reg-approver').textContent = r.approver;
+  $('reg-check').textContent = r.check;
+  $('reg-proof').hidden = !r.proof;
+  $('reg-title').textContent = r.existing ? 'Add a passkey from another host' : 'Add a passkey';
+  $('reg-button').textContent = r.existing ? 'Sign with that passkey' : 'Create the passkey';
+  const p = r.existing_passkey;
+  say('reg-existing', r.existing ? `Sign with the passkey you registered on another host${p ? `: ${p.name} (${p.passkey_id})` : ''}. Your browser offers that passkey alone; nothing new is made.` : '');
 }
 async function register() {
   clearMessages();
@@ -298,8 +307,9 @@ async function register() {
   const button = $('reg-button');
   busy(button, true);
   try {
-    const cred = await navigator.credentials.create({ publicKey: creationOptions(r.options) });
-    const body = { response: credentialJSON(cred) };
+    let body;
+    if (r.existing) body = { existing_assertion: await getAssertion(r.options) };
+    else body = { response: credentialJSON(await navigator.credentials.create({ publicKey: creationOptions(r.options) })) };
     if (r.proof) body.assertion = await getAssertion(r.proof);
     await api('POST', `/api/registration/${encodeURIComponent(r.id)}`, body);
     button.hidden = true;

@@ -2,7 +2,8 @@
  * `airlock passkey`: a person's passkeys for approvals. `add` registers a new one: begun here,
  * at the person's own terminal (so the daemon knows whose it is by the kernel's peer
  * credentials), made in the browser on the console's registration page, and finished here
- * with the factor the person holds now. Declarations only: the body loads when it runs.
+ * with the factor the person holds now; with `--existing FILE`, one registered on another host
+ * (`export` there), which signs on that page instead. Declarations only: the body loads when it runs.
  */
 import { Command } from 'commander';
 import { lazy } from './lazy.js';
@@ -21,8 +22,18 @@ the same code, and make the passkey there. Then, here: the code from your authen
 for your first passkey; none when you hold a passkey already (the page asked that one to
 vouch for the new one). Approve with it in the console: docs/console.md.
 
-Exit status: 0 registered; 3 refused (a wrong code, too many passkeys); 4 the browser part
-did not happen within 5 minutes; 7 the daemon is unreachable.`;
+A passkey you registered on another host of a fleet is added here the same way, from what
+\`airlock passkey export ID\` printed there (\`-\` reads it from standard input):
+
+  airlock passkey add --existing laptop.passkey.json
+
+The page then asks that passkey to sign this host's challenge (nothing new is made), and
+you give your factor on this host here, as for a new one.
+
+Exit status: 0 registered; 3 refused (a wrong code, too many passkeys, a passkey that does
+not verify); 4 the browser part did not happen within 5 minutes; 5 the --existing file is
+not an exported passkey, is of another RP ID, or that passkey is registered here already;
+7 the daemon is unreachable.`;
 
 export function passkeyCommand(): Command {
   const passkey = new Command('passkey').description('your passkeys for approving in the web console (WebAuthn)').addHelpText('after', HELP);
@@ -30,6 +41,7 @@ export function passkeyCommand(): Command {
     .command('add')
     .description('register a passkey: a link for your browser and a check code here, then your current factor')
     .option('--name <name>', 'what to call it ("phone", "laptop"), 1 to 64 printable characters')
+    .option('--existing <file>', 'a passkey of yours registered on another host, as `airlock passkey export` printed it there (- for standard input): it signs here instead of a new one being made')
     .option('--json', 'print {approver, passkey_id, name, registered_at} as JSON')
     .addHelpText('after', HELP)
     .action(lazy(() => import('./passkey-add.js'), 'passkeyAdd'));

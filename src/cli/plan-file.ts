@@ -5,12 +5,12 @@
  * bounded (bytes and steps) before and after parsing, YAML aliases are refused (no expansion
  * bombs), and every error says where and what to fix. The daemon checks each step again.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { ProposalStep } from '../client/proposal.js';
 import { AirlockError } from '../protocol/errors.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { MAX_PLAN_STEPS } from '../protocol/plan.js';
+import { readBoundedFile } from './bounded-file.js';
 
 /** The largest plan file read: twenty steps with a file's content each fit well under it. */
 export const MAX_PLAN_FILE_BYTES = 256 * 1024;
@@ -20,24 +20,13 @@ const SHAPE = 'a list of steps, each {action_name, params}; for example, in YAML
 
 const bad = (path: string, what: string, hint = `write ${SHAPE}`) => new AirlockError('validation', 'bad_plan_file', `${escapeText(path)}: ${what}`, hint);
 
-/** Reads at most MAX_PLAN_FILE_BYTES + 1 bytes: a larger file is refused without reading the rest. */
+/** At most MAX_PLAN_FILE_BYTES of the file: a larger one is refused without reading the rest. */
 function readBounded(path: string): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw bad(path, `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'give the path of a .yaml, .yml or .json file you can read');
-  }
-  try {
-    if (!fstatSync(fd).isFile()) throw bad(path, 'not a regular file', 'give the path of a .yaml, .yml or .json file');
-    const buf = Buffer.alloc(MAX_PLAN_FILE_BYTES + 1);
-    let n = 0;
-    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-    if (n > MAX_PLAN_FILE_BYTES) throw bad(path, `larger than ${MAX_PLAN_FILE_BYTES / 1024} KiB`, `split it into plans of at most ${MAX_PLAN_STEPS} steps, or put less in each step`);
-    return buf.subarray(0, n);
-  } finally {
-    closeSync(fd);
-  }
+  return readBoundedFile(path, MAX_PLAN_FILE_BYTES, {
+    unreadable: (code) => bad(path, `cannot read it (${code})`, 'give the path of a .yaml, .yml or .json file you can read'),
+    notFile: () => bad(path, 'not a regular file', 'give the path of a .yaml, .yml or .json file'),
+    tooLarge: () => bad(path, `larger than ${MAX_PLAN_FILE_BYTES / 1024} KiB`, `split it into plans of at most ${MAX_PLAN_STEPS} steps, or put less in each step`),
+  });
 }
 
 function parse(path: string, text: string): unknown {

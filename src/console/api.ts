@@ -16,7 +16,7 @@
  *   POST /api/sessions/ID/revoke          session.revoke
  *   POST /api/tx/ID/deny {reason}
  *   GET  /api/registration/ID             the options of a registration begun at a terminal
- *   POST /api/registration/ID {response, assertion?}
+ *   POST /api/registration/ID {response | existing_assertion, assertion?}
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AirlockError } from '../protocol/errors.js';
@@ -138,7 +138,14 @@ const ROUTES: Route[] = [
     method: 'POST',
     path: /^\/api\/registration\/([^/]+)$/,
     signedIn: false,
-    run: (c) => c.ctx.relay.call('console.registration_response', { registration_id: c.match[1], response: c.body.response, ...(c.body.assertion !== undefined ? { assertion: c.body.assertion } : {}) }),
+    // The body (64 KiB at most, body.ts) carries a new credential (`response`) or, for a passkey from another host, its assertion (`existing_assertion`); the daemon checks which the registration takes.
+    run: (c) =>
+      c.ctx.relay.call('console.registration_response', {
+        registration_id: c.match[1],
+        ...(c.body.response !== undefined ? { response: c.body.response } : {}),
+        ...(c.body.existing_assertion !== undefined ? { existing_assertion: c.body.existing_assertion } : {}),
+        ...(c.body.assertion !== undefined ? { assertion: c.body.assertion } : {}),
+      }),
   },
 ];
 

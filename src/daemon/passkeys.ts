@@ -62,6 +62,19 @@ export interface PasskeyPerson {
 /** A verified new credential, not yet stored. */
 export type NewPasskey = Pick<PasskeyRecord, 'credentialId' | 'publicKey' | 'counter' | 'transports'>;
 
+/** A registration's answer the console relayed, verified: the passkey to store, the proof vouching for it, and whether it came from another host. */
+export interface Parked {
+  fresh: NewPasskey;
+  proof?: PasskeyUse & { passkeyId: string };
+  existing?: true;
+}
+
+/** What a browser answers a registration with: a new credential (`response`), or the assertion of a passkey from another host (`existing_assertion`). */
+export interface RegistrationAnswer {
+  response?: PasskeyRegistration;
+  existing_assertion?: PasskeyAssertion;
+}
+
 /** A registration under way: begun by the person at their own connection, answered by their browser directly or through the console. */
 interface Registration {
   /** Names it to the console (random, 128 bits): the console learns it only from the person's link. */
@@ -71,9 +84,10 @@ interface Registration {
   expiresAt: number;
   options: Record<string, unknown>;
   proof?: Record<string, unknown>;
-  parked?: { fresh: NewPasskey; proof?: PasskeyUse & { passkeyId: string } };
+  /** Verified at the console, waiting for the person's terminal; `existing`: a passkey from another host, which signed `challenge`. */
+  parked?: Parked;
   /** A passkey registered on another host, to be registered here once it signs `challenge`. */
-  existing?: { credentialId: string; publicKey: Buffer; transports: string[] };
+  existing?: { credentialId: string; publicKey: Buffer; transports: string[]; name: string };
 }
 
 export class Passkeys {
@@ -140,7 +154,7 @@ export class Passkeys {
       expiresAt: now + REGISTRATION_TTL_MS,
       options,
       ...(proof ? { proof } : {}),
-      existing: { credentialId: existing.credential_id, publicKey: Buffer.from(existing.public_key, 'base64url'), transports: existing.transports },
+      existing: { credentialId: existing.credential_id, publicKey: Buffer.from(existing.public_key, 'base64url'), transports: existing.transports, name: existing.name },
     };
     this.pending.set(person.key, r);
     return { id: r.id, options, expiresAt: r.expiresAt, ...(proof ? { proof } : {}) };
@@ -155,26 +169,33 @@ export class Passkeys {
   }
 
   /**
-   * The console relays the browser's answer to registration `id`: the new credential is verified
+   * The console relays the browser's answer to registration `id`: the new credential, or for a
+   * registration begun with `existing` that passkey's assertion over its challenge, is verified
    * (and, for a person who holds a passkey, the assertion vouching for it) and parked until the
-   * person's own connection finishes it (passkey.register). Answered once.
+   * person's own connection finishes it (passkey.register). Answered once; an answer of the
+   * other kind than the registration's is refused.
    */
-  async park(id: string, response: PasskeyRegistration, assertion: PasskeyAssertion | undefined): Promise<Registration> {
+  async park(id: string, answer: RegistrationAnswer, assertion: PasskeyAssertion | undefined): Promise<Registration> {
     const r = this.registration(id);
     if (r.parked) fail('validation', 'registration_answered', 'this registration was answered already', 'finish it at your terminal, or begin again');
-    if (r.existing) fail('validation', 'bad_registration', 'a passkey registered on another host is added with its assertion at your terminal, not through this page', 'send its assertion with passkey.register (`existing_assertion`)');
-    const fresh = await this.verifyCredential(r, response);
+    const { response, existing_assertion: signed } = answer;
+    if ((response === undefined) === (signed === undefined)) fail('validation', 'bad_registration', 'give a new credential (`response`) or the assertion of a passkey from another host (`existing_assertion`): exactly one', 'send the one this registration was begun for');
+    if (r.existing && response) fail('validation', 'bad_registration', 'this registration is of a passkey registered on another host: it is answered by that passkey\'s assertion (`existing_assertion`), not a new credential', 'sign with the passkey you registered on the other host');
+    if (!r.existing && signed) fail('validation', 'bad_registration', 'this registration is of a new passkey: it is answered by the credential the browser creates (`response`), not an assertion', 'create the new passkey on this page');
+    const fresh = signed ? await this.verifyExistingAssertion(r, signed) : await this.verifyCredential(r, response!);
     let proof: (PasskeyUse & { passkeyId: string }) | undefined;
     if (r.proof) {
       if (!assertion) fail('authorization', 'passkey_proof_required', `${r.person.user} holds a passkey: a new one is vouched for by an assertion of one they hold`, 'sign the proof options with a passkey you hold');
       proof = await this.verifyProof(r.person, assertion!, r.challenge);
     }
-    r.parked = { fresh, ...(proof ? { proof } : {}) };
+    // Answered meanwhile (two pages at once, each verified in turn): the first stands.
+    if (r.parked) fail('validation', 'registration_answered', 'this registration was answered already', 'finish it at your terminal, or begin again');
+    r.parked = { fresh, ...(proof ? { proof } : {}), ...(r.existing ? { existing: true as const } : {}) };
     return r;
   }
 
   /** The parked answer of `person`'s registration, or authorization/registration_not_ready while the browser has not answered. */
-  parked(person: PasskeyPerson): NonNullable<Registration['parked']> {
+  parked(person: PasskeyPerson): Parked {
     const r = this.pending.get(person.key);
     if (!r || r.expiresAt <= this.o.now()) fail('authorization', 'registration_not_begun', `no passkey registration of ${person.user} is under way${r ? ' (it expired)' : ''}`, 'run `airlock passkey add` again');
     if (!r!.parked) fail('authorization', 'registration_not_ready', 'the browser has not answered this registration yet', 'open the link `airlock passkey add` printed, in your browser, and create the passkey there');
@@ -204,8 +225,18 @@ export class Passkeys {
    */
   async verifyExisting(person: PasskeyPerson, assertion: PasskeyAssertion): Promise<NewPasskey & { challenge: string }> {
     const r = this.take(person);
-    const e = r.existing;
-    if (!e) return fail('validation', 'bad_registration', 'this registration is of a new passkey: it is answered by the credential the browser creates (`response`)', 'begin again with `existing` to register a passkey from another host');
+    if (!r.existing) return fail('validation', 'bad_registration', 'this registration is of a new passkey: it is answered by the credential the browser creates (`response`)', 'begin again with `existing` to register a passkey from another host');
+    return { ...(await this.verifyExistingAssertion(r, assertion)), challenge: r.challenge };
+  }
+
+  /**
+   * The one check of a passkey from another host, whichever way its assertion came (the person's
+   * connection, verifyExisting; the console, park): by the credential `r` names (its id, and a
+   * rawId that is the same), verifying with the public key brought from the other host over
+   * `r`'s challenge, from an allowed origin, for the policy's RP ID, with user verification.
+   */
+  private async verifyExistingAssertion(r: Registration, assertion: PasskeyAssertion): Promise<NewPasskey> {
+    const e = r.existing!;
     if (assertion.id !== e.credentialId || assertion.rawId !== assertion.id) fail('authorization', 'bad_registration', 'the assertion is not by the passkey this registration names', 'sign with the passkey you exported');
     const s = this.o.settings();
     let verified;
@@ -222,7 +253,7 @@ export class Passkeys {
       return fail('authorization', 'bad_registration', `the passkey from another host does not verify: ${brief(err)}`, `sign this registration's options from ${s.origins.join(' or ')}, with your PIN or biometrics; then try again`);
     }
     if (!verified.verified) fail('authorization', 'bad_registration', 'the passkey from another host does not verify', 'begin again');
-    return { credentialId: e.credentialId, publicKey: e.publicKey, counter: verified.authenticationInfo.newCounter, transports: e.transports, challenge: r.challenge };
+    return { credentialId: e.credentialId, publicKey: e.publicKey, counter: verified.authenticationInfo.newCounter, transports: e.transports };
   }
 
   /** `person`'s registration under way, taken (spent) whatever comes of it; refused when there is none or it expired. */

@@ -195,7 +195,11 @@ export const METHOD_TABLE = {
     ConsoleCallResultSchema,
   ),
   'console.registration_options': row({ registration_id: OpaqueId('registration_not_begun') }, ConsoleRegistrationSchema),
-  'console.registration_response': row({ registration_id: OpaqueId('registration_not_begun'), response: PasskeyRegistrationSchema, assertion: PasskeyAssertionSchema.optional() }, ConsoleRegisteredSchema),
+  // Exactly one of `response` (a new credential) and `existing_assertion` (a passkey from another host, for a registration begun with `existing`): the daemon refuses both or neither (passkeys.ts park).
+  'console.registration_response': row(
+    { registration_id: OpaqueId('registration_not_begun'), response: PasskeyRegistrationSchema.optional(), existing_assertion: PasskeyAssertionSchema.optional(), assertion: PasskeyAssertionSchema.optional() },
+    ConsoleRegisteredSchema,
+  ),
   'session.list': row({}, SessionGrantListSchema),
   'session.revoke': row({ grant_id: field(z.string().regex(SESSION_GRANT_ID), { category: 'validation', code: 'no_such_session', expected: 'sg_ followed by 24 hex digits, as `airlock sessions` lists it' }) }, SessionRevokedSchema),
 } as const;

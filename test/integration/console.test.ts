@@ -20,17 +20,17 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { browserWithPasskeys, visible as visibleOn } from '../support/console-browser.js';
+import { browserWithPasskeys, openRegistration, visible as visibleOn } from '../support/console-browser.js';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
-import { CLI } from '../support/cli.js';
+import { passkeyAdd, startConsole } from '../support/console-cli.js';
+import { freePort } from '../support/loopback.js';
 import { ROOT } from '../support/error-codes.js';
-import type { Principal, UnixIdentity } from '../../src/sandbox/principal.js';
+import type { Principal } from '../../src/sandbox/principal.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 import { matchCode } from '../../src/protocol/match-code.js';
 import { renderPreview } from '../../src/client/render-preview.js';
@@ -59,65 +59,6 @@ let port: number;
 let server: ChildProcess;
 let browser: Browser;
 let page: Page;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const p = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
-
-const asUser = (who: UnixIdentity) => ['/usr/bin/setpriv', `--reuid=${who.uid}`, `--regid=${who.gid}`, `--groups=${who.groups.join(',')}`, '--inh-caps=-all', '--'];
-const cliArgv = (args: string[]) => [process.execPath, '--import', import.meta.resolve('tsx'), CLI, '--socket', w.d.socket, ...args];
-
-/** `airlock console` as the console's own account, until it says it listens. */
-async function startConsole(who: UnixIdentity): Promise<ChildProcess> {
-  const argv = [...asUser(who), ...cliArgv(['console', '--listen', `127.0.0.1:${port}`, '--origin', origin])];
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: '/', detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1' } });
-  let err = '';
-  child.stdout!.resume();
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`airlock console did not start:\n${err}`)), 60_000);
-    child.stderr!.on('data', (d) => {
-      err += d;
-      if (err.includes('listening on')) (clearTimeout(timer), resolve());
-    });
-    child.on('exit', (code) => reject(new Error(`airlock console exited (${code}):\n${err}`)));
-  });
-  return child;
-}
-
-/**
- * `airlock passkey add` as `who` at a real pseudo-terminal (script(1)): `browserPart` gets the
- * link and the check code it prints; the code prompt, when it comes, is answered with `code()`.
- */
-function passkeyAdd(who: UnixIdentity, browserPart: (link: string, check: string) => Promise<void>, code: () => Promise<string>): Promise<{ status: number; out: string }> {
-  const inner = [...asUser(who), ...cliArgv(['passkey', 'add', '--name', 'laptop'])].join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/script', ['-q', '-e', '-c', inner, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp', NO_COLOR: '1', TERM: 'dumb' } });
-    let out = '';
-    let linked = false;
-    let typed = false;
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`passkey add did not finish:\n${out}`))), 180_000);
-    const seen = async () => {
-      const link = /(http:\/\/localhost:\d+\/register#[A-Za-z0-9_-]+)/.exec(out);
-      const check = /Check code: (\S+)/.exec(out);
-      if (!linked && link && check) {
-        linked = true;
-        browserPart(link[1]!, check[1]!).catch((e) => (child.kill('SIGKILL'), reject(e)));
-      }
-      if (!typed && out.includes('Code from your authenticator app')) {
-        typed = true;
-        child.stdin.write(`${await code()}\n`);
-        child.stdin.end();
-      }
-    };
-    child.stdout.on('data', (d) => ((out += d), void seen()));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (status) => (clearTimeout(timer), resolve({ status: status ?? 128, out })));
-  });
-}
 
 /** The page's view of the API: a fetch from the page itself (its cookie, its origin), with or without the CSRF token. */
 const pageFetch = (path: string, body: unknown, withCsrf: boolean) =>
@@ -156,7 +97,7 @@ before(async () => {
   alice = await w.as('alice', APPROVER);
   // The console's account needs a role group to connect at all; the daemon then lets it relay and nothing else.
   consoleAccount = await w.as('airlock-console', ['airlock-observer']);
-  server = await startConsole(consoleAccount.identity);
+  server = await startConsole(consoleAccount.identity, w.d.socket, port, origin);
   ({ browser, page } = await browserWithPasskeys('/usr/bin/chromium', LAPTOP));
   mkdirSync(SHOTS, { recursive: true });
 });
@@ -170,12 +111,11 @@ describe('the web console', () => {
   test('alice registers a passkey: the terminal prints the link and check code, the page shows the same code and makes it, her TOTP code finishes it', async () => {
     const r = await passkeyAdd(
       alice.identity,
+      w.d.socket,
+      ['--name', 'laptop'],
       async (link, check) => {
         assert.ok(link.startsWith(`${origin}/register#`), link);
-        await page.goto(link);
-        await page.waitForFunction(() => document.getElementById('reg-check')!.textContent !== '');
-        assert.equal(await page.textContent('#reg-check'), check, 'the page shows the check code the terminal shows');
-        assert.match((await page.textContent('#reg-approver'))!, /^alice\(uid \d+\)$/);
+        await openRegistration(page, link, check, /^alice\(uid \d+\)$/);
         await page.click('#reg-button');
         await visible('#notice:not([hidden])');
         assert.match((await page.textContent('#notice'))!, /type the code from your authenticator app at your terminal/);

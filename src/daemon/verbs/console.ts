@@ -5,11 +5,13 @@
  * request of theirs then goes through the ordinary door as that person (`console.call`,
  * dispatch.ts), an approval only with a fresh assertion over that transaction's challenge. A
  * registration a person began at their own terminal (passkey.begin) is answered here by their
- * browser and parked until their terminal finishes it (passkey.register).
+ * browser (a new credential, or a passkey of theirs from another host signing) and parked until
+ * their terminal finishes it (passkey.register).
  */
 import { fail } from '../../protocol/errors.js';
+import { escapeText } from '../../protocol/escape-text.js';
 import type { ParsedParams, ResultOf } from '../../protocol/methods.js';
-import { registrationCheck } from '../../protocol/passkey.js';
+import { passkeyId, registrationCheck } from '../../protocol/passkey.js';
 import { consoleIdentity } from '../identity.js';
 import { iso, type Request, type VerbContext } from './context.js';
 
@@ -48,14 +50,19 @@ export async function call(ctx: VerbContext, r: Request<ParsedParams<'console.ca
   return ctx.relay(who, r.params.method, params, r.signal, r.notice);
 }
 
-/** The options of a registration a person began at their terminal, for the page their link opened. */
+/** The options of a registration a person began at their terminal, for the page their link opened (the name an exported file gave a passkey from another host escaped, as any text a client shows). */
 export async function registrationOptions(ctx: VerbContext, r: Request<ParsedParams<'console.registration_options'>>): Promise<ResultOf<'console.registration_options'>> {
   const reg = ctx.passkeys.registration(r.params.registration_id);
-  return { approver: reg.person.key, user: reg.person.user, options: reg.options, ...(reg.proof ? { proof: reg.proof } : {}), expires_at: iso(reg.expiresAt), check: registrationCheck(reg.id) };
+  return { approver: reg.person.key, user: reg.person.user, options: reg.options, ...(reg.proof ? { proof: reg.proof } : {}), ...(reg.existing ? { existing: true as const, existing_passkey: { passkey_id: passkeyId(reg.existing.credentialId), name: escapeText(reg.existing.name) } } : {}), expires_at: iso(reg.expiresAt), check: registrationCheck(reg.id) };
 }
 
-/** The browser's answer to that registration: verified, and parked for the person's terminal to finish. */
+/**
+ * The browser's answer to that registration (a new credential, or the assertion of a passkey
+ * registered on another host when it was begun with `existing`): verified, and parked for the
+ * person's terminal to finish.
+ */
 export async function registrationResponse(ctx: VerbContext, r: Request<ParsedParams<'console.registration_response'>>): Promise<ResultOf<'console.registration_response'>> {
-  const reg = await ctx.passkeys.park(r.params.registration_id, r.params.response, r.params.assertion);
+  const { registration_id: id, response, existing_assertion, assertion } = r.params;
+  const reg = await ctx.passkeys.park(id, { ...(response ? { response } : {}), ...(existing_assertion ? { existing_assertion } : {}) }, assertion);
   return { approver: reg.person.key, check: registrationCheck(reg.id) };
 }

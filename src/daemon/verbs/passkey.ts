@@ -46,7 +46,6 @@ export async function register(ctx: VerbContext, r: Request<ParsedParams<'passke
   const who = r.caller;
   const person = personOf(who);
   const holds = (await ctx.store.passkeys(person.key)).length > 0;
-  // The browser answered on this connection (`response`), or through the console, which parked it (passkeys.ts park).
   const { response, existing_assertion: existing } = r.params;
   if (response && existing) fail('validation', 'bad_registration', 'give a new credential (`response`) or the assertion of a passkey from another host (`existing_assertion`), not both', 'send the one your registration was begun for');
   // The browser answered on this connection (`response`, or a passkey from another host signed: `existing_assertion`), or through the console, which parked it (passkeys.ts park).
@@ -70,7 +69,7 @@ export async function register(ctx: VerbContext, r: Request<ParsedParams<'passke
   const id = passkeyId(fresh.credentialId);
   const name = r.params.name ?? `passkey ${id.slice(0, 6)}`;
   const factor = 'step' in proof ? 'totp' : 'passkey';
-  const entry = entryDraft('passkey_registered', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { approver: person.key, passkey_id: id, name, rp_id: ctx.policy.passkeys.rpId, factor, ...(existing ? { existing: true as const } : {}) });
+  const entry = entryDraft('passkey_registered', { ...DAEMON_ACT, principal: entryPrincipal(who) }, { approver: person.key, passkey_id: id, name, rp_id: ctx.policy.passkeys.rpId, factor, ...(existing || relayed?.existing ? { existing: true as const } : {}) });
   const { credentialId, publicKey, counter, transports } = fresh;
   const outcome = await ctx.store.addPasskey({ credentialId, publicKey, counter, transports, approver: person.key, name, createdAt: now, lastUsedAt: null }, proof, entry);
   if (relayed && outcome !== 'step_spent') ctx.passkeys.finish(person);

@@ -116,8 +116,22 @@ export const PasskeyApprovalOptionsSchema = z.strictObject({
 });
 export type PasskeyApprovalOptions = z.infer<typeof PasskeyApprovalOptionsSchema>;
 
-/** `console.registration_options`: a registration begun at a person's terminal, for the console's page to answer. */
-export const ConsoleRegistrationSchema = z.strictObject({ approver: z.string(), user: z.string(), options: CeremonyOptions, proof: CeremonyOptions.optional(), expires_at: z.string(), check: z.string() });
+/**
+ * `console.registration_options`: a registration begun at a person's terminal, for the console's
+ * page to answer; `existing` when it is of a passkey registered on another host: `options` are
+ * then navigator.credentials.get() options that passkey signs, and `existing_passkey` names it.
+ */
+export const ConsoleRegistrationSchema = z.strictObject({
+  approver: z.string(),
+  user: z.string(),
+  options: CeremonyOptions,
+  proof: CeremonyOptions.optional(),
+  existing: z.literal(true).optional(),
+  /** With `existing`: which passkey signs, its id (as `airlock doctor` names it) and the name the exported file gave it. */
+  existing_passkey: z.strictObject({ passkey_id: z.string(), name: z.string() }).optional(),
+  expires_at: z.string(),
+  check: z.string(),
+});
 /** `console.registration_response`: the browser's answer is verified and waits for the person's terminal. */
 export const ConsoleRegisteredSchema = z.strictObject({ approver: z.string(), check: z.string() });
 /** `console.sign_in_options`: what the browser signs to sign in, once, within two minutes. */

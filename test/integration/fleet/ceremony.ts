@@ -18,6 +18,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { passkeyId } from '../../../src/protocol/passkey.js';
 import { Authenticator } from '../../../src/sandbox/authenticator.js';
 import { Principal } from '../../../src/sandbox/principal.js';
+import { holdCredential } from '../../support/console-browser.js';
 import type { Fleet, FleetHost } from '../../support/fleet.js';
 import { ask } from '../../support/loopback.js';
 import { SoftAuthenticator } from '../../support/soft-authenticator.js';
@@ -156,17 +157,7 @@ export function ceremony(f: () => Fleet, pagePort: () => number): void {
         await cdp.send('WebAuthn.enable');
         const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
         const cred = key.credentials[0]!;
-        await cdp.send('WebAuthn.addCredential', {
-          authenticatorId,
-          credential: {
-            credentialId: cred.id.toString('base64'),
-            isResidentCredential: true,
-            rpId: 'localhost',
-            privateKey: cred.key.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-            userHandle: Buffer.from(cred.userHandle, 'base64url').toString('base64'),
-            signCount: cred.counter,
-          },
-        });
+        await holdCredential(cdp, authenticatorId, cred);
         await page.goto(url);
         await page.waitForSelector('#approve:not([hidden])', { timeout: 30_000 });
         const rows = await page.$$eval('#hosts tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
