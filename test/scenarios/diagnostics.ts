@@ -47,7 +47,9 @@ async function waitFor(what: string, ok: () => Promise<boolean>, ms = 10_000): P
 
 /** Starts `argv` as a transient service and returns its main PID. */
 async function startUnit(box: SandboxView, unit: string, properties: string[], argv: string[]): Promise<number> {
-  await must(box, '/usr/bin/systemd-run', [`--unit=${unit}`, '--property=Restart=no', ...properties.map((p) => `--property=${p}`), '--', ...argv]);
+  // Type=exec: systemd-run returns once the program runs, with its limits and credentials set;
+  // a plain service counts as started at fork, when its limits are still the manager's.
+  await must(box, '/usr/bin/systemd-run', [`--unit=${unit}`, '--property=Restart=no', '--property=Type=exec', ...properties.map((p) => `--property=${p}`), '--', ...argv]);
   const pid = Number((await must(box, SYSTEMCTL, ['show', '-p', 'MainPID', '--value', '--', unit])).trim());
   assert.ok(pid > 1, `${unit} has a main process`);
   return pid;
