@@ -48,6 +48,8 @@ export interface Workstation {
 export interface Fleet {
   hosts: FleetHost[];
   ws: Workstation;
+  /** This machine's address on the fleet's bridge: how a host reaches what the test serves. */
+  gateway: string;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ function fleetNetwork(tag: string) {
   ip('addr', 'add', `${subnet}.1/24`, 'dev', bridge);
   ip('link', 'set', bridge, 'up');
   return {
+    gateway: `${subnet}.1`,
     /** Machine n's namespace on the bridge: its path for nspawn, and its address. */
     add(n: number): { netns: string; address: string } {
       const ns = `alk-${tag}-${n}`;
@@ -103,12 +106,15 @@ function fleetNetwork(tag: string) {
   };
 }
 
+/** What a test sets up on a host before Airlock's package is installed there (its daemon's first start follows). */
+export type BeforePackage = (host: { name: string; index: number; box: Sandbox; gateway: string }) => Promise<void>;
+
 /**
  * Starts a host as a server's admin would have it: booted bare (nothing of this checkout), its
- * own ssh host keys and name, sshd up, Airlock's Debian package installed (its unit runs the
- * daemon on the default socket) with `policy` as /etc/airlock/policy.toml.
+ * own ssh host keys and name, sshd up, `beforePackage` done, Airlock's Debian package installed
+ * (its unit runs the daemon on the default socket) with `policy` as /etc/airlock/policy.toml.
  */
-async function startHost(name: string, net: { netns: string; address: string }, policy: string, deb: string): Promise<FleetHost> {
+async function startHost(name: string, index: number, net: { netns: string; address: string; gateway: string }, policy: string, deb: string, beforePackage?: BeforePackage): Promise<FleetHost> {
   // Bare: Node and Airlock come from packages; the checkout is bound in only for the tests' own clients (a person's principal).
   const box = await startSandbox({ mode: 'boot', lower: buildTestbedRoot(), netns: net.netns, bare: true, project: true, command: () => [] });
   try {
@@ -117,6 +123,7 @@ async function startHost(name: string, net: { netns: string; address: string }, 
     must(await box.run('/usr/bin/find', ['/etc/ssh', '-maxdepth', '1', '-name', 'ssh_host_*', '-delete']), 'remove the shared host keys');
     must(await box.run('/usr/bin/ssh-keygen', ['-A']), 'ssh-keygen -A');
     must(await box.run('/usr/bin/systemctl', ['restart', 'ssh.service']), 'start sshd');
+    await beforePackage?.({ name, index, box, gateway: net.gateway });
     await installPackage(box, deb);
     await setPolicy(box, name, policy);
     return {
@@ -204,7 +211,7 @@ export async function relayListening(ws: Workstation): Promise<void> {
  * each host added to the relay with the fingerprint the host itself reads; with `setUp: false`,
  * none of that (the README's test does it as the README says).
  */
-export async function startFleet(n: number, opts: { policy?: string; setUp?: boolean } = {}): Promise<Fleet> {
+export async function startFleet(n: number, opts: { policy?: string; setUp?: boolean; beforePackage?: BeforePackage } = {}): Promise<Fleet> {
   const setUp = opts.setUp ?? true;
   const tag = String(process.pid % 10000);
   const network = fleetNetwork(tag);
@@ -218,14 +225,14 @@ export async function startFleet(n: number, opts: { policy?: string; setUp?: boo
     const nets = Array.from({ length: n }, (_, i) => network.add(i + 1));
     ws = await startWorkstation(setUp);
     const { deb } = await buildPackage();
-    hosts.push(...(await Promise.all(nets.map((net, i) => startHost(`fleet-${i + 1}`, net, opts.policy ?? '', deb)))));
-    if (!setUp) return { hosts, ws, stop };
+    hosts.push(...(await Promise.all(nets.map((net, i) => startHost(`fleet-${i + 1}`, i, { ...net, gateway: network.gateway }, opts.policy ?? '', deb, opts.beforePackage)))));
+    if (!setUp) return { hosts, ws, gateway: network.gateway, stop };
     const key = must(await ws.airlock('root', ['relay', 'key']), 'relay key').stdout.trim();
     for (const h of hosts) {
       must(await h.airlock(['proxy', 'authorize', key]), `proxy authorize on ${h.name}`);
       must(await ws.airlock('root', ['hosts', 'add', h.name, h.address, '--fingerprint', await h.fingerprint()]), `hosts add ${h.name}`);
     }
-    return { hosts, ws, stop };
+    return { hosts, ws, gateway: network.gateway, stop };
   } catch (e) {
     await stop();
     throw e;
