@@ -3,6 +3,7 @@
  * the unprivileged CLI never imports daemon code.
  */
 import { parseArgs } from 'node:util';
+import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { DEFAULT_CONFIG_DIR, DEFAULT_LOG_DIR, DEFAULT_SOCKET, DEFAULT_STATE_DIR, RECEIPT_TTL_MINUTES, stateFiles } from '../protocol/defaults.js';
 import { AirlockError } from '../protocol/errors.js';
@@ -135,6 +136,17 @@ function main(): void {
   const storeUrl = v.store;
   if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) {
     process.stderr.write('--store takes a PostgreSQL URL: postgres://user@host:port/database\n');
+    process.exit(2);
+  }
+  if (storeUrl !== undefined && existsSync(files.db)) {
+    // Its audit key would sign a second history from entry 1 in the database, under the same
+    // origin: the host's own checkpoint file would then show two roots for one size, a fork.
+    const aside = join(stateDir, 'before-store');
+    process.stderr.write(
+      `${files.db} holds this host's log, signed with its audit key: started on the database with that key, the daemon would sign a second history from entry 1, which every verifier of this host's checkpoints calls a fork. Nothing was started.\n` +
+        `Keep this host on SQLite (no --store), or set the old log aside with its keys first; the next start then makes a new key for the log in the database, and the old log stays verifiable (airlock audit verify --db ${aside}/airlock.db --pubkey ${aside}/audit.pub):\n` +
+        `  mkdir ${aside} && mv ${stateDir}/airlock.db* ${files.auditKey} ${files.publicKey} ${aside}/\n`,
+    );
     process.exit(2);
   }
   // With PostgreSQL the first start of this host is the one with no audit key yet: new keys

@@ -3,8 +3,10 @@
  * (postgres-roles.ts). Store code, so the CLI never loads it: install runs it through the
  * privileged entry point (`airlock daemon --provision-store URL`, daemon/entry.ts). Connecting as the tables' owner, it creates the tables, the
  * row-level security policies, and a role of this host's own bound to its log (the audit key's
- * id when the daemon already made the key; otherwise the role binds itself to the log its daemon
- * opens first). With --print-sql it changes nothing and prints the script for a DBA instead.
+ * id when the daemon already made the key for a log in the database; otherwise, and when this
+ * host's log is in SQLite, which the daemon refuses to continue in the database, the role binds
+ * itself to the log its daemon opens first). With --print-sql it changes nothing and prints the
+ * script for a DBA instead.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -25,10 +27,13 @@ export function defaultRole(host = hostname()): string {
   return `airlock_${host.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63);
 }
 
-/** This host's log id when its daemon has made the audit key; null before its first start. */
+const files = stateFiles(DEFAULT_STATE_DIR, DEFAULT_LOG_DIR);
+/** A log in SQLite here: the daemon will not continue it in the database under the same key (daemon/entry.ts). */
+const sqliteLog = () => existsSync(files.db);
+
+/** This host's log id when its daemon has made the audit key for a log in the database; null before, or while its log is in SQLite. */
 function localLogId(): string | null {
-  const pub = stateFiles(DEFAULT_STATE_DIR, DEFAULT_LOG_DIR).publicKey;
-  return existsSync(pub) ? keyIdOf(parsePublicKey(readFileSync(pub, 'utf8'))) : null;
+  return existsSync(files.publicKey) && !sqliteLog() ? keyIdOf(parsePublicKey(readFileSync(files.publicKey, 'utf8'))) : null;
 }
 
 function plan(o: StoreInstallOptions) {
@@ -52,6 +57,7 @@ export async function installStore(o: StoreInstallOptions): Promise<string[]> {
   url.password = '';
   return [
     `database ${describeUrl(o.store)}: tables, row-level security, and the role ${p.role} for ${p.logId ? `the log ${p.logId}` : 'the log its daemon opens first'}${o.auditorRole ? `; the read-only auditor role ${o.auditorRole}` : ''}`,
+    ...(sqliteLog() ? [`this host's log is in ${files.db}: before the daemon starts with --store, set it aside with its audit key (the daemon's refusal prints the commands); the role takes the new log`] : []),
     `set how ${p.role} logs in (a password or a client certificate), then run the daemon with --store ${url.toString()}`,
   ];
 }

@@ -5,7 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startWorld } from '../support/world.js';
 import { airlock, DAEMON } from '../support/cli.js';
 import { testSchema } from '../support/pg-schema.js';
@@ -65,4 +67,23 @@ test('--store takes a PostgreSQL URL and nothing else: exit 2 before anything st
   const r = await airlock(['--store', 'mysql://root@127.0.0.1/test', '--state-dir', '/nonexistent/airlock-state'], { entry: DAEMON, timeoutMs: 20_000 });
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /--store takes a PostgreSQL URL/);
+});
+
+// A host that kept its log in SQLite, moved to the database with the same audit key, would sign a
+// second history from entry 1 under the same origin: its own checkpoint file then shows two roots
+// for one size, and every verifier rightly calls the host's log forked. The daemon refuses to start so.
+test('--store on a host whose log is in SQLite: exit 2, nothing started, and how to set the old log aside', async () => {
+  const state = mkdtempSync(join(tmpdir(), 'airlock-state-'));
+  try {
+    writeFileSync(join(state, 'airlock.db'), '');
+    const r = await airlock(['--store', 'postgres://postgres@127.0.0.1:5432/test', '--state-dir', state, '--socket', join(state, 'airlock.sock')], { entry: DAEMON, timeoutMs: 20_000 });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /airlock\.db holds this host's log/);
+    assert.match(r.stderr, /fork/);
+    assert.match(r.stderr, /mv .*airlock\.db\* .*audit\.key .*audit\.pub/);
+    assert.equal(existsSync(join(state, 'airlock.sock')), false, 'nothing listened');
+    assert.equal(existsSync(join(state, 'audit.key')), false, 'no key was made');
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
 });
