@@ -3,7 +3,7 @@
  * bytes of a regular file, so that a larger one is refused without reading the rest, and a
  * device or a FIFO is never opened for long. Each caller says how it refuses, in its own words.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 export interface BoundedFileRefusals {
   /** The file cannot be opened (its errno code, such as ENOENT). */
@@ -15,7 +15,8 @@ export interface BoundedFileRefusals {
 export function readBoundedFile(path: string, max: number, refuse: BoundedFileRefusals): Buffer {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // O_NONBLOCK: a FIFO planted at the path opens at once (then refused as no regular file) instead of waiting for a writer.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (e) {
     throw refuse.unreadable((e as NodeJS.ErrnoException).code ?? 'error');
   }

@@ -138,14 +138,22 @@ function main(): void {
     process.stderr.write('--store takes a PostgreSQL URL: postgres://user@host:port/database\n');
     process.exit(2);
   }
+  // A key that has signed a log never opens another from entry 1: under the same origin, the
+  // host's own checkpoint file would show two roots for one size, a fork. Both ways: a SQLite
+  // host started on the database, and a database host started without --store (its drop-in lost).
+  const aside = join(stateDir, storeUrl !== undefined ? 'before-store' : 'before-sqlite');
+  const setAside = `mkdir ${aside} && mv ${stateDir}/airlock.db* ${files.auditKey} ${files.publicKey} ${join(stateDir, 'audit-keys.pub')} ${join(stateDir, 'log-id')} ${aside}/`;
   if (storeUrl !== undefined && existsSync(files.db)) {
-    // Its audit key would sign a second history from entry 1 in the database, under the same
-    // origin: the host's own checkpoint file would then show two roots for one size, a fork.
-    const aside = join(stateDir, 'before-store');
     process.stderr.write(
       `${files.db} holds this host's log, signed with its audit key: started on the database with that key, the daemon would sign a second history from entry 1, which every verifier of this host's checkpoints calls a fork. Nothing was started.\n` +
-        `Keep this host on SQLite (no --store), or set the old log aside with its keys first; the next start then makes a new key for the log in the database, and the old log stays verifiable (airlock audit verify --db ${aside}/airlock.db --pubkey ${aside}/audit.pub):\n` +
-        `  mkdir ${aside} && mv ${stateDir}/airlock.db* ${files.auditKey} ${files.publicKey} ${aside}/\n`,
+        `Keep this host on SQLite (no --store), or set the old log aside with its keys first (the files that exist); the next start then makes a new key for the log in the database, and the old log stays verifiable (airlock audit verify --db ${aside}/airlock.db --pubkey ${aside}/audit.pub):\n  ${setAside}\n`,
+    );
+    process.exit(2);
+  }
+  if (storeUrl === undefined && !existsSync(files.db) && existsSync(files.auditKey)) {
+    process.stderr.write(
+      `${files.auditKey} is this host's audit key, but ${files.db} holds no log: the key's log is elsewhere (a database, if the daemon ran with --store). Started so, it would sign a second history from entry 1, which every verifier of this host's checkpoints calls a fork. Nothing was started.\n` +
+        `Start it with the --store it ran with (systemctl cat airlock: a drop-in may be missing), or, to begin a new log here under a new key, set the old key aside first (the files that exist):\n  ${setAside}\n`,
     );
     process.exit(2);
   }

@@ -55,7 +55,9 @@ if (mode === 'chroot') {
   // command entered there (nsenter -r) would write into this machine's own /var or /run.
   const chrooted = setInterval(() => {
     try {
-      if (readlinkSync(`/proc/${child.pid}/root`) !== realpathSync(merged)) return;
+      // chroot(1) calls chroot(2), then chdir("/"): both, or a relative path would still be this machine's.
+      const root = realpathSync(merged);
+      if (readlinkSync(`/proc/${child.pid}/root`) !== root || !`${readlinkSync(`/proc/${child.pid}/cwd`)}/`.startsWith(`${root}/`)) return;
       writeFileSync(pidFile, String(child.pid));
       clearInterval(chrooted);
     } catch {

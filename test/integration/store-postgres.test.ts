@@ -80,9 +80,26 @@ test('--store on a host whose log is in SQLite: exit 2, nothing started, and how
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /airlock\.db holds this host's log/);
     assert.match(r.stderr, /fork/);
-    assert.match(r.stderr, /mv .*airlock\.db\* .*audit\.key .*audit\.pub/);
+    assert.match(r.stderr, /mv .*airlock\.db\* .*audit\.key .*audit\.pub .*audit-keys\.pub .*log-id /);
     assert.equal(existsSync(join(state, 'airlock.sock')), false, 'nothing listened');
     assert.equal(existsSync(join(state, 'audit.key')), false, 'no key was made');
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
+});
+
+// The other way: a host whose log is in the database, started without --store (its drop-in lost),
+// would open a log in SQLite from entry 1 with the same key.
+test('no --store where an audit key exists but no SQLite log: exit 2, nothing started, no database made', async () => {
+  const state = mkdtempSync(join(tmpdir(), 'airlock-state-'));
+  try {
+    writeFileSync(join(state, 'audit.key'), randomBytes(32), { mode: 0o600 });
+    const r = await airlock(['--state-dir', state, '--log-dir', state, '--socket', join(state, 'airlock.sock'), '--no-syslog'], { entry: DAEMON, timeoutMs: 20_000 });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /audit\.key is this host's audit key, but .*airlock\.db holds no log/);
+    assert.match(r.stderr, /--store it ran with/);
+    assert.equal(existsSync(join(state, 'airlock.db')), false, 'no log was begun');
+    assert.equal(existsSync(join(state, 'airlock.sock')), false, 'nothing listened');
   } finally {
     rmSync(state, { recursive: true, force: true });
   }
