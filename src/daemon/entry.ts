@@ -150,9 +150,11 @@ function main(): void {
     );
     process.exit(2);
   }
-  if (storeUrl === undefined && !existsSync(files.db) && existsSync(files.auditKey)) {
+  // log-id is written once a store is open (daemon/main.ts): a key made by a first start that
+  // failed before that (a policy error), or provisioned ahead, has signed nothing.
+  if (storeUrl === undefined && !existsSync(files.db) && existsSync(files.auditKey) && existsSync(join(stateDir, 'log-id'))) {
     process.stderr.write(
-      `${files.auditKey} is this host's audit key, but ${files.db} holds no log: the key's log is elsewhere (a database, if the daemon ran with --store). Started so, it would sign a second history from entry 1, which every verifier of this host's checkpoints calls a fork. Nothing was started.\n` +
+      `${files.auditKey} is this host's audit key and it signed a log (log-id), but ${files.db} holds none: the key's log is elsewhere (a database, if the daemon ran with --store). Started so, it would sign a second history from entry 1, which every verifier of this host's checkpoints calls a fork. Nothing was started.\n` +
         `Start it with the --store it ran with (systemctl cat airlock: a drop-in may be missing), or, to begin a new log here under a new key, set the old key aside first (the files that exist):\n  ${setAside}\n`,
     );
     process.exit(2);

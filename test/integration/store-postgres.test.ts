@@ -90,13 +90,14 @@ test('--store on a host whose log is in SQLite: exit 2, nothing started, and how
 
 // The other way: a host whose log is in the database, started without --store (its drop-in lost),
 // would open a log in SQLite from entry 1 with the same key.
-test('no --store where an audit key exists but no SQLite log: exit 2, nothing started, no database made', async () => {
+test('no --store where an audit key signed a log (log-id) but no SQLite log is here: exit 2, nothing started, no database made', async () => {
   const state = mkdtempSync(join(tmpdir(), 'airlock-state-'));
   try {
     writeFileSync(join(state, 'audit.key'), randomBytes(32), { mode: 0o600 });
+    writeFileSync(join(state, 'log-id'), '0123456789abcdef\n');
     const r = await airlock(['--state-dir', state, '--log-dir', state, '--socket', join(state, 'airlock.sock'), '--no-syslog'], { entry: DAEMON, timeoutMs: 20_000 });
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /audit\.key is this host's audit key, but .*airlock\.db holds no log/);
+    assert.match(r.stderr, /audit\.key is this host's audit key and it signed a log \(log-id\), but .*airlock\.db holds none/);
     assert.match(r.stderr, /--store it ran with/);
     assert.equal(existsSync(join(state, 'airlock.db')), false, 'no log was begun');
     assert.equal(existsSync(join(state, 'airlock.sock')), false, 'nothing listened');
