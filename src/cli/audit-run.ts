@@ -17,7 +17,7 @@ import { archiveSource, listSegments, tilingGap } from '../audit/archive-source.
 import { daemonSource } from '../client/audit-source.js';
 import { socketPath } from '../client/client.js';
 import { AirlockError } from '../protocol/errors.js';
-import { DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
+import { AUDIT_KEY_HISTORY_FILE, DEFAULT_LOG_DIR, DEFAULT_STATE_DIR, stateFiles } from '../protocol/defaults.js';
 import { escapeText } from '../protocol/escape-text.js';
 import { readKeyFile } from './audit-keys.js';
 import { verifyProofFile } from './audit-proof.js';
@@ -150,9 +150,9 @@ function readWitnessKey(text: string): { name: string; publicRaw: Buffer } {
  */
 export async function pubkey(o: { out?: string; force?: boolean; stateDir?: string; history?: boolean; vkey?: boolean; json?: boolean }, cmd: Command): Promise<number> {
   if (o.vkey) return printVkey(o, cmd);
-  const from = o.stateDir ? `${o.stateDir}/${o.history ? 'audit-keys.pub' : 'audit.pub'}` : 'the daemon';
+  const from = o.stateDir ? `${o.stateDir}/${o.history ? AUDIT_KEY_HISTORY_FILE : 'audit.pub'}` : 'the daemon';
   let text: string;
-  if (o.stateDir) text = readFileSync(o.history ? join(o.stateDir, 'audit-keys.pub') : stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8');
+  if (o.stateDir) text = readFileSync(o.history ? stateFiles(o.stateDir, DEFAULT_LOG_DIR).auditKeyHistory : stateFiles(o.stateDir, DEFAULT_LOG_DIR).publicKey, 'utf8');
   else {
     const r = await withClient(cmd, (cl) => cl.call('audit.pubkey'));
     if (o.history && r.key_history === undefined) throw new AirlockError('validation', 'no_key_history', 'this daemon keeps no key history (a version before key rotation): its one key is the whole history', 'write it with `airlock audit pubkey --out FILE`');

@@ -142,7 +142,7 @@ function main(): void {
   // host's own checkpoint file would show two roots for one size, a fork. Both ways: a SQLite
   // host started on the database, and a database host started without --store (its drop-in lost).
   const aside = join(stateDir, storeUrl !== undefined ? 'before-store' : 'before-sqlite');
-  const setAside = `mkdir ${aside} && mv ${stateDir}/airlock.db* ${files.auditKey} ${files.publicKey} ${join(stateDir, 'audit-keys.pub')} ${join(stateDir, 'log-id')} ${aside}/`;
+  const setAside = `mkdir ${aside} && mv ${files.db}* ${files.auditKey} ${files.publicKey} ${files.auditKeyHistory} ${files.logId} ${aside}/`;
   if (storeUrl !== undefined && existsSync(files.db)) {
     process.stderr.write(
       `${files.db} holds this host's log, signed with its audit key: started on the database with that key, the daemon would sign a second history from entry 1, which every verifier of this host's checkpoints calls a fork. Nothing was started.\n` +
@@ -152,7 +152,7 @@ function main(): void {
   }
   // log-id is written once a store is open (daemon/main.ts): a key made by a first start that
   // failed before that (a policy error), or provisioned ahead, has signed nothing.
-  if (storeUrl === undefined && !existsSync(files.db) && existsSync(files.auditKey) && existsSync(join(stateDir, 'log-id'))) {
+  if (storeUrl === undefined && !existsSync(files.db) && existsSync(files.auditKey) && existsSync(files.logId)) {
     process.stderr.write(
       `${files.auditKey} is this host's audit key and it signed a log (log-id), but ${files.db} holds none: the key's log is elsewhere (a database, if the daemon ran with --store). Started so, it would sign a second history from entry 1, which every verifier of this host's checkpoints calls a fork. Nothing was started.\n` +
         `Start it with the --store it ran with (systemctl cat airlock: a drop-in may be missing), or, to begin a new log here under a new key, set the old key aside first (the files that exist):\n  ${setAside}\n`,

@@ -14,7 +14,7 @@ import { checkpointOrigin } from '../audit/checkpoint.js';
 import { signTreeHead } from '../audit/note.js';
 import { TreeHeads } from './tree-heads.js';
 import { AirlockError } from '../protocol/errors.js';
-import { LOG_DIR_MODE, RUNTIME_DIR_MODE, STATE_DIR_MODE, stateFiles } from '../protocol/defaults.js';
+import { AUDIT_KEY_HISTORY_FILE, LOG_DIR_MODE, LOG_ID_FILE, RUNTIME_DIR_MODE, STATE_DIR_MODE, stateFiles } from '../protocol/defaults.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { openPostgresStore } from '../store/postgres.js';
 import type { Store, LogHead } from '../store/store.js';
@@ -112,7 +112,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   // Each rotating key: its seed, its history beside it, and for the audit key the one-line public key file.
   const stateDir = dirname(c.auditKeyPath);
   const files: Record<RotatingKey, KeyFiles> = {
-    audit: new KeyFiles({ seed: c.auditKeyPath, history: join(dirname(c.publicKeyPath), 'audit-keys.pub'), publicKey: c.publicKeyPath }, c.createKeys),
+    audit: new KeyFiles({ seed: c.auditKeyPath, history: join(dirname(c.publicKeyPath), AUDIT_KEY_HISTORY_FILE), publicKey: c.publicKeyPath }, c.createKeys),
     approval: new KeyFiles({ seed: c.approvalKeyPath, history: join(dirname(c.approvalKeyPath), 'approval-keys.pub') }, c.createKeys),
   };
   const policy = loadPolicyFile(c.policyPath);
@@ -125,7 +125,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
     checkpoints?.note(head, entries.map((e) => e.kind));
     journalEntries(entries);
   };
-  const logIdPath = join(stateDir, 'log-id');
+  const logIdPath = join(stateDir, LOG_ID_FILE);
   // Each host's daemon has its own log in a shared PostgreSQL database, under its log id: the one in
   // log-id, or for a new log the current audit key's (loadLogId then checks it against entry 1).
   const claimedLogId = existsSync(logIdPath) ? readFileSync(logIdPath, 'utf8').trim() : files.audit.current.keyId;

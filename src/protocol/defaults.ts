@@ -21,6 +21,11 @@ export const CONFIG_DIR_MODE = 0o755;
 /** A mode as systemd and chmod(1) write it: 0755. */
 export const octal = (mode: number) => mode.toString(8).padStart(4, '0');
 
+/** Names the log a host's store holds (its first key's id), written once a store is open (daemon/main.ts loadLogId). */
+export const LOG_ID_FILE = 'log-id';
+/** Every audit public key the log was signed with, one a line, as rotations introduced them. */
+export const AUDIT_KEY_HISTORY_FILE = 'audit-keys.pub';
+
 export const stateFiles = (stateDir: string, logDir: string) => ({
   db: `${stateDir}/airlock.db`,
   auditKey: `${stateDir}/audit.key`,
@@ -32,6 +37,8 @@ export const stateFiles = (stateDir: string, logDir: string) => ({
   /** A PostgreSQL store's row MACs (src/store/row-mac.ts, HMAC-SHA256): never in the database; made at the first start. */
   rowKey: `${stateDir}/row.key`,
   publicKey: `${stateDir}/audit.pub`,
+  auditKeyHistory: `${stateDir}/${AUDIT_KEY_HISTORY_FILE}`,
+  logId: `${stateDir}/${LOG_ID_FILE}`,
   checkpoints: `${logDir}/checkpoints.log`,
   /** Archived segments of the signed log (src/daemon/archiver.ts), unless the policy's [store] archive_dir names another place. */
   archive: `${stateDir}/archive`,

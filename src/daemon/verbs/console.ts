@@ -62,7 +62,6 @@ export async function registrationOptions(ctx: VerbContext, r: Request<ParsedPar
  * person's terminal to finish.
  */
 export async function registrationResponse(ctx: VerbContext, r: Request<ParsedParams<'console.registration_response'>>): Promise<ResultOf<'console.registration_response'>> {
-  const { registration_id: id, response, existing_assertion, assertion } = r.params;
-  const reg = await ctx.passkeys.park(id, { ...(response ? { response } : {}), ...(existing_assertion ? { existing_assertion } : {}) }, assertion);
+  const reg = await ctx.passkeys.park(r.params.registration_id, r.params, r.params.assertion);
   return { approver: reg.person.key, check: registrationCheck(reg.id) };
 }
