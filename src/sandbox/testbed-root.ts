@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the package list changes, so an old root is not reused. */
-const VERSION = 5;
+const VERSION = 6;
 export const TESTBED_PACKAGES = [
   'systemd', 'systemd-sysv', 'dbus', 'libstdc++6', 'iproute2', 'procps', 'openssh-client', 'kmod',
   // what the families that run in the test bed manage
@@ -22,6 +22,8 @@ export const TESTBED_PACKAGES = [
   'podman', 'crun', 'conmon', 'netavark', 'catatonit', 'busybox-static',
   // CheckTcpPort's `nc -z`
   'netcat-openbsd',
+  // a service whose configuration is edited under a grant and checked with its own `nginx -t` (issue 29)
+  'nginx-light',
 ];
 const MIRROR = 'http://deb.debian.org/debian';
 const MARKER = '.airlock-testbed-complete';
