@@ -204,6 +204,19 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
    */
   riskFrom?: (current: S) => Risk;
   /**
+   * The one account whose requests this is, read from the state (an edit under a grant: the
+   * account granted, by uid), or null when the state names none (the check then refuses).
+   * Absent: any principal with the role. The daemon refuses anyone else before the preview and
+   * again at execution (buildChange, src/daemon/plan.ts).
+   */
+  requestedOnlyBy?: (current: S) => { uid: number; account: string; why: string } | null;
+  /**
+   * How a policy rule covers this action when some parameters are free text no rule could
+   * constrain (a file's new content): the rule must name `named` by its literal value (a grant),
+   * which bounds the `free` ones (its folder, its checker), and need not list those.
+   */
+  ruleScope?: { named: string; free: readonly string[] };
+  /**
    * The transaction whose details its preview shows (a revert's: the files it kept, as diffs):
    * only one who may read that transaction in full (the requester, an approver or an admin: the
    * door's `reader` rule) may preview this request.

@@ -74,7 +74,7 @@ async function previewStep(ctx: VerbContext, who: Caller, host: ProjectedHost, n
   let body: Omit<PlanStep, 'preview_digest'>;
   let effects: Effect[] | null = null;
   try {
-    const { current, plan, bound } = await buildChange(a, params, host);
+    const { current, plan, bound } = await buildChange(a, params, host, who);
     await ctx.executor.checkPaths(plan.steps);
     const s = await shownPreview(a, current, plan.parts, bound, masked);
     // A step's rollback is what a later step's failure can reverse: its action's, and only when its undos cover everything it runs.

@@ -85,6 +85,8 @@ export interface Rule {
   id: string;
   action: string;
   params: Record<string, string | number | boolean>;
+  /** Parameters the rule need not list: free text its action's `ruleScope` bounds by what the rule names. */
+  free: readonly string[];
   cooldownMs: number;
   dailyCap: number;
 }
@@ -161,7 +163,12 @@ export function parsePolicy(text: string, source: 'default' | 'file' = 'file'): 
     // A rule the daemon could never apply (a list parameter, a wrong type, a value the action refuses) is an error, not a rule.
     const problem = ruleProblem(a, rule.params);
     if (problem) throw new PolicyError(`${where}: ${problem}`);
-    return { id: rule.id, action: a.name, params: rule.params, cooldownMs: rule.cooldown_minutes * 60_000, dailyCap: rule.daily_cap };
+    // Free text no rule could constrain (an edit's content) is bounded by what the rule names by its literal value (the grant).
+    const scope = a.ruleScope;
+    if (scope && !(typeof rule.params[scope.named] === 'string' && !isGlob(rule.params[scope.named] as string))) {
+      throw new PolicyError(`${where}: a rule for ${a.name} names its ${scope.named} by its exact value (params.${scope.named} = "..."), which bounds ${scope.free.join(', ')}`);
+    }
+    return { id: rule.id, action: a.name, params: rule.params, free: scope?.free ?? [], cooldownMs: rule.cooldown_minutes * 60_000, dailyCap: rule.daily_cap };
   });
   return {
     digest: policyDigest(text),
@@ -215,7 +222,7 @@ export function valueMatches(value: unknown, want: string | number | boolean): b
  * daemon masks and escapes it: it is the agent's text).
  */
 export function ruleMismatch(rule: Rule, params: Record<string, unknown>, show: (name: string, value: unknown) => string = (_n, v) => JSON.stringify(v)): string | null {
-  const extra = Object.keys(params).filter((k) => !(k in rule.params));
+  const extra = Object.keys(params).filter((k) => !(k in rule.params) && !rule.free.includes(k));
   if (extra.length) return `the request sets ${extra.map((k) => `\`${k}\``).join(', ')}, which the rule does not list`;
   const missing = Object.keys(rule.params).filter((k) => !(k in params));
   if (missing.length) return `the rule needs ${missing.map((k) => `\`${k}\``).join(', ')}, which the request does not set`;
@@ -262,8 +269,9 @@ export function explainPolicy(policy: Policy): { lines: string[]; warnings: stri
       if (typeof v === 'string' && isWideGlob(v)) warnings.push(`rule ${r.id}: params.${k} ${JSON.stringify(v)} is a wide glob: name the values you mean`);
     }
     const a = CATALOGUE.get(r.action)!;
-    const unlisted = Object.keys((a.params as unknown as { shape?: Record<string, unknown> }).shape ?? {}).filter((k) => !(k in r.params));
+    const unlisted = Object.keys((a.params as unknown as { shape?: Record<string, unknown> }).shape ?? {}).filter((k) => !(k in r.params) && !r.free.includes(k));
     if (unlisted.length) lines.push(`  (a request that sets ${unlisted.join(', ')} is not covered)`);
+    if (r.free.length) lines.push(`  (any ${r.free.filter((k) => !(k in r.params)).join(', ')}: bounded by the ${a.ruleScope!.named} it names)`);
   }
   if (policy.notify.command) lines.push(`notify: runs ${JSON.stringify(policy.notify.command)} (no shell) with the summary on stdin`);
   if (policy.notify.webhook) lines.push(`notify: POSTs the summary as JSON to ${policy.notify.webhook}`);

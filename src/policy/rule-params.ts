@@ -60,7 +60,7 @@ function formProblem(a: AnyAction, form: ParamForm, constraints: Record<string, 
     if (why) problems.push(why);
   }
   for (const [key, p] of form.params) {
-    if (p.always && !(key in constraints)) problems.push(`every ${a.name} request sets ${key}, so a rule that does not name it never matches: add it to params`);
+    if (p.always && !(key in constraints) && !(a.ruleScope?.free.includes(key) ?? false)) problems.push(`every ${a.name} request sets ${key}, so a rule that does not name it never matches: add it to params`);
   }
   return { problem: problems[0] ?? null, met: Object.keys(constraints).length - problems.length };
 }

@@ -31,6 +31,7 @@ const ALLOWED_FILES = new Set([
   'cli/totp.ts',
   'cli/passkey.ts',
   'cli/sessions.ts',
+  'cli/grants.ts',
   'cli/keys.ts',
   'cli/fleet.ts',
   'mcp/command.ts',

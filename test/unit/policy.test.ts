@@ -34,7 +34,7 @@ webhook = "https://hooks.example.org/airlock"
   assert.deepEqual(p.unattended, ['backup', 'monitor']);
   assert.equal(p.secondFactorFrom, 'medium');
   assert.equal(p.riskOverrides.get('InstallPackage'), 'high');
-  assert.deepEqual(p.rules, [{ id: 'restart-web', action: 'RestartService', params: { unit: 'nginx.service' }, cooldownMs: 600_000, dailyCap: 20 }]);
+  assert.deepEqual(p.rules, [{ id: 'restart-web', action: 'RestartService', params: { unit: 'nginx.service' }, free: [], cooldownMs: 600_000, dailyCap: 20 }]);
   assert.deepEqual(p.notify.command, ['/usr/local/bin/page-me', '--quiet']);
   assert.notEqual(p.digest, parsePolicy(text + '\n').digest);
 });

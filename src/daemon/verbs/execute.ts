@@ -88,7 +88,7 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
   // from the host as it is now must hash as the previewed ones did (LACS §5,
   // mechanism-binding.ts), or the receipt stays unspent. An approved "no change" that
   // would now change something is stale too: nobody approved that change.
-  const { current, plan, bound } = await buildChange(a, params, ctx.host);
+  const { current, plan, bound } = await buildChange(a, params, ctx.host, who);
   const { steps } = plan;
   const approved = stored.proposed_change.digest;
   if (bound.proposed.digest !== approved || plan.changed !== (stored.no_change !== true)) {

@@ -94,7 +94,7 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
     const n = i + 1;
     let release = () => {};
     try {
-      const { current, plan, bound } = await buildChange(b.a, b.params, ctx.host);
+      const { current, plan, bound } = await buildChange(b.a, b.params, ctx.host, who);
       differs(n, b, approved.steps[i]!, plan.changed, bound.proposed.digest, riskOf(ctx, b.a), [...(plan.parts.warnings ?? []), ...bound.notes]);
       await ctx.executor.checkPaths(plan.steps); // a step computed now passes the preview's path rule now
       release = ctx.executor.claim(plan.steps);

@@ -55,7 +55,7 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   // A risk read from the state (a revert's: the reverted change's) only ever raises the declared one,
   // and is enforced before the action's check says anything more of that state (a drift, say).
   let risk = declaredRisk;
-  const { current, plan, bound } = await buildChange(a, params, ctx.host, (cur) => {
+  const { current, plan, bound } = await buildChange(a, params, ctx.host, who, (cur) => {
     const read = a.riskFrom?.(cur);
     if (read && riskRank(read) > riskRank(risk)) risk = read;
     if (risk !== declaredRisk) enforce(mayPreview(who, a.name, risk));

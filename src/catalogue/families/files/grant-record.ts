@@ -1,0 +1,139 @@
+/**
+ * A grant for configuration edits: a person lets one account propose edits to the files under
+ * one folder, until a time, each edit checked by the checker the person chose and followed by a
+ * reload the person chose. The grant is a file, /etc/airlock/grants/NAME.json (0644 root:root),
+ * written by GrantConfigEdits (a High change: a person approves it with their factor, and the
+ * signed log holds it) and removed by RevokeConfigGrant. The edits (./granted-edits.ts) read it
+ * again at preview and at execution: a grant revoked, expired or altered since stops them.
+ *
+ * What may be granted is an allowlist: a folder two levels or more under /etc, /srv, /opt or
+ * /usr/local/etc, never Airlock's own /etc/airlock. What an edit under it risks is fixed when the
+ * grant is made, from a second allowlist (EDIT_RISK_MEDIUM): Medium only in the folders of
+ * applications and services that run as their own account (an application's files under /srv or
+ * /opt, a database's settings), checked by a checker that is not about access control;
+ * everything else is High, which a policy rule never approves.
+ */
+import { z } from 'zod';
+import { AirlockError } from '../../../protocol/errors.js';
+import type { Host } from '../../action.js';
+import { absolutePath, boundedString, token, unitName, userName } from '../../params.js';
+import { CHECKER, CHECKERS, type CheckerName } from '../../lib/config-checkers.js';
+import { pathState } from './allowlist.js';
+
+export const GRANTS_DIR = '/etc/airlock/grants';
+export const GRANT_FILES = [`${GRANTS_DIR}/*.json`];
+export const grantPath = (name: string): string => `${GRANTS_DIR}/${name}.json`;
+/** A grant lasts at most this long: a standing permission is reviewed by a person again within a month. */
+export const MAX_GRANT_DAYS = 30;
+export const MAX_GRANT_MS = MAX_GRANT_DAYS * 24 * 3_600_000;
+/** A grant file is small; anything larger is not one Airlock wrote. */
+const MAX_GRANT_BYTES = 4096;
+
+/** A grant's name: what a policy rule and every edit name it by. */
+export const grantName = token(/^[a-z0-9][a-z0-9-]{0,47}$/, 'grant name', 48, 'a grant name (lower-case letters, digits and -, up to 48 characters, e.g. nginx-sites)');
+
+/** Where a grant may be made: under these, at least one folder deep (never one of them whole). */
+export const GRANTABLE_ROOTS = ['/etc', '/srv', '/opt', '/usr/local/etc'] as const;
+/** Never granted, nor anything under it: the daemon's own policy and grants. */
+export const NEVER_GRANTED = '/etc/airlock';
+
+/**
+ * Folders whose edits are Medium (with a checker that is not about access control): the
+ * configuration of applications and services that run as their own account, so what their
+ * configuration names (a file, a command, a library) is opened or run without root's rights.
+ * Not nginx, Apache, HAProxy, BIND or Postfix: their master process reads its configuration as
+ * root, and a configuration can make it load a shared object (nginx's `ssl_certificate_key
+ * engine:...`, Apache's LoadModule), open or create files as root (log paths) or run a command
+ * as root (Apache's piped logs): an edit there is root's power, High, a person reads each diff.
+ * Anywhere else under the grantable roots, an edit is High too.
+ */
+export const EDIT_RISK_MEDIUM = ['/srv', '/opt', '/etc/postgresql', '/etc/mysql', '/etc/redis'] as const;
+
+export const FOLLOW_UPS = ['reload', 'restart'] as const;
+
+/** One path segment of a file or folder under a grant: no hidden files, no shell or glob characters. */
+export const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._@+-]{0,127}$/;
+
+/** A folder as a person names it for a grant. */
+export const grantFolder = absolutePath.refine((p) => p.split('/').slice(1).every((s) => SEGMENT.test(s)), 'each folder name is letters, digits and . _ @ + - (not starting with .)');
+
+/** A UTC time as a grant's end is written: 2026-12-08T18:00:00Z (milliseconds allowed). */
+export const utcTime = boundedString(32, 'a time is at most 32 characters')
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/, 'a UTC time, e.g. 2026-12-08T18:00:00Z')
+  .refine((t) => !Number.isNaN(Date.parse(t)), 'not a real date and time');
+
+export const grantRecord = z.strictObject({
+  version: z.literal(1),
+  name: grantName,
+  /** The account whose requests it covers, and its uid when granted: an account re-made with another uid is not the one granted. */
+  account: userName,
+  uid: z.number().int().min(1),
+  folder: grantFolder,
+  checker: z.enum(CHECKERS),
+  follow_up: z.strictObject({ verb: z.enum(FOLLOW_UPS), unit: unitName }).nullable(),
+  edit_risk: z.enum(['medium', 'high']),
+  expires_at: utcTime,
+});
+export type GrantRecord = z.infer<typeof grantRecord>;
+
+/** The grant file's exact text: one line of JSON, keys in a fixed order. */
+export const grantText = (g: GrantRecord): string =>
+  JSON.stringify({ version: g.version, name: g.name, account: g.account, uid: g.uid, folder: g.folder, checker: g.checker, follow_up: g.follow_up, edit_risk: g.edit_risk, expires_at: g.expires_at }) + '\n';
+
+/** Why `folder` may not be granted, or null. */
+export function grantableProblem(folder: string): string | null {
+  if (folder === NEVER_GRANTED || folder.startsWith(`${NEVER_GRANTED}/`) || `${NEVER_GRANTED}/`.startsWith(`${folder}/`)) return `${folder} holds or is inside ${NEVER_GRANTED}, Airlock's own policy and grants`;
+  const root = GRANTABLE_ROOTS.find((r) => folder.startsWith(`${r}/`));
+  if (!root) return `${folder} is not under ${GRANTABLE_ROOTS.join(', ')}: a grant covers one service's or application's configuration folder`;
+  return null;
+}
+
+/** The risk of an edit under a grant of `folder` checked by `checker`: what the grant records, and what every edit then carries. */
+export function editRiskOf(folder: string, checker: CheckerName): 'medium' | 'high' {
+  const medium = EDIT_RISK_MEDIUM.some((r) => folder === r || folder.startsWith(`${r}/`));
+  return medium && CHECKER[checker].risk !== 'high' ? 'medium' : 'high';
+}
+
+export interface GrantState {
+  name: string;
+  /** The grant as recorded, or null when there is none (or it is not a file Airlock wrote: `problem`). */
+  record: GrantRecord | null;
+  problem: string | null;
+}
+
+/** Reads grant NAME: the file must be root's, writable by root alone, and hold exactly what GrantConfigEdits writes. */
+export async function readGrant(host: Host, name: string): Promise<GrantState> {
+  const path = grantPath(name);
+  const where = await pathState(path, host);
+  if (where.link) return { name, record: null, problem: `${where.link} is a symbolic link` };
+  const st = where.stat;
+  if (!st) return { name, record: null, problem: null };
+  if (!st.isFile || st.uid !== 0 || (st.mode & 0o022) !== 0 || st.size > MAX_GRANT_BYTES) return { name, record: null, problem: `${path} is not a grant file Airlock wrote (a root-owned file, writable by root alone, under ${MAX_GRANT_BYTES} bytes)` };
+  const text = await host.readFile(path);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text ?? '');
+  } catch {
+    return { name, record: null, problem: `${path} is not JSON` };
+  }
+  const r = grantRecord.safeParse(parsed);
+  if (!r.success || r.data.name !== name || grantText(r.data) !== text) return { name, record: null, problem: `${path} does not hold a grant as Airlock writes it` };
+  return { name, record: r.data, problem: null };
+}
+
+/** The grant in force, or a refusal saying why there is none: missing, altered, expired. */
+export function grantInForce(g: GrantState, now: number): GrantRecord {
+  if (g.problem) throw new AirlockError('integrity', 'grant_unreadable', `grant ${g.name}: ${g.problem}`, 'a person looks at it; `airlock grants` lists the grants in force');
+  if (!g.record) throw new AirlockError('authorization', 'no_such_grant', `there is no grant ${g.name} on this host`, 'a person grants the folder first: `airlock grant --help`');
+  if (Date.parse(g.record.expires_at) <= now) throw new AirlockError('authorization', 'grant_expired', `grant ${g.name} expired at ${g.record.expires_at}`, 'a person grants it again if the work goes on: `airlock grant --help`');
+  return g.record;
+}
+
+/** Why `path` is not a file this grant covers (null: it is): inside its folder, every segment plain. */
+export function outsideGrant(g: GrantRecord, path: string): string | null {
+  if (!path.startsWith(`${g.folder}/`)) return `${path} is outside ${g.folder}, the folder grant ${g.name} covers`;
+  const rest = path.slice(g.folder.length + 1).split('/');
+  if (!rest.every((s) => SEGMENT.test(s))) return `${path}: each name under ${g.folder} is letters, digits and . _ @ + - (not starting with .)`;
+  if (rest.some((s) => /\.dpkg-(old|new|dist|tmp|bak)$|~$/.test(s))) return `${path} is a backup or package manager's file, not a configuration file`;
+  return null;
+}

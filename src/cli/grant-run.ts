@@ -1,0 +1,89 @@
+/** The bodies of `airlock grant`, `airlock grant revoke` and `airlock grants` (declared in grants.ts). */
+import type { Command } from 'commander';
+import { AirlockError } from '../protocol/errors.js';
+import { escapeText } from '../protocol/escape-text.js';
+import { withClient } from './connect.js';
+import { exitFor } from './executing.js';
+import { runFlow } from './run.js';
+import { c, printJson } from './ui.js';
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "8h" → milliseconds; a usage error says what is accepted. */
+export function durationMs(text: string): number {
+  const m = /^([1-9][0-9]{0,4})([mhd])$/.exec(text);
+  if (!m) throw new AirlockError('validation', 'bad_duration', `--for ${JSON.stringify(text)} is not a duration`, 'write minutes, hours or days: 30m, 8h, 7d (at most 30d)');
+  return Number(m[1]) * UNITS[m[2]!]!;
+}
+
+/** When a grant given `--for` or `--until` ends, as the UTC time the daemon checks (it refuses over 30 days). */
+export function expiresAt(o: { for?: string; until?: string }, now = Date.now()): string {
+  if (o.until !== undefined) {
+    const t = Date.parse(o.until);
+    if (Number.isNaN(t)) throw new AirlockError('validation', 'bad_time', `--until ${JSON.stringify(o.until)} is not a time`, 'write a UTC time: 2026-12-08T18:00:00Z');
+    return new Date(t).toISOString();
+  }
+  return new Date(now + durationMs(o.for ?? '8h')).toISOString();
+}
+
+export async function grant(name: string, o: Record<string, string | boolean | undefined>, cmd: Command): Promise<number> {
+  if (o.reload && o.restart) throw new AirlockError('validation', 'two_follow_ups', 'give --reload or --restart, not both');
+  const unit = (o.reload ?? o.restart) as string | undefined;
+  const params = {
+    name,
+    account: o.account as string,
+    folder: o.folder as string,
+    checker: o.check as string,
+    ...(unit ? { unit, follow_up: o.restart ? 'restart' : 'reload' } : {}),
+    expires_at: expiresAt({ for: o.for as string | undefined, until: o.until as string | undefined }),
+  };
+  return withClient(cmd, async (cl) => exitFor(await runFlow(cl, 'GrantConfigEdits', params, { json: Boolean(o.json) })));
+}
+
+export async function revoke(name: string, cmd: Command): Promise<number> {
+  const json = Boolean(cmd.optsWithGlobals().json);
+  return withClient(cmd, async (cl) => exitFor(await runFlow(cl, 'RevokeConfigGrant', { name }, { json })));
+}
+
+interface ListedGrant {
+  name: string;
+  account: string;
+  folder: string;
+  checker: string;
+  follow_up: { verb: string; unit: string } | null;
+  edit_risk: string;
+  expires_at: string;
+  expired: boolean;
+}
+
+/** `airlock grants`: ListConfigGrants (a read the policy's reads rule approves), its output read as one grant a line. */
+export async function list(json: boolean, cmd: Command): Promise<number> {
+  return withClient(cmd, async (cl) => {
+    const p = await cl.preview('ListConfigGrants', {});
+    if (!p.auto_approval) throw new AirlockError('authorization', 'reads_not_automatic', `ListConfigGrants waits for a person under this policy (${p.transaction_id})`, `an approver runs \`airlock approve ${p.transaction_id}\`, then \`airlock execute ${p.transaction_id}\``);
+    const r = await cl.execute(p.transaction_id, p.action_name, p.params, p.auto_approval.receipt);
+    const now = Date.now();
+    const grants: ListedGrant[] = [];
+    for (const line of (r.output ?? []).join('\n').split('\n')) {
+      const at = line.indexOf('.json:');
+      if (at < 0) continue;
+      try {
+        const g = JSON.parse(line.slice(at + 6)) as Omit<ListedGrant, 'expired'>;
+        grants.push({ name: g.name, account: g.account, folder: g.folder, checker: g.checker, follow_up: g.follow_up, edit_risk: g.edit_risk, expires_at: g.expires_at, expired: Date.parse(g.expires_at) <= now });
+      } catch {
+        // A line that is not a grant Airlock wrote: the edits refuse such a file too.
+      }
+    }
+    if (json) printJson({ grants });
+    else if (!grants.length) process.stdout.write('no grants for configuration edits\n');
+    else {
+      for (const g of grants) {
+        const then = g.follow_up ? `, then ${g.follow_up.verb} ${g.follow_up.unit}` : '';
+        const state = g.expired ? c.dim(`expired ${g.expires_at}`) : `until ${g.expires_at}`;
+        process.stdout.write(`${c.bold(escapeText(g.name))}  ${escapeText(g.account)} edits under ${escapeText(g.folder)} (${escapeText(g.checker)}${escapeText(then)}; ${g.edit_risk} edits), ${state}\n`);
+      }
+      process.stdout.write(`\n${c.cyan('next')}  airlock grant revoke NAME   (the next edit under it is refused)\n`);
+    }
+    return 0;
+  });
+}
