@@ -11,16 +11,16 @@ import { CHECKER, type ParserName } from '../catalogue/lib/config-checkers.js';
 import { Slots } from './slots.js';
 
 /**
- * How long one parse may take once its worker is ready: PARSE_DEADLINE_MS, and a hundredth of a
- * millisecond more per character. The YAML parser is the slow one: about 6.5 µs a character on a
- * loaded machine (a 1 MiB text: 6.5 s), so a 1 MiB text gets 12.5 s.
+ * How long one parse may take once its worker is ready: PARSE_DEADLINE_MS, and 20 µs more per
+ * character. The YAML parser is the slow one: 6.5 µs a character measured on a loaded machine (a
+ * 1 MiB text of short flow lists: 6.5 s), 12 s in a worker beside other work; a 1 MiB text gets 23 s.
  */
 export const PARSE_DEADLINE_MS = 2_000;
-export const PARSE_CHARS_PER_MS = 100;
+export const PARSE_CHARS_PER_MS = 50;
 /** How long a worker may take to load (from the TypeScript sources under tsx, seconds on a busy machine). */
 export const START_DEADLINE_MS = 30_000;
-/** The heap of one parse worker: a 1 MiB text and its parse, with room; past it the worker dies and the text is refused. */
-export const PARSE_HEAP_MB = 96;
+/** The heap of one parse worker: a 1 MiB YAML text and its document (over 96 MB for 40,000 short flow lists), with room; past it the worker dies and the text is refused. */
+export const PARSE_HEAP_MB = 256;
 export const PARSES_AT_ONCE = 2;
 export const PARSES_WAITING = 16;
 
