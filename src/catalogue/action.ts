@@ -12,6 +12,7 @@ import type { ProgramName } from './programs.js';
 import type { RollbackDeclaration } from './rollback.js';
 import type { ProbedState } from './lib/state-probes.js';
 import type { FinishedChange } from './change-record.js';
+import type { CheckerName } from './lib/config-checkers.js';
 
 export const FAMILIES = ['system', 'services', 'users', 'ssh', 'packages', 'kernel', 'identity', 'network', 'files', 'privilege', 'firewall', 'logging', 'processes', 'scheduling', 'security', 'storage', 'containers', 'revert'] as const;
 export type Family = (typeof FAMILIES)[number];
@@ -64,6 +65,17 @@ export interface Host {
   groups(): Promise<GroupEntry[]>;
   /** A finished transaction as a revert reads it (src/catalogue/change-record.ts); null when the store has none. */
   finishedChange(transactionId: string): Promise<FinishedChange | null>;
+  /**
+   * Checks `content` as the new text of `target` with `checker` (src/catalogue/lib/config-checkers.ts),
+   * on a staged copy the daemon writes in a private root-only directory (never at `target`), or with
+   * its own parser in a worker thread. Changes nothing on the host. { ok: true } or { ok: false,
+   * problems } (the checker's own words, at most MAX_PROBLEMS lines of PROBLEM_CHARS, quoting only
+   * lines that locate a problem in this text; escaping is done later by the preview). Refuses
+   * (AirlockError): a checker whose program is missing (naming the package to install), content over
+   * MAX_CHECKED_BYTES, a target the checker checks only live (`staged(target)` false), and a checker
+   * with `beforeApproval: false` outside an approved change (at preview).
+   */
+  checkStaged(checker: CheckerName, target: string, content: string): Promise<{ ok: true } | { ok: false; problems: string[] }>;
 }
 
 export interface PreviewParts {

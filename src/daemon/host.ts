@@ -12,13 +12,25 @@ import { AirlockError } from '../protocol/errors.js';
 import type { FinishedChange } from '../catalogue/change-record.js';
 import type { Store } from '../store/store.js';
 import { finishedChange } from './kept-change.js';
+import type { CheckerName } from '../catalogue/lib/config-checkers.js';
+import { StagedChecks, type CheckResult } from './staged-check.js';
 
 export class RealHost implements Host {
   private store: Store | null = null;
+  private readonly checks: StagedChecks | null;
   constructor(
     readonly platform: Platform | null,
     private readonly executor: Executor,
-  ) {}
+    /** checksDir: where staged copies are checked (the state directory's `checks`, stateFiles); none: checkStaged refuses. */
+    opts: { checksDir?: string } = {},
+  ) {
+    this.checks = opts.checksDir ? new StagedChecks(opts.checksDir, executor) : null;
+  }
+
+  async checkStaged(checker: CheckerName, target: string, content: string): Promise<CheckResult> {
+    if (!this.checks) throw new AirlockError('integrity', 'internal', 'this host has no directory to stage checks in');
+    return this.checks.check(checker, target, content);
+  }
 
   /** The store the daemon opened after this host: what a revert reads finished changes from. */
   useStore(store: Store): void {

@@ -159,7 +159,7 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
   const pseudonymKey = loadKeyFile(c.maskKeyPath, { create: true });
   const executor = new Executor({ programs: resolvePrograms() });
   const platform = detectPlatform(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : null);
-  const host = new RealHost(platform, executor);
+  const host = new RealHost(platform, executor, { checksDir: stateFiles(stateDir, '').checks });
   host.useStore(store);
   // The disk-space thresholds ask the service for the policy in force, which a reload replaces.
   let service: AirlockService | undefined = undefined;

@@ -13,6 +13,7 @@ import type { Effect, FileEffect } from '../catalogue/effects.js';
 import type { ProgramName } from '../catalogue/programs.js';
 import { parseGroup, parsePasswd } from '../protocol/account-files.js';
 import { fileBytes } from '../protocol/file-text.js';
+import { CHECKER, type CheckerName } from '../catalogue/lib/config-checkers.js';
 
 /** A read the projection cannot answer before step `step` (1-based) has run. */
 export class ComputedAfter extends Error {
@@ -145,6 +146,13 @@ export class ProjectedHost implements Host {
     // A program's output after a change cannot be projected: it reads the host as the change leaves it.
     if (this.lastChange !== null) throw new ComputedAfter(this.lastChange);
     return this.real.run(program, args);
+  }
+
+  /** A parser reads only the text; a checker program reads the host too (the files the text includes), as run() does. */
+  async checkStaged(checker: CheckerName, target: string, content: string) {
+    this.known();
+    if (CHECKER[checker]?.program && this.lastChange !== null) throw new ComputedAfter(this.lastChange);
+    return this.real.checkStaged(checker, target, content);
   }
 
   async users(): Promise<PasswdEntry[]> {

@@ -42,6 +42,8 @@ export const stateFiles = (stateDir: string, logDir: string) => ({
   checkpoints: `${logDir}/checkpoints.log`,
   /** Archived segments of the signed log (src/daemon/archiver.ts), unless the policy's [store] archive_dir names another place. */
   archive: `${stateDir}/archive`,
+  /** Staged copies of configuration text being checked (src/daemon/staged-check.ts), one fresh directory each, removed after. */
+  checks: `${stateDir}/checks`,
 });
 
 export const RECEIPT_TTL_MINUTES = 15;

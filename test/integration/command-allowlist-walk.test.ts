@@ -28,6 +28,7 @@ function rootedHost(root: string): Host {
     users: none,
     groups: none,
     finishedChange: none,
+    checkStaged: none,
     async stat(p) {
       const st = await lstat(p);
       return st && { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size, isFile: st.isFile(), isDir: st.isDirectory(), isSymlink: st.isSymbolicLink() };

@@ -4,6 +4,7 @@ import type { AnyAction, CommandOutput, Host, Platform, Unchanged } from '../../
 import { AirlockError } from '../../src/protocol/errors.js';
 import type { FinishedChange } from '../../src/catalogue/change-record.js';
 import type { ProgramName } from '../../src/catalogue/programs.js';
+import type { CheckerName } from '../../src/catalogue/lib/config-checkers.js';
 import { parseGroup, parsePasswd } from '../../src/protocol/account-files.js';
 import { componentsOf, judgePath, untrustedPathError } from '../../src/catalogue/lib/trusted-path.js';
 
@@ -19,7 +20,15 @@ export class FixtureHost implements Host {
     readonly platform: Platform | null = 'debian',
     /** Hard-link counts of files that have more than one name (default 1). */
     private readonly links: Record<string, number> = {},
+    /** What checkStaged answers (default: every text passes); the calls are kept in `checked`. */
+    private readonly checker: (checker: CheckerName, target: string, content: string) => { ok: true } | { ok: false; problems: string[] } = () => ({ ok: true }),
   ) {}
+
+  readonly checked: Array<[CheckerName, string, string]> = [];
+  async checkStaged(checker: CheckerName, target: string, content: string) {
+    this.checked.push([checker, target, content]);
+    return this.checker(checker, target, content);
+  }
 
   /** Finished changes a revert may read (none unless a test scripts them). */
   readonly finished = new Map<string, FinishedChange>();

@@ -83,6 +83,7 @@ function fakeHost(opts: { files?: Record<string, string>; procs?: number; paths?
     users: async () => parsePasswd(files['/etc/passwd'] ?? ''),
     groups: async () => parseGroup(files['/etc/group'] ?? ''),
     finishedChange: async () => null,
+    checkStaged: async () => assert.fail('users actions check no configuration text'),
   };
 }
 

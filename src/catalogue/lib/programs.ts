@@ -16,4 +16,19 @@ export const PROGRAMS_LIB = {
   'apt-cache': ['/usr/bin/apt-cache'],
   /** `rpm --query --queryformat=FORMAT -- NAME...` (dnf.ts: rpmEntries). */
   rpm: ['/usr/bin/rpm', '/bin/rpm'],
+  // The configuration checkers (config-checkers.ts): each service's own check, staged or live.
+  /** `nginx -t -q -c STAGED_WRAPPER`, `nginx -t -q`. */
+  nginx: ['/usr/sbin/nginx'],
+  /** `sshd -t -f STAGED`, `sshd -t` (the same candidates as families/ssh). */
+  sshd: ['/usr/sbin/sshd', '/sbin/sshd'],
+  /** `visudo -c -q -f STAGED`, `visudo -c -q` (the same candidates as families/privilege). */
+  visudo: ['/usr/sbin/visudo', '/sbin/visudo'],
+  /** `named-checkconf -c STAGED` (bind9-utils puts it in /usr/bin; older packages in /usr/sbin). */
+  'named-checkconf': ['/usr/bin/named-checkconf', '/usr/sbin/named-checkconf'],
+  /** `systemd-analyze verify --man=false ... STAGED` (the same candidates as families/logging). */
+  'systemd-analyze': ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'],
+  /** `postfix check`: the installed configuration only. */
+  postfix: ['/usr/sbin/postfix'],
+  /** `apachectl configtest`: Debian's apachectl is a link to apache2ctl; RHEL's is its own. */
+  apachectl: ['/usr/sbin/apachectl'],
 } as const satisfies Record<string, readonly string[]>;
