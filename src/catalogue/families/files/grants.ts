@@ -13,7 +13,7 @@ import { findUser } from '../../lib/accounts.js';
 import { CHECKER, CHECKERS } from '../../lib/config-checkers.js';
 import { readUnit, refuseMissing, refuseProtected, type UnitState } from '../../lib/systemd.js';
 import { pathState } from './allowlist.js';
-import { editRiskOf, FOLLOW_UPS, GRANT_FILES, grantableProblem, grantFolder, grantName, grantPath, GRANTS_DIR, grantText, MAX_GRANT_DAYS, MAX_GRANT_MS, readGrant, utcTime, type GrantRecord, type GrantState } from './grant-record.js';
+import { editRiskOf, FOLLOW_UPS, GRANT_FILES, grantableProblem, NEVER_GRANTED, grantFolder, grantName, grantPath, GRANTS_DIR, grantText, MAX_GRANT_DAYS, MAX_GRANT_MS, readGrant, utcTime, type GrantRecord, type GrantState } from './grant-record.js';
 
 const ROOT = { uid: 0, gid: 0 };
 /** A grant shorter than this would expire before anyone could use it. */
@@ -35,6 +35,8 @@ interface GrantCreateState {
   grant: GrantState;
   user: PasswdEntry | null;
   folder: Awaited<ReturnType<typeof pathState>>;
+  /** Whether /etc/airlock, where the grants folder is made, is a real directory. */
+  configDir: boolean;
   unit: UnitState | null;
   /** The clock when read, for the expiry's bounds (never shown: the preview must read the same at execution). */
   now: number;
@@ -75,6 +77,7 @@ export const grantConfigEdits = action({
       grant: await readGrant(host, p.name),
       user: await findUser(host, p.account),
       folder,
+      configDir: (await pathState(NEVER_GRANTED, host)).stat?.isDir === true,
       unit: p.unit === undefined ? null : await readUnit(host, p.unit),
       now: Date.now(),
     };
@@ -90,6 +93,7 @@ export const grantConfigEdits = action({
     if (until < cur.now + MIN_GRANT_MS) fail('validation', 'expires_too_soon', `${p.expires_at} is less than a minute from now`);
     if (until > cur.now + MAX_GRANT_MS) fail('validation', 'expires_too_late', `${p.expires_at} is more than ${MAX_GRANT_DAYS} days from now`, `a grant lasts at most ${MAX_GRANT_DAYS} days; grant it again when it ends`);
     if (cur.grant.problem) fail('integrity', 'grant_unreadable', `grant ${p.name}: ${cur.grant.problem}`, 'a person looks at it and removes it by hand');
+    if (!cur.configDir) fail('conflict', 'not_installed', `${NEVER_GRANTED} does not exist: Airlock is not installed on this host`, 'sudo airlock install');
     if (cur.unit && p.unit) {
       refuseMissing(p.unit, cur.unit);
       refuseProtected(p.follow_up === 'restart' ? 'restart' : 'reload', p.unit, cur.unit);
