@@ -229,6 +229,14 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
    */
   ruleScope?: { named: string; free: readonly string[] };
   /**
+   * Checks run on the request's own text by a program or a parser as root (an edit's new
+   * configuration, on a staged copy): only once the caller is known to be allowed (its role for
+   * the risk read, `requestedOnlyBy`) and, at execution, once the change rebuilt is known to be
+   * the approved one. Throws to refuse; the daemon calls it after buildChange at preview and
+   * right before the receipt is spent at execution (src/daemon/verbs/preview.ts, execute.ts).
+   */
+  verify?: (params: P, current: S, host: Host) => Promise<void>;
+  /**
    * The transaction whose details its preview shows (a revert's: the files it kept, as diffs):
    * only one who may read that transaction in full (the requester, an approver or an admin: the
    * door's `reader` rule) may preview this request.

@@ -5,6 +5,7 @@ import { escapeText } from '../protocol/escape-text.js';
 import { withClient } from './connect.js';
 import { exitFor } from './executing.js';
 import { runFlow } from './run.js';
+import { grantRecord, type GrantRecord } from '../catalogue/families/files/grant-record.js';
 import { c, printJson } from './ui.js';
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -45,16 +46,7 @@ export async function revoke(name: string, cmd: Command): Promise<number> {
   return withClient(cmd, async (cl) => exitFor(await runFlow(cl, 'RevokeConfigGrant', { name }, { json })));
 }
 
-interface ListedGrant {
-  name: string;
-  account: string;
-  folder: string;
-  checker: string;
-  follow_up: { verb: string; unit: string } | null;
-  edit_risk: string;
-  expires_at: string;
-  expired: boolean;
-}
+type ListedGrant = GrantRecord & { expired: boolean };
 
 /** `airlock grants`: ListConfigGrants (a read the policy's reads rule approves), its output read as one grant a line. */
 export async function list(json: boolean, cmd: Command): Promise<number> {
@@ -67,20 +59,22 @@ export async function list(json: boolean, cmd: Command): Promise<number> {
     for (const line of (r.output ?? []).join('\n').split('\n')) {
       const at = line.indexOf('.json:');
       if (at < 0) continue;
+      let parsed: unknown;
       try {
-        const g = JSON.parse(line.slice(at + 6)) as Omit<ListedGrant, 'expired'>;
-        grants.push({ name: g.name, account: g.account, folder: g.folder, checker: g.checker, follow_up: g.follow_up, edit_risk: g.edit_risk, expires_at: g.expires_at, expired: Date.parse(g.expires_at) <= now });
+        parsed = JSON.parse(line.slice(at + 6));
       } catch {
-        // A line that is not a grant Airlock wrote: the edits refuse such a file too.
+        continue; // not a grant Airlock wrote: the edits refuse such a file too
       }
+      const g = grantRecord.safeParse(parsed);
+      if (g.success) grants.push({ ...g.data, expired: Date.parse(g.data.expires_at) <= now });
     }
     if (json) printJson({ grants });
     else if (!grants.length) process.stdout.write('no grants for configuration edits\n');
     else {
       for (const g of grants) {
         const then = g.follow_up ? `, then ${g.follow_up.verb} ${g.follow_up.unit}` : '';
-        const state = g.expired ? c.dim(`expired ${g.expires_at}`) : `until ${g.expires_at}`;
-        process.stdout.write(`${c.bold(escapeText(g.name))}  ${escapeText(g.account)} edits under ${escapeText(g.folder)} (${escapeText(g.checker)}${escapeText(then)}; ${g.edit_risk} edits), ${state}\n`);
+        const state = escapeText(g.expired ? `expired ${g.expires_at}` : `until ${g.expires_at}`);
+        process.stdout.write(escapeText(`${g.name}  ${g.account} edits under ${g.folder} (${g.checker}${then}; ${g.edit_risk} edits), `) + state + '\n');
       }
       process.stdout.write(`\n${c.cyan('next')}  airlock grant revoke NAME   (the next edit under it is refused)\n`);
     }

@@ -23,14 +23,15 @@ alone), and live after the write where the service checks only its whole configu
 bytes. Then the unit is reloaded. Links, hard links, executables and anything outside the
 folder are refused.
 
-Edits are Medium in the folders of services' own configuration (/etc/nginx, /etc/apache2,
-/etc/postgresql, /srv, /opt...) and High elsewhere or when the checker is about access
-(sshd, sudoers). A policy rule naming the grant may approve its Medium edits:
+Edits are High unless the grant is of an application's files under /srv or /opt, checked by
+one of the daemon's own parsers (json, yaml, toml, ini), with a follow-up unit that runs as an
+account of its own (User=): then they are Medium, and a policy rule naming the grant may
+approve them. A web server's edits are High (its master reads its configuration as root).
 
   [[rule]]
-  id = "nginx-sites"
-  action = "ReplaceGrantedFile"
-  params = { grant = "nginx-sites" }
+  id = "app-config"
+  action = "PatchGrantedFile"
+  params = { grant = "app-config" }
 
 Checkers: nginx, apache, sshd, sudoers, named, systemd-unit, postfix, json, yaml, toml, ini.
 

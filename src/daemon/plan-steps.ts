@@ -64,7 +64,8 @@ export async function previewSteps(ctx: VerbContext, who: Caller, requests: read
 async function previewStep(ctx: VerbContext, who: Caller, host: ProjectedHost, n: number, req: StepRequest, masked: MaskCounts): Promise<BuiltStep> {
   const a = action(req.action_name);
   // Its risk is read from the state, which a plan's projection cannot vouch for; and a plan is reverted whole, on its own.
-  if (a.riskFrom) fail('validation', 'not_a_plan_step', `${a.name} cannot be a step of a plan`, 'run it on its own: airlock revert TX (a plan is reverted as a whole, its steps in reverse order)');
+  // Checks run on a request's own text (verify) run on the host as it is, which a plan's projection is not.
+  if (a.riskFrom || a.verify) fail('validation', 'not_a_plan_step', `${a.name} cannot be a step of a plan`, 'run it on its own, as a single request (a revert: airlock revert TX; a plan is reverted as a whole, its steps in reverse order)');
   const risk = riskOf(ctx, a);
   enforce(mayPreview(who, a.name, risk));
   const problem = platformProblem(ctx, a);

@@ -202,11 +202,20 @@ describe('what a grant never lets through', () => {
     assert.equal((await run('/usr/bin/rm', ['--', `${SITES}/hook`])).code, 0);
   });
 
-  test('a Medium grant (an application\'s JSON under /srv): bad JSON refused at preview, a valid patch approved by the rule naming it', async () => {
+  test('a Medium grant (an application\'s JSON under /srv, its unit running as its own account): bad JSON refused at preview, a valid patch approved by the rule naming it', async () => {
     assert.equal((await run('/usr/bin/mkdir', ['-p', '/srv/app'])).code, 0);
     await plant('/srv/app/config.json', '{\n  "port": 80\n}\n');
-    const { r } = await w.lifecycle(alice, alice, 'GrantConfigEdits', { name: 'app-config', account: 'agent', folder: '/srv/app', checker: 'json', expires_at: inHours(1) });
+    await plant('/etc/systemd/system/app.service', '[Service]\nUser=nobody\nExecStart=/usr/bin/sleep infinity\n');
+    assert.equal((await run('/usr/bin/systemctl', ['daemon-reload'])).code, 0);
+    assert.equal((await run('/usr/bin/systemctl', ['start', 'app.service'])).code, 0);
+    // The same folder followed by a unit that runs as root: High.
+    const asRoot = await alice.call('preview', { action_name: 'GrantConfigEdits', params: { name: 'app-root', account: 'agent', folder: '/srv/app', checker: 'json', unit: 'cron.service', follow_up: 'restart', expires_at: inHours(1) } });
+    assert.match(asRoot.summary, /each edit is High/);
+    const { p: g, r } = await w.lifecycle(alice, alice, 'GrantConfigEdits', { name: 'app-config', account: 'agent', folder: '/srv/app', checker: 'json', unit: 'app.service', follow_up: 'restart', expires_at: inHours(1) });
+    assert.match(g.summary, /each edit is Medium/);
     assert.equal(r.state, 'Succeeded', JSON.stringify(r));
+    const pid = async () => (await run('/usr/bin/systemctl', ['show', '-p', 'MainPID', '--value', '--', 'app.service'])).stdout.trim();
+    const before = await pid();
     await rejectsWith(agent.call('preview', { action_name: 'ReplaceGrantedFile', params: { grant: 'app-config', path: '/srv/app/config.json', content: '{"port": 80,}\n' } }), 'validation', 'config_invalid');
     // A replace is Medium too, but no rule names ReplaceGrantedFile: a person approves it.
     const replace = await agent.call('preview', { action_name: 'ReplaceGrantedFile', params: { grant: 'app-config', path: '/srv/app/config.json', content: '{"port": 81}\n' } });
@@ -219,6 +228,12 @@ describe('what a grant never lets through', () => {
     const done = await execute(agent, p, p.auto_approval!.receipt);
     assert.equal(done.state, 'Succeeded', JSON.stringify(done));
     assert.equal(await w.d.box.readFile('/srv/app/config.json'), '{\n  "port": 8080\n}\n');
+    assert.notEqual(await pid(), before, 'the follow-up restarted app.service');
+    // A file the agent may not read is never edited under a grant (its text would be in the preview).
+    await plant('/srv/app/secret.json', '{"token": "s3cr3t-zz9"}\n');
+    assert.equal((await run('/usr/bin/chmod', ['0600', '--', '/srv/app/secret.json'])).code, 0);
+    const e = await rejectsWith(agent.call('preview', { action_name: 'ReplaceGrantedFile', params: { grant: 'app-config', path: '/srv/app/secret.json', content: '{}\n' } }), 'authorization', 'not_world_readable');
+    assert.doesNotMatch(JSON.stringify(e), /s3cr3t/);
   });
 
   test('airlock grants lists them for anyone, in words and as JSON', () => {
@@ -227,6 +242,7 @@ describe('what a grant never lets through', () => {
     assert.equal(r.status, 0, r.stderr);
     const names = (JSON.parse(r.stdout).grants as Array<{ name: string; account: string }>).map((g) => g.name).sort();
     assert.deepEqual(names, ['app-config', 'nginx-sites', 'short']);
+    assert.ok(!names.includes('app-root'), 'a grant only previewed is no grant');
   });
 });
 

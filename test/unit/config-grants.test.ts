@@ -18,18 +18,20 @@ test('a grant covers one folder two levels or more under /etc, /srv, /opt or /us
   for (const bad of ['/etc', '/srv', '/', '/etc/airlock', '/etc/airlock/grants', '/home/agent', '/var/lib/app', '/root/x', '/usr/bin', '/etcetera/x']) assert.notEqual(grantableProblem(bad), null, bad);
 });
 
-test('edits are Medium only in the allowlisted folders of services that run as their own account, with a checker not about access', () => {
-  assert.equal(editRiskOf('/srv/app', 'json'), 'medium');
-  assert.equal(editRiskOf('/opt/app/conf', 'yaml'), 'medium');
-  assert.equal(editRiskOf('/etc/postgresql/15/main/conf.d', 'ini'), 'medium');
-  // nginx's and Apache's masters read their configuration as root.
-  assert.equal(editRiskOf('/etc/nginx/sites-available', 'nginx'), 'high');
-  assert.equal(editRiskOf('/etc/apache2/sites-available', 'apache'), 'high');
-  // An access checker makes any folder High; so does a folder outside the allowlist.
-  assert.equal(editRiskOf('/srv/app', 'sudoers'), 'high');
-  assert.equal(editRiskOf('/srv/app', 'sshd'), 'high');
-  assert.equal(editRiskOf('/etc/myapp', 'yaml'), 'high');
-  assert.equal(editRiskOf('/srvx/app', 'json'), 'high');
+test('edits are Medium only for an application\'s files under /srv or /opt, checked by a parser, reloaded as an account of its own', () => {
+  assert.equal(editRiskOf('/srv/app', 'json', 'app'), 'medium');
+  assert.equal(editRiskOf('/opt/app/conf', 'yaml', 'dynamic'), 'medium');
+  // The follow-up unit runs as root, or there is none: whatever reads the files may be root.
+  assert.equal(editRiskOf('/srv/app', 'json', ''), 'high');
+  assert.equal(editRiskOf('/srv/app', 'json', 'root'), 'high');
+  assert.equal(editRiskOf('/srv/app', 'json', null), 'high');
+  // A service's own checker runs as root on the text (nginx -t loads what an engine: key names).
+  assert.equal(editRiskOf('/srv/www', 'nginx', 'www-data'), 'high');
+  assert.equal(editRiskOf('/etc/nginx/sites-available', 'nginx', 'www-data'), 'high');
+  assert.equal(editRiskOf('/etc/postgresql/15/main', 'ini', 'postgres'), 'high');
+  assert.equal(editRiskOf('/srv/app', 'sudoers', 'app'), 'high');
+  assert.equal(editRiskOf('/etc/myapp', 'yaml', 'app'), 'high');
+  assert.equal(editRiskOf('/srvx/app', 'json', 'app'), 'high');
 });
 
 test('a path is under the grant only inside its folder, each name plain, no backup or hidden file', () => {

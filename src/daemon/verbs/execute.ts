@@ -94,6 +94,8 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
   if (bound.proposed.digest !== approved || plan.changed !== (stored.no_change !== true)) {
     fail('stale_approval', 'state_changed', `the host changed since ${tx.id} was previewed, so the change would differ from the approved one; the receipt was not used`, 'preview again and have the new preview approved');
   }
+  // Checks of the request's own text run on the approved text alone, and refuse before the receipt is spent.
+  if (plan.changed) await a.verify?.(params, current, ctx.host);
   const release = ctx.executor.claim(steps);
   try {
     // The state the change touches, read before anything runs: what a rollback must bring back and a revert starts from.

@@ -62,6 +62,8 @@ export async function preview(ctx: VerbContext, r: Request<ParsedParams<'preview
   });
   const { parts, steps } = plan;
   await ctx.executor.checkPaths(steps); // a path handed to a program by name must be safe before anyone is asked
+  // Checks run on the request's own text (a configuration on a staged copy) once the caller is known to be allowed.
+  if (plan.changed) await a.verify?.(params, current, ctx.host);
   const created = ctx.now();
   const id = 'tx_' + randomBytes(12).toString('hex');
   // Host and agent text is masked and escaped here, before the digest: every client gets the

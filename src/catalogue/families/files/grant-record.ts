@@ -8,9 +8,8 @@
  *
  * What may be granted is an allowlist: a folder two levels or more under /etc, /srv, /opt or
  * /usr/local/etc, never Airlock's own /etc/airlock. What an edit under it risks is fixed when the
- * grant is made, from a second allowlist (EDIT_RISK_MEDIUM): Medium only in the folders of
- * applications and services that run as their own account (an application's files under /srv or
- * /opt, a database's settings), checked by a checker that is not about access control;
+ * grant is made (editRiskOf): Medium only for an application's files under /srv or /opt,
+ * checked by the daemon's own parser, whose follow-up unit runs as an account of its own;
  * everything else is High, which a policy rule never approves.
  */
 import { z } from 'zod';
@@ -38,16 +37,15 @@ export const GRANTABLE_ROOTS = ['/etc', '/srv', '/opt', '/usr/local/etc'] as con
 export const NEVER_GRANTED = '/etc/airlock';
 
 /**
- * Folders whose edits are Medium (with a checker that is not about access control): the
- * configuration of applications and services that run as their own account, so what their
- * configuration names (a file, a command, a library) is opened or run without root's rights.
- * Not nginx, Apache, HAProxy, BIND or Postfix: their master process reads its configuration as
- * root, and a configuration can make it load a shared object (nginx's `ssl_certificate_key
- * engine:...`, Apache's LoadModule), open or create files as root (log paths) or run a command
- * as root (Apache's piped logs): an edit there is root's power, High, a person reads each diff.
- * Anywhere else under the grantable roots, an edit is High too.
+ * Folders whose edits may be Medium: applications' own files. Medium needs more than the folder
+ * (editRiskOf): the daemon's own parser as the checker (a service's checker runs as root on the
+ * text: nginx -t loads what `ssl_certificate_key engine:...` names), and a follow-up unit that
+ * runs as an account of its own (`User=`, not root), so what the configuration names is opened
+ * or run without root's rights. Not /etc/nginx, /etc/apache2, /etc/postgresql or /etc/mysql:
+ * their masters read configuration as root or hold access control (pg_hba.conf), and root's
+ * tools read theirs (mysql's [client]). Anything else is High: a person reads each diff.
  */
-export const EDIT_RISK_MEDIUM = ['/srv', '/opt', '/etc/postgresql', '/etc/mysql', '/etc/redis'] as const;
+export const EDIT_RISK_MEDIUM = ['/srv', '/opt'] as const;
 
 export const FOLLOW_UPS = ['reload', 'restart'] as const;
 
@@ -88,10 +86,26 @@ export function grantableProblem(folder: string): string | null {
   return null;
 }
 
-/** The risk of an edit under a grant of `folder` checked by `checker`: what the grant records, and what every edit then carries. */
-export function editRiskOf(folder: string, checker: CheckerName): 'medium' | 'high' {
-  const medium = EDIT_RISK_MEDIUM.some((r) => folder === r || folder.startsWith(`${r}/`));
-  return medium && CHECKER[checker].risk !== 'high' ? 'medium' : 'high';
+/**
+ * The risk of an edit under a grant of `folder` checked by `checker` and followed by a unit that
+ * runs as `followUpUser` (null: no follow-up): what the grant records. The edits take the higher
+ * of the recorded risk and this one, computed again from the grant's own fields.
+ */
+export function editRiskOf(folder: string, checker: CheckerName, followUpUser: string | null): 'medium' | 'high' {
+  const inFolder = EDIT_RISK_MEDIUM.some((r) => folder === r || folder.startsWith(`${r}/`));
+  const ownAccount = followUpUser !== null && followUpUser !== '' && followUpUser !== 'root' && followUpUser !== '0';
+  return inFolder && CHECKER[checker].parser !== null && CHECKER[checker].risk !== 'high' && ownAccount ? 'medium' : 'high';
+}
+
+/**
+ * The account a follow-up unit's processes run as: its `User=`, 'dynamic' for `DynamicUser=yes`,
+ * '' when neither is set (root). What decides whether its configuration's edits may be Medium.
+ */
+export async function unitUser(host: Host, unit: string): Promise<string> {
+  const r = await host.run('systemctl', ['show', '--no-pager', '-p', 'User,DynamicUser', '--', unit]);
+  const kv = new Map(r.stdout.split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const));
+  if (kv.get('DynamicUser') === 'yes') return 'dynamic';
+  return kv.get('User') ?? '';
 }
 
 export interface GrantState {

@@ -1,11 +1,12 @@
 /**
  * Edits under a grant (./grant-record.ts): create, replace, patch or remove one file under the
  * granted folder, proposed by the granted account alone. Each edit is checked before it takes
- * effect: on a staged copy at preview and again at execution, where the checker supports one
- * (Host.checkStaged), and live after the write where the service can only check its whole
- * configuration (`nginx -t`): a failing live check fails the job, and the executor restores the
- * file's exact previous bytes. Then the grant's follow-up reloads the service. The risk is the
- * grant's: Medium edits may be approved by a policy rule naming the grant; High ones never are.
+ * effect: on a staged copy (Host.checkStaged) once the caller is known to be allowed (`verify`,
+ * after the role and requester checks; at execution after the change is known to be the approved
+ * one), and live after the write where the service can only check its whole configuration
+ * (`nginx -t`): a failing live check fails the job, and the executor restores the file's exact
+ * previous bytes. Then the grant's follow-up reloads the service. The risk is the grant's: Medium
+ * edits may be approved by a policy rule naming the grant; High ones never are.
  */
 import { dirname } from 'node:path';
 import { z } from 'zod';
@@ -18,7 +19,7 @@ import { CHECKER, type CheckerName } from '../../lib/config-checkers.js';
 import { patched } from '../../lib/unified-diff.js';
 import { isRunning, readUnit, type UnitState } from '../../lib/systemd.js';
 import { pathState } from './allowlist.js';
-import { grantInForce, grantName, outsideGrant, readGrant, type GrantRecord, type GrantState } from './grant-record.js';
+import { editRiskOf, grantInForce, grantName, outsideGrant, readGrant, unitUser, type GrantRecord, type GrantState } from './grant-record.js';
 
 /** A configuration file an edit writes, and a diff it applies: small enough to review whole. */
 export const MAX_EDIT_BYTES = 64 * 1024;
@@ -47,9 +48,9 @@ export interface EditState {
   text: string | null;
   /** Its text after the edit (null: removed), or why it cannot be built (a diff that does not apply). */
   next: { text: string | null } | { problem: string };
-  /** The staged check of `next`; 'after_approval': it runs once approved, before the write; null: none (the check is live). */
-  staged: { ok: true } | { ok: false; problems: string[] } | 'after_approval' | null;
   unit: UnitState | null;
+  /** The account the follow-up unit runs as ('' for root), or null without one: the risk is computed again from it. */
+  unitUser: string | null;
   now: number;
 }
 
@@ -63,12 +64,13 @@ const stagedCheck = (checker: CheckerName, target: string): boolean => {
 
 /**
  * Reads everything an edit decides on. Nothing is read through a link, and the file's folder must
- * be trusted all the way up (the checker and the service open the file by name).
+ * be trusted all the way up (the checker and the service open the file by name). No checker runs
+ * here: the state is read before the daemon knows the caller may ask (`verify` runs it after).
  */
 async function readEdit(host: Host, grantNameValue: string, path: string, nextOf: (text: string | null) => { text: string | null } | { problem: string }): Promise<EditState> {
   const grant = await readGrant(host, grantNameValue);
   const now = Date.now();
-  const base = { grant, path, link: null, stat: null, links: 0, text: null, next: { problem: 'no grant in force' }, staged: null, unit: null, now };
+  const base = { grant, path, link: null, stat: null, links: 0, text: null, next: { problem: 'no grant in force' }, unit: null, unitUser: null, now };
   const g = grant.record;
   if (!g || Date.parse(g.expires_at) <= now || outsideGrant(g, path)) return base;
   const where = await pathState(path, host);
@@ -77,11 +79,32 @@ async function readEdit(host: Host, grantNameValue: string, path: string, nextOf
   if (!parent.stat?.isDir) return { ...base, next: { problem: `${dirname(path)} is not a directory: an edit creates no folders` } };
   await host.trustedPath(dirname(path));
   const head = where.stat?.isFile ? await host.fileHead(path, 0) : null;
-  const text = where.stat?.isFile ? await host.readFile(path) : null;
-  const next = nextOf(text);
-  const staged = 'text' in next && next.text !== null && stagedCheck(g.checker, path) ? await stagedResult(host, g.checker, path, next.text) : null;
+  // A file the agent may not read is never read here: its text would reach the preview.
+  const readable = where.stat?.isFile === true && (where.stat.mode & 0o004) !== 0;
+  const text = readable ? await host.readFile(path) : null;
+  const next = where.stat && !readable ? { problem: 'not readable' } : nextOf(text);
   const unit = g.follow_up ? await readUnit(host, g.follow_up.unit) : null;
-  return { grant, path, link: null, stat: where.stat, links: head?.links ?? 0, text, next, staged, unit, now };
+  const user = g.follow_up ? await unitUser(host, g.follow_up.unit) : null;
+  return { grant, path, link: null, stat: where.stat, links: head?.links ?? 0, text, next, unit, unitUser: user, now };
+}
+
+/** Whether the grant's checker checks this file at all: staged, live or both. */
+const checkable = (checker: CheckerName, target: string): boolean => stagedCheck(checker, target) || CHECKER[checker].live(target) !== null;
+
+/**
+ * The staged check of an edit's new text, run once the daemon knows the caller may ask (after the
+ * role and requester checks) and, at execution, that the change is the approved one. A checker
+ * the daemon runs only on approved text (nginx -t, as root, loads what the text names) is skipped
+ * at preview, and runs at execution before the write. Throws `config_invalid` with its words.
+ */
+async function verifyEdit(host: Host, cur: EditState): Promise<void> {
+  const g = cur.grant.record;
+  const next = 'text' in cur.next ? cur.next.text : null;
+  if (!g || next === null || !stagedCheck(g.checker, cur.path)) return;
+  const r = await stagedResult(host, g.checker, cur.path, next);
+  if (r !== 'after_approval' && !r.ok) {
+    fail('validation', 'config_invalid', `${CHECKER[g.checker].describe} refuses the new ${cur.path}:\n${r.problems.join('\n')}`, 'fix the configuration and propose the edit again; nothing was written');
+  }
 }
 
 /**
@@ -89,7 +112,7 @@ async function readEdit(host: Host, grantNameValue: string, path: string, nextOf
  * or a rule approved (nginx -t, as root, loads what the text names): at preview it says so, and at
  * execution, before the write, it runs.
  */
-async function stagedResult(host: Host, checker: CheckerName, path: string, text: string): Promise<EditState['staged']> {
+async function stagedResult(host: Host, checker: CheckerName, path: string, text: string): Promise<{ ok: true } | { ok: false; problems: string[] } | 'after_approval'> {
   try {
     return await host.checkStaged(checker, path, text);
   } catch (e) {
@@ -109,10 +132,9 @@ function refuseEdit(kind: EditKind, cur: EditState): GrantRecord {
   if (cur.stat && !cur.stat.isFile) fail('validation', 'not_a_file', `${cur.path} is not a regular file`);
   if (cur.stat && cur.links > 1) fail('authorization', 'hard_linked', `${cur.path} has ${cur.links} names (hard links): another name could be outside the grant`, 'a person looks at it');
   if (cur.stat && (cur.stat.mode & 0o111) !== 0) fail('authorization', 'executable', `${cur.path} is executable; edits under a grant change configuration, never programs`);
+  if (cur.stat && (cur.stat.mode & 0o004) === 0) fail('authorization', 'not_world_readable', `${cur.path} is not readable by every account; an edit under a grant would show its text to the agent`, 'a person edits it, or makes it readable if nothing in it is secret');
   if ('problem' in cur.next) fail('validation', 'edit_does_not_apply', `${cur.path}: ${cur.next.problem}`);
-  if (cur.staged && cur.staged !== 'after_approval' && !cur.staged.ok) {
-    fail('validation', 'config_invalid', `${CHECKER[g.checker].describe} refuses the new ${cur.path}:\n${cur.staged.problems.join('\n')}`, 'fix the configuration and propose the edit again; nothing was written');
-  }
+  if (!checkable(g.checker, cur.path)) fail('validation', 'not_checkable', `${CHECKER[g.checker].describe} checks neither a staged copy of ${cur.path} nor the configuration it belongs to`, 'edit the files the checker reads (a unit file or a drop-in for systemd-unit)');
   return g;
 }
 
@@ -124,19 +146,20 @@ function followUpStep(g: GrantRecord, unit: UnitState | null): CommandStep | nul
 }
 
 /**
- * The write (or removal), its live check, and the follow-up. With both a live check and a
- * follow-up, a first check of the configuration as it is carries the rollback's follow-up:
- * undos run last first, so the file is restored before the service reads it again.
+ * The write (or removal), its live check, and the follow-up. With a follow-up, a first step that
+ * changes nothing (the live check of the configuration as it is, or `systemctl is-active`) carries
+ * the rollback's follow-up: undos run last first, so the file is restored before the service
+ * reads it again, and a failed restart is followed by one with the old configuration.
  */
 function editSteps(g: GrantRecord, cur: EditState, write: Step): Step[] {
   const live = CHECKER[g.checker].live(cur.path);
   const follow = followUpStep(g, cur.unit);
-  const carrier: Step[] = live && follow ? [{ ...live, noUndo: undefined, undo: follow }] : [];
+  const carrier: Step[] = follow ? [{ ...(live ?? command('systemctl', ['is-active', '--quiet', '--', g.follow_up!.unit], { okCodes: [0, 1, 2, 3, 4] })), noUndo: undefined, undo: follow }] : [];
   return [
     ...carrier,
     write,
     ...(live ? [{ ...live, noUndo: 'changes_nothing' as const }] : []),
-    ...(follow ? [{ ...follow, noUndo: carrier.length ? ('undone_earlier' as const) : ('leaves_state' as const) }] : []),
+    ...(follow ? [{ ...follow, noUndo: 'undone_earlier' as const }] : []),
   ];
 }
 
@@ -146,7 +169,7 @@ function editPreview(kind: EditKind, cur: EditState): { summary: string; change:
   const sizes = kind === 'remove' ? `${cur.text?.length ?? 0} bytes` : kind === 'create' ? `${next?.length ?? 0} bytes` : `${cur.text?.length ?? 0} → ${next?.length ?? 0} bytes`;
   const live = CHECKER[g.checker].live(cur.path);
   const follow = followUpStep(g, cur.unit);
-  const stagedLine = cur.staged === 'after_approval' ? `${CHECKER[g.checker].describe} checks a staged copy once approved, before the write` : cur.staged ? `${CHECKER[g.checker].describe} passed on a staged copy` : null;
+  const stagedLine = stagedCheck(g.checker, cur.path) ? `${CHECKER[g.checker].describe} on a staged copy${CHECKER[g.checker].beforeApproval ? '' : ' once approved'}, before the write` : null;
   const checks = [...(stagedLine ? [stagedLine] : []), ...(live ? [`checked live by ${[live.program, ...live.args].join(' ')} (restored if it fails)`] : [])];
   const verb = { create: 'Create', replace: 'Replace', patch: 'Patch', remove: 'Remove' }[kind];
   return {
@@ -154,6 +177,18 @@ function editPreview(kind: EditKind, cur: EditState): { summary: string; change:
     change: { grant: g.name, path: cur.path, edit: kind, checker: g.checker, follow_up: follow ? g.follow_up : null },
     warnings: g.follow_up && !follow ? [`${g.follow_up.unit} is not running: it is not reloaded, and reads the new configuration when it starts`] : [],
   };
+}
+
+/**
+ * The risk of an edit: the higher of what its grant recorded and what the grant's fields give
+ * now (a follow-up unit that runs as root since, a grant written before the rules tightened).
+ */
+function editRisk(cur: EditState): 'medium' | 'high' {
+  const g = cur.grant.record;
+  // No grant: the declared Medium, and the check says there is none.
+  if (!g) return 'medium';
+  if (g.edit_risk === 'high') return 'high';
+  return editRiskOf(g.folder, g.checker, cur.unitUser);
 }
 
 /** What every edit declares alike: its family, risk (the grant's), requester (the grant's account), rollback and files (the one file, read from the state). */
@@ -171,7 +206,7 @@ function editAction<P extends { grant: string; path: string }>(d: {
     description: d.description,
     // Medium as declared; a grant of a folder outside the Medium allowlist, or checked for access control, makes its edits High.
     risk: 'medium',
-    riskFrom: (cur) => (cur.grant.record?.edit_risk === 'high' ? 'high' : 'medium'),
+    riskFrom: (cur) => editRisk(cur),
     requestedOnlyBy: (cur) => (cur.grant.record ? { uid: cur.grant.record.uid, account: cur.grant.record.account, why: `grant ${cur.grant.record.name} covers ${cur.grant.record.account}'s requests alone` } : null),
     ruleScope: { named: 'grant', free: ['path', 'content', 'diff'] },
     readOnly: false,
@@ -183,6 +218,9 @@ function editAction<P extends { grant: string; path: string }>(d: {
     filesFrom: (cur) => [cur.path],
     example: d.example,
     current: (p, host) => readEdit(host, p.grant, p.path, (text) => d.next(p, text)),
+    verify: (_p, cur, host) => verifyEdit(host, cur),
+    // The file's text is in the diff the mechanism shows; the state shows where it stands.
+    shown: (cur) => ({ grant: cur.grant.record, path: cur.path, exists: cur.stat !== null, bytes: cur.stat?.size ?? 0, follow_up_unit: cur.unit ? { active: cur.unit.active, user: cur.unitUser } : null }),
     check: (_p, cur) => {
       refuseEdit(d.kind, cur);
       if (d.kind !== 'remove' && 'text' in cur.next && cur.next.text === cur.text) return unchanged(`${cur.path} already holds exactly this`);
