@@ -68,7 +68,7 @@ export interface World {
 const DEPUTIES = 6;
 
 /** A world on a throwaway overlay of this host (default) or on the booted Debian test bed. */
-export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string; tokens?: string; state?: string } = {}): Promise<World> {
+export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string; tokens?: string; state?: string; reboots?: number } = {}): Promise<World> {
   const d = await startSandboxDaemon({ daemonArgs, host, ...opts });
   const principals = new Map<string, Principal>();
   const names = new Map<Principal, { name: string; groups: string[] }>();
