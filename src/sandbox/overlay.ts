@@ -165,7 +165,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     pid = await waitFor(() => {
       const p = readPid(pidFile);
       return p !== null && p !== old ? p : null;
-    }, child, ms);
+    }, child, ms).catch((e: Error) => {
+      throw new Error(`the container did not come back from its reboot: ${e.message} (its old init, pid ${old}, ${existsSync(`/proc/${old}`) ? 'still runs' : 'is gone'})`);
+    });
     await booted();
   };
 
