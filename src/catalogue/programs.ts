@@ -90,6 +90,12 @@ export const NETWORK_PROGRAMS: readonly ProgramName[] = ['getent', 'nc', 'ssh-ke
  */
 export function shellViolation(program: string, args: readonly string[]): string | null {
   if (neverRunByDaemon(program)) return `${program} is a shell, an interpreter or runs other programs`;
-  if (args.includes('-c')) return `${program} is passed -c`;
+  if (args.includes('-c') && !DASH_C_NOT_A_COMMAND.some(([p, argv]) => p === program && argv.length === args.length && argv.every((a, i) => a === args[i]))) return `${program} is passed -c`;
   return null;
 }
+
+/**
+ * The commands whose `-c` is no command string, each by its exact argv: `shutdown -c` cancels a
+ * scheduled shutdown, and systemd's shutdown has no long form of it.
+ */
+const DASH_C_NOT_A_COMMAND: ReadonlyArray<readonly [ProgramName, readonly string[]]> = [['shutdown', ['-c']]];
