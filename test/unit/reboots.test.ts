@@ -34,3 +34,18 @@ test('the schedule logind keeps: mode, time, message; anything else is none', ()
   assert.equal(parseSchedule('MODE=poweroff\nUSEC=x\n')?.at, null);
   assert.equal(parseSchedule('x'.repeat(5000)), null, 'bounded');
 });
+
+test('an action whose step takes the host down needs a reboot, declares no rollback, and runs one command (the daemon writes its outcome before it)', async () => {
+  const { CATALOGUE } = await import('../../src/catalogue/index.js');
+  const down = [...CATALOGUE.values()].filter((a) => a.takesHostDown);
+  assert.deepEqual(down.map((a) => a.name), ['RebootHost']);
+  for (const a of down) {
+    assert.equal(a.reboot, true, a.name);
+    assert.equal(a.readOnly, false, a.name);
+    assert.equal(!a.readOnly && a.rollback.class, 'none', `${a.name}: a reboot cannot be undone`);
+    const steps = a.mechanism(a.example, { bootId: A, uptimeSeconds: 1, scheduled: null });
+    assert.deepEqual(steps.map((s) => s.kind), ['command'], a.name);
+  }
+  // What needs a reboot: these, and nothing else said so by accident.
+  assert.deepEqual([...CATALOGUE.values()].filter((a) => a.reboot).map((a) => a.name).sort(), ['RebootHost', 'ScheduleReboot']);
+});
