@@ -49,3 +49,9 @@ test('an action whose step takes the host down needs a reboot, declares no rollb
   // What needs a reboot: these, and nothing else said so by accident.
   assert.deepEqual([...CATALOGUE.values()].filter((a) => a.reboot).map((a) => a.name).sort(), ['RebootHost', 'ScheduleReboot']);
 });
+
+test('the -c guard lets through `shutdown -c` alone, exactly', async () => {
+  const { shellViolation } = await import('../../src/catalogue/programs.js');
+  assert.equal(shellViolation('shutdown', ['-c']), null);
+  for (const [program, args] of [['shutdown', ['-c', 'message']], ['shutdown', ['-r', '-c']], ['systemctl', ['-c']], ['ls', ['-c']]] as const) assert.match(shellViolation(program, args) ?? '', /is passed -c/, `${program} ${args.join(' ')}`);
+});

@@ -14,6 +14,7 @@ import { AirlockError } from '../../../protocol/errors.js';
 import { action, unchanged } from '../../action.js';
 import { command } from '../../mechanism.js';
 import { params, token } from '../../params.js';
+import { CANCEL_SHUTDOWN } from '../../programs.js';
 import { compensating, noRollback } from '../../rollback.js';
 import { describeSchedule, readBootState, SCHEDULE_FILE, type BootState } from './boot-state.js';
 
@@ -30,6 +31,9 @@ export const rebootDelay = z.number().int().min(1, 'at least 1 minute').max(10_0
 function refuseUnknownBoot(cur: BootState): void {
   if (cur.bootId === null) throw new AirlockError('unsupported_platform', 'no_boot_id', 'this host does not show its boot id (/proc/sys/kernel/random/boot_id), so Airlock could not tell when it came back from a reboot');
 }
+
+/** `shutdown -c`: the schedule cancelled, logged-in users told. */
+const cancelShutdown = () => command(CANCEL_SHUTDOWN.program, [...CANCEL_SHUTDOWN.args], { timeoutMs: 30_000 });
 
 const bootFacts = (cur: BootState) => ({ boot_id: cur.bootId, uptime_seconds: cur.uptimeSeconds, scheduled: cur.scheduled });
 
@@ -96,7 +100,7 @@ export const scheduleReboot = action({
     ],
   }),
   mechanism: ({ delay_minutes, message }) => [
-    command('shutdown', ['-r', '--', `+${delay_minutes}`, ...(message ? [message] : [])], { undo: command('shutdown', ['-c']), timeoutMs: 30_000 }),
+    command('shutdown', ['-r', '--', `+${delay_minutes}`, ...(message ? [message] : [])], { undo: cancelShutdown(), timeoutMs: 30_000 }),
   ],
   outcome: (_p, after) => (after.scheduled ? `Scheduled ${describeSchedule(after.scheduled)}` : 'Scheduled a reboot'),
 });
@@ -120,6 +124,6 @@ export const cancelScheduledReboot = action({
     change: { cancels: cur.scheduled },
     sideEffects: ['logged-in users are told the shutdown is cancelled'],
   }),
-  mechanism: () => [command('shutdown', ['-c'], { timeoutMs: 30_000 })],
+  mechanism: () => [cancelShutdown()],
   outcome: (_p, after) => (after.scheduled ? `Still scheduled: ${describeSchedule(after.scheduled)}` : 'No shutdown is scheduled now'),
 });
