@@ -90,6 +90,12 @@ export const ENTRY_KINDS = [
   'session_granted',
   /** A session grant was ended before its time by a person (`airlock sessions revoke`, or the console). */
   'session_revoked',
+  /**
+   * A transaction left NeedsReboot (a reboot action that changed the host) finished by the daemon:
+   * Succeeded when it started in another boot than the one the change ran in (the host rebooted
+   * and came back), Failed when the reboot command itself failed (src/daemon/reboots.ts).
+   */
+  'reboot_reconciled',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
@@ -172,7 +178,8 @@ export const ENTRY_DETAILS = {
     ...FleetFields,
   }),
   approval_consumed: z.strictObject({ preview_digest: hex64, receipt_commitment: hex64 }),
-  execution_started: z.strictObject({ steps: z.number().int() }),
+  /** boot_id: the boot the change runs in, for an action that needs a reboot (its reboot_reconciled compares it). */
+  execution_started: z.strictObject({ steps: z.number().int(), boot_id: z.string().optional() }),
   outcome: z.strictObject({
     state: z.string(),
     changed: z.boolean(),
@@ -237,6 +244,7 @@ export const ENTRY_DETAILS = {
   passkey_registered: z.strictObject({ approver: z.string(), passkey_id: z.string(), name: z.string(), rp_id: z.string(), factor: z.enum(['totp', 'passkey']), existing: z.literal(true).optional() }),
   session_granted: z.strictObject({ grant_id: z.string(), approver: who, requester: who, preview_digest: hex64, passkey_id: z.string(), until: iso }),
   session_revoked: z.strictObject({ grant_id: z.string(), by: who, granted_by: who, uses: z.number().int() }),
+  reboot_reconciled: z.strictObject({ previous_state: z.literal('NeedsReboot'), new_state: z.enum(['Succeeded', 'Failed']), boot_id_before: z.string(), boot_id_after: z.string(), reason: z.string() }),
 } satisfies { [K in EntryKind]: z.ZodObject };
 
 /** The details of each kind of entry. */

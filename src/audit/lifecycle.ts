@@ -5,6 +5,8 @@
  *
  *   one_consumption_per_approval  a receipt is consumed once, and only after its approval_granted
  *   execute_after_approval        execution_started follows its transaction's approval_consumed
+ *   reboot_after_needs_reboot  a reboot_reconciled follows its transaction's outcome in state
+ *                              NeedsReboot, once (from NeedsReboot to Succeeded or Failed)
  *   enrolment_after_reset         a factor is enrolled over a confirmed one only as its replacement
  *                                 (totp_enrolled replaced=true) or after a totp_reset of it
  *   enrolment_approved            a first enrolment is the host's first factor, through sudo
@@ -19,7 +21,7 @@
  */
 import type { LogEntry } from './entry.js';
 
-export type LifecycleRule = 'one_consumption_per_approval' | 'execute_after_approval' | 'enrolment_after_reset' | 'enrolment_approved';
+export type LifecycleRule = 'one_consumption_per_approval' | 'execute_after_approval' | 'reboot_after_needs_reboot' | 'enrolment_after_reset' | 'enrolment_approved';
 
 /** daemon_started details.enrolment_rules of a daemon that enforces approved first enrolments (totp-enrolment.ts). */
 export const ENROLMENT_RULES = 1;
@@ -30,7 +32,7 @@ export interface LifecycleBreak {
   reason: string;
 }
 
-type TxStage = 'previewed' | 'approved' | 'consumed' | 'executing' | 'finished';
+type TxStage = 'previewed' | 'approved' | 'consumed' | 'executing' | 'needs_reboot' | 'finished';
 const FINISHING = new Set(['outcome', 'canceled', 'denied', 'expired', 'reconciled']);
 
 export class LifecycleCheck {
@@ -62,6 +64,7 @@ export class LifecycleCheck {
       // Before a base (archived entries) its approval may be out of sight; from entry 1 there is none.
       if (this.fromStart && e.kind === 'approval_consumed') return broken('one_consumption_per_approval', 'has a receipt consumed but no preview or approval_granted entry');
       if (this.fromStart && e.kind === 'execution_started') return broken('execute_after_approval', 'is executed but has no preview or approval entry');
+      if (this.fromStart && e.kind === 'reboot_reconciled') return broken('reboot_after_needs_reboot', 'is reconciled after a reboot but has no preview or outcome entry');
       return null;
     }
     const was = tx.stage;
@@ -76,7 +79,11 @@ export class LifecycleCheck {
     } else if (e.kind === 'execution_started') {
       if (was !== 'consumed') return broken('execute_after_approval', `is executed without an approval consumed for it (it was ${was} at seq ${tx.at})`);
       move('executing');
-    } else if (FINISHING.has(e.kind)) move('finished');
+    } else if (e.kind === 'reboot_reconciled') {
+      if (was !== 'needs_reboot') return broken('reboot_after_needs_reboot', `is reconciled after a reboot but was not left NeedsReboot (it was ${was} at seq ${tx.at})`);
+      move('finished');
+    } else if (e.kind === 'outcome' && e.details.state === 'NeedsReboot') move('needs_reboot');
+    else if (FINISHING.has(e.kind)) move('finished');
     return null;
   }
 

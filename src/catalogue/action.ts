@@ -150,6 +150,12 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
   description: string;
   risk: Risk;
   reboot: boolean;
+  /**
+   * Its one step takes the host down (RebootHost), and the daemon with it: the daemon records the
+   * transaction NeedsReboot, with this boot's id, before the step starts, and the daemon started in
+   * the next boot reconciles it (src/daemon/reboots.ts). Such an action runs alone, never in a plan.
+   */
+  takesHostDown?: true;
   platforms: Platform[];
   params: z.ZodType<P>;
   /**

@@ -90,6 +90,12 @@ export const NETWORK_PROGRAMS: readonly ProgramName[] = ['getent', 'nc', 'ssh-ke
  */
 export function shellViolation(program: string, args: readonly string[]): string | null {
   if (neverRunByDaemon(program)) return `${program} is a shell, an interpreter or runs other programs`;
-  if (args.includes('-c')) return `${program} is passed -c`;
+  if (args.includes('-c') && !(program === CANCEL_SHUTDOWN.program && args.length === CANCEL_SHUTDOWN.args.length)) return `${program} is passed -c`;
   return null;
 }
+
+/**
+ * The one command whose `-c` is no command string, by its exact argv: `shutdown -c` cancels a
+ * scheduled shutdown, and systemd's shutdown has no long form of it.
+ */
+export const CANCEL_SHUTDOWN = { program: 'shutdown', args: ['-c'] } as const satisfies { program: ProgramName; args: readonly string[] };

@@ -56,7 +56,7 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
     case 'approval_consumed':
       return `${actor(e)} presented the approval of ${act} ${tx}`;
     case 'execution_started':
-      return `${actor(e)} started ${act} ${tx} (${text(d.steps)} step(s))`;
+      return `${actor(e)} started ${act} ${tx} (${text(d.steps)} step(s)${d.boot_id ? `, in boot ${text(d.boot_id)}` : ''})`;
     case 'outcome': {
       const took = tookMs === undefined ? '' : ` in ${formatDuration(tookMs)}`;
       const error = d.error_code ? `: ${text(d.error_category)}/${text(d.error_code)}` : '';
@@ -70,6 +70,8 @@ export function journalLine(e: EntryDraft, tookMs?: number): string {
       return `${act} ${tx} expired ${EXPIRED_WHILE[String(d.previous_state)] ?? `in state ${text(d.previous_state)}`} (deadline ${text(d.deadline)})`;
     case 'reconciled':
       return `${tx} ${act} marked ${text(d.new_state)}: ${text(d.reason)}`;
+    case 'reboot_reconciled':
+      return `${tx} ${act} ${text(d.new_state)} after waiting for a reboot (boot ${text(d.boot_id_before)}, now ${text(d.boot_id_after)}): ${text(d.reason)}`;
     case 'totp_issued':
       return `${actor(e)} started enrolling a second factor for ${text(d.approver)}${d.replaces === 'confirmed' ? ', to replace the one it has' : ''}`;
     case 'totp_enrolled':

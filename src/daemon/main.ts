@@ -3,6 +3,7 @@
  * listener. Anything wrong at start (a readable key, a lowering override, a store
  * it cannot open) stops it with a message, rather than running half-configured.
  */
+import { currentBootId, reconcileReboots } from './reboots.js';
 import { chmodSync, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { formatPublicKey, loadKeyFile, publicKeyFromRaw } from '../audit/keys.js';
@@ -202,6 +203,10 @@ export async function startDaemon(c: DaemonConfig): Promise<RunningDaemon> {
 
   const reconciled = await service.reconcile();
   if (reconciled.length) log(`reconciled ${reconciled.length} job(s) interrupted by the last stop: ${reconciled.join(', ')}`);
+  // Changes that waited for a reboot, recorded in another boot: the host came back, so they are done (reboots.ts).
+  const bootId = currentBootId();
+  const rebooted = await reconcileReboots(ctx, bootId);
+  if (rebooted.length) log(`boot ${bootId}: ${rebooted.length} change(s) that needed a reboot are done: ${rebooted.join(', ')}`);
   await store.appendEntries([
     entryDraft('daemon_started', DAEMON_ACT, { version: VERSION, platform: platform ?? 'unrecognised', policy_digest: policy.digest, policy_source: policy.source, audit_key_id: auditKey.keyId, approval_key_id: approvalKey.keyId, log_id: logId, reconciled: reconciled.length, enrolment_rules: ENROLMENT_RULES, ...(c.testFaultFile ? { test_fault_file: c.testFaultFile } : {}) }),
   ]);

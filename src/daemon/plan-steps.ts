@@ -66,6 +66,8 @@ async function previewStep(ctx: VerbContext, who: Caller, host: ProjectedHost, n
   // Its risk is read from the state, which a plan's projection cannot vouch for; and a plan is reverted whole, on its own.
   // Checks run on a request's own text (verify) run on the host as it is, which a plan's projection is not.
   if (a.riskFrom || a.verify) fail('validation', 'not_a_plan_step', `${a.name} cannot be a step of a plan`, 'run it on its own, as a single request (a revert: airlock revert TX; a plan is reverted as a whole, its steps in reverse order)');
+  // It takes the daemon down with the host: nothing after it would run, and its outcome is written before it starts.
+  if (a.takesHostDown) fail('validation', 'not_a_plan_step', `${a.name} cannot be a step of a plan`, `run it on its own, after the plan: it takes the host and the daemon down`);
   const risk = riskOf(ctx, a);
   enforce(mayPreview(who, a.name, risk));
   const problem = platformProblem(ctx, a);

@@ -38,6 +38,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How long a stop waits for open connections to end before it drops them. */
+export const CLOSE_GRACE_MS = 3_000;
+
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const open = new Set<net.Socket>();
   const admission = new Admission();
@@ -108,10 +111,15 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       if (typeof target === 'string') server.listen(target, done);
       else server.listen(target.port, target.host, done);
     });
-  const close = () =>
-    Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => {
+  const close = () => {
+    const closed = Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+    // A listener closes once its last connection has: an idle client would hold a stop (systemd's,
+    // at a reboot) until its idle deadline. A request still running gets a moment to answer.
+    const drop = setTimeout(() => {
       for (const s of open) s.destroy();
-    });
+    }, CLOSE_GRACE_MS);
+    return closed.then(() => clearTimeout(drop));
+  };
   try {
     await listen(unixServer, o.socketPath);
     if (o.tcp) await listen(tokenServer(), o.tcp);

@@ -44,6 +44,8 @@ export interface SandboxDaemonOptions {
   state?: string;
   /** A file system mounted on the state directory before the daemon starts (a small one, to fill), and unmounted after it stopped. */
   stateMount?: { mount(stateDir: string): void; unmount(stateDir: string): void };
+  /** testbed: reboots of the container to follow (Sandbox.rebooted); the daemon then runs as a unit enabled at boot, not a transient one. */
+  reboots?: number;
   /** Options for the daemon's node, given the shared directory (the benchmark's `--cpu-prof-dir`, kept by `stop({ keepSharedAs })`). */
   nodeOptions?: (shared: string) => string[];
 }
@@ -55,7 +57,7 @@ export async function startSandboxDaemon(opts: SandboxDaemonOptions = {}): Promi
   // A kept state names its users with their uids (alice(uid N)): the same block, so the same uids.
   const keptBlock = opts.state !== undefined && existsSync(join(opts.state, UID_BLOCK_FILE)) ? Number(readFileSync(join(opts.state, UID_BLOCK_FILE), 'utf8')) : undefined;
   const box: Sandbox = await startSandbox({
-    ...(testbed ? { mode: 'boot' as const, lower: buildTestbedRoot() } : {}),
+    ...(testbed ? { mode: 'boot' as const, lower: buildTestbedRoot(), ...(opts.reboots ? { reboots: opts.reboots } : {}) } : {}),
     ...(keptBlock !== undefined ? { uidBlock: keptBlock } : {}),
     prepare: (shared) => {
       if (opts.policy !== undefined) writeFileSync(join(shared, 'policy.toml'), opts.policy, { mode: 0o644 });

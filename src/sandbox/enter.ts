@@ -13,10 +13,13 @@
  *           caller made to a private network of its own) instead of a private one of its own.
  *           With --bare --project, the project alone is bound in (read-only, at its own path):
  *           a host whose Airlock is the package, where the tests still run their own clients.
- * argv: BASE LOWER MODE PROJECT [--bare [--project]] [--netns PATH] -- COMMAND...
+ *           With --reboots N, a container that reboots (nspawn exits 133) is booted again on the
+ *           same overlay (its upper directory, so what the host wrote survives, as on a disk), up
+ *           to N times; the new init's pid replaces the old one in the pid file.
+ * argv: BASE LOWER MODE PROJECT [--bare [--project]] [--netns PATH] [--reboots N] -- COMMAND...
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [base, lower, mode, project, ...rest] = process.argv.slice(2);
@@ -25,8 +28,13 @@ const command = rest.slice(flags.length + 1);
 const bare = flags.includes('--bare');
 const projectToo = flags.includes('--project');
 const netns = flags.includes('--netns') ? flags[flags.indexOf('--netns') + 1] : undefined;
-if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || !rest.includes('--') || (flags.includes('--netns') && !netns?.startsWith('/') && netns !== 'host')) {
-  process.stderr.write('usage: enter BASE LOWER chroot|boot PROJECT [--bare [--project]] [--netns PATH] -- COMMAND...\n');
+/** Reboots followed, at most; a few: a container that reboots in a loop is a failure to see, not to follow. */
+const MAX_REBOOTS = 5;
+const reboots = flags.includes('--reboots') ? Number(flags[flags.indexOf('--reboots') + 1]) : 0;
+/** systemd-nspawn's exit status when the container rebooted. */
+const REBOOTED = 133;
+if (!base || !lower || !project || (mode !== 'chroot' && mode !== 'boot') || !rest.includes('--') || (flags.includes('--netns') && !netns?.startsWith('/') && netns !== 'host') || !(Number.isInteger(reboots) && reboots >= 0 && reboots <= MAX_REBOOTS)) {
+  process.stderr.write(`usage: enter BASE LOWER chroot|boot PROJECT [--bare [--project]] [--netns PATH] [--reboots 0..${MAX_REBOOTS}] -- COMMAND...\n`);
   process.exit(2);
 }
 /** A checkout whose node_modules or native/build is a link elsewhere (a git worktree sharing another's): that folder is bound in too. */
@@ -65,7 +73,12 @@ if (mode === 'chroot') {
     }
   }, 5);
 } else {
-  child = spawn(
+  child = boot();
+}
+
+/** Boots the overlay with systemd-nspawn, and publishes its init's pid once it runs. */
+function boot(): ChildProcess {
+  const child = spawn(
     '/usr/bin/systemd-nspawn',
     [
       '-D', merged, '-b', '--register=no', '--keep-unit', '--quiet',
@@ -90,8 +103,28 @@ if (mode === 'chroot') {
       }
     } catch {}
   }, 20);
+  child.once('exit', () => clearInterval(poll));
+  return child;
 }
 writeFileSync(join(shared, '.enter-pid'), String(process.pid));
 // nspawn turns SIGTERM into an orderly poweroff of the container.
-for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
+let stopping = false;
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    stopping = true;
+    child.kill(sig);
+  });
+}
+let rebooted = 0;
+const exited = (code: number | null, signal: NodeJS.Signals | null) => {
+  if (mode === 'boot' && code === REBOOTED && !stopping && rebooted < reboots) {
+    rebooted++;
+    // The old init's pid is gone: nothing is entered until the new one is published.
+    rmSync(pidFile, { force: true });
+    child = boot();
+    child.on('exit', exited);
+    return;
+  }
+  process.exit(code ?? (signal ? 128 : 1));
+};
+child.on('exit', exited);

@@ -25,8 +25,13 @@ export interface Sandbox {
   readonly shared: string;
   /** chroot: the first uid of this sandbox's block (uid-block.ts); null in a container, which has its own pids. */
   readonly uidBlock: number | null;
-  /** Pid of the command inside (in the host's pid namespace). */
+  /** Pid of the command inside (in the host's pid namespace); a container's new init after a reboot (rebooted()). */
   readonly pid: number;
+  /**
+   * boot with `reboots`: waits until the container, which rebooted (or is about to), runs again
+   * on the same overlay and has booted; `pid` then names its new init. Refuses after `ms`.
+   */
+  rebooted(ms?: number): Promise<void>;
   readonly child: ChildProcess;
   /** Runs a program inside the sandbox's namespaces and root. */
   run(program: string, args: string[]): Promise<CommandResult>;
@@ -58,6 +63,8 @@ export interface SandboxOptions {
   project?: boolean;
   /** boot: the network namespace the container joins (`/run/netns/NAME`, or `host`: this machine's own), instead of a private network of its own. */
   netns?: string;
+  /** boot: how many reboots of the container to follow (enter.ts boots the same overlay again, up to 5); default 0: a reboot ends the sandbox. */
+  reboots?: number;
   /** Undoes what prepare did that removing the directory cannot (an unmount): after the command stopped, before the shared directory is moved or removed. */
   cleanup?: (shared: string) => void;
 }
@@ -91,7 +98,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   }
   const child = spawn(
     '/usr/bin/unshare',
-    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, ...(opts.bare ? ['--bare', ...(opts.project ? ['--project'] : [])] : []), ...(opts.netns ? ['--netns', opts.netns] : []), '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
+    ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, ...(opts.bare ? ['--bare', ...(opts.project ? ['--project'] : [])] : []), ...(opts.netns ? ['--netns', opts.netns] : []), ...(opts.reboots ? ['--reboots', String(opts.reboots)] : []), '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env } },
   );
   const lines = (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach((l) => opts.onOutput?.(l));
@@ -142,20 +149,40 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     }
   };
 
+  const booted = async () => {
+    // Until systemd listens, systemctl answers "offline"; then --wait blocks until boot ends.
+    const until = Date.now() + 90_000;
+    let boot = await run('/usr/bin/systemctl', ['is-system-running', '--wait']);
+    while (!/^(running|degraded)/.test(boot.stdout) && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      boot = await run('/usr/bin/systemctl', ['is-system-running', '--wait']);
+    }
+    if (!/^(running|degraded)/.test(boot.stdout)) throw new Error(`the test-bed container did not boot: ${boot.stdout}${boot.stderr}`);
+  };
+  const rebooted = async (ms = 120_000) => {
+    if (mode !== 'boot' || !opts.reboots) throw new Error('rebooted(): only a booted sandbox started with `reboots` comes back');
+    const old = pid;
+    pid = await waitFor(() => {
+      const p = readPid(pidFile);
+      return p !== null && p !== old ? p : null;
+    }, child, ms).catch((e: Error) => {
+      throw new Error(`the container did not come back from its reboot: ${e.message} (its old init, pid ${old}, ${existsSync(`/proc/${old}`) ? 'still runs' : 'is gone'})`);
+    });
+    await booted();
+  };
+
   try {
     pid = await waitFor(() => readPid(pidFile), child, 15_000);
     if (mode === 'boot') {
-      // Until systemd listens, systemctl answers "offline"; then --wait blocks until boot ends.
-      const until = Date.now() + 90_000;
-      let boot = await run('/usr/bin/systemctl', ['is-system-running', '--wait']);
-      while (!/^(running|degraded)/.test(boot.stdout) && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, 100));
-        boot = await run('/usr/bin/systemctl', ['is-system-running', '--wait']);
-      }
-      if (!/^(running|degraded)/.test(boot.stdout)) throw new Error(`the test-bed container did not boot: ${boot.stdout}${boot.stderr}`);
+      await booted();
       const [program, ...args] = opts.command(shared);
       // A bare host starts nothing here: it installs Airlock's package, whose unit starts the daemon.
-      if (program !== undefined) {
+      if (program !== undefined && opts.reboots) {
+        // A transient unit would not come back after a reboot: one that starts at every boot, as a package's does.
+        writeFileSync(`/proc/${pid}/root/etc/systemd/system/${SANDBOXED_UNIT}.service`, bootUnit([program, ...args], opts.env ?? {}), { mode: 0o644 });
+        const started = await run('/usr/bin/systemctl', ['enable', '--now', '--quiet', `${SANDBOXED_UNIT}.service`]);
+        if (started.code !== 0) throw new Error(`could not start the command in the container: ${started.stderr}`);
+      } else if (program !== undefined) {
         const env = Object.entries(opts.env ?? {}).map(([k, v]) => `--setenv=${k}=${v}`);
         const started = await run('/usr/bin/systemd-run', [`--unit=${SANDBOXED_UNIT}`, '--quiet', ...env, '--', program, ...args]);
         if (started.code !== 0) throw new Error(`could not start the command in the container: ${started.stderr}`);
@@ -169,7 +196,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   return {
     shared,
     uidBlock: uids?.first ?? null,
-    pid,
+    get pid() {
+      return pid;
+    },
+    rebooted,
     child,
     run,
     readFile: async (path) => {
@@ -182,6 +212,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     },
     stop,
   };
+}
+
+/** A unit file that runs argv at every boot; each word quoted as systemd reads ExecStart= (\\, \", %% and $$). */
+function bootUnit(argv: string[], env: Record<string, string>): string {
+  const quote = (w: string) => `"${w.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%').replace(/\$/g, '$$$$')}"`;
+  const environment = Object.entries(env).map(([k, v]) => `Environment=${quote(`${k}=${v}`)}\n`).join('');
+  return `[Unit]\nDescription=the sandbox's command, started at every boot\n\n[Service]\n${environment}ExecStart=${argv.map(quote).join(' ')}\n\n[Install]\nWantedBy=multi-user.target\n`;
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {

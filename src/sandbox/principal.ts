@@ -117,4 +117,12 @@ export class Principal {
   close(): void {
     this.child.stdin!.end();
   }
+
+  /** Closes it and waits until its process (and a launcher such as nsenter) has exited. */
+  async end(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
+    this.close();
+    await exited;
+  }
 }

@@ -20,8 +20,8 @@ export type StoredRow = Row & { consumed_at: number | null };
 export interface LifecycleDialect<C> {
   /** The transaction's row, inside a write; PostgreSQL checks its MAC (nothing is decided on a row this host did not write). */
   row(c: C, id: string): Awaitable<StoredRow | undefined>;
-  /** The rows matching `where` (candidatesWhere), checked likewise. */
-  rows(c: C, where: { where: string; whereArgs: unknown[] }): Awaitable<StoredRow[]>;
+  /** The rows matching `where` (candidatesWhere), checked likewise; with `limit`, the oldest `limit` of them. */
+  rows(c: C, where: { where: string; whereArgs: unknown[] }, limit?: number): Awaitable<StoredRow[]>;
   insert(c: C, row: NewRow): Awaitable<void>;
   /** Runs one transition's UPDATE on the row `id`; true when it changed the row. */
   update(c: C, id: string, u: TransitionUpdate): Awaitable<boolean>;
@@ -106,6 +106,23 @@ export abstract class TransactionLifecycle<C> {
 
   async reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]> {
     return (await this.group.run<TxRecord[]>((txs) => txs.map(entryFor), (c) => this.applyToAll(c, 'interrupt', now))).map((t) => t.id);
+  }
+
+  /** The oldest `limit` transactions left NeedsReboot, oldest first. */
+  awaitingReboot(limit: number): Promise<TxRecord[]> {
+    return this.group.run(() => [], (c) => this.oldestAwaitingReboot(c, limit));
+  }
+
+  private *oldestAwaitingReboot(c: C, limit: number): Steps<TxRecord[]> {
+    return (yield* call(this.transitions.rows(c, candidatesWhere('reconcile_reboot', 0), limit))).map(toRecord);
+  }
+
+  /** NeedsReboot -> `to` with its result and reboot_reconciled entry, or nothing (false) when it is no longer NeedsReboot. */
+  reconcileReboot(id: string, to: 'Succeeded' | 'Failed', result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<boolean> {
+    return this.group.run(
+      (ok) => (ok ? [entry] : []),
+      (c) => this.apply(c, id, 'reconcile_reboot', { now, to, set: { result_json: JSON.stringify(result) } }),
+    );
   }
 
   private apply(c: C, id: string, name: TransitionName, a: TransitionArgs): Steps<boolean> {

@@ -252,7 +252,7 @@ export class PostgresStore extends TransactionLifecycle<PoolClient> implements S
   private lifecycleDialect(): LifecycleDialect<PoolClient> {
     return {
       row: (c, id) => this.txRow(c, id),
-      rows: async (c, w) => this.checked('transactions', (await c.query<StoredRow>(numbered(`SELECT * FROM transactions WHERE log_id = ? AND ${w.where} ORDER BY ord`), [this.logId, ...w.whereArgs])).rows),
+      rows: async (c, w, limit) => this.checked('transactions', (await c.query<StoredRow>(numbered(`SELECT * FROM transactions WHERE log_id = ? AND ${w.where} ORDER BY ord${limit === undefined ? '' : ' LIMIT ?'}`), [this.logId, ...w.whereArgs, ...(limit === undefined ? [] : [limit])])).rows),
       insert: (c, row) => this.insertTx(c, row),
       update: (c, id, u) => this.update(c, id, u),
       spendStep: (c, s) => this.spendStep(c, s),

@@ -290,7 +290,7 @@ export class SqliteStore extends TransactionLifecycle<Db> implements Store {
     };
     return {
       row: (_db, id) => st.getTx.get(id) as StoredRow | undefined,
-      rows: (_db, w) => prepared(`SELECT * FROM transactions WHERE ${w.where}`).all(...w.whereArgs) as StoredRow[],
+      rows: (_db, w, limit) => prepared(`SELECT * FROM transactions WHERE ${w.where}${limit === undefined ? '' : ' ORDER BY created_at, rowid LIMIT ?'}`).all(...w.whereArgs, ...(limit === undefined ? [] : [limit])) as StoredRow[],
       insert: (_db, row) => void st.insertTx.run({ ...row, preview_json: asStored('preview_json', row.preview_json) }),
       update: (_db, id, u) => {
         const args = u.setArgs.map((v, i) => asStored(u.setColumns[i]!, v));

@@ -253,6 +253,10 @@ export interface Store {
   expire(id: string, now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<TxRecord | null>;
   /** Marks transactions left Running by a crash as Failed; one entry each. */
   reconcileInterrupted(now: number, entryFor: (tx: TxRecord) => EntryDraft): Promise<string[]>;
+  /** The oldest `limit` transactions in state NeedsReboot, oldest first (src/daemon/reboots.ts). */
+  awaitingReboot(limit: number): Promise<TxRecord[]>;
+  /** NeedsReboot -> Succeeded or Failed, with its result and reboot_reconciled entry; false (nothing written) when it is no longer NeedsReboot. */
+  reconcileReboot(id: string, to: 'Succeeded' | 'Failed', result: Record<string, unknown>, now: number, entry: EntryDraft): Promise<boolean>;
   history(filter: HistoryFilter): Promise<TxRecord[]>;
   /**
    * Retention, step one (src/store/compaction.ts): in one transaction, up to `limit` finished

@@ -5,7 +5,8 @@
  * only in placeholders and the log's key, never in the rules.
  *
  *   create ─▶ Previewed ─approve─▶ Queued ─consume─▶ Running ─finish─▶ Succeeded, Failed, Canceled, RolledBack, NeedsReboot
- *               │                    │                 └─interrupt─▶ Failed
+ *               │                    │                 ├─interrupt─▶ Failed
+ *               │                    │                 └─finish─▶ NeedsReboot ─reconcile_reboot─▶ Succeeded, Failed
  *               │                    └─cancel, expire─▶ Canceled
  *               └─deny, cancel, expire────────────────▶ Canceled
  *
@@ -50,6 +51,8 @@ export const TRANSITIONS = {
   expire: { from: ['Previewed', 'Queued'], to: ['Canceled'], guard: [['expires_at', '<=', 'now']], writes: ['result_json'], appends: 'expired', result: { Previewed: EXPIRED_PREVIEW, Queued: EXPIRED_RECEIPT } },
   // At start, for what a crash left Running: its effect is unknown.
   interrupt: { from: ['Running'], to: ['Failed'], guard: [], writes: ['result_json'], appends: 'reconciled', result: { Running: INTERRUPTED } },
+  // A change that needs a reboot, finished by what the boot id says: at start in another boot, or when its reboot command failed (src/daemon/reboots.ts).
+  reconcile_reboot: { from: ['NeedsReboot'], to: ['Succeeded', 'Failed'], guard: [], writes: ['result_json'], appends: 'reboot_reconciled' },
 } as const satisfies Record<string, Transition>;
 export type TransitionName = keyof typeof TRANSITIONS;
 

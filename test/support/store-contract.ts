@@ -469,6 +469,25 @@ export function storeContract(name: string, site: () => Promise<StoreSite>): voi
       assert.deepEqual(rec.map((e) => e.details.was), ['Running', 'Running']);
     }));
 
+    test('awaitingReboot lists NeedsReboot oldest first, bounded; reconcileReboot finishes one once, with its entry', withStore(async (store) => {
+      for (const [i, id] of ['n1', 'n2', 'n3', 'ok'].entries()) {
+        await store.createTransaction(txRecord(id, now + i), draft('preview', id));
+        await store.recordApproval(id, { approvedBy: 'alice', commitment: 'c', expiresAt: now + 900_000, now: now + 10 }, draft('approval_granted', id));
+        await store.consumeReceipt(id, 'c', now + 11, [draft('approval_consumed', id)]);
+        await store.finish(id, id === 'ok' ? 'Succeeded' : 'NeedsReboot', { state: 'x', boot_id_before: `boot-${id}` }, now + 12, draft('outcome', id));
+      }
+      assert.deepEqual((await store.awaitingReboot(2)).map((t) => t.id), ['n1', 'n2']);
+      assert.deepEqual((await store.awaitingReboot(10)).map((t) => [t.id, t.result!.boot_id_before]), [['n1', 'boot-n1'], ['n2', 'boot-n2'], ['n3', 'boot-n3']]);
+      assert.equal(await store.reconcileReboot('n1', 'Succeeded', { state: 'Succeeded', summary: 'back' }, now + 20, draft('reboot_reconciled', 'n1')), true);
+      assert.equal(await store.reconcileReboot('n1', 'Failed', { state: 'Failed' }, now + 21, draft('reboot_reconciled', 'n1')), false, 'once');
+      assert.equal(await store.reconcileReboot('ok', 'Succeeded', { state: 'Succeeded' }, now + 21, draft('reboot_reconciled', 'ok')), false, 'only from NeedsReboot');
+      assert.equal(await store.reconcileReboot('n2', 'Failed', { state: 'Failed' }, now + 22, draft('reboot_reconciled', 'n2')), true);
+      assert.deepEqual([(await store.getTransaction('n1'))!.state, (await store.getTransaction('n1'))!.result!.summary, (await store.getTransaction('n2'))!.state], ['Succeeded', 'back', 'Failed']);
+      assert.deepEqual((await store.awaitingReboot(10)).map((t) => t.id), ['n3']);
+      const rec = (await allRows(store)).map((r) => JSON.parse(r.body)).filter((e) => e.kind === 'reboot_reconciled');
+      assert.deepEqual(rec.map((e) => e.transaction_id), ['n1', 'n2'], 'one entry per reconciliation, none for a refused one');
+    }));
+
     test('TOTP: issue, confirm, wrong codes, lockout, pending failures, reset', withStore(async (store) => {
       assert.equal(await store.totp('alice'), null);
       assert.equal(await store.pendingTotp('alice'), null);

@@ -60,6 +60,13 @@ export interface World {
    * so scenario runs need not wait 30 seconds per High action.
    */
   lifecycle(agent: Principal, approver: Principal, action: string, params: Record<string, unknown>): Promise<{ p: PreviewEnvelope; g: ApprovalGrant; r: ResultEnvelope }>;
+  /**
+   * Ends the root clients rootAs started inside the booted test bed (a later rootAs starts new
+   * ones). Before a reboot of the test bed: its shutdown stops every process in it (SIGSTOP
+   * first), nsenter outside then stops itself with its child and never reaps it, and the
+   * container's init waits for that child forever.
+   */
+  closeRootClients(): Promise<void>;
   /** Stops the daemon; `keepSharedAs` keeps its store, keys and checkpoints there. */
   close(opts?: { keepSharedAs?: string }): Promise<void>;
 }
@@ -68,7 +75,7 @@ export interface World {
 const DEPUTIES = 6;
 
 /** A world on a throwaway overlay of this host (default) or on the booted Debian test bed. */
-export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string; tokens?: string; state?: string } = {}): Promise<World> {
+export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 'testbed' = 'overlay', opts: { policy?: string; tokens?: string; state?: string; reboots?: number } = {}): Promise<World> {
   const d = await startSandboxDaemon({ daemonArgs, host, ...opts });
   const principals = new Map<string, Principal>();
   const names = new Map<Principal, { name: string; groups: string[] }>();
@@ -210,6 +217,11 @@ export async function startWorld(daemonArgs: string[] = [], host: 'overlay' | 't
       const g: ApprovalGrant = p.auto_approval ?? (await approveSoon(approver, p));
       const r = await agent.call('execute', { transaction_id: p.transaction_id, action_name: action, params: p.params, receipt: g.receipt });
       return { p, g, r };
+    },
+    closeRootClients: async () => {
+      const ending = [...rootClients.values()].map((p) => p.end());
+      rootClients.clear();
+      await Promise.all(ending);
     },
     close: async (opts) => {
       for (const p of principals.values()) p.close();

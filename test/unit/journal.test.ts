@@ -40,6 +40,7 @@ const DETAILS: Record<EntryKind, OpaqueDetails> = {
   passkey_registered: { approver: 'alice(uid 1001)', passkey_id: '0123456789abcdef', name: 'laptop', rp_id: 'localhost', factor: 'totp' },
   session_granted: { grant_id: 'sg_' + '0'.repeat(24), approver: 'alice(uid 1001)', requester: 'agent(uid 1002)', preview_digest: 'ab'.repeat(32), passkey_id: '0123456789abcdef', until: '2030-01-01T08:00:00.000Z' },
   session_revoked: { grant_id: 'sg_' + '0'.repeat(24), by: 'alice(uid 1001)', granted_by: 'alice(uid 1001)', uses: 2 },
+  reboot_reconciled: { previous_state: 'NeedsReboot', new_state: 'Succeeded', boot_id_before: '0f3c5e1a-1111-4222-8333-944455556666', boot_id_after: '7a8b9c0d-1111-4222-8333-944455556666', reason: 'the daemon started in another boot than the one the change ran in' },
 };
 const draft = (kind: EntryKind, over: Partial<Parameters<typeof opaqueDraft>[0]> = {}) => opaqueDraft({
   kind,

@@ -73,3 +73,16 @@ test('under a daemon that enforces it, every first enrolment is the first approv
   const old = await verifyLog(log([draft('daemon_started'), enrol('alice', false), enrol('bob', false)]), key.publicRaw, null, { workers: 1 });
   assert.equal(old.status, 'cannot_verify', JSON.stringify(old.first_broken));
 });
+
+test('a reboot reconciled after its NeedsReboot outcome is a story that happens; one after a Succeeded outcome, a second one, or one of a transaction never seen: reboot_after_needs_reboot', async () => {
+  const waited = (id: string) => [draft('preview', id), draft('approval_granted', id), draft('approval_consumed', id), draft('execution_started', id, { steps: 1, boot_id: 'b1' }), draft('outcome', id, { state: 'NeedsReboot' })];
+  const reconciled = (id: string) => draft('reboot_reconciled', id, { previous_state: 'NeedsReboot', new_state: 'Succeeded', boot_id_before: 'b1', boot_id_after: 'b2', reason: 'r' });
+  const ok = await verifyLog(log([draft('daemon_started'), ...waited('t1'), draft('daemon_started'), reconciled('t1')]), key.publicRaw, null, { workers: 1 });
+  assert.equal(ok.status, 'cannot_verify', JSON.stringify(ok.first_broken));
+  const done = await verifyLog(log([draft('daemon_started'), ...lifecycle('t1'), reconciled('t1')]), key.publicRaw, null, { workers: 1 });
+  assert.deepEqual([done.status, done.first_broken?.seq, done.first_broken?.rule], ['broken', 7, 'reboot_after_needs_reboot']);
+  const twice = await verifyLog(log([draft('daemon_started'), ...waited('t1'), reconciled('t1'), reconciled('t1')]), key.publicRaw, null, { workers: 1 });
+  assert.deepEqual([twice.first_broken?.seq, twice.first_broken?.rule], [8, 'reboot_after_needs_reboot']);
+  const ghost = await verifyLog(log([draft('daemon_started'), reconciled('ghost')]), key.publicRaw, null, { workers: 1 });
+  assert.deepEqual([ghost.first_broken?.seq, ghost.first_broken?.rule], [2, 'reboot_after_needs_reboot']);
+});

@@ -45,14 +45,17 @@ test('a change that cannot be undone says why, in a sentence the approver reads,
 const MEDIUM_WITHOUT_ROLLBACK: Record<string, string> = {
   AptUpdate: "/var/lib/apt/lists is tens of MB (49 MB on the test bed), far over what a transaction keeps; keeping it would need hard-linked copies outside the store",
   RunLogrotate: 'logrotate truncates logs in place while their programs write and deletes the oldest copy: only a copy of every log it touches would bring them back',
+  CancelScheduledReboot: "a schedule's time is to the microsecond, and shutdown takes one to the minute: scheduling again would be another reboot time, a new ScheduleReboot for a person to approve",
 };
 
 test('no Medium change without a rollback but the listed ones; at most one High change in ten', () => {
   const none = (risk: string) => changes.filter((a) => a.risk === risk && a.rollback.class === 'none').map((a) => a.name);
   assert.deepEqual(none('medium').sort(), Object.keys(MEDIUM_WITHOUT_ROLLBACK).sort(), 'Medium changes without exact or compensating rollback');
   assert.deepEqual(none('low'), [], 'Low changes without exact or compensating rollback');
-  const high = changes.filter((a) => a.risk === 'high');
-  assert.ok(none('high').length * 10 <= high.length, `${none('high').length} of ${high.length} High changes have no rollback: ${none('high').join(', ')}`);
+  // A reboot (takesHostDown) is an event, no state a rollback could aim at: it is not counted either way.
+  const high = changes.filter((a) => a.risk === 'high' && !a.takesHostDown);
+  const highNone = none('high').filter((n) => high.some((a) => a.name === n));
+  assert.ok(highNone.length * 10 <= high.length, `${highNone.length} of ${high.length} High changes have no rollback: ${highNone.join(', ')}`);
 });
 
 test('what clients read of it is what the declaration says: rollback_available and the class', () => {

@@ -17,7 +17,7 @@ import { Lane } from './lane.js';
 import { printable, type Sink, type TreeHead } from './sink.js';
 
 /** Entries after which a head is signed soon rather than at the next scheduled time. */
-export const URGENT_KINDS: ReadonlySet<EntryKind> = new Set<EntryKind>(['daemon_started', 'approval_granted', 'approval_consumed', 'outcome', 'denied', 'canceled', 'expired', 'reconciled', 'policy_reloaded', 'key_rotated']);
+export const URGENT_KINDS: ReadonlySet<EntryKind> = new Set<EntryKind>(['daemon_started', 'approval_granted', 'approval_consumed', 'outcome', 'denied', 'canceled', 'expired', 'reconciled', 'reboot_reconciled', 'policy_reloaded', 'key_rotated']);
 
 export interface PublisherOptions<H extends { size: number }> {
   /** Signs the head of the log (the note and its one-line form). */

@@ -32,6 +32,8 @@ import { refuseIfExpired } from './expiry.js';
 import { changeProbes } from '../../catalogue/change-record.js';
 import { stateDigest } from '../../catalogue/lib/state-probes.js';
 import { keptRevert, probeAfter, probeBefore, stateCheck, undoneLine } from '../kept-change.js';
+import { bootForChange } from '../reboots.js';
+import { executeHostDown } from './host-down.js';
 
 /** `r.notice`: where output notices go while it runs (the requesting connection; output-stream.ts). */
 export async function execute(ctx: VerbContext, r: TxRequest<ParsedParams<'execute'>>): Promise<ResultEnvelope> {
@@ -103,12 +105,14 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
     const before = await probeBefore(probes, ctx.host);
     const now = ctx.now();
     const base = { preview_digest: tx.previewDigest, receipt_commitment: receiptCommitment(receipt) };
+    // A change that needs a reboot names the boot it runs in: the daemon reconciles it once started in another (reboots.ts).
+    const boot = bootForChange(a.reboot && plan.changed);
     ctx.heldReceipts.drop(tx.id);
     ctx.space?.ensureMargin(); // a full disk releases the reserve before this execute writes
     const outcome = await ctx.durably(() =>
       ctx.store.consumeReceipt(tx.id, receiptCommitment(receipt), now, [
         ctx.entry('approval_consumed', who, a.name, risk, tx.requestHash, tx.id, base),
-        ctx.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length }),
+        ctx.entry('execution_started', who, a.name, risk, tx.requestHash, tx.id, { steps: steps.length, ...(boot ? { boot_id: boot } : {}) }),
       ]),
     );
     if (outcome === 'expired') await refuseIfExpired(ctx, (await ctx.store.getTransaction(tx.id)) ?? tx, now);
@@ -117,6 +121,8 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
       const why = { already_consumed: 'was already used', expired: 'has expired', not_queued: 'is no longer valid', not_found: 'is unknown', mismatch: 'does not match', consumed: '' }[outcome];
       fail('stale_approval', `receipt_${outcome}`, `the receipt for ${tx.id} ${why}`, 'preview again and ask for a new approval');
     }
+    // Its step stops the daemon with the host: NeedsReboot is written before it starts (host-down.ts).
+    if (a.takesHostDown && plan.changed) return await executeHostDown(ctx, who, tx, a, risk, steps, boot);
     const unmasked = stored.unmask === true;
     // Clear output (an unmasking approval) comes in the result alone, never streamed.
     const live = stream && !unmasked ? new OutputStream(tx.id, stream) : undefined;
@@ -160,7 +166,7 @@ async function executeLocked(ctx: VerbContext, who: Caller, tx: TxRecord, stored
     await ctx.durably(() => ctx.store.finish(
       tx.id,
       state,
-      { state, summary, needs_reboot: result.needs_reboot, changed, rollback_ref: result.rollback_ref, error, ...(check ? { state_check: check } : {}), ...(revert ? { revert } : {}) },
+      { state, summary, needs_reboot: result.needs_reboot, changed, rollback_ref: result.rollback_ref, error, ...(check ? { state_check: check } : {}), ...(revert ? { revert } : {}), ...(state === 'NeedsReboot' ? { boot_id_before: boot ?? null } : {}) },
       ctx.now(),
       ctx.entry('outcome', who, a.name, risk, tx.requestHash, tx.id, {
         state,

@@ -12,6 +12,7 @@
  *    undo allows; the result says what ran, what was rolled back and what never ran, and each
  *    step's fate and the plan's outcome are signed entries linked to the plan's transaction.
  */
+import { bootForChange } from '../reboots.js';
 import { receiptCommitment } from '../../audit/receipt.js';
 import type { EntryDraft } from '../../audit/entry.js';
 import type { EntryDetails } from '../../audit/entry-details.js';
@@ -61,12 +62,14 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
   // 2. The receipt, spent with its entries before anything runs.
   const now = ctx.now();
   const commitment = receiptCommitment(receipt);
+  // A plan with a step that needs a reboot names the boot it runs in (reboots.ts).
+  const boot = bootForChange(rebuilt.some((b) => b.a.reboot));
   ctx.heldReceipts.drop(tx.id);
   ctx.space?.ensureMargin();
   const outcome = await ctx.durably(() =>
     ctx.store.consumeReceipt(tx.id, commitment, now, [
       ctx.entry('approval_consumed', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { preview_digest: tx.previewDigest, receipt_commitment: commitment }),
-      ctx.entry('execution_started', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { steps: rebuilt.length }),
+      ctx.entry('execution_started', who, tx.actionName, tx.risk, tx.requestHash, tx.id, { steps: rebuilt.length, ...(boot ? { boot_id: boot } : {}) }),
     ]),
   );
   if (outcome === 'expired') await refuseIfExpired(ctx, (await ctx.store.getTransaction(tx.id)) ?? tx, now);
@@ -179,7 +182,7 @@ export async function executePlan(ctx: VerbContext, who: Caller, tx: TxRecord, s
     ctx.store.finish(
       tx.id,
       state,
-      { state, summary, needs_reboot: result.needs_reboot, changed: changedAny, rollback_ref: result.rollback_ref, error, plan_steps: result.plan_steps, ...(check ? { state_check: check } : {}), ...(revert ? { revert } : {}) },
+      { state, summary, needs_reboot: result.needs_reboot, changed: changedAny, rollback_ref: result.rollback_ref, error, plan_steps: result.plan_steps, ...(check ? { state_check: check } : {}), ...(revert ? { revert } : {}), ...(state === 'NeedsReboot' ? { boot_id_before: boot ?? null } : {}) },
       ctx.now(),
       ctx.entry('outcome', who, tx.actionName, tx.risk, tx.requestHash, tx.id, {
         state,

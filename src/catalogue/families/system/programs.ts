@@ -1,6 +1,6 @@
 /**
  * Programs of the system family (absolute candidate paths; see ../../programs.ts). All are
- * also in BASE_PROGRAMS today, with the same paths.
+ * also in BASE_PROGRAMS today, with the same paths, but shutdown; RebootHost runs the library's systemctl.
  */
 export const PROGRAMS_SYSTEM = {
   /** `uname -snrvmo`. */
@@ -15,4 +15,6 @@ export const PROGRAMS_SYSTEM = {
   findmnt: ['/usr/bin/findmnt', '/bin/findmnt'],
   /** `ps -eo pid,user,pcpu,pmem,comm --sort=-pcpu` (never the command line). */
   ps: ['/usr/bin/ps', '/bin/ps'],
+  /** `-r -- +MINUTES [MESSAGE]` (ScheduleReboot) and `-c` (CancelScheduledReboot): systemd's, run by this name (it is systemctl, which reads argv[0]). */
+  shutdown: ['/usr/sbin/shutdown', '/sbin/shutdown'],
 } as const satisfies Record<string, readonly string[]>;
