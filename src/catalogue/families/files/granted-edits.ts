@@ -127,7 +127,7 @@ function refuseEdit(kind: EditKind, cur: EditState): GrantRecord {
   const outside = outsideGrant(g, cur.path);
   if (outside) fail('authorization', 'outside_grant', outside, `edit files under ${g.folder} only`);
   if (cur.link) fail('authorization', 'symlink_in_path', `${cur.link} is a symbolic link; an edit under a grant goes through real folders to a real file`, 'a person removes the link');
-  if ('problem' in cur.next && cur.stat === null && kind !== 'create') fail('validation', 'no_such_file', `${cur.path} does not exist`, kind === 'remove' ? undefined : 'create it with CreateGrantedFile');
+  if (cur.stat === null && kind !== 'create') fail('validation', 'no_such_file', `${cur.path} does not exist`, kind === 'remove' ? undefined : 'create it with CreateGrantedFile');
   if (kind === 'create' && cur.stat !== null) fail('conflict', 'file_exists', `${cur.path} exists already`, 'replace it with ReplaceGrantedFile, or patch it with PatchGrantedFile');
   if (cur.stat && !cur.stat.isFile) fail('validation', 'not_a_file', `${cur.path} is not a regular file`);
   if (cur.stat && cur.links > 1) fail('authorization', 'hard_linked', `${cur.path} has ${cur.links} names (hard links): another name could be outside the grant`, 'a person looks at it');
@@ -169,7 +169,7 @@ function editPreview(kind: EditKind, cur: EditState): { summary: string; change:
   const sizes = kind === 'remove' ? `${cur.text?.length ?? 0} bytes` : kind === 'create' ? `${next?.length ?? 0} bytes` : `${cur.text?.length ?? 0} → ${next?.length ?? 0} bytes`;
   const live = CHECKER[g.checker].live(cur.path);
   const follow = followUpStep(g, cur.unit);
-  const stagedLine = stagedCheck(g.checker, cur.path) ? `${CHECKER[g.checker].describe} on a staged copy${CHECKER[g.checker].beforeApproval ? '' : ' once approved'}, before the write` : null;
+  const stagedLine = kind !== 'remove' && stagedCheck(g.checker, cur.path) ? `${CHECKER[g.checker].describe} on a staged copy${CHECKER[g.checker].beforeApproval ? '' : ' once approved'}, before the write` : null;
   const checks = [...(stagedLine ? [stagedLine] : []), ...(live ? [`checked live by ${[live.program, ...live.args].join(' ')} (restored if it fails)`] : [])];
   const verb = { create: 'Create', replace: 'Replace', patch: 'Patch', remove: 'Remove' }[kind];
   return {
