@@ -28,6 +28,8 @@ export function expiresAt(o: { for?: string; until?: string }, now = Date.now())
 }
 
 export async function grant(name: string, o: Record<string, string | boolean | undefined>, cmd: Command): Promise<number> {
+  const missing = (['account', 'folder', 'check'] as const).filter((k) => typeof o[k] !== 'string');
+  if (missing.length) throw new AirlockError('validation', 'missing_option', `airlock grant needs ${missing.map((k) => `--${k}`).join(', ')}`, 'airlock grant NAME --account USER --folder DIR --check CHECKER [--reload UNIT] [--for 8h]; see airlock grant --help');
   if (o.reload && o.restart) throw new AirlockError('validation', 'two_follow_ups', 'give --reload or --restart, not both');
   const unit = (o.reload ?? o.restart) as string | undefined;
   const params = {

@@ -47,9 +47,9 @@ export function grantCommand(): Command {
   const grant = new Command('grant')
     .description('let an account propose checked edits to the files under one configuration folder, for a time')
     .argument('<name>', 'the grant\'s name (lower-case letters, digits and -), e.g. nginx-sites')
-    .requiredOption('--account <user>', 'the account whose requests may edit (the agent\'s)')
-    .requiredOption('--folder <path>', 'the folder, e.g. /etc/nginx/sites-available')
-    .requiredOption('--check <checker>', 'what checks each edit: nginx, apache, sshd, sudoers, named, systemd-unit, postfix, json, yaml, toml, ini')
+    .option('--account <user>', 'the account whose requests may edit (the agent\'s); required')
+    .option('--folder <path>', 'the folder, e.g. /etc/nginx/sites-available; required')
+    .option('--check <checker>', 'required: what checks each edit: nginx, apache, sshd, sudoers, named, systemd-unit, postfix, json, yaml, toml, ini')
     .option('--reload <unit>', 'reload this unit after each edit')
     .option('--restart <unit>', 'restart this unit after each edit instead')
     .option('--for <duration>', 'how long: 30m, 8h, 7d (at most 30d)', '8h')
@@ -57,6 +57,7 @@ export function grantCommand(): Command {
     .option('--json', 'print {preview, result} as JSON')
     .addHelpText('after', HELP)
     .action(command(async (name: string, o: Record<string, string | boolean | undefined>, cmd: Command) => (await body()).grant(name, o, cmd)));
+  // Options of `grant` are checked in its body, not by commander: a required option of the parent is asked of `grant revoke` too.
   grant
     .command('revoke')
     .description('end a grant now: the next edit under it is refused')

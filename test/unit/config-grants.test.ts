@@ -92,3 +92,16 @@ test('a policy rule for an edit names its grant by its exact value, and then cov
   // Rules never approve what a grant's own risk (High) keeps for a person: GrantConfigEdits itself is High.
   assert.throws(() => parsePolicy(`[[rule]]\nid = "g"\naction = "GrantConfigEdits"\nparams = {}\ncooldown_minutes = 0\ndaily_cap = 1\n`), /high/i);
 });
+
+test('airlock grant: revoke is its own command, the options a grant needs are asked for, a duration is checked before any connection', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--socket', '/nonexistent/airlock.sock'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const revoke = cli('grant', 'revoke', 'web');
+  assert.equal(revoke.status, 7, `the daemon is unreachable, nothing else: ${revoke.stderr}`);
+  const missing = cli('grant', 'web', '--folder', '/srv/web');
+  assert.equal(missing.status, 5, missing.stderr);
+  assert.match(missing.stderr, /needs --account, --check/);
+  const duration = cli('grant', 'web', '--account', 'agent', '--folder', '/srv/web', '--check', 'json', '--for', '31days');
+  assert.equal(duration.status, 5, duration.stderr);
+  assert.match(duration.stderr, /bad_duration/);
+});
