@@ -1,6 +1,6 @@
 /**
  * Airlock benchmark: `npm run bench` (add `--json` for machine-readable figures,
- * `--only=lifecycle,profile` for some parts: startup, lifecycle, profile, verify, audit, store, prestate, fleet, masking;
+ * `--only=lifecycle,profile` for some parts: startup, lifecycle, profile, verify, audit, store, prestate, fleet, masking, checks;
  * `--fleet-hosts=N` or FLEET_HOSTS=N: the fleet's size, 50 by default).
  *
  * Measures, in one run on this machine:
@@ -58,6 +58,8 @@ import { canSandbox } from '../src/sandbox/overlay.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { encodeFrame, FrameReader } from '../src/protocol/framing.js';
 import { MASK_TARGETS, maskingBench, type MaskingFigures } from './masking.js';
+import { checksBench } from './checks.js';
+import { PARSE_CHARS_PER_MS, PARSE_DEADLINE_MS } from '../src/daemon/config-parse.js';
 import { checkpointOrigin } from '../src/audit/checkpoint.js';
 import { signTreeHead, treeHeadLine } from '../src/audit/note.js';
 import { bigLogBench, postgresAppends, sqliteAppends, BIG_LOG } from './audit.js';
@@ -96,7 +98,7 @@ const TARGET_STARTUP_X = 3;
 const PROFILE_TOP = Number(process.env.PROFILE_TOP ?? 12);
 
 /** The parts of the bench, in the order they run; `--only=lifecycle,profile` runs those (the raw limits always run: every ratio needs them). */
-const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'prestate', 'fleet', 'masking'] as const;
+const PARTS = ['startup', 'lifecycle', 'profile', 'verify', 'audit', 'store', 'prestate', 'fleet', 'masking', 'checks'] as const;
 type Part = (typeof PARTS)[number];
 
 function chosenParts(): Set<Part> {
@@ -436,6 +438,8 @@ async function main(): Promise<number> {
     await runCleanups();
     if (parts.has('masking')) progress('masking: recall, false positives and throughput on the generated and blind corpora, adversarial inputs');
     const mk = parts.has('masking') ? maskingBench() : null;
+    if (parts.has('checks')) progress('checks: configuration parsers in their worker threads, beside the same parse in this thread');
+    const ck = parts.has('checks') ? await checksBench() : null;
 
     // The lifecycle's limit (lifecycleLimitRates): the mean of what it was before and after the lifecycles.
     const floorMs = limitAfter ? (raw.floorMs + limitAfter.floorMs) / 2 : raw.floorMs;
@@ -481,6 +485,12 @@ async function main(): Promise<number> {
       ...(pre ? prestateFigures(pre) : []),
       ...(fl ? fleetFigures(fl) : []),
       ...(mk ? maskingFigures(mk) : []),
+      // A configuration check's limit is the same parse in this thread: a worker's start and its bounds are the rest.
+      // Its target: an ordinary configuration checks within half its deadline, so a busy machine does not refuse a valid one.
+      ...(ck ?? []).map((f) => {
+        const half = (PARSE_DEADLINE_MS + Math.ceil(f.bytes / PARSE_CHARS_PER_MS)) / 2;
+        return { key: `check_${f.parser}_${f.bytes > 100_000 ? '1mib' : '64kib'}`, label: `configuration check, ${f.parser}, ${(f.bytes / 1024).toFixed(0)} KiB, in its worker`, value: f.checkedMs, unit: 'ms', limit: f.rawMs, ratio: f.rawMs / f.checkedMs, target: `<= ${half.toFixed(0)} ms (half its deadline)`, pass: f.checkedMs <= half };
+      }),
       // The limit of a start-up is node's own (`node -e 0`); the target is a multiple of it.
       ...(su
         ? [{ key: 'cli_startup', label: '`airlock --help` start-up p50', value: su.cliP50, unit: 'ms', limit: su.bareP50, ratio: su.bareP50 / su.cliP50, target: `<= ${TARGET_STARTUP_X}x node -e 0`, pass: su.times <= TARGET_STARTUP_X }]
@@ -519,6 +529,7 @@ async function main(): Promise<number> {
         verify_runs_s: vf ? vf.runs.map((r) => r.seconds) : null,
         fleet: fl,
         masking: mk,
+        checks: ck,
         cli_startup: su ? { cli_p50_ms: su.cliP50, bare_node_p50_ms: su.bareP50, times_bare_node: su.times, target_times: TARGET_STARTUP_X, runs_each: su.runs, dist_older_than_src: su.stale } : null,
         external_load: externalLoad,
         machine_was_busy: busy,
