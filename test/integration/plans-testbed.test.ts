@@ -18,6 +18,9 @@ before(async () => {
   w = await startWorld([], 'testbed');
   agent = await w.as('agent', ['airlock-admin']);
   alice = await w.as('alice', ['airlock-admin', 'airlock-approvers']);
+  // The test bed ships nginx for the grants' tests (config-grants.test.ts): a newcomer's host has none.
+  const purged = await w.d.box.run('/usr/bin/apt-get', ['purge', '-y', '-q', '--', 'nginx', 'nginx-light', 'nginx-common', 'libnginx-mod-http-echo']);
+  assert.equal(purged.code, 0, purged.stderr);
   await cacheDebs('nginx');
 });
 
