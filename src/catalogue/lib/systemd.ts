@@ -35,6 +35,8 @@ export interface UnitState {
   triggeredBy: string[];
   fragmentPath: string;
   /** The service the Airlock daemon itself runs in, when it runs as one. */
+  /** The account its processes run as: `User=`, 'dynamic' for `DynamicUser=yes`, '' when neither is set (root). */
+  user: string;
   daemonUnit: string | null;
 }
 
@@ -57,6 +59,8 @@ const SHOW_PROPERTIES = [
   'WantedBy',
   'TriggeredBy',
   'FragmentPath',
+  'User',
+  'DynamicUser',
 ];
 
 /** Parses `systemctl show` output (KEY=VALUE lines, in systemd's own order). */
@@ -113,6 +117,7 @@ export async function readUnit(host: Host, unit: string): Promise<UnitState> {
     wantedBy: list('WantedBy'),
     triggeredBy: list('TriggeredBy'),
     fragmentPath: get('FragmentPath'),
+    user: get('DynamicUser') === 'yes' ? 'dynamic' : get('User'),
     daemonUnit,
   };
 }

@@ -97,17 +97,6 @@ export function editRiskOf(folder: string, checker: CheckerName, followUpUser: s
   return inFolder && CHECKER[checker].parser !== null && CHECKER[checker].risk !== 'high' && ownAccount ? 'medium' : 'high';
 }
 
-/**
- * The account a follow-up unit's processes run as: its `User=`, 'dynamic' for `DynamicUser=yes`,
- * '' when neither is set (root). What decides whether its configuration's edits may be Medium.
- */
-export async function unitUser(host: Host, unit: string): Promise<string> {
-  const r = await host.run('systemctl', ['show', '--no-pager', '-p', 'User,DynamicUser', '--', unit]);
-  const kv = new Map(r.stdout.split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const));
-  if (kv.get('DynamicUser') === 'yes') return 'dynamic';
-  return kv.get('User') ?? '';
-}
-
 export interface GrantState {
   name: string;
   /** The grant as recorded, or null when there is none (or it is not a file Airlock wrote: `problem`). */

@@ -19,7 +19,7 @@ import { CHECKER, type CheckerName } from '../../lib/config-checkers.js';
 import { patched } from '../../lib/unified-diff.js';
 import { isRunning, readUnit, type UnitState } from '../../lib/systemd.js';
 import { pathState } from './allowlist.js';
-import { editRiskOf, grantInForce, grantName, outsideGrant, readGrant, unitUser, type GrantRecord, type GrantState } from './grant-record.js';
+import { editRiskOf, grantInForce, grantName, outsideGrant, readGrant, type GrantRecord, type GrantState } from './grant-record.js';
 
 /** A configuration file an edit writes, and a diff it applies: small enough to review whole. */
 export const MAX_EDIT_BYTES = 64 * 1024;
@@ -48,19 +48,15 @@ export interface EditState {
   text: string | null;
   /** Its text after the edit (null: removed), or why it cannot be built (a diff that does not apply). */
   next: { text: string | null } | { problem: string };
+  /** The follow-up unit, whose account (`user`) the risk is computed again from. */
   unit: UnitState | null;
-  /** The account the follow-up unit runs as ('' for root), or null without one: the risk is computed again from it. */
-  unitUser: string | null;
   now: number;
 }
 
 type EditKind = 'create' | 'replace' | 'patch' | 'remove';
 
 /** Whether the checker checks a staged copy of this target (a drop-in may be checkable only as part of the whole). */
-const stagedCheck = (checker: CheckerName, target: string): boolean => {
-  const s = CHECKER[checker].staged;
-  return typeof s === 'function' ? s(target) : s;
-};
+const stagedCheck = (checker: CheckerName, target: string): boolean => CHECKER[checker].staged(target);
 
 /**
  * Reads everything an edit decides on. Nothing is read through a link, and the file's folder must
@@ -70,13 +66,14 @@ const stagedCheck = (checker: CheckerName, target: string): boolean => {
 async function readEdit(host: Host, grantNameValue: string, path: string, nextOf: (text: string | null) => { text: string | null } | { problem: string }): Promise<EditState> {
   const grant = await readGrant(host, grantNameValue);
   const now = Date.now();
-  const base = { grant, path, link: null, stat: null, links: 0, text: null, next: { problem: 'no grant in force' }, unit: null, unitUser: null, now };
+  const base = { grant, path, link: null, stat: null, links: 0, text: null, next: { problem: 'no grant in force' }, unit: null, now };
   const g = grant.record;
   if (!g || Date.parse(g.expires_at) <= now || outsideGrant(g, path)) return base;
   const where = await pathState(path, host);
   if (where.link) return { ...base, link: where.link };
-  const parent = await pathState(dirname(path), host);
-  if (!parent.stat?.isDir) return { ...base, next: { problem: `${dirname(path)} is not a directory: an edit creates no folders` } };
+  // pathState walked every component without meeting a link: the parent is plain lstat's to read.
+  const parent = await host.stat(dirname(path));
+  if (!parent?.isDir) return { ...base, next: { problem: `${dirname(path)} is not a directory: an edit creates no folders` } };
   await host.trustedPath(dirname(path));
   const head = where.stat?.isFile ? await host.fileHead(path, 0) : null;
   // A file the agent may not read is never read here: its text would reach the preview.
@@ -84,8 +81,7 @@ async function readEdit(host: Host, grantNameValue: string, path: string, nextOf
   const text = readable ? await host.readFile(path) : null;
   const next = where.stat && !readable ? { problem: 'not readable' } : nextOf(text);
   const unit = g.follow_up ? await readUnit(host, g.follow_up.unit) : null;
-  const user = g.follow_up ? await unitUser(host, g.follow_up.unit) : null;
-  return { grant, path, link: null, stat: where.stat, links: head?.links ?? 0, text, next, unit, unitUser: user, now };
+  return { grant, path, link: null, stat: where.stat, links: head?.links ?? 0, text, next, unit, now };
 }
 
 /** Whether the grant's checker checks this file at all: staged, live or both. */
@@ -188,7 +184,7 @@ function editRisk(cur: EditState): 'medium' | 'high' {
   // No grant: the declared Medium, and the check says there is none.
   if (!g) return 'medium';
   if (g.edit_risk === 'high') return 'high';
-  return editRiskOf(g.folder, g.checker, cur.unitUser);
+  return editRiskOf(g.folder, g.checker, cur.unit?.user ?? null);
 }
 
 /** What every edit declares alike: its family, risk (the grant's), requester (the grant's account), rollback and files (the one file, read from the state). */
@@ -220,7 +216,7 @@ function editAction<P extends { grant: string; path: string }>(d: {
     current: (p, host) => readEdit(host, p.grant, p.path, (text) => d.next(p, text)),
     verify: (_p, cur, host) => verifyEdit(host, cur),
     // The file's text is in the diff the mechanism shows; the state shows where it stands.
-    shown: (cur) => ({ grant: cur.grant.record, path: cur.path, exists: cur.stat !== null, bytes: cur.stat?.size ?? 0, follow_up_unit: cur.unit ? { active: cur.unit.active, user: cur.unitUser } : null }),
+    shown: (cur) => ({ grant: cur.grant.record, path: cur.path, exists: cur.stat !== null, bytes: cur.stat?.size ?? 0, follow_up_unit: cur.unit ? { active: cur.unit.active, user: cur.unit.user } : null }),
     check: (_p, cur) => {
       refuseEdit(d.kind, cur);
       if (d.kind !== 'remove' && 'text' in cur.next && cur.next.text === cur.text) return unchanged(`${cur.path} already holds exactly this`);

@@ -13,7 +13,7 @@ import { findUser } from '../../lib/accounts.js';
 import { CHECKER, CHECKERS } from '../../lib/config-checkers.js';
 import { readUnit, refuseMissing, refuseProtected, type UnitState } from '../../lib/systemd.js';
 import { pathState } from './allowlist.js';
-import { editRiskOf, FOLLOW_UPS, GRANT_FILES, grantableProblem, NEVER_GRANTED, grantFolder, grantName, grantPath, GRANTS_DIR, grantText, MAX_GRANT_DAYS, MAX_GRANT_MS, readGrant, unitUser, utcTime, type GrantRecord, type GrantState } from './grant-record.js';
+import { editRiskOf, FOLLOW_UPS, GRANT_FILES, grantableProblem, NEVER_GRANTED, grantFolder, grantName, grantPath, GRANTS_DIR, grantText, MAX_GRANT_DAYS, MAX_GRANT_MS, readGrant, utcTime, type GrantRecord, type GrantState } from './grant-record.js';
 
 const ROOT = { uid: 0, gid: 0 };
 /** A grant shorter than this would expire before anyone could use it. */
@@ -38,8 +38,6 @@ interface GrantCreateState {
   /** Whether /etc/airlock, where the grants folder is made, is a real directory. */
   configDir: boolean;
   unit: UnitState | null;
-  /** The account the follow-up unit runs as ('' for root), or null without a follow-up. */
-  unitUser: string | null;
   /** The clock when read, for the expiry's bounds (never shown: the preview must read the same at execution). */
   now: number;
 }
@@ -81,7 +79,6 @@ export const grantConfigEdits = action({
       folder,
       configDir: (await pathState(NEVER_GRANTED, host)).stat?.isDir === true,
       unit: p.unit === undefined ? null : await readUnit(host, p.unit),
-      unitUser: p.unit === undefined ? null : await unitUser(host, p.unit),
       now: Date.now(),
     };
   },
@@ -101,23 +98,23 @@ export const grantConfigEdits = action({
       refuseMissing(p.unit, cur.unit);
       refuseProtected(p.follow_up === 'restart' ? 'restart' : 'reload', p.unit, cur.unit);
     }
-    const record = recordOf(p, cur.user.uid, cur.unitUser);
+    const record = recordOf(p, cur.user.uid, cur.unit?.user ?? null);
     if (cur.grant.record && grantText(cur.grant.record) === grantText(record)) return unchanged(`grant ${p.name} already says exactly this`);
   },
   preview: (p, cur) => {
-    const record = recordOf(p, cur.user?.uid ?? -1, cur.unitUser);
+    const record = recordOf(p, cur.user?.uid ?? -1, cur.unit?.user ?? null);
     const c = CHECKER[record.checker];
     const then = record.follow_up ? `, then ${record.follow_up.verb} ${record.follow_up.unit}` : '';
     return {
       summary: `${cur.grant.record ? 'Replace' : 'Make'} grant ${p.name}: ${p.account} may propose edits under ${p.folder} until ${record.expires_at}, each checked by ${c.describe}${then}; each edit is ${record.edit_risk === 'high' ? 'High' : 'Medium'}`,
       change: { grant: record, replaces: cur.grant.record },
       warnings: [
-        ...(record.edit_risk === 'medium' ? [`a policy rule naming grant ${p.name} may approve its Medium edits that pass the check, without a person: ${record.follow_up!.unit} runs as ${cur.unitUser}, and whatever else reads ${p.folder} reads what the agent writes`] : []),
+        ...(record.edit_risk === 'medium' ? [`a policy rule naming grant ${p.name} may approve its Medium edits that pass the check, without a person: ${record.follow_up!.unit} runs as ${cur.unit?.user ?? null}, and whatever else reads ${p.folder} reads what the agent writes`] : []),
         ...(cur.unit && record.follow_up?.verb === 'reload' && cur.unit.active !== 'active' ? [`${record.follow_up.unit} is ${cur.unit.active}: an edit's reload would fail while it is not running`] : []),
       ],
     };
   },
-  mechanism: (p, cur) => [fileWrite(grantPath(p.name), grantText(recordOf(p, cur.user!.uid, cur.unitUser)), { mode: 0o644, owner: ROOT, parent: { mode: 0o755, owner: ROOT } })],
+  mechanism: (p, cur) => [fileWrite(grantPath(p.name), grantText(recordOf(p, cur.user!.uid, cur.unit?.user ?? null)), { mode: 0o644, owner: ROOT, parent: { mode: 0o755, owner: ROOT } })],
 });
 
 export const revokeConfigGrant = action({
