@@ -79,6 +79,20 @@ export function canSandbox(): string | null {
   return null;
 }
 
+/**
+ * A container image's apt (Docker's debian images: /etc/apt/apt.conf.d/docker-clean) keeps no
+ * package cache, so every apt-get and apt-cache run parses all the package lists again: about
+ * two seconds of CPU each here, and a change's preview, checks and rollback rounds run dozens.
+ * The copy gets Debian's own default back, as on a server installed from Debian's installer.
+ */
+const APT_CONF_D = '/etc/apt/apt.conf.d';
+function aptCacheOn(base: string): void {
+  if (!existsSync(APT_CONF_D)) return;
+  const dir = join(base, 'upper', APT_CONF_D);
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  writeFileSync(join(dir, 'zz-airlock-sandbox-cache'), '// Written by the sandbox (src/sandbox/overlay.ts): apt\'s own default, which this host\'s image turns off.\nDir::Cache::pkgcache "pkgcache.bin";\nDir::Cache::srcpkgcache "srcpkgcache.bin";\n', { mode: 0o644 });
+}
+
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const why = canSandbox();
   if (why) throw new Error(why);
@@ -96,6 +110,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     mkdirSync(join(base, 'upper', 'etc'), { mode: 0o755 });
     writeFileSync(join(base, 'upper', 'etc', 'login.defs'), loginDefsFor(readFileSync('/etc/login.defs', 'utf8'), uids), { mode: 0o644 });
   }
+  if (mode === 'chroot') aptCacheOn(base);
   const child = spawn(
     '/usr/bin/unshare',
     ['--mount', '--uts', '--ipc', '--propagation', 'private', '--fork', '--kill-child', '--', ...nodeCommand(ENTER), base, opts.lower ?? '/', mode, PROJECT, ...(opts.bare ? ['--bare', ...(opts.project ? ['--project'] : [])] : []), ...(opts.netns ? ['--netns', opts.netns] : []), ...(opts.reboots ? ['--reboots', String(opts.reboots)] : []), '--', ...(mode === 'chroot' ? opts.command(shared) : [])],
