@@ -5,7 +5,7 @@
 'use strict';
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = ['loading', 'signin', 'inbox', 'tx', 'register'];
+const VIEWS = ['loading', 'signin', 'inbox', 'grants', 'tx', 'register'];
 let csrf = '';
 let me = null;
 let inboxTimer = null;
@@ -210,6 +210,70 @@ async function revokeSession(button, id) {
   }
 }
 
+// ---- grants for configuration edits: the one request a person makes here ----
+// The list is ListConfigGrants, run as the person (a read the policy approves); a grant or a
+// revocation is previewed here and opened as any transaction: read, approved with the passkey, run.
+async function grantsView() {
+  const g = await api('GET', '/api/grants');
+  const checker = $('grant-checker');
+  if (!checker.options.length) for (const c of g.checkers) checker.append(new Option(c, c));
+  const length = $('grant-for');
+  if (!length.options.length) for (const l of g.lengths) length.append(new Option(l, l, l === '8h', l === '8h'));
+  const ul = $('grants-list');
+  ul.replaceChildren();
+  if (g.grants === null) {
+    say('notice', `Listing the grants waits for a person under this policy: ${g.waiting}.`);
+    return;
+  }
+  for (const r of g.grants) {
+    const li = document.createElement('li');
+    li.className = 'grant';
+    const what = document.createElement('span');
+    what.className = 'grant-what';
+    const head = document.createElement('span');
+    head.className = 'item-action';
+    head.textContent = r.name;
+    const body = document.createElement('span');
+    const then = r.follow_up ? `, then ${r.follow_up.verb} ${r.follow_up.unit}` : '';
+    body.textContent = `${r.account} may propose edits under ${r.folder}, checked by ${r.checker}${then}; its edits are ${r.edit_risk}`;
+    const until = document.createElement('span');
+    until.className = 'muted small';
+    until.textContent = r.expired ? `expired ${r.expires_at}` : `until ${r.expires_at}`;
+    what.append(head, body, until);
+    li.append(what);
+    if (!r.expired) {
+      const revoke = document.createElement('button');
+      revoke.type = 'button';
+      revoke.className = 'danger';
+      revoke.textContent = 'Revoke';
+      revoke.dataset.grant = r.name;
+      revoke.addEventListener('click', () => requestHere(revoke, `/api/grants/${encodeURIComponent(r.name)}/revoke`, {}));
+      li.append(revoke);
+    }
+    ul.append(li);
+  }
+  $('grants-empty').hidden = g.grants.length > 0;
+}
+/** Previews a grant or a revocation as the person, then opens it to be read and approved. */
+async function requestHere(button, path, body) {
+  clearMessages();
+  busy(button, true);
+  try {
+    const r = await api('POST', path, body);
+    location.assign(`/tx/${encodeURIComponent(r.transaction_id)}`);
+  } catch (e) {
+    fail(e);
+    busy(button, false);
+  }
+}
+function submitGrant(event) {
+  event.preventDefault();
+  const unit = $('grant-unit').value.trim();
+  const body = { name: $('grant-name').value.trim(), account: $('grant-account').value.trim(), folder: $('grant-folder').value.trim(), checker: $('grant-checker').value, for: $('grant-for').value };
+  if (unit) Object.assign(body, { unit, follow_up: $('grant-follow-up').value });
+  return requestHere($('grant-button'), '/api/grants', body);
+}
+
 // ---- one transaction ----
 let current = null;
 async function transaction(id) {
@@ -217,6 +281,7 @@ async function transaction(id) {
   current = null;
   $('tx-decide').hidden = true;
   $('tx-deny').hidden = true;
+  $('tx-run').hidden = true;
   for (const f of ['tx-summary', 'tx-risk', 'tx-action', 'tx-by', 'tx-state', 'tx-preview', 'tx-match']) $(f).textContent = '';
   current = await api('GET', `/api/tx/${encodeURIComponent(id)}`);
   const t = current;
@@ -228,6 +293,7 @@ async function transaction(id) {
   $('tx-preview').textContent = t.text;
   $('tx-match').textContent = t.match_code || '';
   $('tx-decide').hidden = !(t.may_approve && t.match_code);
+  $('tx-run').hidden = !t.runnable;
   $('tx-session').hidden = !t.session_allowed;
   $('session-minutes').value = '';
   $('tx-deny').hidden = t.state !== 'Previewed';
@@ -254,12 +320,33 @@ async function approve() {
     const body = minutes ? { preview_digest, assertion, session_minutes: Number(minutes) } : { preview_digest, assertion };
     const grant = await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/approve`, body);
     await transaction(t.transaction_id);
+    // The person's own request made here (a grant): approved, it runs at once, as `airlock grant` runs it.
+    if (current && current.runnable) return await run();
     if (grant.recorded) {
       const a = grant.approvals;
       say('notice', `Your approval is recorded (${a.have} of ${a.needed} persons): it waits for another person's.`);
     } else if (grant.session_grant) {
       say('notice', `Approved by ${grant.approved_by || me.approver}. Identical requests of ${t.requested_by} are approved until ${new Date(grant.session_grant.until).toLocaleTimeString()} (revoke it from the list of requests, or with airlock sessions revoke ${grant.session_grant.grant_id}).`);
     } else say('notice', `Approved by ${grant.approved_by || me.approver}. The agent can now run it.`);
+  } catch (e) {
+    fail(e);
+  } finally {
+    busy(button, false);
+  }
+}
+
+/** Runs the person's own approved request (a grant made here); the daemon runs it only if it is the change approved. */
+async function run() {
+  clearMessages();
+  const t = current;
+  if (!t) return;
+  const button = $('run-button');
+  busy(button, true);
+  try {
+    const r = await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/run`, {});
+    await transaction(t.transaction_id);
+    if (r.state === 'Succeeded') say('notice', `Done: ${r.summary}`);
+    else say('error', `${r.state}: ${r.summary}${r.error ? ` (${r.error.message})` : ''}`);
   } catch (e) {
     fail(e);
   } finally {
@@ -330,6 +417,10 @@ async function route() {
       return await registerView(location.hash.slice(1));
     }
     if (!me) return show('signin');
+    if (location.pathname === '/grants') {
+      show('grants');
+      return await grantsView();
+    }
     const m = /^\/tx\/(tx_[0-9a-f]+)$/.exec(location.pathname);
     if (m) {
       show('tx');
@@ -358,6 +449,8 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('signin-button').addEventListener('click', signIn);
   $('approve-button').addEventListener('click', approve);
   $('deny-button').addEventListener('click', deny);
+  $('run-button').addEventListener('click', run);
+  $('grant-form').addEventListener('submit', submitGrant);
   $('reg-button').addEventListener('click', register);
   $('sign-out').addEventListener('click', signOut);
   window.addEventListener('hashchange', route);

@@ -235,6 +235,12 @@ export interface ActionCore<P extends Record<string, unknown> = Record<string, u
    */
   ruleScope?: { named: string; free: readonly string[] };
   /**
+   * A person may request it from the web console's own form, not only approve it there: the
+   * console relays `preview` and `execute` for the signed-in person of these actions and of no
+   * other (src/daemon/verbs/console.ts). Grants are policy a person makes where they approve.
+   */
+  requestedAtConsole?: true;
+  /**
    * Checks run on the request's own text by a program or a parser as root (an edit's new
    * configuration, on a staged copy): only once the caller is known to be allowed (its role for
    * the risk read, `requestedOnlyBy`) and, at execution, once the change rebuilt is known to be

@@ -5,27 +5,9 @@ import { escapeText } from '../protocol/escape-text.js';
 import { withClient } from './connect.js';
 import { exitFor } from './executing.js';
 import { runFlow } from './run.js';
-import { grantRecord, type GrantRecord } from '../catalogue/families/files/grant-record.js';
+import { expiresAt } from '../client/grant-expiry.js';
+import { grantsListed } from '../catalogue/families/files/grant-record.js';
 import { c, printJson } from './ui.js';
-
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** "8h" → milliseconds; a usage error says what is accepted. */
-export function durationMs(text: string): number {
-  const m = /^([1-9][0-9]{0,4})([mhd])$/.exec(text);
-  if (!m) throw new AirlockError('validation', 'bad_duration', `--for ${JSON.stringify(text)} is not a duration`, 'write minutes, hours or days: 30m, 8h, 7d (at most 30d)');
-  return Number(m[1]) * UNITS[m[2]!]!;
-}
-
-/** When a grant given `--for` or `--until` ends, as the UTC time the daemon checks (it refuses over 30 days). */
-export function expiresAt(o: { for?: string; until?: string }, now = Date.now()): string {
-  if (o.until !== undefined) {
-    const t = Date.parse(o.until);
-    if (Number.isNaN(t)) throw new AirlockError('validation', 'bad_time', `--until ${JSON.stringify(o.until)} is not a time`, 'write a UTC time: 2026-12-08T18:00:00Z');
-    return new Date(t).toISOString();
-  }
-  return new Date(now + durationMs(o.for ?? '8h')).toISOString();
-}
 
 export async function grant(name: string, o: Record<string, string | boolean | undefined>, cmd: Command): Promise<number> {
   const missing = (['account', 'folder', 'check'] as const).filter((k) => typeof o[k] !== 'string');
@@ -48,28 +30,13 @@ export async function revoke(name: string, cmd: Command): Promise<number> {
   return withClient(cmd, async (cl) => exitFor(await runFlow(cl, 'RevokeConfigGrant', { name }, { json })));
 }
 
-type ListedGrant = GrantRecord & { expired: boolean };
-
 /** `airlock grants`: ListConfigGrants (a read the policy's reads rule approves), its output read as one grant a line. */
 export async function list(json: boolean, cmd: Command): Promise<number> {
   return withClient(cmd, async (cl) => {
     const p = await cl.preview('ListConfigGrants', {});
     if (!p.auto_approval) throw new AirlockError('authorization', 'reads_not_automatic', `ListConfigGrants waits for a person under this policy (${p.transaction_id})`, `an approver runs \`airlock approve ${p.transaction_id}\`, then \`airlock execute ${p.transaction_id}\``);
     const r = await cl.execute(p.transaction_id, p.action_name, p.params, p.auto_approval.receipt);
-    const now = Date.now();
-    const grants: ListedGrant[] = [];
-    for (const line of (r.output ?? []).join('\n').split('\n')) {
-      const at = line.indexOf('.json:');
-      if (at < 0) continue;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(line.slice(at + 6));
-      } catch {
-        continue; // not a grant Airlock wrote: the edits refuse such a file too
-      }
-      const g = grantRecord.safeParse(parsed);
-      if (g.success) grants.push({ ...g.data, expired: Date.parse(g.data.expires_at) <= now });
-    }
+    const grants = grantsListed(r.output ?? [], Date.now());
     if (json) printJson({ grants });
     else if (!grants.length) process.stdout.write('no grants for configuration edits\n');
     else {

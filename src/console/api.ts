@@ -15,11 +15,20 @@
  *   GET  /api/sessions                    session.list: the session grants in force
  *   POST /api/sessions/ID/revoke          session.revoke
  *   POST /api/tx/ID/deny {reason}
+ *   GET  /api/grants                      the grants for configuration edits (ListConfigGrants), the checkers
+ *   POST /api/grants {name, account, folder, checker, follow_up?, unit?, for}   requests GrantConfigEdits
+ *   POST /api/grants/NAME/revoke          requests RevokeConfigGrant
+ *   POST /api/tx/ID/run                   runs the person's own approved request (one the console may request)
  *   GET  /api/registration/ID             the options of a registration begun at a terminal
  *   POST /api/registration/ID {response | existing_assertion, assertion?}
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CHECKERS } from '../catalogue/lib/config-checkers.js';
+import { grantsListed } from '../catalogue/families/files/grant-record.js';
+import { expiresAt } from '../client/grant-expiry.js';
 import { AirlockError } from '../protocol/errors.js';
+import type { PreviewEnvelope, ResultEnvelope } from '../protocol/messages.js';
+import { isCompactedPreview } from '../protocol/compacted.js';
 import { SESSION_GRANT_ID } from '../protocol/wire/session.js';
 import type { TransactionDetail } from '../protocol/wire/transaction.js';
 import { BodyError, readJson } from './body.js';
@@ -43,6 +52,10 @@ const TX = /^tx_[0-9a-f]{24}$/;
 const INBOX_LIMIT = 100;
 /** The daemon's opaque ids (registration ids among them): base64url, 16 to 64 characters. */
 const REGISTRATION = /^[A-Za-z0-9_-]{16,64}$/;
+/** A grant's name, as GrantConfigEdits takes it. */
+const GRANT = /^[a-z0-9][a-z0-9-]{0,47}$/;
+/** How long a grant made at the console lasts: the page's choices (the daemon refuses over 30 days). */
+const GRANT_LENGTHS = ['1h', '8h', '1d', '7d', '30d'] as const;
 
 type Route = { method: 'GET' | 'POST'; path: RegExp; signedIn: boolean; run: (c: Call) => Promise<unknown> };
 interface Call {
@@ -57,6 +70,25 @@ interface Call {
 /** console.call as the signed-in person. */
 const asPerson = (c: Call, method: string, params: Record<string, unknown>) => c.ctx.relay.call('console.call', { session: c.session!.daemon!.token, method, params });
 const optionalString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+/**
+ * A request made at the console: previewed as the person (the daemon relays only the actions that
+ * declare requestedAtConsole). The page then opens the transaction, where the person approves it
+ * with their passkey as any other, and runs it (POST /api/tx/ID/run).
+ */
+async function requestHere(c: Call, action_name: string, params: Record<string, unknown>): Promise<{ transaction_id: string; no_change: boolean }> {
+  const p = (await asPerson(c, 'preview', { action_name, params })) as PreviewEnvelope;
+  return { transaction_id: p.transaction_id, no_change: p.no_change === true };
+}
+
+/** The grant form's fields as GrantConfigEdits takes them; a field of the wrong type goes as it came, for the daemon to refuse. */
+function grantFromForm(b: Record<string, unknown>): Record<string, unknown> {
+  const length = GRANT_LENGTHS.find((l) => l === b.for);
+  if (!length) throw new AirlockError('validation', 'bad_duration', `a grant made here lasts ${GRANT_LENGTHS.join(', ')}`, 'choose one of the lengths the form offers; `airlock grant --until` sets any time up to 30 days');
+  const unit = optionalString(b.unit)?.trim();
+  const followUp = b.follow_up === 'restart' ? 'restart' : 'reload';
+  return { name: b.name, account: b.account, folder: b.folder, checker: b.checker, ...(unit ? { unit, follow_up: followUp } : {}), expires_at: expiresAt({ for: length }) };
+}
+
 /** A session's length as the page sent it (a query's digits are a number); anything else goes as it came, for the daemon to refuse. */
 const sessionMinutes = (v: unknown): { session_minutes?: unknown } => (v === undefined || v === null || v === '' ? {} : { session_minutes: typeof v === 'string' && /^\d{1,4}$/.test(v) ? Number(v) : v });
 
@@ -133,6 +165,31 @@ const ROUTES: Route[] = [
       return asPerson(c, 'deny', { transaction_id: c.match[1], ...(reason ? { reason } : {}) });
     },
   },
+  {
+    method: 'GET',
+    path: /^\/api\/grants$/,
+    signedIn: true,
+    // ListConfigGrants, a read the policy's reads rule approves; where a person must approve it, the list says so.
+    run: async (c) => {
+      const p = (await asPerson(c, 'preview', { action_name: 'ListConfigGrants', params: {} })) as PreviewEnvelope & { auto_approval?: { receipt: string } };
+      if (!p.auto_approval) return { grants: null, waiting: p.transaction_id, checkers: CHECKERS, lengths: GRANT_LENGTHS };
+      const r = (await asPerson(c, 'execute', { transaction_id: p.transaction_id, action_name: p.action_name, params: p.params, receipt: p.auto_approval.receipt })) as ResultEnvelope;
+      return { grants: grantsListed(r.output, Date.now()), checkers: CHECKERS, lengths: GRANT_LENGTHS };
+    },
+  },
+  { method: 'POST', path: /^\/api\/grants$/, signedIn: true, run: (c) => requestHere(c, 'GrantConfigEdits', grantFromForm(c.body)) },
+  { method: 'POST', path: /^\/api\/grants\/([^/]+)\/revoke$/, signedIn: true, run: (c) => requestHere(c, 'RevokeConfigGrant', { name: c.match[1] }) },
+  {
+    method: 'POST',
+    path: /^\/api\/tx\/([^/]+)\/run$/,
+    signedIn: true,
+    // The receipt is the one transaction.get hands the requester once the transaction is approved; the daemon rebuilds the change and runs it only if it is the one approved.
+    run: async (c) => {
+      const t = (await asPerson(c, 'transaction.get', { transaction_id: c.match[1] })) as TransactionDetail;
+      if (!t.receipt || isCompactedPreview(t.preview)) throw new AirlockError('conflict', 'not_runnable', `${t.transaction_id} is ${t.state}: only your own approved request runs from here`, 'approve it first; a request made elsewhere runs where it was made');
+      return asPerson(c, 'execute', { transaction_id: t.transaction_id, action_name: t.action_name, params: t.preview.params, receipt: t.receipt });
+    },
+  },
   { method: 'GET', path: /^\/api\/registration\/([^/]+)$/, signedIn: false, run: (c) => c.ctx.relay.call('console.registration_options', { registration_id: c.match[1] }) },
   {
     method: 'POST',
@@ -164,7 +221,7 @@ export async function handleApi(ctx: ApiContext, req: IncomingMessage, res: Serv
   }
   const match = route.path.exec(path)!;
   const id = match[1];
-  const idForm = path.startsWith('/api/tx/') ? TX : path.startsWith('/api/sessions/') ? SESSION_GRANT_ID : REGISTRATION;
+  const idForm = path.startsWith('/api/tx/') ? TX : path.startsWith('/api/sessions/') ? SESSION_GRANT_ID : path.startsWith('/api/grants/') ? GRANT : REGISTRATION;
   if (id !== undefined && !idForm.test(id)) return sendError(res, 400, 'bad_id', 'that is not an id the console knows the form of', 'open the link again, as it was given');
   if (route.method === 'POST') {
     const forged = forgedReason(req, ctx.origin, session);

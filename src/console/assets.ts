@@ -20,6 +20,8 @@ const FILES: Record<string, [file: string, type: string]> = {
   '/': ['index.html', 'text/html; charset=utf-8'],
   // The registration page is the same document: app.js reads the path (the id is in the fragment, never sent).
   '/register': ['index.html', 'text/html; charset=utf-8'],
+  // The grants for configuration edits: the one request a person makes here (app.js reads the path).
+  '/grants': ['index.html', 'text/html; charset=utf-8'],
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
   '/webauthn.js': ['webauthn.js', 'text/javascript; charset=utf-8'],
   '/style.css': ['style.css', 'text/css; charset=utf-8'],

@@ -4,6 +4,7 @@
  * for the page to put in a <pre> with textContent; and the match code the requester's preview
  * showed, to set beside the Approve button. A compacted transaction has no preview left to show.
  */
+import { CATALOGUE } from '../catalogue/index.js';
 import { renderPreview } from '../client/render-preview.js';
 import { isCompactedPreview } from '../protocol/compacted.js';
 import { matchCode } from '../protocol/match-code.js';
@@ -28,6 +29,8 @@ export interface TransactionPage {
   /** The approval may also let the requester's identical requests through for a while (never High). */
   session_allowed: boolean;
   refusal: { code: string; message: string; hint?: string } | null;
+  /** The person's own approved request of an action the console may request (a grant): the page runs it (POST /api/tx/ID/run). */
+  runnable: boolean;
   /** Where the policy asks for more than one person ([approval] high = 2): how many, and who approved already. */
   approvals?: { needed: number; have: number; by: string[] };
   denied_by?: string;
@@ -52,6 +55,7 @@ export function transactionPage(t: TransactionDetail): TransactionPage {
     may_approve: advice.may_approve && t.state === 'Previewed',
     session_allowed: advice.session_allowed === true,
     refusal: advice.refusal ? { code: advice.refusal.code, message: advice.refusal.message, ...(advice.refusal.hint ? { hint: advice.refusal.hint } : {}) } : null,
+    runnable: t.state === 'Queued' && t.receipt !== undefined && live !== null && CATALOGUE.get(t.action_name)?.requestedAtConsole === true,
     ...(advice.approvals ? { approvals: advice.approvals } : {}),
     ...(t.denied_by ? { denied_by: t.denied_by } : {}),
     ...(t.deny_reason ? { deny_reason: t.deny_reason } : {}),

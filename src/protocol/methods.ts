@@ -58,9 +58,11 @@ const TX_STATES = ['Previewed', ...JOB_STATES] as const satisfies readonly TxSta
  * What a person signed in at the web console may do there (console.call): list what waits
  * (`history` with state Previewed; `inbox`, unattended proposals), read one with whether they
  * may approve it, approve it with a passkey (and let identical requests through for a while),
- * deny it; list the session grants in force and revoke one.
+ * deny it; list the session grants in force and revoke one; request and run (`preview`,
+ * `execute`) the actions that declare `requestedAtConsole` (grants for configuration edits), and
+ * no other (src/daemon/verbs/console.ts).
  */
-export const CONSOLE_RELAYED = ['history', 'inbox', 'transaction.get', 'passkey.approval_options', 'approve', 'deny', 'session.list', 'session.revoke'] as const;
+export const CONSOLE_RELAYED = ['history', 'inbox', 'transaction.get', 'passkey.approval_options', 'approve', 'deny', 'session.list', 'session.revoke', 'preview', 'execute'] as const;
 /** An opaque id the daemon issued (a session token, a challenge or registration id): base64url, bounded. */
 /** How long an approval lets identical requests through (the "this session" lane), in whole minutes. */
 const SessionMinutes = field(z.number().int().min(1).max(MAX_SESSION_MINUTES), { category: 'validation', code: 'bad_session_minutes', expected: `whole minutes from 1 to ${MAX_SESSION_MINUTES} (8 hours)` });

@@ -21,7 +21,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -229,6 +229,64 @@ describe('the web console', () => {
     assert.equal((await ask()).auto_approval, undefined, 'revoked: a person decides again');
   });
 
+  test('alice grants a folder from the page: the form previews GrantConfigEdits as her, she reads it and approves it with her passkey, and it runs; the list shows the grant, and Revoke takes it away the same way', async () => {
+    const must = async (p: string, a: string[]) => assert.equal((await w.d.box.run(p, a)).code, 0, `${p} ${a.join(' ')}`);
+    // What an installed host has (/etc/airlock), and an application's folder.
+    await must('/usr/bin/mkdir', ['-p', '-m', '0755', '--', '/etc/airlock', '/srv/app']);
+    const grantFile = `/proc/${w.d.box.pid}/root/etc/airlock/grants/app-config.json`;
+    await page.goto(`${origin}/`);
+    await visible('a[href="/grants"]');
+    await page.click('a[href="/grants"]');
+    await visible('#view-grants:not([hidden])');
+    await page.waitForFunction(() => (document.getElementById('grant-checker') as HTMLSelectElement).options.length > 0);
+    assert.equal(await page.isVisible('#grants-empty'), true, 'no grant yet');
+    await page.fill('#grant-name', 'app-config');
+    await page.fill('#grant-account', 'agent');
+    await page.fill('#grant-folder', '/srv/app');
+    await page.selectOption('#grant-checker', 'json');
+    await page.selectOption('#grant-for', '1d');
+    const asked = Date.now();
+    await page.click('#grant-button');
+    await page.waitForURL(/\/tx\/tx_[0-9a-f]{24}$/);
+    await visible('#tx-decide:not([hidden])');
+    const id = /tx_[0-9a-f]{24}/.exec(page.url())![0];
+    assert.match((await page.textContent('#tx-summary'))!, /^Make grant app-config: agent may propose edits under \/srv\/app until .*, each checked by .*; each edit is High$/);
+    assert.match((await page.textContent('#tx-by'))!, /^alice\(uid \d+\)$/, 'the request is her own, made through the console as her');
+    assert.equal(existsSync(grantFile), false, 'previewed: nothing written');
+    await page.click('#approve-button');
+    await visible('#notice:not([hidden])');
+    assert.match((await page.textContent('#notice'))!, /^Done: /);
+    const g = JSON.parse(readFileSync(grantFile, 'utf8')) as { account: string; folder: string; checker: string; expires_at: string };
+    assert.deepEqual([g.account, g.folder, g.checker], ['agent', '/srv/app', 'json']);
+    const ends = Date.parse(g.expires_at) - asked;
+    assert.ok(ends > 86_000_000 && ends < 86_500_000, `a grant for 1d ends a day later (${ends} ms)`);
+    const tx = await alice.call('transaction.get', { transaction_id: id });
+    assert.equal(tx.state, 'Succeeded');
+    assert.match(tx.approved_by ?? '', /^alice\(uid \d+\)$/);
+    const entries = await w.entriesOf(id);
+    for (const kind of ['preview', 'approval_granted', 'execution_started'] as const) assert.equal(entries.find((e) => e.kind === kind)?.principal?.via, 'console', `the signed log says the ${kind} came through the console`);
+    // The agent's edit under it now previews (and its requester is checked against the grant).
+    const edit = await agent.call('preview', { action_name: 'CreateGrantedFile', params: { grant: 'app-config', path: '/srv/app/settings.json', content: '{"port": 8080}\n' } });
+    assert.equal(edit.risk, 'high', 'no follow-up unit of its own account: each edit waits for a person');
+    // Listed, and revoked the same way: a preview read and approved with the passkey, then run.
+    await page.goto(`${origin}/grants`);
+    const revoke = '#grants-list button[data-grant="app-config"]';
+    await visible(revoke);
+    assert.match((await page.textContent('#grants-list'))!, /app-config.*agent may propose edits under \/srv\/app, checked by json; its edits are high.*until /);
+    await shot('grants-phone.png', PHONE);
+    await page.setViewportSize(LAPTOP);
+    await page.click(revoke);
+    await page.waitForURL(/\/tx\/tx_[0-9a-f]{24}$/);
+    await visible('#tx-decide:not([hidden])');
+    assert.match((await page.textContent('#tx-summary'))!, /^Revoke grant app-config \(agent under \/srv\/app/);
+    assert.equal(existsSync(grantFile), true, 'previewed: still there');
+    await page.click('#approve-button');
+    await visible('#notice:not([hidden])');
+    assert.match((await page.textContent('#notice'))!, /^Done: /);
+    assert.equal(existsSync(grantFile), false, 'revoked');
+    await rejectsWith(agent.call('preview', { action_name: 'CreateGrantedFile', params: { grant: 'app-config', path: '/srv/app/settings.json', content: '{}\n' } }), 'authorization', 'no_such_grant');
+  });
+
   test('an approval POST without the CSRF token or from another Origin is 403 and approves nothing; an assertion made for one transaction does not approve another', async () => {
     const a = await highPreview();
     const b = await highPreview();
@@ -300,5 +358,9 @@ describe('the web console', () => {
     await rejectsWith(consoleAccount.callUnchecked('console.call', { session: signIn.session, method: 'approve', params: { transaction_id: p.transaction_id, preview_digest: p.preview_digest } }), 'authorization', 'assertion_required');
     await rejectsWith(consoleAccount.callUnchecked('console.call', { session: signIn.session, method: 'approve', params: { transaction_id: p.transaction_id, preview_digest: p.preview_digest, totp_code: await w.codes.code('alice') } }), 'authorization', 'assertion_required');
     assert.equal(await stateOf(p), 'Previewed');
+    // Through the console a person requests grants and nothing else: a preview or an execution of any other action is not relayed.
+    await rejectsWith(consoleAccount.callUnchecked('console.call', { session: signIn.session, method: 'preview', params: { action_name: 'CreateUser', params: { user: 'viaconsole' } } }), 'authorization', 'not_relayed');
+    await rejectsWith(consoleAccount.callUnchecked('console.call', { session: signIn.session, method: 'execute', params: { transaction_id: p.transaction_id, action_name: 'CreateUser', params: p.params, receipt: 'x' } }), 'authorization', 'not_relayed');
+    await rejectsWith(consoleAccount.callUnchecked('console.call', { session: signIn.session, method: 'preview', params: { params: {} } }), 'authorization', 'not_relayed');
   });
 });

@@ -75,6 +75,16 @@ test('every edit under a grant names its one requester and a rule scope, and is 
   assert.deepEqual([...CATALOGUE.values()].filter((a) => a.ruleScope).map((a) => a.name).sort(), edits.map((a) => a.name).sort());
 });
 
+test('the console requests grants and nothing else: requestedAtConsole is declared by the grant actions alone, its changes High and running no program', () => {
+  const here = [...CATALOGUE.values()].filter((a) => a.requestedAtConsole);
+  assert.deepEqual(here.map((a) => a.name).sort(), ['GrantConfigEdits', 'ListConfigGrants', 'RevokeConfigGrant']);
+  for (const a of here) {
+    if (a.readOnly) continue;
+    assert.equal(a.runsPrograms, false, `${a.name}: a grant or a revocation writes one file and runs nothing`);
+    assert.equal(a.risk, 'high', `${a.name}: a change made at the console is High, approved with a passkey like any`);
+  }
+});
+
 test('a policy rule for an edit names its grant by its exact value, and then covers any content or diff under it', async () => {
   const { parsePolicy, matchingRule } = await import('../../src/policy/policy.js');
   const rule = (params: string) => `[[rule]]\nid = "r"\naction = "PatchGrantedFile"\nparams = ${params}\ncooldown_minutes = 0\ndaily_cap = 10\n`;

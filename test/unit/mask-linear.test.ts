@@ -45,14 +45,17 @@ const ordinary = ordinaryOutputs()
 
 /**
  * Whether `text` masks within FACTOR times ordinary output's time, or how far over it is.
- * Both are measured side by side, up to three times: tests run in parallel on a shared
- * machine, and a pause of the machine is not the masker.
+ * Both are measured side by side, up to five times, each the fastest of five runs: tests run in
+ * parallel on a shared machine (two unit files and the test bed's debootstrap on two cores, in
+ * `npm test`), and a pause of the machine is not the masker. A linear input near the bound
+ * (`PASSWORD('\"Bearer⟦secret:key⟧...` repeated: 7x on a quiet machine) went over the bound
+ * in such a run with three tries of three; a super-linear one is over by orders of magnitude every time.
  */
 function overBound(text: string, opts: MaskOptions = {}): { ms: number; ratio: number; over: boolean } {
   let last = { ms: 0, ratio: 0, over: true };
-  for (let attempt = 0; attempt < 3 && last.over; attempt++) {
-    const base = Math.max(fastest(ordinary, 3, opts), FLOOR_MS);
-    const ms = fastest(text, 3, opts);
+  for (let attempt = 0; attempt < 5 && last.over; attempt++) {
+    const base = Math.max(fastest(ordinary, 5, opts), FLOOR_MS);
+    const ms = fastest(text, 5, opts);
     last = { ms, ratio: ms / base, over: ms > FACTOR * base };
   }
   return last;

@@ -3,7 +3,9 @@
  * The console relays and decides nothing: a person signs in with a passkey assertion the daemon
  * verifies (passkeys.ts signIn) over a once-only challenge (console-sessions.ts), and every
  * request of theirs then goes through the ordinary door as that person (`console.call`,
- * dispatch.ts), an approval only with a fresh assertion over that transaction's challenge. A
+ * dispatch.ts), an approval only with a fresh assertion over that transaction's challenge; the
+ * one kind of request a person makes there is a grant for configuration edits (the actions that
+ * declare `requestedAtConsole`), approved with their passkey like any other. A
  * registration a person began at their own terminal (passkey.begin) is answered here by their
  * browser (a new credential, or a passkey of theirs from another host signing) and parked until
  * their terminal finishes it (passkey.register).
@@ -12,8 +14,12 @@ import { fail } from '../../protocol/errors.js';
 import { escapeText } from '../../protocol/escape-text.js';
 import type { ParsedParams, ResultOf } from '../../protocol/methods.js';
 import { passkeyId, registrationCheck } from '../../protocol/passkey.js';
+import { CATALOGUE } from '../../catalogue/index.js';
 import { consoleIdentity } from '../identity.js';
 import { iso, type Request, type VerbContext } from './context.js';
+
+/** The actions a person may request from the console's own form (their declaration). */
+const AT_CONSOLE = [...CATALOGUE.values()].filter((a) => a.requestedAtConsole).map((a) => a.name);
 
 /** A sign-in's options: a random challenge, once only, for whichever of the person's passkeys (a passkey is discoverable). */
 export async function signInOptions(ctx: VerbContext, _r: Request<ParsedParams<'console.sign_in_options'>>): Promise<ResultOf<'console.sign_in_options'>> {
@@ -46,6 +52,9 @@ export async function call(ctx: VerbContext, r: Request<ParsedParams<'console.ca
   const params = r.params.params ?? {};
   if (r.params.method === 'approve' && (params.assertion === undefined || params.totp_code !== undefined)) {
     fail('authorization', 'assertion_required', 'an approval through the console is a passkey assertion of that transaction, never a code', "ask for the transaction's approval options (passkey.approval_options) and approve with your passkey");
+  }
+  if ((r.params.method === 'preview' || r.params.method === 'execute') && !(typeof params.action_name === 'string' && CATALOGUE.get(params.action_name)?.requestedAtConsole)) {
+    fail('authorization', 'not_relayed', `the console requests only ${AT_CONSOLE.join(', ')}`, 'request any other action at a terminal or through an agent; the console approves it');
   }
   return ctx.relay(who, r.params.method, params, r.signal, r.notice);
 }

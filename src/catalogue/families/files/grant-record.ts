@@ -132,6 +132,30 @@ export function grantInForce(g: GrantState, now: number): GrantRecord {
   return g.record;
 }
 
+export type ListedGrant = GrantRecord & { expired: boolean };
+
+/**
+ * ListConfigGrants' output (grep's `FILE.json:LINE`, one grant a line) read back as grants, for
+ * every client that shows them (the CLI's `airlock grants`, the console): a line that is not a
+ * grant as Airlock writes it is skipped (the edits refuse such a file too).
+ */
+export function grantsListed(output: readonly string[], now: number): ListedGrant[] {
+  const grants: ListedGrant[] = [];
+  for (const line of output.join('\n').split('\n')) {
+    const at = line.indexOf('.json:');
+    if (at < 0) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line.slice(at + 6));
+    } catch {
+      continue;
+    }
+    const g = grantRecord.safeParse(parsed);
+    if (g.success) grants.push({ ...g.data, expired: Date.parse(g.data.expires_at) <= now });
+  }
+  return grants;
+}
+
 /** Why `path` is not a file this grant covers (null: it is): inside its folder, every segment plain. */
 export function outsideGrant(g: GrantRecord, path: string): string | null {
   if (!path.startsWith(`${g.folder}/`)) return `${path} is outside ${g.folder}, the folder grant ${g.name} covers`;

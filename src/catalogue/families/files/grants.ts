@@ -60,6 +60,7 @@ function recordOf(p: GrantParams, uid: number, followUpUser: string | null): Gra
 export const grantConfigEdits = action({
   name: 'GrantConfigEdits',
   family: 'files',
+  requestedAtConsole: true,
   description: `Let one account propose edits (CreateGrantedFile, ReplaceGrantedFile, PatchGrantedFile, RemoveGrantedFile) to the files under one configuration folder until a time (at most ${MAX_GRANT_DAYS} days), each edit checked by the chosen checker before it takes effect and followed by a reload of the chosen unit. Written as ${GRANTS_DIR}/NAME.json; a grant of the same name is replaced.`,
   risk: 'high',
   readOnly: false,
@@ -120,6 +121,7 @@ export const grantConfigEdits = action({
 export const revokeConfigGrant = action({
   name: 'RevokeConfigGrant',
   family: 'files',
+  requestedAtConsole: true,
   description: `Revoke a grant for configuration edits (remove ${GRANTS_DIR}/NAME.json): the next edit under it is refused, and one approved but not yet run is refused at execution.`,
   // High as the grant is: a revert of a revocation makes the grant again.
   risk: 'high',
@@ -143,6 +145,7 @@ export const revokeConfigGrant = action({
 export const listConfigGrants = action({
   name: 'ListConfigGrants',
   family: 'files',
+  requestedAtConsole: true,
   description: `List the grants for configuration edits (${GRANTS_DIR}/*.json, one line of JSON each): who may edit under which folder, checked how, until when.`,
   risk: 'low',
   readOnly: true,
