@@ -164,6 +164,32 @@ async function inbox() {
   await sessions();
 }
 
+/** One grant in a list (a session's, or a folder's): its name, its lines of text, and its Revoke button (an expired grant's file is removed that way too). */
+function grantItem(name, lines, id, onRevoke) {
+  const li = document.createElement('li');
+  li.className = 'grant';
+  const what = document.createElement('span');
+  what.className = 'grant-what';
+  const head = document.createElement('span');
+  head.className = 'item-action';
+  head.textContent = name;
+  what.append(head);
+  for (const [text, cls] of lines) {
+    const line = document.createElement('span');
+    line.className = cls;
+    line.textContent = text;
+    what.append(line);
+  }
+  const revoke = document.createElement('button');
+  revoke.type = 'button';
+  revoke.className = 'danger';
+  revoke.textContent = 'Revoke';
+  revoke.dataset.grant = id;
+  revoke.addEventListener('click', () => onRevoke(revoke));
+  li.append(what, revoke);
+  return li;
+}
+
 // ---- session grants in force (the "this session" lane) ----
 async function sessions() {
   let grants;
@@ -175,25 +201,8 @@ async function sessions() {
   const ul = $('sessions-list');
   ul.replaceChildren();
   for (const g of grants) {
-    const li = document.createElement('li');
-    li.className = 'grant';
-    const what = document.createElement('span');
-    what.className = 'grant-what';
-    const head = document.createElement('span');
-    head.className = 'item-action';
-    head.textContent = `${g.action_name} ${JSON.stringify(g.params)}`;
-    const who = document.createElement('span');
-    who.className = 'muted small';
-    who.textContent = `for ${g.requester}, granted by ${g.approver}, until ${new Date(g.until).toLocaleTimeString()}; used ${g.uses} time(s)`;
-    what.append(head, who);
-    const revoke = document.createElement('button');
-    revoke.type = 'button';
-    revoke.className = 'danger';
-    revoke.textContent = 'Revoke';
-    revoke.dataset.grant = g.grant_id;
-    revoke.addEventListener('click', () => revokeSession(revoke, g.grant_id));
-    li.append(what, revoke);
-    ul.append(li);
+    const who = `for ${g.requester}, granted by ${g.approver}, until ${new Date(g.until).toLocaleTimeString()}; used ${g.uses} time(s)`;
+    ul.append(grantItem(`${g.action_name} ${JSON.stringify(g.params)}`, [[who, 'muted small']], g.grant_id, (button) => revokeSession(button, g.grant_id)));
   }
   $('sessions').hidden = grants.length === 0;
 }
@@ -226,31 +235,9 @@ async function grantsView() {
     return;
   }
   for (const r of g.grants) {
-    const li = document.createElement('li');
-    li.className = 'grant';
-    const what = document.createElement('span');
-    what.className = 'grant-what';
-    const head = document.createElement('span');
-    head.className = 'item-action';
-    head.textContent = r.name;
-    const body = document.createElement('span');
     const then = r.follow_up ? `, then ${r.follow_up.verb} ${r.follow_up.unit}` : '';
-    body.textContent = `${r.account} may propose edits under ${r.folder}, checked by ${r.checker}${then}; its edits are ${r.edit_risk}`;
-    const until = document.createElement('span');
-    until.className = 'muted small';
-    until.textContent = r.expired ? `expired ${r.expires_at}` : `until ${r.expires_at}`;
-    what.append(head, body, until);
-    li.append(what);
-    if (!r.expired) {
-      const revoke = document.createElement('button');
-      revoke.type = 'button';
-      revoke.className = 'danger';
-      revoke.textContent = 'Revoke';
-      revoke.dataset.grant = r.name;
-      revoke.addEventListener('click', () => requestHere(revoke, `/api/grants/${encodeURIComponent(r.name)}/revoke`, {}));
-      li.append(revoke);
-    }
-    ul.append(li);
+    const lines = [[`${r.account} may propose edits under ${r.folder}, checked by ${r.checker}${then}; its edits are ${r.edit_risk}`, ''], [r.expired ? `expired ${r.expires_at}` : `until ${r.expires_at}`, 'muted small']];
+    ul.append(grantItem(r.name, lines, r.name, (button) => requestHere(button, `/api/grants/${encodeURIComponent(r.name)}/revoke`, {})));
   }
   $('grants-empty').hidden = g.grants.length > 0;
 }
@@ -303,13 +290,24 @@ async function transaction(id) {
   say('tx-refusal', [t.may_approve ? '' : denied || why, others].filter(Boolean).join(' '));
 }
 
-async function approve() {
+/** One decision on the transaction shown: its button busy meanwhile, a failure shown. */
+async function withCurrent(buttonId, work) {
   clearMessages();
   const t = current;
   if (!t) return;
-  const button = $('approve-button');
+  const button = $(buttonId);
   busy(button, true);
   try {
+    await work(t);
+  } catch (e) {
+    fail(e);
+  } finally {
+    busy(button, false);
+  }
+}
+
+function approve() {
+  return withCurrent('approve-button', async (t) => {
     // A fresh assertion over this transaction's own challenge: it approves this preview and nothing else
     // (and, when a session is chosen, its length: the daemon derives another challenge for it).
     const minutes = t.session_allowed ? $('session-minutes').value : '';
@@ -328,47 +326,25 @@ async function approve() {
     } else if (grant.session_grant) {
       say('notice', `Approved by ${grant.approved_by || me.approver}. Identical requests of ${t.requested_by} are approved until ${new Date(grant.session_grant.until).toLocaleTimeString()} (revoke it from the list of requests, or with airlock sessions revoke ${grant.session_grant.grant_id}).`);
     } else say('notice', `Approved by ${grant.approved_by || me.approver}. The agent can now run it.`);
-  } catch (e) {
-    fail(e);
-  } finally {
-    busy(button, false);
-  }
+  });
 }
 
 /** Runs the person's own approved request (a grant made here); the daemon runs it only if it is the change approved. */
-async function run() {
-  clearMessages();
-  const t = current;
-  if (!t) return;
-  const button = $('run-button');
-  busy(button, true);
-  try {
+function run() {
+  return withCurrent('run-button', async (t) => {
     const r = await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/run`, {});
     await transaction(t.transaction_id);
     if (r.state === 'Succeeded') say('notice', `Done: ${r.summary}`);
     else say('error', `${r.state}: ${r.summary}${r.error ? ` (${r.error.message})` : ''}`);
-  } catch (e) {
-    fail(e);
-  } finally {
-    busy(button, false);
-  }
+  });
 }
 
-async function deny() {
-  clearMessages();
-  const t = current;
-  if (!t) return;
-  const button = $('deny-button');
-  busy(button, true);
-  try {
+function deny() {
+  return withCurrent('deny-button', async (t) => {
     await api('POST', `/api/tx/${encodeURIComponent(t.transaction_id)}/deny`, { reason: $('deny-reason').value });
     await transaction(t.transaction_id);
     say('notice', 'Denied. The agent is told, with your reason.');
-  } catch (e) {
-    fail(e);
-  } finally {
-    busy(button, false);
-  }
+  });
 }
 
 // ---- registration, begun at the person's terminal ----
