@@ -365,7 +365,7 @@ program.addCommand(proxyCommand());
 
 program
   .command('console')
-  .description('serve the web console: people sign in with a passkey and approve or deny from a browser (as airlock-console, never root)')
+  .description('serve the web console: people sign in with a passkey, approve or deny, and grant folders for configuration edits from a browser (as airlock-console, never root)')
   .option('--listen <addr:port>', 'where to listen (default 127.0.0.1:7443: reach it through `ssh -L 7443:localhost:7443 HOST` or a reverse proxy)')
   .option('--origin <url>', "the origin browsers see it at (default: that of the policy's [console] url, else http://localhost:PORT)")
   .addHelpText(
