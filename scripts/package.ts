@@ -25,7 +25,7 @@ import { COMPLETION_PATHS, SHELLS } from '../src/cli/completion.js';
 import { DEFAULT_POLICY_PATH } from '../src/protocol/defaults.js';
 import { controlFile, postinst, postrm, prerm } from './deb-scripts.js';
 
-const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PACKAGE_DIR = join(PROJECT, 'package');
 const LIB = PACKAGE_LAYOUT.dir;
 const UNIT_DIR = '/usr/lib/systemd/system';

@@ -8,17 +8,15 @@
  * terminal or --yes, asking at one, and removing an append-only checkpoint file).
  */
 import { after, before, test } from 'node:test';
+import { checkoutCopy } from '../support/checkout-copy.js';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
 import { typeAt } from '../support/terminal.js';
 import { Authenticator } from '../../src/sandbox/authenticator.js';
 import { EXAMPLE_POLICY } from '../../src/cli/example-policy.js';
 import type { PreviewEnvelope } from '../../src/protocol/messages.js';
 
-const PROJECT = join(fileURLToPath(import.meta.url), '..', '..', '..');
 const AIRLOCK = '/usr/local/bin/airlock';
 let w: World;
 const phone = new Authenticator();
@@ -55,7 +53,7 @@ async function waitForSocket(): Promise<void> {
 }
 
 test('install: policy, one log-directory mode, completions, man page; a reboot’s tmpfiles and a restart change nothing that works', async () => {
-  await root('/usr/bin/cp', ['-a', '--', PROJECT, '/opt/airlock']);
+  for (const [program, args] of checkoutCopy('/opt/airlock')) await root(program, args);
   // Code others can change would run as root at the daemon's next start: refused, nothing written.
   for (const [how, path, fix] of [['g+w', '/opt/airlock/node_modules', 'g-w'], ['o+w', '/opt', 'o-w']] as const) {
     await root('/usr/bin/chmod', [how, '--', path]);

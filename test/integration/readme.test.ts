@@ -23,6 +23,7 @@
  * the example key `AAAA...` becomes a real key.
  */
 import { after, before, test } from 'node:test';
+import { checkoutCopy } from '../support/checkout-copy.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -196,7 +197,7 @@ async function runCommand(argv: string[], who: string, r: Reader): Promise<{ cod
   const cwd = r.cwd[who] ?? `/home/${login}`;
   if (words[0] === 'cd') return (r.cwd[who] = words[1]!), { code: 0, out: '' };
   if (words[0] === 'sudo' && words[1] === 'git' && words[2] === 'clone') {
-    await root('/usr/bin/cp', ['-a', '--', PROJECT, words[4]!]);
+    for (const [program, args] of checkoutCopy(words[4]!)) await root(program, args);
     return { code: 0, out: `(stand-in) copied this checkout to ${words[4]}` };
   }
   if (words[0] === 'ssh' && words[1] === '-L') return { code: 0, out: await openTunnelAndBrowser() };
