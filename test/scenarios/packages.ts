@@ -27,8 +27,8 @@ async function candidate(box: SandboxView, name: string): Promise<string> {
   return m[1]!;
 }
 
-/** Apt installs and removes a package with the rollback rounds: about four ordinary scenarios' time each (catalogue shards, test/support/catalogue-scenarios.ts). */
-export const weight = 4;
+/** Apt installs and removes a package with the rollback rounds: about two ordinary scenarios' time each (87 s alone for 15 on 2026-12-07; catalogue shards, test/support/catalogue-scenarios.ts). */
+export const weight = 2;
 
 export const scenarios: Scenario[] = [
   {

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import type { SandboxView, Scenario } from './types.js';
 
 export const host = 'testbed';
+/** Its checks wait for cron's next minute and the timer's run: about eight ordinary scenarios' time each (128 s alone for 5 on 2026-12-07; catalogue shards, test/support/catalogue-scenarios.ts). */
+export const weight = 8;
 
 const SYSTEMCTL = '/usr/bin/systemctl';
 /** The cron job: one command line of the allowlist (logger and a usage line of it) that leaves a journal entry carrying its uid. */
