@@ -24,7 +24,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHECKERS } from '../catalogue/lib/config-checkers.js';
-import { grantsListed } from '../catalogue/families/files/grant-record.js';
+import { GRANT_NAME, grantsListed } from '../catalogue/families/files/grant-record.js';
 import { expiresAt } from '../client/grant-expiry.js';
 import { AirlockError } from '../protocol/errors.js';
 import type { PreviewEnvelope, ResultEnvelope } from '../protocol/messages.js';
@@ -52,8 +52,6 @@ const TX = /^tx_[0-9a-f]{24}$/;
 const INBOX_LIMIT = 100;
 /** The daemon's opaque ids (registration ids among them): base64url, 16 to 64 characters. */
 const REGISTRATION = /^[A-Za-z0-9_-]{16,64}$/;
-/** A grant's name, as GrantConfigEdits takes it. */
-const GRANT = /^[a-z0-9][a-z0-9-]{0,47}$/;
 /** How long a grant made at the console lasts: the page's choices (the daemon refuses over 30 days). */
 const GRANT_LENGTHS = ['1h', '8h', '1d', '7d', '30d'] as const;
 
@@ -221,7 +219,7 @@ export async function handleApi(ctx: ApiContext, req: IncomingMessage, res: Serv
   }
   const match = route.path.exec(path)!;
   const id = match[1];
-  const idForm = path.startsWith('/api/tx/') ? TX : path.startsWith('/api/sessions/') ? SESSION_GRANT_ID : path.startsWith('/api/grants/') ? GRANT : REGISTRATION;
+  const idForm = path.startsWith('/api/tx/') ? TX : path.startsWith('/api/sessions/') ? SESSION_GRANT_ID : path.startsWith('/api/grants/') ? GRANT_NAME : REGISTRATION;
   if (id !== undefined && !idForm.test(id)) return sendError(res, 400, 'bad_id', 'that is not an id the console knows the form of', 'open the link again, as it was given');
   if (route.method === 'POST') {
     const forged = forgedReason(req, ctx.origin, session);

@@ -8,10 +8,10 @@
  * terminal or --yes, asking at one, and removing an append-only checkpoint file).
  */
 import { after, before, test } from 'node:test';
-import { checkoutCopy } from '../support/checkout-copy.js';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { rejectsWith, startWorld, type World } from '../support/world.js';
+import { checkoutCopy } from '../support/checkout-copy.js';
 import { typeAt } from '../support/terminal.js';
 import { Authenticator } from '../../src/sandbox/authenticator.js';
 import { EXAMPLE_POLICY } from '../../src/cli/example-policy.js';

@@ -23,7 +23,6 @@
  * the example key `AAAA...` becomes a real key.
  */
 import { after, before, test } from 'node:test';
-import { checkoutCopy } from '../support/checkout-copy.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startWorld, type World } from '../support/world.js';
+import { checkoutCopy } from '../support/checkout-copy.js';
 import { typeAt, type Answer } from '../support/terminal.js';
 import { readmeBlock, readReadme, type ReadmeLine } from '../support/readme.js';
 import { Authenticator } from '../../src/sandbox/authenticator.js';

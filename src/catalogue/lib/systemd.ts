@@ -34,9 +34,9 @@ export interface UnitState {
   /** Sockets, paths or timers that can start it again. */
   triggeredBy: string[];
   fragmentPath: string;
-  /** The service the Airlock daemon itself runs in, when it runs as one. */
   /** The account its processes run as: `User=`, 'dynamic' for `DynamicUser=yes`, '' when neither is set (root). */
   user: string;
+  /** The service the Airlock daemon itself runs in, when it runs as one. */
   daemonUnit: string | null;
 }
 

@@ -29,7 +29,9 @@ export const MAX_GRANT_MS = MAX_GRANT_DAYS * 24 * 3_600_000;
 const MAX_GRANT_BYTES = 4096;
 
 /** A grant's name: what a policy rule and every edit name it by. */
-export const grantName = token(/^[a-z0-9][a-z0-9-]{0,47}$/, 'grant name', 48, 'a grant name (lower-case letters, digits and -, up to 48 characters, e.g. nginx-sites)');
+/** A grant's name: what GrantConfigEdits takes, and what the console's URL of one may hold. */
+export const GRANT_NAME = /^[a-z0-9][a-z0-9-]{0,47}$/;
+export const grantName = token(GRANT_NAME, 'grant name', 48, 'a grant name (lower-case letters, digits and -, up to 48 characters, e.g. nginx-sites)');
 
 /** Where a grant may be made: under these, at least one folder deep (never one of them whole). */
 export const GRANTABLE_ROOTS = ['/etc', '/srv', '/opt', '/usr/local/etc'] as const;

@@ -55,9 +55,6 @@ export interface EditState {
 
 type EditKind = 'create' | 'replace' | 'patch' | 'remove';
 
-/** Whether the checker checks a staged copy of this target (a drop-in may be checkable only as part of the whole). */
-const stagedCheck = (checker: CheckerName, target: string): boolean => CHECKER[checker].staged(target);
-
 /**
  * Reads everything an edit decides on. Nothing is read through a link, and the file's folder must
  * be trusted all the way up (the checker and the service open the file by name). No checker runs
@@ -85,7 +82,7 @@ async function readEdit(host: Host, grantNameValue: string, path: string, nextOf
 }
 
 /** Whether the grant's checker checks this file at all: staged, live or both. */
-const checkable = (checker: CheckerName, target: string): boolean => stagedCheck(checker, target) || CHECKER[checker].live(target) !== null;
+const checkable = (checker: CheckerName, target: string): boolean => CHECKER[checker].staged(target) || CHECKER[checker].live(target) !== null;
 
 /**
  * The staged check of an edit's new text, run once the daemon knows the caller may ask (after the
@@ -96,7 +93,7 @@ const checkable = (checker: CheckerName, target: string): boolean => stagedCheck
 async function verifyEdit(host: Host, cur: EditState): Promise<void> {
   const g = cur.grant.record;
   const next = 'text' in cur.next ? cur.next.text : null;
-  if (!g || next === null || !stagedCheck(g.checker, cur.path)) return;
+  if (!g || next === null || !CHECKER[g.checker].staged(cur.path)) return;
   const r = await stagedResult(host, g.checker, cur.path, next);
   if (r !== 'after_approval' && !r.ok) {
     fail('validation', 'config_invalid', `${CHECKER[g.checker].describe} refuses the new ${cur.path}:\n${r.problems.join('\n')}`, 'fix the configuration and propose the edit again; nothing was written');
@@ -165,7 +162,7 @@ function editPreview(kind: EditKind, cur: EditState): { summary: string; change:
   const sizes = kind === 'remove' ? `${cur.text?.length ?? 0} bytes` : kind === 'create' ? `${next?.length ?? 0} bytes` : `${cur.text?.length ?? 0} → ${next?.length ?? 0} bytes`;
   const live = CHECKER[g.checker].live(cur.path);
   const follow = followUpStep(g, cur.unit);
-  const stagedLine = kind !== 'remove' && stagedCheck(g.checker, cur.path) ? `${CHECKER[g.checker].describe} on a staged copy${CHECKER[g.checker].beforeApproval ? '' : ' once approved'}, before the write` : null;
+  const stagedLine = kind !== 'remove' && CHECKER[g.checker].staged(cur.path) ? `${CHECKER[g.checker].describe} on a staged copy${CHECKER[g.checker].beforeApproval ? '' : ' once approved'}, before the write` : null;
   const checks = [...(stagedLine ? [stagedLine] : []), ...(live ? [`checked live by ${[live.program, ...live.args].join(' ')} (restored if it fails)`] : [])];
   const verb = { create: 'Create', replace: 'Replace', patch: 'Patch', remove: 'Remove' }[kind];
   return {
